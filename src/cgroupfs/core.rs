@@ -1,0 +1,151 @@
+//! cgroup core files: cgroup.controllers, cgroup.subtree_control,
+//! cgroup.type, cgroup.events, cgroup.stat (admin guide 4-? "Core Interface
+//! Files").
+
+use super::{flat_keyed, ParseError};
+use std::fmt;
+
+/// A set of controller names, in the kernel's order, as read from
+/// cgroup.controllers or cgroup.subtree_control.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Controllers(pub Vec<String>);
+
+impl Controllers {
+    pub fn parse(s: &str) -> Self {
+        Self(s.split_ascii_whitespace().map(str::to_owned).collect())
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.0.iter().any(|c| c == name)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(String::as_str)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for Controllers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.join(" "))
+    }
+}
+
+/// cgroup.type (admin guide 2-2-2 "Threads").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CgroupType {
+    Domain,
+    DomainThreaded,
+    DomainInvalid,
+    Threaded,
+}
+
+impl CgroupType {
+    pub fn parse(s: &str) -> Result<Self, ParseError> {
+        match s.trim() {
+            "domain" => Ok(Self::Domain),
+            "domain threaded" => Ok(Self::DomainThreaded),
+            "domain invalid" => Ok(Self::DomainInvalid),
+            "threaded" => Ok(Self::Threaded),
+            other => Err(ParseError::new("cgroup.type", format!("unknown type {other:?}"))),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Domain => "domain",
+            Self::DomainThreaded => "domain threaded",
+            Self::DomainInvalid => "domain invalid",
+            Self::Threaded => "threaded",
+        }
+    }
+
+    /// Threaded or the root of a threaded subtree.
+    pub fn is_threaded(self) -> bool {
+        matches!(self, Self::Threaded | Self::DomainThreaded)
+    }
+}
+
+impl fmt::Display for CgroupType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// cgroup.events: "populated" and "frozen" (the root has no such file).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CgroupEvents {
+    pub populated: bool,
+    pub frozen: bool,
+}
+
+impl CgroupEvents {
+    pub fn parse(s: &str) -> Self {
+        let mut e = Self::default();
+        for (k, v) in flat_keyed(s) {
+            match k {
+                "populated" => e.populated = v != 0,
+                "frozen" => e.frozen = v != 0,
+                _ => {}
+            }
+        }
+        e
+    }
+}
+
+/// cgroup.stat: live and dying descendants.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CgroupStat {
+    pub nr_descendants: u64,
+    pub nr_dying_descendants: u64,
+}
+
+impl CgroupStat {
+    pub fn parse(s: &str) -> Self {
+        let mut st = Self::default();
+        for (k, v) in flat_keyed(s) {
+            match k {
+                "nr_descendants" => st.nr_descendants = v,
+                "nr_dying_descendants" => st.nr_dying_descendants = v,
+                _ => {}
+            }
+        }
+        st
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controllers() {
+        let c = Controllers::parse("cpuset cpu io memory hugetlb pids rdma misc\n");
+        assert!(c.contains("io"));
+        assert!(!c.contains("i"));
+        assert_eq!(c.to_string(), "cpuset cpu io memory hugetlb pids rdma misc");
+        assert!(Controllers::parse("\n").is_empty());
+    }
+
+    #[test]
+    fn cgroup_type_round_trip() {
+        for t in ["domain", "domain threaded", "domain invalid", "threaded"] {
+            assert_eq!(CgroupType::parse(t).unwrap().as_str(), t);
+        }
+        assert!(CgroupType::parse("weird").is_err());
+    }
+
+    #[test]
+    fn events_and_stat() {
+        let e = CgroupEvents::parse("populated 1\nfrozen 0\n");
+        assert!(e.populated && !e.frozen);
+        let e = CgroupEvents::parse("populated 0\nfrozen 1\n");
+        assert!(!e.populated && e.frozen);
+        let s = CgroupStat::parse("nr_descendants 30\nnr_dying_descendants 2\n");
+        assert_eq!((s.nr_descendants, s.nr_dying_descendants), (30, 2));
+    }
+}

@@ -1,0 +1,12 @@
+//! cgtop: an htop-like terminal UI for Linux cgroup v2.
+//!
+//! Layers, each depending only on the ones above it:
+//!
+//! 1. [`cgroupfs`]: PURE. Kernel text <-> typed values.
+//! 2. [`model`]: PURE. Snapshots, rates, the tree, input parsing, writes as values.
+//! 3. [`source`]: the only code that touches `/sys` and `/proc` (reading and writing).
+//! 4. [`app`]: state and `update(&mut App, Msg) -> Vec<Effect>`, no I/O.
+//! 5. [`ui`]: the thin view; [`batch`]: the plain-text and JSON views.
+//! 6. [`term`] and [`run`]: the terminal, signals, threads and the main loop.
+
+pub mod cgroupfs;
