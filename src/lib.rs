@@ -10,3 +10,4 @@
 //! 6. [`term`] and [`run`]: the terminal, signals, threads and the main loop.
 
 pub mod cgroupfs;
+pub mod model;

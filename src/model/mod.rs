@@ -1,0 +1,16 @@
+//! PURE: what cgtop knows about the cgroup tree, independent of where it
+//! came from. Snapshots of samples, rates between two snapshots, the tree
+//! with its ordering and filter, parsing of what an operator types, and
+//! writes as values.
+//!
+//! Must not depend on: the filesystem, the clock, the terminal
+//! (no `std::fs`, no `Instant::now`, no ratatui/crossterm).
+
+pub mod path;
+pub mod rates;
+pub mod snapshot;
+pub mod tree;
+
+pub use path::GroupPath;
+pub use rates::{GroupRates, IoRates};
+pub use snapshot::{DeviceInfo, GroupDetail, GroupSample, HotStats, MountInfo, MountMode, ProcessInfo, ScanCost, Snapshot};

@@ -1,0 +1,168 @@
+//! One refresh's worth of samples, as the collector read them.
+
+use super::GroupPath;
+use crate::cgroupfs::{
+    CgroupEvents, CgroupStat, CgroupType, Controllers, CpuMax, CpuStat, IoLatency, IoMax, IoStat,
+    IoWeight, Limit, MemoryEvents, MemoryStat, Pressure,
+};
+use crate::cgroupfs::io::DevId;
+use std::time::Duration;
+
+/// Where the hierarchy is and what kind it is.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct MountInfo {
+    /// The directory cgtop reads (the cgroup2 mount, or `--root`).
+    pub root: std::path::PathBuf,
+    pub mode: MountMode,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum MountMode {
+    /// cgroup2 is the only cgroup hierarchy.
+    PureV2,
+    /// cgroup v1 hierarchies hold these controllers; v2 has the rest.
+    Hybrid { v1_controllers: Vec<String> },
+    /// `--root` pointing at a directory that is not a live cgroup2 mount
+    /// (a fixture tree, a copy).
+    Directory,
+}
+
+/// The cheap counters, read for every group on every refresh.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct HotStats {
+    pub cpu: Option<CpuStat>,
+    pub memory_current: Option<u64>,
+    pub io: Option<IoStat>,
+    /// pids.current, where the pids controller is on.
+    pub pids_current: Option<u64>,
+    /// Number of processes in cgroup.procs (this group only, not
+    /// descendants); read where pids.current is absent.
+    pub nr_procs: Option<u64>,
+    pub events: Option<CgroupEvents>,
+}
+
+/// Everything else about a group: read for the selected group on every
+/// refresh, for all groups in JSON mode, and on demand.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct GroupDetail {
+    pub controllers: Option<Controllers>,
+    pub subtree_control: Option<Controllers>,
+    pub stat: Option<CgroupStat>,
+    pub freeze: Option<bool>,
+    pub cpu_max: Option<CpuMax>,
+    pub cpu_max_burst: Option<u64>,
+    pub cpu_weight: Option<u32>,
+    pub cpu_weight_nice: Option<i32>,
+    pub memory_min: Option<Limit>,
+    pub memory_low: Option<Limit>,
+    pub memory_high: Option<Limit>,
+    pub memory_max: Option<Limit>,
+    pub memory_peak: Option<u64>,
+    pub swap_current: Option<u64>,
+    pub swap_max: Option<Limit>,
+    pub memory_stat: Option<MemoryStat>,
+    pub memory_events: Option<MemoryEvents>,
+    pub io_max: Option<IoMax>,
+    pub io_weight: Option<IoWeight>,
+    pub io_latency: Option<IoLatency>,
+    pub pids_max: Option<Limit>,
+    pub cpu_pressure: Option<Pressure>,
+    pub memory_pressure: Option<Pressure>,
+    pub io_pressure: Option<Pressure>,
+    /// Processes of this group (not descendants).
+    pub pids: Vec<u32>,
+    /// Every regular file of the group with its content (trimmed), for the
+    /// raw view; unreadable files carry the error text. Only filled for the
+    /// selected group.
+    pub raw: Vec<(String, Result<String, String>)>,
+}
+
+/// One group in one snapshot.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GroupSample {
+    pub path: GroupPath,
+    /// Inode of the group's directory: a group removed and created again
+    /// under the same name has a new one, so its counters restart.
+    pub inode: u64,
+    pub cgroup_type: Option<CgroupType>,
+    pub hot: HotStats,
+    pub detail: Option<Box<GroupDetail>>,
+}
+
+impl GroupSample {
+    pub fn new(path: GroupPath, inode: u64) -> Self {
+        Self {
+            path,
+            inode,
+            cgroup_type: None,
+            hot: HotStats::default(),
+            detail: None,
+        }
+    }
+
+    /// Processes: pids.current where the pids controller is on (it counts
+    /// the whole subtree), else the count of this group's cgroup.procs.
+    pub fn pids(&self) -> Option<u64> {
+        self.hot.pids_current.or(self.hot.nr_procs)
+    }
+}
+
+/// What one refresh cost the collector.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ScanCost {
+    /// Wall time of the scan.
+    pub wall: Duration,
+    /// CPU time (user + system) the collector thread spent.
+    pub cpu: Duration,
+    pub files_read: u64,
+    /// Files read through a kept descriptor (pread at offset 0).
+    pub files_kept: u64,
+    /// True when descriptors ran short and the collector fell back to
+    /// open/read/close for some files.
+    pub fd_limited: bool,
+    /// Whether this refresh re-listed the directories.
+    pub walked: bool,
+}
+
+/// A block device as /sys/dev/block describes it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceInfo {
+    pub dev: DevId,
+    pub name: String,
+    /// A partition cannot be throttled by io.max: the kernel rejects it.
+    pub partition: bool,
+    /// The whole disk's number, for a partition.
+    pub parent: Option<DevId>,
+}
+
+/// A process of the selected group, from procfs.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ProcessInfo {
+    pub pid: u32,
+    pub user: String,
+    pub state: char,
+    /// CPU % of one core over the last interval; `None` on first sight.
+    pub cpu_pct: Option<f64>,
+    pub rss_bytes: u64,
+    pub cmdline: String,
+}
+
+/// Everything one refresh produced, sorted by path so that a parent always
+/// comes before its children.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Snapshot {
+    /// Monotonic time of the scan, from the collector's start.
+    pub at: Duration,
+    pub groups: Vec<GroupSample>,
+    pub cost: ScanCost,
+}
+
+impl Snapshot {
+    pub fn find(&self, path: &GroupPath) -> Option<&GroupSample> {
+        self.groups
+            .binary_search_by(|g| g.path.cmp(path))
+            .ok()
+            .map(|i| &self.groups[i])
+    }
+}

@@ -1,0 +1,282 @@
+//! The cgroup tree of one snapshot, and the rows a tree view shows:
+//! siblings ordered under their parent, collapsed subtrees hidden, and a
+//! name filter that keeps the ancestors of every match.
+//!
+//! ```text
+//! /                      node 0 (the start group)
+//! ├─ system.slice        children sorted by the caller's order,
+//! │  ├─ cron.service     ties broken by name
+//! │  └─ ssh.service
+//! └─ user.slice          collapsed: its children are not rows
+//! ```
+
+use super::{GroupPath, GroupSample};
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    pub path: GroupPath,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    /// Index of this group's sample in the snapshot it was built from.
+    pub sample: usize,
+}
+
+/// Parent/child links of the groups of one snapshot. Node 0 is the top:
+/// the shallowest group of the snapshot (the mount root or the start group).
+#[derive(Debug, Clone, Default)]
+pub struct Tree {
+    pub nodes: Vec<Node>,
+    index: HashMap<GroupPath, usize>,
+}
+
+/// One visible row of the tree view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub node: usize,
+    pub depth: usize,
+    /// For each ancestor level below the top, whether a vertical guide
+    /// continues there (the ancestor at that level has later siblings).
+    pub guides: Vec<bool>,
+    pub last_child: bool,
+    pub has_children: bool,
+    pub collapsed: bool,
+    /// True when the row's own name matches the filter (an ancestor kept
+    /// only for context is false).
+    pub matched: bool,
+}
+
+/// How rows are chosen.
+#[derive(Debug, Clone, Default)]
+pub struct RowOptions<'a> {
+    pub collapsed: Option<&'a HashSet<GroupPath>>,
+    /// Case-insensitive substring of the group's name.
+    pub filter: Option<&'a str>,
+}
+
+impl Tree {
+    /// Builds the tree from samples sorted by path (parents first). A
+    /// group whose parent is missing from the snapshot (it vanished
+    /// mid-scan) hangs under its nearest present ancestor.
+    pub fn build(groups: &[GroupSample]) -> Self {
+        let mut t = Self::default();
+        let Some(top_depth) = groups.iter().map(|g| g.path.depth()).min() else {
+            return t;
+        };
+        let mut order: Vec<usize> = (0..groups.len()).collect();
+        // shallow first so that parents exist before their children
+        order.sort_by_key(|&i| (groups[i].path.depth(), i));
+        for i in order {
+            let path = &groups[i].path;
+            let parent = if path.depth() == top_depth && t.nodes.is_empty() {
+                None
+            } else {
+                path.ancestors().skip(1).find_map(|a| t.index.get(&a).copied()).or(Some(0))
+            };
+            if t.nodes.is_empty() && parent.is_some() {
+                continue;
+            }
+            let id = t.nodes.len();
+            t.nodes.push(Node {
+                path: path.clone(),
+                parent,
+                children: Vec::new(),
+                sample: i,
+            });
+            t.index.insert(path.clone(), id);
+            if let Some(p) = parent {
+                t.nodes[p].children.push(id);
+            }
+        }
+        t
+    }
+
+    pub fn get(&self, path: &GroupPath) -> Option<usize> {
+        self.index.get(path).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Every node that has children (for "collapse all").
+    pub fn branches(&self) -> impl Iterator<Item = &GroupPath> {
+        self.nodes.iter().filter(|n| !n.children.is_empty()).map(|n| &n.path)
+    }
+
+    /// The visible rows, depth-first, siblings ordered by `cmp` (then by
+    /// name).
+    pub fn rows(&self, opts: &RowOptions<'_>, cmp: impl Fn(usize, usize) -> Ordering) -> Vec<Row> {
+        let mut out = Vec::new();
+        if self.nodes.is_empty() {
+            return out;
+        }
+        let needle = opts.filter.filter(|f| !f.is_empty()).map(str::to_lowercase);
+        // with a filter: which nodes match, and which are kept as ancestors
+        let (matched, keep) = match &needle {
+            None => (Vec::new(), Vec::new()),
+            Some(n) => {
+                let matched: Vec<bool> = self
+                    .nodes
+                    .iter()
+                    .map(|nd| nd.path.name().to_lowercase().contains(n.as_str()))
+                    .collect();
+                let mut keep = vec![false; self.nodes.len()];
+                for (i, m) in matched.iter().enumerate() {
+                    if *m {
+                        let mut cur = Some(i);
+                        while let Some(c) = cur {
+                            if keep[c] {
+                                break;
+                            }
+                            keep[c] = true;
+                            cur = self.nodes[c].parent;
+                        }
+                    }
+                }
+                (matched, keep)
+            }
+        };
+        let filtering = needle.is_some();
+        let sorted_children = |id: usize| -> Vec<usize> {
+            let mut ch: Vec<usize> = self.nodes[id]
+                .children
+                .iter()
+                .copied()
+                .filter(|&c| !filtering || keep[c])
+                .collect();
+            ch.sort_by(|&a, &b| cmp(a, b).then_with(|| self.nodes[a].path.name().cmp(self.nodes[b].path.name())));
+            ch
+        };
+        if filtering && !keep[0] {
+            return out;
+        }
+        // iterative depth-first walk: (node, depth, guides, last)
+        let mut stack: Vec<(usize, usize, Vec<bool>, bool)> = vec![(0, 0, Vec::new(), true)];
+        while let Some((id, depth, guides, last)) = stack.pop() {
+            let children = sorted_children(id);
+            // a filter shows the path to every match, whatever is collapsed
+            let collapsed = !filtering && opts.collapsed.is_some_and(|c| c.contains(&self.nodes[id].path));
+            out.push(Row {
+                node: id,
+                depth,
+                guides: guides.clone(),
+                last_child: last,
+                has_children: !children.is_empty(),
+                collapsed: collapsed && !children.is_empty(),
+                matched: filtering && matched[id],
+            });
+            if collapsed {
+                continue;
+            }
+            let mut child_guides = guides;
+            if depth > 0 {
+                child_guides.push(!last);
+            }
+            let n = children.len();
+            for (k, c) in children.into_iter().enumerate().rev() {
+                stack.push((c, depth + 1, child_guides.clone(), k + 1 == n));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(paths: &[&str]) -> (Tree, Vec<GroupSample>) {
+        let mut g: Vec<GroupSample> = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| GroupSample::new(GroupPath::new(p), i as u64))
+            .collect();
+        g.sort_by(|a, b| a.path.cmp(&b.path));
+        (Tree::build(&g), g)
+    }
+
+    fn names(t: &Tree, rows: &[Row]) -> Vec<String> {
+        rows.iter()
+            .map(|r| format!("{}{}", "  ".repeat(r.depth), t.nodes[r.node].path.name()))
+            .collect()
+    }
+
+    const PATHS: &[&str] = &["", "system.slice", "system.slice/b.service", "system.slice/a.service", "user.slice", "user.slice/user-0.slice", "init.scope"];
+
+    #[test]
+    fn depth_first_by_name() {
+        let (t, _) = tree(PATHS);
+        let rows = t.rows(&RowOptions::default(), |_, _| Ordering::Equal);
+        // /
+        // ├─ init.scope
+        // ├─ system.slice
+        // │  ├─ a.service
+        // │  └─ b.service
+        // └─ user.slice
+        //    └─ user-0.slice
+        assert_eq!(
+            names(&t, &rows),
+            ["/", "  init.scope", "  system.slice", "    a.service", "    b.service", "  user.slice", "    user-0.slice"]
+        );
+        let a = &rows[3];
+        assert_eq!(a.guides, vec![true]); // system.slice has a later sibling
+        assert!(!a.last_child);
+        let u0 = &rows[6];
+        assert_eq!(u0.guides, vec![false]);
+        assert!(u0.last_child);
+    }
+
+    #[test]
+    fn caller_order_keeps_siblings_under_parent() {
+        let (t, g) = tree(PATHS);
+        // reverse name order via the comparator
+        let rows = t.rows(&RowOptions::default(), |a, b| {
+            g[t.nodes[b].sample].path.name().cmp(g[t.nodes[a].sample].path.name())
+        });
+        assert_eq!(
+            names(&t, &rows),
+            ["/", "  user.slice", "    user-0.slice", "  system.slice", "    b.service", "    a.service", "  init.scope"]
+        );
+    }
+
+    #[test]
+    fn collapsed_hides_children() {
+        let (t, _) = tree(PATHS);
+        let collapsed: HashSet<GroupPath> = [GroupPath::new("system.slice")].into();
+        let rows = t.rows(&RowOptions { collapsed: Some(&collapsed), filter: None }, |_, _| Ordering::Equal);
+        assert_eq!(names(&t, &rows), ["/", "  init.scope", "  system.slice", "  user.slice", "    user-0.slice"]);
+        assert!(rows[2].collapsed);
+    }
+
+    #[test]
+    fn filter_keeps_ancestors() {
+        let (t, _) = tree(PATHS);
+        let collapsed: HashSet<GroupPath> = [GroupPath::new("system.slice")].into();
+        let rows = t.rows(&RowOptions { collapsed: Some(&collapsed), filter: Some("A.SERV") }, |_, _| Ordering::Equal);
+        assert_eq!(names(&t, &rows), ["/", "  system.slice", "    a.service"]);
+        assert!(rows[2].matched && !rows[1].matched);
+        let rows = t.rows(&RowOptions { collapsed: None, filter: Some("nothing") }, |_, _| Ordering::Equal);
+        assert!(rows.is_empty());
+    }
+
+    #[test]
+    fn orphan_hangs_under_nearest_ancestor() {
+        // system.slice vanished between listing and reading
+        let (t, _) = tree(&["", "system.slice/a.service"]);
+        let rows = t.rows(&RowOptions::default(), |_, _| Ordering::Equal);
+        assert_eq!(names(&t, &rows), ["/", "  a.service"]);
+    }
+
+    #[test]
+    fn subtree_start() {
+        let (t, _) = tree(&["system.slice", "system.slice/a.service"]);
+        assert_eq!(t.nodes[0].path.as_str(), "system.slice");
+        assert_eq!(t.len(), 2);
+    }
+}
