@@ -11,3 +11,4 @@
 
 pub mod cgroupfs;
 pub mod model;
+pub mod source;

@@ -51,7 +51,10 @@ impl CgroupType {
             "domain threaded" => Ok(Self::DomainThreaded),
             "domain invalid" => Ok(Self::DomainInvalid),
             "threaded" => Ok(Self::Threaded),
-            other => Err(ParseError::new("cgroup.type", format!("unknown type {other:?}"))),
+            other => Err(ParseError::new(
+                "cgroup.type",
+                format!("unknown type {other:?}"),
+            )),
         }
     }
 

@@ -57,12 +57,18 @@ impl CpuMax {
     pub fn parse(s: &str) -> Result<Self, ParseError> {
         let mut it = s.split_ascii_whitespace();
         let (Some(q), Some(p), None) = (it.next(), it.next(), it.next()) else {
-            return Err(ParseError::new("cpu.max", format!("expected \"QUOTA PERIOD\", got {:?}", s.trim())));
+            return Err(ParseError::new(
+                "cpu.max",
+                format!("expected \"QUOTA PERIOD\", got {:?}", s.trim()),
+            ));
         };
         let quota = if q == "max" {
             None
         } else {
-            Some(q.parse().map_err(|_| ParseError::new("cpu.max", format!("bad quota {q:?}")))?)
+            Some(
+                q.parse()
+                    .map_err(|_| ParseError::new("cpu.max", format!("bad quota {q:?}")))?,
+            )
         };
         let period = p
             .parse()
@@ -120,7 +126,12 @@ mod tests {
 
     #[test]
     fn cpu_max_round_trip() {
-        for t in ["max 100000", "50000 100000", "150000 100000", "1000 1000000"] {
+        for t in [
+            "max 100000",
+            "50000 100000",
+            "150000 100000",
+            "1000 1000000",
+        ] {
             assert_eq!(CpuMax::parse(t).unwrap().to_string(), t);
         }
         let half = CpuMax::parse("50000 100000\n").unwrap();

@@ -49,11 +49,15 @@ impl IoStat {
         let mut out = Vec::new();
         for line in s.lines() {
             let mut it = line.split_ascii_whitespace();
-            let Some(dev) = it.next().and_then(DevId::parse) else { continue };
+            let Some(dev) = it.next().and_then(DevId::parse) else {
+                continue;
+            };
             let mut d = IoStatDev::default();
             let mut any = false;
             for kv in it {
-                let Some((k, v)) = kv.split_once('=') else { continue };
+                let Some((k, v)) = kv.split_once('=') else {
+                    continue;
+                };
                 let Ok(v) = v.parse::<u64>() else { continue };
                 let slot = match k {
                     "rbytes" => &mut d.rbytes,
@@ -236,14 +240,23 @@ impl IoLatency {
 mod tests {
     use super::*;
 
-    const FIXTURE: &str = "7:7 \n7:6 \n254:0 rbytes=1102848 wbytes=4096 rios=57 wios=1 dbytes=0 dios=0\n";
+    const FIXTURE: &str =
+        "7:7 \n7:6 \n254:0 rbytes=1102848 wbytes=4096 rios=57 wios=1 dbytes=0 dios=0\n";
 
     #[test]
     fn io_stat_real_text() {
         let s = IoStat::parse(FIXTURE);
         assert_eq!(s.0.len(), 1);
-        let d = s.get(DevId { major: 254, minor: 0 }).unwrap();
-        assert_eq!((d.rbytes, d.wbytes, d.rios, d.wios), (1_102_848, 4096, 57, 1));
+        let d = s
+            .get(DevId {
+                major: 254,
+                minor: 0,
+            })
+            .unwrap();
+        assert_eq!(
+            (d.rbytes, d.wbytes, d.rios, d.wios),
+            (1_102_848, 4096, 57, 1)
+        );
     }
 
     #[test]
@@ -253,7 +266,9 @@ mod tests {
         assert_eq!(s.total().rbytes, 17);
         assert_eq!(s.total().wbytes, 2);
         // io.latency adds extra keys: they are ignored
-        let s = IoStat::parse("8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0 depth=1 avg_lat=100 win=500\n");
+        let s = IoStat::parse(
+            "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0 depth=1 avg_lat=100 win=500\n",
+        );
         assert_eq!(s.total().wios, 4);
     }
 
@@ -281,7 +296,13 @@ mod tests {
     #[test]
     fn io_latency() {
         let l = IoLatency::parse("254:0 target=10000\n").unwrap();
-        assert_eq!(l.get(DevId { major: 254, minor: 0 }), Some(10_000));
+        assert_eq!(
+            l.get(DevId {
+                major: 254,
+                minor: 0
+            }),
+            Some(10_000)
+        );
         assert!(IoLatency::parse("254:0 foo=1").is_err());
     }
 }

@@ -68,7 +68,15 @@ pub mod files {
     /// user may create (admin guide 2-1 "Creating cgroups": the kernel
     /// reserves the controller-name prefixes).
     pub const RESERVED_PREFIXES: &[&str] = &[
-        "cgroup.", "cpu.", "cpuset.", "io.", "memory.", "pids.", "rdma.", "hugetlb.", "misc.",
+        "cgroup.",
+        "cpu.",
+        "cpuset.",
+        "io.",
+        "memory.",
+        "pids.",
+        "rdma.",
+        "hugetlb.",
+        "misc.",
         "perf_event.",
     ];
 }
@@ -114,9 +122,9 @@ impl Limit {
         if s == "max" {
             Ok(Self::Max)
         } else {
-            s.parse()
-                .map(Self::Value)
-                .map_err(|_| ParseError::new(what, format!("expected a number or \"max\", got {s:?}")))
+            s.parse().map(Self::Value).map_err(|_| {
+                ParseError::new(what, format!("expected a number or \"max\", got {s:?}"))
+            })
         }
     }
 
@@ -162,7 +170,9 @@ pub fn flat_keyed(s: &str) -> impl Iterator<Item = (&str, u64)> {
 
 /// Parses the pids of cgroup.procs / cgroup.threads, skipping garbage.
 pub fn parse_pids(s: &str) -> Vec<u32> {
-    s.split_ascii_whitespace().filter_map(|p| p.parse().ok()).collect()
+    s.split_ascii_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
 }
 
 #[cfg(test)]

@@ -34,7 +34,9 @@ impl Pressure {
             let mut p = PressureLine::default();
             let mut ok = 0;
             for kv in it {
-                let Some((k, v)) = kv.split_once('=') else { continue };
+                let Some((k, v)) = kv.split_once('=') else {
+                    continue;
+                };
                 match k {
                     "avg10" => p.avg10 = v.parse().map_err(|_| bad(line))?,
                     "avg60" => p.avg60 = v.parse().map_err(|_| bad(line))?,
@@ -77,7 +79,8 @@ mod tests {
         assert!(Pressure::parse("").is_err());
         assert!(Pressure::parse("some avg10=x avg60=0 avg300=0 total=1").is_err());
         // torn full line: some is kept, full dropped
-        let p = Pressure::parse("some avg10=0.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.0").unwrap();
+        let p = Pressure::parse("some avg10=0.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.0")
+            .unwrap();
         assert!(p.full.is_none());
     }
 }

@@ -13,4 +13,7 @@ pub mod tree;
 
 pub use path::GroupPath;
 pub use rates::{GroupRates, IoRates};
-pub use snapshot::{DeviceInfo, GroupDetail, GroupSample, HotStats, MountInfo, MountMode, ProcessInfo, ScanCost, Snapshot};
+pub use snapshot::{
+    DeviceInfo, GroupDetail, GroupSample, HotStats, MountInfo, MountMode, ProcessInfo, ScanCost,
+    Snapshot,
+};

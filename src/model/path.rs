@@ -16,7 +16,10 @@ impl GroupPath {
     /// From a relative path such as "system.slice/cron.service"; leading,
     /// trailing and repeated slashes are dropped.
     pub fn new(rel: &str) -> Self {
-        let parts: Vec<&str> = rel.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
+        let parts: Vec<&str> = rel
+            .split('/')
+            .filter(|s| !s.is_empty() && *s != ".")
+            .collect();
         Self(parts.join("/"))
     }
 

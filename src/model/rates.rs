@@ -150,7 +150,10 @@ mod tests {
     fn recreated_group_gives_no_rate() {
         let a = sample(1, 1_000, "");
         let b = sample(2, 5_000_000, "");
-        assert_eq!(compute(&a, &b, Duration::from_secs(1)), GroupRates::default());
+        assert_eq!(
+            compute(&a, &b, Duration::from_secs(1)),
+            GroupRates::default()
+        );
     }
 
     #[test]

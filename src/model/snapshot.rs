@@ -1,11 +1,11 @@
 //! One refresh's worth of samples, as the collector read them.
 
 use super::GroupPath;
+use crate::cgroupfs::io::DevId;
 use crate::cgroupfs::{
     CgroupEvents, CgroupStat, CgroupType, Controllers, CpuMax, CpuStat, IoLatency, IoMax, IoStat,
     IoWeight, Limit, MemoryEvents, MemoryStat, Pressure,
 };
-use crate::cgroupfs::io::DevId;
 use std::time::Duration;
 
 /// Where the hierarchy is and what kind it is.

@@ -72,7 +72,10 @@ impl Tree {
             let parent = if path.depth() == top_depth && t.nodes.is_empty() {
                 None
             } else {
-                path.ancestors().skip(1).find_map(|a| t.index.get(&a).copied()).or(Some(0))
+                path.ancestors()
+                    .skip(1)
+                    .find_map(|a| t.index.get(&a).copied())
+                    .or(Some(0))
             };
             if t.nodes.is_empty() && parent.is_some() {
                 continue;
@@ -106,7 +109,10 @@ impl Tree {
 
     /// Every node that has children (for "collapse all").
     pub fn branches(&self) -> impl Iterator<Item = &GroupPath> {
-        self.nodes.iter().filter(|n| !n.children.is_empty()).map(|n| &n.path)
+        self.nodes
+            .iter()
+            .filter(|n| !n.children.is_empty())
+            .map(|n| &n.path)
     }
 
     /// The visible rows, depth-first, siblings ordered by `cmp` (then by
@@ -150,7 +156,9 @@ impl Tree {
                 .copied()
                 .filter(|&c| !filtering || keep[c])
                 .collect();
-            ch.sort_by(|&a, &b| cmp(a, b).then_with(|| self.nodes[a].path.name().cmp(self.nodes[b].path.name())));
+            ch.sort_by(|&a, &b| {
+                cmp(a, b).then_with(|| self.nodes[a].path.name().cmp(self.nodes[b].path.name()))
+            });
             ch
         };
         if filtering && !keep[0] {
@@ -161,7 +169,10 @@ impl Tree {
         while let Some((id, depth, guides, last)) = stack.pop() {
             let children = sorted_children(id);
             // a filter shows the path to every match, whatever is collapsed
-            let collapsed = !filtering && opts.collapsed.is_some_and(|c| c.contains(&self.nodes[id].path));
+            let collapsed = !filtering
+                && opts
+                    .collapsed
+                    .is_some_and(|c| c.contains(&self.nodes[id].path));
             out.push(Row {
                 node: id,
                 depth,
@@ -207,7 +218,15 @@ mod tests {
             .collect()
     }
 
-    const PATHS: &[&str] = &["", "system.slice", "system.slice/b.service", "system.slice/a.service", "user.slice", "user.slice/user-0.slice", "init.scope"];
+    const PATHS: &[&str] = &[
+        "",
+        "system.slice",
+        "system.slice/b.service",
+        "system.slice/a.service",
+        "user.slice",
+        "user.slice/user-0.slice",
+        "init.scope",
+    ];
 
     #[test]
     fn depth_first_by_name() {
@@ -222,7 +241,15 @@ mod tests {
         //    └─ user-0.slice
         assert_eq!(
             names(&t, &rows),
-            ["/", "  init.scope", "  system.slice", "    a.service", "    b.service", "  user.slice", "    user-0.slice"]
+            [
+                "/",
+                "  init.scope",
+                "  system.slice",
+                "    a.service",
+                "    b.service",
+                "  user.slice",
+                "    user-0.slice"
+            ]
         );
         let a = &rows[3];
         assert_eq!(a.guides, vec![true]); // system.slice has a later sibling
@@ -237,11 +264,22 @@ mod tests {
         let (t, g) = tree(PATHS);
         // reverse name order via the comparator
         let rows = t.rows(&RowOptions::default(), |a, b| {
-            g[t.nodes[b].sample].path.name().cmp(g[t.nodes[a].sample].path.name())
+            g[t.nodes[b].sample]
+                .path
+                .name()
+                .cmp(g[t.nodes[a].sample].path.name())
         });
         assert_eq!(
             names(&t, &rows),
-            ["/", "  user.slice", "    user-0.slice", "  system.slice", "    b.service", "    a.service", "  init.scope"]
+            [
+                "/",
+                "  user.slice",
+                "    user-0.slice",
+                "  system.slice",
+                "    b.service",
+                "    a.service",
+                "  init.scope"
+            ]
         );
     }
 
@@ -249,8 +287,23 @@ mod tests {
     fn collapsed_hides_children() {
         let (t, _) = tree(PATHS);
         let collapsed: HashSet<GroupPath> = [GroupPath::new("system.slice")].into();
-        let rows = t.rows(&RowOptions { collapsed: Some(&collapsed), filter: None }, |_, _| Ordering::Equal);
-        assert_eq!(names(&t, &rows), ["/", "  init.scope", "  system.slice", "  user.slice", "    user-0.slice"]);
+        let rows = t.rows(
+            &RowOptions {
+                collapsed: Some(&collapsed),
+                filter: None,
+            },
+            |_, _| Ordering::Equal,
+        );
+        assert_eq!(
+            names(&t, &rows),
+            [
+                "/",
+                "  init.scope",
+                "  system.slice",
+                "  user.slice",
+                "    user-0.slice"
+            ]
+        );
         assert!(rows[2].collapsed);
     }
 
@@ -258,10 +311,22 @@ mod tests {
     fn filter_keeps_ancestors() {
         let (t, _) = tree(PATHS);
         let collapsed: HashSet<GroupPath> = [GroupPath::new("system.slice")].into();
-        let rows = t.rows(&RowOptions { collapsed: Some(&collapsed), filter: Some("A.SERV") }, |_, _| Ordering::Equal);
+        let rows = t.rows(
+            &RowOptions {
+                collapsed: Some(&collapsed),
+                filter: Some("A.SERV"),
+            },
+            |_, _| Ordering::Equal,
+        );
         assert_eq!(names(&t, &rows), ["/", "  system.slice", "    a.service"]);
         assert!(rows[2].matched && !rows[1].matched);
-        let rows = t.rows(&RowOptions { collapsed: None, filter: Some("nothing") }, |_, _| Ordering::Equal);
+        let rows = t.rows(
+            &RowOptions {
+                collapsed: None,
+                filter: Some("nothing"),
+            },
+            |_, _| Ordering::Equal,
+        );
         assert!(rows.is_empty());
     }
 

@@ -1,0 +1,340 @@
+//! The collector: scans on a timer in its own thread and sends what it
+//! read to the main loop. It is the only place that reads the clock.
+//!
+//! [`Collector`] does one refresh at a time and is tested on fixture trees
+//! without threads; [`spawn`] wraps it in the timer thread.
+
+use super::devices;
+use super::procs::ProcReader;
+use super::read::{read_detail, read_io_cost, read_memory_limits};
+use super::scan::{ScanConfig, Scanner};
+use crate::cgroupfs::{Limit, MemoryEvents};
+use crate::model::rates::compute;
+use crate::model::{
+    DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, ProcessInfo, Snapshot,
+};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What the main loop asks of the collector.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Read this group in full on every refresh (the selection).
+    Focus(Option<GroupPath>),
+    SetInterval(Duration),
+    Pause(bool),
+    /// Scan now (after a write), re-listing directories.
+    RefreshNow,
+    Stop,
+}
+
+#[derive(Debug, Clone)]
+pub struct CollectorConfig {
+    /// The directory of the hierarchy's root (mount or `--root`).
+    pub root: PathBuf,
+    /// Where to start, relative to `root` (`cgtop GROUP`).
+    pub start: GroupPath,
+    pub scan: ScanConfig,
+    /// Read every group in full (JSON mode).
+    pub full_detail: bool,
+    /// Where block devices are described (normally /sys/dev/block).
+    pub sys_dev_block: PathBuf,
+}
+
+/// The selected group, read in full.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Focus {
+    pub path: GroupPath,
+    pub detail: GroupDetail,
+    /// memory.max and memory.high of the group and each ancestor up to the
+    /// start group, nearest first: the effective limit is the smallest.
+    pub memory_limits: Vec<(GroupPath, Option<Limit>, Option<Limit>)>,
+    /// memory.events changes since cgtop started (or since the group
+    /// appeared).
+    pub events_since_start: Option<MemoryEvents>,
+    pub processes: Vec<ProcessInfo>,
+    /// io.cost.qos and io.cost.model, when the focus is the mount root.
+    pub io_cost: Vec<(String, String)>,
+}
+
+/// One refresh: the snapshot, rates parallel to `snapshot.groups`, and the
+/// focus read.
+#[derive(Debug, Clone)]
+pub struct Refresh {
+    pub snapshot: Snapshot,
+    pub rates: Vec<GroupRates>,
+    pub focus: Option<Focus>,
+    pub devices: Arc<Vec<DeviceInfo>>,
+    pub kept_fds: usize,
+    /// memory.events changes since start per group (JSON mode only).
+    pub events_since_start: HashMap<GroupPath, MemoryEvents>,
+}
+
+/// What the collector thread sends.
+#[derive(Debug, Clone)]
+pub enum Collected {
+    Refresh(Box<Refresh>),
+    /// The focus was read alone, right after the selection moved.
+    Focus(Box<Focus>),
+}
+
+pub struct Collector {
+    cfg: CollectorConfig,
+    scanner: Scanner,
+    prev: Option<Snapshot>,
+    procs: ProcReader,
+    events_base: HashMap<(GroupPath, u64), MemoryEvents>,
+    first_paths: Option<std::collections::HashSet<(GroupPath, u64)>>,
+    devices: Arc<Vec<DeviceInfo>>,
+    focus: Option<GroupPath>,
+}
+
+impl Collector {
+    pub fn new(cfg: CollectorConfig) -> Self {
+        let dir = cfg.root.join(cfg.start.as_str());
+        let scanner = Scanner::new(dir, cfg.scan.clone());
+        let devices = Arc::new(devices::list(&cfg.sys_dev_block));
+        Self {
+            cfg,
+            scanner,
+            prev: None,
+            procs: ProcReader::default(),
+            events_base: HashMap::new(),
+            first_paths: None,
+            devices,
+            focus: None,
+        }
+    }
+
+    pub fn set_focus(&mut self, focus: Option<GroupPath>) {
+        self.focus = focus;
+    }
+
+    pub fn invalidate(&mut self) {
+        self.scanner.invalidate();
+    }
+
+    fn dir_of(&self, path: &GroupPath) -> PathBuf {
+        self.cfg.root.join(path.as_str())
+    }
+
+    /// Paths in a snapshot are relative to the mount root, even when the
+    /// scan started lower.
+    fn rebase(&self, mut groups: Vec<GroupSample>) -> Vec<GroupSample> {
+        if !self.cfg.start.is_root() {
+            for g in &mut groups {
+                g.path = if g.path.is_root() {
+                    self.cfg.start.clone()
+                } else {
+                    self.cfg.start.join(g.path.as_str())
+                };
+            }
+        }
+        groups
+    }
+
+    /// memory.events change since start; the baseline is taken on first
+    /// sight (zero for a group that appeared after the first scan).
+    fn since_start(&mut self, path: &GroupPath, inode: u64, now: MemoryEvents) -> MemoryEvents {
+        let key = (path.clone(), inode);
+        let existed_at_start = self.first_paths.as_ref().is_none_or(|f| f.contains(&key));
+        let base = *self.events_base.entry(key).or_insert(if existed_at_start {
+            now
+        } else {
+            MemoryEvents::default()
+        });
+        now.since(&base)
+    }
+
+    /// Reads the focus group in full. `now_secs` is for process CPU %.
+    pub fn read_focus(&mut self, path: &GroupPath, inode: Option<u64>, now_secs: f64) -> Focus {
+        let dir = self.dir_of(path);
+        let detail = read_detail(&dir, true);
+        let mut memory_limits = Vec::new();
+        for a in path.ancestors() {
+            let (max, high) = read_memory_limits(&self.dir_of(&a));
+            memory_limits.push((a.clone(), max, high));
+            if a == self.cfg.start {
+                break;
+            }
+        }
+        let inode = inode.or_else(|| self.prev.as_ref()?.find(path).map(|g| g.inode));
+        let events_since_start = match (detail.memory_events, inode) {
+            (Some(ev), Some(ino)) => Some(self.since_start(path, ino, ev)),
+            _ => None,
+        };
+        let processes = self.procs.read(&detail.pids, now_secs);
+        let io_cost = if path.is_root() {
+            read_io_cost(&dir)
+        } else {
+            Vec::new()
+        };
+        Focus {
+            path: path.clone(),
+            detail,
+            memory_limits,
+            events_since_start,
+            processes,
+            io_cost,
+        }
+    }
+
+    /// One refresh at monotonic time `at` (from the collector's start).
+    pub fn refresh(&mut self, at: Duration) -> Refresh {
+        let (groups, cost) = self.scanner.scan();
+        if cost.walked {
+            self.devices = Arc::new(devices::list(&self.cfg.sys_dev_block));
+        }
+        let mut groups = self.rebase(groups);
+        if self.first_paths.is_none() {
+            // baseline of memory.events for "changes since start"
+            self.first_paths = Some(groups.iter().map(|g| (g.path.clone(), g.inode)).collect());
+            for g in &groups {
+                if let Ok(t) = std::fs::read_to_string(
+                    self.dir_of(&g.path)
+                        .join(crate::cgroupfs::files::MEMORY_EVENTS),
+                ) {
+                    self.events_base
+                        .insert((g.path.clone(), g.inode), MemoryEvents::parse(&t));
+                }
+            }
+        }
+        let mut events_since_start = HashMap::new();
+        if self.cfg.full_detail {
+            for i in 0..groups.len() {
+                let d = read_detail(&self.dir_of(&groups[i].path), false);
+                if let Some(ev) = d.memory_events {
+                    let (p, ino) = (groups[i].path.clone(), groups[i].inode);
+                    let s = self.since_start(&p, ino, ev);
+                    events_since_start.insert(p, s);
+                }
+                groups[i].detail = Some(Box::new(d));
+            }
+        }
+        let snapshot = Snapshot { at, groups, cost };
+        let rates = match &self.prev {
+            Some(prev) => rates_between(prev, &snapshot),
+            None => vec![GroupRates::default(); snapshot.groups.len()],
+        };
+        let focus = self.focus.clone().map(|p| {
+            let inode = snapshot.find(&p).map(|g| g.inode);
+            self.read_focus(&p, inode, at.as_secs_f64())
+        });
+        // keep only the hot part as the baseline for the next rates
+        let mut prev = snapshot.clone();
+        for g in &mut prev.groups {
+            g.detail = None;
+        }
+        self.prev = Some(prev);
+        Refresh {
+            snapshot,
+            rates,
+            focus,
+            devices: Arc::clone(&self.devices),
+            kept_fds: self.scanner.kept(),
+            events_since_start,
+        }
+    }
+}
+
+/// Rates for every group of `cur`, matching `prev` by path (both sorted).
+pub fn rates_between(prev: &Snapshot, cur: &Snapshot) -> Vec<GroupRates> {
+    let elapsed = cur.at.saturating_sub(prev.at);
+    let mut j = 0;
+    cur.groups
+        .iter()
+        .map(|g| {
+            while j < prev.groups.len() && prev.groups[j].path < g.path {
+                j += 1;
+            }
+            match prev.groups.get(j) {
+                Some(p) if p.path == g.path => compute(p, g, elapsed),
+                _ => GroupRates::default(),
+            }
+        })
+        .collect()
+}
+
+/// Thread CPU time (user + system) of the calling thread.
+pub fn thread_cpu_time() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// Runs the collector in a thread: a refresh every `interval` (or at
+/// once on `RefreshNow`), a focus read at once when the selection moves.
+/// Ends when told to stop or when the receiver of `tx` is gone.
+pub fn spawn<M: From<Collected> + Send + 'static>(
+    cfg: CollectorConfig,
+    interval: Duration,
+    tx: Sender<M>,
+    rx: Receiver<Command>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("collector".into())
+        .spawn(move || {
+            let mut c = Collector::new(cfg);
+            let start = Instant::now();
+            let mut interval = interval;
+            let mut paused = false;
+            let mut next = Instant::now();
+            loop {
+                if !paused && Instant::now() >= next {
+                    let wall0 = Instant::now();
+                    let cpu0 = thread_cpu_time();
+                    let mut r = c.refresh(start.elapsed());
+                    r.snapshot.cost.wall = wall0.elapsed();
+                    r.snapshot.cost.cpu = thread_cpu_time().saturating_sub(cpu0);
+                    if tx.send(M::from(Collected::Refresh(Box::new(r)))).is_err() {
+                        return;
+                    }
+                    next = wall0 + interval;
+                }
+                let wait = if paused {
+                    Duration::from_secs(3600)
+                } else {
+                    next.saturating_duration_since(Instant::now())
+                };
+                let mut cmd = match rx.recv_timeout(wait) {
+                    Ok(cmd) => cmd,
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    Err(RecvTimeoutError::Disconnected) => return,
+                };
+                // coalesce a burst of commands (arrow key held down)
+                let mut focus_changed = false;
+                loop {
+                    match cmd {
+                        Command::Stop => return,
+                        Command::Focus(f) => {
+                            c.set_focus(f);
+                            focus_changed = true;
+                        }
+                        Command::SetInterval(d) => {
+                            next = next.checked_sub(interval).unwrap_or(next) + d;
+                            interval = d;
+                        }
+                        Command::Pause(p) => paused = p,
+                        Command::RefreshNow => {
+                            c.invalidate();
+                            next = Instant::now();
+                        }
+                    }
+                    match rx.try_recv() {
+                        Ok(more) => cmd = more,
+                        Err(_) => break,
+                    }
+                }
+                if focus_changed && next > Instant::now() {
+                    if let Some(p) = c.focus.clone() {
+                        let f = c.read_focus(&p, None, start.elapsed().as_secs_f64());
+                        if tx.send(M::from(Collected::Focus(Box::new(f)))).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        })
+}

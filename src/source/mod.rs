@@ -1,0 +1,12 @@
+//! The only code that touches `/sys` and `/proc`: finding the hierarchy,
+//! scanning it, reading one group in full, listing block devices and
+//! processes, the collector thread, and performing writes.
+//!
+//! Must not depend on: `app`, `ui`, the terminal.
+
+pub mod collector;
+pub mod devices;
+pub mod mount;
+pub mod procs;
+pub mod read;
+pub mod scan;

@@ -1,0 +1,249 @@
+//! Finding cgroup2: parse `/proc/self/mountinfo` (a pure function on its
+//! text), then check a `--root` directory's filesystem type.
+
+use crate::model::{MountInfo, MountMode};
+use std::path::{Path, PathBuf};
+
+/// statfs f_type of cgroup2 (include/uapi/linux/magic.h).
+const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
+/// statfs f_type of cgroup v1.
+const CGROUP_SUPER_MAGIC: i64 = 0x0027_e0eb;
+
+/// Why there is no hierarchy to show; each says what was found and what to
+/// do. The command line maps these to exit code 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MountError {
+    /// Only cgroup v1 hierarchies are mounted.
+    V1Only {
+        v1_controllers: Vec<String>,
+    },
+    /// Nothing cgroup-like is mounted.
+    NoCgroup,
+    /// `--root` is not a cgroup2 hierarchy nor a directory laid out like one.
+    NotCgroup2 {
+        dir: PathBuf,
+        found: String,
+    },
+    Unreadable {
+        what: String,
+        err: String,
+    },
+}
+
+impl std::fmt::Display for MountError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::V1Only { v1_controllers } => write!(
+                f,
+                "no cgroup2 hierarchy is mounted: this system uses cgroup v1 only (controllers: {}). \
+                 cgtop needs cgroup v2: boot with systemd.unified_cgroup_hierarchy=1 \
+                 (or mount -t cgroup2 none /sys/fs/cgroup/unified for a hybrid view)",
+                v1_controllers.join(", ")
+            ),
+            Self::NoCgroup => write!(
+                f,
+                "no cgroup filesystem is mounted: mount cgroup2 with `mount -t cgroup2 none /sys/fs/cgroup`"
+            ),
+            Self::NotCgroup2 { dir, found } => write!(
+                f,
+                "{} is not a cgroup2 hierarchy: found {found} (give --root a cgroup2 mount, a delegated subtree, or a directory with cgroup.procs files)",
+                dir.display()
+            ),
+            Self::Unreadable { what, err } => write!(f, "cannot read {what}: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for MountError {}
+
+/// Undoes mountinfo's octal escapes (`\040` for a space).
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Finds the cgroup2 mount in mountinfo text and the controllers held by
+/// cgroup v1 mounts. PURE.
+pub fn parse_mountinfo(text: &str) -> Result<MountInfo, MountError> {
+    let mut v2: Option<PathBuf> = None;
+    let mut v1_controllers: Vec<String> = Vec::new();
+    let mut any_v1 = false;
+    for line in text.lines() {
+        // fields: id parent maj:min root mountpoint opts [optional...] - fstype source superopts
+        let Some((left, right)) = line.split_once(" - ") else {
+            continue;
+        };
+        let l: Vec<&str> = left.split(' ').collect();
+        let r: Vec<&str> = right.split(' ').collect();
+        let (Some(mountpoint), Some(fstype)) = (l.get(4), r.first()) else {
+            continue;
+        };
+        match *fstype {
+            // the first cgroup2 mount wins (a bind mount may follow)
+            "cgroup2" if v2.is_none() => v2 = Some(PathBuf::from(unescape(mountpoint))),
+            "cgroup" => {
+                any_v1 = true;
+                for opt in r.get(2).copied().unwrap_or("").split(',') {
+                    if !matches!(
+                        opt,
+                        "rw" | "ro" | "" | "relatime" | "noatime" | "nosuid" | "nodev" | "noexec"
+                    ) && !opt.contains('=')
+                        && !v1_controllers.iter().any(|c| c == opt)
+                    {
+                        v1_controllers.push(opt.to_owned());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    match v2 {
+        Some(root) => Ok(MountInfo {
+            root,
+            mode: if any_v1 {
+                MountMode::Hybrid { v1_controllers }
+            } else {
+                MountMode::PureV2
+            },
+        }),
+        None if any_v1 => Err(MountError::V1Only { v1_controllers }),
+        None => Err(MountError::NoCgroup),
+    }
+}
+
+/// Finds the live hierarchy from `/proc/self/mountinfo`.
+pub fn discover() -> Result<MountInfo, MountError> {
+    let text =
+        std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| MountError::Unreadable {
+            what: "/proc/self/mountinfo".into(),
+            err: e.to_string(),
+        })?;
+    parse_mountinfo(&text)
+}
+
+/// Checks a `--root` directory: a cgroup2 mount (or a directory inside
+/// one: a delegated subtree) is live; a plain directory that holds
+/// cgroup.procs is read as a fixture tree.
+pub fn check_root(dir: &Path) -> Result<MountInfo, MountError> {
+    let fs = rustix::fs::statfs(dir).map_err(|e| MountError::Unreadable {
+        what: dir.display().to_string(),
+        err: std::io::Error::from(e).to_string(),
+    })?;
+    #[allow(clippy::unnecessary_cast)]
+    let ftype = fs.f_type as i64;
+    if ftype == CGROUP2_SUPER_MAGIC {
+        let mode = discover().map_or(MountMode::PureV2, |m| m.mode);
+        return Ok(MountInfo {
+            root: dir.to_path_buf(),
+            mode,
+        });
+    }
+    if ftype == CGROUP_SUPER_MAGIC {
+        return Err(MountError::NotCgroup2 {
+            dir: dir.to_path_buf(),
+            found: "a cgroup v1 hierarchy".into(),
+        });
+    }
+    if dir.join(crate::cgroupfs::files::PROCS).is_file() {
+        return Ok(MountInfo {
+            root: dir.to_path_buf(),
+            mode: MountMode::Directory,
+        });
+    }
+    let found = if dir.is_dir() {
+        format!(
+            "a directory on a {} filesystem without cgroup.procs",
+            fs_name(ftype)
+        )
+    } else {
+        "no such directory".into()
+    };
+    Err(MountError::NotCgroup2 {
+        dir: dir.to_path_buf(),
+        found,
+    })
+}
+
+fn fs_name(ftype: i64) -> String {
+    match ftype {
+        0x0102_1994 => "tmpfs".into(),
+        0xef53 => "ext4".into(),
+        0x6265_6572 => "sysfs".into(),
+        0x9fa0 => "proc".into(),
+        0x794c_7630 => "overlay".into(),
+        0x5846_5342 => "xfs".into(),
+        0x9123_683e => "btrfs".into(),
+        other => format!("0x{other:x}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HYBRID: &str = "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
+40 31 0:37 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+";
+    const PURE: &str = "24 30 0:22 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n";
+
+    #[test]
+    fn hybrid_host() {
+        let m = parse_mountinfo(HYBRID).unwrap();
+        assert_eq!(m.root, PathBuf::from("/sys/fs/cgroup/unified"));
+        assert_eq!(
+            m.mode,
+            MountMode::Hybrid {
+                v1_controllers: vec!["cpu".into(), "memory".into()]
+            }
+        );
+    }
+
+    #[test]
+    fn pure_v2() {
+        let m = parse_mountinfo(PURE).unwrap();
+        assert_eq!(m.root, PathBuf::from("/sys/fs/cgroup"));
+        assert_eq!(m.mode, MountMode::PureV2);
+    }
+
+    #[test]
+    fn v1_only_and_none() {
+        let v1: String = HYBRID
+            .lines()
+            .filter(|l| !l.contains("cgroup2"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(matches!(
+            parse_mountinfo(&v1),
+            Err(MountError::V1Only { .. })
+        ));
+        assert_eq!(parse_mountinfo("garbage\n\n"), Err(MountError::NoCgroup));
+        let msg = parse_mountinfo(&v1).unwrap_err().to_string();
+        assert!(
+            msg.contains("cgroup v1 only") && msg.contains("systemd.unified_cgroup_hierarchy=1"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn escaped_mountpoint() {
+        let m = parse_mountinfo("1 2 0:1 / /mnt/cg\\040two rw - cgroup2 none rw\n").unwrap();
+        assert_eq!(m.root, PathBuf::from("/mnt/cg two"));
+    }
+}

@@ -1,0 +1,588 @@
+//! The scanner: lists the groups and reads the cheap per-group counters on
+//! every refresh, as cheaply as the kernel allows.
+//!
+//! Cost model (measured, see BENCHMARKS.md): re-reading a kept descriptor
+//! with `pread(fd, buf, n, 0)` costs about a tenth of open/read/close, and
+//! kernfs regenerates the text at offset 0. So the scanner keeps the hot
+//! files open (up to a budget, since each kept file pins about a page of
+//! kernel memory for its seq_file buffer), and re-lists directories only
+//! when something may have changed:
+//!
+//! - the start group's `cgroup.stat` `nr_descendants` changed (one read), or
+//! - a group vanished this tick (ENOENT/ENODEV on one of its files), or
+//! - every `rewalk_every` ticks as a safety net (a create and a remove of
+//!   different groups in the same interval, or a fixture tree).
+
+use crate::cgroupfs::{self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat};
+use crate::model::{GroupPath, GroupSample, HotStats, ScanCost};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::{DirEntryExt, FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+/// Scanner settings.
+#[derive(Debug, Clone)]
+pub struct ScanConfig {
+    /// Deepest level listed below the start group (`--depth`).
+    pub max_depth: Option<usize>,
+    /// How many descriptors may be kept open at once.
+    pub max_kept: usize,
+    /// Re-list directories at least this often (in refreshes).
+    pub rewalk_every: u32,
+}
+
+impl Default for ScanConfig {
+    fn default() -> Self {
+        Self {
+            max_depth: None,
+            max_kept: 65_536,
+            rewalk_every: 10,
+        }
+    }
+}
+
+/// The files read for every group on every refresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hot {
+    CpuStat,
+    MemoryCurrent,
+    IoStat,
+    PidsCurrent,
+    Events,
+    Procs,
+}
+
+const HOT: [(Hot, &str); 6] = [
+    (Hot::CpuStat, files::CPU_STAT),
+    (Hot::MemoryCurrent, files::MEMORY_CURRENT),
+    (Hot::IoStat, files::IO_STAT),
+    (Hot::PidsCurrent, files::PIDS_CURRENT),
+    (Hot::Events, files::EVENTS),
+    (Hot::Procs, files::PROCS),
+];
+
+#[derive(Debug)]
+enum Handle {
+    /// The file does not exist (controller off, or the root's missing files).
+    Absent,
+    /// Kept open, re-read at offset 0.
+    Kept(File),
+    /// Opened, read and closed each time (over the descriptor budget).
+    Reopen,
+}
+
+#[derive(Debug)]
+struct Entry {
+    path: GroupPath,
+    dir: PathBuf,
+    inode: u64,
+    cgroup_type: Option<CgroupType>,
+    handles: [Handle; 6],
+}
+
+/// Outcome of reading one file.
+enum Read1 {
+    Text(usize),
+    Absent,
+    /// The group is gone (ENOENT/ENODEV).
+    Gone,
+}
+
+pub struct Scanner {
+    root: PathBuf,
+    cfg: ScanConfig,
+    entries: Vec<Entry>,
+    kept: usize,
+    ticks: u64,
+    need_walk: bool,
+    root_stat: Option<File>,
+    last_descendants: Option<u64>,
+    fd_limited: bool,
+    buf: Vec<u8>,
+}
+
+fn count_kept(e: &Entry) -> usize {
+    e.handles
+        .iter()
+        .filter(|h| matches!(h, Handle::Kept(_)))
+        .count()
+}
+
+fn is_gone(e: &io::Error) -> bool {
+    // ENODEV: kernfs returns it for an open file of a removed group
+    matches!(
+        e.raw_os_error(),
+        Some(libc_errno::ENOENT | libc_errno::ENODEV)
+    )
+}
+
+/// errno values, without a libc dependency.
+mod libc_errno {
+    pub const ENOENT: i32 = 2;
+    pub const ENODEV: i32 = 19;
+    pub const EMFILE: i32 = 24;
+    pub const ENFILE: i32 = 23;
+}
+
+impl Scanner {
+    pub fn new(root: PathBuf, cfg: ScanConfig) -> Self {
+        Self {
+            root,
+            cfg,
+            entries: Vec::new(),
+            kept: 0,
+            ticks: 0,
+            need_walk: true,
+            root_stat: None,
+            last_descendants: None,
+            fd_limited: false,
+            buf: vec![0; 64 * 1024],
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Asks for a re-listing on the next scan (after a write that created
+    /// or removed a group).
+    pub fn invalidate(&mut self) {
+        self.need_walk = true;
+    }
+
+    /// Number of descriptors currently kept open.
+    pub fn kept(&self) -> usize {
+        self.kept
+    }
+
+    /// Reads every group's hot counters. Returns the samples sorted by
+    /// path and what it cost (wall and CPU time are filled by the caller,
+    /// which owns the clock).
+    pub fn scan(&mut self) -> (Vec<GroupSample>, ScanCost) {
+        let mut cost = ScanCost::default();
+        if self.descendants_changed(&mut cost) {
+            self.need_walk = true;
+        }
+        if self.need_walk
+            || (self.cfg.rewalk_every > 0 && self.ticks % u64::from(self.cfg.rewalk_every) == 0)
+        {
+            self.walk();
+            cost.walked = true;
+            self.need_walk = false;
+        }
+        self.ticks += 1;
+        let mut out = Vec::with_capacity(self.entries.len());
+        let mut gone = Vec::new();
+        let mut dropped_kept = 0;
+        let mut changed = false;
+        let mut buf = std::mem::take(&mut self.buf);
+        for (i, e) in self.entries.iter_mut().enumerate() {
+            let mut hot = HotStats::default();
+            let mut vanished = false;
+            for (k, (kind, name)) in HOT.iter().enumerate() {
+                if *kind == Hot::Procs && hot.pids_current.is_some() {
+                    continue;
+                }
+                let r = read_handle(
+                    &mut e.handles[k],
+                    &e.dir,
+                    name,
+                    &mut buf,
+                    *kind == Hot::Procs,
+                    &mut cost,
+                );
+                match r {
+                    Read1::Gone => {
+                        // a file goes away with its group, or alone when a
+                        // controller is disabled in the parent: tell them
+                        // apart by the directory (same inode = same group)
+                        let same = std::fs::metadata(&e.dir).is_ok_and(|m| m.ino() == e.inode);
+                        if same {
+                            if matches!(e.handles[k], Handle::Kept(_)) {
+                                dropped_kept += 1;
+                            }
+                            e.handles[k] = Handle::Absent;
+                            changed = true;
+                        } else {
+                            vanished = true;
+                            break;
+                        }
+                    }
+                    Read1::Absent => {}
+                    Read1::Text(n) => {
+                        let Ok(text) = std::str::from_utf8(&buf[..n]) else {
+                            continue;
+                        };
+                        apply(&mut hot, *kind, text);
+                    }
+                }
+            }
+            if vanished {
+                gone.push(i);
+                continue;
+            }
+            out.push(GroupSample {
+                path: e.path.clone(),
+                inode: e.inode,
+                cgroup_type: e.cgroup_type,
+                hot,
+                detail: None,
+            });
+        }
+        self.buf = buf;
+        self.kept -= dropped_kept;
+        if changed {
+            self.need_walk = true;
+        }
+        if !gone.is_empty() {
+            for &i in gone.iter().rev() {
+                let e = self.entries.remove(i);
+                self.kept -= count_kept(&e);
+            }
+            self.need_walk = true;
+        }
+        cost.fd_limited = self.fd_limited;
+        (out, cost)
+    }
+
+    /// Reads the start group's cgroup.stat; true when nr_descendants moved.
+    fn descendants_changed(&mut self, cost: &mut ScanCost) -> bool {
+        if self.root_stat.is_none() {
+            self.root_stat = File::open(self.root.join(files::STAT)).ok();
+        }
+        let Some(f) = &self.root_stat else {
+            return false;
+        };
+        let Ok(n) = f.read_at(&mut self.buf, 0) else {
+            self.root_stat = None;
+            return true;
+        };
+        cost.files_read += 1;
+        cost.files_kept += 1;
+        let text = std::str::from_utf8(&self.buf[..n]).unwrap_or("");
+        let now = CgroupStat::parse(text).nr_descendants;
+        let changed = self.last_descendants.is_some_and(|l| l != now);
+        self.last_descendants = Some(now);
+        changed
+    }
+
+    /// Re-lists the tree, keeping the descriptors of groups that are still
+    /// the same directory (same inode).
+    fn walk(&mut self) {
+        let mut old: HashMap<GroupPath, Entry> = self
+            .entries
+            .drain(..)
+            .map(|e| (e.path.clone(), e))
+            .collect();
+        let mut found: Vec<(GroupPath, PathBuf, u64, Vec<String>)> = Vec::new();
+        let root_ino = std::fs::metadata(&self.root).map_or(0, |m| m.ino());
+        let mut stack = vec![(GroupPath::root(), self.root.clone(), root_ino, 0usize)];
+        while let Some((path, dir, ino, depth)) = stack.pop() {
+            let Ok(rd) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            let mut names = Vec::new();
+            for de in rd.flatten() {
+                let Ok(ft) = de.file_type() else { continue };
+                let name = de.file_name().to_string_lossy().into_owned();
+                if ft.is_dir() {
+                    if self.cfg.max_depth.is_none_or(|m| depth < m) {
+                        stack.push((path.join(&name), de.path(), de.ino(), depth + 1));
+                    }
+                } else {
+                    names.push(name);
+                }
+            }
+            found.push((path, dir, ino, names));
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut entries = Vec::with_capacity(found.len());
+        for (path, dir, inode, names) in found {
+            let mut entry = match old.remove(&path) {
+                Some(e) if e.inode == inode => e,
+                prev => {
+                    if let Some(e) = prev {
+                        self.kept -= count_kept(&e);
+                    }
+                    Entry {
+                        path,
+                        dir,
+                        inode,
+                        cgroup_type: None,
+                        handles: HOT.map(|_| Handle::Absent),
+                    }
+                }
+            };
+            let has = |f: &str| names.iter().any(|n| n == f);
+            // reconcile: a controller enabled or disabled in the parent adds
+            // or removes files of a group that stays
+            for (k, (_, name)) in HOT.iter().enumerate() {
+                let h = &mut entry.handles[k];
+                match (has(name), &*h) {
+                    (true, Handle::Absent) => *h = self.open_handle(&entry.dir.join(name)),
+                    (false, Handle::Kept(_)) => {
+                        self.kept -= 1;
+                        *h = Handle::Absent;
+                    }
+                    (false, Handle::Reopen) => *h = Handle::Absent,
+                    _ => {}
+                }
+            }
+            entry.cgroup_type = if has(files::TYPE) {
+                std::fs::read_to_string(entry.dir.join(files::TYPE))
+                    .ok()
+                    .and_then(|t| CgroupType::parse(&t).ok())
+            } else {
+                None
+            };
+            entries.push(entry);
+        }
+        for e in old.into_values() {
+            self.kept -= count_kept(&e);
+        }
+        self.entries = entries;
+    }
+
+    fn open_handle(&mut self, file: &Path) -> Handle {
+        if self.kept >= self.cfg.max_kept {
+            return Handle::Reopen;
+        }
+        match File::open(file) {
+            Ok(f) => {
+                self.kept += 1;
+                Handle::Kept(f)
+            }
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc_errno::EMFILE | libc_errno::ENFILE)
+                ) =>
+            {
+                self.fd_limited = true;
+                Handle::Reopen
+            }
+            Err(_) => Handle::Reopen,
+        }
+    }
+}
+
+/// Reads one hot file into `buf`. `multi` files (cgroup.procs) may need
+/// several reads: seq_file returns at most a page of records per call.
+fn read_handle(
+    h: &mut Handle,
+    dir: &Path,
+    name: &str,
+    buf: &mut Vec<u8>,
+    multi: bool,
+    cost: &mut ScanCost,
+) -> Read1 {
+    let res = match h {
+        Handle::Absent => return Read1::Absent,
+        Handle::Kept(f) => {
+            cost.files_kept += 1;
+            read_all_at(f, buf, multi)
+        }
+        Handle::Reopen => match File::open(dir.join(name)) {
+            Ok(mut f) => read_to_end(&mut f, buf),
+            Err(e) => Err(e),
+        },
+    };
+    cost.files_read += 1;
+    match res {
+        Ok(n) => Read1::Text(n),
+        Err(e) if is_gone(&e) => Read1::Gone,
+        // EACCES, EIO, ...: the file is there but says nothing this tick
+        Err(_) => Read1::Absent,
+    }
+}
+
+/// pread from offset 0. Single-record files (cpu.stat, io.stat, ...) are
+/// complete after one read that did not fill the buffer.
+fn read_all_at(f: &File, buf: &mut Vec<u8>, multi: bool) -> io::Result<usize> {
+    let mut n = 0;
+    loop {
+        if n == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let got = f.read_at(&mut buf[n..], n as u64)?;
+        n += got;
+        if got == 0 || (!multi && n < buf.len()) {
+            return Ok(n);
+        }
+    }
+}
+
+fn read_to_end(f: &mut File, buf: &mut Vec<u8>) -> io::Result<usize> {
+    let mut n = 0;
+    loop {
+        if n == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let got = f.read(&mut buf[n..])?;
+        if got == 0 {
+            return Ok(n);
+        }
+        n += got;
+    }
+}
+
+fn apply(hot: &mut HotStats, kind: Hot, text: &str) {
+    match kind {
+        Hot::CpuStat => hot.cpu = CpuStat::parse(text).ok(),
+        Hot::MemoryCurrent => hot.memory_current = cgroupfs::parse_u64("memory.current", text).ok(),
+        Hot::IoStat => hot.io = Some(IoStat::parse(text)),
+        Hot::PidsCurrent => hot.pids_current = cgroupfs::parse_u64("pids.current", text).ok(),
+        Hot::Events => hot.events = Some(CgroupEvents::parse(text)),
+        Hot::Procs => hot.nr_procs = Some(text.split_ascii_whitespace().count() as u64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn mk(root: &Path, rel: &str, files: &[(&str, &str)]) {
+        let d = root.join(rel);
+        fs::create_dir_all(&d).unwrap();
+        for (n, c) in files {
+            fs::write(d.join(n), c).unwrap();
+        }
+    }
+
+    fn tree() -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        mk(
+            r,
+            "",
+            &[
+                ("cgroup.procs", "1\n"),
+                ("cgroup.stat", "nr_descendants 2\nnr_dying_descendants 0\n"),
+                ("cpu.stat", "usage_usec 100\nuser_usec 60\nsystem_usec 40\n"),
+            ],
+        );
+        mk(
+            r,
+            "a.slice",
+            &[
+                ("cgroup.procs", ""),
+                ("cgroup.type", "domain\n"),
+                ("cgroup.events", "populated 1\nfrozen 0\n"),
+                ("cpu.stat", "usage_usec 50\nuser_usec 25\nsystem_usec 25\n"),
+                ("memory.current", "4096\n"),
+                ("pids.current", "3\n"),
+            ],
+        );
+        mk(
+            r,
+            "a.slice/b c:ü",
+            &[
+                ("cgroup.procs", "5\n6\n"),
+                ("cgroup.type", "threaded\n"),
+                (
+                    "io.stat",
+                    "8:0 rbytes=10 wbytes=20 rios=1 wios=2 dbytes=0 dios=0\n",
+                ),
+            ],
+        );
+        t
+    }
+
+    #[test]
+    fn reads_hot_files_and_odd_names() {
+        let t = tree();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let (g, cost) = s.scan();
+        let names: Vec<&str> = g.iter().map(|x| x.path.as_str()).collect();
+        assert_eq!(names, ["", "a.slice", "a.slice/b c:ü"]);
+        assert_eq!(g[0].hot.cpu.unwrap().usage_usec, 100);
+        assert_eq!(g[0].hot.nr_procs, Some(1));
+        assert_eq!(g[1].hot.memory_current, Some(4096));
+        assert_eq!(g[1].pids(), Some(3));
+        assert_eq!(
+            g[1].hot.nr_procs, None,
+            "procs is not read where pids.current exists"
+        );
+        assert!(g[1].hot.events.unwrap().populated);
+        assert_eq!(g[2].hot.io.as_ref().unwrap().total().wbytes, 20);
+        assert_eq!(g[2].pids(), Some(2));
+        assert_eq!(g[2].cgroup_type, Some(CgroupType::Threaded));
+        assert!(cost.walked);
+        assert_eq!(s.kept(), 9, "every hot file that exists is kept open");
+        assert_eq!(
+            cost.files_kept, 9,
+            "start cgroup.stat + 8 hot reads (procs skipped where pids.current is)"
+        );
+    }
+
+    #[test]
+    fn vanished_group_drops_out_and_rewalks() {
+        let t = tree();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        s.scan();
+        fs::remove_dir_all(t.path().join("a.slice/b c:ü")).unwrap();
+        // the kept descriptors of a removed tmpfs file still read; a
+        // cgroupfs file would give ENODEV. Either way the next walk drops it.
+        s.invalidate();
+        let (g, _) = s.scan();
+        assert_eq!(g.len(), 2);
+    }
+
+    #[test]
+    fn reopen_when_budget_is_zero() {
+        let t = tree();
+        let mut s = Scanner::new(
+            t.path().to_path_buf(),
+            ScanConfig {
+                max_kept: 0,
+                ..ScanConfig::default()
+            },
+        );
+        let (g, cost) = s.scan();
+        assert_eq!(g.len(), 3);
+        assert_eq!(s.kept(), 0);
+        assert_eq!(cost.files_kept, 1); // only the start group's cgroup.stat
+                                        // a file that goes away alone (controller disabled in the parent)
+                                        // leaves the group in place, without that figure
+        fs::remove_file(t.path().join("a.slice/memory.current")).unwrap();
+        let (g, _) = s.scan();
+        assert_eq!(g.len(), 3);
+        assert_eq!(g[1].hot.memory_current, None);
+        // a group whose directory went away drops out
+        fs::remove_dir_all(t.path().join("a.slice/b c:ü")).unwrap();
+        let (g, _) = s.scan();
+        assert_eq!(g.len(), 2);
+    }
+
+    #[test]
+    fn depth_limit_and_new_inode() {
+        let t = tree();
+        let mut s = Scanner::new(
+            t.path().to_path_buf(),
+            ScanConfig {
+                max_depth: Some(1),
+                ..ScanConfig::default()
+            },
+        );
+        let (g, _) = s.scan();
+        assert_eq!(g.len(), 2);
+        let ino = g[1].inode;
+        fs::remove_dir_all(t.path().join("a.slice")).unwrap();
+        mk(t.path(), "a.slice", &[("cgroup.procs", "")]);
+        s.invalidate();
+        let (g, _) = s.scan();
+        assert_ne!(g[1].inode, ino, "a recreated group is a new incarnation");
+    }
+
+    #[test]
+    fn long_procs_file_is_read_whole() {
+        let t = tempfile::tempdir().unwrap();
+        let pids: String = (1..30_000).map(|p| format!("{p}\n")).collect();
+        mk(t.path(), "", &[("cgroup.procs", &pids)]);
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let (g, _) = s.scan();
+        assert_eq!(g[0].hot.nr_procs, Some(29_999));
+    }
+}
