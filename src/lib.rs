@@ -9,6 +9,11 @@
 //! 5. [`ui`]: the thin view; [`batch`]: the plain-text and JSON views.
 //! 6. [`term`] and [`run`]: the terminal, signals, threads and the main loop.
 
+pub mod app;
+pub mod batch;
 pub mod cgroupfs;
 pub mod model;
+pub mod run;
 pub mod source;
+pub mod term;
+pub mod ui;

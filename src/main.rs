@@ -1,1 +1,110 @@
-fn main() {}
+//! The `cgtop` command: parse the command line, run, map errors to exit
+//! codes (2: no usable hierarchy or bad arguments, 1: anything else).
+
+use cgtop::model::GroupPath;
+use cgtop::run::{self, Options, Output, SetupError};
+use clap::Parser;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// An htop-like view of the cgroup v2 tree: live CPU, memory, IO,
+/// processes and pressure for every group.
+///
+/// Without --root, cgroup2 is found in /proc/self/mountinfo (pure v2 at
+/// /sys/fs/cgroup, or hybrid at /sys/fs/cgroup/unified). When stdout is
+/// not a terminal, cgtop behaves as --batch.
+#[derive(Parser, Debug)]
+#[command(version, about, long_about)]
+struct Cli {
+    /// Start at this group, a path relative to the hierarchy (e.g. system.slice)
+    group: Option<String>,
+
+    /// Read this directory instead of the cgroup2 mount: a delegated
+    /// subtree, or any tree laid out like cgroupfs (a fixture)
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+
+    /// Seconds between refreshes (0.1 to 3600)
+    #[arg(short, long, value_name = "SECS", default_value = "1")]
+    delay: String,
+
+    /// Show at most N levels below the start group
+    #[arg(long, value_name = "N")]
+    depth: Option<usize>,
+
+    /// Print plain text refreshes (like top -b) instead of the full-screen view
+    #[arg(short, long)]
+    batch: bool,
+
+    /// Stop after N refreshes (batch and JSON)
+    #[arg(short = 'n', long, value_name = "N")]
+    iterations: Option<u64>,
+
+    /// Print one JSON object per refresh (JSON Lines) with every group's
+    /// raw counters, limits and rates; see README "JSON output"
+    #[arg(long)]
+    json: bool,
+
+    /// Never write to the hierarchy (every changing action is disabled)
+    #[arg(long)]
+    read_only: bool,
+
+    /// Capture the mouse (off by default so that the terminal's own
+    /// selection and copy keep working)
+    #[arg(long)]
+    mouse: bool,
+
+    /// Show CPU % as a share of the whole machine instead of one core
+    #[arg(long)]
+    machine_cpu: bool,
+
+    /// Keep at most N files open between refreshes (each costs the kernel
+    /// about a page of memory; beyond it files are opened per read)
+    #[arg(long, value_name = "N")]
+    max_kept_fds: Option<usize>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let interval = match cgtop::app::parse_interval(&cli.delay) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("cgtop: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let output = if cli.json {
+        Output::Json
+    } else if cli.batch || !std::io::stdout().is_terminal() {
+        Output::Text
+    } else {
+        Output::Tui
+    };
+    let opts = Options {
+        start: cli
+            .group
+            .as_deref()
+            .map_or_else(GroupPath::root, GroupPath::new),
+        root: cli.root,
+        interval,
+        depth: cli.depth,
+        output,
+        iterations: cli.iterations,
+        read_only: cli.read_only,
+        mouse: cli.mouse,
+        machine_cpu: cli.machine_cpu,
+        max_kept_fds: cli.max_kept_fds,
+    };
+    match run::run(&opts) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("cgtop: {e:#}");
+            if e.downcast_ref::<SetupError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}

@@ -1,0 +1,465 @@
+//! The one keymap table: dispatch, the footer hints and the help screen
+//! are all drawn from [`KEYMAP`], so help never drifts from the real keys.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Which bindings apply: each mode has its own table slice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// The main view (tree or process list focused).
+    Main,
+    /// Typing a filter.
+    Filter,
+    /// The help screen.
+    Help,
+    /// Typing a number (refresh interval).
+    Prompt,
+}
+
+/// Everything a key can ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    Expand,
+    Collapse,
+    ExpandSubtree,
+    CollapseSubtree,
+    ToggleAll,
+    StartFilter,
+    ClearFilter,
+    SortPrev,
+    SortNext,
+    SortReverse,
+    SwitchFocus,
+    DetailPage(u8),
+    ToggleCpuScale,
+    Pause,
+    SetInterval,
+    Help,
+    Quit,
+    // in the filter and prompt scopes
+    Accept,
+    Cancel,
+    DeleteChar,
+    // help scope
+    CloseHelp,
+}
+
+/// A key as the table spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub mods: KeyModifiers,
+}
+
+const fn k(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: KeyModifiers::NONE,
+    }
+}
+const fn code(code: KeyCode) -> Key {
+    Key {
+        code,
+        mods: KeyModifiers::NONE,
+    }
+}
+const fn shift(code: KeyCode) -> Key {
+    Key {
+        code,
+        mods: KeyModifiers::SHIFT,
+    }
+}
+const fn ctrl(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: KeyModifiers::CONTROL,
+    }
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    pub scope: Scope,
+    pub keys: &'static [Key],
+    pub action: Action,
+    /// What the help screen says.
+    pub help: &'static str,
+    /// Short label for the footer; `None` keeps it out of the footer.
+    pub footer: Option<&'static str>,
+}
+
+const fn b(
+    scope: Scope,
+    keys: &'static [Key],
+    action: Action,
+    help: &'static str,
+    footer: Option<&'static str>,
+) -> Binding {
+    Binding {
+        scope,
+        keys,
+        action,
+        help,
+        footer,
+    }
+}
+
+use Scope::{Filter, Help as HelpScope, Main, Prompt};
+
+pub const KEYMAP: &[Binding] = &[
+    b(
+        Main,
+        &[code(KeyCode::Up), k('k')],
+        Action::Up,
+        "move up",
+        None,
+    ),
+    b(
+        Main,
+        &[code(KeyCode::Down), k('j')],
+        Action::Down,
+        "move down",
+        None,
+    ),
+    b(
+        Main,
+        &[code(KeyCode::PageUp), ctrl('b')],
+        Action::PageUp,
+        "page up",
+        None,
+    ),
+    b(
+        Main,
+        &[code(KeyCode::PageDown), ctrl('f')],
+        Action::PageDown,
+        "page down",
+        None,
+    ),
+    b(
+        Main,
+        &[code(KeyCode::Home), k('g')],
+        Action::Home,
+        "first row",
+        None,
+    ),
+    b(
+        Main,
+        &[code(KeyCode::End), k('G'), shift(KeyCode::Char('G'))],
+        Action::End,
+        "last row",
+        None,
+    ),
+    b(
+        Main,
+        &[code(KeyCode::Right), k('l'), k('+')],
+        Action::Expand,
+        "expand the group",
+        None,
+    ),
+    b(
+        Main,
+        &[code(KeyCode::Left), k('h'), k('-')],
+        Action::Collapse,
+        "collapse the group (or go to its parent)",
+        None,
+    ),
+    b(
+        Main,
+        &[shift(KeyCode::Right), k('}')],
+        Action::ExpandSubtree,
+        "expand the whole subtree",
+        None,
+    ),
+    b(
+        Main,
+        &[shift(KeyCode::Left), k('{')],
+        Action::CollapseSubtree,
+        "collapse the whole subtree",
+        None,
+    ),
+    b(
+        Main,
+        &[k('*')],
+        Action::ToggleAll,
+        "expand or collapse everything",
+        Some("fold"),
+    ),
+    b(
+        Main,
+        &[k('/')],
+        Action::StartFilter,
+        "filter groups by name (ancestors stay)",
+        Some("filter"),
+    ),
+    b(
+        Main,
+        &[code(KeyCode::Esc)],
+        Action::ClearFilter,
+        "clear the filter",
+        None,
+    ),
+    b(
+        Main,
+        &[k('<'), shift(KeyCode::Char('<'))],
+        Action::SortPrev,
+        "sort by the previous column",
+        None,
+    ),
+    b(
+        Main,
+        &[k('>'), shift(KeyCode::Char('>'))],
+        Action::SortNext,
+        "sort by the next column",
+        Some("sort"),
+    ),
+    b(
+        Main,
+        &[k('r')],
+        Action::SortReverse,
+        "reverse the sort order",
+        None,
+    ),
+    b(
+        Main,
+        &[code(KeyCode::Tab)],
+        Action::SwitchFocus,
+        "move focus between the tree and the process list",
+        Some("procs"),
+    ),
+    b(
+        Main,
+        &[k('1')],
+        Action::DetailPage(0),
+        "detail: overview",
+        None,
+    ),
+    b(
+        Main,
+        &[k('2')],
+        Action::DetailPage(1),
+        "detail: memory",
+        None,
+    ),
+    b(Main, &[k('3')], Action::DetailPage(2), "detail: IO", None),
+    b(
+        Main,
+        &[k('4')],
+        Action::DetailPage(3),
+        "detail: processes",
+        None,
+    ),
+    b(
+        Main,
+        &[k('5')],
+        Action::DetailPage(4),
+        "detail: raw interface files",
+        None,
+    ),
+    b(
+        Main,
+        &[k('%')],
+        Action::ToggleCpuScale,
+        "CPU % of one core / of the whole machine",
+        None,
+    ),
+    b(
+        Main,
+        &[k('p')],
+        Action::Pause,
+        "pause or resume refreshing",
+        Some("pause"),
+    ),
+    b(
+        Main,
+        &[k('d')],
+        Action::SetInterval,
+        "set the refresh interval",
+        Some("delay"),
+    ),
+    b(
+        Main,
+        &[k('?'), code(KeyCode::F(1))],
+        Action::Help,
+        "this help",
+        Some("help"),
+    ),
+    b(
+        Main,
+        &[k('q'), code(KeyCode::F(10)), ctrl('c')],
+        Action::Quit,
+        "quit",
+        Some("quit"),
+    ),
+    b(
+        Filter,
+        &[code(KeyCode::Enter)],
+        Action::Accept,
+        "keep the filter",
+        Some("keep"),
+    ),
+    b(
+        Filter,
+        &[code(KeyCode::Esc), ctrl('c')],
+        Action::Cancel,
+        "clear the filter",
+        Some("clear"),
+    ),
+    b(
+        Filter,
+        &[code(KeyCode::Backspace)],
+        Action::DeleteChar,
+        "delete a character",
+        None,
+    ),
+    b(
+        Prompt,
+        &[code(KeyCode::Enter)],
+        Action::Accept,
+        "apply",
+        Some("apply"),
+    ),
+    b(
+        Prompt,
+        &[code(KeyCode::Esc), ctrl('c')],
+        Action::Cancel,
+        "cancel",
+        Some("cancel"),
+    ),
+    b(
+        Prompt,
+        &[code(KeyCode::Backspace)],
+        Action::DeleteChar,
+        "delete a character",
+        None,
+    ),
+    b(
+        HelpScope,
+        &[
+            code(KeyCode::Esc),
+            k('q'),
+            k('?'),
+            code(KeyCode::F(1)),
+            code(KeyCode::Enter),
+        ],
+        Action::CloseHelp,
+        "close the help",
+        Some("close"),
+    ),
+];
+
+/// Normalises a key event: SHIFT on a character is already in the
+/// character (crossterm reports 'G' with or without SHIFT).
+fn matches(key: &Key, ev: &KeyEvent) -> bool {
+    let mods = ev.modifiers & (KeyModifiers::CONTROL | KeyModifiers::SHIFT | KeyModifiers::ALT);
+    if key.code != ev.code {
+        return false;
+    }
+    match ev.code {
+        KeyCode::Char(_) => key.mods == (mods - KeyModifiers::SHIFT) || key.mods == mods,
+        _ => key.mods == mods,
+    }
+}
+
+/// The action bound to `ev` in `scope`.
+pub fn lookup(scope: Scope, ev: &KeyEvent) -> Option<Action> {
+    KEYMAP
+        .iter()
+        .filter(|b| b.scope == scope)
+        .find(|b| b.keys.iter().any(|k| matches(k, ev)))
+        .map(|b| b.action)
+}
+
+/// How a key is written in the help and the footer.
+pub fn key_name(key: &Key) -> String {
+    let base = match key.code {
+        KeyCode::Char(' ') => "Space".to_owned(),
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::Up => "Up".into(),
+        KeyCode::Down => "Down".into(),
+        KeyCode::Left => "Left".into(),
+        KeyCode::Right => "Right".into(),
+        KeyCode::PageUp => "PgUp".into(),
+        KeyCode::PageDown => "PgDn".into(),
+        KeyCode::Home => "Home".into(),
+        KeyCode::End => "End".into(),
+        KeyCode::Tab => "Tab".into(),
+        KeyCode::Enter => "Enter".into(),
+        KeyCode::Esc => "Esc".into(),
+        KeyCode::Backspace => "Bksp".into(),
+        KeyCode::Delete => "Del".into(),
+        KeyCode::F(n) => format!("F{n}"),
+        other => format!("{other:?}"),
+    };
+    if key.mods.contains(KeyModifiers::CONTROL) {
+        format!("^{}", base.to_uppercase())
+    } else if key.mods.contains(KeyModifiers::SHIFT) && !matches!(key.code, KeyCode::Char(_)) {
+        format!("S-{base}")
+    } else {
+        base
+    }
+}
+
+/// Bindings of one scope, for the help screen, without duplicate keys
+/// that only differ by an implied SHIFT.
+pub fn bindings(scope: Scope) -> impl Iterator<Item = &'static Binding> {
+    KEYMAP.iter().filter(move |b| b.scope == scope)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn no_key_bound_twice_in_a_scope() {
+        let mut seen: HashSet<(Scope, KeyCode, KeyModifiers)> = HashSet::new();
+        for b in KEYMAP {
+            for key in b.keys {
+                assert!(
+                    seen.insert((b.scope, key.code, key.mods)),
+                    "{:?} bound twice in {:?}",
+                    key,
+                    b.scope
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_binding_is_reachable_by_its_own_keys() {
+        for b in KEYMAP {
+            for key in b.keys {
+                let ev = KeyEvent::new(key.code, key.mods);
+                assert_eq!(
+                    lookup(b.scope, &ev),
+                    Some(b.action),
+                    "{key:?} in {:?}",
+                    b.scope
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn shifted_letters_and_ctrl_c() {
+        let ev = KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT);
+        assert_eq!(lookup(Scope::Main, &ev), Some(Action::End));
+        let ev = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(lookup(Scope::Main, &ev), Some(Action::Quit));
+        let ev = KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE);
+        assert_eq!(lookup(Scope::Main, &ev), None);
+    }
+
+    #[test]
+    fn key_names() {
+        assert_eq!(key_name(&ctrl('c')), "^C");
+        assert_eq!(key_name(&code(KeyCode::F(10))), "F10");
+        assert_eq!(key_name(&shift(KeyCode::Right)), "S-Right");
+    }
+}

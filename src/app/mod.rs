@@ -1,0 +1,687 @@
+//! Application state and `update(&mut App, Msg) -> Vec<Effect>`: a state
+//! machine without I/O. Keys, collector results, resizes and signals come
+//! in as [`Msg`]; what must happen outside (tell the collector, quit) goes
+//! out as [`Effect`].
+//!
+//! Must not depend on: `ui`, the terminal, the filesystem.
+
+pub mod keymap;
+
+use crate::model::tree::{Row, RowOptions, Tree};
+use crate::model::{GroupPath, GroupRates, GroupSample, MountInfo};
+use crate::source::collector::{Collected, Command, Focus, Refresh};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use keymap::{Action, Scope};
+use std::cmp::Ordering;
+use std::collections::HashSet;
+use std::time::Duration;
+
+/// Everything that can happen to the app.
+#[derive(Debug, Clone)]
+pub enum Msg {
+    Key(KeyEvent),
+    Collected(Collected),
+    Resized {
+        width: u16,
+        height: u16,
+    },
+    /// SIGTERM, SIGHUP, SIGQUIT or SIGINT arrived.
+    Signalled(i32),
+    /// The terminal is gone (EOF or error on input, hung-up tty).
+    InputClosed,
+}
+
+impl From<Collected> for Msg {
+    fn from(c: Collected) -> Self {
+        Self::Collected(c)
+    }
+}
+
+/// What `update` asks the outside world to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Collector(Command),
+    Quit,
+}
+
+/// Sortable columns, in the order `<` and `>` walk them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    Name,
+    Cpu,
+    Memory,
+    IoRead,
+    IoWrite,
+    Pids,
+}
+
+impl SortKey {
+    pub const ALL: [Self; 6] = [
+        Self::Name,
+        Self::Cpu,
+        Self::Memory,
+        Self::IoRead,
+        Self::IoWrite,
+        Self::Pids,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Name => "GROUP",
+            Self::Cpu => "CPU%",
+            Self::Memory => "MEM",
+            Self::IoRead => "READ/s",
+            Self::IoWrite => "WRITE/s",
+            Self::Pids => "PIDS",
+        }
+    }
+
+    fn step(self, forward: bool) -> Self {
+        let i = Self::ALL.iter().position(|k| *k == self).unwrap_or(0);
+        let n = Self::ALL.len();
+        Self::ALL[if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }]
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Tree,
+    Processes,
+}
+
+/// Detail pane pages (keys 1-5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetailPage {
+    Overview,
+    Memory,
+    Io,
+    Processes,
+    Raw,
+}
+
+impl DetailPage {
+    pub const ALL: [Self; 5] = [
+        Self::Overview,
+        Self::Memory,
+        Self::Io,
+        Self::Processes,
+        Self::Raw,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Overview => "Overview",
+            Self::Memory => "Memory",
+            Self::Io => "IO",
+            Self::Processes => "Processes",
+            Self::Raw => "Raw",
+        }
+    }
+}
+
+/// Modal state on top of the main view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    Normal,
+    Filter,
+    Help,
+    /// Typing a new refresh interval in seconds.
+    IntervalPrompt(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Warn,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub level: Level,
+    pub text: String,
+}
+
+/// Facts about the machine, gathered once at start (at the edge).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HostInfo {
+    pub hostname: String,
+    pub kernel: String,
+    pub ncpus: usize,
+}
+
+/// The latest refresh and the tree built from it.
+pub struct Data {
+    pub refresh: Refresh,
+    pub tree: Tree,
+}
+
+pub struct App {
+    pub host: HostInfo,
+    pub mount: MountInfo,
+    pub start: GroupPath,
+    pub interval: Duration,
+    pub paused: bool,
+    /// Why writing is off, if it is.
+    pub read_only: Option<String>,
+    pub data: Option<Data>,
+    /// The latest full read of the selected group.
+    pub focus: Option<Focus>,
+    pub rows: Vec<Row>,
+    /// The selected group: follows the same group across refreshes.
+    pub selected: Option<GroupPath>,
+    pub cursor: usize,
+    pub scroll: usize,
+    pub collapsed: HashSet<GroupPath>,
+    pub sort: SortKey,
+    pub sort_desc: bool,
+    pub filter: String,
+    pub mode: Mode,
+    pub pane: Pane,
+    pub page: DetailPage,
+    pub proc_cursor: usize,
+    /// CPU % relative to the whole machine instead of one core.
+    pub cpu_machine: bool,
+    pub status: Option<Status>,
+    /// Rows of the tree pane that fit on screen (set on resize).
+    pub tree_height: usize,
+    pub size: (u16, u16),
+    pub quitting: bool,
+}
+
+impl App {
+    pub fn new(host: HostInfo, mount: MountInfo, start: GroupPath, interval: Duration) -> Self {
+        Self {
+            host,
+            mount,
+            selected: Some(start.clone()),
+            start,
+            interval,
+            paused: false,
+            read_only: None,
+            data: None,
+            focus: None,
+            rows: Vec::new(),
+            cursor: 0,
+            scroll: 0,
+            collapsed: HashSet::new(),
+            sort: SortKey::Cpu,
+            sort_desc: true,
+            filter: String::new(),
+            mode: Mode::Normal,
+            pane: Pane::Tree,
+            page: DetailPage::Overview,
+            proc_cursor: 0,
+            cpu_machine: false,
+            status: None,
+            tree_height: 20,
+            size: (80, 24),
+            quitting: false,
+        }
+    }
+
+    /// Which keymap scope applies now.
+    pub fn scope(&self) -> Scope {
+        match self.mode {
+            Mode::Normal => Scope::Main,
+            Mode::Filter => Scope::Filter,
+            Mode::Help => Scope::Help,
+            Mode::IntervalPrompt(_) => Scope::Prompt,
+        }
+    }
+
+    /// The sample and rates of the group on row `i`.
+    pub fn row_data(&self, i: usize) -> Option<(&GroupSample, &GroupRates)> {
+        let d = self.data.as_ref()?;
+        let row = self.rows.get(i)?;
+        let idx = d.tree.nodes.get(row.node)?.sample;
+        Some((
+            d.refresh.snapshot.groups.get(idx)?,
+            d.refresh.rates.get(idx)?,
+        ))
+    }
+
+    pub fn selected_data(&self) -> Option<(&GroupSample, &GroupRates)> {
+        self.row_data(self.cursor)
+    }
+
+    /// CPU % as shown: of one core, or of the machine.
+    pub fn cpu_shown(&self, pct: f64) -> f64 {
+        if self.cpu_machine && self.host.ncpus > 0 {
+            pct / self.host.ncpus as f64
+        } else {
+            pct
+        }
+    }
+
+    fn set_status(&mut self, level: Level, text: impl Into<String>) {
+        self.status = Some(Status {
+            level,
+            text: text.into(),
+        });
+    }
+
+    /// Rebuilds the visible rows and puts the cursor back on the selected
+    /// group (or its nearest surviving ancestor, with a message).
+    fn rebuild_rows(&mut self) {
+        let Some(d) = &self.data else {
+            self.rows.clear();
+            return;
+        };
+        let groups = &d.refresh.snapshot.groups;
+        let rates = &d.refresh.rates;
+        let tree = &d.tree;
+        let key = self.sort;
+        let desc = self.sort_desc;
+        let val = |node: usize| -> (f64, &GroupSample) {
+            let i = tree.nodes[node].sample;
+            let g = &groups[i];
+            let r = &rates[i];
+            let v = match key {
+                SortKey::Name => 0.0,
+                SortKey::Cpu => r.cpu_pct.unwrap_or(-1.0),
+                SortKey::Memory => g.hot.memory_current.map_or(-1.0, |m| m as f64),
+                SortKey::IoRead => r.io.map_or(-1.0, |x| x.rbps),
+                SortKey::IoWrite => r.io.map_or(-1.0, |x| x.wbps),
+                SortKey::Pids => g.pids().map_or(-1.0, |p| p as f64),
+            };
+            (v, g)
+        };
+        let cmp = |a: usize, b: usize| -> Ordering {
+            let (va, ga) = val(a);
+            let (vb, gb) = val(b);
+            let o = if key == SortKey::Name {
+                ga.path.name().cmp(gb.path.name())
+            } else {
+                va.partial_cmp(&vb).unwrap_or(Ordering::Equal)
+            };
+            if desc {
+                o.reverse()
+            } else {
+                o
+            }
+        };
+        let filter = (!self.filter.is_empty()).then_some(self.filter.as_str());
+        self.rows = tree.rows(
+            &RowOptions {
+                collapsed: Some(&self.collapsed),
+                filter,
+            },
+            cmp,
+        );
+        self.place_cursor();
+    }
+
+    /// Finds the selected group among the rows; if it is gone, selects its
+    /// nearest ancestor that is still shown and says so.
+    fn place_cursor(&mut self) {
+        let Some(d) = &self.data else { return };
+        let find = |p: &GroupPath| {
+            self.rows
+                .iter()
+                .position(|r| &d.tree.nodes[r.node].path == p)
+        };
+        if let Some(sel) = self.selected.clone() {
+            if let Some(i) = find(&sel) {
+                self.cursor = i;
+            } else if let Some((i, anc)) = sel
+                .ancestors()
+                .skip(1)
+                .find_map(|a| find(&a).map(|i| (i, a)))
+            {
+                // a group hidden by a collapse or filter is not "gone"
+                let still_there = d.refresh.snapshot.find(&sel).is_some();
+                self.cursor = i;
+                if !still_there {
+                    self.status = Some(Status {
+                        level: Level::Warn,
+                        text: format!("{sel} is gone; selected its parent {anc}"),
+                    });
+                    self.selected = Some(anc);
+                }
+            } else {
+                self.cursor = self.cursor.min(self.rows.len().saturating_sub(1));
+            }
+        }
+        self.sync_selected();
+    }
+
+    /// After the cursor moved: remember the group under it.
+    fn sync_selected(&mut self) {
+        if let Some(d) = &self.data {
+            if let Some(r) = self.rows.get(self.cursor) {
+                self.selected = Some(d.tree.nodes[r.node].path.clone());
+            }
+        }
+        self.fix_scroll();
+    }
+
+    fn fix_scroll(&mut self) {
+        let h = self.tree_height.max(1);
+        if self.cursor < self.scroll {
+            self.scroll = self.cursor;
+        } else if self.cursor >= self.scroll + h {
+            self.scroll = self.cursor + 1 - h;
+        }
+        let max_scroll = self.rows.len().saturating_sub(h);
+        self.scroll = self.scroll.min(max_scroll);
+    }
+
+    fn selected_node(&self) -> Option<usize> {
+        self.rows.get(self.cursor).map(|r| r.node)
+    }
+
+    fn focus_effect(&self) -> Effect {
+        Effect::Collector(Command::Focus(self.selected.clone()))
+    }
+
+    /// Moves the cursor and, if the group changed, asks for its detail.
+    fn move_cursor(&mut self, to: usize, fx: &mut Vec<Effect>) {
+        if self.rows.is_empty() {
+            return;
+        }
+        let before = self.selected.clone();
+        self.cursor = to.min(self.rows.len() - 1);
+        self.sync_selected();
+        if self.selected != before {
+            self.focus = None;
+            self.proc_cursor = 0;
+            fx.push(self.focus_effect());
+        }
+    }
+
+    fn subtree_branches(&self, node: usize) -> Vec<GroupPath> {
+        let Some(d) = &self.data else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            let nd = &d.tree.nodes[n];
+            if !nd.children.is_empty() {
+                out.push(nd.path.clone());
+            }
+            stack.extend(nd.children.iter().copied());
+        }
+        out
+    }
+
+    fn processes_len(&self) -> usize {
+        self.focus.as_ref().map_or(0, |f| f.processes.len())
+    }
+}
+
+/// The one entry point: apply a message, return what must be done.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    match msg {
+        Msg::Key(ev) => on_key(app, &ev, &mut fx),
+        Msg::Collected(Collected::Refresh(r)) => on_refresh(app, *r, &mut fx),
+        Msg::Collected(Collected::Focus(f)) => {
+            if app.selected.as_ref() == Some(&f.path) {
+                app.focus = Some(*f);
+            }
+        }
+        Msg::Resized { width, height } => {
+            app.size = (width, height);
+            app.tree_height = crate::ui::tree_rows_for(width, height);
+            app.fix_scroll();
+        }
+        Msg::Signalled(_) | Msg::InputClosed => {
+            app.quitting = true;
+            fx.push(Effect::Quit);
+        }
+    }
+    fx
+}
+
+fn on_refresh(app: &mut App, r: Refresh, fx: &mut Vec<Effect>) {
+    let first = app.data.is_none();
+    let tree = Tree::build(&r.snapshot.groups);
+    if let Some(f) = &r.focus {
+        if app.selected.as_ref() == Some(&f.path) {
+            app.focus = Some(f.clone());
+        }
+    }
+    app.data = Some(Data { refresh: r, tree });
+    let before = app.selected.clone();
+    app.rebuild_rows();
+    if first || app.selected != before {
+        app.focus = app
+            .focus
+            .take()
+            .filter(|f| Some(&f.path) == app.selected.as_ref());
+        fx.push(app.focus_effect());
+    }
+    app.proc_cursor = app.proc_cursor.min(app.processes_len().saturating_sub(1));
+}
+
+fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
+    let scope = app.scope();
+    let action = keymap::lookup(scope, ev);
+    match scope {
+        Scope::Filter => {
+            match action {
+                Some(Action::Accept) => app.mode = Mode::Normal,
+                Some(Action::Cancel) => {
+                    app.filter.clear();
+                    app.mode = Mode::Normal;
+                }
+                Some(Action::DeleteChar) => {
+                    app.filter.pop();
+                }
+                _ => {
+                    if let KeyCode::Char(c) = ev.code {
+                        if !ev.modifiers.contains(KeyModifiers::CONTROL) {
+                            app.filter.push(c);
+                        }
+                    }
+                }
+            }
+            let before = app.selected.clone();
+            app.rebuild_rows();
+            if app.selected != before {
+                fx.push(app.focus_effect());
+            }
+            return;
+        }
+        Scope::Prompt => {
+            let Mode::IntervalPrompt(text) = &mut app.mode else {
+                return;
+            };
+            match action {
+                Some(Action::Accept) => {
+                    let t = text.trim().to_owned();
+                    app.mode = Mode::Normal;
+                    match parse_interval(&t) {
+                        Ok(d) => {
+                            app.interval = d;
+                            app.set_status(
+                                Level::Info,
+                                format!("refreshing every {}", fmt_secs(d)),
+                            );
+                            fx.push(Effect::Collector(Command::SetInterval(d)));
+                        }
+                        Err(e) => app.set_status(Level::Error, e),
+                    }
+                }
+                Some(Action::Cancel) => app.mode = Mode::Normal,
+                Some(Action::DeleteChar) => {
+                    text.pop();
+                }
+                _ => {
+                    if let KeyCode::Char(c) = ev.code {
+                        if c.is_ascii_digit() || c == '.' {
+                            text.push(c);
+                        }
+                    }
+                }
+            }
+            return;
+        }
+        Scope::Help => {
+            if action == Some(Action::CloseHelp) {
+                app.mode = Mode::Normal;
+            }
+            return;
+        }
+        Scope::Main => {}
+    }
+    let Some(action) = action else { return };
+    app.status = None;
+    let page = app.tree_height.max(1);
+    let in_procs = app.pane == Pane::Processes;
+    match action {
+        Action::Up if in_procs => app.proc_cursor = app.proc_cursor.saturating_sub(1),
+        Action::Down if in_procs => {
+            app.proc_cursor = (app.proc_cursor + 1).min(app.processes_len().saturating_sub(1))
+        }
+        Action::Home if in_procs => app.proc_cursor = 0,
+        Action::End if in_procs => app.proc_cursor = app.processes_len().saturating_sub(1),
+        Action::Up => app.move_cursor(app.cursor.saturating_sub(1), fx),
+        Action::Down => app.move_cursor(app.cursor + 1, fx),
+        Action::PageUp => app.move_cursor(app.cursor.saturating_sub(page), fx),
+        Action::PageDown => app.move_cursor(app.cursor + page, fx),
+        Action::Home => app.move_cursor(0, fx),
+        Action::End => app.move_cursor(usize::MAX, fx),
+        Action::Expand | Action::Collapse | Action::ExpandSubtree | Action::CollapseSubtree => {
+            fold(app, action, fx)
+        }
+        Action::ToggleAll => {
+            if app.collapsed.is_empty() {
+                // everything below the top level folds; the top stays open
+                if let Some(d) = &app.data {
+                    app.collapsed = d
+                        .tree
+                        .branches()
+                        .filter(|p| **p != d.tree.nodes[0].path)
+                        .cloned()
+                        .collect();
+                }
+            } else {
+                app.collapsed.clear();
+            }
+            app.rebuild_rows();
+        }
+        Action::StartFilter => app.mode = Mode::Filter,
+        Action::ClearFilter => {
+            if !app.filter.is_empty() {
+                app.filter.clear();
+                app.rebuild_rows();
+            }
+        }
+        Action::SortPrev | Action::SortNext => {
+            app.sort = app.sort.step(action == Action::SortNext);
+            // names read best A-Z, figures biggest first
+            app.sort_desc = app.sort != SortKey::Name;
+            app.rebuild_rows();
+        }
+        Action::SortReverse => {
+            app.sort_desc = !app.sort_desc;
+            app.rebuild_rows();
+        }
+        Action::SwitchFocus => {
+            app.pane = match app.pane {
+                Pane::Tree => {
+                    app.page = DetailPage::Processes;
+                    Pane::Processes
+                }
+                Pane::Processes => Pane::Tree,
+            };
+        }
+        Action::DetailPage(n) => {
+            app.page = DetailPage::ALL[usize::from(n).min(DetailPage::ALL.len() - 1)];
+            if app.page != DetailPage::Processes {
+                app.pane = Pane::Tree;
+            }
+        }
+        Action::ToggleCpuScale => {
+            app.cpu_machine = !app.cpu_machine;
+            let n = app.host.ncpus;
+            app.set_status(
+                Level::Info,
+                if app.cpu_machine {
+                    format!("CPU % of the whole machine ({n} CPUs = 100 %)")
+                } else {
+                    "CPU % of one core (100 % = one core busy)".into()
+                },
+            );
+        }
+        Action::Pause => {
+            app.paused = !app.paused;
+            fx.push(Effect::Collector(Command::Pause(app.paused)));
+        }
+        Action::SetInterval => app.mode = Mode::IntervalPrompt(String::new()),
+        Action::Help => app.mode = Mode::Help,
+        Action::Quit => {
+            app.quitting = true;
+            fx.push(Effect::Quit);
+        }
+        Action::Accept | Action::Cancel | Action::DeleteChar | Action::CloseHelp => {}
+    }
+}
+
+fn fold(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    let Some(node) = app.selected_node() else {
+        return;
+    };
+    let Some(d) = &app.data else { return };
+    let path = d.tree.nodes[node].path.clone();
+    let has_children = !d.tree.nodes[node].children.is_empty();
+    let parent = d.tree.nodes[node].parent;
+    match action {
+        Action::Expand => {
+            app.collapsed.remove(&path);
+        }
+        Action::Collapse => {
+            if has_children && !app.collapsed.contains(&path) {
+                app.collapsed.insert(path);
+            } else if let Some(p) = parent {
+                // like a file manager: on a leaf or folded group, go up
+                if let Some(i) = app.rows.iter().position(|r| r.node == p) {
+                    app.move_cursor(i, fx);
+                }
+                return;
+            }
+        }
+        Action::ExpandSubtree => {
+            for p in app.subtree_branches(node) {
+                app.collapsed.remove(&p);
+            }
+        }
+        Action::CollapseSubtree => {
+            for p in app.subtree_branches(node) {
+                app.collapsed.insert(p);
+            }
+        }
+        _ => {}
+    }
+    app.rebuild_rows();
+}
+
+/// Parses a refresh interval in seconds ("2", "0.5"); 0.1 s to 1 hour.
+pub fn parse_interval(s: &str) -> Result<Duration, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("interval: {s:?} is not a number of seconds (e.g. 2 or 0.5)"))?;
+    if !(0.1..=3600.0).contains(&v) {
+        return Err(format!(
+            "interval: {v} s is out of range (0.1 to 3600 seconds)"
+        ));
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+pub fn fmt_secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if (s - s.round()).abs() < 1e-9 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s:.1} s")
+    }
+}

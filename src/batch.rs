@@ -1,0 +1,216 @@
+//! Batch output: plain text like `top -b`, or one JSON object per refresh
+//! (JSON Lines). No terminal control codes in either.
+//!
+//! JSON field names and units are documented in README.md ("JSON output").
+
+use crate::app::HostInfo;
+use crate::cgroupfs::MemoryEvents;
+use crate::model::tree::{RowOptions, Tree};
+use crate::model::{GroupDetail, GroupRates, GroupSample, HotStats, MountInfo, ScanCost};
+use crate::run::{Options, Output};
+use crate::source::collector::{Collector, CollectorConfig, Refresh};
+use crate::ui::format::{bytes_short, pct, rate_short};
+use anyhow::Result;
+use std::cmp::Ordering;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+/// One group in the JSON output.
+#[derive(serde::Serialize)]
+struct JsonGroup<'a> {
+    /// "/" for the root, "/system.slice/cron.service" below it.
+    path: String,
+    inode: u64,
+    #[serde(rename = "type")]
+    cgroup_type: Option<crate::cgroupfs::CgroupType>,
+    #[serde(flatten)]
+    hot: &'a HotStats,
+    #[serde(flatten)]
+    detail: Option<&'a GroupDetail>,
+    rates: &'a GroupRates,
+    memory_events_since_start: Option<&'a MemoryEvents>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonRefresh<'a> {
+    /// Seconds since cgtop started (monotonic).
+    time_s: f64,
+    /// Seconds the rates are computed over.
+    interval_s: f64,
+    host: &'a str,
+    kernel: &'a str,
+    ncpus: usize,
+    mount: &'a MountInfo,
+    cost: JsonCost,
+    groups: Vec<JsonGroup<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct JsonCost {
+    wall_ms: f64,
+    cpu_ms: f64,
+    files_read: u64,
+    files_kept: u64,
+    fd_limited: bool,
+}
+
+impl From<&ScanCost> for JsonCost {
+    fn from(c: &ScanCost) -> Self {
+        Self {
+            wall_ms: c.wall.as_secs_f64() * 1e3,
+            cpu_ms: c.cpu.as_secs_f64() * 1e3,
+            files_read: c.files_read,
+            files_kept: c.files_kept,
+            fd_limited: c.fd_limited,
+        }
+    }
+}
+
+/// Prints `opts.iterations` refreshes (forever without it). A first,
+/// unprinted refresh primes the counters, so every printed one has rates.
+pub fn run(
+    out: &mut impl Write,
+    cfg: CollectorConfig,
+    m: &MountInfo,
+    host: &HostInfo,
+    opts: &Options,
+) -> Result<()> {
+    let mut c = Collector::new(cfg);
+    let start = Instant::now();
+    let timed = |c: &mut Collector| {
+        let wall0 = Instant::now();
+        let cpu0 = crate::source::collector::thread_cpu_time();
+        let mut r = c.refresh(start.elapsed());
+        r.snapshot.cost.wall = wall0.elapsed();
+        r.snapshot.cost.cpu = crate::source::collector::thread_cpu_time().saturating_sub(cpu0);
+        r
+    };
+    let mut prev_at = timed(&mut c).snapshot.at;
+    let mut n = 0u64;
+    while opts.iterations.is_none_or(|max| n < max) {
+        std::thread::sleep(opts.interval);
+        let r = timed(&mut c);
+        let interval = r.snapshot.at.saturating_sub(prev_at);
+        prev_at = r.snapshot.at;
+        let res = match opts.output {
+            Output::Json => write_json(out, &r, interval, m, host),
+            _ => write_text(out, &r, interval, m, host, n),
+        };
+        // a closed pipe (`cgtop -b | head`) ends the run quietly
+        if let Err(e) = res.and_then(|()| out.flush()) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                return Ok(());
+            }
+            return Err(e.into());
+        }
+        n += 1;
+    }
+    Ok(())
+}
+
+fn path_text(g: &GroupSample) -> String {
+    g.path.to_string()
+}
+
+pub fn write_json(
+    out: &mut impl Write,
+    r: &Refresh,
+    interval: Duration,
+    m: &MountInfo,
+    host: &HostInfo,
+) -> std::io::Result<()> {
+    let groups = r
+        .snapshot
+        .groups
+        .iter()
+        .zip(&r.rates)
+        .map(|(g, rates)| JsonGroup {
+            path: path_text(g),
+            inode: g.inode,
+            cgroup_type: g.cgroup_type,
+            hot: &g.hot,
+            detail: g.detail.as_deref(),
+            rates,
+            memory_events_since_start: r.events_since_start.get(&g.path),
+        })
+        .collect();
+    let doc = JsonRefresh {
+        time_s: r.snapshot.at.as_secs_f64(),
+        interval_s: interval.as_secs_f64(),
+        host: &host.hostname,
+        kernel: &host.kernel,
+        ncpus: host.ncpus,
+        mount: m,
+        cost: JsonCost::from(&r.snapshot.cost),
+        groups,
+    };
+    serde_json::to_writer(&mut *out, &doc)?;
+    writeln!(out)
+}
+
+pub fn write_text(
+    out: &mut impl Write,
+    r: &Refresh,
+    interval: Duration,
+    m: &MountInfo,
+    host: &HostInfo,
+    n: u64,
+) -> std::io::Result<()> {
+    let s = &r.snapshot;
+    writeln!(
+        out,
+        "cgtop - refresh {} at {:.1} s  {}  {}  cgroup2 {}  {} groups  interval {:.1} s  cost {:.1} ms cpu, {} files",
+        n + 1,
+        s.at.as_secs_f64(),
+        host.hostname,
+        host.kernel,
+        m.root.display(),
+        s.groups.len(),
+        interval.as_secs_f64(),
+        s.cost.cpu.as_secs_f64() * 1e3,
+        s.cost.files_read
+    )?;
+    writeln!(
+        out,
+        "{:<48} {:>6} {:>7} {:>8} {:>8} {:>5} ST",
+        "GROUP", "CPU%", "MEM", "READ/s", "WRITE/s", "PIDS"
+    )?;
+    let tree = Tree::build(&s.groups);
+    let rows = tree.rows(&RowOptions::default(), |a, b| {
+        tree.nodes[a]
+            .path
+            .name()
+            .cmp(tree.nodes[b].path.name())
+            .then(Ordering::Equal)
+    });
+    for row in rows {
+        let i = tree.nodes[row.node].sample;
+        let (g, rt) = (&s.groups[i], &r.rates[i]);
+        let name = if row.depth == 0 {
+            g.path.to_string()
+        } else {
+            format!("{}{}", "  ".repeat(row.depth), g.path.name())
+        };
+        let ev = g.hot.events.unwrap_or_default();
+        writeln!(
+            out,
+            "{:<48} {:>6} {:>7} {:>8} {:>8} {:>5} {}{}{}",
+            name,
+            pct(rt.cpu_pct),
+            g.hot.memory_current.map_or_else(|| "-".into(), bytes_short),
+            rate_short(rt.io.map(|x| x.rbps)),
+            rate_short(rt.io.map(|x| x.wbps)),
+            g.pids().map_or_else(|| "-".into(), |p| p.to_string()),
+            if ev.populated { 'P' } else { ' ' },
+            if ev.frozen { 'F' } else { ' ' },
+            if g.cgroup_type
+                .is_some_and(crate::cgroupfs::CgroupType::is_threaded)
+            {
+                'T'
+            } else {
+                ' '
+            },
+        )?;
+    }
+    writeln!(out)
+}

@@ -1,0 +1,211 @@
+//! Wiring: the command line's choices become a collector, threads and the
+//! main loop (TUI), or a loop that prints (batch, JSON).
+
+use crate::app::{self, App, Effect, HostInfo, Msg};
+use crate::batch;
+use crate::model::{GroupPath, MountInfo};
+use crate::source::collector::{self, CollectorConfig, Command};
+use crate::source::mount;
+use crate::source::scan::ScanConfig;
+use crate::ui::{self, Theme};
+use anyhow::{Context, Result};
+use ratatui::backend::Backend;
+use ratatui::Terminal;
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::Duration;
+
+/// What the command line asked for, already validated.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub start: GroupPath,
+    pub root: Option<PathBuf>,
+    pub interval: Duration,
+    pub depth: Option<usize>,
+    pub output: Output,
+    pub iterations: Option<u64>,
+    pub read_only: bool,
+    pub mouse: bool,
+    pub machine_cpu: bool,
+    pub max_kept_fds: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    Tui,
+    Text,
+    Json,
+}
+
+/// A failure that maps to exit code 2: no usable hierarchy.
+#[derive(Debug)]
+pub struct SetupError(pub String);
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+/// Finds the hierarchy: `--root` or the cgroup2 mount from mountinfo.
+pub fn locate(opts: &Options) -> Result<MountInfo, SetupError> {
+    let m = match &opts.root {
+        Some(dir) => mount::check_root(dir),
+        None => mount::discover(),
+    }
+    .map_err(|e| SetupError(e.to_string()))?;
+    let start_dir = m.root.join(opts.start.as_str());
+    if !start_dir.join(crate::cgroupfs::files::PROCS).exists() {
+        return Err(SetupError(format!(
+            "{}: no such group under {} (give a path relative to the hierarchy, like system.slice)",
+            opts.start,
+            m.root.display()
+        )));
+    }
+    Ok(m)
+}
+
+/// Raises the soft RLIMIT_NOFILE to the hard limit and returns how many
+/// descriptors the scanner may keep (leaving room for everything else).
+pub fn descriptor_budget(requested: Option<usize>) -> usize {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let lim = getrlimit(Resource::Nofile);
+    let hard = lim.maximum;
+    if lim.current != hard {
+        let _ = setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: hard,
+                maximum: hard,
+            },
+        );
+    }
+    let soft = getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX);
+    let room = usize::try_from(soft.saturating_sub(256)).unwrap_or(usize::MAX);
+    requested
+        .unwrap_or(ScanConfig::default().max_kept)
+        .min(room)
+}
+
+pub fn host_info() -> HostInfo {
+    let u = rustix::system::uname();
+    HostInfo {
+        hostname: u.nodename().to_string_lossy().into_owned(),
+        kernel: u.release().to_string_lossy().into_owned(),
+        ncpus: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+    }
+}
+
+fn collector_config(opts: &Options, m: &MountInfo, full_detail: bool) -> CollectorConfig {
+    CollectorConfig {
+        root: m.root.clone(),
+        start: opts.start.clone(),
+        scan: ScanConfig {
+            max_depth: opts.depth,
+            max_kept: descriptor_budget(opts.max_kept_fds),
+            ..ScanConfig::default()
+        },
+        full_detail,
+        sys_dev_block: PathBuf::from("/sys/dev/block"),
+    }
+}
+
+/// Runs cgtop as asked. Errors that are a [`SetupError`] mean exit code 2.
+pub fn run(opts: &Options) -> Result<()> {
+    let m = locate(opts)?;
+    match opts.output {
+        Output::Tui => run_tui(opts, m),
+        Output::Text | Output::Json => {
+            let cfg = collector_config(opts, &m, opts.output == Output::Json);
+            batch::run(&mut std::io::stdout().lock(), cfg, &m, &host_info(), opts)
+        }
+    }
+}
+
+/// Whether the user can write to the hierarchy; `None` when they can,
+/// else why not.
+pub fn write_access(m: &MountInfo, start: &GroupPath, read_only_flag: bool) -> Option<String> {
+    if read_only_flag {
+        return Some("--read-only".into());
+    }
+    let dir = m.root.join(start.as_str());
+    let probe = dir.join(crate::cgroupfs::files::PROCS);
+    let ok = rustix::fs::access(&probe, rustix::fs::Access::WRITE_OK).is_ok();
+    (!ok).then(|| {
+        "no write permission on the hierarchy (not root, and not a delegated subtree)".into()
+    })
+}
+
+fn run_tui(opts: &Options, m: MountInfo) -> Result<()> {
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let (cmd_tx, cmd_rx) = mpsc::channel::<Command>();
+    let cfg = collector_config(opts, &m, false);
+    let mut app = App::new(host_info(), m.clone(), opts.start.clone(), opts.interval);
+    app.read_only = write_access(&m, &opts.start, opts.read_only);
+    app.cpu_machine = opts.machine_cpu;
+    if let Some(depth) = opts.depth {
+        app.status = Some(app::Status {
+            level: app::Level::Info,
+            text: format!("showing {depth} levels below {}", opts.start),
+        });
+    }
+    let theme = Theme::from_no_color(std::env::var("NO_COLOR").ok().as_deref());
+    collector::spawn(cfg, opts.interval, tx.clone(), cmd_rx)
+        .context("starting the collector thread")?;
+    crate::term::spawn_signals(tx.clone()).context("installing signal handlers")?;
+    let guard = crate::term::TerminalGuard::enter(opts.mouse).context("setting up the terminal")?;
+    crate::term::spawn_input(tx).context("starting the input thread")?;
+    let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
+    let mut terminal = Terminal::new(backend)?;
+    let size = terminal.size()?;
+    app::update(
+        &mut app,
+        Msg::Resized {
+            width: size.width,
+            height: size.height,
+        },
+    );
+    let res = event_loop(&mut terminal, &mut app, &theme, &rx, &cmd_tx);
+    let _ = cmd_tx.send(Command::Stop);
+    drop(guard);
+    res
+}
+
+/// The main loop: draw, wait for a message, apply it (and any that queued
+/// up meanwhile), perform the effects. Generic over the backend so that
+/// tests drive it with a `TestBackend`.
+pub fn event_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    theme: &Theme,
+    rx: &Receiver<Msg>,
+    cmd: &Sender<Command>,
+) -> Result<()>
+where
+    B::Error: Send + Sync + 'static,
+{
+    loop {
+        terminal.draw(|f| ui::render(f, app, theme))?;
+        let first = match rx.recv_timeout(Duration::from_secs(1)) {
+            Ok(m) => m,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => return Ok(()),
+        };
+        let mut quit = false;
+        for msg in std::iter::once(first).chain(std::iter::from_fn(|| rx.try_recv().ok())) {
+            for fx in app::update(app, msg) {
+                match fx {
+                    Effect::Quit => quit = true,
+                    Effect::Collector(c) => {
+                        let _ = cmd.send(c);
+                    }
+                }
+            }
+        }
+        if quit {
+            return Ok(());
+        }
+    }
+}

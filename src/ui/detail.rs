@@ -1,0 +1,463 @@
+//! The detail pane: the selected group, one page at a time.
+
+use super::format::{bytes_long, bytes_short, fit, limit_bytes, pct};
+use super::Theme;
+use crate::app::{App, DetailPage, Pane};
+use crate::cgroupfs::{CpuMax, Limit, Pressure};
+use crate::model::limits::effective_memory;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let mut tabs = vec![Span::raw(" ")];
+    for (i, p) in DetailPage::ALL.iter().enumerate() {
+        let label = format!("{} {} ", i + 1, p.title());
+        tabs.push(if *p == app.page {
+            Span::styled(label, theme.key)
+        } else {
+            Span::styled(label, theme.dim)
+        });
+    }
+    let block = Block::default()
+        .borders(Borders::TOP)
+        .title(Line::from(tabs));
+    let inner_w = usize::from(area.width);
+    let lines = match app.page {
+        DetailPage::Overview => overview(app, theme, inner_w),
+        DetailPage::Memory => memory(app, theme),
+        DetailPage::Io => io(app, theme),
+        DetailPage::Processes => processes(app, theme, inner_w),
+        DetailPage::Raw => raw(app, theme, inner_w),
+    };
+    f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn label(s: &str, theme: &Theme) -> Span<'static> {
+    Span::styled(format!("{s:<7}"), theme.title)
+}
+
+fn cpu_max_text(m: Option<CpuMax>) -> String {
+    match m {
+        None => "-".into(),
+        Some(m) => match m.cpus() {
+            None => format!("max (period {} us)", m.period),
+            Some(c) => format!(
+                "{:.0}% of a CPU ({} / {} us)",
+                c * 100.0,
+                m.quota.unwrap_or(0),
+                m.period
+            ),
+        },
+    }
+}
+
+fn psi(p: Option<&Pressure>) -> String {
+    match p {
+        None => "-".into(),
+        Some(p) => {
+            let full = p.full.map_or_else(
+                || "-".into(),
+                |f| format!("{:5.2} {:5.2}", f.avg10, f.avg60),
+            );
+            format!("{:5.2} {:5.2}   {full}", p.some.avg10, p.some.avg60)
+        }
+    }
+}
+
+fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    let Some((g, r)) = app.selected_data() else {
+        return vec![Line::styled("no group selected", theme.dim)];
+    };
+    let d = app.focus.as_ref().filter(|f| f.path == g.path);
+    let det = d.map(|f| &f.detail);
+    let ev = g.hot.events.unwrap_or_default();
+    let mut marks = Vec::new();
+    if ev.populated {
+        marks.push("populated");
+    }
+    if ev.frozen {
+        marks.push("frozen");
+    }
+    let ty = g.cgroup_type.map_or("root", |t| t.as_str());
+    let mut out = vec![
+        Line::from(vec![Span::styled(
+            fit(&g.path.to_string(), width),
+            theme.title,
+        )]),
+        Line::raw(format!(
+            "type {ty}   {}",
+            if marks.is_empty() {
+                "empty".into()
+            } else {
+                marks.join(", ")
+            }
+        )),
+    ];
+    if let Some(det) = det {
+        out.push(Line::raw(format!(
+            "controllers: {}",
+            det.controllers
+                .as_ref()
+                .map_or("-".into(), ToString::to_string)
+        )));
+        out.push(Line::raw(format!(
+            "for children: {}",
+            det.subtree_control
+                .as_ref()
+                .map_or("-".into(), |c| if c.is_empty() {
+                    "(none)".into()
+                } else {
+                    c.to_string()
+                })
+        )));
+        if let Some(s) = det.stat {
+            out.push(Line::raw(format!(
+                "descendants {}  dying {}",
+                s.nr_descendants, s.nr_dying_descendants
+            )));
+        }
+    }
+    // CPU
+    let mut cpu = format!(
+        "{}%  user {}%  sys {}%",
+        pct(r.cpu_pct.map(|p| app.cpu_shown(p))),
+        pct(r.user_pct.map(|p| app.cpu_shown(p))),
+        pct(r.system_pct.map(|p| app.cpu_shown(p)))
+    );
+    if let Some(t) = r.throttled_per_s {
+        cpu.push_str(&format!("  throttled {t:.1}/s {}%", pct(r.throttled_pct)));
+    }
+    out.push(Line::from(vec![label("CPU", theme), Span::raw(cpu)]));
+    if let Some(det) = det {
+        if det.cpu_max.is_some() || det.cpu_weight.is_some() {
+            out.push(Line::raw(format!(
+                "       max {}  weight {}",
+                cpu_max_text(det.cpu_max),
+                det.cpu_weight.map_or("-".into(), |w| w.to_string())
+            )));
+        }
+    }
+    // Memory, against the effective limit
+    let cur = g.hot.memory_current;
+    let eff = d.and_then(|f| effective_memory(&f.memory_limits));
+    let mem = match (cur, &eff) {
+        (Some(c), Some(e)) => {
+            let frac = (c as f64 / e.bytes.max(1) as f64).min(1.0);
+            let bar_w = 10;
+            let filled = (frac * bar_w as f64).round() as usize;
+            vec![
+                Span::raw("["),
+                Span::styled("#".repeat(filled), theme.bar),
+                Span::raw(format!("{}] ", ".".repeat(bar_w - filled))),
+                Span::raw(format!(
+                    "{} / {} ({} of {})",
+                    bytes_short(c),
+                    bytes_short(e.bytes),
+                    e.file,
+                    e.set_by
+                )),
+            ]
+        }
+        (Some(c), None) => vec![Span::raw(format!(
+            "{}  no limit on the path",
+            bytes_short(c)
+        ))],
+        (None, _) => vec![Span::raw("- (memory controller off)")],
+    };
+    let mut l = vec![label("MEM", theme)];
+    l.extend(mem);
+    out.push(Line::from(l));
+    if let Some(det) = det {
+        if det.memory_max.is_some() {
+            out.push(Line::raw(format!(
+                "       min {} low {} high {} max {}",
+                limit_bytes(det.memory_min),
+                limit_bytes(det.memory_low),
+                limit_bytes(det.memory_high),
+                limit_bytes(det.memory_max)
+            )));
+        }
+        if det.swap_current.is_some() || det.swap_max.is_some() {
+            out.push(Line::raw(format!(
+                "       swap {} / {}",
+                det.swap_current.map_or("-".into(), bytes_short),
+                limit_bytes(det.swap_max)
+            )));
+        }
+    }
+    // IO total
+    if let Some(io) = r.io {
+        out.push(Line::from(vec![
+            label("IO", theme),
+            Span::raw(format!(
+                "read {}/s {:.0} IOPS  write {}/s {:.0} IOPS",
+                bytes_long(io.rbps),
+                io.riops,
+                bytes_long(io.wbps),
+                io.wiops
+            )),
+        ]));
+    }
+    // PIDs
+    let pmax = det.and_then(|d| d.pids_max);
+    let pids = match (g.hot.pids_current, g.hot.nr_procs) {
+        (Some(c), _) => format!(
+            "{c} in subtree / max {}",
+            pmax.map_or("-".into(), |l| l.to_string())
+        ),
+        (None, Some(n)) => format!("{n} processes here (pids controller off)"),
+        (None, None) => "-".into(),
+    };
+    out.push(Line::from(vec![label("PIDS", theme), Span::raw(pids)]));
+    // Pressure
+    if let Some(det) = det {
+        if det.cpu_pressure.is_some() || det.memory_pressure.is_some() || det.io_pressure.is_some()
+        {
+            out.push(Line::styled(
+                "PSI     some avg10 avg60   full avg10 avg60",
+                theme.title,
+            ));
+            out.push(Line::raw(format!(
+                "  cpu       {}",
+                psi(det.cpu_pressure.as_ref())
+            )));
+            out.push(Line::raw(format!(
+                "  memory    {}",
+                psi(det.memory_pressure.as_ref())
+            )));
+            out.push(Line::raw(format!(
+                "  io        {}",
+                psi(det.io_pressure.as_ref())
+            )));
+        }
+    }
+    out
+}
+
+fn memory(app: &App, theme: &Theme) -> Vec<Line<'static>> {
+    let Some(f) = app.focus.as_ref() else {
+        return vec![Line::styled("reading…", theme.dim)];
+    };
+    let d = &f.detail;
+    let mut out = Vec::new();
+    let Some(st) = d.memory_stat else {
+        return vec![Line::styled(
+            "memory controller is off for this group (no memory.stat)",
+            theme.dim,
+        )];
+    };
+    out.push(Line::styled("memory.stat", theme.title));
+    for (name, v) in [
+        ("anon", st.anon),
+        ("file", st.file),
+        ("kernel", st.kernel),
+        ("shmem", st.shmem),
+        ("sock", st.sock),
+        ("file_dirty", st.file_dirty),
+        ("file_writeback", st.file_writeback),
+    ] {
+        out.push(Line::raw(format!(
+            "  {name:<15}{:>10}",
+            v.map_or("-".into(), bytes_short)
+        )));
+    }
+    if let Some(peak) = d.memory_peak {
+        out.push(Line::raw(format!(
+            "  {:<15}{:>10}",
+            "peak",
+            bytes_short(peak)
+        )));
+    }
+    if let Some(ev) = d.memory_events {
+        let since = f.events_since_start.unwrap_or_default();
+        out.push(Line::styled(
+            "memory.events     count   since start",
+            theme.title,
+        ));
+        for (name, v, s) in [
+            ("low", ev.low, since.low),
+            ("high", ev.high, since.high),
+            ("max", ev.max, since.max),
+            ("oom", ev.oom, since.oom),
+            ("oom_kill", ev.oom_kill, since.oom_kill),
+        ] {
+            let line = format!(
+                "  {name:<15}{v:>7}   {}",
+                if s > 0 { format!("+{s}") } else { "0".into() }
+            );
+            out.push(if s > 0 {
+                Line::styled(line, theme.warn)
+            } else {
+                Line::raw(line)
+            });
+        }
+    }
+    out
+}
+
+fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
+    let Some((g, r)) = app.selected_data() else {
+        return Vec::new();
+    };
+    let f = app.focus.as_ref().filter(|f| f.path == g.path);
+    let devices = app
+        .data
+        .as_ref()
+        .map(|d| d.refresh.devices.clone())
+        .unwrap_or_default();
+    let name_of = |dev| {
+        devices
+            .iter()
+            .find(|d| d.dev == dev)
+            .map_or_else(|| "?".to_owned(), |d| d.name.clone())
+    };
+    let mut out = vec![Line::styled(
+        format!(
+            "{:<10}{:>8} {:>11} {:>6} {:>11} {:>6}",
+            "device", "MAJ:MIN", "read/s", "IOPS", "write/s", "IOPS"
+        ),
+        theme.title,
+    )];
+    let mut devs: Vec<_> = g
+        .hot
+        .io
+        .as_ref()
+        .map(|s| s.0.iter().map(|(d, _)| *d).collect())
+        .unwrap_or_default();
+    if let Some(m) = f.and_then(|f| f.detail.io_max.as_ref()) {
+        for x in &m.0 {
+            if !devs.contains(&x.dev) {
+                devs.push(x.dev);
+            }
+        }
+    }
+    if devs.is_empty() {
+        out.push(Line::styled(
+            if g.hot.io.is_none() {
+                "io controller is off for this group (no io.stat)"
+            } else {
+                "no IO yet"
+            },
+            theme.dim,
+        ));
+    }
+    for dev in devs {
+        let rt = r.io_by_dev.iter().find(|(d, _)| *d == dev).map(|(_, x)| *x);
+        let cell = |v: Option<f64>| v.map_or("-".into(), bytes_long);
+        out.push(Line::raw(format!(
+            "{:<10}{:>8} {:>11} {:>6} {:>11} {:>6}",
+            fit(&name_of(dev), 10),
+            dev.to_string(),
+            cell(rt.map(|x| x.rbps)),
+            rt.map_or("-".into(), |x| format!("{:.0}", x.riops)),
+            cell(rt.map(|x| x.wbps)),
+            rt.map_or("-".into(), |x| format!("{:.0}", x.wiops)),
+        )));
+        if let Some(f) = f {
+            if let Some(m) = f.detail.io_max.as_ref().and_then(|m| m.get(dev)) {
+                let l = |x: Limit| match x {
+                    Limit::Max => "max".to_owned(),
+                    Limit::Value(v) => v.to_string(),
+                };
+                let bps = |x: Limit| match x {
+                    Limit::Max => "max".to_owned(),
+                    Limit::Value(v) => format!("{}/s", bytes_long(v as f64)),
+                };
+                out.push(Line::styled(
+                    format!(
+                        "  io.max  rbps {}  wbps {}  riops {}  wiops {}",
+                        bps(m.rbps),
+                        bps(m.wbps),
+                        l(m.riops),
+                        l(m.wiops)
+                    ),
+                    theme.warn,
+                ));
+            }
+            if let Some(t) = f.detail.io_latency.as_ref().and_then(|l| l.get(dev)) {
+                out.push(Line::styled(
+                    format!("  io.latency target {:.1} ms", t as f64 / 1000.0),
+                    theme.warn,
+                ));
+            }
+        }
+    }
+    if let Some(f) = f {
+        if let Some(w) = &f.detail.io_weight {
+            let mut s = format!("io.weight default {}", w.default);
+            for (d, v) in &w.overrides {
+                s.push_str(&format!(", {} {v}", name_of(*d)));
+            }
+            out.push(Line::raw(s));
+        }
+        for (name, text) in &f.io_cost {
+            out.push(Line::raw(format!("{name}: {}", text.replace('\n', " | "))));
+        }
+    }
+    out
+}
+
+fn processes(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    let Some(f) = app.focus.as_ref() else {
+        return vec![Line::styled("reading…", theme.dim)];
+    };
+    let mut out = vec![Line::styled(
+        fit(
+            &format!(
+                "{:>7} {:<9} S {:>5} {:>7} COMMAND",
+                "PID", "USER", "CPU%", "RSS"
+            ),
+            width,
+        ),
+        theme.title,
+    )];
+    if f.processes.is_empty() {
+        out.push(Line::styled("no processes in this group itself", theme.dim));
+    }
+    for (i, p) in f.processes.iter().enumerate() {
+        let text = format!(
+            "{:>7} {:<9} {} {:>5} {:>7} {}",
+            p.pid,
+            fit(&p.user, 9),
+            p.state,
+            pct(p.cpu_pct),
+            bytes_short(p.rss_bytes),
+            p.cmdline
+        );
+        let line = Line::raw(fit(&text, width));
+        out.push(if app.pane == Pane::Processes && i == app.proc_cursor {
+            line.style(theme.selected)
+        } else {
+            line
+        });
+    }
+    out
+}
+
+fn raw(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    let Some(f) = app.focus.as_ref() else {
+        return vec![Line::styled("reading…", theme.dim)];
+    };
+    let mut out = Vec::new();
+    for (name, v) in &f.detail.raw {
+        match v {
+            Ok(text) if text.contains('\n') => {
+                out.push(Line::styled(format!("{name}:"), theme.title));
+                for l in text.lines() {
+                    out.push(Line::raw(fit(&format!("  {l}"), width)));
+                }
+            }
+            Ok(text) => out.push(Line::from(vec![
+                Span::styled(format!("{name}: "), theme.title),
+                Span::raw(fit(text, width.saturating_sub(name.len() + 2))),
+            ])),
+            Err(e) => out.push(Line::from(vec![
+                Span::styled(format!("{name}: "), theme.title),
+                Span::styled(e.clone(), theme.dim),
+            ])),
+        }
+    }
+    out
+}

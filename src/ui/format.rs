@@ -1,0 +1,95 @@
+//! Number formatting for the view: binary units (1 MiB = 1024 KiB), the
+//! same units the kernel's limits use.
+
+/// "512", "4.0K", "1.5M", "2.0G": compact, for table columns.
+pub fn bytes_short(b: u64) -> String {
+    const UNITS: [&str; 6] = ["", "K", "M", "G", "T", "P"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b}")
+    } else if v >= 100.0 {
+        format!("{v:.0}{}", UNITS[u])
+    } else {
+        format!("{v:.1}{}", UNITS[u])
+    }
+}
+
+/// "4.00 KiB", "2.00 MiB": for the detail pane.
+pub fn bytes_long(b: f64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = b;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{v:.0} B")
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
+}
+
+/// A rate column: "-" when there is no rate this tick.
+pub fn rate_short(r: Option<f64>) -> String {
+    match r {
+        None => "-".into(),
+        Some(v) if v < 0.5 => "0".into(),
+        Some(v) => bytes_short(v.round() as u64),
+    }
+}
+
+pub fn pct(p: Option<f64>) -> String {
+    match p {
+        None => "-".into(),
+        Some(v) if v >= 999.5 => format!("{v:.0}"),
+        Some(v) => format!("{v:.1}"),
+    }
+}
+
+/// A limit: "max" or the byte size.
+pub fn limit_bytes(l: Option<crate::cgroupfs::Limit>) -> String {
+    match l {
+        None => "-".into(),
+        Some(crate::cgroupfs::Limit::Max) => "max".into(),
+        Some(crate::cgroupfs::Limit::Value(v)) => bytes_short(v),
+    }
+}
+
+/// Truncates to `w` display columns, ending with '…' when cut.
+pub fn fit(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        s.to_owned()
+    } else if w == 0 {
+        String::new()
+    } else {
+        let mut t: String = s.chars().take(w - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_are_binary() {
+        assert_eq!(bytes_short(512), "512");
+        assert_eq!(bytes_short(4096), "4.0K");
+        assert_eq!(bytes_short(2 * 1024 * 1024), "2.0M");
+        assert_eq!(bytes_short(512 * 1024 * 1024), "512M");
+        assert_eq!(bytes_long(2_097_152.0), "2.00 MiB");
+        assert_eq!(rate_short(None), "-");
+        assert_eq!(rate_short(Some(0.2)), "0");
+        assert_eq!(pct(Some(49.96)), "50.0");
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("ab", 4), "ab");
+    }
+}

@@ -1,0 +1,233 @@
+//! The view: draws `&App` into a frame. No I/O, no mutation, no sorting
+//! or rate maths; everything it shows was computed by `app` or `model`.
+//!
+//! ```text
+//! +------------------------------------------------------------------+
+//! | header: host, kernel, mount and mode, groups, interval, own cost |  2 lines
+//! +-------------------------------------+----------------------------+
+//! | tree pane: column header + rows     | detail pane (wide screens: |
+//! |                                     | right of the tree)         |
+//! +-------------------------------------+                            |
+//! | detail pane (narrow screens: below) |                            |
+//! +-------------------------------------+----------------------------+
+//! | status line: message, filter or prompt being typed               |  1 line
+//! | footer: keys of the current mode, from the keymap table          |  1 line
+//! +------------------------------------------------------------------+
+//! ```
+//! The help screen is drawn over everything.
+
+pub mod detail;
+pub mod format;
+pub mod theme;
+pub mod tree;
+
+use crate::app::keymap::{self, Scope};
+use crate::app::{fmt_secs, App, Level, Mode};
+use crate::model::MountMode;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::Frame;
+pub use theme::Theme;
+
+/// At this width and above the detail pane sits right of the tree.
+const WIDE: u16 = 140;
+const HEADER_LINES: u16 = 2;
+
+/// The areas of one screen.
+struct Areas {
+    header: Rect,
+    tree: Rect,
+    detail: Rect,
+    status: Rect,
+    footer: Rect,
+}
+
+fn areas(area: Rect) -> Areas {
+    let [header, body, status, footer] = Layout::vertical([
+        Constraint::Length(HEADER_LINES),
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let (tree, detail) = if area.width >= WIDE {
+        let [t, d] = Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
+            .areas(body);
+        (t, d)
+    } else {
+        let [t, d] =
+            Layout::vertical([Constraint::Percentage(52), Constraint::Percentage(48)]).areas(body);
+        (t, d)
+    };
+    Areas {
+        header,
+        tree,
+        detail,
+        status,
+        footer,
+    }
+}
+
+/// How many tree rows fit on a screen of this size (the app pages by it).
+pub fn tree_rows_for(width: u16, height: u16) -> usize {
+    let a = areas(Rect::new(0, 0, width, height));
+    usize::from(a.tree.height.saturating_sub(1))
+}
+
+pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
+    let a = areas(f.area());
+    header(f, a.header, app, theme);
+    tree::render(f, a.tree, app, theme);
+    detail::render(f, a.detail, app, theme);
+    status(f, a.status, app, theme);
+    footer(f, a.footer, app, theme);
+    if app.mode == Mode::Help {
+        help(f, f.area(), theme);
+    }
+}
+
+fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let mode = match &app.mount.mode {
+        MountMode::PureV2 => "pure v2".to_owned(),
+        MountMode::Hybrid { v1_controllers } if v1_controllers.is_empty() => "hybrid".to_owned(),
+        MountMode::Hybrid { v1_controllers } => {
+            format!("hybrid, v1 holds {}", v1_controllers.join(","))
+        }
+        MountMode::Directory => "directory".to_owned(),
+    };
+    let mut l1 = vec![
+        Span::styled("cgtop ", theme.title),
+        Span::raw(format!("{}  {}  ", app.host.hostname, app.host.kernel)),
+        Span::styled(
+            format!("cgroup2 {} ({mode})", app.mount.root.display()),
+            theme.header,
+        ),
+    ];
+    if !app.start.is_root() {
+        l1.push(Span::raw(format!("  from {}", app.start)));
+    }
+    let mut l2 = Vec::new();
+    if let Some(d) = &app.data {
+        let c = &d.refresh.snapshot.cost;
+        l2.push(Span::raw(format!(
+            "{} groups  every {}  cost {:.1} ms cpu, {} files ({} kept fds)",
+            d.refresh.snapshot.groups.len(),
+            fmt_secs(app.interval),
+            c.cpu.as_secs_f64() * 1e3,
+            c.files_read,
+            d.refresh.kept_fds,
+        )));
+        if c.fd_limited {
+            l2.push(Span::styled("  fds short: reopening files", theme.warn));
+        }
+    } else {
+        l2.push(Span::raw(format!(
+            "reading…  every {}",
+            fmt_secs(app.interval)
+        )));
+    }
+    if app.paused {
+        l2.push(Span::styled("  PAUSED", theme.warn));
+    }
+    if app.read_only.is_some() {
+        l2.push(Span::styled("  read-only", theme.warn));
+    }
+    let cpu = if app.cpu_machine {
+        format!("  CPU%: of {} CPUs", app.host.ncpus)
+    } else {
+        String::new()
+    };
+    l2.push(Span::styled(cpu, theme.dim));
+    f.render_widget(Paragraph::new(vec![Line::from(l1), Line::from(l2)]), area);
+}
+
+fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let line = match &app.mode {
+        Mode::Filter => Line::from(vec![
+            Span::styled("filter: ", theme.title),
+            Span::raw(format!("{}_", app.filter)),
+        ]),
+        Mode::IntervalPrompt(t) => Line::from(vec![
+            Span::styled("refresh every (seconds): ", theme.title),
+            Span::raw(format!("{t}_")),
+        ]),
+        _ => match &app.status {
+            Some(s) => {
+                let style = match s.level {
+                    Level::Info => theme.header,
+                    Level::Warn => theme.warn,
+                    Level::Error => theme.error,
+                };
+                Line::styled(s.text.clone(), style)
+            }
+            None if !app.filter.is_empty() => Line::from(vec![
+                Span::styled("filter: ", theme.dim),
+                Span::raw(app.filter.clone()),
+            ]),
+            None => Line::raw(""),
+        },
+    };
+    f.render_widget(Paragraph::new(line), area);
+}
+
+/// The keys of the current mode that have a footer label.
+pub fn footer_items(scope: Scope) -> Vec<(String, &'static str)> {
+    keymap::bindings(scope)
+        .filter_map(|b| b.footer.map(|label| (keymap::key_name(&b.keys[0]), label)))
+        .collect()
+}
+
+fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let mut spans = Vec::new();
+    for (key, label) in footer_items(app.scope()) {
+        spans.push(Span::styled(key, theme.key));
+        spans.push(Span::raw(format!(" {label} ")));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The help lines of one scope, drawn from the keymap.
+pub fn help_lines(scope: Scope) -> Vec<(String, &'static str)> {
+    keymap::bindings(scope)
+        .map(|b| {
+            let keys: Vec<String> = b.keys.iter().map(keymap::key_name).collect();
+            (keys.join(" "), b.help)
+        })
+        .collect()
+}
+
+fn help(f: &mut Frame<'_>, area: Rect, theme: &Theme) {
+    let w = area.width.min(78);
+    let h = area.height;
+    let r = Rect::new(area.x + (area.width - w) / 2, area.y, w, h);
+    f.render_widget(Clear, r);
+    let mut lines = vec![
+        Line::styled("cgtop: the cgroup v2 tree, live", theme.title),
+        Line::raw(
+            "CPU% is of one core (100 = one core busy); sizes and rates in binary units (K = KiB).",
+        ),
+        Line::raw("State: P populated, F frozen, T threaded."),
+        Line::raw(""),
+    ];
+    for (keys, text) in help_lines(Scope::Main) {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{keys:>18}"), theme.title),
+            Span::raw(format!("  {text}")),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "Filter: type a name; Enter keeps it, Esc clears it.",
+        theme.dim,
+    ));
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" help (Esc closes) ");
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        r,
+    );
+}
