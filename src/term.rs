@@ -76,7 +76,11 @@ pub fn spawn_input(tx: Sender<Msg>) -> std::io::Result<std::thread::JoinHandle<(
                 Ok(true) => {
                     let msg = match event::read() {
                         Ok(Event::Key(k)) if k.kind != KeyEventKind::Release => Msg::Key(k),
-                        Ok(Event::Resize(width, height)) => Msg::Resized { width, height },
+                        Ok(Event::Resize(width, height)) => Msg::Resized {
+                            width,
+                            height,
+                            tree_rows: crate::ui::tree_rows_for(width, height),
+                        },
                         Ok(_) => continue,
                         Err(_) => Msg::InputClosed,
                     };

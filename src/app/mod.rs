@@ -426,9 +426,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
                 app.focus = Some(*f);
             }
         }
-        Msg::Resized { width, height } => {
+        Msg::Resized {
+            width,
+            height,
+            tree_rows,
+        } => {
             app.size = (width, height);
-            app.tree_height = crate::ui::tree_rows_for(width, height);
+            app.tree_height = tree_rows;
             app.fix_scroll();
         }
         Msg::Signalled(_) | Msg::InputClosed => {

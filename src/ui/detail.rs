@@ -164,7 +164,10 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             "{}  no limit on the path",
             bytes_short(c)
         ))],
-        (None, _) => vec![Span::raw("- (memory controller off)")],
+        (None, _) if g.cgroup_type.is_none() => {
+            vec![Span::raw("- (not reported for the root group)")]
+        }
+        (None, _) => vec![Span::raw("- (memory controller off for this group)")],
     };
     let mut l = vec![label("MEM", theme)];
     l.extend(mem);
