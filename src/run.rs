@@ -165,6 +165,7 @@ fn run_tui(opts: &Options, m: MountInfo) -> Result<()> {
         Msg::Resized {
             width: size.width,
             height: size.height,
+            tree_rows: ui::tree_rows_for(size.width, size.height),
         },
     );
     let res = event_loop(&mut terminal, &mut app, &theme, &rx, &cmd_tx);

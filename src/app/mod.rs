@@ -21,9 +21,12 @@ use std::time::Duration;
 pub enum Msg {
     Key(KeyEvent),
     Collected(Collected),
+    /// The terminal changed size; `tree_rows` is how many tree rows the
+    /// view fits in it (the view's geometry, computed by the caller).
     Resized {
         width: u16,
         height: u16,
+        tree_rows: usize,
     },
     /// SIGTERM, SIGHUP, SIGQUIT or SIGINT arrived.
     Signalled(i32),
