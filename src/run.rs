@@ -116,7 +116,7 @@ fn collector_config(opts: &Options, m: &MountInfo, full_detail: bool) -> Collect
 pub fn run(opts: &Options) -> Result<()> {
     let m = locate(opts)?;
     match opts.output {
-        Output::Tui => run_tui(opts, m),
+        Output::Tui => run_tui(opts, &m),
         Output::Text | Output::Json => {
             let cfg = collector_config(opts, &m, opts.output == Output::Json);
             batch::run(&mut std::io::stdout().lock(), cfg, &m, &host_info(), opts)
@@ -138,12 +138,12 @@ pub fn write_access(m: &MountInfo, start: &GroupPath, read_only_flag: bool) -> O
     })
 }
 
-fn run_tui(opts: &Options, m: MountInfo) -> Result<()> {
+fn run_tui(opts: &Options, m: &MountInfo) -> Result<()> {
     let (tx, rx) = mpsc::channel::<Msg>();
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>();
-    let cfg = collector_config(opts, &m, false);
+    let cfg = collector_config(opts, m, false);
     let mut app = App::new(host_info(), m.clone(), opts.start.clone(), opts.interval);
-    app.read_only = write_access(&m, &opts.start, opts.read_only);
+    app.read_only = write_access(m, &opts.start, opts.read_only);
     app.cpu_machine = opts.machine_cpu;
     if let Some(depth) = opts.depth {
         app.status = Some(app::Status {

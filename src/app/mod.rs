@@ -193,6 +193,8 @@ pub struct App {
     /// Rows of the tree pane that fit on screen (set on resize).
     pub tree_height: usize,
     pub size: (u16, u16),
+    /// First line of the help screen shown.
+    pub help_scroll: usize,
     pub quitting: bool,
 }
 
@@ -223,6 +225,7 @@ impl App {
             status: None,
             tree_height: 20,
             size: (80, 24),
+            help_scroll: 0,
             quitting: false,
         }
     }
@@ -531,8 +534,14 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             return;
         }
         Scope::Help => {
-            if action == Some(Action::CloseHelp) {
-                app.mode = Mode::Normal;
+            let page = usize::from(app.size.1.saturating_sub(4)).max(1);
+            match action {
+                Some(Action::CloseHelp) => app.mode = Mode::Normal,
+                Some(Action::Up) => app.help_scroll = app.help_scroll.saturating_sub(1),
+                Some(Action::Down) => app.help_scroll += 1,
+                Some(Action::PageUp) => app.help_scroll = app.help_scroll.saturating_sub(page),
+                Some(Action::PageDown) => app.help_scroll += page,
+                _ => {}
             }
             return;
         }
@@ -545,7 +554,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
     match action {
         Action::Up if in_procs => app.proc_cursor = app.proc_cursor.saturating_sub(1),
         Action::Down if in_procs => {
-            app.proc_cursor = (app.proc_cursor + 1).min(app.processes_len().saturating_sub(1))
+            app.proc_cursor = (app.proc_cursor + 1).min(app.processes_len().saturating_sub(1));
         }
         Action::Home if in_procs => app.proc_cursor = 0,
         Action::End if in_procs => app.proc_cursor = app.processes_len().saturating_sub(1),
@@ -556,7 +565,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         Action::Home => app.move_cursor(0, fx),
         Action::End => app.move_cursor(usize::MAX, fx),
         Action::Expand | Action::Collapse | Action::ExpandSubtree | Action::CollapseSubtree => {
-            fold(app, action, fx)
+            fold(app, action, fx);
         }
         Action::ToggleAll => {
             if app.collapsed.is_empty() {
@@ -623,7 +632,10 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             fx.push(Effect::Collector(Command::Pause(app.paused)));
         }
         Action::SetInterval => app.mode = Mode::IntervalPrompt(String::new()),
-        Action::Help => app.mode = Mode::Help,
+        Action::Help => {
+            app.help_scroll = 0;
+            app.mode = Mode::Help;
+        }
         Action::Quit => {
             app.quitting = true;
             fx.push(Effect::Quit);

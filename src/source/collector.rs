@@ -204,14 +204,13 @@ impl Collector {
         }
         let mut events_since_start = HashMap::new();
         if self.cfg.full_detail {
-            for i in 0..groups.len() {
-                let d = read_detail(&self.dir_of(&groups[i].path), false);
+            for g in &mut groups {
+                let d = read_detail(&self.cfg.root.join(g.path.as_str()), false);
                 if let Some(ev) = d.memory_events {
-                    let (p, ino) = (groups[i].path.clone(), groups[i].inode);
-                    let s = self.since_start(&p, ino, ev);
-                    events_since_start.insert(p, s);
+                    let s = self.since_start(&g.path, g.inode, ev);
+                    events_since_start.insert(g.path.clone(), s);
                 }
-                groups[i].detail = Some(Box::new(d));
+                g.detail = Some(Box::new(d));
             }
         }
         let snapshot = Snapshot { at, groups, cost };

@@ -579,7 +579,11 @@ mod tests {
     #[test]
     fn long_procs_file_is_read_whole() {
         let t = tempfile::tempdir().unwrap();
-        let pids: String = (1..30_000).map(|p| format!("{p}\n")).collect();
+        let pids: String = (1..30_000).fold(String::new(), |mut s, p| {
+            s.push_str(&p.to_string());
+            s.push('\n');
+            s
+        });
         mk(t.path(), "", &[("cgroup.procs", &pids)]);
         let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
         let (g, _) = s.scan();

@@ -83,7 +83,7 @@ pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
     status(f, a.status, app, theme);
     footer(f, a.footer, app, theme);
     if app.mode == Mode::Help {
-        help(f, f.area(), theme);
+        help(f, f.area(), app.help_scroll, theme);
     }
 }
 
@@ -191,13 +191,18 @@ fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
 pub fn help_lines(scope: Scope) -> Vec<(String, &'static str)> {
     keymap::bindings(scope)
         .map(|b| {
-            let keys: Vec<String> = b.keys.iter().map(keymap::key_name).collect();
+            let mut keys: Vec<String> = Vec::new();
+            for name in b.keys.iter().map(keymap::key_name) {
+                if !keys.contains(&name) {
+                    keys.push(name);
+                }
+            }
             (keys.join(" "), b.help)
         })
         .collect()
 }
 
-fn help(f: &mut Frame<'_>, area: Rect, theme: &Theme) {
+fn help(f: &mut Frame<'_>, area: Rect, scroll: usize, theme: &Theme) {
     let w = area.width.min(78);
     let h = area.height;
     let r = Rect::new(area.x + (area.width - w) / 2, area.y, w, h);
@@ -221,9 +226,16 @@ fn help(f: &mut Frame<'_>, area: Rect, theme: &Theme) {
         "Filter: type a name; Enter keeps it, Esc clears it.",
         theme.dim,
     ));
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(" help (Esc closes) ");
+    // scrolled by the app; clamped here so that the last page stays full
+    let inner = usize::from(h.saturating_sub(2));
+    let scroll = scroll.min(lines.len().saturating_sub(inner));
+    let title = if lines.len() > inner {
+        " help (j/k scroll, Esc closes) "
+    } else {
+        " help (Esc closes) "
+    };
+    let lines: Vec<Line<'_>> = lines.into_iter().skip(scroll).collect();
+    let block = Block::default().borders(Borders::ALL).title(title);
     f.render_widget(
         Paragraph::new(lines)
             .block(block)
