@@ -188,7 +188,15 @@ mod tests {
         );
         // READ/s goes first, then WRITE/s
         let narrow: Vec<SortKey> = columns_for(60).iter().map(|c| c.0).collect();
-        assert_eq!(narrow, [SortKey::Cpu, SortKey::Memory, SortKey::IoWrite, SortKey::Pids]);
+        assert_eq!(
+            narrow,
+            [
+                SortKey::Cpu,
+                SortKey::Memory,
+                SortKey::IoWrite,
+                SortKey::Pids
+            ]
+        );
         let narrower: Vec<SortKey> = columns_for(50).iter().map(|c| c.0).collect();
         assert_eq!(narrower, [SortKey::Cpu, SortKey::Memory, SortKey::Pids]);
         let tiny: Vec<SortKey> = columns_for(20).iter().map(|c| c.0).collect();

@@ -1,0 +1,274 @@
+//! The read path against this machine's real cgroup2 hierarchy, as root:
+//! groups created here appear, a busy process shows about 100 % of a
+//! core, a frozen group shows the frozen mark, and a group removed between
+//! refreshes drops out (the selection moves to its parent).
+//!
+//! Everything happens under `cgtop-test-<pid>-<n>` directly below the
+//! cgroup2 root and is removed afterwards, also when a test fails.
+//! Skipped, with the reason, when not root or without a writable cgroup2.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use cgtop::app::{self, App, HostInfo, Msg};
+use cgtop::model::GroupPath;
+use cgtop::source::collector::{Collected, Collector, CollectorConfig, Refresh};
+use cgtop::source::scan::ScanConfig;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+static N: AtomicU32 = AtomicU32::new(0);
+
+/// A test group with its children and the processes started in it;
+/// everything is killed and removed on drop.
+struct TestGroup {
+    mount: PathBuf,
+    rel: String,
+    children: Vec<Child>,
+}
+
+impl TestGroup {
+    fn new() -> Option<Self> {
+        if !rustix::process::geteuid().is_root() {
+            println!("skipped: not root (the real-kernel tests create cgroups)");
+            return None;
+        }
+        let m = match cgtop::source::mount::discover() {
+            Ok(m) => m,
+            Err(e) => {
+                println!("skipped: {e}");
+                return None;
+            }
+        };
+        let rel = format!(
+            "cgtop-test-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        );
+        if let Err(e) = std::fs::create_dir(m.root.join(&rel)) {
+            println!(
+                "skipped: cannot create a cgroup under {}: {e}",
+                m.root.display()
+            );
+            return None;
+        }
+        Some(Self {
+            mount: m.root,
+            rel,
+            children: Vec::new(),
+        })
+    }
+
+    fn dir(&self, sub: &str) -> PathBuf {
+        self.mount.join(&self.rel).join(sub)
+    }
+
+    fn path(&self, sub: &str) -> GroupPath {
+        GroupPath::new(&format!("{}/{sub}", self.rel))
+    }
+
+    fn mkdir(&self, sub: &str) {
+        std::fs::create_dir_all(self.dir(sub)).unwrap();
+    }
+
+    /// Starts `sh -c script` inside group `sub`.
+    fn spawn_in(&mut self, sub: &str, script: &str) -> u32 {
+        let child = Command::new("sh").args(["-c", script]).spawn().unwrap();
+        let pid = child.id();
+        std::fs::write(self.dir(sub).join("cgroup.procs"), pid.to_string()).unwrap();
+        self.children.push(child);
+        pid
+    }
+
+    fn kill_all(&mut self) {
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        self.children.clear();
+    }
+
+    fn collector(&self) -> Collector {
+        Collector::new(CollectorConfig {
+            root: self.mount.clone(),
+            start: GroupPath::new(&self.rel),
+            scan: ScanConfig::default(),
+            full_detail: false,
+            sys_dev_block: PathBuf::from("/sys/dev/block"),
+        })
+    }
+}
+
+fn remove_tree(dir: &Path) {
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_tree(&e.path());
+            }
+        }
+    }
+    // a frozen group would keep its (killed) processes: thaw first
+    let _ = std::fs::write(dir.join("cgroup.freeze"), "0");
+    let _ = std::fs::remove_dir(dir);
+}
+
+impl Drop for TestGroup {
+    fn drop(&mut self) {
+        let _ = std::fs::write(self.dir("").join("cgroup.freeze"), "0");
+        self.kill_all();
+        let root = self.dir("");
+        for _ in 0..50 {
+            remove_tree(&root);
+            if !root.exists() {
+                return;
+            }
+            sleep(Duration::from_millis(20));
+        }
+        eprintln!("warning: could not remove {}", root.display());
+    }
+}
+
+fn find<'a>(r: &'a Refresh, p: &GroupPath) -> Option<(usize, &'a cgtop::model::GroupSample)> {
+    r.snapshot
+        .groups
+        .iter()
+        .enumerate()
+        .find(|(_, g)| &g.path == p)
+}
+
+#[test]
+fn created_groups_appear() {
+    let Some(t) = TestGroup::new() else { return };
+    t.mkdir("a.slice/b c.service");
+    let mut c = t.collector();
+    let r = c.refresh(Duration::ZERO);
+    assert!(find(&r, &t.path("a.slice")).is_some());
+    assert!(
+        find(&r, &t.path("a.slice/b c.service")).is_some(),
+        "names with spaces are read"
+    );
+    // a group created after the first scan is picked up on the next one
+    t.mkdir("late");
+    let r = c.refresh(Duration::from_secs(1));
+    assert!(
+        find(&r, &t.path("late")).is_some(),
+        "nr_descendants moved, so the tree was re-listed"
+    );
+}
+
+#[test]
+fn busy_process_shows_a_full_core() {
+    let Some(mut t) = TestGroup::new() else {
+        return;
+    };
+    t.mkdir("busy");
+    t.spawn_in("busy", "while :; do :; done");
+    let mut c = t.collector();
+    sleep(Duration::from_millis(300));
+    let t0 = Instant::now();
+    c.refresh(Duration::ZERO);
+    sleep(Duration::from_secs(1));
+    let r = c.refresh(t0.elapsed());
+    let (i, _) = find(&r, &t.path("busy")).unwrap();
+    let cpu = r.rates[i].cpu_pct.expect("a rate on the second refresh");
+    println!("busy loop: {cpu:.1} % of a core");
+    assert!(
+        (80.0..=105.0).contains(&cpu),
+        "a busy loop is about one core, got {cpu:.1} %"
+    );
+}
+
+#[test]
+fn frozen_group_shows_the_mark() {
+    let Some(mut t) = TestGroup::new() else {
+        return;
+    };
+    t.mkdir("ice");
+    t.spawn_in("ice", "exec sleep 1000");
+    std::fs::write(t.dir("ice").join("cgroup.freeze"), "1").unwrap();
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(t.dir("ice").join("cgroup.events"))
+        .unwrap()
+        .contains("frozen 1")
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "the kernel did not freeze the group"
+        );
+        sleep(Duration::from_millis(20));
+    }
+    let mut c = t.collector();
+    let r = c.refresh(Duration::ZERO);
+    let (_, g) = find(&r, &t.path("ice")).unwrap();
+    let ev = g.hot.events.unwrap();
+    assert!(ev.frozen && ev.populated);
+    // and the batch output of the real binary shows F in the state column
+    let out = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args([&t.rel, "-b", "-n", "1", "-d", "0.2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("ice "))
+        .expect("ice row");
+    assert!(
+        line.ends_with("PF "),
+        "populated and frozen marks: {line:?}"
+    );
+}
+
+#[test]
+fn group_removed_between_refreshes_is_routine() {
+    let Some(mut t) = TestGroup::new() else {
+        return;
+    };
+    t.mkdir("parent/child");
+    t.spawn_in("parent/child", "exec sleep 1000");
+    let mut c = t.collector();
+    let r1 = c.refresh(Duration::ZERO);
+    let child = t.path("parent/child");
+    assert!(find(&r1, &child).is_some());
+    let mount = cgtop::source::mount::discover().unwrap();
+    let mut app = App::new(
+        HostInfo::default(),
+        mount,
+        GroupPath::new(&t.rel),
+        Duration::from_secs(1),
+    );
+    app::update(&mut app, Msg::Collected(Collected::Refresh(Box::new(r1))));
+    app.selected = Some(child.clone());
+    // the group goes away between two refreshes
+    t.kill_all();
+    let t0 = Instant::now();
+    while std::fs::remove_dir(t.dir("parent/child")).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "could not remove the child group"
+        );
+        sleep(Duration::from_millis(20));
+    }
+    let r2 = c.refresh(Duration::from_secs(1));
+    assert!(
+        find(&r2, &child).is_none(),
+        "a removed group drops out of the snapshot"
+    );
+    assert!(find(&r2, &t.path("parent")).is_some());
+    app::update(&mut app, Msg::Collected(Collected::Refresh(Box::new(r2))));
+    assert_eq!(
+        app.selected,
+        Some(t.path("parent")),
+        "selection moves to the parent"
+    );
+    let status = app
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    assert!(
+        status.contains("is gone"),
+        "the operator is told: {status:?}"
+    );
+}
