@@ -11,10 +11,13 @@ pub mod path;
 pub mod rates;
 pub mod snapshot;
 pub mod tree;
+pub mod write;
 
+pub use input::{ControllerChange, InputError, IoMaxSet, MemoryFile};
 pub use path::GroupPath;
 pub use rates::{GroupRates, IoRates};
 pub use snapshot::{
     DeviceInfo, GroupDetail, GroupSample, HotStats, MountInfo, MountMode, ProcessInfo, ScanCost,
     Snapshot,
 };
+pub use write::{Op, SystemdEquivalent, WriteKind, WriteOp};
