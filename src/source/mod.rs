@@ -10,3 +10,4 @@ pub mod mount;
 pub mod procs;
 pub mod read;
 pub mod scan;
+pub mod writer;
