@@ -9,5 +9,6 @@ pub mod devices;
 pub mod mount;
 pub mod procs;
 pub mod read;
+pub mod safety;
 pub mod scan;
 pub mod writer;
