@@ -297,7 +297,8 @@ fn kill_by_signal(root: &Path, op: &Op, dir: &Path) -> WriteOutcome {
 /// The "leaf fix" for the no internal process rule (admin guide 2-4-3):
 /// create `group/leaf` (an existing one is used as it is), move every
 /// process of `group` into it, one write per pid, then apply `changes` to
-/// `group`'s subtree_control. A process that exits before it is moved is
+/// `group`'s subtree_control (skipped when `changes` is empty: only the
+/// processes are moved). A process that exits before it is moved is
 /// fine (noted, not an error). Returns every outcome, in order; stops
 /// early when the leaf cannot be made or a move fails.
 pub fn leaf_fix(
@@ -339,7 +340,9 @@ pub fn leaf_fix(
             }
         }
     }
-    out.push(perform(root, &write::set_subtree_control(group, changes)));
+    if !changes.is_empty() {
+        out.push(perform(root, &write::set_subtree_control(group, changes)));
+    }
     out
 }
 
