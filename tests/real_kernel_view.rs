@@ -157,25 +157,47 @@ fn created_groups_appear() {
     );
 }
 
+/// CPU time of a process from /proc/PID/stat (utime + stime), in seconds.
+fn proc_cpu_secs(pid: u32) -> f64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let f: Vec<&str> = s.rsplit(')').next().unwrap().split_whitespace().collect();
+    // fields after the comm: state is [0], utime [11], stime [12]
+    let ticks: u64 = f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap();
+    ticks as f64 / 100.0
+}
+
 #[test]
 fn busy_process_shows_a_full_core() {
     let Some(mut t) = TestGroup::new() else {
         return;
     };
     t.mkdir("busy");
-    t.spawn_in("busy", "while :; do :; done");
+    let pid = t.spawn_in("busy", "while :; do :; done");
     let mut c = t.collector();
     sleep(Duration::from_millis(300));
     let t0 = Instant::now();
+    let p0 = proc_cpu_secs(pid);
     c.refresh(Duration::ZERO);
     sleep(Duration::from_secs(1));
     let r = c.refresh(t0.elapsed());
+    let p1 = proc_cpu_secs(pid);
+    let wall = t0.elapsed().as_secs_f64();
     let (i, _) = find(&r, &t.path("busy")).unwrap();
     let cpu = r.rates[i].cpu_pct.expect("a rate on the second refresh");
-    println!("busy loop: {cpu:.1} % of a core");
+    // what the process itself was charged over the same window
+    let truth = (p1 - p0) / wall * 100.0;
+    println!("busy loop: cgtop {cpu:.1} % of a core, /proc says {truth:.1} %");
     assert!(
-        (80.0..=105.0).contains(&cpu),
-        "a busy loop is about one core, got {cpu:.1} %"
+        cpu > 40.0,
+        "a busy loop uses most of a core even on a loaded machine, got {cpu:.1} %"
+    );
+    assert!(
+        cpu <= 105.0,
+        "one process cannot use more than one core: {cpu:.1} %"
+    );
+    assert!(
+        (cpu - truth).abs() < 12.0,
+        "cgtop {cpu:.1} % vs the process's own {truth:.1} %"
     );
 }
 

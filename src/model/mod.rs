@@ -6,15 +6,19 @@
 //! Must not depend on: the filesystem, the clock, the terminal
 //! (no `std::fs`, no `Instant::now`, no ratatui/crossterm).
 
+pub mod input;
 pub mod limits;
 pub mod path;
 pub mod rates;
 pub mod snapshot;
 pub mod tree;
+pub mod write;
 
+pub use input::{ControllerChange, InputError, IoMaxSet, MemoryFile};
 pub use path::GroupPath;
 pub use rates::{GroupRates, IoRates};
 pub use snapshot::{
     DeviceInfo, GroupDetail, GroupSample, HotStats, MountInfo, MountMode, ProcessInfo, ScanCost,
     Snapshot,
 };
+pub use write::{Op, SystemdEquivalent, WriteKind, WriteOp};

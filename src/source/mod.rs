@@ -4,9 +4,12 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
+pub mod actionlog;
 pub mod collector;
 pub mod devices;
 pub mod mount;
 pub mod procs;
 pub mod read;
+pub mod safety;
 pub mod scan;
+pub mod writer;

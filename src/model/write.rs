@@ -1,0 +1,1459 @@
+//! PURE: every change cgtop can make to the hierarchy, as a value.
+//!
+//! An action builds an [`Op`] here; `source::writer` performs it and reads
+//! the file back. An op knows what it writes, whether it needs a
+//! confirmation, how to undo it from the value it replaced, whether the
+//! kernel's read-back matches what was written, and what the equivalent
+//! `systemctl` command is for a systemd unit.
+//!
+//! Must not depend on: the filesystem, the clock, the terminal.
+
+use super::input::{ControllerChange, IoMaxSet, MemoryFile};
+use super::GroupPath;
+use crate::cgroupfs::io::DevId;
+use crate::cgroupfs::{files, parse_u64, Controllers, CpuMax, IoLatency, IoMax, IoWeight, Limit};
+use std::fmt;
+
+/// What a file write means; the typed value lets undo, read-back checks
+/// and the systemd mapping work without re-parsing `contents`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteKind {
+    CpuMax(CpuMax),
+    CpuMaxBurst(u64),
+    CpuWeight(u32),
+    CpuWeightNice(i32),
+    Memory(MemoryFile, Limit),
+    IoMax(IoMaxSet),
+    /// `dev: None` is the default weight; `weight: None` drops a device's
+    /// override ("MAJ:MIN default").
+    IoWeight {
+        dev: Option<DevId>,
+        weight: Option<u32>,
+    },
+    /// `target_usec: None` removes the target ("target=max").
+    IoLatency {
+        dev: DevId,
+        target_usec: Option<u64>,
+    },
+    PidsMax(Limit),
+    SubtreeControl(Vec<ControllerChange>),
+    Freeze(bool),
+    Kill,
+    MoveProcess {
+        pid: u32,
+        threads: bool,
+    },
+    /// Any other file, written as typed.
+    Raw,
+}
+
+/// One write(2) of `contents` to `group`/`file`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteOp {
+    pub group: GroupPath,
+    pub file: String,
+    pub contents: String,
+    pub kind: WriteKind,
+}
+
+/// A change to the hierarchy: a file write, or a group created (mkdir) or
+/// removed (rmdir).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    Write(WriteOp),
+    CreateGroup(GroupPath),
+    RemoveGroup(GroupPath),
+}
+
+fn write(group: &GroupPath, file: &str, contents: String, kind: WriteKind) -> Op {
+    Op::Write(WriteOp {
+        group: group.clone(),
+        file: file.to_owned(),
+        contents,
+        kind,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Builders, one per action.
+
+/// cpu.max: always both fields, so the period never depends on what the
+/// file held before.
+pub fn set_cpu_max(group: &GroupPath, v: CpuMax) -> Op {
+    write(group, files::CPU_MAX, v.to_string(), WriteKind::CpuMax(v))
+}
+
+pub fn set_cpu_max_burst(group: &GroupPath, usec: u64) -> Op {
+    write(
+        group,
+        files::CPU_MAX_BURST,
+        usec.to_string(),
+        WriteKind::CpuMaxBurst(usec),
+    )
+}
+
+pub fn set_cpu_weight(group: &GroupPath, weight: u32) -> Op {
+    write(
+        group,
+        files::CPU_WEIGHT,
+        weight.to_string(),
+        WriteKind::CpuWeight(weight),
+    )
+}
+
+pub fn set_cpu_weight_nice(group: &GroupPath, nice: i32) -> Op {
+    write(
+        group,
+        files::CPU_WEIGHT_NICE,
+        nice.to_string(),
+        WriteKind::CpuWeightNice(nice),
+    )
+}
+
+/// memory.min/low/high/max or memory.swap.max.
+pub fn set_memory_limit(group: &GroupPath, file: MemoryFile, limit: Limit) -> Op {
+    write(
+        group,
+        file.file(),
+        limit.to_string(),
+        WriteKind::Memory(file, limit),
+    )
+}
+
+pub fn set_io_max(group: &GroupPath, set: IoMaxSet) -> Op {
+    write(group, files::IO_MAX, set.to_string(), WriteKind::IoMax(set))
+}
+
+/// io.weight: "default N" for `dev: None`, "MAJ:MIN N" for one device.
+pub fn set_io_weight(group: &GroupPath, dev: Option<DevId>, weight: u32) -> Op {
+    let contents = match dev {
+        None => format!("default {weight}"),
+        Some(d) => format!("{d} {weight}"),
+    };
+    write(
+        group,
+        files::IO_WEIGHT,
+        contents,
+        WriteKind::IoWeight {
+            dev,
+            weight: Some(weight),
+        },
+    )
+}
+
+/// io.weight: drops one device's override, so the default applies again.
+pub fn reset_io_weight(group: &GroupPath, dev: DevId) -> Op {
+    write(
+        group,
+        files::IO_WEIGHT,
+        format!("{dev} default"),
+        WriteKind::IoWeight {
+            dev: Some(dev),
+            weight: None,
+        },
+    )
+}
+
+/// io.latency "MAJ:MIN target=USEC"; `None` writes "target=max", which
+/// the kernel reads as "no target" (block/blk-iolatency.c).
+pub fn set_io_latency(group: &GroupPath, dev: DevId, target_usec: Option<u64>) -> Op {
+    let contents = match target_usec {
+        Some(t) => format!("{dev} target={t}"),
+        None => format!("{dev} target=max"),
+    };
+    write(
+        group,
+        files::IO_LATENCY,
+        contents,
+        WriteKind::IoLatency { dev, target_usec },
+    )
+}
+
+pub fn set_pids_max(group: &GroupPath, limit: Limit) -> Op {
+    write(
+        group,
+        files::PIDS_MAX,
+        limit.to_string(),
+        WriteKind::PidsMax(limit),
+    )
+}
+
+/// cgroup.subtree_control: every change in ONE write, so that the kernel
+/// applies all or none (admin guide 4-3, cgroup.subtree_control).
+pub fn set_subtree_control(group: &GroupPath, changes: &[ControllerChange]) -> Op {
+    let contents = changes
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ");
+    write(
+        group,
+        files::SUBTREE_CONTROL,
+        contents,
+        WriteKind::SubtreeControl(changes.to_vec()),
+    )
+}
+
+/// cgroup.freeze: `true` freezes the group and everything below it.
+pub fn freeze(group: &GroupPath, frozen: bool) -> Op {
+    write(
+        group,
+        files::FREEZE,
+        if frozen { "1" } else { "0" }.to_owned(),
+        WriteKind::Freeze(frozen),
+    )
+}
+
+/// cgroup.kill: SIGKILL to every process in the group and below.
+pub fn kill(group: &GroupPath) -> Op {
+    write(group, files::KILL, "1".to_owned(), WriteKind::Kill)
+}
+
+/// Moves a whole process (cgroup.procs) or one thread (cgroup.threads)
+/// into `target`. One pid per write (admin guide 2-2-1).
+pub fn move_process(pid: u32, target: &GroupPath, threads: bool) -> Op {
+    let file = if threads {
+        files::THREADS
+    } else {
+        files::PROCS
+    };
+    write(
+        target,
+        file,
+        pid.to_string(),
+        WriteKind::MoveProcess { pid, threads },
+    )
+}
+
+/// Any other file, written as typed (one line).
+pub fn raw(group: &GroupPath, file: &str, line: &str) -> Op {
+    write(group, file, line.to_owned(), WriteKind::Raw)
+}
+
+pub fn create_group(path: &GroupPath) -> Op {
+    Op::CreateGroup(path.clone())
+}
+
+pub fn remove_group(path: &GroupPath) -> Op {
+    Op::RemoveGroup(path.clone())
+}
+
+/// The ops that make `group` able to hand domain controllers to its
+/// children when it holds processes itself (the no internal process rule,
+/// admin guide 2-4-3): create the leaf child, move each process into it,
+/// then change the controllers. The writer re-reads the pids as it goes.
+pub fn leaf_fix_plan(
+    group: &GroupPath,
+    leaf: &str,
+    pids: &[u32],
+    changes: &[ControllerChange],
+) -> Vec<Op> {
+    let leaf_path = group.join(leaf);
+    let mut ops = vec![create_group(&leaf_path)];
+    ops.extend(pids.iter().map(|&p| move_process(p, &leaf_path, false)));
+    ops.push(set_subtree_control(group, changes));
+    ops
+}
+
+// ---------------------------------------------------------------------------
+// What an op is.
+
+impl Op {
+    /// The group the op changes (for a move: the target).
+    pub fn group(&self) -> &GroupPath {
+        match self {
+            Self::Write(w) => &w.group,
+            Self::CreateGroup(p) | Self::RemoveGroup(p) => p,
+        }
+    }
+
+    pub fn as_write(&self) -> Option<&WriteOp> {
+        match self {
+            Self::Write(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// Why this op must be confirmed first, or `None` when it can run at
+    /// once. Limits and weights are undoable and need no confirmation.
+    pub fn confirm_reason(&self) -> Option<&'static str> {
+        match self {
+            Self::RemoveGroup(_) => Some("removing a group cannot be undone"),
+            Self::CreateGroup(_) => None,
+            Self::Write(w) => match &w.kind {
+                WriteKind::Kill => Some("every process in the group and below is killed"),
+                WriteKind::Freeze(true) => Some(
+                    "every process in the group and below stops until the group is thawed",
+                ),
+                WriteKind::MoveProcess { .. } => Some(
+                    "the process leaves its group and its limits; its memory stays charged to the old group",
+                ),
+                // Disabling a controller deletes its interface files in
+                // every child, and with them the children's settings
+                // (admin guide 2-4-1).
+                WriteKind::SubtreeControl(c) if c.iter().any(|c| !c.enable) => Some(
+                    "disabling a controller removes its files, and the limits set in them, from every child",
+                ),
+                _ => None,
+            },
+        }
+    }
+
+    pub fn is_destructive(&self) -> bool {
+        self.confirm_reason().is_some()
+    }
+
+    /// The file whose old value undo needs, read before the write; `None`
+    /// when there is no undo to build from a value.
+    pub fn undo_source(&self) -> Option<&str> {
+        let w = self.as_write()?;
+        match w.kind {
+            WriteKind::Kill | WriteKind::MoveProcess { .. } => None,
+            // cpu.weight.nice reads back only approximately (the nearest
+            // nice of the weight), so the exact cpu.weight is kept instead
+            WriteKind::CpuWeightNice(_) => Some(files::CPU_WEIGHT),
+            _ => Some(&w.file),
+        }
+    }
+
+    /// Whether the file is read back after the write to see what the kernel
+    /// stored.
+    pub fn reads_back(&self) -> bool {
+        self.as_write()
+            .is_some_and(|w| !matches!(w.kind, WriteKind::Kill | WriteKind::MoveProcess { .. }))
+    }
+
+    /// The op that restores the state before this one, from `old`: the text
+    /// of [`Self::undo_source`] read before the write. Kill, move and
+    /// remove have no undo; create's undo is remove.
+    pub fn undo(&self, old: Option<&str>) -> Option<Op> {
+        let w = match self {
+            Self::CreateGroup(p) => return Some(remove_group(p)),
+            Self::RemoveGroup(_) => return None,
+            Self::Write(w) => w,
+        };
+        let old = old?;
+        let g = &w.group;
+        match &w.kind {
+            WriteKind::Kill | WriteKind::MoveProcess { .. } => None,
+            WriteKind::CpuMax(_) => CpuMax::parse(old).ok().map(|v| set_cpu_max(g, v)),
+            WriteKind::CpuMaxBurst(_) => parse_u64("cpu.max.burst", old)
+                .ok()
+                .map(|v| set_cpu_max_burst(g, v)),
+            WriteKind::CpuWeight(_) | WriteKind::CpuWeightNice(_) => {
+                old.trim().parse().ok().map(|v| set_cpu_weight(g, v))
+            }
+            WriteKind::Memory(f, _) => Limit::parse(f.file(), old)
+                .ok()
+                .map(|v| set_memory_limit(g, *f, v)),
+            WriteKind::PidsMax(_) => Limit::parse("pids.max", old)
+                .ok()
+                .map(|v| set_pids_max(g, v)),
+            WriteKind::IoMax(set) => {
+                let was = IoMax::parse(old).ok()?;
+                let dev = set.dev;
+                let e = was
+                    .get(dev)
+                    .copied()
+                    .unwrap_or_else(|| crate::cgroupfs::io::IoMaxDev::unlimited(dev));
+                Some(set_io_max(
+                    g,
+                    IoMaxSet {
+                        dev,
+                        rbps: Some(e.rbps),
+                        wbps: Some(e.wbps),
+                        riops: Some(e.riops),
+                        wiops: Some(e.wiops),
+                    },
+                ))
+            }
+            WriteKind::IoWeight { dev, .. } => {
+                let was = IoWeight::parse(old).ok()?;
+                Some(match dev {
+                    None => set_io_weight(g, None, was.default),
+                    Some(d) => match was.overrides.iter().find(|(x, _)| x == d) {
+                        Some((_, w)) => set_io_weight(g, Some(*d), *w),
+                        None => reset_io_weight(g, *d),
+                    },
+                })
+            }
+            WriteKind::IoLatency { dev, .. } => {
+                let was = IoLatency::parse(old).ok()?;
+                Some(set_io_latency(g, *dev, was.get(*dev)))
+            }
+            WriteKind::SubtreeControl(changes) => {
+                let was = Controllers::parse(old);
+                let back: Vec<ControllerChange> = changes
+                    .iter()
+                    .filter(|c| was.contains(&c.name) != c.enable)
+                    .map(|c| ControllerChange {
+                        name: c.name.clone(),
+                        enable: was.contains(&c.name),
+                    })
+                    .collect();
+                (!back.is_empty()).then(|| set_subtree_control(g, &back))
+            }
+            WriteKind::Freeze(_) => match old.trim() {
+                "1" => Some(freeze(g, true)),
+                "0" => Some(freeze(g, false)),
+                _ => None,
+            },
+            WriteKind::Raw => {
+                let t = old.trim();
+                // a nested-keyed or multi-line file takes one key per write:
+                // the whole old text cannot be written back in one go
+                (!t.is_empty() && !t.contains('\n')).then(|| raw(g, &w.file, t))
+            }
+        }
+    }
+
+    /// One line for a confirmation prompt or the status line.
+    pub fn describe(&self) -> String {
+        let w = match self {
+            Self::CreateGroup(p) => return format!("create the group {p}"),
+            Self::RemoveGroup(p) => return format!("remove the group {p}"),
+            Self::Write(w) => w,
+        };
+        let g = &w.group;
+        match &w.kind {
+            WriteKind::Kill => format!("kill every process in {g} and below"),
+            WriteKind::Freeze(true) => format!("freeze {g} and everything below it"),
+            WriteKind::Freeze(false) => format!("thaw {g}"),
+            WriteKind::MoveProcess {
+                pid,
+                threads: false,
+            } => format!("move process {pid} into {g}"),
+            WriteKind::MoveProcess { pid, threads: true } => {
+                format!("move thread {pid} into {g}")
+            }
+            WriteKind::SubtreeControl(_) => format!(
+                "change the controllers {g} hands to its children: {}",
+                w.contents
+            ),
+            _ => format!("set {} of {g} to {}", w.file, w.contents),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Read-back.
+
+impl WriteOp {
+    /// A sentence when the kernel stored something other than what was
+    /// written (page rounding, clamping, nice approximation), `None` when
+    /// it matches or cannot be judged.
+    pub fn check_readback(&self, readback: &str) -> Option<String> {
+        let rb = readback.trim();
+        let differs = |stored: &str, why: &str| {
+            Some(format!(
+                "the kernel stored {stored} in {}, not {}{why}",
+                self.file, self.contents
+            ))
+        };
+        match &self.kind {
+            WriteKind::Kill | WriteKind::MoveProcess { .. } => None,
+            WriteKind::CpuMax(v) => match CpuMax::parse(rb) {
+                Ok(s) if s == *v => None,
+                _ => differs(rb, ""),
+            },
+            WriteKind::Memory(_, v) => match Limit::parse("memory", rb) {
+                Ok(s) if s == *v => None,
+                _ => differs(rb, " (it keeps whole pages)"),
+            },
+            WriteKind::PidsMax(v) => match Limit::parse("pids.max", rb) {
+                Ok(s) if s == *v => None,
+                _ => differs(rb, ""),
+            },
+            WriteKind::CpuWeightNice(_) => {
+                (rb != self.contents).then_some(())?;
+                differs(rb, " (a nice value stands for the nearest weight)")
+            }
+            WriteKind::CpuMaxBurst(_) | WriteKind::CpuWeight(_) | WriteKind::Freeze(_) => {
+                (rb != self.contents).then_some(())?;
+                differs(rb, "")
+            }
+            WriteKind::IoMax(set) => {
+                let dev = set.dev;
+                let now = IoMax::parse(rb).ok()?;
+                let e = now
+                    .get(dev)
+                    .copied()
+                    .unwrap_or_else(|| crate::cgroupfs::io::IoMaxDev::unlimited(dev));
+                let got = [e.rbps, e.wbps, e.riops, e.wiops];
+                let want = [set.rbps, set.wbps, set.riops, set.wiops];
+                let same = got.iter().zip(want).all(|(g, w)| w.is_none_or(|w| w == *g));
+                if same {
+                    None
+                } else {
+                    differs(&e.to_string(), "")
+                }
+            }
+            WriteKind::IoWeight { dev, weight } => {
+                let now = IoWeight::parse(rb).ok()?;
+                let got = match dev {
+                    None => Some(now.default),
+                    Some(d) => now.overrides.iter().find(|(x, _)| x == d).map(|(_, w)| *w),
+                };
+                if got == *weight {
+                    None
+                } else {
+                    let shown = match (dev, got) {
+                        (None, Some(w)) => format!("default {w}"),
+                        (Some(d), Some(w)) => format!("{d} {w}"),
+                        (Some(d), None) => format!("no override for {d}"),
+                        (None, None) => "no default weight".to_owned(),
+                    };
+                    differs(&shown, "")
+                }
+            }
+            WriteKind::IoLatency { dev, target_usec } => {
+                let now = IoLatency::parse(rb).ok()?;
+                let got = now.get(*dev).filter(|t| *t != 0);
+                if got == *target_usec {
+                    None
+                } else {
+                    let shown = got.map_or_else(
+                        || format!("no target for {dev}"),
+                        |t| format!("{dev} target={t}"),
+                    );
+                    differs(&shown, "")
+                }
+            }
+            WriteKind::SubtreeControl(changes) => {
+                let now = Controllers::parse(rb);
+                let ok = changes.iter().all(|c| now.contains(&c.name) == c.enable);
+                if ok {
+                    None
+                } else {
+                    differs(&format!("{rb:?}"), "")
+                }
+            }
+            WriteKind::Raw => {
+                if rb == self.contents.trim() || rb.contains('\n') {
+                    None
+                } else {
+                    differs(rb, "")
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// systemd.
+
+/// The systemd unit a group is, when its name ends in .service, .scope or
+/// .slice: systemd owns such a group, and a direct write is lost the next
+/// time systemd applies the unit's properties.
+pub fn systemd_unit(group: &GroupPath) -> Option<&str> {
+    let name = group.name();
+    [".service", ".scope", ".slice"]
+        .iter()
+        .any(|s| name.len() > s.len() && name.ends_with(s))
+        .then_some(name)
+}
+
+/// The `systemctl` command that makes the same change through systemd.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemdEquivalent {
+    pub unit: String,
+    /// argv, starting with "systemctl".
+    pub args: Vec<String>,
+}
+
+impl SystemdEquivalent {
+    /// The command as one shell line, each argument quoted when needed.
+    pub fn command_line(&self) -> String {
+        self.args
+            .iter()
+            .map(|a| shell_quote(a))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    let safe = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&b));
+    if safe {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// A systemd time span: "100ms", "1s", "1500us".
+fn timespan(usec: u64) -> String {
+    if usec % 1_000_000 == 0 {
+        format!("{}s", usec / 1_000_000)
+    } else if usec % 1_000 == 0 {
+        format!("{}ms", usec / 1_000)
+    } else {
+        format!("{usec}us")
+    }
+}
+
+/// A cpu.max quota as systemd's CPUQuota percentage (of one CPU), to two
+/// decimals.
+fn cpu_quota_percent(quota: u64, period: u64) -> String {
+    let permyriad =
+        (u128::from(quota) * 10_000 + u128::from(period) / 2) / u128::from(period.max(1));
+    if permyriad % 100 == 0 {
+        format!("{}%", permyriad / 100)
+    } else {
+        format!("{}.{:02}%", permyriad / 100, permyriad % 100)
+    }
+}
+
+fn infinity(l: Limit) -> String {
+    match l {
+        Limit::Max => "infinity".to_owned(),
+        Limit::Value(v) => v.to_string(),
+    }
+}
+
+/// The systemd way to make `op`, for a group that is a systemd unit.
+/// `device` names the block device of an io op ("sda" or "/dev/sda").
+/// `None` when the group is not a unit or systemd has no such property
+/// (cpu.weight.nice, cpu.max.burst, a device weight reset, removing an
+/// io.latency target, subtree_control, moves, raw writes).
+pub fn systemd_equivalent(op: &Op, device: Option<&str>) -> Option<SystemdEquivalent> {
+    const SET: &[&str] = &["set-property", "--runtime"];
+    let w = op.as_write()?;
+    let unit = systemd_unit(&w.group)?.to_owned();
+    let dev = || {
+        device.map(|d| {
+            if d.starts_with('/') {
+                d.to_owned()
+            } else {
+                format!("/dev/{d}")
+            }
+        })
+    };
+    let (verb, props): (&[&str], Vec<String>) = match &w.kind {
+        WriteKind::Freeze(true) => (&["freeze"], Vec::new()),
+        WriteKind::Freeze(false) => (&["thaw"], Vec::new()),
+        WriteKind::Kill => (&["kill", "--signal=SIGKILL"], Vec::new()),
+        WriteKind::CpuMax(v) => (
+            SET,
+            vec![
+                match v.quota {
+                    Some(q) => format!("CPUQuota={}", cpu_quota_percent(q, v.period)),
+                    None => "CPUQuota=".to_owned(),
+                },
+                format!("CPUQuotaPeriodSec={}", timespan(v.period)),
+            ],
+        ),
+        WriteKind::CpuWeight(n) => (SET, vec![format!("CPUWeight={n}")]),
+        WriteKind::Memory(f, l) => {
+            let prop = match f {
+                MemoryFile::Min => "MemoryMin",
+                MemoryFile::Low => "MemoryLow",
+                MemoryFile::High => "MemoryHigh",
+                MemoryFile::Max => "MemoryMax",
+                MemoryFile::SwapMax => "MemorySwapMax",
+            };
+            (SET, vec![format!("{prop}={}", infinity(*l))])
+        }
+        WriteKind::PidsMax(l) => (SET, vec![format!("TasksMax={}", infinity(*l))]),
+        WriteKind::IoMax(set) => {
+            let d = dev()?;
+            let props = set
+                .pairs()
+                .into_iter()
+                .map(|(k, v)| {
+                    let prop = match k {
+                        "rbps" => "IOReadBandwidthMax",
+                        "wbps" => "IOWriteBandwidthMax",
+                        "riops" => "IOReadIOPSMax",
+                        _ => "IOWriteIOPSMax",
+                    };
+                    format!("{prop}={d} {}", infinity(v))
+                })
+                .collect();
+            (SET, props)
+        }
+        WriteKind::IoWeight {
+            dev: None,
+            weight: Some(n),
+        } => (SET, vec![format!("IOWeight={n}")]),
+        WriteKind::IoWeight {
+            dev: Some(_),
+            weight: Some(n),
+        } => (SET, vec![format!("IODeviceWeight={} {n}", dev()?)]),
+        WriteKind::IoLatency {
+            target_usec: Some(t),
+            ..
+        } => (
+            SET,
+            vec![format!(
+                "IODeviceLatencyTargetSec={} {}",
+                dev()?,
+                timespan(*t)
+            )],
+        ),
+        _ => return None,
+    };
+    let args = std::iter::once("systemctl")
+        .chain(verb.iter().copied())
+        .chain(std::iter::once(unit.as_str()))
+        .map(str::to_owned)
+        .chain(props)
+        .collect();
+    Some(SystemdEquivalent { unit, args })
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SDA: DevId = DevId { major: 8, minor: 0 };
+
+    fn g(s: &str) -> GroupPath {
+        GroupPath::new(s)
+    }
+
+    fn op(group: &str, file: &str, contents: &str, kind: WriteKind) -> Op {
+        Op::Write(WriteOp {
+            group: g(group),
+            file: file.into(),
+            contents: contents.into(),
+            kind,
+        })
+    }
+
+    #[test]
+    fn builders_make_exact_ops() {
+        let a = g("a/b");
+        let half = CpuMax {
+            quota: Some(50_000),
+            period: 100_000,
+        };
+        assert_eq!(
+            set_cpu_max(&a, half),
+            op("a/b", "cpu.max", "50000 100000", WriteKind::CpuMax(half))
+        );
+        let unl = CpuMax {
+            quota: None,
+            period: 100_000,
+        };
+        assert_eq!(
+            set_cpu_max(&a, unl),
+            op("a/b", "cpu.max", "max 100000", WriteKind::CpuMax(unl))
+        );
+        assert_eq!(
+            set_cpu_max_burst(&a, 20_000),
+            op(
+                "a/b",
+                "cpu.max.burst",
+                "20000",
+                WriteKind::CpuMaxBurst(20_000)
+            )
+        );
+        assert_eq!(
+            set_cpu_weight(&a, 200),
+            op("a/b", "cpu.weight", "200", WriteKind::CpuWeight(200))
+        );
+        assert_eq!(
+            set_cpu_weight_nice(&a, -5),
+            op("a/b", "cpu.weight.nice", "-5", WriteKind::CpuWeightNice(-5))
+        );
+        for (f, name) in [
+            (MemoryFile::Min, "memory.min"),
+            (MemoryFile::Low, "memory.low"),
+            (MemoryFile::High, "memory.high"),
+            (MemoryFile::Max, "memory.max"),
+            (MemoryFile::SwapMax, "memory.swap.max"),
+        ] {
+            assert_eq!(
+                set_memory_limit(&a, f, Limit::Value(1 << 30)),
+                op(
+                    "a/b",
+                    name,
+                    "1073741824",
+                    WriteKind::Memory(f, Limit::Value(1 << 30))
+                )
+            );
+            assert_eq!(
+                set_memory_limit(&a, f, Limit::Max),
+                op("a/b", name, "max", WriteKind::Memory(f, Limit::Max))
+            );
+        }
+    }
+
+    #[test]
+    fn io_builders_make_exact_ops() {
+        let a = g("a/b");
+        let set = IoMaxSet {
+            dev: SDA,
+            rbps: Some(Limit::Value(2_097_152)),
+            wbps: None,
+            riops: None,
+            wiops: Some(Limit::Max),
+        };
+        assert_eq!(
+            set_io_max(&a, set),
+            op(
+                "a/b",
+                "io.max",
+                "8:0 rbps=2097152 wiops=max",
+                WriteKind::IoMax(set)
+            )
+        );
+        assert_eq!(
+            set_io_weight(&a, None, 150),
+            op(
+                "a/b",
+                "io.weight",
+                "default 150",
+                WriteKind::IoWeight {
+                    dev: None,
+                    weight: Some(150)
+                }
+            )
+        );
+        assert_eq!(
+            set_io_weight(&a, Some(SDA), 50),
+            op(
+                "a/b",
+                "io.weight",
+                "8:0 50",
+                WriteKind::IoWeight {
+                    dev: Some(SDA),
+                    weight: Some(50)
+                }
+            )
+        );
+        assert_eq!(
+            reset_io_weight(&a, SDA),
+            op(
+                "a/b",
+                "io.weight",
+                "8:0 default",
+                WriteKind::IoWeight {
+                    dev: Some(SDA),
+                    weight: None
+                }
+            )
+        );
+        assert_eq!(
+            set_io_latency(&a, SDA, Some(10_000)),
+            op(
+                "a/b",
+                "io.latency",
+                "8:0 target=10000",
+                WriteKind::IoLatency {
+                    dev: SDA,
+                    target_usec: Some(10_000)
+                }
+            )
+        );
+        assert_eq!(
+            set_io_latency(&a, SDA, None),
+            op(
+                "a/b",
+                "io.latency",
+                "8:0 target=max",
+                WriteKind::IoLatency {
+                    dev: SDA,
+                    target_usec: None
+                }
+            )
+        );
+    }
+
+    #[test]
+    fn core_builders_make_exact_ops() {
+        let a = g("a/b");
+        assert_eq!(
+            set_pids_max(&a, Limit::Value(64)),
+            op(
+                "a/b",
+                "pids.max",
+                "64",
+                WriteKind::PidsMax(Limit::Value(64))
+            )
+        );
+        assert_eq!(
+            set_pids_max(&a, Limit::Max),
+            op("a/b", "pids.max", "max", WriteKind::PidsMax(Limit::Max))
+        );
+        let ch = vec![
+            ControllerChange::enable("cpu"),
+            ControllerChange::enable("memory"),
+            ControllerChange::disable("io"),
+        ];
+        assert_eq!(
+            set_subtree_control(&a, &ch),
+            op(
+                "a/b",
+                "cgroup.subtree_control",
+                "+cpu +memory -io",
+                WriteKind::SubtreeControl(ch.clone())
+            )
+        );
+        assert_eq!(
+            freeze(&a, true),
+            op("a/b", "cgroup.freeze", "1", WriteKind::Freeze(true))
+        );
+        assert_eq!(
+            freeze(&a, false),
+            op("a/b", "cgroup.freeze", "0", WriteKind::Freeze(false))
+        );
+        assert_eq!(kill(&a), op("a/b", "cgroup.kill", "1", WriteKind::Kill));
+        assert_eq!(
+            move_process(4242, &a, false),
+            op(
+                "a/b",
+                "cgroup.procs",
+                "4242",
+                WriteKind::MoveProcess {
+                    pid: 4242,
+                    threads: false
+                }
+            )
+        );
+        assert_eq!(
+            move_process(4243, &a, true),
+            op(
+                "a/b",
+                "cgroup.threads",
+                "4243",
+                WriteKind::MoveProcess {
+                    pid: 4243,
+                    threads: true
+                }
+            )
+        );
+        assert_eq!(
+            raw(&a, "memory.oom.group", "1"),
+            op("a/b", "memory.oom.group", "1", WriteKind::Raw)
+        );
+        assert_eq!(create_group(&a), Op::CreateGroup(g("a/b")));
+        assert_eq!(remove_group(&a), Op::RemoveGroup(g("a/b")));
+    }
+
+    #[test]
+    fn leaf_fix_plan_order() {
+        let plan = leaf_fix_plan(
+            &g("job"),
+            "leaf",
+            &[10, 11],
+            &[ControllerChange::enable("memory")],
+        );
+        assert_eq!(
+            plan,
+            vec![
+                Op::CreateGroup(g("job/leaf")),
+                move_process(10, &g("job/leaf"), false),
+                move_process(11, &g("job/leaf"), false),
+                op(
+                    "job",
+                    "cgroup.subtree_control",
+                    "+memory",
+                    WriteKind::SubtreeControl(vec![ControllerChange::enable("memory")])
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn confirmations() {
+        let a = g("a");
+        assert!(kill(&a).is_destructive());
+        assert!(remove_group(&a).is_destructive());
+        assert!(freeze(&a, true).is_destructive());
+        assert!(!freeze(&a, false).is_destructive());
+        assert!(move_process(1, &a, false).is_destructive());
+        assert!(!create_group(&a).is_destructive());
+        assert!(!set_memory_limit(&a, MemoryFile::Max, Limit::Value(1)).is_destructive());
+        assert!(!set_subtree_control(&a, &[ControllerChange::enable("cpu")]).is_destructive());
+        assert_eq!(
+            set_subtree_control(&a, &[ControllerChange::disable("memory")]).confirm_reason(),
+            Some("disabling a controller removes its files, and the limits set in them, from every child")
+        );
+        assert_eq!(
+            kill(&a).confirm_reason(),
+            Some("every process in the group and below is killed")
+        );
+    }
+
+    #[test]
+    fn undo_from_old_values() {
+        let a = g("a");
+        let half = CpuMax {
+            quota: Some(50_000),
+            period: 100_000,
+        };
+        assert_eq!(
+            set_cpu_max(&a, half).undo(Some("max 100000\n")),
+            Some(set_cpu_max(
+                &a,
+                CpuMax {
+                    quota: None,
+                    period: 100_000
+                }
+            ))
+        );
+        assert_eq!(
+            set_cpu_max_burst(&a, 5).undo(Some("0\n")),
+            Some(set_cpu_max_burst(&a, 0))
+        );
+        assert_eq!(
+            set_cpu_weight(&a, 5).undo(Some("100\n")),
+            Some(set_cpu_weight(&a, 100))
+        );
+        // nice is undone through the exact weight
+        let nice = set_cpu_weight_nice(&a, 5);
+        assert_eq!(nice.undo_source(), Some("cpu.weight"));
+        assert_eq!(nice.undo(Some("150\n")), Some(set_cpu_weight(&a, 150)));
+        assert_eq!(
+            set_memory_limit(&a, MemoryFile::High, Limit::Value(1)).undo(Some("max\n")),
+            Some(set_memory_limit(&a, MemoryFile::High, Limit::Max))
+        );
+        assert_eq!(
+            set_pids_max(&a, Limit::Value(5)).undo(Some("100\n")),
+            Some(set_pids_max(&a, Limit::Value(100)))
+        );
+    }
+
+    #[test]
+    fn undo_io_and_core() {
+        let a = g("a");
+        // io.max: the old line of that device, all four keys; none = all max
+        let set = IoMaxSet {
+            dev: SDA,
+            rbps: Some(Limit::Value(100)),
+            wbps: None,
+            riops: None,
+            wiops: None,
+        };
+        assert_eq!(
+            set_io_max(&a, set).undo(Some("8:0 rbps=max wbps=5000 riops=max wiops=max\n8:16 rbps=1 wbps=max riops=max wiops=max\n")),
+            Some(op(
+                "a",
+                "io.max",
+                "8:0 rbps=max wbps=5000 riops=max wiops=max",
+                WriteKind::IoMax(IoMaxSet {
+                    dev: SDA,
+                    rbps: Some(Limit::Max),
+                    wbps: Some(Limit::Value(5000)),
+                    riops: Some(Limit::Max),
+                    wiops: Some(Limit::Max)
+                })
+            ))
+        );
+        let back = set_io_max(&a, set).undo(Some("")).unwrap();
+        assert_eq!(
+            back.as_write().unwrap().contents,
+            "8:0 rbps=max wbps=max riops=max wiops=max"
+        );
+        // io.weight: default, device override present, and absent
+        assert_eq!(
+            set_io_weight(&a, None, 500).undo(Some("default 100\n8:0 50\n")),
+            Some(set_io_weight(&a, None, 100))
+        );
+        assert_eq!(
+            set_io_weight(&a, Some(SDA), 500).undo(Some("default 100\n8:0 50\n")),
+            Some(set_io_weight(&a, Some(SDA), 50))
+        );
+        assert_eq!(
+            set_io_weight(&a, Some(SDA), 500).undo(Some("default 100\n")),
+            Some(reset_io_weight(&a, SDA))
+        );
+        // io.latency
+        assert_eq!(
+            set_io_latency(&a, SDA, Some(5)).undo(Some("8:0 target=10000\n")),
+            Some(set_io_latency(&a, SDA, Some(10_000)))
+        );
+        assert_eq!(
+            set_io_latency(&a, SDA, Some(5)).undo(Some("")),
+            Some(set_io_latency(&a, SDA, None))
+        );
+        // subtree_control: only what changed is put back
+        let ch = [
+            ControllerChange::enable("cpu"),
+            ControllerChange::enable("io"),
+            ControllerChange::disable("pids"),
+        ];
+        assert_eq!(
+            set_subtree_control(&a, &ch).undo(Some("io pids\n")),
+            Some(set_subtree_control(
+                &a,
+                &[
+                    ControllerChange::disable("cpu"),
+                    ControllerChange::enable("pids")
+                ]
+            ))
+        );
+        assert_eq!(
+            set_subtree_control(&a, &[ControllerChange::enable("io")]).undo(Some("io\n")),
+            None
+        );
+        assert_eq!(freeze(&a, true).undo(Some("0\n")), Some(freeze(&a, false)));
+        assert_eq!(freeze(&a, false).undo(Some("1\n")), Some(freeze(&a, true)));
+        assert_eq!(
+            raw(&a, "memory.oom.group", "1").undo(Some("0\n")),
+            Some(raw(&a, "memory.oom.group", "0"))
+        );
+        assert_eq!(
+            raw(&a, "io.bfq.weight", "8:0 5").undo(Some("default 100\n8:0 5\n")),
+            None
+        );
+        // no undo
+        assert_eq!(kill(&a).undo(Some("")), None);
+        assert_eq!(kill(&a).undo_source(), None);
+        assert_eq!(move_process(1, &a, false).undo(Some("1\n")), None);
+        assert_eq!(remove_group(&a).undo(None), None);
+        assert_eq!(create_group(&a).undo(None), Some(remove_group(&a)));
+        // unreadable or garbled old values give no undo rather than a wrong one
+        assert_eq!(set_cpu_weight(&a, 5).undo(None), None);
+        assert_eq!(
+            set_cpu_max(
+                &a,
+                CpuMax {
+                    quota: Some(1000),
+                    period: 1000
+                }
+            )
+            .undo(Some("garbage")),
+            None
+        );
+        assert_eq!(freeze(&a, true).undo(Some("")), None);
+    }
+
+    #[test]
+    fn descriptions() {
+        let a = g("a/b");
+        assert_eq!(create_group(&a).describe(), "create the group /a/b");
+        assert_eq!(remove_group(&a).describe(), "remove the group /a/b");
+        assert_eq!(kill(&a).describe(), "kill every process in /a/b and below");
+        assert_eq!(
+            freeze(&a, true).to_string(),
+            "freeze /a/b and everything below it"
+        );
+        assert_eq!(freeze(&a, false).describe(), "thaw /a/b");
+        assert_eq!(
+            move_process(7, &a, false).describe(),
+            "move process 7 into /a/b"
+        );
+        assert_eq!(
+            move_process(7, &a, true).describe(),
+            "move thread 7 into /a/b"
+        );
+        assert_eq!(
+            set_subtree_control(&a, &[ControllerChange::enable("cpu")]).describe(),
+            "change the controllers /a/b hands to its children: +cpu"
+        );
+        assert_eq!(
+            set_memory_limit(&a, MemoryFile::Max, Limit::Max).describe(),
+            "set memory.max of /a/b to max"
+        );
+    }
+
+    #[test]
+    fn readback_checks() {
+        let a = g("a");
+        let w = |o: Op| match o {
+            Op::Write(w) => w,
+            _ => unreachable!(),
+        };
+        let m = w(set_memory_limit(&a, MemoryFile::Max, Limit::Value(1000)));
+        assert_eq!(
+            m.check_readback("0\n").as_deref(),
+            Some("the kernel stored 0 in memory.max, not 1000 (it keeps whole pages)")
+        );
+        assert_eq!(
+            w(set_memory_limit(&a, MemoryFile::Max, Limit::Value(4096))).check_readback("4096\n"),
+            None
+        );
+        assert_eq!(
+            w(set_memory_limit(&a, MemoryFile::Max, Limit::Max)).check_readback("max\n"),
+            None
+        );
+        let c = w(set_cpu_max(
+            &a,
+            CpuMax {
+                quota: Some(50_000),
+                period: 100_000,
+            },
+        ));
+        assert_eq!(c.check_readback("50000 100000\n"), None);
+        assert_eq!(
+            c.check_readback("max 100000\n").as_deref(),
+            Some("the kernel stored max 100000 in cpu.max, not 50000 100000")
+        );
+        assert_eq!(
+            w(set_cpu_weight_nice(&a, 3)).check_readback("2\n").as_deref(),
+            Some("the kernel stored 2 in cpu.weight.nice, not 3 (a nice value stands for the nearest weight)")
+        );
+        assert_eq!(w(set_cpu_weight(&a, 5)).check_readback("5\n"), None);
+        assert_eq!(w(freeze(&a, true)).check_readback("1\n"), None);
+        assert_eq!(
+            w(set_pids_max(&a, Limit::Max)).check_readback("max\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn readback_checks_io_and_core() {
+        let a = g("a");
+        let w = |o: Op| match o {
+            Op::Write(w) => w,
+            _ => unreachable!(),
+        };
+        // io.max: only the keys written are compared
+        let set = IoMaxSet {
+            dev: SDA,
+            rbps: Some(Limit::Value(100)),
+            wbps: None,
+            riops: None,
+            wiops: None,
+        };
+        let io = w(set_io_max(&a, set));
+        assert_eq!(
+            io.check_readback("8:0 rbps=100 wbps=7 riops=max wiops=max\n"),
+            None
+        );
+        assert_eq!(
+            io.check_readback("").as_deref(),
+            Some("the kernel stored 8:0 rbps=max wbps=max riops=max wiops=max in io.max, not 8:0 rbps=100")
+        );
+        let iops = IoMaxSet {
+            dev: SDA,
+            rbps: None,
+            wbps: None,
+            riops: Some(Limit::Max),
+            wiops: None,
+        };
+        assert_eq!(w(set_io_max(&a, iops)).check_readback(""), None);
+        assert_eq!(
+            w(set_io_weight(&a, None, 200)).check_readback("default 200\n8:0 5\n"),
+            None
+        );
+        assert_eq!(
+            w(set_io_weight(&a, Some(SDA), 200))
+                .check_readback("default 100\n")
+                .as_deref(),
+            Some("the kernel stored no override for 8:0 in io.weight, not 8:0 200")
+        );
+        assert_eq!(
+            w(reset_io_weight(&a, SDA)).check_readback("default 100\n"),
+            None
+        );
+        assert_eq!(
+            w(set_io_latency(&a, SDA, Some(10))).check_readback("8:0 target=10\n"),
+            None
+        );
+        assert_eq!(w(set_io_latency(&a, SDA, None)).check_readback(""), None);
+        assert_eq!(
+            w(set_io_latency(&a, SDA, None)).check_readback("8:0 target=0\n"),
+            None
+        );
+        assert_eq!(
+            w(set_io_latency(&a, SDA, Some(10)))
+                .check_readback("")
+                .as_deref(),
+            Some("the kernel stored no target for 8:0 in io.latency, not 8:0 target=10")
+        );
+        let sc = w(set_subtree_control(
+            &a,
+            &[
+                ControllerChange::enable("hugetlb"),
+                ControllerChange::disable("pids"),
+            ],
+        ));
+        assert_eq!(sc.check_readback("cpu hugetlb\n"), None);
+        assert_eq!(
+            sc.check_readback("cpu\n").as_deref(),
+            Some("the kernel stored \"cpu\" in cgroup.subtree_control, not +hugetlb -pids")
+        );
+        assert_eq!(
+            w(raw(&a, "memory.oom.group", "1")).check_readback("1\n"),
+            None
+        );
+        assert_eq!(
+            w(raw(&a, "memory.oom.group", "1"))
+                .check_readback("0\n")
+                .as_deref(),
+            Some("the kernel stored 0 in memory.oom.group, not 1")
+        );
+        assert_eq!(
+            w(raw(&a, "io.bfq.weight", "8:0 5")).check_readback("default 100\n8:0 6"),
+            None
+        );
+        assert_eq!(w(kill(&a)).check_readback(""), None);
+        assert_eq!(w(move_process(5, &a, false)).check_readback(""), None);
+    }
+
+    #[test]
+    fn systemd_units() {
+        assert_eq!(
+            systemd_unit(&g("system.slice/cron.service")),
+            Some("cron.service")
+        );
+        assert_eq!(
+            systemd_unit(&g("user.slice/user-1000.slice/session-3.scope")),
+            Some("session-3.scope")
+        );
+        assert_eq!(systemd_unit(&g("system.slice")), Some("system.slice"));
+        assert_eq!(systemd_unit(&g("system.slice/cron.service/worker")), None);
+        assert_eq!(systemd_unit(&g(".service")), None);
+        assert_eq!(systemd_unit(&GroupPath::root()), None);
+    }
+
+    #[test]
+    fn systemd_equivalents() {
+        let s = g("system.slice/web.service");
+        let cmd = |o: &Op, dev: Option<&str>| systemd_equivalent(o, dev).map(|e| e.command_line());
+        let half = CpuMax {
+            quota: Some(50_000),
+            period: 100_000,
+        };
+        assert_eq!(
+            cmd(&set_cpu_max(&s, half), None).as_deref(),
+            Some(
+                "systemctl set-property --runtime web.service CPUQuota=50% CPUQuotaPeriodSec=100ms"
+            )
+        );
+        let odd = CpuMax {
+            quota: Some(123_456),
+            period: 250_000,
+        };
+        assert_eq!(
+            cmd(&set_cpu_max(&s, odd), None).as_deref(),
+            Some("systemctl set-property --runtime web.service CPUQuota=49.38% CPUQuotaPeriodSec=250ms")
+        );
+        let unl = CpuMax {
+            quota: None,
+            period: 1_000_000,
+        };
+        assert_eq!(
+            cmd(&set_cpu_max(&s, unl), None).as_deref(),
+            Some("systemctl set-property --runtime web.service CPUQuota= CPUQuotaPeriodSec=1s")
+        );
+        assert_eq!(
+            cmd(&set_cpu_weight(&s, 300), None).as_deref(),
+            Some("systemctl set-property --runtime web.service CPUWeight=300")
+        );
+        for (f, p) in [
+            (MemoryFile::Min, "MemoryMin"),
+            (MemoryFile::Low, "MemoryLow"),
+            (MemoryFile::High, "MemoryHigh"),
+            (MemoryFile::Max, "MemoryMax"),
+            (MemoryFile::SwapMax, "MemorySwapMax"),
+        ] {
+            assert_eq!(
+                cmd(&set_memory_limit(&s, f, Limit::Value(1 << 30)), None),
+                Some(format!(
+                    "systemctl set-property --runtime web.service {p}=1073741824"
+                ))
+            );
+            assert_eq!(
+                cmd(&set_memory_limit(&s, f, Limit::Max), None),
+                Some(format!(
+                    "systemctl set-property --runtime web.service {p}=infinity"
+                ))
+            );
+        }
+        assert_eq!(
+            cmd(&set_pids_max(&s, Limit::Value(100)), None).as_deref(),
+            Some("systemctl set-property --runtime web.service TasksMax=100")
+        );
+        assert_eq!(
+            cmd(&set_pids_max(&s, Limit::Max), None).as_deref(),
+            Some("systemctl set-property --runtime web.service TasksMax=infinity")
+        );
+    }
+
+    #[test]
+    fn systemd_equivalents_io_and_actions() {
+        let s = g("system.slice/web.service");
+        let cmd = |o: &Op, dev: Option<&str>| systemd_equivalent(o, dev).map(|e| e.command_line());
+        let set = IoMaxSet {
+            dev: SDA,
+            rbps: Some(Limit::Value(1 << 20)),
+            wbps: Some(Limit::Max),
+            riops: Some(Limit::Value(100)),
+            wiops: Some(Limit::Value(50)),
+        };
+        let e = systemd_equivalent(&set_io_max(&s, set), Some("sda")).unwrap();
+        assert_eq!(e.unit, "web.service");
+        assert_eq!(
+            e.args,
+            [
+                "systemctl",
+                "set-property",
+                "--runtime",
+                "web.service",
+                "IOReadBandwidthMax=/dev/sda 1048576",
+                "IOWriteBandwidthMax=/dev/sda infinity",
+                "IOReadIOPSMax=/dev/sda 100",
+                "IOWriteIOPSMax=/dev/sda 50"
+            ]
+        );
+        assert_eq!(
+            e.command_line(),
+            "systemctl set-property --runtime web.service 'IOReadBandwidthMax=/dev/sda 1048576' \
+             'IOWriteBandwidthMax=/dev/sda infinity' 'IOReadIOPSMax=/dev/sda 100' \
+             'IOWriteIOPSMax=/dev/sda 50'"
+        );
+        assert_eq!(systemd_equivalent(&set_io_max(&s, set), None), None);
+        assert_eq!(
+            cmd(&set_io_weight(&s, None, 200), None).as_deref(),
+            Some("systemctl set-property --runtime web.service IOWeight=200")
+        );
+        assert_eq!(
+            cmd(&set_io_weight(&s, Some(SDA), 200), Some("/dev/sda")).as_deref(),
+            Some("systemctl set-property --runtime web.service 'IODeviceWeight=/dev/sda 200'")
+        );
+        assert_eq!(
+            cmd(&set_io_latency(&s, SDA, Some(10_000)), Some("nvme0n1")).as_deref(),
+            Some("systemctl set-property --runtime web.service 'IODeviceLatencyTargetSec=/dev/nvme0n1 10ms'")
+        );
+        assert_eq!(
+            cmd(&freeze(&s, true), None).as_deref(),
+            Some("systemctl freeze web.service")
+        );
+        assert_eq!(
+            cmd(&freeze(&s, false), None).as_deref(),
+            Some("systemctl thaw web.service")
+        );
+        assert_eq!(
+            cmd(&kill(&s), None).as_deref(),
+            Some("systemctl kill --signal=SIGKILL web.service")
+        );
+        // an escaped unit name is quoted for the shell
+        let esc = g("system.slice/system-serial\\x2dgetty.slice");
+        assert_eq!(
+            cmd(&set_cpu_weight(&esc, 5), None).as_deref(),
+            Some("systemctl set-property --runtime 'system-serial\\x2dgetty.slice' CPUWeight=5")
+        );
+        // no equivalent
+        for o in [
+            set_cpu_weight_nice(&s, 1),
+            set_cpu_max_burst(&s, 1),
+            reset_io_weight(&s, SDA),
+            set_io_latency(&s, SDA, None),
+            set_subtree_control(&s, &[ControllerChange::enable("cpu")]),
+            move_process(1, &s, false),
+            raw(&s, "memory.oom.group", "1"),
+            create_group(&s),
+            remove_group(&s),
+        ] {
+            assert_eq!(systemd_equivalent(&o, Some("sda")), None, "{o}");
+        }
+        // not a unit
+        assert_eq!(
+            systemd_equivalent(&set_cpu_weight(&g("batch/job"), 5), None),
+            None
+        );
+    }
+}

@@ -1,0 +1,491 @@
+//! The writer against this machine's real cgroup2 hierarchy.
+//!
+//! Every test works under its own group `cgtop-test-<pid>-<n>` directly
+//! below the cgroup2 root, moves only processes it spawned, and removes its
+//! groups bottom-up from a Drop guard (also when an assertion panics),
+//! after killing the processes it started. Without root, or without a
+//! writable cgroup2 mount, each test prints `skipped: <reason>` and passes.
+//!
+//! Enabling a controller in a test group needs the root to hand that
+//! controller down. When the root's cgroup.subtree_control lacks hugetlb,
+//! the hugetlb test enables it there only with
+//! `CGTOP_TEST_ENABLE_ROOT_HUGETLB=1` (and disables it again afterwards),
+//! since that writes outside the test's own groups; otherwise that part is
+//! skipped with the reason.
+
+// The helpers below are test code outside #[test] functions, where clippy's
+// allow-unwrap-in-tests does not reach: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+use cgtop::cgroupfs::{CgroupEvents, Controllers};
+use cgtop::model::input::{ControllerChange, MemoryFile};
+use cgtop::model::write::{
+    create_group, freeze, kill, move_process, remove_group, set_memory_limit, set_subtree_control,
+};
+use cgtop::model::GroupPath;
+use cgtop::source::safety::Protected;
+use cgtop::source::writer::{leaf_fix, perform, WriteOutcome};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// A pid that cannot exist: pid_max is at most PID_MAX_LIMIT (4194304)
+/// and pids stay below it.
+const NO_SUCH_PID: u32 = 4_194_304;
+
+/// A test's own group and the processes it started; Drop cleans both up.
+struct Sandbox {
+    root: PathBuf,
+    group: GroupPath,
+    children: Vec<Child>,
+    /// Controllers this test enabled at the root (opt-in), disabled again
+    /// after the groups are gone.
+    enabled_at_root: Vec<&'static str>,
+}
+
+impl Sandbox {
+    /// The sandbox, or the reason the test is skipped.
+    fn new() -> Result<Self, String> {
+        if !rustix::process::getuid().is_root() {
+            return Err(format!(
+                "not root (uid {}): writes need root",
+                rustix::process::getuid().as_raw()
+            ));
+        }
+        let mount =
+            cgtop::source::mount::discover().map_err(|e| format!("no cgroup2 mount: {e}"))?;
+        let name = format!(
+            "cgtop-test-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        );
+        let group = GroupPath::new(&name);
+        let made = perform(&mount.root, &create_group(&group));
+        made.result
+            .map_err(|e| format!("cannot create a group under {}: {e}", mount.root.display()))?;
+        Ok(Self {
+            root: mount.root,
+            group,
+            children: Vec::new(),
+            enabled_at_root: Vec::new(),
+        })
+    }
+
+    fn dir(&self, sub: &str) -> PathBuf {
+        let d = self.root.join(self.group.as_str());
+        if sub.is_empty() {
+            d
+        } else {
+            d.join(sub)
+        }
+    }
+
+    fn path(&self, sub: &str) -> GroupPath {
+        if sub.is_empty() {
+            self.group.clone()
+        } else {
+            self.group.join(sub)
+        }
+    }
+
+    /// Starts a process that this test owns.
+    fn spawn(&mut self, argv: &[&str]) -> u32 {
+        let child = Command::new(argv[0]).args(&argv[1..]).spawn().unwrap();
+        let pid = child.id();
+        self.children.push(child);
+        pid
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        // our processes first (a frozen one still dies of SIGKILL), then
+        // the groups, deepest first
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        let top = self.dir("");
+        let mut dirs = Vec::new();
+        collect_dirs(&top, &mut dirs);
+        dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+        for d in dirs {
+            for _ in 0..100 {
+                match std::fs::remove_dir(&d) {
+                    Ok(()) => break,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+            }
+        }
+        if top.exists() {
+            eprintln!("warning: could not remove {}", top.display());
+        }
+        for name in &self.enabled_at_root {
+            let off = set_subtree_control(&GroupPath::root(), &[ControllerChange::disable(name)]);
+            let done = (0..50).any(|_| {
+                let ok = perform(&self.root, &off).is_ok();
+                if !ok {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                ok
+            });
+            if !done {
+                eprintln!("warning: could not disable {name} at the root again");
+            }
+        }
+    }
+}
+
+fn collect_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
+    if !dir.is_dir() {
+        return;
+    }
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                collect_dirs(&e.path(), out);
+            }
+        }
+    }
+    out.push(dir.to_path_buf());
+}
+
+macro_rules! sandbox_or_skip {
+    () => {
+        match Sandbox::new() {
+            Ok(s) => s,
+            Err(reason) => {
+                println!("skipped: {reason}");
+                return;
+            }
+        }
+    };
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+fn pids(dir: &Path) -> Vec<u32> {
+    cgtop::cgroupfs::parse_pids(&read(&dir.join("cgroup.procs")))
+}
+
+fn events(dir: &Path) -> CgroupEvents {
+    CgroupEvents::parse(&read(&dir.join("cgroup.events")))
+}
+
+fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// utime of a process in clock ticks, from /proc/PID/stat.
+fn utime(pid: u32) -> u64 {
+    let stat = read(Path::new(&format!("/proc/{pid}/stat")));
+    let rest = &stat[stat.rfind(')').unwrap() + 1..];
+    // after the command: state is field 3, utime field 14
+    rest.split_ascii_whitespace()
+        .nth(11)
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn create_and_remove_groups() {
+    let sb = sandbox_or_skip!();
+    let child = sb.path("child");
+    let grandchild = sb.path("child/grandchild");
+    assert!(perform(&sb.root, &create_group(&child)).is_ok());
+    assert!(perform(&sb.root, &create_group(&grandchild)).is_ok());
+    assert!(sb.dir("child/grandchild/cgroup.procs").exists());
+
+    let again = perform(&sb.root, &create_group(&child));
+    let e = again.result.unwrap_err();
+    assert_eq!(e.errno_name(), "EEXIST");
+    assert_eq!(
+        e.explanation,
+        format!("child already exists in {}", sb.group)
+    );
+
+    // a group with a child cannot go
+    let busy = perform(&sb.root, &remove_group(&child));
+    let e = busy.result.unwrap_err();
+    assert_eq!(e.errno_name(), "EBUSY");
+    assert_eq!(
+        e.explanation,
+        format!(
+            "{child} still has 0 processes and 1 child group; only an empty group can be removed"
+        )
+    );
+
+    let undo = perform(&sb.root, &create_group(&sb.path("tmp"))).undo();
+    assert_eq!(undo, Some(remove_group(&sb.path("tmp"))));
+    assert!(perform(&sb.root, &undo.unwrap()).is_ok());
+    assert!(perform(&sb.root, &remove_group(&grandchild)).is_ok());
+    assert!(perform(&sb.root, &remove_group(&child)).is_ok());
+    assert!(!sb.dir("child").exists());
+}
+
+#[test]
+fn move_a_spawned_process() {
+    let mut sb = sandbox_or_skip!();
+    let pid = sb.spawn(&["sleep", "60"]);
+    let o = perform(&sb.root, &move_process(pid, &sb.group, false));
+    assert!(o.is_ok(), "{}", o.summary());
+    assert_eq!(pids(&sb.dir("")), vec![pid]);
+    let cg = read(Path::new(&format!("/proc/{pid}/cgroup")));
+    assert!(cg.lines().any(|l| l == format!("0::{}", sb.group)), "{cg}");
+
+    // a process that does not exist
+    let gone = perform(&sb.root, &move_process(NO_SUCH_PID, &sb.group, false));
+    let e = gone.result.unwrap_err();
+    assert_eq!(e.errno_name(), "ESRCH");
+    assert_eq!(
+        e.explanation,
+        format!("process {NO_SUCH_PID} no longer exists")
+    );
+
+    // a group that vanished
+    let vanished = perform(&sb.root, &move_process(pid, &sb.path("nope"), false));
+    assert_eq!(
+        vanished.result.unwrap_err().explanation,
+        format!("the group {} no longer exists", sb.path("nope"))
+    );
+}
+
+#[test]
+fn freeze_stops_cpu_and_thaw_resumes() {
+    let mut sb = sandbox_or_skip!();
+    let pid = sb.spawn(&["sh", "-c", "while :; do :; done"]);
+    assert!(perform(&sb.root, &move_process(pid, &sb.group, false)).is_ok());
+    wait_until("populated", || events(&sb.dir("")).populated);
+
+    let frozen = perform(&sb.root, &freeze(&sb.group, true));
+    assert!(frozen.is_ok(), "{}", frozen.summary());
+    assert_eq!(frozen.old.as_deref().map(str::trim), Some("0"));
+    assert_eq!(frozen.new_readback.as_deref().map(str::trim), Some("1"));
+    assert_eq!(frozen.stored_differs(), None);
+    wait_until("frozen 1", || events(&sb.dir("")).frozen);
+    let before = utime(pid);
+    std::thread::sleep(Duration::from_millis(500));
+    let during = utime(pid) - before;
+    assert_eq!(during, 0, "a frozen busy loop used {during} ticks");
+
+    // undo of the freeze is the thaw
+    let thaw = frozen.undo().unwrap();
+    assert_eq!(thaw, freeze(&sb.group, false));
+    assert!(perform(&sb.root, &thaw).is_ok());
+    wait_until("frozen 0", || !events(&sb.dir("")).frozen);
+    let before = utime(pid);
+    std::thread::sleep(Duration::from_millis(500));
+    let after = utime(pid) - before;
+    assert!(after > 0, "a thawed busy loop used no CPU");
+}
+
+#[test]
+fn kill_ends_every_process() {
+    use std::os::unix::process::ExitStatusExt;
+    let mut sb = sandbox_or_skip!();
+    assert!(perform(&sb.root, &create_group(&sb.path("inner"))).is_ok());
+    let a = sb.spawn(&["sleep", "60"]);
+    let b = sb.spawn(&["sleep", "60"]);
+    assert!(perform(&sb.root, &move_process(a, &sb.group, false)).is_ok());
+    assert!(perform(&sb.root, &move_process(b, &sb.path("inner"), false)).is_ok());
+    wait_until("populated", || events(&sb.dir("")).populated);
+
+    let o = perform(&sb.root, &kill(&sb.group));
+    assert!(o.is_ok(), "{}", o.summary());
+    // a kernel with cgroup.kill needs no fallback
+    assert!(o.notes.is_empty(), "{:?}", o.notes);
+    for c in &mut sb.children {
+        assert_eq!(c.wait().unwrap().signal(), Some(9));
+    }
+    wait_until("populated 0", || !events(&sb.dir("")).populated);
+    assert!(pids(&sb.dir("")).is_empty() && pids(&sb.dir("inner")).is_empty());
+}
+
+#[test]
+fn leaf_fix_moves_every_process_into_the_leaf() {
+    // without controllers to enable (they need the root to hand them down,
+    // see the hugetlb test), the leaf fix only makes the leaf and moves
+    let mut sb = sandbox_or_skip!();
+    let a = sb.spawn(&["sleep", "60"]);
+    let b = sb.spawn(&["sleep", "60"]);
+    for pid in [a, b] {
+        assert!(perform(&sb.root, &move_process(pid, &sb.group, false)).is_ok());
+    }
+    let outs = leaf_fix(&sb.root, &sb.group, "leaf", &[]);
+    let summaries: Vec<String> = outs.iter().map(WriteOutcome::summary).collect();
+    assert!(outs.iter().all(WriteOutcome::is_ok), "{summaries:?}");
+    assert_eq!(outs.len(), 3, "{summaries:?}");
+    assert_eq!(outs[0].op, create_group(&sb.path("leaf")));
+    let mut moved = pids(&sb.dir("leaf"));
+    moved.sort_unstable();
+    let mut want = vec![a, b];
+    want.sort_unstable();
+    assert_eq!(moved, want);
+    assert!(pids(&sb.dir("")).is_empty());
+    // run again: the leaf exists already and there is nothing left to move
+    let again = leaf_fix(&sb.root, &sb.group, "leaf", &[]);
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].result.as_ref().unwrap_err().errno_name(), "EEXIST");
+}
+
+#[test]
+fn a_missing_controller_file_is_explained() {
+    let sb = sandbox_or_skip!();
+    let root_offers_memory =
+        Controllers::parse(&read(&sb.root.join("cgroup.subtree_control"))).contains("memory");
+    if root_offers_memory {
+        println!("skipped: the root enables memory, so memory.max exists");
+        return;
+    }
+    let o = perform(
+        &sb.root,
+        &set_memory_limit(&sb.group, MemoryFile::Max, cgtop::cgroupfs::Limit::Max),
+    );
+    let e = o.result.unwrap_err();
+    assert_eq!(e.errno_name(), "ENOENT");
+    assert_eq!(
+        e.explanation,
+        format!(
+            "memory.max does not exist in {}: the memory controller is not enabled for it",
+            sb.group
+        )
+    );
+    assert_eq!(
+        e.fix.as_deref(),
+        Some("enable +memory in the cgroup.subtree_control of /")
+    );
+}
+
+#[test]
+fn protected_groups_of_this_process() {
+    let sb = sandbox_or_skip!();
+    let p = Protected::discover(&sb.root);
+    let own = p.own.clone().expect("the test's own group is readable");
+    // the test runs outside its sandbox, so the sandbox is not protected
+    // unless the test itself was started inside it
+    assert!(!own.is_within(&sb.group));
+    assert!(
+        p.dangers(&sb.group).is_empty(),
+        "{:?}",
+        p.dangers(&sb.group)
+    );
+    assert!(p.groups().contains(&GroupPath::root()));
+    println!(
+        "own group {own}, session {:?}, init {:?}",
+        p.session, p.init
+    );
+}
+
+#[test]
+fn hugetlb_not_offered_toggle_busy_and_leaf_fix() {
+    let mut sb = sandbox_or_skip!();
+    let root_sc = || Controllers::parse(&read(&sb.root.join("cgroup.subtree_control")));
+    if !Controllers::parse(&read(&sb.root.join("cgroup.controllers"))).contains("hugetlb") {
+        println!("skipped: this hierarchy has no hugetlb controller");
+        return;
+    }
+
+    // 1. a grandchild is not offered hugetlb: the error names the path down
+    assert!(perform(&sb.root, &create_group(&sb.path("a"))).is_ok());
+    let plus = [ControllerChange::enable("hugetlb")];
+    let o = perform(&sb.root, &set_subtree_control(&sb.path("a"), &plus));
+    let e = o.result.unwrap_err();
+    assert_eq!(e.errno_name(), "ENOENT");
+    let steps = if root_sc().contains("hugetlb") {
+        format!("{}", sb.group)
+    } else {
+        format!("/, then {}", sb.group)
+    };
+    assert_eq!(
+        e.fix.as_deref(),
+        Some(format!("write +hugetlb to cgroup.subtree_control of {steps}, then retry").as_str())
+    );
+
+    // the rest needs the root to hand hugetlb down
+    if !root_sc().contains("hugetlb") {
+        if std::env::var_os("CGTOP_TEST_ENABLE_ROOT_HUGETLB").is_none() {
+            println!(
+                "skipped: the root's cgroup.subtree_control does not enable hugetlb; set \
+                 CGTOP_TEST_ENABLE_ROOT_HUGETLB=1 to let this test enable it at the root \
+                 (outside its own groups) and disable it afterwards"
+            );
+            return;
+        }
+        let on = perform(&sb.root, &set_subtree_control(&GroupPath::root(), &plus));
+        assert!(on.is_ok(), "{}", on.summary());
+        sb.enabled_at_root.push("hugetlb");
+    }
+
+    // 2. toggle on an empty group, read back, undo
+    let on = perform(&sb.root, &set_subtree_control(&sb.group, &plus));
+    assert!(on.is_ok(), "{}", on.summary());
+    assert!(Controllers::parse(on.new_readback.as_deref().unwrap()).contains("hugetlb"));
+    assert_eq!(on.stored_differs(), None);
+    assert!(Controllers::parse(&read(&sb.dir("a/cgroup.controllers"))).contains("hugetlb"));
+    let undo = on.undo().unwrap();
+    assert_eq!(
+        undo,
+        set_subtree_control(&sb.group, &[ControllerChange::disable("hugetlb")])
+    );
+    let off = perform(&sb.root, &undo);
+    assert!(off.is_ok(), "{}", off.summary());
+    assert!(!Controllers::parse(off.new_readback.as_deref().unwrap()).contains("hugetlb"));
+
+    // 3. a group that holds a process cannot hand hugetlb down: EBUSY
+    let pid = sb.spawn(&["sleep", "60"]);
+    assert!(perform(&sb.root, &move_process(pid, &sb.group, false)).is_ok());
+    let busy = perform(&sb.root, &set_subtree_control(&sb.group, &plus));
+    let e = busy.result.unwrap_err();
+    assert_eq!(e.errno_name(), "EBUSY");
+    assert_eq!(
+        e.explanation,
+        format!(
+            "{} has 1 process; a group that hands a domain controller to its children cannot \
+             hold processes itself (no internal process rule, admin guide 2-4-3)",
+            sb.group
+        )
+    );
+    assert!(e.fix.as_deref().unwrap().contains("leaf"));
+
+    // 4. the leaf fix: make a leaf, move the process, enable hugetlb
+    let outs = leaf_fix(&sb.root, &sb.group, "leaf", &plus);
+    for o in &outs {
+        assert!(o.is_ok(), "{}", o.summary());
+    }
+    assert_eq!(
+        outs.len(),
+        3,
+        "{:?}",
+        outs.iter().map(WriteOutcome::summary).collect::<Vec<_>>()
+    );
+    assert_eq!(pids(&sb.dir("leaf")), vec![pid]);
+    assert!(pids(&sb.dir("")).is_empty());
+    assert!(Controllers::parse(&read(&sb.dir("cgroup.subtree_control"))).contains("hugetlb"));
+
+    // a process cannot move back into a group that hands hugetlb down
+    let back = perform(&sb.root, &move_process(pid, &sb.group, false));
+    let e = back.result.unwrap_err();
+    assert_eq!(e.errno_name(), "EBUSY");
+    assert_eq!(
+        e.explanation,
+        format!(
+            "{} hands controllers to its children (hugetlb), so it cannot hold processes \
+             itself (no internal process rule, admin guide 2-4-3)",
+            sb.group
+        )
+    );
+}
