@@ -1,12 +1,16 @@
 //! Wiring: the command line's choices become a collector, threads and the
 //! main loop (TUI), or a loop that prints (batch, JSON).
 
+use crate::app::actions::WriteRequest;
 use crate::app::{self, App, Effect, HostInfo, Msg};
 use crate::batch;
 use crate::model::{GroupPath, MountInfo};
+use crate::source::actionlog::ActionLog;
 use crate::source::collector::{self, CollectorConfig, Command};
 use crate::source::mount;
+use crate::source::safety::Protected;
 use crate::source::scan::ScanConfig;
+use crate::source::writer;
 use crate::ui::{self, Theme};
 use anyhow::{Context, Result};
 use ratatui::backend::Backend;
@@ -14,6 +18,7 @@ use ratatui::Terminal;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
+use std::time::SystemTime;
 
 /// What the command line asked for, already validated.
 #[derive(Debug, Clone)]
@@ -152,8 +157,16 @@ fn run_tui(opts: &Options, m: &MountInfo) -> Result<()> {
         });
     }
     let theme = Theme::from_no_color(std::env::var("NO_COLOR").ok().as_deref());
+    app.protected = Protected::discover(&m.root);
+    app.page_size = procfs::page_size();
+    if matches!(m.mode, crate::model::MountMode::Directory) && app.read_only.is_none() {
+        // a plain directory is not cgroupfs: a write would not mean anything
+        app.read_only = Some("--root is a plain directory, not cgroup2".into());
+    }
     collector::spawn(cfg, opts.interval, tx.clone(), cmd_rx)
         .context("starting the collector thread")?;
+    let writer_tx =
+        spawn_writer(m.root.clone(), tx.clone()).context("starting the writer thread")?;
     crate::term::spawn_signals(tx.clone()).context("installing signal handlers")?;
     let guard = crate::term::TerminalGuard::enter(opts.mouse).context("setting up the terminal")?;
     crate::term::spawn_input(tx).context("starting the input thread")?;
@@ -168,10 +181,72 @@ fn run_tui(opts: &Options, m: &MountInfo) -> Result<()> {
             tree_rows: ui::tree_rows_for(size.width, size.height),
         },
     );
-    let res = event_loop(&mut terminal, &mut app, &theme, &rx, &cmd_tx);
-    let _ = cmd_tx.send(Command::Stop);
+    let outlets = Outlets {
+        collector: cmd_tx,
+        writer: writer_tx,
+    };
+    let res = event_loop(&mut terminal, &mut app, &theme, &rx, &outlets);
+    let _ = outlets.collector.send(Command::Stop);
     drop(guard);
     res
+}
+
+/// Where effects go: the collector's command channel and the writer's.
+pub struct Outlets {
+    pub collector: Sender<Command>,
+    pub writer: Sender<WriteRequest>,
+}
+
+/// Performs write requests in their own thread, so that a slow write never
+/// stalls the screen; appends each outcome to the action log file and
+/// reports back with `Msg::WriteFinished`.
+pub fn spawn_writer(root: PathBuf, tx: Sender<Msg>) -> std::io::Result<Sender<WriteRequest>> {
+    let (req_tx, req_rx) = mpsc::channel::<WriteRequest>();
+    std::thread::Builder::new()
+        .name("writer".into())
+        .spawn(move || {
+            let log = ActionLog::from_env();
+            for req in req_rx {
+                let mut outcomes = match req {
+                    WriteRequest::Ops(ops) => {
+                        let mut out = Vec::new();
+                        for op in &ops {
+                            let o = writer::perform(&root, op);
+                            let failed = o.result.is_err();
+                            out.push(o);
+                            if failed {
+                                break;
+                            }
+                        }
+                        out
+                    }
+                    WriteRequest::LeafFix {
+                        group,
+                        leaf,
+                        changes,
+                    } => writer::leaf_fix(&root, &group, &leaf, &changes),
+                };
+                let now = SystemTime::now();
+                for o in &mut outcomes {
+                    if let Err(e) = log.append(o, now) {
+                        o.notes.push(format!("not written to the action log: {e}"));
+                    }
+                }
+                let unix_secs = now
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                if tx
+                    .send(Msg::WriteFinished {
+                        outcomes,
+                        unix_secs,
+                    })
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        })?;
+    Ok(req_tx)
 }
 
 /// The main loop: draw, wait for a message, apply it (and any that queued
@@ -182,7 +257,7 @@ pub fn event_loop<B: Backend>(
     app: &mut App,
     theme: &Theme,
     rx: &Receiver<Msg>,
-    cmd: &Sender<Command>,
+    out: &Outlets,
 ) -> Result<()>
 where
     B::Error: Send + Sync + 'static,
@@ -200,7 +275,10 @@ where
                 match fx {
                     Effect::Quit => quit = true,
                     Effect::Collector(c) => {
-                        let _ = cmd.send(c);
+                        let _ = out.collector.send(c);
+                    }
+                    Effect::Write(w) => {
+                        let _ = out.writer.send(w);
                     }
                 }
             }

@@ -14,6 +14,9 @@ pub enum Scope {
     Help,
     /// Typing a number (refresh interval).
     Prompt,
+    /// A write dialog (controllers, limits, confirm, ...): its keys are
+    /// listed in the dialog itself.
+    Dialog,
 }
 
 /// Everything a key can ask for.
@@ -48,6 +51,35 @@ pub enum Action {
     DeleteChar,
     // help scope
     CloseHelp,
+    // writes
+    Controllers,
+    EditLimits,
+    EditRaw,
+    Freeze,
+    Kill,
+    MoveProcess,
+    NewGroup,
+    RemoveGroup,
+    Undo,
+    ActionLog,
+}
+
+impl Action {
+    /// Whether the action changes the hierarchy (off in read-only mode).
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            Self::Controllers
+                | Self::EditLimits
+                | Self::EditRaw
+                | Self::Freeze
+                | Self::Kill
+                | Self::MoveProcess
+                | Self::NewGroup
+                | Self::RemoveGroup
+                | Self::Undo
+        )
+    }
 }
 
 /// A key as the table spells it.
@@ -112,245 +144,57 @@ const fn b(
 
 use Scope::{Filter, Help as HelpScope, Main, Prompt};
 
+// One line per binding, so the table reads as a table.
+#[rustfmt::skip]
 pub const KEYMAP: &[Binding] = &[
-    b(
-        Main,
-        &[code(KeyCode::Up), k('k')],
-        Action::Up,
-        "move up",
-        None,
-    ),
-    b(
-        Main,
-        &[code(KeyCode::Down), k('j')],
-        Action::Down,
-        "move down",
-        None,
-    ),
-    b(
-        Main,
-        &[code(KeyCode::PageUp), ctrl('b')],
-        Action::PageUp,
-        "page up",
-        None,
-    ),
-    b(
-        Main,
-        &[code(KeyCode::PageDown), ctrl('f')],
-        Action::PageDown,
-        "page down",
-        None,
-    ),
-    b(
-        Main,
-        &[code(KeyCode::Home), k('g')],
-        Action::Home,
-        "first row",
-        None,
-    ),
-    b(
-        Main,
-        &[code(KeyCode::End), k('G'), shift(KeyCode::Char('G'))],
-        Action::End,
-        "last row",
-        None,
-    ),
-    b(
-        Main,
-        &[code(KeyCode::Right), k('l'), k('+')],
-        Action::Expand,
-        "expand the group",
-        None,
-    ),
-    b(
-        Main,
-        &[code(KeyCode::Left), k('h'), k('-')],
-        Action::Collapse,
-        "collapse the group (or go to its parent)",
-        None,
-    ),
-    b(
-        Main,
-        &[shift(KeyCode::Right), k('}')],
-        Action::ExpandSubtree,
-        "expand the whole subtree",
-        None,
-    ),
-    b(
-        Main,
-        &[shift(KeyCode::Left), k('{')],
-        Action::CollapseSubtree,
-        "collapse the whole subtree",
-        None,
-    ),
-    b(
-        Main,
-        &[k('*')],
-        Action::ToggleAll,
-        "expand or collapse everything",
-        Some("fold"),
-    ),
-    b(
-        Main,
-        &[k('/')],
-        Action::StartFilter,
-        "filter groups by name (ancestors stay)",
-        Some("filter"),
-    ),
-    b(
-        Main,
-        &[code(KeyCode::Esc)],
-        Action::ClearFilter,
-        "clear the filter",
-        None,
-    ),
-    b(
-        Main,
-        &[k('<'), shift(KeyCode::Char('<'))],
-        Action::SortPrev,
-        "sort by the previous column",
-        None,
-    ),
-    b(
-        Main,
-        &[k('>'), shift(KeyCode::Char('>'))],
-        Action::SortNext,
-        "sort by the next column",
-        Some("sort"),
-    ),
-    b(
-        Main,
-        &[k('r')],
-        Action::SortReverse,
-        "reverse the sort order",
-        None,
-    ),
-    b(
-        Main,
-        &[code(KeyCode::Tab)],
-        Action::SwitchFocus,
-        "move focus between the tree and the process list",
-        Some("procs"),
-    ),
-    b(
-        Main,
-        &[k('1')],
-        Action::DetailPage(0),
-        "detail: overview",
-        None,
-    ),
-    b(
-        Main,
-        &[k('2')],
-        Action::DetailPage(1),
-        "detail: memory",
-        None,
-    ),
+    b(Main, &[code(KeyCode::Up), k('k')], Action::Up, "move up", None),
+    b(Main, &[code(KeyCode::Down), k('j')], Action::Down, "move down", None),
+    b(Main, &[code(KeyCode::PageUp), ctrl('b')], Action::PageUp, "page up", None),
+    b(Main, &[code(KeyCode::PageDown), ctrl('f')], Action::PageDown, "page down", None),
+    b(Main, &[code(KeyCode::Home), k('g')], Action::Home, "first row", None),
+    b(Main, &[code(KeyCode::End), k('G'), shift(KeyCode::Char('G'))], Action::End, "last row", None),
+    b(Main, &[code(KeyCode::Right), k('l'), k('+')], Action::Expand, "expand the group", None),
+    b(Main, &[code(KeyCode::Left), k('h'), k('-')], Action::Collapse, "collapse the group (or go to its parent)", None),
+    b(Main, &[shift(KeyCode::Right), k('}')], Action::ExpandSubtree, "expand the whole subtree", None),
+    b(Main, &[shift(KeyCode::Left), k('{')], Action::CollapseSubtree, "collapse the whole subtree", None),
+    b(Main, &[k('*')], Action::ToggleAll, "expand or collapse everything", None),
+    b(Main, &[k('/')], Action::StartFilter, "filter groups by name (ancestors stay)", Some("filter")),
+    b(Main, &[code(KeyCode::Esc)], Action::ClearFilter, "clear the filter", None),
+    b(Main, &[k('<'), shift(KeyCode::Char('<'))], Action::SortPrev, "sort by the previous column", None),
+    b(Main, &[k('>'), shift(KeyCode::Char('>'))], Action::SortNext, "sort by the next column", Some("sort")),
+    b(Main, &[k('r')], Action::SortReverse, "reverse the sort order", None),
+    b(Main, &[code(KeyCode::Tab)], Action::SwitchFocus, "move focus between the tree and the process list", None),
+    b(Main, &[k('1')], Action::DetailPage(0), "detail: overview", None),
+    b(Main, &[k('2')], Action::DetailPage(1), "detail: memory", None),
     b(Main, &[k('3')], Action::DetailPage(2), "detail: IO", None),
-    b(
-        Main,
-        &[k('4')],
-        Action::DetailPage(3),
-        "detail: processes",
-        None,
-    ),
-    b(
-        Main,
-        &[k('5')],
-        Action::DetailPage(4),
-        "detail: raw interface files",
-        None,
-    ),
-    b(
-        Main,
-        &[k('%')],
-        Action::ToggleCpuScale,
-        "CPU % of one core / of the whole machine",
-        None,
-    ),
-    b(
-        Main,
-        &[k('p')],
-        Action::Pause,
-        "pause or resume refreshing",
-        Some("pause"),
-    ),
-    b(
-        Main,
-        &[k('d')],
-        Action::SetInterval,
-        "set the refresh interval",
-        Some("delay"),
-    ),
-    b(
-        Main,
-        &[k('?'), code(KeyCode::F(1))],
-        Action::Help,
-        "this help",
-        Some("help"),
-    ),
-    b(
-        Main,
-        &[k('q'), code(KeyCode::F(10)), ctrl('c')],
-        Action::Quit,
-        "quit",
-        Some("quit"),
-    ),
-    b(
-        Filter,
-        &[code(KeyCode::Enter)],
-        Action::Accept,
-        "keep the filter",
-        Some("keep"),
-    ),
-    b(
-        Filter,
-        &[code(KeyCode::Esc), ctrl('c')],
-        Action::Cancel,
-        "clear the filter",
-        Some("clear"),
-    ),
-    b(
-        Filter,
-        &[code(KeyCode::Backspace)],
-        Action::DeleteChar,
-        "delete a character",
-        None,
-    ),
-    b(
-        Prompt,
-        &[code(KeyCode::Enter)],
-        Action::Accept,
-        "apply",
-        Some("apply"),
-    ),
-    b(
-        Prompt,
-        &[code(KeyCode::Esc), ctrl('c')],
-        Action::Cancel,
-        "cancel",
-        Some("cancel"),
-    ),
-    b(
-        Prompt,
-        &[code(KeyCode::Backspace)],
-        Action::DeleteChar,
-        "delete a character",
-        None,
-    ),
-    b(
-        HelpScope,
-        &[
-            code(KeyCode::Esc),
-            k('q'),
-            k('?'),
-            code(KeyCode::F(1)),
-            code(KeyCode::Enter),
-        ],
-        Action::CloseHelp,
-        "close the help",
-        Some("close"),
-    ),
+    b(Main, &[k('4')], Action::DetailPage(3), "detail: processes", None),
+    b(Main, &[k('5')], Action::DetailPage(4), "detail: raw interface files", None),
+    b(Main, &[k('%')], Action::ToggleCpuScale, "CPU % of one core / of the whole machine", None),
+    b(Main, &[k('p')], Action::Pause, "pause or resume refreshing", None),
+    b(Main, &[k('d')], Action::SetInterval, "set the refresh interval", None),
+    b(Main, &[k('c')], Action::Controllers, "controllers handed to children (cgroup.subtree_control)", Some("ctl")),
+    b(Main, &[k('e')], Action::EditLimits, "edit limits: cpu, memory, io, pids", Some("limits")),
+    b(Main, &[k('E')], Action::EditRaw, "write any other interface file", None),
+    b(Main, &[k('f')], Action::Freeze, "freeze or thaw the group (cgroup.freeze)", Some("freeze")),
+    b(Main, &[k('K'), code(KeyCode::F(9))], Action::Kill, "kill every process of the group (cgroup.kill)", Some("kill")),
+    b(Main, &[k('m')], Action::MoveProcess, "move the selected process to another group", None),
+    b(Main, &[k('n')], Action::NewGroup, "create a child group", None),
+    b(Main, &[code(KeyCode::Delete)], Action::RemoveGroup, "remove the (empty) group", None),
+    b(Main, &[k('u')], Action::Undo, "undo the last write that has an old value", Some("undo")),
+    b(Main, &[k('L')], Action::ActionLog, "the log of every write of this session", None),
+    b(Main, &[k('?'), code(KeyCode::F(1))], Action::Help, "this help", Some("help")),
+    b(Main, &[k('q'), code(KeyCode::F(10)), ctrl('c')], Action::Quit, "quit", Some("quit")),
+    b(Filter, &[code(KeyCode::Enter)], Action::Accept, "keep the filter", Some("keep")),
+    b(Filter, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "clear the filter", Some("clear")),
+    b(Filter, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete a character", None),
+    b(Prompt, &[code(KeyCode::Enter)], Action::Accept, "apply", Some("apply")),
+    b(Prompt, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
+    b(Prompt, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete a character", None),
+    b(HelpScope, &[code(KeyCode::Up), k('k')], Action::Up, "scroll up", None),
+    b(HelpScope, &[code(KeyCode::Down), k('j')], Action::Down, "scroll down", Some("scroll")),
+    b(HelpScope, &[code(KeyCode::PageUp)], Action::PageUp, "page up", None),
+    b(HelpScope, &[code(KeyCode::PageDown), k(' ')], Action::PageDown, "page down", None),
+    b(HelpScope, &[code(KeyCode::Esc), k('q'), k('?'), code(KeyCode::F(1)), code(KeyCode::Enter)], Action::CloseHelp, "close the help", Some("close")),
 ];
 
 /// Normalises a key event: SHIFT on a character is already in the

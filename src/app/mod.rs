@@ -5,6 +5,7 @@
 //!
 //! Must not depend on: `ui`, the terminal, the filesystem.
 
+pub mod actions;
 pub mod keymap;
 
 use crate::model::tree::{Row, RowOptions, Tree};
@@ -32,6 +33,11 @@ pub enum Msg {
     Signalled(i32),
     /// The terminal is gone (EOF or error on input, hung-up tty).
     InputClosed,
+    /// The writer performed a request; `unix_secs` is when (for the log).
+    WriteFinished {
+        outcomes: Vec<crate::source::writer::WriteOutcome>,
+        unix_secs: u64,
+    },
 }
 
 impl From<Collected> for Msg {
@@ -44,6 +50,8 @@ impl From<Collected> for Msg {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Collector(Command),
+    /// Hand a write to the writer thread.
+    Write(actions::WriteRequest),
     Quit,
 }
 
@@ -134,6 +142,23 @@ pub enum Mode {
     Help,
     /// Typing a new refresh interval in seconds.
     IntervalPrompt(String),
+    Controllers(actions::ControllersDialog),
+    Limits(actions::LimitsForm),
+    Raw(actions::RawEditor),
+    Confirm(actions::Confirm),
+    Move(actions::MovePicker),
+    NewGroup(actions::NamePrompt),
+    LeafFix(actions::LeafFixDialog),
+    /// The action log, scrolled.
+    Log {
+        scroll: usize,
+    },
+    /// A message that stays until a key is pressed (a failed write: what
+    /// happened, in words, and the fix).
+    Message {
+        title: String,
+        lines: Vec<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,6 +221,22 @@ pub struct App {
     /// First line of the help screen shown.
     pub help_scroll: usize,
     pub quitting: bool,
+    /// Groups that must not be frozen or killed without typing the name.
+    pub protected: crate::source::safety::Protected,
+    /// Every write of the session, oldest first.
+    pub log: Vec<actions::LogEntry>,
+    /// Ops that undo the writes so far, last on top.
+    pub undo: Vec<crate::model::Op>,
+    /// Frozen by cgtop, not yet reported frozen by cgroup.events.
+    pub freezing: HashSet<GroupPath>,
+    /// When each frozen group was first seen frozen (`None`: it already
+    /// was at cgtop's first refresh).
+    pub frozen_since: std::collections::HashMap<GroupPath, Option<Duration>>,
+    pub frozen_seen_any: bool,
+    /// After this io.max write, offer to enable memory (it was off).
+    pub pending_io_memory_offer: bool,
+    /// For the note on memory limits the kernel rounds to pages.
+    pub page_size: u64,
 }
 
 impl App {
@@ -227,6 +268,14 @@ impl App {
             size: (80, 24),
             help_scroll: 0,
             quitting: false,
+            protected: crate::source::safety::Protected::default(),
+            log: Vec::new(),
+            undo: Vec::new(),
+            freezing: HashSet::new(),
+            frozen_since: std::collections::HashMap::new(),
+            frozen_seen_any: false,
+            pending_io_memory_offer: false,
+            page_size: 4096,
         }
     }
 
@@ -237,6 +286,7 @@ impl App {
             Mode::Filter => Scope::Filter,
             Mode::Help => Scope::Help,
             Mode::IntervalPrompt(_) => Scope::Prompt,
+            _ => Scope::Dialog,
         }
     }
 
@@ -264,7 +314,7 @@ impl App {
         }
     }
 
-    fn set_status(&mut self, level: Level, text: impl Into<String>) {
+    pub(crate) fn set_status(&mut self, level: Level, text: impl Into<String>) {
         self.status = Some(Status {
             level,
             text: text.into(),
@@ -445,6 +495,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.quitting = true;
             fx.push(Effect::Quit);
         }
+        Msg::WriteFinished {
+            outcomes,
+            unix_secs,
+        } => {
+            actions::on_write_finished(app, &outcomes, unix_secs, &mut fx);
+        }
     }
     fx
 }
@@ -458,6 +514,7 @@ fn on_refresh(app: &mut App, r: Refresh, fx: &mut Vec<Effect>) {
         }
     }
     app.data = Some(Data { refresh: r, tree });
+    actions::track_freeze(app);
     let before = app.selected.clone();
     app.rebuild_rows();
     if first || app.selected != before {
@@ -472,6 +529,10 @@ fn on_refresh(app: &mut App, r: Refresh, fx: &mut Vec<Effect>) {
 
 fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
     let scope = app.scope();
+    if scope == Scope::Dialog {
+        actions::on_dialog_key(app, ev, fx);
+        return;
+    }
     let action = keymap::lookup(scope, ev);
     match scope {
         Scope::Filter => {
@@ -545,7 +606,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             }
             return;
         }
-        Scope::Main => {}
+        Scope::Main | Scope::Dialog => {}
     }
     let Some(action) = action else { return };
     app.status = None;
@@ -639,6 +700,20 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         Action::Quit => {
             app.quitting = true;
             fx.push(Effect::Quit);
+        }
+        Action::Controllers => actions::open_controllers(app),
+        Action::EditLimits => actions::open_limits(app),
+        Action::EditRaw => actions::open_raw(app),
+        Action::Freeze => actions::freeze_toggle(app, fx),
+        Action::Kill => actions::kill_group(app, fx),
+        Action::MoveProcess => actions::open_move(app),
+        Action::NewGroup => actions::open_new_group(app),
+        Action::RemoveGroup => actions::remove_group(app, fx),
+        Action::Undo => actions::undo(app, fx),
+        Action::ActionLog => {
+            app.mode = Mode::Log {
+                scroll: app.log.len().saturating_sub(1),
+            }
         }
         Action::Accept | Action::Cancel | Action::DeleteChar | Action::CloseHelp => {}
     }

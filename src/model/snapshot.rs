@@ -76,6 +76,9 @@ pub struct GroupDetail {
     /// raw view; unreadable files carry the error text. Only filled for the
     /// selected group.
     pub raw: Vec<(String, Result<String, String>)>,
+    /// Names of the files the owner may write (the raw editor's list).
+    /// Only filled for the selected group.
+    pub writable: Vec<String>,
 }
 
 /// One group in one snapshot.

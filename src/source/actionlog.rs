@@ -193,6 +193,7 @@ mod tests {
             new_readback: rb.map(str::to_owned),
             result: Ok(()),
             notes: vec![],
+            offer: None,
         }
     }
 

@@ -58,6 +58,9 @@ pub struct Focus {
     pub processes: Vec<ProcessInfo>,
     /// io.cost.qos and io.cost.model, when the focus is the mount root.
     pub io_cost: Vec<(String, String)>,
+    /// The mount root's cgroup.controllers: every controller this
+    /// hierarchy has (one the focus is not offered must come from there).
+    pub top_controllers: Option<crate::cgroupfs::Controllers>,
 }
 
 /// One refresh: the snapshot, rates parallel to `snapshot.groups`, and the
@@ -172,6 +175,11 @@ impl Collector {
         } else {
             Vec::new()
         };
+        // the mount root offers every controller the hierarchy has
+        let top_controllers =
+            std::fs::read_to_string(self.cfg.root.join(crate::cgroupfs::files::CONTROLLERS))
+                .ok()
+                .map(|t| crate::cgroupfs::Controllers::parse(&t));
         Focus {
             path: path.clone(),
             detail,
@@ -179,6 +187,7 @@ impl Collector {
             events_since_start,
             processes,
             io_cost,
+            top_controllers,
         }
     }
 

@@ -54,11 +54,32 @@ pub fn read_detail(dir: &Path, raw: bool) -> GroupDetail {
             .map(|t| cgroupfs::parse_pids(&t))
             .unwrap_or_default(),
         raw: Vec::new(),
+        writable: Vec::new(),
     };
     if raw {
         d.raw = read_raw(dir);
+        d.writable = writable_files(dir);
     }
     d
+}
+
+/// Files of the group with the owner's write bit (cgroupfs marks
+/// read-only files 0444), sorted.
+pub fn writable_files(dir: &Path) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = rd
+        .flatten()
+        .filter(|e| {
+            e.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o200 != 0)
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    out.sort();
+    out
 }
 
 /// Files that are write-only or whose read has a side effect or blocks:

@@ -72,6 +72,57 @@ pub struct WriteOutcome {
     /// Facts worth telling beyond success or failure ("this kernel has no
     /// cgroup.kill: ...", "process 7 exited before it could be moved").
     pub notes: Vec<String>,
+    /// A fix cgtop can carry out for the operator after this failure.
+    pub offer: Option<Offer>,
+}
+
+/// A fix that follows from a failure, offered to the operator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Offer {
+    /// EBUSY from the no internal process rule (admin guide 2-4-3): move
+    /// the group's processes into a new leaf child, then enable.
+    LeafFix {
+        group: GroupPath,
+        changes: Vec<ControllerChange>,
+        nr_procs: usize,
+    },
+    /// ENOENT: the parent does not hand the controller down; enable it
+    /// along the path from the nearest ancestor that has it, then retry.
+    EnableAlongPath(Vec<Op>),
+}
+
+/// What can be offered after `op` failed with `errno` in `ctx`. PURE.
+pub fn offer_for(op: &Op, errno: i32, ctx: &ErrorContext) -> Option<Offer> {
+    let WriteKind::SubtreeControl(changes) = &op.as_write()?.kind else {
+        return None;
+    };
+    if errno == Errno::BUSY.raw_os_error()
+        && ctx.nr_procs.is_some_and(|n| n > 0)
+        && changes.iter().any(|c| c.enable)
+    {
+        return Some(Offer::LeafFix {
+            group: op.group().clone(),
+            changes: changes.clone(),
+            nr_procs: ctx.nr_procs.unwrap_or(0),
+        });
+    }
+    if errno == Errno::NOENT.raw_os_error() && !ctx.missing.is_empty() {
+        let mut ops = Vec::new();
+        for (name, avail) in &ctx.missing {
+            let Availability::EnableDown(chain) = avail else {
+                return None;
+            };
+            for g in chain {
+                ops.push(write::set_subtree_control(
+                    g,
+                    &[ControllerChange::enable(name)],
+                ));
+            }
+        }
+        ops.push(op.clone());
+        return Some(Offer::EnableAlongPath(ops));
+    }
+    None
 }
 
 impl WriteOutcome {
@@ -161,6 +212,7 @@ pub fn perform(root: &Path, op: &Op) -> WriteOutcome {
         new_readback: None,
         result,
         notes,
+        offer: None,
     };
     match op {
         Op::CreateGroup(p) => {
@@ -188,8 +240,13 @@ fn perform_write(root: &Path, op: &Op, w: &WriteOp) -> WriteOutcome {
         return kill_by_signal(root, op, &dir);
     }
     let old = op.undo_source().and_then(|f| read(&dir.join(f)));
+    let mut offer = None;
     let result = write_once(&path, &w.contents).map_err(|fail| match fail {
-        WriteFail::Errno(errno) => explain(op, errno, &gather_context(root, op, errno)),
+        WriteFail::Errno(errno) => {
+            let ctx = gather_context(root, op, errno);
+            offer = offer_for(op, errno, &ctx);
+            explain(op, errno, &ctx)
+        }
         WriteFail::Short { written, len } => WriteError {
             errno: None,
             what: what(op),
@@ -204,6 +261,7 @@ fn perform_write(root: &Path, op: &Op, w: &WriteOp) -> WriteOutcome {
         new_readback,
         result,
         notes: Vec::new(),
+        offer,
     }
 }
 
@@ -291,6 +349,7 @@ fn kill_by_signal(root: &Path, op: &Op, dir: &Path) -> WriteOutcome {
         new_readback: None,
         result,
         notes,
+        offer: None,
     }
 }
 
@@ -1255,6 +1314,57 @@ mod tests {
     }
 
     #[test]
+    fn offers_follow_the_failure() {
+        let enable = set_subtree_control(&g("a"), &[ControllerChange::enable("cpu")]);
+        let busy = ErrorContext {
+            nr_procs: Some(2),
+            ..existing()
+        };
+        assert_eq!(
+            offer_for(&enable, Errno::BUSY.raw_os_error(), &busy),
+            Some(Offer::LeafFix {
+                group: g("a"),
+                changes: vec![ControllerChange::enable("cpu")],
+                nr_procs: 2
+            })
+        );
+        // EBUSY without processes is not the internal-process rule
+        let empty = ErrorContext {
+            nr_procs: Some(0),
+            ..existing()
+        };
+        assert_eq!(offer_for(&enable, Errno::BUSY.raw_os_error(), &empty), None);
+        let target = set_subtree_control(&g("x/y/a"), &[ControllerChange::enable("cpu")]);
+        let missing = ErrorContext {
+            missing: vec![(
+                "cpu".into(),
+                Availability::EnableDown(vec![g("x"), g("x/y")]),
+            )],
+            ..existing()
+        };
+        assert_eq!(
+            offer_for(&target, Errno::NOENT.raw_os_error(), &missing),
+            Some(Offer::EnableAlongPath(vec![
+                set_subtree_control(&g("x"), &[ControllerChange::enable("cpu")]),
+                set_subtree_control(&g("x/y"), &[ControllerChange::enable("cpu")]),
+                target.clone(),
+            ]))
+        );
+        let nowhere = ErrorContext {
+            missing: vec![("cpu".into(), Availability::NotInHierarchy)],
+            ..existing()
+        };
+        assert_eq!(
+            offer_for(&target, Errno::NOENT.raw_os_error(), &nowhere),
+            None
+        );
+        assert_eq!(
+            offer_for(&kill(&g("a")), Errno::BUSY.raw_os_error(), &busy),
+            None
+        );
+    }
+
+    #[test]
     fn outcome_helpers() {
         let op = set_memory_limit(&g("a"), MemoryFile::Max, Limit::Value(1000));
         let o = WriteOutcome {
@@ -1263,6 +1373,7 @@ mod tests {
             new_readback: Some("0\n".into()),
             result: Ok(()),
             notes: vec![],
+            offer: None,
         };
         assert_eq!(
             o.stored_differs().as_deref(),

@@ -77,8 +77,19 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     if ev.populated {
         marks.push("populated");
     }
+    let frozen_text;
     if ev.frozen {
-        marks.push("frozen");
+        let now = app.data.as_ref().map(|d| d.refresh.snapshot.at);
+        frozen_text = match (app.frozen_since.get(&g.path), now) {
+            (Some(Some(since)), Some(now)) => format!(
+                "frozen for {:.0} s",
+                now.saturating_sub(*since).as_secs_f64()
+            ),
+            _ => "frozen (since before cgtop started)".to_owned(),
+        };
+        marks.push(&frozen_text);
+    } else if app.freezing.contains(&g.path) {
+        marks.push("freezing…");
     }
     let ty = g.cgroup_type.map_or("root", |t| t.as_str());
     let mut out = vec![

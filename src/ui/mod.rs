@@ -17,6 +17,7 @@
 //! The help screen is drawn over everything.
 
 pub mod detail;
+pub mod dialogs;
 pub mod format;
 pub mod theme;
 pub mod tree;
@@ -85,6 +86,7 @@ pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
     if app.mode == Mode::Help {
         help(f, f.area(), app.help_scroll, theme);
     }
+    dialogs::render(f, f.area(), app, theme);
 }
 
 fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
@@ -171,18 +173,27 @@ fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     f.render_widget(Paragraph::new(line), area);
 }
 
-/// The keys of the current mode that have a footer label.
-pub fn footer_items(scope: Scope) -> Vec<(String, &'static str)> {
+/// The keys of the current mode that have a footer label, and whether
+/// each writes to the hierarchy.
+pub fn footer_items(scope: Scope) -> Vec<(String, &'static str, bool)> {
     keymap::bindings(scope)
-        .filter_map(|b| b.footer.map(|label| (keymap::key_name(&b.keys[0]), label)))
+        .filter_map(|b| {
+            b.footer
+                .map(|label| (keymap::key_name(&b.keys[0]), label, b.action.writes()))
+        })
         .collect()
 }
 
 fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let mut spans = Vec::new();
-    for (key, label) in footer_items(app.scope()) {
-        spans.push(Span::styled(key, theme.key));
-        spans.push(Span::raw(format!(" {label} ")));
+    for (key, label, writes) in footer_items(app.scope()) {
+        if writes && app.read_only.is_some() {
+            // greyed: shown, so the operator knows the key, but off
+            spans.push(Span::styled(format!("{key} {label} "), theme.dim));
+        } else {
+            spans.push(Span::styled(key, theme.key));
+            spans.push(Span::raw(format!(" {label} ")));
+        }
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }

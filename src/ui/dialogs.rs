@@ -1,0 +1,386 @@
+//! The write dialogs, drawn over the main view. Each shows what Enter will
+//! do before anything is written, and its own keys.
+
+use super::format::fit;
+use super::Theme;
+use crate::app::actions::{
+    Confirm, ControllersDialog, LeafFixDialog, LimitsForm, MovePicker, NamePrompt, RawEditor,
+    WriteRequest,
+};
+use crate::app::{App, Mode};
+use crate::source::actionlog::rfc3339_utc;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::Frame;
+
+/// A box of `w` x `h` (at most the area) centred in `area`.
+fn centred(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+fn popup(
+    f: &mut Frame<'_>,
+    area: Rect,
+    title: &str,
+    lines: Vec<Line<'_>>,
+    keys: &str,
+    theme: &Theme,
+) {
+    let h = u16::try_from(lines.len() + 3).unwrap_or(u16::MAX);
+    let r = centred(area, 86, h);
+    f.render_widget(Clear, r);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(format!(" {title} "), theme.title))
+        .title_bottom(Line::styled(format!(" {keys} "), theme.dim));
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        r,
+    );
+}
+
+pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    match &app.mode {
+        Mode::Controllers(d) => controllers(f, area, d, theme),
+        Mode::Limits(form) => limits(f, area, form, theme),
+        Mode::Raw(r) => raw(f, area, r, theme),
+        Mode::Confirm(c) => confirm(f, area, c, theme),
+        Mode::Move(m) => move_picker(f, area, m, theme),
+        Mode::NewGroup(p) => new_group(f, area, p, theme),
+        Mode::LeafFix(l) => leaf_fix(f, area, l, theme),
+        Mode::Log { scroll } => log(f, area, app, *scroll, theme),
+        Mode::Message { title, lines } => {
+            let lines = lines.iter().map(|l| Line::raw(l.clone())).collect();
+            popup(f, area, title, lines, "any key closes", theme);
+        }
+        _ => {}
+    }
+}
+
+fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &Theme) {
+    let mut lines = vec![
+        Line::raw(format!(
+            "Controllers {} hands to its children (cgroup.subtree_control):",
+            d.group
+        )),
+        Line::raw(""),
+    ];
+    for (i, it) in d.items.iter().enumerate() {
+        let mark = if it.want { "[x]" } else { "[ ]" };
+        let change = match (it.enabled, it.want) {
+            (false, true) => "  will enable",
+            (true, false) => "  will disable",
+            _ => "",
+        };
+        let note = if it.offered {
+            ""
+        } else {
+            "  (not offered: the parent does not enable it; cgtop offers to fix)"
+        };
+        let line = Line::raw(format!(" {mark} {:<10}{change}{note}", it.name));
+        lines.push(if i == d.cursor {
+            line.style(theme.selected)
+        } else {
+            line
+        });
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "All changes are written at once, e.g. \"+cpu -io\".",
+        theme.dim,
+    ));
+    popup(
+        f,
+        area,
+        "controllers",
+        lines,
+        "Space toggle  Enter apply  Esc cancel",
+        theme,
+    );
+}
+
+fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
+    let mut lines = vec![Line::raw(format!(
+        "Limits of {}: type a new value, Enter writes it and reads it back.",
+        form.group
+    ))];
+    if let Some(d) = form.devices.get(form.device) {
+        lines.push(Line::raw(format!(
+            "device for io.max / io.latency: {} ({}){}",
+            d.name,
+            d.dev,
+            if d.partition { " partition" } else { "" }
+        )));
+    }
+    lines.push(Line::raw(""));
+    for (i, fd) in form.fields.iter().enumerate() {
+        let cur = fd.current.as_deref().unwrap_or("(controller off)");
+        let sel = i == form.cursor;
+        let input = if sel {
+            format!("{}_", fd.input)
+        } else {
+            fd.input.clone()
+        };
+        let line = Line::raw(format!(
+            "{:<16}{:<26} {}",
+            fd.kind.file(),
+            fit(cur, 26),
+            input
+        ));
+        let line = if fd.current.is_none() {
+            line.style(theme.dim)
+        } else if sel {
+            line.style(theme.selected)
+        } else {
+            line
+        };
+        lines.push(line);
+    }
+    lines.push(Line::raw(""));
+    if let Some(fd) = form.fields.get(form.cursor) {
+        lines.push(Line::styled(
+            format!("accepts: {}", fd.kind.hint()),
+            theme.dim,
+        ));
+        match &fd.preview {
+            Ok(p) => lines.push(Line::styled(format!("Enter {p}"), theme.header)),
+            Err(e) if !e.is_empty() => lines.push(Line::styled(e.clone(), theme.error)),
+            Err(_) => lines.push(Line::raw("")),
+        }
+        if let Some(w) = &fd.warning {
+            lines.push(Line::styled(w.clone(), theme.warn));
+        }
+    }
+    popup(
+        f,
+        area,
+        "edit limits",
+        lines,
+        "Up/Down field  Enter write  Left/Right device  Esc close",
+        theme,
+    );
+}
+
+fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
+    let mut lines = vec![
+        Line::raw(format!(
+            "Write one line to an interface file of {}:",
+            r.group
+        )),
+        Line::raw(""),
+    ];
+    let h = usize::from(area.height.saturating_sub(10)).max(3);
+    let start = r
+        .cursor
+        .saturating_sub(h / 2)
+        .min(r.files.len().saturating_sub(h));
+    for (i, (name, cur)) in r.files.iter().enumerate().skip(start).take(h) {
+        let line = Line::raw(format!(" {name:<28}{}", fit(cur, 50)));
+        lines.push(if i == r.cursor {
+            line.style(theme.selected)
+        } else {
+            line
+        });
+    }
+    lines.push(Line::raw(""));
+    match &r.input {
+        Some(t) => lines.push(Line::from(vec![
+            Span::styled(format!("{}: ", r.files[r.cursor].0), theme.title),
+            Span::raw(format!("{t}_")),
+        ])),
+        None => lines.push(Line::styled(
+            "Enter chooses the file, then type the line.",
+            theme.dim,
+        )),
+    }
+    popup(
+        f,
+        area,
+        "write a knob",
+        lines,
+        "Up/Down  Enter  Esc back",
+        theme,
+    );
+}
+
+fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
+    let mut lines: Vec<Line<'_>> = c.lines.iter().map(|l| Line::raw(l.clone())).collect();
+    lines.push(Line::raw(""));
+    let keys = match &c.typed {
+        Some((target, typed)) => {
+            lines.push(Line::from(vec![
+                Span::styled(format!("type {}: ", target.name()), theme.warn),
+                Span::raw(format!("{typed}_")),
+            ]));
+            "type the name, Enter  Esc cancel"
+        }
+        None => "y/Enter go ahead  n/Esc cancel",
+    };
+    let destructive = matches!(&c.request, WriteRequest::Ops(ops) if ops.iter().any(crate::model::Op::is_destructive));
+    let title = if destructive {
+        format!("{} (cannot be undone with u)", c.title)
+    } else {
+        c.title.clone()
+    };
+    popup(f, area, &title, lines, keys, theme);
+}
+
+fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
+    let into = if m.threads {
+        "cgroup.threads (this thread only)"
+    } else {
+        "cgroup.procs (the whole process)"
+    };
+    let mut lines = vec![
+        Line::raw(format!(
+            "Move {} ({}) into: {}",
+            m.pid,
+            fit(&m.what, 40),
+            into
+        )),
+        Line::from(vec![
+            Span::styled("filter: ", theme.title),
+            Span::raw(format!("{}_", m.filter)),
+        ]),
+        Line::raw(""),
+    ];
+    let h = usize::from(area.height.saturating_sub(10)).max(3);
+    let start = m
+        .cursor
+        .saturating_sub(h / 2)
+        .min(m.matches.len().saturating_sub(h));
+    for (i, p) in m.matches.iter().enumerate().skip(start).take(h) {
+        let line = Line::raw(format!(" {p}"));
+        lines.push(if i == m.cursor {
+            line.style(theme.selected)
+        } else {
+            line
+        });
+    }
+    if m.matches.is_empty() {
+        lines.push(Line::styled(" no group matches", theme.dim));
+    }
+    popup(
+        f,
+        area,
+        "move a process",
+        lines,
+        "type to filter  Up/Down  Enter move  ^T procs/threads  Esc cancel",
+        theme,
+    );
+}
+
+fn new_group(f: &mut Frame<'_>, area: Rect, p: &NamePrompt, theme: &Theme) {
+    let mut lines = vec![
+        Line::raw(format!("New child group of {}:", p.parent)),
+        Line::from(vec![
+            Span::styled("name: ", theme.title),
+            Span::raw(format!("{}_", p.input)),
+        ]),
+    ];
+    match &p.check {
+        Ok(n) => lines.push(Line::styled(
+            format!("Enter creates {}", p.parent.join(n)),
+            theme.header,
+        )),
+        Err(e) if p.input.is_empty() => lines.push(Line::styled(e.clone(), theme.dim)),
+        Err(e) => lines.push(Line::styled(e.clone(), theme.error)),
+    }
+    popup(
+        f,
+        area,
+        "new group",
+        lines,
+        "Enter create  Esc cancel",
+        theme,
+    );
+}
+
+fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
+    let names: Vec<String> = l
+        .changes
+        .iter()
+        .map(|c| format!("{}{}", if c.enable { "+" } else { "-" }, c.name))
+        .collect();
+    let lines = vec![
+        Line::raw(format!(
+            "{} holds {} process{}; a group that hands a domain controller to its children cannot hold processes itself (no internal process rule, admin guide 2-4-3).",
+            l.group,
+            l.nr_procs,
+            if l.nr_procs == 1 { "" } else { "es" }
+        )),
+        Line::raw(""),
+        Line::raw("cgtop can fix it: create a leaf child, move every process of the group into it, then write:"),
+        Line::raw(format!("    {}", names.join(" "))),
+        Line::raw(""),
+        Line::from(vec![Span::styled("leaf name: ", theme.title), Span::raw(format!("{}_", l.leaf))]),
+        Line::styled(format!("-> {}", l.group.join(l.leaf.trim())), theme.dim),
+    ];
+    popup(
+        f,
+        area,
+        "EBUSY: move the processes into a leaf?",
+        lines,
+        "Enter fix  Esc leave it",
+        theme,
+    );
+}
+
+fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
+    let mut lines = Vec::new();
+    if app.log.is_empty() {
+        lines.push(Line::styled("no writes yet in this session", theme.dim));
+    }
+    let h = usize::from(area.height.saturating_sub(6)).max(3);
+    let start = scroll.saturating_sub(h.saturating_sub(1));
+    for e in app.log.iter().skip(start).take(h) {
+        let o = &e.outcome;
+        let (file, new) = o.op.as_write().map_or_else(
+            || ("(dir)".to_owned(), o.op.describe()),
+            |w| (w.file.clone(), w.contents.clone()),
+        );
+        let old = o
+            .old
+            .as_deref()
+            .map_or_else(|| "-".to_owned(), |t| t.trim().replace('\n', " | "));
+        let res = match &o.result {
+            Ok(()) => "ok".to_owned(),
+            Err(err) => err.errno_name().to_owned(),
+        };
+        let line = Line::raw(fit(
+            &format!(
+                "{} {} {} {} -> {} {}",
+                rfc3339_utc(e.unix_secs),
+                o.op.group(),
+                file,
+                old,
+                new,
+                res
+            ),
+            usize::from(area.width.saturating_sub(4)),
+        ));
+        lines.push(if o.result.is_err() {
+            line.style(theme.error)
+        } else {
+            line
+        });
+    }
+    popup(
+        f,
+        area,
+        "action log (also in ~/.local/state/cgtop/actions.log)",
+        lines,
+        "j/k scroll  Esc close",
+        theme,
+    );
+}
