@@ -12,7 +12,7 @@
 # DIR/results for the host.  Exit status 1 if a step failed.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CGTOP= VM_TRUTH= RESULTS=
+CGTOP='' VM_TRUTH='' RESULTS=''
 while (($#)); do
     case $1 in
         --cgtop) CGTOP=$2; shift 2 ;;
