@@ -1,0 +1,80 @@
+#!/bin/bash
+# tests/vm/guest-suite.sh - the guest side of tests/vm/run-suite: runs every
+# VM check in ONE boot (each boot costs ~4 s under TCG), in this order:
+#   smoke     tests/vm/smoke.sh (is the guest what the tests assume?)
+#   cgtop     BIN --json -n 2: exit status 0 and some output (smoke check
+#             of the release binary; the JSON itself is checked elsewhere)
+#   vm_truth  the vm_truth integration test binary, --test-threads=1,
+#             with CGTOP_VM=1, in the package root (as cargo test would)
+# usage (inside the VM, from the package root):
+#   guest-suite.sh [--cgtop BIN] [--vm-truth BIN] [--results DIR]
+# Writes "STEP RESULT SECONDS [NOTE]" lines (RESULT: pass, fail, skip) to
+# DIR/results for the host.  Exit status 1 if a step failed.
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CGTOP='' VM_TRUTH='' RESULTS=''
+while (($#)); do
+    case $1 in
+        --cgtop) CGTOP=$2; shift 2 ;;
+        --vm-truth) VM_TRUTH=$2; shift 2 ;;
+        --results) RESULTS=$2; shift 2 ;;
+        *) echo "guest-suite: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+if [[ ${CGTOP_VM:-} != 1 ]]; then
+    echo "guest-suite: not in the cgtop test VM; use tests/vm/run-suite" >&2
+    exit 2
+fi
+[[ -n $RESULTS ]] || RESULTS=$(mktemp -d)
+: > "$RESULTS/results"
+
+failed=0 t0=0
+ms() { echo $(($(date +%s%N) / 1000000)); }
+begin() { echo; echo "=== $1 (guest uptime $(cut -d' ' -f1 /proc/uptime)s)"; t0=$(ms); }
+record() { # record STEP RESULT [NOTE]
+    local d=$(($(ms) - t0))
+    printf '%s %s %d.%d %s\n' "$1" "$2" $((d / 1000)) $((d % 1000 / 100)) "${3:-}" >> "$RESULTS/results"
+    echo "=== $1: $2${3:+ ($3)}"
+    [[ $2 == fail ]] && failed=1
+}
+
+# ---- smoke
+begin smoke
+if "$HERE/smoke.sh"; then record smoke pass; else record smoke fail; fi
+
+# ---- cgtop --json -n 2
+begin cgtop
+if [[ -z $CGTOP ]]; then
+    record cgtop skip "no release binary"
+else
+    out=$(mktemp) err=$(mktemp)
+    timeout 120 "$CGTOP" --json -n 2 > "$out" 2> "$err"
+    rc=$?
+    size=$(stat -c %s "$out")
+    echo "$CGTOP --json -n 2: exit status $rc, $size bytes on stdout; the first 20 lines:"
+    head -n 20 "$out" | cut -c1-200
+    if ((rc != 0)); then
+        echo "its stderr (last 20 lines):"
+        tail -n 20 "$err"
+        record cgtop fail "exit status $rc"
+    elif ((size == 0)); then
+        record cgtop fail "empty output"
+    else
+        record cgtop pass "$size bytes"
+    fi
+    rm -f "$out" "$err"
+fi
+
+# ---- vm_truth
+begin vm_truth
+if [[ -z $VM_TRUTH ]]; then
+    record vm_truth skip "no test binary"
+else
+    CGTOP_VM=1 RUST_BACKTRACE=${RUST_BACKTRACE:-1} "$VM_TRUTH" --test-threads=1
+    rc=$?
+    if ((rc == 0)); then record vm_truth pass; else record vm_truth fail "exit status $rc"; fi
+fi
+
+echo
+echo "guest-suite: $(grep -c ' pass ' "$RESULTS/results") passed, $(grep -c ' fail ' "$RESULTS/results") failed, $(grep -c ' skip ' "$RESULTS/results") skipped (guest uptime $(cut -d' ' -f1 /proc/uptime)s)"
+exit $failed
