@@ -561,7 +561,8 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
                 .focus
                 .as_ref()
                 .filter(|f| f.path == w.group)
-                .is_none_or(|f| f.detail.raw.iter().any(|(n, _)| n == files::KILL));
+                // cgroup.kill is write-only: in the writable list, not the raw one
+                .is_none_or(|f| f.detail.writable.iter().any(|n| n == files::KILL));
             if !has_kill {
                 lines.push("  this kernel has no cgroup.kill: cgtop sends SIGKILL to every process of the subtree".into());
             }

@@ -34,8 +34,12 @@ fn popup(
     keys: &str,
     theme: &Theme,
 ) {
-    let h = u16::try_from(lines.len() + 3).unwrap_or(u16::MAX);
-    let r = centred(area, 86, h);
+    let w = 86.min(area.width);
+    // wrapped lines take more rows than there are lines
+    let inner = usize::from(w.saturating_sub(2)).max(1);
+    let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
+    let h = u16::try_from(rows + 2).unwrap_or(u16::MAX);
+    let r = centred(area, w, h);
     f.render_widget(Clear, r);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -226,9 +230,11 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
         }
         None => "y/Enter go ahead  n/Esc cancel",
     };
-    let destructive = matches!(&c.request, WriteRequest::Ops(ops) if ops.iter().any(crate::model::Op::is_destructive));
-    let title = if destructive {
-        format!("{} (cannot be undone with u)", c.title)
+    // kill, move and remove leave nothing to undo
+    let final_op = matches!(&c.request, WriteRequest::Ops(ops)
+        if ops.iter().any(|o| o.is_destructive() && o.undo_source().is_none()));
+    let title = if final_op {
+        format!("{} (cannot be undone)", c.title)
     } else {
         c.title.clone()
     };

@@ -81,8 +81,26 @@ pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
     header(f, a.header, app, theme);
     tree::render(f, a.tree, app, theme);
     detail::render(f, a.detail, app, theme);
-    status(f, a.status, app, theme);
-    footer(f, a.footer, app, theme);
+    // a status longer than the line borrows the footer's line
+    let long = app
+        .status
+        .as_ref()
+        .is_some_and(|s| s.text.chars().count() > usize::from(a.status.width))
+        && matches!(app.mode, Mode::Normal);
+    if long {
+        status(
+            f,
+            Rect {
+                height: 2,
+                ..a.status
+            },
+            app,
+            theme,
+        );
+    } else {
+        status(f, a.status, app, theme);
+        footer(f, a.footer, app, theme);
+    }
     if app.mode == Mode::Help {
         help(f, f.area(), app.help_scroll, theme);
     }
@@ -170,7 +188,7 @@ fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             None => Line::raw(""),
         },
     };
-    f.render_widget(Paragraph::new(line), area);
+    f.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), area);
 }
 
 /// The keys of the current mode that have a footer label, and whether
