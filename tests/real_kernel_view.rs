@@ -8,126 +8,15 @@
 //! Skipped, with the reason, when not root or without a writable cgroup2.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod common;
+
 use cgtop::app::{self, App, HostInfo, Msg};
 use cgtop::model::GroupPath;
-use cgtop::source::collector::{Collected, Collector, CollectorConfig, Refresh};
-use cgtop::source::scan::ScanConfig;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
-use std::sync::atomic::{AtomicU32, Ordering};
+use cgtop::source::collector::{Collected, Refresh};
+use common::TestGroup;
+use std::process::Command;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
-
-static N: AtomicU32 = AtomicU32::new(0);
-
-/// A test group with its children and the processes started in it;
-/// everything is killed and removed on drop.
-struct TestGroup {
-    mount: PathBuf,
-    rel: String,
-    children: Vec<Child>,
-}
-
-impl TestGroup {
-    fn new() -> Option<Self> {
-        if !rustix::process::geteuid().is_root() {
-            println!("skipped: not root (the real-kernel tests create cgroups)");
-            return None;
-        }
-        let m = match cgtop::source::mount::discover() {
-            Ok(m) => m,
-            Err(e) => {
-                println!("skipped: {e}");
-                return None;
-            }
-        };
-        let rel = format!(
-            "cgtop-test-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        );
-        if let Err(e) = std::fs::create_dir(m.root.join(&rel)) {
-            println!(
-                "skipped: cannot create a cgroup under {}: {e}",
-                m.root.display()
-            );
-            return None;
-        }
-        Some(Self {
-            mount: m.root,
-            rel,
-            children: Vec::new(),
-        })
-    }
-
-    fn dir(&self, sub: &str) -> PathBuf {
-        self.mount.join(&self.rel).join(sub)
-    }
-
-    fn path(&self, sub: &str) -> GroupPath {
-        GroupPath::new(&format!("{}/{sub}", self.rel))
-    }
-
-    fn mkdir(&self, sub: &str) {
-        std::fs::create_dir_all(self.dir(sub)).unwrap();
-    }
-
-    /// Starts `sh -c script` inside group `sub`.
-    fn spawn_in(&mut self, sub: &str, script: &str) -> u32 {
-        let child = Command::new("sh").args(["-c", script]).spawn().unwrap();
-        let pid = child.id();
-        std::fs::write(self.dir(sub).join("cgroup.procs"), pid.to_string()).unwrap();
-        self.children.push(child);
-        pid
-    }
-
-    fn kill_all(&mut self) {
-        for c in &mut self.children {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-        self.children.clear();
-    }
-
-    fn collector(&self) -> Collector {
-        Collector::new(CollectorConfig {
-            root: self.mount.clone(),
-            start: GroupPath::new(&self.rel),
-            scan: ScanConfig::default(),
-            full_detail: false,
-            sys_dev_block: PathBuf::from("/sys/dev/block"),
-        })
-    }
-}
-
-fn remove_tree(dir: &Path) {
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for e in rd.flatten() {
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                remove_tree(&e.path());
-            }
-        }
-    }
-    // a frozen group would keep its (killed) processes: thaw first
-    let _ = std::fs::write(dir.join("cgroup.freeze"), "0");
-    let _ = std::fs::remove_dir(dir);
-}
-
-impl Drop for TestGroup {
-    fn drop(&mut self) {
-        let _ = std::fs::write(self.dir("").join("cgroup.freeze"), "0");
-        self.kill_all();
-        let root = self.dir("");
-        for _ in 0..50 {
-            remove_tree(&root);
-            if !root.exists() {
-                return;
-            }
-            sleep(Duration::from_millis(20));
-        }
-        eprintln!("warning: could not remove {}", root.display());
-    }
-}
 
 fn find<'a>(r: &'a Refresh, p: &GroupPath) -> Option<(usize, &'a cgtop::model::GroupSample)> {
     r.snapshot

@@ -4,120 +4,12 @@
 //! second). Skipped, with the reason, where tmux or script is missing.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{child_of, fixture_or_shared, have, proc_state, Tmux};
 use std::process::{Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
-
-fn have(tool: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pure-v2-systemd")
-}
-
-fn fixture_or_shared() -> PathBuf {
-    let f = fixture();
-    if f.exists() {
-        f
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/cgroupfs-systemd")
-    }
-}
-
-/// A tmux server of our own (its own socket), killed on drop.
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn new(width: u16, height: u16) -> Self {
-        let socket = format!(
-            "cgtop-test-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        )
-        .replace(['(', ')'], "");
-        let t = Self { socket };
-        let ok = t
-            .cmd(&[
-                "new-session",
-                "-d",
-                "-x",
-                &width.to_string(),
-                "-y",
-                &height.to_string(),
-                "env",
-                "-i",
-                "PATH=/usr/bin:/bin",
-                "TERM=xterm-256color",
-                "PS1=$ ",
-                "bash",
-                "--norc",
-                "--noprofile",
-            ])
-            .status()
-            .expect("tmux runs")
-            .success();
-        assert!(ok, "tmux new-session failed");
-        t
-    }
-
-    fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new("tmux");
-        c.args(["-L", &self.socket, "-f", "/dev/null"]).args(args);
-        c
-    }
-
-    fn send(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "0"];
-        args.extend_from_slice(keys);
-        assert!(self.cmd(&args).status().expect("send-keys").success());
-    }
-
-    fn capture(&self) -> String {
-        let out = self
-            .cmd(&["capture-pane", "-p", "-t", "0"])
-            .output()
-            .expect("capture-pane");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn display(&self, fmt: &str) -> String {
-        let out = self
-            .cmd(&["display-message", "-p", "-t", "0", fmt])
-            .output()
-            .expect("display");
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    }
-
-    /// Waits until the screen contains `what`.
-    fn wait_for(&self, what: &str) -> String {
-        let t0 = Instant::now();
-        loop {
-            let s = self.capture();
-            if s.contains(what) {
-                return s;
-            }
-            assert!(
-                t0.elapsed() < Duration::from_secs(10),
-                "timed out waiting for {what:?}; screen:\n{s}"
-            );
-            sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]).status();
-    }
-}
 
 #[test]
 fn navigate_filter_quit_restores_terminal() {
@@ -187,29 +79,6 @@ fn navigate_filter_quit_restores_terminal() {
         line.contains("echo") && !line.contains("-echo"),
         "echo restored: {line:?}"
     );
-}
-
-/// Reads the state letter of a process from /proc (Z for a zombie).
-fn proc_state(pid: u32) -> Option<char> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    s.rsplit(')').next()?.trim_start().chars().next()
-}
-
-fn child_of(parent: u32) -> Option<u32> {
-    let t0 = Instant::now();
-    while t0.elapsed() < Duration::from_secs(5) {
-        let children = std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
-            .unwrap_or_default();
-        if let Some(c) = children
-            .split_whitespace()
-            .next()
-            .and_then(|c| c.parse().ok())
-        {
-            return Some(c);
-        }
-        sleep(Duration::from_millis(50));
-    }
-    None
 }
 
 /// The SSH connection dropping is a pty master closing: cgtop must notice
