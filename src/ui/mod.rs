@@ -79,7 +79,7 @@ pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
     let a = areas(f.area());
     header(f, a.header, app, theme);
     tree::render(f, a.tree, app, theme);
-    detail::render(f, a.detail, app, theme);
+    detail::render(f, a.detail, app, theme, a.detail.x > a.tree.x);
     status(f, a.status, app, theme);
     footer(f, a.footer, app, theme);
     if app.mode == Mode::Help {
@@ -88,7 +88,14 @@ pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
 }
 
 fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let mode = match &app.mount.mode {
+    let host = format!("{}  {}  ", app.host.hostname, app.host.kernel);
+    let from = if app.start.is_root() {
+        String::new()
+    } else {
+        format!("  from {}", app.start)
+    };
+    let mount = |mode: &str| format!("cgroup2 {} ({mode})", app.mount.root.display());
+    let mut mode = match &app.mount.mode {
         MountMode::PureV2 => "pure v2".to_owned(),
         MountMode::Hybrid { v1_controllers } if v1_controllers.is_empty() => "hybrid".to_owned(),
         MountMode::Hybrid { v1_controllers } => {
@@ -96,16 +103,25 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         }
         MountMode::Directory => "directory".to_owned(),
     };
+    // a hybrid host's list of v1 controllers is long: count them when the
+    // list does not fit, rather than cut the line
+    let used = "cgtop ".len() + host.chars().count() + from.chars().count();
+    if let MountMode::Hybrid { v1_controllers } = &app.mount.mode {
+        let fits = |m: &str| used + mount(m).chars().count() <= usize::from(area.width);
+        if !fits(&mode) {
+            mode = format!("hybrid, {} controllers on v1", v1_controllers.len());
+        }
+        if !fits(&mode) {
+            mode = "hybrid".to_owned();
+        }
+    }
     let mut l1 = vec![
         Span::styled("cgtop ", theme.title),
-        Span::raw(format!("{}  {}  ", app.host.hostname, app.host.kernel)),
-        Span::styled(
-            format!("cgroup2 {} ({mode})", app.mount.root.display()),
-            theme.header,
-        ),
+        Span::raw(host),
+        Span::styled(mount(&mode), theme.header),
     ];
-    if !app.start.is_root() {
-        l1.push(Span::raw(format!("  from {}", app.start)));
+    if !from.is_empty() {
+        l1.push(Span::raw(from));
     }
     let mut l2 = Vec::new();
     if let Some(d) = &app.data {
