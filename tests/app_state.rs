@@ -726,6 +726,28 @@ fn help_opens_and_every_closing_key_closes_it() {
 }
 
 #[test]
+fn space_turns_the_help_pages_and_opening_starts_on_the_first() {
+    let (mut a, mut c) = systemd();
+    send(&mut a, &mut c, ch('?'));
+    assert_eq!(a.help_page, 0);
+    // the view wraps the page number around the pages that fit
+    for (k, page) in [
+        (ch(' '), 1),
+        (key(KeyCode::PageDown), 2),
+        (ch('k'), 1),
+        (key(KeyCode::Up), 0),
+        (ch('k'), 0),
+    ] {
+        assert!(send(&mut a, &mut c, k).is_empty());
+        assert_eq!(a.help_page, page);
+    }
+    send(&mut a, &mut c, ch(' '));
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    send(&mut a, &mut c, ch('?'));
+    assert_eq!(a.help_page, 0, "the help opens on its first page");
+}
+
+#[test]
 fn percent_switches_the_cpu_scale_and_says_what_100_means() {
     let (mut a, mut c) = systemd();
     send(&mut a, &mut c, ch('%'));
@@ -885,7 +907,10 @@ fn the_modal_scopes_have_their_keys() {
             Scope::Prompt,
             &[Action::Accept, Action::Cancel, Action::DeleteChar][..],
         ),
-        (Scope::Help, &[Action::CloseHelp][..]),
+        (
+            Scope::Help,
+            &[Action::CloseHelp, Action::PageDown, Action::PageUp][..],
+        ),
     ] {
         let bound: Vec<Action> = keymap::bindings(scope).map(|b| b.action).collect();
         assert_eq!(bound, actions, "{scope:?}");

@@ -351,6 +351,20 @@ pub const KEYMAP: &[Binding] = &[
         "close the help",
         Some("close"),
     ),
+    b(
+        HelpScope,
+        &[k(' '), code(KeyCode::PageDown), code(KeyCode::Down), k('j')],
+        Action::PageDown,
+        "next page of the help",
+        Some("next page"),
+    ),
+    b(
+        HelpScope,
+        &[code(KeyCode::PageUp), code(KeyCode::Up), k('k')],
+        Action::PageUp,
+        "previous page of the help",
+        None,
+    ),
 ];
 
 /// Normalises a key event: SHIFT on a character is already in the

@@ -184,6 +184,9 @@ pub struct App {
     pub sort_desc: bool,
     pub filter: String,
     pub mode: Mode,
+    /// Which page of the help is shown (the view wraps it around the
+    /// number of pages that fit).
+    pub help_page: usize,
     pub pane: Pane,
     pub page: DetailPage,
     pub proc_cursor: usize,
@@ -216,6 +219,7 @@ impl App {
             sort_desc: true,
             filter: String::new(),
             mode: Mode::Normal,
+            help_page: 0,
             pane: Pane::Tree,
             page: DetailPage::Overview,
             proc_cursor: 0,
@@ -531,8 +535,11 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             return;
         }
         Scope::Help => {
-            if action == Some(Action::CloseHelp) {
-                app.mode = Mode::Normal;
+            match action {
+                Some(Action::CloseHelp) => app.mode = Mode::Normal,
+                Some(Action::PageDown) => app.help_page += 1,
+                Some(Action::PageUp) => app.help_page = app.help_page.saturating_sub(1),
+                _ => {}
             }
             return;
         }
@@ -623,7 +630,10 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             fx.push(Effect::Collector(Command::Pause(app.paused)));
         }
         Action::SetInterval => app.mode = Mode::IntervalPrompt(String::new()),
-        Action::Help => app.mode = Mode::Help,
+        Action::Help => {
+            app.mode = Mode::Help;
+            app.help_page = 0;
+        }
         Action::Quit => {
             app.quitting = true;
             fx.push(Effect::Quit);

@@ -26,7 +26,7 @@ use crate::app::{fmt_secs, App, Level, Mode};
 use crate::model::MountMode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 pub use theme::Theme;
 
@@ -83,7 +83,7 @@ pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
     status(f, a.status, app, theme);
     footer(f, a.footer, app, theme);
     if app.mode == Mode::Help {
-        help(f, f.area(), theme);
+        help(f, f.area(), app, theme);
     }
 }
 
@@ -203,32 +203,59 @@ fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The help lines of one scope, drawn from the keymap.
-pub fn help_lines(scope: Scope) -> Vec<(String, &'static str)> {
-    keymap::bindings(scope)
-        .map(|b| {
-            let keys: Vec<String> = b.keys.iter().map(keymap::key_name).collect();
-            (keys.join(" "), b.help)
-        })
-        .collect()
+/// The help lines of one scope, drawn from the keymap: each binding's
+/// keys (a key that differs only by an implied SHIFT once) and its text;
+/// the run of detail-page bindings is one line.
+pub fn help_lines(scope: Scope) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut pages: Option<(Vec<String>, Vec<&str>)> = None;
+    for b in keymap::bindings(scope) {
+        let mut keys: Vec<String> = Vec::new();
+        for k in b.keys {
+            let name = keymap::key_name(k);
+            if !keys.contains(&name) {
+                keys.push(name);
+            }
+        }
+        if matches!(b.action, keymap::Action::DetailPage(_)) {
+            let (k, h) = pages.get_or_insert_with(Default::default);
+            k.extend(keys);
+            h.push(b.help.trim_start_matches("detail: "));
+            continue;
+        }
+        if let Some((k, h)) = pages.take() {
+            out.push((k.join(" "), format!("detail: {}", h.join(", "))));
+        }
+        out.push((keys.join(" "), b.help.to_owned()));
+    }
+    if let Some((k, h)) = pages.take() {
+        out.push((k.join(" "), format!("detail: {}", h.join(", "))));
+    }
+    out
 }
 
-fn help(f: &mut Frame<'_>, area: Rect, theme: &Theme) {
+fn help(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let w = area.width.min(78);
     let h = area.height;
     let r = Rect::new(area.x + (area.width - w) / 2, area.y, w, h);
-    f.render_widget(Clear, r);
+    // the help is modal and full height: clear the whole screen, so that
+    // no stray column of the main view shows beside the box
+    f.render_widget(Clear, area);
     let mut lines = vec![
         Line::styled("cgtop: the cgroup v2 tree, live", theme.title),
-        Line::raw(
-            "CPU% is of one core (100 = one core busy); sizes and rates in binary units (K = KiB).",
-        ),
+        Line::raw("CPU% is of one core (100 = one core busy); sizes in binary units (K = KiB)."),
         Line::raw("State: P populated, F frozen, T threaded."),
         Line::raw(""),
     ];
-    for (keys, text) in help_lines(Scope::Main) {
+    let entries = help_lines(Scope::Main);
+    let kw = entries
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (keys, text) in entries {
         lines.push(Line::from(vec![
-            Span::styled(format!("{keys:>18}"), theme.title),
+            Span::styled(format!("{keys:>kw$}"), theme.title),
             Span::raw(format!("  {text}")),
         ]));
     }
@@ -237,13 +264,17 @@ fn help(f: &mut Frame<'_>, area: Rect, theme: &Theme) {
         "Filter: type a name; Enter keeps it, Esc clears it.",
         theme.dim,
     ));
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(" help (Esc closes) ");
-    f.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        r,
-    );
+    // pages rather than a cut: on 80x24 the keys alone are more lines
+    // than fit; Space turns the page (and wraps around)
+    let per_page = usize::from(h.saturating_sub(2)).max(1);
+    let pages = lines.len().div_ceil(per_page);
+    let page = app.help_page % pages;
+    let title = if pages > 1 {
+        format!(" help {}/{pages}: Space next page, Esc closes ", page + 1)
+    } else {
+        " help (Esc closes) ".to_owned()
+    };
+    let shown: Vec<Line<'_>> = lines.into_iter().skip(page * per_page).collect();
+    let block = Block::default().borders(Borders::ALL).title(title);
+    f.render_widget(Paragraph::new(shown).block(block), r);
 }
