@@ -344,9 +344,16 @@ impl App {
                 let still_there = d.refresh.snapshot.find(&sel).is_some();
                 self.cursor = i;
                 if !still_there {
+                    // names, not paths: the message must fit one status
+                    // line, and the survivor is under the cursor anyway
+                    let whom = if sel.parent().as_ref() == Some(&anc) {
+                        "its parent"
+                    } else {
+                        "its nearest ancestor"
+                    };
                     self.status = Some(Status {
                         level: Level::Warn,
-                        text: format!("{sel} is gone; selected its parent {anc}"),
+                        text: format!("{} is gone; selected {whom} {}", sel.name(), anc.name()),
                     });
                     self.selected = Some(anc);
                 }
