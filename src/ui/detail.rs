@@ -124,14 +124,12 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             fit_left(&g.path.to_string(), width),
             theme.title,
         )]),
-        Line::raw(format!(
-            "type {ty}   {}",
-            if marks.is_empty() {
-                "empty".into()
-            } else {
-                marks.join(", ")
-            }
-        )),
+        // the root has no cgroup.events: say nothing rather than "empty"
+        Line::raw(match (marks.is_empty(), g.cgroup_type.is_none()) {
+            (true, true) => format!("type {ty}"),
+            (true, false) => format!("type {ty}   empty"),
+            (false, _) => format!("type {ty}   {}", marks.join(", ")),
+        }),
     ];
     // CPU
     let mut cpu = format!(
