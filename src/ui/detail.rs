@@ -224,9 +224,10 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         ]));
     }
     // PIDs
+    let pids_max = det.and_then(|det| det.pids_max);
     let pids = match (g.hot.pids_current, g.hot.nr_procs) {
-        (Some(c), _) => match det.and_then(|d| d.pids_max) {
-            Some(m) => format!("{c} in subtree  max={m}"),
+        (Some(c), _) => match pids_max {
+            Some(max) => format!("{c} in subtree  max={max}"),
             None => format!("{c} in subtree"),
         },
         (None, Some(n)) => {
@@ -256,12 +257,12 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         out.push(Line::raw(psi("  io", det.io_pressure.as_ref())));
     }
     // Structure
-    let list = |c: Option<&crate::cgroupfs::Controllers>| {
-        c.map_or("-".into(), |c| {
-            if c.is_empty() {
+    let list = |ctl: Option<&crate::cgroupfs::Controllers>| {
+        ctl.map_or("-".into(), |names| {
+            if names.is_empty() {
                 "(none)".into()
             } else {
-                c.to_string()
+                names.to_string()
             }
         })
     };
@@ -386,12 +387,10 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
     }
     if devs.is_empty() {
         out.push(Line::styled(
-            if g.hot.io.is_none() && on_v1(app, "blkio") {
-                "io is cgroup v1's blkio controller on this host (no io.stat in v2)"
-            } else if g.hot.io.is_none() {
-                "io controller is off for this group (no io.stat)"
-            } else {
-                "no IO yet"
+            match (g.hot.io.is_none(), on_v1(app, "blkio")) {
+                (true, true) => "io is cgroup v1's blkio on this host (no io.stat in v2)",
+                (true, false) => "io controller is off for this group (no io.stat)",
+                (false, _) => "no IO yet",
             },
             theme.dim,
         ));

@@ -112,7 +112,7 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             mode = format!("hybrid, {} controllers on v1", v1_controllers.len());
         }
         if !fits(&mode) {
-            mode = "hybrid".to_owned();
+            "hybrid".clone_into(&mut mode);
         }
     }
     let mut l1 = vec![
