@@ -11,6 +11,7 @@ use cgtop::model::{GroupPath, MountInfo, MountMode, ProcessInfo};
 use cgtop::source::collector::{Collected, Collector, CollectorConfig, Command, Focus, Refresh};
 use cgtop::source::scan::ScanConfig;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -301,4 +302,48 @@ pub fn process(pid: u32, user: &str, cpu: f64, rss_mib: u64, cmd: &str) -> Proce
 pub fn set_processes(app: &mut App, procs: Vec<ProcessInfo>) {
     let f: &mut Focus = app.focus.as_mut().expect("a focus was read");
     f.processes = procs;
+}
+
+/// Disk IO by a group on device `dev` ("254:0"), added to its io.stat and
+/// to the io.stat of each ancestor that has one (io.stat is hierarchical).
+pub fn do_io(root: &Path, group: &str, dev: &str, rbytes: u64, wbytes: u64, rios: u64, wios: u64) {
+    for a in GroupPath::new(group).ancestors() {
+        let p = root.join(a.as_str()).join("io.stat");
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        let mut found = false;
+        let mut out = String::new();
+        for l in text.lines() {
+            let mut it = l.split_whitespace();
+            if it.next() == Some(dev) {
+                found = true;
+                let mut line = dev.to_owned();
+                for kv in it {
+                    let (k, v) = kv.split_once('=').expect("key=value");
+                    let v: u64 = v.parse().expect("number");
+                    let add = match k {
+                        "rbytes" => rbytes,
+                        "wbytes" => wbytes,
+                        "rios" => rios,
+                        "wios" => wios,
+                        _ => 0,
+                    };
+                    write!(line, " {k}={}", v + add).expect("to a String");
+                }
+                out.push_str(&line);
+            } else {
+                out.push_str(l);
+            }
+            out.push('\n');
+        }
+        if !found {
+            writeln!(
+                out,
+                "{dev} rbytes={rbytes} wbytes={wbytes} rios={rios} wios={wios} dbytes=0 dios=0"
+            )
+            .expect("to a String");
+        }
+        std::fs::write(&p, out).expect("write io.stat");
+    }
 }
