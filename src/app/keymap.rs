@@ -190,11 +190,9 @@ pub const KEYMAP: &[Binding] = &[
     b(Prompt, &[code(KeyCode::Enter)], Action::Accept, "apply", Some("apply")),
     b(Prompt, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
     b(Prompt, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete a character", None),
-    b(HelpScope, &[code(KeyCode::Up), k('k')], Action::Up, "scroll up", None),
-    b(HelpScope, &[code(KeyCode::Down), k('j')], Action::Down, "scroll down", Some("scroll")),
-    b(HelpScope, &[code(KeyCode::PageUp)], Action::PageUp, "page up", None),
-    b(HelpScope, &[code(KeyCode::PageDown), k(' ')], Action::PageDown, "page down", None),
     b(HelpScope, &[code(KeyCode::Esc), k('q'), k('?'), code(KeyCode::F(1)), code(KeyCode::Enter)], Action::CloseHelp, "close the help", Some("close")),
+    b(HelpScope, &[k(' '), code(KeyCode::PageDown), code(KeyCode::Down), k('j')], Action::PageDown, "next page of the help", Some("next page")),
+    b(HelpScope, &[code(KeyCode::PageUp), code(KeyCode::Up), k('k')], Action::PageUp, "previous page of the help", None),
 ];
 
 /// Normalises a key event: SHIFT on a character is already in the

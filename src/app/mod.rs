@@ -209,6 +209,9 @@ pub struct App {
     pub sort_desc: bool,
     pub filter: String,
     pub mode: Mode,
+    /// Which page of the help is shown (the view wraps it around the
+    /// number of pages that fit).
+    pub help_page: usize,
     pub pane: Pane,
     pub page: DetailPage,
     pub proc_cursor: usize,
@@ -218,8 +221,6 @@ pub struct App {
     /// Rows of the tree pane that fit on screen (set on resize).
     pub tree_height: usize,
     pub size: (u16, u16),
-    /// First line of the help screen shown.
-    pub help_scroll: usize,
     pub quitting: bool,
     /// Groups that must not be frozen or killed without typing the name.
     pub protected: crate::source::safety::Protected,
@@ -259,6 +260,7 @@ impl App {
             sort_desc: true,
             filter: String::new(),
             mode: Mode::Normal,
+            help_page: 0,
             pane: Pane::Tree,
             page: DetailPage::Overview,
             proc_cursor: 0,
@@ -266,7 +268,6 @@ impl App {
             status: None,
             tree_height: 20,
             size: (80, 24),
-            help_scroll: 0,
             quitting: false,
             protected: crate::source::safety::Protected::default(),
             log: Vec::new(),
@@ -393,9 +394,16 @@ impl App {
                 let still_there = d.refresh.snapshot.find(&sel).is_some();
                 self.cursor = i;
                 if !still_there {
+                    // names, not paths: the message must fit one status
+                    // line, and the survivor is under the cursor anyway
+                    let whom = if sel.parent().as_ref() == Some(&anc) {
+                        "its parent"
+                    } else {
+                        "its nearest ancestor"
+                    };
                     self.status = Some(Status {
                         level: Level::Warn,
-                        text: format!("{sel} is gone; selected its parent {anc}"),
+                        text: format!("{} is gone; selected {whom} {}", sel.name(), anc.name()),
                     });
                     self.selected = Some(anc);
                 }
@@ -595,13 +603,10 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             return;
         }
         Scope::Help => {
-            let page = usize::from(app.size.1.saturating_sub(4)).max(1);
             match action {
                 Some(Action::CloseHelp) => app.mode = Mode::Normal,
-                Some(Action::Up) => app.help_scroll = app.help_scroll.saturating_sub(1),
-                Some(Action::Down) => app.help_scroll += 1,
-                Some(Action::PageUp) => app.help_scroll = app.help_scroll.saturating_sub(page),
-                Some(Action::PageDown) => app.help_scroll += page,
+                Some(Action::PageDown) => app.help_page += 1,
+                Some(Action::PageUp) => app.help_page = app.help_page.saturating_sub(1),
                 _ => {}
             }
             return;
@@ -694,8 +699,8 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         }
         Action::SetInterval => app.mode = Mode::IntervalPrompt(String::new()),
         Action::Help => {
-            app.help_scroll = 0;
             app.mode = Mode::Help;
+            app.help_page = 0;
         }
         Action::Quit => {
             app.quitting = true;

@@ -5,12 +5,15 @@ use super::Theme;
 use crate::app::{App, DetailPage, Pane};
 use crate::cgroupfs::{CpuMax, Limit, Pressure};
 use crate::model::limits::effective_memory;
+use crate::model::MountMode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
-pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+/// `beside` is true when the pane sits right of the tree (wide screens):
+/// then a left border separates it from the tree's last column.
+pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme, beside: bool) {
     let mut tabs = vec![Span::raw(" ")];
     for (i, p) in DetailPage::ALL.iter().enumerate() {
         let label = format!("{} {} ", i + 1, p.title());
@@ -21,9 +24,13 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         });
     }
     let block = Block::default()
-        .borders(Borders::TOP)
+        .borders(if beside {
+            Borders::TOP | Borders::LEFT
+        } else {
+            Borders::TOP
+        })
         .title(Line::from(tabs));
-    let inner_w = usize::from(area.width);
+    let inner_w = usize::from(block.inner(area).width);
     let lines = match app.page {
         DetailPage::Overview => overview(app, theme, inner_w),
         DetailPage::Memory => memory(app, theme),
@@ -53,17 +60,46 @@ fn cpu_max_text(m: Option<CpuMax>) -> String {
     }
 }
 
-fn psi(p: Option<&Pressure>) -> String {
+/// The PSI table's columns: the header and the rows share these widths.
+fn psi_row(name: &str, cells: [&str; 4]) -> String {
+    format!(
+        "{name:<10}{:>11}{:>7}{:>13}{:>7}",
+        cells[0], cells[1], cells[2], cells[3]
+    )
+}
+
+fn psi(name: &str, p: Option<&Pressure>) -> String {
+    let v = |x: f64| format!("{x:.2}");
     match p {
-        None => "-".into(),
+        None => psi_row(name, ["-", "-", "-", "-"]),
         Some(p) => {
-            let full = p.full.map_or_else(
-                || "-".into(),
-                |f| format!("{:5.2} {:5.2}", f.avg10, f.avg60),
-            );
-            format!("{:5.2} {:5.2}   {full}", p.some.avg10, p.some.avg60)
+            let (f10, f60) = p
+                .full
+                .map_or(("-".into(), "-".into()), |f| (v(f.avg10), v(f.avg60)));
+            psi_row(name, [&v(p.some.avg10), &v(p.some.avg60), &f10, &f60])
         }
     }
+}
+
+/// Truncates from the left, keeping the end of a path (the group's own
+/// name) in view.
+fn fit_left(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        s.to_owned()
+    } else if w == 0 {
+        String::new()
+    } else {
+        let mut t = String::from("…");
+        t.extend(s.chars().skip(n - (w - 1)));
+        t
+    }
+}
+
+/// Whether cgroup v1 holds this controller (hybrid host): then the v2
+/// group has no files for it, and that is not "off for this group".
+fn on_v1(app: &App, controller: &str) -> bool {
+    matches!(&app.mount.mode, MountMode::Hybrid { v1_controllers } if v1_controllers.iter().any(|c| c == controller))
 }
 
 fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
@@ -92,44 +128,20 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         marks.push("freezing…");
     }
     let ty = g.cgroup_type.map_or("root", |t| t.as_str());
+    // the figures come first: on a small screen the pane shows only the
+    // top lines, and the structure below them changes rarely
     let mut out = vec![
         Line::from(vec![Span::styled(
-            fit(&g.path.to_string(), width),
+            fit_left(&g.path.to_string(), width),
             theme.title,
         )]),
-        Line::raw(format!(
-            "type {ty}   {}",
-            if marks.is_empty() {
-                "empty".into()
-            } else {
-                marks.join(", ")
-            }
-        )),
+        // the root has no cgroup.events: say nothing rather than "empty"
+        Line::raw(match (marks.is_empty(), g.cgroup_type.is_none()) {
+            (true, true) => format!("type {ty}"),
+            (true, false) => format!("type {ty}   empty"),
+            (false, _) => format!("type {ty}   {}", marks.join(", ")),
+        }),
     ];
-    if let Some(det) = det {
-        out.push(Line::raw(format!(
-            "controllers: {}",
-            det.controllers
-                .as_ref()
-                .map_or("-".into(), ToString::to_string)
-        )));
-        out.push(Line::raw(format!(
-            "for children: {}",
-            det.subtree_control
-                .as_ref()
-                .map_or("-".into(), |c| if c.is_empty() {
-                    "(none)".into()
-                } else {
-                    c.to_string()
-                })
-        )));
-        if let Some(s) = det.stat {
-            out.push(Line::raw(format!(
-                "descendants {}  dying {}",
-                s.nr_descendants, s.nr_dying_descendants
-            )));
-        }
-    }
     // CPU
     let mut cpu = format!(
         "{}%  user {}%  sys {}%",
@@ -144,7 +156,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     if let Some(det) = det {
         if det.cpu_max.is_some() || det.cpu_weight.is_some() {
             out.push(Line::raw(format!(
-                "       max {}  weight {}",
+                "       quota={}  weight={}",
                 cpu_max_text(det.cpu_max),
                 det.cpu_weight.map_or("-".into(), |w| w.to_string())
             )));
@@ -158,16 +170,19 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             let frac = (c as f64 / e.bytes.max(1) as f64).min(1.0);
             let bar_w = 10;
             let filled = (frac * bar_w as f64).round() as usize;
+            let whose = if e.set_by == g.path {
+                format!("{} here", e.file)
+            } else {
+                format!("{} of {}", e.file, e.set_by.name())
+            };
             vec![
                 Span::raw("["),
                 Span::styled("#".repeat(filled), theme.bar),
                 Span::raw(format!("{}] ", ".".repeat(bar_w - filled))),
                 Span::raw(format!(
-                    "{} / {} ({} of {})",
+                    "{} / {} ({whose})",
                     bytes_short(c),
                     bytes_short(e.bytes),
-                    e.file,
-                    e.set_by
                 )),
             ]
         }
@@ -178,6 +193,11 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         (None, _) if g.cgroup_type.is_none() => {
             vec![Span::raw("- (not reported for the root group)")]
         }
+        (None, _) if on_v1(app, "memory") => {
+            vec![Span::raw(
+                "- (memory is a cgroup v1 controller on this host)",
+            )]
+        }
         (None, _) => vec![Span::raw("- (memory controller off for this group)")],
     };
     let mut l = vec![label("MEM", theme)];
@@ -186,7 +206,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     if let Some(det) = det {
         if det.memory_max.is_some() {
             out.push(Line::raw(format!(
-                "       min {} low {} high {} max {}",
+                "       min={}  low={}  high={}  max={}",
                 limit_bytes(det.memory_min),
                 limit_bytes(det.memory_low),
                 limit_bytes(det.memory_high),
@@ -215,37 +235,61 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         ]));
     }
     // PIDs
-    let pmax = det.and_then(|d| d.pids_max);
+    let pids_max = det.and_then(|det| det.pids_max);
     let pids = match (g.hot.pids_current, g.hot.nr_procs) {
-        (Some(c), _) => format!(
-            "{c} in subtree / max {}",
-            pmax.map_or("-".into(), |l| l.to_string())
-        ),
-        (None, Some(n)) => format!("{n} processes here (pids controller off)"),
+        (Some(c), _) => match pids_max {
+            Some(max) => format!("{c} in subtree  max={max}"),
+            None => format!("{c} in subtree"),
+        },
+        (None, Some(n)) => {
+            let what = if n == 1 { "process" } else { "processes" };
+            if g.cgroup_type.is_none() {
+                format!("{n} {what} in the root group itself")
+            } else if on_v1(app, "pids") {
+                format!("{n} {what} here (pids is a cgroup v1 controller on this host)")
+            } else {
+                format!("{n} {what} here (pids controller off)")
+            }
+        }
         (None, None) => "-".into(),
     };
     out.push(Line::from(vec![label("PIDS", theme), Span::raw(pids)]));
+    let Some(det) = det else {
+        return out;
+    };
     // Pressure
-    if let Some(det) = det {
-        if det.cpu_pressure.is_some() || det.memory_pressure.is_some() || det.io_pressure.is_some()
-        {
-            out.push(Line::styled(
-                "PSI     some avg10 avg60   full avg10 avg60",
-                theme.title,
-            ));
-            out.push(Line::raw(format!(
-                "  cpu       {}",
-                psi(det.cpu_pressure.as_ref())
-            )));
-            out.push(Line::raw(format!(
-                "  memory    {}",
-                psi(det.memory_pressure.as_ref())
-            )));
-            out.push(Line::raw(format!(
-                "  io        {}",
-                psi(det.io_pressure.as_ref())
-            )));
-        }
+    if det.cpu_pressure.is_some() || det.memory_pressure.is_some() || det.io_pressure.is_some() {
+        out.push(Line::styled(
+            psi_row("PSI", ["some avg10", "avg60", "full avg10", "avg60"]),
+            theme.title,
+        ));
+        out.push(Line::raw(psi("  cpu", det.cpu_pressure.as_ref())));
+        out.push(Line::raw(psi("  memory", det.memory_pressure.as_ref())));
+        out.push(Line::raw(psi("  io", det.io_pressure.as_ref())));
+    }
+    // Structure
+    let list = |ctl: Option<&crate::cgroupfs::Controllers>| {
+        ctl.map_or("-".into(), |names| {
+            if names.is_empty() {
+                "(none)".into()
+            } else {
+                names.to_string()
+            }
+        })
+    };
+    out.push(Line::raw(format!(
+        "controllers: {}",
+        list(det.controllers.as_ref())
+    )));
+    out.push(Line::raw(format!(
+        "for children: {}",
+        list(det.subtree_control.as_ref())
+    )));
+    if let Some(s) = det.stat {
+        out.push(Line::raw(format!(
+            "descendants {}  dying {}",
+            s.nr_descendants, s.nr_dying_descendants
+        )));
     }
     out
 }
@@ -258,10 +302,39 @@ fn memory(app: &App, theme: &Theme) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let Some(st) = d.memory_stat else {
         return vec![Line::styled(
-            "memory controller is off for this group (no memory.stat)",
+            if on_v1(app, "memory") {
+                "memory is a cgroup v1 controller on this host (no memory.stat in v2)"
+            } else {
+                "memory controller is off for this group (no memory.stat)"
+            },
             theme.dim,
         )];
     };
+    // events first: an OOM kill is what a small screen must not cut off
+    if let Some(ev) = d.memory_events {
+        let since = f.events_since_start.unwrap_or_default();
+        out.push(Line::styled(
+            format!("{:<17}{:>7}   since start", "memory.events", "count"),
+            theme.title,
+        ));
+        for (name, v, s) in [
+            ("low", ev.low, since.low),
+            ("high", ev.high, since.high),
+            ("max", ev.max, since.max),
+            ("oom", ev.oom, since.oom),
+            ("oom_kill", ev.oom_kill, since.oom_kill),
+        ] {
+            let line = format!(
+                "  {name:<15}{v:>7}   {}",
+                if s > 0 { format!("+{s}") } else { "0".into() }
+            );
+            out.push(if s > 0 {
+                Line::styled(line, theme.warn)
+            } else {
+                Line::raw(line)
+            });
+        }
+    }
     out.push(Line::styled("memory.stat", theme.title));
     for (name, v) in [
         ("anon", st.anon),
@@ -283,30 +356,6 @@ fn memory(app: &App, theme: &Theme) -> Vec<Line<'static>> {
             "peak",
             bytes_short(peak)
         )));
-    }
-    if let Some(ev) = d.memory_events {
-        let since = f.events_since_start.unwrap_or_default();
-        out.push(Line::styled(
-            "memory.events     count   since start",
-            theme.title,
-        ));
-        for (name, v, s) in [
-            ("low", ev.low, since.low),
-            ("high", ev.high, since.high),
-            ("max", ev.max, since.max),
-            ("oom", ev.oom, since.oom),
-            ("oom_kill", ev.oom_kill, since.oom_kill),
-        ] {
-            let line = format!(
-                "  {name:<15}{v:>7}   {}",
-                if s > 0 { format!("+{s}") } else { "0".into() }
-            );
-            out.push(if s > 0 {
-                Line::styled(line, theme.warn)
-            } else {
-                Line::raw(line)
-            });
-        }
     }
     out
 }
@@ -349,10 +398,10 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
     }
     if devs.is_empty() {
         out.push(Line::styled(
-            if g.hot.io.is_none() {
-                "io controller is off for this group (no io.stat)"
-            } else {
-                "no IO yet"
+            match (g.hot.io.is_none(), on_v1(app, "blkio")) {
+                (true, true) => "io is cgroup v1's blkio on this host (no io.stat in v2)",
+                (true, false) => "io controller is off for this group (no io.stat)",
+                (false, _) => "no IO yet",
             },
             theme.dim,
         ));

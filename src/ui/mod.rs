@@ -80,7 +80,7 @@ pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
     let a = areas(f.area());
     header(f, a.header, app, theme);
     tree::render(f, a.tree, app, theme);
-    detail::render(f, a.detail, app, theme);
+    detail::render(f, a.detail, app, theme, a.detail.x > a.tree.x);
     // a status longer than the line borrows the footer's line
     let long = app
         .status
@@ -102,13 +102,20 @@ pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
         footer(f, a.footer, app, theme);
     }
     if app.mode == Mode::Help {
-        help(f, f.area(), app.help_scroll, theme);
+        help(f, f.area(), app, theme);
     }
     dialogs::render(f, f.area(), app, theme);
 }
 
 fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let mode = match &app.mount.mode {
+    let host = format!("{}  {}  ", app.host.hostname, app.host.kernel);
+    let from = if app.start.is_root() {
+        String::new()
+    } else {
+        format!("  from {}", app.start)
+    };
+    let mount = |mode: &str| format!("cgroup2 {} ({mode})", app.mount.root.display());
+    let mut mode = match &app.mount.mode {
         MountMode::PureV2 => "pure v2".to_owned(),
         MountMode::Hybrid { v1_controllers } if v1_controllers.is_empty() => "hybrid".to_owned(),
         MountMode::Hybrid { v1_controllers } => {
@@ -116,16 +123,25 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         }
         MountMode::Directory => "directory".to_owned(),
     };
+    // a hybrid host's list of v1 controllers is long: count them when the
+    // list does not fit, rather than cut the line
+    let used = "cgtop ".len() + host.chars().count() + from.chars().count();
+    if let MountMode::Hybrid { v1_controllers } = &app.mount.mode {
+        let fits = |m: &str| used + mount(m).chars().count() <= usize::from(area.width);
+        if !fits(&mode) {
+            mode = format!("hybrid, {} controllers on v1", v1_controllers.len());
+        }
+        if !fits(&mode) {
+            "hybrid".clone_into(&mut mode);
+        }
+    }
     let mut l1 = vec![
         Span::styled("cgtop ", theme.title),
-        Span::raw(format!("{}  {}  ", app.host.hostname, app.host.kernel)),
-        Span::styled(
-            format!("cgroup2 {} ({mode})", app.mount.root.display()),
-            theme.header,
-        ),
+        Span::raw(host),
+        Span::styled(mount(&mode), theme.header),
     ];
-    if !app.start.is_root() {
-        l1.push(Span::raw(format!("  from {}", app.start)));
+    if !from.is_empty() {
+        l1.push(Span::raw(from));
     }
     let mut l2 = Vec::new();
     if let Some(d) = &app.data {
@@ -216,37 +232,59 @@ fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The help lines of one scope, drawn from the keymap.
-pub fn help_lines(scope: Scope) -> Vec<(String, &'static str)> {
-    keymap::bindings(scope)
-        .map(|b| {
-            let mut keys: Vec<String> = Vec::new();
-            for name in b.keys.iter().map(keymap::key_name) {
-                if !keys.contains(&name) {
-                    keys.push(name);
-                }
+/// The help lines of one scope, drawn from the keymap: each binding's
+/// keys (a key that differs only by an implied SHIFT once) and its text;
+/// the run of detail-page bindings is one line.
+pub fn help_lines(scope: Scope) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut pages: Option<(Vec<String>, Vec<&str>)> = None;
+    for b in keymap::bindings(scope) {
+        let mut keys: Vec<String> = Vec::new();
+        for k in b.keys {
+            let name = keymap::key_name(k);
+            if !keys.contains(&name) {
+                keys.push(name);
             }
-            (keys.join(" "), b.help)
-        })
-        .collect()
+        }
+        if matches!(b.action, keymap::Action::DetailPage(_)) {
+            let (k, h) = pages.get_or_insert_with(Default::default);
+            k.extend(keys);
+            h.push(b.help.trim_start_matches("detail: "));
+            continue;
+        }
+        if let Some((k, h)) = pages.take() {
+            out.push((k.join(" "), format!("detail: {}", h.join(", "))));
+        }
+        out.push((keys.join(" "), b.help.to_owned()));
+    }
+    if let Some((k, h)) = pages.take() {
+        out.push((k.join(" "), format!("detail: {}", h.join(", "))));
+    }
+    out
 }
 
-fn help(f: &mut Frame<'_>, area: Rect, scroll: usize, theme: &Theme) {
+fn help(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let w = area.width.min(78);
     let h = area.height;
     let r = Rect::new(area.x + (area.width - w) / 2, area.y, w, h);
-    f.render_widget(Clear, r);
+    // the help is modal and full height: clear the whole screen, so that
+    // no stray column of the main view shows beside the box
+    f.render_widget(Clear, area);
     let mut lines = vec![
         Line::styled("cgtop: the cgroup v2 tree, live", theme.title),
-        Line::raw(
-            "CPU% is of one core (100 = one core busy); sizes and rates in binary units (K = KiB).",
-        ),
+        Line::raw("CPU% is of one core (100 = one core busy); sizes in binary units (K = KiB)."),
         Line::raw("State: P populated, F frozen, T threaded."),
         Line::raw(""),
     ];
-    for (keys, text) in help_lines(Scope::Main) {
+    let entries = help_lines(Scope::Main);
+    let kw = entries
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (keys, text) in entries {
         lines.push(Line::from(vec![
-            Span::styled(format!("{keys:>18}"), theme.title),
+            Span::styled(format!("{keys:>kw$}"), theme.title),
             Span::raw(format!("  {text}")),
         ]));
     }
@@ -255,20 +293,17 @@ fn help(f: &mut Frame<'_>, area: Rect, scroll: usize, theme: &Theme) {
         "Filter: type a name; Enter keeps it, Esc clears it.",
         theme.dim,
     ));
-    // scrolled by the app; clamped here so that the last page stays full
-    let inner = usize::from(h.saturating_sub(2));
-    let scroll = scroll.min(lines.len().saturating_sub(inner));
-    let title = if lines.len() > inner {
-        " help (j/k scroll, Esc closes) "
+    // pages rather than a cut: on 80x24 the keys alone are more lines
+    // than fit; Space turns the page (and wraps around)
+    let per_page = usize::from(h.saturating_sub(2)).max(1);
+    let pages = lines.len().div_ceil(per_page);
+    let page = app.help_page % pages;
+    let title = if pages > 1 {
+        format!(" help {}/{pages}: Space next page, Esc closes ", page + 1)
     } else {
-        " help (Esc closes) "
+        " help (Esc closes) ".to_owned()
     };
-    let lines: Vec<Line<'_>> = lines.into_iter().skip(scroll).collect();
+    let shown: Vec<Line<'_>> = lines.into_iter().skip(page * per_page).collect();
     let block = Block::default().borders(Borders::ALL).title(title);
-    f.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        r,
-    );
+    f.render_widget(Paragraph::new(shown).block(block), r);
 }

@@ -9,14 +9,15 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-/// Numeric columns, in the order they are dropped when space runs out
-/// (last dropped first): the name and CPU always stay.
-const COLUMNS: [(SortKey, usize); 5] = [
-    (SortKey::Cpu, 6),
-    (SortKey::Memory, 7),
-    (SortKey::Pids, 5),
-    (SortKey::IoWrite, 8),
-    (SortKey::IoRead, 8),
+/// Numeric columns in groups, in the order they are dropped when space
+/// runs out (last dropped first): the name and CPU always stay. READ/s and
+/// WRITE/s go together: a WRITE/s column alone would read as if reads were
+/// not measured.
+const COLUMNS: [&[(SortKey, usize)]; 4] = [
+    &[(SortKey::Cpu, 6)],
+    &[(SortKey::Memory, 7)],
+    &[(SortKey::Pids, 5)],
+    &[(SortKey::IoRead, 8), (SortKey::IoWrite, 8)],
 ];
 const STATE_W: usize = 3;
 const NAME_MIN: usize = 24;
@@ -25,13 +26,23 @@ const NAME_MIN: usize = 24;
 pub fn columns_for(width: usize) -> Vec<(SortKey, usize)> {
     let mut n = COLUMNS.len();
     while n > 1 {
-        let used: usize = COLUMNS[..n].iter().map(|(_, w)| w + 1).sum::<usize>() + STATE_W + 1;
+        let used: usize = COLUMNS[..n]
+            .iter()
+            .flat_map(|g| g.iter())
+            .map(|(_, w)| w + 1)
+            .sum::<usize>()
+            + STATE_W
+            + 1;
         if width >= used + NAME_MIN {
             break;
         }
         n -= 1;
     }
-    let mut cols: Vec<(SortKey, usize)> = COLUMNS[..n].to_vec();
+    let mut cols: Vec<(SortKey, usize)> = COLUMNS[..n]
+        .iter()
+        .flat_map(|g| g.iter())
+        .copied()
+        .collect();
     // display order: CPU, MEM, READ, WRITE, PIDS
     let order = |k: SortKey| SortKey::ALL.iter().position(|x| *x == k).unwrap_or(0);
     cols.sort_by_key(|(k, _)| order(*k));
@@ -186,19 +197,9 @@ mod tests {
                 SortKey::Pids
             ]
         );
-        // READ/s goes first, then WRITE/s
+        // READ/s and WRITE/s go together: one without the other misleads
         let narrow: Vec<SortKey> = columns_for(60).iter().map(|c| c.0).collect();
-        assert_eq!(
-            narrow,
-            [
-                SortKey::Cpu,
-                SortKey::Memory,
-                SortKey::IoWrite,
-                SortKey::Pids
-            ]
-        );
-        let narrower: Vec<SortKey> = columns_for(50).iter().map(|c| c.0).collect();
-        assert_eq!(narrower, [SortKey::Cpu, SortKey::Memory, SortKey::Pids]);
+        assert_eq!(narrow, [SortKey::Cpu, SortKey::Memory, SortKey::Pids]);
         let tiny: Vec<SortKey> = columns_for(20).iter().map(|c| c.0).collect();
         assert_eq!(tiny, [SortKey::Cpu]);
     }

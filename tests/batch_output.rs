@@ -1,0 +1,427 @@
+//! The built binary in batch and JSON mode on the fixtures: exit codes,
+//! no terminal control codes, every group present, JSON Lines with the
+//! fields README.md documents, and the one-line errors of a bad --root
+//! or start group.
+
+// test code: a failed expectation is a failed test
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use common::fixture;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn cgtop(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cgtop")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("UTF-8 output")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Every group of a fixture as (depth, path relative to the root).
+fn groups_of(root: &Path) -> Vec<(usize, String)> {
+    fn walk(dir: &Path, rel: &str, depth: usize, out: &mut Vec<(usize, String)>) {
+        out.push((depth, rel.to_owned()));
+        let mut subs: Vec<_> = std::fs::read_dir(dir)
+            .expect("read_dir")
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        subs.sort();
+        for s in subs {
+            let r = if rel.is_empty() {
+                s.clone()
+            } else {
+                format!("{rel}/{s}")
+            };
+            walk(&dir.join(&s), &r, depth + 1, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, "", 0, &mut out);
+    out
+}
+
+fn assert_no_escape(o: &Output) {
+    assert!(
+        !o.stdout.contains(&0x1b),
+        "stdout holds an ESC byte (a terminal control code)"
+    );
+    assert!(!o.stderr.contains(&0x1b), "stderr holds an ESC byte");
+}
+
+#[test]
+fn batch_text_lists_every_group_without_control_codes() {
+    let o = cgtop(&[
+        "--root",
+        "tests/fixtures/pure-v2-systemd",
+        "-b",
+        "-n",
+        "1",
+        "-d",
+        "0.1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_no_escape(&o);
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("cgtop - refresh 1 at "),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].contains("cgroup2 tests/fixtures/pure-v2-systemd  31 groups"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(
+        lines[1].split_whitespace().collect::<Vec<_>>(),
+        ["GROUP", "CPU%", "MEM", "READ/s", "WRITE/s", "PIDS", "ST"]
+    );
+    // one row per group, in tree order, indented two spaces a level
+    let groups = groups_of(&fixture("pure-v2-systemd"));
+    assert_eq!(groups.len(), 31);
+    let rows = &lines[2..2 + groups.len()];
+    for ((depth, rel), row) in groups.iter().zip(rows) {
+        let name = if rel.is_empty() {
+            "/"
+        } else {
+            rel.rsplit('/').next().unwrap()
+        };
+        let want = format!("{}{name} ", "  ".repeat(*depth));
+        assert!(row.starts_with(&want), "{rel}: row {row:?}");
+    }
+    assert_eq!(
+        lines.get(2 + groups.len()),
+        Some(&""),
+        "a blank line ends a refresh"
+    );
+    assert_eq!(lines.len(), 3 + groups.len(), "one refresh only");
+    // a figure from the fixture: journald's memory.current 7946240 = 7.6M
+    let journald = rows
+        .iter()
+        .find(|r| r.trim_start().starts_with("systemd-journald.service"))
+        .unwrap();
+    assert_eq!(
+        journald.split_whitespace().collect::<Vec<_>>(),
+        [
+            "systemd-journald.service",
+            "0.0",
+            "7.6M",
+            "0",
+            "0",
+            "1",
+            "P"
+        ]
+    );
+}
+
+#[test]
+fn batch_prints_n_refreshes() {
+    let o = cgtop(&[
+        "--root",
+        "tests/fixtures/hybrid-host",
+        "-b",
+        "-n",
+        "2",
+        "-d",
+        "0.1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let heads: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("cgtop - refresh "))
+        .collect();
+    assert_eq!(heads.len(), 2);
+    assert!(heads[1].starts_with("cgtop - refresh 2 at "));
+    // the frozen group of the hybrid capture
+    assert!(
+        text.lines().any(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.first() == Some(&"worker.service") && f.last() == Some(&"PF")
+        }),
+        "{text}"
+    );
+}
+
+#[test]
+fn piped_stdout_means_batch_text() {
+    // no -b: stdout is a pipe here, so cgtop must not start the TUI
+    let o = cgtop(&[
+        "--root",
+        "tests/fixtures/pure-v2-systemd",
+        "-n",
+        "1",
+        "-d",
+        "0.1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_no_escape(&o);
+    let text = stdout(&o);
+    assert!(text.starts_with("cgtop - refresh 1 at "), "{text}");
+    assert!(text.contains("\n  system.slice "));
+}
+
+/// `cgtop --json -n 2` on the memory-limited fixture, one value a line.
+fn json_docs() -> Vec<serde_json::Value> {
+    let o = cgtop(&[
+        "--root",
+        "tests/fixtures/memory-limited",
+        "--json",
+        "-n",
+        "2",
+        "-d",
+        "0.1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_no_escape(&o);
+    let docs: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    assert_eq!(docs.len(), 2, "one object per refresh, one per line");
+    docs
+}
+
+#[test]
+fn json_lines_have_the_documented_fields() {
+    let docs = json_docs();
+    let fixture_paths: Vec<String> = groups_of(&fixture("memory-limited"))
+        .into_iter()
+        .map(|(_, rel)| format!("/{rel}"))
+        .collect();
+    for d in &docs {
+        for key in ["time_s", "interval_s"] {
+            assert!(
+                d[key].as_f64().is_some_and(|v| v > 0.0),
+                "{key}: {}",
+                d[key]
+            );
+        }
+        assert!(d["host"].is_string() && d["kernel"].is_string());
+        assert!(d["ncpus"].as_u64().is_some_and(|n| n >= 1));
+        assert_eq!(d["mount"]["root"], "tests/fixtures/memory-limited");
+        assert_eq!(d["mount"]["mode"]["kind"], "directory");
+        for key in [
+            "wall_ms",
+            "cpu_ms",
+            "files_read",
+            "files_kept",
+            "fd_limited",
+        ] {
+            assert!(!d["cost"][key].is_null(), "cost.{key}");
+        }
+        let groups = d["groups"].as_array().expect("groups");
+        let mut paths: Vec<String> = groups
+            .iter()
+            .map(|g| g["path"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(paths[0], "/", "parents before children: the root first");
+        paths.sort();
+        let mut want = fixture_paths.clone();
+        want.sort();
+        assert_eq!(paths, want, "every group of the fixture, once");
+        for g in groups {
+            let path = g["path"].as_str().unwrap();
+            assert!(g["inode"].as_u64().is_some_and(|i| i > 0), "{path}: inode");
+            // every printed refresh has rates (a first refresh primed them)
+            assert!(
+                g["rates"]["cpu_pct"].is_f64(),
+                "{path}: rates.cpu_pct {}",
+                g["rates"]["cpu_pct"]
+            );
+            assert!(g["cpu"]["usage_usec"].is_u64(), "{path}: cpu.usage_usec");
+            if path == "/" {
+                assert!(g["type"].is_null(), "the root has no cgroup.type");
+                assert!(g["memory_current"].is_null(), "nor memory.current");
+            } else {
+                assert!(g["type"].is_string(), "{path}: type");
+                assert!(g["events"]["populated"].is_boolean(), "{path}: events");
+            }
+        }
+    }
+}
+
+#[test]
+fn json_carries_the_fixture_figures() {
+    let docs = json_docs();
+    // the hand-set limits of the memory-limited fixture, as documented
+    let groups = docs[1]["groups"].as_array().unwrap();
+    let find = |p: &str| {
+        groups
+            .iter()
+            .find(|g| g["path"] == p)
+            .unwrap_or_else(|| panic!("{p}"))
+    };
+    let svc = find("/system.slice/system-postgresql.slice/postgresql@15-main.service");
+    assert_eq!(svc["memory_current"], 55_017_472);
+    assert_eq!(
+        svc["memory_high"],
+        serde_json::json!({"value": 402_653_184})
+    );
+    assert_eq!(svc["memory_max"], "max");
+    assert_eq!(
+        svc["cpu_max"],
+        serde_json::json!({"quota": 50_000, "period": 100_000})
+    );
+    assert_eq!(svc["memory_events"]["oom_kill"], 1);
+    assert_eq!(svc["memory_events_since_start"]["oom_kill"], 0);
+    assert_eq!(svc["pids_current"], 6);
+    assert_eq!(svc["pids_max"], serde_json::json!({"value": 1140}));
+    assert_eq!(
+        svc["io_max"][0]["wbps"],
+        serde_json::json!({"value": 10_485_760})
+    );
+    assert_eq!(svc["io_max"][0]["rbps"], "max");
+    assert_eq!(
+        svc["io"][0][0],
+        serde_json::json!({"major": 254, "minor": 0})
+    );
+    assert_eq!(svc["io"][0][1]["wbytes"], 8_523_776);
+    assert_eq!(svc["rates"]["io"]["wbps"], 0.0, "the files do not move");
+    assert!(svc["cpu_pressure"]["some"]["avg10"].is_f64());
+    assert_eq!(svc["pids"].as_array().map(Vec::len), Some(6));
+    let slice = find("/system.slice/system-postgresql.slice");
+    assert_eq!(
+        slice["memory_max"],
+        serde_json::json!({"value": 536_870_912})
+    );
+    assert_eq!(
+        slice["subtree_control"],
+        serde_json::json!(["cpu", "io", "memory", "pids"])
+    );
+}
+
+#[test]
+fn json_from_a_start_group_keeps_paths_relative_to_the_mount() {
+    let o = cgtop(&[
+        "--root",
+        "tests/fixtures/pure-v2-systemd",
+        "system.slice",
+        "--json",
+        "-n",
+        "1",
+        "-d",
+        "0.1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let d: serde_json::Value = serde_json::from_str(stdout(&o).trim_end()).expect("JSON");
+    let paths: Vec<&str> = d["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths.len(), 16, "system.slice and its 15 descendants");
+    assert_eq!(paths[0], "/system.slice");
+    assert!(paths.iter().all(|p| p.starts_with("/system.slice")));
+}
+
+#[test]
+fn depth_limits_the_levels_listed() {
+    let o = cgtop(&[
+        "--root",
+        "tests/fixtures/deep",
+        "--depth",
+        "1",
+        "-b",
+        "-n",
+        "1",
+        "-d",
+        "0.1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.lines().next().unwrap().contains(" 5 groups "),
+        "{text}"
+    );
+    assert!(!text.contains("level-02.slice"));
+}
+
+/// A setup error: exit code 2 and one line on stderr that starts with
+/// "cgtop: ", and nothing on stdout.
+fn assert_setup_error(o: &Output) -> String {
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(o));
+    assert!(o.stdout.is_empty(), "stdout: {}", stdout(o));
+    assert_no_escape(o);
+    let err = stderr(o);
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.starts_with("cgtop: "), "{err}");
+    err
+}
+
+#[test]
+fn a_root_that_is_not_cgroup_says_what_it_found() {
+    let err = assert_setup_error(&cgtop(&["--root", "/tmp", "-b", "-n", "1"]));
+    assert!(
+        err.contains("/tmp is not a cgroup2 hierarchy: found a directory on a")
+            && err.contains("without cgroup.procs"),
+        "{err}"
+    );
+    // a file is no better than a plain directory
+    let err = assert_setup_error(&cgtop(&["--root", "Cargo.toml", "-b", "-n", "1"]));
+    assert!(
+        err.contains("Cargo.toml is not a cgroup2 hierarchy"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_root_that_does_not_exist_exits_2() {
+    let err = assert_setup_error(&cgtop(&[
+        "--root",
+        "tests/fixtures/no-such-dir",
+        "-b",
+        "-n",
+        "1",
+    ]));
+    assert!(err.contains("tests/fixtures/no-such-dir"), "{err}");
+    assert!(err.contains("No such file or directory"), "{err}");
+}
+
+#[test]
+fn a_start_group_that_does_not_exist_exits_2() {
+    let err = assert_setup_error(&cgtop(&[
+        "--root",
+        "tests/fixtures/pure-v2-systemd",
+        "nosuch.slice",
+        "-b",
+        "-n",
+        "1",
+    ]));
+    assert!(
+        err.contains("/nosuch.slice: no such group under tests/fixtures/pure-v2-systemd"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_interval_exits_2() {
+    for d in ["0.01", "soon", "7200"] {
+        let err = assert_setup_error(&cgtop(&[
+            "--root",
+            "tests/fixtures/pure-v2-systemd",
+            "-b",
+            "-n",
+            "1",
+            "-d",
+            d,
+        ]));
+        assert!(err.starts_with("cgtop: interval: "), "{d}: {err}");
+    }
+}

@@ -1,0 +1,419 @@
+//! Whole screens at fixed sizes, drawn by `ui::render` into a
+//! `TestBackend` from the fixture trees, compared with reviewed insta
+//! snapshots (tests/snapshots). Nothing on these screens comes from the
+//! test host: the host facts are fixed, the mount point is fixed text,
+//! the times are fixed, the rates come from counters the tests move by
+//! known amounts, and process lists are made up (the fixtures' PIDs may
+//! be live processes here).
+//!
+//! How a screen is written: each row between `|` bars (so trailing
+//! blanks show), after a one-character gutter that is `>` where the row
+//! holds a reverse-video bar at least 20 cells wide: the cursor row, the
+//! column header, the selected process. Key labels in the footer and the
+//! current detail tab are reverse video too but too short to be marked.
+//!
+//! CI never writes snapshots (INSTA_UPDATE=no). To change one: run
+//! `INSTA_UPDATE=always cargo test --test view_snapshots` (or
+//! `cargo insta test`), read every changed .snap like code, commit it.
+
+// test code: a failed expectation is a failed test
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use cgtop::app::App;
+use cgtop::model::GroupPath;
+use cgtop::source::collector::Collector;
+use cgtop::ui::{self, Theme};
+use common::*;
+use crossterm::event::KeyCode;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::Modifier;
+use ratatui::Terminal;
+use std::path::Path;
+
+/// Draws the app on a `w` x `h` terminal and writes the screen as text.
+fn screen(app: &App, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    t.draw(|f| ui::render(f, app, &Theme::mono()))
+        .expect("draw");
+    text(t.backend().buffer())
+}
+
+fn text(b: &Buffer) -> String {
+    let w = usize::from(b.area.width);
+    let mut out = String::new();
+    for row in b.content.chunks(w) {
+        let mut run = 0;
+        let mut bar = false;
+        for c in row {
+            if c.modifier.contains(Modifier::REVERSED) {
+                run += 1;
+                bar |= run >= 20;
+            } else {
+                run = 0;
+            }
+        }
+        out.push(if bar { '>' } else { ' ' });
+        out.push('|');
+        // every symbol cgtop draws is one column wide
+        for c in row {
+            out.push_str(c.symbol());
+        }
+        out.push_str("|\n");
+    }
+    out
+}
+
+/// Sizes an app that was made at another size.
+fn sized(app: &mut App, w: u16, h: u16) {
+    resize(app, w, h);
+}
+
+const PG_SLICE: &str = "system.slice/system-postgresql.slice";
+const PG: &str = "system.slice/system-postgresql.slice/postgresql@15-main.service";
+const JOURNALD: &str = "system.slice/systemd-journald.service";
+
+/// One second of work on the systemd tree: known CPU and IO amounts,
+/// so that the rates on screen are these figures, exactly.
+fn one_busy_second(root: &Path) {
+    burn_cpu(root, PG, 350_000);
+    burn_cpu(root, JOURNALD, 125_000);
+    burn_cpu(root, "system.slice/systemd-udevd.service/udev", 30_000);
+    burn_cpu(root, "system.slice/rivm-cmd.service", 12_000);
+    burn_cpu(root, "user.slice/user-0.slice/session-1.scope", 80_000);
+    burn_cpu(root, "init.scope", 4_000);
+    do_io(root, PG, "254:0", 2 << 20, 6 << 20, 40, 300);
+    do_io(root, JOURNALD, "254:0", 0, 512 << 10, 0, 16);
+    do_io(
+        root,
+        "system.slice/systemd-udevd.service",
+        "254:0",
+        64 << 10,
+        0,
+        4,
+        0,
+    );
+}
+
+/// The systemd tree after two refreshes one second apart, with `select`
+/// selected and its detail read.
+fn systemd_busy(
+    fixture_name: &str,
+    select_path: &str,
+    w: u16,
+    h: u16,
+) -> (App, Collector, tempfile::TempDir) {
+    let dir = copy_fixture(fixture_name);
+    let root = dir.path().to_path_buf();
+    let (mut a, mut c) = app_on(&root, pure_v2_mount(), w, h);
+    select(&mut a, &mut c, select_path);
+    one_busy_second(&root);
+    tick(&mut a, &mut c, 1.0);
+    (a, c, dir)
+}
+
+/// The memory-limited service under load: CPU throttled by its quota,
+/// IO under its write limit.
+fn pg_limited(w: u16, h: u16) -> (App, Collector, tempfile::TempDir) {
+    let dir = copy_fixture("memory-limited");
+    let root = dir.path().to_path_buf();
+    let (mut a, mut c) = app_on(&root, pure_v2_mount(), w, h);
+    select(&mut a, &mut c, PG);
+    one_busy_second(&root);
+    bump(
+        &root,
+        PG,
+        "cpu.stat",
+        &[
+            ("nr_periods", 10),
+            ("nr_throttled", 6),
+            ("throttled_usec", 180_000),
+        ],
+    );
+    tick(&mut a, &mut c, 1.0);
+    (a, c, dir)
+}
+
+#[test]
+fn main_view_80x24() {
+    let (a, _c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 80, 24);
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn main_view_120x40() {
+    let (mut a, mut c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 120, 40);
+    // paused: the header says so
+    send(&mut a, &mut c, ch('p'));
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
+#[test]
+fn main_view_wide_160x45() {
+    let (a, _c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 160, 45);
+    insta::assert_snapshot!(screen(&a, 160, 45));
+}
+
+#[test]
+fn main_view_sorted_by_memory_80x24() {
+    let (mut a, mut c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 80, 24);
+    send(&mut a, &mut c, ch('>'));
+    send(&mut a, &mut c, key(KeyCode::Home));
+    tick(&mut a, &mut c, 2.0);
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn before_the_first_refresh_80x24() {
+    let a = App::new(
+        host(),
+        pure_v2_mount(),
+        GroupPath::root(),
+        std::time::Duration::from_secs(1),
+    );
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn memory_limited_overview_80x24() {
+    let (a, _c, _d) = pg_limited(80, 24);
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn memory_limited_overview_120x40() {
+    let (a, _c, _d) = pg_limited(120, 40);
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
+#[test]
+fn memory_limited_overview_wide_160x45() {
+    let (a, _c, _d) = pg_limited(160, 45);
+    insta::assert_snapshot!(screen(&a, 160, 45));
+}
+
+#[test]
+fn memory_limited_memory_page_120x40() {
+    let (mut a, mut c, d) = pg_limited(120, 40);
+    // one more OOM kill after cgtop started: "since start" shows it
+    bump(
+        d.path(),
+        PG,
+        "memory.events",
+        &[("high", 25), ("oom_kill", 1)],
+    );
+    tick(&mut a, &mut c, 2.0);
+    send(&mut a, &mut c, ch('2'));
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
+#[test]
+fn memory_limited_memory_page_80x24() {
+    let (mut a, mut c, _d) = pg_limited(80, 24);
+    send(&mut a, &mut c, ch('2'));
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn memory_limited_io_page_120x40() {
+    let (mut a, mut c, _d) = pg_limited(120, 40);
+    send(&mut a, &mut c, ch('3'));
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
+#[test]
+fn memory_limited_slice_overview_120x40() {
+    // the slice holds the hard limit itself
+    let (mut a, mut c, _d) = pg_limited(120, 40);
+    send(&mut a, &mut c, ch('k'));
+    assert_eq!(selected(&a), format!("/{PG_SLICE}"));
+    tick(&mut a, &mut c, 2.0);
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
+#[test]
+fn processes_page_120x40() {
+    let (mut a, mut c, _d) = pg_limited(120, 40);
+    set_processes(
+        &mut a,
+        vec![
+            process(4_190_101, "postgres", 12.5, 38, "/usr/lib/postgresql/15/bin/postgres -D /var/lib/postgresql/15/main -c config_file=/etc/postgresql/15/main/postgresql.conf"),
+            process(4_190_102, "postgres", 0.0, 6, "postgres: 15/main: checkpointer"),
+            process(4_190_103, "postgres", 0.5, 7, "postgres: 15/main: background writer"),
+            process(4_190_104, "postgres", 21.0, 12, "postgres: 15/main: app app 10.0.0.7(51234) SELECT"),
+            process(4_190_105, "postgres", 0.0, 5, "postgres: 15/main: walwriter"),
+            process(4_190_106, "postgres", 0.0, 4, "postgres: 15/main: logical replication launcher"),
+        ],
+    );
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    send(&mut a, &mut c, ch('j'));
+    send(&mut a, &mut c, ch('j'));
+    send(&mut a, &mut c, ch('j'));
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
+#[test]
+fn processes_page_80x24() {
+    let (mut a, mut c, _d) = pg_limited(80, 24);
+    set_processes(
+        &mut a,
+        vec![
+            process(
+                4_190_101,
+                "postgres",
+                12.5,
+                38,
+                "/usr/lib/postgresql/15/bin/postgres -D /var/lib/postgresql/15/main",
+            ),
+            process(
+                4_190_104,
+                "postgres",
+                21.0,
+                12,
+                "postgres: 15/main: app app 10.0.0.7(51234) SELECT",
+            ),
+        ],
+    );
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn processes_page_of_a_group_without_processes_80x24() {
+    let (mut a, mut c, _d) = systemd_busy("pure-v2-systemd", "system.slice", 80, 24);
+    send(&mut a, &mut c, ch('4'));
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn raw_page_120x40() {
+    let (mut a, mut c) = app_on(&fixture("hybrid-host"), hybrid_mount(), 120, 40);
+    select(&mut a, &mut c, "demo.slice/web.service");
+    tick(&mut a, &mut c, 1.0);
+    send(&mut a, &mut c, ch('5'));
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
+#[test]
+fn filter_being_typed_80x24() {
+    let (mut a, mut c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 80, 24);
+    send(&mut a, &mut c, ch('/'));
+    type_text(&mut a, &mut c, "getty");
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn filter_kept_and_no_match_80x24() {
+    let (mut a, mut c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 80, 24);
+    send(&mut a, &mut c, ch('/'));
+    type_text(&mut a, &mut c, "nginx");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn interval_prompt_80x24() {
+    let (mut a, mut c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 80, 24);
+    send(&mut a, &mut c, ch('d'));
+    type_text(&mut a, &mut c, "2.5");
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn interval_error_80x24() {
+    let (mut a, mut c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 80, 24);
+    send(&mut a, &mut c, ch('d'));
+    type_text(&mut a, &mut c, "0.01");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn help_80x24() {
+    let (mut a, mut c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 80, 24);
+    send(&mut a, &mut c, ch('?'));
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn help_page_2_80x24() {
+    let (mut a, mut c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 80, 24);
+    send(&mut a, &mut c, ch('?'));
+    send(&mut a, &mut c, ch(' '));
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn help_120x40() {
+    let (mut a, mut c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 120, 40);
+    send(&mut a, &mut c, ch('?'));
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
+#[test]
+fn vanished_selection_80x24() {
+    let (mut a, mut c, d) = systemd_busy("pure-v2-systemd", PG, 80, 24);
+    remove_group(d.path(), PG);
+    tick(&mut a, &mut c, 2.0);
+    read_focus(&mut a, &mut c, 2.0);
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn hybrid_host_80x24() {
+    let (mut a, mut c) = app_on(&fixture("hybrid-host"), hybrid_mount(), 80, 24);
+    tick(&mut a, &mut c, 1.0);
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn hybrid_host_frozen_group_120x40() {
+    let (mut a, mut c) = app_on(&fixture("hybrid-host"), hybrid_mount(), 120, 40);
+    select(&mut a, &mut c, "demo.slice/worker.service");
+    tick(&mut a, &mut c, 1.0);
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
+#[test]
+fn deep_tree_80x24() {
+    let (mut a, mut c) = app_on(&fixture("deep"), directory_mount("deep"), 80, 24);
+    select(&mut a, &mut c, "chain.slice/level-02.slice/level-03.slice/level-04.slice/level-05.slice/level-06.slice/level-07.slice/level-08.slice/level-09.slice/level-10.slice/level-11.slice/worker-with-a-rather-long-unit-name-at-depth-12.scope");
+    tick(&mut a, &mut c, 1.0);
+    insta::assert_snapshot!(screen(&a, 80, 24));
+}
+
+#[test]
+fn deep_tree_end_120x40() {
+    let (mut a, mut c) = app_on(&fixture("deep"), directory_mount("deep"), 120, 40);
+    send(&mut a, &mut c, key(KeyCode::End));
+    send(&mut a, &mut c, key(KeyCode::PageUp));
+    tick(&mut a, &mut c, 1.0);
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
+#[test]
+fn deep_tree_after_resize_to_80x24() {
+    // made at 120x40 with the cursor low; the smaller screen still shows it
+    let (mut a, mut c) = app_on(&fixture("deep"), directory_mount("deep"), 120, 40);
+    send(&mut a, &mut c, key(KeyCode::End));
+    sized(&mut a, 80, 24);
+    tick(&mut a, &mut c, 1.0);
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("svc-29.service"), "{s}");
+    assert_eq!(s, screen(&a, 80, 24), "drawing changes nothing");
+}
+
+#[test]
+fn tiny_terminal_does_not_panic() {
+    let (a, _c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 80, 24);
+    for (w, h) in [(1, 1), (10, 5), (20, 8), (40, 10), (200, 3), (3, 200)] {
+        let _ = screen(&a, w, h);
+    }
+    let mut a = a;
+    a.mode = cgtop::app::Mode::Help;
+    for (w, h) in [(1, 1), (10, 5), (79, 2)] {
+        let _ = screen(&a, w, h);
+    }
+}
