@@ -1,0 +1,87 @@
+//! The actions end to end: the real binary in tmux on this machine's real
+//! cgroup2 hierarchy, driven by keys. Select a group, press `f`, confirm,
+//! and the kernel reports it frozen; press `u` and it is thawed again.
+//! Needs root, a writable cgroup2 and tmux; otherwise prints why it was
+//! skipped. Groups live under `cgtop-test-<pid>-<n>` and are removed.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use common::{have, TestGroup, Tmux};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+fn events(t: &TestGroup, sub: &str) -> String {
+    std::fs::read_to_string(t.dir(sub).join("cgroup.events")).unwrap_or_default()
+}
+
+fn wait_events(t: &TestGroup, sub: &str, what: &str) {
+    let t0 = Instant::now();
+    while !events(t, sub).contains(what) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "cgroup.events never showed {what:?}: {}",
+            events(t, sub)
+        );
+        sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn freeze_by_key_then_undo_thaws() {
+    if !have("tmux") {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let Some(mut t) = TestGroup::new() else {
+        return;
+    };
+    t.mkdir("work");
+    t.spawn_in("work", "while :; do :; done");
+    let term = Tmux::new(110, 32);
+    let bin = env!("CARGO_BIN_EXE_cgtop");
+    term.send(&[&format!("{bin} -d 0.5 {}", t.rel), "Enter"]);
+    term.wait_for("work");
+    // the start group is the first row; `work` is the second
+    term.send(&["j"]);
+    term.wait_for(&format!("/{}/work", t.rel));
+    term.send(&["f"]);
+    let s = term.wait_for("freeze /");
+    assert!(s.contains("y/Enter go ahead"), "freezing asks first:\n{s}");
+    assert!(
+        events(&t, "work").contains("frozen 0"),
+        "nothing is written before the confirmation"
+    );
+    term.send(&["y"]);
+    wait_events(&t, "work", "frozen 1");
+    let s = term.wait_for("frozen for");
+    assert!(
+        s.contains("done: freeze"),
+        "the status line says what was done:\n{s}"
+    );
+    // the F mark in the tree
+    let row = s
+        .lines()
+        .find(|l| l.contains("work") && !l.contains('/'))
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        row.trim_end().ends_with("PF"),
+        "populated and frozen marks: {row:?}"
+    );
+    // undo: thaw, no confirmation needed
+    term.send(&["u"]);
+    wait_events(&t, "work", "frozen 0");
+    term.wait_for("done: thaw");
+    // the action log lists both writes
+    term.send(&["L"]);
+    let s = term.wait_for("action log (");
+    assert_eq!(
+        s.matches("cgroup.freeze").count(),
+        2,
+        "two writes in the log:\n{s}"
+    );
+    term.send(&["Escape"]);
+    sleep(Duration::from_millis(300));
+    term.send(&["q"]);
+}
