@@ -41,7 +41,8 @@ fn freeze_by_key_then_undo_thaws() {
     let term = Tmux::new(110, 32);
     let bin = env!("CARGO_BIN_EXE_cgtop");
     term.send(&[&format!("{bin} -d 0.5 {}", t.rel), "Enter"]);
-    term.wait_for("work");
+    // (not just "work": the binary's own path may contain it)
+    term.wait_for("2 groups");
     // the start group is the first row; `work` is the second
     term.send(&["j"]);
     term.wait_for(&format!("/{}/work", t.rel));
