@@ -170,11 +170,6 @@ pub fn write_text(
         s.cost.cpu.as_secs_f64() * 1e3,
         s.cost.files_read
     )?;
-    writeln!(
-        out,
-        "{:<48} {:>6} {:>7} {:>8} {:>8} {:>5} ST",
-        "GROUP", "CPU%", "MEM", "READ/s", "WRITE/s", "PIDS"
-    )?;
     let tree = Tree::build(&s.groups);
     let rows = tree.rows(&RowOptions::default(), |a, b| {
         tree.nodes[a]
@@ -183,18 +178,37 @@ pub fn write_text(
             .cmp(tree.nodes[b].path.name())
             .then(Ordering::Equal)
     });
-    for row in rows {
+    let names: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            let g = &s.groups[tree.nodes[row.node].sample];
+            if row.depth == 0 {
+                g.path.to_string()
+            } else {
+                format!("{}{}", "  ".repeat(row.depth), g.path.name())
+            }
+        })
+        .collect();
+    // the name column fits the longest name (within reason), so columns align
+    let w = names
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(24, 96);
+    writeln!(
+        out,
+        "{:<w$} {:>6} {:>7} {:>8} {:>8} {:>5} ST",
+        "GROUP", "CPU%", "MEM", "READ/s", "WRITE/s", "PIDS"
+    )?;
+    for (row, name) in rows.iter().zip(names) {
         let i = tree.nodes[row.node].sample;
         let (g, rt) = (&s.groups[i], &r.rates[i]);
-        let name = if row.depth == 0 {
-            g.path.to_string()
-        } else {
-            format!("{}{}", "  ".repeat(row.depth), g.path.name())
-        };
+        let name = crate::ui::format::fit(&name, w);
         let ev = g.hot.events.unwrap_or_default();
         writeln!(
             out,
-            "{:<48} {:>6} {:>7} {:>8} {:>8} {:>5} {}{}{}",
+            "{:<w$} {:>6} {:>7} {:>8} {:>8} {:>5} {}{}{}",
             name,
             pct(rt.cpu_pct),
             g.hot.memory_current.map_or_else(|| "-".into(), bytes_short),

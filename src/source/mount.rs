@@ -169,6 +169,8 @@ pub fn check_root(dir: &Path) -> Result<MountInfo, MountError> {
             "a directory on a {} filesystem without cgroup.procs",
             fs_name(ftype)
         )
+    } else if dir.exists() {
+        "a file, not a directory".into()
     } else {
         "no such directory".into()
     };

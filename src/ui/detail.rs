@@ -149,7 +149,11 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         pct(r.user_pct.map(|p| app.cpu_shown(p))),
         pct(r.system_pct.map(|p| app.cpu_shown(p)))
     );
-    if let Some(t) = r.throttled_per_s {
+    // throttling means something only under a quota (or when it happened)
+    let has_quota = det
+        .and_then(|d| d.cpu_max)
+        .is_some_and(|m| m.quota.is_some());
+    if let Some(t) = r.throttled_per_s.filter(|t| has_quota || *t > 0.0) {
         cpu.push_str(&format!("  throttled {t:.1}/s {}%", pct(r.throttled_pct)));
     }
     out.push(Line::from(vec![label("CPU", theme), Span::raw(cpu)]));

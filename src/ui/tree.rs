@@ -163,7 +163,13 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         ));
         let mut line = Line::from(spans);
         if i == app.cursor {
-            line = line.style(theme.selected);
+            // with the process list focused, the tree's cursor only marks
+            // whose processes they are
+            line = line.style(if app.pane == crate::app::Pane::Tree {
+                theme.selected
+            } else {
+                theme.title
+            });
         }
         lines.push(line);
     }
