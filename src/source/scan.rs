@@ -26,7 +26,8 @@ use std::path::{Path, PathBuf};
 pub struct ScanConfig {
     /// Deepest level listed below the start group (`--depth`).
     pub max_depth: Option<usize>,
-    /// How many descriptors may be kept open at once.
+    /// How many descriptors may be kept open at once. The scanner also
+    /// stays [`FD_RESERVE`] below RLIMIT_NOFILE's soft limit.
     pub max_kept: usize,
     /// Re-list directories at least this often (in refreshes).
     pub rewalk_every: u32,
@@ -89,11 +90,46 @@ enum Read1 {
     Gone,
 }
 
+/// Descriptors the scanner leaves to the rest of the program: the focus
+/// read, /proc, the writer, the terminal, the devices list. Without a
+/// reserve, a tree with more hot files than RLIMIT_NOFILE allows would take
+/// every descriptor, and then every other open (the reopened hot files
+/// included) would fail with EMFILE.
+pub const FD_RESERVE: u64 = 256;
+
+/// Raises RLIMIT_NOFILE's soft limit toward the hard one, no further than
+/// `want`, and returns the soft limit in force afterwards.
+pub fn raise_nofile_limit(want: u64) -> u64 {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let lim = getrlimit(Resource::Nofile);
+    let soft = lim.current.unwrap_or(u64::MAX);
+    if soft >= want {
+        return soft;
+    }
+    let to = lim.maximum.map_or(want, |hard| hard.min(want));
+    if to > soft
+        && setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: Some(to),
+                maximum: lim.maximum,
+            },
+        )
+        .is_ok()
+    {
+        return to;
+    }
+    soft
+}
+
 pub struct Scanner {
     root: PathBuf,
     cfg: ScanConfig,
     entries: Vec<Entry>,
     kept: usize,
+    /// How many descriptors may be kept: `max_kept`, less when the
+    /// descriptor limit is lower.
+    budget: usize,
     ticks: u64,
     need_walk: bool,
     root_stat: Option<File>,
@@ -126,12 +162,20 @@ mod libc_errno {
 }
 
 impl Scanner {
+    /// Creates a scanner; raises RLIMIT_NOFILE's soft limit as far as the
+    /// descriptor budget needs (and the hard limit allows).
     pub fn new(root: PathBuf, cfg: ScanConfig) -> Self {
+        let want = cfg.max_kept as u64 + FD_RESERVE;
+        let soft = raise_nofile_limit(want);
+        let budget = cfg
+            .max_kept
+            .min(usize::try_from(soft.saturating_sub(FD_RESERVE)).unwrap_or(usize::MAX));
         Self {
             root,
             cfg,
             entries: Vec::new(),
             kept: 0,
+            budget,
             ticks: 0,
             need_walk: true,
             root_stat: None,
@@ -242,7 +286,7 @@ impl Scanner {
             }
             self.need_walk = true;
         }
-        cost.fd_limited = self.fd_limited;
+        cost.fd_limited |= self.fd_limited;
         (out, cost)
     }
 
@@ -270,6 +314,9 @@ impl Scanner {
     /// Re-lists the tree, keeping the descriptors of groups that are still
     /// the same directory (same inode).
     fn walk(&mut self) {
+        // recomputed below: a file left to open/read/close for want of
+        // descriptors sets it again
+        self.fd_limited = false;
         let mut old: HashMap<GroupPath, Entry> = self
             .entries
             .drain(..)
@@ -320,7 +367,11 @@ impl Scanner {
             for (k, (_, name)) in HOT.iter().enumerate() {
                 let h = &mut entry.handles[k];
                 match (has(name), &*h) {
-                    (true, Handle::Absent) => *h = self.open_handle(&entry.dir.join(name)),
+                    // a reopened file gets a kept descriptor once the
+                    // budget has room again (groups went away)
+                    (true, Handle::Absent | Handle::Reopen) => {
+                        *h = self.open_handle(&entry.dir.join(name));
+                    }
                     (false, Handle::Kept(_)) => {
                         self.kept -= 1;
                         *h = Handle::Absent;
@@ -345,7 +396,8 @@ impl Scanner {
     }
 
     fn open_handle(&mut self, file: &Path) -> Handle {
-        if self.kept >= self.cfg.max_kept {
+        if self.kept >= self.budget {
+            self.fd_limited = true;
             return Handle::Reopen;
         }
         match File::open(file) {
@@ -385,7 +437,17 @@ fn read_handle(
         }
         Handle::Reopen => match File::open(dir.join(name)) {
             Ok(mut f) => read_to_end(&mut f, buf),
-            Err(e) => Err(e),
+            Err(e) => {
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc_errno::EMFILE | libc_errno::ENFILE)
+                ) {
+                    // out of descriptors despite the reserve: the figure
+                    // is missing this tick, and the header says why
+                    cost.fd_limited = true;
+                }
+                Err(e)
+            }
         },
     };
     cost.files_read += 1;
@@ -557,6 +619,33 @@ mod tests {
     }
 
     #[test]
+    fn small_budget_reopens_the_rest_and_says_so() {
+        let t = tree();
+        let mut s = Scanner::new(
+            t.path().to_path_buf(),
+            ScanConfig {
+                max_kept: 3,
+                ..ScanConfig::default()
+            },
+        );
+        let (g, cost) = s.scan();
+        assert_eq!(s.kept(), 3);
+        assert!(cost.fd_limited, "files over the budget are reopened");
+        // every figure is still there, read with open/read/close
+        assert_eq!(g[1].hot.memory_current, Some(4096));
+        assert_eq!(g[2].hot.io.as_ref().unwrap().total().wbytes, 20);
+        assert_eq!(g[2].pids(), Some(2));
+        // groups go away: the next walk gives the reopened files kept
+        // descriptors, and the flag clears
+        fs::remove_dir_all(t.path().join("a.slice")).unwrap();
+        s.invalidate();
+        let (g, cost) = s.scan();
+        assert_eq!(g.len(), 1);
+        assert!(!cost.fd_limited);
+        assert_eq!(s.kept(), 2, "root cgroup.procs and cpu.stat");
+    }
+
+    #[test]
     fn depth_limit_and_new_inode() {
         let t = tree();
         let mut s = Scanner::new(
@@ -579,7 +668,11 @@ mod tests {
     #[test]
     fn long_procs_file_is_read_whole() {
         let t = tempfile::tempdir().unwrap();
-        let pids: String = (1..30_000).map(|p| format!("{p}\n")).collect();
+        let pids: String = (1..30_000).fold(String::new(), |mut s, p| {
+            use std::fmt::Write as _;
+            let _ = writeln!(s, "{p}");
+            s
+        });
         mk(t.path(), "", &[("cgroup.procs", &pids)]);
         let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
         let (g, _) = s.scan();
