@@ -68,6 +68,9 @@ struct Args {
     /// Internal: run one phase on --root and print its samples as JSON.
     #[arg(long, hide = true)]
     phase: Option<String>,
+    /// Internal: set RLIMIT_NOFILE (soft and hard) to this before --phase.
+    #[arg(long, hide = true)]
+    cap_nofile: Option<u64>,
     /// Internal: timed rounds of --phase.
     #[arg(long, hide = true, default_value_t = 5)]
     iters: usize,
@@ -101,6 +104,17 @@ fn main() -> Result<()> {
 
     if let Some(phase) = &args.phase {
         let root = args.root.as_deref().context("--phase needs --root")?;
+        if let Some(n) = args.cap_nofile {
+            use rustix::process::{setrlimit, Resource, Rlimit};
+            setrlimit(
+                Resource::Nofile,
+                Rlimit {
+                    current: Some(n),
+                    maximum: Some(n),
+                },
+            )
+            .context("setrlimit(RLIMIT_NOFILE)")?;
+        }
         let s = measure::run(phase, root, args.iters, args.warmup)?;
         println!("{}", serde_json::to_string(&s)?);
         return Ok(());
@@ -208,19 +222,6 @@ fn raise_nofile(n: usize) -> (u64, u64) {
         lim.current.unwrap_or(u64::MAX),
         lim.maximum.unwrap_or(u64::MAX),
     )
-}
-
-fn set_soft_nofile(soft: u64) -> Result<()> {
-    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
-    let lim = getrlimit(Resource::Nofile);
-    setrlimit(
-        Resource::Nofile,
-        Rlimit {
-            current: Some(soft),
-            maximum: lim.maximum,
-        },
-    )
-    .context("setrlimit(RLIMIT_NOFILE)")
 }
 
 /// Changes to a tree while a scanner watches it.
@@ -341,6 +342,7 @@ fn child(
     iters: usize,
     warmup: usize,
     strace: bool,
+    cap_nofile: Option<u64>,
 ) -> Result<(Samples, BTreeMap<String, f64>)> {
     let exe = std::env::current_exe()?;
     let out_file = std::env::temp_dir().join(format!(
@@ -367,6 +369,7 @@ fn child(
         .arg(iters.to_string())
         .arg("--warmup")
         .arg(warmup.to_string())
+        .args(cap_nofile.map(|n| format!("--cap-nofile={n}")))
         .stdin(Stdio::null())
         .stderr(Stdio::inherit());
     let out = cmd
@@ -399,8 +402,8 @@ fn child(
 /// none, divided by `k`.
 fn syscalls_per_round(phase: &str, root: &Path, warmup: usize) -> Result<BTreeMap<String, f64>> {
     let k = 4;
-    let (_, with) = child(phase, root, k, warmup, true)?;
-    let (_, without) = child(phase, root, 0, warmup, true)?;
+    let (_, with) = child(phase, root, k, warmup, true, None)?;
+    let (_, without) = child(phase, root, 0, warmup, true, None)?;
     Ok(with
         .iter()
         .map(|(name, n)| {
@@ -486,11 +489,13 @@ fn suite(
     let model = run("model")?;
     let model_c = run("model-collapsed")?;
     let limited = if args.limited_nofile > 0 {
-        let soft = nofile.0;
-        set_soft_nofile(args.limited_nofile)?;
-        let r = run("scan");
-        set_soft_nofile(soft)?;
-        Some(r?)
+        // in a child: a hard limit, once lowered, cannot be raised again
+        // without privilege
+        eprintln!(
+            "  running scan with RLIMIT_NOFILE {} ...",
+            args.limited_nofile
+        );
+        Some(child("scan", root, it, wu, false, Some(args.limited_nofile))?.0)
     } else {
         None
     };
@@ -592,7 +597,7 @@ fn suite(
     );
     if let Some(l) = &limited {
         println!(
-            "with RLIMIT_NOFILE soft = {}: steady scan {} ms CPU ({:.2} × floor), {} kept, \
+            "with RLIMIT_NOFILE = {} (soft and hard): steady scan {} ms CPU ({:.2} × floor), {} kept, \
              fd_limited = {}, descriptors left free = {}",
             args.limited_nofile,
             ms(l.cpu_ms()),
@@ -625,8 +630,8 @@ fn suite(
     println!("| one frame (render) | not measured: src/ui does not exist yet | | |");
     println!();
 
-    let (idle, _) = child("idle", root, 0, 0, false)?;
-    let (app, _) = child("app", root, it.max(3), 0, false)?;
+    let (idle, _) = child("idle", root, 0, 0, false, None)?;
+    let (app, _) = child("app", root, it.max(3), 0, false, None)?;
     let kb = |s: &Samples, k: &str| s.extra(k).unwrap_or(f64::NAN) / 1024.0;
     println!(
         "resident memory (child process holding a Collector after {} refreshes, the last \
