@@ -15,9 +15,9 @@
 
 use crate::cgroupfs::{self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat};
 use crate::model::{GroupPath, GroupSample, HotStats, ScanCost};
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, Read};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirEntryExt, FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
@@ -62,6 +62,19 @@ const HOT: [(Hot, &str); 6] = [
     (Hot::Events, files::EVENTS),
     (Hot::Procs, files::PROCS),
 ];
+
+/// Bits of the walk's "which files are here" mask: HOT's indexes, and
+/// cgroup.type.
+const PIDS_BIT: usize = 3;
+const TYPE_BIT: usize = HOT.len();
+
+/// The walk's bit for a directory entry, for the files it looks for.
+fn file_bit(name: &[u8]) -> Option<usize> {
+    if name == files::TYPE.as_bytes() {
+        return Some(TYPE_BIT);
+    }
+    HOT.iter().position(|(_, n)| n.as_bytes() == name)
+}
 
 #[derive(Debug)]
 enum Handle {
@@ -132,6 +145,8 @@ pub struct Scanner {
     budget: usize,
     ticks: u64,
     need_walk: bool,
+    /// The next walk reads every group's cgroup.type again.
+    reread_types: bool,
     root_stat: Option<File>,
     last_descendants: Option<u64>,
     fd_limited: bool,
@@ -178,6 +193,7 @@ impl Scanner {
             budget,
             ticks: 0,
             need_walk: true,
+            reread_types: true,
             root_stat: None,
             last_descendants: None,
             fd_limited: false,
@@ -193,6 +209,7 @@ impl Scanner {
     /// or removed a group).
     pub fn invalidate(&mut self) {
         self.need_walk = true;
+        self.reread_types = true;
     }
 
     /// Number of descriptors currently kept open.
@@ -208,12 +225,16 @@ impl Scanner {
         if self.descendants_changed(&mut cost) {
             self.need_walk = true;
         }
-        if self.need_walk
-            || (self.cfg.rewalk_every > 0 && self.ticks % u64::from(self.cfg.rewalk_every) == 0)
-        {
-            self.walk();
+        let periodic =
+            self.cfg.rewalk_every > 0 && self.ticks % u64::from(self.cfg.rewalk_every) == 0;
+        if self.need_walk || periodic {
+            // a walk for a group that came or went keeps the known groups'
+            // cgroup.type; the periodic one and one after our own write
+            // (invalidate) read it again
+            self.walk(periodic || self.reread_types);
             cost.walked = true;
             self.need_walk = false;
+            self.reread_types = false;
         }
         self.ticks += 1;
         let mut out = Vec::with_capacity(self.entries.len());
@@ -312,61 +333,78 @@ impl Scanner {
     }
 
     /// Re-lists the tree, keeping the descriptors of groups that are still
-    /// the same directory (same inode).
-    fn walk(&mut self) {
+    /// the same directory (same inode). `reread_types` reads cgroup.type of
+    /// every group; otherwise only of new ones: a walk after a group came or
+    /// went (on a busy host, nearly every refresh) then costs one directory
+    /// listing per group and no file read.
+    fn walk(&mut self, reread_types: bool) {
         // recomputed below: a file left to open/read/close for want of
         // descriptors sets it again
         self.fd_limited = false;
-        let mut old: HashMap<GroupPath, Entry> = self
-            .entries
-            .drain(..)
-            .map(|e| (e.path.clone(), e))
-            .collect();
-        let mut found: Vec<(GroupPath, PathBuf, u64, Vec<String>)> = Vec::new();
+        // (path, dir, inode, which of HOT and cgroup.type are present)
+        let mut found: Vec<(GroupPath, PathBuf, u64, u8)> = Vec::new();
         let root_ino = std::fs::metadata(&self.root).map_or(0, |m| m.ino());
         let mut stack = vec![(GroupPath::root(), self.root.clone(), root_ino, 0usize)];
         while let Some((path, dir, ino, depth)) = stack.pop() {
             let Ok(rd) = std::fs::read_dir(&dir) else {
                 continue;
             };
-            let mut names = Vec::new();
+            let mut present = 0u8;
             for de in rd.flatten() {
                 let Ok(ft) = de.file_type() else { continue };
-                let name = de.file_name().to_string_lossy().into_owned();
+                let name = de.file_name();
                 if ft.is_dir() {
                     if self.cfg.max_depth.is_none_or(|m| depth < m) {
-                        stack.push((path.join(&name), de.path(), de.ino(), depth + 1));
+                        let child = path.join(&name.to_string_lossy());
+                        stack.push((child, de.path(), de.ino(), depth + 1));
                     }
-                } else {
-                    names.push(name);
+                } else if let Some(bit) = file_bit(name.as_bytes()) {
+                    present |= 1 << bit;
                 }
             }
-            found.push((path, dir, ino, names));
+            found.push((path, dir, ino, present));
         }
         found.sort_by(|a, b| a.0.cmp(&b.0));
+        // both lists are sorted by path: match them in one pass
+        let mut old = std::mem::take(&mut self.entries).into_iter().peekable();
         let mut entries = Vec::with_capacity(found.len());
-        for (path, dir, inode, names) in found {
-            let mut entry = match old.remove(&path) {
-                Some(e) if e.inode == inode => e,
+        for (path, dir, inode, present) in found {
+            while let Some(gone) = old.next_if(|e| e.path < path) {
+                self.kept -= count_kept(&gone);
+            }
+            let (mut entry, new) = match old.next_if(|e| e.path == path) {
+                Some(e) if e.inode == inode => (e, false),
                 prev => {
                     if let Some(e) = prev {
                         self.kept -= count_kept(&e);
                     }
-                    Entry {
+                    let e = Entry {
                         path,
                         dir,
                         inode,
                         cgroup_type: None,
                         handles: HOT.map(|_| Handle::Absent),
-                    }
+                    };
+                    (e, true)
                 }
             };
-            let has = |f: &str| names.iter().any(|n| n == f);
+            let has = |bit: usize| present & (1 << bit) != 0;
+            // cgroup.procs is read only where pids.current is absent: do not
+            // hold a descriptor (nor, on kernfs, its page once read) for it
+            // otherwise, but keep it reachable should pids.current not parse
+            let lazy_procs = has(PIDS_BIT);
             // reconcile: a controller enabled or disabled in the parent adds
             // or removes files of a group that stays
-            for (k, (_, name)) in HOT.iter().enumerate() {
+            for (k, (kind, name)) in HOT.iter().enumerate() {
+                let lazy = lazy_procs && *kind == Hot::Procs;
                 let h = &mut entry.handles[k];
-                match (has(name), &*h) {
+                match (has(k), &*h) {
+                    (true, Handle::Kept(_)) if lazy => {
+                        self.kept -= 1;
+                        *h = Handle::Reopen;
+                    }
+                    (true, Handle::Absent) if lazy => *h = Handle::Reopen,
+                    (true, _) if lazy => {}
                     // a reopened file gets a kept descriptor once the
                     // budget has room again (groups went away)
                     (true, Handle::Absent | Handle::Reopen) => {
@@ -380,16 +418,18 @@ impl Scanner {
                     _ => {}
                 }
             }
-            entry.cgroup_type = if has(files::TYPE) {
-                std::fs::read_to_string(entry.dir.join(files::TYPE))
-                    .ok()
-                    .and_then(|t| CgroupType::parse(&t).ok())
-            } else {
-                None
-            };
+            if new || reread_types {
+                entry.cgroup_type = if has(TYPE_BIT) {
+                    std::fs::read_to_string(entry.dir.join(files::TYPE))
+                        .ok()
+                        .and_then(|t| CgroupType::parse(&t).ok())
+                } else {
+                    None
+                };
+            }
             entries.push(entry);
         }
-        for e in old.into_values() {
+        for e in old {
             self.kept -= count_kept(&e);
         }
         self.entries = entries;
@@ -572,7 +612,11 @@ mod tests {
         assert_eq!(g[2].pids(), Some(2));
         assert_eq!(g[2].cgroup_type, Some(CgroupType::Threaded));
         assert!(cost.walked);
-        assert_eq!(s.kept(), 9, "every hot file that exists is kept open");
+        assert_eq!(
+            s.kept(),
+            8,
+            "every hot file that exists is kept open, but cgroup.procs where pids.current is"
+        );
         assert_eq!(
             cost.files_kept, 9,
             "start cgroup.stat + 8 hot reads (procs skipped where pids.current is)"
@@ -620,29 +664,74 @@ mod tests {
 
     #[test]
     fn small_budget_reopens_the_rest_and_says_so() {
+        // kept: root procs + cpu.stat (2), a.slice events, cpu.stat,
+        // memory.current, pids.current (4); "b c:ü" (procs, io.stat) is over
         let t = tree();
         let mut s = Scanner::new(
             t.path().to_path_buf(),
             ScanConfig {
-                max_kept: 3,
+                max_kept: 6,
                 ..ScanConfig::default()
             },
         );
         let (g, cost) = s.scan();
-        assert_eq!(s.kept(), 3);
+        assert_eq!(s.kept(), 6);
         assert!(cost.fd_limited, "files over the budget are reopened");
         // every figure is still there, read with open/read/close
         assert_eq!(g[1].hot.memory_current, Some(4096));
         assert_eq!(g[2].hot.io.as_ref().unwrap().total().wbytes, 20);
         assert_eq!(g[2].pids(), Some(2));
-        // groups go away: the next walk gives the reopened files kept
-        // descriptors, and the flag clears
-        fs::remove_dir_all(t.path().join("a.slice")).unwrap();
+        // a controller goes away from a.slice: the next walk gives the
+        // reopened files the freed descriptors, and the flag clears
+        fs::remove_file(t.path().join("a.slice/memory.current")).unwrap();
+        fs::remove_file(t.path().join("a.slice/cpu.stat")).unwrap();
         s.invalidate();
         let (g, cost) = s.scan();
-        assert_eq!(g.len(), 1);
+        assert_eq!(g.len(), 3);
         assert!(!cost.fd_limited);
-        assert_eq!(s.kept(), 2, "root cgroup.procs and cpu.stat");
+        assert_eq!(s.kept(), 6);
+        assert_eq!(g[2].pids(), Some(2));
+    }
+
+    #[test]
+    fn procs_is_the_fallback_for_an_unreadable_pids_current() {
+        let t = tree();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        s.scan();
+        fs::write(t.path().join("a.slice/pids.current"), "garbage\n").unwrap();
+        fs::write(t.path().join("a.slice/cgroup.procs"), "7\n8\n9\n").unwrap();
+        let (g, _) = s.scan();
+        assert_eq!(g[1].pids(), Some(3), "read through the lazy handle");
+    }
+
+    #[test]
+    fn cgroup_type_is_read_for_new_groups_and_after_invalidate() {
+        let t = tree();
+        let mut s = Scanner::new(
+            t.path().to_path_buf(),
+            ScanConfig {
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            },
+        );
+        s.scan();
+        fs::write(t.path().join("a.slice/cgroup.type"), "domain threaded\n").unwrap();
+        // a group appears: the walk it causes reads only the new group's type
+        mk(t.path(), "a.slice/new", &[("cgroup.type", "threaded\n")]);
+        fs::write(
+            t.path().join("cgroup.stat"),
+            "nr_descendants 3\nnr_dying_descendants 0\n",
+        )
+        .unwrap();
+        let (g, cost) = s.scan();
+        assert!(cost.walked);
+        assert_eq!(g.len(), 4);
+        assert_eq!(g[1].cgroup_type, Some(CgroupType::Domain));
+        assert_eq!(g[3].cgroup_type, Some(CgroupType::Threaded));
+        // after our own write (invalidate) every type is read again
+        s.invalidate();
+        let (g, _) = s.scan();
+        assert_eq!(g[1].cgroup_type, Some(CgroupType::DomainThreaded));
     }
 
     #[test]
