@@ -189,10 +189,11 @@ fn print_machine() {
 
 /// Raises RLIMIT_NOFILE's soft limit to the hard one, and the hard one too
 /// when allowed (root), so that the kept-descriptor floor can keep every
-/// file of an `n`-group tree open. Returns (soft, hard) in force.
+/// file of an `n`-group tree open in every phase at once. Returns (soft, hard) in force.
 fn raise_nofile(n: usize) -> (u64, u64) {
     use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
-    let want = n as u64 * 8 + 4096;
+    // interleaved phases keep up to 3 × 6 descriptors per group open
+    let want = n as u64 * 18 + 4096;
     let lim = getrlimit(Resource::Nofile);
     let hard = lim.maximum.unwrap_or(u64::MAX);
     if hard < want {
@@ -474,20 +475,46 @@ fn suite(
         nofile.0,
         nofile.1
     );
-    let run = |p: &str| -> Result<Samples> {
-        eprintln!("  running {p} ...");
-        measure::run(p, root, it, wu)
-    };
-    let scan = run("scan")?;
-    let walk = run("scan-walk")?;
-    let readdir = run("readdir")?;
-    let orc4 = run("orc4")?;
-    let pread4 = run("pread4")?;
-    let orc_same = run("orc-same")?;
-    let pread_same = run("pread-same")?;
-    let refresh = run("refresh")?;
-    let model = run("model")?;
-    let model_c = run("model-collapsed")?;
+    let churn = mutate.is_some();
+    let mut phases = vec![
+        "scan",
+        "scan-walk",
+        "readdir",
+        "orc4",
+        "pread4",
+        "orc-same",
+        "pread-same",
+        "refresh",
+        "model",
+        "model-collapsed",
+    ];
+    if churn {
+        // writes to the tree: only to one we built
+        phases.push("scan-churn");
+    }
+    // interleaved, the phases hold their descriptors at once: the
+    // scanner, the collector's scanner, the pread loops (a scanner keeps
+    // fewer: not cgroup.procs where pids.current is)
+    let fds_needed = sets.same.len() as u64 * 3 + 1024;
+    let mut results = if nofile.0 >= fds_needed {
+        measure::run_interleaved(&phases, root, it, wu)?
+    } else {
+        println!(
+            "note: RLIMIT_NOFILE {} < {fds_needed}: phases run one after the other, not \
+             interleaved, so load drift on this machine weighs on the ratios\n",
+            nofile.0
+        );
+        let mut v = Vec::new();
+        for p in &phases {
+            v.extend(measure::run_interleaved(&[p], root, it, wu)?);
+        }
+        v
+    }
+    .into_iter();
+    let mut next = || results.next().unwrap_or_default();
+    let (scan, walk, readdir, orc4, pread4) = (next(), next(), next(), next(), next());
+    let (orc_same, pread_same, refresh, model, model_c) = (next(), next(), next(), next(), next());
+    let churn_s = churn.then(&mut next);
     let limited = if args.limited_nofile > 0 {
         // in a child: a hard limit, once lowered, cannot be raised again
         // without privilege
@@ -501,16 +528,7 @@ fn suite(
     };
     let mut calls: BTreeMap<&str, String> = BTreeMap::new();
     if args.syscalls {
-        for p in [
-            "scan",
-            "scan-walk",
-            "readdir",
-            "orc4",
-            "pread4",
-            "orc-same",
-            "pread-same",
-            "refresh",
-        ] {
+        for p in phases.iter().filter(|p| !p.starts_with("model")) {
             eprintln!("  counting syscalls of {p} under strace ...");
             calls.insert(p, fmt_calls(&syscalls_per_round(p, root, wu)?));
         }
@@ -537,7 +555,11 @@ fn suite(
         );
     };
     row("cgtop `Scanner::scan`, steady (no walk)", &scan, "scan");
-    row("cgtop `Scanner::scan` with a re-walk", &walk, "scan-walk");
+    row(
+        "cgtop `Scanner::scan` with a re-walk after `invalidate()`",
+        &walk,
+        "scan-walk",
+    );
     row("plain readdir walk, no file read", &readdir, "readdir");
     row("open/read/close, the 4 files", &orc4, "orc4");
     row("kept-fd pread, the 4 files", &pread4, "pread4");
@@ -552,6 +574,13 @@ fn suite(
         &refresh,
         "refresh",
     );
+    if let Some(c) = &churn_s {
+        row(
+            "cgtop `Scanner::scan` right after a group came or went",
+            c,
+            "scan-churn",
+        );
+    }
     print!("{table}");
     println!(
         "| cgtop walk alone (re-walk − steady) | {} | | | | {:.2} |",

@@ -13,16 +13,19 @@ use cgtop::model::GroupPath;
 use cgtop::source::collector::{thread_cpu_time, Collector, CollectorConfig, Refresh};
 use cgtop::source::scan::{ScanConfig, Scanner};
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fs::{self, File};
 use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 pub const PHASES: &[&str] = &[
     "scan",
     "scan-walk",
+    "scan-churn",
     "readdir",
     "orc4",
     "pread4",
@@ -78,26 +81,6 @@ pub fn median(v: &[u64]) -> f64 {
     } else {
         f64::midpoint(s[m - 1] as f64, s[m] as f64)
     }
-}
-
-/// Runs `round` `warmup` times untimed, then `iters` times timed. `round`
-/// returns the number of files it read.
-fn timed(iters: usize, warmup: usize, mut round: impl FnMut() -> Result<u64>) -> Result<Samples> {
-    let mut s = Samples::default();
-    for _ in 0..warmup {
-        crate::check_stop()?;
-        round()?;
-    }
-    for _ in 0..iters {
-        crate::check_stop()?;
-        let w = Instant::now();
-        let c = thread_cpu_time();
-        s.files = round()?;
-        s.cpu_ns
-            .push(thread_cpu_time().saturating_sub(c).as_nanos() as u64);
-        s.wall_ns.push(w.elapsed().as_nanos() as u64);
-    }
-    Ok(s)
 }
 
 /// The files of a tree, listed once (untimed) for the baselines.
@@ -229,53 +212,18 @@ fn orc_file(p: &Path, buf: &mut [u8], multi: bool) -> bool {
     }
 }
 
-/// Opens as many of `files` as the descriptor limit allows.
+/// Opens `files` in order until the descriptor limit stops it (a file
+/// that fails otherwise stops it too, so that the result lines up with
+/// `files`).
 fn open_all(files: &[(PathBuf, bool)]) -> Vec<(File, bool)> {
     let mut out = Vec::with_capacity(files.len());
     for (p, multi) in files {
         match File::open(p) {
             Ok(f) => out.push((f, *multi)),
-            Err(e) if e.raw_os_error() == Some(24) => break, // EMFILE
-            Err(_) => {}
+            Err(_) => break,
         }
     }
     out
-}
-
-fn pread_loop(files: &[(PathBuf, bool)], iters: usize, warmup: usize) -> Result<Samples> {
-    let kept = open_all(files);
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut s = timed(iters, warmup, || {
-        let mut n = 0;
-        for (f, multi) in &kept {
-            n += u64::from(pread_file(f, &mut buf, *multi));
-        }
-        Ok(n)
-    })?;
-    if kept.len() < files.len() {
-        // too few descriptors: time the part that fits, scale to all
-        let f = files.len() as f64 / kept.len().max(1) as f64;
-        s.scale(f);
-        s.files = files.len() as u64;
-        s.note = format!(
-            "only {} of {} files could be kept open; times scaled by {f:.2}",
-            kept.len(),
-            files.len()
-        );
-    }
-    s.extra.push(("kept".into(), kept.len() as f64));
-    Ok(s)
-}
-
-fn orc_loop(files: &[(PathBuf, bool)], iters: usize, warmup: usize) -> Result<Samples> {
-    let mut buf = vec![0u8; 64 * 1024];
-    timed(iters, warmup, || {
-        let mut n = 0;
-        for (p, multi) in files {
-            n += u64::from(orc_file(p, &mut buf, *multi));
-        }
-        Ok(n)
-    })
 }
 
 /// A directory walk like the scanner's, without reading any file: lists
@@ -331,70 +279,305 @@ fn two_refreshes(root: &Path) -> Refresh {
     c.refresh(Duration::from_secs(1))
 }
 
-/// Runs one phase on the tree at `root`.
-#[allow(clippy::too_many_lines)] // one match arm per phase, each short
-pub fn run(phase: &str, root: &Path, iters: usize, warmup: usize) -> Result<Samples> {
+/// A measured phase: set up when made, then one refresh's worth of work
+/// per `round`, which returns the files it read.
+trait Phase {
+    /// Untimed, before each round.
+    fn prepare(&mut self) -> Result<()> {
+        Ok(())
+    }
+    fn round(&mut self) -> Result<u64>;
+    /// Figures about the phase after its rounds.
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        Vec::new()
+    }
+    /// Factor to scale the times by, and why (a loop that could keep only
+    /// part of its files open).
+    fn scale(&self) -> Option<(f64, String)> {
+        None
+    }
+}
+
+/// A steady scan right after a group came or went: the walk that the
+/// start group's nr_descendants triggers, as on a busy host. Before each
+/// round a group `cgtop-bench-churn` is created or removed (real cgroup2),
+/// or the start group's cgroup.stat changes (a tree without a kernel).
+struct ChurnPhase {
+    s: Rc<RefCell<Scanner>>,
+    root: PathBuf,
+    real: bool,
+    toggle: bool,
+    walked: u64,
+}
+
+const CHURN: &str = "cgtop-bench-churn";
+
+impl Phase for ChurnPhase {
+    fn prepare(&mut self) -> Result<()> {
+        self.toggle = !self.toggle;
+        if self.real {
+            let d = self.root.join(CHURN);
+            if self.toggle {
+                fs::create_dir(&d)?;
+            } else {
+                fs::remove_dir(&d)?;
+            }
+        } else {
+            let stat = self.root.join("cgroup.stat");
+            let text = fs::read_to_string(&stat)?;
+            let n = cgtop::cgroupfs::CgroupStat::parse(&text).nr_descendants;
+            let n = if self.toggle { n + 1 } else { n - 1 };
+            fs::write(&stat, crate::fake::cgroup_stat(n))?;
+        }
+        Ok(())
+    }
+    fn round(&mut self) -> Result<u64> {
+        let (_, cost) = self.s.borrow_mut().scan();
+        self.walked += u64::from(cost.walked);
+        Ok(cost.files_read)
+    }
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        vec![("walked".into(), self.walked as f64)]
+    }
+}
+
+impl Drop for ChurnPhase {
+    fn drop(&mut self) {
+        if self.real && self.toggle {
+            let _ = fs::remove_dir(self.root.join(CHURN));
+        } else if !self.real && self.toggle {
+            // put the start group's count back
+            self.toggle = false;
+            let _ = self.prepare();
+        }
+    }
+}
+
+struct ScanPhase {
+    /// Shared by "scan" and "scan-walk": a steady round after a walk round
+    /// is still steady, and one scanner's descriptors are enough.
+    s: Rc<RefCell<Scanner>>,
+    walk: bool,
+    groups: usize,
+    limited: bool,
+}
+
+impl Phase for ScanPhase {
+    fn round(&mut self) -> Result<u64> {
+        let mut s = self.s.borrow_mut();
+        if self.walk {
+            s.invalidate();
+        }
+        let (g, cost) = s.scan();
+        if cost.walked && !self.walk {
+            bail!("the steady scan re-walked: the tree changed during the benchmark");
+        }
+        self.groups = g.len();
+        self.limited = cost.fd_limited;
+        Ok(cost.files_read)
+    }
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        vec![
+            ("groups".into(), self.groups as f64),
+            ("kept".into(), self.s.borrow().kept() as f64),
+            ("fd_limited".into(), if self.limited { 1.0 } else { 0.0 }),
+            ("free_fds".into(), free_fds(256) as f64),
+        ]
+    }
+}
+
+struct ReaddirPhase(PathBuf);
+
+impl Phase for ReaddirPhase {
+    fn round(&mut self) -> Result<u64> {
+        Ok(readdir_walk(&self.0))
+    }
+}
+
+struct OrcPhase {
+    files: Vec<(PathBuf, bool)>,
+    buf: Vec<u8>,
+}
+
+impl Phase for OrcPhase {
+    fn round(&mut self) -> Result<u64> {
+        let mut n = 0;
+        for (p, multi) in &self.files {
+            n += u64::from(orc_file(p, &mut self.buf, *multi));
+        }
+        Ok(n)
+    }
+}
+
+/// The descriptors of cgtop's files, opened once and shared by both
+/// pread loops (the four files are a subset).
+struct KeptFiles {
+    files: Vec<(PathBuf, File, bool)>,
+    wanted: usize,
+}
+
+struct PreadPhase {
+    kept: Rc<KeptFiles>,
+    /// Indexes into `kept.files` this loop reads.
+    pick: Vec<usize>,
+    /// How many files the loop should read (more than `pick` when the
+    /// descriptor limit stopped the opening).
+    total: usize,
+    buf: Vec<u8>,
+}
+
+impl Phase for PreadPhase {
+    fn round(&mut self) -> Result<u64> {
+        let mut n = 0;
+        for &i in &self.pick {
+            let (_, f, multi) = &self.kept.files[i];
+            n += u64::from(pread_file(f, &mut self.buf, *multi));
+        }
+        Ok(n)
+    }
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        vec![("kept".into(), self.pick.len() as f64)]
+    }
+    fn scale(&self) -> Option<(f64, String)> {
+        (self.pick.len() < self.total).then(|| {
+            let f = self.total as f64 / self.pick.len().max(1) as f64;
+            let why = format!(
+                "only {} of {} files could be kept open; times scaled by {f:.2}",
+                self.pick.len(),
+                self.total
+            );
+            (f, why)
+        })
+    }
+}
+
+struct RefreshPhase {
+    c: Collector,
+    t0: Instant,
+    walked: u64,
+}
+
+impl Phase for RefreshPhase {
+    fn round(&mut self) -> Result<u64> {
+        let r = self.c.refresh(self.t0.elapsed());
+        self.walked += u64::from(r.snapshot.cost.walked);
+        Ok(r.snapshot.cost.files_read)
+    }
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        vec![("walked".into(), self.walked as f64)]
+    }
+}
+
+struct ModelPhase {
+    r: Refresh,
+    keys: Vec<f64>,
+    collapsed: Option<HashSet<GroupPath>>,
+    rows: usize,
+}
+
+impl Phase for ModelPhase {
+    fn round(&mut self) -> Result<u64> {
+        self.rows = model_round(&self.r, &self.keys, self.collapsed.as_ref());
+        Ok(0)
+    }
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        vec![("rows".into(), self.rows as f64)]
+    }
+}
+
+/// State that phases made together share, to need fewer descriptors.
+#[derive(Default)]
+struct Shared {
+    scanner: Option<Rc<RefCell<Scanner>>>,
+    kept: Option<Rc<KeptFiles>>,
+}
+
+/// One scanner for "scan", "scan-walk" and "scan-churn": each of them
+/// leaves it steady for the next (nothing changes between rounds but what
+/// a round does itself).
+fn shared_scanner<'a>(shared: &'a mut Shared, root: &Path) -> &'a Rc<RefCell<Scanner>> {
+    shared.scanner.get_or_insert_with(|| {
+        // no periodic re-walk: "scan" is the steady state
+        let mut s = Scanner::new(
+            root.to_path_buf(),
+            ScanConfig {
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            },
+        );
+        // the first scan lists the tree and opens the files
+        s.scan();
+        Rc::new(RefCell::new(s))
+    })
+}
+
+/// Sets a phase up (untimed).
+fn make(phase: &str, root: &Path, shared: &mut Shared) -> Result<Box<dyn Phase>> {
     Ok(match phase {
         "scan" | "scan-walk" => {
-            let walk = phase == "scan-walk";
-            // no periodic re-walk: "scan" is the steady state, "scan-walk"
-            // forces a re-listing every round
-            let mut s = Scanner::new(
-                root.to_path_buf(),
-                ScanConfig {
-                    rewalk_every: 0,
-                    ..ScanConfig::default()
-                },
-            );
-            // the first scan lists the tree and opens the files
-            s.scan();
-            let mut groups = 0;
-            let mut limited = false;
-            let mut out = timed(iters, warmup, || {
-                if walk {
-                    s.invalidate();
-                }
-                let (g, cost) = s.scan();
-                if cost.walked && !walk {
-                    bail!("the steady scan re-walked: the tree changed during the benchmark");
-                }
-                groups = g.len();
-                limited = cost.fd_limited;
-                Ok(cost.files_read)
-            })?;
-            out.extra.push(("groups".into(), groups as f64));
-            out.extra.push(("kept".into(), s.kept() as f64));
-            out.extra
-                .push(("fd_limited".into(), if limited { 1.0 } else { 0.0 }));
-            out.extra.push(("free_fds".into(), free_fds(256) as f64));
-            out
+            let s = shared_scanner(shared, root);
+            Box::new(ScanPhase {
+                s: Rc::clone(s),
+                walk: phase == "scan-walk",
+                groups: 0,
+                limited: false,
+            })
         }
-        "readdir" => timed(iters, warmup, || Ok(readdir_walk(root)))?,
+        "scan-churn" => {
+            let real = rustix::fs::statfs(root)
+                .is_ok_and(|s| i128::from(s.f_type) == crate::real::CGROUP2_MAGIC);
+            Box::new(ChurnPhase {
+                s: Rc::clone(shared_scanner(shared, root)),
+                root: root.to_path_buf(),
+                real,
+                toggle: false,
+                walked: 0,
+            })
+        }
+        "readdir" => Box::new(ReaddirPhase(root.to_path_buf())),
         "orc4" | "pread4" | "orc-same" | "pread-same" => {
             let sets = list_files(root);
-            let files: Vec<(PathBuf, bool)> = if phase.ends_with('4') {
-                sets.four.into_iter().map(|p| (p, false)).collect()
-            } else {
-                sets.same
-            };
+            let four = phase.ends_with('4');
+            let buf = vec![0u8; 64 * 1024];
             if phase.starts_with("orc") {
-                orc_loop(&files, iters, warmup)?
+                let files: Vec<(PathBuf, bool)> = if four {
+                    sets.four.into_iter().map(|p| (p, false)).collect()
+                } else {
+                    sets.same
+                };
+                Box::new(OrcPhase { files, buf })
             } else {
-                pread_loop(&files, iters, warmup)?
+                let kept = shared.kept.get_or_insert_with(|| {
+                    let wanted = sets.same.len();
+                    let files = open_all(&sets.same)
+                        .into_iter()
+                        .zip(&sets.same)
+                        .map(|((f, multi), (p, _))| (p.clone(), f, multi))
+                        .collect();
+                    Rc::new(KeptFiles { files, wanted })
+                });
+                let (pick, total) = if four {
+                    let want: HashSet<&PathBuf> = sets.four.iter().collect();
+                    let pick = (0..kept.files.len())
+                        .filter(|&i| want.contains(&kept.files[i].0))
+                        .collect();
+                    (pick, sets.four.len())
+                } else {
+                    ((0..kept.files.len()).collect(), kept.wanted)
+                };
+                Box::new(PreadPhase {
+                    kept: Rc::clone(kept),
+                    pick,
+                    total,
+                    buf,
+                })
             }
         }
-        "refresh" => {
-            let mut c = collector(root);
-            let t0 = Instant::now();
-            let mut walked = 0;
-            let mut out = timed(iters, warmup, || {
-                let r = c.refresh(t0.elapsed());
-                walked += u64::from(r.snapshot.cost.walked);
-                Ok(r.snapshot.cost.files_read)
-            })?;
-            out.extra.push(("walked".into(), walked as f64));
-            out
-        }
+        "refresh" => Box::new(RefreshPhase {
+            c: collector(root),
+            t0: Instant::now(),
+            walked: 0,
+        }),
         "model" | "model-collapsed" => {
             let r = two_refreshes(root);
             let keys = sort_keys(&r);
@@ -404,14 +587,65 @@ pub fn run(phase: &str, root: &Path, iters: usize, warmup: usize) -> Result<Samp
                 let t = Tree::build(&r.snapshot.groups);
                 t.branches().filter(|p| !p.is_root()).cloned().collect()
             });
-            let mut rows = 0;
-            let mut out = timed(iters, warmup, || {
-                rows = model_round(&r, &keys, collapsed.as_ref());
-                Ok(0)
-            })?;
-            out.extra.push(("rows".into(), rows as f64));
-            out
+            Box::new(ModelPhase {
+                r,
+                keys,
+                collapsed,
+                rows: 0,
+            })
         }
+        _ => bail!("unknown phase {phase:?}; phases: {}", PHASES.join(", ")),
+    })
+}
+
+/// Runs the phases' rounds in turn (round 1 of each, then round 2 of
+/// each, ...), so that every phase sees the same machine: on a shared
+/// machine the load drifts, and the ratios between phases are the point.
+/// Warm-up rounds are untimed.
+pub fn run_interleaved(
+    phases: &[&str],
+    root: &Path,
+    iters: usize,
+    warmup: usize,
+) -> Result<Vec<Samples>> {
+    let mut made = Vec::new();
+    let mut shared = Shared::default();
+    for p in phases {
+        crate::check_stop()?;
+        eprintln!("  setting up {p} ...");
+        made.push(make(p, root, &mut shared)?);
+    }
+    let mut out = vec![Samples::default(); phases.len()];
+    for r in 0..warmup + iters {
+        eprintln!("  round {}/{} ...", r + 1, warmup + iters);
+        for (p, s) in made.iter_mut().zip(out.iter_mut()) {
+            crate::check_stop()?;
+            p.prepare()?;
+            let w = Instant::now();
+            let c = thread_cpu_time();
+            let files = p.round()?;
+            let cpu = thread_cpu_time().saturating_sub(c);
+            let wall = w.elapsed();
+            if r >= warmup {
+                s.files = files;
+                s.cpu_ns.push(cpu.as_nanos() as u64);
+                s.wall_ns.push(wall.as_nanos() as u64);
+            }
+        }
+    }
+    for (p, s) in made.iter_mut().zip(out.iter_mut()) {
+        s.extra = p.extra();
+        if let Some((f, why)) = p.scale() {
+            s.scale(f);
+            s.note = why;
+        }
+    }
+    Ok(out)
+}
+
+/// Runs one phase on the tree at `root`.
+pub fn run(phase: &str, root: &Path, iters: usize, warmup: usize) -> Result<Samples> {
+    Ok(match phase {
         "app" => {
             // what the running program holds: the collector (kept files,
             // previous snapshot), the last refresh, the tree and its rows
@@ -443,7 +677,9 @@ pub fn run(phase: &str, root: &Path, iters: usize, warmup: usize) -> Result<Samp
                 ..Samples::default()
             }
         }
-        _ => bail!("unknown phase {phase:?}; phases: {}", PHASES.join(", ")),
+        _ => run_interleaved(&[phase], root, iters, warmup)?
+            .pop()
+            .unwrap_or_default(),
     })
 }
 

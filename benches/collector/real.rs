@@ -12,6 +12,8 @@ use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+pub const CGROUP2_MAGIC: i128 = 0x6367_7270;
+
 /// Groups created by the benchmark; removed on drop.
 pub struct RealTree {
     pub top: PathBuf,
