@@ -2,16 +2,20 @@
 //! every refresh, as cheaply as the kernel allows.
 //!
 //! Cost model (measured, see BENCHMARKS.md): re-reading a kept descriptor
-//! with `pread(fd, buf, n, 0)` costs about a tenth of open/read/close, and
-//! kernfs regenerates the text at offset 0. So the scanner keeps the hot
-//! files open (up to a budget, since each kept file pins about a page of
-//! kernel memory for its seq_file buffer), and re-lists directories only
-//! when something may have changed:
+//! with `pread(fd, buf, n, 0)` costs a fifth to a tenth of open/read/close,
+//! and kernfs regenerates the text at offset 0. So the scanner keeps the hot
+//! files open, up to a budget: each kept file pins about 5 KB of kernel
+//! memory once read (its seq_file's page-sized buffer, struct file, ...),
+//! so the budget is the smallest of `max_kept`, 1/256 of RAM's worth, and
+//! RLIMIT_NOFILE less a reserve; the rest are read with open/read/close.
+//! It re-lists directories only when something may have changed:
 //!
 //! - the start group's `cgroup.stat` `nr_descendants` changed (one read), or
 //! - a group vanished this tick (ENOENT/ENODEV on one of its files), or
-//! - every `rewalk_every` ticks as a safety net (a create and a remove of
-//!   different groups in the same interval, or a fixture tree).
+//! - every `rewalk_every` ticks as a safety net: a renamed group, a
+//!   cgroup.type changed by another tool, or a tree without a kernel behind
+//!   it (a fixture), where a create and a remove in the same interval leave
+//!   nr_descendants unchanged and nothing fails.
 
 use crate::cgroupfs::{self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat};
 use crate::model::{GroupPath, GroupSample, HotStats, ScanCost};
@@ -27,7 +31,8 @@ pub struct ScanConfig {
     /// Deepest level listed below the start group (`--depth`).
     pub max_depth: Option<usize>,
     /// How many descriptors may be kept open at once. The scanner also
-    /// stays [`FD_RESERVE`] below RLIMIT_NOFILE's soft limit.
+    /// keeps no more than [`kept_budget_for_memory`] allows, and stays
+    /// [`FD_RESERVE`] below RLIMIT_NOFILE's soft limit.
     pub max_kept: usize,
     /// Re-list directories at least this often (in refreshes).
     pub rewalk_every: u32,
@@ -38,7 +43,10 @@ impl Default for ScanConfig {
         Self {
             max_depth: None,
             max_kept: 65_536,
-            rewalk_every: 10,
+            // adds and removes are seen within 1-2 refreshes without it
+            // (nr_descendants, ENODEV); a full walk costs 5-7 steady scans
+            // (BENCHMARKS.md), so every 30th keeps it under 0.25 of one
+            rewalk_every: 30,
         }
     }
 }
@@ -110,6 +118,38 @@ enum Read1 {
 /// included) would fail with EMFILE.
 pub const FD_RESERVE: u64 = 256;
 
+/// Kernel memory that one kept, read descriptor of a kernfs file pins: the
+/// seq_file buffer (a page, kmalloc-cg-4k, allocated on the first read and
+/// kept until close) plus struct file, seq_file and kernfs_open_file.
+/// Measured at 4.9 KB on Linux 6.18 (BENCHMARKS.md, "Kernel memory").
+pub const KERNEL_BYTES_PER_KEPT: u64 = 5 * 1024;
+
+/// The kept descriptors may pin at most this fraction of RAM (1/256, about
+/// 0.4 %): 96 MB on a 24 GB host, which keeps the 5 hot files of 3,800
+/// groups; a 64 GB host keeps all of 10,000 groups. The memory is charged
+/// to cgtop's own memory cgroup.
+pub const KEPT_RAM_SHARE: u64 = 256;
+
+/// The descriptor budget RAM allows (at least 1,024): see
+/// [`KEPT_RAM_SHARE`].
+pub fn kept_budget_for_memory(mem_total_bytes: u64) -> usize {
+    let n = (mem_total_bytes / KEPT_RAM_SHARE / KERNEL_BYTES_PER_KEPT).max(1024);
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// MemTotal from /proc/meminfo, in bytes.
+fn mem_total() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
 /// Raises RLIMIT_NOFILE's soft limit toward the hard one, no further than
 /// `want`, and returns the soft limit in force afterwards.
 pub fn raise_nofile_limit(want: u64) -> u64 {
@@ -180,11 +220,11 @@ impl Scanner {
     /// Creates a scanner; raises RLIMIT_NOFILE's soft limit as far as the
     /// descriptor budget needs (and the hard limit allows).
     pub fn new(root: PathBuf, cfg: ScanConfig) -> Self {
-        let want = cfg.max_kept as u64 + FD_RESERVE;
-        let soft = raise_nofile_limit(want);
-        let budget = cfg
-            .max_kept
-            .min(usize::try_from(soft.saturating_sub(FD_RESERVE)).unwrap_or(usize::MAX));
+        let by_memory = mem_total().map_or(usize::MAX, kept_budget_for_memory);
+        let max = cfg.max_kept.min(by_memory);
+        let soft = raise_nofile_limit(max as u64 + FD_RESERVE);
+        let budget =
+            max.min(usize::try_from(soft.saturating_sub(FD_RESERVE)).unwrap_or(usize::MAX));
         Self {
             root,
             cfg,
@@ -691,6 +731,14 @@ mod tests {
         assert!(!cost.fd_limited);
         assert_eq!(s.kept(), 6);
         assert_eq!(g[2].pids(), Some(2));
+    }
+
+    #[test]
+    fn memory_budget_is_a_share_of_ram() {
+        const GIB: u64 = 1 << 30;
+        assert_eq!(kept_budget_for_memory(24 * GIB), 19_660);
+        assert_eq!(kept_budget_for_memory(64 * GIB), 52_428);
+        assert_eq!(kept_budget_for_memory(GIB / 2), 1_024, "never below 1,024");
     }
 
     #[test]
