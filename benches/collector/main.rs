@@ -535,7 +535,8 @@ fn suite(
     }
     let floor = pread_same.cpu_ms();
     let walk_only = (walk.cpu_ms() - scan.cpu_ms()).max(0.0);
-    let amortised = scan.cpu_ms() + walk_only / 10.0;
+    let every = cgtop::source::scan::ScanConfig::default().rewalk_every;
+    let amortised = scan.cpu_ms() + walk_only / f64::from(every.max(1));
 
     let mut table = String::new();
     let _ = writeln!(
@@ -588,7 +589,7 @@ fn suite(
         walk_only / floor
     );
     println!(
-        "| cgtop scan amortised over rewalk_every = 10 | {} | | | | {:.2} |",
+        "| cgtop scan amortised over rewalk_every = {every} | {} | | | | {:.2} |",
         ms(amortised),
         amortised / floor
     );
@@ -681,8 +682,8 @@ fn suite(
             }
         };
         println!(
-            "detection (default rewalk_every = 10), refreshes until seen: new group {}, removed \
-             group {}, one created and one removed in the same interval {}",
+            "detection (default ScanConfig, rewalk_every = {every}), refreshes until seen: new \
+             group {}, removed group {}, one created and one removed in the same interval {}",
             f(a),
             f(r),
             f(both)
