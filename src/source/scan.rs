@@ -20,7 +20,7 @@
 use crate::cgroupfs::{self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat};
 use crate::model::{GroupPath, GroupSample, HotStats, ScanCost};
 use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirEntryExt, FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -515,8 +515,11 @@ fn read_handle(
             cost.files_kept += 1;
             read_all_at(f, buf, multi)
         }
+        // open, then the same reads as a kept file (pread at 0 and on,
+        // stopping after a short read of a single-record file): reading
+        // to EOF would cost one more read for every file
         Handle::Reopen => match File::open(dir.join(name)) {
-            Ok(mut f) => read_to_end(&mut f, buf),
+            Ok(f) => read_all_at(&f, buf, multi),
             Err(e) => {
                 if matches!(
                     e.raw_os_error(),
@@ -552,20 +555,6 @@ fn read_all_at(f: &File, buf: &mut Vec<u8>, multi: bool) -> io::Result<usize> {
         if got == 0 || (!multi && n < buf.len()) {
             return Ok(n);
         }
-    }
-}
-
-fn read_to_end(f: &mut File, buf: &mut Vec<u8>) -> io::Result<usize> {
-    let mut n = 0;
-    loop {
-        if n == buf.len() {
-            buf.resize(buf.len() * 2, 0);
-        }
-        let got = f.read(&mut buf[n..])?;
-        if got == 0 {
-            return Ok(n);
-        }
-        n += got;
     }
 }
 
