@@ -81,6 +81,17 @@ struct Args {
 
 static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 
+/// No progress lines (in a `--phase` child: they would be counted as
+/// syscalls of the phase).
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// A progress line on stderr.
+pub fn progress(msg: &str) {
+    if !QUIET.load(Ordering::Relaxed) {
+        eprintln!("  {msg}");
+    }
+}
+
 /// Fails once SIGINT, SIGTERM or SIGHUP arrived, so that the error unwinds
 /// through the guards that remove the trees and test groups.
 pub fn check_stop() -> Result<()> {
@@ -103,6 +114,7 @@ fn main() -> Result<()> {
     let _ = STOP.set(stop);
 
     if let Some(phase) = &args.phase {
+        QUIET.store(true, Ordering::Relaxed);
         let root = args.root.as_deref().context("--phase needs --root")?;
         if let Some(n) = args.cap_nofile {
             use rustix::process::{setrlimit, Resource, Rlimit};
@@ -476,7 +488,7 @@ fn suite(
         nofile.1
     );
     let churn = mutate.is_some();
-    let mut phases = vec![
+    let phases = [
         "scan",
         "scan-walk",
         "readdir",
@@ -488,10 +500,7 @@ fn suite(
         "model",
         "model-collapsed",
     ];
-    if churn {
-        // writes to the tree: only to one we built
-        phases.push("scan-churn");
-    }
+
     // interleaved, the phases hold their descriptors at once: the
     // scanner, the collector's scanner, the pread loops (a scanner keeps
     // fewer: not cgroup.procs where pids.current is)
@@ -514,7 +523,13 @@ fn suite(
     let mut next = || results.next().unwrap_or_default();
     let (scan, walk, readdir, orc4, pread4) = (next(), next(), next(), next(), next());
     let (orc_same, pread_same, refresh, model, model_c) = (next(), next(), next(), next(), next());
-    let churn_s = churn.then(&mut next);
+    // alone: its changes to the tree would make the other phases' scanners
+    // walk too; it writes, so only on a tree we built
+    let churn_s = if churn {
+        measure::run_interleaved(&["scan-churn"], root, it, wu)?.pop()
+    } else {
+        None
+    };
     let limited = if args.limited_nofile > 0 {
         // in a child: a hard limit, once lowered, cannot be raised again
         // without privilege
@@ -528,8 +543,12 @@ fn suite(
     };
     let mut calls: BTreeMap<&str, String> = BTreeMap::new();
     if args.syscalls {
-        for p in phases.iter().filter(|p| !p.starts_with("model")) {
-            eprintln!("  counting syscalls of {p} under strace ...");
+        let counted = phases
+            .iter()
+            .filter(|p| !p.starts_with("model"))
+            .chain(churn.then_some(&"scan-churn"));
+        for p in counted {
+            progress(&format!("counting syscalls of {p} under strace ..."));
             calls.insert(p, fmt_calls(&syscalls_per_round(p, root, wu)?));
         }
     }
@@ -618,12 +637,12 @@ fn suite(
     );
     println!(
         "scanner: {} descriptors kept, fd_limited = {}, descriptors left free (of 256 tried) = {}; \
-         refresh re-walked in {} of {} measured refreshes",
+         the collector re-walked in {} of {} refreshes (warm-up included)",
         scan.extra("kept").unwrap_or(0.0),
         scan.extra("fd_limited").unwrap_or(0.0) > 0.0,
         scan.extra("free_fds").unwrap_or(0.0),
         refresh.extra("walked").unwrap_or(0.0),
-        it
+        it + wu
     );
     if let Some(l) = &limited {
         println!(

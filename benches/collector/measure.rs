@@ -612,12 +612,12 @@ pub fn run_interleaved(
     let mut shared = Shared::default();
     for p in phases {
         crate::check_stop()?;
-        eprintln!("  setting up {p} ...");
+        crate::progress(&format!("setting up {p} ..."));
         made.push(make(p, root, &mut shared)?);
     }
     let mut out = vec![Samples::default(); phases.len()];
     for r in 0..warmup + iters {
-        eprintln!("  round {}/{} ...", r + 1, warmup + iters);
+        crate::progress(&format!("round {}/{} ...", r + 1, warmup + iters));
         for (p, s) in made.iter_mut().zip(out.iter_mut()) {
             crate::check_stop()?;
             p.prepare()?;
