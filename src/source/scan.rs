@@ -2,22 +2,26 @@
 //! every refresh, as cheaply as the kernel allows.
 //!
 //! Cost model (measured, see BENCHMARKS.md): re-reading a kept descriptor
-//! with `pread(fd, buf, n, 0)` costs about a tenth of open/read/close, and
-//! kernfs regenerates the text at offset 0. So the scanner keeps the hot
-//! files open (up to a budget, since each kept file pins about a page of
-//! kernel memory for its seq_file buffer), and re-lists directories only
-//! when something may have changed:
+//! with `pread(fd, buf, n, 0)` costs a fifth to a tenth of open/read/close,
+//! and kernfs regenerates the text at offset 0. So the scanner keeps the hot
+//! files open, up to a budget: each kept file pins about 5 KB of kernel
+//! memory once read (its seq_file's page-sized buffer, struct file, ...),
+//! so the budget is the smallest of `max_kept`, 1/256 of RAM's worth, and
+//! RLIMIT_NOFILE less a reserve; the rest are read with open/read/close.
+//! It re-lists directories only when something may have changed:
 //!
 //! - the start group's `cgroup.stat` `nr_descendants` changed (one read), or
 //! - a group vanished this tick (ENOENT/ENODEV on one of its files), or
-//! - every `rewalk_every` ticks as a safety net (a create and a remove of
-//!   different groups in the same interval, or a fixture tree).
+//! - every `rewalk_every` ticks as a safety net: a renamed group, a
+//!   cgroup.type changed by another tool, or a tree without a kernel behind
+//!   it (a fixture), where a create and a remove in the same interval leave
+//!   nr_descendants unchanged and nothing fails.
 
 use crate::cgroupfs::{self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat};
 use crate::model::{GroupPath, GroupSample, HotStats, ScanCost};
-use std::collections::HashMap;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirEntryExt, FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
@@ -26,7 +30,9 @@ use std::path::{Path, PathBuf};
 pub struct ScanConfig {
     /// Deepest level listed below the start group (`--depth`).
     pub max_depth: Option<usize>,
-    /// How many descriptors may be kept open at once.
+    /// How many descriptors may be kept open at once. The scanner also
+    /// keeps no more than [`kept_budget_for_memory`] allows, and stays
+    /// [`FD_RESERVE`] below RLIMIT_NOFILE's soft limit.
     pub max_kept: usize,
     /// Re-list directories at least this often (in refreshes).
     pub rewalk_every: u32,
@@ -37,7 +43,10 @@ impl Default for ScanConfig {
         Self {
             max_depth: None,
             max_kept: 65_536,
-            rewalk_every: 10,
+            // adds and removes are seen within 1-2 refreshes without it
+            // (nr_descendants, ENODEV); a full walk costs 5-7 steady scans
+            // (BENCHMARKS.md), so every 30th keeps it under 0.25 of one
+            rewalk_every: 30,
         }
     }
 }
@@ -61,6 +70,19 @@ const HOT: [(Hot, &str); 6] = [
     (Hot::Events, files::EVENTS),
     (Hot::Procs, files::PROCS),
 ];
+
+/// Bits of the walk's "which files are here" mask: HOT's indexes, and
+/// cgroup.type.
+const PIDS_BIT: usize = 3;
+const TYPE_BIT: usize = HOT.len();
+
+/// The walk's bit for a directory entry, for the files it looks for.
+fn file_bit(name: &[u8]) -> Option<usize> {
+    if name == files::TYPE.as_bytes() {
+        return Some(TYPE_BIT);
+    }
+    HOT.iter().position(|(_, n)| n.as_bytes() == name)
+}
 
 #[derive(Debug)]
 enum Handle {
@@ -89,13 +111,82 @@ enum Read1 {
     Gone,
 }
 
+/// Descriptors the scanner leaves to the rest of the program: the focus
+/// read, /proc, the writer, the terminal, the devices list. Without a
+/// reserve, a tree with more hot files than RLIMIT_NOFILE allows would take
+/// every descriptor, and then every other open (the reopened hot files
+/// included) would fail with EMFILE.
+pub const FD_RESERVE: u64 = 256;
+
+/// Kernel memory that one kept, read descriptor of a kernfs file pins: the
+/// seq_file buffer (a page, kmalloc-cg-4k, allocated on the first read and
+/// kept until close) plus struct file, seq_file and kernfs_open_file.
+/// Measured at 4.9 KB on Linux 6.18 (BENCHMARKS.md, "Kernel memory").
+pub const KERNEL_BYTES_PER_KEPT: u64 = 5 * 1024;
+
+/// The kept descriptors may pin at most this fraction of RAM (1/256, about
+/// 0.4 %): 96 MB on a 24 GB host, which keeps the 5 hot files of 3,800
+/// groups; a 64 GB host keeps all of 10,000 groups. The memory is charged
+/// to cgtop's own memory cgroup.
+pub const KEPT_RAM_SHARE: u64 = 256;
+
+/// The descriptor budget RAM allows (at least 1,024): see
+/// [`KEPT_RAM_SHARE`].
+pub fn kept_budget_for_memory(mem_total_bytes: u64) -> usize {
+    let n = (mem_total_bytes / KEPT_RAM_SHARE / KERNEL_BYTES_PER_KEPT).max(1024);
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// MemTotal from /proc/meminfo, in bytes.
+fn mem_total() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+/// Raises RLIMIT_NOFILE's soft limit toward the hard one, no further than
+/// `want`, and returns the soft limit in force afterwards.
+pub fn raise_nofile_limit(want: u64) -> u64 {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let lim = getrlimit(Resource::Nofile);
+    let soft = lim.current.unwrap_or(u64::MAX);
+    if soft >= want {
+        return soft;
+    }
+    let to = lim.maximum.map_or(want, |hard| hard.min(want));
+    if to > soft
+        && setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: Some(to),
+                maximum: lim.maximum,
+            },
+        )
+        .is_ok()
+    {
+        return to;
+    }
+    soft
+}
+
 pub struct Scanner {
     root: PathBuf,
     cfg: ScanConfig,
     entries: Vec<Entry>,
     kept: usize,
+    /// How many descriptors may be kept: `max_kept`, less when the
+    /// descriptor limit is lower.
+    budget: usize,
     ticks: u64,
     need_walk: bool,
+    /// The next walk reads every group's cgroup.type again.
+    reread_types: bool,
     root_stat: Option<File>,
     last_descendants: Option<u64>,
     fd_limited: bool,
@@ -126,14 +217,23 @@ mod libc_errno {
 }
 
 impl Scanner {
+    /// Creates a scanner; raises RLIMIT_NOFILE's soft limit as far as the
+    /// descriptor budget needs (and the hard limit allows).
     pub fn new(root: PathBuf, cfg: ScanConfig) -> Self {
+        let by_memory = mem_total().map_or(usize::MAX, kept_budget_for_memory);
+        let max = cfg.max_kept.min(by_memory);
+        let soft = raise_nofile_limit(max as u64 + FD_RESERVE);
+        let budget =
+            max.min(usize::try_from(soft.saturating_sub(FD_RESERVE)).unwrap_or(usize::MAX));
         Self {
             root,
             cfg,
             entries: Vec::new(),
             kept: 0,
+            budget,
             ticks: 0,
             need_walk: true,
+            reread_types: true,
             root_stat: None,
             last_descendants: None,
             fd_limited: false,
@@ -149,6 +249,7 @@ impl Scanner {
     /// or removed a group).
     pub fn invalidate(&mut self) {
         self.need_walk = true;
+        self.reread_types = true;
     }
 
     /// Number of descriptors currently kept open.
@@ -164,12 +265,16 @@ impl Scanner {
         if self.descendants_changed(&mut cost) {
             self.need_walk = true;
         }
-        if self.need_walk
-            || (self.cfg.rewalk_every > 0 && self.ticks % u64::from(self.cfg.rewalk_every) == 0)
-        {
-            self.walk();
+        let periodic =
+            self.cfg.rewalk_every > 0 && self.ticks % u64::from(self.cfg.rewalk_every) == 0;
+        if self.need_walk || periodic {
+            // a walk for a group that came or went keeps the known groups'
+            // cgroup.type; the periodic one and one after our own write
+            // (invalidate) read it again
+            self.walk(periodic || self.reread_types);
             cost.walked = true;
             self.need_walk = false;
+            self.reread_types = false;
         }
         self.ticks += 1;
         let mut out = Vec::with_capacity(self.entries.len());
@@ -242,7 +347,7 @@ impl Scanner {
             }
             self.need_walk = true;
         }
-        cost.fd_limited = self.fd_limited;
+        cost.fd_limited |= self.fd_limited;
         (out, cost)
     }
 
@@ -268,59 +373,83 @@ impl Scanner {
     }
 
     /// Re-lists the tree, keeping the descriptors of groups that are still
-    /// the same directory (same inode).
-    fn walk(&mut self) {
-        let mut old: HashMap<GroupPath, Entry> = self
-            .entries
-            .drain(..)
-            .map(|e| (e.path.clone(), e))
-            .collect();
-        let mut found: Vec<(GroupPath, PathBuf, u64, Vec<String>)> = Vec::new();
+    /// the same directory (same inode). `reread_types` reads cgroup.type of
+    /// every group; otherwise only of new ones: a walk after a group came or
+    /// went (on a busy host, nearly every refresh) then costs one directory
+    /// listing per group and no file read.
+    fn walk(&mut self, reread_types: bool) {
+        // recomputed below: a file left to open/read/close for want of
+        // descriptors sets it again
+        self.fd_limited = false;
+        // (path, dir, inode, which of HOT and cgroup.type are present)
+        let mut found: Vec<(GroupPath, PathBuf, u64, u8)> = Vec::new();
         let root_ino = std::fs::metadata(&self.root).map_or(0, |m| m.ino());
         let mut stack = vec![(GroupPath::root(), self.root.clone(), root_ino, 0usize)];
         while let Some((path, dir, ino, depth)) = stack.pop() {
             let Ok(rd) = std::fs::read_dir(&dir) else {
                 continue;
             };
-            let mut names = Vec::new();
+            let mut present = 0u8;
             for de in rd.flatten() {
                 let Ok(ft) = de.file_type() else { continue };
-                let name = de.file_name().to_string_lossy().into_owned();
+                let name = de.file_name();
                 if ft.is_dir() {
                     if self.cfg.max_depth.is_none_or(|m| depth < m) {
-                        stack.push((path.join(&name), de.path(), de.ino(), depth + 1));
+                        let child = path.join(&name.to_string_lossy());
+                        stack.push((child, de.path(), de.ino(), depth + 1));
                     }
-                } else {
-                    names.push(name);
+                } else if let Some(bit) = file_bit(name.as_bytes()) {
+                    present |= 1 << bit;
                 }
             }
-            found.push((path, dir, ino, names));
+            found.push((path, dir, ino, present));
         }
         found.sort_by(|a, b| a.0.cmp(&b.0));
+        // both lists are sorted by path: match them in one pass
+        let mut old = std::mem::take(&mut self.entries).into_iter().peekable();
         let mut entries = Vec::with_capacity(found.len());
-        for (path, dir, inode, names) in found {
-            let mut entry = match old.remove(&path) {
-                Some(e) if e.inode == inode => e,
+        for (path, dir, inode, present) in found {
+            while let Some(gone) = old.next_if(|e| e.path < path) {
+                self.kept -= count_kept(&gone);
+            }
+            let (mut entry, new) = match old.next_if(|e| e.path == path) {
+                Some(e) if e.inode == inode => (e, false),
                 prev => {
                     if let Some(e) = prev {
                         self.kept -= count_kept(&e);
                     }
-                    Entry {
+                    let e = Entry {
                         path,
                         dir,
                         inode,
                         cgroup_type: None,
                         handles: HOT.map(|_| Handle::Absent),
-                    }
+                    };
+                    (e, true)
                 }
             };
-            let has = |f: &str| names.iter().any(|n| n == f);
+            let has = |bit: usize| present & (1 << bit) != 0;
+            // cgroup.procs is read only where pids.current is absent: do not
+            // hold a descriptor (nor, on kernfs, its page once read) for it
+            // otherwise, but keep it reachable should pids.current not parse
+            let lazy_procs = has(PIDS_BIT);
             // reconcile: a controller enabled or disabled in the parent adds
             // or removes files of a group that stays
-            for (k, (_, name)) in HOT.iter().enumerate() {
+            for (k, (kind, name)) in HOT.iter().enumerate() {
+                let lazy = lazy_procs && *kind == Hot::Procs;
                 let h = &mut entry.handles[k];
-                match (has(name), &*h) {
-                    (true, Handle::Absent) => *h = self.open_handle(&entry.dir.join(name)),
+                match (has(k), &*h) {
+                    (true, Handle::Kept(_)) if lazy => {
+                        self.kept -= 1;
+                        *h = Handle::Reopen;
+                    }
+                    (true, Handle::Absent) if lazy => *h = Handle::Reopen,
+                    (true, _) if lazy => {}
+                    // a reopened file gets a kept descriptor once the
+                    // budget has room again (groups went away)
+                    (true, Handle::Absent | Handle::Reopen) => {
+                        *h = self.open_handle(&entry.dir.join(name));
+                    }
                     (false, Handle::Kept(_)) => {
                         self.kept -= 1;
                         *h = Handle::Absent;
@@ -329,23 +458,26 @@ impl Scanner {
                     _ => {}
                 }
             }
-            entry.cgroup_type = if has(files::TYPE) {
-                std::fs::read_to_string(entry.dir.join(files::TYPE))
-                    .ok()
-                    .and_then(|t| CgroupType::parse(&t).ok())
-            } else {
-                None
-            };
+            if new || reread_types {
+                entry.cgroup_type = if has(TYPE_BIT) {
+                    std::fs::read_to_string(entry.dir.join(files::TYPE))
+                        .ok()
+                        .and_then(|t| CgroupType::parse(&t).ok())
+                } else {
+                    None
+                };
+            }
             entries.push(entry);
         }
-        for e in old.into_values() {
+        for e in old {
             self.kept -= count_kept(&e);
         }
         self.entries = entries;
     }
 
     fn open_handle(&mut self, file: &Path) -> Handle {
-        if self.kept >= self.cfg.max_kept {
+        if self.kept >= self.budget {
+            self.fd_limited = true;
             return Handle::Reopen;
         }
         match File::open(file) {
@@ -383,9 +515,22 @@ fn read_handle(
             cost.files_kept += 1;
             read_all_at(f, buf, multi)
         }
+        // open, then the same reads as a kept file (pread at 0 and on,
+        // stopping after a short read of a single-record file): reading
+        // to EOF would cost one more read for every file
         Handle::Reopen => match File::open(dir.join(name)) {
-            Ok(mut f) => read_to_end(&mut f, buf),
-            Err(e) => Err(e),
+            Ok(f) => read_all_at(&f, buf, multi),
+            Err(e) => {
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc_errno::EMFILE | libc_errno::ENFILE)
+                ) {
+                    // out of descriptors despite the reserve: the figure
+                    // is missing this tick, and the header says why
+                    cost.fd_limited = true;
+                }
+                Err(e)
+            }
         },
     };
     cost.files_read += 1;
@@ -410,20 +555,6 @@ fn read_all_at(f: &File, buf: &mut Vec<u8>, multi: bool) -> io::Result<usize> {
         if got == 0 || (!multi && n < buf.len()) {
             return Ok(n);
         }
-    }
-}
-
-fn read_to_end(f: &mut File, buf: &mut Vec<u8>) -> io::Result<usize> {
-    let mut n = 0;
-    loop {
-        if n == buf.len() {
-            buf.resize(buf.len() * 2, 0);
-        }
-        let got = f.read(&mut buf[n..])?;
-        if got == 0 {
-            return Ok(n);
-        }
-        n += got;
     }
 }
 
@@ -510,7 +641,11 @@ mod tests {
         assert_eq!(g[2].pids(), Some(2));
         assert_eq!(g[2].cgroup_type, Some(CgroupType::Threaded));
         assert!(cost.walked);
-        assert_eq!(s.kept(), 9, "every hot file that exists is kept open");
+        assert_eq!(
+            s.kept(),
+            8,
+            "every hot file that exists is kept open, but cgroup.procs where pids.current is"
+        );
         assert_eq!(
             cost.files_kept, 9,
             "start cgroup.stat + 8 hot reads (procs skipped where pids.current is)"
@@ -554,6 +689,86 @@ mod tests {
         fs::remove_dir_all(t.path().join("a.slice/b c:ü")).unwrap();
         let (g, _) = s.scan();
         assert_eq!(g.len(), 2);
+    }
+
+    #[test]
+    fn small_budget_reopens_the_rest_and_says_so() {
+        // kept: root procs + cpu.stat (2), a.slice events, cpu.stat,
+        // memory.current, pids.current (4); "b c:ü" (procs, io.stat) is over
+        let t = tree();
+        let mut s = Scanner::new(
+            t.path().to_path_buf(),
+            ScanConfig {
+                max_kept: 6,
+                ..ScanConfig::default()
+            },
+        );
+        let (g, cost) = s.scan();
+        assert_eq!(s.kept(), 6);
+        assert!(cost.fd_limited, "files over the budget are reopened");
+        // every figure is still there, read with open/read/close
+        assert_eq!(g[1].hot.memory_current, Some(4096));
+        assert_eq!(g[2].hot.io.as_ref().unwrap().total().wbytes, 20);
+        assert_eq!(g[2].pids(), Some(2));
+        // a controller goes away from a.slice: the next walk gives the
+        // reopened files the freed descriptors, and the flag clears
+        fs::remove_file(t.path().join("a.slice/memory.current")).unwrap();
+        fs::remove_file(t.path().join("a.slice/cpu.stat")).unwrap();
+        s.invalidate();
+        let (g, cost) = s.scan();
+        assert_eq!(g.len(), 3);
+        assert!(!cost.fd_limited);
+        assert_eq!(s.kept(), 6);
+        assert_eq!(g[2].pids(), Some(2));
+    }
+
+    #[test]
+    fn memory_budget_is_a_share_of_ram() {
+        const GIB: u64 = 1 << 30;
+        assert_eq!(kept_budget_for_memory(24 * GIB), 19_660);
+        assert_eq!(kept_budget_for_memory(64 * GIB), 52_428);
+        assert_eq!(kept_budget_for_memory(GIB / 2), 1_024, "never below 1,024");
+    }
+
+    #[test]
+    fn procs_is_the_fallback_for_an_unreadable_pids_current() {
+        let t = tree();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        s.scan();
+        fs::write(t.path().join("a.slice/pids.current"), "garbage\n").unwrap();
+        fs::write(t.path().join("a.slice/cgroup.procs"), "7\n8\n9\n").unwrap();
+        let (g, _) = s.scan();
+        assert_eq!(g[1].pids(), Some(3), "read through the lazy handle");
+    }
+
+    #[test]
+    fn cgroup_type_is_read_for_new_groups_and_after_invalidate() {
+        let t = tree();
+        let mut s = Scanner::new(
+            t.path().to_path_buf(),
+            ScanConfig {
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            },
+        );
+        s.scan();
+        fs::write(t.path().join("a.slice/cgroup.type"), "domain threaded\n").unwrap();
+        // a group appears: the walk it causes reads only the new group's type
+        mk(t.path(), "a.slice/new", &[("cgroup.type", "threaded\n")]);
+        fs::write(
+            t.path().join("cgroup.stat"),
+            "nr_descendants 3\nnr_dying_descendants 0\n",
+        )
+        .unwrap();
+        let (g, cost) = s.scan();
+        assert!(cost.walked);
+        assert_eq!(g.len(), 4);
+        assert_eq!(g[1].cgroup_type, Some(CgroupType::Domain));
+        assert_eq!(g[3].cgroup_type, Some(CgroupType::Threaded));
+        // after our own write (invalidate) every type is read again
+        s.invalidate();
+        let (g, _) = s.scan();
+        assert_eq!(g[1].cgroup_type, Some(CgroupType::DomainThreaded));
     }
 
     #[test]

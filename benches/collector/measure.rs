@@ -1,0 +1,697 @@
+//! The measured phases. Each one does its setup (not timed), `warmup`
+//! untimed rounds, then `iters` timed rounds, and returns the CPU time
+//! (`CLOCK_THREAD_CPUTIME_ID`: user + system of this thread) and wall time
+//! of each round, and the files it read per round.
+//!
+//! A phase runs the same way in this process (for the timings) and in a
+//! child process started with `--phase` (under strace to count syscalls,
+//! or alone to read its resident memory).
+
+use anyhow::{bail, Result};
+use cgtop::model::tree::{RowOptions, Tree};
+use cgtop::model::GroupPath;
+use cgtop::source::collector::{thread_cpu_time, Collector, CollectorConfig, Refresh};
+use cgtop::source::scan::{ScanConfig, Scanner};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::fs::{self, File};
+use std::io::Read;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+pub const PHASES: &[&str] = &[
+    "scan",
+    "scan-walk",
+    "scan-churn",
+    "readdir",
+    "orc4",
+    "pread4",
+    "orc-same",
+    "pread-same",
+    "refresh",
+    "model",
+    "model-collapsed",
+    "app",
+    "idle",
+];
+
+/// What one phase measured.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Samples {
+    pub cpu_ns: Vec<u64>,
+    pub wall_ns: Vec<u64>,
+    /// Files read per round.
+    pub files: u64,
+    /// Named figures (kept descriptors, rows, VmRSS, ...).
+    pub extra: Vec<(String, f64)>,
+    pub note: String,
+}
+
+impl Samples {
+    pub fn cpu_ms(&self) -> f64 {
+        median(&self.cpu_ns) / 1e6
+    }
+    pub fn wall_ms(&self) -> f64 {
+        median(&self.wall_ns) / 1e6
+    }
+    pub fn extra(&self, key: &str) -> Option<f64> {
+        self.extra.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+    /// Scales the times by `f` (a loop that could hold only part of the
+    /// descriptors it needed).
+    fn scale(&mut self, f: f64) {
+        for v in self.cpu_ns.iter_mut().chain(self.wall_ns.iter_mut()) {
+            *v = (*v as f64 * f) as u64;
+        }
+    }
+}
+
+pub fn median(v: &[u64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let mut s = v.to_vec();
+    s.sort_unstable();
+    let m = s.len() / 2;
+    if s.len() % 2 == 1 {
+        s[m] as f64
+    } else {
+        f64::midpoint(s[m - 1] as f64, s[m] as f64)
+    }
+}
+
+/// The files of a tree, listed once (untimed) for the baselines.
+pub struct FileSets {
+    pub groups: usize,
+    /// cpu.stat, memory.current, io.stat, pids.current where present: the
+    /// issue's four files.
+    pub four: Vec<PathBuf>,
+    /// Exactly what Scanner::scan reads: the start group's cgroup.stat, then
+    /// per group cpu.stat, memory.current, io.stat, pids.current,
+    /// cgroup.events, and cgroup.procs where pids.current is absent (true:
+    /// read to EOF, since seq_file gives at most a page per read).
+    pub same: Vec<(PathBuf, bool)>,
+}
+
+pub fn list_files(root: &Path) -> FileSets {
+    let mut sets = FileSets {
+        groups: 0,
+        four: Vec::new(),
+        same: vec![(root.join("cgroup.stat"), false)],
+    };
+    let mut stack = vec![root.to_path_buf()];
+    let mut dirs = Vec::new();
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = fs::read_dir(&d) else { continue };
+        let mut names = HashSet::new();
+        for e in rd.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(e.path());
+            } else {
+                names.insert(e.file_name().to_string_lossy().into_owned());
+            }
+        }
+        dirs.push((d, names));
+    }
+    dirs.sort_by(|a, b| a.0.cmp(&b.0));
+    sets.groups = dirs.len();
+    for (d, names) in dirs {
+        for f in ["cpu.stat", "memory.current", "io.stat", "pids.current"] {
+            if names.contains(f) {
+                sets.four.push(d.join(f));
+            }
+        }
+        for f in [
+            "cpu.stat",
+            "memory.current",
+            "io.stat",
+            "pids.current",
+            "cgroup.events",
+        ] {
+            if names.contains(f) {
+                sets.same.push((d.join(f), false));
+            }
+        }
+        if !names.contains("pids.current") && names.contains("cgroup.procs") {
+            sets.same.push((d.join("cgroup.procs"), true));
+        }
+    }
+    sets
+}
+
+/// The group the collector focuses (the UI's selection).
+pub fn focus_of(root: &Path) -> GroupPath {
+    if root.join(crate::fake::FOCUS).is_dir() {
+        return GroupPath::new(crate::fake::FOCUS);
+    }
+    let mut kids: Vec<String> = fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    kids.sort();
+    kids.first()
+        .map_or_else(GroupPath::root, |k| GroupPath::new(k))
+}
+
+fn collector(root: &Path) -> Collector {
+    let mut c = Collector::new(CollectorConfig {
+        root: root.to_path_buf(),
+        start: GroupPath::root(),
+        scan: ScanConfig::default(),
+        full_detail: false,
+        sys_dev_block: PathBuf::from("/sys/dev/block"),
+    });
+    c.set_focus(Some(focus_of(root)));
+    c
+}
+
+/// VmRSS and VmHWM of this process, in KiB.
+pub fn rss_kb() -> (f64, f64) {
+    let text = fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let get = |k: &str| {
+        text.lines()
+            .find(|l| l.starts_with(k))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(f64::NAN)
+    };
+    (get("VmRSS:"), get("VmHWM:"))
+}
+
+/// One read the way a C loop does it: a read into a 64 KiB buffer, and
+/// more reads until EOF for a multi-page seq_file (cgroup.procs).
+fn pread_file(f: &File, buf: &mut [u8], multi: bool) -> bool {
+    let mut off = 0u64;
+    loop {
+        match f.read_at(buf, off) {
+            Ok(0) => return true,
+            Ok(n) if multi => off += n as u64,
+            Ok(_) => return true,
+            Err(_) => return false,
+        }
+    }
+}
+
+fn orc_file(p: &Path, buf: &mut [u8], multi: bool) -> bool {
+    let Ok(mut f) = File::open(p) else {
+        return false;
+    };
+    loop {
+        match f.read(buf) {
+            Ok(0) => return true,
+            Ok(_) if multi => {}
+            Ok(_) => return true,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Opens `files` in order until the descriptor limit stops it (a file
+/// that fails otherwise stops it too, so that the result lines up with
+/// `files`).
+fn open_all(files: &[(PathBuf, bool)]) -> Vec<(File, bool)> {
+    let mut out = Vec::with_capacity(files.len());
+    for (p, multi) in files {
+        match File::open(p) {
+            Ok(f) => out.push((f, *multi)),
+            Err(_) => break,
+        }
+    }
+    out
+}
+
+/// A directory walk like the scanner's, without reading any file: lists
+/// every group and tells directories from files.
+fn readdir_walk(root: &Path) -> u64 {
+    let mut n = 0;
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = fs::read_dir(&d) else { continue };
+        n += 1;
+        let mut names = Vec::new();
+        for e in rd.flatten() {
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_dir() {
+                stack.push(e.path());
+            } else {
+                names.push(e.file_name());
+            }
+        }
+        std::hint::black_box(names);
+    }
+    n
+}
+
+/// CPU % per sample for sorting: the rates (zero on a static tree) plus a
+/// deterministic spread, so that the sort does real work.
+fn sort_keys(r: &Refresh) -> Vec<f64> {
+    r.rates
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            x.cpu_pct.unwrap_or(0.0) + (crate::fake::mix(i as u64) % 10_000) as f64 / 100.0
+        })
+        .collect()
+}
+
+fn model_round(r: &Refresh, keys: &[f64], collapsed: Option<&HashSet<GroupPath>>) -> usize {
+    let tree = Tree::build(&r.snapshot.groups);
+    let rows = tree.rows(
+        &RowOptions {
+            collapsed,
+            filter: None,
+        },
+        |a, b| keys[tree.nodes[b].sample].total_cmp(&keys[tree.nodes[a].sample]),
+    );
+    rows.len()
+}
+
+/// Two refreshes one second apart, so that rates exist.
+fn two_refreshes(root: &Path) -> Refresh {
+    let mut c = collector(root);
+    let _ = c.refresh(Duration::ZERO);
+    c.refresh(Duration::from_secs(1))
+}
+
+/// A measured phase: set up when made, then one refresh's worth of work
+/// per `round`, which returns the files it read.
+trait Phase {
+    /// Untimed, before each round.
+    fn prepare(&mut self) -> Result<()> {
+        Ok(())
+    }
+    fn round(&mut self) -> Result<u64>;
+    /// Figures about the phase after its rounds.
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        Vec::new()
+    }
+    /// Factor to scale the times by, and why (a loop that could keep only
+    /// part of its files open).
+    fn scale(&self) -> Option<(f64, String)> {
+        None
+    }
+}
+
+/// A steady scan right after a group came or went: the walk that the
+/// start group's nr_descendants triggers, as on a busy host. Before each
+/// round a group `cgtop-bench-churn` is created or removed (real cgroup2),
+/// or the start group's cgroup.stat changes (a tree without a kernel).
+struct ChurnPhase {
+    s: Rc<RefCell<Scanner>>,
+    root: PathBuf,
+    real: bool,
+    toggle: bool,
+    walked: u64,
+}
+
+const CHURN: &str = "cgtop-bench-churn";
+
+impl Phase for ChurnPhase {
+    fn prepare(&mut self) -> Result<()> {
+        self.toggle = !self.toggle;
+        if self.real {
+            let d = self.root.join(CHURN);
+            if self.toggle {
+                fs::create_dir(&d)?;
+            } else {
+                fs::remove_dir(&d)?;
+            }
+        } else {
+            let stat = self.root.join("cgroup.stat");
+            let text = fs::read_to_string(&stat)?;
+            let n = cgtop::cgroupfs::CgroupStat::parse(&text).nr_descendants;
+            let n = if self.toggle { n + 1 } else { n - 1 };
+            fs::write(&stat, crate::fake::cgroup_stat(n))?;
+        }
+        Ok(())
+    }
+    fn round(&mut self) -> Result<u64> {
+        let (_, cost) = self.s.borrow_mut().scan();
+        self.walked += u64::from(cost.walked);
+        Ok(cost.files_read)
+    }
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        vec![("walked".into(), self.walked as f64)]
+    }
+}
+
+impl Drop for ChurnPhase {
+    fn drop(&mut self) {
+        if self.real && self.toggle {
+            let _ = fs::remove_dir(self.root.join(CHURN));
+        } else if !self.real && self.toggle {
+            // put the start group's count back
+            self.toggle = false;
+            let _ = self.prepare();
+        }
+    }
+}
+
+struct ScanPhase {
+    /// Shared by "scan" and "scan-walk": a steady round after a walk round
+    /// is still steady, and one scanner's descriptors are enough.
+    s: Rc<RefCell<Scanner>>,
+    walk: bool,
+    groups: usize,
+    limited: bool,
+}
+
+impl Phase for ScanPhase {
+    fn round(&mut self) -> Result<u64> {
+        let mut s = self.s.borrow_mut();
+        if self.walk {
+            s.invalidate();
+        }
+        let (g, cost) = s.scan();
+        if cost.walked && !self.walk {
+            bail!("the steady scan re-walked: the tree changed during the benchmark");
+        }
+        self.groups = g.len();
+        self.limited = cost.fd_limited;
+        Ok(cost.files_read)
+    }
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        vec![
+            ("groups".into(), self.groups as f64),
+            ("kept".into(), self.s.borrow().kept() as f64),
+            ("fd_limited".into(), if self.limited { 1.0 } else { 0.0 }),
+            ("free_fds".into(), free_fds(256) as f64),
+        ]
+    }
+}
+
+struct ReaddirPhase(PathBuf);
+
+impl Phase for ReaddirPhase {
+    fn round(&mut self) -> Result<u64> {
+        Ok(readdir_walk(&self.0))
+    }
+}
+
+struct OrcPhase {
+    files: Vec<(PathBuf, bool)>,
+    buf: Vec<u8>,
+}
+
+impl Phase for OrcPhase {
+    fn round(&mut self) -> Result<u64> {
+        let mut n = 0;
+        for (p, multi) in &self.files {
+            n += u64::from(orc_file(p, &mut self.buf, *multi));
+        }
+        Ok(n)
+    }
+}
+
+/// The descriptors of cgtop's files, opened once and shared by both
+/// pread loops (the four files are a subset).
+struct KeptFiles {
+    files: Vec<(PathBuf, File, bool)>,
+    wanted: usize,
+}
+
+struct PreadPhase {
+    kept: Rc<KeptFiles>,
+    /// Indexes into `kept.files` this loop reads.
+    pick: Vec<usize>,
+    /// How many files the loop should read (more than `pick` when the
+    /// descriptor limit stopped the opening).
+    total: usize,
+    buf: Vec<u8>,
+}
+
+impl Phase for PreadPhase {
+    fn round(&mut self) -> Result<u64> {
+        let mut n = 0;
+        for &i in &self.pick {
+            let (_, f, multi) = &self.kept.files[i];
+            n += u64::from(pread_file(f, &mut self.buf, *multi));
+        }
+        Ok(n)
+    }
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        vec![("kept".into(), self.pick.len() as f64)]
+    }
+    fn scale(&self) -> Option<(f64, String)> {
+        (self.pick.len() < self.total).then(|| {
+            let f = self.total as f64 / self.pick.len().max(1) as f64;
+            let why = format!(
+                "only {} of {} files could be kept open; times scaled by {f:.2}",
+                self.pick.len(),
+                self.total
+            );
+            (f, why)
+        })
+    }
+}
+
+struct RefreshPhase {
+    c: Collector,
+    t0: Instant,
+    walked: u64,
+}
+
+impl Phase for RefreshPhase {
+    fn round(&mut self) -> Result<u64> {
+        let r = self.c.refresh(self.t0.elapsed());
+        self.walked += u64::from(r.snapshot.cost.walked);
+        Ok(r.snapshot.cost.files_read)
+    }
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        vec![("walked".into(), self.walked as f64)]
+    }
+}
+
+struct ModelPhase {
+    r: Refresh,
+    keys: Vec<f64>,
+    collapsed: Option<HashSet<GroupPath>>,
+    rows: usize,
+}
+
+impl Phase for ModelPhase {
+    fn round(&mut self) -> Result<u64> {
+        self.rows = model_round(&self.r, &self.keys, self.collapsed.as_ref());
+        Ok(0)
+    }
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        vec![("rows".into(), self.rows as f64)]
+    }
+}
+
+/// State that phases made together share, to need fewer descriptors.
+#[derive(Default)]
+struct Shared {
+    scanner: Option<Rc<RefCell<Scanner>>>,
+    kept: Option<Rc<KeptFiles>>,
+}
+
+/// One scanner for "scan", "scan-walk" and "scan-churn": each of them
+/// leaves it steady for the next (nothing changes between rounds but what
+/// a round does itself).
+fn shared_scanner<'a>(shared: &'a mut Shared, root: &Path) -> &'a Rc<RefCell<Scanner>> {
+    shared.scanner.get_or_insert_with(|| {
+        // no periodic re-walk: "scan" is the steady state
+        let mut s = Scanner::new(
+            root.to_path_buf(),
+            ScanConfig {
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            },
+        );
+        // the first scan lists the tree and opens the files
+        s.scan();
+        Rc::new(RefCell::new(s))
+    })
+}
+
+/// Sets a phase up (untimed).
+fn make(phase: &str, root: &Path, shared: &mut Shared) -> Result<Box<dyn Phase>> {
+    Ok(match phase {
+        "scan" | "scan-walk" => {
+            let s = shared_scanner(shared, root);
+            Box::new(ScanPhase {
+                s: Rc::clone(s),
+                walk: phase == "scan-walk",
+                groups: 0,
+                limited: false,
+            })
+        }
+        "scan-churn" => {
+            let real = rustix::fs::statfs(root)
+                .is_ok_and(|s| i128::from(s.f_type) == crate::real::CGROUP2_MAGIC);
+            Box::new(ChurnPhase {
+                s: Rc::clone(shared_scanner(shared, root)),
+                root: root.to_path_buf(),
+                real,
+                toggle: false,
+                walked: 0,
+            })
+        }
+        "readdir" => Box::new(ReaddirPhase(root.to_path_buf())),
+        "orc4" | "pread4" | "orc-same" | "pread-same" => {
+            let sets = list_files(root);
+            let four = phase.ends_with('4');
+            let buf = vec![0u8; 64 * 1024];
+            if phase.starts_with("orc") {
+                let files: Vec<(PathBuf, bool)> = if four {
+                    sets.four.into_iter().map(|p| (p, false)).collect()
+                } else {
+                    sets.same
+                };
+                Box::new(OrcPhase { files, buf })
+            } else {
+                let kept = shared.kept.get_or_insert_with(|| {
+                    let wanted = sets.same.len();
+                    let files = open_all(&sets.same)
+                        .into_iter()
+                        .zip(&sets.same)
+                        .map(|((f, multi), (p, _))| (p.clone(), f, multi))
+                        .collect();
+                    Rc::new(KeptFiles { files, wanted })
+                });
+                let (pick, total) = if four {
+                    let want: HashSet<&PathBuf> = sets.four.iter().collect();
+                    let pick = (0..kept.files.len())
+                        .filter(|&i| want.contains(&kept.files[i].0))
+                        .collect();
+                    (pick, sets.four.len())
+                } else {
+                    ((0..kept.files.len()).collect(), kept.wanted)
+                };
+                Box::new(PreadPhase {
+                    kept: Rc::clone(kept),
+                    pick,
+                    total,
+                    buf,
+                })
+            }
+        }
+        "refresh" => Box::new(RefreshPhase {
+            c: collector(root),
+            t0: Instant::now(),
+            walked: 0,
+        }),
+        "model" | "model-collapsed" => {
+            let r = two_refreshes(root);
+            let keys = sort_keys(&r);
+            // "collapsed": every branch but the top collapsed, as a fresh
+            // start on a big host would show it
+            let collapsed: Option<HashSet<GroupPath>> = (phase == "model-collapsed").then(|| {
+                let t = Tree::build(&r.snapshot.groups);
+                t.branches().filter(|p| !p.is_root()).cloned().collect()
+            });
+            Box::new(ModelPhase {
+                r,
+                keys,
+                collapsed,
+                rows: 0,
+            })
+        }
+        _ => bail!("unknown phase {phase:?}; phases: {}", PHASES.join(", ")),
+    })
+}
+
+/// Runs the phases' rounds in turn (round 1 of each, then round 2 of
+/// each, ...), so that every phase sees the same machine: on a shared
+/// machine the load drifts, and the ratios between phases are the point.
+/// Warm-up rounds are untimed.
+pub fn run_interleaved(
+    phases: &[&str],
+    root: &Path,
+    iters: usize,
+    warmup: usize,
+) -> Result<Vec<Samples>> {
+    let mut made = Vec::new();
+    let mut shared = Shared::default();
+    for p in phases {
+        crate::check_stop()?;
+        crate::progress(&format!("setting up {p} ..."));
+        made.push(make(p, root, &mut shared)?);
+    }
+    let mut out = vec![Samples::default(); phases.len()];
+    for r in 0..warmup + iters {
+        crate::progress(&format!("round {}/{} ...", r + 1, warmup + iters));
+        for (p, s) in made.iter_mut().zip(out.iter_mut()) {
+            crate::check_stop()?;
+            p.prepare()?;
+            let w = Instant::now();
+            let c = thread_cpu_time();
+            let files = p.round()?;
+            let cpu = thread_cpu_time().saturating_sub(c);
+            let wall = w.elapsed();
+            if r >= warmup {
+                s.files = files;
+                s.cpu_ns.push(cpu.as_nanos() as u64);
+                s.wall_ns.push(wall.as_nanos() as u64);
+            }
+        }
+    }
+    for (p, s) in made.iter_mut().zip(out.iter_mut()) {
+        s.extra = p.extra();
+        if let Some((f, why)) = p.scale() {
+            s.scale(f);
+            s.note = why;
+        }
+    }
+    Ok(out)
+}
+
+/// Runs one phase on the tree at `root`.
+pub fn run(phase: &str, root: &Path, iters: usize, warmup: usize) -> Result<Samples> {
+    Ok(match phase {
+        "app" => {
+            // what the running program holds: the collector (kept files,
+            // previous snapshot), the last refresh, the tree and its rows
+            let mut c = collector(root);
+            let mut last = None;
+            for i in 0..iters.max(2) {
+                crate::check_stop()?;
+                last = Some(c.refresh(Duration::from_secs(i as u64)));
+            }
+            let mut out = Samples::default();
+            if let Some(r) = &last {
+                let keys = sort_keys(r);
+                let tree = Tree::build(&r.snapshot.groups);
+                let rows = tree.rows(&RowOptions::default(), |a, b| {
+                    keys[tree.nodes[b].sample].total_cmp(&keys[tree.nodes[a].sample])
+                });
+                let (rss, hwm) = rss_kb();
+                out.extra.push(("VmRSS_kB".into(), rss));
+                out.extra.push(("VmHWM_kB".into(), hwm));
+                std::hint::black_box((tree, rows));
+            }
+            std::hint::black_box(last);
+            out
+        }
+        "idle" => {
+            let (rss, hwm) = rss_kb();
+            Samples {
+                extra: vec![("VmRSS_kB".into(), rss), ("VmHWM_kB".into(), hwm)],
+                ..Samples::default()
+            }
+        }
+        _ => run_interleaved(&[phase], root, iters, warmup)?
+            .pop()
+            .unwrap_or_default(),
+    })
+}
+
+/// How many descriptors are still free (up to `max`): what the rest of the
+/// program (focus read, /proc, writes, the terminal) has left.
+pub fn free_fds(max: usize) -> usize {
+    let mut held = Vec::new();
+    while held.len() < max {
+        match File::open("/dev/null") {
+            Ok(f) => held.push(f),
+            Err(_) => break,
+        }
+    }
+    held.len()
+}
