@@ -72,28 +72,6 @@ pub fn locate(opts: &Options) -> Result<MountInfo, SetupError> {
     Ok(m)
 }
 
-/// Raises the soft RLIMIT_NOFILE to the hard limit and returns how many
-/// descriptors the scanner may keep (leaving room for everything else).
-pub fn descriptor_budget(requested: Option<usize>) -> usize {
-    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
-    let lim = getrlimit(Resource::Nofile);
-    let hard = lim.maximum;
-    if lim.current != hard {
-        let _ = setrlimit(
-            Resource::Nofile,
-            Rlimit {
-                current: hard,
-                maximum: hard,
-            },
-        );
-    }
-    let soft = getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX);
-    let room = usize::try_from(soft.saturating_sub(256)).unwrap_or(usize::MAX);
-    requested
-        .unwrap_or(ScanConfig::default().max_kept)
-        .min(room)
-}
-
 pub fn host_info() -> HostInfo {
     let u = rustix::system::uname();
     HostInfo {
@@ -109,7 +87,7 @@ fn collector_config(opts: &Options, m: &MountInfo, full_detail: bool) -> Collect
         start: opts.start.clone(),
         scan: ScanConfig {
             max_depth: opts.depth,
-            max_kept: descriptor_budget(opts.max_kept_fds),
+            max_kept: opts.max_kept_fds.unwrap_or(ScanConfig::default().max_kept),
             ..ScanConfig::default()
         },
         full_detail,

@@ -499,6 +499,8 @@ fn suite(
         "refresh",
         "model",
         "model-collapsed",
+        "frame",
+        "key",
     ];
 
     // interleaved, the phases hold their descriptors at once: the
@@ -523,6 +525,7 @@ fn suite(
     let mut next = || results.next().unwrap_or_default();
     let (scan, walk, readdir, orc4, pread4) = (next(), next(), next(), next(), next());
     let (orc_same, pread_same, refresh, model, model_c) = (next(), next(), next(), next(), next());
+    let (frame, key) = (next(), next());
     // alone: its changes to the tree would make the other phases' scanners
     // walk too; it writes, so only on a tree we built
     let churn_s = if churn {
@@ -545,7 +548,7 @@ fn suite(
     if args.syscalls {
         let counted = phases
             .iter()
-            .filter(|p| !p.starts_with("model"))
+            .filter(|p| !p.starts_with("model") && **p != "frame" && **p != "key")
             .chain(churn.then_some(&"scan-churn"));
         for p in counted {
             progress(&format!("counting syscalls of {p} under strace ..."));
@@ -673,10 +676,23 @@ fn suite(
             thousands(s.extra("rows").unwrap_or(0.0))
         );
     }
-    // FRAME: the cost of one frame (render of the visible rows into a
-    // ratatui buffer) goes here once src/ui exists. Not measured yet: there
-    // is nothing to measure, and a stand-in would be a made-up figure.
-    println!("| one frame (render) | not measured: src/ui does not exist yet | | |");
+    for (name, s) in [
+        (
+            "one frame: `ui::render` of 120x40 into a buffer, tree all expanded",
+            &frame,
+        ),
+        (
+            "one key (`>`, re-sort) through `app::update`, rows rebuilt",
+            &key,
+        ),
+    ] {
+        println!(
+            "| {name} | {} | {} | {} |",
+            ms(s.cpu_ms()),
+            ms(s.wall_ms()),
+            thousands(s.extra("rows").unwrap_or(0.0))
+        );
+    }
     println!();
 
     let (idle, _) = child("idle", root, 0, 0, false, None)?;

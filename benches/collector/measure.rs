@@ -34,6 +34,8 @@ pub const PHASES: &[&str] = &[
     "refresh",
     "model",
     "model-collapsed",
+    "frame",
+    "key",
     "app",
     "idle",
 ];
@@ -485,6 +487,74 @@ impl Phase for ModelPhase {
     }
 }
 
+/// One frame: `ui::render` of the whole screen (120x40) into a ratatui
+/// test buffer, with every group of the tree expanded. The view draws only
+/// the rows on screen, whatever the tree's size.
+struct FramePhase {
+    app: cgtop::app::App,
+    term: ratatui::Terminal<ratatui::backend::TestBackend>,
+    theme: cgtop::ui::Theme,
+}
+
+impl Phase for FramePhase {
+    fn round(&mut self) -> Result<u64> {
+        let (app, theme) = (&self.app, &self.theme);
+        self.term
+            .draw(|f| cgtop::ui::render(f, app, theme))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(0)
+    }
+}
+
+/// One key that re-orders the tree (`>`: the next sort column): what an
+/// operator waits for between pressing it and the next frame, without the
+/// frame.
+struct KeyPhase {
+    app: cgtop::app::App,
+}
+
+impl Phase for KeyPhase {
+    fn round(&mut self) -> Result<u64> {
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        let ev = KeyEvent::new(KeyCode::Char('>'), KeyModifiers::NONE);
+        cgtop::app::update(&mut self.app, cgtop::app::Msg::Key(ev));
+        Ok(0)
+    }
+    fn extra(&mut self) -> Vec<(String, f64)> {
+        vec![("rows".into(), self.app.rows.len() as f64)]
+    }
+}
+
+/// An app holding two refreshes of the tree at `root`, sized 120x40.
+fn app_on(root: &Path) -> cgtop::app::App {
+    use cgtop::app::{update, App, HostInfo, Msg};
+    use cgtop::model::{MountInfo, MountMode};
+    use cgtop::source::collector::Collected;
+    let mount = MountInfo {
+        root: root.to_path_buf(),
+        mode: MountMode::Directory,
+    };
+    let mut app = App::new(
+        HostInfo::default(),
+        mount,
+        GroupPath::root(),
+        Duration::from_secs(1),
+    );
+    update(
+        &mut app,
+        Msg::Resized {
+            width: 120,
+            height: 40,
+            tree_rows: cgtop::ui::tree_rows_for(120, 40),
+        },
+    );
+    update(
+        &mut app,
+        Msg::Collected(Collected::Refresh(Box::new(two_refreshes(root)))),
+    );
+    app
+}
+
 /// State that phases made together share, to need fewer descriptors.
 #[derive(Default)]
 struct Shared {
@@ -594,6 +664,13 @@ fn make(phase: &str, root: &Path, shared: &mut Shared) -> Result<Box<dyn Phase>>
                 rows: 0,
             })
         }
+        "frame" => Box::new(FramePhase {
+            app: app_on(root),
+            term: ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40))
+                .map_err(|e| anyhow::anyhow!("{e}"))?,
+            theme: cgtop::ui::Theme::mono(),
+        }),
+        "key" => Box::new(KeyPhase { app: app_on(root) }),
         _ => bail!("unknown phase {phase:?}; phases: {}", PHASES.join(", ")),
     })
 }

@@ -82,6 +82,14 @@ impl GroupPath {
     }
 }
 
+/// Lets maps keyed by `GroupPath` be searched with a `&str` (the hash of
+/// a `String` and of its `str` agree).
+impl std::borrow::Borrow<str> for GroupPath {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 impl fmt::Display for GroupPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "/{}", self.0)

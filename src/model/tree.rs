@@ -61,25 +61,33 @@ impl Tree {
     /// mid-scan) hangs under its nearest present ancestor.
     pub fn build(groups: &[GroupSample]) -> Self {
         let mut t = Self::default();
-        let Some(top_depth) = groups.iter().map(|g| g.path.depth()).min() else {
+        if groups.is_empty() {
             return t;
-        };
+        }
+        let depth: Vec<usize> = groups.iter().map(|g| g.path.depth()).collect();
         let mut order: Vec<usize> = (0..groups.len()).collect();
         // shallow first so that parents exist before their children
-        order.sort_by_key(|&i| (groups[i].path.depth(), i));
+        order.sort_by_key(|&i| depth[i]);
+        t.nodes.reserve(groups.len());
+        t.index.reserve(groups.len());
         for i in order {
             let path = &groups[i].path;
-            let parent = if path.depth() == top_depth && t.nodes.is_empty() {
+            // the nearest present ancestor, found by slicing the path text
+            // (no allocation per ancestor)
+            let parent = if t.nodes.is_empty() {
                 None
             } else {
-                path.ancestors()
-                    .skip(1)
-                    .find_map(|a| t.index.get(&a).copied())
-                    .or(Some(0))
+                let mut p = path.as_str();
+                let mut found = None;
+                while !p.is_empty() {
+                    p = p.rfind('/').map_or("", |k| &p[..k]);
+                    if let Some(&id) = t.index.get(p) {
+                        found = Some(id);
+                        break;
+                    }
+                }
+                Some(found.unwrap_or(0))
             };
-            if t.nodes.is_empty() && parent.is_some() {
-                continue;
-            }
             let id = t.nodes.len();
             t.nodes.push(Node {
                 path: path.clone(),
