@@ -13,7 +13,7 @@ use crate::ui::format::{bytes_short, pct, rate_short};
 use anyhow::Result;
 use std::cmp::Ordering;
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One group in the JSON output.
 #[derive(serde::Serialize)]
@@ -76,20 +76,13 @@ pub fn run(
     opts: &Options,
 ) -> Result<()> {
     let mut c = Collector::new(cfg);
-    let start = Instant::now();
-    let timed = |c: &mut Collector| {
-        let wall0 = Instant::now();
-        let cpu0 = crate::source::collector::thread_cpu_time();
-        let mut r = c.refresh(start.elapsed());
-        r.snapshot.cost.wall = wall0.elapsed();
-        r.snapshot.cost.cpu = crate::source::collector::thread_cpu_time().saturating_sub(cpu0);
-        r
-    };
-    let mut prev_at = timed(&mut c).snapshot.at;
+    // the collector's clock: batch mode runs the collector in this thread
+    let start = crate::source::collector::clock_start();
+    let mut prev_at = c.refresh_timed(start).snapshot.at;
     let mut n = 0u64;
     while opts.iterations.is_none_or(|max| n < max) {
         std::thread::sleep(opts.interval);
-        let r = timed(&mut c);
+        let r = c.refresh_timed(start);
         let interval = r.snapshot.at.saturating_sub(prev_at);
         prev_at = r.snapshot.at;
         let res = match opts.output {

@@ -116,6 +116,18 @@ impl Collector {
         self.focus = focus;
     }
 
+    /// One refresh now: `at` is the time since `start`, and the cost's
+    /// wall and CPU time are measured (tests call `refresh` with a fixed
+    /// `at` instead, so that nothing in them reads the clock).
+    pub fn refresh_timed(&mut self, start: Instant) -> Refresh {
+        let wall0 = Instant::now();
+        let cpu0 = thread_cpu_time();
+        let mut r = self.refresh(wall0.saturating_duration_since(start));
+        r.snapshot.cost.wall = wall0.elapsed();
+        r.snapshot.cost.cpu = thread_cpu_time().saturating_sub(cpu0);
+        r
+    }
+
     pub fn invalidate(&mut self) {
         self.scanner.invalidate();
     }
@@ -266,6 +278,12 @@ pub fn rates_between(prev: &Snapshot, cur: &Snapshot) -> Vec<GroupRates> {
         .collect()
 }
 
+/// The collector's time origin, for a collector run outside [`spawn`]
+/// (batch mode).
+pub fn clock_start() -> Instant {
+    Instant::now()
+}
+
 /// Thread CPU time (user + system) of the calling thread.
 pub fn thread_cpu_time() -> Duration {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
@@ -292,10 +310,7 @@ pub fn spawn<M: From<Collected> + Send + 'static>(
             loop {
                 if !paused && Instant::now() >= next {
                     let wall0 = Instant::now();
-                    let cpu0 = thread_cpu_time();
-                    let mut r = c.refresh(start.elapsed());
-                    r.snapshot.cost.wall = wall0.elapsed();
-                    r.snapshot.cost.cpu = thread_cpu_time().saturating_sub(cpu0);
+                    let r = c.refresh_timed(start);
                     if tx.send(M::from(Collected::Refresh(Box::new(r)))).is_err() {
                         return;
                     }
