@@ -81,6 +81,10 @@ pub fn spawn_input(tx: Sender<Msg>) -> std::io::Result<std::thread::JoinHandle<(
                             height,
                             tree_rows: crate::ui::tree_rows_for(width, height),
                         },
+                        Ok(Event::Mouse(m)) => match mouse(&m) {
+                            Some(msg) => msg,
+                            None => continue,
+                        },
                         Ok(_) => continue,
                         Err(_) => Msg::InputClosed,
                     };
@@ -95,6 +99,23 @@ pub fn spawn_input(tx: Sender<Msg>) -> std::io::Result<std::thread::JoinHandle<(
                 }
             }
         })
+}
+
+/// Turns a mouse event (only with `--mouse`) into a message: the wheel
+/// moves the cursor, a left click on a tree row selects it.
+fn mouse(m: &event::MouseEvent) -> Option<Msg> {
+    use crate::app::MouseAction;
+    use event::{MouseButton, MouseEventKind};
+    let action = match m.kind {
+        MouseEventKind::ScrollUp => MouseAction::ScrollUp,
+        MouseEventKind::ScrollDown => MouseAction::ScrollDown,
+        MouseEventKind::Down(MouseButton::Left) => {
+            let (w, h) = terminal::size().ok()?;
+            MouseAction::ClickRow(crate::ui::tree_row_at(w, h, m.column, m.row)?)
+        }
+        _ => return None,
+    };
+    Some(Msg::Mouse(action))
 }
 
 /// False once the controlling terminal has been hung up: tcgetattr on a

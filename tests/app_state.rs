@@ -936,3 +936,29 @@ fn the_modal_scopes_have_their_keys() {
         assert_eq!(bound, actions, "{scope:?}");
     }
 }
+
+/// With `--mouse`: the wheel moves the cursor by three rows, a click on a
+/// tree row selects it, a click below the last row selects nothing.
+#[test]
+fn mouse_wheel_and_click() {
+    use cgtop::app::{MouseAction, Msg};
+    let (mut a, mut c) = app_on(
+        &fixture("pure-v2-systemd"),
+        directory_mount("pure-v2-systemd"),
+        80,
+        24,
+    );
+    send(&mut a, &mut c, Msg::Mouse(MouseAction::ScrollDown));
+    assert_eq!(a.cursor, 3);
+    send(&mut a, &mut c, Msg::Mouse(MouseAction::ScrollUp));
+    assert_eq!(a.cursor, 0);
+    send(&mut a, &mut c, Msg::Mouse(MouseAction::ClickRow(2)));
+    assert_eq!(a.cursor, 2);
+    let sel = a.selected.clone();
+    send(&mut a, &mut c, Msg::Mouse(MouseAction::ClickRow(999)));
+    assert_eq!((a.cursor, a.selected.clone()), (2, sel));
+    // the geometry the terminal uses: line 3 of an 80x24 screen is the
+    // first tree row (two header lines, then the column header)
+    assert_eq!(cgtop::ui::tree_row_at(80, 24, 5, 3), Some(0));
+    assert_eq!(cgtop::ui::tree_row_at(80, 24, 5, 2), None);
+}

@@ -29,6 +29,8 @@ pub enum Msg {
         height: u16,
         tree_rows: usize,
     },
+    /// A mouse action (only with `--mouse`).
+    Mouse(MouseAction),
     /// SIGTERM, SIGHUP, SIGQUIT or SIGINT arrived.
     Signalled(i32),
     /// The terminal is gone (EOF or error on input, hung-up tty).
@@ -44,6 +46,15 @@ impl From<Collected> for Msg {
     fn from(c: Collected) -> Self {
         Self::Collected(c)
     }
+}
+
+/// What the mouse can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MouseAction {
+    ScrollUp,
+    ScrollDown,
+    /// A click on the n-th tree row on screen.
+    ClickRow(usize),
 }
 
 /// What `update` asks the outside world to do.
@@ -499,6 +510,17 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.tree_height = tree_rows;
             app.fix_scroll();
         }
+        Msg::Mouse(m) if app.mode == Mode::Normal => match m {
+            MouseAction::ScrollUp => app.move_cursor(app.cursor.saturating_sub(3), &mut fx),
+            MouseAction::ScrollDown => app.move_cursor(app.cursor + 3, &mut fx),
+            // a click below the last row selects nothing
+            MouseAction::ClickRow(n) if app.scroll + n < app.rows.len() => {
+                app.pane = Pane::Tree;
+                app.move_cursor(app.scroll + n, &mut fx);
+            }
+            MouseAction::ClickRow(_) => {}
+        },
+        Msg::Mouse(_) => {}
         Msg::Signalled(_) | Msg::InputClosed => {
             app.quitting = true;
             fx.push(Effect::Quit);

@@ -70,6 +70,15 @@ fn areas(area: Rect) -> Areas {
     }
 }
 
+/// Which visible tree row (counted from the first row on screen) is at
+/// column `x`, line `y` of a screen of this size, if any (for mouse clicks).
+pub fn tree_row_at(width: u16, height: u16, x: u16, y: u16) -> Option<usize> {
+    let t = areas(Rect::new(0, 0, width, height)).tree;
+    // the first line of the pane is the column header
+    let inside = x >= t.x && x < t.x + t.width && y > t.y && y < t.y + t.height;
+    inside.then(|| usize::from(y - t.y - 1))
+}
+
 /// How many tree rows fit on a screen of this size (the app pages by it).
 pub fn tree_rows_for(width: u16, height: u16) -> usize {
     let a = areas(Rect::new(0, 0, width, height));
