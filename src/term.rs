@@ -81,7 +81,7 @@ pub fn spawn_input(tx: Sender<Msg>) -> std::io::Result<std::thread::JoinHandle<(
                             height,
                             tree_rows: crate::ui::tree_rows_for(width, height),
                         },
-                        Ok(Event::Mouse(m)) => match mouse(&m) {
+                        Ok(Event::Mouse(m)) => match mouse(m) {
                             Some(msg) => msg,
                             None => continue,
                         },
@@ -103,7 +103,7 @@ pub fn spawn_input(tx: Sender<Msg>) -> std::io::Result<std::thread::JoinHandle<(
 
 /// Turns a mouse event (only with `--mouse`) into a message: the wheel
 /// moves the cursor, a left click on a tree row selects it.
-fn mouse(m: &event::MouseEvent) -> Option<Msg> {
+fn mouse(m: event::MouseEvent) -> Option<Msg> {
     use crate::app::MouseAction;
     use event::{MouseButton, MouseEventKind};
     let action = match m.kind {
