@@ -156,12 +156,12 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     if let Some(d) = &app.data {
         let c = &d.refresh.snapshot.cost;
         l2.push(Span::raw(format!(
-            "{} groups  every {}  cost {:.1} ms cpu, {} files ({} kept fds)",
+            "{} groups  every {}  cost {:.1} ms cpu, {} files ({} via kept fds)",
             d.refresh.snapshot.groups.len(),
             fmt_secs(app.interval),
             c.cpu.as_secs_f64() * 1e3,
             c.files_read,
-            d.refresh.kept_fds,
+            c.files_kept,
         )));
         if c.fd_limited {
             l2.push(Span::styled("  fds short: reopening files", theme.warn));
