@@ -30,6 +30,8 @@ use cgtop::source::writer::{self, perform, Offer};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 use vm_common::{
@@ -250,6 +252,9 @@ struct Buffered {
     writeback: f64,
     /// io.stat wbytes of the group, from the kernel.
     kernel_bytes: u64,
+    /// How io.stat wbytes grew during the sync, polled every 10 ms: (time
+    /// since the sync started, bytes added in that step).
+    steps: Vec<(Duration, u64)>,
 }
 
 impl Buffered {
@@ -259,11 +264,27 @@ impl Buffered {
         self.cgtop_bytes / secs(self.sync)
     }
 
+    /// The kernel's rate between its first and last io.stat step: the
+    /// bytes of every step after the first, over the time between them
+    /// (the throttle lets a step through when the limit has paid for it).
+    /// With a single step (one bio for the whole file), its bytes over the
+    /// time since the sync started.
+    fn kernel_steady_rate(&self) -> Option<f64> {
+        let (first, last) = (self.steps.first()?, self.steps.last()?);
+        if self.steps.len() == 1 {
+            return Some(first.1 as f64 / secs(first.0));
+        }
+        let dt = secs(last.0.checked_sub(first.0)?);
+        let bytes: u64 = self.steps[1..].iter().map(|(_, b)| b).sum();
+        (dt > 0.0).then(|| bytes as f64 / dt)
+    }
+
     fn describe(&self) -> String {
         format!(
             "dd 16 MiB in {:.2} s = {} MiB/s (page cache); sync {:.2} s = {} MiB/s; cgtop: {} MiB \
              written in total, {} MiB/s averaged over the sync, per refresh during the sync: {}; \
-             peak file_dirty {} MiB, file_writeback {} MiB in cgtop's memory_stat; io.stat wbytes {}",
+             peak file_dirty {} MiB, file_writeback {} MiB in cgtop's memory_stat; io.stat wbytes {} \
+             in steps of {} ({} MiB/s between the first and the last step)",
             secs(self.dd),
             mib(16.0 * MIB / secs(self.dd)),
             secs(self.sync),
@@ -273,7 +294,13 @@ impl Buffered {
             list(&self.during_sync, mib),
             mib(self.dirty),
             mib(self.writeback),
-            self.kernel_bytes
+            self.kernel_bytes,
+            self.steps
+                .iter()
+                .map(|(t, b)| format!("{} MiB at {:.2} s", mib(*b as f64), secs(*t)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            self.kernel_steady_rate().map_or("-".into(), mib)
         )
     }
 }
@@ -298,10 +325,38 @@ fn buffered_write(case: &Case, g: &GroupPath) -> Buffered {
     );
     let dd_end = dd.wait(Duration::from_secs(60));
     assert!(dd_end.status.success(), "dd failed: {}", dd_end.stderr);
+    // the kernel's own view of the writeback, finer than cgtop's refreshes
+    let stop = Arc::new(AtomicBool::new(false));
+    let poller = {
+        let stop = Arc::clone(&stop);
+        let stat = case.dir(g).join("io.stat");
+        std::thread::spawn(move || {
+            let t0 = Instant::now();
+            let mut last = io_stat_key(&kread(&stat), dev, "wbytes");
+            let mut steps = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                let now = io_stat_key(&kread(&stat), dev, "wbytes");
+                if now != last {
+                    steps.push((t0.elapsed(), now - last));
+                    last = now;
+                }
+                sleep(Duration::from_millis(10));
+            }
+            (t0, steps)
+        })
+    };
     let sync = case.spawn_in(g, &["sync"]);
     let sync_started = sync.started;
     let sync_end = sync.wait(Duration::from_secs(60));
     assert!(sync_end.status.success(), "sync failed");
+    stop.store(true, Ordering::Relaxed);
+    let (poll_started, steps) = poller.join().unwrap();
+    // from the sync's start rather than the poller's
+    let shift = sync_started.saturating_duration_since(poll_started);
+    let steps = steps
+        .into_iter()
+        .map(|(t, b)| (t.saturating_sub(shift), b))
+        .collect();
     let n = run.len();
     run.wait_lines(n + 1, Duration::from_secs(10));
     let samples = run.stop();
@@ -323,6 +378,7 @@ fn buffered_write(case: &Case, g: &GroupPath) -> Buffered {
         dirty: peak("/memory_stat/file_dirty"),
         writeback: peak("/memory_stat/file_writeback"),
         kernel_bytes: io_stat_key(&case.file(g, "io.stat"), dev, "wbytes"),
+        steps,
     }
 }
 
@@ -345,6 +401,14 @@ fn check_buffered(b: &Buffered) {
         "cgtop's rates add up to {} bytes, io.stat says {}",
         b.cgtop_bytes,
         b.kernel_bytes
+    );
+    let k = b
+        .kernel_steady_rate()
+        .expect("io.stat grew in fewer than 2 steps");
+    assert!(
+        (k / (2.0 * MIB) - 1.0).abs() <= IO_TOLERANCE,
+        "the kernel's writeback ran at {} MiB/s between its io.stat steps",
+        mib(k)
     );
     let r = b.writeback_rate();
     assert!(
