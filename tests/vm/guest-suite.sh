@@ -81,7 +81,7 @@ else
     rc=${PIPESTATUS[0]}
     # "test result: ok. 12 passed; 0 failed; ..." -> "12 passed, 0 failed"
     counts=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 passed, \2 failed/p' "$log" | tail -n1)
-    failed_tests=$(sed -n 's/^test \(.*\) \.\.\. .*FAILED$/\1/p; s/^    \([a-z_0-9]*\)$/\1/p' "$log" | sort -u | tr '\n' ' ')
+    failed_tests=$(sed -n 's/^test \(.*\) \.\.\. .*FAILED$/\1/p; s/^    \([a-z_0-9]*\)$/\1/p' "$log" | sort -u | paste -sd' ' -)
     rm -f "$log"
     if ((rc == 0)); then
         record vm_truth pass "${counts:-no test count}"
