@@ -243,8 +243,9 @@ fn io_max_direct_read_shows_the_limit() {
 struct Buffered {
     dd: Duration,
     sync: Duration,
-    /// cgtop's per-refresh write rates whose interval lies inside the sync.
-    during_sync: Vec<f64>,
+    /// cgtop's refreshes (every 0.25 s) that saw writes: (time since the
+    /// sync started, bytes = rate x interval).
+    cgtop_steps: Vec<(Duration, u64)>,
     /// Bytes cgtop's rates add up to over the whole run (rate x interval).
     cgtop_bytes: f64,
     /// Peaks of memory.stat file_dirty and file_writeback in cgtop's JSON.
@@ -258,60 +259,60 @@ struct Buffered {
 }
 
 impl Buffered {
-    /// cgtop's write rate averaged over the writeback: the bytes its
-    /// per-refresh rates add up to, over the time `sync` took.
-    fn writeback_rate(&self) -> f64 {
-        self.cgtop_bytes / secs(self.sync)
-    }
-
-    /// The kernel's rate between its first and last io.stat step: the
-    /// bytes of every step after the first, over the time between them
-    /// (the throttle lets a step through when the limit has paid for it).
-    /// With a single step (one bio for the whole file), its bytes over the
-    /// time since the sync started.
-    fn kernel_steady_rate(&self) -> Option<f64> {
-        let (first, last) = (self.steps.first()?, self.steps.last()?);
-        if self.steps.len() == 1 {
-            return Some(first.1 as f64 / secs(first.0));
-        }
-        let dt = secs(last.0.checked_sub(first.0)?);
-        let bytes: u64 = self.steps[1..].iter().map(|(_, b)| b).sum();
-        (dt > 0.0).then(|| bytes as f64 / dt)
-    }
-
     fn describe(&self) -> String {
+        let show = |steps: &[(Duration, u64)]| {
+            steps
+                .iter()
+                .map(|(t, b)| format!("{} at {:.2} s", mib(*b as f64), secs(*t)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let rate = |steps: &[(Duration, u64)]| steady_rate(steps).map_or("-".into(), mib);
         format!(
-            "dd 16 MiB in {:.2} s = {} MiB/s (page cache); sync {:.2} s = {} MiB/s; cgtop: {} MiB \
-             written in total, {} MiB/s averaged over the sync, per refresh during the sync: {}; \
-             peak file_dirty {} MiB, file_writeback {} MiB in cgtop's memory_stat; io.stat wbytes {} \
-             in steps of {} ({} MiB/s between the first and the last step)",
+            "dd 16 MiB in {:.2} s = {} MiB/s (page cache); sync {:.2} s = {} MiB/s end to end; \
+             cgtop (-d 0.25) saw {} MiB in steps (MiB) of {}: {} MiB/s between its first and last \
+             step; io.stat (polled every 10 ms) {} bytes in steps of {}: {} MiB/s; peak \
+             file_dirty {} MiB, file_writeback {} MiB in cgtop's memory_stat",
             secs(self.dd),
             mib(16.0 * MIB / secs(self.dd)),
             secs(self.sync),
             mib(16.0 * MIB / secs(self.sync)),
             mib(self.cgtop_bytes),
-            mib(self.writeback_rate()),
-            list(&self.during_sync, mib),
+            show(&self.cgtop_steps),
+            rate(&self.cgtop_steps),
+            self.kernel_bytes,
+            show(&self.steps),
+            rate(&self.steps),
             mib(self.dirty),
             mib(self.writeback),
-            self.kernel_bytes,
-            self.steps
-                .iter()
-                .map(|(t, b)| format!("{} MiB at {:.2} s", mib(*b as f64), secs(*t)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            self.kernel_steady_rate().map_or("-".into(), mib)
         )
     }
 }
 
+/// The write rate between the first and the last step of a counter that
+/// grows in steps: the bytes of every step after the first, over the time
+/// between the first and the last (the throttle lets a bio through once the
+/// limit has paid for it, so a step's bytes were paid since the step
+/// before). A single step (one bio for the whole file) is divided by the
+/// time since the sync started.
+fn steady_rate(steps: &[(Duration, u64)]) -> Option<f64> {
+    let (first, last) = (steps.first()?, steps.last()?);
+    if steps.len() == 1 {
+        return Some(first.1 as f64 / secs(first.0));
+    }
+    let dt = secs(last.0.checked_sub(first.0)?);
+    let bytes: u64 = steps[1..].iter().map(|(_, b)| b).sum();
+    (dt > 0.0).then(|| bytes as f64 / dt)
+}
+
 /// dd 16 MiB into the page cache, then `sync`, both inside `g`, with
-/// `cgtop --json -d 1` watching the case.
+/// `cgtop --json -d 0.25` watching the case (fine enough to tell the
+/// throttle's steps apart).
 fn buffered_write(case: &Case, g: &GroupPath) -> Buffered {
     let (dir, dev) = scratch();
     let file = dir.join(format!("cgtop-vm-{}", g.name()));
     drop_caches();
-    let run = CgtopRun::start(&case.top, "1", 60);
+    let run = CgtopRun::start(&case.top, "0.25", 400);
     run.wait_lines(1, Duration::from_secs(20));
     let dd = case.spawn_in(
         g,
@@ -370,7 +371,13 @@ fn buffered_write(case: &Case, g: &GroupPath) -> Buffered {
     Buffered {
         dd: dd_end.elapsed,
         sync: sync_end.elapsed,
-        during_sync: during(&samples, g, "/rates/io/wbps", sync_started, sync_end.ended),
+        cgtop_steps: samples
+            .iter()
+            .filter_map(|s| {
+                let bytes = (s.num(g, "/rates/io/wbps")? * secs(s.interval())).round() as u64;
+                (bytes > 0).then(|| (s.at.saturating_duration_since(sync_started), bytes))
+            })
+            .collect(),
         cgtop_bytes: samples
             .iter()
             .filter_map(|s| Some(s.num(g, "/rates/io/wbps")? * secs(s.interval())))
@@ -383,7 +390,11 @@ fn buffered_write(case: &Case, g: &GroupPath) -> Buffered {
 }
 
 /// The checks both buffered cases share: dd is not slowed, the writeback
-/// is, and cgtop's rates add up to what the kernel counted.
+/// is (2 MiB/s between the counter's steps, in cgtop and in io.stat), and
+/// cgtop's rates add up to what the kernel counted. The end-to-end rate of
+/// the sync is printed, not checked: it also holds the guest's CPU work
+/// before the first bio is submitted (0.2-0.9 s under TCG), which is not
+/// the throttle's doing.
 fn check_buffered(b: &Buffered) {
     let dd_rate = 16.0 * MIB / secs(b.dd);
     assert!(
@@ -402,19 +413,17 @@ fn check_buffered(b: &Buffered) {
         b.cgtop_bytes,
         b.kernel_bytes
     );
-    let k = b
-        .kernel_steady_rate()
-        .expect("io.stat grew in fewer than 2 steps");
+    let k = steady_rate(&b.steps).expect("io.stat never grew during the sync");
     assert!(
         (k / (2.0 * MIB) - 1.0).abs() <= IO_TOLERANCE,
         "the kernel's writeback ran at {} MiB/s between its io.stat steps",
         mib(k)
     );
-    let r = b.writeback_rate();
+    let c = steady_rate(&b.cgtop_steps).expect("cgtop never saw the writes");
     assert!(
-        (r / (2.0 * MIB) - 1.0).abs() <= IO_TOLERANCE,
-        "cgtop's write rate over the writeback is {} MiB/s, not 2 MiB/s within 15 %",
-        mib(r)
+        (c / (2.0 * MIB) - 1.0).abs() <= IO_TOLERANCE,
+        "cgtop's write rate between its steps is {} MiB/s, not 2 MiB/s within 15 %",
+        mib(c)
     );
 }
 
@@ -426,8 +435,9 @@ fn check_buffered(b: &Buffered) {
 /// writeback bios, which are several MiB here (the page cache of a fresh
 /// guest is physically contiguous, and bios are split to the disk's 1280 KiB
 /// only after the throttle), so io.stat grows in steps of ~8 MiB every ~4 s
-/// and cgtop's 1 s rates read 0 or ~8 MiB/s. The limit holds on average,
-/// which is what is checked; the steps are printed.
+/// and cgtop's 1 s rates would read 0 or ~8 MiB/s. What is checked is the
+/// rate between the steps, as cgtop sees them every 0.25 s and as io.stat
+/// shows them polled every 10 ms; both steps are printed.
 #[test]
 fn io_max_buffered_write_is_throttled_at_writeback_with_memory_on() {
     if !in_vm() {
