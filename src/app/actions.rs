@@ -7,15 +7,14 @@
 //! confirm when destructive, on a protected group (typed name), on a
 //! systemd unit (note and systemctl equivalent) or for a raw write ->
 //! `Effect::Write` -> writer thread -> `Msg::WriteFinished` -> status line,
-//! action log, undo stack, offers (leaf fix, enable along the path, enable
-//! memory for io.max).
+//! action log, undo stack, offers (leaf fix, enable along the path).
 
 use super::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
 use crate::cgroupfs::io::DevId;
 use crate::model::input::{self, ControllerChange, MemoryFile};
 use crate::model::write::{self, Op, WriteKind};
-use crate::model::{DeviceInfo, GroupPath};
+use crate::model::{DeviceInfo, GroupPath, MountMode};
 use crate::source::devices::throttle_check;
 use crate::source::safety::{typed_name_matches, typed_prompt};
 use crate::source::writer::{Offer, WriteOutcome};
@@ -139,8 +138,14 @@ pub struct LimitsForm {
     pub cursor: usize,
     pub devices: Vec<DeviceInfo>,
     pub device: usize,
-    /// The group has the memory controller (memory.current exists).
-    pub has_memory: bool,
+    /// Buffered writeback is charged to the writer's io group (cgroup
+    /// writeback), so io.max throttles buffered writes too. True whenever
+    /// the memory controller is on cgroup2: the io controller turns memory
+    /// on, hidden, wherever io is on (`io_cgrp_subsys.depends_on` in
+    /// block/blk-cgroup.c), so a group without memory files is covered as
+    /// well (measured in tests/vm_truth.rs). False on a hybrid host whose
+    /// memory controller is on cgroup v1: writeback then runs as the root.
+    pub cgroup_writeback: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -292,9 +297,10 @@ pub fn open_limits(app: &mut App) {
         .iter()
         .position(|d| throttle_check(d, &devices).is_ok())
         .unwrap_or(0);
-    let has_memory = app
-        .selected_data()
-        .is_some_and(|(g, _)| g.hot.memory_current.is_some());
+    let cgroup_writeback = !matches!(
+        &app.mount.mode,
+        MountMode::Hybrid { v1_controllers } if v1_controllers.iter().any(|c| c == "memory")
+    );
     let fields = FieldKind::ALL
         .iter()
         .map(|&kind| Field {
@@ -312,7 +318,7 @@ pub fn open_limits(app: &mut App) {
         cursor: 0,
         devices,
         device,
-        has_memory,
+        cgroup_writeback,
     };
     // start on the first field that exists
     form.cursor = form
@@ -743,7 +749,7 @@ fn controllers_key(
 pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
     let dev = f.devices.get(f.device).cloned();
     let group = f.group.clone();
-    let has_memory = f.has_memory;
+    let cgroup_writeback = f.cgroup_writeback;
     let devices = f.devices.clone();
     let field = &mut f.fields[i];
     field.warning = None;
@@ -822,8 +828,8 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
                 .map_err(|e| e.to_string())
         }),
     };
-    if field.kind == FieldKind::IoMax && !has_memory {
-        field.warning = Some("memory is off for this group: buffered writes will not be throttled, only direct IO (admin guide 5-3-2, writeback needs io and memory); cgtop offers to enable memory after the write".into());
+    if field.kind == FieldKind::IoMax && !cgroup_writeback {
+        field.warning = Some("the memory controller is on cgroup v1 here, so there is no cgroup writeback: buffered writes are written back as the root and not throttled, only direct IO is (admin guide 5-3-2)".into());
     }
     if let (FieldKind::Memory(_), Ok(Op::Write(w))) = (field.kind, &op) {
         if let WriteKind::Memory(_, l) = w.kind {
@@ -862,8 +868,6 @@ fn limits_key(app: &mut App, mut f: LimitsForm, ev: &KeyEvent, fx: &mut Vec<Effe
         }
         KeyCode::Enter => {
             if let Some(op) = f.fields[i].op.clone() {
-                app.pending_io_memory_offer =
-                    matches!(f.fields[i].kind, FieldKind::IoMax) && !f.has_memory;
                 f.fields[i].input.clear();
                 refresh_preview(&mut f, i, app.page_size);
                 let back = Mode::Limits(f);
@@ -1074,10 +1078,8 @@ pub fn on_write_finished(
     unix_secs: u64,
     fx: &mut Vec<Effect>,
 ) {
-    let offer_memory = std::mem::take(&mut app.pending_io_memory_offer);
     let mut status: Option<(Level, String)> = None;
     let mut offer: Option<Offer> = None;
-    let mut io_max_ok: Option<GroupPath> = None;
     for o in outcomes {
         if let Some(u) = o.undo() {
             app.undo.push(u);
@@ -1090,7 +1092,6 @@ pub fn on_write_finished(
                 WriteKind::Freeze(false) => {
                     app.freezing.remove(&w.group);
                 }
-                WriteKind::IoMax(_) => io_max_ok = Some(w.group.clone()),
                 _ => {}
             }
         }
@@ -1153,25 +1154,7 @@ pub fn on_write_finished(
                 typed: None,
             });
         }
-        None => {
-            if let (true, Some(g)) = (offer_memory, io_max_ok) {
-                if let Some(parent) = g.parent() {
-                    let op =
-                        write::set_subtree_control(&parent, &[ControllerChange::enable("memory")]);
-                    let lines = vec![
-                        format!("io.max is set on {g}, but memory is off for it, so only direct IO is throttled."),
-                        "Buffered writes are throttled at writeback, which needs io and memory both on (admin guide 5-3-2).".into(),
-                        format!("• {}", op.describe()),
-                    ];
-                    app.mode = Mode::Confirm(Confirm {
-                        title: "enable memory too?".into(),
-                        lines,
-                        request: WriteRequest::Ops(vec![op]),
-                        typed: None,
-                    });
-                }
-            }
-        }
+        None => {}
     }
 }
 

@@ -245,8 +245,6 @@ pub struct App {
     /// was at cgtop's first refresh).
     pub frozen_since: std::collections::HashMap<GroupPath, Option<Duration>>,
     pub frozen_seen_any: bool,
-    /// After this io.max write, offer to enable memory (it was off).
-    pub pending_io_memory_offer: bool,
     /// For the note on memory limits the kernel rounds to pages.
     pub page_size: u64,
 }
@@ -286,7 +284,6 @@ impl App {
             freezing: HashSet::new(),
             frozen_since: std::collections::HashMap::new(),
             frozen_seen_any: false,
-            pending_io_memory_offer: false,
             page_size: 4096,
         }
     }

@@ -4,12 +4,15 @@
 #   smoke     tests/vm/smoke.sh (is the guest what the tests assume?)
 #   cgtop     BIN --json -n 2: exit status 0 and some output (smoke check
 #             of the release binary; the JSON itself is checked elsewhere)
-#   vm_truth  the vm_truth integration test binary, --test-threads=1,
-#             with CGTOP_VM=1, in the package root (as cargo test would)
+#   vm_truth  the vm_truth integration test binary, --test-threads=1
+#             --nocapture, with CGTOP_VM=1, in the package root (as cargo
+#             test would); its measured figures ("FIGURE case: ...") go to
+#             DIR/figures through CGTOP_VM_FIGURES
 # usage (inside the VM, from the package root):
 #   guest-suite.sh [--cgtop BIN] [--vm-truth BIN] [--results DIR]
 # Writes "STEP RESULT SECONDS [NOTE]" lines (RESULT: pass, fail, skip) to
-# DIR/results for the host.  Exit status 1 if a step failed.
+# DIR/results and the figures to DIR/figures for the host.  Exit status 1 if
+# a step failed.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CGTOP='' VM_TRUTH='' RESULTS=''
@@ -27,6 +30,7 @@ if [[ ${CGTOP_VM:-} != 1 ]]; then
 fi
 [[ -n $RESULTS ]] || RESULTS=$(mktemp -d)
 : > "$RESULTS/results"
+: > "$RESULTS/figures"
 
 failed=0 t0=0
 ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -70,9 +74,20 @@ begin vm_truth
 if [[ -z $VM_TRUTH ]]; then
     record vm_truth skip "no test binary"
 else
-    CGTOP_VM=1 RUST_BACKTRACE=${RUST_BACKTRACE:-1} "$VM_TRUTH" --test-threads=1
-    rc=$?
-    if ((rc == 0)); then record vm_truth pass; else record vm_truth fail "exit status $rc"; fi
+    log=$(mktemp)
+    # --nocapture: the measured figures are the point, also of passing tests
+    CGTOP_VM=1 CGTOP_VM_FIGURES="$RESULTS/figures" RUST_BACKTRACE=${RUST_BACKTRACE:-1} \
+        "$VM_TRUTH" --test-threads=1 --nocapture 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+    # "test result: ok. 12 passed; 0 failed; ..." -> "12 passed, 0 failed"
+    counts=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 passed, \2 failed/p' "$log" | tail -n1)
+    failed_tests=$(sed -n 's/^test \(.*\) \.\.\. .*FAILED$/\1/p; s/^    \([a-z_0-9]*\)$/\1/p' "$log" | sort -u | paste -sd' ' -)
+    rm -f "$log"
+    if ((rc == 0)); then
+        record vm_truth pass "${counts:-no test count}"
+    else
+        record vm_truth fail "exit status $rc${counts:+, $counts}${failed_tests:+: $failed_tests}"
+    fi
 fi
 
 echo

@@ -1,0 +1,603 @@
+//! Helpers for `tests/vm_truth.rs`, the checks that run inside the test VM
+//! (tests/vm): a self-cleaning group per case, workloads started inside a
+//! group through cgtop's own writer, the real `cgtop --json` binary run
+//! beside a workload, and small readers of the kernel's files for the
+//! comparison.
+//!
+//! Everything here runs as root in a throw-away guest kernel; on any other
+//! machine the tests return before they touch anything ([`in_vm`]).
+
+use cgtop::cgroupfs::io::DevId;
+use cgtop::model::input::parse_controller_changes;
+use cgtop::model::write::{self, Op};
+use cgtop::model::GroupPath;
+use cgtop::source::writer::{perform, WriteOutcome};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::{sleep, JoinHandle};
+use std::time::{Duration, Instant};
+
+/// True inside the test VM (`CGTOP_VM=1`, set by tests/vm/run-suite);
+/// otherwise prints the skip line the suite documents.
+pub fn in_vm() -> bool {
+    if std::env::var("CGTOP_VM").as_deref() == Ok("1") {
+        return true;
+    }
+    println!("skipped: not in the VM (CGTOP_VM unset)");
+    false
+}
+
+/// Prints a measured figure and appends it to `$CGTOP_VM_FIGURES` (the
+/// suite collects that file and prints it beside its summary).
+pub fn figure(case: &str, text: &str) {
+    println!("FIGURE {case}: {text}");
+    if let Ok(path) = std::env::var("CGTOP_VM_FIGURES") {
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = writeln!(f, "{case}: {text}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The kernel's own files, read independently of cgtop's parsers.
+
+pub fn kread(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// The value of `key` in a flat-keyed file text ("key value" lines).
+pub fn kv(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once(' ')?;
+        (k == key).then(|| v.trim().parse().ok())?
+    })
+}
+
+/// The value of `key=` on the io.stat line of `dev`, 0 when the group has
+/// done no IO on it yet.
+pub fn io_stat_key(text: &str, dev: DevId, key: &str) -> u64 {
+    let prefix = format!("{dev} ");
+    text.lines()
+        .find(|l| l.starts_with(&prefix))
+        .and_then(|l| {
+            l.split_ascii_whitespace()
+                .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The scratch disk (`$CGTOP_VM_SCRATCH` on `$CGTOP_VM_SCRATCH_DEV`) and its
+/// MAJ:MIN from /sys/block/<name>/dev.
+pub fn scratch() -> (PathBuf, DevId) {
+    let dir = std::env::var("CGTOP_VM_SCRATCH").unwrap_or_else(|_| "/mnt/scratch".into());
+    let dev = std::env::var("CGTOP_VM_SCRATCH_DEV").unwrap_or_else(|_| "/dev/vda".into());
+    let name = dev.trim_start_matches("/dev/");
+    let text = kread(&Path::new("/sys/block").join(name).join("dev"));
+    let id = DevId::parse(text.trim()).unwrap_or_else(|| panic!("bad MAJ:MIN {text:?}"));
+    (PathBuf::from(dir), id)
+}
+
+/// Writes dirty pages back and empties the page cache, so that reads go to
+/// the disk and earlier writes do not spill into the next measurement.
+pub fn drop_caches() {
+    let ok = Command::new("sync").status().is_ok_and(|s| s.success());
+    assert!(ok, "sync failed");
+    std::fs::write("/proc/sys/vm/drop_caches", "3").expect("drop_caches");
+}
+
+pub fn median(v: &[f64]) -> f64 {
+    assert!(!v.is_empty(), "median of nothing");
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        f64::midpoint(s[n / 2 - 1], s[n / 2])
+    }
+}
+
+pub const MIB: f64 = 1_048_576.0;
+
+/// "1.93" (MiB/s) for a rate in bytes/s.
+pub fn mib(bps: f64) -> String {
+    format!("{:.2}", bps / MIB)
+}
+
+pub fn list(v: &[f64], f: impl Fn(f64) -> String) -> String {
+    v.iter().map(|x| f(*x)).collect::<Vec<_>>().join(" ")
+}
+
+// ---------------------------------------------------------------------------
+// A case's groups.
+
+/// `/sys/fs/cgroup/cgtop-vm-<name>` and everything below it, created
+/// through cgtop's writer; Drop thaws, kills and removes it all, also after
+/// a failed assertion.
+pub struct Case {
+    pub root: PathBuf,
+    pub top: GroupPath,
+    started: Instant,
+}
+
+impl Case {
+    /// Creates the case's group and enables `controllers` ("+io +memory",
+    /// operator syntax) in its cgroup.subtree_control.
+    pub fn new(name: &'static str, controllers: &str) -> Self {
+        let root = cgtop::source::mount::discover()
+            .expect("a cgroup2 mount")
+            .root;
+        let top = GroupPath::new(&format!("cgtop-vm-{name}"));
+        let case = Self {
+            root,
+            top,
+            started: Instant::now(),
+        };
+        // a leftover of an interrupted run of the same boot
+        case.cleanup();
+        case.apply(&write::create_group(&case.top));
+        if !controllers.is_empty() {
+            let changes = parse_controller_changes(controllers).expect("controller changes");
+            let o = case.apply(&write::set_subtree_control(&case.top, &changes));
+            assert_eq!(o.stored_differs(), None, "{}", o.summary());
+        }
+        case
+    }
+
+    /// A group below the case's top ("" is the top itself).
+    pub fn path(&self, sub: &str) -> GroupPath {
+        if sub.is_empty() {
+            self.top.clone()
+        } else {
+            self.top.join(sub)
+        }
+    }
+
+    pub fn dir(&self, g: &GroupPath) -> PathBuf {
+        self.root.join(g.as_str())
+    }
+
+    pub fn file(&self, g: &GroupPath, file: &str) -> String {
+        kread(&self.dir(g).join(file))
+    }
+
+    /// Creates a child group through the writer.
+    pub fn mkdir(&self, sub: &str) -> GroupPath {
+        let g = self.path(sub);
+        self.apply(&write::create_group(&g));
+        g
+    }
+
+    /// Performs `op` with cgtop's writer; it must succeed.
+    pub fn apply(&self, op: &Op) -> WriteOutcome {
+        let o = perform(&self.root, op);
+        assert!(o.is_ok(), "{}", o.summary());
+        o
+    }
+
+    /// Starts `argv` inside `g`: a shell waits on a pipe, is moved into
+    /// the group by cgtop's writer (cgroup.procs), and only then execs the
+    /// workload, so that every byte and cycle of it is charged to `g`.
+    pub fn spawn_in(&self, g: &GroupPath, argv: &[&str]) -> Job {
+        let mut child = Command::new("sh")
+            .args(["-c", "read go && exec \"$@\"", "sh"])
+            .args(argv)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn sh");
+        let pid = child.id();
+        let moved = perform(&self.root, &write::move_process(pid, g, false));
+        let mut stdin = child.stdin.take().expect("stdin");
+        if !moved.is_ok() {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{}", moved.summary());
+        }
+        stdin.write_all(b"go\n").expect("release the workload");
+        drop(stdin);
+        Job {
+            child: Some(child),
+            pid,
+            started: Instant::now(),
+            what: argv.join(" "),
+        }
+    }
+
+    /// Every group directory of the case, deepest first.
+    fn dirs(&self) -> Vec<PathBuf> {
+        fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+            if let Ok(rd) = std::fs::read_dir(d) {
+                for e in rd.flatten() {
+                    if e.file_type().is_ok_and(|t| t.is_dir()) {
+                        walk(&e.path(), out);
+                    }
+                }
+            }
+            out.push(d.to_path_buf());
+        }
+        let mut out = Vec::new();
+        let top = self.dir(&self.top);
+        if top.is_dir() {
+            walk(&top, &mut out);
+        }
+        out
+    }
+
+    fn cleanup(&self) {
+        let top = self.dir(&self.top);
+        if !top.is_dir() {
+            return;
+        }
+        // a frozen process still dies of SIGKILL, but thawing first lets
+        // the group empty at once
+        for d in self.dirs() {
+            let _ = std::fs::write(d.join("cgroup.freeze"), "0");
+        }
+        let _ = std::fs::write(top.join("cgroup.kill"), "1");
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(10) {
+            let events = std::fs::read_to_string(top.join("cgroup.events")).unwrap_or_default();
+            if kv(&events, "populated") != Some(1) {
+                break;
+            }
+            sleep(Duration::from_millis(20));
+        }
+        for _ in 0..100 {
+            for d in self.dirs() {
+                let _ = std::fs::remove_dir(&d);
+            }
+            if !top.exists() {
+                return;
+            }
+            sleep(Duration::from_millis(50));
+        }
+        eprintln!("warning: could not remove {}", top.display());
+    }
+}
+
+impl Drop for Case {
+    fn drop(&mut self) {
+        self.cleanup();
+        figure(
+            "time",
+            &format!(
+                "{} took {:.1} s",
+                self.top,
+                self.started.elapsed().as_secs_f64()
+            ),
+        );
+    }
+}
+
+/// A workload started by [`Case::spawn_in`]; killed on drop.
+pub struct Job {
+    child: Option<Child>,
+    pub pid: u32,
+    /// When the workload was released into its group.
+    pub started: Instant,
+    pub what: String,
+}
+
+/// How a [`Job`] ended.
+pub struct JobEnd {
+    pub status: ExitStatus,
+    pub stderr: String,
+    /// From release to exit.
+    pub elapsed: Duration,
+    pub ended: Instant,
+}
+
+impl Job {
+    /// Waits for the workload to end; panics after `limit`.
+    pub fn wait(mut self, limit: Duration) -> JobEnd {
+        let mut child = self.child.take().expect("a running job");
+        loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                let ended = Instant::now();
+                let mut stderr = String::new();
+                if let Some(mut e) = child.stderr.take() {
+                    let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
+                }
+                return JobEnd {
+                    status,
+                    stderr,
+                    elapsed: ended - self.started,
+                    ended,
+                };
+            }
+            if self.started.elapsed() > limit {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{} did not end within {limit:?}", self.what);
+            }
+            sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Reaps a workload that something else (cgroup.kill) ended.
+    pub fn reap(mut self, limit: Duration) -> Option<ExitStatus> {
+        let mut child = self.child.take()?;
+        let t0 = Instant::now();
+        while t0.elapsed() < limit {
+            if let Ok(Some(s)) = child.try_wait() {
+                return Some(s);
+            }
+            sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        None
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The real binary, `cgtop --json`, beside a workload.
+
+/// One JSON line of `cgtop --json`, with the moment the test read it.
+#[derive(Clone)]
+pub struct Sample {
+    pub at: Instant,
+    pub doc: Value,
+}
+
+impl Sample {
+    /// The group's object in this refresh.
+    pub fn group(&self, g: &GroupPath) -> Option<&Value> {
+        let want = format!("/{}", g.as_str());
+        self.doc["groups"]
+            .as_array()?
+            .iter()
+            .find(|x| x["path"].as_str() == Some(want.as_str()))
+    }
+
+    /// A number at a JSON pointer ("/rates/io/wbps") in the group's object.
+    pub fn num(&self, g: &GroupPath, pointer: &str) -> Option<f64> {
+        self.group(g)?.pointer(pointer)?.as_f64()
+    }
+
+    pub fn interval(&self) -> Duration {
+        Duration::from_secs_f64(self.doc["interval_s"].as_f64().unwrap_or(0.0))
+    }
+
+    /// Whether the interval the rates cover lies inside [from, to].
+    pub fn within(&self, from: Instant, to: Instant) -> bool {
+        // the line is read a moment after the scan: allow 50 ms for it
+        self.at
+            .checked_sub(self.interval() + Duration::from_millis(50))
+            .is_some_and(|start| start >= from)
+            && self.at <= to
+    }
+}
+
+/// `cgtop --json -d DELAY -n N GROUP`, its lines collected by a thread.
+pub struct CgtopRun {
+    child: Child,
+    samples: Arc<Mutex<Vec<Sample>>>,
+    reader: Option<JoinHandle<()>>,
+}
+
+impl CgtopRun {
+    pub fn start(group: &GroupPath, delay: &str, n: u32) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+            .args(["--json", "-d", delay, "-n", &n.to_string(), group.as_str()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start cgtop --json");
+        let out = child.stdout.take().expect("cgtop stdout");
+        let samples = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&samples);
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                let at = Instant::now();
+                match serde_json::from_str::<Value>(&line) {
+                    Ok(doc) => sink.lock().expect("samples").push(Sample { at, doc }),
+                    Err(e) => eprintln!("cgtop printed a line that is not JSON ({e}): {line}"),
+                }
+            }
+        });
+        Self {
+            child,
+            samples,
+            reader: Some(reader),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.samples.lock().expect("samples").len()
+    }
+
+    pub fn samples(&self) -> Vec<Sample> {
+        self.samples.lock().expect("samples").clone()
+    }
+
+    /// Waits until at least `n` lines arrived.
+    pub fn wait_lines(&self, n: usize, limit: Duration) {
+        let t0 = Instant::now();
+        while self.len() < n {
+            assert!(
+                t0.elapsed() < limit,
+                "cgtop --json printed {} of {n} lines in {limit:?}",
+                self.len()
+            );
+            sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// The first line from index `from` on that satisfies `pred`.
+    pub fn wait_for(
+        &self,
+        from: usize,
+        limit: Duration,
+        pred: impl Fn(&Sample) -> bool,
+    ) -> Option<Sample> {
+        let t0 = Instant::now();
+        loop {
+            if let Some(s) = self.samples().into_iter().skip(from).find(|s| pred(s)) {
+                return Some(s);
+            }
+            if t0.elapsed() > limit {
+                return None;
+            }
+            sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Stops cgtop (it may have ended by itself) and returns every line.
+    pub fn stop(mut self) -> Vec<Sample> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(r) = self.reader.take() {
+            let _ = r.join();
+        }
+        self.samples()
+    }
+}
+
+impl Drop for CgtopRun {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `cgtop --json -d DELAY -n N GROUP` to its end and returns the
+/// lines (for checks that need no workload running beside it).
+pub fn cgtop_once(group: &GroupPath, delay: &str, n: u32) -> Vec<Sample> {
+    let run = CgtopRun::start(group, delay, n);
+    run.wait_lines(n as usize, Duration::from_secs(30));
+    run.stop()
+}
+
+/// The strings of a JSON array (controllers, subtree_control).
+pub fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+// ---------------------------------------------------------------------------
+// The real TUI in tmux.
+
+/// A detached tmux session on a private socket running one command; the
+/// server is killed on drop.
+pub struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    pub fn start(command: &str, width: u16, height: u16) -> Self {
+        let socket = format!("cgtop-vm-{}", std::process::id());
+        let t = Self { socket };
+        let ok = t
+            .cmd()
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                "cgtop",
+                "-x",
+                &width.to_string(),
+                "-y",
+                &height.to_string(),
+                command,
+            ])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "tmux new-session failed");
+        t
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::new("tmux");
+        c.args(["-L", &self.socket, "-f", "/dev/null"])
+            .env("TERM", "xterm-256color")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// tmux key names ("f", "Enter", "Down", "Escape").
+    pub fn keys(&self, keys: &[&str]) {
+        let ok = self
+            .cmd()
+            .args(["send-keys", "-t", "cgtop"])
+            .args(keys)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "tmux send-keys {keys:?} failed");
+    }
+
+    /// Types `text` literally.
+    pub fn type_text(&self, text: &str) {
+        let ok = self
+            .cmd()
+            .args(["send-keys", "-t", "cgtop", "-l", text])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "tmux send-keys -l {text:?} failed");
+    }
+
+    pub fn screen(&self) -> String {
+        self.cmd()
+            .args(["capture-pane", "-p", "-t", "cgtop"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default()
+    }
+
+    /// Waits until the screen satisfies `pred`; panics with the last
+    /// screen after `limit`.
+    pub fn wait_screen(&self, what: &str, limit: Duration, pred: impl Fn(&str) -> bool) -> String {
+        let t0 = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            assert!(
+                t0.elapsed() < limit,
+                "the screen never showed {what} in {limit:?}; last screen:\n{s}"
+            );
+            sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Whether the session still exists (it ends when its command exits).
+    pub fn alive(&self) -> bool {
+        self.cmd()
+            .args(["has-session", "-t", "cgtop"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd().arg("kill-server").stderr(Stdio::null()).status();
+    }
+}
