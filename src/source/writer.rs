@@ -434,6 +434,8 @@ pub struct ErrorContext {
     /// Child groups of the group.
     pub nr_children: Option<usize>,
     pub subtree_control: Option<Controllers>,
+    /// The group's cgroup.controllers: what is on for it.
+    pub controllers: Option<Controllers>,
     pub cgroup_type: Option<CgroupType>,
     /// Controllers the op enables that the group is not offered.
     pub missing: Vec<(String, Availability)>,
@@ -460,6 +462,7 @@ pub fn gather_context(root: &Path, op: &Op, errno: i32) -> ErrorContext {
         nr_procs: read(&dir.join(files::PROCS)).map(|t| cgroupfs::parse_pids(&t).len()),
         nr_children: dir.is_dir().then_some(children.len()),
         subtree_control: read(&dir.join(files::SUBTREE_CONTROL)).map(|t| Controllers::parse(&t)),
+        controllers: read(&dir.join(files::CONTROLLERS)).map(|t| Controllers::parse(&t)),
         cgroup_type: read(&dir.join(files::TYPE)).and_then(|t| CgroupType::parse(&t).ok()),
         missing: Vec::new(),
         children_enabling: Vec::new(),
@@ -893,6 +896,23 @@ fn file_words(w: &WriteOp, e: Errno, errno: i32, ctx: &ErrorContext) -> Words {
                     ),
                     None,
                 )
+            } else if ctx
+                .controllers
+                .as_ref()
+                .is_some_and(|on| on.contains(controller_of(&w.file)))
+            {
+                // the controller is on, yet the file is missing: a feature
+                // this kernel was built without (io.latency needs
+                // CONFIG_BLK_CGROUP_IOLATENCY, io.cost CONFIG_BLK_CGROUP_IOCOST)
+                (
+                    format!(
+                        "this kernel has no {}: the {} controller is on for {g}, but the \
+                         feature behind this file was not built into the kernel",
+                        w.file,
+                        controller_of(&w.file)
+                    ),
+                    None,
+                )
             } else {
                 let c = controller_of(&w.file);
                 (
@@ -1023,6 +1043,32 @@ mod tests {
 
     fn say(op: &Op, e: Errno, ctx: &ErrorContext) -> String {
         explain(op, e.raw_os_error(), ctx).to_string()
+    }
+
+    #[test]
+    fn missing_file_with_its_controller_on_is_a_kernel_feature() {
+        let dev = crate::cgroupfs::io::DevId {
+            major: 254,
+            minor: 0,
+        };
+        let op = write::set_io_latency(&g("a"), dev, Some(10_000));
+        let on = ErrorContext {
+            file_exists: false,
+            controllers: Some(Controllers::parse("cpu io memory")),
+            ..existing()
+        };
+        let msg = say(&op, Errno::NOENT, &on);
+        assert!(
+            msg.contains("this kernel has no io.latency") && msg.contains("not built"),
+            "{msg}"
+        );
+        let off = ErrorContext {
+            file_exists: false,
+            controllers: Some(Controllers::parse("cpu memory")),
+            ..existing()
+        };
+        let msg = say(&op, Errno::NOENT, &off);
+        assert!(msg.contains("the io controller is not enabled"), "{msg}");
     }
 
     #[test]
