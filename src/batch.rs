@@ -198,25 +198,16 @@ pub fn write_text(
         let i = tree.nodes[row.node].sample;
         let (g, rt) = (&s.groups[i], &r.rates[i]);
         let name = crate::ui::format::fit(&name, w);
-        let ev = g.hot.events.unwrap_or_default();
         writeln!(
             out,
-            "{:<w$} {:>6} {:>7} {:>8} {:>8} {:>5} {}{}{}",
+            "{:<w$} {:>6} {:>7} {:>8} {:>8} {:>5} {}",
             name,
             pct(rt.cpu_pct),
             g.hot.memory_current.map_or_else(|| "-".into(), bytes_short),
             rate_short(rt.io.map(|x| x.rbps)),
             rate_short(rt.io.map(|x| x.wbps)),
             g.pids().map_or_else(|| "-".into(), |p| p.to_string()),
-            if ev.populated { 'P' } else { ' ' },
-            if ev.frozen { 'F' } else { ' ' },
-            if g.cgroup_type
-                .is_some_and(crate::cgroupfs::CgroupType::is_threaded)
-            {
-                'T'
-            } else {
-                ' '
-            },
+            crate::ui::format::state_marks(g),
         )?;
     }
     writeln!(out)

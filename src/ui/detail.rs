@@ -81,21 +81,6 @@ fn psi(name: &str, p: Option<&Pressure>) -> String {
     }
 }
 
-/// Truncates from the left, keeping the end of a path (the group's own
-/// name) in view.
-fn fit_left(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n <= w {
-        s.to_owned()
-    } else if w == 0 {
-        String::new()
-    } else {
-        let mut t = String::from("…");
-        t.extend(s.chars().skip(n - (w - 1)));
-        t
-    }
-}
-
 /// Whether cgroup v1 holds this controller (hybrid host): then the v2
 /// group has no files for it, and that is not "off for this group".
 fn on_v1(app: &App, controller: &str) -> bool {
@@ -132,7 +117,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     // top lines, and the structure below them changes rarely
     let mut out = vec![
         Line::from(vec![Span::styled(
-            fit_left(&g.path.to_string(), width),
+            super::format::fit_left(&g.path.to_string(), width),
             theme.title,
         )]),
         // the root has no cgroup.events: say nothing rather than "empty"

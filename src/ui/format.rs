@@ -61,6 +61,33 @@ pub fn limit_bytes(l: Option<crate::cgroupfs::Limit>) -> String {
     }
 }
 
+/// The state column: P populated, F frozen, T threaded (blank when not).
+pub fn state_marks(g: &crate::model::GroupSample) -> String {
+    let ev = g.hot.events.unwrap_or_default();
+    let threaded = g
+        .cgroup_type
+        .is_some_and(crate::cgroupfs::CgroupType::is_threaded);
+    [(ev.populated, 'P'), (ev.frozen, 'F'), (threaded, 'T')]
+        .iter()
+        .map(|&(on, c)| if on { c } else { ' ' })
+        .collect()
+}
+
+/// Truncates from the left, keeping the end of a path (the group's own
+/// name) in view.
+pub fn fit_left(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        s.to_owned()
+    } else if w == 0 {
+        String::new()
+    } else {
+        let mut t = String::from("…");
+        t.extend(s.chars().skip(n - (w - 1)));
+        t
+    }
+}
+
 /// Truncates to `w` display columns, ending with '…' when cut.
 pub fn fit(s: &str, w: usize) -> String {
     let n = s.chars().count();

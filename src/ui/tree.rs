@@ -138,19 +138,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             rest.push_str(&format!(" {v:>w$}", w = *w));
         }
         let ev = g.hot.events.unwrap_or_default();
-        let st: String = [
-            if ev.populated { 'P' } else { ' ' },
-            if ev.frozen { 'F' } else { ' ' },
-            if g.cgroup_type
-                .is_some_and(crate::cgroupfs::CgroupType::is_threaded)
-            {
-                'T'
-            } else {
-                ' '
-            },
-        ]
-        .iter()
-        .collect();
+        let st = super::format::state_marks(g);
         rest.push(' ');
         spans.push(Span::raw(rest));
         spans.push(Span::styled(
