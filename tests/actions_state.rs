@@ -1466,6 +1466,66 @@ fn ebusy_offers_the_leaf_fix_with_an_editable_name() {
 }
 
 #[test]
+fn the_leaf_name_is_checked_like_a_new_group_name() {
+    let (mut a, mut c, d) = lab();
+    on(&mut a, &mut c, "batch");
+    let op = wop(
+        "batch",
+        "cgroup.subtree_control",
+        "+cpu",
+        WriteKind::SubtreeControl(vec![ControllerChange::enable("cpu")]),
+    );
+    finished(&mut a, &mut c, vec![refused(d.path(), op, EBUSY)]);
+    let check = |a: &App| match &a.mode {
+        Mode::LeafFix(l) => l.check.clone(),
+        m => panic!("{m:?}"),
+    };
+    assert_eq!(check(&a), Ok("leaf".into()));
+    // the writer makes batch/LEAF and moves every process of batch there:
+    // ".." would move them into the parent, "." leave them where they are
+    for (bad, why) in [
+        (
+            "..",
+            "\"..\" means this directory or its parent, not a new one",
+        ),
+        (
+            ".",
+            "\".\" means this directory or its parent, not a new one",
+        ),
+        ("a/b", "\"a/b\" contains '/'; create one level at a time"),
+        (
+            "cpu.leaf",
+            "\"cpu.leaf\" starts with \"cpu.\", the prefix of the kernel's interface files",
+        ),
+        (" ", "nothing was typed"),
+    ] {
+        while !matches!(&a.mode, Mode::LeafFix(l) if l.leaf.is_empty()) {
+            send(&mut a, &mut c, key(KeyCode::Backspace));
+        }
+        type_text(&mut a, &mut c, bad);
+        let e = check(&a).unwrap_err();
+        assert!(
+            e.starts_with(&format!("group name: {why}. ")),
+            "{bad:?}: {e}"
+        );
+        let fx = send(&mut a, &mut c, key(KeyCode::Enter));
+        assert!(fx.is_empty(), "{bad:?}: {fx:?}");
+        assert!(matches!(a.mode, Mode::LeafFix(_)), "{bad:?}");
+    }
+    // blanks around a good name are dropped
+    send(&mut a, &mut c, key(KeyCode::Backspace));
+    type_text(&mut a, &mut c, " jobs ");
+    assert_eq!(
+        send(&mut a, &mut c, key(KeyCode::Enter)),
+        [Effect::Write(WriteRequest::LeafFix {
+            group: g("batch"),
+            leaf: "jobs".into(),
+            changes: vec![ControllerChange::enable("cpu")],
+        })]
+    );
+}
+
+#[test]
 fn enoent_offers_to_enable_along_the_path_exactly_those_ops() {
     let (mut a, mut c, d) = lab();
     on(&mut a, &mut c, "lab/dd");

@@ -186,6 +186,16 @@ pub struct LeafFixDialog {
     pub leaf: String,
     pub changes: Vec<ControllerChange>,
     pub nr_procs: usize,
+    /// The leaf name as it will be used, or why it cannot be: checked on
+    /// every key like a new group's name (".." would be the parent).
+    pub check: Result<String, String>,
+}
+
+impl LeafFixDialog {
+    fn recheck(&mut self) {
+        // an existing child is fine: the writer moves the processes into it
+        self.check = input::parse_group_name(&self.leaf, &[]).map_err(|e| e.to_string());
+    }
 }
 
 /// One line of the action log.
@@ -1034,13 +1044,17 @@ fn leaf_fix_key(mut l: LeafFixDialog, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mo
         KeyCode::Backspace => {
             l.leaf.pop();
         }
-        KeyCode::Enter if !l.leaf.trim().is_empty() && !l.leaf.contains('/') => {
-            fx.push(Effect::Write(WriteRequest::LeafFix {
-                group: l.group,
-                leaf: l.leaf.trim().to_owned(),
-                changes: l.changes,
-            }));
-            return Mode::Normal;
+        KeyCode::Enter => {
+            // the writer makes group/leaf and moves every process there:
+            // "." or ".." would be the group itself or its parent
+            if let Ok(leaf) = &l.check {
+                fx.push(Effect::Write(WriteRequest::LeafFix {
+                    group: l.group,
+                    leaf: leaf.clone(),
+                    changes: l.changes,
+                }));
+                return Mode::Normal;
+            }
         }
         _ => {
             if let Some(c) = typed_char(ev) {
@@ -1048,6 +1062,7 @@ fn leaf_fix_key(mut l: LeafFixDialog, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mo
             }
         }
     }
+    l.recheck();
     Mode::LeafFix(l)
 }
 
@@ -1136,12 +1151,15 @@ pub fn on_write_finished(
             changes,
             nr_procs,
         }) => {
-            app.mode = Mode::LeafFix(LeafFixDialog {
+            let mut l = LeafFixDialog {
                 group,
                 leaf: "leaf".into(),
                 changes,
                 nr_procs,
-            });
+                check: Err(String::new()),
+            };
+            l.recheck();
+            app.mode = Mode::LeafFix(l);
         }
         Some(Offer::EnableAlongPath(ops)) => {
             let mut lines: Vec<String> = vec!["The parent does not hand this controller down. cgtop can enable it along the path:".into()];

@@ -330,7 +330,10 @@ fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
         Line::raw(format!("    {}", names.join(" "))),
         Line::raw(""),
         Line::from(vec![Span::styled("leaf name: ", theme.title), Span::raw(format!("{}_", l.leaf))]),
-        Line::styled(format!("-> {}", l.group.join(l.leaf.trim())), theme.dim),
+        match &l.check {
+            Ok(leaf) => Line::styled(format!("-> {}", l.group.join(leaf)), theme.dim),
+            Err(e) => Line::styled(e.clone(), theme.error),
+        },
     ];
     popup(
         f,
