@@ -368,6 +368,36 @@ fn cpu_max_keeps_a_period_that_is_not_the_default() {
 }
 
 #[test]
+fn cpu_max_burst_is_checked_against_the_quota_in_force() {
+    let (mut a, mut c, d) = lab();
+    std::fs::write(d.path().join("batch/cpu.max"), "50000 100000\n").unwrap();
+    on(&mut a, &mut c, "batch");
+    send(&mut a, &mut c, ch('e'));
+    goto(&mut a, &mut c, "cpu.max.burst");
+    // the kernel refuses a burst above the quota with a bare EINVAL
+    type_text(&mut a, &mut c, "60ms");
+    let Err(why) = field(&a).preview.clone() else {
+        panic!("{:?}", field(&a).preview)
+    };
+    assert!(
+        why.starts_with(
+            "cpu.max.burst: a burst of 60000 us is more than the quota of 50000 us in cpu.max."
+        ),
+        "{why}"
+    );
+    assert!(writes(&send(&mut a, &mut c, key(KeyCode::Enter))).is_empty());
+    assert_eq!(
+        enter_limit(&mut a, &mut c, "cpu.max.burst", "20ms"),
+        [write_of(wop(
+            "batch",
+            "cpu.max.burst",
+            "20000",
+            WriteKind::CpuMaxBurst(20_000),
+        ))]
+    );
+}
+
+#[test]
 fn memory_pids_and_weights_write_plain_numbers() {
     let (mut a, mut c, _d) = lab();
     on(&mut a, &mut c, "batch");

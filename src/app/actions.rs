@@ -755,6 +755,15 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
     let group = f.group.clone();
     let has_memory = f.has_memory;
     let devices = f.devices.clone();
+    // the kernel refuses a burst above the quota (EINVAL): check against
+    // the quota cpu.max holds now (None: "max")
+    let quota = f
+        .fields
+        .iter()
+        .find(|x| x.kind == FieldKind::CpuMax)
+        .and_then(|x| x.current.as_deref())
+        .and_then(|c| crate::cgroupfs::CpuMax::parse(c).ok())
+        .and_then(|c| c.quota);
     let field = &mut f.fields[i];
     field.warning = None;
     field.op = None;
@@ -785,7 +794,7 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
                 .map(|v| write::set_cpu_max(&group, v))
                 .map_err(|e| e.to_string())
         }
-        FieldKind::CpuMaxBurst => input::parse_cpu_max_burst(&text, None)
+        FieldKind::CpuMaxBurst => input::parse_cpu_max_burst(&text, quota)
             .map(|v| write::set_cpu_max_burst(&group, v))
             .map_err(|e| e.to_string()),
         FieldKind::CpuWeight => input::parse_cpu_weight(&text)
