@@ -852,6 +852,45 @@ fn freeze_is_confirmed_and_thaw_is_not() {
 }
 
 #[test]
+fn a_group_frozen_by_its_parent_is_not_thawed_in_vain() {
+    // lab is frozen, and with it dd (frozen 1 in cgroup.events), whose own
+    // cgroup.freeze is 0: writing 0 to it would change nothing
+    //   ├─ lab        F  cgroup.freeze 1
+    //   │  └─>dd      F  cgroup.freeze 0
+    let (mut a, mut c, d) = lab();
+    std::fs::write(d.path().join("lab/cgroup.freeze"), "1\n").unwrap();
+    for grp in ["lab", "lab/dd"] {
+        std::fs::write(
+            d.path().join(grp).join("cgroup.events"),
+            "populated 1\nfrozen 1\n",
+        )
+        .unwrap();
+    }
+    tick(&mut a, &mut c, 1.0);
+    on(&mut a, &mut c, "lab/dd");
+    assert!(send(&mut a, &mut c, ch('f')).is_empty());
+    assert_eq!(a.mode, Mode::Normal);
+    assert_eq!(
+        a.status.as_ref().map(|s| (s.level, s.text.as_str())),
+        Some((
+            Level::Warn,
+            "dd is frozen because /lab is: a thaw here changes nothing; thaw /lab"
+        ))
+    );
+    // on lab itself, f thaws
+    on(&mut a, &mut c, "lab");
+    assert_eq!(
+        send(&mut a, &mut c, ch('f')),
+        [write_of(wop(
+            "lab",
+            "cgroup.freeze",
+            "0",
+            WriteKind::Freeze(false)
+        ))]
+    );
+}
+
+#[test]
 fn kill_is_confirmed_with_how_many_processes_die() {
     let (mut a, mut c, _d) = lab();
     on(&mut a, &mut c, "batch");

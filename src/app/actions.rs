@@ -391,10 +391,43 @@ pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) {
         );
         return;
     }
-    let frozen = g.hot.events.is_some_and(|e| e.frozen)
-        || focus_detail(app).and_then(|d| d.freeze) == Some(true)
-        || app.freezing.contains(&group);
+    let effective = g.hot.events.is_some_and(|e| e.frozen);
+    // cgroup.freeze is the group's own setting; cgroup.events "frozen"
+    // is also 1 when an ancestor is frozen (admin guide 4-3
+    // cgroup.freeze), and then writing 0 here changes nothing
+    let own = focus_detail(app).and_then(|d| d.freeze);
+    let asked = app.freezing.contains(&group);
+    if effective && own == Some(false) && !asked {
+        let by = frozen_ancestor(app, &group);
+        let text = match by {
+            Some(a) => format!(
+                "{} is frozen because {a} is: a thaw here changes nothing; thaw {a}",
+                group.name()
+            ),
+            None => format!(
+                "{} is frozen by an ancestor: a thaw here changes nothing",
+                group.name()
+            ),
+        };
+        app.set_status(Level::Warn, text);
+        return;
+    }
+    let frozen = asked || own.unwrap_or(effective);
     request(app, vec![write::freeze(&group, !frozen)], fx);
+}
+
+/// The ancestor that freezes `group`: the top of the run of frozen
+/// ancestors (its own parent is not frozen, so its own cgroup.freeze is).
+fn frozen_ancestor(app: &App, group: &GroupPath) -> Option<GroupPath> {
+    let snap = &app.data.as_ref()?.refresh.snapshot;
+    group
+        .ancestors()
+        .skip(1)
+        .take_while(|a| {
+            snap.find(a)
+                .is_some_and(|g| g.hot.events.is_some_and(|e| e.frozen))
+        })
+        .last()
 }
 
 pub fn kill_group(app: &mut App, fx: &mut Vec<Effect>) {
