@@ -1231,6 +1231,47 @@ fn undo_of_cpu_max_io_max_and_controllers_restores_each_value() {
 }
 
 #[test]
+fn a_cancelled_undo_stays_on_the_stack() {
+    let (mut a, mut c, _d) = lab();
+    on(&mut a, &mut c, "lab");
+    let pids = wop(
+        "lab",
+        "pids.max",
+        "100",
+        WriteKind::PidsMax(Limit::Value(100)),
+    );
+    finished(
+        &mut a,
+        &mut c,
+        vec![
+            done(pids, Some("1140\n")),
+            done(Op::CreateGroup(g("lab/web")), None),
+        ],
+    );
+    let pids_back = wop(
+        "lab",
+        "pids.max",
+        "1140",
+        WriteKind::PidsMax(Limit::Value(1140)),
+    );
+    let rm = Op::RemoveGroup(g("lab/web"));
+    assert_eq!(a.undo, [pids_back.clone(), rm.clone()]);
+    // u asks before removing; n, Esc: the remove is still the next undo,
+    // and u does not write the pids.max entry below it without asking
+    for cancel in [ch('n'), key(KeyCode::Esc)] {
+        assert!(send(&mut a, &mut c, ch('u')).is_empty());
+        assert_eq!(confirm(&a).request, WriteRequest::Ops(vec![rm.clone()]));
+        assert!(send(&mut a, &mut c, cancel).is_empty());
+        assert_eq!(a.undo, [pids_back.clone(), rm.clone()]);
+    }
+    send(&mut a, &mut c, ch('u'));
+    assert_eq!(send(&mut a, &mut c, ch('y')), [write_of(rm)]);
+    assert_eq!(a.undo, std::slice::from_ref(&pids_back));
+    assert_eq!(send(&mut a, &mut c, ch('u')), [write_of(pids_back)]);
+    assert!(a.undo.is_empty());
+}
+
+#[test]
 fn kill_move_and_remove_leave_nothing_to_undo() {
     let (mut a, mut c, _d) = lab();
     on(&mut a, &mut c, "batch");
@@ -1703,6 +1744,66 @@ fn io_max_on_a_group_without_memory_offers_memory_on_the_parent() {
         send(&mut a, &mut c, key(KeyCode::Enter)),
         [write_of(memory)]
     );
+}
+
+#[test]
+fn a_cancelled_io_max_leaves_no_memory_offer_behind() {
+    // a systemd scope with io but no memory: its io.max is confirmed first
+    let (mut a, mut c, d) = lab();
+    let scope = d.path().join("lab/dd.scope");
+    std::fs::create_dir(&scope).unwrap();
+    for e in std::fs::read_dir(d.path().join("lab/dd")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), scope.join(e.file_name())).unwrap();
+    }
+    // the kernel counts it (the scanner re-lists on that)
+    let stat = d.path().join("cgroup.stat");
+    let text = std::fs::read_to_string(&stat).unwrap();
+    std::fs::write(
+        &stat,
+        text.replace("nr_descendants 33", "nr_descendants 34"),
+    )
+    .unwrap();
+    tick(&mut a, &mut c, 1.0);
+    // an io.max write on batch was made earlier: its undo is on the stack
+    let io =
+        |contents: &str, set: IoMaxSet| wop("batch", "io.max", contents, WriteKind::IoMax(set));
+    let unlimited = IoMaxSet {
+        dev: VDA,
+        rbps: Some(Limit::Max),
+        wbps: Some(Limit::Max),
+        riops: Some(Limit::Max),
+        wiops: Some(Limit::Max),
+    };
+    let two_m = IoMaxSet {
+        dev: VDA,
+        rbps: None,
+        wbps: Some(Limit::Value(2_097_152)),
+        riops: None,
+        wiops: None,
+    };
+    finished(
+        &mut a,
+        &mut c,
+        vec![done(io("254:0 wbps=2097152", two_m), Some(""))],
+    );
+    on(&mut a, &mut c, "lab/dd.scope");
+    send(&mut a, &mut c, ch('e'));
+    assert!(enter_limit(&mut a, &mut c, "io.max", "wbps=2M").is_empty());
+    assert!(confirm(&a).lines[1].contains("dd.scope is managed by systemd"));
+    send(&mut a, &mut c, ch('n'));
+    // u writes batch's old io.max back; batch has memory: no offer
+    let back = io("254:0 rbps=max wbps=max riops=max wiops=max", unlimited);
+    assert_eq!(send(&mut a, &mut c, ch('u')), [write_of(back.clone())]);
+    finished(
+        &mut a,
+        &mut c,
+        vec![done(
+            back,
+            Some("254:0 rbps=max wbps=2097152 riops=max wiops=max"),
+        )],
+    );
+    assert_eq!(a.mode, Mode::Normal, "no \"enable memory too?\" for batch");
 }
 
 #[test]

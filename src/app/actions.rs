@@ -160,6 +160,10 @@ pub struct Confirm {
     pub request: WriteRequest,
     /// The group whose name must be typed, and what was typed so far.
     pub typed: Option<(GroupPath, String)>,
+    /// The undo entry this asks to write (u): back on the stack when the
+    /// question is cancelled, so that the next u does not silently write
+    /// the entry below it instead.
+    pub undo: Option<Op>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -560,7 +564,12 @@ pub fn undo(app: &mut App, fx: &mut Vec<Effect>) {
         return;
     }
     match app.undo.pop() {
-        Some(op) => request(app, vec![op], fx),
+        Some(op) => {
+            request(app, vec![op.clone()], fx);
+            if let Mode::Confirm(c) = &mut app.mode {
+                c.undo = Some(op);
+            }
+        }
         None => app.set_status(
             Level::Info,
             "nothing to undo (kill, move and remove cannot be undone)",
@@ -635,6 +644,7 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
             lines,
             request,
             typed,
+            undo: None,
         });
     } else {
         app.mode = Mode::Normal;
@@ -707,7 +717,7 @@ pub fn on_dialog_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) -> bool
         Mode::Controllers(d) => controllers_key(app, d, ev, fx),
         Mode::Limits(f) => limits_key(app, f, ev, fx),
         Mode::Raw(r) => raw_key(app, r, ev, fx),
-        Mode::Confirm(c) => confirm_key(c, ev, fx),
+        Mode::Confirm(c) => confirm_key(app, c, ev, fx),
         Mode::Move(m) => move_key(app, m, ev, fx),
         Mode::NewGroup(p) => new_group_key(app, p, ev, fx),
         Mode::LeafFix(l) => leaf_fix_key(l, ev, fx),
@@ -985,8 +995,9 @@ fn raw_key(app: &mut App, mut r: RawEditor, ev: &KeyEvent, fx: &mut Vec<Effect>)
     }
 }
 
-fn confirm_key(mut c: Confirm, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
-    if is_cancel(ev) {
+fn confirm_key(app: &mut App, mut c: Confirm, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
+    if is_cancel(ev) || (c.typed.is_none() && matches!(ev.code, KeyCode::Char('n' | 'N'))) {
+        cancelled(app, c);
         return Mode::Normal;
     }
     match &mut c.typed {
@@ -1011,11 +1022,23 @@ fn confirm_key(mut c: Confirm, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
                 fx.push(Effect::Write(c.request));
                 return Mode::Normal;
             }
-            KeyCode::Char('n' | 'N') => return Mode::Normal,
             _ => {}
         },
     }
     Mode::Confirm(c)
+}
+
+/// What a cancelled question leaves behind: its undo entry goes back, and
+/// an io.max that was not written has no memory offer to follow it.
+fn cancelled(app: &mut App, c: Confirm) {
+    if let Some(op) = c.undo {
+        app.undo.push(op);
+    }
+    let io_max = matches!(&c.request, WriteRequest::Ops(ops)
+        if ops.iter().any(|o| o.as_write().is_some_and(|w| matches!(w.kind, WriteKind::IoMax(_)))));
+    if io_max {
+        app.pending_io_memory_offer = false;
+    }
 }
 
 fn move_key(app: &mut App, mut m: MovePicker, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
@@ -1211,6 +1234,7 @@ pub fn on_write_finished(
                 lines,
                 request: WriteRequest::Ops(ops),
                 typed: None,
+                undo: None,
             });
         }
         None => {
@@ -1228,6 +1252,7 @@ pub fn on_write_finished(
                         lines,
                         request: WriteRequest::Ops(vec![op]),
                         typed: None,
+                        undo: None,
                     });
                 }
             }
