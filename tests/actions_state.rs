@@ -814,6 +814,94 @@ fn raw_editor_writes_the_typed_line_after_a_confirmation() {
 }
 
 #[test]
+fn raw_lines_to_freeze_controllers_and_procs_keep_their_guards() {
+    let (mut a, mut c, _d) = lab();
+    a.protected = Protected {
+        own: Some(g("lab/dd")),
+        ..Protected::default()
+    };
+    let raw_line = |a: &mut App, c: &mut Collector, file: &str, line: &str| {
+        send(a, c, ch('E'));
+        let Mode::Raw(r) = &a.mode else {
+            panic!("{:?}", a.mode)
+        };
+        let at = r.files.iter().position(|(n, _)| n == file).unwrap();
+        for _ in 0..at {
+            send(a, c, key(KeyCode::Down));
+        }
+        send(a, c, key(KeyCode::Enter));
+        type_text(a, c, line);
+        send(a, c, key(KeyCode::Enter))
+    };
+    // "1" to cgroup.freeze of the group cgtop runs in: its name is typed,
+    // as with f
+    on(&mut a, &mut c, "lab/dd");
+    assert!(raw_line(&mut a, &mut c, "cgroup.freeze", "1").is_empty());
+    let cf = confirm(&a);
+    assert_eq!(
+        cf.request,
+        WriteRequest::Ops(vec![wop(
+            "lab/dd",
+            "cgroup.freeze",
+            "1",
+            WriteKind::Freeze(true)
+        )])
+    );
+    assert_eq!(cf.typed, Some((g("lab/dd"), String::new())));
+    assert!(
+        send(&mut a, &mut c, ch('y')).is_empty(),
+        "y alone does not freeze"
+    );
+    send(&mut a, &mut c, key(KeyCode::Esc));
+
+    // a pid to cgroup.procs is a move, confirmed as one
+    assert!(raw_line(&mut a, &mut c, "cgroup.procs", "4190201").is_empty());
+    assert_eq!(
+        confirm(&a).request,
+        WriteRequest::Ops(vec![wop(
+            "lab/dd",
+            "cgroup.procs",
+            "4190201",
+            WriteKind::MoveProcess {
+                pid: 4_190_201,
+                threads: false
+            },
+        )])
+    );
+    send(&mut a, &mut c, ch('n'));
+
+    // controllers: one typed write, undone with +/-
+    on(&mut a, &mut c, "lab");
+    let enable = wop(
+        "lab",
+        "cgroup.subtree_control",
+        "+memory",
+        WriteKind::SubtreeControl(vec![ControllerChange::enable("memory")]),
+    );
+    assert_eq!(
+        raw_line(&mut a, &mut c, "cgroup.subtree_control", "+memory"),
+        [write_of(enable.clone())]
+    );
+    finished(&mut a, &mut c, vec![done(enable, Some("io\n"))]);
+    assert_eq!(
+        a.undo,
+        [wop(
+            "lab",
+            "cgroup.subtree_control",
+            "-memory",
+            WriteKind::SubtreeControl(vec![ControllerChange::disable("memory")]),
+        )]
+    );
+
+    // anything else is written as typed, after a confirmation
+    assert!(raw_line(&mut a, &mut c, "cgroup.freeze", "yes").is_empty());
+    assert_eq!(
+        confirm(&a).request,
+        WriteRequest::Ops(vec![wop("lab", "cgroup.freeze", "yes", WriteKind::Raw)])
+    );
+}
+
+#[test]
 fn freeze_is_confirmed_and_thaw_is_not() {
     let (mut a, mut c, d) = lab();
     on(&mut a, &mut c, "batch");

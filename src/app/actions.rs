@@ -982,7 +982,7 @@ fn raw_key(app: &mut App, mut r: RawEditor, ev: &KeyEvent, fx: &mut Vec<Effect>)
                     return Mode::Raw(r);
                 }
                 let file = r.files[r.cursor].0.clone();
-                request(app, vec![write::raw(&r.group, &file, &text)], fx);
+                request(app, vec![raw_op(&r.group, &file, &text)], fx);
                 Mode::Normal
             }
             _ => {
@@ -992,6 +992,27 @@ fn raw_key(app: &mut App, mut r: RawEditor, ev: &KeyEvent, fx: &mut Vec<Effect>)
                 Mode::Raw(r)
             }
         },
+    }
+}
+
+/// A line typed in the raw editor as an op. The files that have a typed
+/// op get it, so that they keep its guards and its undo: a raw "1" to
+/// cgroup.freeze still needs a protected group's name typed, and a raw
+/// subtree_control change is undone with +/- (its old text, "cpu io",
+/// is not something the kernel accepts back). Anything else is written
+/// as typed.
+fn raw_op(group: &GroupPath, file: &str, line: &str) -> Op {
+    match file {
+        files::FREEZE if matches!(line, "0" | "1") => write::freeze(group, line == "1"),
+        files::SUBTREE_CONTROL => match input::parse_controller_changes(line) {
+            Ok(changes) => write::set_subtree_control(group, &changes),
+            Err(_) => write::raw(group, file, line),
+        },
+        files::PROCS | files::THREADS => match input::parse_pid(line) {
+            Ok(pid) => write::move_process(pid, group, file == files::THREADS),
+            Err(_) => write::raw(group, file, line),
+        },
+        _ => write::raw(group, file, line),
     }
 }
 
