@@ -398,6 +398,43 @@ fn cpu_max_burst_is_checked_against_the_quota_in_force() {
 }
 
 #[test]
+fn the_form_shows_what_the_kernel_stored_after_a_write() {
+    let (mut a, mut c, _d) = lab();
+    on(&mut a, &mut c, "batch");
+    send(&mut a, &mut c, ch('e'));
+    let fx = enter_limit(&mut a, &mut c, "cpu.max", "50%");
+    let Effect::Write(WriteRequest::Ops(ops)) = &fx[0] else {
+        panic!("{fx:?}")
+    };
+    let mut out = done(ops[0].clone(), Some("max 100000\n"));
+    out.new_readback = Some("50000 100000\n".into());
+    finished(&mut a, &mut c, vec![out]);
+    assert_eq!(field(&a).current.as_deref(), Some("50000 100000"));
+    // the burst is now checked against the new quota
+    goto(&mut a, &mut c, "cpu.max.burst");
+    type_text(&mut a, &mut c, "60ms");
+    assert!(field(&a).preview.is_err(), "{:?}", field(&a).preview);
+
+    // memory.max: the kernel keeps whole pages, and the form shows that
+    let fx = enter_limit(&mut a, &mut c, "memory.max", "1000000");
+    let Effect::Write(WriteRequest::Ops(ops)) = &fx[0] else {
+        panic!("{fx:?}")
+    };
+    let mut out = done(ops[0].clone(), Some("max\n"));
+    out.new_readback = Some("999424\n".into());
+    finished(&mut a, &mut c, vec![out]);
+    assert_eq!(field(&a).current.as_deref(), Some("999424"));
+    assert_eq!(
+        a.status.as_ref().map(|s| (s.level, s.text.as_str())),
+        Some((
+            Level::Warn,
+            "done: set memory.max of /batch to 1000000; the kernel stored 999424 in memory.max, \
+             not 1000000 (it keeps whole pages)"
+        ))
+    );
+}
+
+#[test]
 fn memory_pids_and_weights_write_plain_numbers() {
     let (mut a, mut c, _d) = lab();
     on(&mut a, &mut c, "batch");

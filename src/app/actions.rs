@@ -1213,6 +1213,10 @@ pub fn on_write_finished(
     if let Some((level, text)) = status {
         app.set_status(level, text);
     }
+    let page_size = app.page_size;
+    if let Mode::Limits(form) = &mut app.mode {
+        show_readback(form, outcomes, page_size);
+    }
     let failure = outcomes.iter().find_map(|o| o.result.as_ref().err());
     if let (Some(e), None) = (failure, &offer) {
         let mut lines = vec![e.what.clone(), String::new(), e.explanation.clone()];
@@ -1277,6 +1281,31 @@ pub fn on_write_finished(
                     });
                 }
             }
+        }
+    }
+}
+
+/// The limits form stays open after a write: its "current" column takes
+/// what the kernel stored (the writer's read-back), so that it does not
+/// show the value just replaced, and the previews that depend on it (the
+/// cpu.max period, the burst's quota) use the new one.
+fn show_readback(form: &mut LimitsForm, outcomes: &[WriteOutcome], page_size: u64) {
+    let mut changed = false;
+    for o in outcomes {
+        let (Some(w), Some(rb)) = (o.op.as_write(), &o.new_readback) else {
+            continue;
+        };
+        if w.group != form.group {
+            continue;
+        }
+        for f in form.fields.iter_mut().filter(|f| f.kind.file() == w.file) {
+            f.current = Some(rb.trim_end().replace('\n', " | "));
+            changed = true;
+        }
+    }
+    if changed {
+        for i in 0..form.fields.len() {
+            refresh_preview(form, i, page_size);
         }
     }
 }
