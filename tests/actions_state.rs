@@ -848,6 +848,32 @@ fn raw_editor_writes_the_typed_line_after_a_confirmation() {
     );
     assert_eq!(send(&mut a, &mut c, key(KeyCode::Enter)), [write_of(op)]);
     assert_eq!(a.mode, Mode::Normal);
+
+    // on the root: its files are at the top of the hierarchy
+    send(&mut a, &mut c, key(KeyCode::Home));
+    read_focus(&mut a, &mut c, 1.0);
+    send(&mut a, &mut c, ch('E'));
+    let Mode::Raw(r) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    let at = r
+        .files
+        .iter()
+        .position(|(n, _)| n == "cgroup.max.depth")
+        .unwrap();
+    for _ in 0..at {
+        send(&mut a, &mut c, key(KeyCode::Down));
+    }
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    type_text(&mut a, &mut c, "10");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert_eq!(
+        confirm(&a).lines,
+        [
+            "• set cgroup.max.depth of / to 10",
+            "  writes \"10\" to /cgroup.max.depth",
+        ]
+    );
 }
 
 #[test]

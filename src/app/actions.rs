@@ -592,10 +592,13 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
         }
         if let Some(w) = op.as_write() {
             if matches!(w.kind, WriteKind::Raw) {
-                lines.push(format!(
-                    "  writes {:?} to {}/{}",
-                    w.contents, w.group, w.file
-                ));
+                // the root displays as "/": no "//file"
+                let dir = if w.group.is_root() {
+                    String::new()
+                } else {
+                    w.group.to_string()
+                };
+                lines.push(format!("  writes {:?} to {dir}/{}", w.contents, w.file));
                 needs = true;
             }
         }
