@@ -1177,6 +1177,37 @@ fn move_picks_a_group_by_filter_and_confirms() {
 }
 
 #[test]
+fn a_new_move_filter_starts_on_its_first_match() {
+    let (mut a, mut c, _d) = lab();
+    on(&mut a, &mut c, "batch");
+    set_processes(&mut a, vec![process(4_190_201, "root", 0.0, 12, "worker")]);
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    send(&mut a, &mut c, ch('m'));
+    for _ in 0..5 {
+        send(&mut a, &mut c, key(KeyCode::Down));
+    }
+    type_text(&mut a, &mut c, "lab");
+    let Mode::Move(m) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    assert_eq!((m.matches.len(), m.cursor), (2, 0));
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert_eq!(
+        confirm(&a).request,
+        WriteRequest::Ops(vec![wop(
+            "lab",
+            "cgroup.procs",
+            "4190201",
+            WriteKind::MoveProcess {
+                pid: 4_190_201,
+                threads: false
+            },
+        )]),
+        "the first match, /lab"
+    );
+}
+
+#[test]
 fn new_group_names_are_checked_before_anything_is_written() {
     let (mut a, mut c, _d) = lab();
     on(&mut a, &mut c, "lab");

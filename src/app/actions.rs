@@ -1078,6 +1078,7 @@ fn move_key(app: &mut App, mut m: MovePicker, ev: &KeyEvent, fx: &mut Vec<Effect
         }
         KeyCode::Backspace => {
             m.filter.pop();
+            m.cursor = 0;
             refilter_move(app, &mut m);
         }
         KeyCode::Enter => {
@@ -1093,6 +1094,9 @@ fn move_key(app: &mut App, mut m: MovePicker, ev: &KeyEvent, fx: &mut Vec<Effect
         _ => {
             if let Some(c) = typed_char(ev) {
                 m.filter.push(c);
+                // a new list: its best match is the first, not whatever
+                // now sits where the cursor was
+                m.cursor = 0;
                 refilter_move(app, &mut m);
             }
         }
