@@ -1073,7 +1073,7 @@ fn kill_is_confirmed_with_how_many_processes_die() {
     );
 
     // a kernel without cgroup.kill (the captured unit has none), and a
-    // systemd unit: both said
+    // systemd unit: both said (but not that systemd may "revert" a kill)
     send(&mut a, &mut c, key(KeyCode::Esc));
     on(&mut a, &mut c, PG_SERVICE);
     send(&mut a, &mut c, ch('K'));
@@ -1084,9 +1084,6 @@ fn kill_is_confirmed_with_how_many_processes_die() {
             "  every process in the group and below is killed".to_owned(),
             "  6 processes in 1 group will die".to_owned(),
             "  this kernel has no cgroup.kill: cgtop sends SIGKILL to every process of the subtree"
-                .to_owned(),
-            "  postgresql@15-main.service is managed by systemd: a daemon-reload or unit \
-             restart may revert a direct write"
                 .to_owned(),
             "  systemd's way: systemctl kill --signal=SIGKILL postgresql@15-main.service"
                 .to_owned(),
@@ -1174,6 +1171,21 @@ fn move_picks_a_group_by_filter_and_confirms() {
     type_text(&mut a, &mut c, "nosuchgroup");
     assert!(send(&mut a, &mut c, key(KeyCode::Enter)).is_empty());
     assert!(matches!(a.mode, Mode::Move(_)));
+
+    // into a systemd unit: systemd does not move it out again, so no
+    // "may revert" note
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    send(&mut a, &mut c, ch('m'));
+    type_text(&mut a, &mut c, "15-main");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert_eq!(
+        confirm(&a).lines,
+        [
+            format!("• move process 4190202 into /{PG_SERVICE}"),
+            "  the process leaves its group and its limits; its memory stays charged to the old group"
+                .to_owned(),
+        ]
+    );
 }
 
 #[test]

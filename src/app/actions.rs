@@ -626,7 +626,15 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
     // systemd owns .service/.scope/.slice groups and may rewrite them
     if let Some(unit) = write::systemd_unit(op.group()) {
         needs = true;
-        lines.push(format!("  {unit} is managed by systemd: a daemon-reload or unit restart may revert a direct write"));
+        // systemd re-applies a unit's settings; it does not bring back
+        // killed processes or move a process out again
+        let settles = !matches!(
+            op.as_write().map(|w| &w.kind),
+            Some(WriteKind::Kill | WriteKind::MoveProcess { .. })
+        );
+        if settles {
+            lines.push(format!("  {unit} is managed by systemd: a daemon-reload or unit restart may revert a direct write"));
+        }
         let dev = device_name_for(app, &op);
         if let Some(eq) = write::systemd_equivalent(&op, dev.as_deref()) {
             lines.push(format!("  systemd's way: {}", eq.command_line()));
