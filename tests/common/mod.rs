@@ -601,7 +601,7 @@ pub const PG_SERVICE: &str = "system.slice/system-postgresql.slice/postgresql@15
 ///
 /// ```text
 /// /                 (memory-limited's 30 groups, untouched)
-/// ├─ batch          cpu io memory pids, processes 4190201 4190202,
+/// ├─ batch          cpuset cpu io memory pids, processes 4190201 4190202,
 /// │                 cpu.max "max 100000", io.latency (empty: no target)
 /// └─ lab            hands only io to its children (subtree_control "io")
 ///    └─ dd          io only (no memory.current), process 4190301
@@ -638,6 +638,8 @@ pub fn lab_tree() -> tempfile::TempDir {
     put(
         &batch,
         &[
+            // what the root hands down (the service's parent handed less)
+            ("cgroup.controllers", "cpuset cpu io memory pids\n"),
             ("cgroup.procs", "4190201\n4190202\n"),
             ("cgroup.threads", "4190201\n4190202\n"),
             ("cpu.max", "max 100000\n"),
@@ -657,6 +659,7 @@ pub fn lab_tree() -> tempfile::TempDir {
     put(
         &lab,
         &[
+            ("cgroup.controllers", "cpuset cpu io memory pids\n"),
             ("cgroup.procs", ""),
             ("cgroup.threads", ""),
             ("cgroup.subtree_control", "io\n"),
@@ -750,4 +753,37 @@ pub fn collector_with_devices(root: &Path, sys_dev_block: &Path) -> Collector {
         full_detail: false,
         sys_dev_block: sys_dev_block.to_path_buf(),
     })
+}
+
+/// Draws the app on a `w` x `h` `TestBackend` and writes the screen as
+/// text: each row between `|` bars (so trailing blanks show), after a
+/// gutter that is `>` where the row holds a reverse-video run of at least
+/// 20 cells (a cursor or selection bar). As in tests/view_snapshots.rs.
+pub fn screen(app: &App, w: u16, h: u16) -> String {
+    use ratatui::style::Modifier;
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("terminal");
+    t.draw(|f| cgtop::ui::render(f, app, &cgtop::ui::Theme::mono()))
+        .expect("draw");
+    let b = t.backend().buffer();
+    let width = usize::from(b.area.width);
+    let mut out = String::new();
+    for row in b.content.chunks(width) {
+        let mut run = 0;
+        let mut bar = false;
+        for c in row {
+            if c.modifier.contains(Modifier::REVERSED) {
+                run += 1;
+                bar |= run >= 20;
+            } else {
+                run = 0;
+            }
+        }
+        out.push(if bar { '>' } else { ' ' });
+        out.push('|');
+        for c in row {
+            out.push_str(c.symbol());
+        }
+        out.push_str("|\n");
+    }
+    out
 }
