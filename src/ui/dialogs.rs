@@ -88,6 +88,18 @@ fn para(text: &str, style: Style, width: usize) -> impl Iterator<Item = Line<'st
         .map(move |l| Line::styled(l, style))
 }
 
+/// A row of a list: the selected one is a bar across the whole dialog,
+/// so that it shows even where the text is short (" /lab").
+fn list_row(text: String, width: usize, selected: bool, theme: &Theme) -> Line<'static> {
+    if selected {
+        let text = fit(&text, width);
+        let pad = width.saturating_sub(text.chars().count());
+        Line::styled(format!("{text}{}", " ".repeat(pad)), theme.selected)
+    } else {
+        Line::raw(text)
+    }
+}
+
 fn popup(
     f: &mut Frame<'_>,
     area: Rect,
@@ -157,12 +169,12 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
         } else {
             "  (not offered: the parent does not enable it; cgtop offers to fix)"
         };
-        let line = Line::raw(format!(" {mark} {:<10}{change}{note}", it.name));
-        lines.push(if i == d.cursor {
-            line.style(theme.selected)
-        } else {
-            line
-        });
+        lines.push(list_row(
+            format!(" {mark} {:<10}{change}{note}", it.name),
+            inner_width(area),
+            i == d.cursor,
+            theme,
+        ));
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled(
@@ -252,13 +264,18 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
         .cursor
         .saturating_sub(h / 2)
         .min(r.files.len().saturating_sub(h));
+    // the value takes what is left of the row: a wrapped row would push
+    // the line being typed out of the box
+    let w = inner_width(area);
     for (i, (name, cur)) in r.files.iter().enumerate().skip(start).take(h) {
-        let line = Line::raw(format!(" {name:<28}{}", fit(cur, 50)));
-        lines.push(if i == r.cursor {
-            line.style(theme.selected)
-        } else {
-            line
-        });
+        let name = format!(" {name:<28}");
+        let room = w.saturating_sub(name.chars().count());
+        lines.push(list_row(
+            format!("{name}{}", fit(cur, room)),
+            w,
+            i == r.cursor,
+            theme,
+        ));
     }
     lines.push(Line::raw(""));
     match &r.input {
@@ -335,12 +352,12 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
         .saturating_sub(h / 2)
         .min(m.matches.len().saturating_sub(h));
     for (i, p) in m.matches.iter().enumerate().skip(start).take(h) {
-        let line = Line::raw(format!(" {p}"));
-        lines.push(if i == m.cursor {
-            line.style(theme.selected)
-        } else {
-            line
-        });
+        lines.push(list_row(
+            format!(" {p}"),
+            inner_width(area),
+            i == m.cursor,
+            theme,
+        ));
     }
     if m.matches.is_empty() {
         lines.push(Line::styled(" no group matches", theme.dim));
