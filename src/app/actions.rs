@@ -104,11 +104,10 @@ impl FieldKind {
             Self::CpuWeight => "1..10000 (default 100)",
             Self::Memory(_) => "max | bytes | 512M, 1.5G (binary units)",
             Self::PidsMax => "max | number of tasks",
-            Self::IoMax => {
-                "rbps=2M wbps=max riops=100 wiops=max (blank keys stay); Left/Right: device"
-            }
+            // the device is on its own line, with its keys
+            Self::IoMax => "rbps=2M wbps=max riops=100 wiops=max (keys left out stay)",
             Self::IoWeight => "1..10000, written as \"default N\"",
-            Self::IoLatency => "10ms | 500us | max (remove); Left/Right: device",
+            Self::IoLatency => "10ms | 500us | max (removes the target)",
         }
     }
 
@@ -896,7 +895,7 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
         }),
     };
     if field.kind == FieldKind::IoMax && !has_memory {
-        field.warning = Some("memory is off for this group: buffered writes will not be throttled, only direct IO (admin guide 5-3-2, writeback needs io and memory); cgtop offers to enable memory after the write".into());
+        field.warning = Some("memory is off for this group, so only direct IO is throttled: writeback needs io and memory (admin guide 5-3-2); cgtop offers to enable memory next".into());
     }
     if let (FieldKind::Memory(_), Ok(Op::Write(w))) = (field.kind, &op) {
         if let WriteKind::Memory(_, l) = w.kind {

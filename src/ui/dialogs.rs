@@ -4,8 +4,8 @@
 use super::format::fit;
 use super::Theme;
 use crate::app::actions::{
-    Confirm, ControllersDialog, LeafFixDialog, LimitsForm, MovePicker, NamePrompt, RawEditor,
-    WriteRequest,
+    Confirm, ControllersDialog, FieldKind, LeafFixDialog, LimitsForm, MovePicker, NamePrompt,
+    RawEditor, WriteRequest,
 };
 use crate::app::{App, Mode};
 use crate::source::actionlog::rfc3339_utc;
@@ -198,15 +198,37 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
     ))];
     if let Some(d) = form.devices.get(form.device) {
         lines.push(Line::raw(format!(
-            "device for io.max / io.latency: {} ({}){}",
+            "device for io.max / io.latency (Left/Right): {} ({}){}",
             d.name,
             d.dev,
             if d.partition { " partition" } else { "" }
         )));
     }
     lines.push(Line::raw(""));
+    let shown = |fd: &crate::app::actions::Field| -> String {
+        match fd.current.as_deref() {
+            None => "(controller off)".into(),
+            // the kernel lists nothing where nothing is set
+            Some("") => match fd.kind {
+                FieldKind::IoMax => "(no limit)".into(),
+                FieldKind::IoLatency => "(no target)".into(),
+                _ => "(empty)".into(),
+            },
+            Some(c) => c.to_owned(),
+        }
+    };
+    // the current values as wide as the widest, up to what leaves the
+    // input 20 columns
+    let room = inner_width(area).saturating_sub(16 + 1 + 20).max(10);
+    let cur_w = form
+        .fields
+        .iter()
+        .map(|fd| shown(fd).chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(room);
     for (i, fd) in form.fields.iter().enumerate() {
-        let cur = fd.current.as_deref().unwrap_or("(controller off)");
+        let cur = shown(fd);
         let sel = i == form.cursor;
         let input = if sel {
             format!("{}_", fd.input)
@@ -214,9 +236,9 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
             fd.input.clone()
         };
         let line = Line::raw(format!(
-            "{:<16}{:<26} {}",
+            "{:<16}{:<cur_w$} {}",
             fd.kind.file(),
-            fit(cur, 26),
+            fit(&cur, cur_w),
             input
         ));
         let line = if fd.current.is_none() {
