@@ -54,6 +54,24 @@ pub struct ControllersDialog {
     pub cursor: usize,
 }
 
+impl ControllersDialog {
+    /// What Enter writes: each controller whose wanted state differs
+    /// from its state now, in the dialog's order.
+    pub fn changes(&self) -> Vec<ControllerChange> {
+        self.items
+            .iter()
+            .filter(|i| i.want != i.enabled)
+            .map(|i| {
+                if i.want {
+                    ControllerChange::enable(&i.name)
+                } else {
+                    ControllerChange::disable(&i.name)
+                }
+            })
+            .collect()
+    }
+}
+
 /// The fields of the limits form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldKind {
@@ -775,18 +793,7 @@ fn controllers_key(
             Mode::Controllers(d)
         }
         KeyCode::Enter => {
-            let changes: Vec<ControllerChange> = d
-                .items
-                .iter()
-                .filter(|i| i.want != i.enabled)
-                .map(|i| {
-                    if i.want {
-                        ControllerChange::enable(&i.name)
-                    } else {
-                        ControllerChange::disable(&i.name)
-                    }
-                })
-                .collect();
+            let changes = d.changes();
             if changes.is_empty() {
                 app.set_status(Level::Info, "nothing changed");
                 return Mode::Normal;

@@ -167,7 +167,8 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
         let note = if it.offered {
             ""
         } else {
-            "  (not offered: the parent does not enable it; cgtop offers to fix)"
+            // enabling it fails with ENOENT, and cgtop then offers this
+            "  (not handed down: cgtop offers to enable it along the path)"
         };
         lines.push(list_row(
             format!(" {mark} {:<10}{change}{note}", it.name),
@@ -177,10 +178,17 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
         ));
     }
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "All changes are written at once, e.g. \"+cpu -io\".",
-        theme.dim,
-    ));
+    let changes: Vec<String> = d.changes().iter().map(ToString::to_string).collect();
+    let enter = if changes.is_empty() {
+        "Nothing to change yet: Space marks a controller.".to_owned()
+    } else {
+        // all in one write: the kernel applies all of them or none
+        format!(
+            "Enter writes {:?} to cgroup.subtree_control, in one write.",
+            changes.join(" ")
+        )
+    };
+    lines.extend(para(&enter, theme.header, inner_width(area)));
     popup(
         f,
         area,
