@@ -358,25 +358,31 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
 }
 
 fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
-    let into = if m.threads {
-        "cgroup.threads (this thread only)"
+    let how = if m.threads {
+        "Writes cgroup.threads: only this thread moves (^T: the whole process)."
     } else {
-        "cgroup.procs (the whole process)"
+        "Writes cgroup.procs: the whole process moves (^T: this thread only)."
     };
-    let mut lines = vec![
-        Line::raw(format!(
-            "Move {} ({}) into: {}",
+    let w = inner_width(area);
+    let mut lines: Vec<Line<'_>> = para(
+        &format!(
+            "Move process {} ({}) into the group chosen below.",
             m.pid,
-            fit(&m.what, 40),
-            into
-        )),
+            fit(&m.what, 40)
+        ),
+        Style::new(),
+        w,
+    )
+    .chain(para(how, theme.dim, w))
+    .collect();
+    lines.extend([
         Line::from(vec![
             Span::styled("filter: ", theme.title),
             Span::raw(format!("{}_", m.filter)),
         ]),
         Line::raw(""),
-    ];
-    let h = usize::from(area.height.saturating_sub(10)).max(3);
+    ]);
+    let h = usize::from(area.height.saturating_sub(11)).max(3);
     let start = m
         .cursor
         .saturating_sub(h / 2)
@@ -484,10 +490,13 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
             || ("(dir)".to_owned(), o.op.describe()),
             |w| (w.file.clone(), w.contents.clone()),
         );
-        let old = o
-            .old
-            .as_deref()
-            .map_or_else(|| "-".to_owned(), |t| t.trim().replace('\n', " | "));
+        let old = match o.old.as_deref().map(str::trim) {
+            None => "-".to_owned(),
+            // an empty file (no controllers, no io.max lines) said so,
+            // not a blank between two spaces
+            Some("") => "(empty)".to_owned(),
+            Some(t) => t.replace('\n', " | "),
+        };
         let res = match &o.result {
             Ok(()) => "ok".to_owned(),
             Err(err) => err.errno_name().to_owned(),
