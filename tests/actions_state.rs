@@ -1556,16 +1556,19 @@ fn a_protected_group_needs_its_name_typed() {
         ..Protected::default()
     };
     on(&mut a, &mut c, "batch");
-    for action in [ch('f'), ch('K')] {
+    for (action, why) in [
+        (
+            ch('f'),
+            "freezing it stops cgtop, and nothing is left to thaw it",
+        ),
+        (ch('K'), "killing it kills cgtop too"),
+    ] {
         send(&mut a, &mut c, action.clone());
         let cf = confirm(&a);
         assert_eq!(cf.typed, Some((g("batch"), String::new())));
         assert_eq!(
-            cf.lines.last().map(String::as_str),
-            Some(
-                "/batch contains cgtop itself: freezing it stops cgtop, and nothing is left \
-                 to thaw it. Type its name (batch) to go ahead"
-            )
+            cf.lines.last().unwrap(),
+            &format!("/batch contains cgtop itself: {why}. Type its name (batch) to go ahead")
         );
         let request = cf.request.clone();
         // y and Enter alone do nothing: y is a letter of the name

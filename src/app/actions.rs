@@ -17,7 +17,7 @@ use crate::model::input::{self, ControllerChange, MemoryFile};
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::{DeviceInfo, GroupPath};
 use crate::source::devices::throttle_check;
-use crate::source::safety::{typed_name_matches, typed_prompt};
+use crate::source::safety::{typed_name_matches, typed_prompt, Danger};
 use crate::source::writer::{Offer, WriteOutcome};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -662,7 +662,7 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
         None
     } else {
         needs = true;
-        lines.push(typed_prompt(op.group(), &dangers));
+        lines.push(typed_prompt_for(&op, &dangers));
         Some((op.group().clone(), String::new()))
     };
     let request = WriteRequest::Ops(ops);
@@ -677,6 +677,21 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
     } else {
         app.mode = Mode::Normal;
         fx.push(Effect::Write(request));
+    }
+}
+
+/// The typed-name prompt. The sentence for cgtop's own group speaks of
+/// freezing (nothing is left to thaw it); on a kill the danger is that
+/// cgtop dies with the group.
+fn typed_prompt_for(op: &Op, dangers: &[Danger]) -> String {
+    let prompt = typed_prompt(op.group(), dangers);
+    if matches!(op.as_write().map(|w| &w.kind), Some(WriteKind::Kill)) {
+        prompt.replace(
+            Danger::ContainsCgtop.sentence(),
+            "contains cgtop itself: killing it kills cgtop too",
+        )
+    } else {
+        prompt
     }
 }
 
