@@ -969,12 +969,21 @@ fn limits_key(app: &mut App, mut f: LimitsForm, ev: &KeyEvent, fx: &mut Vec<Effe
                     Mode::Normal
                 };
             }
+            // the form shows the whole reason; the status line, which a
+            // long text would cut, takes the problem without the list of
+            // what is accepted
             let why = f.fields[i]
                 .preview
                 .clone()
                 .err()
                 .filter(|e| !e.is_empty())
-                .unwrap_or_else(|| "type a value first".into());
+                .map_or_else(
+                    || "type a value first".into(),
+                    |e| match e.split_once(". Accepted: ") {
+                        Some((problem, _)) => problem.to_owned(),
+                        None => e,
+                    },
+                );
             app.set_status(Level::Error, why);
         }
         _ => {
@@ -1233,6 +1242,13 @@ pub fn on_write_finished(
         }
         if status.as_ref().is_none_or(|(l, _)| *l != Level::Error) {
             status = Some(match (&o.result, o.stored_differs()) {
+                // every failure opens a dialog with the whole story
+                // (what, why, the fix); the status line keeps a short
+                // record that a long explanation would have cut
+                (Err(e), _) if e.errno.is_some() => (
+                    Level::Error,
+                    format!("{}: {} was refused", e.errno_name(), e.what),
+                ),
                 (Err(_), _) => (Level::Error, o.summary()),
                 (Ok(()), Some(_)) => (Level::Warn, o.summary()),
                 (Ok(()), None) => (Level::Info, o.summary()),
