@@ -611,7 +611,8 @@ pub const PG_SERVICE: &str = "system.slice/system-postgresql.slice/postgresql@15
 /// shapes) and changes only what is listed here; the fake PIDs sit with
 /// the other fixtures' (above what a test host normally uses). The three
 /// have a `cgroup.kill` (Linux 5.14+; write-only, so the captured units
-/// lack it, as on an older kernel).
+/// lack it, as on an older kernel), and their read-only files are 0444
+/// as the kernel makes them.
 pub fn lab_tree() -> tempfile::TempDir {
     let t = copy_fixture("memory-limited");
     let root = t.path();
@@ -693,6 +694,41 @@ pub fn lab_tree() -> tempfile::TempDir {
             ("io.stat", ""),
         ],
     );
+
+    // the kernel makes files without a write handler 0444; the captures
+    // lost that (their files were made writable to copy and delete
+    // them), and the raw editor lists what is writable
+    for dir in [&batch, &lab, &dd] {
+        for e in std::fs::read_dir(dir).expect("read_dir") {
+            let e = e.expect("entry");
+            let name = e.file_name().to_string_lossy().into_owned();
+            let read_only = matches!(
+                name.as_str(),
+                "cgroup.controllers"
+                    | "cgroup.events"
+                    | "cgroup.stat"
+                    | "cpu.stat"
+                    | "cpu.stat.local"
+                    | "io.stat"
+                    | "memory.current"
+                    | "memory.events"
+                    | "memory.events.local"
+                    | "memory.numa_stat"
+                    | "memory.stat"
+                    | "memory.swap.current"
+                    | "memory.swap.events"
+                    | "memory.zswap.current"
+                    | "pids.current"
+                    | "pids.events"
+                    | "pids.peak"
+            );
+            if read_only {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(0o444))
+                    .expect("chmod");
+            }
+        }
+    }
 
     // the root counts its descendants (the scanner re-lists on a change)
     let stat = root.join("cgroup.stat");
