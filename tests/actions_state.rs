@@ -459,6 +459,40 @@ fn memory_pids_and_weights_write_plain_numbers() {
             WriteKind::Memory(MemoryFile::High, Limit::Max),
         ))]
     );
+    for (file, m, typed, written, v) in [
+        (
+            "memory.min",
+            MemoryFile::Min,
+            "64M",
+            "67108864",
+            Limit::Value(67_108_864),
+        ),
+        (
+            "memory.low",
+            MemoryFile::Low,
+            "1.5G",
+            "1610612736",
+            Limit::Value(1_610_612_736),
+        ),
+        (
+            "memory.swap.max",
+            MemoryFile::SwapMax,
+            "0",
+            "0",
+            Limit::Value(0),
+        ),
+    ] {
+        assert_eq!(
+            enter_limit(&mut a, &mut c, file, typed),
+            [write_of(wop(
+                "batch",
+                file,
+                written,
+                WriteKind::Memory(m, v)
+            ))],
+            "{file} {typed}"
+        );
+    }
     assert_eq!(
         enter_limit(&mut a, &mut c, "pids.max", "100"),
         [write_of(wop(
