@@ -16,7 +16,7 @@ use crate::model::input::{self, ControllerChange, MemoryFile};
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::{DeviceInfo, GroupPath, MountMode};
 use crate::source::devices::throttle_check;
-use crate::source::safety::{typed_name_matches, typed_prompt};
+use crate::source::safety::{typed_name_matches, typed_prompt, Danger};
 use crate::source::writer::{Offer, WriteOutcome};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -51,6 +51,24 @@ pub struct ControllersDialog {
     pub group: GroupPath,
     pub items: Vec<CtlItem>,
     pub cursor: usize,
+}
+
+impl ControllersDialog {
+    /// What Enter writes: each controller whose wanted state differs
+    /// from its state now, in the dialog's order.
+    pub fn changes(&self) -> Vec<ControllerChange> {
+        self.items
+            .iter()
+            .filter(|i| i.want != i.enabled)
+            .map(|i| {
+                if i.want {
+                    ControllerChange::enable(&i.name)
+                } else {
+                    ControllerChange::disable(&i.name)
+                }
+            })
+            .collect()
+    }
 }
 
 /// The fields of the limits form.
@@ -103,11 +121,10 @@ impl FieldKind {
             Self::CpuWeight => "1..10000 (default 100)",
             Self::Memory(_) => "max | bytes | 512M, 1.5G (binary units)",
             Self::PidsMax => "max | number of tasks",
-            Self::IoMax => {
-                "rbps=2M wbps=max riops=100 wiops=max (blank keys stay); Left/Right: device"
-            }
+            // the device is on its own line, with its keys
+            Self::IoMax => "rbps=2M wbps=max riops=100 wiops=max (keys left out stay)",
             Self::IoWeight => "1..10000, written as \"default N\"",
-            Self::IoLatency => "10ms | 500us | max (remove); Left/Right: device",
+            Self::IoLatency => "10ms | 500us | max (removes the target)",
         }
     }
 
@@ -165,6 +182,10 @@ pub struct Confirm {
     pub request: WriteRequest,
     /// The group whose name must be typed, and what was typed so far.
     pub typed: Option<(GroupPath, String)>,
+    /// The undo entry this asks to write (u): back on the stack when the
+    /// question is cancelled, so that the next u does not silently write
+    /// the entry below it instead.
+    pub undo: Option<Op>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,6 +212,16 @@ pub struct LeafFixDialog {
     pub leaf: String,
     pub changes: Vec<ControllerChange>,
     pub nr_procs: usize,
+    /// The leaf name as it will be used, or why it cannot be: checked on
+    /// every key like a new group's name (".." would be the parent).
+    pub check: Result<String, String>,
+}
+
+impl LeafFixDialog {
+    fn recheck(&mut self) {
+        // an existing child is fine: the writer moves the processes into it
+        self.check = input::parse_group_name(&self.leaf, &[]).map_err(|e| e.to_string());
+    }
 }
 
 /// One line of the action log.
@@ -387,10 +418,43 @@ pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) {
         );
         return;
     }
-    let frozen = g.hot.events.is_some_and(|e| e.frozen)
-        || focus_detail(app).and_then(|d| d.freeze) == Some(true)
-        || app.freezing.contains(&group);
+    let effective = g.hot.events.is_some_and(|e| e.frozen);
+    // cgroup.freeze is the group's own setting; cgroup.events "frozen"
+    // is also 1 when an ancestor is frozen (admin guide 4-3
+    // cgroup.freeze), and then writing 0 here changes nothing
+    let own = focus_detail(app).and_then(|d| d.freeze);
+    let asked = app.freezing.contains(&group);
+    if effective && own == Some(false) && !asked {
+        let by = frozen_ancestor(app, &group);
+        let text = match by {
+            Some(a) => format!(
+                "{} is frozen because {a} is: a thaw here changes nothing; thaw {a}",
+                group.name()
+            ),
+            None => format!(
+                "{} is frozen by an ancestor: a thaw here changes nothing",
+                group.name()
+            ),
+        };
+        app.set_status(Level::Warn, text);
+        return;
+    }
+    let frozen = asked || own.unwrap_or(effective);
     request(app, vec![write::freeze(&group, !frozen)], fx);
+}
+
+/// The ancestor that freezes `group`: the top of the run of frozen
+/// ancestors (its own parent is not frozen, so its own cgroup.freeze is).
+fn frozen_ancestor(app: &App, group: &GroupPath) -> Option<GroupPath> {
+    let snap = &app.data.as_ref()?.refresh.snapshot;
+    group
+        .ancestors()
+        .skip(1)
+        .take_while(|a| {
+            snap.find(a)
+                .is_some_and(|g| g.hot.events.is_some_and(|e| e.frozen))
+        })
+        .last()
 }
 
 pub fn kill_group(app: &mut App, fx: &mut Vec<Effect>) {
@@ -523,7 +587,12 @@ pub fn undo(app: &mut App, fx: &mut Vec<Effect>) {
         return;
     }
     match app.undo.pop() {
-        Some(op) => request(app, vec![op], fx),
+        Some(op) => {
+            request(app, vec![op.clone()], fx);
+            if let Mode::Confirm(c) = &mut app.mode {
+                c.undo = Some(op);
+            }
+        }
         None => app.set_status(
             Level::Info,
             "nothing to undo (kill, move and remove cannot be undone)",
@@ -546,10 +615,13 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
         }
         if let Some(w) = op.as_write() {
             if matches!(w.kind, WriteKind::Raw) {
-                lines.push(format!(
-                    "  writes {:?} to {}/{}",
-                    w.contents, w.group, w.file
-                ));
+                // the root displays as "/": no "//file"
+                let dir = if w.group.is_root() {
+                    String::new()
+                } else {
+                    w.group.to_string()
+                };
+                lines.push(format!("  writes {:?} to {dir}/{}", w.contents, w.file));
                 needs = true;
             }
         }
@@ -577,7 +649,15 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
     // systemd owns .service/.scope/.slice groups and may rewrite them
     if let Some(unit) = write::systemd_unit(op.group()) {
         needs = true;
-        lines.push(format!("  {unit} is managed by systemd: a daemon-reload or unit restart may revert a direct write"));
+        // systemd re-applies a unit's settings; it does not bring back
+        // killed processes or move a process out again
+        let settles = !matches!(
+            op.as_write().map(|w| &w.kind),
+            Some(WriteKind::Kill | WriteKind::MoveProcess { .. })
+        );
+        if settles {
+            lines.push(format!("  {unit} is managed by systemd: a daemon-reload or unit restart may revert a direct write"));
+        }
         let dev = device_name_for(app, &op);
         if let Some(eq) = write::systemd_equivalent(&op, dev.as_deref()) {
             lines.push(format!("  systemd's way: {}", eq.command_line()));
@@ -588,7 +668,7 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
         None
     } else {
         needs = true;
-        lines.push(typed_prompt(op.group(), &dangers));
+        lines.push(typed_prompt_for(&op, &dangers));
         Some((op.group().clone(), String::new()))
     };
     let request = WriteRequest::Ops(ops);
@@ -598,10 +678,26 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
             lines,
             request,
             typed,
+            undo: None,
         });
     } else {
         app.mode = Mode::Normal;
         fx.push(Effect::Write(request));
+    }
+}
+
+/// The typed-name prompt. The sentence for cgtop's own group speaks of
+/// freezing (nothing is left to thaw it); on a kill the danger is that
+/// cgtop dies with the group.
+fn typed_prompt_for(op: &Op, dangers: &[Danger]) -> String {
+    let prompt = typed_prompt(op.group(), dangers);
+    if matches!(op.as_write().map(|w| &w.kind), Some(WriteKind::Kill)) {
+        prompt.replace(
+            Danger::ContainsCgtop.sentence(),
+            "contains cgtop itself: killing it kills cgtop too",
+        )
+    } else {
+        prompt
     }
 }
 
@@ -670,7 +766,7 @@ pub fn on_dialog_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) -> bool
         Mode::Controllers(d) => controllers_key(app, d, ev, fx),
         Mode::Limits(f) => limits_key(app, f, ev, fx),
         Mode::Raw(r) => raw_key(app, r, ev, fx),
-        Mode::Confirm(c) => confirm_key(c, ev, fx),
+        Mode::Confirm(c) => confirm_key(app, c, ev, fx),
         Mode::Move(m) => move_key(app, m, ev, fx),
         Mode::NewGroup(p) => new_group_key(app, p, ev, fx),
         Mode::LeafFix(l) => leaf_fix_key(l, ev, fx),
@@ -718,18 +814,7 @@ fn controllers_key(
             Mode::Controllers(d)
         }
         KeyCode::Enter => {
-            let changes: Vec<ControllerChange> = d
-                .items
-                .iter()
-                .filter(|i| i.want != i.enabled)
-                .map(|i| {
-                    if i.want {
-                        ControllerChange::enable(&i.name)
-                    } else {
-                        ControllerChange::disable(&i.name)
-                    }
-                })
-                .collect();
+            let changes = d.changes();
             if changes.is_empty() {
                 app.set_status(Level::Info, "nothing changed");
                 return Mode::Normal;
@@ -751,6 +836,15 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
     let group = f.group.clone();
     let cgroup_writeback = f.cgroup_writeback;
     let devices = f.devices.clone();
+    // the kernel refuses a burst above the quota (EINVAL): check against
+    // the quota cpu.max holds now (None: "max")
+    let quota = f
+        .fields
+        .iter()
+        .find(|x| x.kind == FieldKind::CpuMax)
+        .and_then(|x| x.current.as_deref())
+        .and_then(|c| crate::cgroupfs::CpuMax::parse(c).ok())
+        .and_then(|c| c.quota);
     let field = &mut f.fields[i];
     field.warning = None;
     field.op = None;
@@ -781,7 +875,7 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
                 .map(|v| write::set_cpu_max(&group, v))
                 .map_err(|e| e.to_string())
         }
-        FieldKind::CpuMaxBurst => input::parse_cpu_max_burst(&text, None)
+        FieldKind::CpuMaxBurst => input::parse_cpu_max_burst(&text, quota)
             .map(|v| write::set_cpu_max_burst(&group, v))
             .map_err(|e| e.to_string()),
         FieldKind::CpuWeight => input::parse_cpu_weight(&text)
@@ -879,12 +973,21 @@ fn limits_key(app: &mut App, mut f: LimitsForm, ev: &KeyEvent, fx: &mut Vec<Effe
                     Mode::Normal
                 };
             }
+            // the form shows the whole reason; the status line, which a
+            // long text would cut, takes the problem without the list of
+            // what is accepted
             let why = f.fields[i]
                 .preview
                 .clone()
                 .err()
                 .filter(|e| !e.is_empty())
-                .unwrap_or_else(|| "type a value first".into());
+                .map_or_else(
+                    || "type a value first".into(),
+                    |e| match e.split_once(". Accepted: ") {
+                        Some((problem, _)) => problem.to_owned(),
+                        None => e,
+                    },
+                );
             app.set_status(Level::Error, why);
         }
         _ => {
@@ -924,7 +1027,7 @@ fn raw_key(app: &mut App, mut r: RawEditor, ev: &KeyEvent, fx: &mut Vec<Effect>)
                     return Mode::Raw(r);
                 }
                 let file = r.files[r.cursor].0.clone();
-                request(app, vec![write::raw(&r.group, &file, &text)], fx);
+                request(app, vec![raw_op(&r.group, &file, &text)], fx);
                 Mode::Normal
             }
             _ => {
@@ -937,8 +1040,30 @@ fn raw_key(app: &mut App, mut r: RawEditor, ev: &KeyEvent, fx: &mut Vec<Effect>)
     }
 }
 
-fn confirm_key(mut c: Confirm, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
-    if is_cancel(ev) {
+/// A line typed in the raw editor as an op. The files that have a typed
+/// op get it, so that they keep its guards and its undo: a raw "1" to
+/// cgroup.freeze still needs a protected group's name typed, and a raw
+/// subtree_control change is undone with +/- (its old text, "cpu io",
+/// is not something the kernel accepts back). Anything else is written
+/// as typed.
+fn raw_op(group: &GroupPath, file: &str, line: &str) -> Op {
+    match file {
+        files::FREEZE if matches!(line, "0" | "1") => write::freeze(group, line == "1"),
+        files::SUBTREE_CONTROL => match input::parse_controller_changes(line) {
+            Ok(changes) => write::set_subtree_control(group, &changes),
+            Err(_) => write::raw(group, file, line),
+        },
+        files::PROCS | files::THREADS => match input::parse_pid(line) {
+            Ok(pid) => write::move_process(pid, group, file == files::THREADS),
+            Err(_) => write::raw(group, file, line),
+        },
+        _ => write::raw(group, file, line),
+    }
+}
+
+fn confirm_key(app: &mut App, mut c: Confirm, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
+    if is_cancel(ev) || (c.typed.is_none() && matches!(ev.code, KeyCode::Char('n' | 'N'))) {
+        cancelled(app, c);
         return Mode::Normal;
     }
     match &mut c.typed {
@@ -963,11 +1088,17 @@ fn confirm_key(mut c: Confirm, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
                 fx.push(Effect::Write(c.request));
                 return Mode::Normal;
             }
-            KeyCode::Char('n' | 'N') => return Mode::Normal,
             _ => {}
         },
     }
     Mode::Confirm(c)
+}
+
+/// What a cancelled question leaves behind: its undo entry goes back.
+fn cancelled(app: &mut App, c: Confirm) {
+    if let Some(op) = c.undo {
+        app.undo.push(op);
+    }
 }
 
 fn move_key(app: &mut App, mut m: MovePicker, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
@@ -983,6 +1114,7 @@ fn move_key(app: &mut App, mut m: MovePicker, ev: &KeyEvent, fx: &mut Vec<Effect
         }
         KeyCode::Backspace => {
             m.filter.pop();
+            m.cursor = 0;
             refilter_move(app, &mut m);
         }
         KeyCode::Enter => {
@@ -998,6 +1130,9 @@ fn move_key(app: &mut App, mut m: MovePicker, ev: &KeyEvent, fx: &mut Vec<Effect
         _ => {
             if let Some(c) = typed_char(ev) {
                 m.filter.push(c);
+                // a new list: its best match is the first, not whatever
+                // now sits where the cursor was
+                m.cursor = 0;
                 refilter_move(app, &mut m);
             }
         }
@@ -1038,13 +1173,17 @@ fn leaf_fix_key(mut l: LeafFixDialog, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mo
         KeyCode::Backspace => {
             l.leaf.pop();
         }
-        KeyCode::Enter if !l.leaf.trim().is_empty() && !l.leaf.contains('/') => {
-            fx.push(Effect::Write(WriteRequest::LeafFix {
-                group: l.group,
-                leaf: l.leaf.trim().to_owned(),
-                changes: l.changes,
-            }));
-            return Mode::Normal;
+        KeyCode::Enter => {
+            // the writer makes group/leaf and moves every process there:
+            // "." or ".." would be the group itself or its parent
+            if let Ok(leaf) = &l.check {
+                fx.push(Effect::Write(WriteRequest::LeafFix {
+                    group: l.group,
+                    leaf: leaf.clone(),
+                    changes: l.changes,
+                }));
+                return Mode::Normal;
+            }
         }
         _ => {
             if let Some(c) = typed_char(ev) {
@@ -1052,6 +1191,7 @@ fn leaf_fix_key(mut l: LeafFixDialog, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mo
             }
         }
     }
+    l.recheck();
     Mode::LeafFix(l)
 }
 
@@ -1097,6 +1237,13 @@ pub fn on_write_finished(
         }
         if status.as_ref().is_none_or(|(l, _)| *l != Level::Error) {
             status = Some(match (&o.result, o.stored_differs()) {
+                // every failure opens a dialog with the whole story
+                // (what, why, the fix); the status line keeps a short
+                // record that a long explanation would have cut
+                (Err(e), _) if e.errno.is_some() => (
+                    Level::Error,
+                    format!("{}: {} was refused", e.errno_name(), e.what),
+                ),
                 (Err(_), _) => (Level::Error, o.summary()),
                 (Ok(()), Some(_)) => (Level::Warn, o.summary()),
                 (Ok(()), None) => (Level::Info, o.summary()),
@@ -1112,6 +1259,10 @@ pub fn on_write_finished(
     }
     if let Some((level, text)) = status {
         app.set_status(level, text);
+    }
+    let page_size = app.page_size;
+    if let Mode::Limits(form) = &mut app.mode {
+        show_readback(form, outcomes, page_size);
     }
     let failure = outcomes.iter().find_map(|o| o.result.as_ref().err());
     if let (Some(e), None) = (failure, &offer) {
@@ -1137,12 +1288,15 @@ pub fn on_write_finished(
             changes,
             nr_procs,
         }) => {
-            app.mode = Mode::LeafFix(LeafFixDialog {
+            let mut l = LeafFixDialog {
                 group,
                 leaf: "leaf".into(),
                 changes,
                 nr_procs,
-            });
+                check: Err(String::new()),
+            };
+            l.recheck();
+            app.mode = Mode::LeafFix(l);
         }
         Some(Offer::EnableAlongPath(ops)) => {
             let mut lines: Vec<String> = vec!["The parent does not hand this controller down. cgtop can enable it along the path:".into()];
@@ -1152,9 +1306,35 @@ pub fn on_write_finished(
                 lines,
                 request: WriteRequest::Ops(ops),
                 typed: None,
+                undo: None,
             });
         }
         None => {}
+    }
+}
+
+/// The limits form stays open after a write: its "current" column takes
+/// what the kernel stored (the writer's read-back), so that it does not
+/// show the value just replaced, and the previews that depend on it (the
+/// cpu.max period, the burst's quota) use the new one.
+fn show_readback(form: &mut LimitsForm, outcomes: &[WriteOutcome], page_size: u64) {
+    let mut changed = false;
+    for o in outcomes {
+        let (Some(w), Some(rb)) = (o.op.as_write(), &o.new_readback) else {
+            continue;
+        };
+        if w.group != form.group {
+            continue;
+        }
+        for f in form.fields.iter_mut().filter(|f| f.kind.file() == w.file) {
+            f.current = Some(rb.trim_end().replace('\n', " | "));
+            changed = true;
+        }
+    }
+    if changed {
+        for i in 0..form.fields.len() {
+            refresh_preview(form, i, page_size);
+        }
     }
 }
 

@@ -4,12 +4,13 @@
 use super::format::fit;
 use super::Theme;
 use crate::app::actions::{
-    Confirm, ControllersDialog, LeafFixDialog, LimitsForm, MovePicker, NamePrompt, RawEditor,
-    WriteRequest,
+    Confirm, ControllersDialog, FieldKind, LeafFixDialog, LimitsForm, MovePicker, NamePrompt,
+    RawEditor, WriteRequest,
 };
 use crate::app::{App, Mode};
 use crate::source::actionlog::rfc3339_utc;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
@@ -26,6 +27,79 @@ fn centred(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
+/// The widest a dialog gets, borders included.
+const MAX_WIDTH: u16 = 86;
+
+/// Columns inside a dialog's borders on a screen of `area`.
+fn inner_width(area: Rect) -> usize {
+    usize::from(MAX_WIDTH.min(area.width).saturating_sub(2)).max(1)
+}
+
+/// Word-wraps `text` to `width` columns. A continuation line is indented
+/// like the text after the line's leading blanks and bullet ("• ", "  "),
+/// so that a wrapped item still reads as one; a word longer than a line
+/// is cut where the line ends. Pre-wrapping, rather than leaving it to
+/// the paragraph, lets the dialog be exactly as tall as its text.
+fn wrap_text(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let body = text.trim_start_matches(' ');
+    let lead = text.len() - body.len();
+    let bullet = if body.starts_with("• ") { 2 } else { 0 };
+    let mut indent = lead + bullet;
+    if indent * 2 >= width {
+        indent = 0;
+    }
+    let mut out = Vec::new();
+    let mut cur = " ".repeat(lead.min(width.saturating_sub(1)));
+    let mut cur_len = cur.len();
+    let mut empty = true;
+    for word in body.split(' ').filter(|w| !w.is_empty()) {
+        let wl = word.chars().count();
+        if !empty && cur_len + 1 + wl > width {
+            out.push(std::mem::replace(&mut cur, " ".repeat(indent)));
+            cur_len = indent;
+            empty = true;
+        }
+        if !empty {
+            cur.push(' ');
+            cur_len += 1;
+        }
+        let mut rest = word;
+        while cur_len + rest.chars().count() > width {
+            let room = width - cur_len;
+            let cut = rest.char_indices().nth(room).map_or(rest.len(), |(i, _)| i);
+            cur.push_str(&rest[..cut]);
+            rest = &rest[cut..];
+            out.push(std::mem::replace(&mut cur, " ".repeat(indent)));
+            cur_len = indent;
+        }
+        cur.push_str(rest);
+        cur_len += rest.chars().count();
+        empty = false;
+    }
+    out.push(cur);
+    out
+}
+
+/// `text` as wrapped lines of one style.
+fn para(text: &str, style: Style, width: usize) -> impl Iterator<Item = Line<'static>> {
+    wrap_text(text, width)
+        .into_iter()
+        .map(move |l| Line::styled(l, style))
+}
+
+/// A row of a list: the selected one is a bar across the whole dialog,
+/// so that it shows even where the text is short (" /lab").
+fn list_row(text: String, width: usize, selected: bool, theme: &Theme) -> Line<'static> {
+    if selected {
+        let text = fit(&text, width);
+        let pad = width.saturating_sub(text.chars().count());
+        Line::styled(format!("{text}{}", " ".repeat(pad)), theme.selected)
+    } else {
+        Line::raw(text)
+    }
+}
+
 fn popup(
     f: &mut Frame<'_>,
     area: Rect,
@@ -34,9 +108,9 @@ fn popup(
     keys: &str,
     theme: &Theme,
 ) {
-    let w = 86.min(area.width);
-    // wrapped lines take more rows than there are lines
-    let inner = usize::from(w.saturating_sub(2)).max(1);
+    let w = MAX_WIDTH.min(area.width);
+    // a line the caller did not wrap (a long typed input) takes more rows
+    let inner = inner_width(area);
     let rows: usize = lines.iter().map(|l| l.width().max(1).div_ceil(inner)).sum();
     let h = u16::try_from(rows + 2).unwrap_or(u16::MAX);
     let r = centred(area, w, h);
@@ -64,7 +138,11 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Mode::LeafFix(l) => leaf_fix(f, area, l, theme),
         Mode::Log { scroll } => log(f, area, app, *scroll, theme),
         Mode::Message { title, lines } => {
-            let lines = lines.iter().map(|l| Line::raw(l.clone())).collect();
+            let w = inner_width(area);
+            let lines = lines
+                .iter()
+                .flat_map(|l| para(l, Style::new(), w))
+                .collect();
             popup(f, area, title, lines, "any key closes", theme);
         }
         _ => {}
@@ -89,20 +167,28 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
         let note = if it.offered {
             ""
         } else {
-            "  (not offered: the parent does not enable it; cgtop offers to fix)"
+            // enabling it fails with ENOENT, and cgtop then offers this
+            "  (not handed down: cgtop offers to enable it along the path)"
         };
-        let line = Line::raw(format!(" {mark} {:<10}{change}{note}", it.name));
-        lines.push(if i == d.cursor {
-            line.style(theme.selected)
-        } else {
-            line
-        });
+        lines.push(list_row(
+            format!(" {mark} {:<10}{change}{note}", it.name),
+            inner_width(area),
+            i == d.cursor,
+            theme,
+        ));
     }
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "All changes are written at once, e.g. \"+cpu -io\".",
-        theme.dim,
-    ));
+    let changes: Vec<String> = d.changes().iter().map(ToString::to_string).collect();
+    let enter = if changes.is_empty() {
+        "Nothing to change yet: Space marks a controller.".to_owned()
+    } else {
+        // all in one write: the kernel applies all of them or none
+        format!(
+            "Enter writes {:?} to cgroup.subtree_control, in one write.",
+            changes.join(" ")
+        )
+    };
+    lines.extend(para(&enter, theme.header, inner_width(area)));
     popup(
         f,
         area,
@@ -120,15 +206,37 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
     ))];
     if let Some(d) = form.devices.get(form.device) {
         lines.push(Line::raw(format!(
-            "device for io.max / io.latency: {} ({}){}",
+            "device for io.max / io.latency (Left/Right): {} ({}){}",
             d.name,
             d.dev,
             if d.partition { " partition" } else { "" }
         )));
     }
     lines.push(Line::raw(""));
+    let shown = |fd: &crate::app::actions::Field| -> String {
+        match fd.current.as_deref() {
+            None => "(controller off)".into(),
+            // the kernel lists nothing where nothing is set
+            Some("") => match fd.kind {
+                FieldKind::IoMax => "(no limit)".into(),
+                FieldKind::IoLatency => "(no target)".into(),
+                _ => "(empty)".into(),
+            },
+            Some(c) => c.to_owned(),
+        }
+    };
+    // the current values as wide as the widest, up to what leaves the
+    // input 20 columns
+    let room = inner_width(area).saturating_sub(16 + 1 + 20).max(10);
+    let cur_w = form
+        .fields
+        .iter()
+        .map(|fd| shown(fd).chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(room);
     for (i, fd) in form.fields.iter().enumerate() {
-        let cur = fd.current.as_deref().unwrap_or("(controller off)");
+        let cur = shown(fd);
         let sel = i == form.cursor;
         let input = if sel {
             format!("{}_", fd.input)
@@ -136,9 +244,9 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
             fd.input.clone()
         };
         let line = Line::raw(format!(
-            "{:<16}{:<26} {}",
+            "{:<16}{:<cur_w$} {}",
             fd.kind.file(),
-            fit(cur, 26),
+            fit(&cur, cur_w),
             input
         ));
         let line = if fd.current.is_none() {
@@ -152,17 +260,15 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
     }
     lines.push(Line::raw(""));
     if let Some(fd) = form.fields.get(form.cursor) {
-        lines.push(Line::styled(
-            format!("accepts: {}", fd.kind.hint()),
-            theme.dim,
-        ));
+        let w = inner_width(area);
+        lines.extend(para(&format!("accepts: {}", fd.kind.hint()), theme.dim, w));
         match &fd.preview {
-            Ok(p) => lines.push(Line::styled(format!("Enter {p}"), theme.header)),
-            Err(e) if !e.is_empty() => lines.push(Line::styled(e.clone(), theme.error)),
+            Ok(p) => lines.extend(para(&format!("Enter {p}"), theme.header, w)),
+            Err(e) if !e.is_empty() => lines.extend(para(e, theme.error, w)),
             Err(_) => lines.push(Line::raw("")),
         }
-        if let Some(w) = &fd.warning {
-            lines.push(Line::styled(w.clone(), theme.warn));
+        if let Some(warning) = &fd.warning {
+            lines.extend(para(warning, theme.warn, w));
         }
     }
     popup(
@@ -188,13 +294,18 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
         .cursor
         .saturating_sub(h / 2)
         .min(r.files.len().saturating_sub(h));
+    // the value takes what is left of the row: a wrapped row would push
+    // the line being typed out of the box
+    let w = inner_width(area);
     for (i, (name, cur)) in r.files.iter().enumerate().skip(start).take(h) {
-        let line = Line::raw(format!(" {name:<28}{}", fit(cur, 50)));
-        lines.push(if i == r.cursor {
-            line.style(theme.selected)
-        } else {
-            line
-        });
+        let name = format!(" {name:<28}");
+        let room = w.saturating_sub(name.chars().count());
+        lines.push(list_row(
+            format!("{name}{}", fit(cur, room)),
+            w,
+            i == r.cursor,
+            theme,
+        ));
     }
     lines.push(Line::raw(""));
     match &r.input {
@@ -218,7 +329,12 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
 }
 
 fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
-    let mut lines: Vec<Line<'_>> = c.lines.iter().map(|l| Line::raw(l.clone())).collect();
+    let w = inner_width(area);
+    let mut lines: Vec<Line<'_>> = c
+        .lines
+        .iter()
+        .flat_map(|l| para(l, Style::new(), w))
+        .collect();
     lines.push(Line::raw(""));
     let keys = match &c.typed {
         Some((target, typed)) => {
@@ -242,36 +358,42 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
 }
 
 fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
-    let into = if m.threads {
-        "cgroup.threads (this thread only)"
+    let how = if m.threads {
+        "Writes cgroup.threads: only this thread moves (^T: the whole process)."
     } else {
-        "cgroup.procs (the whole process)"
+        "Writes cgroup.procs: the whole process moves (^T: this thread only)."
     };
-    let mut lines = vec![
-        Line::raw(format!(
-            "Move {} ({}) into: {}",
+    let w = inner_width(area);
+    let mut lines: Vec<Line<'_>> = para(
+        &format!(
+            "Move process {} ({}) into the group chosen below.",
             m.pid,
-            fit(&m.what, 40),
-            into
-        )),
+            fit(&m.what, 40)
+        ),
+        Style::new(),
+        w,
+    )
+    .chain(para(how, theme.dim, w))
+    .collect();
+    lines.extend([
         Line::from(vec![
             Span::styled("filter: ", theme.title),
             Span::raw(format!("{}_", m.filter)),
         ]),
         Line::raw(""),
-    ];
-    let h = usize::from(area.height.saturating_sub(10)).max(3);
+    ]);
+    let h = usize::from(area.height.saturating_sub(11)).max(3);
     let start = m
         .cursor
         .saturating_sub(h / 2)
         .min(m.matches.len().saturating_sub(h));
     for (i, p) in m.matches.iter().enumerate().skip(start).take(h) {
-        let line = Line::raw(format!(" {p}"));
-        lines.push(if i == m.cursor {
-            line.style(theme.selected)
-        } else {
-            line
-        });
+        lines.push(list_row(
+            format!(" {p}"),
+            inner_width(area),
+            i == m.cursor,
+            theme,
+        ));
     }
     if m.matches.is_empty() {
         lines.push(Line::styled(" no group matches", theme.dim));
@@ -294,13 +416,15 @@ fn new_group(f: &mut Frame<'_>, area: Rect, p: &NamePrompt, theme: &Theme) {
             Span::raw(format!("{}_", p.input)),
         ]),
     ];
+    let w = inner_width(area);
     match &p.check {
-        Ok(n) => lines.push(Line::styled(
-            format!("Enter creates {}", p.parent.join(n)),
+        Ok(n) => lines.extend(para(
+            &format!("Enter creates {}", p.parent.join(n)),
             theme.header,
+            w,
         )),
-        Err(e) if p.input.is_empty() => lines.push(Line::styled(e.clone(), theme.dim)),
-        Err(e) => lines.push(Line::styled(e.clone(), theme.error)),
+        Err(e) if p.input.is_empty() => lines.extend(para(e, theme.dim, w)),
+        Err(e) => lines.extend(para(e, theme.error, w)),
     }
     popup(
         f,
@@ -318,20 +442,31 @@ fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
         .iter()
         .map(|c| format!("{}{}", if c.enable { "+" } else { "-" }, c.name))
         .collect();
-    let lines = vec![
-        Line::raw(format!(
+    let w = inner_width(area);
+    let plain = Style::new();
+    let mut lines: Vec<Line<'_>> = para(
+        &format!(
             "{} holds {} process{}; a group that hands a domain controller to its children cannot hold processes itself (no internal process rule, admin guide 2-4-3).",
             l.group,
             l.nr_procs,
             if l.nr_procs == 1 { "" } else { "es" }
-        )),
-        Line::raw(""),
-        Line::raw("cgtop can fix it: create a leaf child, move every process of the group into it, then write:"),
-        Line::raw(format!("    {}", names.join(" "))),
-        Line::raw(""),
-        Line::from(vec![Span::styled("leaf name: ", theme.title), Span::raw(format!("{}_", l.leaf))]),
-        Line::styled(format!("-> {}", l.group.join(l.leaf.trim())), theme.dim),
-    ];
+        ),
+        plain,
+        w,
+    )
+    .collect();
+    lines.push(Line::raw(""));
+    lines.extend(para("cgtop can fix it: create a leaf child, move every process of the group into it, then write to its cgroup.subtree_control:", plain, w));
+    lines.extend(para(&format!("    {}", names.join(" ")), plain, w));
+    lines.push(Line::raw(""));
+    lines.push(Line::from(vec![
+        Span::styled("leaf name: ", theme.title),
+        Span::raw(format!("{}_", l.leaf)),
+    ]));
+    match &l.check {
+        Ok(leaf) => lines.extend(para(&format!("-> {}", l.group.join(leaf)), theme.dim, w)),
+        Err(e) => lines.extend(para(e, theme.error, w)),
+    }
     popup(
         f,
         area,
@@ -355,10 +490,13 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
             || ("(dir)".to_owned(), o.op.describe()),
             |w| (w.file.clone(), w.contents.clone()),
         );
-        let old = o
-            .old
-            .as_deref()
-            .map_or_else(|| "-".to_owned(), |t| t.trim().replace('\n', " | "));
+        let old = match o.old.as_deref().map(str::trim) {
+            None => "-".to_owned(),
+            // an empty file (no controllers, no io.max lines) said so,
+            // not a blank between two spaces
+            Some("") => "(empty)".to_owned(),
+            Some(t) => t.replace('\n', " | "),
+        };
         let res = match &o.result {
             Ok(()) => "ok".to_owned(),
             Err(err) => err.errno_name().to_owned(),
@@ -389,4 +527,39 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
         "j/k scroll  Esc close",
         theme,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap_text;
+
+    #[test]
+    fn wrapped_items_keep_their_indent() {
+        assert_eq!(
+            wrap_text("• set memory.max of /a/b to 536870912", 20),
+            ["• set memory.max of", "  /a/b to 536870912"]
+        );
+        assert_eq!(
+            wrap_text("  a note that wraps here", 12),
+            ["  a note", "  that wraps", "  here"]
+        );
+        assert_eq!(
+            wrap_text("plain text wraps flush", 11),
+            ["plain text", "wraps flush"]
+        );
+    }
+
+    #[test]
+    fn long_words_are_cut_and_nothing_is_lost() {
+        assert_eq!(
+            wrap_text("ab /x/yyyyyyyyyy", 6),
+            ["ab", "/x/yyy", "yyyyyy", "y"]
+        );
+        assert_eq!(wrap_text("", 10), [""]);
+        assert_eq!(wrap_text("    +cpu", 10), ["    +cpu"]);
+        // a width smaller than the indent still makes progress
+        assert_eq!(wrap_text("  • abc def", 3), ["  •", "abc", "def"]);
+        let s = "über schön";
+        assert_eq!(wrap_text(s, 5), ["über", "schön"]);
+    }
 }

@@ -589,3 +589,237 @@ pub fn child_of(parent: u32) -> Option<u32> {
     }
     None
 }
+
+// ---------------------------------------------------------------------------
+// The write dialogs' trees (tests/actions_state.rs, tests/dialog_snapshots.rs).
+
+pub const PG_SERVICE: &str = "system.slice/system-postgresql.slice/postgresql@15-main.service";
+
+/// `memory-limited`, copied, with three plain groups added beside the
+/// systemd units, so that a write can go through without the systemd
+/// confirmation, and io can be on where memory is off:
+///
+/// ```text
+/// /                 (memory-limited's 30 groups, untouched)
+/// ├─ batch          cpuset cpu io memory pids, processes 4190201 4190202,
+/// │                 cpu.max "max 100000", io.latency (empty: no target)
+/// └─ lab            hands only io to its children (subtree_control "io")
+///    └─ dd          io only (no memory.current), process 4190301
+/// ```
+///
+/// Each takes the files of the PostgreSQL service (a real capture's
+/// shapes) and changes only what is listed here; the fake PIDs sit with
+/// the other fixtures' (above what a test host normally uses). The three
+/// have a `cgroup.kill` (Linux 5.14+; write-only, so the captured units
+/// lack it, as on an older kernel), and their read-only files are 0444
+/// as the kernel makes them.
+pub fn lab_tree() -> tempfile::TempDir {
+    let t = copy_fixture("memory-limited");
+    let root = t.path();
+    let pg = root.join(PG_SERVICE);
+    let leaf_events = "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n";
+    let clone_pg = |to: &Path, keep: &dyn Fn(&str) -> bool| {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for e in std::fs::read_dir(&pg).expect("read_dir") {
+            let e = e.expect("entry");
+            let name = e.file_name().to_string_lossy().into_owned();
+            if e.file_type().expect("type").is_file() && keep(&name) {
+                std::fs::copy(e.path(), to.join(&name)).expect("copy");
+            }
+        }
+    };
+    let put = |dir: &Path, files: &[(&str, &str)]| {
+        for (n, v) in files {
+            std::fs::write(dir.join(n), v).expect("write fixture file");
+        }
+    };
+
+    let batch = root.join("batch");
+    clone_pg(&batch, &|_| true);
+    put(
+        &batch,
+        &[
+            // what the root hands down (the service's parent handed less)
+            ("cgroup.controllers", "cpuset cpu io memory pids\n"),
+            ("cgroup.procs", "4190201\n4190202\n"),
+            ("cgroup.threads", "4190201\n4190202\n"),
+            ("cpu.max", "max 100000\n"),
+            ("memory.high", "max\n"),
+            ("memory.events", leaf_events),
+            ("memory.events.local", leaf_events),
+            ("io.max", ""),
+            ("io.latency", ""),
+            ("io.stat", ""),
+            ("pids.current", "2\n"),
+            ("cgroup.kill", ""),
+        ],
+    );
+
+    let lab = root.join("lab");
+    clone_pg(&lab, &|_| true);
+    put(
+        &lab,
+        &[
+            ("cgroup.controllers", "cpuset cpu io memory pids\n"),
+            ("cgroup.procs", ""),
+            ("cgroup.threads", ""),
+            ("cgroup.subtree_control", "io\n"),
+            ("cgroup.stat", "nr_descendants 1\nnr_dying_descendants 0\n"),
+            ("cpu.max", "max 100000\n"),
+            ("memory.high", "max\n"),
+            ("memory.events", leaf_events),
+            ("memory.events.local", leaf_events),
+            ("io.max", ""),
+            ("io.stat", ""),
+            ("pids.current", "1\n"),
+            ("cgroup.kill", ""),
+        ],
+    );
+
+    let dd = lab.join("dd");
+    clone_pg(&dd, &|n| {
+        n.starts_with("cgroup.") || n == "cpu.stat" || n.ends_with(".pressure")
+    });
+    put(
+        &dd,
+        &[
+            ("cgroup.controllers", "io\n"),
+            ("cgroup.subtree_control", ""),
+            ("cgroup.procs", "4190301\n"),
+            ("cgroup.threads", "4190301\n"),
+            ("cgroup.kill", ""),
+            ("io.max", ""),
+            ("io.weight", "default 100\n"),
+            ("io.latency", ""),
+            ("io.stat", ""),
+        ],
+    );
+
+    // the kernel makes files without a write handler 0444; the captures
+    // lost that (their files were made writable to copy and delete
+    // them), and the raw editor lists what is writable
+    for dir in [&batch, &lab, &dd] {
+        for e in std::fs::read_dir(dir).expect("read_dir") {
+            let e = e.expect("entry");
+            let name = e.file_name().to_string_lossy().into_owned();
+            let read_only = matches!(
+                name.as_str(),
+                "cgroup.controllers"
+                    | "cgroup.events"
+                    | "cgroup.stat"
+                    | "cpu.stat"
+                    | "cpu.stat.local"
+                    | "io.stat"
+                    | "memory.current"
+                    | "memory.events"
+                    | "memory.events.local"
+                    | "memory.numa_stat"
+                    | "memory.stat"
+                    | "memory.swap.current"
+                    | "memory.swap.events"
+                    | "memory.zswap.current"
+                    | "pids.current"
+                    | "pids.events"
+                    | "pids.peak"
+            );
+            if read_only {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(e.path(), std::fs::Permissions::from_mode(0o444))
+                    .expect("chmod");
+            }
+        }
+    }
+
+    // the root counts its descendants (the scanner re-lists on a change)
+    let stat = root.join("cgroup.stat");
+    let text = std::fs::read_to_string(&stat).expect("cgroup.stat");
+    let n: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("nr_descendants "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("nr_descendants");
+    std::fs::write(
+        &stat,
+        text.replace(
+            &format!("nr_descendants {n}\n"),
+            &format!("nr_descendants {}\n", n + 3),
+        ),
+    )
+    .expect("write cgroup.stat");
+    t
+}
+
+/// A stand-in for /sys/dev/block laid out as sysfs is: each MAJ:MIN a
+/// symlink into the device tree, a partition a directory inside its
+/// disk's (so "254:1/../dev" is the disk's MAJ:MIN). The fixture
+/// `sys-dev-block` (vda 254:0, loop0 7:0) plus the partition vda1 254:1.
+pub fn sys_dev_block_with_partition() -> tempfile::TempDir {
+    let t = tempfile::tempdir().expect("tempdir");
+    let base = t.path();
+    let dev = |rel: &str, maj: u32, min: u32, name: &str, partition: bool| {
+        let d = base.join("devices").join(rel);
+        std::fs::create_dir_all(&d).expect("mkdir");
+        std::fs::write(d.join("dev"), format!("{maj}:{min}\n")).expect("dev");
+        let kind = if partition { "partition" } else { "disk" };
+        std::fs::write(
+            d.join("uevent"),
+            format!("MAJOR={maj}\nMINOR={min}\nDEVNAME={name}\nDEVTYPE={kind}\n"),
+        )
+        .expect("uevent");
+        if partition {
+            std::fs::write(d.join("partition"), "1\n").expect("partition");
+        }
+        let link = base.join("block").join(format!("{maj}:{min}"));
+        std::fs::create_dir_all(base.join("block")).expect("mkdir");
+        std::os::unix::fs::symlink(Path::new("../devices").join(rel), link).expect("symlink");
+    };
+    dev("vda", 254, 0, "vda", false);
+    dev("vda/vda1", 254, 1, "vda1", true);
+    dev("loop0", 7, 0, "loop0", false);
+    t
+}
+
+/// A collector like [`collector`] that reads block devices from
+/// `sys_dev_block` (for [`sys_dev_block_with_partition`]).
+pub fn collector_with_devices(root: &Path, sys_dev_block: &Path) -> Collector {
+    Collector::new(CollectorConfig {
+        root: root.to_path_buf(),
+        start: GroupPath::root(),
+        scan: ScanConfig::default(),
+        full_detail: false,
+        sys_dev_block: sys_dev_block.to_path_buf(),
+    })
+}
+
+/// Draws the app on a `w` x `h` `TestBackend` and writes the screen as
+/// text: each row between `|` bars (so trailing blanks show), after a
+/// gutter that is `>` where the row holds a reverse-video run of at least
+/// 20 cells (a cursor or selection bar). As in tests/view_snapshots.rs.
+pub fn screen(app: &App, w: u16, h: u16) -> String {
+    use ratatui::style::Modifier;
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("terminal");
+    t.draw(|f| cgtop::ui::render(f, app, &cgtop::ui::Theme::mono()))
+        .expect("draw");
+    let b = t.backend().buffer();
+    let width = usize::from(b.area.width);
+    let mut out = String::new();
+    for row in b.content.chunks(width) {
+        let mut run = 0;
+        let mut bar = false;
+        for c in row {
+            if c.modifier.contains(Modifier::REVERSED) {
+                run += 1;
+                bar |= run >= 20;
+            } else {
+                run = 0;
+            }
+        }
+        out.push(if bar { '>' } else { ' ' });
+        out.push('|');
+        for c in row {
+            out.push_str(c.symbol());
+        }
+        out.push_str("|\n");
+    }
+    out
+}

@@ -1,0 +1,312 @@
+//! Every write dialog, drawn over the main view at 80x24 and 120x40 and
+//! compared with reviewed insta snapshots (tests/snapshots). The states
+//! are reached with keys, as an operator would, on `common::lab_tree`
+//! (memory-limited plus the plain groups batch, lab and lab/dd). Nothing
+//! comes from the test host: fixed host facts and mount text, one refresh
+//! at t = 0 s (no rates), process lists made up (the fixtures' PIDs may be
+//! live processes here), writer results built by hand or from the tree
+//! with fixed times in the action log.
+//!
+//! Screens are written as in tests/view_snapshots.rs (`common::screen`):
+//! `|`-framed rows, `>` in the gutter where a row holds a reverse-video
+//! bar of 20 cells or more.
+//!
+//! CI never writes snapshots (INSTA_UPDATE=no). To change one: run
+//! `INSTA_UPDATE=always cargo test --test dialog_snapshots`, read every
+//! changed .snap like code, commit it.
+
+// test code: a failed expectation is a failed test
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use cgtop::app::actions::LogEntry;
+use cgtop::app::{App, Msg};
+use cgtop::cgroupfs::Limit;
+use cgtop::model::{ControllerChange, GroupPath, MemoryFile};
+use cgtop::source::collector::Collector;
+use cgtop::source::safety::Protected;
+use cgtop::source::writer::{self, WriteOutcome};
+use common::*;
+use crossterm::event::KeyCode;
+
+/// The lab tree, writable, after one refresh, with `path` selected and
+/// read in full.
+fn lab_on(path: &str) -> (App, Collector, tempfile::TempDir) {
+    let dir = lab_tree();
+    let (mut a, mut c) = app_on(dir.path(), pure_v2_mount(), 120, 40);
+    a.read_only = None;
+    select(&mut a, &mut c, path);
+    read_focus(&mut a, &mut c, 0.0);
+    (a, c, dir)
+}
+
+/// Snapshots the app at both sizes: `NAME_80x24` and `NAME_120x40`.
+fn snap_both(name: &str, a: &mut App) {
+    for (w, h) in [(80, 24), (120, 40)] {
+        resize(a, w, h);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(a, w, h));
+    }
+}
+
+fn enter(a: &mut App, c: &mut Collector) {
+    send(a, c, key(KeyCode::Enter));
+}
+
+/// In the open limits form: the cursor onto `file`'s field.
+fn goto_field(a: &mut App, c: &mut Collector, file: &str) {
+    for _ in 0..20 {
+        let cgtop::app::Mode::Limits(f) = &a.mode else {
+            panic!("{:?}", a.mode)
+        };
+        if f.fields[f.cursor].kind.file() == file {
+            return;
+        }
+        send(a, c, key(KeyCode::Down));
+    }
+    panic!("no field {file}");
+}
+
+#[test]
+fn controllers() {
+    let (mut a, mut c, _d) = lab_on("lab");
+    send(&mut a, &mut c, ch('c'));
+    // +cpu, -io: both changes listed before anything is written
+    send(&mut a, &mut c, key(KeyCode::Down));
+    send(&mut a, &mut c, ch(' '));
+    send(&mut a, &mut c, key(KeyCode::Down));
+    send(&mut a, &mut c, ch(' '));
+    snap_both("controllers", &mut a);
+}
+
+#[test]
+fn limits_valid_preview() {
+    let (mut a, mut c, _d) = lab_on("batch");
+    send(&mut a, &mut c, ch('e'));
+    goto_field(&mut a, &mut c, "memory.max");
+    type_text(&mut a, &mut c, "512M");
+    snap_both("limits_valid_preview", &mut a);
+}
+
+#[test]
+fn limits_validation_error() {
+    let (mut a, mut c, _d) = lab_on("batch");
+    send(&mut a, &mut c, ch('e'));
+    type_text(&mut a, &mut c, "2 GB");
+    // Enter refuses, and the status line says so too
+    enter(&mut a, &mut c);
+    snap_both("limits_validation_error", &mut a);
+}
+
+#[test]
+fn limits_io_max_without_memory() {
+    let (mut a, mut c, _d) = lab_on("lab/dd");
+    send(&mut a, &mut c, ch('e'));
+    goto_field(&mut a, &mut c, "io.max");
+    type_text(&mut a, &mut c, "wbps=2M");
+    snap_both("limits_io_max_without_memory", &mut a);
+}
+
+#[test]
+fn raw_editor_choosing() {
+    let (mut a, mut c, _d) = lab_on("batch");
+    send(&mut a, &mut c, ch('E'));
+    for _ in 0..20 {
+        send(&mut a, &mut c, key(KeyCode::Down));
+    }
+    snap_both("raw_editor_choosing", &mut a);
+}
+
+#[test]
+fn raw_editor_typing() {
+    let (mut a, mut c, _d) = lab_on("batch");
+    send(&mut a, &mut c, ch('E'));
+    let cgtop::app::Mode::Raw(r) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    let at = r
+        .files
+        .iter()
+        .position(|(n, _)| n == "memory.oom.group")
+        .unwrap();
+    for _ in 0..at {
+        send(&mut a, &mut c, key(KeyCode::Down));
+    }
+    enter(&mut a, &mut c);
+    type_text(&mut a, &mut c, "1");
+    snap_both("raw_editor_typing", &mut a);
+}
+
+#[test]
+fn confirm_plain() {
+    let (mut a, mut c, _d) = lab_on("batch");
+    send(&mut a, &mut c, ch('f'));
+    snap_both("confirm_plain", &mut a);
+}
+
+#[test]
+fn confirm_typed_name() {
+    let (mut a, mut c, _d) = lab_on("batch");
+    a.protected = Protected {
+        own: Some(GroupPath::new("batch")),
+        ..Protected::default()
+    };
+    send(&mut a, &mut c, ch('K'));
+    type_text(&mut a, &mut c, "bat");
+    snap_both("confirm_typed_name", &mut a);
+}
+
+#[test]
+fn confirm_systemd_unit() {
+    let (mut a, mut c, _d) = lab_on(PG_SERVICE);
+    send(&mut a, &mut c, ch('e'));
+    goto_field(&mut a, &mut c, "memory.max");
+    type_text(&mut a, &mut c, "512M");
+    enter(&mut a, &mut c);
+    snap_both("confirm_systemd_unit", &mut a);
+}
+
+#[test]
+fn move_picker_filtered() {
+    let (mut a, mut c, _d) = lab_on("batch");
+    set_processes(
+        &mut a,
+        vec![
+            process(4_190_201, "root", 0.0, 12, "worker --queue a"),
+            process(4_190_202, "root", 0.0, 14, "worker --queue b"),
+        ],
+    );
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    send(&mut a, &mut c, ch('j'));
+    send(&mut a, &mut c, ch('m'));
+    type_text(&mut a, &mut c, "lab");
+    send(&mut a, &mut c, key(KeyCode::Down));
+    snap_both("move_picker_filtered", &mut a);
+}
+
+#[test]
+fn new_group_error() {
+    let (mut a, mut c, _d) = lab_on("lab");
+    send(&mut a, &mut c, ch('n'));
+    type_text(&mut a, &mut c, "cpu.max");
+    snap_both("new_group_error", &mut a);
+}
+
+#[test]
+fn leaf_fix() {
+    let (mut a, mut c, d) = lab_on("batch");
+    let op = cgtop::model::write::set_subtree_control(
+        &GroupPath::new("batch"),
+        &[ControllerChange::enable("cpu")],
+    );
+    let ctx = writer::gather_context(d.path(), &op, 16);
+    let out = WriteOutcome {
+        result: Err(writer::explain(&op, 16, &ctx)),
+        offer: writer::offer_for(&op, 16, &ctx),
+        old: None,
+        new_readback: None,
+        notes: Vec::new(),
+        op,
+    };
+    send(
+        &mut a,
+        &mut c,
+        Msg::WriteFinished {
+            outcomes: vec![out],
+            unix_secs: 1_700_000_000,
+        },
+    );
+    snap_both("leaf_fix", &mut a);
+}
+
+#[test]
+fn message_after_an_error() {
+    let (mut a, mut c, d) = lab_on("batch");
+    let op = cgtop::model::write::set_memory_limit(
+        &GroupPath::new("batch"),
+        MemoryFile::Max,
+        Limit::Value(536_870_912),
+    );
+    let ctx = writer::gather_context(d.path(), &op, 13);
+    let out = WriteOutcome {
+        result: Err(writer::explain(&op, 13, &ctx)),
+        offer: None,
+        old: Some("max\n".into()),
+        new_readback: Some("max\n".into()),
+        notes: Vec::new(),
+        op,
+    };
+    send(
+        &mut a,
+        &mut c,
+        Msg::WriteFinished {
+            outcomes: vec![out],
+            unix_secs: 1_700_000_000,
+        },
+    );
+    snap_both("message_after_an_error", &mut a);
+}
+
+#[test]
+fn action_log_two_entries() {
+    let (mut a, mut c, d) = lab_on("batch");
+    let ok = WriteOutcome {
+        op: cgtop::model::write::set_memory_limit(
+            &GroupPath::new("batch"),
+            MemoryFile::Max,
+            Limit::Value(536_870_912),
+        ),
+        old: Some("max\n".into()),
+        new_readback: Some("536870912\n".into()),
+        result: Ok(()),
+        notes: Vec::new(),
+        offer: None,
+    };
+    let op = cgtop::model::write::set_subtree_control(
+        &GroupPath::new("batch"),
+        &[ControllerChange::enable("cpu")],
+    );
+    let ctx = writer::gather_context(d.path(), &op, 16);
+    let failed = WriteOutcome {
+        result: Err(writer::explain(&op, 16, &ctx)),
+        offer: None,
+        old: Some(String::new()),
+        new_readback: None,
+        notes: Vec::new(),
+        op,
+    };
+    a.log = vec![
+        LogEntry {
+            unix_secs: 1_700_000_000,
+            outcome: ok,
+        },
+        LogEntry {
+            unix_secs: 1_700_000_042,
+            outcome: failed,
+        },
+    ];
+    send(&mut a, &mut c, ch('L'));
+    snap_both("action_log_two_entries", &mut a);
+}
+
+#[test]
+fn every_dialog_survives_a_tiny_terminal() {
+    let (mut a, mut c, _d) = lab_on("batch");
+    let keys: [&[Msg]; 5] = [
+        &[ch('c')],
+        &[ch('e'), ch('x')],
+        &[ch('E'), key(KeyCode::Enter), ch('1')],
+        &[ch('K')],
+        &[ch('n'), ch('/')],
+    ];
+    for seq in keys {
+        for k in seq {
+            send(&mut a, &mut c, k.clone());
+        }
+        assert_ne!(a.mode, cgtop::app::Mode::Normal, "{seq:?}");
+        for (w, h) in [(1, 1), (10, 5), (20, 8), (40, 10), (200, 3), (3, 200)] {
+            let _ = screen(&a, w, h);
+        }
+        a.mode = cgtop::app::Mode::Normal;
+    }
+}
