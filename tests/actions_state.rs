@@ -279,6 +279,27 @@ fn controllers_enabling_only_writes_at_once_and_no_change_writes_nothing() {
 // The limits form (e): one exact write per field.
 
 #[test]
+fn cpu_weight_nice_field_writes_the_nice_value() {
+    let (mut a, mut c, _d) = lab();
+    on(&mut a, &mut c, "batch");
+    send(&mut a, &mut c, ch('e'));
+    let fx = enter_limit(&mut a, &mut c, "cpu.weight.nice", "-5");
+    assert_eq!(
+        fx,
+        [write_of(wop(
+            "batch",
+            "cpu.weight.nice",
+            "-5",
+            WriteKind::CpuWeightNice(-5)
+        ))]
+    );
+    // out of nice's range: no write, the reason in the preview
+    send(&mut a, &mut c, ch('e'));
+    let fx = enter_limit(&mut a, &mut c, "cpu.weight.nice", "20");
+    assert!(fx.is_empty());
+}
+
+#[test]
 fn limits_form_opens_on_the_groups_current_values() {
     let (mut a, mut c, _d) = lab();
     on(&mut a, &mut c, "batch");
@@ -296,6 +317,7 @@ fn limits_form_opens_on_the_groups_current_values() {
             ("cpu.max", Some("max 100000")),
             ("cpu.max.burst", Some("0")),
             ("cpu.weight", Some("100")),
+            ("cpu.weight.nice", Some("0")),
             ("memory.min", Some("0")),
             ("memory.low", Some("0")),
             ("memory.high", Some("max")),

@@ -77,6 +77,7 @@ pub enum FieldKind {
     CpuMax,
     CpuMaxBurst,
     CpuWeight,
+    CpuWeightNice,
     Memory(MemoryFile),
     PidsMax,
     IoMax,
@@ -85,10 +86,11 @@ pub enum FieldKind {
 }
 
 impl FieldKind {
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 13] = [
         Self::CpuMax,
         Self::CpuMaxBurst,
         Self::CpuWeight,
+        Self::CpuWeightNice,
         Self::Memory(MemoryFile::Min),
         Self::Memory(MemoryFile::Low),
         Self::Memory(MemoryFile::High),
@@ -105,6 +107,7 @@ impl FieldKind {
             Self::CpuMax => files::CPU_MAX,
             Self::CpuMaxBurst => files::CPU_MAX_BURST,
             Self::CpuWeight => files::CPU_WEIGHT,
+            Self::CpuWeightNice => files::CPU_WEIGHT_NICE,
             Self::Memory(m) => m.file(),
             Self::PidsMax => files::PIDS_MAX,
             Self::IoMax => files::IO_MAX,
@@ -119,6 +122,7 @@ impl FieldKind {
             Self::CpuMax => "50% | 1.5 (CPUs) | max | QUOTA PERIOD (us)",
             Self::CpuMaxBurst => "microseconds",
             Self::CpuWeight => "1..10000 (default 100)",
+            Self::CpuWeightNice => "-20..19, like nice(1); sets cpu.weight",
             Self::Memory(_) => "max | bytes | 512M, 1.5G (binary units)",
             Self::PidsMax => "max | number of tasks",
             // the device is on its own line, with its keys
@@ -163,6 +167,10 @@ pub struct LimitsForm {
     /// well (measured in tests/vm_truth.rs). False on a hybrid host whose
     /// memory controller is on cgroup v1: writeback then runs as the root.
     pub cgroup_writeback: bool,
+    /// The group's cgroup.controllers: a missing file whose controller is
+    /// on is a feature the kernel lacks (io.latency on Debian), not a
+    /// controller to enable.
+    pub controllers_on: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -343,6 +351,10 @@ pub fn open_limits(app: &mut App) {
             warning: None,
         })
         .collect();
+    let controllers_on = focus_detail(app)
+        .and_then(|d| d.controllers.clone())
+        .map(|c| c.0)
+        .unwrap_or_default();
     let mut form = LimitsForm {
         group,
         fields,
@@ -350,6 +362,7 @@ pub fn open_limits(app: &mut App) {
         devices,
         device,
         cgroup_writeback,
+        controllers_on,
     };
     // start on the first field that exists
     form.cursor = form
@@ -845,12 +858,19 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
         .and_then(|x| x.current.as_deref())
         .and_then(|c| crate::cgroupfs::CpuMax::parse(c).ok())
         .and_then(|c| c.quota);
+    let on = f.controllers_on.clone();
     let field = &mut f.fields[i];
     field.warning = None;
     field.op = None;
     let text = field.input.trim().to_owned();
     if field.current.is_none() {
-        field.preview = Err(format!("{} does not exist for this group: its controller is off (enable it in the parent with c)", field.kind.file()));
+        let file = field.kind.file();
+        let controller = file.split('.').next().unwrap_or(file);
+        field.preview = Err(if on.iter().any(|c| c == controller) {
+            format!("this kernel has no {file}: the {controller} controller is on, but the feature is not built in")
+        } else {
+            format!("{file} does not exist for this group: its controller is off (enable it in the parent with c)")
+        });
         return;
     }
     if text.is_empty() {
@@ -880,6 +900,9 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
             .map_err(|e| e.to_string()),
         FieldKind::CpuWeight => input::parse_cpu_weight(&text)
             .map(|v| write::set_cpu_weight(&group, v))
+            .map_err(|e| e.to_string()),
+        FieldKind::CpuWeightNice => input::parse_cpu_weight_nice(&text)
+            .map(|v| write::set_cpu_weight_nice(&group, v))
             .map_err(|e| e.to_string()),
         FieldKind::Memory(m) => input::parse_memory(m, &text)
             .map(|v| write::set_memory_limit(&group, m, v))
