@@ -346,6 +346,7 @@ impl Scanner {
                 self.kept -= count_kept(&e);
             }
             self.need_walk = true;
+            drop_orphans(&mut out);
         }
         cost.fd_limited |= self.fd_limited;
         (out, cost)
@@ -501,6 +502,34 @@ impl Scanner {
 
 /// Reads one hot file into `buf`. `multi` files (cgroup.procs) may need
 /// several reads: seq_file returns at most a page of records per call.
+/// Leaves out the samples whose parent is not among them (nor the parent's
+/// descendants): when a group is removed and created again under the same
+/// name while the walk lists it, its children are listed from the new
+/// directory and the group itself, with the old inode, reads as gone. The
+/// next walk, which a vanished group triggers, lists both again.
+/// `out` is sorted by path, so a parent comes before its children.
+fn drop_orphans(out: &mut Vec<GroupSample>) {
+    let keep: Vec<bool> = {
+        let mut present: std::collections::HashSet<&str> =
+            std::collections::HashSet::with_capacity(out.len());
+        out.iter()
+            .enumerate()
+            .map(|(k, g)| {
+                let p = g.path.as_str();
+                // the first is the start group
+                let parent = p.rfind('/').map_or("", |i| &p[..i]);
+                let ok = k == 0 || present.contains(parent);
+                if ok {
+                    present.insert(p);
+                }
+                ok
+            })
+            .collect()
+    };
+    let mut keep = keep.into_iter();
+    out.retain(|_| keep.next().unwrap_or(true));
+}
+
 fn read_handle(
     h: &mut Handle,
     dir: &Path,
@@ -689,6 +718,43 @@ mod tests {
         fs::remove_dir_all(t.path().join("a.slice/b c:ü")).unwrap();
         let (g, _) = s.scan();
         assert_eq!(g.len(), 2);
+    }
+
+    #[test]
+    fn no_group_without_its_parent_when_the_parent_is_replaced() {
+        // The walk lists a directory by path: when a group is removed and
+        // created again under the same name during the walk, its children
+        // come from the new directory while the group itself keeps the old
+        // inode, which then reads as gone. Seen in the VM under churn as a
+        // child listed without its parent. Reopened files reproduce it.
+        let t = tree();
+        let mut s = Scanner::new(
+            t.path().to_path_buf(),
+            ScanConfig {
+                max_kept: 0,
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            },
+        );
+        s.scan();
+        // a new a.slice (made aside, so that no inode number is reused)
+        // without the old one's hot files; its child has the same files
+        mk(t.path(), "a.new", &[("cgroup.procs", "")]);
+        mk(
+            t.path(),
+            "a.new/b c:ü",
+            &[("cgroup.procs", "7\n"), ("io.stat", "")],
+        );
+        fs::remove_dir_all(t.path().join("a.slice")).unwrap();
+        fs::rename(t.path().join("a.new"), t.path().join("a.slice")).unwrap();
+        let (g, _) = s.scan();
+        let names: Vec<&str> = g.iter().map(|x| x.path.as_str()).collect();
+        assert_eq!(names, [""], "a child without its parent was listed");
+        // the next scan walks and lists both again
+        let (g, cost) = s.scan();
+        assert!(cost.walked);
+        let names: Vec<&str> = g.iter().map(|x| x.path.as_str()).collect();
+        assert_eq!(names, ["", "a.slice", "a.slice/b c:ü"]);
     }
 
     #[test]
