@@ -500,8 +500,6 @@ impl Scanner {
     }
 }
 
-/// Reads one hot file into `buf`. `multi` files (cgroup.procs) may need
-/// several reads: seq_file returns at most a page of records per call.
 /// Leaves out the samples whose parent is not among them (nor the parent's
 /// descendants): when a group is removed and created again under the same
 /// name while the walk lists it, its children are listed from the new
@@ -530,6 +528,8 @@ fn drop_orphans(out: &mut Vec<GroupSample>) {
     out.retain(|_| keep.next().unwrap_or(true));
 }
 
+/// Reads one hot file into `buf`. `multi` files (cgroup.procs) may need
+/// several reads: seq_file returns at most a page of records per call.
 fn read_handle(
     h: &mut Handle,
     dir: &Path,
