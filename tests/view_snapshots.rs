@@ -24,47 +24,9 @@ mod common;
 use cgtop::app::App;
 use cgtop::model::GroupPath;
 use cgtop::source::collector::Collector;
-use cgtop::ui::{self, Theme};
 use common::*;
 use crossterm::event::KeyCode;
-use ratatui::backend::TestBackend;
-use ratatui::buffer::Buffer;
-use ratatui::style::Modifier;
-use ratatui::Terminal;
 use std::path::Path;
-
-/// Draws the app on a `w` x `h` terminal and writes the screen as text.
-fn screen(app: &App, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    t.draw(|f| ui::render(f, app, &Theme::mono()))
-        .expect("draw");
-    text(t.backend().buffer())
-}
-
-fn text(b: &Buffer) -> String {
-    let w = usize::from(b.area.width);
-    let mut out = String::new();
-    for row in b.content.chunks(w) {
-        let mut run = 0;
-        let mut bar = false;
-        for c in row {
-            if c.modifier.contains(Modifier::REVERSED) {
-                run += 1;
-                bar |= run >= 20;
-            } else {
-                run = 0;
-            }
-        }
-        out.push(if bar { '>' } else { ' ' });
-        out.push('|');
-        // every symbol cgtop draws is one column wide
-        for c in row {
-            out.push_str(c.symbol());
-        }
-        out.push_str("|\n");
-    }
-    out
-}
 
 /// Sizes an app that was made at another size.
 fn sized(app: &mut App, w: u16, h: u16) {

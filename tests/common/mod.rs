@@ -794,7 +794,7 @@ pub fn collector_with_devices(root: &Path, sys_dev_block: &Path) -> Collector {
 /// Draws the app on a `w` x `h` `TestBackend` and writes the screen as
 /// text: each row between `|` bars (so trailing blanks show), after a
 /// gutter that is `>` where the row holds a reverse-video run of at least
-/// 20 cells (a cursor or selection bar). As in tests/view_snapshots.rs.
+/// 20 cells (a cursor or selection bar).
 pub fn screen(app: &App, w: u16, h: u16) -> String {
     use ratatui::style::Modifier;
     let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).expect("terminal");
