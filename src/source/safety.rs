@@ -116,9 +116,12 @@ impl Protected {
             map_to_view(v2_path(&text)?, &fs_root, &view_rel)
         };
         let mut session = Vec::new();
-        let sid = rustix::process::getsid(None)
-            .map(|p| p.as_raw_nonzero().get())
-            .ok();
+        // The session id from /proc, not getsid(2): when the session leader
+        // lives in another PID namespace (a container, CI's sandbox) the
+        // kernel reports 0, which rustix's Pid cannot hold (it panics).
+        let sid = std::fs::read_to_string("/proc/self/stat")
+            .ok()
+            .and_then(|t| session_of(&t));
         if let Some(g) = sid.and_then(|s| group_of(&s.to_string())) {
             session.push(g);
         }
@@ -162,6 +165,14 @@ fn parent_chain() -> Vec<u32> {
 fn parent_of(stat: &str) -> Option<u32> {
     let rest = &stat[stat.rfind(')')? + 1..];
     rest.split_ascii_whitespace().nth(1)?.parse().ok()
+}
+
+/// The session id in /proc/PID/stat text (the 4th field after the ")");
+/// `None` for 0, which means the leader is outside this PID namespace.
+fn session_of(stat: &str) -> Option<u32> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let sid: u32 = rest.split_ascii_whitespace().nth(3)?.parse().ok()?;
+    (sid > 0).then_some(sid)
 }
 
 /// The typed text names `target`: its last component, or its whole path.
@@ -363,6 +374,15 @@ mod tests {
         assert_eq!(parent_of("1234 (bash) S 1200 1234 1234 34816"), Some(1200));
         assert_eq!(parent_of("77 (a) b (c)) R 5 77 77"), Some(5));
         assert_eq!(parent_of("garbage"), None);
+    }
+
+    #[test]
+    fn stat_session() {
+        assert_eq!(session_of("1234 (bash) S 1200 1234 1190 34816"), Some(1190));
+        assert_eq!(session_of("77 (a) b (c)) R 5 77 60 0"), Some(60));
+        // the leader is in another PID namespace: the kernel says 0
+        assert_eq!(session_of("9 (cargo) S 8 9 0 0"), None);
+        assert_eq!(session_of("9 (cargo) S 8"), None);
     }
 
     fn protected() -> Protected {
