@@ -320,6 +320,42 @@ struct ChurnLimits<'a> {
     prefix: &'a str,
     /// Fewest refreshes the run must have printed.
     min_refreshes: usize,
+    /// A group under cpu.max whose demand exceeds its quota while the churn
+    /// runs: its CPU % must read as the cap, refresh after refresh.
+    cap: Option<CpuCap>,
+}
+
+/// `path=quota/period` (µs, as in cpu.max) from CGTOP_SCALE_CHURN_CAP.
+struct CpuCap {
+    path: String,
+    quota_s: f64,
+    period_s: f64,
+}
+
+impl CpuCap {
+    fn parse(v: &str) -> Self {
+        let bad = || -> ! { panic!("CGTOP_SCALE_CHURN_CAP must be path=quota/period, not {v:?}") };
+        let (path, qp) = v.rsplit_once('=').unwrap_or_else(|| bad());
+        let (q, p) = qp.split_once('/').unwrap_or_else(|| bad());
+        let us = |x: &str| x.parse::<f64>().unwrap_or_else(|_| bad()) / 1e6;
+        Self {
+            path: path.to_owned(),
+            quota_s: us(q),
+            period_s: us(p),
+        }
+    }
+
+    fn pct(&self) -> f64 {
+        100.0 * self.quota_s / self.period_s
+    }
+
+    /// Over a window of `w` seconds the kernel grants whole periods' quotas,
+    /// so the usage it allows is within one quota of pct × w: the most a
+    /// true reading can differ from the cap, plus one point for the time
+    /// between the refresh's timestamp and the read of this one file.
+    fn tolerance(&self, w: f64) -> f64 {
+        100.0 * self.quota_s / w + 1.0
+    }
 }
 
 /// Largest byte rate accepted: more than any disk of the test VM (or this
@@ -417,6 +453,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
     let mut incarnations: HashSet<(&str, u64)> = HashSet::new();
     let (mut recreated, mut appeared) = (0u64, 0u64);
     let mut max_groups = 0;
+    let mut capped: Vec<f64> = Vec::new();
     for (i, d) in docs.iter().enumerate() {
         max_groups = max_groups.max(d.groups.len());
         // a group's counters are read up to cost.wall after the refresh's
@@ -474,6 +511,20 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
                     max_cpu = c;
                     p.clone_into(&mut max_cpu_path);
                 }
+                if let Some(cap) = lim.cap.as_ref().filter(|cap| cap.path == p) {
+                    // never more than the kernel allows over this window
+                    let most = cap.pct() + cap.tolerance(d.interval_s);
+                    if c > most {
+                        complain(format!(
+                            "refresh {}: {p} capped at {:.0} % reads {c:.1} % (at most {most:.1} \
+                             over {:.3} s)",
+                            i + 1,
+                            cap.pct(),
+                            d.interval_s
+                        ));
+                    }
+                    capped.push(c);
+                }
             }
             if let Some(io) = &r.io {
                 for (name, v, bound) in [
@@ -530,6 +581,42 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
             lim.prefix
         ));
     }
+    // while the spinners run the capped group uses its whole quota: the
+    // refreshes that saw it busy (over half the cap; the ones before and
+    // after the churn, or overlapping its ends, read less) read the cap
+    let mut cap_summary = String::new();
+    if let Some(cap) = &lim.cap {
+        let mut busy: Vec<f64> = capped
+            .iter()
+            .copied()
+            .filter(|c| *c > cap.pct() / 2.0)
+            .collect();
+        busy.sort_by(f64::total_cmp);
+        if busy.len() < 3 {
+            complain(format!(
+                "{} busy readings of {} ({} in all): the spinners did not run",
+                busy.len(),
+                cap.path,
+                capped.len()
+            ));
+        } else {
+            let median = busy[busy.len() / 2];
+            let (lo, hi) = (busy[0], busy[busy.len() - 1]);
+            if (median - cap.pct()).abs() > 1.5 {
+                complain(format!(
+                    "{} capped at {:.0} %: the median busy reading is {median:.1} %",
+                    cap.path,
+                    cap.pct()
+                ));
+            }
+            cap_summary = format!(
+                "; {} capped at {:.0} % read {lo:.1}-{hi:.1} % (median {median:.1}) over {} busy refreshes",
+                cap.path,
+                cap.pct(),
+                busy.len()
+            );
+        }
+    }
     assert!(
         bad.is_empty(),
         "{} problems in cgtop's output under churn:\n  {}",
@@ -545,7 +632,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
          {} churned paths seen as {} groups, {appeared} first sights and {recreated} recreations \
          without rates; {rated} rates, {unrated} empty, all in bounds: max cpu_pct {max_cpu:.1} \
          ({max_cpu_path}; bound {max_bound:.0}), max io {max_bps:.0} B/s, {max_iops:.0} IO/s; \
-         last refresh read {} files, {} kept, fd_limited {}",
+         last refresh read {} files, {} kept, fd_limited {}{cap_summary}",
         lim.wall_s,
         lim.interval_s,
         seen.len(),
@@ -716,6 +803,9 @@ fn churn_output_is_sane() {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(3),
+        cap: std::env::var("CGTOP_SCALE_CHURN_CAP")
+            .ok()
+            .map(|v| CpuCap::parse(&v)),
     };
     let s = if let Some(json) = json {
         check_churn(&read(&json), &lim)
@@ -784,6 +874,7 @@ fn churn_check_on_a_fixture() {
         wall_s: t0.elapsed().as_secs_f64(),
         prefix: "",
         min_refreshes: 3,
+        cap: None,
     };
     let s = check_churn(&json, &lim);
     assert!(s.starts_with("4 refreshes"), "{s}");
@@ -809,9 +900,61 @@ fn churn_check_on_a_fixture() {
         wall_s: t0.elapsed().as_secs_f64(),
         prefix: "/system.slice/",
         min_refreshes: 3,
+        cap: None,
     };
     let s = check_churn(&json, &lim);
     assert!(s.starts_with("3 refreshes"), "{s}");
+}
+
+#[test]
+fn cap_check_on_a_fixture() {
+    // the fixture's counters stand still; the capped group's readings are
+    // set in the output to what a kernel would give, then to wrong ones
+    let r = fixture();
+    let r = r.to_str().expect("UTF-8 path");
+    let t0 = std::time::Instant::now();
+    let json = cgtop(&["--root", r, "--json", "-n", "4", "-d", "0.5"]);
+    let lim = ChurnLimits {
+        interval_s: 0.5,
+        wall_s: t0.elapsed().as_secs_f64(),
+        prefix: "",
+        min_refreshes: 3,
+        cap: Some(CpuCap::parse("/system.slice=20000/100000")),
+    };
+    let with = |readings: &[f64]| -> String {
+        let mut k = 0;
+        let mut out = String::new();
+        for line in json.lines() {
+            let mut doc: serde_json::Value = serde_json::from_str(line).expect("JSON");
+            for g in doc["groups"].as_array_mut().expect("groups") {
+                let rated = !g["rates"]["cpu_pct"].is_null();
+                if g["path"] == "/system.slice" && rated {
+                    g["rates"]["cpu_pct"] = readings[k].into();
+                    k += 1;
+                }
+            }
+            out.push_str(&doc.to_string());
+            out.push('\n');
+        }
+        assert_eq!(k, readings.len(), "rated refreshes");
+        out
+    };
+    // at rest: no busy reading
+    let r1 = std::panic::catch_unwind(|| check_churn(&json, &lim));
+    assert!(r1.is_err(), "a capped group that never ran went unnoticed");
+    let s = check_churn(&with(&[20.4, 19.1, 3.0, 23.9]), &lim);
+    assert!(
+        s.contains("capped at 20 % read 19.1-23.9 % (median 20.4)"),
+        "{s}"
+    );
+    // 4 points of quota over 0.5 s and one of slack: 25 is the most
+    let r2 = std::panic::catch_unwind(|| check_churn(&with(&[20.0, 27.1, 19.8, 20.2]), &lim));
+    assert!(r2.is_err(), "27 % under a 20 % cap went unnoticed");
+    let r3 = std::panic::catch_unwind(|| check_churn(&with(&[22.0, 22.5, 21.9, 23.0]), &lim));
+    assert!(
+        r3.is_err(),
+        "a median of 22.5 % under a 20 % cap went unnoticed"
+    );
 }
 
 #[test]
@@ -825,6 +968,7 @@ fn churn_text_check_on_a_fixture() {
         wall_s: t0.elapsed().as_secs_f64(),
         prefix: "/system.slice/",
         min_refreshes: 3,
+        cap: None,
     };
     let s = check_churn_text(&text, &lim, 2);
     assert!(s.starts_with("4 refreshes"), "{s}");

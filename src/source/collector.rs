@@ -122,7 +122,7 @@ impl Collector {
     pub fn refresh_timed(&mut self, start: Instant) -> Refresh {
         let wall0 = Instant::now();
         let cpu0 = thread_cpu_time();
-        let mut r = self.refresh(wall0.saturating_duration_since(start));
+        let mut r = self.refresh_with(|| start.elapsed());
         r.snapshot.cost.wall = wall0.elapsed();
         r.snapshot.cost.cpu = thread_cpu_time().saturating_sub(cpu0);
         r
@@ -205,7 +205,13 @@ impl Collector {
 
     /// One refresh at monotonic time `at` (from the collector's start).
     pub fn refresh(&mut self, at: Duration) -> Refresh {
-        let (groups, cost) = self.scanner.scan();
+        self.refresh_with(|| at)
+    }
+
+    /// One refresh, its time taken by `clock` after the walk, when the
+    /// counters are about to be read (see [`Scanner::scan_stamped`]).
+    pub fn refresh_with(&mut self, clock: impl FnOnce() -> Duration) -> Refresh {
+        let (groups, cost, at) = self.scanner.scan_stamped(clock);
         if cost.walked {
             self.devices = Arc::new(devices::list(&self.cfg.sys_dev_block));
         }

@@ -498,7 +498,7 @@ step_churn() {
         [[ ${file[$w]} == *.txt ]] && var=CGTOP_SCALE_CHURN_TEXT
         env "$var=${file[$w]}" CGTOP_SCALE_CHURN_INTERVAL="$CHURN_INTERVAL" \
             CGTOP_SCALE_CHURN_WALL_MS=$((t_end - t_start)) CGTOP_SCALE_CHURN_PREFIX="/$rel/" \
-            CGTOP_SCALE_CHURN_MIN_REFRESHES=$min \
+            CGTOP_SCALE_CHURN_MIN_REFRESHES=$min CGTOP_SCALE_CHURN_CAP="/$rel=20000/100000" \
             "$CHECK" --exact --nocapture churn_output_is_sane 2>&1 | tee "$W/churn-$w.check"
         if ((PIPESTATUS[0] == 0)); then
             local summary
