@@ -81,7 +81,11 @@ pub fn host_info() -> HostInfo {
     }
 }
 
-fn collector_config(opts: &Options, m: &MountInfo, full_detail: bool) -> CollectorConfig {
+pub(crate) fn collector_config(
+    opts: &Options,
+    m: &MountInfo,
+    full_detail: bool,
+) -> CollectorConfig {
     CollectorConfig {
         root: m.root.clone(),
         start: opts.start.clone(),
@@ -102,7 +106,11 @@ pub fn run(opts: &Options) -> Result<()> {
         Output::Tui => run_tui(opts, &m),
         Output::Text | Output::Json => {
             let cfg = collector_config(opts, &m, opts.output == Output::Json);
-            batch::run(&mut std::io::stdout().lock(), cfg, &m, &host_info(), opts)
+            // one write(2) per refresh, not per line (stdout alone is
+            // line-buffered: 10,000 writes a refresh at 10,000 groups);
+            // batch::run flushes after each refresh
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+            batch::run(&mut out, cfg, &m, &host_info(), opts)
         }
     }
 }
