@@ -256,6 +256,7 @@ mod tests {
                 mouse: false,
                 machine_cpu: false,
                 max_kept_fds: None,
+                brief: false,
             };
             let m = crate::run::locate(&opts).expect("the fixture is a cgroup2 tree");
             let cfg = crate::run::collector_config(&opts, &m, output == Output::Json);

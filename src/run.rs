@@ -33,6 +33,8 @@ pub struct Options {
     pub mouse: bool,
     pub machine_cpu: bool,
     pub max_kept_fds: Option<usize>,
+    /// JSON without each group's full detail (see `--brief`).
+    pub brief: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,7 +107,8 @@ pub fn run(opts: &Options) -> Result<()> {
     match opts.output {
         Output::Tui => run_tui(opts, &m),
         Output::Text | Output::Json => {
-            let cfg = collector_config(opts, &m, opts.output == Output::Json);
+            let full_detail = opts.output == Output::Json && !opts.brief;
+            let cfg = collector_config(opts, &m, full_detail);
             // one write(2) per refresh, not per line (stdout alone is
             // line-buffered: 10,000 writes a refresh at 10,000 groups);
             // batch::run flushes after each refresh

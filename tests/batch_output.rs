@@ -198,6 +198,64 @@ fn json_docs() -> Vec<serde_json::Value> {
 }
 
 #[test]
+fn brief_json_has_the_tree_figures_and_no_detail() {
+    let o = cgtop(&[
+        "--root",
+        "tests/fixtures/memory-limited",
+        "--json",
+        "--brief",
+        "-n",
+        "1",
+        "-d",
+        "0.1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let brief: serde_json::Value = serde_json::from_str(stdout(&o).trim()).expect("one JSON line");
+    let full = &json_docs()[0];
+    let find = |d: &serde_json::Value, path: &str| {
+        d["groups"]
+            .as_array()
+            .expect("groups")
+            .iter()
+            .find(|g| g["path"] == path)
+            .cloned()
+            .unwrap_or_else(|| panic!("{path} missing"))
+    };
+    assert_eq!(
+        brief["groups"].as_array().map(Vec::len),
+        full["groups"].as_array().map(Vec::len)
+    );
+    let path = "/system.slice/system-postgresql.slice";
+    let (b, f) = (find(&brief, path), find(&full, path));
+    for key in [
+        "memory_current",
+        "cpu",
+        "events",
+        "pids_current",
+        "inode",
+        "type",
+    ] {
+        assert!(!b[key].is_null(), "brief lacks {key}: {b}");
+        assert_eq!(b[key], f[key], "{key}");
+    }
+    assert!(b["rates"]["cpu_pct"].is_number(), "{b}");
+    for key in [
+        "memory_max",
+        "memory_stat",
+        "cpu_pressure",
+        "controllers",
+        "pids",
+    ] {
+        assert!(!f[key].is_null(), "the full document lacks {key}");
+        assert!(b.get(key).is_none(), "brief has {key}: {b}");
+    }
+    // --brief means nothing without --json
+    let o = cgtop(&["--root", "tests/fixtures/memory-limited", "-b", "--brief"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--json"), "{}", stderr(&o));
+}
+
+#[test]
 fn json_lines_have_the_documented_fields() {
     let docs = json_docs();
     let fixture_paths: Vec<String> = groups_of(&fixture("memory-limited"))
