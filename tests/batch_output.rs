@@ -226,7 +226,7 @@ fn brief_json_has_the_tree_figures_and_no_detail() {
         full["groups"].as_array().map(Vec::len)
     );
     let path = "/system.slice/system-postgresql.slice";
-    let (b, f) = (find(&brief, path), find(&full, path));
+    let (b, f) = (find(&brief, path), find(full, path));
     for key in [
         "memory_current",
         "cpu",
