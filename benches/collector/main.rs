@@ -488,20 +488,7 @@ fn suite(
         nofile.1
     );
     let churn = mutate.is_some();
-    let phases = [
-        "scan",
-        "scan-walk",
-        "readdir",
-        "orc4",
-        "pread4",
-        "orc-same",
-        "pread-same",
-        "refresh",
-        "model",
-        "model-collapsed",
-        "frame",
-        "key",
-    ];
+    let phases = measure::interleaved();
 
     // interleaved, the phases hold their descriptors at once: the
     // scanner, the collector's scanner, the pread loops (a scanner keeps

@@ -40,6 +40,17 @@ pub const PHASES: &[&str] = &[
     "idle",
 ];
 
+/// The phases compared round by round on one tree: all but the churn
+/// (which changes the tree under the others), the whole app and the idle
+/// process, which main.rs runs apart.
+pub fn interleaved() -> Vec<&'static str> {
+    PHASES
+        .iter()
+        .copied()
+        .filter(|p| !matches!(*p, "scan-churn" | "app" | "idle"))
+        .collect()
+}
+
 /// What one phase measured.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Samples {
