@@ -318,9 +318,34 @@ trait Phase {
 struct ChurnPhase {
     s: Rc<RefCell<Scanner>>,
     root: PathBuf,
+    /// Where the group comes and goes: two levels down (a service of a
+    /// slice, a pod of kubepods), as on a busy host.
+    parent: PathBuf,
     real: bool,
     toggle: bool,
     walked: u64,
+    dirs_listed: u64,
+}
+
+/// A directory two levels below `root` (the first in name order), or the
+/// deepest there is.
+fn churn_parent(root: &Path) -> PathBuf {
+    let mut at = root.to_path_buf();
+    for _ in 0..2 {
+        let mut dirs: Vec<PathBuf> = fs::read_dir(&at)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .map(|e| e.path())
+            .collect();
+        dirs.sort();
+        match dirs.into_iter().next() {
+            Some(d) => at = d,
+            None => break,
+        }
+    }
+    at
 }
 
 const CHURN: &str = "cgtop-bench-churn";
@@ -328,29 +353,37 @@ const CHURN: &str = "cgtop-bench-churn";
 impl Phase for ChurnPhase {
     fn prepare(&mut self) -> Result<()> {
         self.toggle = !self.toggle;
-        if self.real {
-            let d = self.root.join(CHURN);
-            if self.toggle {
-                fs::create_dir(&d)?;
-            } else {
-                fs::remove_dir(&d)?;
-            }
+        let d = self.parent.join(CHURN);
+        if self.toggle {
+            fs::create_dir(&d)?;
         } else {
-            let stat = self.root.join("cgroup.stat");
-            let text = fs::read_to_string(&stat)?;
-            let n = cgtop::cgroupfs::CgroupStat::parse(&text).nr_descendants;
-            let n = if self.toggle { n + 1 } else { n - 1 };
-            fs::write(&stat, crate::fake::cgroup_stat(n))?;
+            fs::remove_dir(&d)?;
+        }
+        if !self.real {
+            // what the kernel does: nr_descendants of every ancestor moves
+            let mut at = Some(self.parent.as_path());
+            while let Some(dir) = at.filter(|d| d.starts_with(&self.root)) {
+                let stat = dir.join("cgroup.stat");
+                let text = fs::read_to_string(&stat)?;
+                let n = cgtop::cgroupfs::CgroupStat::parse(&text).nr_descendants;
+                let n = if self.toggle { n + 1 } else { n - 1 };
+                fs::write(&stat, crate::fake::cgroup_stat(n))?;
+                at = dir.parent();
+            }
         }
         Ok(())
     }
     fn round(&mut self) -> Result<u64> {
         let (_, cost) = self.s.borrow_mut().scan();
         self.walked += u64::from(cost.walked);
+        self.dirs_listed += cost.dirs_listed;
         Ok(cost.files_read)
     }
     fn extra(&mut self) -> Vec<(String, f64)> {
-        vec![("walked".into(), self.walked as f64)]
+        vec![
+            ("walked".into(), self.walked as f64),
+            ("dirs_listed".into(), self.dirs_listed as f64),
+        ]
     }
 }
 
@@ -610,9 +643,11 @@ fn make(phase: &str, root: &Path, shared: &mut Shared) -> Result<Box<dyn Phase>>
             Box::new(ChurnPhase {
                 s: Rc::clone(shared_scanner(shared, root)),
                 root: root.to_path_buf(),
+                parent: churn_parent(root),
                 real,
                 toggle: false,
                 walked: 0,
+                dirs_listed: 0,
             })
         }
         "readdir" => Box::new(ReaddirPhase(root.to_path_buf())),

@@ -126,6 +126,9 @@ pub struct ScanCost {
     pub fd_limited: bool,
     /// Whether this refresh re-listed the directories.
     pub walked: bool,
+    /// How many directories it listed: all of them in a full walk, the
+    /// changed subtrees' after a group came or went.
+    pub dirs_listed: u64,
 }
 
 /// A block device as /sys/dev/block describes it.

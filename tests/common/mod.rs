@@ -261,25 +261,30 @@ pub fn burn_cpu(root: &Path, group: &str, usec: u64) {
     }
 }
 
-/// Removes a group as `rmdir` would, and lowers the root's
-/// nr_descendants as the kernel does (the scanner re-lists on that).
+/// Removes a group as `rmdir` would, and lowers nr_descendants in every
+/// ancestor as the kernel does (the scanner re-lists the subtrees on that).
 pub fn remove_group(root: &Path, group: &str) {
     let dir = root.join(group);
     let n = walkdirs(&dir);
     std::fs::remove_dir_all(&dir).expect("remove group");
-    let stat = root.join("cgroup.stat");
-    let text = std::fs::read_to_string(&stat).expect("cgroup.stat");
-    let out: String = text
-        .lines()
-        .map(|l| match l.strip_prefix("nr_descendants ") {
-            Some(v) => format!(
-                "nr_descendants {}\n",
-                v.trim().parse::<usize>().expect("number") - n
-            ),
-            None => format!("{l}\n"),
-        })
-        .collect();
-    std::fs::write(stat, out).expect("write cgroup.stat");
+    // as the kernel does: nr_descendants drops in every ancestor
+    for a in Path::new(group).ancestors().skip(1) {
+        let stat = root.join(a).join("cgroup.stat");
+        let Ok(text) = std::fs::read_to_string(&stat) else {
+            continue;
+        };
+        let out: String = text
+            .lines()
+            .map(|l| match l.strip_prefix("nr_descendants ") {
+                Some(v) => format!(
+                    "nr_descendants {}\n",
+                    v.trim().parse::<usize>().expect("number") - n
+                ),
+                None => format!("{l}\n"),
+            })
+            .collect();
+        std::fs::write(stat, out).expect("write cgroup.stat");
+    }
 }
 
 fn walkdirs(d: &Path) -> usize {
