@@ -19,7 +19,7 @@
 //!
 //! After a group came or went only the directories whose own
 //! nr_descendants differs from the number of groups listed below them are
-//! listed again, top down ([`Scanner::list_changed`]): on a busy host a
+//! listed again, top down (`Scanner::list_changed`): on a busy host a
 //! few, where a full walk costs 5-13 steady scans. The safety net and a
 //! walk after cgtop's own write list everything.
 
