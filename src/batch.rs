@@ -52,6 +52,9 @@ struct JsonCost {
     files_read: u64,
     files_kept: u64,
     fd_limited: bool,
+    /// Directories listed this refresh: 0 without a walk, all after cgtop's
+    /// own write or the periodic one, the changed subtrees' otherwise.
+    dirs_listed: u64,
 }
 
 impl From<&ScanCost> for JsonCost {
@@ -62,6 +65,7 @@ impl From<&ScanCost> for JsonCost {
             files_read: c.files_read,
             files_kept: c.files_kept,
             fd_limited: c.fd_limited,
+            dirs_listed: c.dirs_listed,
         }
     }
 }

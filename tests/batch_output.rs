@@ -280,6 +280,7 @@ fn json_lines_have_the_documented_fields() {
             "files_read",
             "files_kept",
             "fd_limited",
+            "dirs_listed",
         ] {
             assert!(!d["cost"][key].is_null(), "cost.{key}");
         }

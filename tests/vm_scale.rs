@@ -273,6 +273,8 @@ struct Cost {
     files_read: u64,
     files_kept: u64,
     fd_limited: bool,
+    #[serde(default)]
+    dirs_listed: u64,
 }
 
 #[derive(Deserialize, Debug)]
@@ -624,6 +626,8 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
         bad.join("\n  ")
     );
     let last = &docs[n - 1].cost;
+    let walks = docs.iter().filter(|d| d.cost.dirs_listed > 0).count();
+    let listed: u64 = docs.iter().map(|d| d.cost.dirs_listed).sum();
     let mut s = String::new();
     let _ = write!(
         s,
@@ -632,14 +636,16 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
          {} churned paths seen as {} groups, {appeared} first sights and {recreated} recreations \
          without rates; {rated} rates, {unrated} empty, all in bounds: max cpu_pct {max_cpu:.1} \
          ({max_cpu_path}; bound {max_bound:.0}), max io {max_bps:.0} B/s, {max_iops:.0} IO/s; \
-         last refresh read {} files, {} kept, fd_limited {}{cap_summary}",
+         last refresh read {} files, {} kept, fd_limited {}; {walks} refreshes re-listed \
+         directories, {:.0} each on average{cap_summary}",
         lim.wall_s,
         lim.interval_s,
         seen.len(),
         incarnations.len(),
         last.files_read,
         last.files_kept,
-        last.fd_limited
+        last.fd_limited,
+        listed as f64 / walks.max(1) as f64
     );
     s
 }

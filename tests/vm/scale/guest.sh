@@ -437,11 +437,12 @@ step_bench() {
 
 # ---------------------------------------------------------------- churn
 # Two cgtops watch the churn.  "tree" watches the whole hierarchy: with
-# --json up to 2,000 groups; above, with -b, because in JSON mode every
-# group's full detail is read on every refresh, which takes about 2 minutes
-# at 10,000 groups under TCG.  "sub" is `cgtop --json` on the churned
-# subtree only: cheap refreshes, so many of them.  Each must still run at
-# the end and print sane output.
+# --json --brief up to 2,000 groups (what a monitoring job on a big host
+# runs: full --json reads ~25 files of every group on every refresh, 3-6 s a
+# refresh at 1,000 groups under TCG, too few refreshes for the check);
+# above, with -b.  "sub" is full `cgtop --json` on the churned subtree only:
+# every group's detail read while groups vanish under it, cheap refreshes,
+# so many of them.  Each must still run at the end and print sane output.
 step_churn() {
     begin churn
     if [[ -z $CHECK ]]; then
@@ -464,7 +465,7 @@ step_churn() {
     echo '20000 100000' > "$parent/cpu.max"
     t_start=$(ms)
     if [[ $tree_mode == json ]]; then
-        budget_exec "$CGTOP" --json -d "$CHURN_INTERVAL" > "${file[tree]}" 2> "$W/churn-tree.err" &
+        budget_exec "$CGTOP" --json --brief -d "$CHURN_INTERVAL" > "${file[tree]}" 2> "$W/churn-tree.err" &
     else
         budget_exec "$CGTOP" -b -d "$CHURN_INTERVAL" > "${file[tree]}" 2> "$W/churn-tree.err" &
     fi
