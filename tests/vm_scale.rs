@@ -282,6 +282,15 @@ struct Group {
     path: String,
     inode: u64,
     rates: Rates,
+    #[serde(default)]
+    cpu: Option<CpuRaw>,
+}
+
+/// cpu.stat as cgtop's JSON carries it (the fields the cap check needs).
+#[derive(Deserialize, Debug, Clone, Copy)]
+struct CpuRaw {
+    nr_periods: Option<u64>,
+    nr_throttled: Option<u64>,
 }
 
 #[derive(Deserialize, Debug, Default)]
@@ -323,7 +332,8 @@ struct ChurnLimits<'a> {
     /// Fewest refreshes the run must have printed.
     min_refreshes: usize,
     /// A group under cpu.max whose demand exceeds its quota while the churn
-    /// runs: its CPU % must read as the cap, refresh after refresh.
+    /// runs: cgtop's windows must match the kernel's count of periods, and
+    /// its CPU % must read as the cap.
     cap: Option<CpuCap>,
 }
 
@@ -349,14 +359,6 @@ impl CpuCap {
 
     fn pct(&self) -> f64 {
         100.0 * self.quota_s / self.period_s
-    }
-
-    /// Over a window of `w` seconds the kernel grants whole periods' quotas,
-    /// so the usage it allows is within one quota of pct × w: the most a
-    /// true reading can differ from the cap, plus one point for the time
-    /// between the refresh's timestamp and the read of this one file.
-    fn tolerance(&self, w: f64) -> f64 {
-        100.0 * self.quota_s / w + 1.0
     }
 }
 
@@ -455,7 +457,11 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
     let mut incarnations: HashSet<(&str, u64)> = HashSet::new();
     let (mut recreated, mut appeared) = (0u64, 0u64);
     let mut max_groups = 0;
-    let mut capped: Vec<f64> = Vec::new();
+    // the capped group's windows: (refresh, cgtop's CPU %, its window, the
+    // kernel's periods in it, throttled in each of them); and its last
+    // (inode, cpu.stat)
+    let mut windows: Vec<(usize, f64, f64, u64, bool)> = Vec::new();
+    let mut cap_prev: Option<(u64, CpuRaw)> = None;
     for (i, d) in docs.iter().enumerate() {
         max_groups = max_groups.max(d.groups.len());
         // a group's counters are read up to cost.wall after the refresh's
@@ -493,7 +499,9 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
                 ("cpu_pct", r.cpu_pct, cpu_bound),
                 ("user_pct", r.user_pct, cpu_bound),
                 ("system_pct", r.system_pct, cpu_bound),
-                ("throttled_pct", r.throttled_pct, cpu_bound),
+                // not throttled_pct: the kernel credits a throttled
+                // stretch when it ends, per CPU, so one window can hold
+                // more than ncpus × its length (403 % seen on 2 vCPUs)
                 ("throttled_per_s", r.throttled_per_s, per_s_bound),
             ] {
                 if let Some(v) = v {
@@ -513,19 +521,22 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
                     max_cpu = c;
                     p.clone_into(&mut max_cpu_path);
                 }
-                if let Some(cap) = lim.cap.as_ref().filter(|cap| cap.path == p) {
-                    // never more than the kernel allows over this window
-                    let most = cap.pct() + cap.tolerance(d.interval_s);
-                    if c > most {
-                        complain(format!(
-                            "refresh {}: {p} capped at {:.0} % reads {c:.1} % (at most {most:.1} \
-                             over {:.3} s)",
-                            i + 1,
-                            cap.pct(),
-                            d.interval_s
-                        ));
+                if lim.cap.as_ref().is_some_and(|cap| cap.path == p) {
+                    let now = g.cpu;
+                    if let (Some((ino, was)), Some(now)) = (cap_prev, now) {
+                        if let (true, Some(p0), Some(p1), Some(t0), Some(t1)) = (
+                            ino == g.inode,
+                            was.nr_periods,
+                            now.nr_periods,
+                            was.nr_throttled,
+                            now.nr_throttled,
+                        ) {
+                            let (dper, dthr) = (p1.saturating_sub(p0), t1.saturating_sub(t0));
+                            let throttled = dper >= 3 && dthr + 1 >= dper;
+                            windows.push((i, c, d.interval_s, dper, throttled));
+                        }
                     }
-                    capped.push(c);
+                    cap_prev = now.map(|n| (g.inode, n));
                 }
             }
             if let Some(io) = &r.io {
@@ -583,27 +594,48 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
             lim.prefix
         ));
     }
-    // while the spinners run the capped group uses its whole quota: the
-    // refreshes that saw it busy (over half the cap; the ones before and
-    // after the churn, or overlapping its ends, read less) read the cap
+    // The kernel's own clock for the capped group: nr_periods counts the
+    // cpu.max periods that passed while it ran (a late timer adds its
+    // overruns), but not while it was idle. In a window throttled in every
+    // period, between two others like it, it was busy all along, so
+    // periods × period is the time between the two reads of its cpu.stat:
+    // cgtop's window must match it. (usage_usec is no such clock: under
+    // churn the kernel credits a removed child's time late, so one window
+    // read 0 % and the next 45 % at a 20 % cap; the median stays true.)
+    let mut busy: Vec<(f64, f64, u64)> = Vec::new();
+    if let Some(cap) = &lim.cap {
+        for w in windows.windows(3) {
+            let ((a, ..), (i, c, secs, dper, _), (b, ..)) = (w[0], w[1], w[2]);
+            if !(a + 1 == i && i + 1 == b && w.iter().all(|x| x.4)) {
+                continue;
+            }
+            let kernel_s = dper as f64 * cap.period_s;
+            if (secs - kernel_s).abs() > cap.period_s + 0.05 {
+                complain(format!(
+                    "refresh {}: {}: cgtop's window is {secs:.3} s, the kernel counted {dper} \
+                     periods of {} s",
+                    i + 1,
+                    cap.path,
+                    cap.period_s
+                ));
+            }
+            busy.push((c, secs, dper));
+        }
+    }
+    // while the spinners run the capped group uses its whole quota: over
+    // its busy windows cgtop's median reading is the cap
     let mut cap_summary = String::new();
     if let Some(cap) = &lim.cap {
-        let mut busy: Vec<f64> = capped
-            .iter()
-            .copied()
-            .filter(|c| *c > cap.pct() / 2.0)
-            .collect();
-        busy.sort_by(f64::total_cmp);
         if busy.len() < 3 {
             complain(format!(
-                "{} busy readings of {} ({} in all): the spinners did not run",
+                "{} busy windows of {} (throttled in every period): the spinners did not run",
                 busy.len(),
-                cap.path,
-                capped.len()
+                cap.path
             ));
         } else {
-            let median = busy[busy.len() / 2];
-            let (lo, hi) = (busy[0], busy[busy.len() - 1]);
+            let mut pct: Vec<f64> = busy.iter().map(|b| b.0).collect();
+            pct.sort_by(f64::total_cmp);
+            let median = pct[pct.len() / 2];
             if (median - cap.pct()).abs() > 1.5 {
                 complain(format!(
                     "{} capped at {:.0} %: the median busy reading is {median:.1} %",
@@ -611,11 +643,19 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
                     cap.pct()
                 ));
             }
+            let worst = busy
+                .iter()
+                .map(|(_, w, n)| (w - *n as f64 * cap.period_s).abs())
+                .fold(0.0, f64::max);
             cap_summary = format!(
-                "; {} capped at {:.0} % read {lo:.1}-{hi:.1} % (median {median:.1}) over {} busy refreshes",
+                "; {} capped at {:.0} %: {} busy windows, each within {:.3} s of the kernel's \
+                 period count; read {:.1}-{:.1} % (median {median:.1})",
                 cap.path,
                 cap.pct(),
-                busy.len()
+                busy.len(),
+                worst,
+                pct[0],
+                pct[pct.len() - 1]
             );
         }
     }
@@ -914,12 +954,13 @@ fn churn_check_on_a_fixture() {
 
 #[test]
 fn cap_check_on_a_fixture() {
-    // the fixture's counters stand still; the capped group's readings are
-    // set in the output to what a kernel would give, then to wrong ones
+    // the fixture's counters stand still; the capped group's CPU % and its
+    // cpu.stat periods are set in the output to what a kernel would give,
+    // then to wrong ones
     let r = fixture();
     let r = r.to_str().expect("UTF-8 path");
     let t0 = std::time::Instant::now();
-    let json = cgtop(&["--root", r, "--json", "-n", "4", "-d", "0.5"]);
+    let json = cgtop(&["--root", r, "--json", "-n", "7", "-d", "0.5"]);
     let lim = ChurnLimits {
         interval_s: 0.5,
         wall_s: t0.elapsed().as_secs_f64(),
@@ -927,36 +968,64 @@ fn cap_check_on_a_fixture() {
         min_refreshes: 3,
         cap: Some(CpuCap::parse("/system.slice=20000/100000")),
     };
-    let with = |readings: &[f64]| -> String {
-        let mut k = 0;
+    // per refresh: cgtop's CPU %, and the periods (all throttled) the
+    // kernel counted since the refresh before
+    let with = |readings: &[(f64, u64)]| -> String {
         let mut out = String::new();
-        for line in json.lines() {
+        let mut periods = 1000u64;
+        for (k, line) in json.lines().enumerate() {
             let mut doc: serde_json::Value = serde_json::from_str(line).expect("JSON");
             for g in doc["groups"].as_array_mut().expect("groups") {
-                let rated = !g["rates"]["cpu_pct"].is_null();
-                if g["path"] == "/system.slice" && rated {
-                    g["rates"]["cpu_pct"] = readings[k].into();
-                    k += 1;
+                if g["path"] == "/system.slice" {
+                    let (pct, dper) = readings[k];
+                    periods += dper;
+                    g["rates"]["cpu_pct"] = pct.into();
+                    g["cpu"]["nr_periods"] = periods.into();
+                    g["cpu"]["nr_throttled"] = periods.into();
                 }
             }
             out.push_str(&doc.to_string());
             out.push('\n');
         }
-        assert_eq!(k, readings.len(), "rated refreshes");
+        assert_eq!(json.lines().count(), readings.len(), "refreshes");
         out
     };
-    // at rest: no busy reading
+    // at rest: no busy window
     let r1 = std::panic::catch_unwind(|| check_churn(&json, &lim));
     assert!(r1.is_err(), "a capped group that never ran went unnoticed");
-    let s = check_churn(&with(&[20.4, 19.1, 3.0, 23.9]), &lim);
+    // 0.5 s windows of 5 periods each (the first and last of a busy run
+    // are not judged: the group may have been idle in part of them); a
+    // window of 0 % then one of 40 % (the kernel crediting time late) does
+    // not move the median
+    let ok = [
+        (0.0, 0),
+        (30.0, 5),
+        (20.4, 5),
+        (0.0, 5),
+        (40.0, 5),
+        (19.6, 5),
+        (5.0, 5),
+    ];
+    let s = check_churn(&with(&ok), &lim);
     assert!(
-        s.contains("capped at 20 % read 19.1-23.9 % (median 20.4)"),
+        s.contains("4 busy windows") && s.contains("read 0.0-40.0 % (median 20.4)"),
         "{s}"
     );
-    // 4 points of quota over 0.5 s and one of slack: 25 is the most
-    let r2 = std::panic::catch_unwind(|| check_churn(&with(&[20.0, 27.1, 19.8, 20.2]), &lim));
-    assert!(r2.is_err(), "27 % under a 20 % cap went unnoticed");
-    let r3 = std::panic::catch_unwind(|| check_churn(&with(&[22.0, 22.5, 21.9, 23.0]), &lim));
+    // a window 0.3 s longer than cgtop says: the old bug (a walk inside it)
+    let mut stretched = ok;
+    stretched[3].1 = 8;
+    let r2 = std::panic::catch_unwind(|| check_churn(&with(&stretched), &lim));
+    assert!(r2.is_err(), "a window off by 0.3 s went unnoticed");
+    let high = [
+        (0.0, 0),
+        (22.0, 5),
+        (22.5, 5),
+        (21.9, 5),
+        (23.0, 5),
+        (22.4, 5),
+        (22.0, 5),
+    ];
+    let r3 = std::panic::catch_unwind(|| check_churn(&with(&high), &lim));
     assert!(
         r3.is_err(),
         "a median of 22.5 % under a 20 % cap went unnoticed"
