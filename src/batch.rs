@@ -35,6 +35,9 @@ struct JsonGroup<'a> {
 struct JsonRefresh<'a> {
     /// Seconds since cgtop started (monotonic).
     time_s: f64,
+    /// The same moment as UNIX time (seconds since 1970, the system clock
+    /// at cgtop's start plus `time_s`), to line refreshes up with other logs.
+    unix_time_s: f64,
     /// Seconds the rates are computed over.
     interval_s: f64,
     host: &'a str,
@@ -82,6 +85,9 @@ pub fn run(
     let mut c = Collector::new(cfg);
     // the collector's clock: batch mode runs the collector in this thread
     let start = crate::source::collector::clock_start();
+    let start_unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     let mut prev_at = c.refresh_timed(start).snapshot.at;
     let mut n = 0u64;
     while opts.iterations.is_none_or(|max| n < max) {
@@ -90,7 +96,7 @@ pub fn run(
         let interval = r.snapshot.at.saturating_sub(prev_at);
         prev_at = r.snapshot.at;
         let res = match opts.output {
-            Output::Json => write_json(out, &r, interval, m, host),
+            Output::Json => write_json(out, &r, interval, start_unix, m, host),
             _ => write_text(out, &r, interval, m, host, n),
         };
         // a closed pipe (`cgtop -b | head`) ends the run quietly
@@ -113,6 +119,7 @@ pub fn write_json(
     out: &mut impl Write,
     r: &Refresh,
     interval: Duration,
+    start_unix: Duration,
     m: &MountInfo,
     host: &HostInfo,
 ) -> std::io::Result<()> {
@@ -133,6 +140,7 @@ pub fn write_json(
         .collect();
     let doc = JsonRefresh {
         time_s: r.snapshot.at.as_secs_f64(),
+        unix_time_s: (start_unix + r.snapshot.at).as_secs_f64(),
         interval_s: interval.as_secs_f64(),
         host: &host.hostname,
         kernel: &host.kernel,

@@ -262,7 +262,23 @@ fn json_lines_have_the_documented_fields() {
         .into_iter()
         .map(|(_, rel)| format!("/{rel}"))
         .collect();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs_f64();
     for d in &docs {
+        // the refreshes happened in the last minute
+        let unix = d["unix_time_s"].as_f64().expect("unix_time_s");
+        assert!(
+            unix <= now && unix > now - 60.0,
+            "unix_time_s {unix}, now {now}"
+        );
+        let since_start = unix - d["time_s"].as_f64().expect("time_s");
+        let first = docs[0]["unix_time_s"].as_f64().unwrap() - docs[0]["time_s"].as_f64().unwrap();
+        assert!(
+            (since_start - first).abs() < 1e-3,
+            "one start for all refreshes"
+        );
         for key in ["time_s", "interval_s"] {
             assert!(
                 d[key].as_f64().is_some_and(|v| v > 0.0),

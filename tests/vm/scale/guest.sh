@@ -454,7 +454,7 @@ step_churn() {
         return
     fi
     local rel=system.slice/scale-churn.slice
-    local parent=$CG/$rel rc w t_start t_end out=() bad=() tree_mode=json
+    local parent=$CG/$rel rc w t_start t_end t_kill out=() bad=() tree_mode=json
     local -A pid=() alive=() cgrc=() file=()
     ((N > 2000)) && tree_mode=text
     file[sub]=$RESULTS/churn-sub.jsonl
@@ -477,6 +477,7 @@ step_churn() {
     rc=$?
     cat "$RESULTS/churn.log"
     sleep 2
+    t_kill=$(ms)
     for w in tree sub; do
         alive[$w]=0
         kill -0 "${pid[$w]}" 2> /dev/null && alive[$w]=1
@@ -506,7 +507,8 @@ step_churn() {
         [[ $w == tree ]] && min=2
         [[ ${file[$w]} == *.txt ]] && var=CGTOP_SCALE_CHURN_TEXT
         env "$var=${file[$w]}" CGTOP_SCALE_CHURN_INTERVAL="$CHURN_INTERVAL" \
-            CGTOP_SCALE_CHURN_WALL_MS=$((t_end - t_start)) CGTOP_SCALE_CHURN_PREFIX="/$rel/" \
+            CGTOP_SCALE_CHURN_WALL_MS=$((t_end - t_start)) CGTOP_SCALE_CHURN_END_UNIX_MS=$t_kill \
+            CGTOP_SCALE_CHURN_PREFIX="/$rel/" \
             CGTOP_SCALE_CHURN_MIN_REFRESHES=$min CGTOP_SCALE_CHURN_CAP="/$rel=20000/100000" \
             "$CHECK" --exact --nocapture churn_output_is_sane 2>&1 | tee "$W/churn-$w.check"
         if ((PIPESTATUS[0] == 0)); then
