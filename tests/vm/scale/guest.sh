@@ -507,7 +507,7 @@ step_churn() {
         [[ $w == tree ]] && min=2
         [[ ${file[$w]} == *.txt ]] && var=CGTOP_SCALE_CHURN_TEXT
         env "$var=${file[$w]}" CGTOP_SCALE_CHURN_INTERVAL="$CHURN_INTERVAL" \
-            CGTOP_SCALE_CHURN_WALL_MS=$((t_end - t_start)) CGTOP_SCALE_CHURN_END_UNIX_MS=$t_kill \
+            CGTOP_SCALE_CHURN_WALL_MS=$((t_kill - t_start)) CGTOP_SCALE_CHURN_END_UNIX_MS=$t_kill \
             CGTOP_SCALE_CHURN_PREFIX="/$rel/" \
             CGTOP_SCALE_CHURN_MIN_REFRESHES=$min CGTOP_SCALE_CHURN_CAP="/$rel=20000/100000" \
             "$CHECK" --exact --nocapture churn_output_is_sane 2>&1 | tee "$W/churn-$w.check"
@@ -527,13 +527,19 @@ step_churn() {
     fi
 }
 
-want tree && step_tree
-want list && step_list
-want cost && step_cost
-want bench && step_bench
-want churn && step_churn
+# one function, so that bash has read the whole script before it runs any
+# of it (it reads a script as it goes: editing it during a run would
+# otherwise change what the rest of the run does)
+main() {
+    want tree && step_tree
+    want list && step_list
+    want cost && step_cost
+    want bench && step_bench
+    want churn && step_churn
 
-echo
-echo "guest: $(grep -c ' pass ' "$RESULTS/results") passed, $(grep -c ' fail ' "$RESULTS/results") failed," \
-    "$(grep -c ' skip ' "$RESULTS/results") skipped (guest uptime $(uptime_s)s)"
-exit $failed
+    echo
+    echo "guest: $(grep -c ' pass ' "$RESULTS/results") passed, $(grep -c ' fail ' "$RESULTS/results") failed," \
+        "$(grep -c ' skip ' "$RESULTS/results") skipped (guest uptime $(uptime_s)s)"
+    exit $failed
+}
+main "$@"
