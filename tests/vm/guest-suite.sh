@@ -9,18 +9,21 @@
 #             test would); its measured figures ("FIGURE case: ...") go to
 #             DIR/figures through CGTOP_VM_FIGURES
 # usage (inside the VM, from the package root):
-#   guest-suite.sh [--cgtop BIN] [--vm-truth BIN] [--results DIR]
+#   guest-suite.sh [--cgtop BIN] [--vm-truth BIN] [--filter NAME] [--results DIR]
+#   --filter NAME  run only the vm_truth case NAME (exact name; run-suite
+#                  uses it for io_latency_round_trip on the custom kernel)
 # Writes "STEP RESULT SECONDS [NOTE]" lines (RESULT: pass, fail, skip) to
 # DIR/results and the figures to DIR/figures for the host.  Exit status 1 if
 # a step failed.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CGTOP='' VM_TRUTH='' RESULTS=''
+CGTOP='' VM_TRUTH='' RESULTS='' FILTER=()
 while (($#)); do
     case $1 in
         --cgtop) CGTOP=$2; shift 2 ;;
         --vm-truth) VM_TRUTH=$2; shift 2 ;;
         --results) RESULTS=$2; shift 2 ;;
+        --filter) FILTER=(--exact "$2"); shift 2 ;;
         *) echo "guest-suite: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -42,6 +45,7 @@ record() { # record STEP RESULT [NOTE]
     [[ $2 == fail ]] && failed=1
 }
 
+echo "guest-suite: kernel $(uname -r)"
 # ---- smoke
 begin smoke
 if "$HERE/smoke.sh"; then record smoke pass; else record smoke fail; fi
@@ -77,7 +81,7 @@ else
     log=$(mktemp)
     # --nocapture: the measured figures are the point, also of passing tests
     CGTOP_VM=1 CGTOP_VM_FIGURES="$RESULTS/figures" RUST_BACKTRACE=${RUST_BACKTRACE:-1} \
-        "$VM_TRUTH" --test-threads=1 --nocapture 2>&1 | tee "$log"
+        "$VM_TRUTH" --test-threads=1 --nocapture "${FILTER[@]}" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     # "test result: ok. 12 passed; 0 failed; ..." -> "12 passed, 0 failed"
     counts=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 passed, \2 failed/p' "$log" | tail -n1)
