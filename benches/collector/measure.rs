@@ -389,11 +389,10 @@ impl Phase for ChurnPhase {
 
 impl Drop for ChurnPhase {
     fn drop(&mut self) {
-        if self.real && self.toggle {
-            let _ = fs::remove_dir(self.root.join(CHURN));
-        } else if !self.real && self.toggle {
-            // put the start group's count back
-            self.toggle = false;
+        // the group is there after an odd number of rounds: remove it (and,
+        // on tmpfs, put the ancestors' counts back), so that the tree can be
+        // removed and measured again
+        if self.toggle {
             let _ = self.prepare();
         }
     }
