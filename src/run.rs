@@ -109,7 +109,7 @@ pub fn run(opts: &Options) -> Result<()> {
         Output::Text | Output::Json => {
             let full_detail = opts.output == Output::Json && !opts.brief;
             let cfg = collector_config(opts, &m, full_detail);
-            // one write(2) per refresh, not per line (stdout alone is
+            // one write(2) per 64 KiB, not per line (stdout alone is
             // line-buffered: 10,000 writes a refresh at 10,000 groups);
             // batch::run flushes after each refresh
             let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());

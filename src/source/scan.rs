@@ -473,30 +473,57 @@ impl Scanner {
         }
         let mut buf = [0u8; 512];
         let mut found = Vec::with_capacity(n);
-        let mut stack = vec![0usize];
-        while let Some(i) = stack.pop() {
+        // directories listed here, added to the cost only if no full walk
+        // follows
+        let mut listed_dirs = ScanCost::default();
+        let carry = |from: usize, found: &mut Vec<Listed>| {
+            let mut keep = vec![from];
+            while let Some(k) = keep.pop() {
+                found.push(found_of(&self.entries[k]));
+                keep.extend(&children[k]);
+            }
+        };
+        // (entry, list it whatever its count): the children of a directory
+        // listed again are listed too, for their own files: a controller
+        // switched on in its subtree_control (systemd does it as it starts
+        // a unit there) adds files to every child, not only to the new one
+        let mut stack = vec![(0usize, false)];
+        while let Some((i, relist)) = stack.pop() {
             let e = &self.entries[i];
             let now = read_descendants(&e.dir.join(files::STAT), &mut buf)?;
-            if now == below[i] {
+            let moved = now != below[i];
+            if !moved && !relist {
                 // unchanged below: the last walk's groups stand
-                let mut keep = vec![i];
-                while let Some(k) = keep.pop() {
-                    found.push(found_of(&self.entries[k]));
-                    keep.extend(&children[k]);
+                carry(i, &mut found);
+                continue;
+            }
+            let (present, listed) = list_dir(&e.dir, &mut listed_dirs)?;
+            found.push((e.path.clone(), e.dir.clone(), e.inode, present));
+            let known = |name: &str, ino: u64| {
+                index
+                    .get(e.path.join(name).as_str())
+                    .is_some_and(|&k| self.entries[k].inode == ino)
+            };
+            let same_children = listed.len() == children[i].len()
+                && listed.iter().all(|(name, _, ino)| known(name, *ino));
+            if !moved && same_children {
+                // the same groups below: only this one's files were in
+                // question
+                for &c in &children[i] {
+                    carry(c, &mut found);
                 }
                 continue;
             }
-            let (present, listed) = list_dir(&e.dir, cost)?;
-            found.push((e.path.clone(), e.dir.clone(), e.inode, present));
             for (name, dir, ino) in listed {
                 let path = e.path.join(&name);
                 match index.get(path.as_str()) {
-                    Some(&k) if self.entries[k].inode == ino => stack.push(k),
+                    Some(&k) if self.entries[k].inode == ino => stack.push((k, true)),
                     // new, or removed and made again under the same name
-                    _ => self.list_subtree((path, dir, ino, 0), &mut found, cost),
+                    _ => self.list_subtree((path, dir, ino, 0), &mut found, &mut listed_dirs),
                 }
             }
         }
+        cost.dirs_listed += listed_dirs.dirs_listed;
         Some(found)
     }
 
@@ -895,12 +922,13 @@ mod tests {
         let (_, cost) = s.scan();
         assert_eq!(cost.dirs_listed, 26, "the first walk lists all");
         // a group comes under s3.slice: the root and s3.slice are listed,
-        // and the new group; nothing else
+        // their children for their own files (5 slices, s3's 4 services),
+        // and the new group; not the other slices' services
         mk_group(r, "s3.slice/new.service", 99);
         fix_counts(r);
         let (g, cost) = s.scan();
         assert!(cost.walked);
-        assert_eq!(cost.dirs_listed, 3);
+        assert_eq!(cost.dirs_listed, 1 + 5 + 4 + 1);
         assert_eq!(g.len(), 27);
         assert!(
             g.iter()
@@ -910,11 +938,11 @@ mod tests {
         // nothing changed: no walk
         let (_, cost) = s.scan();
         assert!(!cost.walked);
-        // one goes from s1.slice
+        // one goes from s1.slice: the root, the slices, s1's other 3
         fs::remove_dir_all(r.join("s1.slice/u2.service")).unwrap();
         fix_counts(r);
         let (g, cost) = s.scan();
-        assert_eq!(cost.dirs_listed, 2);
+        assert_eq!(cost.dirs_listed, 1 + 5 + 3);
         assert_eq!(g.len(), 26);
         assert!(g.iter().all(|x| x.path.as_str() != "s1.slice/u2.service"));
         // our own write: everything is listed again
@@ -939,6 +967,69 @@ mod tests {
     }
 
     #[test]
+    fn a_partial_walk_sees_files_that_came_to_the_siblings_too() {
+        // systemd starts a unit that wants pids: it switches pids on in
+        // the slice's subtree_control (pids.current appears in every child)
+        // and makes the unit's group. The siblings' counts do not move,
+        // but their new files must be read.
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        for a in ["a", "b"] {
+            mk_group(r, &format!("app.slice/{a}.service"), 1);
+        }
+        fix_counts(r);
+        let mut s = Scanner::new(r.to_path_buf(), ScanConfig::default());
+        s.scan();
+        mk_group(r, "app.slice/c.service", 1);
+        for a in ["a", "b", "c"] {
+            fs::write(r.join(format!("app.slice/{a}.service/pids.current")), "2\n").unwrap();
+        }
+        fix_counts(r);
+        let (g, _) = s.scan();
+        let pids: Vec<(&str, Option<u64>)> = g
+            .iter()
+            .skip(2)
+            .map(|x| (x.path.as_str(), x.hot.pids_current))
+            .collect();
+        assert_eq!(
+            pids,
+            [
+                ("app.slice/a.service", Some(2)),
+                ("app.slice/b.service", Some(2)),
+                ("app.slice/c.service", Some(2))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_partial_walk_sees_a_group_made_again_under_its_name() {
+        // `systemctl restart` under a slice whose count does not move,
+        // while a group comes elsewhere; reopened files (over the budget)
+        // would go on reading the new group as the old one
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        mk_group(r, "s.slice/web.service", 1);
+        mk_group(r, "s.slice/db.service", 2);
+        fix_counts(r);
+        let cfg = ScanConfig {
+            max_kept: 0,
+            rewalk_every: 0,
+            ..ScanConfig::default()
+        };
+        let mut s = Scanner::new(r.to_path_buf(), cfg.clone());
+        s.scan();
+        // made aside and renamed, so that no inode number is reused
+        mk_group(r, "s.slice/web.new", 3);
+        fs::remove_dir_all(r.join("s.slice/web.service")).unwrap();
+        fs::rename(r.join("s.slice/web.new"), r.join("s.slice/web.service")).unwrap();
+        mk_group(r, "other.slice", 4);
+        fix_counts(r);
+        let (got, _) = seen(&mut s);
+        let (want, _) = seen(&mut Scanner::new(r.to_path_buf(), cfg));
+        assert_eq!(got, want);
+    }
+
+    #[test]
     fn a_partial_walk_finds_what_a_full_one_finds() {
         // random groups come and go (one kind of change per step, so that
         // the counts move, as they do on a kernel), and the scanner must
@@ -957,8 +1048,9 @@ mod tests {
                 rng ^= rng << 17;
                 usize::try_from(rng % n as u64).unwrap()
             };
+            // slices with services, as on a host; groups come and go below
             for k in 0..30 {
-                let p = format!("g{k}");
+                let p = format!("s{}.slice/g{k}", k % 5);
                 mk_group(r, &p, k);
                 live.push(p);
             }
@@ -975,9 +1067,9 @@ mod tests {
                 let adds = rand(3) > 0;
                 for _ in 0..=rand(3) {
                     if adds || live.len() < 5 {
-                        // under a random group, or at the top
+                        // under a slice or a random group
                         let parent = if rand(4) == 0 {
-                            String::new()
+                            format!("s{}.slice/", rand(5))
                         } else {
                             format!("{}/", live[rand(live.len())])
                         };
