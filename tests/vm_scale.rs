@@ -939,20 +939,25 @@ fn listing_check_on_a_fixture() {
     assert!(r2.is_err(), "a missing group went unnoticed");
 }
 
+/// The limits of a fixture run started at `t0` and just ended.
+fn fixture_limits(interval_s: f64, t0: std::time::Instant, prefix: &str) -> ChurnLimits<'_> {
+    ChurnLimits {
+        interval_s,
+        wall_s: t0.elapsed().as_secs_f64(),
+        end_unix_s: None,
+        prefix,
+        min_refreshes: 3,
+        cap: None,
+    }
+}
+
 #[test]
 fn churn_check_on_a_fixture() {
     let r = fixture();
     let r = r.to_str().expect("UTF-8 path");
     let t0 = std::time::Instant::now();
     let json = cgtop(&["--root", r, "--json", "-n", "4", "-d", "0.1"]);
-    let lim = ChurnLimits {
-        interval_s: 0.1,
-        wall_s: t0.elapsed().as_secs_f64(),
-        end_unix_s: None,
-        prefix: "",
-        min_refreshes: 3,
-        cap: None,
-    };
+    let lim = fixture_limits(0.1, t0, "");
     let s = check_churn(&json, &lim);
     assert!(s.starts_with("4 refreshes"), "{s}");
     // an absurd rate is caught
@@ -995,14 +1000,7 @@ fn churn_check_on_a_fixture() {
         "0.1",
         "system.slice",
     ]);
-    let lim = ChurnLimits {
-        interval_s: 0.1,
-        wall_s: t0.elapsed().as_secs_f64(),
-        end_unix_s: None,
-        prefix: "/system.slice/",
-        min_refreshes: 3,
-        cap: None,
-    };
+    let lim = fixture_limits(0.1, t0, "/system.slice/");
     let s = check_churn(&json, &lim);
     assert!(s.starts_with("3 refreshes"), "{s}");
 }
@@ -1017,12 +1015,8 @@ fn cap_check_on_a_fixture() {
     let t0 = std::time::Instant::now();
     let json = cgtop(&["--root", r, "--json", "-n", "7", "-d", "0.5"]);
     let lim = ChurnLimits {
-        interval_s: 0.5,
-        wall_s: t0.elapsed().as_secs_f64(),
-        end_unix_s: None,
-        prefix: "",
-        min_refreshes: 3,
         cap: Some(CpuCap::parse("/system.slice=20000/100000")),
+        ..fixture_limits(0.5, t0, "")
     };
     // per refresh: cgtop's CPU %, and the periods (all throttled) the
     // kernel counted since the refresh before
@@ -1094,14 +1088,7 @@ fn churn_text_check_on_a_fixture() {
     let r = r.to_str().expect("UTF-8 path");
     let t0 = std::time::Instant::now();
     let text = cgtop(&["--root", r, "-b", "-n", "4", "-d", "0.1"]);
-    let lim = ChurnLimits {
-        interval_s: 0.1,
-        wall_s: t0.elapsed().as_secs_f64(),
-        end_unix_s: None,
-        prefix: "/system.slice/",
-        min_refreshes: 3,
-        cap: None,
-    };
+    let lim = fixture_limits(0.1, t0, "/system.slice/");
     let s = check_churn_text(&text, &lim, 2);
     assert!(s.starts_with("4 refreshes"), "{s}");
     let groups = text

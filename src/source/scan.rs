@@ -664,11 +664,7 @@ fn read_descendants(stat: &Path, buf: &mut [u8]) -> Option<u64> {
     let f = File::open(stat).ok()?;
     let n = f.read_at(buf, 0).ok()?;
     let text = std::str::from_utf8(&buf[..n]).ok()?;
-    text.lines()
-        .find_map(|l| l.strip_prefix("nr_descendants "))?
-        .trim()
-        .parse()
-        .ok()
+    Some(CgroupStat::parse(text).nr_descendants)
 }
 
 /// What a walk would find for a group known not to have changed: its files
