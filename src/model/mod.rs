@@ -11,6 +11,7 @@ pub mod limits;
 pub mod path;
 pub mod rates;
 pub mod snapshot;
+pub mod text;
 pub mod tree;
 pub mod write;
 
