@@ -1,0 +1,22 @@
+//! The hostile-input suite (issue 7): trees built at test time the way a
+//! user who owns only a delegated subtree, or a `--root` tree, could build
+//! them (symlinks, FIFOs, huge and endless files, escape and invalid-UTF-8
+//! names, `..` and symlinked roots), each checked for a refused or
+//! harmless outcome. Tests on the real cgroup2 of this machine work under
+//! `cgtop-test-<pid>-<n>` and print `skipped: <reason>` without root.
+//!
+//! One module per area, so that each finding's test sits with its kind.
+
+// test helpers outside #[test] functions: a failed unwrap is a failed test
+#![allow(clippy::unwrap_used)]
+
+#[path = "../common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
+mod actionlog;
+mod fs_access;
+mod guard;
+mod parsers;
+mod paths;
+mod terminal;

@@ -1,0 +1,1 @@
+//! Hostile inputs: parsers (filled in by the work on issue 7).

@@ -1,0 +1,1 @@
+//! Hostile inputs: terminal (filled in by the work on issue 7).
