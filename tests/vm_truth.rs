@@ -38,8 +38,8 @@ use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 use vm_common::{
-    cgtop_once, drop_caches, figure, io_stat_key, kread, kv, list, median, mib, scratch,
-    require_vm, strings, Case, CgtopRun, MIB,
+    cgtop_once, drop_caches, figure, io_stat_key, kread, kv, list, median, mib, require_vm,
+    scratch, strings, Case, CgtopRun, MIB,
 };
 
 /// How close a throttled IO rate must come to its io.max limit.
