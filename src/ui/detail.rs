@@ -178,7 +178,11 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             )));
         }
     }
-    if let Some(t) = app.row_throttling(app.cursor).filter(|t| t.throttled) {
+    // throttling by the group's own cpu.max is on the CPU line already
+    if let Some(t) = app
+        .row_throttling(app.cursor)
+        .filter(|t| t.throttled && t.by.as_ref() != Some(&g.path))
+    {
         let quota =
             t.by.as_ref()
                 .zip(d)
