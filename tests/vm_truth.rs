@@ -720,9 +720,9 @@ fn a_service_is_throttled_by_its_slice() {
         .iter()
         .filter_map(|s| at(s, "/throttling/source")?.as_str().map(str::to_owned))
         .collect();
-    let quota: Vec<f64> = later
+    let quota: Vec<u64> = later
         .iter()
-        .filter_map(|s| s.num(&svc, "/throttling/by_cpu_max/quota"))
+        .filter_map(|s| at(s, "/throttling/by_cpu_max/quota")?.as_u64())
         .collect();
     let cpu: Vec<f64> = later
         .iter()
@@ -752,7 +752,7 @@ fn a_service_is_throttled_by_its_slice() {
             by.join(" "),
             throttled,
             list(&pct, |x| format!("{x:.0}")),
-            list(&quota, |x| format!("{x:.0}")),
+            quota.iter().map(u64::to_string).collect::<Vec<_>>().join(" "),
             list(&cpu, |x| format!("{x:.1}")),
             list(&own, |x| format!("{x:.1}")),
             slice_marks.join(" "),
@@ -773,7 +773,10 @@ fn a_service_is_throttled_by_its_slice() {
     let want = format!("\"/{}\"", slice.as_str());
     assert!(throttled.iter().all(|t| *t), "throttled {throttled:?}");
     assert!(by.iter().all(|b| *b == want), "by {by:?}, not {want}");
-    assert!(quota.iter().all(|q| *q == 20_000.0), "quota {quota:?}");
+    assert!(
+        quota.len() == later.len() && quota.iter().all(|q| *q == 20_000),
+        "quota {quota:?}"
+    );
     assert!(
         slice_marks.iter().all(|b| *b == want),
         "the slice: {slice_marks:?}"

@@ -33,6 +33,8 @@ macro_rules! actions {
 
         impl Action {
             /// Every action, each detail page once, in declaration order.
+            // one push per declared action is what the macro writes
+            #[allow(clippy::vec_init_then_push)]
             pub fn all() -> Vec<Action> {
                 let mut all = Vec::new();
                 $(actions!(@push all $v $($vals)?);)*
