@@ -29,6 +29,37 @@ struct JsonGroup<'a> {
     detail: Option<&'a GroupDetail>,
     rates: &'a GroupRates,
     memory_events_since_start: Option<&'a MemoryEvents>,
+    /// Who throttles the group: null when unknown.
+    throttling: Option<JsonThrottling>,
+}
+
+/// `model::limits::Throttling`, with the throttling group's cpu.max where
+/// it was read (not with `--brief`).
+#[derive(serde::Serialize)]
+struct JsonThrottling {
+    throttled: bool,
+    /// "/a.slice": the group whose cpu.max throttles; null when not
+    /// throttled, or when that group is above the start group.
+    by: Option<String>,
+    by_cpu_max: Option<crate::cgroupfs::CpuMax>,
+    /// Percent of one CPU's window (summed over CPUs, like CPU %).
+    pct: Option<f64>,
+    source: crate::model::limits::ThrottleSource,
+}
+
+impl JsonThrottling {
+    fn new(t: &crate::model::limits::Throttling, r: &Refresh) -> Self {
+        Self {
+            throttled: t.throttled,
+            by: t.by.as_ref().map(ToString::to_string),
+            by_cpu_max: t
+                .by
+                .as_ref()
+                .and_then(|b| r.snapshot.find(b)?.detail.as_ref()?.cpu_max),
+            pct: t.pct,
+            source: t.source,
+        }
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -128,7 +159,8 @@ pub fn write_json(
         .groups
         .iter()
         .zip(&r.rates)
-        .map(|(g, rates)| JsonGroup {
+        .enumerate()
+        .map(|(i, (g, rates))| JsonGroup {
             path: path_text(g),
             inode: g.inode,
             cgroup_type: g.cgroup_type,
@@ -136,6 +168,11 @@ pub fn write_json(
             detail: g.detail.as_deref(),
             rates,
             memory_events_since_start: r.events_since_start.get(&g.path),
+            throttling: r
+                .throttling
+                .get(i)
+                .and_then(Option::as_ref)
+                .map(|t| JsonThrottling::new(t, r)),
         })
         .collect();
     let doc = JsonRefresh {
@@ -219,7 +256,12 @@ pub fn write_text(
             rate_short(rt.io.map(|x| x.rbps)),
             rate_short(rt.io.map(|x| x.wbps)),
             g.pids().map_or_else(|| "-".into(), |p| p.to_string()),
-            crate::ui::format::state_marks(g),
+            crate::ui::format::state_marks(
+                g,
+                r.throttling
+                    .get(i)
+                    .is_some_and(|t| t.as_ref().is_some_and(|t| t.throttled))
+            ),
         )?;
     }
     writeln!(out)

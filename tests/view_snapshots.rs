@@ -98,6 +98,63 @@ fn pg_limited(w: u16, h: u16) -> (App, Collector, tempfile::TempDir) {
     (a, c, dir)
 }
 
+/// Who throttles me: the service has no quota of its own (its cpu.stat
+/// counts no throttled period), its slice at cpu.max 20 % was throttled
+/// 78 % of the window. With `local`, the kernel has cpu.stat.local (6.6)
+/// and says the service itself was held back 38 % of it.
+fn throttled_by_the_slice(local: bool) -> (App, Collector, tempfile::TempDir) {
+    let dir = copy_fixture("memory-limited");
+    let root = dir.path().to_path_buf();
+    let write = |g: &str, f: &str, t: &str| std::fs::write(root.join(g).join(f), t).unwrap();
+    write(PG_SLICE, "cpu.max", "20000 100000\n");
+    write(PG, "cpu.max", "max 100000\n");
+    if local {
+        for g in ["", "system.slice", PG_SLICE, PG] {
+            write(g, "cpu.stat.local", "throttled_usec 0\n");
+        }
+    }
+    let (mut a, mut c) = app_on(&root, pure_v2_mount(), 120, 40);
+    select(&mut a, &mut c, PG);
+    // the focus's cpu.stat.local is read from here on: the window below
+    // has both ends
+    tick(&mut a, &mut c, 0.5);
+    burn_cpu(&root, PG, 200_000);
+    bump(
+        &root,
+        PG_SLICE,
+        "cpu.stat",
+        &[
+            ("nr_periods", 10),
+            ("nr_throttled", 8),
+            ("throttled_usec", 780_000),
+        ],
+    );
+    bump(&root, PG, "cpu.stat", &[("nr_periods", 10)]);
+    if local {
+        bump(&root, PG, "cpu.stat.local", &[("throttled_usec", 380_000)]);
+        bump(
+            &root,
+            PG_SLICE,
+            "cpu.stat.local",
+            &[("throttled_usec", 780_000)],
+        );
+    }
+    tick(&mut a, &mut c, 1.5);
+    (a, c, dir)
+}
+
+#[test]
+fn throttled_by_the_slice_inferred_120x40() {
+    let (a, _c, _d) = throttled_by_the_slice(false);
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
+#[test]
+fn throttled_by_the_slice_cpu_stat_local_120x40() {
+    let (a, _c, _d) = throttled_by_the_slice(true);
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
 #[test]
 fn main_view_80x24() {
     let (a, _c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 80, 24);

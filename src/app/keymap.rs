@@ -19,9 +19,38 @@ pub enum Scope {
     Dialog,
 }
 
-/// Everything a key can ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Action {
+/// Declares [`Action`] and [`Action::all`] from one list, so that no
+/// action can exist without being in `all()`: the keymap test then checks
+/// that each has a key (a variant with a field lists its values after
+/// `in`).
+macro_rules! actions {
+    ($($(#[$m:meta])* $v:ident $(($t:ty) in $vals:expr)?,)*) => {
+        /// Everything a key can ask for.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Action {
+            $($(#[$m])* $v $(($t))?,)*
+        }
+
+        impl Action {
+            /// Every action, each detail page once, in declaration order.
+            // one push per declared action is what the macro writes
+            #[allow(clippy::vec_init_then_push)]
+            pub fn all() -> Vec<Action> {
+                let mut all = Vec::new();
+                $(actions!(@push all $v $($vals)?);)*
+                all
+            }
+        }
+    };
+    (@push $all:ident $v:ident) => {
+        $all.push(Action::$v);
+    };
+    (@push $all:ident $v:ident $vals:expr) => {
+        $all.extend(($vals).map(Action::$v));
+    };
+}
+
+actions! {
     Up,
     Down,
     PageUp,
@@ -39,7 +68,7 @@ pub enum Action {
     SortNext,
     SortReverse,
     SwitchFocus,
-    DetailPage(u8),
+    DetailPage(u8) in 0..super::DetailPage::ALL.len() as u8,
     ToggleCpuScale,
     Pause,
     SetInterval,

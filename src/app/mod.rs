@@ -310,6 +310,19 @@ impl App {
         ))
     }
 
+    /// Who throttles the group on row `i` (`None`: unknown).
+    pub fn row_throttling(&self, i: usize) -> Option<&crate::model::limits::Throttling> {
+        let d = self.data.as_ref()?;
+        let row = self.rows.get(i)?;
+        let idx = d.tree.nodes.get(row.node)?.sample;
+        d.refresh.throttling.get(idx)?.as_ref()
+    }
+
+    /// Whether the group on row `i` was throttled in the last window.
+    pub fn row_throttled(&self, i: usize) -> bool {
+        self.row_throttling(i).is_some_and(|t| t.throttled)
+    }
+
     pub fn selected_data(&self) -> Option<(&GroupSample, &GroupRates)> {
         self.row_data(self.cursor)
     }

@@ -41,6 +41,28 @@ impl CpuStat {
     }
 }
 
+/// cpu.stat.local (Linux 6.6, commit 677ea015f231 "sched: add throttled
+/// time stat for throttled children"): `throttled_usec` is the time this
+/// group's runqueues were throttled, by its own cpu.max or any ancestor's,
+/// while it had something to run, summed over CPUs (cpu.stat's counts only
+/// its own cpu.max). The file is empty where the group has no cpu
+/// controller (cgroup v1 holds it, or the parent does not hand it down).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CpuStatLocal {
+    pub throttled_usec: Option<u64>,
+}
+
+impl CpuStatLocal {
+    /// Never fails: an empty file, or one without the key, is `None`.
+    pub fn parse(s: &str) -> Self {
+        Self {
+            throttled_usec: flat_keyed(s)
+                .find(|(k, _)| *k == "throttled_usec")
+                .map(|(_, v)| v),
+        }
+    }
+}
+
 /// cpu.max: "$MAX $PERIOD", where $MAX is "max" for no limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct CpuMax {
@@ -122,6 +144,20 @@ mod tests {
         // a torn last line loses only that line
         let s = CpuStat::parse("usage_usec 5\nuser_usec 3\nsystem_us").unwrap();
         assert_eq!((s.usage_usec, s.user_usec, s.system_usec), (5, 3, 0));
+    }
+
+    #[test]
+    fn cpu_stat_local() {
+        // a Linux 6.10 capture, and the empty file of a hybrid host
+        let l = CpuStatLocal::parse("throttled_usec 0\n");
+        assert_eq!(l.throttled_usec, Some(0));
+        let l = CpuStatLocal::parse("throttled_usec 781234\n");
+        assert_eq!(l.throttled_usec, Some(781_234));
+        assert_eq!(CpuStatLocal::parse("").throttled_usec, None);
+        assert_eq!(
+            CpuStatLocal::parse("throttled_usec x\n").throttled_usec,
+            None
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub mod memory;
 pub mod pressure;
 
 pub use self::core::{CgroupEvents, CgroupStat, CgroupType, Controllers};
-pub use cpu::{CpuMax, CpuStat};
+pub use cpu::{CpuMax, CpuStat, CpuStatLocal};
 pub use io::{DevId, IoLatency, IoMax, IoStat, IoWeight};
 pub use memory::{MemoryEvents, MemoryStat};
 pub use pressure::{Pressure, PressureLine};
@@ -37,6 +37,7 @@ pub mod files {
     pub const MAX_DEPTH: &str = "cgroup.max.depth";
     pub const MAX_DESCENDANTS: &str = "cgroup.max.descendants";
     pub const CPU_STAT: &str = "cpu.stat";
+    pub const CPU_STAT_LOCAL: &str = "cpu.stat.local";
     pub const CPU_MAX: &str = "cpu.max";
     pub const CPU_MAX_BURST: &str = "cpu.max.burst";
     pub const CPU_WEIGHT: &str = "cpu.weight";

@@ -27,6 +27,10 @@ pub struct GroupRates {
     pub throttled_per_s: Option<f64>,
     /// Throttled time per wall time, in percent.
     pub throttled_pct: Option<f64>,
+    /// cpu.stat.local's throttled_usec per wall time, in percent: this
+    /// group's time throttled by any cpu.max on its path. Only where the
+    /// collector read the file on both ends of the window.
+    pub throttled_local_pct: Option<f64>,
     /// Sum over devices.
     pub io: Option<IoRates>,
     pub io_by_dev: Vec<(DevId, IoRates)>,
@@ -73,6 +77,9 @@ pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> Grou
         if let (Some(x), Some(y)) = (a.throttled_usec, b.throttled_usec) {
             r.throttled_pct = pct(x, y, secs);
         }
+    }
+    if let (Some(x), Some(y)) = (prev.hot.throttled_local_usec, cur.hot.throttled_local_usec) {
+        r.throttled_local_pct = pct(x, y, secs);
     }
     if let (Some(a), Some(b)) = (&prev.hot.io, &cur.hot.io) {
         // Per device; a device that appeared since counts from zero, which
@@ -170,5 +177,26 @@ mod tests {
         assert!((r.io.unwrap().rbps - 1000.0).abs() < 1e-9);
         let r = compute(&b, &a, Duration::from_secs(1));
         assert_eq!(r.io, None);
+    }
+}
+
+#[cfg(test)]
+mod local_tests {
+    use super::*;
+    use crate::model::GroupPath;
+
+    #[test]
+    fn cpu_stat_local_rate_only_with_both_ends() {
+        let mut a = GroupSample::new(GroupPath::new("a"), 1);
+        let mut b = a.clone();
+        a.hot.throttled_local_usec = Some(100_000);
+        b.hot.throttled_local_usec = Some(900_000);
+        let r = compute(&a, &b, Duration::from_secs(2));
+        assert!((r.throttled_local_pct.unwrap() - 40.0).abs() < 1e-9);
+        a.hot.throttled_local_usec = None;
+        assert_eq!(
+            compute(&a, &b, Duration::from_secs(2)).throttled_local_pct,
+            None
+        );
     }
 }

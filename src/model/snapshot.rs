@@ -40,6 +40,11 @@ pub struct HotStats {
     /// descendants); read where pids.current is absent.
     pub nr_procs: Option<u64>,
     pub events: Option<CgroupEvents>,
+    /// cpu.stat.local's throttled_usec (Linux 6.6): read by the collector
+    /// only where it tells something (see `model::limits::throttling`);
+    /// shown in JSON through `throttling`, and with the file's other keys.
+    #[serde(skip)]
+    pub throttled_local_usec: Option<u64>,
 }
 
 /// Everything else about a group: read for the selected group on every

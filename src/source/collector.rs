@@ -6,9 +6,12 @@
 
 use super::devices;
 use super::procs::ProcReader;
-use super::read::{read_detail, read_io_cost, read_memory_limits};
+use super::read::{
+    read_cpu_max, read_cpu_stat_local, read_detail, read_io_cost, read_memory_limits,
+};
 use super::scan::{ScanConfig, Scanner};
-use crate::cgroupfs::{Limit, MemoryEvents};
+use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
+use crate::model::limits::{throttling, under_throttling, Throttling};
 use crate::model::rates::compute;
 use crate::model::{
     DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, ProcessInfo, Snapshot,
@@ -52,6 +55,9 @@ pub struct Focus {
     /// memory.max and memory.high of the group and each ancestor up to the
     /// start group, nearest first: the effective limit is the smallest.
     pub memory_limits: Vec<(GroupPath, Option<Limit>, Option<Limit>)>,
+    /// cpu.max of the group and each ancestor up to the start group,
+    /// nearest first: whose quota throttles it (`Refresh::throttling`).
+    pub cpu_max_path: Vec<(GroupPath, Option<CpuMax>)>,
     /// memory.events changes since cgtop started (or since the group
     /// appeared).
     pub events_since_start: Option<MemoryEvents>,
@@ -69,6 +75,9 @@ pub struct Focus {
 pub struct Refresh {
     pub snapshot: Snapshot,
     pub rates: Vec<GroupRates>,
+    /// Who throttles each group (parallel to `snapshot.groups`): `None`
+    /// when that is unknown.
+    pub throttling: Vec<Option<Throttling>>,
     pub focus: Option<Focus>,
     pub devices: Arc<Vec<DeviceInfo>>,
     pub kept_fds: usize,
@@ -93,6 +102,9 @@ pub struct Collector {
     first_paths: Option<std::collections::HashSet<(GroupPath, u64)>>,
     devices: Arc<Vec<DeviceInfo>>,
     focus: Option<GroupPath>,
+    /// Whether the kernel has cpu.stat.local (Linux 6.6); found out on the
+    /// first refresh.
+    has_cpu_stat_local: Option<bool>,
 }
 
 impl Collector {
@@ -109,6 +121,7 @@ impl Collector {
             first_paths: None,
             devices,
             focus: None,
+            has_cpu_stat_local: None,
         }
     }
 
@@ -169,9 +182,12 @@ impl Collector {
         let dir = self.dir_of(path);
         let detail = read_detail(&dir, true);
         let mut memory_limits = Vec::new();
+        let mut cpu_max_path = Vec::new();
         for a in path.ancestors() {
-            let (max, high) = read_memory_limits(&self.dir_of(&a));
+            let adir = self.dir_of(&a);
+            let (max, high) = read_memory_limits(&adir);
             memory_limits.push((a.clone(), max, high));
+            cpu_max_path.push((a.clone(), read_cpu_max(&adir)));
             if a == self.cfg.start {
                 break;
             }
@@ -196,10 +212,43 @@ impl Collector {
             path: path.clone(),
             detail,
             memory_limits,
+            cpu_max_path,
             events_since_start,
             processes,
             io_cost,
             top_controllers,
+        }
+    }
+
+    /// Reads cpu.stat.local where it tells something: every group in JSON
+    /// mode, else the focus and the groups with a throttling group on
+    /// their path (the ancestors' cpu.stat, read anyway, says where), and
+    /// gives those read on both ends of the window their rate. Nothing on
+    /// a kernel without the file (before 6.6).
+    fn read_cpu_stat_local(&mut self, snapshot: &mut Snapshot, rates: &mut [GroupRates]) {
+        let start_dir = self.dir_of(&self.cfg.start);
+        let has = *self
+            .has_cpu_stat_local
+            .get_or_insert_with(|| read_cpu_stat_local(&start_dir).is_some());
+        if !has {
+            return;
+        }
+        let want = if self.cfg.full_detail {
+            vec![true; snapshot.groups.len()]
+        } else {
+            under_throttling(snapshot, rates)
+        };
+        let elapsed = self.prev.as_ref().map(|p| snapshot.at.saturating_sub(p.at));
+        for (i, g) in snapshot.groups.iter_mut().enumerate() {
+            if !(want[i] || self.focus.as_ref() == Some(&g.path)) {
+                continue;
+            }
+            let dir = self.cfg.root.join(g.path.as_str());
+            g.hot.throttled_local_usec = read_cpu_stat_local(&dir).and_then(|l| l.throttled_usec);
+            let prev = self.prev.as_ref().and_then(|p| p.find(&g.path));
+            if let (Some(p), Some(e), Some(r)) = (prev, elapsed, rates.get_mut(i)) {
+                r.throttled_local_pct = compute(p, g, e).throttled_local_pct;
+            }
         }
     }
 
@@ -240,11 +289,13 @@ impl Collector {
                 g.detail = Some(Box::new(d));
             }
         }
-        let snapshot = Snapshot { at, groups, cost };
-        let rates = match &self.prev {
+        let mut snapshot = Snapshot { at, groups, cost };
+        let mut rates = match &self.prev {
             Some(prev) => rates_between(prev, &snapshot),
             None => vec![GroupRates::default(); snapshot.groups.len()],
         };
+        self.read_cpu_stat_local(&mut snapshot, &mut rates);
+        let throttling = throttling(&snapshot, &rates);
         let focus = self.focus.clone().map(|p| {
             let inode = snapshot.find(&p).map(|g| g.inode);
             self.read_focus(&p, inode, at.as_secs_f64())
@@ -258,6 +309,7 @@ impl Collector {
         Refresh {
             snapshot,
             rates,
+            throttling,
             focus,
             devices: Arc::clone(&self.devices),
             kept_fds: self.scanner.kept(),

@@ -115,6 +115,18 @@ pub fn read_memory_limits(dir: &Path) -> (Option<Limit>, Option<Limit>) {
     )
 }
 
+/// cpu.max of one group, for the "who throttles me" line of the focus.
+pub fn read_cpu_max(dir: &Path) -> Option<CpuMax> {
+    read(dir, files::CPU_MAX).and_then(|t| CpuMax::parse(&t).ok())
+}
+
+/// cpu.stat.local (Linux 6.6): `None` when the file cannot be read (an
+/// older kernel, or the group vanished). It is empty, so without
+/// throttled_usec, where the group has no cpu controller.
+pub fn read_cpu_stat_local(dir: &Path) -> Option<cgroupfs::CpuStatLocal> {
+    read(dir, files::CPU_STAT_LOCAL).map(|t| cgroupfs::CpuStatLocal::parse(&t))
+}
+
 /// io.cost.qos and io.cost.model (only at the root).
 pub fn read_io_cost(dir: &Path) -> Vec<(String, String)> {
     [files::IO_COST_QOS, files::IO_COST_MODEL]

@@ -4,7 +4,8 @@ use super::format::{bytes_long, bytes_short, fit, limit_bytes, pct};
 use super::Theme;
 use crate::app::{App, DetailPage, Pane};
 use crate::cgroupfs::{CpuMax, Limit, Pressure};
-use crate::model::limits::effective_memory;
+use crate::model::limits::{cpu_max_of, effective_memory, ThrottleSource, Throttling};
+use crate::model::GroupPath;
 use crate::model::MountMode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -58,6 +59,32 @@ fn cpu_max_text(m: Option<CpuMax>) -> String {
             ),
         },
     }
+}
+
+/// "throttled 78% of the last window by /a.slice's cpu.max 20%": who
+/// throttles the group (`model::limits::throttling`), with the quota where
+/// the focus read it. `~` and "(inferred)" where no cpu.stat.local says
+/// it: the share is then the throttling group's own.
+fn throttled_text(t: &Throttling, path: &GroupPath, cpu_max: Option<CpuMax>) -> String {
+    let quota = cpu_max
+        .and_then(|m| m.cpus())
+        .map_or_else(String::new, |c| format!(" {:.0}%", c * 100.0));
+    let whose = match &t.by {
+        Some(b) if b == path => format!("its own cpu.max{quota}"),
+        Some(b) => format!("{b}'s cpu.max{quota}"),
+        None => "an ancestor's cpu.max".to_owned(),
+    };
+    let inferred = t.source == ThrottleSource::Inferred;
+    let share = t.pct.map_or_else(String::new, |p| {
+        format!(
+            " {}{p:.0}% of the last window",
+            if inferred { "~" } else { "" }
+        )
+    });
+    format!(
+        "throttled{share} by {whose}{}",
+        if inferred { " (inferred)" } else { "" }
+    )
 }
 
 /// The PSI table's columns: the header and the rows share these widths.
@@ -150,6 +177,20 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
                 det.cpu_weight.map_or("-".into(), |w| w.to_string())
             )));
         }
+    }
+    // throttling by the group's own cpu.max is on the CPU line already
+    if let Some(t) = app
+        .row_throttling(app.cursor)
+        .filter(|t| t.throttled && t.by.as_ref() != Some(&g.path))
+    {
+        let quota =
+            t.by.as_ref()
+                .zip(d)
+                .and_then(|(b, f)| cpu_max_of(&f.cpu_max_path, b));
+        out.push(Line::raw(format!(
+            "       {}",
+            throttled_text(t, &g.path, quota)
+        )));
     }
     // Memory, against the effective limit
     let cur = g.hot.memory_current;

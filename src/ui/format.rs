@@ -61,16 +61,28 @@ pub fn limit_bytes(l: Option<crate::cgroupfs::Limit>) -> String {
     }
 }
 
-/// The state column: P populated, F frozen, T threaded (blank when not).
-pub fn state_marks(g: &crate::model::GroupSample) -> String {
+/// The state column: P populated, F frozen or t throttled (by its own or
+/// an ancestor's cpu.max: `model::limits::throttling`; a frozen group runs
+/// nothing, so cannot be throttled), T threaded (blank when not).
+pub fn state_marks(g: &crate::model::GroupSample, throttled: bool) -> String {
     let ev = g.hot.events.unwrap_or_default();
     let threaded = g
         .cgroup_type
         .is_some_and(crate::cgroupfs::CgroupType::is_threaded);
-    [(ev.populated, 'P'), (ev.frozen, 'F'), (threaded, 'T')]
-        .iter()
-        .map(|&(on, c)| if on { c } else { ' ' })
-        .collect()
+    let held = if ev.frozen {
+        'F'
+    } else if throttled {
+        't'
+    } else {
+        ' '
+    };
+    [
+        if ev.populated { 'P' } else { ' ' },
+        held,
+        if threaded { 'T' } else { ' ' },
+    ]
+    .iter()
+    .collect()
 }
 
 /// Truncates from the left, keeping the end of a path (the group's own

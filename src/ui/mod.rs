@@ -282,7 +282,7 @@ fn help(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let mut lines = vec![
         Line::styled("cgtop: the cgroup v2 tree, live", theme.title),
         Line::raw("CPU% is of one core (100 = one core busy); sizes in binary units (K = KiB)."),
-        Line::raw("State: P populated, F frozen, T threaded."),
+        Line::raw("State: P populated, F frozen, t throttled by a cpu.max, T threaded."),
         Line::raw(""),
     ];
     let entries = help_lines(Scope::Main);

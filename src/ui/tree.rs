@@ -138,7 +138,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             rest.push_str(&format!(" {v:>w$}", w = *w));
         }
         let ev = g.hot.events.unwrap_or_default();
-        let st = super::format::state_marks(g);
+        let st = super::format::state_marks(g, app.row_throttled(i));
         rest.push(' ');
         spans.push(Span::raw(rest));
         spans.push(Span::styled(

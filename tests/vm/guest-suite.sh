@@ -4,7 +4,8 @@
 #   smoke     tests/vm/smoke.sh (is the guest what the tests assume?)
 #   cgtop     BIN --json -n 2: exit status 0 and some output (smoke check
 #             of the release binary; the JSON itself is checked elsewhere)
-#   vm_truth  the vm_truth integration test binary, --test-threads=1
+#   vm_truth  the vm_truth integration test binary, --include-ignored
+#             (its cases are #[ignore]d on the host) --test-threads=1
 #             --nocapture, with CGTOP_VM=1, in the package root (as cargo
 #             test would); its measured figures ("FIGURE case: ...") go to
 #             DIR/figures through CGTOP_VM_FIGURES
@@ -81,7 +82,7 @@ else
     log=$(mktemp)
     # --nocapture: the measured figures are the point, also of passing tests
     CGTOP_VM=1 CGTOP_VM_FIGURES="$RESULTS/figures" RUST_BACKTRACE=${RUST_BACKTRACE:-1} \
-        "$VM_TRUTH" --test-threads=1 --nocapture "${FILTER[@]}" 2>&1 | tee "$log"
+        "$VM_TRUTH" --include-ignored --test-threads=1 --nocapture "${FILTER[@]}" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     # "test result: ok. 12 passed; 0 failed; ..." -> "12 passed, 0 failed"
     counts=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 passed, \2 failed/p' "$log" | tail -n1)

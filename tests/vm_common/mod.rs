@@ -5,7 +5,8 @@
 //! comparison.
 //!
 //! Everything here runs as root in a throw-away guest kernel; on any other
-//! machine the tests return before they touch anything ([`in_vm`]).
+//! machine they are ignored, and fail before they touch anything when
+//! asked to run ([`require_vm`]).
 
 use cgtop::cgroupfs::io::DevId;
 use cgtop::model::input::parse_controller_changes;
@@ -20,14 +21,16 @@ use std::sync::{Arc, Mutex};
 use std::thread::{sleep, JoinHandle};
 use std::time::{Duration, Instant};
 
-/// True inside the test VM (`CGTOP_VM=1`, set by tests/vm/run-suite);
-/// otherwise prints the skip line the suite documents.
-pub fn in_vm() -> bool {
-    if std::env::var("CGTOP_VM").as_deref() == Ok("1") {
-        return true;
-    }
-    println!("skipped: not in the VM (CGTOP_VM unset)");
-    false
+/// Stops a case that was asked to run outside the test VM (`CGTOP_VM=1`
+/// is set by tests/vm/run-suite): the cases are `#[ignore]`d, so this is
+/// reached only with `--ignored` or `--include-ignored`, and a case that
+/// checked nothing must not count as a pass.
+pub fn require_vm() {
+    assert!(
+        std::env::var("CGTOP_VM").as_deref() == Ok("1"),
+        "not in the test VM (CGTOP_VM unset): this case runs in the QEMU guest, \
+         through tests/vm/run-suite"
+    );
 }
 
 /// Prints a measured figure and appends it to `$CGTOP_VM_FIGURES` (the

@@ -267,9 +267,9 @@ step_list() {
         return
     fi
     if CGTOP_SCALE_EXPECTED=$W/expected CGTOP_SCALE_TEXT=$RESULTS/list.txt CGTOP_SCALE_JSON=$W/list.json \
-        "$CHECK" --exact --nocapture batch_lists_every_group &&
+        "$CHECK" --include-ignored --exact --nocapture batch_lists_every_group &&
         CGTOP_SCALE_EXPECTED=$W/expected CGTOP_SCALE_TEXT=$RESULTS/list.txt CGTOP_SCALE_JSON=$W/list-brief.json \
-            "$CHECK" --exact --nocapture batch_lists_every_group; then
+            "$CHECK" --include-ignored --exact --nocapture batch_lists_every_group; then
         record list pass "$(($(wc -l < "$W/expected") + 1)) groups in -b, --json and --json --brief"
     else
         record list fail "see the check's output above"
@@ -510,7 +510,7 @@ step_churn() {
             CGTOP_SCALE_CHURN_WALL_MS=$((t_kill - t_start)) CGTOP_SCALE_CHURN_END_UNIX_MS=$t_kill \
             CGTOP_SCALE_CHURN_PREFIX="/$rel/" \
             CGTOP_SCALE_CHURN_MIN_REFRESHES=$min CGTOP_SCALE_CHURN_CAP="/$rel=20000/100000" \
-            "$CHECK" --exact --nocapture churn_output_is_sane 2>&1 | tee "$W/churn-$w.check"
+            "$CHECK" --include-ignored --exact --nocapture churn_output_is_sane 2>&1 | tee "$W/churn-$w.check"
         if ((PIPESTATUS[0] == 0)); then
             local summary
             summary=$(sed -n 's/^churn check: //p' "$W/churn-$w.check" | head -n 1)
