@@ -82,7 +82,18 @@ pub fn run(
     host: &HostInfo,
     opts: &Options,
 ) -> Result<()> {
-    let mut c = Collector::new(cfg);
+    run_collector(out, Collector::new(cfg), m, host, opts)
+}
+
+/// [`run`] with a collector made by the caller (over the hierarchy handle
+/// that `run::locate` opened).
+pub fn run_collector(
+    out: &mut impl Write,
+    mut c: Collector,
+    m: &MountInfo,
+    host: &HostInfo,
+    opts: &Options,
+) -> Result<()> {
     // the collector's clock: batch mode runs the collector in this thread
     let start = crate::source::collector::clock_start();
     let start_unix = std::time::SystemTime::now()
@@ -270,7 +281,7 @@ mod tests {
                 max_kept_fds: None,
                 brief: false,
             };
-            let m = crate::run::locate(&opts).expect("the fixture is a cgroup2 tree");
+            let (m, _) = crate::run::locate(&opts).expect("the fixture is a cgroup2 tree");
             let cfg = crate::run::collector_config(&opts, &m, output == Output::Json);
             let mut rec = Recorder::default();
             run(&mut rec, cfg, &m, &crate::run::host_info(), &opts).expect("run");

@@ -40,6 +40,19 @@ pub struct HotStats {
     /// descendants); read where pids.current is absent.
     pub nr_procs: Option<u64>,
     pub events: Option<CgroupEvents>,
+    /// Hot files that are there but could not be read (a FIFO, a symlink,
+    /// over the cap, EACCES): shown as errors on the group. In JSON
+    /// together with the detail's, as `unreadable`.
+    #[serde(skip)]
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// A file of a group that is there but was not read, and why ("a FIFO,
+/// not a regular file: not read", "file larger than 64 KiB: not read").
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Unreadable {
+    pub file: String,
+    pub error: String,
 }
 
 /// Everything else about a group: read for the selected group on every
@@ -79,6 +92,11 @@ pub struct GroupDetail {
     /// Names of the files the owner may write (the raw editor's list).
     /// Only filled for the selected group.
     pub writable: Vec<String>,
+    /// Files read for the fields above that are there but could not be
+    /// read: a missing file is `None` above (a controller that is off);
+    /// one that is a FIFO, a symlink or too large is listed here.
+    #[serde(skip)]
+    pub unreadable: Vec<Unreadable>,
 }
 
 /// One group in one snapshot.
