@@ -6,7 +6,9 @@
 use crate::app::HostInfo;
 use crate::cgroupfs::MemoryEvents;
 use crate::model::tree::{RowOptions, Tree};
-use crate::model::{GroupDetail, GroupRates, GroupSample, HotStats, MountInfo, ScanCost};
+use crate::model::{
+    GroupDetail, GroupRates, GroupSample, HotStats, MountInfo, ScanCost, Unreadable,
+};
 use crate::run::{Options, Output};
 use crate::source::collector::{Collector, CollectorConfig, Refresh};
 use crate::ui::format::{bytes_short, pct, rate_short};
@@ -29,6 +31,9 @@ struct JsonGroup<'a> {
     detail: Option<&'a GroupDetail>,
     rates: &'a GroupRates,
     memory_events_since_start: Option<&'a MemoryEvents>,
+    /// Files of the group that are there but were not read, and why (a
+    /// FIFO, a symlink, a file over its cap).
+    unreadable: Vec<&'a Unreadable>,
 }
 
 #[derive(serde::Serialize)]
@@ -147,6 +152,12 @@ pub fn write_json(
             detail: g.detail.as_deref(),
             rates,
             memory_events_since_start: r.events_since_start.get(&g.path),
+            unreadable: g
+                .hot
+                .unreadable
+                .iter()
+                .chain(g.detail.iter().flat_map(|d| &d.unreadable))
+                .collect(),
         })
         .collect();
     let doc = JsonRefresh {

@@ -1669,52 +1669,37 @@ mod tests {
     }
 
     #[test]
-    fn perform_reads_old_writes_and_reads_back() {
+    fn a_plain_directory_is_never_written() {
+        // a --root tree is not cgroupfs: no write, mkdir or rmdir reaches it
         let t = tree(&[("a/memory.max", "max\n"), ("a/cgroup.procs", "")]);
         let op = set_memory_limit(&g("a"), MemoryFile::Max, Limit::Value(1 << 30));
         let o = perform(t.path(), &op);
-        assert_eq!(o.result, Ok(()));
-        assert_eq!(o.old.as_deref(), Some("max\n"));
-        assert_eq!(o.new_readback.as_deref(), Some("1073741824"));
-        assert_eq!(o.stored_differs(), None);
-        assert_eq!(
-            o.undo(),
-            Some(set_memory_limit(&g("a"), MemoryFile::Max, Limit::Max))
-        );
-    }
-
-    #[test]
-    fn perform_missing_file_and_group() {
-        let t = tree(&[("a/cgroup.procs", ""), ("cgroup.controllers", "memory\n")]);
-        let op = set_memory_limit(&g("a"), MemoryFile::Max, Limit::Max);
-        let o = perform(t.path(), &op);
         let e = o.result.unwrap_err();
+        assert_eq!(e.errno, None);
+        assert!(e.explanation.contains("not on a cgroup2 filesystem"), "{e}");
         assert_eq!(
-            e.to_string(),
-            "/a/memory.max: memory.max does not exist in /a: the memory controller is not \
-             enabled for it (enable +memory in the cgroup.subtree_control of /) [ENOENT]"
+            std::fs::read_to_string(t.path().join("a/memory.max")).unwrap(),
+            "max\n"
         );
-        let gone = perform(t.path(), &set_cpu_weight(&g("zz"), 5));
-        assert_eq!(
-            gone.result.unwrap_err().explanation,
-            "the group /zz no longer exists"
-        );
+        assert!(perform(t.path(), &create_group(&g("new"))).result.is_err());
+        assert!(!t.path().join("new").exists());
+        assert!(perform(t.path(), &remove_group(&g("a"))).result.is_err());
+        assert!(t.path().join("a").is_dir());
     }
 
     #[test]
-    fn perform_mkdir_rmdir() {
-        let t = tree(&[("cgroup.procs", "")]);
-        let mk = perform(t.path(), &create_group(&g("new")));
-        assert_eq!(mk.result, Ok(()));
-        assert_eq!(mk.undo(), Some(remove_group(&g("new"))));
-        let again = perform(t.path(), &create_group(&g("new")));
+    fn a_symlinked_file_is_never_written_through() {
+        // issue 7: `cgroup.freeze` planted as a symlink to a victim file;
+        // `f` `y` turned "root:x:0:0" into "1oot:x:0:0"
+        let t = tree(&[("a/cgroup.procs", ""), ("victim", "root:x:0:0\n")]);
+        std::os::unix::fs::symlink(t.path().join("victim"), t.path().join("a/cgroup.freeze"))
+            .unwrap();
+        let o = perform(t.path(), &freeze(&g("a"), true));
+        assert!(o.result.is_err());
         assert_eq!(
-            again.result.unwrap_err().to_string(),
-            "mkdir /new: new already exists in / (choose another name) [EEXIST]"
+            std::fs::read_to_string(t.path().join("victim")).unwrap(),
+            "root:x:0:0\n"
         );
-        let rm = perform(t.path(), &remove_group(&g("new")));
-        assert_eq!(rm.result, Ok(()));
-        assert!(!t.path().join("new").exists());
     }
 
     #[test]
@@ -1738,7 +1723,7 @@ mod tests {
                 ControllerChange::enable("rdma"),
             ],
         );
-        let ctx = gather_context(t.path(), &op, Errno::NOENT.raw_os_error());
+        let ctx = gather_context(&Hier::open(t.path()).unwrap(), &op, Errno::NOENT.raw_os_error());
         assert_eq!(
             ctx.missing,
             vec![
@@ -1770,7 +1755,7 @@ mod tests {
             ("a/y/cgroup.subtree_control", "pids\n"),
         ]);
         let op = set_subtree_control(&g("a"), &[ControllerChange::disable("memory")]);
-        let ctx = gather_context(t.path(), &op, Errno::BUSY.raw_os_error());
+        let ctx = gather_context(&Hier::open(t.path()).unwrap(), &op, Errno::BUSY.raw_os_error());
         assert_eq!(ctx.nr_procs, Some(2));
         assert_eq!(ctx.nr_children, Some(2));
         assert_eq!(ctx.cgroup_type, Some(CgroupType::Domain));
@@ -1782,30 +1767,102 @@ mod tests {
     }
 
     #[test]
-    fn kill_falls_back_to_signals_without_cgroup_kill() {
-        use std::os::unix::process::ExitStatusExt;
-        // a plain directory has no cgroup.kill: the writer signals each pid
+    fn kill_never_signals_what_a_plain_cgroup_procs_lists() {
+        // issue 7: without cgroup.kill, K read pids from a plain directory's
+        // cgroup.procs and sent SIGKILL to each (a list naming 1 too)
         let mut child = std::process::Command::new("sleep")
             .arg("60")
             .spawn()
             .unwrap();
         let pid = child.id();
         let t = tree(&[
-            ("job/cgroup.procs", ""),
+            ("job/cgroup.procs", "1\n"),
             ("job/sub/cgroup.procs", &format!("{pid}\n")),
         ]);
         let o = perform(t.path(), &kill(&g("job")));
-        assert_eq!(o.result, Ok(()));
+        let alive = child.try_wait().unwrap().is_none();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(alive, "a pid listed in a plain directory was signalled");
+        assert!(o.result.is_err());
+    }
+
+    #[test]
+    fn who_the_kill_fallback_may_signal() {
+        let stat = |flags: u64| format!("42 (a b) S 1 42 42 0 -1 {flags} 0 0 0 0");
+        let here = "1:name=systemd:/\n0::/job/sub\n";
+        assert_eq!(may_signal(42, 7, &stat(0x40_0100), here, "/job/sub"), Ok(()));
         assert_eq!(
-            o.notes,
-            vec![
-                "this kernel has no cgroup.kill (Linux 5.14 added it): sent SIGKILL to 1 process \
-                 of the subtree one by one"
-                    .to_owned()
-            ]
+            may_signal(1, 7, &stat(0), here, "/job/sub"),
+            Err(NotSignalled::Init)
         );
-        let status = child.wait().unwrap();
-        assert_eq!(status.signal(), Some(9));
+        assert_eq!(
+            may_signal(42, 42, &stat(0), here, "/job/sub"),
+            Err(NotSignalled::Itself)
+        );
+        assert_eq!(
+            may_signal(42, 7, &stat(0x20_8040), here, "/job/sub"),
+            Err(NotSignalled::KernelThread)
+        );
+        assert_eq!(
+            may_signal(42, 7, &stat(0), "0::/job/other\n", "/job/sub"),
+            Err(NotSignalled::NotInGroup)
+        );
+        assert_eq!(
+            may_signal(42, 7, "", here, "/job/sub"),
+            Err(NotSignalled::NotInGroup),
+            "no /proc entry: exited"
+        );
+        // the host's kthreadd is a kernel thread
+        let kthreadd = std::fs::read_to_string("/proc/2/stat").unwrap_or_default();
+        if kthreadd.contains("(kthreadd)") {
+            let cg = std::fs::read_to_string("/proc/2/cgroup").unwrap_or_default();
+            let want = cg.lines().find_map(|l| l.strip_prefix("0::")).unwrap_or("/");
+            assert_eq!(
+                may_signal(2, 7, &kthreadd, &cg, want),
+                Err(NotSignalled::KernelThread)
+            );
+        }
+    }
+
+    #[test]
+    fn kill_fallback_on_the_real_cgroup2() {
+        // the fallback itself, on this kernel's cgroup2 (which has
+        // cgroup.kill, so perform would not take it): the group's process
+        // is killed, and nothing else
+        if !rustix::process::geteuid().is_root() {
+            println!("skipped: not root");
+            return;
+        }
+        let Ok(m) = super::super::mount::discover() else {
+            println!("skipped: no cgroup2");
+            return;
+        };
+        let rel = format!("cgtop-test-{}-unit-kill", std::process::id());
+        let dir = m.root.join(&rel);
+        if std::fs::create_dir(&dir).is_err() {
+            println!("skipped: cannot create a cgroup");
+            return;
+        }
+        let mut inside = std::process::Command::new("sleep").arg("60").spawn().unwrap();
+        let mut outside = std::process::Command::new("sleep").arg("60").spawn().unwrap();
+        std::fs::write(dir.join("cgroup.procs"), inside.id().to_string()).unwrap();
+        let h = Hier::open(&m.root).unwrap();
+        let o = kill_by_signal(&h, &kill(&g(&rel)), &g(&rel));
+        use std::os::unix::process::ExitStatusExt;
+        let st = inside.wait().unwrap();
+        let outside_alive = outside.try_wait().unwrap().is_none();
+        let _ = outside.kill();
+        let _ = outside.wait();
+        for _ in 0..50 {
+            if std::fs::remove_dir(&dir).is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(o.result, Ok(()), "{:?}", o.notes);
+        assert_eq!(st.signal(), Some(9));
+        assert!(outside_alive);
     }
 
     #[test]
@@ -1821,10 +1878,7 @@ mod tests {
         child.kill().unwrap();
         child.wait().unwrap();
         assert!(alive, "the root's processes were signalled");
-        assert_eq!(
-            o.result.unwrap_err().explanation,
-            "the root group has no cgroup.kill"
-        );
+        assert!(o.result.is_err());
     }
 
     #[test]
@@ -1839,12 +1893,10 @@ mod tests {
             "leaf",
             &[ControllerChange::enable("hugetlb")],
         );
-        // mkdir, then the move fails: the new leaf of a plain directory has
-        // no cgroup.procs, and the fix stops at the first failed move
+        // the mkdir is refused (not cgroup2), and the fix stops there
         assert_eq!(outs[0].op, create_group(&g("job/leaf")));
-        assert_eq!(outs[0].result, Ok(()));
-        assert_eq!(outs[1].op, move_process(4_000_000, &g("job/leaf"), false));
-        assert_eq!(outs.len(), 2);
-        assert!(outs[1].result.is_err());
+        assert!(outs[0].result.is_err());
+        assert_eq!(outs.len(), 1);
+        assert!(!t.path().join("job/leaf").exists());
     }
 }
