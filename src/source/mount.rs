@@ -143,19 +143,16 @@ pub fn discover() -> Result<MountInfo, MountError> {
 /// changes nothing.
 pub fn check_root(dir: &Path) -> Result<(MountInfo, Hier), MountError> {
     let hier = Hier::open(dir).map_err(|e| {
-        let found = match e.raw_os_error() {
-            Some(2) => "no such directory".to_owned(),
-            Some(20) => "a file, not a directory".to_owned(),
-            _ => {
-                return MountError::Unreadable {
-                    what: dir.display().to_string(),
-                    err: e.to_string(),
-                }
+        if e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) {
+            MountError::NotCgroup2 {
+                dir: dir.to_path_buf(),
+                found: "a file, not a directory".into(),
             }
-        };
-        MountError::NotCgroup2 {
-            dir: dir.to_path_buf(),
-            found,
+        } else {
+            MountError::Unreadable {
+                what: dir.display().to_string(),
+                err: e.to_string(),
+            }
         }
     })?;
     let ftype = hier.fs_type().unwrap_or(0);
