@@ -132,14 +132,16 @@ pub fn run(opts: &Options) -> Result<()> {
 
 /// Whether the user can write to the hierarchy; `None` when they can,
 /// else why not.
-pub fn write_access(m: &MountInfo, start: &GroupPath, read_only_flag: bool) -> Option<String> {
+pub fn write_access(hier: &Hier, start: &GroupPath, read_only_flag: bool) -> Option<String> {
     if read_only_flag {
         return Some("--read-only".into());
     }
-    let dir = m.root.join(start.as_str());
-    let probe = dir.join(crate::cgroupfs::files::PROCS);
-    let ok = rustix::fs::access(&probe, rustix::fs::Access::WRITE_OK).is_ok();
-    (!ok).then(|| {
+    if !hier.is_cgroup2() {
+        // a plain directory is not cgroupfs: a write would not mean anything
+        return Some("--root is a plain directory, not cgroup2".into());
+    }
+    let probe = hier::file_rel(start, crate::cgroupfs::files::PROCS);
+    (!hier.can_write(&probe)).then(|| {
         "no write permission on the hierarchy (not root, and not a delegated subtree)".into()
     })
 }
@@ -149,7 +151,7 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<()> {
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>();
     let cfg = collector_config(opts, m, false);
     let mut app = App::new(host_info(), m.clone(), opts.start.clone(), opts.interval);
-    app.read_only = write_access(m, &opts.start, opts.read_only);
+    app.read_only = write_access(hier, &opts.start, opts.read_only);
     app.cpu_machine = opts.machine_cpu;
     if let Some(depth) = opts.depth {
         app.status = Some(app::Status {
@@ -162,6 +164,7 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<()> {
     app.page_size = procfs::page_size();
     if matches!(m.mode, crate::model::MountMode::Directory) && app.read_only.is_none() {
         // a plain directory is not cgroupfs: a write would not mean anything
+        // (the writer refuses it too: source::hier writes only on cgroup2)
         app.read_only = Some("--root is a plain directory, not cgroup2".into());
     }
     collector::spawn_with(

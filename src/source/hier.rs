@@ -220,7 +220,11 @@ fn open_beneath(
     // refused here too, so that both ways say the same
     let parts = components(rel)?;
     if !force_fallback && !NO_OPENAT2.load(Ordering::Relaxed) {
-        let p: &Path = if parts.is_empty() { Path::new(".") } else { rel };
+        let p: &Path = if parts.is_empty() {
+            Path::new(".")
+        } else {
+            rel
+        };
         match rustix::fs::openat2(
             root,
             p,
@@ -366,7 +370,10 @@ impl Hier {
     /// Reads a file as text, capped by its name ([`cap_for`]). Bytes that
     /// are not UTF-8 are replaced (cgroupfs prints ASCII).
     pub fn read_text(&self, rel: &Path) -> Result<String, FsError> {
-        let name = rel.file_name().map(OsStr::to_string_lossy).unwrap_or_default();
+        let name = rel
+            .file_name()
+            .map(OsStr::to_string_lossy)
+            .unwrap_or_default();
         let b = self.read(rel, cap_for(&name))?;
         Ok(match String::from_utf8(b) {
             Ok(s) => s,
@@ -395,6 +402,28 @@ impl Hier {
             });
         }
         Ok(out)
+    }
+
+    /// Whether the caller may write `rel` (access(2) on the file opened
+    /// beneath the root without following a symlink; a probe, not a
+    /// write).
+    pub fn can_write(&self, rel: &Path) -> bool {
+        use rustix::fs::Access;
+        // an O_PATH open of a trailing symlink gives the link itself:
+        // check_regular refuses it
+        let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC);
+        fd.is_ok_and(|fd| {
+            check_regular(&fd).is_ok()
+                && match rustix::fs::accessat(&fd, "", Access::WRITE_OK, AtFlags::EMPTY_PATH) {
+                    // faccessat2 came in 5.8: the file itself through its fd link
+                    Err(Errno::NOSYS | Errno::INVAL) => {
+                        use std::os::fd::AsRawFd;
+                        let p = format!("/proc/self/fd/{}", fd.as_raw_fd());
+                        rustix::fs::access(p.as_str(), Access::WRITE_OK).is_ok()
+                    }
+                    r => r.is_ok(),
+                }
+        })
     }
 
     /// Opens a file below the root for one write: O_WRONLY without
@@ -532,7 +561,10 @@ mod tests {
             assert_eq!(open("a/../../x").unwrap_err(), xdev);
             assert_eq!(open("/etc/passwd").unwrap_err(), xdev);
         }
-        assert_eq!(h.read_text(Path::new("a/b/cpu.stat")).unwrap(), "usage_usec 1\n");
+        assert_eq!(
+            h.read_text(Path::new("a/b/cpu.stat")).unwrap(),
+            "usage_usec 1\n"
+        );
         let e = h.read_text(Path::new("a/link")).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
     }
@@ -570,7 +602,10 @@ mod tests {
             h.open_write(Path::new("a/b/cpu.stat")).unwrap_err(),
             FsError::NotCgroup2
         );
-        assert_eq!(h.mkdir(Path::new("a/new")).unwrap_err(), FsError::NotCgroup2);
+        assert_eq!(
+            h.mkdir(Path::new("a/new")).unwrap_err(),
+            FsError::NotCgroup2
+        );
         assert_eq!(h.rmdir(Path::new("a/b")).unwrap_err(), FsError::NotCgroup2);
         assert!(t.path().join("a/b").is_dir());
     }
@@ -594,13 +629,18 @@ mod tests {
             ]
         );
         assert!(h.dir_ino(Path::new("a/dirlink")).is_err());
+        assert!(h.can_write(Path::new("a/b/cpu.stat")));
+        assert!(!h.can_write(Path::new("a/link")), "a symlink is not probed");
         assert!(h.dir_ino(Path::new("a/b")).is_ok());
     }
 
     #[test]
     fn a_missing_root_finds_nothing() {
         let h = Hier::open_lenient(Path::new("/nonexistent/cgtop"));
-        assert!(h.read_text(Path::new("cgroup.procs")).unwrap_err().is_absent());
+        assert!(h
+            .read_text(Path::new("cgroup.procs"))
+            .unwrap_err()
+            .is_absent());
         assert!(h.list(Path::new("")).is_err());
     }
 }

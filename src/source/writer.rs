@@ -185,7 +185,10 @@ fn read(h: &Hier, rel: &Path) -> Option<String> {
 /// Why a single write did not go through.
 enum WriteFail {
     Errno(i32),
-    Short { written: usize, len: usize },
+    Short {
+        written: usize,
+        len: usize,
+    },
     /// Refused before anything was written: not a regular file, not on
     /// cgroup2.
     Refused(FsError),
@@ -326,7 +329,11 @@ fn perform_write(h: &Hier, op: &Op, w: &WriteOp) -> WriteOutcome {
 fn subtree_pids(h: &Hier, group: &GroupPath, out: &mut Vec<(u32, GroupPath)>) {
     let dir = hier::group_rel(group);
     if let Some(t) = read(h, &dir.join(files::PROCS)) {
-        out.extend(cgroupfs::parse_pids(&t).into_iter().map(|p| (p, group.clone())));
+        out.extend(
+            cgroupfs::parse_pids(&t)
+                .into_iter()
+                .map(|p| (p, group.clone())),
+        );
     }
     if let Ok(entries) = h.list(dir) {
         for e in entries.into_iter().filter(|e| e.is_dir) {
@@ -661,8 +668,7 @@ pub fn gather_context(h: &Hier, op: &Op, errno: i32) -> ErrorContext {
             .is_some_and(|w| h.is_file(&dir.join(&w.file)).is_ok()),
         nr_procs: read(h, &dir.join(files::PROCS)).map(|t| cgroupfs::parse_pids(&t).len()),
         nr_children: exists.then_some(children.len()),
-        subtree_control: read(h, &dir.join(files::SUBTREE_CONTROL))
-            .map(|t| Controllers::parse(&t)),
+        subtree_control: read(h, &dir.join(files::SUBTREE_CONTROL)).map(|t| Controllers::parse(&t)),
         controllers: read(h, &dir.join(files::CONTROLLERS)).map(|t| Controllers::parse(&t)),
         cgroup_type: read(h, &dir.join(files::TYPE)).and_then(|t| CgroupType::parse(&t).ok()),
         missing: Vec::new(),
@@ -1723,7 +1729,11 @@ mod tests {
                 ControllerChange::enable("rdma"),
             ],
         );
-        let ctx = gather_context(&Hier::open(t.path()).unwrap(), &op, Errno::NOENT.raw_os_error());
+        let ctx = gather_context(
+            &Hier::open(t.path()).unwrap(),
+            &op,
+            Errno::NOENT.raw_os_error(),
+        );
         assert_eq!(
             ctx.missing,
             vec![
@@ -1755,7 +1765,11 @@ mod tests {
             ("a/y/cgroup.subtree_control", "pids\n"),
         ]);
         let op = set_subtree_control(&g("a"), &[ControllerChange::disable("memory")]);
-        let ctx = gather_context(&Hier::open(t.path()).unwrap(), &op, Errno::BUSY.raw_os_error());
+        let ctx = gather_context(
+            &Hier::open(t.path()).unwrap(),
+            &op,
+            Errno::BUSY.raw_os_error(),
+        );
         assert_eq!(ctx.nr_procs, Some(2));
         assert_eq!(ctx.nr_children, Some(2));
         assert_eq!(ctx.cgroup_type, Some(CgroupType::Domain));
@@ -1791,7 +1805,10 @@ mod tests {
     fn who_the_kill_fallback_may_signal() {
         let stat = |flags: u64| format!("42 (a b) S 1 42 42 0 -1 {flags} 0 0 0 0");
         let here = "1:name=systemd:/\n0::/job/sub\n";
-        assert_eq!(may_signal(42, 7, &stat(0x40_0100), here, "/job/sub"), Ok(()));
+        assert_eq!(
+            may_signal(42, 7, &stat(0x40_0100), here, "/job/sub"),
+            Ok(())
+        );
         assert_eq!(
             may_signal(1, 7, &stat(0), here, "/job/sub"),
             Err(NotSignalled::Init)
@@ -1817,7 +1834,10 @@ mod tests {
         let kthreadd = std::fs::read_to_string("/proc/2/stat").unwrap_or_default();
         if kthreadd.contains("(kthreadd)") {
             let cg = std::fs::read_to_string("/proc/2/cgroup").unwrap_or_default();
-            let want = cg.lines().find_map(|l| l.strip_prefix("0::")).unwrap_or("/");
+            let want = cg
+                .lines()
+                .find_map(|l| l.strip_prefix("0::"))
+                .unwrap_or("/");
             assert_eq!(
                 may_signal(2, 7, &kthreadd, &cg, want),
                 Err(NotSignalled::KernelThread)
@@ -1844,8 +1864,14 @@ mod tests {
             println!("skipped: cannot create a cgroup");
             return;
         }
-        let mut inside = std::process::Command::new("sleep").arg("60").spawn().unwrap();
-        let mut outside = std::process::Command::new("sleep").arg("60").spawn().unwrap();
+        let mut inside = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .unwrap();
+        let mut outside = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .unwrap();
         std::fs::write(dir.join("cgroup.procs"), inside.id().to_string()).unwrap();
         let h = Hier::open(&m.root).unwrap();
         let o = kill_by_signal(&h, &kill(&g(&rel)), &g(&rel));

@@ -254,7 +254,7 @@ fn peak_rss_kib(args: &[&str]) -> Option<(bool, u64, String)> {
     }
     let out = Command::new("sh")
         .arg("-c")
-        .arg("ulimit -v 1048576; exec /usr/bin/time -v \"$@\"")
+        .arg("ulimit -v 4194304; exec /usr/bin/time -v \"$@\"")
         .arg("sh")
         .arg(env!("CARGO_BIN_EXE_cgtop"))
         .args(args)
@@ -264,7 +264,10 @@ fn peak_rss_kib(args: &[&str]) -> Option<(bool, u64, String)> {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     let kib = err
         .lines()
-        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): "))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(u64::MAX);
     Some((out.status.success(), kib, err))
