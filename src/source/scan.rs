@@ -229,6 +229,8 @@ impl Scanner {
     /// Creates a scanner of the tree at `root`, opened now (tests and
     /// benches; the collector passes its handle to
     /// [`Scanner::with_hier`]).
+    // takes the PathBuf its callers (tests, benches) always had
+    #[allow(clippy::needless_pass_by_value)]
     pub fn new(root: PathBuf, cfg: ScanConfig) -> Self {
         Self::with_hier(Arc::new(Hier::open_lenient(&root)), PathBuf::new(), cfg)
     }

@@ -272,7 +272,7 @@ pub fn perform_in(h: &Hier, op: &Op) -> WriteOutcome {
     }
     let dir_op = |r: Result<(), FsError>| {
         r.map_err(|e| match e {
-            FsError::Errno(errno) => explain(op, errno, &gather_context(h, op, errno)),
+            FsError::Errno(errno) => explain(op, errno, &gather_context_in(h, op, errno)),
             other => refusal(op, other),
         })
     };
@@ -297,7 +297,7 @@ fn perform_write(h: &Hier, op: &Op, w: &WriteOp) -> WriteOutcome {
     let mut offer = None;
     let result = write_once(h, &path, &w.contents).map_err(|fail| match fail {
         WriteFail::Errno(errno) => {
-            let ctx = gather_context(h, op, errno);
+            let ctx = gather_context_in(h, op, errno);
             offer = offer_for(op, errno, &ctx);
             explain(op, errno, &ctx)
         }
@@ -531,7 +531,7 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
     }
     let result = match failure {
         None => Ok(()),
-        Some(errno) => Err(explain(op, errno, &gather_context(h, op, errno))),
+        Some(errno) => Err(explain(op, errno, &gather_context_in(h, op, errno))),
     };
     WriteOutcome {
         op: op.clone(),
@@ -647,8 +647,14 @@ pub struct ErrorContext {
     pub children_enabling: Vec<(String, Vec<GroupPath>)>,
 }
 
-/// Reads the context for `op` after it failed with `errno`.
-pub fn gather_context(h: &Hier, op: &Op, errno: i32) -> ErrorContext {
+/// Reads the context for `op` after it failed with `errno`, from the tree
+/// at `root` (opened now).
+pub fn gather_context(root: &Path, op: &Op, errno: i32) -> ErrorContext {
+    gather_context_in(&Hier::open_lenient(root), op, errno)
+}
+
+/// [`gather_context`] beneath the hierarchy handle `h`.
+pub fn gather_context_in(h: &Hier, op: &Op, errno: i32) -> ErrorContext {
     let group = op.group();
     let dir = hier::group_rel(group);
     let children: Vec<String> = h
@@ -1729,11 +1735,7 @@ mod tests {
                 ControllerChange::enable("rdma"),
             ],
         );
-        let ctx = gather_context(
-            &Hier::open(t.path()).unwrap(),
-            &op,
-            Errno::NOENT.raw_os_error(),
-        );
+        let ctx = gather_context(t.path(), &op, Errno::NOENT.raw_os_error());
         assert_eq!(
             ctx.missing,
             vec![
@@ -1765,11 +1767,7 @@ mod tests {
             ("a/y/cgroup.subtree_control", "pids\n"),
         ]);
         let op = set_subtree_control(&g("a"), &[ControllerChange::disable("memory")]);
-        let ctx = gather_context(
-            &Hier::open(t.path()).unwrap(),
-            &op,
-            Errno::BUSY.raw_os_error(),
-        );
+        let ctx = gather_context(t.path(), &op, Errno::BUSY.raw_os_error());
         assert_eq!(ctx.nr_procs, Some(2));
         assert_eq!(ctx.nr_children, Some(2));
         assert_eq!(ctx.cgroup_type, Some(CgroupType::Domain));
@@ -1847,6 +1845,7 @@ mod tests {
 
     #[test]
     fn kill_fallback_on_the_real_cgroup2() {
+        use std::os::unix::process::ExitStatusExt;
         // the fallback itself, on this kernel's cgroup2 (which has
         // cgroup.kill, so perform would not take it): the group's process
         // is killed, and nothing else
@@ -1875,7 +1874,6 @@ mod tests {
         std::fs::write(dir.join("cgroup.procs"), inside.id().to_string()).unwrap();
         let h = Hier::open(&m.root).unwrap();
         let o = kill_by_signal(&h, &kill(&g(&rel)), &g(&rel));
-        use std::os::unix::process::ExitStatusExt;
         let st = inside.wait().unwrap();
         let outside_alive = outside.try_wait().unwrap().is_none();
         let _ = outside.kill();
