@@ -6,7 +6,9 @@
 use crate::app::HostInfo;
 use crate::cgroupfs::MemoryEvents;
 use crate::model::tree::{RowOptions, Tree};
-use crate::model::{GroupDetail, GroupRates, GroupSample, HotStats, MountInfo, ScanCost};
+use crate::model::{
+    GroupDetail, GroupRates, GroupSample, HotStats, MountInfo, ScanCost, Unreadable,
+};
 use crate::run::{Options, Output};
 use crate::source::collector::{Collector, CollectorConfig, Refresh};
 use crate::ui::format::{bytes_short, pct, rate_short};
@@ -31,6 +33,9 @@ struct JsonGroup<'a> {
     memory_events_since_start: Option<&'a MemoryEvents>,
     /// Who throttles the group: null when unknown.
     throttling: Option<JsonThrottling>,
+    /// Files of the group that are there but were not read, and why (a
+    /// FIFO, a symlink, a file over its cap).
+    unreadable: Vec<&'a Unreadable>,
 }
 
 /// `model::limits::Throttling`, with the throttling group's cpu.max where
@@ -113,7 +118,18 @@ pub fn run(
     host: &HostInfo,
     opts: &Options,
 ) -> Result<()> {
-    let mut c = Collector::new(cfg);
+    run_collector(out, Collector::new(cfg), m, host, opts)
+}
+
+/// [`run`] with a collector made by the caller (over the hierarchy handle
+/// that `run::locate` opened).
+pub fn run_collector(
+    out: &mut impl Write,
+    mut c: Collector,
+    m: &MountInfo,
+    host: &HostInfo,
+    opts: &Options,
+) -> Result<()> {
     // the collector's clock: batch mode runs the collector in this thread
     let start = crate::source::collector::clock_start();
     let start_unix = std::time::SystemTime::now()
@@ -173,6 +189,12 @@ pub fn write_json(
                 .get(i)
                 .and_then(Option::as_ref)
                 .map(|t| JsonThrottling::new(t, r)),
+            unreadable: g
+                .hot
+                .unreadable
+                .iter()
+                .chain(g.detail.iter().flat_map(|d| &d.unreadable))
+                .collect(),
         })
         .collect();
     let doc = JsonRefresh {
@@ -312,7 +334,7 @@ mod tests {
                 max_kept_fds: None,
                 brief: false,
             };
-            let m = crate::run::locate(&opts).expect("the fixture is a cgroup2 tree");
+            let (m, _) = crate::run::locate(&opts).expect("the fixture is a cgroup2 tree");
             let cfg = crate::run::collector_config(&opts, &m, output == Output::Json);
             let mut rec = Recorder::default();
             run(&mut rec, cfg, &m, &crate::run::host_info(), &opts).expect("run");

@@ -6,7 +6,8 @@ use crate::app::{self, App, Effect, HostInfo, Msg};
 use crate::batch;
 use crate::model::{GroupPath, MountInfo};
 use crate::source::actionlog::ActionLog;
-use crate::source::collector::{self, CollectorConfig, Command};
+use crate::source::collector::{self, Collector, CollectorConfig, Command};
+use crate::source::hier::{self, Hier};
 use crate::source::mount;
 use crate::source::safety::Protected;
 use crate::source::scan::ScanConfig;
@@ -17,6 +18,7 @@ use ratatui::backend::Backend;
 use ratatui::Terminal;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
 use std::time::Duration;
 use std::time::SystemTime;
 
@@ -56,22 +58,31 @@ impl std::fmt::Display for SetupError {
 
 impl std::error::Error for SetupError {}
 
-/// Finds the hierarchy: `--root` or the cgroup2 mount from mountinfo.
-pub fn locate(opts: &Options) -> Result<MountInfo, SetupError> {
-    let m = match &opts.root {
+/// Finds the hierarchy: `--root` or the cgroup2 mount from mountinfo,
+/// opened once as a directory descriptor (every later open is beneath it).
+pub fn locate(opts: &Options) -> Result<(MountInfo, Arc<Hier>), SetupError> {
+    let (m, hier) = match &opts.root {
         Some(dir) => mount::check_root(dir),
-        None => mount::discover(),
+        None => mount::discover().and_then(|m| {
+            let h = mount::open_discovered(&m)?;
+            Ok((m, h))
+        }),
     }
     .map_err(|e| SetupError(e.to_string()))?;
-    let start_dir = m.root.join(opts.start.as_str());
-    if !start_dir.join(crate::cgroupfs::files::PROCS).exists() {
+    let procs = hier::file_rel(&opts.start, crate::cgroupfs::files::PROCS);
+    if let Err(e) = hier.is_file(&procs) {
+        let why = if e.is_absent() {
+            "no such group".to_owned()
+        } else {
+            format!("not a group ({e})")
+        };
         return Err(SetupError(format!(
-            "{}: no such group under {} (give a path relative to the hierarchy, like system.slice)",
+            "{}: {why} under {} (give a path relative to the hierarchy, like system.slice)",
             opts.start,
             m.root.display()
         )));
     }
-    Ok(m)
+    Ok((m, Arc::new(hier)))
 }
 
 pub fn host_info() -> HostInfo {
@@ -103,9 +114,9 @@ pub(crate) fn collector_config(
 
 /// Runs cgtop as asked. Errors that are a [`SetupError`] mean exit code 2.
 pub fn run(opts: &Options) -> Result<()> {
-    let m = locate(opts)?;
+    let (m, hier) = locate(opts)?;
     match opts.output {
-        Output::Tui => run_tui(opts, &m),
+        Output::Tui => run_tui(opts, &m, &hier),
         Output::Text | Output::Json => {
             let full_detail = opts.output == Output::Json && !opts.brief;
             let cfg = collector_config(opts, &m, full_detail);
@@ -113,31 +124,34 @@ pub fn run(opts: &Options) -> Result<()> {
             // line-buffered: 10,000 writes a refresh at 10,000 groups);
             // batch::run flushes after each refresh
             let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-            batch::run(&mut out, cfg, &m, &host_info(), opts)
+            let c = Collector::with_hier(cfg, hier);
+            batch::run_collector(&mut out, c, &m, &host_info(), opts)
         }
     }
 }
 
 /// Whether the user can write to the hierarchy; `None` when they can,
 /// else why not.
-pub fn write_access(m: &MountInfo, start: &GroupPath, read_only_flag: bool) -> Option<String> {
+pub fn write_access(hier: &Hier, start: &GroupPath, read_only_flag: bool) -> Option<String> {
     if read_only_flag {
         return Some("--read-only".into());
     }
-    let dir = m.root.join(start.as_str());
-    let probe = dir.join(crate::cgroupfs::files::PROCS);
-    let ok = rustix::fs::access(&probe, rustix::fs::Access::WRITE_OK).is_ok();
-    (!ok).then(|| {
+    if !hier.is_cgroup2() {
+        // a plain directory is not cgroupfs: a write would not mean anything
+        return Some("--root is a plain directory, not cgroup2".into());
+    }
+    let probe = hier::file_rel(start, crate::cgroupfs::files::PROCS);
+    (!hier.can_write(&probe)).then(|| {
         "no write permission on the hierarchy (not root, and not a delegated subtree)".into()
     })
 }
 
-fn run_tui(opts: &Options, m: &MountInfo) -> Result<()> {
+fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<()> {
     let (tx, rx) = mpsc::channel::<Msg>();
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>();
     let cfg = collector_config(opts, m, false);
     let mut app = App::new(host_info(), m.clone(), opts.start.clone(), opts.interval);
-    app.read_only = write_access(m, &opts.start, opts.read_only);
+    app.read_only = write_access(hier, &opts.start, opts.read_only);
     app.cpu_machine = opts.machine_cpu;
     if let Some(depth) = opts.depth {
         app.status = Some(app::Status {
@@ -150,12 +164,18 @@ fn run_tui(opts: &Options, m: &MountInfo) -> Result<()> {
     app.page_size = procfs::page_size();
     if matches!(m.mode, crate::model::MountMode::Directory) && app.read_only.is_none() {
         // a plain directory is not cgroupfs: a write would not mean anything
+        // (the writer refuses it too: source::hier writes only on cgroup2)
         app.read_only = Some("--root is a plain directory, not cgroup2".into());
     }
-    collector::spawn(cfg, opts.interval, tx.clone(), cmd_rx)
-        .context("starting the collector thread")?;
+    collector::spawn_with(
+        Collector::with_hier(cfg, Arc::clone(hier)),
+        opts.interval,
+        tx.clone(),
+        cmd_rx,
+    )
+    .context("starting the collector thread")?;
     let writer_tx =
-        spawn_writer(m.root.clone(), tx.clone()).context("starting the writer thread")?;
+        spawn_writer(Arc::clone(hier), tx.clone()).context("starting the writer thread")?;
     crate::term::spawn_signals(tx.clone()).context("installing signal handlers")?;
     let guard = crate::term::TerminalGuard::enter(opts.mouse).context("setting up the terminal")?;
     crate::term::spawn_input(tx).context("starting the input thread")?;
@@ -189,7 +209,7 @@ pub struct Outlets {
 /// Performs write requests in their own thread, so that a slow write never
 /// stalls the screen; appends each outcome to the action log file and
 /// reports back with `Msg::WriteFinished`.
-pub fn spawn_writer(root: PathBuf, tx: Sender<Msg>) -> std::io::Result<Sender<WriteRequest>> {
+pub fn spawn_writer(root: Arc<Hier>, tx: Sender<Msg>) -> std::io::Result<Sender<WriteRequest>> {
     let (req_tx, req_rx) = mpsc::channel::<WriteRequest>();
     std::thread::Builder::new()
         .name("writer".into())
@@ -200,7 +220,7 @@ pub fn spawn_writer(root: PathBuf, tx: Sender<Msg>) -> std::io::Result<Sender<Wr
                     WriteRequest::Ops(ops) => {
                         let mut out = Vec::new();
                         for op in &ops {
-                            let o = writer::perform(&root, op);
+                            let o = writer::perform_in(&root, op);
                             let failed = o.result.is_err();
                             out.push(o);
                             if failed {
@@ -213,7 +233,7 @@ pub fn spawn_writer(root: PathBuf, tx: Sender<Msg>) -> std::io::Result<Sender<Wr
                         group,
                         leaf,
                         changes,
-                    } => writer::leaf_fix(&root, &group, &leaf, &changes),
+                    } => writer::leaf_fix_in(&root, &group, &leaf, &changes),
                 };
                 let now = SystemTime::now();
                 for o in &mut outcomes {

@@ -20,6 +20,6 @@ pub use path::GroupPath;
 pub use rates::{GroupRates, IoRates};
 pub use snapshot::{
     DeviceInfo, GroupDetail, GroupSample, HotStats, MountInfo, MountMode, ProcessInfo, ScanCost,
-    Snapshot,
+    Snapshot, Unreadable,
 };
 pub use write::{Op, SystemdEquivalent, WriteKind, WriteOp};

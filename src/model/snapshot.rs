@@ -45,6 +45,19 @@ pub struct HotStats {
     /// shown in JSON through `throttling`, and with the file's other keys.
     #[serde(skip)]
     pub throttled_local_usec: Option<u64>,
+    /// Hot files that are there but could not be read (a FIFO, a symlink,
+    /// over the cap, EACCES): shown as errors on the group. In JSON
+    /// together with the detail's, as `unreadable`.
+    #[serde(skip)]
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// A file of a group that is there but was not read, and why ("a FIFO,
+/// not a regular file: not read", "file larger than 64 KiB: not read").
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Unreadable {
+    pub file: String,
+    pub error: String,
 }
 
 /// Everything else about a group: read for the selected group on every
@@ -84,6 +97,11 @@ pub struct GroupDetail {
     /// Names of the files the owner may write (the raw editor's list).
     /// Only filled for the selected group.
     pub writable: Vec<String>,
+    /// Files read for the fields above that are there but could not be
+    /// read: a missing file is `None` above (a controller that is off);
+    /// one that is a FIFO, a symlink or too large is listed here.
+    #[serde(skip)]
+    pub unreadable: Vec<Unreadable>,
 }
 
 /// One group in one snapshot.

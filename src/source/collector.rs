@@ -5,6 +5,7 @@
 //! without threads; [`spawn`] wraps it in the timer thread.
 
 use super::devices;
+use super::hier::{self, Hier};
 use super::procs::ProcReader;
 use super::read::{
     read_cpu_max, read_cpu_stat_local, read_detail, read_io_cost, read_memory_limits,
@@ -17,7 +18,7 @@ use crate::model::{
     DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, ProcessInfo, Snapshot,
 };
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -95,6 +96,8 @@ pub enum Collected {
 
 pub struct Collector {
     cfg: CollectorConfig,
+    /// The hierarchy, opened once: every read goes beneath it.
+    hier: Arc<Hier>,
     scanner: Scanner,
     prev: Option<Snapshot>,
     procs: ProcReader,
@@ -108,12 +111,21 @@ pub struct Collector {
 }
 
 impl Collector {
+    /// A collector that opens `cfg.root` now (tests, benches; the program
+    /// passes the handle it opened at start to [`Collector::with_hier`]).
     pub fn new(cfg: CollectorConfig) -> Self {
-        let dir = cfg.root.join(cfg.start.as_str());
-        let scanner = Scanner::new(dir, cfg.scan.clone());
+        let hier = Arc::new(Hier::open_lenient(&cfg.root));
+        Self::with_hier(cfg, hier)
+    }
+
+    /// A collector that reads beneath `hier` (`cfg.root` is not opened).
+    pub fn with_hier(cfg: CollectorConfig, hier: Arc<Hier>) -> Self {
+        let start = hier::group_rel(&cfg.start).to_path_buf();
+        let scanner = Scanner::with_hier(Arc::clone(&hier), start, cfg.scan.clone());
         let devices = Arc::new(devices::list(&cfg.sys_dev_block));
         Self {
             cfg,
+            hier,
             scanner,
             prev: None,
             procs: ProcReader::default(),
@@ -145,8 +157,8 @@ impl Collector {
         self.scanner.invalidate();
     }
 
-    fn dir_of(&self, path: &GroupPath) -> PathBuf {
-        self.cfg.root.join(path.as_str())
+    fn dir_of(path: &GroupPath) -> &Path {
+        hier::group_rel(path)
     }
 
     /// Paths in a snapshot are relative to the mount root, even when the
@@ -179,15 +191,15 @@ impl Collector {
 
     /// Reads the focus group in full. `now_secs` is for process CPU %.
     pub fn read_focus(&mut self, path: &GroupPath, inode: Option<u64>, now_secs: f64) -> Focus {
-        let dir = self.dir_of(path);
-        let detail = read_detail(&dir, true);
+        let dir = Self::dir_of(path);
+        let detail = read_detail(&self.hier, dir, true);
         let mut memory_limits = Vec::new();
         let mut cpu_max_path = Vec::new();
         for a in path.ancestors() {
-            let adir = self.dir_of(&a);
-            let (max, high) = read_memory_limits(&adir);
+            let adir = Self::dir_of(&a);
+            let (max, high) = read_memory_limits(&self.hier, adir);
             memory_limits.push((a.clone(), max, high));
-            cpu_max_path.push((a.clone(), read_cpu_max(&adir)));
+            cpu_max_path.push((a.clone(), read_cpu_max(&self.hier, adir)));
             if a == self.cfg.start {
                 break;
             }
@@ -199,15 +211,16 @@ impl Collector {
         };
         let processes = self.procs.read(&detail.pids, now_secs);
         let io_cost = if path.is_root() {
-            read_io_cost(&dir)
+            read_io_cost(&self.hier, dir)
         } else {
             Vec::new()
         };
         // the mount root offers every controller the hierarchy has
-        let top_controllers =
-            std::fs::read_to_string(self.cfg.root.join(crate::cgroupfs::files::CONTROLLERS))
-                .ok()
-                .map(|t| crate::cgroupfs::Controllers::parse(&t));
+        let top_controllers = self
+            .hier
+            .read_text(Path::new(crate::cgroupfs::files::CONTROLLERS))
+            .ok()
+            .map(|t| crate::cgroupfs::Controllers::parse(&t));
         Focus {
             path: path.clone(),
             detail,
@@ -226,10 +239,11 @@ impl Collector {
     /// gives those read on both ends of the window their rate. Nothing on
     /// a kernel without the file (before 6.6).
     fn read_cpu_stat_local(&mut self, snapshot: &mut Snapshot, rates: &mut [GroupRates]) {
-        let start_dir = self.dir_of(&self.cfg.start);
+        let hier = &self.hier;
+        let start_dir = Self::dir_of(&self.cfg.start);
         let has = *self
             .has_cpu_stat_local
-            .get_or_insert_with(|| read_cpu_stat_local(&start_dir).is_some());
+            .get_or_insert_with(|| read_cpu_stat_local(hier, start_dir).is_some());
         if !has {
             return;
         }
@@ -243,8 +257,8 @@ impl Collector {
             if !(want[i] || self.focus.as_ref() == Some(&g.path)) {
                 continue;
             }
-            let dir = self.cfg.root.join(g.path.as_str());
-            g.hot.throttled_local_usec = read_cpu_stat_local(&dir).and_then(|l| l.throttled_usec);
+            g.hot.throttled_local_usec = read_cpu_stat_local(&self.hier, Self::dir_of(&g.path))
+                .and_then(|l| l.throttled_usec);
             let prev = self.prev.as_ref().and_then(|p| p.find(&g.path));
             if let (Some(p), Some(e), Some(r)) = (prev, elapsed, rates.get_mut(i)) {
                 r.throttled_local_pct = compute(p, g, e).throttled_local_pct;
@@ -269,10 +283,10 @@ impl Collector {
             // baseline of memory.events for "changes since start"
             self.first_paths = Some(groups.iter().map(|g| (g.path.clone(), g.inode)).collect());
             for g in &groups {
-                if let Ok(t) = std::fs::read_to_string(
-                    self.dir_of(&g.path)
-                        .join(crate::cgroupfs::files::MEMORY_EVENTS),
-                ) {
+                if let Ok(t) = self.hier.read_text(&hier::file_rel(
+                    &g.path,
+                    crate::cgroupfs::files::MEMORY_EVENTS,
+                )) {
                     self.events_base
                         .insert((g.path.clone(), g.inode), MemoryEvents::parse(&t));
                 }
@@ -281,7 +295,7 @@ impl Collector {
         let mut events_since_start = HashMap::new();
         if self.cfg.full_detail {
             for g in &mut groups {
-                let d = read_detail(&self.cfg.root.join(g.path.as_str()), false);
+                let d = read_detail(&self.hier, Self::dir_of(&g.path), false);
                 if let Some(ev) = d.memory_events {
                     let s = self.since_start(&g.path, g.inode, ev);
                     events_since_start.insert(g.path.clone(), s);
@@ -357,10 +371,19 @@ pub fn spawn<M: From<Collected> + Send + 'static>(
     tx: Sender<M>,
     rx: Receiver<Command>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
+    spawn_with(Collector::new(cfg), interval, tx, rx)
+}
+
+/// [`spawn`] with a collector made by the caller.
+pub fn spawn_with<M: From<Collected> + Send + 'static>(
+    mut c: Collector,
+    interval: Duration,
+    tx: Sender<M>,
+    rx: Receiver<Command>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
     std::thread::Builder::new()
         .name("collector".into())
         .spawn(move || {
-            let mut c = Collector::new(cfg);
             let start = Instant::now();
             let mut interval = interval;
             let mut paused = false;

@@ -1,11 +1,9 @@
 //! Finding cgroup2: parse `/proc/self/mountinfo` (a pure function on its
 //! text), then check a `--root` directory's filesystem type.
 
+use super::hier::Hier;
 use crate::model::{MountInfo, MountMode};
 use std::path::{Path, PathBuf};
-
-/// statfs f_type of cgroup2 (include/uapi/linux/magic.h).
-const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
 /// statfs f_type of cgroup v1.
 const CGROUP_SUPER_MAGIC: i64 = 0x0027_e0eb;
 
@@ -138,19 +136,35 @@ pub fn discover() -> Result<MountInfo, MountError> {
 /// Checks a `--root` directory: a cgroup2 mount (or a directory inside
 /// one: a delegated subtree) is live; a plain directory that holds
 /// cgroup.procs is read as a fixture tree.
-pub fn check_root(dir: &Path) -> Result<MountInfo, MountError> {
-    let fs = rustix::fs::statfs(dir).map_err(|e| MountError::Unreadable {
-        what: dir.display().to_string(),
-        err: std::io::Error::from(e).to_string(),
+///
+/// The directory is opened once, here, and the decision is made on that
+/// descriptor: the returned [`Hier`] is what every later read and write
+/// goes through, so re-pointing a symlink given as `--root` afterwards
+/// changes nothing.
+pub fn check_root(dir: &Path) -> Result<(MountInfo, Hier), MountError> {
+    let hier = Hier::open(dir).map_err(|e| {
+        if e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) {
+            MountError::NotCgroup2 {
+                dir: dir.to_path_buf(),
+                found: "a file, not a directory".into(),
+            }
+        } else {
+            MountError::Unreadable {
+                what: dir.display().to_string(),
+                err: e.to_string(),
+            }
+        }
     })?;
-    #[allow(clippy::unnecessary_cast)]
-    let ftype = fs.f_type as i64;
-    if ftype == CGROUP2_SUPER_MAGIC {
+    let ftype = hier.fs_type().unwrap_or(0);
+    if hier.is_cgroup2() {
         let mode = discover().map_or(MountMode::PureV2, |m| m.mode);
-        return Ok(MountInfo {
-            root: dir.to_path_buf(),
-            mode,
-        });
+        return Ok((
+            MountInfo {
+                root: dir.to_path_buf(),
+                mode,
+            },
+            hier,
+        ));
     }
     if ftype == CGROUP_SUPER_MAGIC {
         return Err(MountError::NotCgroup2 {
@@ -158,25 +172,32 @@ pub fn check_root(dir: &Path) -> Result<MountInfo, MountError> {
             found: "a cgroup v1 hierarchy".into(),
         });
     }
-    if dir.join(crate::cgroupfs::files::PROCS).is_file() {
-        return Ok(MountInfo {
-            root: dir.to_path_buf(),
-            mode: MountMode::Directory,
-        });
+    if hier
+        .is_file(Path::new(crate::cgroupfs::files::PROCS))
+        .is_ok()
+    {
+        return Ok((
+            MountInfo {
+                root: dir.to_path_buf(),
+                mode: MountMode::Directory,
+            },
+            hier,
+        ));
     }
-    let found = if dir.is_dir() {
-        format!(
-            "a directory on a {} filesystem without cgroup.procs",
-            fs_name(ftype)
-        )
-    } else if dir.exists() {
-        "a file, not a directory".into()
-    } else {
-        "no such directory".into()
-    };
     Err(MountError::NotCgroup2 {
         dir: dir.to_path_buf(),
-        found,
+        found: format!(
+            "a directory on a {} filesystem without cgroup.procs",
+            fs_name(ftype)
+        ),
+    })
+}
+
+/// Opens the hierarchy [`discover`] found.
+pub fn open_discovered(m: &MountInfo) -> Result<Hier, MountError> {
+    Hier::open(&m.root).map_err(|e| MountError::Unreadable {
+        what: m.root.display().to_string(),
+        err: e.to_string(),
     })
 }
 

@@ -1,82 +1,121 @@
 //! Reading one group in full: every interface file cgtop has a field for,
 //! and the raw text of all of them. Used for the selected group on each
 //! refresh and for every group in JSON mode.
+//!
+//! Every read goes through the hierarchy handle ([`Hier`]): beneath the
+//! root, no symlink followed, regular files only, capped. A file that is
+//! missing is `None` (a controller that is off); one that is there but
+//! cannot be read is listed in `GroupDetail::unreadable` with why.
 
+use super::hier::{FsError, Hier};
 use crate::cgroupfs::{
     self, files, CgroupStat, Controllers, CpuMax, IoLatency, IoMax, IoWeight, Limit, MemoryEvents,
     MemoryStat, Pressure,
 };
-use crate::model::GroupDetail;
+use crate::model::{GroupDetail, Unreadable};
+use std::cell::RefCell;
 use std::path::Path;
 
-fn read(dir: &Path, name: &str) -> Option<String> {
-    std::fs::read_to_string(dir.join(name)).ok()
+/// Reads files of one group directory, keeping the errors that are not
+/// "no such file".
+struct Group<'a> {
+    hier: &'a Hier,
+    dir: &'a Path,
+    errors: RefCell<Vec<Unreadable>>,
 }
 
-fn limit(dir: &Path, name: &'static str) -> Option<Limit> {
-    read(dir, name).and_then(|t| Limit::parse(name, &t).ok())
-}
+impl Group<'_> {
+    fn read(&self, name: &str) -> Option<String> {
+        match self.hier.read_text(&self.dir.join(name)) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                if !e.is_gone() {
+                    self.errors.borrow_mut().push(Unreadable {
+                        file: name.to_owned(),
+                        error: e.to_string(),
+                    });
+                }
+                None
+            }
+        }
+    }
 
-fn number(dir: &Path, name: &'static str) -> Option<u64> {
-    read(dir, name).and_then(|t| cgroupfs::parse_u64(name, &t).ok())
+    fn limit(&self, name: &'static str) -> Option<Limit> {
+        self.read(name).and_then(|t| Limit::parse(name, &t).ok())
+    }
+
+    fn number(&self, name: &'static str) -> Option<u64> {
+        self.read(name)
+            .and_then(|t| cgroupfs::parse_u64(name, &t).ok())
+    }
 }
 
 /// Reads every file cgtop shows for one group. Missing files (a controller
 /// that is off) are `None`; a group that vanished gives an empty detail.
 /// `raw` also collects the text of every regular file in the directory.
-pub fn read_detail(dir: &Path, raw: bool) -> GroupDetail {
+pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
+    let g = Group {
+        hier,
+        dir,
+        errors: RefCell::new(Vec::new()),
+    };
+    let read = |name: &str| g.read(name);
+    let limit = |name: &'static str| g.limit(name);
+    let number = |name: &'static str| g.number(name);
     let mut d = GroupDetail {
-        controllers: read(dir, files::CONTROLLERS).map(|t| Controllers::parse(&t)),
-        subtree_control: read(dir, files::SUBTREE_CONTROL).map(|t| Controllers::parse(&t)),
-        stat: read(dir, files::STAT).map(|t| CgroupStat::parse(&t)),
-        freeze: read(dir, files::FREEZE).map(|t| t.trim() == "1"),
-        cpu_max: read(dir, files::CPU_MAX).and_then(|t| CpuMax::parse(&t).ok()),
-        cpu_max_burst: number(dir, files::CPU_MAX_BURST),
-        cpu_weight: read(dir, files::CPU_WEIGHT).and_then(|t| t.trim().parse().ok()),
-        cpu_weight_nice: read(dir, files::CPU_WEIGHT_NICE).and_then(|t| t.trim().parse().ok()),
-        memory_min: limit(dir, files::MEMORY_MIN),
-        memory_low: limit(dir, files::MEMORY_LOW),
-        memory_high: limit(dir, files::MEMORY_HIGH),
-        memory_max: limit(dir, files::MEMORY_MAX),
-        memory_peak: number(dir, files::MEMORY_PEAK),
-        swap_current: number(dir, files::MEMORY_SWAP_CURRENT),
-        swap_max: limit(dir, files::MEMORY_SWAP_MAX),
-        memory_stat: read(dir, files::MEMORY_STAT).map(|t| MemoryStat::parse(&t)),
-        memory_events: read(dir, files::MEMORY_EVENTS).map(|t| MemoryEvents::parse(&t)),
-        io_max: read(dir, files::IO_MAX).and_then(|t| IoMax::parse(&t).ok()),
-        io_weight: read(dir, files::IO_WEIGHT).and_then(|t| IoWeight::parse(&t).ok()),
-        io_latency: read(dir, files::IO_LATENCY).and_then(|t| IoLatency::parse(&t).ok()),
-        pids_max: limit(dir, files::PIDS_MAX),
-        cpu_pressure: read(dir, files::CPU_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
-        memory_pressure: read(dir, files::MEMORY_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
-        io_pressure: read(dir, files::IO_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
-        pids: read(dir, files::PROCS)
+        controllers: read(files::CONTROLLERS).map(|t| Controllers::parse(&t)),
+        subtree_control: read(files::SUBTREE_CONTROL).map(|t| Controllers::parse(&t)),
+        stat: read(files::STAT).map(|t| CgroupStat::parse(&t)),
+        freeze: read(files::FREEZE).map(|t| t.trim() == "1"),
+        cpu_max: read(files::CPU_MAX).and_then(|t| CpuMax::parse(&t).ok()),
+        cpu_max_burst: number(files::CPU_MAX_BURST),
+        cpu_weight: read(files::CPU_WEIGHT).and_then(|t| t.trim().parse().ok()),
+        cpu_weight_nice: read(files::CPU_WEIGHT_NICE).and_then(|t| t.trim().parse().ok()),
+        memory_min: limit(files::MEMORY_MIN),
+        memory_low: limit(files::MEMORY_LOW),
+        memory_high: limit(files::MEMORY_HIGH),
+        memory_max: limit(files::MEMORY_MAX),
+        memory_peak: number(files::MEMORY_PEAK),
+        swap_current: number(files::MEMORY_SWAP_CURRENT),
+        swap_max: limit(files::MEMORY_SWAP_MAX),
+        memory_stat: read(files::MEMORY_STAT).map(|t| MemoryStat::parse(&t)),
+        memory_events: read(files::MEMORY_EVENTS).map(|t| MemoryEvents::parse(&t)),
+        io_max: read(files::IO_MAX).and_then(|t| IoMax::parse(&t).ok()),
+        io_weight: read(files::IO_WEIGHT).and_then(|t| IoWeight::parse(&t).ok()),
+        io_latency: read(files::IO_LATENCY).and_then(|t| IoLatency::parse(&t).ok()),
+        pids_max: limit(files::PIDS_MAX),
+        cpu_pressure: read(files::CPU_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
+        memory_pressure: read(files::MEMORY_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
+        io_pressure: read(files::IO_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
+        pids: read(files::PROCS)
             .map(|t| cgroupfs::parse_pids(&t))
             .unwrap_or_default(),
         raw: Vec::new(),
         writable: Vec::new(),
+        unreadable: Vec::new(),
     };
+    d.unreadable = g.errors.take();
     if raw {
-        d.raw = read_raw(dir);
-        d.writable = writable_files(dir);
+        d.raw = read_raw(hier, dir);
+        d.writable = writable_files(hier, dir);
     }
     d
 }
 
 /// Files of the group with the owner's write bit (cgroupfs marks
-/// read-only files 0444), sorted.
-pub fn writable_files(dir: &Path) -> Vec<String> {
-    use std::os::unix::fs::PermissionsExt;
-    let Ok(rd) = std::fs::read_dir(dir) else {
+/// read-only files 0444), sorted. Regular files only.
+pub fn writable_files(hier: &Hier, dir: &Path) -> Vec<String> {
+    let Ok(entries) = hier.list(dir) else {
         return Vec::new();
     };
-    let mut out: Vec<String> = rd
-        .flatten()
+    let mut out: Vec<String> = entries
+        .into_iter()
+        .filter(|e| e.is_file)
         .filter(|e| {
-            e.metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o200 != 0)
+            hier.mode_of(&dir.join(&e.name))
+                .is_ok_and(|m| m & 0o200 != 0)
         })
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .map(|e| e.name.to_string_lossy().into_owned())
         .collect();
     out.sort();
     out
@@ -86,20 +125,22 @@ pub fn writable_files(dir: &Path) -> Vec<String> {
 /// never read them for the raw view.
 const RAW_SKIP: &[&str] = &[files::KILL, "memory.reclaim", "cgroup.pressure"];
 
-/// `grep . *` of a group: every regular file with its content.
-pub fn read_raw(dir: &Path) -> Vec<(String, Result<String, String>)> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
+/// `grep . *` of a group: every file with its content, or why it was not
+/// read (a FIFO, a symlink, a file over its cap: an error on that file).
+pub fn read_raw(hier: &Hier, dir: &Path) -> Vec<(String, Result<String, String>)> {
+    let Ok(entries) = hier.list(dir) else {
         return Vec::new();
     };
-    let mut out: Vec<(String, Result<String, String>)> = rd
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+    let mut out: Vec<(String, Result<String, String>)> = entries
+        .into_iter()
+        .filter(|e| !e.is_dir)
+        .map(|e| e.name.to_string_lossy().into_owned())
         .filter(|n| !RAW_SKIP.contains(&n.as_str()))
         .map(|n| {
-            let v = std::fs::read_to_string(dir.join(&n))
+            let v = hier
+                .read_text(&dir.join(&n))
                 .map(|t| t.trim_end().to_owned())
-                .map_err(|e| e.to_string());
+                .map_err(|e: FsError| e.to_string());
             (n, v)
         })
         .collect();
@@ -108,29 +149,39 @@ pub fn read_raw(dir: &Path) -> Vec<(String, Result<String, String>)> {
 }
 
 /// memory.max and memory.high of one group, for the effective-limit walk.
-pub fn read_memory_limits(dir: &Path) -> (Option<Limit>, Option<Limit>) {
-    (
-        limit(dir, files::MEMORY_MAX),
-        limit(dir, files::MEMORY_HIGH),
-    )
+pub fn read_memory_limits(hier: &Hier, dir: &Path) -> (Option<Limit>, Option<Limit>) {
+    let g = Group {
+        hier,
+        dir,
+        errors: RefCell::new(Vec::new()),
+    };
+    (g.limit(files::MEMORY_MAX), g.limit(files::MEMORY_HIGH))
 }
 
 /// cpu.max of one group, for the "who throttles me" line of the focus.
-pub fn read_cpu_max(dir: &Path) -> Option<CpuMax> {
-    read(dir, files::CPU_MAX).and_then(|t| CpuMax::parse(&t).ok())
+pub fn read_cpu_max(hier: &Hier, dir: &Path) -> Option<CpuMax> {
+    hier.read_text(&dir.join(files::CPU_MAX))
+        .ok()
+        .and_then(|t| CpuMax::parse(&t).ok())
 }
 
 /// cpu.stat.local (Linux 6.6): `None` when the file cannot be read (an
 /// older kernel, or the group vanished). It is empty, so without
 /// throttled_usec, where the group has no cpu controller.
-pub fn read_cpu_stat_local(dir: &Path) -> Option<cgroupfs::CpuStatLocal> {
-    read(dir, files::CPU_STAT_LOCAL).map(|t| cgroupfs::CpuStatLocal::parse(&t))
+pub fn read_cpu_stat_local(hier: &Hier, dir: &Path) -> Option<cgroupfs::CpuStatLocal> {
+    hier.read_text(&dir.join(files::CPU_STAT_LOCAL))
+        .ok()
+        .map(|t| cgroupfs::CpuStatLocal::parse(&t))
 }
 
 /// io.cost.qos and io.cost.model (only at the root).
-pub fn read_io_cost(dir: &Path) -> Vec<(String, String)> {
+pub fn read_io_cost(hier: &Hier, dir: &Path) -> Vec<(String, String)> {
     [files::IO_COST_QOS, files::IO_COST_MODEL]
         .iter()
-        .filter_map(|n| read(dir, n).map(|t| ((*n).to_owned(), t.trim_end().to_owned())))
+        .filter_map(|n| {
+            hier.read_text(&dir.join(n))
+                .ok()
+                .map(|t| ((*n).to_owned(), t.trim_end().to_owned()))
+        })
         .collect()
 }

@@ -23,13 +23,13 @@
 //! few, where a full walk costs 5-13 steady scans. The safety net and a
 //! walk after cgtop's own write list everything.
 
+use super::hier::{self, FsError, Hier};
 use crate::cgroupfs::{self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat};
-use crate::model::{GroupPath, GroupSample, HotStats, ScanCost};
+use crate::model::{GroupPath, GroupSample, HotStats, ScanCost, Unreadable};
 use std::fs::File;
-use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{DirEntryExt, FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Scanner settings.
 #[derive(Debug, Clone)]
@@ -103,6 +103,7 @@ enum Handle {
 #[derive(Debug)]
 struct Entry {
     path: GroupPath,
+    /// The group's directory, relative to the hierarchy's root.
     dir: PathBuf,
     inode: u64,
     cgroup_type: Option<CgroupType>,
@@ -115,6 +116,8 @@ enum Read1 {
     Absent,
     /// The group is gone (ENOENT/ENODEV).
     Gone,
+    /// There, but not read: a FIFO, a symlink, over the cap, EACCES.
+    Error(FsError),
 }
 
 /// Descriptors the scanner leaves to the rest of the program: the focus
@@ -182,6 +185,8 @@ pub fn raise_nofile_limit(want: u64) -> u64 {
 }
 
 pub struct Scanner {
+    hier: Arc<Hier>,
+    /// The start group's directory, relative to the hierarchy's root.
     root: PathBuf,
     cfg: ScanConfig,
     entries: Vec<Entry>,
@@ -211,33 +216,37 @@ fn count_kept(e: &Entry) -> usize {
         .count()
 }
 
-fn is_gone(e: &io::Error) -> bool {
-    // ENODEV: kernfs returns it for an open file of a removed group
+/// Out of descriptors (EMFILE, ENFILE).
+fn is_fd_shortage(e: &FsError) -> bool {
     matches!(
-        e.raw_os_error(),
-        Some(libc_errno::ENOENT | libc_errno::ENODEV)
+        e.errno(),
+        Some(e) if e == rustix::io::Errno::MFILE.raw_os_error()
+            || e == rustix::io::Errno::NFILE.raw_os_error()
     )
 }
 
-/// errno values, without a libc dependency.
-mod libc_errno {
-    pub const ENOENT: i32 = 2;
-    pub const ENODEV: i32 = 19;
-    pub const EMFILE: i32 = 24;
-    pub const ENFILE: i32 = 23;
-}
-
 impl Scanner {
-    /// Creates a scanner; raises RLIMIT_NOFILE's soft limit as far as the
-    /// descriptor budget needs (and the hard limit allows).
+    /// Creates a scanner of the tree at `root`, opened now (tests and
+    /// benches; the collector passes its handle to
+    /// [`Scanner::with_hier`]).
+    // takes the PathBuf its callers (tests, benches) always had
+    #[allow(clippy::needless_pass_by_value)]
     pub fn new(root: PathBuf, cfg: ScanConfig) -> Self {
+        Self::with_hier(Arc::new(Hier::open_lenient(&root)), PathBuf::new(), cfg)
+    }
+
+    /// Creates a scanner of the groups from `start` (relative to the
+    /// hierarchy's root) down; raises RLIMIT_NOFILE's soft limit as far as
+    /// the descriptor budget needs (and the hard limit allows).
+    pub fn with_hier(hier: Arc<Hier>, start: PathBuf, cfg: ScanConfig) -> Self {
         let by_memory = mem_total().map_or(usize::MAX, kept_budget_for_memory);
         let max = cfg.max_kept.min(by_memory);
         let soft = raise_nofile_limit(max as u64 + FD_RESERVE);
         let budget =
             max.min(usize::try_from(soft.saturating_sub(FD_RESERVE)).unwrap_or(usize::MAX));
         Self {
-            root,
+            hier,
+            root: start,
             cfg,
             entries: Vec::new(),
             kept: 0,
@@ -253,6 +262,7 @@ impl Scanner {
         }
     }
 
+    /// The start group's directory, relative to the hierarchy's root.
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -305,7 +315,7 @@ impl Scanner {
                 self.list_changed(&mut cost)
             };
             let found = found.unwrap_or_else(|| {
-                let root_ino = std::fs::metadata(&self.root).map_or(0, |m| m.ino());
+                let root_ino = self.hier.dir_ino(&self.root).unwrap_or(0);
                 let mut all = Vec::new();
                 let start = (GroupPath::root(), self.root.clone(), root_ino, 0);
                 self.list_subtree(start, &mut all, &mut cost);
@@ -324,6 +334,7 @@ impl Scanner {
         let mut dropped_kept = 0;
         let mut changed = false;
         let mut buf = std::mem::take(&mut self.buf);
+        let hier = Arc::clone(&self.hier);
         for (i, e) in self.entries.iter_mut().enumerate() {
             let mut hot = HotStats::default();
             let mut vanished = false;
@@ -332,6 +343,7 @@ impl Scanner {
                     continue;
                 }
                 let r = read_handle(
+                    &hier,
                     &mut e.handles[k],
                     &e.dir,
                     name,
@@ -344,7 +356,7 @@ impl Scanner {
                         // a file goes away with its group, or alone when a
                         // controller is disabled in the parent: tell them
                         // apart by the directory (same inode = same group)
-                        let same = std::fs::metadata(&e.dir).is_ok_and(|m| m.ino() == e.inode);
+                        let same = hier.dir_ino(&e.dir).is_ok_and(|ino| ino == e.inode);
                         if same {
                             if matches!(e.handles[k], Handle::Kept(_)) {
                                 dropped_kept += 1;
@@ -357,6 +369,10 @@ impl Scanner {
                         }
                     }
                     Read1::Absent => {}
+                    Read1::Error(err) => hot.unreadable.push(Unreadable {
+                        file: (*name).to_owned(),
+                        error: err.to_string(),
+                    }),
                     Read1::Text(n) => {
                         let Ok(text) = std::str::from_utf8(&buf[..n]) else {
                             continue;
@@ -398,12 +414,12 @@ impl Scanner {
     /// Reads the start group's cgroup.stat; true when nr_descendants moved.
     fn descendants_changed(&mut self, cost: &mut ScanCost) -> bool {
         if self.root_stat.is_none() {
-            self.root_stat = File::open(self.root.join(files::STAT)).ok();
+            self.root_stat = self.hier.open_read(&self.root.join(files::STAT)).ok();
         }
         let Some(f) = &self.root_stat else {
             return false;
         };
-        let Ok(n) = f.read_at(&mut self.buf, 0) else {
+        let Ok(n) = hier::read_capped(f, &mut self.buf, hier::CAP_STAT, false) else {
             self.root_stat = None;
             self.need_full = true;
             return true;
@@ -422,7 +438,7 @@ impl Scanner {
     fn list_subtree(&self, start: WalkStart, found: &mut Vec<Listed>, cost: &mut ScanCost) {
         let mut stack = vec![start];
         while let Some((path, dir, ino, depth)) = stack.pop() {
-            let Some((present, children)) = list_dir(&dir, cost) else {
+            let Some((present, children)) = list_dir(&self.hier, &dir, cost) else {
                 continue;
             };
             if self.cfg.max_depth.is_none_or(|m| depth < m) {
@@ -490,14 +506,14 @@ impl Scanner {
         let mut stack = vec![(0usize, false)];
         while let Some((i, relist)) = stack.pop() {
             let e = &self.entries[i];
-            let now = read_descendants(&e.dir.join(files::STAT), &mut buf)?;
+            let now = read_descendants(&self.hier, &e.dir.join(files::STAT), &mut buf)?;
             let moved = now != below[i];
             if !moved && !relist {
                 // unchanged below: the last walk's groups stand
                 carry(i, &mut found);
                 continue;
             }
-            let (present, listed) = list_dir(&e.dir, &mut listed_dirs)?;
+            let (present, listed) = list_dir(&self.hier, &e.dir, &mut listed_dirs)?;
             found.push((e.path.clone(), e.dir.clone(), e.inode, present));
             let known = |name: &str, ino: u64| {
                 index
@@ -592,7 +608,8 @@ impl Scanner {
             }
             if new || reread_types {
                 entry.cgroup_type = if has(TYPE_BIT) {
-                    std::fs::read_to_string(entry.dir.join(files::TYPE))
+                    self.hier
+                        .read_text(&entry.dir.join(files::TYPE))
                         .ok()
                         .and_then(|t| CgroupType::parse(&t).ok())
                 } else {
@@ -612,20 +629,18 @@ impl Scanner {
             self.fd_limited = true;
             return Handle::Reopen;
         }
-        match File::open(file) {
+        // opened the safe way once (beneath the root, no symlink, a
+        // regular file), then read with pread as long as it is kept
+        match self.hier.open_read(file) {
             Ok(f) => {
                 self.kept += 1;
                 Handle::Kept(f)
             }
-            Err(e)
-                if matches!(
-                    e.raw_os_error(),
-                    Some(libc_errno::EMFILE | libc_errno::ENFILE)
-                ) =>
-            {
+            Err(e) if is_fd_shortage(&e) => {
                 self.fd_limited = true;
                 Handle::Reopen
             }
+            // reopened each time: the error shows on the group
             Err(_) => Handle::Reopen,
         }
     }
@@ -642,17 +657,22 @@ type WalkStart = (GroupPath, PathBuf, u64, usize);
 /// are there (bits, see [`file_bit`]) and its child directories (name,
 /// path, inode). `None` when it cannot be listed (gone).
 #[allow(clippy::type_complexity)]
-fn list_dir(dir: &Path, cost: &mut ScanCost) -> Option<(u8, Vec<(String, PathBuf, u64)>)> {
-    let rd = std::fs::read_dir(dir).ok()?;
+fn list_dir(
+    hier: &Hier,
+    dir: &Path,
+    cost: &mut ScanCost,
+) -> Option<(u8, Vec<(String, PathBuf, u64)>)> {
+    let entries = hier.list(dir).ok()?;
     cost.dirs_listed += 1;
     let mut present = 0u8;
     let mut children = Vec::new();
-    for de in rd.flatten() {
-        let Ok(ft) = de.file_type() else { continue };
-        let name = de.file_name();
-        if ft.is_dir() {
-            children.push((name.to_string_lossy().into_owned(), de.path(), de.ino()));
-        } else if let Some(bit) = file_bit(name.as_bytes()) {
+    for de in entries {
+        if de.is_dir {
+            let path = dir.join(&de.name);
+            children.push((de.name.to_string_lossy().into_owned(), path, de.ino));
+        } else if let Some(bit) = file_bit(de.name.as_bytes()) {
+            // a symlink or FIFO by a hot file's name is looked at too: its
+            // open fails and the group shows why
             present |= 1 << bit;
         }
     }
@@ -660,8 +680,9 @@ fn list_dir(dir: &Path, cost: &mut ScanCost) -> Option<(u8, Vec<(String, PathBuf
 }
 
 /// nr_descendants from a group's cgroup.stat (opened, read, closed).
-fn read_descendants(stat: &Path, buf: &mut [u8]) -> Option<u64> {
-    let f = File::open(stat).ok()?;
+fn read_descendants(hier: &Hier, stat: &Path, buf: &mut [u8]) -> Option<u64> {
+    use std::os::unix::fs::FileExt;
+    let f = hier.open_read(stat).ok()?;
     let n = f.read_at(buf, 0).ok()?;
     let text = std::str::from_utf8(&buf[..n]).ok()?;
     Some(CgroupStat::parse(text).nr_descendants)
@@ -713,6 +734,7 @@ fn drop_orphans(out: &mut Vec<GroupSample>) {
 /// Reads one hot file into `buf`. `multi` files (cgroup.procs) may need
 /// several reads: seq_file returns at most a page of records per call.
 fn read_handle(
+    hier: &Hier,
     h: &mut Handle,
     dir: &Path,
     name: &str,
@@ -724,21 +746,20 @@ fn read_handle(
         Handle::Absent => return Read1::Absent,
         Handle::Kept(f) => {
             cost.files_kept += 1;
-            read_all_at(f, buf, multi)
+            read_all_at(f, buf, name, multi)
         }
-        // open, then the same reads as a kept file (pread at 0 and on,
-        // stopping after a short read of a single-record file): reading
-        // to EOF would cost one more read for every file
-        Handle::Reopen => match File::open(dir.join(name)) {
-            Ok(f) => read_all_at(&f, buf, multi),
+        // open (openat2 + fstat), then the same reads as a kept file
+        // (pread at 0 and on, stopping after a short read of a
+        // single-record file): reading to EOF would cost one more read
+        // for every file
+        Handle::Reopen => match hier.open_read(&dir.join(name)) {
+            Ok(f) => read_all_at(&f, buf, name, multi),
             Err(e) => {
-                if matches!(
-                    e.raw_os_error(),
-                    Some(libc_errno::EMFILE | libc_errno::ENFILE)
-                ) {
+                if is_fd_shortage(&e) {
                     // out of descriptors despite the reserve: the figure
                     // is missing this tick, and the header says why
                     cost.fd_limited = true;
+                    return Read1::Absent;
                 }
                 Err(e)
             }
@@ -747,26 +768,17 @@ fn read_handle(
     cost.files_read += 1;
     match res {
         Ok(n) => Read1::Text(n),
-        Err(e) if is_gone(&e) => Read1::Gone,
-        // EACCES, EIO, ...: the file is there but says nothing this tick
-        Err(_) => Read1::Absent,
+        Err(e) if e.is_gone() => Read1::Gone,
+        // a FIFO, a symlink, over the cap, EACCES, EIO: there, but not read
+        Err(e) => Read1::Error(e),
     }
 }
 
-/// pread from offset 0. Single-record files (cpu.stat, io.stat, ...) are
-/// complete after one read that did not fill the buffer.
-fn read_all_at(f: &File, buf: &mut Vec<u8>, multi: bool) -> io::Result<usize> {
-    let mut n = 0;
-    loop {
-        if n == buf.len() {
-            buf.resize(buf.len() * 2, 0);
-        }
-        let got = f.read_at(&mut buf[n..], n as u64)?;
-        n += got;
-        if got == 0 || (!multi && n < buf.len()) {
-            return Ok(n);
-        }
-    }
+/// pread from offset 0, at most the file's cap ([`hier::cap_for`]).
+/// Single-record files (cpu.stat, io.stat, ...) are complete after one
+/// read that did not fill the buffer.
+fn read_all_at(f: &File, buf: &mut Vec<u8>, name: &str, multi: bool) -> Result<usize, FsError> {
+    hier::read_capped(f, buf, hier::cap_for(name), multi)
 }
 
 fn apply(hot: &mut HotStats, kind: Hot, text: &str) {

@@ -15,6 +15,7 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
+use super::hier::{self, FsError, Hier};
 use crate::cgroupfs::{self, files, CgroupType, Controllers};
 use crate::model::input::ControllerChange;
 use crate::model::write::{self, Op, WriteKind, WriteOp};
@@ -167,33 +168,49 @@ impl WriteOutcome {
 // ---------------------------------------------------------------------------
 // Performing.
 
-/// The directory of a group under `root`.
+/// The directory of a group under `root` (for messages; every open goes
+/// through the hierarchy handle, [`Hier`]).
 pub fn group_dir(root: &Path, group: &GroupPath) -> PathBuf {
     if group.is_root() {
         root.to_path_buf()
     } else {
-        root.join(group.as_str())
+        root.join(hier::group_rel(group))
     }
 }
 
-fn read(path: &Path) -> Option<String> {
-    std::fs::read_to_string(path).ok()
+fn read(h: &Hier, rel: &Path) -> Option<String> {
+    h.read_text(rel).ok()
 }
 
 /// Why a single write did not go through.
 enum WriteFail {
     Errno(i32),
-    Short { written: usize, len: usize },
+    Short {
+        written: usize,
+        len: usize,
+    },
+    /// Refused before anything was written: not a regular file, not on
+    /// cgroup2.
+    Refused(FsError),
 }
 
-/// One write(2) of the whole text, to an existing file, without truncating.
-fn write_once(path: &Path, contents: &str) -> Result<(), WriteFail> {
-    let errno = |e: std::io::Error| WriteFail::Errno(e.raw_os_error().unwrap_or(0));
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(errno)?;
-    let n = f.write(contents.as_bytes()).map_err(errno)?;
+impl From<FsError> for WriteFail {
+    fn from(e: FsError) -> Self {
+        match e {
+            FsError::Errno(n) => Self::Errno(n),
+            other => Self::Refused(other),
+        }
+    }
+}
+
+/// One write(2) of the whole text, to an existing regular file on cgroup2
+/// below the root, opened without following any symlink and without
+/// O_CREAT or truncation.
+fn write_once(h: &Hier, rel: &Path, contents: &str) -> Result<(), WriteFail> {
+    let mut f = h.open_write(rel)?;
+    let n = f
+        .write(contents.as_bytes())
+        .map_err(|e| WriteFail::Errno(e.raw_os_error().unwrap_or(0)))?;
     if n == contents.len() {
         Ok(())
     } else {
@@ -204,8 +221,44 @@ fn write_once(path: &Path, contents: &str) -> Result<(), WriteFail> {
     }
 }
 
-/// Performs one op against the hierarchy at `root`.
+/// The error for a write refused before it was made.
+fn refusal(op: &Op, e: FsError) -> WriteError {
+    WriteError {
+        errno: None,
+        what: what(op),
+        explanation: match e {
+            FsError::NotCgroup2 => {
+                "not on a cgroup2 filesystem (a plain directory): cgtop writes only to cgroupfs"
+                    .into()
+            }
+            other => format!("{other}: nothing is written"),
+        },
+        fix: None,
+    }
+}
+
+/// Performs one op against the hierarchy at `root`, opened now (tests;
+/// the program passes the handle it opened at start to [`perform_in`]).
 pub fn perform(root: &Path, op: &Op) -> WriteOutcome {
+    match Hier::open(root) {
+        Ok(h) => perform_in(&h, op),
+        Err(e) => {
+            let errno = e.raw_os_error().unwrap_or(0);
+            WriteOutcome {
+                op: op.clone(),
+                old: None,
+                new_readback: None,
+                result: Err(explain(op, errno, &ErrorContext::default())),
+                notes: Vec::new(),
+                offer: None,
+            }
+        }
+    }
+}
+
+/// Performs one op beneath the hierarchy handle `h`. Nothing is ever
+/// written to a hierarchy that is not cgroup2.
+pub fn perform_in(h: &Hier, op: &Op) -> WriteOutcome {
     let outcome = |result, notes| WriteOutcome {
         op: op.clone(),
         old: None,
@@ -214,36 +267,37 @@ pub fn perform(root: &Path, op: &Op) -> WriteOutcome {
         notes,
         offer: None,
     };
+    if !h.is_cgroup2() {
+        return outcome(Err(refusal(op, FsError::NotCgroup2)), Vec::new());
+    }
+    let dir_op = |r: Result<(), FsError>| {
+        r.map_err(|e| match e {
+            FsError::Errno(errno) => explain(op, errno, &gather_context_in(h, op, errno)),
+            other => refusal(op, other),
+        })
+    };
     match op {
-        Op::CreateGroup(p) => {
-            let r = std::fs::create_dir(group_dir(root, p)).map_err(|e| {
-                let errno = e.raw_os_error().unwrap_or(0);
-                explain(op, errno, &gather_context(root, op, errno))
-            });
-            outcome(r, Vec::new())
-        }
-        Op::RemoveGroup(p) => {
-            let r = std::fs::remove_dir(group_dir(root, p)).map_err(|e| {
-                let errno = e.raw_os_error().unwrap_or(0);
-                explain(op, errno, &gather_context(root, op, errno))
-            });
-            outcome(r, Vec::new())
-        }
-        Op::Write(w) => perform_write(root, op, w),
+        Op::CreateGroup(p) => outcome(dir_op(h.mkdir(hier::group_rel(p))), Vec::new()),
+        Op::RemoveGroup(p) => outcome(dir_op(h.rmdir(hier::group_rel(p))), Vec::new()),
+        Op::Write(w) => perform_write(h, op, w),
     }
 }
 
-fn perform_write(root: &Path, op: &Op, w: &WriteOp) -> WriteOutcome {
-    let dir = group_dir(root, &w.group);
+fn perform_write(h: &Hier, op: &Op, w: &WriteOp) -> WriteOutcome {
+    let dir = hier::group_rel(&w.group);
     let path = dir.join(&w.file);
-    if matches!(w.kind, WriteKind::Kill) && !w.group.is_root() && dir.is_dir() && !path.exists() {
-        return kill_by_signal(root, op, &dir);
+    if matches!(w.kind, WriteKind::Kill)
+        && !w.group.is_root()
+        && h.dir_ino(dir).is_ok()
+        && h.is_file(&path).is_err_and(|e| e.is_absent())
+    {
+        return kill_by_signal(h, op, &w.group);
     }
-    let old = op.undo_source().and_then(|f| read(&dir.join(f)));
+    let old = op.undo_source().and_then(|f| read(h, &dir.join(f)));
     let mut offer = None;
-    let result = write_once(&path, &w.contents).map_err(|fail| match fail {
+    let result = write_once(h, &path, &w.contents).map_err(|fail| match fail {
         WriteFail::Errno(errno) => {
-            let ctx = gather_context(root, op, errno);
+            let ctx = gather_context_in(h, op, errno);
             offer = offer_for(op, errno, &ctx);
             explain(op, errno, &ctx)
         }
@@ -253,8 +307,13 @@ fn perform_write(root: &Path, op: &Op, w: &WriteOp) -> WriteOutcome {
             explanation: format!("the kernel took only {written} of {len} bytes"),
             fix: Some("read the file back and write the rest again".into()),
         },
+        WriteFail::Refused(e) => refusal(op, e),
     });
-    let new_readback = if op.reads_back() { read(&path) } else { None };
+    let new_readback = if op.reads_back() {
+        read(h, &path)
+    } else {
+        None
+    };
     WriteOutcome {
         op: op.clone(),
         old,
@@ -265,51 +324,176 @@ fn perform_write(root: &Path, op: &Op, w: &WriteOp) -> WriteOutcome {
     }
 }
 
-/// Every pid in the group and below, from cgroup.procs.
-fn subtree_pids(dir: &Path) -> Vec<u32> {
-    let mut out = read(&dir.join(files::PROCS))
-        .map(|t| cgroupfs::parse_pids(&t))
-        .unwrap_or_default();
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for e in rd.flatten() {
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                out.extend(subtree_pids(&e.path()));
-            }
+/// Every pid in the group and below, from cgroup.procs, with the group
+/// that listed it.
+fn subtree_pids(h: &Hier, group: &GroupPath, out: &mut Vec<(u32, GroupPath)>) {
+    let dir = hier::group_rel(group);
+    if let Some(t) = read(h, &dir.join(files::PROCS)) {
+        out.extend(
+            cgroupfs::parse_pids(&t)
+                .into_iter()
+                .map(|p| (p, group.clone())),
+        );
+    }
+    if let Ok(entries) = h.list(dir) {
+        for e in entries.into_iter().filter(|e| e.is_dir) {
+            subtree_pids(h, &group.join(&e.name.to_string_lossy()), out);
         }
     }
-    out
+}
+
+/// PF_KTHREAD in /proc/PID/stat's flags (include/linux/sched.h).
+const PF_KTHREAD: u64 = 0x0020_0000;
+
+/// Why a pid listed in a group is not signalled by the SIGKILL fallback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotSignalled {
+    /// PID 1: never.
+    Init,
+    /// cgtop itself.
+    Itself,
+    /// A kernel thread (PF_KTHREAD).
+    KernelThread,
+    /// /proc/PID/cgroup does not name this group (moved, exited, or the
+    /// list was not the kernel's).
+    NotInGroup,
+}
+
+/// Whether the SIGKILL fallback may signal `pid`, listed in the group
+/// whose /proc/PID/cgroup path is `want` ("/a/b"), from the texts of its
+/// /proc/PID/stat and /proc/PID/cgroup. PURE.
+pub fn may_signal(
+    pid: u32,
+    self_pid: u32,
+    stat: &str,
+    cgroup: &str,
+    want: &str,
+) -> Result<(), NotSignalled> {
+    if pid <= 1 {
+        return Err(NotSignalled::Init);
+    }
+    if pid == self_pid {
+        return Err(NotSignalled::Itself);
+    }
+    // fields after "(comm) ": state ppid pgrp session tty_nr tpgid flags
+    let flags = stat
+        .rsplit_once(") ")
+        .and_then(|(_, rest)| rest.split_ascii_whitespace().nth(6))
+        .and_then(|f| f.parse::<u64>().ok());
+    match flags {
+        Some(f) if f & PF_KTHREAD == 0 => {}
+        Some(_) => return Err(NotSignalled::KernelThread),
+        None => return Err(NotSignalled::NotInGroup),
+    }
+    let here = cgroup
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .is_some_and(|p| p == want);
+    if here {
+        Ok(())
+    } else {
+        Err(NotSignalled::NotInGroup)
+    }
+}
+
+/// The path /proc/PID/cgroup shows for `group` ("/a/b"): the hierarchy
+/// root's place in the cgroup2 mount (read from the root's descriptor, so
+/// a `--root` inside the mount counts) plus the group.
+fn proc_cgroup_path(h: &Hier, group: &GroupPath) -> Option<String> {
+    let real = h.real_path()?;
+    let mount = super::mount::discover().ok()?.root;
+    let below = real.strip_prefix(&mount).ok()?;
+    let mut p = String::from("/");
+    let below = below.to_str()?;
+    p.push_str(below);
+    if !group.is_root() {
+        if !below.is_empty() {
+            p.push('/');
+        }
+        p.push_str(group.as_str());
+    }
+    Some(p)
+}
+
+/// Sends SIGKILL to `pid` if [`may_signal`] allows it. The process is
+/// held by a pidfd before it is checked, so a pid reused after the check
+/// is not the one signalled.
+fn kill_checked(pid: u32, want: &str) -> Result<bool, Errno> {
+    use rustix::process::{kill_process, pidfd_open, pidfd_send_signal, Pid, PidfdFlags, Signal};
+    let Some(p) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+        return Ok(false);
+    };
+    let pidfd = match pidfd_open(p, PidfdFlags::empty()) {
+        Ok(fd) => Some(fd),
+        Err(Errno::SRCH) => return Ok(false),
+        Err(_) => None,
+    };
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let cgroup = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
+    if may_signal(pid, std::process::id(), &stat, &cgroup, want).is_err() {
+        return Ok(false);
+    }
+    let r = match &pidfd {
+        Some(fd) => pidfd_send_signal(fd, Signal::KILL),
+        None => kill_process(p, Signal::KILL),
+    };
+    match r {
+        Ok(()) => Ok(true),
+        Err(Errno::SRCH) => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 /// cgroup.kill for kernels before 5.14: SIGKILL to each pid of the
-/// subtree. The subtree is frozen first where cgroup.freeze exists, so that
-/// nothing forks between listing and killing (a fatal signal still reaches
-/// a frozen process, admin guide 4-3 cgroup.freeze), and thawed after.
-fn kill_by_signal(root: &Path, op: &Op, dir: &Path) -> WriteOutcome {
-    use rustix::process::{kill_process, Pid, Signal};
+/// subtree. Runs only on cgroup2 (the caller found no cgroup.kill there);
+/// each pid is checked first ([`may_signal`]: never PID 1, a kernel
+/// thread or cgtop, and only where /proc/PID/cgroup names the group that
+/// listed it). The subtree is frozen first where cgroup.freeze exists, so
+/// that nothing forks between listing and killing (a fatal signal still
+/// reaches a frozen process, admin guide 4-3 cgroup.freeze), and thawed
+/// after.
+fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
+    let refused = |e| WriteOutcome {
+        op: op.clone(),
+        old: None,
+        new_readback: None,
+        result: Err(refusal(op, e)),
+        notes: Vec::new(),
+        offer: None,
+    };
+    let dir = hier::group_rel(group);
+    if !h.is_cgroup2() || !h.dir_is_cgroup2(dir) {
+        return refused(FsError::NotCgroup2);
+    }
     let freeze_path = dir.join(files::FREEZE);
-    let was_frozen = read(&freeze_path);
-    let froze = was_frozen.is_some() && write_once(&freeze_path, "1").is_ok();
+    let was_frozen = read(h, &freeze_path);
+    let froze = was_frozen.is_some() && write_once(h, &freeze_path, "1").is_ok();
     let mut killed = std::collections::BTreeSet::new();
+    let mut skipped = std::collections::BTreeSet::new();
     let mut failure: Option<i32> = None;
     let mut left = Vec::new();
     for pass in 0..5 {
-        left = subtree_pids(dir);
-        left.retain(|p| !killed.contains(p));
+        left.clear();
+        subtree_pids(h, group, &mut left);
+        left.retain(|(p, _)| !killed.contains(p) && !skipped.contains(p));
         if left.is_empty() {
             break;
         }
         if pass > 0 {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        for &pid in &left {
-            let Some(p) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+        for (pid, g) in &left {
+            let Some(want) = proc_cgroup_path(h, g) else {
+                skipped.insert(*pid);
                 continue;
             };
-            match kill_process(p, Signal::KILL) {
-                Ok(()) => {
-                    killed.insert(pid);
+            match kill_checked(*pid, &want) {
+                Ok(true) => {
+                    killed.insert(*pid);
                 }
-                Err(Errno::SRCH) => {}
+                Ok(false) => {
+                    skipped.insert(*pid);
+                }
                 Err(e) => failure = failure.or(Some(e.raw_os_error())),
             }
         }
@@ -323,7 +507,7 @@ fn kill_by_signal(root: &Path, op: &Op, dir: &Path) -> WriteOutcome {
         } else {
             "0"
         };
-        let _ = write_once(&freeze_path, back);
+        let _ = write_once(h, &freeze_path, back);
     }
     let mut notes = vec![format!(
         "this kernel has no cgroup.kill (Linux 5.14 added it): sent SIGKILL to {} process{} \
@@ -331,7 +515,13 @@ fn kill_by_signal(root: &Path, op: &Op, dir: &Path) -> WriteOutcome {
         killed.len(),
         if killed.len() == 1 { "" } else { "es" }
     )];
-    left.retain(|p| !killed.contains(p));
+    if !skipped.is_empty() {
+        notes.push(format!(
+            "{} not signalled: PID 1, a kernel thread, cgtop itself, or no longer in the group",
+            plural(skipped.len(), "process", "processes")
+        ));
+    }
+    left.retain(|(p, _)| !killed.contains(p) && !skipped.contains(p));
     if !left.is_empty() {
         notes.push(format!(
             "{} process{} appeared while killing and may still run",
@@ -341,7 +531,7 @@ fn kill_by_signal(root: &Path, op: &Op, dir: &Path) -> WriteOutcome {
     }
     let result = match failure {
         None => Ok(()),
-        Some(errno) => Err(explain(op, errno, &gather_context(root, op, errno))),
+        Some(errno) => Err(explain(op, errno, &gather_context_in(h, op, errno))),
     };
     WriteOutcome {
         op: op.clone(),
@@ -366,27 +556,40 @@ pub fn leaf_fix(
     leaf: &str,
     changes: &[ControllerChange],
 ) -> Vec<WriteOutcome> {
+    match Hier::open(root) {
+        Ok(h) => leaf_fix_in(&h, group, leaf, changes),
+        Err(_) => vec![perform(root, &write::create_group(&group.join(leaf)))],
+    }
+}
+
+/// [`leaf_fix`] beneath the hierarchy handle `h`.
+pub fn leaf_fix_in(
+    h: &Hier,
+    group: &GroupPath,
+    leaf: &str,
+    changes: &[ControllerChange],
+) -> Vec<WriteOutcome> {
     let leaf_path = group.join(leaf);
     let mut out = Vec::new();
-    let created = perform(root, &write::create_group(&leaf_path));
+    let created = perform_in(h, &write::create_group(&leaf_path));
     let exists = created.errno() == Some(Errno::EXIST.raw_os_error())
-        && group_dir(root, &leaf_path).is_dir();
+        && h.dir_ino(hier::group_rel(&leaf_path)).is_ok();
     let usable = created.is_ok() || exists;
     out.push(created);
     if !usable {
         return out;
     }
-    let dir = group_dir(root, group);
+    let dir = hier::group_rel(group);
     // a process may fork while the others move: look again a few times
     for _ in 0..3 {
-        let pids = read(&dir.join(files::PROCS))
+        let pids = read(h, &dir.join(files::PROCS))
             .map(|t| cgroupfs::parse_pids(&t))
             .unwrap_or_default();
         if pids.is_empty() {
             break;
         }
         for pid in pids {
-            let mut o = perform(root, &write::move_process(pid, &leaf_path, false));
+            let mut o = perform_in(h, &write::move_process(pid, &leaf_path, false));
             if o.errno() == Some(Errno::SRCH.raw_os_error()) {
                 o.result = Ok(());
                 o.notes
@@ -400,7 +603,7 @@ pub fn leaf_fix(
         }
     }
     if !changes.is_empty() {
-        out.push(perform(root, &write::set_subtree_control(group, changes)));
+        out.push(perform_in(h, &write::set_subtree_control(group, changes)));
     }
     out
 }
@@ -444,26 +647,36 @@ pub struct ErrorContext {
     pub children_enabling: Vec<(String, Vec<GroupPath>)>,
 }
 
-/// Reads the context for `op` after it failed with `errno`.
+/// Reads the context for `op` after it failed with `errno`, from the tree
+/// at `root` (opened now).
 pub fn gather_context(root: &Path, op: &Op, errno: i32) -> ErrorContext {
+    gather_context_in(&Hier::open_lenient(root), op, errno)
+}
+
+/// [`gather_context`] beneath the hierarchy handle `h`.
+pub fn gather_context_in(h: &Hier, op: &Op, errno: i32) -> ErrorContext {
     let group = op.group();
-    let dir = group_dir(root, group);
-    let children: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| {
-            rd.flatten()
-                .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-                .map(|e| e.path())
+    let dir = hier::group_rel(group);
+    let children: Vec<String> = h
+        .list(dir)
+        .map(|l| {
+            l.into_iter()
+                .filter(|e| e.is_dir)
+                .map(|e| e.name.to_string_lossy().into_owned())
                 .collect()
         })
         .unwrap_or_default();
+    let exists = h.dir_ino(dir).is_ok();
     let mut ctx = ErrorContext {
-        group_exists: dir.is_dir(),
-        file_exists: op.as_write().is_some_and(|w| dir.join(&w.file).exists()),
-        nr_procs: read(&dir.join(files::PROCS)).map(|t| cgroupfs::parse_pids(&t).len()),
-        nr_children: dir.is_dir().then_some(children.len()),
-        subtree_control: read(&dir.join(files::SUBTREE_CONTROL)).map(|t| Controllers::parse(&t)),
-        controllers: read(&dir.join(files::CONTROLLERS)).map(|t| Controllers::parse(&t)),
-        cgroup_type: read(&dir.join(files::TYPE)).and_then(|t| CgroupType::parse(&t).ok()),
+        group_exists: exists,
+        file_exists: op
+            .as_write()
+            .is_some_and(|w| h.is_file(&dir.join(&w.file)).is_ok()),
+        nr_procs: read(h, &dir.join(files::PROCS)).map(|t| cgroupfs::parse_pids(&t).len()),
+        nr_children: exists.then_some(children.len()),
+        subtree_control: read(h, &dir.join(files::SUBTREE_CONTROL)).map(|t| Controllers::parse(&t)),
+        controllers: read(h, &dir.join(files::CONTROLLERS)).map(|t| Controllers::parse(&t)),
+        cgroup_type: read(h, &dir.join(files::TYPE)).and_then(|t| CgroupType::parse(&t).ok()),
         missing: Vec::new(),
         children_enabling: Vec::new(),
     };
@@ -475,26 +688,23 @@ pub fn gather_context(root: &Path, op: &Op, errno: i32) -> ErrorContext {
         return ctx;
     };
     if errno == Errno::NOENT.raw_os_error() {
-        let offered = read(&dir.join(files::CONTROLLERS)).map(|t| Controllers::parse(&t));
+        let offered = read(h, &dir.join(files::CONTROLLERS)).map(|t| Controllers::parse(&t));
         for c in changes.iter().filter(|c| c.enable) {
             if offered.as_ref().is_some_and(|o| o.contains(&c.name)) {
                 continue;
             }
             ctx.missing
-                .push((c.name.clone(), availability(root, group, &c.name)));
+                .push((c.name.clone(), availability(h, group, &c.name)));
         }
     }
     if errno == Errno::BUSY.raw_os_error() {
         for c in changes.iter().filter(|c| !c.enable) {
             let using: Vec<GroupPath> = children
                 .iter()
+                .map(|name| group.join(name))
                 .filter(|child| {
-                    read(&child.join(files::SUBTREE_CONTROL))
+                    read(h, &hier::file_rel(child, files::SUBTREE_CONTROL))
                         .is_some_and(|t| Controllers::parse(&t).contains(&c.name))
-                })
-                .filter_map(|child| {
-                    let name = child.file_name()?.to_string_lossy().into_owned();
-                    Some(group.join(&name))
                 })
                 .collect();
             if !using.is_empty() {
@@ -507,14 +717,14 @@ pub fn gather_context(root: &Path, op: &Op, errno: i32) -> ErrorContext {
 
 /// Where `name` must be enabled for `group` to be offered it: walk up from
 /// the parent to the nearest ancestor that has it.
-fn availability(root: &Path, group: &GroupPath, name: &str) -> Availability {
+fn availability(h: &Hier, group: &GroupPath, name: &str) -> Availability {
     let Some(parent) = group.parent() else {
         return Availability::NotInHierarchy;
     };
     let mut chain = Vec::new();
     for a in parent.ancestors() {
         chain.push(a.clone());
-        let has = read(&group_dir(root, &a).join(files::CONTROLLERS))
+        let has = read(h, &hier::file_rel(&a, files::CONTROLLERS))
             .is_some_and(|t| Controllers::parse(&t).contains(name));
         if has {
             chain.reverse();
@@ -561,6 +771,9 @@ pub fn errno_name(errno: i32) -> &'static str {
         Errno::NOTEMPTY => "ENOTEMPTY",
         Errno::OPNOTSUPP => "EOPNOTSUPP",
         Errno::DEADLK => "EDEADLK",
+        Errno::LOOP => "ELOOP",
+        Errno::XDEV => "EXDEV",
+        Errno::NXIO => "ENXIO",
         _ => "errno",
     }
 }
@@ -621,6 +834,14 @@ fn words(op: &Op, errno: i32, ctx: &ErrorContext) -> Words {
     };
     let g = op.group();
     match e {
+        Errno::LOOP | Errno::XDEV => {
+            return (
+                "a symbolic link, or a path that leaves the hierarchy: cgtop follows no link \
+                 inside it, and nothing was written"
+                    .into(),
+                None,
+            )
+        }
         Errno::ACCESS | Errno::PERM => {
             let fix = if matches!(
                 op.as_write().map(|w| &w.kind),
@@ -1460,52 +1681,37 @@ mod tests {
     }
 
     #[test]
-    fn perform_reads_old_writes_and_reads_back() {
+    fn a_plain_directory_is_never_written() {
+        // a --root tree is not cgroupfs: no write, mkdir or rmdir reaches it
         let t = tree(&[("a/memory.max", "max\n"), ("a/cgroup.procs", "")]);
         let op = set_memory_limit(&g("a"), MemoryFile::Max, Limit::Value(1 << 30));
         let o = perform(t.path(), &op);
-        assert_eq!(o.result, Ok(()));
-        assert_eq!(o.old.as_deref(), Some("max\n"));
-        assert_eq!(o.new_readback.as_deref(), Some("1073741824"));
-        assert_eq!(o.stored_differs(), None);
-        assert_eq!(
-            o.undo(),
-            Some(set_memory_limit(&g("a"), MemoryFile::Max, Limit::Max))
-        );
-    }
-
-    #[test]
-    fn perform_missing_file_and_group() {
-        let t = tree(&[("a/cgroup.procs", ""), ("cgroup.controllers", "memory\n")]);
-        let op = set_memory_limit(&g("a"), MemoryFile::Max, Limit::Max);
-        let o = perform(t.path(), &op);
         let e = o.result.unwrap_err();
+        assert_eq!(e.errno, None);
+        assert!(e.explanation.contains("not on a cgroup2 filesystem"), "{e}");
         assert_eq!(
-            e.to_string(),
-            "/a/memory.max: memory.max does not exist in /a: the memory controller is not \
-             enabled for it (enable +memory in the cgroup.subtree_control of /) [ENOENT]"
+            std::fs::read_to_string(t.path().join("a/memory.max")).unwrap(),
+            "max\n"
         );
-        let gone = perform(t.path(), &set_cpu_weight(&g("zz"), 5));
-        assert_eq!(
-            gone.result.unwrap_err().explanation,
-            "the group /zz no longer exists"
-        );
+        assert!(perform(t.path(), &create_group(&g("new"))).result.is_err());
+        assert!(!t.path().join("new").exists());
+        assert!(perform(t.path(), &remove_group(&g("a"))).result.is_err());
+        assert!(t.path().join("a").is_dir());
     }
 
     #[test]
-    fn perform_mkdir_rmdir() {
-        let t = tree(&[("cgroup.procs", "")]);
-        let mk = perform(t.path(), &create_group(&g("new")));
-        assert_eq!(mk.result, Ok(()));
-        assert_eq!(mk.undo(), Some(remove_group(&g("new"))));
-        let again = perform(t.path(), &create_group(&g("new")));
+    fn a_symlinked_file_is_never_written_through() {
+        // issue 7: `cgroup.freeze` planted as a symlink to a victim file;
+        // `f` `y` turned "root:x:0:0" into "1oot:x:0:0"
+        let t = tree(&[("a/cgroup.procs", ""), ("victim", "root:x:0:0\n")]);
+        std::os::unix::fs::symlink(t.path().join("victim"), t.path().join("a/cgroup.freeze"))
+            .unwrap();
+        let o = perform(t.path(), &freeze(&g("a"), true));
+        assert!(o.result.is_err());
         assert_eq!(
-            again.result.unwrap_err().to_string(),
-            "mkdir /new: new already exists in / (choose another name) [EEXIST]"
+            std::fs::read_to_string(t.path().join("victim")).unwrap(),
+            "root:x:0:0\n"
         );
-        let rm = perform(t.path(), &remove_group(&g("new")));
-        assert_eq!(rm.result, Ok(()));
-        assert!(!t.path().join("new").exists());
     }
 
     #[test]
@@ -1573,30 +1779,114 @@ mod tests {
     }
 
     #[test]
-    fn kill_falls_back_to_signals_without_cgroup_kill() {
-        use std::os::unix::process::ExitStatusExt;
-        // a plain directory has no cgroup.kill: the writer signals each pid
+    fn kill_never_signals_what_a_plain_cgroup_procs_lists() {
+        // issue 7: without cgroup.kill, K read pids from a plain directory's
+        // cgroup.procs and sent SIGKILL to each (a list naming 1 too)
         let mut child = std::process::Command::new("sleep")
             .arg("60")
             .spawn()
             .unwrap();
         let pid = child.id();
         let t = tree(&[
-            ("job/cgroup.procs", ""),
+            ("job/cgroup.procs", "1\n"),
             ("job/sub/cgroup.procs", &format!("{pid}\n")),
         ]);
         let o = perform(t.path(), &kill(&g("job")));
-        assert_eq!(o.result, Ok(()));
+        let alive = child.try_wait().unwrap().is_none();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(alive, "a pid listed in a plain directory was signalled");
+        assert!(o.result.is_err());
+    }
+
+    #[test]
+    fn who_the_kill_fallback_may_signal() {
+        let stat = |flags: u64| format!("42 (a b) S 1 42 42 0 -1 {flags} 0 0 0 0");
+        let here = "1:name=systemd:/\n0::/job/sub\n";
         assert_eq!(
-            o.notes,
-            vec![
-                "this kernel has no cgroup.kill (Linux 5.14 added it): sent SIGKILL to 1 process \
-                 of the subtree one by one"
-                    .to_owned()
-            ]
+            may_signal(42, 7, &stat(0x40_0100), here, "/job/sub"),
+            Ok(())
         );
-        let status = child.wait().unwrap();
-        assert_eq!(status.signal(), Some(9));
+        assert_eq!(
+            may_signal(1, 7, &stat(0), here, "/job/sub"),
+            Err(NotSignalled::Init)
+        );
+        assert_eq!(
+            may_signal(42, 42, &stat(0), here, "/job/sub"),
+            Err(NotSignalled::Itself)
+        );
+        assert_eq!(
+            may_signal(42, 7, &stat(0x20_8040), here, "/job/sub"),
+            Err(NotSignalled::KernelThread)
+        );
+        assert_eq!(
+            may_signal(42, 7, &stat(0), "0::/job/other\n", "/job/sub"),
+            Err(NotSignalled::NotInGroup)
+        );
+        assert_eq!(
+            may_signal(42, 7, "", here, "/job/sub"),
+            Err(NotSignalled::NotInGroup),
+            "no /proc entry: exited"
+        );
+        // the host's kthreadd is a kernel thread
+        let kthreadd = std::fs::read_to_string("/proc/2/stat").unwrap_or_default();
+        if kthreadd.contains("(kthreadd)") {
+            let cg = std::fs::read_to_string("/proc/2/cgroup").unwrap_or_default();
+            let want = cg
+                .lines()
+                .find_map(|l| l.strip_prefix("0::"))
+                .unwrap_or("/");
+            assert_eq!(
+                may_signal(2, 7, &kthreadd, &cg, want),
+                Err(NotSignalled::KernelThread)
+            );
+        }
+    }
+
+    #[test]
+    fn kill_fallback_on_the_real_cgroup2() {
+        use std::os::unix::process::ExitStatusExt;
+        // the fallback itself, on this kernel's cgroup2 (which has
+        // cgroup.kill, so perform would not take it): the group's process
+        // is killed, and nothing else
+        if !rustix::process::geteuid().is_root() {
+            println!("skipped: not root");
+            return;
+        }
+        let Ok(m) = super::super::mount::discover() else {
+            println!("skipped: no cgroup2");
+            return;
+        };
+        let rel = format!("cgtop-test-{}-unit-kill", std::process::id());
+        let dir = m.root.join(&rel);
+        if std::fs::create_dir(&dir).is_err() {
+            println!("skipped: cannot create a cgroup");
+            return;
+        }
+        let mut inside = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .unwrap();
+        let mut outside = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .unwrap();
+        std::fs::write(dir.join("cgroup.procs"), inside.id().to_string()).unwrap();
+        let h = Hier::open(&m.root).unwrap();
+        let o = kill_by_signal(&h, &kill(&g(&rel)), &g(&rel));
+        let st = inside.wait().unwrap();
+        let outside_alive = outside.try_wait().unwrap().is_none();
+        let _ = outside.kill();
+        let _ = outside.wait();
+        for _ in 0..50 {
+            if std::fs::remove_dir(&dir).is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(o.result, Ok(()), "{:?}", o.notes);
+        assert_eq!(st.signal(), Some(9));
+        assert!(outside_alive);
     }
 
     #[test]
@@ -1612,10 +1902,7 @@ mod tests {
         child.kill().unwrap();
         child.wait().unwrap();
         assert!(alive, "the root's processes were signalled");
-        assert_eq!(
-            o.result.unwrap_err().explanation,
-            "the root group has no cgroup.kill"
-        );
+        assert!(o.result.is_err());
     }
 
     #[test]
@@ -1630,12 +1917,10 @@ mod tests {
             "leaf",
             &[ControllerChange::enable("hugetlb")],
         );
-        // mkdir, then the move fails: the new leaf of a plain directory has
-        // no cgroup.procs, and the fix stops at the first failed move
+        // the mkdir is refused (not cgroup2), and the fix stops there
         assert_eq!(outs[0].op, create_group(&g("job/leaf")));
-        assert_eq!(outs[0].result, Ok(()));
-        assert_eq!(outs[1].op, move_process(4_000_000, &g("job/leaf"), false));
-        assert_eq!(outs.len(), 2);
-        assert!(outs[1].result.is_err());
+        assert!(outs[0].result.is_err());
+        assert_eq!(outs.len(), 1);
+        assert!(!t.path().join("job/leaf").exists());
     }
 }

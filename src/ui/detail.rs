@@ -154,6 +154,19 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             (false, _) => format!("type {ty}   {}", marks.join(", ")),
         }),
     ];
+    // files that are there but were not read (a FIFO, a symlink, over
+    // the cap): an error on this group, not a silent "-"
+    for u in g
+        .hot
+        .unreadable
+        .iter()
+        .chain(det.into_iter().flat_map(|d| &d.unreadable))
+    {
+        out.push(Line::styled(
+            super::format::fit_left(&format!("{}: {}", u.file, u.error), width),
+            theme.error,
+        ));
+    }
     // CPU
     let mut cpu = format!(
         "{}%  user {}%  sys {}%",

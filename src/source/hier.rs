@@ -1,0 +1,646 @@
+//! The hierarchy handle: the ONLY code that opens a path inside the cgroup2
+//! mount or a `--root` tree.
+//!
+//! The hierarchy's root directory is opened once, at start, as a directory
+//! descriptor ([`Hier::open`]); whether it is cgroup2 or a plain directory
+//! is decided on that descriptor (`fstatfs`), so re-pointing a symlink
+//! that led to it changes nothing afterwards. Every later open is resolved
+//! beneath that descriptor without following any symlink: `openat2` with
+//! `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS` where the
+//! kernel has it (5.6+), and otherwise one `openat(O_NOFOLLOW)` per
+//! component. A group directory or a file planted as a symlink by the
+//! owner of a delegated subtree is an error (ELOOP), never followed.
+//!
+//! Reads open with `O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC`, `fstat` the
+//! descriptor and read only regular files (a FIFO, socket or device is an
+//! error on that file, never a hang), and stop at a cap ([`cap_for`]): a
+//! file larger than its cap is an error, never unbounded memory. Writes
+//! open `O_WRONLY` (never `O_CREAT`), require a regular file, and require
+//! cgroup2 (`fstatfs` of the open file) before anything is written.
+//!
+//! Paths given to it are relative to the root ("" is the root itself);
+//! [`group_rel`] is the one place that turns a [`GroupPath`] into one.
+
+use crate::model::GroupPath;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
+use rustix::io::Errno;
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::fs::File;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileExt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// statfs f_type of cgroup2 (include/uapi/linux/magic.h).
+pub const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
+
+/// Cap of an ordinary interface file. kernfs files are one value or a
+/// few keyed lines (cpu.stat: 300 bytes; memory.events: 100); 64 KiB is
+/// 200 times the largest of them.
+pub const CAP_FILE: usize = 64 * 1024;
+/// Cap of the long keyed files: memory.stat (3 KB on 6.x), memory.numa_stat
+/// (one line per key with a field per NUMA node: 50 KB at 64 nodes),
+/// io.stat (a line per device: 100 bytes each), cgroup.stat.
+pub const CAP_STAT: usize = 1024 * 1024;
+/// Cap of cgroup.procs and cgroup.threads: one pid per line, at most 8
+/// bytes with pid_max at 4,194,304: a million pids.
+pub const CAP_PROCS: usize = 8 * 1024 * 1024;
+
+/// The cap for a file by its name: see [`CAP_FILE`], [`CAP_STAT`],
+/// [`CAP_PROCS`].
+pub fn cap_for(name: &str) -> usize {
+    match name {
+        "cgroup.procs" | "cgroup.threads" => CAP_PROCS,
+        "memory.stat" | "memory.numa_stat" | "io.stat" | "cgroup.stat" => CAP_STAT,
+        _ => CAP_FILE,
+    }
+}
+
+/// The relative path of a group's directory under the hierarchy's root
+/// ("" for the root). The one conversion from [`GroupPath`] to a path.
+pub fn group_rel(g: &GroupPath) -> &Path {
+    Path::new(OsStr::from_bytes(g.as_str().as_bytes()))
+}
+
+/// A group's file, relative to the root.
+pub fn file_rel(g: &GroupPath, name: &str) -> PathBuf {
+    group_rel(g).join(name)
+}
+
+/// Why a file could not be opened, read or written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FsError {
+    /// The kernel's error: ENOENT (no such file: a controller that is off),
+    /// ENODEV (the group was removed), ELOOP (a symlink, not followed),
+    /// EXDEV (a path that would leave the hierarchy), EACCES, ...
+    Errno(i32),
+    /// Not a regular file: "a FIFO", "a socket", "a device", "a directory".
+    NotRegular(&'static str),
+    /// Larger than the cap: not read.
+    TooLarge(usize),
+    /// Not on a cgroup2 filesystem: nothing is written there.
+    NotCgroup2,
+}
+
+impl FsError {
+    fn from_errno(e: Errno) -> Self {
+        Self::Errno(e.raw_os_error())
+    }
+
+    /// The file (or its group) is not there: ENOENT.
+    pub fn is_absent(&self) -> bool {
+        *self == Self::Errno(Errno::NOENT.raw_os_error())
+    }
+
+    /// The group is gone (ENOENT, or ENODEV from a removed group's file).
+    pub fn is_gone(&self) -> bool {
+        self.is_absent() || *self == Self::Errno(Errno::NODEV.raw_os_error())
+    }
+
+    /// The errno, where there is one.
+    pub fn errno(&self) -> Option<i32> {
+        match self {
+            Self::Errno(e) => Some(*e),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for FsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Errno(e) if e == Errno::LOOP.raw_os_error() => {
+                f.write_str("a symbolic link: not followed inside the hierarchy")
+            }
+            Self::Errno(e) if e == Errno::XDEV.raw_os_error() => {
+                f.write_str("outside the hierarchy: not followed")
+            }
+            Self::Errno(e) => {
+                let s = std::io::Error::from_raw_os_error(e).to_string();
+                f.write_str(s.find(" (os error").map_or(&s[..], |i| &s[..i]))
+            }
+            Self::NotRegular(kind) => write!(f, "{kind}, not a regular file: not read"),
+            Self::TooLarge(cap) => write!(f, "file larger than {} KiB: not read", cap / 1024),
+            Self::NotCgroup2 => f.write_str("not on a cgroup2 filesystem: nothing is written"),
+        }
+    }
+}
+
+impl std::error::Error for FsError {}
+
+/// An entry of a listed directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    pub name: OsString,
+    /// A directory (a child group); symlinks are never directories here.
+    pub is_dir: bool,
+    /// A regular file.
+    pub is_file: bool,
+    pub ino: u64,
+}
+
+/// Whether openat2 is known to be missing (ENOSYS once: the fallback from
+/// then on).
+static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
+
+/// The hierarchy's root, opened once.
+#[derive(Debug)]
+pub struct Hier {
+    /// `None` when the root could not be opened: every open fails ENOENT
+    /// (a collector on a missing tree shows nothing, as before).
+    fd: Option<OwnedFd>,
+    path: PathBuf,
+    cgroup2: bool,
+}
+
+fn kind_name(t: FileType) -> &'static str {
+    match t {
+        FileType::Directory => "a directory",
+        FileType::Fifo => "a FIFO",
+        FileType::Socket => "a socket",
+        FileType::CharacterDevice => "a character device",
+        FileType::BlockDevice => "a block device",
+        FileType::Symlink => "a symbolic link",
+        _ => "not a regular file",
+    }
+}
+
+fn is_cgroup2_fd(fd: BorrowedFd<'_>) -> bool {
+    #[allow(clippy::unnecessary_cast)]
+    rustix::fs::fstatfs(fd).is_ok_and(|s| s.f_type as i64 == CGROUP2_SUPER_MAGIC)
+}
+
+/// The normal components of a relative path; `..`, `/` and prefixes are
+/// refused (EXDEV, as RESOLVE_BENEATH would).
+fn components(rel: &Path) -> Result<Vec<&OsStr>, FsError> {
+    let mut out = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(s) => out.push(s),
+            Component::CurDir => {}
+            _ => return Err(FsError::from_errno(Errno::XDEV)),
+        }
+    }
+    Ok(out)
+}
+
+/// `openat` one component at a time with O_NOFOLLOW, for kernels without
+/// openat2 (before 5.6).
+fn open_by_components(root: BorrowedFd<'_>, rel: &Path, flags: OFlags) -> Result<OwnedFd, FsError> {
+    let parts = components(rel)?;
+    let Some((last, dirs)) = parts.split_last() else {
+        return rustix::fs::openat(root, ".", flags, Mode::empty()).map_err(FsError::from_errno);
+    };
+    let mut cur: Option<OwnedFd> = None;
+    for d in dirs {
+        let at = cur.as_ref().map_or(root, AsFd::as_fd);
+        let next = rustix::fs::openat(
+            at,
+            *d,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(FsError::from_errno)?;
+        cur = Some(next);
+    }
+    let at = cur.as_ref().map_or(root, AsFd::as_fd);
+    rustix::fs::openat(at, *last, flags | OFlags::NOFOLLOW, Mode::empty())
+        .map_err(FsError::from_errno)
+}
+
+/// Opens `rel` beneath `root` without following a symlink anywhere.
+fn open_beneath(
+    root: BorrowedFd<'_>,
+    rel: &Path,
+    flags: OFlags,
+    force_fallback: bool,
+) -> Result<OwnedFd, FsError> {
+    // refused here too, so that both ways say the same
+    let parts = components(rel)?;
+    if !force_fallback && !NO_OPENAT2.load(Ordering::Relaxed) {
+        let p: &Path = if parts.is_empty() {
+            Path::new(".")
+        } else {
+            rel
+        };
+        match rustix::fs::openat2(
+            root,
+            p,
+            flags | OFlags::NOFOLLOW,
+            Mode::empty(),
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+        ) {
+            Err(Errno::NOSYS) => NO_OPENAT2.store(true, Ordering::Relaxed),
+            // a component that is a symlink: ELOOP from both ways
+            r => return r.map_err(FsError::from_errno),
+        }
+    }
+    open_by_components(root, rel, flags)
+}
+
+const READ_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::NONBLOCK)
+    .union(OFlags::CLOEXEC);
+
+impl Hier {
+    /// Opens the hierarchy's root. `path` itself is resolved once, here
+    /// (it may be a symlink the operator gave); everything below it never
+    /// follows one.
+    pub fn open(path: &Path) -> std::io::Result<Self> {
+        let fd = rustix::fs::open(
+            path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let cgroup2 = is_cgroup2_fd(fd.as_fd());
+        Ok(Self {
+            fd: Some(fd),
+            path: path.to_path_buf(),
+            cgroup2,
+        })
+    }
+
+    /// [`Hier::open`], or a handle that finds nothing when the root cannot
+    /// be opened.
+    pub fn open_lenient(path: &Path) -> Self {
+        Self::open(path).unwrap_or_else(|_| Self {
+            fd: None,
+            path: path.to_path_buf(),
+            cgroup2: false,
+        })
+    }
+
+    /// The root as it was given (for messages; never opened again).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The root's filesystem type (statfs f_type), from the descriptor.
+    pub fn fs_type(&self) -> Option<i64> {
+        #[allow(clippy::unnecessary_cast)]
+        rustix::fs::fstatfs(self.root().ok()?)
+            .ok()
+            .map(|s| s.f_type as i64)
+    }
+
+    /// Where the root's descriptor really is (its /proc/self/fd link):
+    /// what was opened, whatever the path given now points to.
+    pub fn real_path(&self) -> Option<PathBuf> {
+        use std::os::fd::AsRawFd;
+        let fd = self.fd.as_ref()?;
+        std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok()
+    }
+
+    /// The directory `rel` below the root is on cgroup2 (fstatfs of its
+    /// descriptor).
+    pub fn dir_is_cgroup2(&self, rel: &Path) -> bool {
+        self.open_at(rel, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC)
+            .is_ok_and(|fd| is_cgroup2_fd(fd.as_fd()))
+    }
+
+    /// The root is on cgroup2 (decided once, on the descriptor).
+    pub fn is_cgroup2(&self) -> bool {
+        self.cgroup2
+    }
+
+    fn root(&self) -> Result<BorrowedFd<'_>, FsError> {
+        self.fd
+            .as_ref()
+            .map(AsFd::as_fd)
+            .ok_or(FsError::from_errno(Errno::NOENT))
+    }
+
+    fn open_at(&self, rel: &Path, flags: OFlags) -> Result<OwnedFd, FsError> {
+        open_beneath(self.root()?, rel, flags, false)
+    }
+
+    /// A directory below the root, open for listing (and as the parent
+    /// of mkdirat/unlinkat).
+    pub fn open_dir(&self, rel: &Path) -> Result<OwnedFd, FsError> {
+        self.open_at(
+            rel,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NONBLOCK,
+        )
+    }
+
+    /// The inode of a directory below the root (a group's incarnation).
+    pub fn dir_ino(&self, rel: &Path) -> Result<u64, FsError> {
+        let fd = self.open_at(rel, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC)?;
+        rustix::fs::fstat(&fd)
+            .map(|s| s.st_ino)
+            .map_err(FsError::from_errno)
+    }
+
+    /// Whether `rel` is a regular file (not followed if a symlink).
+    pub fn is_file(&self, rel: &Path) -> Result<(), FsError> {
+        let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
+        check_regular(&fd)
+    }
+
+    /// The permission bits of a regular file below the root (not
+    /// followed if a symlink).
+    pub fn mode_of(&self, rel: &Path) -> Result<u32, FsError> {
+        let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
+        check_regular(&fd)?;
+        rustix::fs::fstat(&fd)
+            .map(|s| s.st_mode & 0o7777)
+            .map_err(FsError::from_errno)
+    }
+
+    /// A regular file below the root, open for reading: never a FIFO, a
+    /// device or a symlink. Costs openat2 + fstat.
+    pub fn open_read(&self, rel: &Path) -> Result<File, FsError> {
+        let fd = self.open_at(rel, READ_FLAGS)?;
+        check_regular(&fd)?;
+        Ok(File::from(fd))
+    }
+
+    /// Reads a whole file, at most `cap` bytes (an error beyond).
+    pub fn read(&self, rel: &Path, cap: usize) -> Result<Vec<u8>, FsError> {
+        let f = self.open_read(rel)?;
+        let mut buf = Vec::new();
+        let n = read_capped(&f, &mut buf, cap, true)?;
+        buf.truncate(n);
+        Ok(buf)
+    }
+
+    /// Reads a file as text, capped by its name ([`cap_for`]). Bytes that
+    /// are not UTF-8 are replaced (cgroupfs prints ASCII).
+    pub fn read_text(&self, rel: &Path) -> Result<String, FsError> {
+        let name = rel
+            .file_name()
+            .map(OsStr::to_string_lossy)
+            .unwrap_or_default();
+        let b = self.read(rel, cap_for(&name))?;
+        Ok(match String::from_utf8(b) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
+    }
+
+    /// Lists a directory below the root: its entries, with symlinks
+    /// neither directories nor files.
+    pub fn list(&self, rel: &Path) -> Result<Vec<DirEntry>, FsError> {
+        let fd = self.open_dir(rel)?;
+        let mut dir = rustix::fs::Dir::new(fd).map_err(FsError::from_errno)?;
+        let mut out = Vec::new();
+        while let Some(e) = dir.read() {
+            let e = e.map_err(FsError::from_errno)?;
+            let name = e.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            let t = e.file_type();
+            out.push(DirEntry {
+                name: OsStr::from_bytes(name).to_owned(),
+                is_dir: t == FileType::Directory,
+                is_file: t == FileType::RegularFile,
+                ino: e.ino(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Whether the caller may write `rel` (access(2) on the file opened
+    /// beneath the root without following a symlink; a probe, not a
+    /// write).
+    pub fn can_write(&self, rel: &Path) -> bool {
+        use rustix::fs::Access;
+        // an O_PATH open of a trailing symlink gives the link itself:
+        // check_regular refuses it
+        let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC);
+        fd.is_ok_and(|fd| {
+            check_regular(&fd).is_ok()
+                && match rustix::fs::accessat(&fd, "", Access::WRITE_OK, AtFlags::EMPTY_PATH) {
+                    // faccessat2 came in 5.8: the file itself through its fd link
+                    Err(Errno::NOSYS | Errno::INVAL) => {
+                        use std::os::fd::AsRawFd;
+                        let p = format!("/proc/self/fd/{}", fd.as_raw_fd());
+                        rustix::fs::access(p.as_str(), Access::WRITE_OK).is_ok()
+                    }
+                    r => r.is_ok(),
+                }
+        })
+    }
+
+    /// Opens a file below the root for one write: O_WRONLY without
+    /// O_CREAT, a regular file, on cgroup2 (fstatfs of the open file).
+    pub fn open_write(&self, rel: &Path) -> Result<File, FsError> {
+        if !self.cgroup2 {
+            return Err(FsError::NotCgroup2);
+        }
+        // O_NONBLOCK: a FIFO without a reader fails (ENXIO), never blocks
+        let fd = self.open_at(
+            rel,
+            OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        )?;
+        check_regular(&fd)?;
+        if !is_cgroup2_fd(fd.as_fd()) {
+            return Err(FsError::NotCgroup2);
+        }
+        rustix::fs::fcntl_setfl(&fd, OFlags::empty()).map_err(FsError::from_errno)?;
+        Ok(File::from(fd))
+    }
+
+    /// The parent directory of `rel` and `rel`'s last component, for
+    /// mkdirat/unlinkat: opened beneath the root, on cgroup2.
+    fn parent_of<'a>(&self, rel: &'a Path) -> Result<(OwnedFd, &'a OsStr), FsError> {
+        if !self.cgroup2 {
+            return Err(FsError::NotCgroup2);
+        }
+        let parts = components(rel)?;
+        let Some(name) = parts.last() else {
+            return Err(FsError::from_errno(Errno::INVAL));
+        };
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        let fd = self.open_dir(parent)?;
+        if !is_cgroup2_fd(fd.as_fd()) {
+            return Err(FsError::NotCgroup2);
+        }
+        Ok((fd, name))
+    }
+
+    /// mkdir of a group below the root.
+    pub fn mkdir(&self, rel: &Path) -> Result<(), FsError> {
+        let (parent, name) = self.parent_of(rel)?;
+        rustix::fs::mkdirat(&parent, name, Mode::from_raw_mode(0o755)).map_err(FsError::from_errno)
+    }
+
+    /// rmdir of a group below the root.
+    pub fn rmdir(&self, rel: &Path) -> Result<(), FsError> {
+        let (parent, name) = self.parent_of(rel)?;
+        rustix::fs::unlinkat(&parent, name, AtFlags::REMOVEDIR).map_err(FsError::from_errno)
+    }
+}
+
+fn check_regular(fd: &OwnedFd) -> Result<(), FsError> {
+    let st = rustix::fs::fstat(fd).map_err(FsError::from_errno)?;
+    let t = FileType::from_raw_mode(st.st_mode);
+    if t == FileType::RegularFile {
+        Ok(())
+    } else {
+        Err(FsError::NotRegular(kind_name(t)))
+    }
+}
+
+/// Reads `f` from offset 0 into `buf` (grown as needed), at most `cap`
+/// bytes: more is [`FsError::TooLarge`]. With `to_eof` false a read that
+/// did not fill the buffer ends it (a single-record kernfs file is
+/// complete after one read); with it, reading goes on to EOF (seq_file
+/// returns at most a page of records per call). Returns the length.
+pub fn read_capped(
+    f: &File,
+    buf: &mut Vec<u8>,
+    cap: usize,
+    to_eof: bool,
+) -> Result<usize, FsError> {
+    if buf.is_empty() {
+        buf.resize(4096.min(cap + 1), 0);
+    }
+    let mut n = 0;
+    loop {
+        if n == buf.len() {
+            if n > cap {
+                return Err(FsError::TooLarge(cap));
+            }
+            // one byte past the cap tells "exactly the cap" from "more"
+            buf.resize((buf.len() * 2).min(cap + 1), 0);
+        }
+        let got = match f.read_at(&mut buf[n..], n as u64) {
+            Ok(g) => g,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(FsError::Errno(e.raw_os_error().unwrap_or(0))),
+        };
+        n += got;
+        if n > cap {
+            return Err(FsError::TooLarge(cap));
+        }
+        if got == 0 || (!to_eof && n < buf.len()) {
+            return Ok(n);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::os::unix::fs::symlink;
+
+    fn tree() -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        fs::create_dir_all(t.path().join("a/b")).unwrap();
+        fs::write(t.path().join("a/b/cpu.stat"), "usage_usec 1\n").unwrap();
+        fs::write(t.path().join("outside"), "root:x:0:0\n").unwrap();
+        symlink(t.path().join("outside"), t.path().join("a/link")).unwrap();
+        symlink(t.path().join("a/b"), t.path().join("a/dirlink")).unwrap();
+        t
+    }
+
+    #[test]
+    fn reads_beneath_and_refuses_symlinks_both_ways() {
+        let t = tree();
+        let h = Hier::open(t.path()).unwrap();
+        let root = h.root().unwrap();
+        for fallback in [false, true] {
+            let open = |rel: &str| open_beneath(root, Path::new(rel), READ_FLAGS, fallback);
+            assert!(open("a/b/cpu.stat").is_ok());
+            assert!(open("").is_ok(), "the root itself");
+            let loop_ = FsError::Errno(Errno::LOOP.raw_os_error());
+            assert_eq!(open("a/link").unwrap_err(), loop_, "fallback {fallback}");
+            let e = open("a/dirlink/cpu.stat").unwrap_err();
+            assert!(
+                e == loop_ || e == FsError::Errno(Errno::NOTDIR.raw_os_error()),
+                "{e:?}"
+            );
+            let xdev = FsError::Errno(Errno::XDEV.raw_os_error());
+            assert_eq!(open("../x").unwrap_err(), xdev);
+            assert_eq!(open("a/../../x").unwrap_err(), xdev);
+            assert_eq!(open("/etc/passwd").unwrap_err(), xdev);
+        }
+        assert_eq!(
+            h.read_text(Path::new("a/b/cpu.stat")).unwrap(),
+            "usage_usec 1\n"
+        );
+        let e = h.read_text(Path::new("a/link")).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+    }
+
+    #[test]
+    fn caps_and_file_kinds() {
+        let t = tree();
+        fs::write(t.path().join("big"), vec![b'x'; 10_000]).unwrap();
+        fs::write(t.path().join("exact"), vec![b'x'; 4096]).unwrap();
+        let h = Hier::open(t.path()).unwrap();
+        assert_eq!(h.read(Path::new("big"), 10_000).unwrap().len(), 10_000);
+        assert_eq!(
+            h.read(Path::new("big"), 9_999).unwrap_err(),
+            FsError::TooLarge(9_999)
+        );
+        assert_eq!(h.read(Path::new("exact"), 4096).unwrap().len(), 4096);
+        assert_eq!(
+            h.read(Path::new("a"), 100).unwrap_err(),
+            FsError::NotRegular("a directory")
+        );
+        assert!(h.read(Path::new("nope"), 100).unwrap_err().is_absent());
+        let e = FsError::TooLarge(CAP_FILE).to_string();
+        assert_eq!(e, "file larger than 64 KiB: not read");
+        assert_eq!(cap_for("cgroup.procs"), CAP_PROCS);
+        assert_eq!(cap_for("memory.stat"), CAP_STAT);
+        assert_eq!(cap_for("cpu.max"), CAP_FILE);
+    }
+
+    #[test]
+    fn a_plain_directory_is_never_written() {
+        let t = tree();
+        let h = Hier::open(t.path()).unwrap();
+        assert!(!h.is_cgroup2());
+        assert_eq!(
+            h.open_write(Path::new("a/b/cpu.stat")).unwrap_err(),
+            FsError::NotCgroup2
+        );
+        assert_eq!(
+            h.mkdir(Path::new("a/new")).unwrap_err(),
+            FsError::NotCgroup2
+        );
+        assert_eq!(h.rmdir(Path::new("a/b")).unwrap_err(), FsError::NotCgroup2);
+        assert!(t.path().join("a/b").is_dir());
+    }
+
+    #[test]
+    fn lists_without_following() {
+        let t = tree();
+        let h = Hier::open(t.path()).unwrap();
+        let mut l = h.list(Path::new("a")).unwrap();
+        l.sort_by(|x, y| x.name.cmp(&y.name));
+        let kinds: Vec<(String, bool, bool)> = l
+            .iter()
+            .map(|e| (e.name.to_string_lossy().into_owned(), e.is_dir, e.is_file))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("b".into(), true, false),
+                ("dirlink".into(), false, false),
+                ("link".into(), false, false)
+            ]
+        );
+        assert!(h.dir_ino(Path::new("a/dirlink")).is_err());
+        assert!(h.can_write(Path::new("a/b/cpu.stat")));
+        assert!(!h.can_write(Path::new("a/link")), "a symlink is not probed");
+        assert!(h.dir_ino(Path::new("a/b")).is_ok());
+    }
+
+    #[test]
+    fn a_missing_root_finds_nothing() {
+        let h = Hier::open_lenient(Path::new("/nonexistent/cgtop"));
+        assert!(h
+            .read_text(Path::new("cgroup.procs"))
+            .unwrap_err()
+            .is_absent());
+        assert!(h.list(Path::new("")).is_err());
+    }
+}
