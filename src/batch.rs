@@ -190,7 +190,7 @@ pub fn write_text(
             if row.depth == 0 {
                 g.path.to_string()
             } else {
-                format!("{}{}", "  ".repeat(row.depth), g.path.name())
+                format!("{}{}", "  ".repeat(row.depth), g.path.name_display())
             }
         })
         .collect();

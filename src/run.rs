@@ -63,7 +63,7 @@ pub fn locate(opts: &Options) -> Result<MountInfo, SetupError> {
         None => mount::discover(),
     }
     .map_err(|e| SetupError(e.to_string()))?;
-    let start_dir = m.root.join(opts.start.as_str());
+    let start_dir = m.root.join(opts.start.as_rel_path());
     if !start_dir.join(crate::cgroupfs::files::PROCS).exists() {
         return Err(SetupError(format!(
             "{}: no such group under {} (give a path relative to the hierarchy, like system.slice)",
@@ -124,7 +124,7 @@ pub fn write_access(m: &MountInfo, start: &GroupPath, read_only_flag: bool) -> O
     if read_only_flag {
         return Some("--read-only".into());
     }
-    let dir = m.root.join(start.as_str());
+    let dir = m.root.join(start.as_rel_path());
     let probe = dir.join(crate::cgroupfs::files::PROCS);
     let ok = rustix::fs::access(&probe, rustix::fs::Access::WRITE_OK).is_ok();
     (!ok).then(|| {

@@ -310,7 +310,7 @@ fn steady_rate(steps: &[(Duration, u64)]) -> Option<f64> {
 /// throttle's steps apart).
 fn buffered_write(case: &Case, g: &GroupPath) -> Buffered {
     let (dir, dev) = scratch();
-    let file = dir.join(format!("cgtop-vm-{}", g.name()));
+    let file = dir.join(format!("cgtop-vm-{}", g.name_display()));
     drop_caches();
     let run = CgtopRun::start(&case.top, "0.25", 400);
     run.wait_lines(1, Duration::from_secs(20));
@@ -985,7 +985,7 @@ fn ebusy_offers_the_leaf_fix_and_it_works() {
     for x in &outs {
         assert!(x.is_ok(), "{}", x.summary());
     }
-    let leaf = top.join("leaf");
+    let leaf = top.join("leaf").unwrap();
     let s = cgtop_once(&top, "0.3", 1);
     let pids_of = |p: &GroupPath| -> Vec<u64> {
         s[0].group(p).unwrap()["pids"]
@@ -1139,7 +1139,7 @@ fn tui_keys_freeze_undo_and_cpu_max() {
     let events = || case.file(&g, "cgroup.events");
     let long = Duration::from_secs(20);
     let tmux = vm_common::Tmux::start(
-        &format!("{} {}", env!("CARGO_BIN_EXE_cgtop"), g.as_str()),
+        &format!("{} {}", env!("CARGO_BIN_EXE_cgtop"), g.display()),
         160,
         45,
     );
@@ -1290,8 +1290,8 @@ fn systemd_cgtop_agrees_with_cgtop() {
             "2",
             "--depth",
             "3",
-            case.top.as_str(),
         ])
+        .arg(case.top.as_rel_path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -1322,7 +1322,7 @@ fn systemd_cgtop_agrees_with_cgtop() {
         (&io, "io"),
         (&case.top, "all"),
     ] {
-        let path = format!("/{}", g.as_str());
+        let path = g.display().to_string();
         let row = last
             .iter()
             .find(|r| r.path == path)

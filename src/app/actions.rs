@@ -442,11 +442,11 @@ pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) {
         let text = match by {
             Some(a) => format!(
                 "{} is frozen because {a} is: a thaw here changes nothing; thaw {a}",
-                group.name()
+                group.name_display()
             ),
             None => format!(
                 "{} is frozen by an ancestor: a thaw here changes nothing",
-                group.name()
+                group.name_display()
             ),
         };
         app.set_status(Level::Warn, text);
@@ -563,7 +563,9 @@ fn siblings(app: &App, parent: &GroupPath) -> Vec<String> {
     let mut names: Vec<String> = d.tree.nodes[n]
         .children
         .iter()
-        .map(|&c| d.tree.nodes[c].path.name().to_owned())
+        // a typed name is text: only a name that is text can equal it
+        .filter_map(|&c| std::str::from_utf8(d.tree.nodes[c].path.name()).ok())
+        .map(str::to_owned)
         .collect();
     // interface files are names too
     if let Some(dd) = focus_detail(app) {
@@ -1172,10 +1174,12 @@ fn new_group_key(app: &mut App, mut p: NamePrompt, ev: &KeyEvent, fx: &mut Vec<E
             p.input.pop();
         }
         KeyCode::Enter => {
-            if let Ok(name) = &p.check {
-                let path = p.parent.join(name);
-                request(app, vec![write::create_group(&path)], fx);
-                return Mode::Normal;
+            // the check refused every name that is not one component
+            if let Ok(path) = p.check.as_ref().map(|name| p.parent.join(name)) {
+                if let Ok(path) = path {
+                    request(app, vec![write::create_group(&path)], fx);
+                    return Mode::Normal;
+                }
             }
         }
         _ => {

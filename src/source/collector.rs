@@ -97,7 +97,7 @@ pub struct Collector {
 
 impl Collector {
     pub fn new(cfg: CollectorConfig) -> Self {
-        let dir = cfg.root.join(cfg.start.as_str());
+        let dir = cfg.root.join(cfg.start.as_rel_path());
         let scanner = Scanner::new(dir, cfg.scan.clone());
         let devices = Arc::new(devices::list(&cfg.sys_dev_block));
         Self {
@@ -133,7 +133,7 @@ impl Collector {
     }
 
     fn dir_of(&self, path: &GroupPath) -> PathBuf {
-        self.cfg.root.join(path.as_str())
+        self.cfg.root.join(path.as_rel_path())
     }
 
     /// Paths in a snapshot are relative to the mount root, even when the
@@ -144,7 +144,7 @@ impl Collector {
                 g.path = if g.path.is_root() {
                     self.cfg.start.clone()
                 } else {
-                    self.cfg.start.join(g.path.as_str())
+                    self.cfg.start.concat(&g.path)
                 };
             }
         }
@@ -232,7 +232,7 @@ impl Collector {
         let mut events_since_start = HashMap::new();
         if self.cfg.full_detail {
             for g in &mut groups {
-                let d = read_detail(&self.cfg.root.join(g.path.as_str()), false);
+                let d = read_detail(&self.dir_of(&g.path), false);
                 if let Some(ev) = d.memory_events {
                     let s = self.since_start(&g.path, g.inode, ev);
                     events_since_start.insert(g.path.clone(), s);

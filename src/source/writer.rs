@@ -17,11 +17,13 @@
 
 use crate::cgroupfs::{self, files, CgroupType, Controllers};
 use crate::model::input::ControllerChange;
+use crate::model::text::escape_str;
 use crate::model::write::{self, Op, WriteKind, WriteOp};
 use crate::model::GroupPath;
 use rustix::io::Errno;
 use std::fmt;
 use std::io::Write as _;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// Why a write failed, and what to do about it.
@@ -172,7 +174,7 @@ pub fn group_dir(root: &Path, group: &GroupPath) -> PathBuf {
     if group.is_root() {
         root.to_path_buf()
     } else {
-        root.join(group.as_str())
+        root.join(group.as_rel_path())
     }
 }
 
@@ -366,7 +368,11 @@ pub fn leaf_fix(
     leaf: &str,
     changes: &[ControllerChange],
 ) -> Vec<WriteOutcome> {
-    let leaf_path = group.join(leaf);
+    // the dialog checked the name: nothing is done with one that is not a
+    // single name (it would be the group itself, or lead out of it)
+    let Ok(leaf_path) = group.join(leaf) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     let created = perform(root, &write::create_group(&leaf_path));
     let exists = created.errno() == Some(Errno::EXIST.raw_os_error())
@@ -492,10 +498,7 @@ pub fn gather_context(root: &Path, op: &Op, errno: i32) -> ErrorContext {
                     read(&child.join(files::SUBTREE_CONTROL))
                         .is_some_and(|t| Controllers::parse(&t).contains(&c.name))
                 })
-                .filter_map(|child| {
-                    let name = child.file_name()?.to_string_lossy().into_owned();
-                    Some(group.join(&name))
-                })
+                .filter_map(|child| group.join(child.file_name()?.as_bytes()).ok())
                 .collect();
             if !using.is_empty() {
                 ctx.children_enabling.push((c.name.clone(), using));
@@ -570,8 +573,8 @@ fn what(op: &Op) -> String {
     match op {
         Op::CreateGroup(p) => format!("mkdir {p}"),
         Op::RemoveGroup(p) => format!("rmdir {p}"),
-        Op::Write(w) if w.group.is_root() => format!("/{}", w.file),
-        Op::Write(w) => format!("{}/{}", w.group, w.file),
+        Op::Write(w) if w.group.is_root() => format!("/{}", escape_str(&w.file)),
+        Op::Write(w) => format!("{}/{}", w.group, escape_str(&w.file)),
     }
 }
 
@@ -667,7 +670,7 @@ fn create_words(p: &GroupPath, e: Errno, errno: i32) -> Words {
     let parent = p.parent().unwrap_or_default();
     match e {
         Errno::EXIST => (
-            format!("{} already exists in {parent}", p.name()),
+            format!("{} already exists in {parent}", p.name_display()),
             Some("choose another name".into()),
         ),
         Errno::AGAIN => (
@@ -760,14 +763,20 @@ fn subtree_words(
                 ));
             }
             (
-                format!("the kernel refused \"{}\" while {g} is busy", w.contents),
+                format!(
+                    "the kernel refused \"{}\" while {g} is busy",
+                    escape_str(&w.contents)
+                ),
                 Some("if the group holds processes, move them into a leaf child first".into()),
             )
         }
         Errno::NOENT => {
             let Some((name, avail)) = ctx.missing.first() else {
                 return Some((
-                    format!("a controller in \"{}\" is not offered to {g}", w.contents),
+                    format!(
+                        "a controller in \"{}\" is not offered to {g}",
+                        escape_str(&w.contents)
+                    ),
                     Some("enable it in the parent's cgroup.subtree_control first".into()),
                 ));
             };
@@ -808,7 +817,7 @@ fn subtree_words(
             format!(
                 "the kernel refused \"{}\": a name is not a controller, or a realtime process \
                  outside the root blocks the cpu controller (admin guide 5-1)",
-                w.contents
+                escape_str(&w.contents)
             ),
             Some("check the names against cgroup.controllers".into()),
         ),
@@ -934,7 +943,7 @@ fn file_words(w: &WriteOp, e: Errno, errno: i32, ctx: &ErrorContext) -> Words {
             format!(
                 "the device in \"{}\" is not a whole disk the io controller can use (a partition, \
                  or no such device)",
-                w.contents
+                escape_str(&w.contents)
             ),
             Some("pick the whole disk in the device list".into()),
         ),
@@ -944,13 +953,18 @@ fn file_words(w: &WriteOp, e: Errno, errno: i32, ctx: &ErrorContext) -> Words {
         ) => (
             format!(
                 "the device in \"{}\" does not support {}",
-                w.contents, w.file
+                escape_str(&w.contents),
+                w.file
             ),
             Some("choose another disk".into()),
         ),
         (_, Errno::INVAL) => invalid_words(w),
         (_, Errno::RANGE) => (
-            format!("\"{}\" is out of range for {}", w.contents, w.file),
+            format!(
+                "\"{}\" is out of range for {}",
+                escape_str(&w.contents),
+                w.file
+            ),
             Some(range_hint(&w.kind).into()),
         ),
         (_, Errno::INTR) => (
@@ -960,7 +974,7 @@ fn file_words(w: &WriteOp, e: Errno, errno: i32, ctx: &ErrorContext) -> Words {
             Some("try again".into()),
         ),
         (_, Errno::TOOBIG) => (
-            format!("\"{}\" is too long for one write", w.contents),
+            format!("\"{}\" is too long for one write", escape_str(&w.contents)),
             Some("write a shorter value".into()),
         ),
         (_, Errno::AGAIN) => (
@@ -976,7 +990,7 @@ fn file_words(w: &WriteOp, e: Errno, errno: i32, ctx: &ErrorContext) -> Words {
 }
 
 fn invalid_words(w: &WriteOp) -> Words {
-    let c = &w.contents;
+    let c = escape_str(&w.contents);
     match &w.kind {
         WriteKind::CpuMax(_) => (
             format!(

@@ -162,7 +162,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             let whose = if e.set_by == g.path {
                 format!("{} here", e.file)
             } else {
-                format!("{} of {}", e.file, e.set_by.name())
+                format!("{} of {}", e.file, e.set_by.name_display())
             };
             vec![
                 Span::raw("["),

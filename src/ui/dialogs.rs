@@ -339,7 +339,7 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
     let keys = match &c.typed {
         Some((target, typed)) => {
             lines.push(Line::from(vec![
-                Span::styled(format!("type {}: ", target.name()), theme.warn),
+                Span::styled(format!("type {}: ", target.name_display()), theme.warn),
                 Span::raw(format!("{typed}_")),
             ]));
             "type the name, Enter  Esc cancel"
@@ -419,7 +419,10 @@ fn new_group(f: &mut Frame<'_>, area: Rect, p: &NamePrompt, theme: &Theme) {
     let w = inner_width(area);
     match &p.check {
         Ok(n) => lines.extend(para(
-            &format!("Enter creates {}", p.parent.join(n)),
+            &match p.parent.join(n) {
+                Ok(path) => format!("Enter creates {path}"),
+                Err(e) => e.to_string(),
+            },
             theme.header,
             w,
         )),
@@ -464,7 +467,10 @@ fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
         Span::raw(format!("{}_", l.leaf)),
     ]));
     match &l.check {
-        Ok(leaf) => lines.extend(para(&format!("-> {}", l.group.join(leaf)), theme.dim, w)),
+        Ok(leaf) => match l.group.join(leaf) {
+            Ok(path) => lines.extend(para(&format!("-> {path}"), theme.dim, w)),
+            Err(e) => lines.extend(para(&e.to_string(), theme.error, w)),
+        },
         Err(e) => lines.extend(para(e, theme.error, w)),
     }
     popup(
