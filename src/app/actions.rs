@@ -13,6 +13,7 @@ use super::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
 use crate::cgroupfs::io::DevId;
 use crate::model::input::{self, ControllerChange, MemoryFile};
+use crate::model::text::escape_str;
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::{DeviceInfo, GroupPath, MountMode};
 use crate::source::devices::throttle_check;
@@ -636,7 +637,11 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
                 } else {
                     w.group.to_string()
                 };
-                lines.push(format!("  writes {:?} to {dir}/{}", w.contents, w.file));
+                lines.push(format!(
+                    "  writes \"{}\" to {dir}/{}",
+                    escape_str(&w.contents),
+                    escape_str(&w.file)
+                ));
                 needs = true;
             }
         }
@@ -764,7 +769,11 @@ fn subtree_counts(app: &App, group: &GroupPath) -> (u64, u64) {
 
 fn typed_char(ev: &KeyEvent) -> Option<char> {
     match ev.code {
-        KeyCode::Char(c) if !ev.modifiers.contains(KeyModifiers::CONTROL) => Some(c),
+        // a control character typed or pasted would reach the screen as
+        // it is in the input line: refused
+        KeyCode::Char(c) if !ev.modifiers.contains(KeyModifiers::CONTROL) && !c.is_control() => {
+            Some(c)
+        }
         _ => None,
     }
 }
@@ -957,7 +966,11 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
     }
     field.op = op.as_ref().ok().cloned();
     field.preview = op.map(|o| match o.as_write() {
-        Some(w) => format!("writes {:?} to {}", w.contents, w.file),
+        Some(w) => format!(
+            "writes \"{}\" to {}",
+            escape_str(&w.contents),
+            escape_str(&w.file)
+        ),
         None => o.describe(),
     });
 }

@@ -941,11 +941,9 @@ mod tests {
         assert!(cost.walked);
         assert_eq!(cost.dirs_listed, 1 + 5 + 4 + 1);
         assert_eq!(g.len(), 27);
-        assert!(
-            g.iter()
-                .any(|x| as_text(&x.path) == "s3.slice/new.service"
-                    && x.hot.memory_current == Some(99))
-        );
+        assert!(g.iter().any(
+            |x| as_text(&x.path) == "s3.slice/new.service" && x.hot.memory_current == Some(99)
+        ));
         // nothing changed: no walk
         let (_, cost) = s.scan();
         assert!(!cost.walked);
