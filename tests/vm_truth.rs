@@ -1281,16 +1281,7 @@ fn systemd_cgtop_agrees_with_cgtop() {
     // let the three settle (perl's allocation, the first throttled bios)
     sleep(Duration::from_secs(2));
     let sd = Command::new("systemd-cgtop")
-        .args([
-            "-b",
-            "-r",
-            "-n",
-            "3",
-            "-d",
-            "2",
-            "--depth",
-            "3",
-        ])
+        .args(["-b", "-r", "-n", "3", "-d", "2", "--depth", "3"])
         .arg(case.top.as_rel_path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -1188,11 +1188,9 @@ fn new_group_key(app: &mut App, mut p: NamePrompt, ev: &KeyEvent, fx: &mut Vec<E
         }
         KeyCode::Enter => {
             // the check refused every name that is not one component
-            if let Ok(path) = p.check.as_ref().map(|name| p.parent.join(name)) {
-                if let Ok(path) = path {
-                    request(app, vec![write::create_group(&path)], fx);
-                    return Mode::Normal;
-                }
+            if let Ok(Ok(path)) = p.check.as_ref().map(|name| p.parent.join(name)) {
+                request(app, vec![write::create_group(&path)], fx);
+                return Mode::Normal;
             }
         }
         _ => {

@@ -184,7 +184,7 @@ impl GroupPath {
         if self.0.is_empty() {
             0
         } else {
-            self.0.iter().filter(|&&b| b == b'/').count() + 1
+            self.0.split(|&b| b == b'/').count()
         }
     }
 

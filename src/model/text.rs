@@ -70,9 +70,9 @@ fn named(b: u8) -> Option<char> {
 /// doubled.
 fn would_read_as_escape(rest: &[u8]) -> bool {
     match rest {
-        [b'a' | b'b' | b't' | b'n' | b'v' | b'f' | b'r' | b'e' | b'\\' | b' ', ..] => true,
+        [b'a' | b'b' | b't' | b'n' | b'v' | b'f' | b'r' | b'e' | b'\\' | b' ', ..]
+        | [b'u', b'{', ..] => true,
         [b'x', h, l, ..] => hex_byte(*h, *l).is_some_and(is_escaped_byte),
-        [b'u', b'{', ..] => true,
         _ => false,
     }
 }

@@ -76,7 +76,9 @@ pub fn writable_files(dir: &Path) -> Vec<String> {
             e.metadata()
                 .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o200 != 0)
         })
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+        // kernel interface files have ASCII names: a name that is not
+        // text is no knob, and a lossy copy of it would name another file
+        .filter_map(|e| e.file_name().into_string().ok())
         .collect();
     out.sort();
     out
@@ -94,7 +96,8 @@ pub fn read_raw(dir: &Path) -> Vec<(String, Result<String, String>)> {
     let mut out: Vec<(String, Result<String, String>)> = rd
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+        // as above: a lossy name would read another file than the one listed
+        .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| !RAW_SKIP.contains(&n.as_str()))
         .map(|n| {
             let v = std::fs::read_to_string(dir.join(&n))

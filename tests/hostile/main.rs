@@ -11,7 +11,6 @@
 #![allow(clippy::unwrap_used)]
 
 #[path = "../common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 mod actionlog;
