@@ -5,6 +5,7 @@
 
 use crate::app::HostInfo;
 use crate::cgroupfs::MemoryEvents;
+use crate::model::text::{escape, escape_str};
 use crate::model::tree::{RowOptions, Tree};
 use crate::model::{
     GroupDetail, GroupRates, GroupSample, HotStats, MountInfo, ScanCost, Unreadable,
@@ -15,6 +16,7 @@ use crate::ui::format::{bytes_short, pct, rate_short};
 use anyhow::Result;
 use std::cmp::Ordering;
 use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
 use std::time::Duration;
 
 /// One group in the JSON output.
@@ -226,9 +228,9 @@ pub fn write_text(
         "cgtop - refresh {} at {:.1} s  {}  {}  cgroup2 {}  {} groups  interval {:.1} s  cost {:.1} ms cpu, {} files",
         n + 1,
         s.at.as_secs_f64(),
-        host.hostname,
-        host.kernel,
-        m.root.display(),
+        escape_str(&host.hostname),
+        escape_str(&host.kernel),
+        escape(m.root.as_os_str().as_bytes()),
         s.groups.len(),
         interval.as_secs_f64(),
         s.cost.cpu.as_secs_f64() * 1e3,
@@ -249,7 +251,7 @@ pub fn write_text(
             if row.depth == 0 {
                 g.path.to_string()
             } else {
-                format!("{}{}", "  ".repeat(row.depth), g.path.name())
+                format!("{}{}", "  ".repeat(row.depth), g.path.name_display())
             }
         })
         .collect();

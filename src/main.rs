@@ -1,10 +1,13 @@
 //! The `cgtop` command: parse the command line, run, map errors to exit
 //! codes (2: no usable hierarchy or bad arguments, 1: anything else).
 
+use cgtop::model::text::escape;
 use cgtop::model::GroupPath;
 use cgtop::run::{self, Options, Output, SetupError};
 use clap::Parser;
+use std::ffi::OsString;
 use std::io::IsTerminal;
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -17,8 +20,9 @@ use std::process::ExitCode;
 #[derive(Parser, Debug)]
 #[command(version, about, long_about)]
 struct Cli {
-    /// Start at this group, a path relative to the hierarchy (e.g. system.slice)
-    group: Option<String>,
+    /// Start at this group, a path relative to the hierarchy (e.g.
+    /// system.slice or /system.slice); `..` is refused
+    group: Option<OsString>,
 
     /// Read this directory instead of the cgroup2 mount: a delegated
     /// subtree, or any tree laid out like cgroupfs (a fixture)
@@ -88,11 +92,20 @@ fn main() -> ExitCode {
     } else {
         Output::Tui
     };
+    // the bytes as given (a group name need not be UTF-8); `..` would lead
+    // out of the hierarchy, so it is refused rather than resolved
+    let start = match &cli.group {
+        None => GroupPath::root(),
+        Some(g) => match GroupPath::parse(g.as_bytes()) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("cgtop: GROUP {}: {e}", escape(g.as_bytes()));
+                return ExitCode::from(2);
+            }
+        },
+    };
     let opts = Options {
-        start: cli
-            .group
-            .as_deref()
-            .map_or_else(GroupPath::root, GroupPath::new),
+        start,
         root: cli.root,
         interval,
         depth: cli.depth,

@@ -75,7 +75,7 @@ impl Sandbox {
     }
 
     fn dir(&self, sub: &str) -> PathBuf {
-        let d = self.root.join(self.group.as_str());
+        let d = self.root.join(self.group.as_rel_path());
         if sub.is_empty() {
             d
         } else {
@@ -87,7 +87,7 @@ impl Sandbox {
         if sub.is_empty() {
             self.group.clone()
         } else {
-            self.group.join(sub)
+            self.group.concat(&GroupPath::new(sub))
         }
     }
 

@@ -312,7 +312,7 @@ fn steady_rate(steps: &[(Duration, u64)]) -> Option<f64> {
 /// throttle's steps apart).
 fn buffered_write(case: &Case, g: &GroupPath) -> Buffered {
     let (dir, dev) = scratch();
-    let file = dir.join(format!("cgtop-vm-{}", g.name()));
+    let file = dir.join(format!("cgtop-vm-{}", g.name_display()));
     drop_caches();
     let run = CgtopRun::start(&case.top, "0.25", 400);
     run.wait_lines(1, Duration::from_secs(20));
@@ -770,7 +770,7 @@ fn a_service_is_throttled_by_its_slice() {
     assert_eq!(k(&svc1, "nr_throttled"), 0, "the service has no quota");
     assert!(own.iter().all(|t| *t == 0.0), "own throttled/s {own:?}");
     // cgtop: throttled, by the slice, at its 20 %
-    let want = format!("\"/{}\"", slice.as_str());
+    let want = format!("\"{slice}\"");
     assert!(throttled.iter().all(|t| *t), "throttled {throttled:?}");
     assert!(by.iter().all(|b| *b == want), "by {by:?}, not {want}");
     assert!(
@@ -1108,7 +1108,7 @@ fn ebusy_offers_the_leaf_fix_and_it_works() {
     for x in &outs {
         assert!(x.is_ok(), "{}", x.summary());
     }
-    let leaf = top.join("leaf");
+    let leaf = top.join("leaf").unwrap();
     let s = cgtop_once(&top, "0.3", 1);
     let pids_of = |p: &GroupPath| -> Vec<u64> {
         s[0].group(p).unwrap()["pids"]
@@ -1260,7 +1260,7 @@ fn tui_keys_freeze_undo_and_cpu_max() {
     let events = || case.file(&g, "cgroup.events");
     let long = Duration::from_secs(20);
     let tmux = vm_common::Tmux::start(
-        &format!("{} {}", env!("CARGO_BIN_EXE_cgtop"), g.as_str()),
+        &format!("{} {}", env!("CARGO_BIN_EXE_cgtop"), g.display()),
         160,
         45,
     );
@@ -1401,17 +1401,8 @@ fn systemd_cgtop_agrees_with_cgtop() {
     // let the three settle (perl's allocation, the first throttled bios)
     sleep(Duration::from_secs(2));
     let sd = Command::new("systemd-cgtop")
-        .args([
-            "-b",
-            "-r",
-            "-n",
-            "3",
-            "-d",
-            "2",
-            "--depth",
-            "3",
-            case.top.as_str(),
-        ])
+        .args(["-b", "-r", "-n", "3", "-d", "2", "--depth", "3"])
+        .arg(case.top.as_rel_path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -1442,7 +1433,7 @@ fn systemd_cgtop_agrees_with_cgtop() {
         (&io, "io"),
         (&case.top, "all"),
     ] {
-        let path = format!("/{}", g.as_str());
+        let path = g.display().to_string();
         let row = last
             .iter()
             .find(|r| r.path == path)

@@ -326,7 +326,7 @@ fn detect(root: &Path, tree: &mut dyn Mutate) -> Result<[u32; 3]> {
         for k in 1..=25 {
             check_stop()?;
             let (g, _) = s.scan();
-            let has = |p: &str| g.iter().any(|x| x.path.as_str() == p);
+            let has = |p: &str| g.iter().any(|x| x.path.as_bytes() == p.as_bytes());
             if present.iter().all(|p| has(p)) && absent.iter().all(|p| !has(p)) {
                 return Ok(k);
             }

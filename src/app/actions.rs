@@ -13,6 +13,7 @@ use super::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
 use crate::cgroupfs::io::DevId;
 use crate::model::input::{self, ControllerChange, MemoryFile};
+use crate::model::text::escape_str;
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::{DeviceInfo, GroupPath, MountMode};
 use crate::source::devices::throttle_check;
@@ -442,11 +443,11 @@ pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) {
         let text = match by {
             Some(a) => format!(
                 "{} is frozen because {a} is: a thaw here changes nothing; thaw {a}",
-                group.name()
+                group.name_display()
             ),
             None => format!(
                 "{} is frozen by an ancestor: a thaw here changes nothing",
-                group.name()
+                group.name_display()
             ),
         };
         app.set_status(Level::Warn, text);
@@ -563,7 +564,9 @@ fn siblings(app: &App, parent: &GroupPath) -> Vec<String> {
     let mut names: Vec<String> = d.tree.nodes[n]
         .children
         .iter()
-        .map(|&c| d.tree.nodes[c].path.name().to_owned())
+        // a typed name is text: only a name that is text can equal it
+        .filter_map(|&c| std::str::from_utf8(d.tree.nodes[c].path.name()).ok())
+        .map(str::to_owned)
         .collect();
     // interface files are names too
     if let Some(dd) = focus_detail(app) {
@@ -634,7 +637,11 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
                 } else {
                     w.group.to_string()
                 };
-                lines.push(format!("  writes {:?} to {dir}/{}", w.contents, w.file));
+                lines.push(format!(
+                    "  writes \"{}\" to {dir}/{}",
+                    escape_str(&w.contents),
+                    escape_str(&w.file)
+                ));
                 needs = true;
             }
         }
@@ -762,7 +769,11 @@ fn subtree_counts(app: &App, group: &GroupPath) -> (u64, u64) {
 
 fn typed_char(ev: &KeyEvent) -> Option<char> {
     match ev.code {
-        KeyCode::Char(c) if !ev.modifiers.contains(KeyModifiers::CONTROL) => Some(c),
+        // a control character typed or pasted would reach the screen as
+        // it is in the input line: refused
+        KeyCode::Char(c) if !ev.modifiers.contains(KeyModifiers::CONTROL) && !c.is_control() => {
+            Some(c)
+        }
         _ => None,
     }
 }
@@ -955,7 +966,11 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
     }
     field.op = op.as_ref().ok().cloned();
     field.preview = op.map(|o| match o.as_write() {
-        Some(w) => format!("writes {:?} to {}", w.contents, w.file),
+        Some(w) => format!(
+            "writes \"{}\" to {}",
+            escape_str(&w.contents),
+            escape_str(&w.file)
+        ),
         None => o.describe(),
     });
 }
@@ -1172,8 +1187,8 @@ fn new_group_key(app: &mut App, mut p: NamePrompt, ev: &KeyEvent, fx: &mut Vec<E
             p.input.pop();
         }
         KeyCode::Enter => {
-            if let Ok(name) = &p.check {
-                let path = p.parent.join(name);
+            // the check refused every name that is not one component
+            if let Ok(Ok(path)) = p.check.as_ref().map(|name| p.parent.join(name)) {
                 request(app, vec![write::create_group(&path)], fx);
                 return Mode::Normal;
             }

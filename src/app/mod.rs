@@ -424,7 +424,11 @@ impl App {
                     };
                     self.status = Some(Status {
                         level: Level::Warn,
-                        text: format!("{} is gone; selected {whom} {}", sel.name(), anc.name()),
+                        text: format!(
+                            "{} is gone; selected {whom} {}",
+                            sel.name_display(),
+                            anc.name_display()
+                        ),
                     });
                     self.selected = Some(anc);
                 }

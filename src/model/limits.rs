@@ -215,8 +215,8 @@ mod tests {
         ];
         let e = effective_memory(&lim).unwrap();
         assert_eq!(
-            (e.bytes, e.set_by.as_str(), e.file),
-            (64 << 20, "a", "memory.max")
+            (e.bytes, e.set_by.as_bytes(), e.file),
+            (64 << 20, &b"a"[..], "memory.max")
         );
         let lim2 = vec![
             (
@@ -228,8 +228,8 @@ mod tests {
         ];
         let e = effective_memory(&lim2).unwrap();
         assert_eq!(
-            (e.bytes, e.set_by.as_str(), e.file),
-            (32 << 20, "a/b", "memory.high")
+            (e.bytes, e.set_by.as_bytes(), e.file),
+            (32 << 20, &b"a/b"[..], "memory.high")
         );
         assert_eq!(effective_memory(&[(p(""), None, None)]), None);
     }
@@ -273,7 +273,7 @@ mod throttle_tests {
     }
 
     fn of<'a>(s: &Snapshot, t: &'a [Option<Throttling>], p: &str) -> Option<&'a Throttling> {
-        let i = s.groups.iter().position(|g| g.path.as_str() == p).unwrap();
+        let i = s.groups.iter().position(|g| g.path.as_bytes() == p.as_bytes()).unwrap();
         t[i].as_ref()
     }
 

@@ -11,9 +11,17 @@ use std::time::Duration;
 /// Where the hierarchy is and what kind it is.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct MountInfo {
-    /// The directory cgtop reads (the cgroup2 mount, or `--root`).
+    /// The directory cgtop reads (the cgroup2 mount, or `--root`). In
+    /// JSON: its escaped text ([`super::text::escape`]), valid whatever
+    /// its bytes.
+    #[serde(serialize_with = "escaped_path")]
     pub root: std::path::PathBuf,
     pub mode: MountMode,
+}
+
+fn escaped_path<S: serde::Serializer>(p: &std::path::Path, s: S) -> Result<S::Ok, S::Error> {
+    use std::os::unix::ffi::OsStrExt;
+    s.serialize_str(&super::text::escape(p.as_os_str().as_bytes()))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -10,6 +10,7 @@
 //! └─ user.slice          collapsed: its children are not rows
 //! ```
 
+use super::path::parent_bytes;
 use super::{GroupPath, GroupSample};
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -77,10 +78,10 @@ impl Tree {
             let parent = if t.nodes.is_empty() {
                 None
             } else {
-                let mut p = path.as_str();
+                let mut p = path.as_bytes();
                 let mut found = None;
                 while !p.is_empty() {
-                    p = p.rfind('/').map_or("", |k| &p[..k]);
+                    p = parent_bytes(p);
                     if let Some(&id) = t.index.get(p) {
                         found = Some(id);
                         break;
@@ -138,7 +139,9 @@ impl Tree {
                 let matched: Vec<bool> = self
                     .nodes
                     .iter()
-                    .map(|nd| nd.path.name().to_lowercase().contains(n.as_str()))
+                    // the text on screen, escapes and all: what the
+                    // operator sees is what they can type
+                    .map(|nd| nd.path.name_display().to_lowercase().contains(n.as_str()))
                     .collect();
                 let mut keep = vec![false; self.nodes.len()];
                 for (i, m) in matched.iter().enumerate() {
@@ -222,7 +225,13 @@ mod tests {
 
     fn names(t: &Tree, rows: &[Row]) -> Vec<String> {
         rows.iter()
-            .map(|r| format!("{}{}", "  ".repeat(r.depth), t.nodes[r.node].path.name()))
+            .map(|r| {
+                format!(
+                    "{}{}",
+                    "  ".repeat(r.depth),
+                    t.nodes[r.node].path.name_display()
+                )
+            })
             .collect()
     }
 
@@ -339,6 +348,27 @@ mod tests {
     }
 
     #[test]
+    fn filter_matches_the_escaped_text_on_screen() {
+        let mut g: Vec<GroupSample> = [&b""[..], b"a\x1bb", b"ab"]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| GroupSample::new(GroupPath::parse(p).unwrap(), i as u64))
+            .collect();
+        g.sort_by(|a, b| a.path.cmp(&b.path));
+        let t = Tree::build(&g);
+        let rows = |f: &str| {
+            let opts = RowOptions {
+                collapsed: None,
+                filter: Some(f),
+            };
+            names(&t, &t.rows(&opts, |_, _| Ordering::Equal))
+        };
+        // what the row shows, `a\eb`, is what finds it; `ab` finds only ab
+        assert_eq!(rows("a\\e"), ["/", "  a\\eb"]);
+        assert_eq!(rows("ab"), ["/", "  ab"]);
+    }
+
+    #[test]
     fn orphan_hangs_under_nearest_ancestor() {
         // system.slice vanished between listing and reading
         let (t, _) = tree(&["", "system.slice/a.service"]);
@@ -349,7 +379,7 @@ mod tests {
     #[test]
     fn subtree_start() {
         let (t, _) = tree(&["system.slice", "system.slice/a.service"]);
-        assert_eq!(t.nodes[0].path.as_str(), "system.slice");
+        assert_eq!(t.nodes[0].path.as_bytes(), b"system.slice");
         assert_eq!(t.len(), 2);
     }
 }

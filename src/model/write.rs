@@ -9,6 +9,8 @@
 //! Must not depend on: the filesystem, the clock, the terminal.
 
 use super::input::{ControllerChange, IoMaxSet, MemoryFile};
+use super::path::PathError;
+use super::text::escape_str;
 use super::GroupPath;
 use crate::cgroupfs::io::DevId;
 use crate::cgroupfs::{files, parse_u64, Controllers, CpuMax, IoLatency, IoMax, IoWeight, Limit};
@@ -247,12 +249,12 @@ pub fn leaf_fix_plan(
     leaf: &str,
     pids: &[u32],
     changes: &[ControllerChange],
-) -> Vec<Op> {
-    let leaf_path = group.join(leaf);
+) -> Result<Vec<Op>, PathError> {
+    let leaf_path = group.join(leaf)?;
     let mut ops = vec![create_group(&leaf_path)];
     ops.extend(pids.iter().map(|&p| move_process(p, &leaf_path, false)));
     ops.push(set_subtree_control(group, changes));
-    ops
+    Ok(ops)
 }
 
 // ---------------------------------------------------------------------------
@@ -410,11 +412,12 @@ impl Op {
     /// One line for a confirmation prompt or the status line.
     pub fn describe(&self) -> String {
         let w = match self {
-            Self::CreateGroup(p) => return format!("create the group {p}"),
-            Self::RemoveGroup(p) => return format!("remove the group {p}"),
+            Self::CreateGroup(p) => return format!("create the group {}", p.display()),
+            Self::RemoveGroup(p) => return format!("remove the group {}", p.display()),
             Self::Write(w) => w,
         };
-        let g = &w.group;
+        let g = w.group.display();
+        let (file, contents) = (escape_str(&w.file), escape_str(&w.contents));
         match &w.kind {
             WriteKind::Kill => format!("kill every process in {g} and below"),
             WriteKind::Freeze(true) => format!("freeze {g} and everything below it"),
@@ -426,11 +429,10 @@ impl Op {
             WriteKind::MoveProcess { pid, threads: true } => {
                 format!("move thread {pid} into {g}")
             }
-            WriteKind::SubtreeControl(_) => format!(
-                "change the controllers {g} hands to its children: {}",
-                w.contents
-            ),
-            _ => format!("set {} of {g} to {}", w.file, w.contents),
+            WriteKind::SubtreeControl(_) => {
+                format!("change the controllers {g} hands to its children: {contents}")
+            }
+            _ => format!("set {file} of {g} to {contents}"),
         }
     }
 }
@@ -446,8 +448,10 @@ impl WriteOp {
         let rb = readback.trim();
         let differs = |stored: &str, why: &str| {
             Some(format!(
-                "the kernel stored {stored} in {}, not {}{why}",
-                self.file, self.contents
+                "the kernel stored {} in {}, not {}{why}",
+                escape_str(stored),
+                escape_str(&self.file),
+                escape_str(&self.contents)
             ))
         };
         match &self.kind {
@@ -544,9 +548,17 @@ impl WriteOp {
 
 /// The systemd unit a group is, when its name ends in .service, .scope or
 /// .slice: systemd owns such a group, and a direct write is lost the next
-/// time systemd applies the unit's properties.
+/// time systemd applies the unit's properties. Only a name that systemd
+/// could have given (ASCII letters, digits and `:-_.\@`; systemd spells
+/// every other byte as `\xHH`) is a unit: a directory named
+/// `x\e.service`, made by hand in a delegated subtree, is not one.
 pub fn systemd_unit(group: &GroupPath) -> Option<&str> {
     let name = group.name();
+    let valid = name.len() <= 255
+        && name
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b":-_.\\@".contains(b));
+    let name = std::str::from_utf8(name).ok().filter(|_| valid)?;
     [".service", ".scope", ".slice"]
         .iter()
         .any(|s| name.len() > s.len() && name.ends_with(s))
@@ -947,7 +959,8 @@ mod tests {
             "leaf",
             &[10, 11],
             &[ControllerChange::enable("memory")],
-        );
+        )
+        .unwrap();
         assert_eq!(
             plan,
             vec![
@@ -1307,6 +1320,16 @@ mod tests {
         assert_eq!(systemd_unit(&g("system.slice/cron.service/worker")), None);
         assert_eq!(systemd_unit(&g(".service")), None);
         assert_eq!(systemd_unit(&GroupPath::root()), None);
+        // systemd spells a '-' inside a name as \x2d: still a unit
+        assert_eq!(
+            systemd_unit(&g("system.slice/system-serial\\x2dgetty.slice")),
+            Some("system-serial\\x2dgetty.slice")
+        );
+        // names systemd never gives are not units
+        for bad in [&b"a\x1b.service"[..], b"bad\xff.service", b"a b.service"] {
+            let p = GroupPath::root().join(bad).unwrap();
+            assert_eq!(systemd_unit(&p), None, "{p:?}");
+        }
     }
 
     #[test]

@@ -169,7 +169,7 @@ impl Collector {
                 g.path = if g.path.is_root() {
                     self.cfg.start.clone()
                 } else {
-                    self.cfg.start.join(g.path.as_str())
+                    self.cfg.start.concat(&g.path)
                 };
             }
         }

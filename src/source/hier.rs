@@ -61,7 +61,7 @@ pub fn cap_for(name: &str) -> usize {
 /// The relative path of a group's directory under the hierarchy's root
 /// ("" for the root). The one conversion from [`GroupPath`] to a path.
 pub fn group_rel(g: &GroupPath) -> &Path {
-    Path::new(OsStr::from_bytes(g.as_str().as_bytes()))
+    g.as_rel_path()
 }
 
 /// A group's file, relative to the root.

@@ -115,7 +115,9 @@ pub fn writable_files(hier: &Hier, dir: &Path) -> Vec<String> {
             hier.mode_of(&dir.join(&e.name))
                 .is_ok_and(|m| m & 0o200 != 0)
         })
-        .map(|e| e.name.to_string_lossy().into_owned())
+        // kernel interface files have ASCII names: a name that is not
+        // text is no knob, and a lossy copy of it would name another file
+        .filter_map(|e| e.name.into_string().ok())
         .collect();
     out.sort();
     out
@@ -134,7 +136,9 @@ pub fn read_raw(hier: &Hier, dir: &Path) -> Vec<(String, Result<String, String>)
     let mut out: Vec<(String, Result<String, String>)> = entries
         .into_iter()
         .filter(|e| !e.is_dir)
-        .map(|e| e.name.to_string_lossy().into_owned())
+        // kernel interface files have ASCII names: a name that is not
+        // text is no knob, and a lossy copy of it would name another file
+        .filter_map(|e| e.name.into_string().ok())
         .filter(|n| !RAW_SKIP.contains(&n.as_str()))
         .map(|n| {
             let v = hier

@@ -15,6 +15,7 @@
 use crate::model::write::{Op, WriteKind};
 use crate::model::GroupPath;
 use std::fmt;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// Why a group needs its name typed before it is frozen or killed.
@@ -175,10 +176,11 @@ fn session_of(stat: &str) -> Option<u32> {
     (sid > 0).then_some(sid)
 }
 
-/// The typed text names `target`: its last component, or its whole path.
+/// The typed text names `target`: its last component, or its whole path,
+/// as shown (escaped: the operator types what they see).
 pub fn typed_name_matches(target: &GroupPath, typed: &str) -> bool {
     let t = typed.trim();
-    !t.is_empty() && (t == target.name() || t == target.to_string())
+    !t.is_empty() && (t == target.name_display() || t == target.display().to_string())
 }
 
 /// The prompt for a typed confirmation.
@@ -189,8 +191,9 @@ pub fn typed_prompt(target: &GroupPath, dangers: &[Danger]) -> String {
         .collect::<Vec<_>>()
         .join("; it ");
     format!(
-        "{target} {why}. Type its name ({}) to go ahead",
-        target.name()
+        "{} {why}. Type its name ({}) to go ahead",
+        target.display(),
+        target.name_display()
     )
 }
 
@@ -253,8 +256,8 @@ pub fn view_mapping(mountinfo: &str, view_root: &Path) -> Option<(GroupPath, Gro
             let below = view_root.strip_prefix(&point).ok()?;
             Some((
                 point.as_os_str().len(),
-                GroupPath::new(&root),
-                GroupPath::new(&below.to_string_lossy()),
+                GroupPath::parse(root.as_bytes()).ok()?,
+                GroupPath::parse(below.as_os_str().as_bytes()).ok()?,
             ))
         })
         .max_by_key(|(len, _, _)| *len)
@@ -269,18 +272,8 @@ pub fn map_to_view(
     mount_root: &GroupPath,
     view_rel: &GroupPath,
 ) -> Option<GroupPath> {
-    let full = GroupPath::new(v2_path);
-    let in_mount = strip(&full, mount_root)?;
-    strip(&in_mount, view_rel)
-}
-
-/// `path` relative to `base`, when it lies within it.
-fn strip(path: &GroupPath, base: &GroupPath) -> Option<GroupPath> {
-    if !path.is_within(base) {
-        return None;
-    }
-    let rest = path.as_str()[base.as_str().len()..].trim_start_matches('/');
-    Some(GroupPath::new(rest))
+    let full = GroupPath::parse(v2_path.as_bytes()).ok()?;
+    full.strip_prefix(mount_root)?.strip_prefix(view_rel)
 }
 
 #[cfg(test)]

@@ -25,7 +25,9 @@
 
 use super::hier::{self, FsError, Hier};
 use crate::cgroupfs::{self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat};
+use crate::model::path::parent_bytes;
 use crate::model::{GroupPath, GroupSample, HotStats, ScanCost, Unreadable};
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -443,7 +445,12 @@ impl Scanner {
             };
             if self.cfg.max_depth.is_none_or(|m| depth < m) {
                 for (name, child_dir, child_ino) in children {
-                    stack.push((path.join(&name), child_dir, child_ino, depth + 1));
+                    // a name no directory can have (a --root tree is
+                    // only a tree of paths): never a group
+                    let Ok(child) = path.join(name.as_bytes()) else {
+                        continue;
+                    };
+                    stack.push((child, child_dir, child_ino, depth + 1));
                 }
             }
             found.push((path, dir, ino, present));
@@ -468,18 +475,16 @@ impl Scanner {
         // below each: entries are sorted, so a parent comes before its
         // children and each child's parent is already indexed
         let n = self.entries.len();
-        let index: std::collections::HashMap<&str, usize> = self
+        let index: std::collections::HashMap<&[u8], usize> = self
             .entries
             .iter()
             .enumerate()
-            .map(|(i, e)| (e.path.as_str(), i))
+            .map(|(i, e)| (e.path.as_bytes(), i))
             .collect();
         let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut parent_of = vec![usize::MAX; n];
         for (i, e) in self.entries.iter().enumerate().skip(1) {
-            let p = e.path.as_str();
-            let parent = p.rfind('/').map_or("", |k| &p[..k]);
-            let pi = *index.get(parent)?;
+            let pi = *index.get(parent_bytes(e.path.as_bytes()))?;
             children[pi].push(i);
             parent_of[i] = pi;
         }
@@ -515,10 +520,12 @@ impl Scanner {
             }
             let (present, listed) = list_dir(&self.hier, &e.dir, &mut listed_dirs)?;
             found.push((e.path.clone(), e.dir.clone(), e.inode, present));
-            let known = |name: &str, ino: u64| {
-                index
-                    .get(e.path.join(name).as_str())
-                    .is_some_and(|&k| self.entries[k].inode == ino)
+            let known = |name: &OsStr, ino: u64| {
+                e.path.join(name.as_bytes()).is_ok_and(|p| {
+                    index
+                        .get(p.as_bytes())
+                        .is_some_and(|&k| self.entries[k].inode == ino)
+                })
             };
             let same_children = listed.len() == children[i].len()
                 && listed.iter().all(|(name, _, ino)| known(name, *ino));
@@ -531,8 +538,10 @@ impl Scanner {
                 continue;
             }
             for (name, dir, ino) in listed {
-                let path = e.path.join(&name);
-                match index.get(path.as_str()) {
+                let Ok(path) = e.path.join(name.as_bytes()) else {
+                    continue;
+                };
+                match index.get(path.as_bytes()) {
                     Some(&k) if self.entries[k].inode == ino => stack.push((k, true)),
                     // new, or removed and made again under the same name
                     _ => self.list_subtree((path, dir, ino, 0), &mut found, &mut listed_dirs),
@@ -661,7 +670,7 @@ fn list_dir(
     hier: &Hier,
     dir: &Path,
     cost: &mut ScanCost,
-) -> Option<(u8, Vec<(String, PathBuf, u64)>)> {
+) -> Option<(u8, Vec<(OsString, PathBuf, u64)>)> {
     let entries = hier.list(dir).ok()?;
     cost.dirs_listed += 1;
     let mut present = 0u8;
@@ -669,7 +678,9 @@ fn list_dir(
     for de in entries {
         if de.is_dir {
             let path = dir.join(&de.name);
-            children.push((de.name.to_string_lossy().into_owned(), path, de.ino));
+            // the name's bytes as they are: a lossy copy would make
+            // `bad\xff` and `bad\u{FFFD}` one group (issue 7, 4)
+            children.push((de.name, path, de.ino));
         } else if let Some(bit) = file_bit(de.name.as_bytes()) {
             // a symlink or FIFO by a hot file's name is looked at too: its
             // open fails and the group shows why
@@ -711,15 +722,14 @@ fn found_of(e: &Entry) -> Listed {
 /// `out` is sorted by path, so a parent comes before its children.
 fn drop_orphans(out: &mut Vec<GroupSample>) {
     let keep: Vec<bool> = {
-        let mut present: std::collections::HashSet<&str> =
+        let mut present: std::collections::HashSet<&[u8]> =
             std::collections::HashSet::with_capacity(out.len());
         out.iter()
             .enumerate()
             .map(|(k, g)| {
-                let p = g.path.as_str();
+                let p = g.path.as_bytes();
                 // the first is the start group
-                let parent = p.rfind('/').map_or("", |i| &p[..i]);
-                let ok = k == 0 || present.contains(parent);
+                let ok = k == 0 || present.contains(parent_bytes(p));
                 if ok {
                     present.insert(p);
                 }
@@ -797,6 +807,11 @@ mod tests {
     use super::*;
     use std::fs;
 
+    /// A test tree's path as text (its names are UTF-8).
+    fn as_text(p: &GroupPath) -> &str {
+        std::str::from_utf8(p.as_bytes()).unwrap()
+    }
+
     fn mk(root: &Path, rel: &str, files: &[(&str, &str)]) {
         let d = root.join(rel);
         fs::create_dir_all(&d).unwrap();
@@ -849,7 +864,7 @@ mod tests {
         let t = tree();
         let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
         let (g, cost) = s.scan();
-        let names: Vec<&str> = g.iter().map(|x| x.path.as_str()).collect();
+        let names: Vec<&str> = g.iter().map(|x| as_text(&x.path)).collect();
         assert_eq!(names, ["", "a.slice", "a.slice/b c:ü"]);
         assert_eq!(g[0].hot.cpu.unwrap().usage_usec, 100);
         assert_eq!(g[0].hot.nr_procs, Some(1));
@@ -938,11 +953,9 @@ mod tests {
         assert!(cost.walked);
         assert_eq!(cost.dirs_listed, 1 + 5 + 4 + 1);
         assert_eq!(g.len(), 27);
-        assert!(
-            g.iter()
-                .any(|x| x.path.as_str() == "s3.slice/new.service"
-                    && x.hot.memory_current == Some(99))
-        );
+        assert!(g.iter().any(
+            |x| as_text(&x.path) == "s3.slice/new.service" && x.hot.memory_current == Some(99)
+        ));
         // nothing changed: no walk
         let (_, cost) = s.scan();
         assert!(!cost.walked);
@@ -952,7 +965,7 @@ mod tests {
         let (g, cost) = s.scan();
         assert_eq!(cost.dirs_listed, 1 + 5 + 3);
         assert_eq!(g.len(), 26);
-        assert!(g.iter().all(|x| x.path.as_str() != "s1.slice/u2.service"));
+        assert!(g.iter().all(|x| as_text(&x.path) != "s1.slice/u2.service"));
         // our own write: everything is listed again
         s.invalidate();
         let (_, cost) = s.scan();
@@ -997,7 +1010,7 @@ mod tests {
         let pids: Vec<(&str, Option<u64>)> = g
             .iter()
             .skip(2)
-            .map(|x| (x.path.as_str(), x.hot.pids_current))
+            .map(|x| (as_text(&x.path), x.hot.pids_current))
             .collect();
         assert_eq!(
             pids,
@@ -1182,12 +1195,12 @@ mod tests {
         fs::remove_dir_all(t.path().join("a.slice")).unwrap();
         fs::rename(t.path().join("a.new"), t.path().join("a.slice")).unwrap();
         let (g, _) = s.scan();
-        let names: Vec<&str> = g.iter().map(|x| x.path.as_str()).collect();
+        let names: Vec<&str> = g.iter().map(|x| as_text(&x.path)).collect();
         assert_eq!(names, [""], "a child without its parent was listed");
         // the next scan walks and lists both again
         let (g, cost) = s.scan();
         assert!(cost.walked);
-        let names: Vec<&str> = g.iter().map(|x| x.path.as_str()).collect();
+        let names: Vec<&str> = g.iter().map(|x| as_text(&x.path)).collect();
         assert_eq!(names, ["", "a.slice", "a.slice/b c:ü"]);
     }
 
@@ -1205,8 +1218,8 @@ mod tests {
         });
         assert!(cost.walked);
         assert_eq!(stamp, 42);
-        assert!(g.iter().all(|x| x.path.as_str() != "late.slice"));
-        let a = g.iter().find(|x| x.path.as_str() == "a.slice").unwrap();
+        assert!(g.iter().all(|x| as_text(&x.path) != "late.slice"));
+        let a = g.iter().find(|x| as_text(&x.path) == "a.slice").unwrap();
         assert_eq!(a.hot.memory_current, Some(8192));
     }
 

@@ -18,11 +18,13 @@
 use super::hier::{self, FsError, Hier};
 use crate::cgroupfs::{self, files, CgroupType, Controllers};
 use crate::model::input::ControllerChange;
+use crate::model::text::escape_str;
 use crate::model::write::{self, Op, WriteKind, WriteOp};
 use crate::model::GroupPath;
 use rustix::io::Errno;
 use std::fmt;
 use std::io::Write as _;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// Why a write failed, and what to do about it.
@@ -174,7 +176,7 @@ pub fn group_dir(root: &Path, group: &GroupPath) -> PathBuf {
     if group.is_root() {
         root.to_path_buf()
     } else {
-        root.join(hier::group_rel(group))
+        root.join(group.as_rel_path())
     }
 }
 
@@ -337,7 +339,9 @@ fn subtree_pids(h: &Hier, group: &GroupPath, out: &mut Vec<(u32, GroupPath)>) {
     }
     if let Ok(entries) = h.list(dir) {
         for e in entries.into_iter().filter(|e| e.is_dir) {
-            subtree_pids(h, &group.join(&e.name.to_string_lossy()), out);
+            if let Ok(child) = group.join(e.name.as_bytes()) {
+                subtree_pids(h, &child, out);
+            }
         }
     }
 }
@@ -410,7 +414,10 @@ fn proc_cgroup_path(h: &Hier, group: &GroupPath) -> Option<String> {
         if !below.is_empty() {
             p.push('/');
         }
-        p.push_str(group.as_str());
+        // /proc/PID/cgroup is compared as text: a group whose name is not
+        // UTF-8 gets no per-process fallback (a kernel without cgroup.kill,
+        // before 5.14), rather than a lossy name that may be another group
+        p.push_str(std::str::from_utf8(group.as_bytes()).ok()?);
     }
     Some(p)
 }
@@ -558,7 +565,10 @@ pub fn leaf_fix(
 ) -> Vec<WriteOutcome> {
     match Hier::open(root) {
         Ok(h) => leaf_fix_in(&h, group, leaf, changes),
-        Err(_) => vec![perform(root, &write::create_group(&group.join(leaf)))],
+        Err(_) => match group.join(leaf) {
+            Ok(p) => vec![perform(root, &write::create_group(&p))],
+            Err(_) => Vec::new(),
+        },
     }
 }
 
@@ -569,7 +579,11 @@ pub fn leaf_fix_in(
     leaf: &str,
     changes: &[ControllerChange],
 ) -> Vec<WriteOutcome> {
-    let leaf_path = group.join(leaf);
+    // the dialog checked the name: nothing is done with one that is not a
+    // single name (it would be the group itself, or lead out of it)
+    let Ok(leaf_path) = group.join(leaf) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     let created = perform_in(h, &write::create_group(&leaf_path));
     let exists = created.errno() == Some(Errno::EXIST.raw_os_error())
@@ -657,14 +671,10 @@ pub fn gather_context(root: &Path, op: &Op, errno: i32) -> ErrorContext {
 pub fn gather_context_in(h: &Hier, op: &Op, errno: i32) -> ErrorContext {
     let group = op.group();
     let dir = hier::group_rel(group);
-    let children: Vec<String> = h
+    // names as bytes: a lossy copy would name another group
+    let children: Vec<std::ffi::OsString> = h
         .list(dir)
-        .map(|l| {
-            l.into_iter()
-                .filter(|e| e.is_dir)
-                .map(|e| e.name.to_string_lossy().into_owned())
-                .collect()
-        })
+        .map(|l| l.into_iter().filter(|e| e.is_dir).map(|e| e.name).collect())
         .unwrap_or_default();
     let exists = h.dir_ino(dir).is_ok();
     let mut ctx = ErrorContext {
@@ -701,7 +711,7 @@ pub fn gather_context_in(h: &Hier, op: &Op, errno: i32) -> ErrorContext {
         for c in changes.iter().filter(|c| !c.enable) {
             let using: Vec<GroupPath> = children
                 .iter()
-                .map(|name| group.join(name))
+                .filter_map(|name| group.join(name.as_bytes()).ok())
                 .filter(|child| {
                     read(h, &hier::file_rel(child, files::SUBTREE_CONTROL))
                         .is_some_and(|t| Controllers::parse(&t).contains(&c.name))
@@ -783,8 +793,8 @@ fn what(op: &Op) -> String {
     match op {
         Op::CreateGroup(p) => format!("mkdir {p}"),
         Op::RemoveGroup(p) => format!("rmdir {p}"),
-        Op::Write(w) if w.group.is_root() => format!("/{}", w.file),
-        Op::Write(w) => format!("{}/{}", w.group, w.file),
+        Op::Write(w) if w.group.is_root() => format!("/{}", escape_str(&w.file)),
+        Op::Write(w) => format!("{}/{}", w.group, escape_str(&w.file)),
     }
 }
 
@@ -888,7 +898,7 @@ fn create_words(p: &GroupPath, e: Errno, errno: i32) -> Words {
     let parent = p.parent().unwrap_or_default();
     match e {
         Errno::EXIST => (
-            format!("{} already exists in {parent}", p.name()),
+            format!("{} already exists in {parent}", p.name_display()),
             Some("choose another name".into()),
         ),
         Errno::AGAIN => (
@@ -981,14 +991,20 @@ fn subtree_words(
                 ));
             }
             (
-                format!("the kernel refused \"{}\" while {g} is busy", w.contents),
+                format!(
+                    "the kernel refused \"{}\" while {g} is busy",
+                    escape_str(&w.contents)
+                ),
                 Some("if the group holds processes, move them into a leaf child first".into()),
             )
         }
         Errno::NOENT => {
             let Some((name, avail)) = ctx.missing.first() else {
                 return Some((
-                    format!("a controller in \"{}\" is not offered to {g}", w.contents),
+                    format!(
+                        "a controller in \"{}\" is not offered to {g}",
+                        escape_str(&w.contents)
+                    ),
                     Some("enable it in the parent's cgroup.subtree_control first".into()),
                 ));
             };
@@ -1029,7 +1045,7 @@ fn subtree_words(
             format!(
                 "the kernel refused \"{}\": a name is not a controller, or a realtime process \
                  outside the root blocks the cpu controller (admin guide 5-1)",
-                w.contents
+                escape_str(&w.contents)
             ),
             Some("check the names against cgroup.controllers".into()),
         ),
@@ -1155,7 +1171,7 @@ fn file_words(w: &WriteOp, e: Errno, errno: i32, ctx: &ErrorContext) -> Words {
             format!(
                 "the device in \"{}\" is not a whole disk the io controller can use (a partition, \
                  or no such device)",
-                w.contents
+                escape_str(&w.contents)
             ),
             Some("pick the whole disk in the device list".into()),
         ),
@@ -1165,13 +1181,18 @@ fn file_words(w: &WriteOp, e: Errno, errno: i32, ctx: &ErrorContext) -> Words {
         ) => (
             format!(
                 "the device in \"{}\" does not support {}",
-                w.contents, w.file
+                escape_str(&w.contents),
+                w.file
             ),
             Some("choose another disk".into()),
         ),
         (_, Errno::INVAL) => invalid_words(w),
         (_, Errno::RANGE) => (
-            format!("\"{}\" is out of range for {}", w.contents, w.file),
+            format!(
+                "\"{}\" is out of range for {}",
+                escape_str(&w.contents),
+                w.file
+            ),
             Some(range_hint(&w.kind).into()),
         ),
         (_, Errno::INTR) => (
@@ -1181,7 +1202,7 @@ fn file_words(w: &WriteOp, e: Errno, errno: i32, ctx: &ErrorContext) -> Words {
             Some("try again".into()),
         ),
         (_, Errno::TOOBIG) => (
-            format!("\"{}\" is too long for one write", w.contents),
+            format!("\"{}\" is too long for one write", escape_str(&w.contents)),
             Some("write a shorter value".into()),
         ),
         (_, Errno::AGAIN) => (
@@ -1197,7 +1218,7 @@ fn file_words(w: &WriteOp, e: Errno, errno: i32, ctx: &ErrorContext) -> Words {
 }
 
 fn invalid_words(w: &WriteOp) -> Words {
-    let c = &w.contents;
+    let c = escape_str(&w.contents);
     match &w.kind {
         WriteKind::CpuMax(_) => (
             format!(

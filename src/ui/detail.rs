@@ -6,6 +6,7 @@ use crate::app::{App, DetailPage, Pane};
 use crate::cgroupfs::{CpuMax, Limit, Pressure};
 use crate::model::limits::{cpu_max_of, effective_memory, ThrottleSource, Throttling};
 use crate::model::GroupPath;
+use crate::model::text::escape_str;
 use crate::model::MountMode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -216,7 +217,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             let whose = if e.set_by == g.path {
                 format!("{} here", e.file)
             } else {
-                format!("{} of {}", e.file, e.set_by.name())
+                format!("{} of {}", e.file, e.set_by.name_display())
             };
             vec![
                 Span::raw("["),
@@ -316,7 +317,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             if names.is_empty() {
                 "(none)".into()
             } else {
-                names.to_string()
+                escape_str(&names.to_string()).into_owned()
             }
         })
     };
@@ -417,7 +418,7 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
         devices
             .iter()
             .find(|d| d.dev == dev)
-            .map_or_else(|| "?".to_owned(), |d| d.name.clone())
+            .map_or_else(|| "?".to_owned(), |d| escape_str(&d.name).into_owned())
     };
     let mut out = vec![Line::styled(
         format!(
@@ -499,7 +500,11 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
             out.push(Line::raw(s));
         }
         for (name, text) in &f.io_cost {
-            out.push(Line::raw(format!("{name}: {}", text.replace('\n', " | "))));
+            out.push(Line::raw(format!(
+                "{}: {}",
+                escape_str(name),
+                escape_str(&text.replace('\n', " | "))
+            )));
         }
     }
     out
@@ -526,11 +531,11 @@ fn processes(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         let text = format!(
             "{:>7} {:<9} {} {:>5} {:>7} {}",
             p.pid,
-            fit(&p.user, 9),
-            p.state,
+            fit(&escape_str(&p.user), 9),
+            escape_str(p.state.encode_utf8(&mut [0; 4])),
             pct(p.cpu_pct),
             bytes_short(p.rss_bytes),
-            p.cmdline
+            escape_str(&p.cmdline)
         );
         let line = Line::raw(fit(&text, width));
         out.push(if app.pane == Pane::Processes && i == app.proc_cursor {
@@ -547,21 +552,27 @@ fn raw(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         return vec![Line::styled("reading…", theme.dim)];
     };
     let mut out = Vec::new();
+    // names, contents and error text as they are, made visible: a file
+    // of a --root tree can hold anything
     for (name, v) in &f.detail.raw {
+        let name = escape_str(name);
         match v {
             Ok(text) if text.contains('\n') => {
                 out.push(Line::styled(format!("{name}:"), theme.title));
                 for l in text.lines() {
-                    out.push(Line::raw(fit(&format!("  {l}"), width)));
+                    out.push(Line::raw(fit(&format!("  {}", escape_str(l)), width)));
                 }
             }
             Ok(text) => out.push(Line::from(vec![
                 Span::styled(format!("{name}: "), theme.title),
-                Span::raw(fit(text, width.saturating_sub(name.len() + 2))),
+                Span::raw(fit(
+                    &escape_str(text),
+                    width.saturating_sub(name.chars().count() + 2),
+                )),
             ])),
             Err(e) => out.push(Line::from(vec![
                 Span::styled(format!("{name}: "), theme.title),
-                Span::styled(e.clone(), theme.dim),
+                Span::styled(escape_str(e).into_owned(), theme.dim),
             ])),
         }
     }

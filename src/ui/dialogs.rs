@@ -8,6 +8,7 @@ use crate::app::actions::{
     RawEditor, WriteRequest,
 };
 use crate::app::{App, Mode};
+use crate::model::text::escape_str;
 use crate::source::actionlog::rfc3339_utc;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -171,20 +172,24 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
             "  (not handed down: cgtop offers to enable it along the path)"
         };
         lines.push(list_row(
-            format!(" {mark} {:<10}{change}{note}", it.name),
+            format!(" {mark} {:<10}{change}{note}", escape_str(&it.name)),
             inner_width(area),
             i == d.cursor,
             theme,
         ));
     }
     lines.push(Line::raw(""));
-    let changes: Vec<String> = d.changes().iter().map(ToString::to_string).collect();
+    let changes: Vec<String> = d
+        .changes()
+        .iter()
+        .map(|c| escape_str(&c.to_string()).into_owned())
+        .collect();
     let enter = if changes.is_empty() {
         "Nothing to change yet: Space marks a controller.".to_owned()
     } else {
         // all in one write: the kernel applies all of them or none
         format!(
-            "Enter writes {:?} to cgroup.subtree_control, in one write.",
+            "Enter writes \"{}\" to cgroup.subtree_control, in one write.",
             changes.join(" ")
         )
     };
@@ -207,7 +212,7 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
     if let Some(d) = form.devices.get(form.device) {
         lines.push(Line::raw(format!(
             "device for io.max / io.latency (Left/Right): {} ({}){}",
-            d.name,
+            escape_str(&d.name),
             d.dev,
             if d.partition { " partition" } else { "" }
         )));
@@ -222,7 +227,7 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
                 FieldKind::IoLatency => "(no target)".into(),
                 _ => "(empty)".into(),
             },
-            Some(c) => c.to_owned(),
+            Some(c) => escape_str(c).into_owned(),
         }
     };
     // the current values as wide as the widest, up to what leaves the
@@ -298,10 +303,10 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
     // the line being typed out of the box
     let w = inner_width(area);
     for (i, (name, cur)) in r.files.iter().enumerate().skip(start).take(h) {
-        let name = format!(" {name:<28}");
+        let name = format!(" {:<28}", escape_str(name));
         let room = w.saturating_sub(name.chars().count());
         lines.push(list_row(
-            format!("{name}{}", fit(cur, room)),
+            format!("{name}{}", fit(&escape_str(cur), room)),
             w,
             i == r.cursor,
             theme,
@@ -310,7 +315,10 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
     lines.push(Line::raw(""));
     match &r.input {
         Some(t) => lines.push(Line::from(vec![
-            Span::styled(format!("{}: ", r.files[r.cursor].0), theme.title),
+            Span::styled(
+                format!("{}: ", escape_str(&r.files[r.cursor].0)),
+                theme.title,
+            ),
             Span::raw(format!("{t}_")),
         ])),
         None => lines.push(Line::styled(
@@ -339,7 +347,7 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
     let keys = match &c.typed {
         Some((target, typed)) => {
             lines.push(Line::from(vec![
-                Span::styled(format!("type {}: ", target.name()), theme.warn),
+                Span::styled(format!("type {}: ", target.name_display()), theme.warn),
                 Span::raw(format!("{typed}_")),
             ]));
             "type the name, Enter  Esc cancel"
@@ -368,7 +376,7 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
         &format!(
             "Move process {} ({}) into the group chosen below.",
             m.pid,
-            fit(&m.what, 40)
+            fit(&escape_str(&m.what), 40)
         ),
         Style::new(),
         w,
@@ -419,7 +427,10 @@ fn new_group(f: &mut Frame<'_>, area: Rect, p: &NamePrompt, theme: &Theme) {
     let w = inner_width(area);
     match &p.check {
         Ok(n) => lines.extend(para(
-            &format!("Enter creates {}", p.parent.join(n)),
+            &match p.parent.join(n) {
+                Ok(path) => format!("Enter creates {path}"),
+                Err(e) => e.to_string(),
+            },
             theme.header,
             w,
         )),
@@ -440,7 +451,10 @@ fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
     let names: Vec<String> = l
         .changes
         .iter()
-        .map(|c| format!("{}{}", if c.enable { "+" } else { "-" }, c.name))
+        .map(|c| {
+            let sign = if c.enable { "+" } else { "-" };
+            format!("{sign}{}", escape_str(&c.name))
+        })
         .collect();
     let w = inner_width(area);
     let plain = Style::new();
@@ -464,7 +478,10 @@ fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
         Span::raw(format!("{}_", l.leaf)),
     ]));
     match &l.check {
-        Ok(leaf) => lines.extend(para(&format!("-> {}", l.group.join(leaf)), theme.dim, w)),
+        Ok(leaf) => match l.group.join(leaf) {
+            Ok(path) => lines.extend(para(&format!("-> {path}"), theme.dim, w)),
+            Err(e) => lines.extend(para(&e.to_string(), theme.error, w)),
+        },
         Err(e) => lines.extend(para(e, theme.error, w)),
     }
     popup(
@@ -486,16 +503,23 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
     let start = scroll.saturating_sub(h.saturating_sub(1));
     for e in app.log.iter().skip(start).take(h) {
         let o = &e.outcome;
+        // describe() escapes what it shows; the file, what was written
+        // and what was there before are escaped here
         let (file, new) = o.op.as_write().map_or_else(
             || ("(dir)".to_owned(), o.op.describe()),
-            |w| (w.file.clone(), w.contents.clone()),
+            |w| {
+                (
+                    escape_str(&w.file).into_owned(),
+                    escape_str(&w.contents).into_owned(),
+                )
+            },
         );
         let old = match o.old.as_deref().map(str::trim) {
             None => "-".to_owned(),
             // an empty file (no controllers, no io.max lines) said so,
             // not a blank between two spaces
             Some("") => "(empty)".to_owned(),
-            Some(t) => t.replace('\n', " | "),
+            Some(t) => escape_str(&t.replace('\n', " | ")).into_owned(),
         };
         let res = match &o.result {
             Ok(()) => "ok".to_owned(),

@@ -24,11 +24,13 @@ pub mod tree;
 
 use crate::app::keymap::{self, Scope};
 use crate::app::{fmt_secs, App, Level, Mode};
+use crate::model::text::{escape, escape_str};
 use crate::model::MountMode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
+use std::os::unix::ffi::OsStrExt;
 pub use theme::Theme;
 
 /// At this width and above the detail pane sits right of the tree.
@@ -117,13 +119,18 @@ pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
 }
 
 fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let host = format!("{}  {}  ", app.host.hostname, app.host.kernel);
+    let host = format!(
+        "{}  {}  ",
+        escape_str(&app.host.hostname),
+        escape_str(&app.host.kernel)
+    );
     let from = if app.start.is_root() {
         String::new()
     } else {
         format!("  from {}", app.start)
     };
-    let mount = |mode: &str| format!("cgroup2 {} ({mode})", app.mount.root.display());
+    let root = escape(app.mount.root.as_os_str().as_bytes());
+    let mount = |mode: &str| format!("cgroup2 {root} ({mode})");
     let mut mode = match &app.mount.mode {
         MountMode::PureV2 => "pure v2".to_owned(),
         MountMode::Hybrid { v1_controllers } if v1_controllers.is_empty() => "hybrid".to_owned(),

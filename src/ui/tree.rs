@@ -111,7 +111,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         let label = if row.depth == 0 {
             g.path.to_string()
         } else {
-            g.path.name().to_owned()
+            g.path.name_display().into_owned()
         };
         let prefix_len = name.chars().count();
         let mut spans = vec![Span::raw(name)];

@@ -213,7 +213,7 @@ pub fn outline(app: &App) -> Vec<String> {
             format!(
                 "{}{}{}",
                 "  ".repeat(r.depth),
-                d.tree.nodes[r.node].path.name(),
+                d.tree.nodes[r.node].path.name_display(),
                 if r.collapsed { " +" } else { "" }
             )
         })
@@ -257,7 +257,7 @@ pub fn burn_cpu(root: &Path, group: &str, usec: u64) {
         ("system_usec", usec - user_part),
     ];
     for a in GroupPath::new(group).ancestors() {
-        bump(root, a.as_str(), "cpu.stat", &add);
+        bump(root, rel(&a), "cpu.stat", &add);
     }
 }
 
@@ -315,11 +315,16 @@ pub fn set_processes(app: &mut App, procs: Vec<ProcessInfo>) {
     f.processes = procs;
 }
 
+/// The relative path of a fixture group as text (fixture names are UTF-8).
+pub fn rel(p: &GroupPath) -> &str {
+    std::str::from_utf8(p.as_bytes()).expect("a fixture path is UTF-8")
+}
+
 /// Disk IO by a group on device `dev` ("254:0"), added to its io.stat and
 /// to the io.stat of each ancestor that has one (io.stat is hierarchical).
 pub fn do_io(root: &Path, group: &str, dev: &str, rbytes: u64, wbytes: u64, rios: u64, wios: u64) {
     for a in GroupPath::new(group).ancestors() {
-        let p = root.join(a.as_str()).join("io.stat");
+        let p = root.join(a.as_rel_path()).join("io.stat");
         let Ok(text) = std::fs::read_to_string(&p) else {
             continue;
         };

@@ -135,10 +135,10 @@ fn a_symlink_planted_as_cgroup_freeze_is_not_written_through() {
 
 #[test]
 fn a_write_never_leaves_the_real_cgroup2_mount() {
-    // the same freeze, against the live cgroup2 mount, for a group path
-    // that climbs out of it into a tree whose cgroup.freeze is a symlink
-    // (GroupPath::new keeps `..` today; refusing it in GROUP is the paths
-    // work, this layer refuses it too)
+    // a group path that climbs out of the live cgroup2 mount into a tree
+    // whose cgroup.freeze is a symlink: it cannot become a GroupPath (the
+    // type refuses `..`), and the hierarchy handle refuses to open it for
+    // a write by itself too
     let Some(sandbox) = common::TestGroup::new() else {
         return;
     };
@@ -147,9 +147,11 @@ fn a_write_never_leaves_the_real_cgroup2_mount() {
     symlink(t.path().join("victim"), t.path().join("g/cgroup.freeze")).unwrap();
     let ups = "../".repeat(sandbox.mount.components().count() + 2);
     let rel = t.path().strip_prefix("/").unwrap().join("g");
-    let group = GroupPath::new(&format!("{ups}{}", rel.display()));
-    let o = perform(&sandbox.mount, &freeze(&group, true));
-    assert!(o.result.is_err(), "{:?}", o.result);
+    let climbing = format!("{ups}{}", rel.display());
+    assert!(GroupPath::parse(climbing.as_bytes()).is_err());
+    let h = cgtop::source::hier::Hier::open(&sandbox.mount).unwrap();
+    let file = std::path::Path::new(&climbing).join("cgroup.freeze");
+    assert!(h.open_write(&file).is_err());
     assert_eq!(
         fs::read_to_string(t.path().join("victim")).unwrap(),
         "root:x:0:0\n"

@@ -1,1 +1,400 @@
-//! Hostile inputs: paths (filled in by the work on issue 7).
+//! Hostile inputs: group names (issue 7, items 2, 4 and 6).
+//!
+//! A user who owns a delegated subtree (or writes a `--root` tree) names
+//! groups with terminal escapes, CR, newlines, a right-to-left override,
+//! and bytes that are not UTF-8. Each must reach the screen as a visible
+//! escape (`-b`, the TUI), JSON must stay valid and keep every group
+//! apart, an op built for one group must name only that directory, and a
+//! GROUP argument with `..` must be refused before anything is read.
+
+use crate::common;
+use cgtop::model::text::unescape;
+use cgtop::model::{write, MountInfo, MountMode};
+use cgtop::source::writer;
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The hostile names, relative to the tree's top, parents before children.
+/// `newline` adds the name that forges a row in `-b` (cgroupfs refuses a
+/// '\n' in a name, a `--root` tree does not).
+fn names(newline: bool) -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = vec![
+        b"X".to_vec(),
+        b"X/\x1b]0;pwned\x07".to_vec(),
+        b"\x1b[2J".to_vec(),
+        b"a\rb".to_vec(),
+        b"a\x1bb".to_vec(),
+        b"ab".to_vec(),
+        b"bad\xff".to_vec(),
+        "bad\u{FFFD}".as_bytes().to_vec(),
+        "evil\u{202e}txt.slice".as_bytes().to_vec(),
+    ];
+    if newline {
+        v.push(
+            b"x\n  forged.service               99.9   64.0G        0        0     1 P".to_vec(),
+        );
+    }
+    v
+}
+
+fn os(b: &[u8]) -> &OsStr {
+    OsStr::from_bytes(b)
+}
+
+/// A `--root` tree holding the hostile names, `cgroup.procs` (empty) and
+/// `cgroup.freeze` ("0") in every group.
+fn hostile_tree() -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    let put = |dir: &Path| {
+        std::fs::write(dir.join("cgroup.procs"), "").unwrap();
+        std::fs::write(dir.join("cgroup.freeze"), "0\n").unwrap();
+    };
+    put(t.path());
+    for n in names(true) {
+        let d = t.path().join(os(&n));
+        std::fs::create_dir(&d).unwrap();
+        put(&d);
+    }
+    t
+}
+
+fn cgtop(args: &[&OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Text that a terminal shows as it is: UTF-8, no control character but
+/// the line ends, no C1 control, no invisible or reordering character.
+fn assert_inert(what: &str, bytes: &[u8]) {
+    assert!(!bytes.contains(&0x1b), "{what}: an ESC byte");
+    let text = std::str::from_utf8(bytes).unwrap_or_else(|e| panic!("{what}: not UTF-8: {e}"));
+    for (i, c) in text.char_indices() {
+        let bad = (c.is_control() && c != '\n')
+            || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        assert!(!bad, "{what}: {c:?} at byte {i}:\n{text}");
+    }
+}
+
+/// The rows of one `-b` refresh (between the column header and the blank
+/// line), and the column header.
+fn batch_rows(text: &str) -> (String, Vec<String>) {
+    let mut lines = text.lines().skip_while(|l| !l.starts_with("GROUP"));
+    let header = lines.next().unwrap().to_owned();
+    let rows = lines
+        .take_while(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
+    (header, rows)
+}
+
+/// Every row has its PIDS figure where the header has "PIDS": the columns
+/// line up whatever the names hold.
+fn assert_aligned(header: &str, rows: &[String]) {
+    let end = header.find("PIDS").unwrap() + "PIDS".len();
+    for r in rows {
+        let cells: Vec<char> = r.chars().collect();
+        assert!(
+            cells.len() > end && cells[end - 1] != ' ' && cells[end] == ' ',
+            "row out of line with the header:\n{header}\n{r}"
+        );
+    }
+}
+
+#[test]
+fn batch_text_shows_every_name_escaped_one_row_each() {
+    let t = hostile_tree();
+    let o = cgtop(&[
+        os(b"-b"),
+        os(b"-n"),
+        os(b"1"),
+        os(b"-d"),
+        os(b"0.1"),
+        os(b"--root"),
+        t.path().as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_inert("cgtop -b", &o.stdout);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let (header, rows) = batch_rows(&text);
+    // the root and one row per group: the newline forged none
+    assert_eq!(rows.len(), 1 + names(true).len(), "{text}");
+    assert!(!rows.iter().any(|r| r.starts_with("  forged")), "{text}");
+    assert_aligned(&header, &rows);
+    // the name column, up to where the header has CPU% (in characters:
+    // a name may hold U+FFFD)
+    let name_w = header.find("CPU%").unwrap();
+    let names: Vec<String> = rows
+        .iter()
+        .skip(1)
+        .map(|r| r.chars().take(name_w).collect::<String>().trim().to_owned())
+        .collect();
+    for want in [
+        "\\e]0;pwned\\a",
+        "\\e[2J",
+        "a\\rb",
+        "a\\eb",
+        "ab",
+        "bad\\xff",
+        "bad\u{FFFD}",
+        "evil\\u{202e}txt.slice",
+    ] {
+        assert!(
+            names.iter().any(|n| n == want),
+            "{want:?} not among {names:?}"
+        );
+    }
+    assert!(
+        names.iter().any(|n| n.starts_with("x\\n  forged.service")),
+        "{names:?}"
+    );
+}
+
+/// Every path of every refresh in `--json` output, checked to be valid
+/// JSON Lines.
+fn json_paths(stdout: &[u8]) -> Vec<String> {
+    assert_inert("cgtop --json", stdout);
+    let text = std::str::from_utf8(stdout).unwrap();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        for g in v["groups"].as_array().unwrap() {
+            out.push(g["path"].as_str().unwrap().to_owned());
+        }
+    }
+    out
+}
+
+#[test]
+fn json_paths_are_distinct_and_unescape_to_the_directories() {
+    let t = hostile_tree();
+    let o = cgtop(&[
+        os(b"--json"),
+        os(b"-n"),
+        os(b"1"),
+        os(b"-d"),
+        os(b"0.1"),
+        os(b"--root"),
+        t.path().as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let paths = json_paths(&o.stdout);
+    let unique: HashSet<&String> = paths.iter().collect();
+    assert_eq!(
+        unique.len(),
+        paths.len(),
+        "two groups share a path: {paths:?}"
+    );
+    // the escape is reversible: each path gives back its directory's bytes
+    let got: HashSet<Vec<u8>> = paths.iter().map(|p| unescape(p)).collect();
+    let mut want: HashSet<Vec<u8>> = names(true)
+        .into_iter()
+        .map(|n| [&b"/"[..], &n].concat())
+        .collect();
+    want.insert(b"/".to_vec());
+    assert_eq!(got, want);
+    assert!(paths.contains(&"/bad\\xff".to_owned()), "{paths:?}");
+    assert!(paths.contains(&"/bad\u{FFFD}".to_owned()), "{paths:?}");
+}
+
+#[test]
+fn tui_rows_show_escapes_and_keep_look_alikes_apart() {
+    let t = hostile_tree();
+    let mount = MountInfo {
+        root: PathBuf::from("/hostile"),
+        mode: MountMode::Directory,
+    };
+    let (a, _c) = common::app_on(t.path(), mount, 120, 40);
+    let s = common::screen(&a, 120, 40);
+    assert_inert("the TUI", s.as_bytes());
+    let rows: Vec<&str> = s.lines().collect();
+    let row_of = |name: &str| {
+        rows.iter()
+            .find(|r| r.contains(&format!("─{name} ")))
+            .unwrap_or_else(|| panic!("no row shows {name:?}:\n{s}"))
+    };
+    for name in ["a\\eb", "ab", "bad\\xff", "bad\u{FFFD}", "\\e[2J", "a\\rb"] {
+        row_of(name);
+    }
+    assert!(s.contains("evil\\u{202e}txt.slice"), "{s}");
+    // the CPU% column lines up on every row of the tree
+    let header = rows.iter().find(|r| r.contains("CPU%")).unwrap();
+    let end = header.chars().position(|c| c == '%').unwrap();
+    for name in ["a\\eb", "ab", "bad\\xff", "bad\u{FFFD}", "\\e[2J"] {
+        let r: Vec<char> = row_of(name).chars().collect();
+        assert!(
+            r[end] != ' ' && r[end + 1] == ' ',
+            "{name}: CPU% out of line\n{header}\n{}",
+            row_of(name)
+        );
+    }
+}
+
+/// The sample the collector made for the directory `dir` (found by inode),
+/// and the directory a freeze of it writes to.
+fn freeze_target(samples: &[cgtop::model::GroupSample], root: &Path, dir: &Path) -> PathBuf {
+    let ino = std::fs::metadata(dir).unwrap().ino();
+    let g = samples
+        .iter()
+        .find(|g| g.inode == ino)
+        .unwrap_or_else(|| panic!("no sample for {}", dir.display()));
+    let op = write::freeze(&g.path, true);
+    writer::group_dir(root, op.group())
+}
+
+#[test]
+fn a_freeze_of_bad_xff_names_only_its_own_directory() {
+    let t = hostile_tree();
+    let mut c = common::collector(t.path());
+    let r = common::refresh(&mut c, 0.0);
+    let raw = t.path().join(os(b"bad\xff"));
+    let lossy = t.path().join("bad\u{FFFD}");
+    assert_eq!(freeze_target(&r.snapshot.groups, t.path(), &raw), raw);
+    assert_eq!(freeze_target(&r.snapshot.groups, t.path(), &lossy), lossy);
+}
+
+#[test]
+fn a_group_argument_with_dot_dot_is_refused_before_anything_is_read() {
+    let t = hostile_tree();
+    // a tree outside the hierarchy, that `..` would reach
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("t");
+    std::fs::create_dir(&target).unwrap();
+    std::fs::write(target.join("cgroup.procs"), "").unwrap();
+    let up = "../".repeat(t.path().components().count() + 2);
+    let escape = format!(
+        "{up}{}",
+        target.display().to_string().trim_start_matches('/')
+    );
+    let root_arg = t.path().as_os_str();
+    for (with_root, group) in [
+        (true, escape.clone()),
+        (true, "X/../../..".to_owned()),
+        // as the issue wrote it, on the host's own hierarchy
+        (false, format!("../../../..{}", target.display())),
+    ] {
+        let mut args = vec![os(b"-b"), os(b"-n"), os(b"1"), os(b"-d"), os(b"0.1")];
+        if with_root {
+            args.extend([os(b"--root"), root_arg]);
+        }
+        args.push(OsStr::new(&group));
+        let o = cgtop(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{group}: {err}");
+        assert!(o.stdout.is_empty(), "{group}: something was shown");
+        assert_eq!(err.lines().count(), 1, "{group}: {err}");
+        assert!(err.contains("`..`"), "{group}: {err}");
+    }
+    // a leading '/' means the hierarchy's root, and '.' is dropped
+    for group in ["/X", "./X/", "X"] {
+        let o = cgtop(&[
+            os(b"-b"),
+            os(b"-n"),
+            os(b"1"),
+            os(b"-d"),
+            os(b"0.1"),
+            os(b"--root"),
+            root_arg,
+            OsStr::new(group),
+        ]);
+        assert!(
+            o.status.success(),
+            "{group}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let text = String::from_utf8(o.stdout).unwrap();
+        let (_, rows) = batch_rows(&text);
+        assert!(rows[0].starts_with("/X "), "{group}: {text}");
+        assert!(rows[1].contains("\\e]0;pwned\\a"), "{group}: {text}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The same names as real groups, under the test prefix.
+
+/// A test group holding the hostile names (all but the newline, which
+/// cgroupfs refuses). `None` (with the skip line printed) when not root
+/// or there is no cgroup2.
+fn real_hostile_group() -> Option<common::TestGroup> {
+    let tg = common::TestGroup::new()?;
+    for n in names(false) {
+        std::fs::create_dir(tg.dir("").join(os(&n))).unwrap();
+    }
+    Some(tg)
+}
+
+#[test]
+fn real_groups_batch_and_json_show_escapes_and_distinct_paths() {
+    let Some(tg) = real_hostile_group() else {
+        return;
+    };
+    let start = OsStr::new(&tg.rel);
+    let o = cgtop(&[os(b"-b"), os(b"-n"), os(b"1"), os(b"-d"), os(b"0.1"), start]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_inert("cgtop -b on cgroupfs", &o.stdout);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let (header, rows) = batch_rows(&text);
+    assert_eq!(rows.len(), 1 + names(false).len(), "{text}");
+    assert_aligned(&header, &rows);
+    for want in [
+        "  a\\eb ",
+        "  ab ",
+        "  bad\\xff ",
+        "  bad\u{FFFD} ",
+        "\\e]0;pwned\\a",
+    ] {
+        assert!(text.contains(want), "{want:?}:\n{text}");
+    }
+
+    let o = cgtop(&[
+        os(b"--json"),
+        os(b"-n"),
+        os(b"1"),
+        os(b"-d"),
+        os(b"0.1"),
+        start,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let paths = json_paths(&o.stdout);
+    let got: HashSet<Vec<u8>> = paths.iter().map(|p| unescape(p)).collect();
+    assert_eq!(got.len(), paths.len(), "two groups share a path: {paths:?}");
+    let top = format!("/{}", tg.rel).into_bytes();
+    let mut want: HashSet<Vec<u8>> = names(false)
+        .into_iter()
+        .map(|n| [&top[..], b"/", &n].concat())
+        .collect();
+    want.insert(top);
+    assert_eq!(got, want);
+}
+
+#[test]
+fn real_groups_freezing_bad_xff_leaves_bad_fffd_alone() {
+    let Some(tg) = real_hostile_group() else {
+        return;
+    };
+    let mut c = tg.collector();
+    let r = common::refresh(&mut c, 0.0);
+    let raw = tg.dir("").join(os(b"bad\xff"));
+    let lossy = tg.dir("").join("bad\u{FFFD}");
+    let ino = std::fs::metadata(&raw).unwrap().ino();
+    let g = r
+        .snapshot
+        .groups
+        .iter()
+        .find(|g| g.inode == ino)
+        .expect("bad\\xff was scanned");
+    let op = write::freeze(&g.path, true);
+    let o = writer::perform(&tg.mount, &op);
+    assert!(o.is_ok(), "{}", o.summary());
+    let freeze = |d: &Path| std::fs::read_to_string(d.join("cgroup.freeze")).unwrap();
+    assert_eq!(freeze(&lossy).trim(), "0", "the other group was frozen");
+    assert_eq!(freeze(&raw).trim(), "1");
+    assert_eq!(writer::group_dir(&tg.mount, op.group()), raw);
+}

@@ -159,12 +159,12 @@ impl Case {
         if sub.is_empty() {
             self.top.clone()
         } else {
-            self.top.join(sub)
+            self.top.concat(&GroupPath::new(sub))
         }
     }
 
     pub fn dir(&self, g: &GroupPath) -> PathBuf {
-        self.root.join(g.as_str())
+        self.root.join(g.as_rel_path())
     }
 
     pub fn file(&self, g: &GroupPath, file: &str) -> String {
@@ -364,7 +364,7 @@ pub struct Sample {
 impl Sample {
     /// The group's object in this refresh.
     pub fn group(&self, g: &GroupPath) -> Option<&Value> {
-        let want = format!("/{}", g.as_str());
+        let want = g.display().to_string();
         self.doc["groups"]
             .as_array()?
             .iter()
@@ -400,7 +400,8 @@ pub struct CgtopRun {
 impl CgtopRun {
     pub fn start(group: &GroupPath, delay: &str, n: u32) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_cgtop"))
-            .args(["--json", "-d", delay, "-n", &n.to_string(), group.as_str()])
+            .args(["--json", "-d", delay, "-n", &n.to_string()])
+            .arg(group.as_rel_path())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
