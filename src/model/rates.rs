@@ -4,7 +4,7 @@
 //! an absurd one.
 
 use super::GroupSample;
-use crate::cgroupfs::io::{DevId, IoStatDev};
+use crate::cgroupfs::io::{IoStatDev, IoStatDevice};
 use std::time::Duration;
 
 /// Byte and operation rates, per second.
@@ -29,7 +29,7 @@ pub struct GroupRates {
     pub throttled_pct: Option<f64>,
     /// Sum over devices.
     pub io: Option<IoRates>,
-    pub io_by_dev: Vec<(DevId, IoRates)>,
+    pub io_by_dev: Vec<(IoStatDevice, IoRates)>,
 }
 
 fn delta(a: u64, b: u64) -> Option<u64> {
@@ -45,12 +45,17 @@ fn per_s(a: u64, b: u64, secs: f64) -> Option<f64> {
     delta(a, b).map(|d| d as f64 / secs)
 }
 
+/// A rate of a counter that both samples have.
+fn per_s_opt(a: Option<u64>, b: Option<u64>, secs: f64) -> Option<f64> {
+    per_s(a?, b?, secs)
+}
+
 fn io_rates(a: &IoStatDev, b: &IoStatDev, secs: f64) -> Option<IoRates> {
     Some(IoRates {
-        rbps: per_s(a.rbytes, b.rbytes, secs)?,
-        wbps: per_s(a.wbytes, b.wbytes, secs)?,
-        riops: per_s(a.rios, b.rios, secs)?,
-        wiops: per_s(a.wios, b.wios, secs)?,
+        rbps: per_s_opt(a.rbytes, b.rbytes, secs)?,
+        wbps: per_s_opt(a.wbytes, b.wbytes, secs)?,
+        riops: per_s_opt(a.rios, b.rios, secs)?,
+        wiops: per_s_opt(a.wios, b.wios, secs)?,
     })
 }
 
@@ -65,8 +70,12 @@ pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> Grou
     let mut r = GroupRates::default();
     if let (Some(a), Some(b)) = (&prev.hot.cpu, &cur.hot.cpu) {
         r.cpu_pct = pct(a.usage_usec, b.usage_usec, secs);
-        r.user_pct = pct(a.user_usec, b.user_usec, secs);
-        r.system_pct = pct(a.system_usec, b.system_usec, secs);
+        if let (Some(x), Some(y)) = (a.user_usec, b.user_usec) {
+            r.user_pct = pct(x, y, secs);
+        }
+        if let (Some(x), Some(y)) = (a.system_usec, b.system_usec) {
+            r.system_pct = pct(x, y, secs);
+        }
         if let (Some(x), Some(y)) = (a.nr_throttled, b.nr_throttled) {
             r.throttled_per_s = per_s(x, y, secs);
         }
@@ -77,7 +86,7 @@ pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> Grou
     if let (Some(a), Some(b)) = (&prev.hot.io, &cur.hot.io) {
         // Per device; a device that appeared since counts from zero, which
         // is right: io.stat lists a device once the group has done IO on it.
-        let zero = IoStatDev::default();
+        let zero = IoStatDev::ZERO;
         let mut total = IoRates::default();
         let mut ok = true;
         for (dev, now) in &b.0 {
@@ -113,8 +122,8 @@ mod tests {
         let mut s = GroupSample::new(GroupPath::new("a"), inode);
         s.hot.cpu = Some(CpuStat {
             usage_usec: usage,
-            user_usec: usage / 2,
-            system_usec: usage / 2,
+            user_usec: Some(usage / 2),
+            system_usec: Some(usage / 2),
             nr_periods: Some(usage / 100),
             nr_throttled: Some(usage / 1000),
             throttled_usec: Some(usage / 10),

@@ -3,10 +3,10 @@
 //! refresh and for every group in JSON mode.
 
 use crate::cgroupfs::{
-    self, files, CgroupStat, Controllers, CpuMax, IoLatency, IoMax, IoWeight, Limit, MemoryEvents,
-    MemoryStat, Pressure,
+    self, files, CgroupStat, Controllers, CpuMax, IoLatency, IoMax, IoWeight, Keyed, Limit,
+    MemoryEvents, MemoryStat, Pressure,
 };
-use crate::model::GroupDetail;
+use crate::model::{GroupDetail, KeyedFiles};
 use std::path::Path;
 
 fn read(dir: &Path, name: &str) -> Option<String> {
@@ -24,11 +24,17 @@ fn number(dir: &Path, name: &'static str) -> Option<u64> {
 /// Reads every file cgtop shows for one group. Missing files (a controller
 /// that is off) are `None`; a group that vanished gives an empty detail.
 /// `raw` also collects the text of every regular file in the directory.
+/// The flat-keyed files are parsed twice from one read: into their typed
+/// fields and into [`KeyedFiles`], which keeps every key.
 pub fn read_detail(dir: &Path, raw: bool) -> GroupDetail {
+    let keyed = |name| read(dir, name).map(|t| Keyed::parse(&t));
+    let stat_text = read(dir, files::STAT);
+    let memory_stat_text = read(dir, files::MEMORY_STAT);
+    let memory_events_text = read(dir, files::MEMORY_EVENTS);
     let mut d = GroupDetail {
         controllers: read(dir, files::CONTROLLERS).map(|t| Controllers::parse(&t)),
         subtree_control: read(dir, files::SUBTREE_CONTROL).map(|t| Controllers::parse(&t)),
-        stat: read(dir, files::STAT).map(|t| CgroupStat::parse(&t)),
+        stat: stat_text.as_deref().map(CgroupStat::parse),
         freeze: read(dir, files::FREEZE).map(|t| t.trim() == "1"),
         cpu_max: read(dir, files::CPU_MAX).and_then(|t| CpuMax::parse(&t).ok()),
         cpu_max_burst: number(dir, files::CPU_MAX_BURST),
@@ -41,8 +47,8 @@ pub fn read_detail(dir: &Path, raw: bool) -> GroupDetail {
         memory_peak: number(dir, files::MEMORY_PEAK),
         swap_current: number(dir, files::MEMORY_SWAP_CURRENT),
         swap_max: limit(dir, files::MEMORY_SWAP_MAX),
-        memory_stat: read(dir, files::MEMORY_STAT).map(|t| MemoryStat::parse(&t)),
-        memory_events: read(dir, files::MEMORY_EVENTS).map(|t| MemoryEvents::parse(&t)),
+        memory_stat: memory_stat_text.as_deref().map(MemoryStat::parse),
+        memory_events: memory_events_text.as_deref().map(MemoryEvents::parse),
         io_max: read(dir, files::IO_MAX).and_then(|t| IoMax::parse(&t).ok()),
         io_weight: read(dir, files::IO_WEIGHT).and_then(|t| IoWeight::parse(&t).ok()),
         io_latency: read(dir, files::IO_LATENCY).and_then(|t| IoLatency::parse(&t).ok()),
@@ -50,6 +56,16 @@ pub fn read_detail(dir: &Path, raw: bool) -> GroupDetail {
         cpu_pressure: read(dir, files::CPU_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         memory_pressure: read(dir, files::MEMORY_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         io_pressure: read(dir, files::IO_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
+        keyed: KeyedFiles {
+            cgroup_stat: stat_text.as_deref().map(Keyed::parse),
+            cpu_stat: keyed(files::CPU_STAT),
+            cpu_stat_local: keyed(files::CPU_STAT_LOCAL),
+            memory_stat: memory_stat_text.as_deref().map(Keyed::parse),
+            memory_events: memory_events_text.as_deref().map(Keyed::parse),
+            memory_events_local: keyed(files::MEMORY_EVENTS_LOCAL),
+            memory_swap_events: keyed(files::MEMORY_SWAP_EVENTS),
+            pids_events: keyed(files::PIDS_EVENTS),
+        },
         pids: read(dir, files::PROCS)
             .map(|t| cgroupfs::parse_pids(&t))
             .unwrap_or_default(),

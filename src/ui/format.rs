@@ -67,10 +67,14 @@ pub fn state_marks(g: &crate::model::GroupSample) -> String {
     let threaded = g
         .cgroup_type
         .is_some_and(crate::cgroupfs::CgroupType::is_threaded);
-    [(ev.populated, 'P'), (ev.frozen, 'F'), (threaded, 'T')]
-        .iter()
-        .map(|&(on, c)| if on { c } else { ' ' })
-        .collect()
+    [
+        (ev.is_populated(), 'P'),
+        (ev.is_frozen(), 'F'),
+        (threaded, 'T'),
+    ]
+    .iter()
+    .map(|&(on, c)| if on { c } else { ' ' })
+    .collect()
 }
 
 /// Truncates from the left, keeping the end of a path (the group's own
