@@ -184,4 +184,27 @@ mod tests {
         let s = CgroupStat::parse("nr_descendants 3\n");
         assert_eq!(s.nr_dying_descendants, None);
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn controllers_print_and_parse_back(
+            names in proptest::collection::vec("[a-z_]{1,12}", 0..10),
+        ) {
+            let c = Controllers(names);
+            proptest::prop_assert_eq!(Controllers::parse(&format!("{c}\n")), c);
+        }
+
+        #[test]
+        fn cgroup_type_prints_and_parses_back(i in 0usize..4) {
+            let t = [
+                CgroupType::Domain,
+                CgroupType::DomainThreaded,
+                CgroupType::DomainInvalid,
+                CgroupType::Threaded,
+            ][i];
+            proptest::prop_assert_eq!(CgroupType::parse(&format!("{t}\n")), Ok(t));
+        }
+    }
 }

@@ -142,4 +142,17 @@ mod tests {
         assert!(CpuMax::parse("-5 100000").is_err());
         assert!(CpuMax::parse("5 100000 7").is_err());
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn cpu_max_prints_and_parses_back(
+            quota in proptest::option::of(proptest::prelude::any::<u64>()),
+            period in proptest::prelude::any::<u64>(),
+        ) {
+            let m = CpuMax { quota, period };
+            proptest::prop_assert_eq!(CpuMax::parse(&format!("{m}\n")), Ok(m));
+        }
+    }
 }

@@ -84,4 +84,23 @@ mod tests {
         );
         assert_eq!(k.to_string(), "usage_usec 5\nnr_bursts 0\nburst_usec 7\n");
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// The kernel's text of any map parses back to the same map, in
+        /// the same order.
+        #[test]
+        fn keyed_prints_and_parses_back(
+            map in proptest::collection::btree_map("[a-z_.]{1,24}", proptest::prelude::any::<u64>(), 0..40),
+            reverse in proptest::prelude::any::<bool>(),
+        ) {
+            let mut pairs: Vec<(String, u64)> = map.into_iter().collect();
+            if reverse {
+                pairs.reverse();
+            }
+            let k = Keyed(pairs);
+            proptest::prop_assert_eq!(Keyed::parse(&k.to_string()), k);
+        }
+    }
 }

@@ -219,4 +219,16 @@ mod tests {
         assert_eq!(parse_pids("1\n22\nxx\n333\n"), vec![1, 22, 333]);
         assert!(parse_pids("").is_empty());
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Every Limit prints the kernel's text and parses back to itself.
+        #[test]
+        fn limit_prints_and_parses_back(v in proptest::option::of(proptest::prelude::any::<u64>())) {
+            let l = v.map_or(Limit::Max, Limit::Value);
+            proptest::prop_assert_eq!(Limit::parse("memory.max", &l.to_string()), Ok(l));
+            proptest::prop_assert_eq!(Limit::parse("memory.max", &format!("{l}\n")), Ok(l));
+        }
+    }
 }
