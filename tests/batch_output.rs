@@ -607,3 +607,91 @@ fn json_keeps_every_key_the_kernel_prints() {
         .collect();
     assert_eq!(printed, want, "all of memory.stat, in the kernel's order");
 }
+
+/// The real kernel texts of `shared/data/real-cgroupfs` (captured by other
+/// projects on many kernels, see its README): each sample's files become a
+/// group of a `--root` tree, and every value the sample states (`expect`,
+/// read off by hand) must be what `--json` says. `shared/` sits beside the
+/// clone in CI; elsewhere set CGTOP_REAL_CGROUPFS to the directory, or the
+/// test says it skipped.
+#[test]
+fn json_matches_real_kernel_texts() {
+    let dir = std::env::var_os("CGTOP_REAL_CGROUPFS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/real-cgroupfs"),
+        std::path::PathBuf::from,
+    );
+    let (Ok(samples), Ok(captures)) = (
+        std::fs::read_to_string(dir.join("samples.json")),
+        std::fs::read_to_string(dir.join("captures.json")),
+    ) else {
+        println!("skipped: no real kernel texts at {}", dir.display());
+        return;
+    };
+    let samples: serde_json::Value = serde_json::from_str(&samples).unwrap();
+    let captures: serde_json::Value = serde_json::from_str(&captures).unwrap();
+    let mut checked = 0;
+    for (id, sample) in samples.as_object().unwrap() {
+        let files = match sample["capture"].as_str() {
+            Some(c) => &captures[c]["files"],
+            None => &sample["files"],
+        };
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("cgroup.procs"), "").unwrap();
+        let g = t.path().join("g");
+        std::fs::create_dir(&g).unwrap();
+        std::fs::write(g.join("cgroup.procs"), "").unwrap();
+        for (name, text) in files.as_object().unwrap() {
+            std::fs::write(g.join(name), text.as_str().unwrap()).unwrap();
+        }
+        let o = cgtop(&[
+            "--root",
+            t.path().to_str().unwrap(),
+            "--json",
+            "-n",
+            "1",
+            "-d",
+            "0.1",
+        ]);
+        assert!(o.status.success(), "{id}: {}", stderr(&o));
+        let doc: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        let group = doc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["path"] == "/g")
+            .unwrap_or_else(|| panic!("{id}: no /g"));
+        let dev_entry = |dev: &str| {
+            let (major, minor) = dev.split_once(':').unwrap();
+            let want = serde_json::json!({
+                "major": major.parse::<u32>().unwrap(),
+                "minor": minor.parse::<u32>().unwrap()
+            });
+            group["io"]
+                .as_array()
+                .and_then(|io| io.iter().find(|e| e[0] == want))
+                .map(|e| e[1].clone())
+        };
+        for (key, want) in sample["expect"].as_object().unwrap() {
+            match key.as_str() {
+                "io" => {
+                    for (dev, counters) in want.as_object().unwrap() {
+                        assert_eq!(dev_entry(dev).as_ref(), Some(counters), "{id}: io {dev}");
+                    }
+                }
+                "io_absent" => {
+                    for dev in want.as_array().unwrap() {
+                        let dev = dev.as_str().unwrap();
+                        assert_eq!(dev_entry(dev), None, "{id}: {dev} had no counters");
+                    }
+                }
+                dotted => {
+                    let got = dotted.split('.').fold(group, |v, k| &v[k]);
+                    assert_eq!(got, want, "{id}: {dotted}");
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} values checked");
+    println!("{checked} values of real kernel texts checked");
+}

@@ -430,6 +430,9 @@ fn io_page_follows_every_kernels_io_stat() {
         .lines()
         .find(|l| l.contains("  oom ") || l.contains("|  oom"))
         .unwrap_or_else(|| panic!("no oom row on\n{s}"));
-    let cells: Vec<&str> = oom.trim_matches(['>', ' ', '|']).split_whitespace().collect();
+    let cells: Vec<&str> = oom
+        .trim_matches(['>', ' ', '|'])
+        .split_whitespace()
+        .collect();
     assert_eq!(cells, ["oom", "-", "-"], "{oom}");
 }
