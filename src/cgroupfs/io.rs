@@ -522,7 +522,8 @@ mod tests {
         fn io_latency_parses_the_kernels_lines(
             lines in proptest::collection::vec((any_dev(), any::<u64>()), 0..6),
         ) {
-            let text: String = lines.iter().map(|(d, t)| format!("{d} target={t}\n")).collect();
+            let text: Vec<String> = lines.iter().map(|(d, t)| format!("{d} target={t}")).collect();
+            let text = text.join("\n");
             prop_assert_eq!(IoLatency::parse(&text), Ok(IoLatency(lines)));
         }
 
