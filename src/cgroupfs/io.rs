@@ -2,6 +2,7 @@
 //! (admin guide 5-3). Lines are keyed by "MAJ:MIN" device numbers.
 
 use super::{Limit, ParseError};
+use std::collections::HashMap;
 use std::fmt;
 
 /// A block device number, as the kernel prints it in io.* files.
@@ -158,7 +159,7 @@ pub struct IoStat(pub Vec<(IoStatDevice, IoStatDev)>);
 
 impl IoStat {
     pub fn parse(s: &str) -> Self {
-        let mut out = Self::default();
+        let mut out = Builder::default();
         let mut cur: Option<(Option<IoStatDevice>, IoStatDev)> = None;
         for line in s.lines() {
             for tok in line.split_ascii_whitespace() {
@@ -178,18 +179,7 @@ impl IoStat {
             // a line ends a device, whatever the kernel
             out.push(cur.take());
         }
-        out
-    }
-
-    fn push(&mut self, entry: Option<(Option<IoStatDevice>, IoStatDev)>) {
-        let Some((Some(dev), d)) = entry else { return };
-        if d.is_empty() {
-            return;
-        }
-        match self.0.iter_mut().find(|(x, _)| *x == dev) {
-            Some((_, have)) => *have = have.add(&d),
-            None => self.0.push((dev, d)),
-        }
+        Self(out.entries)
     }
 
     /// Sum over all devices, `(unknown)` included.
@@ -202,6 +192,44 @@ impl IoStat {
     pub fn get(&self, dev: impl Into<IoStatDevice>) -> Option<&IoStatDev> {
         let dev = dev.into();
         self.0.iter().find(|(d, _)| *d == dev).map(|(_, s)| s)
+    }
+}
+
+/// Entries of the same device merge: a linear search while they are few
+/// (a machine has a handful of disks), an index once a text lists many (a
+/// hostile one with 50,000 lines must not take quadratic time).
+#[derive(Default)]
+struct Builder {
+    entries: Vec<(IoStatDevice, IoStatDev)>,
+    index: HashMap<IoStatDevice, usize>,
+}
+
+impl Builder {
+    const LINEAR: usize = 32;
+
+    fn push(&mut self, entry: Option<(Option<IoStatDevice>, IoStatDev)>) {
+        let Some((Some(dev), d)) = entry else { return };
+        if d.is_empty() {
+            return;
+        }
+        let at = if self.entries.len() < Self::LINEAR {
+            self.entries.iter().position(|(x, _)| *x == dev)
+        } else {
+            if self.index.is_empty() {
+                self.index = (self.entries.iter().enumerate())
+                    .map(|(i, (x, _))| (*x, i))
+                    .collect();
+            }
+            self.index.get(&dev).copied()
+        };
+        if let Some(i) = at {
+            self.entries[i].1 = self.entries[i].1.add(&d);
+        } else {
+            if !self.index.is_empty() {
+                self.index.insert(dev, self.entries.len());
+            }
+            self.entries.push((dev, d));
+        }
     }
 }
 

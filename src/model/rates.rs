@@ -4,7 +4,8 @@
 //! an absurd one.
 
 use super::GroupSample;
-use crate::cgroupfs::io::{IoStatDev, IoStatDevice};
+use crate::cgroupfs::io::{IoStat, IoStatDev, IoStatDevice};
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// Byte and operation rates, per second.
@@ -89,8 +90,20 @@ pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> Grou
         let zero = IoStatDev::ZERO;
         let mut total = IoRates::default();
         let mut ok = true;
+        // an index where io.stat lists many devices (a hostile text):
+        // no quadratic search
+        let index = |s: &'_ IoStat| -> Option<HashMap<IoStatDevice, usize>> {
+            (s.0.len() > 32).then(|| s.0.iter().enumerate().map(|(i, (d, _))| (*d, i)).collect())
+        };
+        let (ia, ib) = (index(a), index(b));
+        let find =
+            |s: &'_ IoStat, i: &Option<HashMap<IoStatDevice, usize>>, dev: IoStatDevice| match i {
+                Some(i) => i.get(&dev).map(|&n| s.0[n].1),
+                None => s.get(dev).copied(),
+            };
         for (dev, now) in &b.0 {
-            let before = a.get(*dev).unwrap_or(&zero);
+            let before = find(a, &ia, *dev).unwrap_or(zero);
+            let before = &before;
             if let Some(x) = io_rates(before, now, secs) {
                 total.rbps += x.rbps;
                 total.wbps += x.wbps;
@@ -102,7 +115,7 @@ pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> Grou
             }
         }
         // a device that vanished from io.stat is a reset as well
-        ok &= a.0.iter().all(|(d, _)| b.get(*d).is_some());
+        ok &= a.0.iter().all(|(d, _)| find(b, &ib, *d).is_some());
         if ok {
             r.io = Some(total);
         } else {
@@ -115,7 +128,7 @@ pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> Grou
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cgroupfs::{CpuStat, IoStat};
+    use crate::cgroupfs::CpuStat;
     use crate::model::GroupPath;
 
     fn sample(inode: u64, usage: u64, io: &str) -> GroupSample {

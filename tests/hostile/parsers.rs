@@ -297,3 +297,37 @@ proptest! {
         prop_assert_eq!(CgroupEvents::parse(&text).frozen, Some(frozen));
     }
 }
+
+/// A `--root` tree's io.stat with tens of thousands of devices (what a
+/// capped read of a few MiB can hold) is parsed and turned into rates in
+/// linear time: a search per device over all devices took seconds per
+/// group and refresh.
+#[test]
+fn a_huge_io_stat_costs_linear_time() {
+    use cgtop::model::{rates, GroupSample};
+    use std::time::{Duration, Instant};
+    const N: u32 = 50_000;
+    let text = |add: u64| -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        for i in 0..N {
+            let (major, minor, rb) = (i / 256, i % 256, u64::from(i) + add);
+            writeln!(s, "{major}:{minor} rbytes={rb} wbytes=1 rios=1 wios=1").unwrap();
+        }
+        s
+    };
+    let sample = |io: &str| {
+        let mut s = GroupSample::new(GroupPath::new("a"), 1);
+        s.hot.io = Some(IoStat::parse(io));
+        s
+    };
+    let (t1, t2) = (text(0), text(4096));
+    let start = Instant::now();
+    let (a, b) = (sample(&t1), sample(&t2));
+    let r = rates::compute(&a, &b, Duration::from_secs(1));
+    let took = start.elapsed();
+    assert_eq!(b.hot.io.as_ref().map(|s| s.0.len()), Some(N as usize));
+    let io = r.io.expect("a rate");
+    assert!((io.rbps - 4096.0 * f64::from(N)).abs() < 1.0, "{io:?}");
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+}
