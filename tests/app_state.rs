@@ -786,12 +786,12 @@ fn memory_events_since_start_count_from_the_first_refresh() {
     tick(&mut a, &mut c, 1.0);
     let f = a.focus.as_ref().expect("focus");
     assert_eq!(
-        f.detail.memory_events.map(|e| e.oom_kill),
+        f.detail.memory_events.and_then(|e| e.oom_kill),
         Some(1),
         "as captured"
     );
     assert_eq!(
-        f.events_since_start.map(|e| e.oom_kill),
+        f.events_since_start.and_then(|e| e.oom_kill),
         Some(0),
         "none since cgtop started"
     );
@@ -803,7 +803,7 @@ fn memory_events_since_start_count_from_the_first_refresh() {
         .as_ref()
         .and_then(|f| f.events_since_start)
         .expect("events");
-    assert_eq!((since.oom_kill, since.high), (1, 10));
+    assert_eq!((since.oom_kill, since.high), (Some(1), Some(10)));
 }
 
 /// Every action has a key, and every action that belongs to the main view

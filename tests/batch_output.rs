@@ -500,3 +500,198 @@ fn a_bad_interval_exits_2() {
         assert!(err.starts_with("cgtop: interval: "), "{d}: {err}");
     }
 }
+
+const PG_SERVICE: &str = "system.slice/system-postgresql.slice/postgresql@15-main.service";
+
+/// The memory-limited fixture with some files of the postgresql service
+/// replaced: its JSON object, the printed line and the tree.
+fn service_json(files: &[(&str, &str)]) -> (serde_json::Value, String, tempfile::TempDir) {
+    let t = common::copy_fixture("memory-limited");
+    for (f, text) in files {
+        std::fs::write(t.path().join(PG_SERVICE).join(f), text).unwrap();
+    }
+    let root = t.path().to_str().unwrap();
+    let o = cgtop(&["--root", root, "--json", "-n", "1", "-d", "0.1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line = stdout(&o);
+    let doc: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    let g = doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["path"] == format!("/{PG_SERVICE}"))
+        .expect("the service")
+        .clone();
+    (g, line, t)
+}
+
+/// Issue 7 item 9 (and 11's `(unknown)`): io.stat as a 5.15-era kernel
+/// prints it, several device numbers on one line.
+#[test]
+fn json_io_stat_counters_belong_to_the_last_device_number() {
+    let (g, _, _t) = service_json(&[(
+        "io.stat",
+        "253:10 253:5 rbytes=0 wbytes=0 rios=0 wios=1 dbytes=0 dios=0\n\
+         (unknown) rbytes=4096 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n\
+         7:7 7:6",
+    )]);
+    // the counters are 253:5's; 253:10, 7:7 and 7:6 had none
+    let io = g["io"].as_array().unwrap();
+    assert_eq!(io.len(), 2, "{io:?}");
+    assert_eq!(io[0][0], serde_json::json!({"major": 253, "minor": 5}));
+    assert_eq!(io[0][1]["wios"], 1);
+    // (unknown) is kept, by that name
+    assert_eq!(io[1][0], "(unknown)");
+    assert_eq!(io[1][1]["rbytes"], 4096);
+}
+
+/// Issue 7 item 10: a kernel before 5.13 prints no oom_group_kill.
+#[test]
+fn json_absent_key_is_null_not_zero() {
+    let (g, _, _t) = service_json(&[
+        ("memory.events", "low 0\nhigh 3\nmax 0\noom 0\noom_kill 1\n"),
+        ("io.stat", "254:0 rbytes=1 wbytes=2 rios=3 wios=4\n"),
+    ]);
+    assert!(g["memory_events"]["oom_group_kill"].is_null(), "{g}");
+    assert_eq!(g["memory_events"]["oom_kill"], 1);
+    assert!(g["memory_events_since_start"]["oom_group_kill"].is_null());
+    assert!(g["io"][0][1]["dbytes"].is_null(), "{g}");
+    assert_eq!(g["io"][0][1]["wios"], 4);
+}
+
+/// Issue 7 item 11: every key of the flat-keyed files, in the kernel's
+/// order, beside the typed fields.
+#[test]
+fn json_keeps_every_key_the_kernel_prints() {
+    let (g, line, t) = service_json(&[
+        (
+            "cpu.stat",
+            "usage_usec 3878434\nuser_usec 1979750\nsystem_usec 1898683\n\
+             core_sched.force_idle_usec 0\nnr_periods 2210\nnr_throttled 143\n\
+             throttled_usec 9134702\nnr_bursts 2\nburst_usec 17\nnice_usec 5\n",
+        ),
+        ("cpu.stat.local", "throttled_usec 77\n"),
+        (
+            "cgroup.stat",
+            "nr_descendants 0\nnr_dying_descendants 0\nnr_subsys_cpu 1\n\
+             nr_subsys_memory 1\nnr_dying_subsys_memory 2\n",
+        ),
+        ("pids.events", "max 4\n"),
+    ]);
+    let keyed = &g["keyed"];
+    assert_eq!(keyed["cpu.stat"]["core_sched.force_idle_usec"], 0);
+    assert_eq!(keyed["cpu.stat"]["nr_bursts"], 2);
+    assert_eq!(keyed["cpu.stat"]["burst_usec"], 17);
+    assert_eq!(keyed["cpu.stat"]["nice_usec"], 5);
+    assert_eq!(keyed["cpu.stat.local"]["throttled_usec"], 77);
+    assert_eq!(keyed["cgroup.stat"]["nr_subsys_cpu"], 1);
+    assert_eq!(keyed["cgroup.stat"]["nr_dying_subsys_memory"], 2);
+    assert_eq!(keyed["pids.events"]["max"], 4);
+    assert_eq!(keyed["memory.swap.events"]["fail"], 0);
+    assert_eq!(keyed["memory.events.local"]["high"], 1342);
+    assert_eq!(keyed["memory.events"]["oom_group_kill"], 0);
+    let memory_stat =
+        std::fs::read_to_string(t.path().join(PG_SERVICE).join("memory.stat")).unwrap();
+    let want: Vec<&str> = memory_stat
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(want.len(), 51);
+    // serde_json's Value sorts keys: read the order off the printed line
+    let from = line.find(&format!(r#""path":"/{PG_SERVICE}""#)).unwrap();
+    let at = from + line[from..].find(r#""memory.stat":{"#).unwrap();
+    let map = &line[at + r#""memory.stat":{"#.len()..];
+    let printed: Vec<&str> = map[..map.find('}').unwrap()]
+        .split(',')
+        .map(|kv| kv.split(':').next().unwrap().trim_matches('"'))
+        .collect();
+    assert_eq!(printed, want, "all of memory.stat, in the kernel's order");
+}
+
+/// The real kernel texts of `shared/data/real-cgroupfs` (captured by other
+/// projects on many kernels, see its README): each sample's files become a
+/// group of a `--root` tree, and every value the sample states (`expect`,
+/// read off by hand) must be what `--json` says. `shared/` sits beside the
+/// clone in CI; elsewhere set CGTOP_REAL_CGROUPFS to the directory, or the
+/// test says it skipped.
+#[test]
+fn json_matches_real_kernel_texts() {
+    let dir = std::env::var_os("CGTOP_REAL_CGROUPFS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/real-cgroupfs"),
+        std::path::PathBuf::from,
+    );
+    let (Ok(samples), Ok(captures)) = (
+        std::fs::read_to_string(dir.join("samples.json")),
+        std::fs::read_to_string(dir.join("captures.json")),
+    ) else {
+        println!("skipped: no real kernel texts at {}", dir.display());
+        return;
+    };
+    let samples: serde_json::Value = serde_json::from_str(&samples).unwrap();
+    let captures: serde_json::Value = serde_json::from_str(&captures).unwrap();
+    let mut checked = 0;
+    for (id, sample) in samples.as_object().unwrap() {
+        let files = match sample["capture"].as_str() {
+            Some(c) => &captures[c]["files"],
+            None => &sample["files"],
+        };
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("cgroup.procs"), "").unwrap();
+        let g = t.path().join("g");
+        std::fs::create_dir(&g).unwrap();
+        std::fs::write(g.join("cgroup.procs"), "").unwrap();
+        for (name, text) in files.as_object().unwrap() {
+            std::fs::write(g.join(name), text.as_str().unwrap()).unwrap();
+        }
+        let o = cgtop(&[
+            "--root",
+            t.path().to_str().unwrap(),
+            "--json",
+            "-n",
+            "1",
+            "-d",
+            "0.1",
+        ]);
+        assert!(o.status.success(), "{id}: {}", stderr(&o));
+        let doc: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        let group = doc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["path"] == "/g")
+            .unwrap_or_else(|| panic!("{id}: no /g"));
+        let dev_entry = |dev: &str| {
+            let (major, minor) = dev.split_once(':').unwrap();
+            let want = serde_json::json!({
+                "major": major.parse::<u32>().unwrap(),
+                "minor": minor.parse::<u32>().unwrap()
+            });
+            group["io"]
+                .as_array()
+                .and_then(|io| io.iter().find(|e| e[0] == want))
+                .map(|e| e[1].clone())
+        };
+        for (key, want) in sample["expect"].as_object().unwrap() {
+            match key.as_str() {
+                "io" => {
+                    for (dev, counters) in want.as_object().unwrap() {
+                        assert_eq!(dev_entry(dev).as_ref(), Some(counters), "{id}: io {dev}");
+                    }
+                }
+                "io_absent" => {
+                    for dev in want.as_array().unwrap() {
+                        let dev = dev.as_str().unwrap();
+                        assert_eq!(dev_entry(dev), None, "{id}: {dev} had no counters");
+                    }
+                }
+                dotted => {
+                    let got = dotted.split('.').fold(group, |v, k| &v[k]);
+                    assert_eq!(got, want, "{id}: {dotted}");
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} values checked");
+    println!("{checked} values of real kernel texts checked");
+}

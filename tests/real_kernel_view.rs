@@ -112,7 +112,7 @@ fn frozen_group_shows_the_mark() {
     let r = c.refresh(Duration::ZERO);
     let (_, g) = find(&r, &t.path("ice")).unwrap();
     let ev = g.hot.events.unwrap();
-    assert!(ev.frozen && ev.populated);
+    assert!(ev.is_frozen() && ev.is_populated());
     // and the batch output of the real binary shows F in the state column
     let out = Command::new(env!("CARGO_BIN_EXE_cgtop"))
         .args([&t.rel, "-b", "-n", "1", "-d", "0.2"])

@@ -269,14 +269,14 @@ fn freeze_stops_cpu_and_thaw_resumes() {
     let mut sb = sandbox_or_skip!();
     let pid = sb.spawn(&["sh", "-c", "while :; do :; done"]);
     assert!(perform(&sb.root, &move_process(pid, &sb.group, false)).is_ok());
-    wait_until("populated", || events(&sb.dir("")).populated);
+    wait_until("populated", || events(&sb.dir("")).is_populated());
 
     let frozen = perform(&sb.root, &freeze(&sb.group, true));
     assert!(frozen.is_ok(), "{}", frozen.summary());
     assert_eq!(frozen.old.as_deref().map(str::trim), Some("0"));
     assert_eq!(frozen.new_readback.as_deref().map(str::trim), Some("1"));
     assert_eq!(frozen.stored_differs(), None);
-    wait_until("frozen 1", || events(&sb.dir("")).frozen);
+    wait_until("frozen 1", || events(&sb.dir("")).is_frozen());
     let before = utime(pid);
     std::thread::sleep(Duration::from_millis(500));
     let during = utime(pid) - before;
@@ -286,7 +286,7 @@ fn freeze_stops_cpu_and_thaw_resumes() {
     let thaw = frozen.undo().unwrap();
     assert_eq!(thaw, freeze(&sb.group, false));
     assert!(perform(&sb.root, &thaw).is_ok());
-    wait_until("frozen 0", || !events(&sb.dir("")).frozen);
+    wait_until("frozen 0", || !events(&sb.dir("")).is_frozen());
     let before = utime(pid);
     std::thread::sleep(Duration::from_millis(500));
     let after = utime(pid) - before;
@@ -302,7 +302,7 @@ fn kill_ends_every_process() {
     let b = sb.spawn(&["sleep", "60"]);
     assert!(perform(&sb.root, &move_process(a, &sb.group, false)).is_ok());
     assert!(perform(&sb.root, &move_process(b, &sb.path("inner"), false)).is_ok());
-    wait_until("populated", || events(&sb.dir("")).populated);
+    wait_until("populated", || events(&sb.dir("")).is_populated());
 
     let o = perform(&sb.root, &kill(&sb.group));
     assert!(o.is_ok(), "{}", o.summary());
@@ -311,7 +311,7 @@ fn kill_ends_every_process() {
     for c in &mut sb.children {
         assert_eq!(c.wait().unwrap().signal(), Some(9));
     }
-    wait_until("populated 0", || !events(&sb.dir("")).populated);
+    wait_until("populated 0", || !events(&sb.dir("")).is_populated());
     assert!(pids(&sb.dir("")).is_empty() && pids(&sb.dir("inner")).is_empty());
 }
 

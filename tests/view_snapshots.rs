@@ -436,3 +436,60 @@ fn tiny_terminal_does_not_panic() {
         let _ = screen(&a, w, h);
     }
 }
+
+/// Issue 7 items 9-11 on screen: io.stat as a 5.15-era kernel prints it
+/// (two device numbers on one line, the counters the second's) and with an
+/// `(unknown)` device; memory.events without a key. The IO page gives the
+/// rates to 254:0 (vda), not to 253:10, lists `(unknown)` with its rates,
+/// and the memory page shows `-` for the missing key, not 0.
+#[test]
+fn io_page_follows_every_kernels_io_stat() {
+    let dir = copy_fixture("memory-limited");
+    let root = dir.path().to_path_buf();
+    let io_stat = |rb: u64, wb: u64| {
+        format!(
+            "253:10 254:0 rbytes={rb} wbytes={wb} rios=1 wios=1 dbytes=0 dios=0\n\
+             (unknown) rbytes={rb} wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n"
+        )
+    };
+    let pg = root.join(PG);
+    std::fs::write(pg.join("io.stat"), io_stat(0, 0)).unwrap();
+    // no "oom" line
+    std::fs::write(
+        pg.join("memory.events"),
+        "low 0\nhigh 1342\nmax 0\noom_kill 1\n",
+    )
+    .unwrap();
+    let (mut a, mut c) = app_on(&root, pure_v2_mount(), 120, 40);
+    select(&mut a, &mut c, PG);
+    std::fs::write(pg.join("io.stat"), io_stat(1 << 20, 3 << 20)).unwrap();
+    tick(&mut a, &mut c, 1.0);
+    send(&mut a, &mut c, ch('3'));
+    let s = screen(&a, 120, 40);
+    let row = |start: &str| {
+        s.lines()
+            .map(|l| l.trim_start_matches(['>', ' ', '|']))
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no row {start:?} on\n{s}"))
+            .to_owned()
+    };
+    let vda = row("vda");
+    assert!(
+        vda.contains("254:0") && vda.contains("1.00 MiB") && vda.contains("3.00 MiB"),
+        "{vda}"
+    );
+    assert!(!s.contains("253:10"), "253:10 had no counters:\n{s}");
+    let unknown = row("(unknown)");
+    assert!(unknown.contains("1.00 MiB"), "{unknown}");
+    send(&mut a, &mut c, ch('2'));
+    let s = screen(&a, 120, 40);
+    let oom = s
+        .lines()
+        .find(|l| l.contains("  oom ") || l.contains("|  oom"))
+        .unwrap_or_else(|| panic!("no oom row on\n{s}"));
+    let cells: Vec<&str> = oom
+        .trim_matches(['>', ' ', '|'])
+        .split_whitespace()
+        .collect();
+    assert_eq!(cells, ["oom", "-", "-"], "{oom}");
+}

@@ -254,8 +254,9 @@ impl TmpfsMut {
         // "a/b/new": a/b, a and "" (the root)
         for a in Path::new(rel).ancestors().skip(1) {
             let stat = self.root.join(a).join("cgroup.stat");
-            let n =
-                cgtop::cgroupfs::CgroupStat::parse(&std::fs::read_to_string(&stat)?).nr_descendants;
+            let n = cgtop::cgroupfs::CgroupStat::parse(&std::fs::read_to_string(&stat)?)
+                .nr_descendants
+                .unwrap_or(0);
             std::fs::write(&stat, fake::cgroup_stat(if up { n + 1 } else { n - 1 }))?;
         }
         Ok(())

@@ -365,7 +365,9 @@ impl Phase for ChurnPhase {
             while let Some(dir) = at.filter(|d| d.starts_with(&self.root)) {
                 let stat = dir.join("cgroup.stat");
                 let text = fs::read_to_string(&stat)?;
-                let n = cgtop::cgroupfs::CgroupStat::parse(&text).nr_descendants;
+                let n = cgtop::cgroupfs::CgroupStat::parse(&text)
+                    .nr_descendants
+                    .unwrap_or(0);
                 let n = if self.toggle { n + 1 } else { n - 1 };
                 fs::write(&stat, crate::fake::cgroup_stat(n))?;
                 at = dir.parent();

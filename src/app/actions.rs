@@ -432,7 +432,7 @@ pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) {
         );
         return;
     }
-    let effective = g.hot.events.is_some_and(|e| e.frozen);
+    let effective = g.hot.events.is_some_and(|e| e.is_frozen());
     // cgroup.freeze is the group's own setting; cgroup.events "frozen"
     // is also 1 when an ancestor is frozen (admin guide 4-3
     // cgroup.freeze), and then writing 0 here changes nothing
@@ -466,7 +466,7 @@ fn frozen_ancestor(app: &App, group: &GroupPath) -> Option<GroupPath> {
         .skip(1)
         .take_while(|a| {
             snap.find(a)
-                .is_some_and(|g| g.hot.events.is_some_and(|e| e.frozen))
+                .is_some_and(|g| g.hot.events.is_some_and(|e| e.is_frozen()))
         })
         .last()
 }
@@ -1383,7 +1383,7 @@ pub fn track_freeze(app: &mut App) {
     let at = d.refresh.snapshot.at;
     let mut frozen_now = Vec::new();
     for g in &d.refresh.snapshot.groups {
-        if g.hot.events.is_some_and(|e| e.frozen) {
+        if g.hot.events.is_some_and(|e| e.is_frozen()) {
             frozen_now.push(g.path.clone());
         }
     }

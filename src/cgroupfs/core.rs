@@ -2,7 +2,7 @@
 //! cgroup.type, cgroup.events, cgroup.stat (admin guide 4-? "Core Interface
 //! Files").
 
-use super::{flat_keyed, ParseError};
+use super::{flat_keyed, set_once, ParseError};
 use std::fmt;
 
 /// A set of controller names, in the kernel's order, as read from
@@ -80,31 +80,48 @@ impl fmt::Display for CgroupType {
 }
 
 /// cgroup.events: "populated" and "frozen" (the root has no such file).
+/// A key the file does not have is `None` (kernels before 5.2 have no
+/// "frozen").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CgroupEvents {
-    pub populated: bool,
-    pub frozen: bool,
+    pub populated: Option<bool>,
+    pub frozen: Option<bool>,
 }
 
 impl CgroupEvents {
     pub fn parse(s: &str) -> Self {
         let mut e = Self::default();
         for (k, v) in flat_keyed(s) {
-            match k {
-                "populated" => e.populated = v != 0,
-                "frozen" => e.frozen = v != 0,
-                _ => {}
+            let slot = match k {
+                "populated" => &mut e.populated,
+                "frozen" => &mut e.frozen,
+                _ => continue,
+            };
+            if slot.is_none() {
+                *slot = Some(v != 0);
             }
         }
         e
     }
+
+    /// "populated 1": an absent key reads as not populated.
+    pub fn is_populated(&self) -> bool {
+        self.populated == Some(true)
+    }
+
+    /// "frozen 1": an absent key (no freezer) reads as not frozen.
+    pub fn is_frozen(&self) -> bool {
+        self.frozen == Some(true)
+    }
 }
 
-/// cgroup.stat: live and dying descendants.
+/// cgroup.stat: live and dying descendants; `None` when the file lacks the
+/// key. The `nr_subsys_*` / `nr_dying_subsys_*` keys of newer kernels are
+/// kept by [`super::Keyed`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CgroupStat {
-    pub nr_descendants: u64,
-    pub nr_dying_descendants: u64,
+    pub nr_descendants: Option<u64>,
+    pub nr_dying_descendants: Option<u64>,
 }
 
 impl CgroupStat {
@@ -112,8 +129,8 @@ impl CgroupStat {
         let mut st = Self::default();
         for (k, v) in flat_keyed(s) {
             match k {
-                "nr_descendants" => st.nr_descendants = v,
-                "nr_dying_descendants" => st.nr_dying_descendants = v,
+                "nr_descendants" => set_once(&mut st.nr_descendants, v),
+                "nr_dying_descendants" => set_once(&mut st.nr_dying_descendants, v),
                 _ => {}
             }
         }
@@ -145,10 +162,49 @@ mod tests {
     #[test]
     fn events_and_stat() {
         let e = CgroupEvents::parse("populated 1\nfrozen 0\n");
-        assert!(e.populated && !e.frozen);
+        assert!(e.is_populated() && !e.is_frozen());
         let e = CgroupEvents::parse("populated 0\nfrozen 1\n");
-        assert!(!e.populated && e.frozen);
+        assert!(!e.is_populated() && e.is_frozen());
         let s = CgroupStat::parse("nr_descendants 30\nnr_dying_descendants 2\n");
-        assert_eq!((s.nr_descendants, s.nr_dying_descendants), (30, 2));
+        assert_eq!(
+            (s.nr_descendants, s.nr_dying_descendants),
+            (Some(30), Some(2))
+        );
+    }
+
+    #[test]
+    fn absent_keys_are_none_not_zero() {
+        // a kernel before 5.2 has no freezer: no "frozen" line
+        let e = CgroupEvents::parse("populated 1\n");
+        assert_eq!((e.populated, e.frozen), (Some(true), None));
+        assert_eq!(
+            serde_json::to_value(e).unwrap(),
+            serde_json::json!({"populated": true, "frozen": null})
+        );
+        let s = CgroupStat::parse("nr_descendants 3\n");
+        assert_eq!(s.nr_dying_descendants, None);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn controllers_print_and_parse_back(
+            names in proptest::collection::vec("[a-z_]{1,12}", 0..10),
+        ) {
+            let c = Controllers(names);
+            proptest::prop_assert_eq!(Controllers::parse(&format!("{c}\n")), c);
+        }
+
+        #[test]
+        fn cgroup_type_prints_and_parses_back(i in 0usize..4) {
+            let t = [
+                CgroupType::Domain,
+                CgroupType::DomainThreaded,
+                CgroupType::DomainInvalid,
+                CgroupType::Threaded,
+            ][i];
+            proptest::prop_assert_eq!(CgroupType::parse(&format!("{t}\n")), Ok(t));
+        }
     }
 }

@@ -1,15 +1,18 @@
 //! cpu controller files: cpu.stat, cpu.max, cpu.weight (admin guide 5-1).
 
-use super::{flat_keyed, ParseError};
+use super::{flat_keyed, set_once, ParseError};
 use std::fmt;
 
 /// cpu.stat. `usage/user/system` exist on every group (even without the cpu
-/// controller); the throttling fields only when cpu is enabled.
+/// controller); the throttling fields only when cpu is enabled. Only
+/// `usage_usec` is required; any other key the file lacks is `None`. The
+/// keys without a field here (`nr_bursts`, `burst_usec`, `nice_usec`,
+/// `core_sched.force_idle_usec`, ...) are kept by [`super::Keyed`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CpuStat {
     pub usage_usec: u64,
-    pub user_usec: u64,
-    pub system_usec: u64,
+    pub user_usec: Option<u64>,
+    pub system_usec: Option<u64>,
     pub nr_periods: Option<u64>,
     pub nr_throttled: Option<u64>,
     pub throttled_usec: Option<u64>,
@@ -18,26 +21,21 @@ pub struct CpuStat {
 impl CpuStat {
     pub fn parse(s: &str) -> Result<Self, ParseError> {
         let mut st = Self::default();
-        let mut saw_usage = false;
+        let mut usage = None;
         for (k, v) in flat_keyed(s) {
-            match k {
-                "usage_usec" => {
-                    st.usage_usec = v;
-                    saw_usage = true;
-                }
-                "user_usec" => st.user_usec = v,
-                "system_usec" => st.system_usec = v,
-                "nr_periods" => st.nr_periods = Some(v),
-                "nr_throttled" => st.nr_throttled = Some(v),
-                "throttled_usec" => st.throttled_usec = Some(v),
-                _ => {}
-            }
+            let slot = match k {
+                "usage_usec" => &mut usage,
+                "user_usec" => &mut st.user_usec,
+                "system_usec" => &mut st.system_usec,
+                "nr_periods" => &mut st.nr_periods,
+                "nr_throttled" => &mut st.nr_throttled,
+                "throttled_usec" => &mut st.throttled_usec,
+                _ => continue,
+            };
+            set_once(slot, v);
         }
-        if saw_usage {
-            Ok(st)
-        } else {
-            Err(ParseError::new("cpu.stat", "no usage_usec line"))
-        }
+        st.usage_usec = usage.ok_or_else(|| ParseError::new("cpu.stat", "no usage_usec line"))?;
+        Ok(st)
     }
 }
 
@@ -143,7 +141,10 @@ mod tests {
         assert!(CpuStat::parse("usage_usec\n").is_err());
         // a torn last line loses only that line
         let s = CpuStat::parse("usage_usec 5\nuser_usec 3\nsystem_us").unwrap();
-        assert_eq!((s.usage_usec, s.user_usec, s.system_usec), (5, 3, 0));
+        assert_eq!(
+            (s.usage_usec, s.user_usec, s.system_usec),
+            (5, Some(3), None)
+        );
     }
 
     #[test]
@@ -176,5 +177,18 @@ mod tests {
         assert!(CpuMax::parse("50000").is_err());
         assert!(CpuMax::parse("-5 100000").is_err());
         assert!(CpuMax::parse("5 100000 7").is_err());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn cpu_max_prints_and_parses_back(
+            quota in proptest::option::of(proptest::prelude::any::<u64>()),
+            period in proptest::prelude::any::<u64>(),
+        ) {
+            let m = CpuMax { quota, period };
+            proptest::prop_assert_eq!(CpuMax::parse(&format!("{m}\n")), Ok(m));
+        }
     }
 }

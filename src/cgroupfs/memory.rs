@@ -2,10 +2,11 @@
 //! Single-value files (memory.current, memory.max, ...) use
 //! [`super::parse_u64`] and [`super::Limit`].
 
-use super::flat_keyed;
+use super::{flat_keyed, set_once};
 
 /// The memory.stat fields cgtop shows. Every field is `None` when its line
-/// is missing (older kernels lack some).
+/// is missing (older kernels lack some). The other 30-50 keys are kept by
+/// [`super::Keyed`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct MemoryStat {
     pub anon: Option<u64>,
@@ -41,45 +42,54 @@ impl MemoryStat {
                 "pgmajfault" => &mut m.pgmajfault,
                 _ => continue,
             };
-            *slot = Some(v);
+            set_once(slot, v);
         }
         m
     }
 }
 
-/// memory.events (hierarchical counts; admin guide 5-2-2).
+/// memory.events (hierarchical counts; admin guide 5-2-2). A key the file
+/// does not have is `None`: `oom_group_kill` came in 5.13, older kernels
+/// print only the first five.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct MemoryEvents {
-    pub low: u64,
-    pub high: u64,
-    pub max: u64,
-    pub oom: u64,
-    pub oom_kill: u64,
-    pub oom_group_kill: u64,
+    pub low: Option<u64>,
+    pub high: Option<u64>,
+    pub max: Option<u64>,
+    pub oom: Option<u64>,
+    pub oom_kill: Option<u64>,
+    pub oom_group_kill: Option<u64>,
 }
 
 impl MemoryEvents {
     pub fn parse(s: &str) -> Self {
         let mut e = Self::default();
         for (k, v) in flat_keyed(s) {
-            match k {
-                "low" => e.low = v,
-                "high" => e.high = v,
-                "max" => e.max = v,
-                "oom" => e.oom = v,
-                "oom_kill" => e.oom_kill = v,
-                "oom_group_kill" => e.oom_group_kill = v,
-                _ => {}
-            }
+            let slot = match k {
+                "low" => &mut e.low,
+                "high" => &mut e.high,
+                "max" => &mut e.max,
+                "oom" => &mut e.oom,
+                "oom_kill" => &mut e.oom_kill,
+                "oom_group_kill" => &mut e.oom_group_kill,
+                _ => continue,
+            };
+            set_once(slot, v);
         }
         e
     }
 
     /// Field-wise change from `base`; a counter that went backwards (group
-    /// recreated) counts from zero.
+    /// recreated) counts from zero, one missing from `base` too. A key that
+    /// `self` lacks stays `None`.
     #[must_use]
     pub fn since(&self, base: &Self) -> Self {
-        let d = |a: u64, b: u64| if a >= b { a - b } else { a };
+        let d = |a: Option<u64>, b: Option<u64>| {
+            a.map(|a| match b {
+                Some(b) if a >= b => a - b,
+                _ => a,
+            })
+        };
         Self {
             low: d(self.low, base.low),
             high: d(self.high, base.high),
@@ -109,8 +119,27 @@ mod tests {
         let a = MemoryEvents::parse("low 0\nhigh 0\nmax 5\noom 1\noom_kill 1\noom_group_kill 0\n");
         let b = MemoryEvents::parse("low 0\nhigh 2\nmax 9\noom 2\noom_kill 2\noom_group_kill 0\n");
         let d = b.since(&a);
-        assert_eq!((d.high, d.max, d.oom, d.oom_kill), (2, 4, 1, 1));
+        assert_eq!(
+            (d.high, d.max, d.oom, d.oom_kill),
+            (Some(2), Some(4), Some(1), Some(1))
+        );
         // backwards: recreated group
-        assert_eq!(a.since(&b).max, 5);
+        assert_eq!(a.since(&b).max, Some(5));
+    }
+
+    #[test]
+    fn memory_events_absent_key_is_none() {
+        // a kernel before 5.13 prints no oom_group_kill line
+        let old = "low 0\nhigh 0\nmax 5\noom 1\noom_kill 1\n";
+        let e = MemoryEvents::parse(old);
+        assert_eq!(e.oom_group_kill, None);
+        assert_eq!(e.max, Some(5));
+        let j = serde_json::to_value(e).unwrap();
+        assert!(j["oom_group_kill"].is_null(), "{j}");
+        assert_eq!(j["oom_kill"], 1);
+        assert_eq!(e.since(&e).oom_group_kill, None);
+        assert_eq!(e.since(&e).max, Some(0));
+        // no baseline: the whole count
+        assert_eq!(e.since(&MemoryEvents::default()).max, Some(5));
     }
 }

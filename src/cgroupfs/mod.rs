@@ -11,12 +11,14 @@
 pub mod core;
 pub mod cpu;
 pub mod io;
+mod keyed;
 pub mod memory;
 pub mod pressure;
 
 pub use self::core::{CgroupEvents, CgroupStat, CgroupType, Controllers};
 pub use cpu::{CpuMax, CpuStat, CpuStatLocal};
-pub use io::{DevId, IoLatency, IoMax, IoStat, IoWeight};
+pub use io::{DevId, IoLatency, IoMax, IoStat, IoStatDevice, IoWeight};
+pub use keyed::Keyed;
 pub use memory::{MemoryEvents, MemoryStat};
 pub use pressure::{Pressure, PressureLine};
 
@@ -51,6 +53,8 @@ pub mod files {
     pub const MEMORY_PEAK: &str = "memory.peak";
     pub const MEMORY_STAT: &str = "memory.stat";
     pub const MEMORY_EVENTS: &str = "memory.events";
+    pub const MEMORY_EVENTS_LOCAL: &str = "memory.events.local";
+    pub const MEMORY_SWAP_EVENTS: &str = "memory.swap.events";
     pub const MEMORY_SWAP_CURRENT: &str = "memory.swap.current";
     pub const MEMORY_SWAP_MAX: &str = "memory.swap.max";
     pub const MEMORY_PRESSURE: &str = "memory.pressure";
@@ -63,6 +67,7 @@ pub mod files {
     pub const IO_COST_MODEL: &str = "io.cost.model";
     pub const PIDS_CURRENT: &str = "pids.current";
     pub const PIDS_MAX: &str = "pids.max";
+    pub const PIDS_EVENTS: &str = "pids.events";
 
     /// Prefixes of interface files: a directory entry whose name starts with
     /// one of these and contains a dot is a file, never a child group name a
@@ -156,7 +161,9 @@ pub fn parse_u64(what: &'static str, s: &str) -> Result<u64, ParseError> {
 
 /// Iterates the `key value` lines of a flat-keyed file (admin guide 4-2
 /// "Format"), skipping lines that do not have exactly a key and a number:
-/// a torn or partial read never fails the whole file.
+/// a torn or partial read never fails the whole file. The kernel prints each
+/// key once; where a text repeats one, every reader here keeps the first
+/// (see [`set_once`] and [`Keyed`]), so the typed fields and the maps agree.
 pub fn flat_keyed(s: &str) -> impl Iterator<Item = (&str, u64)> {
     s.lines().filter_map(|line| {
         let mut it = line.split_ascii_whitespace();
@@ -167,6 +174,14 @@ pub fn flat_keyed(s: &str) -> impl Iterator<Item = (&str, u64)> {
         }
         Some((key, value))
     })
+}
+
+/// Stores `v` in `slot` unless a value is already there: the first line of
+/// a key wins.
+pub(crate) fn set_once(slot: &mut Option<u64>, v: u64) {
+    if slot.is_none() {
+        *slot = Some(v);
+    }
 }
 
 /// Parses the pids of cgroup.procs / cgroup.threads, skipping garbage.
@@ -203,5 +218,17 @@ mod tests {
     fn pids_skip_garbage() {
         assert_eq!(parse_pids("1\n22\nxx\n333\n"), vec![1, 22, 333]);
         assert!(parse_pids("").is_empty());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Every Limit prints the kernel's text and parses back to itself.
+        #[test]
+        fn limit_prints_and_parses_back(v in proptest::option::of(proptest::prelude::any::<u64>())) {
+            let l = v.map_or(Limit::Max, Limit::Value);
+            proptest::prop_assert_eq!(Limit::parse("memory.max", &l.to_string()), Ok(l));
+            proptest::prop_assert_eq!(Limit::parse("memory.max", &format!("{l}\n")), Ok(l));
+        }
     }
 }

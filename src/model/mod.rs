@@ -19,7 +19,7 @@ pub use input::{ControllerChange, InputError, IoMaxSet, MemoryFile};
 pub use path::GroupPath;
 pub use rates::{GroupRates, IoRates};
 pub use snapshot::{
-    DeviceInfo, GroupDetail, GroupSample, HotStats, MountInfo, MountMode, ProcessInfo, ScanCost,
-    Snapshot, Unreadable,
+    DeviceInfo, GroupDetail, GroupSample, HotStats, KeyedFiles, MountInfo, MountMode, ProcessInfo,
+    ScanCost, Snapshot, Unreadable,
 };
 pub use write::{Op, SystemdEquivalent, WriteKind, WriteOp};

@@ -4,7 +4,8 @@
 //! an absurd one.
 
 use super::GroupSample;
-use crate::cgroupfs::io::{DevId, IoStatDev};
+use crate::cgroupfs::io::{IoStat, IoStatDev, IoStatDevice};
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// Byte and operation rates, per second.
@@ -33,7 +34,7 @@ pub struct GroupRates {
     pub throttled_local_pct: Option<f64>,
     /// Sum over devices.
     pub io: Option<IoRates>,
-    pub io_by_dev: Vec<(DevId, IoRates)>,
+    pub io_by_dev: Vec<(IoStatDevice, IoRates)>,
 }
 
 fn delta(a: u64, b: u64) -> Option<u64> {
@@ -49,12 +50,17 @@ fn per_s(a: u64, b: u64, secs: f64) -> Option<f64> {
     delta(a, b).map(|d| d as f64 / secs)
 }
 
+/// A rate of a counter that both samples have.
+fn per_s_opt(a: Option<u64>, b: Option<u64>, secs: f64) -> Option<f64> {
+    per_s(a?, b?, secs)
+}
+
 fn io_rates(a: &IoStatDev, b: &IoStatDev, secs: f64) -> Option<IoRates> {
     Some(IoRates {
-        rbps: per_s(a.rbytes, b.rbytes, secs)?,
-        wbps: per_s(a.wbytes, b.wbytes, secs)?,
-        riops: per_s(a.rios, b.rios, secs)?,
-        wiops: per_s(a.wios, b.wios, secs)?,
+        rbps: per_s_opt(a.rbytes, b.rbytes, secs)?,
+        wbps: per_s_opt(a.wbytes, b.wbytes, secs)?,
+        riops: per_s_opt(a.rios, b.rios, secs)?,
+        wiops: per_s_opt(a.wios, b.wios, secs)?,
     })
 }
 
@@ -69,8 +75,12 @@ pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> Grou
     let mut r = GroupRates::default();
     if let (Some(a), Some(b)) = (&prev.hot.cpu, &cur.hot.cpu) {
         r.cpu_pct = pct(a.usage_usec, b.usage_usec, secs);
-        r.user_pct = pct(a.user_usec, b.user_usec, secs);
-        r.system_pct = pct(a.system_usec, b.system_usec, secs);
+        if let (Some(x), Some(y)) = (a.user_usec, b.user_usec) {
+            r.user_pct = pct(x, y, secs);
+        }
+        if let (Some(x), Some(y)) = (a.system_usec, b.system_usec) {
+            r.system_pct = pct(x, y, secs);
+        }
         if let (Some(x), Some(y)) = (a.nr_throttled, b.nr_throttled) {
             r.throttled_per_s = per_s(x, y, secs);
         }
@@ -84,11 +94,23 @@ pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> Grou
     if let (Some(a), Some(b)) = (&prev.hot.io, &cur.hot.io) {
         // Per device; a device that appeared since counts from zero, which
         // is right: io.stat lists a device once the group has done IO on it.
-        let zero = IoStatDev::default();
+        let zero = IoStatDev::ZERO;
         let mut total = IoRates::default();
         let mut ok = true;
+        // an index where io.stat lists many devices (a hostile text):
+        // no quadratic search
+        let index = |s: &'_ IoStat| -> Option<HashMap<IoStatDevice, usize>> {
+            (s.0.len() > 32).then(|| s.0.iter().enumerate().map(|(i, (d, _))| (*d, i)).collect())
+        };
+        let (ia, ib) = (index(a), index(b));
+        let find =
+            |s: &'_ IoStat, i: &Option<HashMap<IoStatDevice, usize>>, dev: IoStatDevice| match i {
+                Some(i) => i.get(&dev).map(|&n| s.0[n].1),
+                None => s.get(dev).copied(),
+            };
         for (dev, now) in &b.0 {
-            let before = a.get(*dev).unwrap_or(&zero);
+            let before = find(a, &ia, *dev).unwrap_or(zero);
+            let before = &before;
             if let Some(x) = io_rates(before, now, secs) {
                 total.rbps += x.rbps;
                 total.wbps += x.wbps;
@@ -100,7 +122,7 @@ pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> Grou
             }
         }
         // a device that vanished from io.stat is a reset as well
-        ok &= a.0.iter().all(|(d, _)| b.get(*d).is_some());
+        ok &= a.0.iter().all(|(d, _)| find(b, &ib, *d).is_some());
         if ok {
             r.io = Some(total);
         } else {
@@ -113,15 +135,15 @@ pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> Grou
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cgroupfs::{CpuStat, IoStat};
+    use crate::cgroupfs::CpuStat;
     use crate::model::GroupPath;
 
     fn sample(inode: u64, usage: u64, io: &str) -> GroupSample {
         let mut s = GroupSample::new(GroupPath::new("a"), inode);
         s.hot.cpu = Some(CpuStat {
             usage_usec: usage,
-            user_usec: usage / 2,
-            system_usec: usage / 2,
+            user_usec: Some(usage / 2),
+            system_usec: Some(usage / 2),
             nr_periods: Some(usage / 100),
             nr_throttled: Some(usage / 1000),
             throttled_usec: Some(usage / 10),

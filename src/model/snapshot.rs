@@ -4,7 +4,7 @@ use super::GroupPath;
 use crate::cgroupfs::io::DevId;
 use crate::cgroupfs::{
     CgroupEvents, CgroupStat, CgroupType, Controllers, CpuMax, CpuStat, IoLatency, IoMax, IoStat,
-    IoWeight, Limit, MemoryEvents, MemoryStat, Pressure,
+    IoWeight, Keyed, Limit, MemoryEvents, MemoryStat, Pressure,
 };
 use std::time::Duration;
 
@@ -96,6 +96,8 @@ pub struct GroupDetail {
     pub cpu_pressure: Option<Pressure>,
     pub memory_pressure: Option<Pressure>,
     pub io_pressure: Option<Pressure>,
+    /// Every key of the flat-keyed files, beside the typed fields above.
+    pub keyed: KeyedFiles,
     /// Processes of this group (not descendants).
     pub pids: Vec<u32>,
     /// Every regular file of the group with its content (trimmed), for the
@@ -110,6 +112,29 @@ pub struct GroupDetail {
     /// one that is a FIFO, a symlink or too large is listed here.
     #[serde(skip)]
     pub unreadable: Vec<Unreadable>,
+}
+
+/// Every `key value` pair of each flat-keyed file of a group, in the
+/// kernel's order; `None` where the file is absent. In JSON each is an
+/// object under the file's own name: `"keyed": {"cpu.stat": {...}, ...}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct KeyedFiles {
+    #[serde(rename = "cgroup.stat")]
+    pub cgroup_stat: Option<Keyed>,
+    #[serde(rename = "cpu.stat")]
+    pub cpu_stat: Option<Keyed>,
+    #[serde(rename = "cpu.stat.local")]
+    pub cpu_stat_local: Option<Keyed>,
+    #[serde(rename = "memory.stat")]
+    pub memory_stat: Option<Keyed>,
+    #[serde(rename = "memory.events")]
+    pub memory_events: Option<Keyed>,
+    #[serde(rename = "memory.events.local")]
+    pub memory_events_local: Option<Keyed>,
+    #[serde(rename = "memory.swap.events")]
+    pub memory_swap_events: Option<Keyed>,
+    #[serde(rename = "pids.events")]
+    pub pids_events: Option<Keyed>,
 }
 
 /// One group in one snapshot.

@@ -9,10 +9,10 @@
 
 use super::hier::{FsError, Hier};
 use crate::cgroupfs::{
-    self, files, CgroupStat, Controllers, CpuMax, IoLatency, IoMax, IoWeight, Limit, MemoryEvents,
-    MemoryStat, Pressure,
+    self, files, CgroupStat, Controllers, CpuMax, IoLatency, IoMax, IoWeight, Keyed, Limit,
+    MemoryEvents, MemoryStat, Pressure,
 };
-use crate::model::{GroupDetail, Unreadable};
+use crate::model::{GroupDetail, KeyedFiles, Unreadable};
 use std::cell::RefCell;
 use std::path::Path;
 
@@ -62,10 +62,16 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
     let read = |name: &str| g.read(name);
     let limit = |name: &'static str| g.limit(name);
     let number = |name: &'static str| g.number(name);
+    // the flat-keyed files are parsed twice from one read: into their
+    // typed fields and into KeyedFiles, which keeps every key
+    let keyed = |name: &str| read(name).map(|t| Keyed::parse(&t));
+    let stat_text = read(files::STAT);
+    let memory_stat_text = read(files::MEMORY_STAT);
+    let memory_events_text = read(files::MEMORY_EVENTS);
     let mut d = GroupDetail {
         controllers: read(files::CONTROLLERS).map(|t| Controllers::parse(&t)),
         subtree_control: read(files::SUBTREE_CONTROL).map(|t| Controllers::parse(&t)),
-        stat: read(files::STAT).map(|t| CgroupStat::parse(&t)),
+        stat: stat_text.as_deref().map(CgroupStat::parse),
         freeze: read(files::FREEZE).map(|t| t.trim() == "1"),
         cpu_max: read(files::CPU_MAX).and_then(|t| CpuMax::parse(&t).ok()),
         cpu_max_burst: number(files::CPU_MAX_BURST),
@@ -78,8 +84,8 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
         memory_peak: number(files::MEMORY_PEAK),
         swap_current: number(files::MEMORY_SWAP_CURRENT),
         swap_max: limit(files::MEMORY_SWAP_MAX),
-        memory_stat: read(files::MEMORY_STAT).map(|t| MemoryStat::parse(&t)),
-        memory_events: read(files::MEMORY_EVENTS).map(|t| MemoryEvents::parse(&t)),
+        memory_stat: memory_stat_text.as_deref().map(MemoryStat::parse),
+        memory_events: memory_events_text.as_deref().map(MemoryEvents::parse),
         io_max: read(files::IO_MAX).and_then(|t| IoMax::parse(&t).ok()),
         io_weight: read(files::IO_WEIGHT).and_then(|t| IoWeight::parse(&t).ok()),
         io_latency: read(files::IO_LATENCY).and_then(|t| IoLatency::parse(&t).ok()),
@@ -87,6 +93,16 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
         cpu_pressure: read(files::CPU_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         memory_pressure: read(files::MEMORY_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         io_pressure: read(files::IO_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
+        keyed: KeyedFiles {
+            cgroup_stat: stat_text.as_deref().map(Keyed::parse),
+            cpu_stat: keyed(files::CPU_STAT),
+            cpu_stat_local: keyed(files::CPU_STAT_LOCAL),
+            memory_stat: memory_stat_text.as_deref().map(Keyed::parse),
+            memory_events: memory_events_text.as_deref().map(Keyed::parse),
+            memory_events_local: keyed(files::MEMORY_EVENTS_LOCAL),
+            memory_swap_events: keyed(files::MEMORY_SWAP_EVENTS),
+            pids_events: keyed(files::PIDS_EVENTS),
+        },
         pids: read(files::PROCS)
             .map(|t| cgroupfs::parse_pids(&t))
             .unwrap_or_default(),

@@ -430,8 +430,8 @@ impl Scanner {
         cost.files_kept += 1;
         let text = std::str::from_utf8(&self.buf[..n]).unwrap_or("");
         let now = CgroupStat::parse(text).nr_descendants;
-        let changed = self.last_descendants.is_some_and(|l| l != now);
-        self.last_descendants = Some(now);
+        let changed = self.last_descendants.is_some_and(|l| Some(l) != now);
+        self.last_descendants = now;
         changed
     }
 
@@ -696,7 +696,7 @@ fn read_descendants(hier: &Hier, stat: &Path, buf: &mut [u8]) -> Option<u64> {
     let f = hier.open_read(stat).ok()?;
     let n = f.read_at(buf, 0).ok()?;
     let text = std::str::from_utf8(&buf[..n]).ok()?;
-    Some(CgroupStat::parse(text).nr_descendants)
+    CgroupStat::parse(text).nr_descendants
 }
 
 /// What a walk would find for a group known not to have changed: its files
@@ -874,8 +874,8 @@ mod tests {
             g[1].hot.nr_procs, None,
             "procs is not read where pids.current exists"
         );
-        assert!(g[1].hot.events.unwrap().populated);
-        assert_eq!(g[2].hot.io.as_ref().unwrap().total().wbytes, 20);
+        assert!(g[1].hot.events.unwrap().is_populated());
+        assert_eq!(g[2].hot.io.as_ref().unwrap().total().wbytes, Some(20));
         assert_eq!(g[2].pids(), Some(2));
         assert_eq!(g[2].cgroup_type, Some(CgroupType::Threaded));
         assert!(cost.walked);
@@ -1240,7 +1240,7 @@ mod tests {
         assert!(cost.fd_limited, "files over the budget are reopened");
         // every figure is still there, read with open/read/close
         assert_eq!(g[1].hot.memory_current, Some(4096));
-        assert_eq!(g[2].hot.io.as_ref().unwrap().total().wbytes, 20);
+        assert_eq!(g[2].hot.io.as_ref().unwrap().total().wbytes, Some(20));
         assert_eq!(g[2].pids(), Some(2));
         // a controller goes away from a.slice: the next walk gives the
         // reopened files the freed descriptors, and the flag clears

@@ -3,10 +3,10 @@
 use super::format::{bytes_long, bytes_short, fit, limit_bytes, pct};
 use super::Theme;
 use crate::app::{App, DetailPage, Pane};
-use crate::cgroupfs::{CpuMax, Limit, Pressure};
+use crate::cgroupfs::{CpuMax, IoStatDevice, Limit, Pressure};
 use crate::model::limits::{cpu_max_of, effective_memory, ThrottleSource, Throttling};
-use crate::model::GroupPath;
 use crate::model::text::escape_str;
+use crate::model::GroupPath;
 use crate::model::MountMode;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -123,11 +123,11 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let det = d.map(|f| &f.detail);
     let ev = g.hot.events.unwrap_or_default();
     let mut marks = Vec::new();
-    if ev.populated {
+    if ev.is_populated() {
         marks.push("populated");
     }
     let frozen_text;
-    if ev.frozen {
+    if ev.is_frozen() {
         let now = app.data.as_ref().map(|d| d.refresh.snapshot.at);
         frozen_text = match (app.frozen_since.get(&g.path), now) {
             (Some(Some(since)), Some(now)) => format!(
@@ -330,9 +330,11 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         list(det.subtree_control.as_ref())
     )));
     if let Some(s) = det.stat {
+        let n = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
         out.push(Line::raw(format!(
             "descendants {}  dying {}",
-            s.nr_descendants, s.nr_dying_descendants
+            n(s.nr_descendants),
+            n(s.nr_dying_descendants)
         )));
     }
     out
@@ -368,11 +370,17 @@ fn memory(app: &App, theme: &Theme) -> Vec<Line<'static>> {
             ("oom", ev.oom, since.oom),
             ("oom_kill", ev.oom_kill, since.oom_kill),
         ] {
+            // a key this kernel does not print shows "-", not 0
+            let v = v.map_or_else(|| "-".to_owned(), |v| v.to_string());
             let line = format!(
                 "  {name:<15}{v:>7}   {}",
-                if s > 0 { format!("+{s}") } else { "0".into() }
+                match s {
+                    Some(s) if s > 0 => format!("+{s}"),
+                    Some(_) => "0".into(),
+                    None => "-".into(),
+                }
             );
-            out.push(if s > 0 {
+            out.push(if s.is_some_and(|s| s > 0) {
                 Line::styled(line, theme.warn)
             } else {
                 Line::raw(line)
@@ -420,6 +428,8 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
             .find(|d| d.dev == dev)
             .map_or_else(|| "?".to_owned(), |d| escape_str(&d.name).into_owned())
     };
+    // io.stat's "(unknown)" device: no number, no name, its own row
+    let stat_name = |dev: IoStatDevice| dev.dev().map_or_else(|| dev.to_string(), name_of);
     let mut out = vec![Line::styled(
         format!(
             "{:<10}{:>8} {:>11} {:>6} {:>11} {:>6}",
@@ -435,8 +445,8 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
         .unwrap_or_default();
     if let Some(m) = f.and_then(|f| f.detail.io_max.as_ref()) {
         for x in &m.0 {
-            if !devs.contains(&x.dev) {
-                devs.push(x.dev);
+            if !devs.contains(&x.dev.into()) {
+                devs.push(x.dev.into());
             }
         }
     }
@@ -455,14 +465,14 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
         let cell = |v: Option<f64>| v.map_or("-".into(), bytes_long);
         out.push(Line::raw(format!(
             "{:<10}{:>8} {:>11} {:>6} {:>11} {:>6}",
-            fit(&name_of(dev), 10),
-            dev.to_string(),
+            fit(&stat_name(dev), 10),
+            dev.dev().map_or_else(|| "-".to_owned(), |d| d.to_string()),
             cell(rt.map(|x| x.rbps)),
             rt.map_or("-".into(), |x| format!("{:.0}", x.riops)),
             cell(rt.map(|x| x.wbps)),
             rt.map_or("-".into(), |x| format!("{:.0}", x.wiops)),
         )));
-        if let Some(f) = f {
+        if let (Some(f), Some(dev)) = (f, dev.dev()) {
             if let Some(m) = f.detail.io_max.as_ref().and_then(|m| m.get(dev)) {
                 let l = |x: Limit| match x {
                     Limit::Max => "max".to_owned(),

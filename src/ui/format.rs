@@ -69,7 +69,7 @@ pub fn state_marks(g: &crate::model::GroupSample, throttled: bool) -> String {
     let threaded = g
         .cgroup_type
         .is_some_and(crate::cgroupfs::CgroupType::is_threaded);
-    let held = if ev.frozen {
+    let held = if ev.is_frozen() {
         'F'
     } else if throttled {
         't'
@@ -77,7 +77,7 @@ pub fn state_marks(g: &crate::model::GroupSample, throttled: bool) -> String {
         ' '
     };
     [
-        if ev.populated { 'P' } else { ' ' },
+        if ev.is_populated() { 'P' } else { ' ' },
         held,
         if threaded { 'T' } else { ' ' },
     ]

@@ -143,7 +143,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         spans.push(Span::raw(rest));
         spans.push(Span::styled(
             st,
-            if ev.frozen {
+            if ev.is_frozen() {
                 theme.frozen
             } else {
                 Style::new()
