@@ -836,6 +836,7 @@ fn every_main_action_is_reachable() {
             | Action::SetInterval
             | Action::Help
             | Action::Quit
+            | Action::Suspend
             | Action::Controllers
             | Action::EditLimits
             | Action::EditRaw
@@ -872,6 +873,7 @@ fn every_main_action_is_reachable() {
         Action::SetInterval,
         Action::Help,
         Action::Quit,
+        Action::Suspend,
         Action::Controllers,
         Action::EditLimits,
         Action::EditRaw,
