@@ -128,14 +128,11 @@ fn hangup_ends_cgtop_within_a_second() {
     hangup_case(&format!("{bin} --root {}", fixture_or_shared().display()));
 }
 
-#[test]
-fn sigterm_restores_terminal() {
-    if !have("tmux") {
-        println!("skipped: tmux is not installed");
-        return;
-    }
-    let t = Tmux::new(80, 24);
+/// Starts cgtop in the tmux shell as `cgtop ...; echo EXIT=$?`, waits for
+/// its first frame, and returns its pid.
+fn start_in_shell(t: &Tmux) -> u32 {
     let bin = env!("CARGO_BIN_EXE_cgtop");
+    t.send(&["clear", "Enter"]);
     t.send(&[
         &format!(
             "{bin} --root {}; echo EX''IT=$?",
@@ -146,14 +143,89 @@ fn sigterm_restores_terminal() {
     t.wait_for("31 groups");
     assert_eq!(t.display("#{alternate_on}"), "1");
     let shell: u32 = t.display("#{pane_pid}").parse().expect("pane pid");
-    let cgtop = child_of(shell).expect("cgtop runs under the shell");
-    assert!(Command::new("kill")
-        .args(["-TERM", &cgtop.to_string()])
-        .status()
-        .expect("kill")
-        .success());
-    let s = t.wait_for("EXIT=");
-    assert!(s.contains("EXIT=0"), "SIGTERM is a clean quit:\n{s}");
-    assert_eq!(t.display("#{alternate_on}"), "0", "alternate screen left");
-    assert_eq!(t.display("#{cursor_flag}"), "1", "cursor shown");
+    child_of(shell).expect("cgtop runs under the shell")
+}
+
+/// Waits until tmux reports the main screen with the cursor shown.
+fn wait_restored(t: &Tmux, what: &str) {
+    let t0 = Instant::now();
+    while t.display("#{alternate_on}") != "0" || t.display("#{cursor_flag}") != "1" {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "{what}: terminal not restored:\n{}",
+            t.capture()
+        );
+        sleep(Duration::from_millis(50));
+    }
+}
+
+/// Each fatal signal: the normal teardown, then the status a shell shows
+/// for a program that signal killed (128 + N).
+#[test]
+fn fatal_signals_restore_terminal_and_exit_128_plus_n() {
+    if !have("tmux") {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let t = Tmux::new(80, 24);
+    for (sig, status) in [("TERM", 143), ("HUP", 129), ("INT", 130), ("QUIT", 131)] {
+        let cgtop = start_in_shell(&t);
+        assert!(Command::new("kill")
+            .args([&format!("-{sig}"), &cgtop.to_string()])
+            .status()
+            .expect("kill")
+            .success());
+        let s = t.wait_for("EXIT=");
+        assert!(s.contains(&format!("EXIT={status}")), "SIG{sig}:\n{s}");
+        wait_restored(&t, sig);
+    }
+}
+
+/// Ctrl-Z (a key in raw mode) and SIGTSTP from outside stop cgtop as in
+/// htop: the shell's prompt comes back on the main screen with the cursor;
+/// `fg` brings the alternate screen back, drawn in full, and keys work at
+/// once (no Enter needed: raw mode is back).
+#[test]
+fn ctrl_z_and_sigtstp_suspend_and_fg_resumes() {
+    if !have("tmux") {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let t = Tmux::new(100, 30);
+    let cgtop = start_in_shell(&t);
+    for how in ["C-z", "SIGTSTP"] {
+        if how == "C-z" {
+            t.send(&["C-z"]);
+        } else {
+            assert!(Command::new("kill")
+                .args(["-TSTP", &cgtop.to_string()])
+                .status()
+                .expect("kill")
+                .success());
+        }
+        t.wait_for("Stopped");
+        wait_restored(&t, how);
+        assert_eq!(proc_state(cgtop), Some('T'), "{how}: cgtop is stopped");
+        // the shell's prompt works: a command typed now runs
+        t.send(&["clear; echo PROMPT-B''ACK", "Enter"]);
+        t.wait_for("PROMPT-BACK");
+        t.send(&["fg", "Enter"]);
+        let s = t.wait_for("31 groups");
+        assert!(!s.contains("PROMPT-BACK"), "{how}: redrawn in full:\n{s}");
+        assert_eq!(t.display("#{alternate_on}"), "1", "{how}");
+        // one key, no Enter: the help opens
+        t.send(&["?"]);
+        t.wait_for("expand or collapse everything");
+        t.send(&["Escape"]);
+        t.wait_for("31 groups");
+        sleep(Duration::from_millis(300));
+    }
+    // (bash ran the `echo EXIT` of the line at the first stop already)
+    t.send(&["q"]);
+    wait_restored(&t, "q");
+    let t0 = Instant::now();
+    while matches!(proc_state(cgtop), Some(st) if st != 'Z') {
+        assert!(t0.elapsed() < Duration::from_secs(5), "cgtop did not quit");
+        sleep(Duration::from_millis(50));
+    }
 }
