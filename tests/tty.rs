@@ -95,7 +95,7 @@ fn hangup_case(shell_cmd: &str) {
         .stderr(Stdio::null())
         .spawn()
         .expect("script runs");
-    let cgtop = child_of(script.id()).expect("cgtop started under script");
+    let cgtop = cgtop_below(script.id());
     sleep(Duration::from_millis(1500));
     assert!(
         matches!(proc_state(cgtop), Some('S' | 'R')),
@@ -228,4 +228,101 @@ fn ctrl_z_and_sigtstp_suspend_and_fg_resumes() {
         assert!(t0.elapsed() < Duration::from_secs(5), "cgtop did not quit");
         sleep(Duration::from_millis(50));
     }
+}
+
+/// The pid of the cgtop binary below `pid` (script runs it through a
+/// shell, which may or may not exec it).
+fn cgtop_below(pid: u32) -> u32 {
+    let bin = std::fs::canonicalize(env!("CARGO_BIN_EXE_cgtop")).expect("the binary");
+    let t0 = Instant::now();
+    let mut p = pid;
+    loop {
+        if std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == bin) {
+            return p;
+        }
+        match child_of(p) {
+            Some(c) => p = c,
+            None => assert!(
+                t0.elapsed() < Duration::from_secs(5),
+                "no cgtop below {pid}"
+            ),
+        }
+    }
+}
+
+/// Where no job-control shell started cgtop (`ssh -t host cgtop`, `script
+/// -c cgtop`: its process group is orphaned), nothing could continue a
+/// stopped cgtop, and the kernel itself ignores Ctrl-Z there: so does
+/// cgtop, instead of stopping for ever. (Guards the suspend of item 7; the
+/// code before it ignored Ctrl-Z everywhere.)
+#[test]
+fn ctrl_z_without_job_control_does_not_stop_for_ever() {
+    if !have("script") {
+        println!("skipped: script (util-linux) is not installed");
+        return;
+    }
+    use std::io::{Read, Write};
+    use std::sync::{Arc, Mutex};
+    let bin = env!("CARGO_BIN_EXE_cgtop");
+    let mut script = Command::new("script")
+        .args([
+            "-qfec",
+            &format!("{bin} --root {}", fixture_or_shared().display()),
+            "/dev/null",
+        ])
+        .env("SHELL", "/bin/sh")
+        .env("TERM", "xterm-256color")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script runs");
+    let cgtop = cgtop_below(script.id());
+    // what cgtop writes, to know when it is up: in raw mode, then on the
+    // alternate screen (script's pty has no size here: nothing is drawn)
+    let screen = Arc::new(Mutex::new(Vec::new()));
+    let mut out = script.stdout.take().expect("stdout");
+    let sink = Arc::clone(&screen);
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = out.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    let t0 = Instant::now();
+    while !String::from_utf8_lossy(&screen.lock().unwrap()).contains("\x1b[?1049h") {
+        if t0.elapsed() > Duration::from_secs(10) {
+            let _ = script.kill();
+            panic!("cgtop did not start");
+        }
+        sleep(Duration::from_millis(50));
+    }
+    let mut keys = script.stdin.take().expect("stdin");
+    keys.write_all(b"\x1a").expect("Ctrl-Z");
+    keys.flush().expect("flush");
+    let mut states = Vec::new();
+    for _ in 0..15 {
+        sleep(Duration::from_millis(100));
+        states.push(proc_state(cgtop));
+    }
+    // q quits it; and if it was stopped, the kernel ends it with the
+    // session (an orphaned group with a stopped member gets SIGHUP)
+    keys.write_all(b"q").expect("q");
+    drop(keys);
+    let t0 = Instant::now();
+    while matches!(proc_state(cgtop), Some(st) if st != 'Z')
+        && t0.elapsed() < Duration::from_secs(3)
+    {
+        sleep(Duration::from_millis(50));
+    }
+    let _ = script.kill();
+    let _ = script.wait();
+    let _ = reader.join();
+    assert!(
+        states.iter().all(|s| matches!(s, Some('S' | 'R'))),
+        "cgtop states after Ctrl-Z: {states:?}"
+    );
 }
