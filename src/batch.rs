@@ -137,7 +137,7 @@ pub fn wait_for_reader(delay: Duration) -> bool {
             return true;
         }
         let timeout = rustix::time::Timespec {
-            tv_sec: left.as_secs() as i64,
+            tv_sec: i64::try_from(left.as_secs()).unwrap_or(i64::MAX),
             tv_nsec: i64::from(left.subsec_nanos()),
         };
         // no events asked for: POLLERR, POLLHUP and POLLNVAL always come

@@ -86,7 +86,7 @@ fn main() -> ExitCode {
     let interval = match cgtop::app::parse_interval(&cli.delay) {
         Ok(d) => d,
         Err(e) => {
-            complain(&e.to_string());
+            complain(&e);
             return ExitCode::from(2);
         }
     };

@@ -7,7 +7,9 @@
 mod common;
 
 use common::{child_of, fixture_or_shared, have, proc_state, Tmux};
+use std::io::{Read, Write};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -261,8 +263,6 @@ fn ctrl_z_without_job_control_does_not_stop_for_ever() {
         println!("skipped: script (util-linux) is not installed");
         return;
     }
-    use std::io::{Read, Write};
-    use std::sync::{Arc, Mutex};
     let bin = env!("CARGO_BIN_EXE_cgtop");
     let mut script = Command::new("script")
         .args([

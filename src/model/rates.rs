@@ -119,7 +119,7 @@ pub fn compute_within(
     if let (Some(a), Some(b)) = (&prev.hot.cpu, &cur.hot.cpu) {
         // the most CPU time the window can hold, in microseconds
         let cap = ncpus.map(|n| (n as f64 * secs * 1e6) as u64);
-        let mut base = b.clone();
+        let mut base = *b;
         r.cpu_pct = capped_pct(a.usage_usec, b.usage_usec, secs, cap, &mut base.usage_usec);
         r.user_pct = capped_pct(a.user_usec, b.user_usec, secs, cap, &mut base.user_usec);
         r.system_pct = capped_pct(
@@ -234,12 +234,16 @@ mod tests {
         let ticks = [102u64, 98, 101, 99];
         let mut counter = 10_000_000u64;
         let mut kept = sample(1, counter, "");
+        let mut before = kept.clone();
         let mut shown_total = 0.0;
+        let mut raw_max = 0.0f64;
         for t in ticks {
             counter += t * 4_000;
             let cur = sample(1, counter, "");
-            let raw = compute(&kept, &cur, window).cpu_pct.unwrap();
+            let raw = compute(&before, &cur, window).cpu_pct.unwrap();
             assert!((raw - (t * 4_000) as f64 / 2_000.0).abs() < 1e-9);
+            raw_max = raw_max.max(raw);
+            before = cur.clone();
             let (r, next) = compute_within(&kept, &cur, window, Some(2));
             let pct = r.cpu_pct.unwrap();
             assert!(pct <= 200.0 + 1e-9, "{pct} % on 2 CPUs");
@@ -250,6 +254,7 @@ mod tests {
             kept = cur;
             kept.hot.cpu = next;
         }
+        assert!((raw_max - 204.0).abs() < 1e-9, "the counters do overshoot");
         // 400 ticks of 4 ms in 4 windows of 0.2 s: 200 % on average
         assert!((shown_total / 4.0 - 200.0).abs() < 1e-9, "{shown_total}");
         // nothing left over: the last window was under the ceiling
