@@ -113,14 +113,18 @@ impl From<&ScanCost> for JsonCost {
 
 /// Prints `opts.iterations` refreshes (forever without it). A first,
 /// unprinted refresh primes the counters, so every printed one has rates.
+/// `wait(d)` waits `d` between refreshes and says whether anyone still
+/// reads the output (see [`wait_for_reader`]); the run ends quietly when
+/// not.
 pub fn run(
     out: &mut impl Write,
     cfg: CollectorConfig,
     m: &MountInfo,
     host: &HostInfo,
     opts: &Options,
+    wait: impl FnMut(Duration) -> bool,
 ) -> Result<()> {
-    run_collector(out, Collector::new(cfg), m, host, opts)
+    run_collector(out, Collector::new(cfg), m, host, opts, wait)
 }
 
 /// [`run`] with a collector made by the caller (over the hierarchy handle
@@ -131,6 +135,7 @@ pub fn run_collector(
     m: &MountInfo,
     host: &HostInfo,
     opts: &Options,
+    mut wait: impl FnMut(Duration) -> bool,
 ) -> Result<()> {
     // the collector's clock: batch mode runs the collector in this thread
     let start = crate::source::collector::clock_start();
@@ -140,7 +145,9 @@ pub fn run_collector(
     let mut prev_at = c.refresh_timed(start).snapshot.at;
     let mut n = 0u64;
     while opts.iterations.is_none_or(|max| n < max) {
-        std::thread::sleep(opts.interval);
+        if !wait(opts.interval) {
+            return Ok(());
+        }
         let r = c.refresh_timed(start);
         let interval = r.snapshot.at.saturating_sub(prev_at);
         prev_at = r.snapshot.at;
@@ -158,6 +165,43 @@ pub fn run_collector(
         n += 1;
     }
     Ok(())
+}
+
+/// Waits `delay`, or less if stdout's reader goes away meanwhile (`cgtop
+/// -b | head -1`: head has its line and exits); false then. A pipe whose
+/// reader closed reports POLLERR on its write end, a hung-up tty POLLHUP;
+/// a file or /dev/null reports neither, and the wait is the full delay.
+///
+/// The run then ends with status 0 and no message, as on a write to the
+/// closed pipe (EPIPE): the reader stopped because it had what it wanted,
+/// and `set -o pipefail` scripts must not fail on that. (Tools that keep
+/// SIGPIPE's default die of it, status 141; Rust ignores SIGPIPE, and an
+/// exit status is clearer than a signal here.)
+pub fn wait_for_reader(delay: Duration) -> bool {
+    use rustix::event::{poll, PollFd, PollFlags};
+    let until = std::time::Instant::now() + delay;
+    let stdout = std::io::stdout();
+    loop {
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        let timeout = rustix::time::Timespec {
+            tv_sec: i64::try_from(left.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: i64::from(left.subsec_nanos()),
+        };
+        // no events asked for: POLLERR, POLLHUP and POLLNVAL always come
+        let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+        match poll(&mut fds, Some(&timeout)) {
+            Ok(0) | Err(rustix::io::Errno::INTR) => {}
+            Ok(_) => return false,
+            // poll itself failed (it should not): wait as before
+            Err(_) => {
+                std::thread::sleep(left);
+                return true;
+            }
+        }
+    }
 }
 
 fn path_text(g: &GroupSample) -> String {
@@ -339,7 +383,11 @@ mod tests {
             let (m, _) = crate::run::locate(&opts).expect("the fixture is a cgroup2 tree");
             let cfg = crate::run::collector_config(&opts, &m, output == Output::Json);
             let mut rec = Recorder::default();
-            run(&mut rec, cfg, &m, &crate::run::host_info(), &opts).expect("run");
+            let wait = |d| {
+                std::thread::sleep(d);
+                true
+            };
+            run(&mut rec, cfg, &m, &crate::run::host_info(), &opts, wait).expect("run");
             assert!(rec.pending.is_empty(), "{output:?}: output left unflushed");
             assert_eq!(rec.flushes.len(), 3, "{output:?}");
             for (i, f) in rec.flushes.iter().enumerate() {

@@ -1,12 +1,14 @@
 //! The `cgtop` command: parse the command line, run, map errors to exit
-//! codes (2: no usable hierarchy or bad arguments, 1: anything else).
+//! codes (2: no usable hierarchy or bad arguments, 1: anything else,
+//! 128 + N after signal N: 143 for SIGTERM, 129 for SIGHUP or a hung-up
+//! terminal, as a shell reports a program that a signal killed).
 
 use cgtop::model::text::escape;
 use cgtop::model::GroupPath;
 use cgtop::run::{self, Options, Output, SetupError};
 use clap::Parser;
 use std::ffi::OsString;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -76,12 +78,19 @@ struct Cli {
     max_kept_fds: Option<usize>,
 }
 
+/// Prints an error line; never panics (`eprintln!` does when stderr is a
+/// tty that hung up).
+fn complain(text: &str) {
+    let _ = writeln!(std::io::stderr(), "cgtop: {text}");
+}
+
 fn main() -> ExitCode {
+    cgtop::term::pin_path();
     let cli = Cli::parse();
     let interval = match cgtop::app::parse_interval(&cli.delay) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("cgtop: {e}");
+            complain(&e);
             return ExitCode::from(2);
         }
     };
@@ -118,9 +127,10 @@ fn main() -> ExitCode {
         brief: cli.brief,
     };
     match run::run(&opts) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(sig)) => ExitCode::from(128u8.saturating_add(u8::try_from(sig).unwrap_or(0))),
         Err(e) => {
-            eprintln!("cgtop: {e:#}");
+            complain(&format!("{e:#}"));
             if e.downcast_ref::<SetupError>().is_some() {
                 ExitCode::from(2)
             } else {

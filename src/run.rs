@@ -90,7 +90,8 @@ pub fn host_info() -> HostInfo {
     HostInfo {
         hostname: u.nodename().to_string_lossy().into_owned(),
         kernel: u.release().to_string_lossy().into_owned(),
-        ncpus: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+        // all the machine's CPUs, as the root group's counters count them
+        ncpus: collector::online_cpus(),
     }
 }
 
@@ -113,7 +114,9 @@ pub(crate) fn collector_config(
 }
 
 /// Runs cgtop as asked. Errors that are a [`SetupError`] mean exit code 2.
-pub fn run(opts: &Options) -> Result<()> {
+/// `Ok(Some(sig))`: the TUI ended on signal `sig` (or on a hung-up
+/// terminal, SIGHUP), after the normal teardown; exit 128 + `sig`.
+pub fn run(opts: &Options) -> Result<Option<i32>> {
     let (m, hier) = locate(opts)?;
     match opts.output {
         Output::Tui => run_tui(opts, &m, &hier),
@@ -125,7 +128,15 @@ pub fn run(opts: &Options) -> Result<()> {
             // batch::run flushes after each refresh
             let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
             let c = Collector::with_hier(cfg, hier);
-            batch::run_collector(&mut out, c, &m, &host_info(), opts)
+            batch::run_collector(
+                &mut out,
+                c,
+                &m,
+                &host_info(),
+                opts,
+                batch::wait_for_reader,
+            )?;
+            Ok(None)
         }
     }
 }
@@ -146,7 +157,7 @@ pub fn write_access(hier: &Hier, start: &GroupPath, read_only_flag: bool) -> Opt
     })
 }
 
-fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<()> {
+fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32>> {
     let (tx, rx) = mpsc::channel::<Msg>();
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>();
     let cfg = collector_config(opts, m, false);
@@ -179,8 +190,8 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<()> {
     crate::term::spawn_signals(tx.clone()).context("installing signal handlers")?;
     let guard = crate::term::TerminalGuard::enter(opts.mouse).context("setting up the terminal")?;
     crate::term::spawn_input(tx).context("starting the input thread")?;
-    let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
-    let mut terminal = Terminal::new(backend)?;
+    // never crossterm's own size query: see term::TtyBackend
+    let mut terminal = Terminal::new(crate::term::TtyBackend::new())?;
     let size = terminal.size()?;
     app::update(
         &mut app,
@@ -194,10 +205,51 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<()> {
         collector: cmd_tx,
         writer: writer_tx,
     };
-    let res = event_loop(&mut terminal, &mut app, &theme, &rx, &outlets);
+    let res = event_loop_on(&mut terminal, &mut app, &theme, &rx, &outlets, &mut RealTty);
     let _ = outlets.collector.send(Command::Stop);
     drop(guard);
-    res
+    drop(terminal);
+    match res {
+        Ok(()) => Ok(app.exit_signal),
+        // a frame that could not be drawn because the tty hung up is the
+        // hang-up's end, not an error to print (there is nowhere to print)
+        Err(_) if !crate::term::tty_alive() => Ok(Some(signal_hook::consts::SIGHUP)),
+        Err(e) => Err(e),
+    }
+}
+
+/// What the main loop asks of the terminal besides drawing: stopping and
+/// continuing. A `TestBackend` needs neither ([`NoTty`]).
+pub trait Tty {
+    /// Gives the terminal back and stops until continued; `Ok(false)`
+    /// when cgtop cannot be stopped (nothing could continue it).
+    fn suspend(&mut self) -> std::io::Result<bool>;
+    /// Sets the terminal up again after a stop.
+    fn resume(&mut self) -> std::io::Result<()>;
+}
+
+/// The real terminal: [`crate::term`].
+pub struct RealTty;
+
+impl Tty for RealTty {
+    fn suspend(&mut self) -> std::io::Result<bool> {
+        crate::term::suspend()
+    }
+    fn resume(&mut self) -> std::io::Result<()> {
+        crate::term::resume()
+    }
+}
+
+/// No terminal to stop or set up (tests on a `TestBackend`).
+pub struct NoTty;
+
+impl Tty for NoTty {
+    fn suspend(&mut self) -> std::io::Result<bool> {
+        Ok(true)
+    }
+    fn resume(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Where effects go: the collector's command channel and the writer's.
@@ -271,6 +323,21 @@ pub fn event_loop<B: Backend>(
 where
     B::Error: Send + Sync + 'static,
 {
+    event_loop_on(terminal, app, theme, rx, out, &mut NoTty)
+}
+
+/// [`event_loop`] on a terminal that can be stopped and continued.
+pub fn event_loop_on<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    theme: &Theme,
+    rx: &Receiver<Msg>,
+    out: &Outlets,
+    tty: &mut dyn Tty,
+) -> Result<()>
+where
+    B::Error: Send + Sync + 'static,
+{
     loop {
         terminal.draw(|f| ui::render(f, app, theme))?;
         let first = match rx.recv_timeout(Duration::from_secs(1)) {
@@ -288,6 +355,21 @@ where
                     }
                     Effect::Write(w) => {
                         let _ = out.writer.send(w);
+                    }
+                    Effect::Suspend => {
+                        if tty.suspend()? {
+                            // continued: every cell anew, the screen was the shell's
+                            terminal.clear()?;
+                        } else {
+                            app.set_status(
+                                app::Level::Warn,
+                                "cannot suspend: no job-control shell started cgtop, so nothing could continue it",
+                            );
+                        }
+                    }
+                    Effect::Redraw => {
+                        tty.resume()?;
+                        terminal.clear()?;
                     }
                 }
             }

@@ -1,11 +1,21 @@
 //! The terminal: one idempotent restore reached from every exit path
-//! (Drop, the chained panic hook, quit, signals), the input thread, the
-//! signal thread, and the check that the tty is still there.
+//! (Drop, the chained panic hook, quit, signals, and a stop: Ctrl-Z or
+//! SIGTSTP), its counterpart on SIGCONT, the input thread, the signal
+//! thread, the window size, and the check that the tty is still there.
+//!
+//! Nothing here may panic or print once the tty is gone (a hang-up): every
+//! write to it is allowed to fail. The window size is asked of the tty
+//! alone ([`size`], TIOCGWINSZ): crossterm's own `terminal::size()` runs
+//! `tput` from `$PATH` when the ioctl fails, which as root would run
+//! whatever a user put first in it.
 
 use crate::app::Msg;
 use crossterm::event::{self, Event, KeyEventKind};
 use crossterm::{cursor, execute, terminal};
-use std::io::Write;
+use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
+use ratatui::buffer::Cell;
+use ratatui::layout::{Position, Size};
+use std::io::{Stdout, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::Duration;
@@ -28,6 +38,148 @@ pub fn restore() {
     let _ = execute!(out, terminal::LeaveAlternateScreen, cursor::Show);
     let _ = terminal::disable_raw_mode();
     let _ = out.flush();
+}
+
+/// Gives the terminal back after a stop (SIGCONT): raw mode again (the
+/// shell put the tty in cooked mode for its prompt, so keys would wait for
+/// Enter), the alternate screen, the hidden cursor and the mouse. Also
+/// right after an outside SIGSTOP, when raw mode was never left: raw mode
+/// is set anew either way. The caller then redraws in full.
+pub fn resume() -> std::io::Result<()> {
+    // a no-op unless raw mode is on; then on again from the tty's state now
+    let _ = terminal::disable_raw_mode();
+    terminal::enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    let mut out = std::io::stdout();
+    execute!(out, terminal::EnterAlternateScreen, cursor::Hide)?;
+    if MOUSE.load(Ordering::SeqCst) {
+        execute!(out, event::EnableMouseCapture)?;
+    }
+    Ok(())
+}
+
+/// Stops cgtop as Ctrl-Z stops a program in a shell, with the terminal
+/// restored meanwhile; returns once continued (`fg`), with the terminal
+/// set up again (the caller redraws in full). Returns `Ok(false)` without
+/// stopping when nobody could continue it (see [`job_control`]).
+pub fn suspend() -> std::io::Result<bool> {
+    if !job_control() {
+        return Ok(false);
+    }
+    restore();
+    // SIGSTOP, not SIGTSTP: cgtop catches SIGTSTP to get here. It stops
+    // every thread at once; the shell sees the job stopped and takes the
+    // terminal back.
+    let _ = signal_hook::low_level::raise(signal_hook::consts::SIGSTOP);
+    resume()?;
+    Ok(true)
+}
+
+/// Whether a stopped cgtop could be continued: a job-control shell is its
+/// parent, in the same session but another process group. Otherwise (run
+/// as `ssh -t host cgtop`, `script -c cgtop`: cgtop leads its own session,
+/// its group is orphaned) the kernel itself ignores Ctrl-Z (POSIX discards
+/// terminal stops for orphaned groups), and so does cgtop: a stop there
+/// would be for ever.
+pub fn job_control() -> bool {
+    use rustix::process::{getpgid, getpgrp, getppid, getsid};
+    let Some(parent) = getppid() else {
+        return false;
+    };
+    match (getsid(None), getsid(Some(parent)), getpgid(Some(parent))) {
+        (Ok(own), Ok(theirs), Ok(their_group)) => own == theirs && their_group != getpgrp(),
+        _ => false,
+    }
+}
+
+/// The terminal's size in columns and rows, from the tty itself
+/// (TIOCGWINSZ on stdout, where cgtop draws). An error means the tty is
+/// gone (hung up); there is no other source to fall back on.
+pub fn size() -> std::io::Result<(u16, u16)> {
+    let ws = rustix::termios::tcgetwinsize(std::io::stdout())?;
+    Ok((ws.ws_col, ws.ws_row))
+}
+
+/// Pins `PATH` to the system's own directories. cgtop runs no program; the
+/// one a library can run is crossterm's `tput` fallback for the window
+/// size, reached from crossterm's input reader on SIGWINCH (a resize just
+/// before a hang-up) where cgtop cannot replace the size query. Whatever
+/// a user put first in `$PATH` (kept by `su`, `sudo -E`) must not run as
+/// root that way. Called first thing in `main`, before any thread exists.
+pub fn pin_path() {
+    std::env::set_var(
+        "PATH",
+        "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    );
+}
+
+/// The crossterm backend with the window size from [`size`], never from
+/// crossterm (whose fallback runs `tput`), and a cursor that can always be
+/// shown: ratatui's `Terminal` shows it on drop and prints (and so, with
+/// the tty gone, panics) when that fails.
+pub struct TtyBackend(CrosstermBackend<Stdout>);
+
+impl TtyBackend {
+    pub fn new() -> Self {
+        Self(CrosstermBackend::new(std::io::stdout()))
+    }
+}
+
+impl Default for TtyBackend {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Backend for TtyBackend {
+    type Error = std::io::Error;
+
+    fn draw<'a, I>(&mut self, content: I) -> std::io::Result<()>
+    where
+        I: Iterator<Item = (u16, u16, &'a Cell)>,
+    {
+        self.0.draw(content)
+    }
+    fn hide_cursor(&mut self) -> std::io::Result<()> {
+        self.0.hide_cursor()
+    }
+    fn show_cursor(&mut self) -> std::io::Result<()> {
+        // restore() shows it too; a tty that is gone cannot show anything
+        let _ = self.0.show_cursor();
+        Ok(())
+    }
+    fn get_cursor_position(&mut self) -> std::io::Result<Position> {
+        self.0.get_cursor_position()
+    }
+    fn set_cursor_position<P: Into<Position>>(&mut self, position: P) -> std::io::Result<()> {
+        self.0.set_cursor_position(position)
+    }
+    fn clear(&mut self) -> std::io::Result<()> {
+        self.0.clear()
+    }
+    fn clear_region(&mut self, clear_type: ClearType) -> std::io::Result<()> {
+        self.0.clear_region(clear_type)
+    }
+    fn size(&self) -> std::io::Result<Size> {
+        let (width, height) = size()?;
+        Ok(Size { width, height })
+    }
+    fn window_size(&mut self) -> std::io::Result<WindowSize> {
+        let ws = rustix::termios::tcgetwinsize(std::io::stdout())?;
+        Ok(WindowSize {
+            columns_rows: Size {
+                width: ws.ws_col,
+                height: ws.ws_row,
+            },
+            pixels: Size {
+                width: ws.ws_xpixel,
+                height: ws.ws_ypixel,
+            },
+        })
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Backend::flush(&mut self.0)
+    }
 }
 
 /// Restores the terminal when dropped.
@@ -76,10 +228,14 @@ pub fn spawn_input(tx: Sender<Msg>) -> std::io::Result<std::thread::JoinHandle<(
                 Ok(true) => {
                     let msg = match event::read() {
                         Ok(Event::Key(k)) if k.kind != KeyEventKind::Release => Msg::Key(k),
-                        Ok(Event::Resize(width, height)) => Msg::Resized {
-                            width,
-                            height,
-                            tree_rows: crate::ui::tree_rows_for(width, height),
+                        // the size crossterm sends is ignored: ask the tty
+                        Ok(Event::Resize(..)) => match size() {
+                            Ok((width, height)) => Msg::Resized {
+                                width,
+                                height,
+                                tree_rows: crate::ui::tree_rows_for(width, height),
+                            },
+                            Err(_) => Msg::InputClosed,
                         },
                         Ok(Event::Mouse(m)) => match mouse(m) {
                             Some(msg) => msg,
@@ -110,7 +266,7 @@ fn mouse(m: event::MouseEvent) -> Option<Msg> {
         MouseEventKind::ScrollUp => MouseAction::ScrollUp,
         MouseEventKind::ScrollDown => MouseAction::ScrollDown,
         MouseEventKind::Down(MouseButton::Left) => {
-            let (w, h) = terminal::size().ok()?;
+            let (w, h) = size().ok()?;
             MouseAction::ClickRow(crate::ui::tree_row_at(w, h, m.column, m.row)?)
         }
         _ => return None,
@@ -126,17 +282,27 @@ pub fn tty_alive() -> bool {
 }
 
 /// SIGTERM, SIGHUP, SIGQUIT and SIGINT become a message, so the normal
-/// teardown runs.
+/// teardown runs (and cgtop exits 128 + the signal's number); SIGTSTP
+/// (`kill -TSTP`; Ctrl-Z itself arrives as a key in raw mode) and SIGCONT
+/// become messages too, so that the main loop, which owns the terminal,
+/// stops and continues it between two frames.
 pub fn spawn_signals(tx: Sender<Msg>) -> std::io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGQUIT, SIGINT])?;
+    use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
+    let mut signals =
+        signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGQUIT, SIGINT, SIGTSTP, SIGCONT])?;
     std::thread::Builder::new()
         .name("signals".into())
         .spawn(move || {
             for sig in signals.forever() {
-                // restore first: if the main loop is stuck, the terminal is
-                // still given back
-                if tx.send(Msg::Signalled(sig)).is_err() {
+                let msg = match sig {
+                    SIGTSTP => Msg::SuspendRequested,
+                    SIGCONT => Msg::Continued,
+                    _ => Msg::Signalled(sig),
+                };
+                let fatal = matches!(msg, Msg::Signalled(_));
+                // the main loop is gone: restore here, so that the terminal
+                // is given back even then
+                if tx.send(msg).is_err() && fatal {
                     restore();
                     std::process::exit(128 + sig);
                 }

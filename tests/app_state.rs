@@ -680,6 +680,23 @@ fn d_with_bad_input_says_why_and_changes_nothing() {
     }
 }
 
+/// Ctrl-Z (a key in raw mode) and SIGTSTP stop cgtop; SIGCONT sets the
+/// terminal up again and redraws it in full; none of them quits.
+#[test]
+fn ctrl_z_and_sigtstp_suspend_sigcont_redraws() {
+    let (mut a, mut c) = systemd();
+    assert_eq!(send(&mut a, &mut c, ctrl('z')), [Effect::Suspend]);
+    assert_eq!(
+        send(&mut a, &mut c, cgtop::app::Msg::SuspendRequested),
+        [Effect::Suspend]
+    );
+    assert_eq!(
+        send(&mut a, &mut c, cgtop::app::Msg::Continued),
+        [Effect::Redraw]
+    );
+    assert!(!a.quitting);
+}
+
 #[test]
 fn q_f10_ctrl_c_and_signals_quit() {
     for k in [ch('q'), key(KeyCode::F(10)), ctrl('c')] {
@@ -687,10 +704,19 @@ fn q_f10_ctrl_c_and_signals_quit() {
         assert_eq!(send(&mut a, &mut c, k), [Effect::Quit]);
         assert!(a.quitting);
     }
-    for m in [cgtop::app::Msg::Signalled(15), cgtop::app::Msg::InputClosed] {
+    for (m, sig) in [
+        (cgtop::app::Msg::Signalled(15), Some(15)),
+        (cgtop::app::Msg::Signalled(2), Some(2)),
+        // a hung-up terminal ends cgtop as SIGHUP does: status 129
+        (cgtop::app::Msg::InputClosed, Some(1)),
+    ] {
         let (mut a, mut c) = systemd();
         assert_eq!(send(&mut a, &mut c, m), [Effect::Quit]);
+        assert_eq!(a.exit_signal, sig);
     }
+    let (mut a, mut c) = systemd();
+    send(&mut a, &mut c, ch('q'));
+    assert_eq!(a.exit_signal, None, "q is a plain quit: status 0");
     // in the help screen q closes the help; in the filter it is a letter
     let (mut a, mut c) = systemd();
     send(&mut a, &mut c, ch('?'));
@@ -838,6 +864,7 @@ fn every_main_action_is_reachable() {
             | Action::SetInterval
             | Action::Help
             | Action::Quit
+            | Action::Suspend
             | Action::Controllers
             | Action::EditLimits
             | Action::EditRaw

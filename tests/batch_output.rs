@@ -695,3 +695,54 @@ fn json_matches_real_kernel_texts() {
     assert!(checked > 100, "only {checked} values checked");
     println!("{checked} values of real kernel texts checked");
 }
+
+/// `cgtop -b | head -1`: once the reader has its line and closes the
+/// pipe, cgtop ends at once and quietly (status 0, nothing on stderr),
+/// not at the next refresh's write; in text and in JSON.
+#[test]
+fn a_closed_reader_ends_the_run_at_once() {
+    use std::io::BufRead;
+    for mode in ["-b", "--json"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+            .args([mode, "-d", "3", "--root", "tests/fixtures/pure-v2-systemd"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run cgtop");
+        let mut first = String::new();
+        let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        out.read_line(&mut first).expect("the first line");
+        assert!(!first.is_empty(), "{mode}: a first refresh");
+        // head -1 exits here
+        drop(out);
+        let t0 = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().expect("wait") {
+                break s;
+            }
+            if t0.elapsed() > std::time::Duration::from_secs(5) {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{mode}: cgtop still running 5 s after its reader left");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let took = t0.elapsed();
+        println!(
+            "{mode}: exited {} ms after the reader left",
+            took.as_millis()
+        );
+        assert!(
+            took < std::time::Duration::from_secs(1),
+            "{mode}: {} ms, the next refresh is 3 s away",
+            took.as_millis()
+        );
+        assert_eq!(status.code(), Some(0), "{mode}");
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
+            .expect("stderr");
+        assert_eq!(err, "", "{mode}: quiet");
+    }
+}

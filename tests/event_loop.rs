@@ -202,3 +202,71 @@ fn the_loop_ends_when_every_sender_is_gone() {
         "it ended because its input did, not by a key"
     );
 }
+
+/// Records what the loop asked of the terminal.
+struct FakeTty {
+    calls: Vec<&'static str>,
+    can_stop: bool,
+}
+
+impl cgtop::run::Tty for FakeTty {
+    fn suspend(&mut self) -> std::io::Result<bool> {
+        self.calls.push("suspend");
+        Ok(self.can_stop)
+    }
+    fn resume(&mut self) -> std::io::Result<()> {
+        self.calls.push("resume");
+        Ok(())
+    }
+}
+
+/// Ctrl-Z and SIGTSTP reach the terminal's suspend, SIGCONT its resume,
+/// and the loop goes on (a full redraw, no quit); where cgtop cannot be
+/// stopped, the status line says why.
+#[test]
+fn suspend_and_continue_go_to_the_terminal_and_the_loop_goes_on() {
+    for can_stop in [true, false] {
+        let (tx, rx) = mpsc::channel::<Msg>();
+        let (cmd_tx, _cmd_rx) = mpsc::channel::<Command>();
+        let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
+        let mut app = App::new(
+            host(),
+            pure_v2_mount(),
+            GroupPath::root(),
+            Duration::from_secs(1),
+        );
+        for m in [ctrl('z'), Msg::SuspendRequested, Msg::Continued] {
+            tx.send(m).expect("send");
+        }
+        drop(tx);
+        let (writer, _writes) = mpsc::channel();
+        let outlets = cgtop::run::Outlets {
+            collector: cmd_tx,
+            writer,
+        };
+        let mut tty = FakeTty {
+            calls: Vec::new(),
+            can_stop,
+        };
+        let res = cgtop::run::event_loop_on(
+            &mut terminal,
+            &mut app,
+            &Theme::mono(),
+            &rx,
+            &outlets,
+            &mut tty,
+        );
+        assert!(res.is_ok(), "{res:?}");
+        assert_eq!(tty.calls, ["suspend", "suspend", "resume"]);
+        assert!(!app.quitting);
+        let status = app.status.as_ref().map(|s| s.text.clone());
+        if can_stop {
+            assert_eq!(status, None);
+        } else {
+            assert!(
+                status.is_some_and(|s| s.contains("cannot suspend")),
+                "the status says why"
+            );
+        }
+    }
+}

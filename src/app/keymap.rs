@@ -74,6 +74,7 @@ actions! {
     SetInterval,
     Help,
     Quit,
+    Suspend,
     // in the filter and prompt scopes
     Accept,
     Cancel,
@@ -213,6 +214,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[k('L')], Action::ActionLog, "the log of every write of this session", None),
     b(Main, &[k('?'), code(KeyCode::F(1))], Action::Help, "this help", Some("help")),
     b(Main, &[k('q'), code(KeyCode::F(10)), ctrl('c')], Action::Quit, "quit", Some("quit")),
+    b(Main, &[ctrl('z')], Action::Suspend, "suspend to the shell (fg brings cgtop back)", None),
     b(Filter, &[code(KeyCode::Enter)], Action::Accept, "keep the filter", Some("keep")),
     b(Filter, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "clear the filter", Some("clear")),
     b(Filter, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete a character", None),

@@ -17,6 +17,9 @@ use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::time::Duration;
 
+/// SIGHUP's number (the same on every Linux architecture).
+const SIGHUP: i32 = 1;
+
 /// Everything that can happen to the app.
 #[derive(Debug, Clone)]
 pub enum Msg {
@@ -33,6 +36,10 @@ pub enum Msg {
     Mouse(MouseAction),
     /// SIGTERM, SIGHUP, SIGQUIT or SIGINT arrived.
     Signalled(i32),
+    /// SIGTSTP arrived (`kill -TSTP`): stop as Ctrl-Z does.
+    SuspendRequested,
+    /// SIGCONT arrived: cgtop was stopped and is running again.
+    Continued,
     /// The terminal is gone (EOF or error on input, hung-up tty).
     InputClosed,
     /// The writer performed a request; `unix_secs` is when (for the log).
@@ -63,6 +70,11 @@ pub enum Effect {
     Collector(Command),
     /// Hand a write to the writer thread.
     Write(actions::WriteRequest),
+    /// Give the terminal back and stop until continued (Ctrl-Z, SIGTSTP).
+    Suspend,
+    /// Set the terminal up again and draw every cell anew (after SIGCONT:
+    /// the shell used the screen and the tty modes meanwhile).
+    Redraw,
     Quit,
 }
 
@@ -233,6 +245,9 @@ pub struct App {
     pub tree_height: usize,
     pub size: (u16, u16),
     pub quitting: bool,
+    /// The signal that ended cgtop (a hung-up terminal counts as SIGHUP):
+    /// the exit status is 128 + it, as a shell reports a killed program.
+    pub exit_signal: Option<i32>,
     /// Groups that must not be frozen or killed without typing the name.
     pub protected: crate::source::safety::Protected,
     /// Every write of the session, oldest first.
@@ -278,6 +293,7 @@ impl App {
             tree_height: 20,
             size: (80, 24),
             quitting: false,
+            exit_signal: None,
             protected: crate::source::safety::Protected::default(),
             log: Vec::new(),
             undo: Vec::new(),
@@ -535,10 +551,20 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             MouseAction::ClickRow(_) => {}
         },
         Msg::Mouse(_) => {}
-        Msg::Signalled(_) | Msg::InputClosed => {
+        Msg::Signalled(sig) => {
             app.quitting = true;
+            app.exit_signal = Some(sig);
             fx.push(Effect::Quit);
         }
+        Msg::InputClosed => {
+            // the tty hung up, whether or not SIGHUP reached cgtop (it goes
+            // to the session leader only): the same end
+            app.quitting = true;
+            app.exit_signal.get_or_insert(SIGHUP);
+            fx.push(Effect::Quit);
+        }
+        Msg::SuspendRequested => fx.push(Effect::Suspend),
+        Msg::Continued => fx.push(Effect::Redraw),
         Msg::WriteFinished {
             outcomes,
             unix_secs,
@@ -742,6 +768,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             app.quitting = true;
             fx.push(Effect::Quit);
         }
+        Action::Suspend => fx.push(Effect::Suspend),
         Action::Controllers => actions::open_controllers(app),
         Action::EditLimits => actions::open_limits(app),
         Action::EditRaw => actions::open_raw(app),

@@ -2,9 +2,14 @@
 //! samples and the elapsed time. A counter that went backwards, or a group
 //! that was recreated (new inode), gives no rate for that tick rather than
 //! an absurd one.
+//!
+//! CPU figures have a ceiling: no window shows more CPU time than the
+//! machine's CPUs can give in it (see [`credit`] for why a counter can
+//! overshoot, and where the excess goes).
 
 use super::GroupSample;
 use crate::cgroupfs::io::{IoStat, IoStatDev, IoStatDevice};
+use crate::cgroupfs::CpuStat;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -41,11 +46,6 @@ fn delta(a: u64, b: u64) -> Option<u64> {
     b.checked_sub(a)
 }
 
-/// Percent of one CPU from a microsecond counter.
-fn pct(a: u64, b: u64, secs: f64) -> Option<f64> {
-    delta(a, b).map(|d| d as f64 / (secs * 1e6) * 100.0)
-}
-
 fn per_s(a: u64, b: u64, secs: f64) -> Option<f64> {
     delta(a, b).map(|d| d as f64 / secs)
 }
@@ -64,32 +64,101 @@ fn io_rates(a: &IoStatDev, b: &IoStatDev, secs: f64) -> Option<IoRates> {
     })
 }
 
+/// How much of a CPU-time counter's change one window may show, and the
+/// counter value the next window counts from: `Some((shown, baseline))`,
+/// `None` when the counter went backwards.
+///
+/// Why a counter can overshoot: with tick-based CPU accounting
+/// (CONFIG_TICK_CPU_ACCOUNTING, the common default) the root group's
+/// cpu.stat on cgroup v2 is the sum of every CPU's /proc/stat times, which
+/// grow by one whole tick (4 ms at HZ=250) at a time. A window then holds
+/// up to one tick more per CPU than it lasted: 2 x 4 ms in 0.2 s on 2 busy
+/// CPUs read 203 %. The kernel, not the clock, is off; but no machine gives
+/// more than `cap_usec` (ncpus x the window) of CPU time in a window, so a
+/// figure above it is shown at the ceiling, and the excess is counted into
+/// the next window (a lower baseline), so that the long-run average stays
+/// true. The carried excess is at most one window's ceiling: a counter that
+/// keeps running fast (a wrong CPU count) cannot pile up a debt forever.
+pub fn credit(prev: u64, cur: u64, cap_usec: u64) -> Option<(u64, u64)> {
+    let d = delta(prev, cur)?;
+    if d <= cap_usec {
+        return Some((d, cur));
+    }
+    let carried = (d - cap_usec).min(cap_usec);
+    Some((cap_usec, cur - carried))
+}
+
+/// Percent over `secs` of a microsecond counter, with [`credit`]'s
+/// ceiling when there is one; updates `baseline` to where the next window
+/// counts from.
+fn capped_pct(prev: u64, cur: u64, secs: f64, cap: Option<u64>, baseline: &mut u64) -> Option<f64> {
+    let shown = match cap {
+        Some(cap) => {
+            let (shown, next) = credit(prev, cur, cap)?;
+            *baseline = next;
+            shown
+        }
+        None => delta(prev, cur)?,
+    };
+    Some(shown as f64 / (secs * 1e6) * 100.0)
+}
+
 /// Rates from `prev` to `cur`, `elapsed` apart. Returns all-`None` rates
 /// when the samples are not of the same incarnation of the group or the
 /// interval is empty.
 pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> GroupRates {
+    compute_within(prev, cur, elapsed, None).0
+}
+
+/// [`compute`] with a ceiling of `ncpus` CPUs on every CPU figure (see
+/// [`credit`]). Also returns cpu.stat as the next window must count from
+/// it: `cur`'s counters less what this window could not show (`None`
+/// when there was no rate; keep `cur`'s then).
+pub fn compute_within(
+    prev: &GroupSample,
+    cur: &GroupSample,
+    elapsed: Duration,
+    ncpus: Option<usize>,
+) -> (GroupRates, Option<CpuStat>) {
     let secs = elapsed.as_secs_f64();
     if prev.inode != cur.inode || prev.path != cur.path || secs <= 0.0 {
-        return GroupRates::default();
+        return (GroupRates::default(), None);
     }
     let mut r = GroupRates::default();
+    let mut next = None;
     if let (Some(a), Some(b)) = (&prev.hot.cpu, &cur.hot.cpu) {
-        r.cpu_pct = pct(a.usage_usec, b.usage_usec, secs);
+        // the most CPU time the window can hold, in microseconds
+        let cap = ncpus.map(|n| (n as f64 * secs * 1e6) as u64);
+        let mut base = *b;
+        r.cpu_pct = capped_pct(a.usage_usec, b.usage_usec, secs, cap, &mut base.usage_usec);
         if let (Some(x), Some(y)) = (a.user_usec, b.user_usec) {
-            r.user_pct = pct(x, y, secs);
+            let mut t = y;
+            r.user_pct = capped_pct(x, y, secs, cap, &mut t);
+            base.user_usec = Some(t);
         }
         if let (Some(x), Some(y)) = (a.system_usec, b.system_usec) {
-            r.system_pct = pct(x, y, secs);
+            let mut t = y;
+            r.system_pct = capped_pct(x, y, secs, cap, &mut t);
+            base.system_usec = Some(t);
         }
         if let (Some(x), Some(y)) = (a.nr_throttled, b.nr_throttled) {
             r.throttled_per_s = per_s(x, y, secs);
         }
         if let (Some(x), Some(y)) = (a.throttled_usec, b.throttled_usec) {
-            r.throttled_pct = pct(x, y, secs);
+            // throttled time is summed over the CPUs' run queues: the same
+            // ceiling holds
+            let mut t = y;
+            r.throttled_pct = capped_pct(x, y, secs, cap, &mut t);
+            base.throttled_usec = Some(t);
         }
+        next = Some(base);
     }
     if let (Some(x), Some(y)) = (prev.hot.throttled_local_usec, cur.hot.throttled_local_usec) {
-        r.throttled_local_pct = pct(x, y, secs);
+        // not carried over (cpu.stat.local is read only where needed, so
+        // there is no kept baseline): capped like the other CPU figures
+        let ceiling = ncpus.map_or(f64::INFINITY, |n| n as f64 * 100.0);
+        r.throttled_local_pct =
+            delta(x, y).map(|d| (d as f64 / (secs * 1e6) * 100.0).min(ceiling));
     }
     if let (Some(a), Some(b)) = (&prev.hot.io, &cur.hot.io) {
         // Per device; a device that appeared since counts from zero, which
@@ -129,7 +198,7 @@ pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> Grou
             r.io_by_dev.clear();
         }
     }
-    r
+    (r, next)
 }
 
 #[cfg(test)]
@@ -183,6 +252,53 @@ mod tests {
             compute(&a, &b, Duration::from_secs(1)),
             GroupRates::default()
         );
+    }
+
+    /// The root of a 2-CPU host under full load at `-d 0.2`, as the kernel
+    /// counts it (whole 4 ms ticks): windows of 102, 98, 101, 99 ticks.
+    /// Shown raw, the first read 204 %; with the ceiling none is above
+    /// 200 %, and what a window could not show comes in the next one, so
+    /// the total stays the kernel's.
+    #[test]
+    fn cpu_never_above_the_machine_and_the_excess_carries_over() {
+        let window = Duration::from_millis(200);
+        let ticks = [102u64, 98, 101, 99];
+        let mut counter = 10_000_000u64;
+        let mut kept = sample(1, counter, "");
+        let mut before = kept.clone();
+        let mut shown_total = 0.0;
+        let mut raw_max = 0.0f64;
+        for t in ticks {
+            counter += t * 4_000;
+            let cur = sample(1, counter, "");
+            let raw = compute(&before, &cur, window).cpu_pct.unwrap();
+            assert!((raw - (t * 4_000) as f64 / 2_000.0).abs() < 1e-9);
+            raw_max = raw_max.max(raw);
+            before = cur.clone();
+            let (r, next) = compute_within(&kept, &cur, window, Some(2));
+            let pct = r.cpu_pct.unwrap();
+            assert!(pct <= 200.0 + 1e-9, "{pct} % on 2 CPUs");
+            for p in [r.user_pct, r.system_pct, r.throttled_pct] {
+                assert!(p.unwrap() <= 200.0 + 1e-9);
+            }
+            shown_total += pct;
+            kept = cur;
+            kept.hot.cpu = next;
+        }
+        assert!((raw_max - 204.0).abs() < 1e-9, "the counters do overshoot");
+        // 400 ticks of 4 ms in 4 windows of 0.2 s: 200 % on average
+        assert!((shown_total / 4.0 - 200.0).abs() < 1e-9, "{shown_total}");
+        // nothing left over: the last window was under the ceiling
+        assert_eq!(kept.hot.cpu.unwrap().usage_usec, counter);
+    }
+
+    #[test]
+    fn credit_carries_at_most_one_window() {
+        assert_eq!(credit(0, 150, 200), Some((150, 150)));
+        assert_eq!(credit(0, 250, 200), Some((200, 200)));
+        // a counter far too fast (a wrong CPU count) owes one window at most
+        assert_eq!(credit(0, 1_000, 200), Some((200, 800)));
+        assert_eq!(credit(5, 4, 200), None);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::read::{
 use super::scan::{ScanConfig, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
 use crate::model::limits::{throttling, under_throttling, Throttling};
-use crate::model::rates::compute;
+use crate::model::rates::{compute, compute_within};
 use crate::model::{
     DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, ProcessInfo, Snapshot,
 };
@@ -108,6 +108,8 @@ pub struct Collector {
     /// Whether the kernel has cpu.stat.local (Linux 6.6); found out on the
     /// first refresh.
     has_cpu_stat_local: Option<bool>,
+    /// CPU figures never exceed this many CPUs (see `rates::credit`).
+    ncpus: Option<usize>,
 }
 
 impl Collector {
@@ -134,7 +136,14 @@ impl Collector {
             devices,
             focus: None,
             has_cpu_stat_local: None,
+            ncpus: Some(online_cpus()),
         }
+    }
+
+    /// The CPU ceiling of every CPU figure (the host's online CPUs by
+    /// default); `None` shows counters as they are.
+    pub fn set_cpu_ceiling(&mut self, ncpus: Option<usize>) {
+        self.ncpus = ncpus;
     }
 
     pub fn set_focus(&mut self, focus: Option<GroupPath>) {
@@ -304,9 +313,12 @@ impl Collector {
             }
         }
         let mut snapshot = Snapshot { at, groups, cost };
-        let mut rates = match &self.prev {
-            Some(prev) => rates_between(prev, &snapshot),
-            None => vec![GroupRates::default(); snapshot.groups.len()],
+        let (mut rates, baselines) = match &self.prev {
+            Some(prev) => rates_within(prev, &snapshot, self.ncpus),
+            None => (
+                vec![GroupRates::default(); snapshot.groups.len()],
+                vec![None; snapshot.groups.len()],
+            ),
         };
         self.read_cpu_stat_local(&mut snapshot, &mut rates);
         let throttling = throttling(&snapshot, &rates);
@@ -315,9 +327,14 @@ impl Collector {
             self.read_focus(&p, inode, at.as_secs_f64())
         });
         // keep only the hot part as the baseline for the next rates
+        // and the CPU counters less what a window over the ceiling could
+        // not show, so that it counts in the next one
         let mut prev = snapshot.clone();
-        for g in &mut prev.groups {
+        for (g, base) in prev.groups.iter_mut().zip(baselines) {
             g.detail = None;
+            if base.is_some() {
+                g.hot.cpu = base;
+            }
         }
         self.prev = Some(prev);
         Refresh {
@@ -348,6 +365,57 @@ pub fn rates_between(prev: &Snapshot, cur: &Snapshot) -> Vec<GroupRates> {
             }
         })
         .collect()
+}
+
+/// [`rates_between`] with a ceiling of `ncpus` CPUs on CPU figures; also
+/// the cpu.stat each group's next window counts from (`None`: its own).
+pub fn rates_within(
+    prev: &Snapshot,
+    cur: &Snapshot,
+    ncpus: Option<usize>,
+) -> (Vec<GroupRates>, Vec<Option<crate::cgroupfs::CpuStat>>) {
+    let elapsed = cur.at.saturating_sub(prev.at);
+    let mut j = 0;
+    cur.groups
+        .iter()
+        .map(|g| {
+            while j < prev.groups.len() && prev.groups[j].path < g.path {
+                j += 1;
+            }
+            match prev.groups.get(j) {
+                Some(p) if p.path == g.path => compute_within(p, g, elapsed, ncpus),
+                _ => (GroupRates::default(), None),
+            }
+        })
+        .unzip()
+}
+
+/// How many CPUs the machine has online (/sys/devices/system/cpu/online,
+/// e.g. "0-3,6"): the root group's cpu.stat counts all of them, whatever
+/// this process's affinity or cpu.max allow it, so this and not
+/// `available_parallelism` bounds a CPU figure.
+pub fn online_cpus() -> usize {
+    std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .ok()
+        .and_then(|t| count_cpu_list(&t))
+        .or_else(|| {
+            std::thread::available_parallelism()
+                .ok()
+                .map(std::num::NonZero::get)
+        })
+        .unwrap_or(1)
+}
+
+/// The number of CPUs in a kernel CPU list ("0-3,6" is 5); `None` for
+/// text that is not one.
+fn count_cpu_list(text: &str) -> Option<usize> {
+    let mut n = 0usize;
+    for part in text.trim().split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
+        n += b.checked_sub(a)? + 1;
+    }
+    (n > 0).then_some(n)
 }
 
 /// The collector's time origin, for a collector run outside [`spawn`]
@@ -441,4 +509,18 @@ pub fn spawn_with<M: From<Collected> + Send + 'static>(
                 }
             }
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_cpu_list;
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(count_cpu_list("0-1\n"), Some(2));
+        assert_eq!(count_cpu_list("0-3,6"), Some(5));
+        assert_eq!(count_cpu_list("0"), Some(1));
+        assert_eq!(count_cpu_list(""), None);
+        assert_eq!(count_cpu_list("3-1"), None);
+    }
 }

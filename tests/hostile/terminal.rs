@@ -1,1 +1,74 @@
-//! Hostile inputs: terminal (filled in by the work on issue 7).
+//! Hostile inputs: the terminal (issue 7, item 7). A user who owns the
+//! pty (their tmux, their SSH session) can hang it up at any moment, and
+//! their `$PATH` may come along (`su`, `sudo -E`): cgtop as root must
+//! then neither run a program from that `$PATH` (crossterm's `tput`
+//! fallback for the window size) nor panic; it ends as a hang-up ends a
+//! program, status 129.
+
+use crate::common::{fixture_or_shared, have};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+#[test]
+fn hangup_runs_no_tput_from_path_and_exits_129() {
+    if !have("script") {
+        println!("skipped: script (util-linux) is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("tput-ran");
+    let rc = dir.path().join("rc");
+    let tput = dir.path().join("tput");
+    std::fs::write(
+        &tput,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\necho 80\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&tput, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // cgtop is not the session leader, as under a shell that does not pass
+    // SIGHUP on: it learns of the hang-up from the tty itself, and frames
+    // keep coming (-d 0.1) meanwhile; the inner shell ignores SIGHUP so
+    // that it can write cgtop's status down
+    let bin = env!("CARGO_BIN_EXE_cgtop");
+    let inner = format!(
+        "trap '' HUP; {bin} --root {} -d 0.1; echo \\$? > {}",
+        fixture_or_shared().display(),
+        rc.display()
+    );
+    let mut script = Command::new("script")
+        .args(["-qfec", &format!("sh -c \"{inner}\""), "/dev/null"])
+        .env("PATH", format!("{}:/usr/bin:/bin", dir.path().display()))
+        .env("SHELL", "/bin/sh")
+        .env("TERM", "xterm-256color")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    sleep(Duration::from_millis(1500));
+    assert!(!rc.exists(), "cgtop ended before the hang-up");
+    // the pty master's owner goes: the kernel hangs up the tty
+    script.kill().unwrap();
+    let _ = script.wait();
+    let t0 = Instant::now();
+    while !rc.exists() || std::fs::read_to_string(&rc).unwrap().is_empty() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "cgtop still running 5 s after the hang-up"
+        );
+        sleep(Duration::from_millis(20));
+    }
+    sleep(Duration::from_millis(100));
+    let status = std::fs::read_to_string(&rc).unwrap();
+    assert!(
+        !marker.exists(),
+        "cgtop ran `tput {}` from $PATH",
+        std::fs::read_to_string(&marker).unwrap_or_default().trim()
+    );
+    assert_eq!(status.trim(), "129", "exit status after the hang-up");
+}
