@@ -79,7 +79,7 @@ pub fn locate(opts: &Options) -> Result<(MountInfo, Arc<Hier>), SetupError> {
         return Err(SetupError(format!(
             "{}: {why} under {} (give a path relative to the hierarchy, like system.slice)",
             opts.start,
-            m.root.display()
+            mount::path_text(&m.root)
         )));
     }
     Ok((m, Arc::new(hier)))
@@ -128,14 +128,7 @@ pub fn run(opts: &Options) -> Result<Option<i32>> {
             // batch::run flushes after each refresh
             let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
             let c = Collector::with_hier(cfg, hier);
-            batch::run_collector(
-                &mut out,
-                c,
-                &m,
-                &host_info(),
-                opts,
-                batch::wait_for_reader,
-            )?;
+            batch::run_collector(&mut out, c, &m, &host_info(), opts, batch::wait_for_reader)?;
             Ok(None)
         }
     }

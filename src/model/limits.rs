@@ -273,7 +273,11 @@ mod throttle_tests {
     }
 
     fn of<'a>(s: &Snapshot, t: &'a [Option<Throttling>], p: &str) -> Option<&'a Throttling> {
-        let i = s.groups.iter().position(|g| g.path.as_bytes() == p.as_bytes()).unwrap();
+        let i = s
+            .groups
+            .iter()
+            .position(|g| g.path.as_bytes() == p.as_bytes())
+            .unwrap();
         t[i].as_ref()
     }
 

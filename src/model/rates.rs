@@ -157,8 +157,7 @@ pub fn compute_within(
         // not carried over (cpu.stat.local is read only where needed, so
         // there is no kept baseline): capped like the other CPU figures
         let ceiling = ncpus.map_or(f64::INFINITY, |n| n as f64 * 100.0);
-        r.throttled_local_pct =
-            delta(x, y).map(|d| (d as f64 / (secs * 1e6) * 100.0).min(ceiling));
+        r.throttled_local_pct = delta(x, y).map(|d| (d as f64 / (secs * 1e6) * 100.0).min(ceiling));
     }
     if let (Some(a), Some(b)) = (&prev.hot.io, &cur.hot.io) {
         // Per device; a device that appeared since counts from zero, which

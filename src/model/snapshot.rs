@@ -202,12 +202,26 @@ pub struct DeviceInfo {
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ProcessInfo {
     pub pid: u32,
-    pub user: String,
+    /// The user name as /etc/passwd spells it (its bytes: shown through
+    /// [`super::text::escape`]), or the uid when it has none.
+    #[serde(serialize_with = "escaped_bytes")]
+    pub user: Vec<u8>,
     pub state: char,
     /// CPU % of one core over the last interval; `None` on first sight.
     pub cpu_pct: Option<f64>,
     pub rss_bytes: u64,
+    /// The command line as shown: made once from /proc/PID/cmdline's
+    /// bytes by `source::procs::command_text` (each argument through
+    /// [`super::text::escape`], joined by a space, `…` when cut at the
+    /// read cap), or `[name]` from /proc/PID/comm for a kernel thread.
+    /// Already escaped, so it is shown as it is (escaping it again would
+    /// double its backslashes), and nothing of the bytes is lost:
+    /// [`super::text::unescape`] of an argument gives them back.
     pub cmdline: String,
+}
+
+fn escaped_bytes<S: serde::Serializer>(b: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&super::text::escape(b))
 }
 
 /// Everything one refresh produced, sorted by path so that a parent always

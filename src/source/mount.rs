@@ -3,6 +3,8 @@
 
 use super::hier::Hier;
 use crate::model::{MountInfo, MountMode};
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 /// statfs f_type of cgroup v1.
 const CGROUP_SUPER_MAGIC: i64 = 0x0027_e0eb;
@@ -45,7 +47,7 @@ impl std::fmt::Display for MountError {
             Self::NotCgroup2 { dir, found } => write!(
                 f,
                 "{} is not a cgroup2 hierarchy: found {found} (give --root a cgroup2 mount, a delegated subtree, or a directory with cgroup.procs files)",
-                dir.display()
+                path_text(dir)
             ),
             Self::Unreadable { what, err } => write!(f, "cannot read {what}: {err}"),
         }
@@ -54,8 +56,15 @@ impl std::fmt::Display for MountError {
 
 impl std::error::Error for MountError {}
 
-/// Undoes mountinfo's octal escapes (`\040` for a space).
-fn unescape(s: &str) -> String {
+/// A path from outside (`--root`, a mount point) as a message shows it:
+/// escaped ([`crate::model::text::escape`]), never lossy, never raw.
+pub fn path_text(p: &Path) -> String {
+    crate::model::text::escape(p.as_os_str().as_bytes()).into_owned()
+}
+
+/// Undoes mountinfo's octal escapes (`\040` for a space), to the path's
+/// bytes.
+fn unescape(s: &str) -> PathBuf {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -71,7 +80,7 @@ fn unescape(s: &str) -> String {
             i += 1;
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    PathBuf::from(OsString::from_vec(out))
 }
 
 /// Finds the cgroup2 mount in mountinfo text and the controllers held by
@@ -92,7 +101,7 @@ pub fn parse_mountinfo(text: &str) -> Result<MountInfo, MountError> {
         };
         match *fstype {
             // the first cgroup2 mount wins (a bind mount may follow)
-            "cgroup2" if v2.is_none() => v2 = Some(PathBuf::from(unescape(mountpoint))),
+            "cgroup2" if v2.is_none() => v2 = Some(unescape(mountpoint)),
             "cgroup" => {
                 any_v1 = true;
                 for opt in r.get(2).copied().unwrap_or("").split(',') {
@@ -150,7 +159,7 @@ pub fn check_root(dir: &Path) -> Result<(MountInfo, Hier), MountError> {
             }
         } else {
             MountError::Unreadable {
-                what: dir.display().to_string(),
+                what: path_text(dir),
                 err: e.to_string(),
             }
         }
@@ -196,7 +205,7 @@ pub fn check_root(dir: &Path) -> Result<(MountInfo, Hier), MountError> {
 /// Opens the hierarchy [`discover`] found.
 pub fn open_discovered(m: &MountInfo) -> Result<Hier, MountError> {
     Hier::open(&m.root).map_err(|e| MountError::Unreadable {
-        what: m.root.display().to_string(),
+        what: path_text(&m.root),
         err: e.to_string(),
     })
 }
@@ -268,5 +277,19 @@ mod tests {
     fn escaped_mountpoint() {
         let m = parse_mountinfo("1 2 0:1 / /mnt/cg\\040two rw - cgroup2 none rw\n").unwrap();
         assert_eq!(m.root, PathBuf::from("/mnt/cg two"));
+    }
+
+    #[test]
+    fn a_mount_path_keeps_its_bytes_and_messages_escape_it() {
+        // mountinfo writes a byte as octal only for space, tab, newline and
+        // backslash; a bad byte written so must come back as that byte
+        let m = parse_mountinfo("1 2 0:1 / /mnt/cg\\012\\377 rw - cgroup2 none rw\n").unwrap();
+        assert_eq!(m.root.as_os_str().as_bytes(), b"/mnt/cg\n\xff");
+        let e = MountError::NotCgroup2 {
+            dir: PathBuf::from(std::ffi::OsStr::from_bytes(b"x\x1b]0;pwned\x07\xff")),
+            found: "a cgroup v1 hierarchy".into(),
+        };
+        let text = e.to_string();
+        assert!(text.starts_with("x\\e]0;pwned\\a\\xff is not"), "{text}");
     }
 }

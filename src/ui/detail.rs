@@ -5,7 +5,7 @@ use super::Theme;
 use crate::app::{App, DetailPage, Pane};
 use crate::cgroupfs::{CpuMax, IoStatDevice, Limit, Pressure};
 use crate::model::limits::{cpu_max_of, effective_memory, ThrottleSource, Throttling};
-use crate::model::text::escape_str;
+use crate::model::text::{escape, escape_str};
 use crate::model::GroupPath;
 use crate::model::MountMode;
 use ratatui::layout::Rect;
@@ -541,11 +541,12 @@ fn processes(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         let text = format!(
             "{:>7} {:<9} {} {:>5} {:>7} {}",
             p.pid,
-            fit(&escape_str(&p.user), 9),
+            fit(&escape(&p.user), 9),
             escape_str(p.state.encode_utf8(&mut [0; 4])),
             pct(p.cpu_pct),
             bytes_short(p.rss_bytes),
-            escape_str(&p.cmdline)
+            // escaped when read (ProcessInfo::cmdline)
+            p.cmdline
         );
         let line = Line::raw(fit(&text, width));
         out.push(if app.pane == Pane::Processes && i == app.proc_cursor {

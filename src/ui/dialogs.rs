@@ -376,7 +376,9 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
         &format!(
             "Move process {} ({}) into the group chosen below.",
             m.pid,
-            fit(&escape_str(&m.what), 40)
+            // the process list's command line, escaped when it was read
+            // (ProcessInfo::cmdline): escaping it again would show `\\e`
+            fit(&m.what, 40)
         ),
         Style::new(),
         w,

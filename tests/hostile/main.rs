@@ -18,4 +18,5 @@ mod fs_access;
 mod guard;
 mod parsers;
 mod paths;
+mod procs;
 mod terminal;
