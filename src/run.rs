@@ -154,8 +154,10 @@ fn run_tui(opts: &Options, m: &MountInfo) -> Result<()> {
     }
     collector::spawn(cfg, opts.interval, tx.clone(), cmd_rx)
         .context("starting the collector thread")?;
+    let log = ActionLog::from_env();
+    app.log_place = Some(log.place().clone());
     let writer_tx =
-        spawn_writer(m.root.clone(), tx.clone()).context("starting the writer thread")?;
+        spawn_writer(m.root.clone(), log, tx.clone()).context("starting the writer thread")?;
     crate::term::spawn_signals(tx.clone()).context("installing signal handlers")?;
     let guard = crate::term::TerminalGuard::enter(opts.mouse).context("setting up the terminal")?;
     crate::term::spawn_input(tx).context("starting the input thread")?;
@@ -189,12 +191,15 @@ pub struct Outlets {
 /// Performs write requests in their own thread, so that a slow write never
 /// stalls the screen; appends each outcome to the action log file and
 /// reports back with `Msg::WriteFinished`.
-pub fn spawn_writer(root: PathBuf, tx: Sender<Msg>) -> std::io::Result<Sender<WriteRequest>> {
+pub fn spawn_writer(
+    root: PathBuf,
+    log: ActionLog,
+    tx: Sender<Msg>,
+) -> std::io::Result<Sender<WriteRequest>> {
     let (req_tx, req_rx) = mpsc::channel::<WriteRequest>();
     std::thread::Builder::new()
         .name("writer".into())
         .spawn(move || {
-            let log = ActionLog::from_env();
             for req in req_rx {
                 let mut outcomes = match req {
                     WriteRequest::Ops(ops) => {

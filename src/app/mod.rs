@@ -237,6 +237,9 @@ pub struct App {
     pub protected: crate::source::safety::Protected,
     /// Every write of the session, oldest first.
     pub log: Vec<actions::LogEntry>,
+    /// Where the action log file is, and why there when it fell back;
+    /// `None` when no writer runs (tests).
+    pub log_place: Option<crate::source::actionlog::LogPlace>,
     /// Ops that undo the writes so far, last on top.
     pub undo: Vec<crate::model::Op>,
     /// Frozen by cgtop, not yet reported frozen by cgroup.events.
@@ -280,6 +283,7 @@ impl App {
             quitting: false,
             protected: crate::source::safety::Protected::default(),
             log: Vec::new(),
+            log_place: None,
             undo: Vec::new(),
             freezing: HashSet::new(),
             frozen_since: std::collections::HashMap::new(),

@@ -8,7 +8,8 @@ use crate::app::actions::{
     RawEditor, WriteRequest,
 };
 use crate::app::{App, Mode};
-use crate::source::actionlog::rfc3339_utc;
+use crate::model::text::escape;
+use crate::source::actionlog::{rfc3339_utc, LogPlace};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -479,6 +480,15 @@ fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
 
 fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
     let mut lines = Vec::new();
+    if let Some(place) = &app.log_place {
+        let w = usize::from(area.width.saturating_sub(4));
+        let style = if place.path.is_some() && place.skipped.is_empty() {
+            theme.dim
+        } else {
+            theme.warn
+        };
+        lines.extend(para(&log_place_text(place), style, w));
+    }
     if app.log.is_empty() {
         lines.push(Line::styled("no writes yet in this session", theme.dim));
     }
@@ -519,14 +529,26 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
             line
         });
     }
-    popup(
-        f,
-        area,
-        "action log (also in ~/.local/state/cgtop/actions.log)",
-        lines,
-        "j/k scroll  Esc close",
-        theme,
-    );
+    popup(f, area, "action log", lines, "j/k scroll  Esc close", theme);
+}
+
+/// Where the log file is and, when it is not where the environment said
+/// or nowhere, why: "log: /root/.local/state/cgtop/actions.log
+/// (XDG_STATE_HOME refused: /home/u is owned by uid 1000, not root)".
+fn log_place_text(p: &LogPlace) -> String {
+    let show = |p: &std::path::Path| escape(p.as_os_str().as_encoded_bytes()).into_owned();
+    let why = p
+        .skipped
+        .iter()
+        .map(|s| format!("{} refused: {}", s.source, s.why))
+        .collect::<Vec<_>>()
+        .join("; ");
+    match (&p.path, why.is_empty()) {
+        (Some(path), true) => format!("log: {}", show(path)),
+        (Some(path), false) => format!("log: {} ({why})", show(path)),
+        (None, true) => "not logged to a file: neither XDG_STATE_HOME nor HOME is set".to_owned(),
+        (None, false) => format!("not logged to a file: {why}"),
+    }
 }
 
 #[cfg(test)]
