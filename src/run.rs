@@ -4,13 +4,13 @@
 use crate::app::actions::WriteRequest;
 use crate::app::{self, App, Effect, HostInfo, Msg};
 use crate::batch;
-use crate::model::{GroupPath, MountInfo};
+use crate::model::{GroupPath, MountInfo, Op};
 use crate::source::actionlog::ActionLog;
 use crate::source::collector::{self, CollectorConfig, Command};
 use crate::source::mount;
-use crate::source::safety::Protected;
+use crate::source::safety::{self, Protected};
 use crate::source::scan::ScanConfig;
-use crate::source::writer;
+use crate::source::writer::{self, WriteOutcome};
 use crate::ui::{self, Theme};
 use anyhow::{Context, Result};
 use ratatui::backend::Backend;
@@ -202,18 +202,8 @@ pub fn spawn_writer(
         .spawn(move || {
             for req in req_rx {
                 let mut outcomes = match req {
-                    WriteRequest::Ops(ops) => {
-                        let mut out = Vec::new();
-                        for op in &ops {
-                            let o = writer::perform(&root, op);
-                            let failed = o.result.is_err();
-                            out.push(o);
-                            if failed {
-                                break;
-                            }
-                        }
-                        out
-                    }
+                    WriteRequest::Ops(ops) => perform_all(&root, &ops, None),
+                    WriteRequest::Typed { ops, name } => perform_all(&root, &ops, Some(&name)),
                     WriteRequest::LeafFix {
                         group,
                         leaf,
@@ -243,6 +233,22 @@ pub fn spawn_writer(
     Ok(req_tx)
 }
 
+/// Performs `ops` in order, each checked against protection computed
+/// just before it (`typed`: the group whose name the operator typed);
+/// stops at the first failure.
+fn perform_all(root: &std::path::Path, ops: &[Op], typed: Option<&GroupPath>) -> Vec<WriteOutcome> {
+    let mut out = Vec::new();
+    for op in ops {
+        let o = safety::perform_checked(root, op, typed, std::process::id());
+        let failed = o.result.is_err();
+        out.push(o);
+        if failed {
+            break;
+        }
+    }
+    out
+}
+
 /// The main loop: draw, wait for a message, apply it (and any that queued
 /// up meanwhile), perform the effects. Generic over the backend so that
 /// tests drive it with a `TestBackend`.
@@ -265,6 +271,15 @@ where
         };
         let mut quit = false;
         for msg in std::iter::once(first).chain(std::iter::from_fn(|| rx.try_recv().ok())) {
+            // protection is computed fresh: cgtop (or its session) may have
+            // moved since the last snapshot or by the last write
+            if matches!(
+                msg,
+                Msg::WriteFinished { .. }
+                    | Msg::Collected(crate::source::collector::Collected::Refresh(_))
+            ) {
+                app.protected = Protected::discover(&app.mount.root);
+            }
             for fx in app::update(app, msg) {
                 match fx {
                     Effect::Quit => quit = true,

@@ -22,4 +22,4 @@ pub use snapshot::{
     DeviceInfo, GroupDetail, GroupSample, HotStats, MountInfo, MountMode, ProcessInfo, ScanCost,
     Snapshot,
 };
-pub use write::{Op, SystemdEquivalent, WriteKind, WriteOp};
+pub use write::{Mover, Op, SystemdEquivalent, WriteEffect, WriteKind, WriteOp};

@@ -10,6 +10,7 @@ use crate::app::actions::{
 use crate::app::{App, Mode};
 use crate::model::text::escape;
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
+use crate::source::safety::{typed_prompt, Harm};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -336,6 +337,21 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
         .iter()
         .flat_map(|l| para(l, Style::new(), w))
         .collect();
+    let ops: &[crate::model::Op] = match &c.request {
+        WriteRequest::Ops(ops) | WriteRequest::Typed { ops, .. } => ops,
+        WriteRequest::LeafFix { .. } => &[],
+    };
+    if let (Some((target, _)), false) = (&c.typed, c.dangers.is_empty()) {
+        let harm = ops
+            .iter()
+            .find(|o| o.group() == target)
+            .map_or(Harm::Freeze, Harm::of);
+        lines.extend(para(
+            &typed_prompt(target, &c.dangers, harm),
+            Style::new(),
+            w,
+        ));
+    }
     lines.push(Line::raw(""));
     let keys = match &c.typed {
         Some((target, typed)) => {
@@ -348,8 +364,9 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
         None => "y/Enter go ahead  n/Esc cancel",
     };
     // kill, move and remove leave nothing to undo
-    let final_op = matches!(&c.request, WriteRequest::Ops(ops)
-        if ops.iter().any(|o| o.is_destructive() && o.undo_source().is_none()));
+    let final_op = ops
+        .iter()
+        .any(|o| o.is_destructive() && o.undo_source().is_none());
     let title = if final_op {
         format!("{} (cannot be undone)", c.title)
     } else {
