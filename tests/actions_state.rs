@@ -2169,8 +2169,8 @@ fn a_raw_freeze_spelt_otherwise_of_a_protected_group_needs_its_name() {
 
 #[test]
 fn moving_cgtop_itself_into_a_frozen_group_needs_the_groups_name() {
-    let (mut a, mut c, d) = lab();
     const CGTOP: u32 = 4_190_202;
+    let (mut a, mut c, d) = lab();
     a.protected = Protected {
         own: Some(g("batch")),
         processes: [(CGTOP, Role::Cgtop)].into_iter().collect(),

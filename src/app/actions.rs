@@ -703,14 +703,14 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
         None => (WriteRequest::Ops(ops), None, Vec::new()),
     };
     if needs {
-        app.mode = Mode::Confirm(Confirm {
+        app.mode = Mode::Confirm(Box::new(Confirm {
             title: "confirm".into(),
             lines,
             request,
             typed,
             dangers,
             undo: None,
-        });
+        }));
     } else {
         app.mode = Mode::Normal;
         fx.push(Effect::Write(request));
@@ -1107,9 +1107,9 @@ fn raw_op(group: &GroupPath, file: &str, line: &str) -> Op {
     }
 }
 
-fn confirm_key(app: &mut App, mut c: Confirm, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
+fn confirm_key(app: &mut App, mut c: Box<Confirm>, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
     if is_cancel(ev) || (c.typed.is_none() && matches!(ev.code, KeyCode::Char('n' | 'N'))) {
-        cancelled(app, c);
+        cancelled(app, *c);
         return Mode::Normal;
     }
     match &mut c.typed {
@@ -1347,14 +1347,14 @@ pub fn on_write_finished(
         Some(Offer::EnableAlongPath(ops)) => {
             let mut lines: Vec<String> = vec!["The parent does not hand this controller down. cgtop can enable it along the path:".into()];
             lines.extend(ops.iter().map(|o| format!("• {}", o.describe())));
-            app.mode = Mode::Confirm(Confirm {
+            app.mode = Mode::Confirm(Box::new(Confirm {
                 title: "enable along the path".into(),
                 lines,
                 request: WriteRequest::Ops(ops),
                 typed: None,
                 dangers: Vec::new(),
                 undo: None,
-            });
+            }));
         }
         None => {}
     }

@@ -156,7 +156,9 @@ pub enum Mode {
     Controllers(actions::ControllersDialog),
     Limits(actions::LimitsForm),
     Raw(actions::RawEditor),
-    Confirm(actions::Confirm),
+    /// Boxed: a confirmation carries its whole request, and the other
+    /// modes need not be as large.
+    Confirm(Box<actions::Confirm>),
     Move(actions::MovePicker),
     NewGroup(actions::NamePrompt),
     LeafFix(actions::LeafFixDialog),

@@ -667,10 +667,10 @@ mod tests {
         assert_eq!(ProcEntry::parse("garbage", 0), None);
     }
 
-    fn entry(pid: u32, ppid: u32, sid: u32, tty_nr: u32, comm: &str) -> ProcEntry {
+    fn entry(pid: u32, parent: u32, sid: u32, tty_nr: u32, comm: &str) -> ProcEntry {
         ProcEntry {
             pid,
-            ppid,
+            ppid: parent,
             sid,
             tty_nr,
             comm: comm.into(),
