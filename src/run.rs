@@ -4,14 +4,14 @@
 use crate::app::actions::WriteRequest;
 use crate::app::{self, App, Effect, HostInfo, Msg};
 use crate::batch;
-use crate::model::{GroupPath, MountInfo};
+use crate::model::{GroupPath, MountInfo, Op};
 use crate::source::actionlog::ActionLog;
 use crate::source::collector::{self, Collector, CollectorConfig, Command};
 use crate::source::hier::{self, Hier};
 use crate::source::mount;
-use crate::source::safety::Protected;
+use crate::source::safety::{self, Protected};
 use crate::source::scan::ScanConfig;
-use crate::source::writer;
+use crate::source::writer::{self, WriteOutcome};
 use crate::ui::{self, Theme};
 use anyhow::{Context, Result};
 use ratatui::backend::Backend;
@@ -178,8 +178,10 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
         cmd_rx,
     )
     .context("starting the collector thread")?;
-    let writer_tx =
-        spawn_writer(Arc::clone(hier), tx.clone()).context("starting the writer thread")?;
+    let log = ActionLog::from_env();
+    app.log_place = Some(log.place().clone());
+    let writer_tx = spawn_writer(Arc::clone(hier), log, tx.clone())
+        .context("starting the writer thread")?;
     crate::term::spawn_signals(tx.clone()).context("installing signal handlers")?;
     let guard = crate::term::TerminalGuard::enter(opts.mouse).context("setting up the terminal")?;
     crate::term::spawn_input(tx).context("starting the input thread")?;
@@ -254,26 +256,19 @@ pub struct Outlets {
 /// Performs write requests in their own thread, so that a slow write never
 /// stalls the screen; appends each outcome to the action log file and
 /// reports back with `Msg::WriteFinished`.
-pub fn spawn_writer(root: Arc<Hier>, tx: Sender<Msg>) -> std::io::Result<Sender<WriteRequest>> {
+pub fn spawn_writer(
+    root: Arc<Hier>,
+    log: ActionLog,
+    tx: Sender<Msg>,
+) -> std::io::Result<Sender<WriteRequest>> {
     let (req_tx, req_rx) = mpsc::channel::<WriteRequest>();
     std::thread::Builder::new()
         .name("writer".into())
         .spawn(move || {
-            let log = ActionLog::from_env();
             for req in req_rx {
                 let mut outcomes = match req {
-                    WriteRequest::Ops(ops) => {
-                        let mut out = Vec::new();
-                        for op in &ops {
-                            let o = writer::perform_in(&root, op);
-                            let failed = o.result.is_err();
-                            out.push(o);
-                            if failed {
-                                break;
-                            }
-                        }
-                        out
-                    }
+                    WriteRequest::Ops(ops) => perform_all(&root, &ops, None),
+                    WriteRequest::Typed { ops, name } => perform_all(&root, &ops, Some(&name)),
                     WriteRequest::LeafFix {
                         group,
                         leaf,
@@ -301,6 +296,22 @@ pub fn spawn_writer(root: Arc<Hier>, tx: Sender<Msg>) -> std::io::Result<Sender<
             }
         })?;
     Ok(req_tx)
+}
+
+/// Performs `ops` in order, each checked against protection computed
+/// just before it (`typed`: the group whose name the operator typed);
+/// stops at the first failure.
+fn perform_all(root: &Hier, ops: &[Op], typed: Option<&GroupPath>) -> Vec<WriteOutcome> {
+    let mut out = Vec::new();
+    for op in ops {
+        let o = safety::perform_checked(root, op, typed, std::process::id());
+        let failed = o.result.is_err();
+        out.push(o);
+        if failed {
+            break;
+        }
+    }
+    out
 }
 
 /// The main loop: draw, wait for a message, apply it (and any that queued

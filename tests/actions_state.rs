@@ -36,7 +36,7 @@ use cgtop::app::{App, Effect, Level, Mode, Pane};
 use cgtop::cgroupfs::{CpuMax, DevId, Limit};
 use cgtop::model::{ControllerChange, GroupPath, IoMaxSet, MemoryFile, Op, WriteKind, WriteOp};
 use cgtop::source::collector::{Collector, Command};
-use cgtop::source::safety::Protected;
+use cgtop::source::safety::{typed_prompt, Danger, Harm, Protected, Role};
 use cgtop::source::writer::{self, Offer, WriteOutcome};
 use common::*;
 use crossterm::event::KeyCode;
@@ -964,12 +964,10 @@ fn raw_lines_to_freeze_controllers_and_procs_keep_their_guards() {
     let cf = confirm(&a);
     assert_eq!(
         cf.request,
-        WriteRequest::Ops(vec![wop(
-            "lab/dd",
-            "cgroup.freeze",
-            "1",
-            WriteKind::Freeze(true)
-        )])
+        WriteRequest::Typed {
+            ops: vec![wop("lab/dd", "cgroup.freeze", "1", WriteKind::Freeze(true))],
+            name: g("lab/dd")
+        }
     );
     assert_eq!(cf.typed, Some((g("lab/dd"), String::new())));
     assert!(
@@ -1625,9 +1623,14 @@ fn a_protected_group_needs_its_name_typed() {
         send(&mut a, &mut c, action.clone());
         let cf = confirm(&a);
         assert_eq!(cf.typed, Some((g("batch"), String::new())));
+        assert_eq!(cf.dangers, [Danger::ContainsCgtop]);
+        let WriteRequest::Typed { ops, name } = &cf.request else {
+            panic!("{:?}", cf.request)
+        };
+        assert_eq!(name, &g("batch"));
         assert_eq!(
-            cf.lines.last().unwrap(),
-            &format!("/batch contains cgtop itself: {why}. Type its name (batch) to go ahead")
+            typed_prompt(name, &cf.dangers, Harm::of(&ops[0])),
+            format!("/batch contains cgtop itself: {why}. Type its name (batch) to go ahead")
         );
         let request = cf.request.clone();
         // y and Enter alone do nothing: y is a letter of the name
@@ -1671,7 +1674,10 @@ fn an_ancestor_of_a_protected_group_is_protected_and_a_thaw_is_not() {
     type_text(&mut a, &mut c, "lab");
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Enter)),
-        [write_of(wop("lab", "cgroup.kill", "1", WriteKind::Kill))]
+        [Effect::Write(WriteRequest::Typed {
+            ops: vec![wop("lab", "cgroup.kill", "1", WriteKind::Kill)],
+            name: g("lab")
+        })]
     );
     // a thaw is harmless: no typed name, no confirmation
     std::fs::write(d.path().join("lab/cgroup.freeze"), "1\n").unwrap();
@@ -2098,4 +2104,144 @@ fn a_frozen_group_is_freezing_until_the_kernel_says_frozen() {
     .unwrap();
     tick(&mut a, &mut c, 4.0);
     assert_eq!(a.frozen_since.get(&g("batch")), None);
+}
+
+// ---------------------------------------------------------------------------
+// The lockout guard judges the effect of a write (issue 7, item 3).
+
+/// Marks `group` frozen as cgroup.freeze and cgroup.events say it, and
+/// lets the app see it.
+fn freeze_on_disk(a: &mut App, c: &mut Collector, root: &Path, group: &str, secs: f64) {
+    std::fs::write(root.join(group).join("cgroup.freeze"), "1\n").unwrap();
+    std::fs::write(
+        root.join(group).join("cgroup.events"),
+        "populated 1\nfrozen 1\n",
+    )
+    .unwrap();
+    tick(a, c, secs);
+    read_focus(a, c, secs);
+}
+
+/// Types `line` into the raw editor for `file` of the selected group.
+fn raw_write(a: &mut App, c: &mut Collector, file: &str, line: &str) -> Vec<Effect> {
+    send(a, c, ch('E'));
+    let Mode::Raw(r) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    let at = r.files.iter().position(|(n, _)| n == file).unwrap();
+    for _ in 0..at {
+        send(a, c, key(KeyCode::Down));
+    }
+    send(a, c, key(KeyCode::Enter));
+    type_text(a, c, line);
+    send(a, c, key(KeyCode::Enter))
+}
+
+#[test]
+fn a_raw_freeze_spelt_otherwise_of_a_protected_group_needs_its_name() {
+    let (mut a, mut c, _d) = lab();
+    a.protected = Protected {
+        own: Some(g("lab/dd")),
+        ..Protected::default()
+    };
+    on(&mut a, &mut c, "lab/dd");
+    // the kernel reads each of these as 1 (kstrtoint, base 0)
+    for v in ["0x1", "01", "+1", "0X01"] {
+        assert!(raw_write(&mut a, &mut c, "cgroup.freeze", v).is_empty());
+        let cf = confirm(&a);
+        assert_eq!(cf.typed, Some((g("lab/dd"), String::new())), "{v}");
+        assert!(
+            send(&mut a, &mut c, ch('y')).is_empty(),
+            "{v}: y alone does not freeze"
+        );
+        send(&mut a, &mut c, key(KeyCode::Esc));
+    }
+    // on the parent too: it holds cgtop's group
+    on(&mut a, &mut c, "lab");
+    assert!(raw_write(&mut a, &mut c, "cgroup.freeze", "0x1").is_empty());
+    assert_eq!(confirm(&a).typed, Some((g("lab"), String::new())));
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    // a value the kernel refuses, or a thaw, is no freeze
+    on(&mut a, &mut c, "lab/dd");
+    raw_write(&mut a, &mut c, "cgroup.freeze", "0x0");
+    assert_eq!(confirm(&a).typed, None);
+}
+
+#[test]
+fn moving_cgtop_itself_into_a_frozen_group_needs_the_groups_name() {
+    const CGTOP: u32 = 4_190_202;
+    let (mut a, mut c, d) = lab();
+    a.protected = Protected {
+        own: Some(g("batch")),
+        processes: [(CGTOP, Role::Cgtop)].into_iter().collect(),
+        ..Protected::default()
+    };
+    freeze_on_disk(&mut a, &mut c, d.path(), "lab", 2.0);
+    on(&mut a, &mut c, "batch");
+    set_processes(
+        &mut a,
+        vec![
+            process(4_190_201, "root", 0.0, 12, "worker --queue a"),
+            process(CGTOP, "root", 0.0, 14, "cgtop"),
+        ],
+    );
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    let move_into = |a: &mut App, c: &mut Collector, filter: &str| {
+        send(a, c, ch('m'));
+        type_text(a, c, filter);
+        send(a, c, key(KeyCode::Enter))
+    };
+    // lab/dd is frozen through its parent lab
+    send(&mut a, &mut c, ch('j'));
+    assert!(move_into(&mut a, &mut c, "lab/dd").is_empty());
+    let cf = confirm(&a);
+    assert_eq!(cf.typed, Some((g("lab/dd"), String::new())));
+    assert_eq!(cf.dangers, [Danger::MovesIntoFrozen(Role::Cgtop)]);
+    assert!(send(&mut a, &mut c, ch('y')).is_empty());
+    send(&mut a, &mut c, key(KeyCode::Backspace));
+    type_text(&mut a, &mut c, "dd");
+    let mv = wop(
+        "lab/dd",
+        "cgroup.procs",
+        "4190202",
+        WriteKind::MoveProcess {
+            pid: CGTOP,
+            threads: false,
+        },
+    );
+    assert_eq!(
+        send(&mut a, &mut c, key(KeyCode::Enter)),
+        [Effect::Write(WriteRequest::Typed {
+            ops: vec![mv],
+            name: g("lab/dd")
+        })]
+    );
+    // another process into the same frozen group: a plain y/N
+    send(&mut a, &mut c, ch('k'));
+    assert!(move_into(&mut a, &mut c, "lab/dd").is_empty());
+    assert_eq!(confirm(&a).typed, None);
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    // cgtop into a group that is not frozen: a plain y/N
+    send(&mut a, &mut c, ch('j'));
+    assert!(move_into(&mut a, &mut c, "15-main").is_empty());
+    assert_eq!(confirm(&a).typed, None);
+}
+
+#[test]
+fn a_raw_zero_to_a_frozen_groups_procs_moves_cgtop_and_needs_the_name() {
+    let (mut a, mut c, d) = lab();
+    freeze_on_disk(&mut a, &mut c, d.path(), "lab", 2.0);
+    on(&mut a, &mut c, "lab/dd");
+    // "0" moves the writing process: cgtop, frozen there
+    for v in ["0", "00", "-0", "0x0"] {
+        assert!(raw_write(&mut a, &mut c, "cgroup.procs", v).is_empty());
+        let cf = confirm(&a);
+        assert_eq!(cf.typed, Some((g("lab/dd"), String::new())), "{v}");
+        assert_eq!(cf.dangers, [Danger::MovesIntoFrozen(Role::Cgtop)], "{v}");
+        assert!(send(&mut a, &mut c, ch('y')).is_empty(), "{v}");
+        send(&mut a, &mut c, key(KeyCode::Esc));
+    }
+    // a thread of cgtop, through cgroup.threads, the same
+    assert!(raw_write(&mut a, &mut c, "cgroup.threads", "0").is_empty());
+    assert_eq!(confirm(&a).typed, Some((g("lab/dd"), String::new())));
 }

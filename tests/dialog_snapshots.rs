@@ -24,6 +24,7 @@ use cgtop::app::actions::LogEntry;
 use cgtop::app::{App, Msg};
 use cgtop::cgroupfs::Limit;
 use cgtop::model::{ControllerChange, GroupPath, MemoryFile};
+use cgtop::source::actionlog::{LogPlace, Skipped, Source, Unsafe};
 use cgtop::source::collector::Collector;
 use cgtop::source::safety::Protected;
 use cgtop::source::writer::{self, WriteOutcome};
@@ -285,6 +286,19 @@ fn action_log_two_entries() {
             outcome: failed,
         },
     ];
+    // root under `su`: the caller's XDG_STATE_HOME was refused
+    a.log_place = Some(LogPlace {
+        path: Some("/root/.local/state/cgtop/actions.log".into()),
+        skipped: vec![Skipped {
+            source: Source::XdgStateHome,
+            path: "/home/u/.local/state/cgtop/actions.log".into(),
+            why: Unsafe::NotOwned {
+                path: "/home/u".into(),
+                owner: 1000,
+                want: 0,
+            },
+        }],
+    });
     send(&mut a, &mut c, ch('L'));
     snap_both("action_log_two_entries", &mut a);
 }

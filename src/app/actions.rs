@@ -17,7 +17,7 @@ use crate::model::text::escape_str;
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::{DeviceInfo, GroupPath, MountMode};
 use crate::source::devices::throttle_check;
-use crate::source::safety::{typed_name_matches, typed_prompt, Danger};
+use crate::source::safety::{typed_name_matches, Danger};
 use crate::source::writer::{Offer, WriteOutcome};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -26,6 +26,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 pub enum WriteRequest {
     /// Perform in order; stop at the first failure.
     Ops(Vec<Op>),
+    /// Like `Ops`, after the operator typed the name of `name`: the writer,
+    /// which checks every op again just before performing it, lets a
+    /// guarded op through only on that group.
+    Typed { ops: Vec<Op>, name: GroupPath },
     /// The no-internal-process fix: create `group/leaf`, move the group's
     /// processes there, then apply `changes`.
     LeafFix {
@@ -191,6 +195,8 @@ pub struct Confirm {
     pub request: WriteRequest,
     /// The group whose name must be typed, and what was typed so far.
     pub typed: Option<(GroupPath, String)>,
+    /// Why the name must be typed (the view words them).
+    pub dangers: Vec<Danger>,
     /// The undo entry this asks to write (u): back on the stack when the
     /// question is cancelled, so that the next u does not silently write
     /// the entry below it instead.
@@ -683,42 +689,59 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
             lines.push(format!("  systemd's way: {}", eq.command_line()));
         }
     }
-    let dangers = app.protected.op_dangers(&op);
-    let typed = if dangers.is_empty() {
-        None
-    } else {
-        needs = true;
-        lines.push(typed_prompt_for(&op, &dangers));
-        Some((op.group().clone(), String::new()))
+    // the guard judges each op by its effect (a raw "0x1" to
+    // cgroup.freeze freezes), against the protection of now
+    let guarded = ops.iter().find_map(|o| {
+        let d = app.protected.op_dangers(o, target_frozen(app, o.group()));
+        (!d.is_empty()).then(|| (o.group().clone(), d))
+    });
+    let (request, typed, dangers) = match guarded {
+        Some((name, dangers)) => {
+            needs = true;
+            (
+                WriteRequest::Typed {
+                    ops,
+                    name: name.clone(),
+                },
+                Some((name, String::new())),
+                dangers,
+            )
+        }
+        None => (WriteRequest::Ops(ops), None, Vec::new()),
     };
-    let request = WriteRequest::Ops(ops);
     if needs {
-        app.mode = Mode::Confirm(Confirm {
+        app.mode = Mode::Confirm(Box::new(Confirm {
             title: "confirm".into(),
             lines,
             request,
             typed,
+            dangers,
             undo: None,
-        });
+        }));
     } else {
         app.mode = Mode::Normal;
         fx.push(Effect::Write(request));
     }
 }
 
-/// The typed-name prompt. The sentence for cgtop's own group speaks of
-/// freezing (nothing is left to thaw it); on a kill the danger is that
-/// cgtop dies with the group.
-fn typed_prompt_for(op: &Op, dangers: &[Danger]) -> String {
-    let prompt = typed_prompt(op.group(), dangers);
-    if matches!(op.as_write().map(|w| &w.kind), Some(WriteKind::Kill)) {
-        prompt.replace(
-            Danger::ContainsCgtop.sentence(),
-            "contains cgtop itself: killing it kills cgtop too",
-        )
-    } else {
-        prompt
-    }
+/// Whether `group` is frozen as far as the app knows: it or an ancestor
+/// is reported frozen by cgroup.events, was just frozen by cgtop, or sets
+/// cgroup.freeze itself (the focus detail). The writer checks the
+/// hierarchy itself again before a move.
+fn target_frozen(app: &App, group: &GroupPath) -> bool {
+    let snap = app.data.as_ref().map(|d| &d.refresh.snapshot);
+    let own = app
+        .focus
+        .as_ref()
+        .filter(|f| &f.path == group)
+        .and_then(|f| f.detail.freeze)
+        .unwrap_or(false);
+    own || group.ancestors().any(|a| {
+        app.freezing.contains(&a)
+            || snap
+                .and_then(|s| s.find(&a))
+                .is_some_and(|g| g.hot.events.is_some_and(|e| e.is_frozen()))
+    })
 }
 
 fn device_name_for(app: &App, op: &Op) -> Option<String> {
@@ -1099,9 +1122,9 @@ fn raw_op(group: &GroupPath, file: &str, line: &str) -> Op {
     }
 }
 
-fn confirm_key(app: &mut App, mut c: Confirm, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
+fn confirm_key(app: &mut App, mut c: Box<Confirm>, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
     if is_cancel(ev) || (c.typed.is_none() && matches!(ev.code, KeyCode::Char('n' | 'N'))) {
-        cancelled(app, c);
+        cancelled(app, *c);
         return Mode::Normal;
     }
     match &mut c.typed {
@@ -1339,13 +1362,14 @@ pub fn on_write_finished(
         Some(Offer::EnableAlongPath(ops)) => {
             let mut lines: Vec<String> = vec!["The parent does not hand this controller down. cgtop can enable it along the path:".into()];
             lines.extend(ops.iter().map(|o| format!("• {}", o.describe())));
-            app.mode = Mode::Confirm(Confirm {
+            app.mode = Mode::Confirm(Box::new(Confirm {
                 title: "enable along the path".into(),
                 lines,
                 request: WriteRequest::Ops(ops),
                 typed: None,
+                dangers: Vec::new(),
                 undo: None,
-            });
+            }));
         }
         None => {}
     }

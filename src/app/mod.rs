@@ -168,7 +168,9 @@ pub enum Mode {
     Controllers(actions::ControllersDialog),
     Limits(actions::LimitsForm),
     Raw(actions::RawEditor),
-    Confirm(actions::Confirm),
+    /// Boxed: a confirmation carries its whole request, and the other
+    /// modes need not be as large.
+    Confirm(Box<actions::Confirm>),
     Move(actions::MovePicker),
     NewGroup(actions::NamePrompt),
     LeafFix(actions::LeafFixDialog),
@@ -252,6 +254,9 @@ pub struct App {
     pub protected: crate::source::safety::Protected,
     /// Every write of the session, oldest first.
     pub log: Vec<actions::LogEntry>,
+    /// Where the action log file is, and why there when it fell back;
+    /// `None` when no writer runs (tests).
+    pub log_place: Option<crate::source::actionlog::LogPlace>,
     /// Ops that undo the writes so far, last on top.
     pub undo: Vec<crate::model::Op>,
     /// Frozen by cgtop, not yet reported frozen by cgroup.events.
@@ -296,6 +301,7 @@ impl App {
             exit_signal: None,
             protected: crate::source::safety::Protected::default(),
             log: Vec::new(),
+            log_place: None,
             undo: Vec::new(),
             freezing: HashSet::new(),
             frozen_since: std::collections::HashMap::new(),
@@ -575,7 +581,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     fx
 }
 
-fn on_refresh(app: &mut App, r: Refresh, fx: &mut Vec<Effect>) {
+fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
+    if let Some(p) = r.protected.take() {
+        app.protected = p;
+    }
     let first = app.data.is_none();
     let tree = Tree::build(&r.snapshot.groups);
     if let Some(f) = &r.focus {

@@ -22,4 +22,4 @@ pub use snapshot::{
     DeviceInfo, GroupDetail, GroupSample, HotStats, KeyedFiles, MountInfo, MountMode, ProcessInfo,
     ScanCost, Snapshot, Unreadable,
 };
-pub use write::{Op, SystemdEquivalent, WriteKind, WriteOp};
+pub use write::{Mover, Op, SystemdEquivalent, WriteEffect, WriteKind, WriteOp};

@@ -7,13 +7,54 @@
 //! line is appended, and a failure to log comes back as an error for the
 //! status line. Formatting is pure; the clock is a parameter.
 //!
+//! # Where, as root
+//!
+//! cgtop runs as root with the caller's environment (`su` keeps
+//! `XDG_STATE_HOME`, `su -m` and `sudo -E` keep `HOME`), so the directory
+//! that the environment names may belong to someone else. The log is
+//! therefore opened one component at a time from `/`, each directory with
+//! `O_DIRECTORY | O_NOFOLLOW` and checked with `fstat` (never a path that a
+//! symlink could redirect), the file with `O_NOFOLLOW | O_APPEND | O_CREAT`
+//! (mode 0600; missing directories are made 0700). A place is refused when
+//! any component is a symlink, when a directory is owned by anyone but the
+//! user (root: uid 0; others: root or themselves, and the log's own
+//! directory by themselves), when a directory can be written by group or
+//! others (a root-owned sticky directory such as `/tmp` excepted: nobody
+//! else can rename what lies in it), or when the file is not a regular file
+//! with one link. Refused as root, the log falls back to root's own home
+//! from the password database, then to `/var/log/cgtop/actions.log`; the
+//! log screen says where it went and why.
+//!
+//! # The line, and why no line can be forged or run
+//!
+//! ```text
+//! TIME GROUP FILE OLD to NEW [stored VALUE] ok|failed ERROR [note NOTE]...
+//! TIME GROUP mkdir|rmdir ok|failed ERROR [note NOTE]...
+//! ```
+//!
+//! Every field (group, file, values, the kernel's error text, notes) is
+//! written through [`field`]: first `model::text::escape` (control
+//! characters as `\n`, `\e`, `\x9b`, ..., so a line is always one line), then
+//! the characters a shell acts on even inside double quotes, `$`, `` ` ``,
+//! `"` and `!`, as `\x24`, `\x60`, `\x22`, `\x21` (a backslash that would
+//! read as part of one of these is doubled); a field with anything but
+//! letters, digits and `@%+=:,./_-` is put in double quotes. Pasted into a
+//! shell, a line is one command name (the time) and inert words: no `$(`,
+//! no backtick, no `;`, `|`, `&` or `>` outside quotes. [`unfield`] gives
+//! back the exact bytes.
+//!
 //! Must not depend on: `app`, `ui`, the terminal.
 
 use super::writer::WriteOutcome;
+use crate::model::text;
 use crate::model::write::Op;
-use std::ffi::OsStr;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat, CWD};
+use rustix::io::Errno;
+use std::ffi::{OsStr, OsString};
+use std::fmt;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::os::fd::OwnedFd;
+use std::path::{Component, Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Where the log goes: `$XDG_STATE_HOME/cgtop/actions.log`, or
@@ -21,15 +62,20 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// ignored, as the XDG base directory spec requires. `None` without a
 /// usable directory.
 pub fn log_path(xdg_state_home: Option<&OsStr>, home: Option<&OsStr>) -> Option<PathBuf> {
-    let state = xdg_state_home
+    env_place(xdg_state_home, home).map(|(_, p)| p)
+}
+
+/// The place the environment names, and which variable named it.
+fn env_place(xdg_state_home: Option<&OsStr>, home: Option<&OsStr>) -> Option<(Source, PathBuf)> {
+    let xdg = xdg_state_home
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
-        .or_else(|| {
-            home.map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .map(|h| h.join(".local/state"))
-        })?;
-    Some(state.join("cgtop").join("actions.log"))
+        .map(|p| (Source::XdgStateHome, p.join("cgtop").join("actions.log")));
+    xdg.or_else(|| {
+        home.map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .map(|h| (Source::Home, h.join(".local/state/cgtop/actions.log")))
+    })
 }
 
 /// UTC time as RFC 3339: "2024-05-01T12:00:00Z".
@@ -61,49 +107,127 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     (y, m, d)
 }
 
-/// A value as one token: bare when it is plain, quoted and escaped
-/// otherwise (spaces, newlines of multi-line files, empty).
-fn show(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| !c.is_whitespace() && !c.is_control() && c != '"' && c != '\\');
-    if plain {
-        s.to_owned()
-    } else {
-        format!("{s:?}")
+// ---------------------------------------------------------------------------
+// Fields.
+
+/// Characters a shell acts on inside double quotes (and `"` itself), with
+/// the hex escape each is written as.
+const SHELL_ACTIVE: [(char, &str); 4] = [('$', "x24"), ('`', "x60"), ('"', "x22"), ('!', "x21")];
+
+fn hex_of_active(c: char) -> Option<&'static str> {
+    SHELL_ACTIVE.iter().find(|(a, _)| *a == c).map(|(_, h)| *h)
+}
+
+/// True when `rest` starts like one of our extra escapes (`x24`, ...) or a
+/// shell-active character, so that a backslash before it must be doubled.
+fn starts_active(rest: &str) -> bool {
+    rest.chars()
+        .next()
+        .is_some_and(|c| hex_of_active(c).is_some())
+        || SHELL_ACTIVE.iter().any(|(_, h)| rest.starts_with(h))
+}
+
+/// One field of a log line (see the module doc): escaped, and quoted
+/// unless plain.
+pub fn field(bytes: &[u8]) -> String {
+    let shown = text::escape(bytes);
+    let mut out = String::with_capacity(shown.len() + 2);
+    let mut rest = shown.as_ref();
+    while let Some(c) = rest.chars().next() {
+        let after = &rest[c.len_utf8()..];
+        if c == '\\' {
+            if let Some(a) = after.strip_prefix('\\') {
+                // an escaped backslash from `text::escape`: one token
+                out.push_str("\\\\");
+                rest = a;
+                continue;
+            }
+            // a lone backslash: a literal one, or the start of an escape;
+            // doubled where it would read as one of ours or end the quote
+            out.push('\\');
+            if after.is_empty() || starts_active(after) {
+                out.push('\\');
+            }
+        } else if let Some(h) = hex_of_active(c) {
+            out.push('\\');
+            out.push_str(h);
+        } else {
+            out.push(c);
+        }
+        rest = after;
     }
+    let plain = !out.is_empty()
+        && out
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c) || !c.is_ascii());
+    if plain {
+        out
+    } else {
+        format!("\"{out}\"")
+    }
+}
+
+/// The bytes a [`field`] stands for.
+pub fn unfield(f: &str) -> Vec<u8> {
+    let inner = f
+        .strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or(f);
+    let mut shown = String::with_capacity(inner.len());
+    let mut rest = inner;
+    while let Some(c) = rest.chars().next() {
+        let after = &rest[c.len_utf8()..];
+        if c == '\\' {
+            if let Some(a) = after.strip_prefix('\\') {
+                shown.push_str("\\\\");
+                rest = a;
+                continue;
+            }
+            if let Some((a, h)) = SHELL_ACTIVE.iter().find(|(_, h)| after.starts_with(h)) {
+                shown.push(*a);
+                rest = &after[h.len()..];
+                continue;
+            }
+        }
+        shown.push(c);
+        rest = after;
+    }
+    text::unescape(&shown)
+}
+
+fn field_str(s: &str) -> String {
+    field(s.as_bytes())
 }
 
 /// One log line, without the newline:
 ///
 /// ```text
-/// 2024-05-01T12:00:00Z /a/b memory.max max -> 1000 (stored 0) ok
-/// 2024-05-01T12:00:00Z /a/b cgroup.kill - -> 1 ok
+/// 2024-05-01T12:00:00Z /a/b memory.max max to 1000 stored 0 ok
+/// 2024-05-01T12:00:00Z /a/b cgroup.kill - to 1 ok
 /// 2024-05-01T12:00:00Z /a/b mkdir ok
-/// 2024-05-01T12:00:00Z /a/b rmdir failed: rmdir /a/b: ... [EBUSY]
+/// 2024-05-01T12:00:00Z /a/b rmdir failed "rmdir /a/b: ... [EBUSY]"
 /// ```
 pub fn format_line(unix_secs: u64, o: &WriteOutcome) -> String {
     let time = rfc3339_utc(unix_secs);
     let mut line = match &o.op {
-        Op::CreateGroup(p) => format!("{time} {} mkdir", show(&p.to_string())),
-        Op::RemoveGroup(p) => format!("{time} {} rmdir", show(&p.to_string())),
+        Op::CreateGroup(p) => format!("{time} {} mkdir", field_str(&p.to_string())),
+        Op::RemoveGroup(p) => format!("{time} {} rmdir", field_str(&p.to_string())),
         Op::Write(w) => {
             let old = o
                 .old
                 .as_deref()
-                .map_or_else(|| "-".to_owned(), |t| show(t.trim_end()));
+                .map_or_else(|| "-".to_owned(), |t| field_str(t.trim_end()));
             let mut s = format!(
-                "{time} {} {} {old} -> {}",
-                show(&w.group.to_string()),
-                show(&w.file),
-                show(&w.contents)
+                "{time} {} {} {old} to {}",
+                field_str(&w.group.to_string()),
+                field_str(&w.file),
+                field_str(&w.contents)
             );
             if let Some(rb) = &o.new_readback {
                 let rb = rb.trim_end();
                 if o.is_ok() && rb != w.contents.trim() {
-                    s.push_str(" (stored ");
-                    s.push_str(&show(rb));
-                    s.push(')');
+                    s.push_str(" stored ");
+                    s.push_str(&field_str(rb));
                 }
             }
             s
@@ -112,63 +236,426 @@ pub fn format_line(unix_secs: u64, o: &WriteOutcome) -> String {
     match &o.result {
         Ok(()) => line.push_str(" ok"),
         Err(e) => {
-            line.push_str(" failed: ");
-            line.push_str(&e.to_string());
+            line.push_str(" failed ");
+            line.push_str(&field_str(&e.to_string()));
         }
     }
     for n in &o.notes {
-        line.push_str("; ");
-        line.push_str(n);
+        line.push_str(" note ");
+        line.push_str(&field_str(n));
     }
-    line.replace('\n', " ")
+    line
+}
+
+// ---------------------------------------------------------------------------
+// Where the log may go.
+
+/// What named a place for the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    XdgStateHome,
+    Home,
+    /// root's home directory from the password database.
+    RootHome,
+    /// `/var/log/cgtop`.
+    SystemLog,
+    /// A path given by the caller ([`ActionLog::at`]).
+    Given,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::XdgStateHome => "XDG_STATE_HOME",
+            Self::Home => "HOME",
+            Self::RootHome => "root's home",
+            Self::SystemLog => "/var/log/cgtop",
+            Self::Given => "the log",
+        })
+    }
+}
+
+/// Why a place for the log was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unsafe {
+    /// A directory owned by someone else.
+    NotOwned {
+        path: PathBuf,
+        owner: u32,
+        want: u32,
+    },
+    /// A directory or the file that group or others can write.
+    Writable {
+        path: PathBuf,
+        mode: u32,
+    },
+    Symlink(PathBuf),
+    NotDirectory(PathBuf),
+    /// The log is a FIFO, a device, a directory...
+    NotRegular(PathBuf),
+    /// The log has hard links: another name could be a file of someone
+    /// else's choosing.
+    Links {
+        path: PathBuf,
+        links: u64,
+    },
+    /// `.` or `..` in the path, or not absolute.
+    NotPlain(PathBuf),
+    Io {
+        path: PathBuf,
+        errno: i32,
+    },
+}
+
+impl fmt::Display for Unsafe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = |p: &Path| text::escape(p.as_os_str().as_encoded_bytes()).into_owned();
+        match self {
+            Self::NotOwned { path, owner, want } => {
+                let who = if *want == 0 {
+                    "root".to_owned()
+                } else {
+                    format!("uid {want}")
+                };
+                write!(f, "{} is owned by uid {owner}, not {who}", p(path))
+            }
+            Self::Writable { path, mode } => write!(
+                f,
+                "{} can be written by others (mode {:04o})",
+                p(path),
+                mode & 0o7777
+            ),
+            Self::Symlink(path) => write!(f, "{} is a symbolic link", p(path)),
+            Self::NotDirectory(path) => write!(f, "{} is not a directory", p(path)),
+            Self::NotRegular(path) => write!(f, "{} is not a regular file", p(path)),
+            Self::Links { path, links } => {
+                write!(f, "{} has {links} hard links", p(path))
+            }
+            Self::NotPlain(path) => {
+                write!(f, "{} is not a plain absolute path", p(path))
+            }
+            Self::Io { path, errno } => write!(
+                f,
+                "{}: {}",
+                p(path),
+                std::io::Error::from_raw_os_error(*errno)
+            ),
+        }
+    }
+}
+
+/// A place that was passed over, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub source: Source,
+    pub path: PathBuf,
+    pub why: Unsafe,
+}
+
+/// Where the log goes, as the log screen tells it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LogPlace {
+    /// The file; `None` when cgtop cannot log at all.
+    pub path: Option<PathBuf>,
+    /// Places tried first and refused, in order.
+    pub skipped: Vec<Skipped>,
+}
+
+/// The inputs of the choice of a log file, as values, so that tests can
+/// give their own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEnv {
+    pub euid: u32,
+    pub xdg_state_home: Option<OsString>,
+    pub home: Option<OsString>,
+    /// root's home from the password database.
+    pub root_home: Option<PathBuf>,
+    /// The last resort for root: `/var/log/cgtop/actions.log`.
+    pub system_log: PathBuf,
+}
+
+impl LogEnv {
+    /// This process's: the effective uid, its environment, and uid 0's
+    /// home from `/etc/passwd`.
+    pub fn current() -> Self {
+        let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+        Self {
+            euid: rustix::process::geteuid().as_raw(),
+            xdg_state_home: std::env::var_os("XDG_STATE_HOME"),
+            home: std::env::var_os("HOME"),
+            root_home: root_home(&passwd),
+            system_log: PathBuf::from("/var/log/cgtop/actions.log"),
+        }
+    }
+
+    /// The places to try, in order: the environment's, then (for root
+    /// only) root's home and /var/log/cgtop.
+    fn candidates(&self) -> Vec<(Source, PathBuf)> {
+        let mut out: Vec<(Source, PathBuf)> =
+            env_place(self.xdg_state_home.as_deref(), self.home.as_deref())
+                .into_iter()
+                .collect();
+        if self.euid == 0 {
+            if let Some(h) = &self.root_home {
+                out.push((Source::RootHome, h.join(".local/state/cgtop/actions.log")));
+            }
+            out.push((Source::SystemLog, self.system_log.clone()));
+        }
+        let mut seen = Vec::new();
+        out.retain(|(_, p)| {
+            let new = !seen.contains(p);
+            seen.push(p.clone());
+            new
+        });
+        out
+    }
+}
+
+/// The home directory of uid 0 in `/etc/passwd` text
+/// (`name:password:uid:gid:gecos:home:shell`): the first such line with an
+/// absolute home.
+pub fn root_home(passwd: &str) -> Option<PathBuf> {
+    passwd.lines().find_map(|l| {
+        let f: Vec<&str> = l.split(':').collect();
+        (f.len() >= 7 && f[2] == "0" && f[5].starts_with('/')).then(|| PathBuf::from(f[5]))
+    })
+}
+
+/// Whether a directory may hold (the way to) the log of user `euid`.
+/// `last`: it is the log's own directory.
+fn check_dir(path: &Path, st: &Stat, euid: u32, last: bool) -> Result<(), Unsafe> {
+    if FileType::from_raw_mode(st.st_mode) != FileType::Directory {
+        return Err(Unsafe::NotDirectory(path.to_owned()));
+    }
+    let owner = st.st_uid;
+    let want = euid;
+    let allowed = owner == euid || (euid != 0 && !last && owner == 0);
+    if !allowed {
+        return Err(Unsafe::NotOwned {
+            path: path.to_owned(),
+            owner,
+            want,
+        });
+    }
+    let mode = st.st_mode;
+    let others_write = mode & 0o022 != 0;
+    // a root-owned sticky directory (/tmp): others may add entries but not
+    // rename or remove ours, and the next component is checked in turn
+    let sticky_root = mode & 0o1000 != 0 && owner == 0 && !last;
+    if others_write && !sticky_root {
+        return Err(Unsafe::Writable {
+            path: path.to_owned(),
+            mode,
+        });
+    }
+    Ok(())
+}
+
+fn check_file(path: &Path, st: &Stat, euid: u32) -> Result<(), Unsafe> {
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return Err(Unsafe::NotRegular(path.to_owned()));
+    }
+    if st.st_nlink != 1 {
+        return Err(Unsafe::Links {
+            path: path.to_owned(),
+            links: st.st_nlink,
+        });
+    }
+    if st.st_uid != euid {
+        return Err(Unsafe::NotOwned {
+            path: path.to_owned(),
+            owner: st.st_uid,
+            want: euid,
+        });
+    }
+    if st.st_mode & 0o022 != 0 {
+        return Err(Unsafe::Writable {
+            path: path.to_owned(),
+            mode: st.st_mode,
+        });
+    }
+    Ok(())
+}
+
+/// Walks `path` from `/` one component at a time without following a
+/// symlink, checking each directory and the file. With `create`, missing
+/// directories are made (0700) and the file is opened for append (created
+/// 0600); without, the walk stops at the first missing component (`Ok(None)`:
+/// it would be created, by us).
+fn walk(path: &Path, euid: u32, create: bool) -> Result<Option<OwnedFd>, Unsafe> {
+    let not_plain = || Unsafe::NotPlain(path.to_owned());
+    let io = |at: &Path, e: Errno| Unsafe::Io {
+        path: at.to_owned(),
+        errno: e.raw_os_error(),
+    };
+    let mut names = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::RootDir => {}
+            Component::Normal(n) => names.push(n),
+            _ => return Err(not_plain()),
+        }
+    }
+    if !path.is_absolute() {
+        return Err(not_plain());
+    }
+    let Some((file, dirs)) = names.split_last() else {
+        return Err(not_plain());
+    };
+    let dflags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut at = PathBuf::from("/");
+    let mut dir = rustix::fs::openat(CWD, "/", dflags, Mode::empty()).map_err(|e| io(&at, e))?;
+    let st = rustix::fs::fstat(&dir).map_err(|e| io(&at, e))?;
+    check_dir(&at, &st, euid, dirs.is_empty())?;
+    for (i, name) in dirs.iter().enumerate() {
+        at.push(name);
+        let last = i + 1 == dirs.len();
+        let next = match rustix::fs::openat(&dir, *name, dflags, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) if create => {
+                match rustix::fs::mkdirat(&dir, *name, Mode::from_raw_mode(0o700)) {
+                    Ok(()) | Err(Errno::EXIST) => {}
+                    Err(e) => return Err(io(&at, e)),
+                }
+                rustix::fs::openat(&dir, *name, dflags, Mode::empty())
+                    .map_err(|e| refusal(&dir, name, &at, e))?
+            }
+            Err(Errno::NOENT) => return Ok(None),
+            Err(e) => return Err(refusal(&dir, name, &at, e)),
+        };
+        let st = rustix::fs::fstat(&next).map_err(|e| io(&at, e))?;
+        check_dir(&at, &st, euid, last)?;
+        dir = next;
+    }
+    at.push(file);
+    if !create {
+        return match rustix::fs::statat(&dir, *file, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Symlink => {
+                Err(Unsafe::Symlink(at))
+            }
+            Ok(st) => check_file(&at, &st, euid).map(|()| None),
+            Err(Errno::NOENT) => Ok(None),
+            Err(e) => Err(io(&at, e)),
+        };
+    }
+    // O_NONBLOCK: a FIFO planted as the log fails (ENXIO) instead of
+    // waiting for a reader
+    let fflags = OFlags::WRONLY
+        | OFlags::APPEND
+        | OFlags::CREATE
+        | OFlags::NOFOLLOW
+        | OFlags::CLOEXEC
+        | OFlags::NONBLOCK
+        | OFlags::NOCTTY;
+    let fd = rustix::fs::openat(&dir, *file, fflags, Mode::from_raw_mode(0o600))
+        .map_err(|e| refusal(&dir, file, &at, e))?;
+    let st = rustix::fs::fstat(&fd).map_err(|e| io(&at, e))?;
+    check_file(&at, &st, euid)?;
+    Ok(Some(fd))
+}
+
+/// Words for an open that failed: a symlink or a non-directory where the
+/// walk expected a directory or a plain file.
+fn refusal(dir: &OwnedFd, name: &OsStr, at: &Path, e: Errno) -> Unsafe {
+    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Symlink => {
+            Unsafe::Symlink(at.to_owned())
+        }
+        Ok(_) if e == Errno::NOTDIR => Unsafe::NotDirectory(at.to_owned()),
+        Ok(_) if e == Errno::NXIO => Unsafe::NotRegular(at.to_owned()),
+        _ => Unsafe::Io {
+            path: at.to_owned(),
+            errno: e.raw_os_error(),
+        },
+    }
 }
 
 /// The log file, if there is a place for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActionLog {
-    path: Option<PathBuf>,
+    place: LogPlace,
+    euid: u32,
 }
 
 impl ActionLog {
-    /// The path from XDG_STATE_HOME and HOME.
+    /// The place for this process: see [`Self::choose`].
     pub fn from_env() -> Self {
+        Self::choose(&LogEnv::current())
+    }
+
+    /// The first place in `env` that passes the checks of the module doc
+    /// (nothing is created yet: a missing directory will be made ours).
+    pub fn choose(env: &LogEnv) -> Self {
+        let mut skipped = Vec::new();
+        for (source, path) in env.candidates() {
+            match walk(&path, env.euid, false) {
+                Ok(_) => {
+                    return Self {
+                        place: LogPlace {
+                            path: Some(path),
+                            skipped,
+                        },
+                        euid: env.euid,
+                    }
+                }
+                Err(why) => skipped.push(Skipped { source, path, why }),
+            }
+        }
         Self {
-            path: log_path(
-                std::env::var_os("XDG_STATE_HOME").as_deref(),
-                std::env::var_os("HOME").as_deref(),
-            ),
+            place: LogPlace {
+                path: None,
+                skipped,
+            },
+            euid: env.euid,
         }
     }
 
+    /// Exactly this path, for this process's user, checked as any other.
     pub fn at(path: PathBuf) -> Self {
-        Self { path: Some(path) }
+        Self {
+            place: LogPlace {
+                path: Some(path),
+                skipped: Vec::new(),
+            },
+            euid: rustix::process::geteuid().as_raw(),
+        }
     }
 
     pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
+        self.place.path.as_deref()
     }
 
-    /// Appends one outcome, creating the directory if needed. The error says
-    /// which file and why, for the status line.
+    /// Where the log goes and why, for the log screen.
+    pub fn place(&self) -> &LogPlace {
+        &self.place
+    }
+
+    /// Appends one outcome, creating the directories if needed, checked
+    /// again on every append (a symlink planted since is refused). The
+    /// error says which file and why, for the status line.
     pub fn append(&self, o: &WriteOutcome, at: SystemTime) -> Result<(), String> {
-        let Some(path) = &self.path else {
-            return Err(
-                "action log: neither XDG_STATE_HOME nor HOME is set, so nothing was logged".into(),
-            );
+        let Some(path) = &self.place.path else {
+            return Err(match self.place.skipped.last() {
+                None => "action log: neither XDG_STATE_HOME nor HOME is set, so nothing was logged"
+                    .into(),
+                Some(s) => format!(
+                    "action log: no safe place ({}), so nothing was logged",
+                    s.why
+                ),
+            });
         };
         let secs = at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
         let mut line = format_line(secs, o);
         line.push('\n');
-        let fail = |e: std::io::Error| format!("action log {}: {e}", path.display());
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(fail)?;
-        }
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .and_then(|mut f| f.write_all(line.as_bytes()))
-            .map_err(fail)
+        let shown = text::escape(path.as_os_str().as_encoded_bytes()).into_owned();
+        let fd = match walk(path, self.euid, true) {
+            Ok(Some(fd)) => fd,
+            Ok(None) => return Err(format!("action log {shown}: could not be opened")),
+            Err(why) => return Err(format!("action log {shown}: refused: {why}")),
+        };
+        std::fs::File::from(fd)
+            .write_all(line.as_bytes())
+            .map_err(|e| format!("action log {shown}: {e}"))
     }
 }
 
@@ -238,7 +725,7 @@ mod tests {
                     Some("0\n")
                 )
             ),
-            "2024-05-01T12:00:00Z /a/b memory.max max -> 1000 (stored 0) ok"
+            "2024-05-01T12:00:00Z /a/b memory.max max to 1000 stored 0 ok"
         );
         let half = CpuMax {
             quota: Some(50_000),
@@ -253,11 +740,11 @@ mod tests {
                     Some("50000 100000\n")
                 )
             ),
-            "2024-05-01T12:00:00Z /a/b cpu.max \"max 100000\" -> \"50000 100000\" ok"
+            "2024-05-01T12:00:00Z /a/b cpu.max \"max 100000\" to \"50000 100000\" ok"
         );
         assert_eq!(
             format_line(T, &ok(kill(&a), None, None)),
-            "2024-05-01T12:00:00Z /a/b cgroup.kill - -> 1 ok"
+            "2024-05-01T12:00:00Z /a/b cgroup.kill - to 1 ok"
         );
         assert_eq!(
             format_line(T, &ok(create_group(&a), None, None)),
@@ -271,8 +758,8 @@ mod tests {
         );
         assert_eq!(
             format_line(T, &w),
-            "2024-05-01T12:00:00Z /a/b io.weight \"default 100\\n8:0 50\" -> \"default 200\" \
-             (stored \"default 200\\n8:0 50\") ok"
+            "2024-05-01T12:00:00Z /a/b io.weight \"default 100\\n8:0 50\" to \"default 200\" \
+             stored \"default 200\\n8:0 50\" ok"
         );
         let rm = remove_group(&a);
         let failed = WriteOutcome {
@@ -290,9 +777,9 @@ mod tests {
         };
         assert_eq!(
             format_line(T, &failed),
-            "2024-05-01T12:00:00Z /a/b rmdir failed: rmdir /a/b: /a/b still has 1 process and 0 \
+            "2024-05-01T12:00:00Z /a/b rmdir failed \"rmdir /a/b: /a/b still has 1 process and 0 \
              child groups; only an empty group can be removed (remove the child groups first, \
-             and move its processes out or kill them) [EBUSY]"
+             and move its processes out or kill them) [EBUSY]\""
         );
         let noted = WriteOutcome {
             notes: vec!["sent SIGKILL to 2 processes".into()],
@@ -300,7 +787,8 @@ mod tests {
         };
         assert_eq!(
             format_line(T, &noted),
-            "2024-05-01T12:00:00Z \"/odd name\" cgroup.kill - -> 1 ok; sent SIGKILL to 2 processes"
+            "2024-05-01T12:00:00Z \"/odd name\" cgroup.kill - to 1 ok note \
+             \"sent SIGKILL to 2 processes\""
         );
     }
 
@@ -316,8 +804,8 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
             text,
-            "2024-05-01T12:00:00Z /a cgroup.freeze 0 -> 1 ok\n\
-             2024-05-01T12:00:00Z /a cgroup.freeze 0 -> 1 ok\n"
+            "2024-05-01T12:00:00Z /a cgroup.freeze 0 to 1 ok\n\
+             2024-05-01T12:00:00Z /a cgroup.freeze 0 to 1 ok\n"
         );
     }
 
@@ -331,13 +819,65 @@ mod tests {
             .append(&ok(kill(&g("a")), None, None), UNIX_EPOCH)
             .unwrap_err();
         assert!(
-            e.starts_with("action log ") && e.contains("Not a directory"),
+            e.starts_with("action log ") && e.contains("is not a directory"),
             "{e}"
         );
-        let none = ActionLog { path: None };
+        let none = ActionLog {
+            place: LogPlace::default(),
+            euid: 0,
+        };
         assert_eq!(
             none.append(&ok(kill(&g("a")), None, None), UNIX_EPOCH),
             Err("action log: neither XDG_STATE_HOME nor HOME is set, so nothing was logged".into())
         );
+    }
+
+    #[test]
+    fn fields_are_inert_in_a_shell_and_reversible() {
+        for (raw, shown) in [
+            (&b"plain-1.5:x@y"[..], "plain-1.5:x@y"),
+            (b"max 100000", "\"max 100000\""),
+            (b"", "\"\""),
+            (b"$(id>pwned)", "\"\\x24(id>pwned)\""),
+            (b"`id`", "\"\\x60id\\x60\""),
+            (b"a\nb", "\"a\\nb\""),
+            (b"say \"hi\"!", "\"say \\x22hi\\x22\\x21\""),
+            (b"a;rm -rf ~", "\"a;rm -rf ~\""),
+            // a backslash that would read as one of our escapes, or end
+            // the quote, is doubled
+            (b"a\\", "\"a\\\\\""),
+            (b"\\$", "\"\\\\\\x24\""),
+            (b"\\x24", "\"\\\\x24\""),
+            (b"\\x2d", "\"\\x2d\""),
+            (b"caf\xc3\xa9", "caf\u{e9}"),
+            (b"bad\xff", "\"bad\\xff\""),
+        ] {
+            let f = field(raw);
+            assert_eq!(f, shown, "{raw:?}");
+            assert_eq!(unfield(&f), raw, "{f}");
+            assert!(!f.contains('$') && !f.contains('`') && !f.contains('\n'));
+        }
+        // every byte, alone and around the active characters
+        for b in 0..=255u8 {
+            for raw in [
+                vec![b],
+                vec![b'\\', b],
+                vec![b, b'$', b'\\'],
+                vec![b'\\', b'x', b],
+            ] {
+                let f = field(&raw);
+                assert_eq!(unfield(&f), raw, "{f}");
+                assert!(!f.contains('$') && !f.contains('`'), "{f}");
+            }
+        }
+    }
+
+    #[test]
+    fn root_home_from_passwd() {
+        let passwd = "# comment\nadmin:x:1000:1000::/home/admin:/bin/sh\n\
+                      toor:x:0:0::relative:/bin/sh\nroot:x:0:0:root:/root:/bin/bash\n";
+        assert_eq!(root_home(passwd), Some(PathBuf::from("/root")));
+        assert_eq!(root_home("root:x:0:0"), None);
+        assert_eq!(root_home(""), None);
     }
 }

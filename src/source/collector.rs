@@ -84,6 +84,11 @@ pub struct Refresh {
     pub kept_fds: usize,
     /// memory.events changes since start per group (JSON mode only).
     pub events_since_start: HashMap<GroupPath, MemoryEvents>,
+    /// What the lockout guard protects, read from /proc on this refresh
+    /// (the TUI's collector thread only: cgtop, its session or its
+    /// terminal may have moved since the last one). Read here, off the
+    /// main loop, which must answer keys at once.
+    pub protected: Option<super::safety::Protected>,
 }
 
 /// What the collector thread sends.
@@ -345,6 +350,7 @@ impl Collector {
             devices: Arc::clone(&self.devices),
             kept_fds: self.scanner.kept(),
             events_since_start,
+            protected: None,
         }
     }
 }
@@ -459,7 +465,8 @@ pub fn spawn_with<M: From<Collected> + Send + 'static>(
             loop {
                 if !paused && Instant::now() >= next {
                     let wall0 = Instant::now();
-                    let r = c.refresh_timed(start);
+                    let mut r = c.refresh_timed(start);
+                    r.protected = Some(super::safety::Protected::discover(c.hier.path()));
                     if tx.send(M::from(Collected::Refresh(Box::new(r)))).is_err() {
                         return;
                     }

@@ -1,62 +1,151 @@
-//! Which groups must not be frozen or killed unless the operator types the
-//! group's name: the root, and every group that contains cgtop itself, the
-//! login session it runs in, or PID 1. Freezing cgtop's own group stops
-//! cgtop (nothing is left to thaw it); killing the session's group logs the
-//! operator out; PID 1's group holds init.
+//! Which writes must not happen unless the operator types the group's
+//! name: any write that freezes, kills, or moves into a frozen group one of
+//! the processes the operator depends on. Those are cgtop itself, the
+//! processes it descends from (shell, sudo, sshd, the tmux server), the
+//! session of its terminal (the session leader, every process on that
+//! tty, and, under tmux or screen, the clients that hold the operator's
+//! real terminal with their own sessions and ancestors: the SSH session
+//! scope), and PID 1. Freezing cgtop stops it with nothing left to thaw
+//! it; freezing or killing the terminal's session locks the operator out.
 //!
-//! [`Protected::discover`] reads `/proc` once; everything else is pure.
-//! Paths in `/proc/PID/cgroup` ("0::/...") are relative to the cgroup2
-//! filesystem's root as the process's cgroup namespace sees it, and a mount
-//! may show only a subtree of it (the mountinfo "root" field), so they are
-//! mapped through the mount to the directory cgtop views.
+//! The guard judges the effect of a write ([`crate::model::WriteEffect`]:
+//! the kernel's parse of the bytes), and the protection is computed fresh
+//! before each write: the app refreshes it with every snapshot and write,
+//! and [`perform_checked`] computes it again in the writer immediately
+//! before performing, so a process that moved since the question was asked
+//! (cgtop itself, after `m`) cannot slip past it.
+//!
+//! Reading `/proc` ([`Protected::discover_for`]) is kept apart from the
+//! decisions ([`roles`], [`Protected::op_dangers`]), which are pure and take
+//! the subject's pid and the process table as parameters. Paths in
+//! `/proc/PID/cgroup` ("0::/...") are relative to the cgroup2 filesystem's
+//! root as the process's cgroup namespace sees it, and a mount may show
+//! only a subtree of it (the mountinfo "root" field), so they are mapped
+//! through the mount to the directory cgtop views.
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
-use crate::model::write::{Op, WriteKind};
+use super::hier::{self, Hier};
+use super::writer::{self, WriteError, WriteOutcome};
+use crate::cgroupfs::files;
+use crate::model::write::{Mover, Op, WriteEffect};
 use crate::model::GroupPath;
-use std::fmt;
+use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-/// Why a group needs its name typed before it is frozen or killed.
+/// What a process is to the operator; the order is precedence (a process
+/// that is both cgtop's ancestor and on its tty is `Session`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// cgtop itself (and each of its threads).
+    Cgtop,
+    /// PID 1.
+    Init,
+    /// The processes cgtop descends from, and its session's leader.
+    Session,
+    /// The processes on cgtop's terminal, and the multiplexer's clients
+    /// that hold the operator's real terminal (with their sessions and
+    /// ancestors).
+    Terminal,
+}
+
+/// Why a write needs the target group's name typed. A value: the view
+/// words it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Danger {
     IsRoot,
     ContainsCgtop,
     ContainsSession,
+    ContainsTerminal,
     ContainsInit,
+    /// The write moves a protected process into a group that is frozen
+    /// (itself or through an ancestor): the process stops there.
+    MovesIntoFrozen(Role),
 }
 
-impl Danger {
-    pub fn sentence(self) -> &'static str {
-        match self {
-            Self::IsRoot => "is the root: it holds every process on the system",
-            Self::ContainsCgtop => {
-                "contains cgtop itself: freezing it stops cgtop, and nothing is left to thaw it"
-            }
-            Self::ContainsSession => "contains your login session",
-            Self::ContainsInit => "contains PID 1 (init)",
+/// What a guarded write does, for the wording of a [`Danger`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Harm {
+    Freeze,
+    Kill,
+    Move,
+}
+
+impl Harm {
+    pub fn of(op: &Op) -> Self {
+        match op.effect() {
+            WriteEffect::Kill => Self::Kill,
+            WriteEffect::Move { .. } => Self::Move,
+            _ => Self::Freeze,
         }
     }
 }
 
-impl fmt::Display for Danger {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.sentence())
+impl Danger {
+    /// The danger in words, completing "TARGET ...".
+    pub fn sentence(self, harm: Harm) -> &'static str {
+        match (self, harm) {
+            (Self::IsRoot, _) => "is the root: it holds every process on the system",
+            (Self::ContainsCgtop, Harm::Kill) => {
+                "contains cgtop itself: killing it kills cgtop too"
+            }
+            (Self::ContainsCgtop, _) => {
+                "contains cgtop itself: freezing it stops cgtop, and nothing is left to thaw it"
+            }
+            (Self::ContainsSession, _) => "contains your login session",
+            (Self::ContainsTerminal, _) => {
+                "contains the session that holds your terminal (the tmux or screen client, \
+                 the SSH session)"
+            }
+            (Self::ContainsInit, _) => "contains PID 1 (init)",
+            (Self::MovesIntoFrozen(Role::Cgtop), _) => {
+                "is frozen: moving cgtop itself there stops cgtop, and nothing is left to thaw it"
+            }
+            (Self::MovesIntoFrozen(Role::Session), _) => {
+                "is frozen: the process moved there is part of your login session, and stops"
+            }
+            (Self::MovesIntoFrozen(Role::Terminal), _) => {
+                "is frozen: the process moved there holds your terminal, and stops"
+            }
+            (Self::MovesIntoFrozen(Role::Init), _) => {
+                "is frozen: moving PID 1 (init) there stops it"
+            }
+        }
     }
 }
 
-/// The groups (relative to the viewed root) that hold cgtop, its login
-/// session and PID 1; `None`/empty where unknown or outside the view.
+/// The prompt for a typed confirmation.
+pub fn typed_prompt(target: &GroupPath, dangers: &[Danger], harm: Harm) -> String {
+    let why = dangers
+        .iter()
+        .map(|d| d.sentence(harm))
+        .collect::<Vec<_>>()
+        .join("; it ");
+    format!(
+        "{} {why}. Type its name ({}) to go ahead",
+        target.display(),
+        target.name_display()
+    )
+}
+
+/// The groups (relative to the viewed root) that hold the processes the
+/// operator depends on; `None`/empty where unknown or outside the view.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Protected {
     /// cgtop's own group.
     pub own: Option<GroupPath>,
-    /// The session leader's group and those of cgtop's parent processes
-    /// (shell, sudo, sshd), which may sit in other groups than cgtop.
+    /// The groups of cgtop's ancestors and its session leader, which may
+    /// sit in other groups than cgtop.
     pub session: Vec<GroupPath>,
+    /// The groups of the processes on cgtop's terminal and of the
+    /// multiplexer's clients with their sessions (tmux, the SSH scope).
+    pub terminal: Vec<GroupPath>,
     /// PID 1's group.
     pub init: Option<GroupPath>,
+    /// The protected processes themselves (pids and cgtop's thread ids),
+    /// for moves.
+    pub processes: BTreeMap<u32, Role>,
 }
 
 impl Protected {
@@ -67,6 +156,7 @@ impl Protected {
             .own
             .iter()
             .chain(&self.session)
+            .chain(&self.terminal)
             .chain(&self.init)
             .flat_map(GroupPath::ancestors)
             .chain(std::iter::once(GroupPath::root()))
@@ -89,91 +179,285 @@ impl Protected {
         if self.session.iter().any(|g| g.is_within(target)) {
             out.push(Danger::ContainsSession);
         }
+        if self.terminal.iter().any(|g| g.is_within(target)) {
+            out.push(Danger::ContainsTerminal);
+        }
         if self.init.as_ref().is_some_and(|g| g.is_within(target)) {
             out.push(Danger::ContainsInit);
         }
         out
     }
 
-    /// The dangers of an op: only freezing and killing are guarded this way
-    /// (a thaw is harmless; a move or rmdir is confirmed by the op itself).
-    pub fn op_dangers(&self, op: &Op) -> Vec<Danger> {
-        match op.as_write().map(|w| &w.kind) {
-            Some(WriteKind::Freeze(true) | WriteKind::Kill) => self.dangers(op.group()),
+    /// The role of the process a move takes: "0" is the writer, cgtop.
+    pub fn role_of(&self, who: Mover) -> Option<Role> {
+        match who {
+            Mover::Writer => Some(Role::Cgtop),
+            Mover::Pid(p) => self.processes.get(&p).copied(),
+        }
+    }
+
+    /// The dangers of an op, by its effect: a freeze or a kill of a group
+    /// holding a protected process, or a move of a protected process into
+    /// a group that is frozen (`target_frozen`: the target or one of its
+    /// ancestors is). A thaw, a limit, a mkdir or rmdir is not guarded this
+    /// way (a move or rmdir is confirmed by the op itself).
+    pub fn op_dangers(&self, op: &Op, target_frozen: bool) -> Vec<Danger> {
+        match op.effect() {
+            WriteEffect::Freeze | WriteEffect::Kill => self.dangers(op.group()),
+            WriteEffect::Move { who, .. } if target_frozen => self
+                .role_of(who)
+                .map(Danger::MovesIntoFrozen)
+                .into_iter()
+                .collect(),
             _ => Vec::new(),
         }
     }
 
-    /// Reads the groups of cgtop, its session and PID 1 from `/proc`, mapped
-    /// to `view_root` (the directory cgtop reads). Anything unreadable is
-    /// left out; the root is always protected.
+    /// Reads the protection of this process: see [`Self::discover_for`].
     pub fn discover(view_root: &Path) -> Self {
+        Self::discover_for(view_root, std::process::id())
+    }
+
+    /// Reads from `/proc` what protects process `subject` (cgtop itself,
+    /// or a stand-in in tests), mapped to `view_root` (the directory cgtop
+    /// reads). Anything unreadable is left out; the root is always
+    /// protected.
+    pub fn discover_for(view_root: &Path, subject: u32) -> Self {
         let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-        let Some((fs_root, view_rel)) = view_mapping(&mountinfo, view_root) else {
-            return Self::default();
-        };
-        let group_of = |pid: &str| {
+        let mapping = view_mapping(&mountinfo, view_root);
+        let table = read_table();
+        let tids = read_tids(subject);
+        let roles = roles(subject, &tids, &table);
+        let group_of = |pid: u32| {
+            let (fs_root, view_rel) = mapping.as_ref()?;
             let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
-            map_to_view(v2_path(&text)?, &fs_root, &view_rel)
+            map_to_view(v2_path(&text)?, fs_root, view_rel)
         };
+        Self::from_roles(subject, roles, group_of)
+    }
+
+    /// The groups of the processes in `roles`, from `group_of`.
+    pub fn from_roles(
+        subject: u32,
+        roles: BTreeMap<u32, Role>,
+        group_of: impl Fn(u32) -> Option<GroupPath>,
+    ) -> Self {
         let mut session = Vec::new();
-        // The session id from /proc, not getsid(2): when the session leader
-        // lives in another PID namespace (a container, CI's sandbox) the
-        // kernel reports 0, which rustix's Pid cannot hold (it panics).
-        let sid = std::fs::read_to_string("/proc/self/stat")
-            .ok()
-            .and_then(|t| session_of(&t));
-        if let Some(g) = sid.and_then(|s| group_of(&s.to_string())) {
-            session.push(g);
-        }
-        for pid in parent_chain() {
-            if let Some(g) = group_of(&pid.to_string()) {
-                session.push(g);
+        let mut terminal = Vec::new();
+        for (&pid, role) in &roles {
+            // a thread of cgtop is in cgtop's group, or a threaded child
+            // of it: the pid's own group is what counts here
+            let list = match role {
+                Role::Session => &mut session,
+                Role::Terminal => &mut terminal,
+                Role::Cgtop | Role::Init => continue,
+            };
+            if let Some(g) = group_of(pid) {
+                list.push(g);
             }
         }
-        session.sort();
-        session.dedup();
+        for list in [&mut session, &mut terminal] {
+            list.sort();
+            list.dedup();
+        }
         Self {
-            own: group_of("self"),
+            own: group_of(subject),
             session,
-            init: group_of("1"),
+            terminal,
+            init: group_of(1),
+            processes: roles,
         }
     }
 }
 
-/// cgtop's parent, grandparent, ... up to (not including) PID 1.
-fn parent_chain() -> Vec<u32> {
-    let mut out = Vec::new();
-    let mut child = std::process::id();
-    for _ in 0..64 {
-        let Some(parent) = std::fs::read_to_string(format!("/proc/{child}/stat"))
-            .ok()
-            .and_then(|t| parent_of(&t))
-        else {
-            break;
-        };
-        if parent <= 1 {
-            break;
+/// One process, from `/proc/PID/stat` and the owner of `/proc/PID`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcEntry {
+    pub pid: u32,
+    pub ppid: u32,
+    /// 0 when the leader is outside this PID namespace.
+    pub sid: u32,
+    /// The controlling terminal's device number; 0 for none.
+    pub tty_nr: u32,
+    pub comm: String,
+    pub uid: u32,
+}
+
+impl ProcEntry {
+    /// Parses stat text: the command name is between the first "(" and
+    /// the last ")" (it may hold both); then state, ppid, pgrp, session,
+    /// tty_nr.
+    pub fn parse(stat: &str, uid: u32) -> Option<Self> {
+        let open = stat.find('(')?;
+        let close = stat.rfind(')')?;
+        let pid = stat[..open].trim().parse().ok()?;
+        let comm = stat.get(open + 1..close)?.to_owned();
+        let f: Vec<&str> = stat[close + 1..].split_ascii_whitespace().collect();
+        Some(Self {
+            pid,
+            ppid: f.get(1)?.parse().ok()?,
+            sid: f.get(3)?.parse().ok()?,
+            tty_nr: f.get(4)?.parse::<i64>().ok()?.try_into().ok()?,
+            comm,
+            uid,
+        })
+    }
+}
+
+/// Terminal multiplexers whose clients hold the operator's real terminal
+/// while cgtop runs in one of their panes (tmux names itself "tmux:
+/// server" and "tmux: client").
+fn is_multiplexer(comm: &str) -> bool {
+    comm.starts_with("tmux") || comm.eq_ignore_ascii_case("screen")
+}
+
+/// Which processes protect the operator when `subject` is cgtop (with its
+/// thread ids `tids`), from the process table: see [`Role`]. Pure.
+pub fn roles(subject: u32, tids: &[u32], table: &[ProcEntry]) -> BTreeMap<u32, Role> {
+    let by_pid: BTreeMap<u32, &ProcEntry> = table.iter().map(|e| (e.pid, e)).collect();
+    let mut out: BTreeMap<u32, Role> = BTreeMap::new();
+    let mut mark = |pid: u32, role: Role| {
+        if pid > 0 {
+            let r = out.entry(pid).or_insert(role);
+            *r = (*r).min(role);
         }
-        out.push(parent);
-        child = parent;
+    };
+    // the parent chain, up to (not including) PID 1
+    let chain = |from: u32| {
+        let mut v = Vec::new();
+        let mut at = by_pid.get(&from).map(|e| e.ppid);
+        while let Some(p) = at.filter(|&p| p > 1 && !v.contains(&p) && v.len() < 256) {
+            v.push(p);
+            at = by_pid.get(&p).map(|e| e.ppid);
+        }
+        v
+    };
+    mark(subject, Role::Cgtop);
+    for &t in tids {
+        mark(t, Role::Cgtop);
+    }
+    mark(1, Role::Init);
+    let me = by_pid.get(&subject);
+    let ancestors = chain(subject);
+    for &p in &ancestors {
+        mark(p, Role::Session);
+    }
+    if let Some(e) = me {
+        mark(e.sid, Role::Session);
+    }
+    let mut ttys: Vec<u32> = me.map(|e| e.tty_nr).into_iter().collect();
+    // under tmux or screen: its clients, with their sessions, ancestors
+    // and terminals (the SSH session that holds the operator's screen)
+    let muxes: Vec<&ProcEntry> = ancestors
+        .iter()
+        .filter_map(|p| by_pid.get(p).copied())
+        .filter(|e| is_multiplexer(&e.comm))
+        .collect();
+    for m in muxes {
+        for c in table
+            .iter()
+            .filter(|c| c.uid == m.uid && c.pid != m.pid && is_multiplexer(&c.comm))
+        {
+            if ancestors.contains(&c.pid) {
+                continue;
+            }
+            mark(c.pid, Role::Terminal);
+            mark(c.sid, Role::Terminal);
+            for p in chain(c.pid) {
+                mark(p, Role::Terminal);
+            }
+            ttys.push(c.tty_nr);
+        }
+    }
+    ttys.retain(|&t| t != 0);
+    for e in table.iter().filter(|e| ttys.contains(&e.tty_nr)) {
+        mark(e.pid, Role::Terminal);
+        mark(e.sid, Role::Terminal);
     }
     out
 }
 
-/// The ppid in /proc/PID/stat text: the 2nd field after the ")" that ends
-/// the command name (which may itself contain spaces and parentheses).
-fn parent_of(stat: &str) -> Option<u32> {
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_ascii_whitespace().nth(1)?.parse().ok()
+/// Every process in `/proc`.
+fn read_table() -> Vec<ProcEntry> {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter(|e| {
+            e.file_name()
+                .as_encoded_bytes()
+                .iter()
+                .all(u8::is_ascii_digit)
+        })
+        .filter_map(|e| {
+            let uid = e.metadata().ok()?.uid();
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            ProcEntry::parse(&stat, uid)
+        })
+        .collect()
 }
 
-/// The session id in /proc/PID/stat text (the 4th field after the ")");
-/// `None` for 0, which means the leader is outside this PID namespace.
-fn session_of(stat: &str) -> Option<u32> {
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let sid: u32 = rest.split_ascii_whitespace().nth(3)?.parse().ok()?;
-    (sid > 0).then_some(sid)
+/// The thread ids of process `pid`.
+fn read_tids(pid: u32) -> Vec<u32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether `group` is frozen now, read from the hierarchy: its own or an
+/// ancestor's cgroup.freeze says 1, or its cgroup.events says frozen.
+pub fn frozen_on_disk(h: &Hier, group: &GroupPath) -> bool {
+    let read = |g: &GroupPath, f: &str| h.read_text(&hier::file_rel(g, f));
+    let events_frozen =
+        read(group, files::EVENTS).is_ok_and(|t| t.lines().any(|l| l.trim() == "frozen 1"));
+    events_frozen
+        || group
+            .ancestors()
+            .any(|g| read(&g, files::FREEZE).is_ok_and(|t| t.trim() == "1"))
+}
+
+/// Performs `op` after checking it once more against protection computed
+/// now for process `subject` (cgtop: `std::process::id()`): an op that
+/// needs the target's name typed is refused unless `typed` names its
+/// group, whatever was asked before.
+pub fn perform_checked(
+    h: &Hier,
+    op: &Op,
+    typed: Option<&GroupPath>,
+    subject: u32,
+) -> WriteOutcome {
+    let p = Protected::discover_for(h.path(), subject);
+    let frozen = matches!(op.effect(), WriteEffect::Move { .. }) && frozen_on_disk(h, op.group());
+    let dangers = p.op_dangers(op, frozen);
+    if dangers.is_empty() || typed == Some(op.group()) {
+        return writer::perform_in(h, op);
+    }
+    let why = dangers
+        .iter()
+        .map(|d| d.sentence(Harm::of(op)))
+        .collect::<Vec<_>>()
+        .join("; it ");
+    WriteOutcome {
+        op: op.clone(),
+        old: None,
+        new_readback: None,
+        result: Err(WriteError {
+            errno: None,
+            what: op.describe(),
+            explanation: format!(
+                "refused: checked again just before writing, {} {why}, and its name was not typed",
+                op.group()
+            ),
+            fix: Some("ask again: cgtop now asks for the group's name to be typed".into()),
+        }),
+        notes: Vec::new(),
+        offer: None,
+    }
 }
 
 /// The typed text names `target`: its last component, or its whole path,
@@ -181,20 +465,6 @@ fn session_of(stat: &str) -> Option<u32> {
 pub fn typed_name_matches(target: &GroupPath, typed: &str) -> bool {
     let t = typed.trim();
     !t.is_empty() && (t == target.name_display() || t == target.display().to_string())
-}
-
-/// The prompt for a typed confirmation.
-pub fn typed_prompt(target: &GroupPath, dangers: &[Danger]) -> String {
-    let why = dangers
-        .iter()
-        .map(|d| d.sentence())
-        .collect::<Vec<_>>()
-        .join("; it ");
-    format!(
-        "{} {why}. Type its name ({}) to go ahead",
-        target.display(),
-        target.name_display()
-    )
 }
 
 // ---------------------------------------------------------------------------
@@ -279,7 +549,7 @@ pub fn map_to_view(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::write::{freeze, kill, move_process, remove_group, set_cpu_weight};
+    use crate::model::write::{freeze, kill, move_process, raw, remove_group, set_cpu_weight};
 
     fn g(s: &str) -> GroupPath {
         GroupPath::new(s)
@@ -363,19 +633,91 @@ mod tests {
     }
 
     #[test]
-    fn stat_parent() {
-        assert_eq!(parent_of("1234 (bash) S 1200 1234 1234 34816"), Some(1200));
-        assert_eq!(parent_of("77 (a) b (c)) R 5 77 77"), Some(5));
-        assert_eq!(parent_of("garbage"), None);
+    fn stat_lines() {
+        let e = ProcEntry::parse("1234 (bash) S 1200 1234 1190 34816 1234 4194560", 1000).unwrap();
+        assert_eq!(
+            e,
+            ProcEntry {
+                pid: 1234,
+                ppid: 1200,
+                sid: 1190,
+                tty_nr: 34816,
+                comm: "bash".into(),
+                uid: 1000,
+            }
+        );
+        let odd = ProcEntry::parse("77 (a) b (c)) R 5 77 60 0 -1", 0).unwrap();
+        assert_eq!(
+            (odd.comm.as_str(), odd.ppid, odd.sid, odd.tty_nr),
+            ("a) b (c)", 5, 60, 0)
+        );
+        // the leader in another PID namespace: the kernel says 0
+        assert_eq!(
+            ProcEntry::parse("9 (cargo) S 8 9 0 0 -1", 0).unwrap().sid,
+            0
+        );
+        assert_eq!(ProcEntry::parse("9 (cargo) S 8", 0), None);
+        assert_eq!(ProcEntry::parse("garbage", 0), None);
+    }
+
+    fn entry(pid: u32, parent: u32, sid: u32, tty_nr: u32, comm: &str) -> ProcEntry {
+        ProcEntry {
+            pid,
+            ppid: parent,
+            sid,
+            tty_nr,
+            comm: comm.into(),
+            uid: 1000,
+        }
     }
 
     #[test]
-    fn stat_session() {
-        assert_eq!(session_of("1234 (bash) S 1200 1234 1190 34816"), Some(1190));
-        assert_eq!(session_of("77 (a) b (c)) R 5 77 60 0"), Some(60));
-        // the leader is in another PID namespace: the kernel says 0
-        assert_eq!(session_of("9 (cargo) S 8 9 0 0"), None);
-        assert_eq!(session_of("9 (cargo) S 8"), None);
+    fn roles_over_ssh_and_tmux() {
+        // sshd(500) -> sshd-session(600, sid 600) -> bash(610, pts/0)
+        //   -> tmux client(620, pts/0)
+        // tmux server(700, sid 700, no tty) -> bash(710, sid 710, pts/1)
+        //   -> cgtop(720, pts/1); vim(730) also on pts/1
+        // an unrelated bash(900) on pts/5, and cron(400)
+        const PTS0: u32 = 34816;
+        const PTS1: u32 = 34817;
+        let table = vec![
+            entry(1, 0, 1, 0, "systemd"),
+            entry(400, 1, 400, 0, "cron"),
+            entry(500, 1, 500, 0, "sshd"),
+            entry(600, 500, 600, 0, "sshd-session"),
+            entry(610, 600, 610, PTS0, "bash"),
+            entry(620, 610, 610, PTS0, "tmux: client"),
+            entry(700, 1, 700, 0, "tmux: server"),
+            entry(710, 700, 710, PTS1, "bash"),
+            entry(720, 710, 710, PTS1, "cgtop"),
+            entry(730, 710, 710, PTS1, "vim"),
+            entry(900, 1, 900, 34821, "bash"),
+        ];
+        let r = roles(720, &[720, 721], &table);
+        let want: BTreeMap<u32, Role> = [
+            (1, Role::Init),
+            (500, Role::Terminal),
+            (600, Role::Terminal),
+            (610, Role::Terminal),
+            (620, Role::Terminal),
+            (700, Role::Session),
+            (710, Role::Session),
+            (720, Role::Cgtop),
+            (721, Role::Cgtop),
+            (730, Role::Terminal),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(r, want);
+        // no multiplexer above, alone on its tty: itself and init
+        let alone = roles(900, &[], &table);
+        assert_eq!(
+            alone,
+            [(1, Role::Init), (900, Role::Cgtop)].into_iter().collect()
+        );
+        // a tmux server's own clients are not "clients" of a process
+        // outside tmux: cron's chain has no multiplexer
+        assert_eq!(roles(400, &[], &table).len(), 2);
     }
 
     fn protected() -> Protected {
@@ -389,6 +731,10 @@ mod tests {
             own: Some(g("user.slice/user-1000.slice/session-3.scope/cgtop")),
             session: vec![g("user.slice/user-1000.slice/session-3.scope")],
             init: Some(g("init.scope")),
+            processes: [(4000, Role::Cgtop), (3000, Role::Session), (1, Role::Init)]
+                .into_iter()
+                .collect(),
+            ..Protected::default()
         }
     }
 
@@ -443,21 +789,67 @@ mod tests {
     }
 
     #[test]
-    fn only_freeze_and_kill_are_guarded() {
+    fn guarded_by_effect() {
         let p = protected();
         let u = g("user.slice");
         assert_eq!(
-            p.op_dangers(&freeze(&u, true)),
+            p.op_dangers(&freeze(&u, true), false),
             vec![Danger::ContainsCgtop, Danger::ContainsSession]
         );
         assert_eq!(
-            p.op_dangers(&kill(&g("init.scope"))),
+            p.op_dangers(&kill(&g("init.scope")), false),
             vec![Danger::ContainsInit]
         );
-        assert_eq!(p.op_dangers(&freeze(&u, false)), vec![]);
-        assert_eq!(p.op_dangers(&set_cpu_weight(&u, 1)), vec![]);
-        assert_eq!(p.op_dangers(&move_process(1, &u, false)), vec![]);
-        assert_eq!(p.op_dangers(&remove_group(&u)), vec![]);
+        // spelt otherwise, the kernel reads a freeze and a kill all the same
+        for v in ["0x1", "01", "+1", " 1"] {
+            assert_eq!(
+                p.op_dangers(&raw(&u, "cgroup.freeze", v), false),
+                vec![Danger::ContainsCgtop, Danger::ContainsSession],
+                "{v}"
+            );
+            assert_eq!(
+                p.op_dangers(&raw(&g("init.scope"), "cgroup.kill", v), false),
+                vec![Danger::ContainsInit],
+                "{v}"
+            );
+        }
+        assert_eq!(p.op_dangers(&raw(&u, "cgroup.freeze", "2"), false), vec![]);
+        assert_eq!(p.op_dangers(&freeze(&u, false), false), vec![]);
+        assert_eq!(p.op_dangers(&set_cpu_weight(&u, 1), false), vec![]);
+        assert_eq!(p.op_dangers(&remove_group(&u), false), vec![]);
+        // moves: only a protected process, only into a frozen group
+        let cold = g("system.slice/cold");
+        assert_eq!(
+            p.op_dangers(&move_process(4000, &cold, false), false),
+            vec![]
+        );
+        assert_eq!(
+            p.op_dangers(&move_process(4000, &cold, false), true),
+            vec![Danger::MovesIntoFrozen(Role::Cgtop)]
+        );
+        assert_eq!(
+            p.op_dangers(&move_process(1, &cold, true), true),
+            vec![Danger::MovesIntoFrozen(Role::Init)]
+        );
+        assert_eq!(
+            p.op_dangers(&move_process(3000, &cold, false), true),
+            vec![Danger::MovesIntoFrozen(Role::Session)]
+        );
+        assert_eq!(p.op_dangers(&move_process(77, &cold, false), true), vec![]);
+        // "0" moves the writer, cgtop; as does "-0" or "00"
+        for v in ["0", "-0", "00", " 0x0"] {
+            for f in ["cgroup.procs", "cgroup.threads"] {
+                assert_eq!(
+                    p.op_dangers(&raw(&cold, f, v), true),
+                    vec![Danger::MovesIntoFrozen(Role::Cgtop)],
+                    "{f} {v}"
+                );
+            }
+        }
+        assert_eq!(
+            p.op_dangers(&raw(&cold, "cgroup.procs", "0x0FA0"), true),
+            vec![Danger::MovesIntoFrozen(Role::Cgtop)]
+        );
     }
 
     #[test]
@@ -469,13 +861,17 @@ mod tests {
         assert!(!typed_name_matches(&t, ""));
         assert!(typed_name_matches(&GroupPath::root(), "/"));
         assert_eq!(
-            typed_prompt(&t, &[Danger::ContainsCgtop, Danger::ContainsSession]),
+            typed_prompt(
+                &t,
+                &[Danger::ContainsCgtop, Danger::ContainsSession],
+                Harm::Freeze
+            ),
             "/user.slice/user-1000.slice contains cgtop itself: freezing it stops cgtop, and \
              nothing is left to thaw it; it contains your login session. Type its name \
              (user-1000.slice) to go ahead"
         );
         assert_eq!(
-            typed_prompt(&GroupPath::root(), &[Danger::IsRoot]),
+            typed_prompt(&GroupPath::root(), &[Danger::IsRoot], Harm::Kill),
             "/ is the root: it holds every process on the system. Type its name (/) to go ahead"
         );
     }
@@ -496,9 +892,12 @@ mod tests {
             assert!(set.contains(own));
             assert!(p.dangers(own).contains(&Danger::ContainsCgtop));
         }
+        // outside any cgroup2 mount: no group is known
+        let outside = Protected::discover(Path::new("/nonexistent"));
+        assert_eq!(outside.groups(), vec![GroupPath::root()]);
         assert_eq!(
-            Protected::discover(Path::new("/nonexistent")),
-            Protected::default()
+            outside.processes.get(&std::process::id()),
+            Some(&Role::Cgtop)
         );
     }
 }

@@ -8,8 +8,9 @@ use crate::app::actions::{
     RawEditor, WriteRequest,
 };
 use crate::app::{App, Mode};
-use crate::model::text::escape_str;
-use crate::source::actionlog::rfc3339_utc;
+use crate::model::text::{escape, escape_str};
+use crate::source::actionlog::{rfc3339_utc, LogPlace};
+use crate::source::safety::{typed_prompt, Harm};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -343,6 +344,21 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
         .iter()
         .flat_map(|l| para(l, Style::new(), w))
         .collect();
+    let ops: &[crate::model::Op] = match &c.request {
+        WriteRequest::Ops(ops) | WriteRequest::Typed { ops, .. } => ops,
+        WriteRequest::LeafFix { .. } => &[],
+    };
+    if let (Some((target, _)), false) = (&c.typed, c.dangers.is_empty()) {
+        let harm = ops
+            .iter()
+            .find(|o| o.group() == target)
+            .map_or(Harm::Freeze, Harm::of);
+        lines.extend(para(
+            &typed_prompt(target, &c.dangers, harm),
+            Style::new(),
+            w,
+        ));
+    }
     lines.push(Line::raw(""));
     let keys = match &c.typed {
         Some((target, typed)) => {
@@ -355,8 +371,9 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
         None => "y/Enter go ahead  n/Esc cancel",
     };
     // kill, move and remove leave nothing to undo
-    let final_op = matches!(&c.request, WriteRequest::Ops(ops)
-        if ops.iter().any(|o| o.is_destructive() && o.undo_source().is_none()));
+    let final_op = ops
+        .iter()
+        .any(|o| o.is_destructive() && o.undo_source().is_none());
     let title = if final_op {
         format!("{} (cannot be undone)", c.title)
     } else {
@@ -498,6 +515,15 @@ fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
 
 fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
     let mut lines = Vec::new();
+    if let Some(place) = &app.log_place {
+        let w = usize::from(area.width.saturating_sub(4));
+        let style = if place.path.is_some() && place.skipped.is_empty() {
+            theme.dim
+        } else {
+            theme.warn
+        };
+        lines.extend(para(&log_place_text(place), style, w));
+    }
     if app.log.is_empty() {
         lines.push(Line::styled("no writes yet in this session", theme.dim));
     }
@@ -545,14 +571,26 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
             line
         });
     }
-    popup(
-        f,
-        area,
-        "action log (also in ~/.local/state/cgtop/actions.log)",
-        lines,
-        "j/k scroll  Esc close",
-        theme,
-    );
+    popup(f, area, "action log", lines, "j/k scroll  Esc close", theme);
+}
+
+/// Where the log file is and, when it is not where the environment said
+/// or nowhere, why: "log: /root/.local/state/cgtop/actions.log
+/// (XDG_STATE_HOME refused: /home/u is owned by uid 1000, not root)".
+fn log_place_text(p: &LogPlace) -> String {
+    let show = |p: &std::path::Path| escape(p.as_os_str().as_encoded_bytes()).into_owned();
+    let why = p
+        .skipped
+        .iter()
+        .map(|s| format!("{} refused: {}", s.source, s.why))
+        .collect::<Vec<_>>()
+        .join("; ");
+    match (&p.path, why.is_empty()) {
+        (Some(path), true) => format!("log: {}", show(path)),
+        (Some(path), false) => format!("log: {} ({why})", show(path)),
+        (None, true) => "not logged to a file: neither XDG_STATE_HOME nor HOME is set".to_owned(),
+        (None, false) => format!("not logged to a file: {why}"),
+    }
 }
 
 #[cfg(test)]

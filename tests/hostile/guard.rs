@@ -1,1 +1,98 @@
-//! Hostile inputs: guard (filled in by the work on issue 7).
+//! Hostile inputs: the lockout guard (issue 7, item 3), on the real
+//! kernel as root, under the test prefix. A `sh` started by the test
+//! stands in for cgtop: the protection is computed for its pid, as cgtop
+//! computes it for its own, and the writer's last check before a write is
+//! called with that pid.
+
+use crate::common::TestGroup;
+use cgtop::model::write::{self, Op};
+use cgtop::source::safety::{perform_checked, Danger, Protected};
+use cgtop::source::writer::WriteOutcome;
+
+fn freeze_file(tg: &TestGroup, sub: &str) -> String {
+    std::fs::read_to_string(tg.dir(sub).join("cgroup.freeze"))
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+fn refused(o: &WriteOutcome) -> bool {
+    o.result
+        .as_ref()
+        .is_err_and(|e| e.errno.is_none() && e.explanation.starts_with("refused"))
+}
+
+fn procs_of(tg: &TestGroup, sub: &str) -> String {
+    std::fs::read_to_string(tg.dir(sub).join("cgroup.procs")).unwrap()
+}
+
+#[test]
+fn protection_follows_cgtop_when_it_moves_and_the_writer_checks_again() {
+    let Some(mut tg) = TestGroup::new() else {
+        return;
+    };
+    if !tg.dir("").join("cgroup.freeze").exists() {
+        println!("skipped: no cgroup.freeze (Linux before 5.2)");
+        return;
+    }
+    tg.mkdir("a");
+    tg.mkdir("b");
+    let me = tg.spawn_in("a", "sleep 600");
+    let root = tg.mount.clone();
+    let (a, b) = (tg.path("a"), tg.path("b"));
+    let hier = cgtop::source::hier::Hier::open(&root).unwrap();
+    let check = |op: &Op, typed| perform_checked(&hier, op, typed, me);
+
+    let p = Protected::discover_for(&root, me);
+    assert_eq!(p.own, Some(a.clone()));
+    assert!(p.dangers(&a).contains(&Danger::ContainsCgtop));
+    assert!(!p.dangers(&b).contains(&Danger::ContainsCgtop));
+
+    // "cgtop" moves into b (m, confirmed): its new group is protected,
+    // its old one is not
+    std::fs::write(tg.dir("b").join("cgroup.procs"), me.to_string()).unwrap();
+    let p = Protected::discover_for(&root, me);
+    assert_eq!(p.own, Some(b.clone()));
+    assert!(p.dangers(&b).contains(&Danger::ContainsCgtop));
+    assert!(!p.dangers(&a).contains(&Danger::ContainsCgtop));
+
+    // a freeze of b asked before the move, with a plain y: refused by the
+    // writer's own check, however it is spelt
+    for op in [
+        write::freeze(&b, true),
+        write::raw(&b, "cgroup.freeze", "0x1"),
+        write::raw(&b, "cgroup.freeze", "01"),
+    ] {
+        let o = check(&op, None);
+        assert!(refused(&o), "{op:?}: {:?}", o.result);
+        assert_eq!(freeze_file(&tg, "b"), "0", "{op:?} froze cgtop");
+    }
+    // the old group is free to freeze now
+    let o = check(&write::freeze(&a, true), None);
+    assert!(o.is_ok(), "{:?}", o.result);
+    assert_eq!(freeze_file(&tg, "a"), "1");
+
+    // moving cgtop back into the frozen a, by pid or as "0" (the writer
+    // itself): refused, and nothing moved
+    for op in [
+        write::move_process(me, &a, false),
+        write::raw(&a, "cgroup.procs", "0"),
+        write::raw(&a, "cgroup.procs", &format!("{me:#x}")),
+    ] {
+        let o = check(&op, None);
+        assert!(refused(&o), "{op:?}: {:?}", o.result);
+    }
+    assert_eq!(procs_of(&tg, "a"), "");
+    assert!(procs_of(&tg, "b").contains(&me.to_string()));
+
+    // with the group's name typed, the writer goes ahead
+    let o = check(&write::freeze(&b, true), Some(&b));
+    assert!(o.is_ok(), "{:?}", o.result);
+    assert_eq!(freeze_file(&tg, "b"), "1");
+    // the name of another group does not count
+    let _ = check(&write::freeze(&b, false), None);
+    let o = check(&write::freeze(&b, true), Some(&a));
+    assert!(refused(&o), "{:?}", o.result);
+    let _ = check(&write::freeze(&a, false), None);
+    let _ = check(&write::freeze(&b, false), None);
+}
