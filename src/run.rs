@@ -180,8 +180,8 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     .context("starting the collector thread")?;
     let log = ActionLog::from_env();
     app.log_place = Some(log.place().clone());
-    let writer_tx = spawn_writer(Arc::clone(hier), log, tx.clone())
-        .context("starting the writer thread")?;
+    let writer_tx =
+        spawn_writer(Arc::clone(hier), log, tx.clone()).context("starting the writer thread")?;
     crate::term::spawn_signals(tx.clone()).context("installing signal handlers")?;
     let guard = crate::term::TerminalGuard::enter(opts.mouse).context("setting up the terminal")?;
     crate::term::spawn_input(tx).context("starting the input thread")?;

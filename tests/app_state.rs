@@ -697,6 +697,34 @@ fn ctrl_z_and_sigtstp_suspend_sigcont_redraws() {
     assert!(!a.quitting);
 }
 
+/// Ctrl-Z suspends from any screen, as the terminal's own SIGTSTP does
+/// in htop, and the screen is still there after fg: a dialog, the
+/// filter, the help and the interval prompt.
+#[test]
+fn ctrl_z_suspends_from_every_screen_and_leaves_it_open() {
+    for open in [ch('/'), ch('?'), ch('d'), ch('L')] {
+        let (mut a, mut c) = systemd();
+        send(&mut a, &mut c, open.clone());
+        let before = format!("{:?}", a.mode);
+        assert_ne!(
+            before,
+            format!("{:?}", cgtop::app::Mode::Normal),
+            "{open:?}"
+        );
+        assert_eq!(
+            send(&mut a, &mut c, ctrl('z')),
+            [Effect::Suspend],
+            "{open:?}"
+        );
+        assert_eq!(format!("{:?}", a.mode), before, "{open:?}");
+        assert_eq!(
+            send(&mut a, &mut c, cgtop::app::Msg::Continued),
+            [Effect::Redraw]
+        );
+        assert_eq!(format!("{:?}", a.mode), before, "{open:?}");
+    }
+}
+
 #[test]
 fn q_f10_ctrl_c_and_signals_quit() {
     for k in [ch('q'), key(KeyCode::F(10)), ctrl('c')] {

@@ -214,7 +214,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[k('L')], Action::ActionLog, "the log of every write of this session", None),
     b(Main, &[k('?'), code(KeyCode::F(1))], Action::Help, "this help", Some("help")),
     b(Main, &[k('q'), code(KeyCode::F(10)), ctrl('c')], Action::Quit, "quit", Some("quit")),
-    b(Main, &[ctrl('z')], Action::Suspend, "suspend to the shell (fg brings cgtop back)", None),
+    b(Main, &[ctrl('z')], Action::Suspend, "suspend to the shell, from any screen (fg brings cgtop back)", None),
     b(Filter, &[code(KeyCode::Enter)], Action::Accept, "keep the filter", Some("keep")),
     b(Filter, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "clear the filter", Some("clear")),
     b(Filter, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete a character", None),
@@ -240,6 +240,20 @@ fn matches(key: &Key, ev: &KeyEvent) -> bool {
 }
 
 /// The action bound to `ev` in `scope`.
+/// Actions whose key works on every screen, dialogs included, though
+/// their row is listed under the main view: Ctrl-Z suspends from anywhere,
+/// as a terminal's own SIGTSTP would (htop too).
+pub const GLOBAL: &[Action] = &[Action::Suspend];
+
+/// The global action (see [`GLOBAL`]) bound to `ev`, if any.
+pub fn global(ev: &KeyEvent) -> Option<Action> {
+    KEYMAP
+        .iter()
+        .filter(|b| GLOBAL.contains(&b.action))
+        .find(|b| b.keys.iter().any(|k| matches(k, ev)))
+        .map(|b| b.action)
+}
+
 pub fn lookup(scope: Scope, ev: &KeyEvent) -> Option<Action> {
     KEYMAP
         .iter()

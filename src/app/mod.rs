@@ -607,6 +607,12 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
 }
 
 fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
+    if keymap::global(ev) == Some(Action::Suspend) {
+        // the screen (a dialog, the filter, the help) stays as it is and
+        // comes back with fg
+        fx.push(Effect::Suspend);
+        return;
+    }
     let scope = app.scope();
     if scope == Scope::Dialog {
         actions::on_dialog_key(app, ev, fx);

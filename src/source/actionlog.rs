@@ -195,6 +195,15 @@ pub fn unfield(f: &str) -> Vec<u8> {
     text::unescape(&shown)
 }
 
+/// A group path as a field, from its bytes (its `Display` is escaped
+/// already, and escaping that again would double every backslash).
+fn path_field(p: &crate::model::GroupPath) -> String {
+    let mut b = Vec::with_capacity(p.as_bytes().len() + 1);
+    b.push(b'/');
+    b.extend_from_slice(p.as_bytes());
+    field(&b)
+}
+
 fn field_str(s: &str) -> String {
     field(s.as_bytes())
 }
@@ -210,8 +219,8 @@ fn field_str(s: &str) -> String {
 pub fn format_line(unix_secs: u64, o: &WriteOutcome) -> String {
     let time = rfc3339_utc(unix_secs);
     let mut line = match &o.op {
-        Op::CreateGroup(p) => format!("{time} {} mkdir", field_str(&p.to_string())),
-        Op::RemoveGroup(p) => format!("{time} {} rmdir", field_str(&p.to_string())),
+        Op::CreateGroup(p) => format!("{time} {} mkdir", path_field(p)),
+        Op::RemoveGroup(p) => format!("{time} {} rmdir", path_field(p)),
         Op::Write(w) => {
             let old = o
                 .old
@@ -219,7 +228,7 @@ pub fn format_line(unix_secs: u64, o: &WriteOutcome) -> String {
                 .map_or_else(|| "-".to_owned(), |t| field_str(t.trim_end()));
             let mut s = format!(
                 "{time} {} {} {old} to {}",
-                field_str(&w.group.to_string()),
+                path_field(&w.group),
                 field_str(&w.file),
                 field_str(&w.contents)
             );

@@ -425,12 +425,7 @@ pub fn frozen_on_disk(h: &Hier, group: &GroupPath) -> bool {
 /// now for process `subject` (cgtop: `std::process::id()`): an op that
 /// needs the target's name typed is refused unless `typed` names its
 /// group, whatever was asked before.
-pub fn perform_checked(
-    h: &Hier,
-    op: &Op,
-    typed: Option<&GroupPath>,
-    subject: u32,
-) -> WriteOutcome {
+pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u32) -> WriteOutcome {
     let p = Protected::discover_for(h.path(), subject);
     let frozen = matches!(op.effect(), WriteEffect::Move { .. }) && frozen_on_disk(h, op.group());
     let dangers = p.op_dangers(op, frozen);
