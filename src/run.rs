@@ -11,7 +11,7 @@ use crate::source::hier::{self, Hier};
 use crate::source::mount;
 use crate::source::safety::{self, Protected};
 use crate::source::scan::ScanConfig;
-use crate::source::writer::{self, WriteOutcome};
+use crate::source::writer::WriteOutcome;
 use crate::ui::{self, Theme};
 use anyhow::{Context, Result};
 use ratatui::backend::Backend;
@@ -273,7 +273,9 @@ pub fn spawn_writer(
                         group,
                         leaf,
                         changes,
-                    } => writer::leaf_fix_in(&root, &group, &leaf, &changes),
+                    } => {
+                        safety::leaf_fix_checked(&root, &group, &leaf, &changes, std::process::id())
+                    }
                 };
                 let now = SystemTime::now();
                 for o in &mut outcomes {

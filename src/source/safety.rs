@@ -437,6 +437,17 @@ pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u3
         .map(|d| d.sentence(Harm::of(op)))
         .collect::<Vec<_>>()
         .join("; it ");
+    refused(
+        op,
+        format!(
+            "refused: checked again just before writing, {} {why}, and its name was not typed",
+            op.group()
+        ),
+        "ask again: cgtop now asks for the group's name to be typed",
+    )
+}
+
+fn refused(op: &Op, explanation: String, fix: &str) -> WriteOutcome {
     WriteOutcome {
         op: op.clone(),
         old: None,
@@ -444,15 +455,47 @@ pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u3
         result: Err(WriteError {
             errno: None,
             what: op.describe(),
-            explanation: format!(
-                "refused: checked again just before writing, {} {why}, and its name was not typed",
-                op.group()
-            ),
-            fix: Some("ask again: cgtop now asks for the group's name to be typed".into()),
+            explanation,
+            fix: Some(fix.into()),
         }),
         notes: Vec::new(),
         offer: None,
     }
+}
+
+/// [`writer::leaf_fix_in`] after the guard's check: the fix moves every
+/// process of `group` itself into `group/leaf`, so when that leaf is
+/// there already and frozen (or below a frozen group), and `group` holds
+/// cgtop, the operator's session or terminal, or PID 1, it is refused (the
+/// dialog has no typed name to give; thawing the leaf first is the way).
+pub fn leaf_fix_checked(
+    h: &Hier,
+    group: &GroupPath,
+    leaf: &str,
+    changes: &[crate::model::ControllerChange],
+    subject: u32,
+) -> Vec<WriteOutcome> {
+    let Ok(leaf_path) = group.join(leaf) else {
+        return Vec::new();
+    };
+    if h.dir_ino(hier::group_rel(&leaf_path)).is_ok() && frozen_on_disk(h, &leaf_path) {
+        let p = Protected::discover_for(h.path(), subject);
+        let held = p.own.as_ref() == Some(group)
+            || p.session.contains(group)
+            || p.terminal.contains(group)
+            || p.init.as_ref() == Some(group);
+        if held {
+            return vec![refused(
+                &crate::model::write::create_group(&leaf_path),
+                format!(
+                    "refused: {leaf_path} is frozen, and {group} holds cgtop, your session or \
+                     terminal, or PID 1: moving its processes there would stop them"
+                ),
+                "thaw the leaf first (f on it), or choose another leaf name",
+            )];
+        }
+    }
+    writer::leaf_fix_in(h, group, leaf, changes)
 }
 
 /// The typed text names `target`: its last component, or its whole path,

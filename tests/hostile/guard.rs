@@ -96,3 +96,35 @@ fn protection_follows_cgtop_when_it_moves_and_the_writer_checks_again() {
     let _ = check(&write::freeze(&a, false), None);
     let _ = check(&write::freeze(&b, false), None);
 }
+
+/// The leaf fix (EBUSY's offer: move the group's processes into a new
+/// leaf child) has no typed name to give: when the leaf is there already
+/// and frozen, and the group holds "cgtop", it is refused, and cgtop is
+/// not moved into the frozen leaf; a leaf that is not frozen goes ahead.
+#[test]
+fn a_leaf_fix_never_moves_cgtop_into_a_frozen_leaf() {
+    let Some(mut tg) = TestGroup::new() else {
+        return;
+    };
+    if !tg.dir("").join("cgroup.freeze").exists() {
+        println!("skipped: no cgroup.freeze (Linux before 5.2)");
+        return;
+    }
+    tg.mkdir("g");
+    tg.mkdir("g/leaf");
+    std::fs::write(tg.dir("g/leaf").join("cgroup.freeze"), "1").unwrap();
+    let me = tg.spawn_in("g", "sleep 600");
+    let hier = cgtop::source::hier::Hier::open(&tg.mount).unwrap();
+    let g = tg.path("g");
+    let out = cgtop::source::safety::leaf_fix_checked(&hier, &g, "leaf", &[], me);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert!(refused(&out[0]), "{:?}", out[0].result);
+    assert!(procs_of(&tg, "g").contains(&me.to_string()));
+    assert_eq!(procs_of(&tg, "g/leaf"), "");
+    // thawed, the same fix moves the processes
+    std::fs::write(tg.dir("g/leaf").join("cgroup.freeze"), "0").unwrap();
+    // (the leaf's mkdir says EEXIST, which the fix takes as "use it")
+    let out = cgtop::source::safety::leaf_fix_checked(&hier, &g, "leaf", &[], me);
+    assert!(!out.iter().any(refused), "{out:?}");
+    assert!(procs_of(&tg, "g/leaf").contains(&me.to_string()));
+}
