@@ -233,6 +233,12 @@ fn open_beneath(
             ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
         ) {
             Err(Errno::NOSYS) => NO_OPENAT2.store(true, Ordering::Relaxed),
+            // a path longer than PATH_MAX (4096 bytes): a delegated user
+            // can nest groups deeper than that, and a group that cannot
+            // be opened would hide its processes from the operator. One
+            // component at a time has no such limit (each is at most 255
+            // bytes) and follows no symlink either.
+            Err(Errno::NAMETOOLONG) => {}
             // a component that is a symlink: ELOOP from both ways
             r => return r.map_err(FsError::from_errno),
         }
