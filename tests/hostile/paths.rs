@@ -398,3 +398,88 @@ fn real_groups_freezing_bad_xff_leaves_bad_fffd_alone() {
     assert_eq!(freeze(&raw).trim(), "1");
     assert_eq!(writer::group_dir(&tg.mount, op.group()), raw);
 }
+
+/// What the eye sees of a shown name: every blank as a space, and
+/// nothing for a character that draws nothing.
+fn as_seen(shown: &str) -> String {
+    shown
+        .chars()
+        .filter(|c| !matches!(c, '\u{34f}' | '\u{fe00}'..='\u{fe0f}' | '\u{e0000}'..='\u{e0fff}'))
+        .map(|c| {
+            if c.is_whitespace()
+                || matches!(
+                    c,
+                    '\u{115f}' | '\u{1160}' | '\u{2800}' | '\u{3164}' | '\u{ffa0}'
+                )
+            {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn blanks_and_invisible_selectors_do_not_make_two_groups_look_alike() {
+    // attack: next to a victim's `a b` (or `ab`), the owner of a delegated
+    // subtree makes `a<NO-BREAK SPACE>b`, `a<HANGUL FILLER>b`,
+    // `a<VARIATION SELECTOR-16>b` ...: on screen the pairs were the same
+    // row, and the operator froze or killed the one they did not mean
+    let look_alikes: [&str; 12] = [
+        "a b",
+        "ab",
+        "a\u{a0}b",
+        "a\u{2007}b",
+        "a\u{202f}b",
+        "a\u{205f}b",
+        "a\u{3000}b",
+        "a\u{3164}b",
+        "a\u{2800}b",
+        "a\u{fe0f}b",
+        "a\u{34f}b",
+        "a\u{e0041}b",
+    ];
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("cgroup.procs"), "").unwrap();
+    for n in look_alikes {
+        let d = t.path().join(n);
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("cgroup.procs"), "").unwrap();
+    }
+    let o = cgtop(&[
+        os(b"-b"),
+        os(b"-n"),
+        os(b"1"),
+        os(b"-d"),
+        os(b"0.1"),
+        os(b"--root"),
+        t.path().as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let (header, rows) = batch_rows(&text);
+    let name_w = header.find("CPU%").unwrap();
+    let seen: Vec<String> = rows
+        .iter()
+        .skip(1)
+        .map(|r| as_seen(r.chars().take(name_w).collect::<String>().trim()))
+        .collect();
+    assert_eq!(seen.len(), look_alikes.len(), "{text}");
+    let distinct: HashSet<&String> = seen.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        seen.len(),
+        "two rows look the same: {seen:?}"
+    );
+    // and each shown name gives back its directory's bytes
+    let mut back: Vec<Vec<u8>> = rows
+        .iter()
+        .skip(1)
+        .map(|r| unescape(r.chars().take(name_w).collect::<String>().trim()))
+        .collect();
+    back.sort();
+    let mut want: Vec<Vec<u8>> = look_alikes.iter().map(|n| n.as_bytes().to_vec()).collect();
+    want.sort();
+    assert_eq!(back, want);
+}
