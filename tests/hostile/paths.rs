@@ -483,3 +483,69 @@ fn blanks_and_invisible_selectors_do_not_make_two_groups_look_alike() {
     want.sort();
     assert_eq!(back, want);
 }
+
+#[test]
+fn wide_names_keep_the_columns_in_line() {
+    // attack: a name of fullwidth letters (`ＷＩＤＥ`, two columns each)
+    // was measured in characters: its row's figures slid right, under the
+    // next column's header, in `-b` and in the TUI
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("cgroup.procs"), "").unwrap();
+    for n in ["\u{ff37}\u{ff29}\u{ff24}\u{ff25}", "narrow"] {
+        let d = t.path().join(n);
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("cgroup.procs"), "1\n").unwrap();
+    }
+    let o = cgtop(&[
+        os(b"-b"),
+        os(b"-n"),
+        os(b"1"),
+        os(b"-d"),
+        os(b"0.1"),
+        os(b"--root"),
+        t.path().as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let (header, rows) = batch_rows(&text);
+    let cols = |s: &str| unicode_width::UnicodeWidthStr::width(s);
+    let pids_end = cols(&header[..header.find("PIDS").unwrap() + 4]);
+    for r in &rows {
+        // the display column where the PIDS figure ends
+        let digits_end = r[..=r.rfind(|c: char| c.is_ascii_digit()).unwrap()].to_owned();
+        assert_eq!(cols(&digits_end), pids_end, "-b:\n{header}\n{r}");
+    }
+    // the TUI: the PIDS figure of each group's row under the header's S
+    let (a, _c) = common::app_on(
+        t.path(),
+        MountInfo {
+            root: PathBuf::from("/sys/fs/cgroup"),
+            mode: MountMode::PureV2,
+        },
+        140,
+        12,
+    );
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 12)).unwrap();
+    term.draw(|f| cgtop::ui::render(f, &a, &cgtop::ui::Theme::mono()))
+        .unwrap();
+    let b = term.backend().buffer();
+    let row = |y: u16| -> Vec<String> { (0..140).map(|x| b[(x, y)].symbol().to_owned()).collect() };
+    let head_y = (0..12).find(|&y| row(y).concat().contains("PIDS")).unwrap();
+    let head = row(head_y);
+    let s_x = (0..140usize)
+        .find(|&x| head[x] == "P" && head[x + 1] == "I" && head[x + 2] == "D" && head[x + 3] == "S")
+        .unwrap()
+        + 3;
+    for y in head_y + 1..12 {
+        let r = row(y);
+        let line = r.concat();
+        if line.contains("narrow") || line.contains('\u{ff37}') {
+            assert_eq!(
+                r[s_x],
+                "1",
+                "TUI row out of line:\n{}\n{line}",
+                head.concat()
+            );
+        }
+    }
+}
