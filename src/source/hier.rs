@@ -117,6 +117,12 @@ impl fmt::Display for FsError {
             Self::Errno(e) if e == Errno::XDEV.raw_os_error() => {
                 f.write_str("outside the hierarchy: not followed")
             }
+            // groups nested past PATH_MAX: the walk stops there (opening
+            // them one component at a time would cost the square of the
+            // depth, without bound), so say that something is below
+            Self::Errno(e) if e == Errno::NAMETOOLONG.raw_os_error() => f.write_str(
+                "path longer than PATH_MAX (4096 bytes): not read, and no group below it is shown",
+            ),
             Self::Errno(e) => {
                 let s = std::io::Error::from_raw_os_error(e).to_string();
                 f.write_str(s.find(" (os error").map_or(&s[..], |i| &s[..i]))
@@ -233,12 +239,6 @@ fn open_beneath(
             ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
         ) {
             Err(Errno::NOSYS) => NO_OPENAT2.store(true, Ordering::Relaxed),
-            // a path longer than PATH_MAX (4096 bytes): a delegated user
-            // can nest groups deeper than that, and a group that cannot
-            // be opened would hide its processes from the operator. One
-            // component at a time has no such limit (each is at most 255
-            // bytes) and follows no symlink either.
-            Err(Errno::NAMETOOLONG) => {}
             // a component that is a symlink: ELOOP from both ways
             r => return r.map_err(FsError::from_errno),
         }
