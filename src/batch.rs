@@ -302,7 +302,7 @@ pub fn write_text(
     // the name column fits the longest name (within reason), so columns align
     let w = names
         .iter()
-        .map(|n| n.chars().count())
+        .map(|n| crate::ui::format::width(n))
         .max()
         .unwrap_or(0)
         .clamp(24, 96);
@@ -314,10 +314,11 @@ pub fn write_text(
     for (row, name) in rows.iter().zip(names) {
         let i = tree.nodes[row.node].sample;
         let (g, rt) = (&s.groups[i], &r.rates[i]);
-        let name = crate::ui::format::fit(&name, w);
+        // padded by display columns: a wide character takes two
+        let name = crate::ui::format::pad(&crate::ui::format::fit(&name, w), w);
         writeln!(
             out,
-            "{:<w$} {:>6} {:>7} {:>8} {:>8} {:>5} {}",
+            "{} {:>6} {:>7} {:>8} {:>8} {:>5} {}",
             name,
             pct(rt.cpu_pct),
             g.hot.memory_current.map_or_else(|| "-".into(), bytes_short),

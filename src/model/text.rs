@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `\a \b \t \n \v \f \r \e` | BEL, BS, TAB, LF, VT, FF, CR, ESC |
 //! | `\xHH` | any other C0 control byte, DEL, or a byte that is not UTF-8 (`\x9b`) |
-//! | `\u{HHHH}` | a C1 control character (U+0080-U+009F) or an invisible formatting or direction character (U+200B, U+202E, U+FEFF, ...) |
+//! | `\u{HHHH}` | a C1 control character (U+0080-U+009F), an invisible formatting or direction character (U+200B, U+202E, U+FEFF, ...), or a blank other than the space (U+00A0, U+3000, U+3164, ...) |
 //! | `\ ` | a space at the start or the end (invisible otherwise) |
 //! | `\\` | a backslash that would otherwise read as one of the escapes above |
 //!
@@ -36,18 +36,35 @@ fn is_escaped_byte(b: u8) -> bool {
 /// but must not reach it as they are: C1 controls (a terminal may act on
 /// U+009B as CSI), and characters that are invisible or reorder the text
 /// around them (a right-to-left override makes `evil` read `live`).
+///
+/// Blanks other than the ASCII space are escaped too: a no-break or
+/// ideographic space, a Hangul filler or a braille blank looks exactly
+/// like a space (or like nothing), so `a\u{a0}b` would show as `a b`, a
+/// different group. So are the invisible selectors and tags that change
+/// nothing on screen (U+FE0F, U+E0041).
 fn is_escaped_char(c: char) -> bool {
     matches!(
         c,
-        '\u{80}'..='\u{9f}'
+        '\u{80}'..='\u{a0}'
             | '\u{ad}'
+            | '\u{34f}'
             | '\u{61c}'
-            | '\u{180e}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{206f}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{1680}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{2000}'..='\u{200f}'
+            | '\u{2028}'..='\u{202f}'
+            | '\u{205f}'..='\u{206f}'
+            | '\u{2800}'
+            | '\u{3000}'
+            | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0f}'
             | '\u{feff}'
+            | '\u{ffa0}'
             | '\u{fff9}'..='\u{fffb}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e0fff}'
     )
 }
 

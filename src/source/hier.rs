@@ -117,6 +117,12 @@ impl fmt::Display for FsError {
             Self::Errno(e) if e == Errno::XDEV.raw_os_error() => {
                 f.write_str("outside the hierarchy: not followed")
             }
+            // groups nested past PATH_MAX: the walk stops there (opening
+            // them one component at a time would cost the square of the
+            // depth, without bound), so say that something is below
+            Self::Errno(e) if e == Errno::NAMETOOLONG.raw_os_error() => f.write_str(
+                "path longer than PATH_MAX (4096 bytes): not read, and no group below it is shown",
+            ),
             Self::Errno(e) => {
                 let s = std::io::Error::from_raw_os_error(e).to_string();
                 f.write_str(s.find(" (os error").map_or(&s[..], |i| &s[..i]))

@@ -671,7 +671,17 @@ fn list_dir(
     dir: &Path,
     cost: &mut ScanCost,
 ) -> Option<(u8, Vec<(OsString, PathBuf, u64)>)> {
-    let entries = hier.list(dir).ok()?;
+    let entries = match hier.list(dir) {
+        Ok(e) => e,
+        // nested past PATH_MAX: its parent lists it, but nothing in or
+        // below it can be opened. Kept as a group whose hot files all
+        // fail, so that its row says why (and that groups below it are
+        // not shown) instead of vanishing
+        Err(FsError::Errno(e)) if e == rustix::io::Errno::NAMETOOLONG.raw_os_error() => {
+            return Some(((1u8 << HOT.len()) - 1, Vec::new()));
+        }
+        Err(_) => return None,
+    };
     cost.dirs_listed += 1;
     let mut present = 0u8;
     let mut children = Vec::new();

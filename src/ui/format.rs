@@ -85,33 +85,67 @@ pub fn state_marks(g: &crate::model::GroupSample, throttled: bool) -> String {
     .collect()
 }
 
-/// Truncates from the left, keeping the end of a path (the group's own
-/// name) in view.
+/// Display columns of `s`: a wide (CJK, fullwidth) character takes two,
+/// a combining mark none. Names are shown escaped, so no control
+/// character is left to measure.
+pub fn width(s: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(s)
+}
+
+fn char_width(c: char) -> usize {
+    unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
+}
+
+/// `s` padded with spaces to `w` display columns (`format!("{s:<w$}")`
+/// counts characters, and a wide name would push the columns after it).
+pub fn pad(s: &str, w: usize) -> String {
+    let mut t = s.to_owned();
+    t.extend(std::iter::repeat_n(' ', w.saturating_sub(width(s))));
+    t
+}
+
+/// Truncates from the left to `w` display columns, keeping the end of a
+/// path (the group's own name) in view.
 pub fn fit_left(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n <= w {
-        s.to_owned()
-    } else if w == 0 {
-        String::new()
-    } else {
-        let mut t = String::from("…");
-        t.extend(s.chars().skip(n - (w - 1)));
-        t
+    if width(s) <= w {
+        return s.to_owned();
     }
+    if w == 0 {
+        return String::new();
+    }
+    let mut used = 1;
+    let mut tail: Vec<char> = Vec::new();
+    for c in s.chars().rev() {
+        if used + char_width(c) > w {
+            break;
+        }
+        used += char_width(c);
+        tail.push(c);
+    }
+    let mut t = String::from("…");
+    t.extend(tail.into_iter().rev());
+    t
 }
 
 /// Truncates to `w` display columns, ending with '…' when cut.
 pub fn fit(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n <= w {
-        s.to_owned()
-    } else if w == 0 {
-        String::new()
-    } else {
-        let mut t: String = s.chars().take(w - 1).collect();
-        t.push('…');
-        t
+    if width(s) <= w {
+        return s.to_owned();
     }
+    if w == 0 {
+        return String::new();
+    }
+    let mut used = 1;
+    let mut t = String::new();
+    for c in s.chars() {
+        if used + char_width(c) > w {
+            break;
+        }
+        used += char_width(c);
+        t.push(c);
+    }
+    t.push('…');
+    t
 }
 
 #[cfg(test)]
@@ -130,5 +164,10 @@ mod tests {
         assert_eq!(pct(Some(49.96)), "50.0");
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("ab", 4), "ab");
+        // display columns, not characters: a fullwidth letter takes two
+        assert_eq!(fit("\u{ff37}\u{ff37}\u{ff37}", 4), "\u{ff37}…");
+        assert_eq!(width(&fit("\u{ff37}\u{ff37}\u{ff37}", 5)), 5);
+        assert_eq!(fit_left("ab\u{ff37}\u{ff37}", 4), "…\u{ff37}");
+        assert_eq!(width(&pad("\u{ff37}", 4)), 4);
     }
 }

@@ -116,7 +116,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         let prefix_len = name.chars().count();
         let mut spans = vec![Span::raw(name)];
         let label = fit(&label, name_w.saturating_sub(prefix_len));
-        let pad = name_w.saturating_sub(prefix_len + label.chars().count());
+        let pad = name_w.saturating_sub(prefix_len + super::format::width(&label));
         spans.push(Span::styled(
             label,
             if row.matched {

@@ -385,3 +385,82 @@ fn kill_never_signals_pids_from_a_plain_cgroup_procs() {
     assert!(alive, "a pid listed in a plain directory was signalled");
     assert!(o.result.is_err(), "{:?}", o.result);
 }
+
+/// Makes `names` nested below `root`, each holding `files`, one
+/// directory at a time (the whole path is too long for one call), and
+/// `last` in the deepest.
+fn nest(root: &Path, names: &[String], files: &[(&str, &str)], last: (&str, &str)) {
+    use rustix::fs::{mkdirat, openat, Mode, OFlags};
+    use std::io::Write as _;
+    let mut dir = openat(
+        rustix::fs::CWD,
+        root,
+        OFlags::DIRECTORY | OFlags::RDONLY,
+        Mode::empty(),
+    )
+    .unwrap();
+    for (i, n) in names.iter().enumerate() {
+        mkdirat(&dir, n.as_str(), Mode::from_raw_mode(0o755)).unwrap();
+        dir = openat(
+            &dir,
+            n.as_str(),
+            OFlags::DIRECTORY | OFlags::RDONLY,
+            Mode::empty(),
+        )
+        .unwrap();
+        let mut all = files.to_vec();
+        if i + 1 == names.len() {
+            all.push(last);
+        }
+        for (f, text) in all {
+            let fd = openat(
+                &dir,
+                f,
+                OFlags::WRONLY | OFlags::CREATE,
+                Mode::from_raw_mode(0o644),
+            )
+            .unwrap();
+            fs::File::from(fd).write_all(text.as_bytes()).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_group_nested_past_path_max_says_why_nothing_below_it_shows() {
+    // attack: the owner of a delegated subtree nests groups until the
+    // path passes PATH_MAX (4096 bytes; cgroup.max.depth is "max" by
+    // default) and runs processes below. The walk stops there: opening
+    // deeper one component at a time costs the square of the depth in
+    // opens and in path memory, and names of 255 bytes have no depth
+    // bound. The last group it reaches must say that groups below it are
+    // not shown, not only "File name too long".
+    let t = tree();
+    let names: Vec<String> = (0..20)
+        .map(|i| format!("L{i:02}{}", "y".repeat(240)))
+        .collect();
+    nest(
+        t.path(),
+        &names,
+        &[("cgroup.procs", ""), ("cpu.stat", "usage_usec 7\n")],
+        ("memory.current", "777\n"),
+    );
+    assert!(names.join("/").len() > 4096);
+    let mut c = common::collector(t.path());
+    let r = common::refresh(&mut c, 0.0);
+    let g = r
+        .snapshot
+        .groups
+        .iter()
+        .max_by_key(|g| g.path.as_bytes().len())
+        .unwrap();
+    assert!(
+        g.path.as_bytes().len() >= 4096,
+        "the group past PATH_MAX vanished"
+    );
+    let why: Vec<String> = g.hot.unreadable.iter().map(|u| u.error.clone()).collect();
+    assert!(
+        why.iter()
+            .any(|e| e.contains("PATH_MAX") && e.contains("below")),
+        "{why:?}"
+    );
+}

@@ -398,3 +398,154 @@ fn real_groups_freezing_bad_xff_leaves_bad_fffd_alone() {
     assert_eq!(freeze(&raw).trim(), "1");
     assert_eq!(writer::group_dir(&tg.mount, op.group()), raw);
 }
+
+/// What the eye sees of a shown name: every blank as a space, and
+/// nothing for a character that draws nothing.
+fn as_seen(shown: &str) -> String {
+    shown
+        .chars()
+        .filter(|c| !matches!(c, '\u{34f}' | '\u{fe00}'..='\u{fe0f}' | '\u{e0000}'..='\u{e0fff}'))
+        .map(|c| {
+            if c.is_whitespace()
+                || matches!(
+                    c,
+                    '\u{115f}' | '\u{1160}' | '\u{2800}' | '\u{3164}' | '\u{ffa0}'
+                )
+            {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn blanks_and_invisible_selectors_do_not_make_two_groups_look_alike() {
+    // attack: next to a victim's `a b` (or `ab`), the owner of a delegated
+    // subtree makes `a<NO-BREAK SPACE>b`, `a<HANGUL FILLER>b`,
+    // `a<VARIATION SELECTOR-16>b` ...: on screen the pairs were the same
+    // row, and the operator froze or killed the one they did not mean
+    let look_alikes: [&str; 12] = [
+        "a b",
+        "ab",
+        "a\u{a0}b",
+        "a\u{2007}b",
+        "a\u{202f}b",
+        "a\u{205f}b",
+        "a\u{3000}b",
+        "a\u{3164}b",
+        "a\u{2800}b",
+        "a\u{fe0f}b",
+        "a\u{34f}b",
+        "a\u{e0041}b",
+    ];
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("cgroup.procs"), "").unwrap();
+    for n in look_alikes {
+        let d = t.path().join(n);
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("cgroup.procs"), "").unwrap();
+    }
+    let o = cgtop(&[
+        os(b"-b"),
+        os(b"-n"),
+        os(b"1"),
+        os(b"-d"),
+        os(b"0.1"),
+        os(b"--root"),
+        t.path().as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let (header, rows) = batch_rows(&text);
+    let name_w = header.find("CPU%").unwrap();
+    let seen: Vec<String> = rows
+        .iter()
+        .skip(1)
+        .map(|r| as_seen(r.chars().take(name_w).collect::<String>().trim()))
+        .collect();
+    assert_eq!(seen.len(), look_alikes.len(), "{text}");
+    let distinct: HashSet<&String> = seen.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        seen.len(),
+        "two rows look the same: {seen:?}"
+    );
+    // and each shown name gives back its directory's bytes
+    let mut back: Vec<Vec<u8>> = rows
+        .iter()
+        .skip(1)
+        .map(|r| unescape(r.chars().take(name_w).collect::<String>().trim()))
+        .collect();
+    back.sort();
+    let mut want: Vec<Vec<u8>> = look_alikes.iter().map(|n| n.as_bytes().to_vec()).collect();
+    want.sort();
+    assert_eq!(back, want);
+}
+
+#[test]
+fn wide_names_keep_the_columns_in_line() {
+    // attack: a name of fullwidth letters (`ＷＩＤＥ`, two columns each)
+    // was measured in characters: its row's figures slid right, under the
+    // next column's header, in `-b` and in the TUI
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("cgroup.procs"), "").unwrap();
+    for n in ["\u{ff37}\u{ff29}\u{ff24}\u{ff25}", "narrow"] {
+        let d = t.path().join(n);
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("cgroup.procs"), "1\n").unwrap();
+    }
+    let o = cgtop(&[
+        os(b"-b"),
+        os(b"-n"),
+        os(b"1"),
+        os(b"-d"),
+        os(b"0.1"),
+        os(b"--root"),
+        t.path().as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let (header, rows) = batch_rows(&text);
+    let cols = |s: &str| unicode_width::UnicodeWidthStr::width(s);
+    let pids_end = cols(&header[..header.find("PIDS").unwrap() + 4]);
+    for r in &rows {
+        // the display column where the PIDS figure ends
+        let digits_end = r[..=r.rfind(|c: char| c.is_ascii_digit()).unwrap()].to_owned();
+        assert_eq!(cols(&digits_end), pids_end, "-b:\n{header}\n{r}");
+    }
+    // the TUI: the PIDS figure of each group's row under the header's S
+    let (a, _c) = common::app_on(
+        t.path(),
+        MountInfo {
+            root: PathBuf::from("/sys/fs/cgroup"),
+            mode: MountMode::PureV2,
+        },
+        140,
+        12,
+    );
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 12)).unwrap();
+    term.draw(|f| cgtop::ui::render(f, &a, &cgtop::ui::Theme::mono()))
+        .unwrap();
+    let b = term.backend().buffer();
+    let row = |y: u16| -> Vec<String> { (0..140).map(|x| b[(x, y)].symbol().to_owned()).collect() };
+    let head_y = (0..12).find(|&y| row(y).concat().contains("PIDS")).unwrap();
+    let head = row(head_y);
+    let s_x = (0..140usize)
+        .find(|&x| head[x] == "P" && head[x + 1] == "I" && head[x + 2] == "D" && head[x + 3] == "S")
+        .unwrap()
+        + 3;
+    for y in head_y + 1..12 {
+        let r = row(y);
+        let line = r.concat();
+        if line.contains("narrow") || line.contains('\u{ff37}') {
+            assert_eq!(
+                r[s_x],
+                "1",
+                "TUI row out of line:\n{}\n{line}",
+                head.concat()
+            );
+        }
+    }
+}

@@ -72,3 +72,35 @@ fn hangup_runs_no_tput_from_path_and_exits_129() {
     );
     assert_eq!(status.trim(), "129", "exit status after the hang-up");
 }
+
+/// Ctrl-Z stops cgtop from every screen, as htop's (the terminal's ^Z)
+/// does: in raw mode it is only a key, and the filter, the help, the
+/// interval prompt and every dialog swallowed it, so an operator could not
+/// get their shell back without closing what was open. What was open
+/// stays open for `fg`.
+#[test]
+fn ctrl_z_suspends_from_the_filter_help_prompt_and_dialogs() {
+    use crate::common::{app_on, ch, ctrl, fixture, pure_v2_mount, send};
+    use cgtop::app::keymap::Scope;
+    use cgtop::app::Effect;
+    for open in ["/", "?", "d", "f", "n", "K"] {
+        let (mut a, mut c) = app_on(&fixture("pure-v2-systemd"), pure_v2_mount(), 160, 40);
+        send(&mut a, &mut c, ch('j'));
+        for k in open.chars() {
+            send(&mut a, &mut c, ch(k));
+        }
+        let scope = a.scope();
+        assert_ne!(scope, Scope::Main, "{open} opened nothing");
+        let mode = format!("{:?}", a.mode);
+        assert_eq!(
+            send(&mut a, &mut c, ctrl('z')),
+            [Effect::Suspend],
+            "Ctrl-Z in {scope:?} after {open}"
+        );
+        assert_eq!(
+            format!("{:?}", a.mode),
+            mode,
+            "{open}: what was open closed"
+        );
+    }
+}
