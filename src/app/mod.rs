@@ -614,14 +614,6 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         return;
     }
     let scope = app.scope();
-    // Ctrl-Z suspends from every screen, as the terminal's own ^Z would
-    // (htop keeps ISIG on): in raw mode it is a key, and a filter, the
-    // help or a dialog would otherwise swallow it. What was open stays
-    // open for `fg`.
-    if scope != Scope::Main && keymap::lookup(Scope::Main, ev) == Some(Action::Suspend) {
-        fx.push(Effect::Suspend);
-        return;
-    }
     if scope == Scope::Dialog {
         actions::on_dialog_key(app, ev, fx);
         return;
