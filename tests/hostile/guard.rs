@@ -37,7 +37,7 @@ fn protection_follows_cgtop_when_it_moves_and_the_writer_checks_again() {
     }
     tg.mkdir("a");
     tg.mkdir("b");
-    let me = tg.spawn_in("a", "sleep 600");
+    let me = tg.spawn_in("a", "exec sleep 600");
     let root = tg.mount.clone();
     let (a, b) = (tg.path("a"), tg.path("b"));
     let hier = cgtop::source::hier::Hier::open(&root).unwrap();
@@ -113,7 +113,7 @@ fn a_leaf_fix_never_moves_cgtop_into_a_frozen_leaf() {
     tg.mkdir("g");
     tg.mkdir("g/leaf");
     std::fs::write(tg.dir("g/leaf").join("cgroup.freeze"), "1").unwrap();
-    let me = tg.spawn_in("g", "sleep 600");
+    let me = tg.spawn_in("g", "exec sleep 600");
     let hier = cgtop::source::hier::Hier::open(&tg.mount).unwrap();
     let g = tg.path("g");
     let out = cgtop::source::safety::leaf_fix_checked(&hier, &g, "leaf", &[], me);
