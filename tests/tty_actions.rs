@@ -76,7 +76,12 @@ fn freeze_by_key_then_undo_thaws() {
     term.wait_for("done: thaw");
     // the action log lists both writes
     term.send(&["L"]);
-    let s = term.wait_for("action log (");
+    // the box's first line says where the file is (or why it is not)
+    let s = term.wait_for("┌ action log");
+    assert!(
+        s.contains("log: /") || s.contains("not logged to a file"),
+        "where the log is:\n{s}"
+    );
     assert_eq!(
         s.matches("cgroup.freeze").count(),
         2,
