@@ -357,20 +357,7 @@ impl Collector {
 
 /// Rates for every group of `cur`, matching `prev` by path (both sorted).
 pub fn rates_between(prev: &Snapshot, cur: &Snapshot) -> Vec<GroupRates> {
-    let elapsed = cur.at.saturating_sub(prev.at);
-    let mut j = 0;
-    cur.groups
-        .iter()
-        .map(|g| {
-            while j < prev.groups.len() && prev.groups[j].path < g.path {
-                j += 1;
-            }
-            match prev.groups.get(j) {
-                Some(p) if p.path == g.path => compute(p, g, elapsed),
-                _ => GroupRates::default(),
-            }
-        })
-        .collect()
+    rates_within(prev, cur, None).0
 }
 
 /// [`rates_between`] with a ceiling of `ncpus` CPUs on CPU figures; also
