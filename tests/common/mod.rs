@@ -463,6 +463,10 @@ impl Drop for TestGroup {
     fn drop(&mut self) {
         let _ = std::fs::write(self.dir("").join("cgroup.freeze"), "0");
         self.kill_all();
+        // and whatever those left behind in the test's own subtree (a
+        // child a `sh -c` forked): without it a group holding one cannot
+        // be removed
+        let _ = std::fs::write(self.dir("").join("cgroup.kill"), "1");
         let root = self.dir("");
         for _ in 0..50 {
             remove_tree(&root);
