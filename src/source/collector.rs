@@ -271,8 +271,17 @@ impl Collector {
             if !(want[i] || self.focus.as_ref() == Some(&g.path)) {
                 continue;
             }
-            g.hot.throttled_local_usec = read_cpu_stat_local(&self.hier, Self::dir_of(&g.path))
-                .and_then(|l| l.throttled_usec);
+            g.hot.throttled_local_usec = match &g.detail {
+                // read with the group's detail already (every group in
+                // --json): not a second time in the same refresh
+                Some(d) => d
+                    .keyed
+                    .cpu_stat_local
+                    .as_ref()
+                    .and_then(|k| k.get("throttled_usec")),
+                None => read_cpu_stat_local(&self.hier, Self::dir_of(&g.path))
+                    .and_then(|l| l.throttled_usec),
+            };
             let prev = self.prev.as_ref().and_then(|p| p.find(&g.path));
             if let (Some(p), Some(e), Some(r)) = (prev, elapsed, rates.get_mut(i)) {
                 r.throttled_local_pct = compute(p, g, e).throttled_local_pct;
