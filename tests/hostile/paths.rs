@@ -420,6 +420,30 @@ fn as_seen(shown: &str) -> String {
         .collect()
 }
 
+/// `cgtop -b -n 1` on a `--root` tree whose top holds a group for each
+/// of `names`, each listing `procs` in its cgroup.procs: the tree (kept
+/// alive while the caller looks at it) and the text printed.
+fn batch_of_groups(names: &[&str], procs: &str) -> (tempfile::TempDir, String) {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("cgroup.procs"), "").unwrap();
+    for n in names {
+        let d = t.path().join(n);
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("cgroup.procs"), procs).unwrap();
+    }
+    let o = cgtop(&[
+        os(b"-b"),
+        os(b"-n"),
+        os(b"1"),
+        os(b"-d"),
+        os(b"0.1"),
+        os(b"--root"),
+        t.path().as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (t, String::from_utf8(o.stdout).unwrap())
+}
+
 #[test]
 fn blanks_and_invisible_selectors_do_not_make_two_groups_look_alike() {
     // attack: next to a victim's `a b` (or `ab`), the owner of a delegated
@@ -440,24 +464,7 @@ fn blanks_and_invisible_selectors_do_not_make_two_groups_look_alike() {
         "a\u{34f}b",
         "a\u{e0041}b",
     ];
-    let t = tempfile::tempdir().unwrap();
-    std::fs::write(t.path().join("cgroup.procs"), "").unwrap();
-    for n in look_alikes {
-        let d = t.path().join(n);
-        std::fs::create_dir(&d).unwrap();
-        std::fs::write(d.join("cgroup.procs"), "").unwrap();
-    }
-    let o = cgtop(&[
-        os(b"-b"),
-        os(b"-n"),
-        os(b"1"),
-        os(b"-d"),
-        os(b"0.1"),
-        os(b"--root"),
-        t.path().as_os_str(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = String::from_utf8(o.stdout).unwrap();
+    let (_t, text) = batch_of_groups(&look_alikes, "");
     let (header, rows) = batch_rows(&text);
     let name_w = header.find("CPU%").unwrap();
     let seen: Vec<String> = rows
@@ -489,24 +496,7 @@ fn wide_names_keep_the_columns_in_line() {
     // attack: a name of fullwidth letters (`ＷＩＤＥ`, two columns each)
     // was measured in characters: its row's figures slid right, under the
     // next column's header, in `-b` and in the TUI
-    let t = tempfile::tempdir().unwrap();
-    std::fs::write(t.path().join("cgroup.procs"), "").unwrap();
-    for n in ["\u{ff37}\u{ff29}\u{ff24}\u{ff25}", "narrow"] {
-        let d = t.path().join(n);
-        std::fs::create_dir(&d).unwrap();
-        std::fs::write(d.join("cgroup.procs"), "1\n").unwrap();
-    }
-    let o = cgtop(&[
-        os(b"-b"),
-        os(b"-n"),
-        os(b"1"),
-        os(b"-d"),
-        os(b"0.1"),
-        os(b"--root"),
-        t.path().as_os_str(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let text = String::from_utf8(o.stdout).unwrap();
+    let (t, text) = batch_of_groups(&["\u{ff37}\u{ff29}\u{ff24}\u{ff25}", "narrow"], "1\n");
     let (header, rows) = batch_rows(&text);
     let cols = |s: &str| unicode_width::UnicodeWidthStr::width(s);
     let pids_end = cols(&header[..header.find("PIDS").unwrap() + 4]);
