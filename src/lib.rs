@@ -13,6 +13,7 @@ pub mod app;
 pub mod batch;
 pub mod cgroupfs;
 pub mod model;
+pub mod options;
 pub mod run;
 pub mod source;
 pub mod term;

@@ -5,7 +5,8 @@
 
 use cgtop::model::text::escape;
 use cgtop::model::GroupPath;
-use cgtop::run::{self, Options, Output, SetupError};
+use cgtop::options::{Options, Output};
+use cgtop::run::{self, SetupError};
 use clap::Parser;
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};

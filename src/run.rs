@@ -2,9 +2,10 @@
 //! main loop (TUI), or a loop that prints (batch, JSON).
 
 use crate::app::actions::WriteRequest;
-use crate::app::{self, App, Effect, HostInfo, Msg};
+use crate::app::{self, App, Effect, Msg};
 use crate::batch;
-use crate::model::{GroupPath, MountInfo, Op};
+use crate::model::{GroupPath, HostInfo, MountInfo, Op};
+use crate::options::{Options, Output};
 use crate::source::actionlog::ActionLog;
 use crate::source::collector::{self, Collector, CollectorConfig, Command};
 use crate::source::hier::{self, Hier};
@@ -21,30 +22,6 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::Duration;
 use std::time::SystemTime;
-
-/// What the command line asked for, already validated.
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub start: GroupPath,
-    pub root: Option<PathBuf>,
-    pub interval: Duration,
-    pub depth: Option<usize>,
-    pub output: Output,
-    pub iterations: Option<u64>,
-    pub read_only: bool,
-    pub mouse: bool,
-    pub machine_cpu: bool,
-    pub max_kept_fds: Option<usize>,
-    /// JSON without each group's full detail (see `--brief`).
-    pub brief: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Output {
-    Tui,
-    Text,
-    Json,
-}
 
 /// A failure that maps to exit code 2: no usable hierarchy.
 #[derive(Debug)]
@@ -382,6 +359,77 @@ where
         }
         if quit {
             return Ok(());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// Keeps what was written and, at each flush, what had been written
+    /// since the last one.
+    #[derive(Default)]
+    struct Recorder {
+        pending: Vec<u8>,
+        flushes: Vec<String>,
+    }
+
+    impl Write for Recorder {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.pending.extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            let s = String::from_utf8(std::mem::take(&mut self.pending)).expect("UTF-8");
+            self.flushes.push(s);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn one_flush_per_refresh_each_a_whole_refresh() {
+        // run wraps stdout in a BufWriter: a refresh reaches a pipe
+        // (`cgtop -b | tee log`) only at batch::run's flushes
+        for output in [Output::Text, Output::Json] {
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/pure-v2-systemd");
+            let opts = Options {
+                start: GroupPath::root(),
+                root: Some(root),
+                interval: Duration::from_millis(1),
+                depth: None,
+                output,
+                iterations: Some(3),
+                read_only: true,
+                mouse: false,
+                machine_cpu: false,
+                max_kept_fds: None,
+                brief: false,
+            };
+            let (m, _) = locate(&opts).expect("the fixture is a cgroup2 tree");
+            let cfg = collector_config(&opts, &m, output == Output::Json);
+            let mut rec = Recorder::default();
+            let wait = |d| {
+                std::thread::sleep(d);
+                true
+            };
+            batch::run(&mut rec, cfg, &m, &host_info(), &opts, wait).expect("run");
+            assert!(rec.pending.is_empty(), "{output:?}: output left unflushed");
+            assert_eq!(rec.flushes.len(), 3, "{output:?}");
+            for (i, f) in rec.flushes.iter().enumerate() {
+                if output == Output::Json {
+                    assert_eq!(f.matches('\n').count(), 1, "{f}");
+                    let v: serde_json::Value = serde_json::from_str(f).expect("one document");
+                    assert!(v["groups"].as_array().is_some_and(|g| g.len() == 31));
+                } else {
+                    let head = format!("cgtop - refresh {} at ", i + 1);
+                    assert!(f.starts_with(&head), "{f}");
+                    assert_eq!(f.matches("cgtop - refresh ").count(), 1, "{f}");
+                    assert!(f.ends_with('\n'));
+                }
+            }
         }
     }
 }

@@ -9,6 +9,8 @@ pub mod actions;
 pub mod keymap;
 
 use crate::model::tree::{Row, RowOptions, Tree};
+// the host's facts are the model's; re-exported because App holds them
+pub use crate::model::HostInfo;
 use crate::model::{GroupPath, GroupRates, GroupSample, MountInfo};
 use crate::source::collector::{Collected, Command, Focus, Refresh};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -197,14 +199,6 @@ pub enum Level {
 pub struct Status {
     pub level: Level,
     pub text: String,
-}
-
-/// Facts about the machine, gathered once at start (at the edge).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct HostInfo {
-    pub hostname: String,
-    pub kernel: String,
-    pub ncpus: usize,
 }
 
 /// The latest refresh and the tree built from it.

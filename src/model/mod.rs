@@ -6,6 +6,7 @@
 //! Must not depend on: the filesystem, the clock, the terminal
 //! (no `std::fs`, no `Instant::now`, no ratatui/crossterm).
 
+pub mod host;
 pub mod input;
 pub mod limits;
 pub mod path;
@@ -15,6 +16,7 @@ pub mod text;
 pub mod tree;
 pub mod write;
 
+pub use host::HostInfo;
 pub use input::{ControllerChange, InputError, IoMaxSet, MemoryFile};
 pub use path::GroupPath;
 pub use rates::{GroupRates, IoRates};

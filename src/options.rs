@@ -1,0 +1,33 @@
+//! What the command line asked for, validated by `main` and read by the
+//! edges that act on it (`run` wires threads from it, `batch` prints by
+//! it). Plain data: no I/O, and it imports nothing but the model's
+//! `GroupPath`, so the views below `run` can take it without importing
+//! `run` (which would make a cycle: `run` calls `batch`).
+
+use crate::model::GroupPath;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What the command line asked for, already validated.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub start: GroupPath,
+    pub root: Option<PathBuf>,
+    pub interval: Duration,
+    pub depth: Option<usize>,
+    pub output: Output,
+    pub iterations: Option<u64>,
+    pub read_only: bool,
+    pub mouse: bool,
+    pub machine_cpu: bool,
+    pub max_kept_fds: Option<usize>,
+    /// JSON without each group's full detail (see `--brief`).
+    pub brief: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    Tui,
+    Text,
+    Json,
+}
