@@ -10,8 +10,10 @@ use crate::model::{
     GroupDetail, GroupRates, GroupSample, HostInfo, HotStats, MountInfo, ScanCost, Unreadable,
 };
 use crate::options::{Options, Output};
+use crate::render::columns::{self, Column, NAME_MIN, NAME_TITLE, STATE_TITLE};
+use crate::render::fit::{fit, pad, width};
+use crate::render::marks::StateMarks;
 use crate::source::collector::{Collector, CollectorConfig, Refresh};
-use crate::ui::format::{bytes_short, pct, rate_short};
 use anyhow::Result;
 use std::cmp::Ordering;
 use std::io::Write;
@@ -203,6 +205,10 @@ pub fn wait_for_reader(delay: Duration) -> bool {
     }
 }
 
+/// The widest name column `-b` makes: a deeper name is cut ('…') rather
+/// than push every figure off a terminal-wide line.
+const NAME_MAX: usize = 96;
+
 fn path_text(g: &GroupSample) -> String {
     g.path.to_string()
 }
@@ -291,45 +297,41 @@ pub fn write_text(
         .iter()
         .map(|row| {
             let g = &s.groups[tree.nodes[row.node].sample];
+            let label = columns::name_label(&g.path, row.depth);
             if row.depth == 0 {
-                g.path.to_string()
+                label
             } else {
-                format!("{}{}", "  ".repeat(row.depth), g.path.name_display())
+                format!("{}{label}", "  ".repeat(row.depth))
             }
         })
         .collect();
     // the name column fits the longest name (within reason), so columns align
     let w = names
         .iter()
-        .map(|n| crate::ui::format::width(n))
+        .map(|n| width(n))
         .max()
         .unwrap_or(0)
-        .clamp(24, 96);
+        .clamp(NAME_MIN, NAME_MAX);
     writeln!(
         out,
-        "{:<w$} {:>6} {:>7} {:>8} {:>8} {:>5} ST",
-        "GROUP", "CPU%", "MEM", "READ/s", "WRITE/s", "PIDS"
+        "{NAME_TITLE:<w$}{} {STATE_TITLE}",
+        columns::header_cells(&Column::ALL, |_| "")
     )?;
     for (row, name) in rows.iter().zip(names) {
         let i = tree.nodes[row.node].sample;
         let (g, rt) = (&s.groups[i], &r.rates[i]);
+        let throttled = r
+            .throttling
+            .get(i)
+            .is_some_and(|t| t.as_ref().is_some_and(|t| t.throttled));
         // padded by display columns: a wide character takes two
-        let name = crate::ui::format::pad(&crate::ui::format::fit(&name, w), w);
         writeln!(
             out,
-            "{} {:>6} {:>7} {:>8} {:>8} {:>5} {}",
-            name,
-            pct(rt.cpu_pct),
-            g.hot.memory_current.map_or_else(|| "-".into(), bytes_short),
-            rate_short(rt.io.map(|x| x.rbps)),
-            rate_short(rt.io.map(|x| x.wbps)),
-            g.pids().map_or_else(|| "-".into(), |p| p.to_string()),
-            crate::ui::format::state_marks(
-                g,
-                r.throttling
-                    .get(i)
-                    .is_some_and(|t| t.as_ref().is_some_and(|t| t.throttled))
-            ),
+            "{}{} {}",
+            pad(&fit(&name, w), w),
+            // CPU % of one core: `-b` has never applied --machine-cpu
+            columns::cells(&Column::ALL, g, rt, |p| p),
+            StateMarks::of(g, throttled),
         )?;
     }
     writeln!(out)

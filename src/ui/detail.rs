@@ -1,13 +1,17 @@
 //! The detail pane: the selected group, one page at a time.
 
-use super::format::{bytes_long, bytes_short, fit, limit_bytes, pct};
 use super::Theme;
 use crate::app::{App, DetailPage, Pane};
-use crate::cgroupfs::{CpuMax, IoStatDevice, Limit, Pressure};
+use crate::cgroupfs::{CpuMax, IoStatDevice, Pressure};
 use crate::model::limits::{cpu_max_of, effective_memory, ThrottleSource, Throttling};
 use crate::model::text::{escape, escape_str};
 use crate::model::GroupPath;
 use crate::model::MountMode;
+use crate::render::fit::{fit, fit_left};
+use crate::render::units::{
+    bytes_cell, bytes_long, bytes_short, count_cell, limit_bytes, limit_count, limit_rate, pct,
+    MISSING,
+};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
@@ -49,7 +53,7 @@ fn label(s: &str, theme: &Theme) -> Span<'static> {
 
 fn cpu_max_text(m: Option<CpuMax>) -> String {
     match m {
-        None => "-".into(),
+        None => MISSING.into(),
         Some(m) => match m.cpus() {
             None => format!("max (period {} us)", m.period),
             Some(c) => format!(
@@ -99,11 +103,11 @@ fn psi_row(name: &str, cells: [&str; 4]) -> String {
 fn psi(name: &str, p: Option<&Pressure>) -> String {
     let v = |x: f64| format!("{x:.2}");
     match p {
-        None => psi_row(name, ["-", "-", "-", "-"]),
+        None => psi_row(name, [MISSING; 4]),
         Some(p) => {
-            let (f10, f60) = p
-                .full
-                .map_or(("-".into(), "-".into()), |f| (v(f.avg10), v(f.avg60)));
+            let (f10, f60) = p.full.map_or((MISSING.into(), MISSING.into()), |f| {
+                (v(f.avg10), v(f.avg60))
+            });
             psi_row(name, [&v(p.some.avg10), &v(p.some.avg60), &f10, &f60])
         }
     }
@@ -145,7 +149,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     // top lines, and the structure below them changes rarely
     let mut out = vec![
         Line::from(vec![Span::styled(
-            super::format::fit_left(&g.path.to_string(), width),
+            fit_left(&g.path.to_string(), width),
             theme.title,
         )]),
         // the root has no cgroup.events: say nothing rather than "empty"
@@ -164,7 +168,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         .chain(det.into_iter().flat_map(|d| &d.unreadable))
     {
         out.push(Line::styled(
-            super::format::fit_left(&format!("{}: {}", u.file, u.error), width),
+            fit_left(&format!("{}: {}", u.file, u.error), width),
             theme.error,
         ));
     }
@@ -188,7 +192,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             out.push(Line::raw(format!(
                 "       quota={}  weight={}",
                 cpu_max_text(det.cpu_max),
-                det.cpu_weight.map_or("-".into(), |w| w.to_string())
+                count_cell(det.cpu_weight)
             )));
         }
     }
@@ -260,7 +264,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         if det.swap_current.is_some() || det.swap_max.is_some() {
             out.push(Line::raw(format!(
                 "       swap {} / {}",
-                det.swap_current.map_or("-".into(), bytes_short),
+                bytes_cell(det.swap_current),
                 limit_bytes(det.swap_max)
             )));
         }
@@ -295,7 +299,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
                 format!("{n} {what} here (pids controller off)")
             }
         }
-        (None, None) => "-".into(),
+        (None, None) => MISSING.into(),
     };
     out.push(Line::from(vec![label("PIDS", theme), Span::raw(pids)]));
     let Some(det) = det else {
@@ -313,7 +317,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     }
     // Structure
     let list = |ctl: Option<&crate::cgroupfs::Controllers>| {
-        ctl.map_or("-".into(), |names| {
+        ctl.map_or(MISSING.into(), |names| {
             if names.is_empty() {
                 "(none)".into()
             } else {
@@ -330,11 +334,10 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         list(det.subtree_control.as_ref())
     )));
     if let Some(s) = det.stat {
-        let n = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
         out.push(Line::raw(format!(
             "descendants {}  dying {}",
-            n(s.nr_descendants),
-            n(s.nr_dying_descendants)
+            count_cell(s.nr_descendants),
+            count_cell(s.nr_dying_descendants)
         )));
     }
     out
@@ -371,13 +374,13 @@ fn memory(app: &App, theme: &Theme) -> Vec<Line<'static>> {
             ("oom_kill", ev.oom_kill, since.oom_kill),
         ] {
             // a key this kernel does not print shows "-", not 0
-            let v = v.map_or_else(|| "-".to_owned(), |v| v.to_string());
+            let v = count_cell(v);
             let line = format!(
                 "  {name:<15}{v:>7}   {}",
                 match s {
                     Some(s) if s > 0 => format!("+{s}"),
                     Some(_) => "0".into(),
-                    None => "-".into(),
+                    None => MISSING.into(),
                 }
             );
             out.push(if s.is_some_and(|s| s > 0) {
@@ -397,10 +400,7 @@ fn memory(app: &App, theme: &Theme) -> Vec<Line<'static>> {
         ("file_dirty", st.file_dirty),
         ("file_writeback", st.file_writeback),
     ] {
-        out.push(Line::raw(format!(
-            "  {name:<15}{:>10}",
-            v.map_or("-".into(), bytes_short)
-        )));
+        out.push(Line::raw(format!("  {name:<15}{:>10}", bytes_cell(v))));
     }
     if let Some(peak) = d.memory_peak {
         out.push(Line::raw(format!(
@@ -462,33 +462,25 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
     }
     for dev in devs {
         let rt = r.io_by_dev.iter().find(|(d, _)| *d == dev).map(|(_, x)| *x);
-        let cell = |v: Option<f64>| v.map_or("-".into(), bytes_long);
+        let cell = |v: Option<f64>| v.map_or(MISSING.into(), bytes_long);
         out.push(Line::raw(format!(
             "{:<10}{:>8} {:>11} {:>6} {:>11} {:>6}",
             fit(&stat_name(dev), 10),
-            dev.dev().map_or_else(|| "-".to_owned(), |d| d.to_string()),
+            count_cell(dev.dev()),
             cell(rt.map(|x| x.rbps)),
-            rt.map_or("-".into(), |x| format!("{:.0}", x.riops)),
+            rt.map_or(MISSING.into(), |x| format!("{:.0}", x.riops)),
             cell(rt.map(|x| x.wbps)),
-            rt.map_or("-".into(), |x| format!("{:.0}", x.wiops)),
+            rt.map_or(MISSING.into(), |x| format!("{:.0}", x.wiops)),
         )));
         if let (Some(f), Some(dev)) = (f, dev.dev()) {
             if let Some(m) = f.detail.io_max.as_ref().and_then(|m| m.get(dev)) {
-                let l = |x: Limit| match x {
-                    Limit::Max => "max".to_owned(),
-                    Limit::Value(v) => v.to_string(),
-                };
-                let bps = |x: Limit| match x {
-                    Limit::Max => "max".to_owned(),
-                    Limit::Value(v) => format!("{}/s", bytes_long(v as f64)),
-                };
                 out.push(Line::styled(
                     format!(
                         "  io.max  rbps {}  wbps {}  riops {}  wiops {}",
-                        bps(m.rbps),
-                        bps(m.wbps),
-                        l(m.riops),
-                        l(m.wiops)
+                        limit_rate(m.rbps),
+                        limit_rate(m.wbps),
+                        limit_count(m.riops),
+                        limit_count(m.wiops)
                     ),
                     theme.warn,
                 ));

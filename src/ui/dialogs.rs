@@ -1,7 +1,6 @@
 //! The write dialogs, drawn over the main view. Each shows what Enter will
 //! do before anything is written, and its own keys.
 
-use super::format::fit;
 use super::Theme;
 use crate::app::actions::{
     Confirm, ControllersDialog, FieldKind, LeafFixDialog, LimitsForm, MovePicker, NamePrompt,
@@ -9,6 +8,7 @@ use crate::app::actions::{
 };
 use crate::app::{App, Mode};
 use crate::model::text::{escape, escape_str};
+use crate::render::fit::fit;
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
 use crate::source::safety::{typed_prompt, Harm};
 use ratatui::layout::Rect;

@@ -18,7 +18,6 @@
 
 pub mod detail;
 pub mod dialogs;
-pub mod format;
 pub mod theme;
 pub mod tree;
 

@@ -1,0 +1,21 @@
+//! PURE: the text every output shares, so the TUI, `-b` and `--json` (and
+//! later outputs: metrics, replay) say a figure the same way, as below's
+//! `render` crate serves both its view and its dump.
+//!
+//! - [`units`]: bytes, rates, percentages, limits, and "-" for no figure.
+//! - [`fit`]: display widths, padding and cutting to a column.
+//! - [`marks`]: the state column (P populated, F frozen, t throttled, T threaded).
+//! - [`columns`]: the group table's columns: titles, widths, cells, which
+//!   fit a width, and the name cell.
+//!
+//! Escapes are `model::text` (`escape`, `escape_str`): `GroupPath`'s
+//! `Display` uses them, and the model must not import this module.
+//!
+//! Must not depend on: `app`, `ui`, `source`, the terminal (no ratatui or
+//! crossterm), the filesystem or the clock. It takes model values and
+//! returns `String`s; styling is the view's.
+
+pub mod columns;
+pub mod fit;
+pub mod marks;
+pub mod units;
