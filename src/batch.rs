@@ -297,12 +297,9 @@ pub fn write_text(
         .iter()
         .map(|row| {
             let g = &s.groups[tree.nodes[row.node].sample];
-            let label = columns::name_label(&g.path, row.depth);
-            if row.depth == 0 {
-                label
-            } else {
-                format!("{}{label}", "  ".repeat(row.depth))
-            }
+            // two spaces a level: plain text has no tree guides
+            let indent = "  ".repeat(row.depth);
+            format!("{indent}{}", columns::name_label(&g.path, row.depth))
         })
         .collect();
     // the name column fits the longest name (within reason), so columns align
