@@ -29,7 +29,7 @@ const RANKS: [(&str, u8); 10] = [
 ];
 
 /// Modules that must not touch the terminal or the filesystem.
-const PURE: [&str; 3] = ["cgroupfs", "model", "render"];
+const PURE: [&str; 4] = ["cgroupfs", "model", "render", "options"];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
