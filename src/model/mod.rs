@@ -1,13 +1,16 @@
 //! PURE: what cgtop knows about the cgroup tree, independent of where it
 //! came from. Snapshots of samples, rates between two snapshots, the tree
-//! with its ordering and filter, parsing of what an operator types, and
-//! writes as values.
+//! with its ordering and filter, parsing of what an operator types,
+//! writes as values, their outcomes, and the words for a failed one.
 //!
 //! Must not depend on: the filesystem, the clock, the terminal
 //! (no `std::fs`, no `Instant::now`, no ratatui/crossterm).
 
+pub mod errno;
+pub mod explain;
 pub mod input;
 pub mod limits;
+pub mod outcome;
 pub mod path;
 pub mod rates;
 pub mod snapshot;
@@ -15,7 +18,9 @@ pub mod text;
 pub mod tree;
 pub mod write;
 
+pub use errno::Errno;
 pub use input::{ControllerChange, InputError, IoMaxSet, MemoryFile};
+pub use outcome::{Offer, WriteError, WriteOutcome};
 pub use path::GroupPath;
 pub use rates::{GroupRates, IoRates};
 pub use snapshot::{

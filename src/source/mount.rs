@@ -152,7 +152,7 @@ pub fn discover() -> Result<MountInfo, MountError> {
 /// changes nothing.
 pub fn check_root(dir: &Path) -> Result<(MountInfo, Hier), MountError> {
     let hier = Hier::open(dir).map_err(|e| {
-        if e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) {
+        if crate::model::errno::of_io(&e) == crate::model::Errno::NOTDIR {
             MountError::NotCgroup2 {
                 dir: dir.to_path_buf(),
                 found: "a file, not a directory".into(),

@@ -26,8 +26,9 @@
 //! Must not depend on: `app`, `ui`, the terminal.
 
 use super::hier::{self, Hier};
-use super::writer::{self, WriteError, WriteOutcome};
+use super::writer;
 use crate::cgroupfs::files;
+use crate::model::outcome::{WriteError, WriteOutcome};
 use crate::model::write::{Mover, Op, WriteEffect};
 use crate::model::GroupPath;
 use std::collections::BTreeMap;
@@ -448,19 +449,10 @@ pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u3
 }
 
 fn refused(op: &Op, explanation: String, fix: &str) -> WriteOutcome {
-    WriteOutcome {
-        op: op.clone(),
-        old: None,
-        new_readback: None,
-        result: Err(WriteError {
-            errno: None,
-            what: op.describe(),
-            explanation,
-            fix: Some(fix.into()),
-        }),
-        notes: Vec::new(),
-        offer: None,
-    }
+    WriteOutcome::failed(
+        op.clone(),
+        WriteError::refused(op.describe(), explanation, Some(fix.into())),
+    )
 }
 
 /// [`writer::leaf_fix_in`] after the guard's check: the fix moves every

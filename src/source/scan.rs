@@ -26,7 +26,7 @@
 use super::hier::{self, FsError, Hier};
 use crate::cgroupfs::{self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat};
 use crate::model::path::parent_bytes;
-use crate::model::{GroupPath, GroupSample, HotStats, ScanCost, Unreadable};
+use crate::model::{Errno, GroupPath, GroupSample, HotStats, ScanCost, Unreadable};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
@@ -220,11 +220,7 @@ fn count_kept(e: &Entry) -> usize {
 
 /// Out of descriptors (EMFILE, ENFILE).
 fn is_fd_shortage(e: &FsError) -> bool {
-    matches!(
-        e.errno(),
-        Some(e) if e == rustix::io::Errno::MFILE.raw_os_error()
-            || e == rustix::io::Errno::NFILE.raw_os_error()
-    )
+    matches!(e.errno(), Some(Errno::MFILE | Errno::NFILE))
 }
 
 impl Scanner {
@@ -677,7 +673,7 @@ fn list_dir(
         // below it can be opened. Kept as a group whose hot files all
         // fail, so that its row says why (and that groups below it are
         // not shown) instead of vanishing
-        Err(FsError::Errno(e)) if e == rustix::io::Errno::NAMETOOLONG.raw_os_error() => {
+        Err(FsError::Errno(Errno::NAMETOOLONG)) => {
             return Some(((1u8 << HOT.len()) - 1, Vec::new()));
         }
         Err(_) => return None,
