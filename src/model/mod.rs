@@ -10,6 +10,7 @@ pub mod errno;
 pub mod explain;
 pub mod input;
 pub mod limits;
+pub mod mountinfo;
 pub mod outcome;
 pub mod path;
 pub mod rates;

@@ -28,12 +28,13 @@
 use super::hier::{self, Hier};
 use super::writer;
 use crate::cgroupfs::files;
+use crate::model::mountinfo::MountEntry;
 use crate::model::outcome::{WriteError, WriteOutcome};
 use crate::model::write::{Mover, Op, WriteEffect};
 use crate::model::GroupPath;
 use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What a process is to the operator; the order is precedence (a process
 /// that is both cgtop's ancestor and on its tty is `Session`).
@@ -224,8 +225,8 @@ impl Protected {
     /// reads). Anything unreadable is left out; the root is always
     /// protected.
     pub fn discover_for(view_root: &Path, subject: u32) -> Self {
-        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-        let mapping = view_mapping(&mountinfo, view_root);
+        let mounts = super::mount::read_mountinfo().unwrap_or_default();
+        let mapping = view_mapping(&mounts, view_root);
         let table = read_table();
         let tids = read_tids(subject);
         let roles = roles(subject, &tids, &table);
@@ -507,56 +508,27 @@ pub fn v2_path(proc_cgroup: &str) -> Option<&str> {
     Some(p.strip_suffix(" (deleted)").unwrap_or(p))
 }
 
-/// Undoes mountinfo's octal escapes ("\040" for a space).
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let octal = b
-            .get(i + 1..i + 4)
-            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match (b[i], octal) {
-            (b'\\', Some(d)) => {
-                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
-                i += 4;
-            }
-            (c, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The cgroup2 mounts in mountinfo text: (root within the filesystem,
+/// The cgroup2 mounts among `mounts`: (root within the filesystem,
 /// mount point).
-pub fn cgroup2_mounts(mountinfo: &str) -> Vec<(String, PathBuf)> {
-    mountinfo
-        .lines()
-        .filter_map(|line| {
-            let (left, right) = line.split_once(" - ")?;
-            if right.split(' ').next()? != "cgroup2" {
-                return None;
-            }
-            let l: Vec<&str> = left.split(' ').collect();
-            Some((unescape(l.get(3)?), PathBuf::from(unescape(l.get(4)?))))
-        })
+pub fn cgroup2_mounts(mounts: &[MountEntry]) -> Vec<(&Path, &Path)> {
+    mounts
+        .iter()
+        .filter(|m| m.fs_type == "cgroup2")
+        .map(|m| (m.root.as_path(), m.mount_point.as_path()))
         .collect()
 }
 
 /// For the directory cgtop views: the cgroup2 mount it lies on (the one
 /// with the longest matching mount point) as (the mount's root within the
 /// filesystem, the view's path below the mount point).
-pub fn view_mapping(mountinfo: &str, view_root: &Path) -> Option<(GroupPath, GroupPath)> {
-    cgroup2_mounts(mountinfo)
+pub fn view_mapping(mounts: &[MountEntry], view_root: &Path) -> Option<(GroupPath, GroupPath)> {
+    cgroup2_mounts(mounts)
         .into_iter()
         .filter_map(|(root, point)| {
-            let below = view_root.strip_prefix(&point).ok()?;
+            let below = view_root.strip_prefix(point).ok()?;
             Some((
                 point.as_os_str().len(),
-                GroupPath::parse(root.as_bytes()).ok()?,
+                GroupPath::parse(root.as_os_str().as_bytes()).ok()?,
                 GroupPath::parse(below.as_os_str().as_bytes()).ok()?,
             ))
         })
@@ -593,6 +565,10 @@ mod tests {
 701 690 0:30 /docker/abc/x /mnt/cg\\040x rw - cgroup2 cgroup rw
 ";
 
+    fn mounts(text: &str) -> Vec<MountEntry> {
+        crate::model::mountinfo::parse(text.as_bytes())
+    }
+
     #[test]
     fn proc_cgroup_v2_line() {
         let hybrid = "9:name=systemd:/\n4:memory:/process_api/512ab\n0::/\n";
@@ -608,30 +584,31 @@ mod tests {
 
     #[test]
     fn mounts_and_view_mapping() {
+        let (hybrid, container) = (mounts(HYBRID), mounts(CONTAINER));
         assert_eq!(
-            cgroup2_mounts(HYBRID),
-            vec![("/".to_owned(), PathBuf::from("/sys/fs/cgroup/unified"))]
+            cgroup2_mounts(&hybrid),
+            vec![(Path::new("/"), Path::new("/sys/fs/cgroup/unified"))]
         );
         // the hybrid host: the v2 mount is /sys/fs/cgroup/unified, root "/"
         assert_eq!(
-            view_mapping(HYBRID, Path::new("/sys/fs/cgroup/unified")),
+            view_mapping(&hybrid, Path::new("/sys/fs/cgroup/unified")),
             Some((GroupPath::root(), GroupPath::root()))
         );
         // --root pointing below the mount point (a delegated subtree)
         assert_eq!(
-            view_mapping(HYBRID, Path::new("/sys/fs/cgroup/unified/user.slice")),
+            view_mapping(&hybrid, Path::new("/sys/fs/cgroup/unified/user.slice")),
             Some((GroupPath::root(), g("user.slice")))
         );
         // not on cgroup2 at all (a fixture tree)
-        assert_eq!(view_mapping(HYBRID, Path::new("/tmp/fixture")), None);
+        assert_eq!(view_mapping(&hybrid, Path::new("/tmp/fixture")), None);
         // a container: the mount shows only /docker/abc; the longest mount
         // point wins, and escapes are undone
         assert_eq!(
-            view_mapping(CONTAINER, Path::new("/sys/fs/cgroup")),
+            view_mapping(&container, Path::new("/sys/fs/cgroup")),
             Some((g("docker/abc"), GroupPath::root()))
         );
         assert_eq!(
-            view_mapping(CONTAINER, Path::new("/mnt/cg x/y")),
+            view_mapping(&container, Path::new("/mnt/cg x/y")),
             Some((g("docker/abc/x"), g("y")))
         );
     }
