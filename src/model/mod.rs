@@ -13,6 +13,7 @@ pub mod limits;
 pub mod mountinfo;
 pub mod outcome;
 pub mod path;
+pub mod procstat;
 pub mod rates;
 pub mod snapshot;
 pub mod text;

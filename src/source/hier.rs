@@ -335,6 +335,15 @@ impl Hier {
             .map_err(FsError::from_errno)
     }
 
+    /// The owner (uid) of `rel` below the root, not followed if a
+    /// symlink: for `/proc/PID`, the process's effective uid.
+    pub fn owner_of(&self, rel: &Path) -> Result<u32, FsError> {
+        let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
+        rustix::fs::fstat(&fd)
+            .map(|s| s.st_uid)
+            .map_err(FsError::from_errno)
+    }
+
     /// Whether `rel` is a regular file (not followed if a symlink).
     pub fn is_file(&self, rel: &Path) -> Result<(), FsError> {
         let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
