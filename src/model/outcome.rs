@@ -210,10 +210,8 @@ mod tests {
             "done: set memory.max of /a to 1000; the kernel stored 0 in memory.max, not 1000 \
              (it keeps whole pages)"
         );
-        let failed = WriteOutcome {
-            result: Err(explain(&op, Errno::ACCESS, &existing())),
-            ..o
-        };
+        let failed = WriteOutcome::failed(op.clone(), explain(&op, Errno::ACCESS, &existing()))
+            .with_values(o.old.clone(), o.new_readback.clone());
         assert_eq!(failed.undo(), None);
         assert_eq!(failed.stored_differs(), None);
         assert_eq!(failed.errno(), Some(Errno::ACCESS));

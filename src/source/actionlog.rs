@@ -758,8 +758,9 @@ mod tests {
              stored \"default 200\\n8:0 50\" ok"
         );
         let rm = remove_group(&a);
-        let failed = WriteOutcome {
-            result: Err(explain(
+        let failed = WriteOutcome::failed(
+            rm.clone(),
+            explain(
                 &rm,
                 Errno::BUSY,
                 &ErrorContext {
@@ -768,19 +769,16 @@ mod tests {
                     nr_children: Some(0),
                     ..ErrorContext::default()
                 },
-            )),
-            ..ok(rm.clone(), None, None)
-        };
+            ),
+        );
         assert_eq!(
             format_line(T, &failed),
             "2024-05-01T12:00:00Z /a/b rmdir failed \"rmdir /a/b: /a/b still has 1 process and 0 \
              child groups; only an empty group can be removed (remove the child groups first, \
              and move its processes out or kill them) [EBUSY]\""
         );
-        let noted = WriteOutcome {
-            notes: vec!["sent SIGKILL to 2 processes".into()],
-            ..ok(kill(&g("odd name")), None, None)
-        };
+        let noted = ok(kill(&g("odd name")), None, None)
+            .with_notes(vec!["sent SIGKILL to 2 processes".into()]);
         assert_eq!(
             format_line(T, &noted),
             "2024-05-01T12:00:00Z \"/odd name\" cgroup.kill - to 1 ok note \
