@@ -1,4 +1,7 @@
-//! `/proc/PID/stat` text -> the fields the process list uses ([`ProcStat`]).
+//! `/proc/PID/stat` text -> its fields ([`StatLine`], the one parser of
+//! it), and the fields the process list uses ([`ProcStat`]). The guard
+//! (`source::safety`) and the kill fallback (`source::writer`) read their
+//! fields from a [`StatLine`] too.
 //!
 //! The command name sits between the first `(` and the LAST `)`: a process
 //! names itself (prctl, or the file it exec'd), so the name may hold
@@ -6,6 +9,49 @@
 //! as bytes and counted from the end. Fields are numbered as in proc(5).
 //!
 //! Must not depend on: the filesystem, the clock, the terminal.
+
+/// One /proc/PID/stat text split into its fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatLine<'a> {
+    /// (1) pid.
+    pub pid: u32,
+    /// (2) the command name's bytes, without its parentheses.
+    pub comm: &'a [u8],
+    /// Fields 3 and on.
+    rest: Vec<&'a str>,
+}
+
+impl<'a> StatLine<'a> {
+    /// Splits the text; `None` without a pid and a parenthesised name, or
+    /// when what follows the name is not text.
+    pub fn parse(text: &'a [u8]) -> Option<Self> {
+        let open = text.iter().position(|&b| b == b'(')?;
+        let close = text.iter().rposition(|&b| b == b')')?;
+        let pid = std::str::from_utf8(text.get(..open)?)
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
+        let comm = text.get(open + 1..close)?;
+        let rest = std::str::from_utf8(text.get(close + 1..)?).ok()?;
+        Some(Self {
+            pid,
+            comm,
+            rest: rest.split_ascii_whitespace().collect(),
+        })
+    }
+
+    /// Field `n` (numbered as in proc(5), from 3) as text.
+    pub fn field(&self, n: usize) -> Option<&'a str> {
+        self.rest.get(n.checked_sub(3)?).copied()
+    }
+
+    /// Field `n` as a number of type `T`; `None` when missing, negative
+    /// for an unsigned `T`, or out of range.
+    pub fn number<T: std::str::FromStr>(&self, n: usize) -> Option<T> {
+        self.field(n)?.parse().ok()
+    }
+}
 
 /// What the process list takes from /proc/PID/stat.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,31 +75,20 @@ pub struct ProcStat {
 impl ProcStat {
     /// Parses the text; `None` when a field is missing or not a number.
     pub fn parse(text: &[u8]) -> Option<Self> {
-        let open = text.iter().position(|&b| b == b'(')?;
-        let close = text.iter().rposition(|&b| b == b')')?;
-        let pid = std::str::from_utf8(text.get(..open)?)
-            .ok()?
-            .trim()
-            .parse()
-            .ok()?;
-        let comm = text.get(open + 1..close)?.to_vec();
-        let rest = std::str::from_utf8(text.get(close + 1..)?).ok()?;
-        // rest[0] is field 3
-        let f: Vec<&str> = rest.split_ascii_whitespace().collect();
-        let n = |field: usize| f.get(field - 3)?.parse::<u64>().ok();
-        let mut state = f.first()?.chars();
+        let line = StatLine::parse(text)?;
+        let mut state = line.field(3)?.chars();
         let st = state.next()?;
         if state.next().is_some() {
             return None;
         }
         Some(Self {
-            pid,
-            comm,
+            pid: line.pid,
+            comm: line.comm.to_vec(),
             state: st,
-            utime: n(14)?,
-            stime: n(15)?,
-            starttime: n(22)?,
-            rss: n(24)?,
+            utime: line.number(14)?,
+            stime: line.number(15)?,
+            starttime: line.number(22)?,
+            rss: line.number(24)?,
         })
     }
 }
@@ -102,6 +137,24 @@ mod tests {
                 .comm,
             b""
         );
+    }
+
+    #[test]
+    fn fields_by_number() {
+        let l = StatLine::parse(BASH.as_bytes()).unwrap();
+        assert_eq!((l.pid, l.comm), (1234, &b"bash"[..]));
+        assert_eq!(l.field(3), Some("S"));
+        assert_eq!(l.number::<u32>(4), Some(1200));
+        assert_eq!(l.number::<i64>(8), Some(1234));
+        assert_eq!(l.number::<u64>(9), Some(4_194_560));
+        assert_eq!(l.field(2), None, "the name is not a field here");
+        assert_eq!(l.field(0), None);
+        assert_eq!(l.field(200), None);
+        // a line cut after the terminal: its fields so far
+        let short = StatLine::parse(b"9 (cargo) S 8 9 0 0 -1").unwrap();
+        assert_eq!(short.number::<i32>(8), Some(-1));
+        assert_eq!(short.number::<u32>(8), None, "negative is not unsigned");
+        assert_eq!(short.field(9), None);
     }
 
     #[test]

@@ -30,6 +30,7 @@ use super::writer;
 use crate::cgroupfs::files;
 use crate::model::mountinfo::MountEntry;
 use crate::model::outcome::{WriteError, WriteOutcome};
+use crate::model::procstat::StatLine;
 use crate::model::write::{Mover, Op, WriteEffect};
 use crate::model::GroupPath;
 use std::collections::BTreeMap;
@@ -286,21 +287,17 @@ pub struct ProcEntry {
 }
 
 impl ProcEntry {
-    /// Parses stat text: the command name is between the first "(" and
-    /// the last ")" (it may hold both); then state, ppid, pgrp, session,
-    /// tty_nr.
-    pub fn parse(stat: &str, uid: u32) -> Option<Self> {
-        let open = stat.find('(')?;
-        let close = stat.rfind(')')?;
-        let pid = stat[..open].trim().parse().ok()?;
-        let comm = stat.get(open + 1..close)?.to_owned();
-        let f: Vec<&str> = stat[close + 1..].split_ascii_whitespace().collect();
+    /// Parses stat text ([`StatLine`]): then state, ppid, pgrp, session,
+    /// tty_nr. The name is made text for [`is_multiplexer`] (a byte that
+    /// is not UTF-8 must not drop the process from the table).
+    pub fn parse(stat: &[u8], uid: u32) -> Option<Self> {
+        let l = StatLine::parse(stat)?;
         Some(Self {
-            pid,
-            ppid: f.get(1)?.parse().ok()?,
-            sid: f.get(3)?.parse().ok()?,
-            tty_nr: f.get(4)?.parse::<i64>().ok()?.try_into().ok()?,
-            comm,
+            pid: l.pid,
+            ppid: l.number(4)?,
+            sid: l.number(6)?,
+            tty_nr: l.number::<i64>(7)?.try_into().ok()?,
+            comm: String::from_utf8_lossy(l.comm).into_owned(),
             uid,
         })
     }
@@ -394,7 +391,7 @@ fn read_table() -> Vec<ProcEntry> {
         })
         .filter_map(|e| {
             let uid = e.metadata().ok()?.uid();
-            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            let stat = std::fs::read(e.path().join("stat")).ok()?;
             ProcEntry::parse(&stat, uid)
         })
         .collect()
@@ -641,7 +638,7 @@ mod tests {
 
     #[test]
     fn stat_lines() {
-        let e = ProcEntry::parse("1234 (bash) S 1200 1234 1190 34816 1234 4194560", 1000).unwrap();
+        let e = ProcEntry::parse(b"1234 (bash) S 1200 1234 1190 34816 1234 4194560", 1000).unwrap();
         assert_eq!(
             e,
             ProcEntry {
@@ -653,18 +650,21 @@ mod tests {
                 uid: 1000,
             }
         );
-        let odd = ProcEntry::parse("77 (a) b (c)) R 5 77 60 0 -1", 0).unwrap();
+        let odd = ProcEntry::parse(b"77 (a) b (c)) R 5 77 60 0 -1", 0).unwrap();
         assert_eq!(
             (odd.comm.as_str(), odd.ppid, odd.sid, odd.tty_nr),
             ("a) b (c)", 5, 60, 0)
         );
         // the leader in another PID namespace: the kernel says 0
         assert_eq!(
-            ProcEntry::parse("9 (cargo) S 8 9 0 0 -1", 0).unwrap().sid,
+            ProcEntry::parse(b"9 (cargo) S 8 9 0 0 -1", 0).unwrap().sid,
             0
         );
-        assert_eq!(ProcEntry::parse("9 (cargo) S 8", 0), None);
-        assert_eq!(ProcEntry::parse("garbage", 0), None);
+        assert_eq!(ProcEntry::parse(b"9 (cargo) S 8", 0), None);
+        assert_eq!(ProcEntry::parse(b"garbage", 0), None);
+        // a name that is not UTF-8 keeps the process in the table
+        let bad = ProcEntry::parse(b"5 (tmux\xff) S 1 5 5 0 -1", 0).unwrap();
+        assert_eq!((bad.comm.as_str(), bad.ppid), ("tmux\u{fffd}", 1));
     }
 
     fn entry(pid: u32, parent: u32, sid: u32, tty_nr: u32, comm: &str) -> ProcEntry {

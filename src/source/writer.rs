@@ -20,6 +20,7 @@ use crate::cgroupfs::{self, files, CgroupType, Controllers};
 use crate::model::errno::{self, Errno};
 use crate::model::explain::{self, explain, offer_for, Availability};
 use crate::model::input::ControllerChange;
+use crate::model::procstat::StatLine;
 use crate::model::write::{self, Op, WriteKind, WriteOp};
 use crate::model::GroupPath;
 use std::io::Write as _;
@@ -199,7 +200,7 @@ pub enum NotSignalled {
 pub fn may_signal(
     pid: u32,
     self_pid: u32,
-    stat: &str,
+    stat: &[u8],
     cgroup: &str,
     want: &str,
 ) -> Result<(), NotSignalled> {
@@ -209,11 +210,8 @@ pub fn may_signal(
     if pid == self_pid {
         return Err(NotSignalled::Itself);
     }
-    // fields after "(comm) ": state ppid pgrp session tty_nr tpgid flags
-    let flags = stat
-        .rsplit_once(") ")
-        .and_then(|(_, rest)| rest.split_ascii_whitespace().nth(6))
-        .and_then(|f| f.parse::<u64>().ok());
+    // field 9 of /proc/PID/stat: the task's flags
+    let flags = StatLine::parse(stat).and_then(|l| l.number::<u64>(9));
     match flags {
         Some(f) if f & PF_KTHREAD == 0 => {}
         Some(_) => return Err(NotSignalled::KernelThread),
@@ -265,7 +263,8 @@ fn kill_checked(pid: u32, want: &str) -> Result<bool, Errno> {
         Err(Errno::SRCH) => return Ok(false),
         Err(_) => None,
     };
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // bytes: a name that is not UTF-8 must not make the process unreadable
+    let stat = std::fs::read(format!("/proc/{pid}/stat")).unwrap_or_default();
     let cgroup = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
     if may_signal(pid, std::process::id(), &stat, &cgroup, want).is_err() {
         return Ok(false);
@@ -647,7 +646,7 @@ mod tests {
 
     #[test]
     fn who_the_kill_fallback_may_signal() {
-        let stat = |flags: u64| format!("42 (a b) S 1 42 42 0 -1 {flags} 0 0 0 0");
+        let stat = |flags: u64| format!("42 (a b) S 1 42 42 0 -1 {flags} 0 0 0 0").into_bytes();
         let here = "1:name=systemd:/\n0::/job/sub\n";
         assert_eq!(
             may_signal(42, 7, &stat(0x40_0100), here, "/job/sub"),
@@ -670,13 +669,18 @@ mod tests {
             Err(NotSignalled::NotInGroup)
         );
         assert_eq!(
-            may_signal(42, 7, "", here, "/job/sub"),
+            may_signal(42, 7, b"", here, "/job/sub"),
             Err(NotSignalled::NotInGroup),
             "no /proc entry: exited"
         );
+        // a name that is not UTF-8 (any user picks their own) is still read
+        assert_eq!(
+            may_signal(42, 7, b"42 (\xff) S 1 42 42 0 -1 256 0", here, "/job/sub"),
+            Ok(())
+        );
         // the host's kthreadd is a kernel thread
-        let kthreadd = std::fs::read_to_string("/proc/2/stat").unwrap_or_default();
-        if kthreadd.contains("(kthreadd)") {
+        let kthreadd = std::fs::read("/proc/2/stat").unwrap_or_default();
+        if kthreadd.windows(10).any(|w| w == b"(kthreadd)") {
             let cg = std::fs::read_to_string("/proc/2/cgroup").unwrap_or_default();
             let want = cg
                 .lines()
