@@ -88,7 +88,7 @@ pub fn offer_for(op: &Op, errno: Errno, ctx: &ErrorContext) -> Option<Offer> {
 }
 
 /// What was attempted, as messages name it: "/a/b/memory.max", "mkdir /a/b".
-pub fn what(op: &Op) -> String {
+fn what(op: &Op) -> String {
     match op {
         Op::CreateGroup(p) => format!("mkdir {p}"),
         Op::RemoveGroup(p) => format!("rmdir {p}"),
