@@ -9,6 +9,7 @@
 pub mod errno;
 pub mod explain;
 pub mod input;
+pub mod killable;
 pub mod limits;
 pub mod mountinfo;
 pub mod outcome;
