@@ -256,6 +256,24 @@ mod tests {
     }
 
     #[test]
+    fn this_hosts_mountinfo_parses_whole() {
+        // the live text: every line is a mount the parser understands
+        // (reading /proc itself needs its own mount)
+        let text = std::fs::read("/proc/self/mountinfo").unwrap();
+        let lines = text
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count();
+        let mounts = read_mountinfo().unwrap();
+        assert!(
+            mounts.len() >= lines.saturating_sub(2),
+            "{} of {lines}",
+            mounts.len()
+        );
+        assert!(mounts.iter().any(|m| m.fs_type == "proc"), "{mounts:?}");
+    }
+
+    #[test]
     fn escaped_mountpoint() {
         let m = parse_mountinfo("1 2 0:1 / /mnt/cg\\040two rw - cgroup2 none rw\n").unwrap();
         assert_eq!(m.root, PathBuf::from("/mnt/cg two"));
