@@ -7,6 +7,7 @@ use cgtop::model::text::escape;
 use cgtop::model::GroupPath;
 use cgtop::options::{Options, Output};
 use cgtop::run::{self, SetupError};
+use cgtop::source::scan::{self, ScanConfig};
 use clap::Parser;
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
@@ -124,7 +125,11 @@ fn main() -> ExitCode {
         read_only: cli.read_only,
         mouse: cli.mouse,
         machine_cpu: cli.machine_cpu,
-        max_kept_fds: cli.max_kept_fds,
+        // the descriptor budget is decided here, once: RLIMIT_NOFILE is
+        // raised as far as it needs, and the scanner is given the result
+        max_kept_fds: Some(scan::fd_budget(
+            cli.max_kept_fds.unwrap_or(ScanConfig::default().max_kept),
+        )),
         brief: cli.brief,
     };
     match run::run(&opts) {

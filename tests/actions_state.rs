@@ -34,7 +34,10 @@ mod common;
 use cgtop::app::actions::{Confirm, Field, FieldKind, LimitsForm, WriteRequest};
 use cgtop::app::{App, Effect, Level, Mode, Pane};
 use cgtop::cgroupfs::{CpuMax, DevId, Limit};
-use cgtop::model::{ControllerChange, GroupPath, IoMaxSet, MemoryFile, Op, WriteKind, WriteOp};
+use cgtop::model::explain::{explain, offer_for};
+use cgtop::model::{
+    ControllerChange, Errno, GroupPath, IoMaxSet, MemoryFile, Op, WriteKind, WriteOp,
+};
 use cgtop::source::collector::{Collector, Command};
 use cgtop::source::safety::{typed_prompt, Danger, Harm, Protected, Role};
 use cgtop::source::writer::{self, Offer, WriteOutcome};
@@ -153,11 +156,11 @@ fn done(op: Op, old: Option<&str>) -> WriteOutcome {
 
 /// The outcome the writer makes when the kernel refuses `op` with `errno`
 /// on the tree at `root`: its explanation and its offer, from the tree.
-fn refused(root: &Path, op: Op, errno: i32) -> WriteOutcome {
+fn refused(root: &Path, op: Op, errno: Errno) -> WriteOutcome {
     let ctx = writer::gather_context(root, &op, errno);
     WriteOutcome {
-        result: Err(writer::explain(&op, errno, &ctx)),
-        offer: writer::offer_for(&op, errno, &ctx),
+        result: Err(explain(&op, errno, &ctx)),
+        offer: offer_for(&op, errno, &ctx),
         old: None,
         new_readback: None,
         notes: Vec::new(),
@@ -176,9 +179,9 @@ fn finished(a: &mut App, c: &mut Collector, outcomes: Vec<WriteOutcome>) -> Vec<
     )
 }
 
-const EBUSY: i32 = 16;
-const ENOENT: i32 = 2;
-const EACCES: i32 = 13;
+const EBUSY: Errno = Errno::BUSY;
+const ENOENT: Errno = Errno::NOENT;
+const EACCES: Errno = Errno::ACCESS;
 
 // ---------------------------------------------------------------------------
 // Controllers (c).

@@ -23,7 +23,8 @@ mod common;
 use cgtop::app::actions::LogEntry;
 use cgtop::app::{App, Msg};
 use cgtop::cgroupfs::Limit;
-use cgtop::model::{ControllerChange, GroupPath, MemoryFile};
+use cgtop::model::explain::{explain, offer_for};
+use cgtop::model::{ControllerChange, Errno, GroupPath, MemoryFile};
 use cgtop::source::actionlog::{LogPlace, Skipped, Source, Unsafe};
 use cgtop::source::collector::Collector;
 use cgtop::source::safety::Protected;
@@ -200,10 +201,10 @@ fn leaf_fix() {
         &GroupPath::new("batch"),
         &[ControllerChange::enable("cpu")],
     );
-    let ctx = writer::gather_context(d.path(), &op, 16);
+    let ctx = writer::gather_context(d.path(), &op, Errno::BUSY);
     let out = WriteOutcome {
-        result: Err(writer::explain(&op, 16, &ctx)),
-        offer: writer::offer_for(&op, 16, &ctx),
+        result: Err(explain(&op, Errno::BUSY, &ctx)),
+        offer: offer_for(&op, Errno::BUSY, &ctx),
         old: None,
         new_readback: None,
         notes: Vec::new(),
@@ -228,9 +229,9 @@ fn message_after_an_error() {
         MemoryFile::Max,
         Limit::Value(536_870_912),
     );
-    let ctx = writer::gather_context(d.path(), &op, 13);
+    let ctx = writer::gather_context(d.path(), &op, Errno::ACCESS);
     let out = WriteOutcome {
-        result: Err(writer::explain(&op, 13, &ctx)),
+        result: Err(explain(&op, Errno::ACCESS, &ctx)),
         offer: None,
         old: Some("max\n".into()),
         new_readback: Some("max\n".into()),
@@ -267,9 +268,9 @@ fn action_log_two_entries() {
         &GroupPath::new("batch"),
         &[ControllerChange::enable("cpu")],
     );
-    let ctx = writer::gather_context(d.path(), &op, 16);
+    let ctx = writer::gather_context(d.path(), &op, Errno::BUSY);
     let failed = WriteOutcome {
-        result: Err(writer::explain(&op, 16, &ctx)),
+        result: Err(explain(&op, Errno::BUSY, &ctx)),
         offer: None,
         old: Some(String::new()),
         new_readback: None,

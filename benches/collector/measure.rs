@@ -11,7 +11,7 @@ use anyhow::{bail, Result};
 use cgtop::model::tree::{RowOptions, Tree};
 use cgtop::model::GroupPath;
 use cgtop::source::collector::{thread_cpu_time, Collector, CollectorConfig, Refresh};
-use cgtop::source::scan::{ScanConfig, Scanner};
+use cgtop::source::scan::{self, ScanConfig, Scanner};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -172,11 +172,20 @@ pub fn focus_of(root: &Path) -> GroupPath {
         .map_or_else(GroupPath::root, |k| GroupPath::new(k))
 }
 
+/// The scanner settings cgtop starts with: the default, with the
+/// descriptor budget decided as `main` decides it (raising RLIMIT_NOFILE).
+fn start_up_scan_config() -> ScanConfig {
+    ScanConfig {
+        max_kept: scan::fd_budget(ScanConfig::default().max_kept),
+        ..ScanConfig::default()
+    }
+}
+
 fn collector(root: &Path) -> Collector {
     let mut c = Collector::new(CollectorConfig {
         root: root.to_path_buf(),
         start: GroupPath::root(),
-        scan: ScanConfig::default(),
+        scan: start_up_scan_config(),
         full_detail: false,
         sys_dev_block: PathBuf::from("/sys/dev/block"),
     });
@@ -617,7 +626,7 @@ fn shared_scanner<'a>(shared: &'a mut Shared, root: &Path) -> &'a Rc<RefCell<Sca
             root.to_path_buf(),
             ScanConfig {
                 rewalk_every: 0,
-                ..ScanConfig::default()
+                ..start_up_scan_config()
             },
         );
         // the first scan lists the tree and opens the files

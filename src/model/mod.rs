@@ -1,23 +1,31 @@
 //! PURE: what cgtop knows about the cgroup tree, independent of where it
 //! came from. Snapshots of samples, rates between two snapshots, the tree
-//! with its ordering and filter, parsing of what an operator types, and
-//! writes as values.
+//! with its ordering and filter, parsing of what an operator types,
+//! writes as values, their outcomes, and the words for a failed one.
 //!
 //! Must not depend on: the filesystem, the clock, the terminal
 //! (no `std::fs`, no `Instant::now`, no ratatui/crossterm).
 
+pub mod errno;
+pub mod explain;
 pub mod host;
 pub mod input;
+pub mod killable;
 pub mod limits;
+pub mod mountinfo;
+pub mod outcome;
 pub mod path;
+pub mod procstat;
 pub mod rates;
 pub mod snapshot;
 pub mod text;
 pub mod tree;
 pub mod write;
 
+pub use errno::Errno;
 pub use host::HostInfo;
 pub use input::{ControllerChange, InputError, IoMaxSet, MemoryFile};
+pub use outcome::{Offer, WriteError, WriteOutcome};
 pub use path::GroupPath;
 pub use rates::{GroupRates, IoRates};
 pub use snapshot::{

@@ -45,11 +45,11 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
-use super::writer::WriteOutcome;
+use crate::model::outcome::WriteOutcome;
 use crate::model::text;
 use crate::model::write::Op;
+use crate::model::Errno;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat, CWD};
-use rustix::io::Errno;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io::Write as _;
@@ -312,7 +312,7 @@ pub enum Unsafe {
     NotPlain(PathBuf),
     Io {
         path: PathBuf,
-        errno: i32,
+        errno: Errno,
     },
 }
 
@@ -343,12 +343,7 @@ impl fmt::Display for Unsafe {
             Self::NotPlain(path) => {
                 write!(f, "{} is not a plain absolute path", p(path))
             }
-            Self::Io { path, errno } => write!(
-                f,
-                "{}: {}",
-                p(path),
-                std::io::Error::from_raw_os_error(*errno)
-            ),
+            Self::Io { path, errno } => write!(f, "{}: {}", p(path), std::io::Error::from(*errno)),
         }
     }
 }
@@ -495,7 +490,7 @@ fn walk(path: &Path, euid: u32, create: bool) -> Result<Option<OwnedFd>, Unsafe>
     let not_plain = || Unsafe::NotPlain(path.to_owned());
     let io = |at: &Path, e: Errno| Unsafe::Io {
         path: at.to_owned(),
-        errno: e.raw_os_error(),
+        errno: e,
     };
     let mut names = Vec::new();
     for c in path.components() {
@@ -574,7 +569,7 @@ fn refusal(dir: &OwnedFd, name: &OsStr, at: &Path, e: Errno) -> Unsafe {
         Ok(_) if e == Errno::NXIO => Unsafe::NotRegular(at.to_owned()),
         _ => Unsafe::Io {
             path: at.to_owned(),
-            errno: e.raw_os_error(),
+            errno: e,
         },
     }
 }
@@ -672,25 +667,17 @@ impl ActionLog {
 mod tests {
     use super::*;
     use crate::cgroupfs::{CpuMax, Limit};
+    use crate::model::explain::{explain, ErrorContext};
     use crate::model::input::MemoryFile;
     use crate::model::write::*;
     use crate::model::GroupPath;
-    use crate::source::writer::{explain, ErrorContext};
-    use rustix::io::Errno;
 
     fn g(s: &str) -> GroupPath {
         GroupPath::new(s)
     }
 
     fn ok(op: Op, old: Option<&str>, rb: Option<&str>) -> WriteOutcome {
-        WriteOutcome {
-            op,
-            old: old.map(str::to_owned),
-            new_readback: rb.map(str::to_owned),
-            result: Ok(()),
-            notes: vec![],
-            offer: None,
-        }
+        WriteOutcome::done(op, old.map(str::to_owned), rb.map(str::to_owned))
     }
 
     #[test]
@@ -771,29 +758,27 @@ mod tests {
              stored \"default 200\\n8:0 50\" ok"
         );
         let rm = remove_group(&a);
-        let failed = WriteOutcome {
-            result: Err(explain(
+        let failed = WriteOutcome::failed(
+            rm.clone(),
+            explain(
                 &rm,
-                Errno::BUSY.raw_os_error(),
+                Errno::BUSY,
                 &ErrorContext {
                     group_exists: true,
                     nr_procs: Some(1),
                     nr_children: Some(0),
                     ..ErrorContext::default()
                 },
-            )),
-            ..ok(rm.clone(), None, None)
-        };
+            ),
+        );
         assert_eq!(
             format_line(T, &failed),
             "2024-05-01T12:00:00Z /a/b rmdir failed \"rmdir /a/b: /a/b still has 1 process and 0 \
              child groups; only an empty group can be removed (remove the child groups first, \
              and move its processes out or kill them) [EBUSY]\""
         );
-        let noted = WriteOutcome {
-            notes: vec!["sent SIGKILL to 2 processes".into()],
-            ..ok(kill(&g("odd name")), None, None)
-        };
+        let noted = ok(kill(&g("odd name")), None, None)
+            .with_notes(vec!["sent SIGKILL to 2 processes".into()]);
         assert_eq!(
             format_line(T, &noted),
             "2024-05-01T12:00:00Z \"/odd name\" cgroup.kill - to 1 ok note \

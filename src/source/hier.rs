@@ -21,9 +21,9 @@
 //! Paths given to it are relative to the root ("" is the root itself);
 //! [`group_rel`] is the one place that turns a [`GroupPath`] into one.
 
+use crate::model::errno::{self, Errno};
 use crate::model::GroupPath;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
-use rustix::io::Errno;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::fs::File;
@@ -75,7 +75,7 @@ pub enum FsError {
     /// The kernel's error: ENOENT (no such file: a controller that is off),
     /// ENODEV (the group was removed), ELOOP (a symlink, not followed),
     /// EXDEV (a path that would leave the hierarchy), EACCES, ...
-    Errno(i32),
+    Errno(Errno),
     /// Not a regular file: "a FIFO", "a socket", "a device", "a directory".
     NotRegular(&'static str),
     /// Larger than the cap: not read.
@@ -86,21 +86,21 @@ pub enum FsError {
 
 impl FsError {
     fn from_errno(e: Errno) -> Self {
-        Self::Errno(e.raw_os_error())
+        Self::Errno(e)
     }
 
     /// The file (or its group) is not there: ENOENT.
     pub fn is_absent(&self) -> bool {
-        *self == Self::Errno(Errno::NOENT.raw_os_error())
+        *self == Self::Errno(Errno::NOENT)
     }
 
     /// The group is gone (ENOENT, or ENODEV from a removed group's file).
     pub fn is_gone(&self) -> bool {
-        self.is_absent() || *self == Self::Errno(Errno::NODEV.raw_os_error())
+        self.is_absent() || *self == Self::Errno(Errno::NODEV)
     }
 
     /// The errno, where there is one.
-    pub fn errno(&self) -> Option<i32> {
+    pub fn errno(&self) -> Option<Errno> {
         match self {
             Self::Errno(e) => Some(*e),
             _ => None,
@@ -111,22 +111,17 @@ impl FsError {
 impl fmt::Display for FsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Self::Errno(e) if e == Errno::LOOP.raw_os_error() => {
+            Self::Errno(Errno::LOOP) => {
                 f.write_str("a symbolic link: not followed inside the hierarchy")
             }
-            Self::Errno(e) if e == Errno::XDEV.raw_os_error() => {
-                f.write_str("outside the hierarchy: not followed")
-            }
+            Self::Errno(Errno::XDEV) => f.write_str("outside the hierarchy: not followed"),
             // groups nested past PATH_MAX: the walk stops there (opening
             // them one component at a time would cost the square of the
             // depth, without bound), so say that something is below
-            Self::Errno(e) if e == Errno::NAMETOOLONG.raw_os_error() => f.write_str(
+            Self::Errno(Errno::NAMETOOLONG) => f.write_str(
                 "path longer than PATH_MAX (4096 bytes): not read, and no group below it is shown",
             ),
-            Self::Errno(e) => {
-                let s = std::io::Error::from_raw_os_error(e).to_string();
-                f.write_str(s.find(" (os error").map_or(&s[..], |i| &s[..i]))
-            }
+            Self::Errno(e) => f.write_str(&errno::strerror(e)),
             Self::NotRegular(kind) => write!(f, "{kind}, not a regular file: not read"),
             Self::TooLarge(cap) => write!(f, "file larger than {} KiB: not read", cap / 1024),
             Self::NotCgroup2 => f.write_str("not on a cgroup2 filesystem: nothing is written"),
@@ -340,6 +335,15 @@ impl Hier {
             .map_err(FsError::from_errno)
     }
 
+    /// The owner (uid) of `rel` below the root, not followed if a
+    /// symlink: for `/proc/PID`, the process's effective uid.
+    pub fn owner_of(&self, rel: &Path) -> Result<u32, FsError> {
+        let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
+        rustix::fs::fstat(&fd)
+            .map(|s| s.st_uid)
+            .map_err(FsError::from_errno)
+    }
+
     /// Whether `rel` is a regular file (not followed if a symlink).
     pub fn is_file(&self, rel: &Path) -> Result<(), FsError> {
         let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
@@ -518,7 +522,7 @@ pub fn read_capped(
         let got = match f.read_at(&mut buf[n..], n as u64) {
             Ok(g) => g,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(FsError::Errno(e.raw_os_error().unwrap_or(0))),
+            Err(e) => return Err(FsError::Errno(errno::of_io(&e))),
         };
         n += got;
         if n > cap {
@@ -555,14 +559,11 @@ mod tests {
             let open = |rel: &str| open_beneath(root, Path::new(rel), READ_FLAGS, fallback);
             assert!(open("a/b/cpu.stat").is_ok());
             assert!(open("").is_ok(), "the root itself");
-            let loop_ = FsError::Errno(Errno::LOOP.raw_os_error());
+            let loop_ = FsError::Errno(Errno::LOOP);
             assert_eq!(open("a/link").unwrap_err(), loop_, "fallback {fallback}");
             let e = open("a/dirlink/cpu.stat").unwrap_err();
-            assert!(
-                e == loop_ || e == FsError::Errno(Errno::NOTDIR.raw_os_error()),
-                "{e:?}"
-            );
-            let xdev = FsError::Errno(Errno::XDEV.raw_os_error());
+            assert!(e == loop_ || e == FsError::Errno(Errno::NOTDIR), "{e:?}");
+            let xdev = FsError::Errno(Errno::XDEV);
             assert_eq!(open("../x").unwrap_err(), xdev);
             assert_eq!(open("a/../../x").unwrap_err(), xdev);
             assert_eq!(open("/etc/passwd").unwrap_err(), xdev);

@@ -1,10 +1,12 @@
-//! Finding cgroup2: parse `/proc/self/mountinfo` (a pure function on its
-//! text), then check a `--root` directory's filesystem type.
+//! Finding cgroup2: read `/proc/self/mountinfo` ([`read_mountinfo`], the
+//! one reader; `model::mountinfo` parses it), pick the cgroup2 mount from
+//! its entries ([`find_cgroup`], pure), or check a `--root` directory's
+//! filesystem type.
 
 use super::hier::Hier;
+use crate::model::mountinfo::{self, MountEntry};
 use crate::model::{MountInfo, MountMode};
-use std::ffi::OsString;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 /// statfs f_type of cgroup v1.
 const CGROUP_SUPER_MAGIC: i64 = 0x0027_e0eb;
@@ -62,49 +64,19 @@ pub fn path_text(p: &Path) -> String {
     crate::model::text::escape(p.as_os_str().as_bytes()).into_owned()
 }
 
-/// Undoes mountinfo's octal escapes (`\040` for a space), to the path's
-/// bytes.
-fn unescape(s: &str) -> PathBuf {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    PathBuf::from(OsString::from_vec(out))
-}
-
-/// Finds the cgroup2 mount in mountinfo text and the controllers held by
+/// Finds the cgroup2 mount among the mounts and the controllers held by
 /// cgroup v1 mounts. PURE.
-pub fn parse_mountinfo(text: &str) -> Result<MountInfo, MountError> {
+pub fn find_cgroup(mounts: &[MountEntry]) -> Result<MountInfo, MountError> {
     let mut v2: Option<PathBuf> = None;
     let mut v1_controllers: Vec<String> = Vec::new();
     let mut any_v1 = false;
-    for line in text.lines() {
-        // fields: id parent maj:min root mountpoint opts [optional...] - fstype source superopts
-        let Some((left, right)) = line.split_once(" - ") else {
-            continue;
-        };
-        let l: Vec<&str> = left.split(' ').collect();
-        let r: Vec<&str> = right.split(' ').collect();
-        let (Some(mountpoint), Some(fstype)) = (l.get(4), r.first()) else {
-            continue;
-        };
-        match *fstype {
+    for m in mounts {
+        match m.fs_type.as_str() {
             // the first cgroup2 mount wins (a bind mount may follow)
-            "cgroup2" if v2.is_none() => v2 = Some(unescape(mountpoint)),
+            "cgroup2" if v2.is_none() => v2 = Some(m.mount_point.clone()),
             "cgroup" => {
                 any_v1 = true;
-                for opt in r.get(2).copied().unwrap_or("").split(',') {
+                for opt in m.super_options.split(',') {
                     if !matches!(
                         opt,
                         "rw" | "ro" | "" | "relatime" | "noatime" | "nosuid" | "nodev" | "noexec"
@@ -132,14 +104,24 @@ pub fn parse_mountinfo(text: &str) -> Result<MountInfo, MountError> {
     }
 }
 
+/// [`find_cgroup`] on mountinfo text. PURE.
+pub fn parse_mountinfo(text: &str) -> Result<MountInfo, MountError> {
+    find_cgroup(&mountinfo::parse(text.as_bytes()))
+}
+
+/// The mounts of this process, from `/proc/self/mountinfo`: the one
+/// reader of it.
+pub fn read_mountinfo() -> Result<Vec<MountEntry>, MountError> {
+    let text = std::fs::read("/proc/self/mountinfo").map_err(|e| MountError::Unreadable {
+        what: "/proc/self/mountinfo".into(),
+        err: e.to_string(),
+    })?;
+    Ok(mountinfo::parse(&text))
+}
+
 /// Finds the live hierarchy from `/proc/self/mountinfo`.
 pub fn discover() -> Result<MountInfo, MountError> {
-    let text =
-        std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| MountError::Unreadable {
-            what: "/proc/self/mountinfo".into(),
-            err: e.to_string(),
-        })?;
-    parse_mountinfo(&text)
+    find_cgroup(&read_mountinfo()?)
 }
 
 /// Checks a `--root` directory: a cgroup2 mount (or a directory inside
@@ -152,7 +134,7 @@ pub fn discover() -> Result<MountInfo, MountError> {
 /// changes nothing.
 pub fn check_root(dir: &Path) -> Result<(MountInfo, Hier), MountError> {
     let hier = Hier::open(dir).map_err(|e| {
-        if e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) {
+        if crate::model::errno::of_io(&e) == crate::model::Errno::NOTDIR {
             MountError::NotCgroup2 {
                 dir: dir.to_path_buf(),
                 found: "a file, not a directory".into(),
@@ -271,6 +253,24 @@ mod tests {
             msg.contains("cgroup v1 only") && msg.contains("systemd.unified_cgroup_hierarchy=1"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn this_hosts_mountinfo_parses_whole() {
+        // the live text: every line is a mount the parser understands
+        // (reading /proc itself needs its own mount)
+        let text = std::fs::read("/proc/self/mountinfo").unwrap();
+        let lines = text
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count();
+        let mounts = read_mountinfo().unwrap();
+        assert!(
+            mounts.len() >= lines.saturating_sub(2),
+            "{} of {lines}",
+            mounts.len()
+        );
+        assert!(mounts.iter().any(|m| m.fs_type == "proc"), "{mounts:?}");
     }
 
     #[test]

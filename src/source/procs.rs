@@ -1,5 +1,11 @@
 //! Processes of a group, from procfs, with CPU % between two refreshes.
 //!
+//! The reader takes its `/proc` as a [`Hier`] handle (the real one by
+//! default, a fixture directory in tests): every file is opened beneath
+//! it without following a symlink, non-blocking, regular files only, and
+//! read up to a cap; a pid whose entry is missing or unreadable is left
+//! out. `/proc/PID/stat` is parsed by [`crate::model::procstat`].
+//!
 //! A process's name and arguments are whatever bytes it chose (it can
 //! rename itself with `prctl(PR_SET_NAME)` or by exec'ing a file with any
 //! name), and a user name is whatever bytes /etc/passwd holds: all are
@@ -8,13 +14,15 @@
 //! ([`CAP_CMDLINE`], [`CAP_COMM`], [`CAP_PASSWD`]); a command line longer
 //! than its cap is cut and ends in `…`.
 
+use super::hier::Hier;
+use crate::model::procstat::ProcStat;
 use crate::model::text::escape;
 use crate::model::ProcessInfo;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// At most this much of /proc/PID/cmdline is read (the kernel allows
 /// arguments up to ARG_MAX, 2 MiB and more): the list shows one row a
@@ -26,27 +34,60 @@ pub const CAP_CMDLINE: usize = 4096;
 pub const CAP_COMM: usize = 256;
 /// /etc/passwd: read once per unknown uid, up to this much.
 pub const CAP_PASSWD: usize = 8 * 1024 * 1024;
+/// /proc/PID/stat is one line of 52 numbers and a name of at most 64
+/// bytes: well under a page.
+pub const CAP_STAT: usize = 4096;
 
 /// Keeps the previous CPU times so that the next read gives a rate.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ProcReader {
+    /// The /proc it reads.
+    proc: Hier,
+    /// The user database (`/etc/passwd`).
+    passwd: PathBuf,
     /// pid -> (starttime, utime+stime in ticks, when in seconds)
     prev: HashMap<u32, (u64, u64, f64)>,
     users: HashMap<u32, Vec<u8>>,
 }
 
+impl Default for ProcReader {
+    /// The system's `/proc` and `/etc/passwd`.
+    fn default() -> Self {
+        Self::new(
+            Hier::open_lenient(Path::new("/proc")),
+            PathBuf::from("/etc/passwd"),
+        )
+    }
+}
+
 impl ProcReader {
+    /// A reader of the /proc opened as `proc`, naming users from the
+    /// passwd file at `passwd`.
+    pub fn new(proc: Hier, passwd: PathBuf) -> Self {
+        Self {
+            proc,
+            passwd,
+            prev: HashMap::new(),
+            users: HashMap::new(),
+        }
+    }
+
     /// Reads the given pids. `now_secs` is the collector's clock.
     pub fn read(&mut self, pids: &[u32], now_secs: f64) -> Vec<ProcessInfo> {
         let tps = procfs::ticks_per_second() as f64;
         let mut next = HashMap::with_capacity(pids.len());
         let mut out = Vec::with_capacity(pids.len());
         for &pid in pids {
-            let Ok(p) = procfs::process::Process::new(i32::try_from(pid).unwrap_or(i32::MAX))
+            let dir = PathBuf::from(pid.to_string());
+            // the owner of /proc/PID is the process's (effective) uid
+            let Ok(uid) = self.proc.owner_of(&dir) else {
+                continue;
+            };
+            let Some(stat) = read_beneath(&self.proc, &dir.join("stat"), CAP_STAT)
+                .and_then(|(t, _)| ProcStat::parse(&t))
             else {
                 continue;
             };
-            let Ok(stat) = p.stat() else { continue };
             let ticks = stat.utime + stat.stime;
             let cpu_pct = self.prev.get(&pid).and_then(|&(start, t0, w0)| {
                 let dt = now_secs - w0;
@@ -54,16 +95,14 @@ impl ProcReader {
                     .then(|| (ticks - t0) as f64 / tps / dt * 100.0)
             });
             next.insert(pid, (stat.starttime, ticks, now_secs));
-            let uid = p.uid().unwrap_or(u32::MAX);
             let user = self.user_name(uid);
-            let dir = Path::new("/proc").join(pid.to_string());
-            let args = read_capped(&dir.join("cmdline"), CAP_CMDLINE, false);
+            let args = read_beneath(&self.proc, &dir.join("cmdline"), CAP_CMDLINE);
             let cmdline = match args {
                 Some((a, cut)) if !a.is_empty() => command_text(&a, cut),
                 // a kernel thread or a zombie has no arguments: its name
                 _ => {
-                    let comm = read_capped(&dir.join("comm"), CAP_COMM, false).map_or_else(
-                        || stat.comm.clone().into_bytes(),
+                    let comm = read_beneath(&self.proc, &dir.join("comm"), CAP_COMM).map_or_else(
+                        || stat.comm.clone(),
                         |(mut c, _)| {
                             if c.last() == Some(&b'\n') {
                                 c.pop();
@@ -91,7 +130,7 @@ impl ProcReader {
         if let Some(n) = self.users.get(&uid) {
             return n.clone();
         }
-        let name = read_capped(Path::new("/etc/passwd"), CAP_PASSWD, true)
+        let name = read_capped(&self.passwd, CAP_PASSWD, true)
             .and_then(|(t, _)| passwd_name(&t, uid))
             .unwrap_or_else(|| uid.to_string().into_bytes());
         self.users.insert(uid, name.clone());
@@ -130,6 +169,14 @@ pub fn passwd_name(text: &[u8], uid: u32) -> Option<Vec<u8>> {
     })
 }
 
+/// At most `cap` bytes of the regular file `rel` beneath `h` (opened
+/// without following any symlink, non-blocking), and whether there was
+/// more; `None` when it cannot be read.
+fn read_beneath(h: &Hier, rel: &Path, cap: usize) -> Option<(Vec<u8>, bool)> {
+    let f = h.open_read(rel).ok()?;
+    take_capped(f, cap)
+}
+
 /// At most `cap` bytes of a regular file (procfs files are), and whether
 /// there was more. Opened non-blocking (and, unless `follow`, without
 /// following a final symlink), so that nothing but a regular file is read
@@ -149,6 +196,10 @@ fn read_capped(path: &Path, cap: usize, follow: bool) -> Option<(Vec<u8>, bool)>
     if !t.is_file() {
         return None;
     }
+    take_capped(f, cap)
+}
+
+fn take_capped(f: File, cap: usize) -> Option<(Vec<u8>, bool)> {
     let mut buf = Vec::with_capacity(cap.min(4096) + 1);
     f.take(cap as u64 + 1).read_to_end(&mut buf).ok()?;
     let cut = buf.len() > cap;
@@ -214,6 +265,119 @@ mod tests {
         let link = d.path().join("link");
         std::os::unix::fs::symlink(&p, &link).unwrap();
         assert!(read_capped(&link, 16, false).is_none());
+    }
+
+    /// A /proc/PID/stat line with these times and name.
+    fn stat_line(pid: u32, comm: &[u8], utime: u64, starttime: u64) -> Vec<u8> {
+        let mut v = format!("{pid} (").into_bytes();
+        v.extend_from_slice(comm);
+        v.extend_from_slice(
+            format!(
+                ") S 1 {pid} {pid} 0 -1 4194560 0 0 0 0 {utime} 0 0 0 20 0 1 0 {starttime} \
+                 1000 25 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n"
+            )
+            .as_bytes(),
+        );
+        v
+    }
+
+    /// A fixture /proc: each process a directory with stat, status,
+    /// cmdline, comm and cgroup, as the kernel lays them out.
+    fn fixture(procs: &[(u32, &[u8], &[u8])]) -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        for &(pid, comm, cmdline) in procs {
+            let d = t.path().join(pid.to_string());
+            std::fs::create_dir(&d).unwrap();
+            std::fs::write(d.join("stat"), stat_line(pid, comm, 10, 500)).unwrap();
+            let mut c = comm.to_vec();
+            c.push(b'\n');
+            std::fs::write(d.join("comm"), c).unwrap();
+            std::fs::write(d.join("cmdline"), cmdline).unwrap();
+            std::fs::write(d.join("status"), b"Name:\tx\nUid:\t0\t0\t0\t0\n").unwrap();
+            std::fs::write(d.join("cgroup"), b"0::/batch\n").unwrap();
+        }
+        t
+    }
+
+    fn reader(t: &tempfile::TempDir, passwd: &[u8]) -> ProcReader {
+        let pw = t.path().join("passwd");
+        std::fs::write(&pw, passwd).unwrap();
+        ProcReader::new(Hier::open(t.path()).unwrap(), pw)
+    }
+
+    #[test]
+    fn a_fixture_proc_is_read_beneath_its_root() {
+        let me = rustix::process::geteuid().as_raw();
+        let t = fixture(&[
+            (100, b"sleep", b"sleep\x0060\x00"),
+            // a kernel thread: no arguments, its name from comm, escaped
+            (200, b"kw\x1b]0;x\x07\xff", b""),
+        ]);
+        let other = me + 1;
+        let mut passwd = format!("other:x:{other}:{other}::/:/bin/sh\n").into_bytes();
+        passwd.extend_from_slice(b"op\x1b[2J\xff");
+        passwd.extend_from_slice(format!(":x:{me}:{me}::/:/bin/sh\n").as_bytes());
+        let mut r = reader(&t, &passwd);
+        // 300 is listed but has no entry (it exited)
+        let got = r.read(&[100, 300, 200], 0.0);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[0].pid, 100);
+        assert_eq!(got[0].cmdline, "sleep 60");
+        assert_eq!(got[0].state, 'S');
+        assert_eq!(got[0].rss_bytes, 25 * procfs::page_size());
+        assert_eq!(got[0].cpu_pct, None, "no rate on first sight");
+        assert_eq!(got[0].user, b"op\x1b[2J\xff");
+        assert_eq!(got[1].cmdline, "[kw\\e]0;x\\a\\xff]");
+        // a second read: 100 ticks more over 2 s
+        let d = t.path().join("100");
+        std::fs::write(d.join("stat"), stat_line(100, b"sleep", 110, 500)).unwrap();
+        let tps = procfs::ticks_per_second() as f64;
+        let got = r.read(&[100], 2.0);
+        let want = 100.0 / tps / 2.0 * 100.0;
+        assert!((got[0].cpu_pct.unwrap() - want).abs() < 1e-9, "{got:?}");
+        // the pid reused by another process (a later start): no rate
+        std::fs::write(d.join("stat"), stat_line(100, b"sleep", 500, 900)).unwrap();
+        assert_eq!(r.read(&[100], 4.0)[0].cpu_pct, None);
+    }
+
+    #[test]
+    fn a_hostile_fixture_reaches_nothing_outside_and_never_hangs() {
+        let outside = tempfile::tempdir().unwrap();
+        let real = outside.path().join("999");
+        std::fs::create_dir(&real).unwrap();
+        std::fs::write(real.join("stat"), stat_line(999, b"victim", 1, 1)).unwrap();
+        std::fs::write(real.join("cmdline"), b"secret\x00").unwrap();
+        let huge = vec![b'y'; 3 * CAP_CMDLINE];
+        let t = fixture(&[
+            (100, b"a", &huge),
+            (101, b"b", b"b\x00"),
+            (102, b"c", b"c\x00"),
+        ]);
+        // a pid directory that is a symlink out of the root
+        std::os::unix::fs::symlink(&real, t.path().join("999")).unwrap();
+        // a cmdline that is a symlink: not followed, the name stands in
+        std::fs::remove_file(t.path().join("101/cmdline")).unwrap();
+        std::os::unix::fs::symlink(real.join("cmdline"), t.path().join("101/cmdline")).unwrap();
+        // a stat that is a FIFO: not read, and nothing waits for a writer
+        std::fs::remove_file(t.path().join("102/stat")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            t.path().join("102/stat"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let got = reader(&t, b"").read(&[100, 101, 102, 999], 0.0);
+        let pids: Vec<u32> = got.iter().map(|p| p.pid).collect();
+        assert_eq!(pids, vec![100, 101]);
+        // the huge command line is cut at the cap and marked
+        assert_eq!(got[0].cmdline.len(), CAP_CMDLINE + '…'.len_utf8());
+        assert!(got[0].cmdline.ends_with('…'));
+        assert_eq!(got[1].cmdline, "[b]");
+        // no passwd entry: the uid stands in
+        let me = rustix::process::geteuid().as_raw();
+        assert_eq!(got[0].user, me.to_string().into_bytes());
     }
 
     #[test]

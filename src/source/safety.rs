@@ -26,13 +26,16 @@
 //! Must not depend on: `app`, `ui`, the terminal.
 
 use super::hier::{self, Hier};
-use super::writer::{self, WriteError, WriteOutcome};
+use super::writer;
 use crate::cgroupfs::files;
+use crate::model::mountinfo::MountEntry;
+use crate::model::outcome::{WriteError, WriteOutcome};
+use crate::model::procstat::StatLine;
 use crate::model::write::{Mover, Op, WriteEffect};
 use crate::model::GroupPath;
 use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What a process is to the operator; the order is precedence (a process
 /// that is both cgtop's ancestor and on its tty is `Session`).
@@ -223,8 +226,8 @@ impl Protected {
     /// reads). Anything unreadable is left out; the root is always
     /// protected.
     pub fn discover_for(view_root: &Path, subject: u32) -> Self {
-        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-        let mapping = view_mapping(&mountinfo, view_root);
+        let mounts = super::mount::read_mountinfo().unwrap_or_default();
+        let mapping = view_mapping(&mounts, view_root);
         let table = read_table();
         let tids = read_tids(subject);
         let roles = roles(subject, &tids, &table);
@@ -284,21 +287,17 @@ pub struct ProcEntry {
 }
 
 impl ProcEntry {
-    /// Parses stat text: the command name is between the first "(" and
-    /// the last ")" (it may hold both); then state, ppid, pgrp, session,
-    /// tty_nr.
-    pub fn parse(stat: &str, uid: u32) -> Option<Self> {
-        let open = stat.find('(')?;
-        let close = stat.rfind(')')?;
-        let pid = stat[..open].trim().parse().ok()?;
-        let comm = stat.get(open + 1..close)?.to_owned();
-        let f: Vec<&str> = stat[close + 1..].split_ascii_whitespace().collect();
+    /// Parses stat text ([`StatLine`]): then state, ppid, pgrp, session,
+    /// tty_nr. The name is made text for [`is_multiplexer`] (a byte that
+    /// is not UTF-8 must not drop the process from the table).
+    pub fn parse(stat: &[u8], uid: u32) -> Option<Self> {
+        let l = StatLine::parse(stat)?;
         Some(Self {
-            pid,
-            ppid: f.get(1)?.parse().ok()?,
-            sid: f.get(3)?.parse().ok()?,
-            tty_nr: f.get(4)?.parse::<i64>().ok()?.try_into().ok()?,
-            comm,
+            pid: l.pid,
+            ppid: l.number(4)?,
+            sid: l.number(6)?,
+            tty_nr: l.number::<i64>(7)?.try_into().ok()?,
+            comm: String::from_utf8_lossy(l.comm).into_owned(),
             uid,
         })
     }
@@ -392,7 +391,7 @@ fn read_table() -> Vec<ProcEntry> {
         })
         .filter_map(|e| {
             let uid = e.metadata().ok()?.uid();
-            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            let stat = std::fs::read(e.path().join("stat")).ok()?;
             ProcEntry::parse(&stat, uid)
         })
         .collect()
@@ -448,19 +447,10 @@ pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u3
 }
 
 fn refused(op: &Op, explanation: String, fix: &str) -> WriteOutcome {
-    WriteOutcome {
-        op: op.clone(),
-        old: None,
-        new_readback: None,
-        result: Err(WriteError {
-            errno: None,
-            what: op.describe(),
-            explanation,
-            fix: Some(fix.into()),
-        }),
-        notes: Vec::new(),
-        offer: None,
-    }
+    WriteOutcome::failed(
+        op.clone(),
+        WriteError::refused(op.describe(), explanation, Some(fix.into())),
+    )
 }
 
 /// [`writer::leaf_fix_in`] after the guard's check: the fix moves every
@@ -515,56 +505,27 @@ pub fn v2_path(proc_cgroup: &str) -> Option<&str> {
     Some(p.strip_suffix(" (deleted)").unwrap_or(p))
 }
 
-/// Undoes mountinfo's octal escapes ("\040" for a space).
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let octal = b
-            .get(i + 1..i + 4)
-            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match (b[i], octal) {
-            (b'\\', Some(d)) => {
-                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
-                i += 4;
-            }
-            (c, _) => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The cgroup2 mounts in mountinfo text: (root within the filesystem,
+/// The cgroup2 mounts among `mounts`: (root within the filesystem,
 /// mount point).
-pub fn cgroup2_mounts(mountinfo: &str) -> Vec<(String, PathBuf)> {
-    mountinfo
-        .lines()
-        .filter_map(|line| {
-            let (left, right) = line.split_once(" - ")?;
-            if right.split(' ').next()? != "cgroup2" {
-                return None;
-            }
-            let l: Vec<&str> = left.split(' ').collect();
-            Some((unescape(l.get(3)?), PathBuf::from(unescape(l.get(4)?))))
-        })
+pub fn cgroup2_mounts(mounts: &[MountEntry]) -> Vec<(&Path, &Path)> {
+    mounts
+        .iter()
+        .filter(|m| m.fs_type == "cgroup2")
+        .map(|m| (m.root.as_path(), m.mount_point.as_path()))
         .collect()
 }
 
 /// For the directory cgtop views: the cgroup2 mount it lies on (the one
 /// with the longest matching mount point) as (the mount's root within the
 /// filesystem, the view's path below the mount point).
-pub fn view_mapping(mountinfo: &str, view_root: &Path) -> Option<(GroupPath, GroupPath)> {
-    cgroup2_mounts(mountinfo)
+pub fn view_mapping(mounts: &[MountEntry], view_root: &Path) -> Option<(GroupPath, GroupPath)> {
+    cgroup2_mounts(mounts)
         .into_iter()
         .filter_map(|(root, point)| {
-            let below = view_root.strip_prefix(&point).ok()?;
+            let below = view_root.strip_prefix(point).ok()?;
             Some((
                 point.as_os_str().len(),
-                GroupPath::parse(root.as_bytes()).ok()?,
+                GroupPath::parse(root.as_os_str().as_bytes()).ok()?,
                 GroupPath::parse(below.as_os_str().as_bytes()).ok()?,
             ))
         })
@@ -601,6 +562,10 @@ mod tests {
 701 690 0:30 /docker/abc/x /mnt/cg\\040x rw - cgroup2 cgroup rw
 ";
 
+    fn mounts(text: &str) -> Vec<MountEntry> {
+        crate::model::mountinfo::parse(text.as_bytes())
+    }
+
     #[test]
     fn proc_cgroup_v2_line() {
         let hybrid = "9:name=systemd:/\n4:memory:/process_api/512ab\n0::/\n";
@@ -616,30 +581,31 @@ mod tests {
 
     #[test]
     fn mounts_and_view_mapping() {
+        let (hybrid, container) = (mounts(HYBRID), mounts(CONTAINER));
         assert_eq!(
-            cgroup2_mounts(HYBRID),
-            vec![("/".to_owned(), PathBuf::from("/sys/fs/cgroup/unified"))]
+            cgroup2_mounts(&hybrid),
+            vec![(Path::new("/"), Path::new("/sys/fs/cgroup/unified"))]
         );
         // the hybrid host: the v2 mount is /sys/fs/cgroup/unified, root "/"
         assert_eq!(
-            view_mapping(HYBRID, Path::new("/sys/fs/cgroup/unified")),
+            view_mapping(&hybrid, Path::new("/sys/fs/cgroup/unified")),
             Some((GroupPath::root(), GroupPath::root()))
         );
         // --root pointing below the mount point (a delegated subtree)
         assert_eq!(
-            view_mapping(HYBRID, Path::new("/sys/fs/cgroup/unified/user.slice")),
+            view_mapping(&hybrid, Path::new("/sys/fs/cgroup/unified/user.slice")),
             Some((GroupPath::root(), g("user.slice")))
         );
         // not on cgroup2 at all (a fixture tree)
-        assert_eq!(view_mapping(HYBRID, Path::new("/tmp/fixture")), None);
+        assert_eq!(view_mapping(&hybrid, Path::new("/tmp/fixture")), None);
         // a container: the mount shows only /docker/abc; the longest mount
         // point wins, and escapes are undone
         assert_eq!(
-            view_mapping(CONTAINER, Path::new("/sys/fs/cgroup")),
+            view_mapping(&container, Path::new("/sys/fs/cgroup")),
             Some((g("docker/abc"), GroupPath::root()))
         );
         assert_eq!(
-            view_mapping(CONTAINER, Path::new("/mnt/cg x/y")),
+            view_mapping(&container, Path::new("/mnt/cg x/y")),
             Some((g("docker/abc/x"), g("y")))
         );
     }
@@ -672,7 +638,7 @@ mod tests {
 
     #[test]
     fn stat_lines() {
-        let e = ProcEntry::parse("1234 (bash) S 1200 1234 1190 34816 1234 4194560", 1000).unwrap();
+        let e = ProcEntry::parse(b"1234 (bash) S 1200 1234 1190 34816 1234 4194560", 1000).unwrap();
         assert_eq!(
             e,
             ProcEntry {
@@ -684,18 +650,21 @@ mod tests {
                 uid: 1000,
             }
         );
-        let odd = ProcEntry::parse("77 (a) b (c)) R 5 77 60 0 -1", 0).unwrap();
+        let odd = ProcEntry::parse(b"77 (a) b (c)) R 5 77 60 0 -1", 0).unwrap();
         assert_eq!(
             (odd.comm.as_str(), odd.ppid, odd.sid, odd.tty_nr),
             ("a) b (c)", 5, 60, 0)
         );
         // the leader in another PID namespace: the kernel says 0
         assert_eq!(
-            ProcEntry::parse("9 (cargo) S 8 9 0 0 -1", 0).unwrap().sid,
+            ProcEntry::parse(b"9 (cargo) S 8 9 0 0 -1", 0).unwrap().sid,
             0
         );
-        assert_eq!(ProcEntry::parse("9 (cargo) S 8", 0), None);
-        assert_eq!(ProcEntry::parse("garbage", 0), None);
+        assert_eq!(ProcEntry::parse(b"9 (cargo) S 8", 0), None);
+        assert_eq!(ProcEntry::parse(b"garbage", 0), None);
+        // a name that is not UTF-8 keeps the process in the table
+        let bad = ProcEntry::parse(b"5 (tmux\xff) S 1 5 5 0 -1", 0).unwrap();
+        assert_eq!((bad.comm.as_str(), bad.ppid), ("tmux\u{fffd}", 1));
     }
 
     fn entry(pid: u32, parent: u32, sid: u32, tty_nr: u32, comm: &str) -> ProcEntry {

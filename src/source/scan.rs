@@ -6,8 +6,10 @@
 //! and kernfs regenerates the text at offset 0. So the scanner keeps the hot
 //! files open, up to a budget: each kept file pins about 5 KB of kernel
 //! memory once read (its seq_file's page-sized buffer, struct file, ...),
-//! so the budget is the smallest of `max_kept`, 1/256 of RAM's worth, and
-//! RLIMIT_NOFILE less a reserve; the rest are read with open/read/close.
+//! so the budget is the smallest of `--max-kept-fds`, 1/256 of RAM's worth,
+//! and RLIMIT_NOFILE less a reserve, decided once at start-up
+//! ([`fd_budget`], which raises the limit) and passed in as
+//! [`ScanConfig::max_kept`]; the rest are read with open/read/close.
 //! It re-lists directories only when something may have changed:
 //!
 //! - the start group's `cgroup.stat` `nr_descendants` changed (one read), or
@@ -26,7 +28,7 @@
 use super::hier::{self, FsError, Hier};
 use crate::cgroupfs::{self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat};
 use crate::model::path::parent_bytes;
-use crate::model::{GroupPath, GroupSample, HotStats, ScanCost, Unreadable};
+use crate::model::{Errno, GroupPath, GroupSample, HotStats, ScanCost, Unreadable};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
@@ -38,9 +40,10 @@ use std::sync::Arc;
 pub struct ScanConfig {
     /// Deepest level listed below the start group (`--depth`).
     pub max_depth: Option<usize>,
-    /// How many descriptors may be kept open at once. The scanner also
-    /// keeps no more than [`kept_budget_for_memory`] allows, and stays
-    /// [`FD_RESERVE`] below RLIMIT_NOFILE's soft limit.
+    /// How many descriptors may be kept open at once: the budget the
+    /// program decided at start-up ([`fd_budget`]). The scanner also stays
+    /// [`FD_RESERVE`] below RLIMIT_NOFILE's soft limit as it finds it (it
+    /// never changes the limit).
     pub max_kept: usize,
     /// Re-list directories at least this often (in refreshes).
     pub rewalk_every: u32,
@@ -161,6 +164,31 @@ fn mem_total() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// The descriptor budget, decided once at start-up: the least of
+/// `max_kept` (`--max-kept-fds`), what RAM allows
+/// ([`kept_budget_for_memory`]) and RLIMIT_NOFILE's soft limit less
+/// [`FD_RESERVE`], after raising that limit toward the hard one as far as
+/// the budget needs. The one place that raises it; the scanner is given
+/// the result as [`ScanConfig::max_kept`].
+pub fn fd_budget(max_kept: usize) -> usize {
+    let by_memory = mem_total().map_or(usize::MAX, kept_budget_for_memory);
+    let max = max_kept.min(by_memory);
+    let soft = raise_nofile_limit(max as u64 + FD_RESERVE);
+    budget_within(max, soft)
+}
+
+/// `max` kept descriptors, no more than `soft_limit` less [`FD_RESERVE`].
+pub fn budget_within(max: usize, soft_limit: u64) -> usize {
+    max.min(usize::try_from(soft_limit.saturating_sub(FD_RESERVE)).unwrap_or(usize::MAX))
+}
+
+/// RLIMIT_NOFILE's soft limit now (unlimited: `u64::MAX`).
+fn nofile_soft_limit() -> u64 {
+    rustix::process::getrlimit(rustix::process::Resource::Nofile)
+        .current
+        .unwrap_or(u64::MAX)
+}
+
 /// Raises RLIMIT_NOFILE's soft limit toward the hard one, no further than
 /// `want`, and returns the soft limit in force afterwards.
 pub fn raise_nofile_limit(want: u64) -> u64 {
@@ -220,11 +248,7 @@ fn count_kept(e: &Entry) -> usize {
 
 /// Out of descriptors (EMFILE, ENFILE).
 fn is_fd_shortage(e: &FsError) -> bool {
-    matches!(
-        e.errno(),
-        Some(e) if e == rustix::io::Errno::MFILE.raw_os_error()
-            || e == rustix::io::Errno::NFILE.raw_os_error()
-    )
+    matches!(e.errno(), Some(Errno::MFILE | Errno::NFILE))
 }
 
 impl Scanner {
@@ -238,14 +262,11 @@ impl Scanner {
     }
 
     /// Creates a scanner of the groups from `start` (relative to the
-    /// hierarchy's root) down; raises RLIMIT_NOFILE's soft limit as far as
-    /// the descriptor budget needs (and the hard limit allows).
+    /// hierarchy's root) down, keeping at most `cfg.max_kept` descriptors
+    /// (the budget from [`fd_budget`]), and [`FD_RESERVE`] below the
+    /// descriptor limit in force.
     pub fn with_hier(hier: Arc<Hier>, start: PathBuf, cfg: ScanConfig) -> Self {
-        let by_memory = mem_total().map_or(usize::MAX, kept_budget_for_memory);
-        let max = cfg.max_kept.min(by_memory);
-        let soft = raise_nofile_limit(max as u64 + FD_RESERVE);
-        let budget =
-            max.min(usize::try_from(soft.saturating_sub(FD_RESERVE)).unwrap_or(usize::MAX));
+        let budget = budget_within(cfg.max_kept, nofile_soft_limit());
         Self {
             hier,
             root: start,
@@ -677,7 +698,7 @@ fn list_dir(
         // below it can be opened. Kept as a group whose hot files all
         // fail, so that its row says why (and that groups below it are
         // not shown) instead of vanishing
-        Err(FsError::Errno(e)) if e == rustix::io::Errno::NAMETOOLONG.raw_os_error() => {
+        Err(FsError::Errno(Errno::NAMETOOLONG)) => {
             return Some(((1u8 << HOT.len()) - 1, Vec::new()));
         }
         Err(_) => return None,
@@ -1270,6 +1291,33 @@ mod tests {
         assert_eq!(kept_budget_for_memory(24 * GIB), 19_660);
         assert_eq!(kept_budget_for_memory(64 * GIB), 52_428);
         assert_eq!(kept_budget_for_memory(GIB / 2), 1_024, "never below 1,024");
+    }
+
+    #[test]
+    fn the_budget_stays_below_the_limit() {
+        assert_eq!(budget_within(65_536, 1_024), 1_024 - 256);
+        assert_eq!(budget_within(100, 1_024), 100);
+        assert_eq!(
+            budget_within(65_536, 100),
+            0,
+            "a limit below the reserve keeps none"
+        );
+        assert_eq!(budget_within(65_536, u64::MAX), 65_536, "unlimited");
+    }
+
+    #[test]
+    fn a_scanner_never_changes_the_descriptor_limit() {
+        use rustix::process::{getrlimit, Resource};
+        let before = getrlimit(Resource::Nofile);
+        let t = tree();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        s.scan();
+        let after = getrlimit(Resource::Nofile);
+        assert_eq!(
+            (before.current, before.maximum),
+            (after.current, after.maximum)
+        );
+        assert!(s.budget as u64 <= nofile_soft_limit().saturating_sub(FD_RESERVE));
     }
 
     #[test]

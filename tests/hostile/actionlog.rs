@@ -9,8 +9,8 @@
 
 use cgtop::model::write::{self, Op};
 use cgtop::model::GroupPath;
+use cgtop::model::{Errno, WriteError, WriteOutcome};
 use cgtop::source::actionlog::{format_line, ActionLog, LogEnv, Source, Unsafe};
-use cgtop::source::writer::{WriteError, WriteOutcome};
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
@@ -18,14 +18,7 @@ use std::time::{Duration, UNIX_EPOCH};
 const VICTIM: &str = "root:x:0:0:root:/root:/bin/bash\n";
 
 fn done(op: Op) -> WriteOutcome {
-    WriteOutcome {
-        op,
-        old: Some("0\n".into()),
-        new_readback: Some("1\n".into()),
-        result: Ok(()),
-        notes: vec![],
-        offer: None,
-    }
+    WriteOutcome::done(op, Some("0\n".into()), Some("1\n".into()))
 }
 
 fn freeze_of(group: &str) -> WriteOutcome {
@@ -224,15 +217,16 @@ fn a_fifo_as_the_log_is_refused_without_waiting() {
 /// each outcome is one line, with nothing a shell would run.
 #[test]
 fn hostile_names_and_errors_make_one_inert_line_each() {
-    let refused = WriteOutcome {
-        result: Err(WriteError {
-            errno: Some(16),
+    let refused = WriteOutcome::failed(
+        write::remove_group(&GroupPath::new("x")),
+        WriteError {
+            errno: Some(Errno::BUSY),
             what: "rmdir /x".into(),
             explanation: "`reboot`\n$(id>pwned)".into(),
             fix: None,
-        }),
-        ..done(write::remove_group(&GroupPath::new("x")))
-    };
+        },
+    )
+    .with_values(Some("0\n".into()), Some("1\n".into()));
     for (o, visible) in [
         (freeze_of("$(id>pwned)"), "\\x24(id>pwned)"),
         (freeze_of("a\nb"), "/a\\nb"),
