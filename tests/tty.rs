@@ -6,7 +6,8 @@
 
 mod common;
 
-use common::{child_of, fixture_or_shared, have, proc_state, Tmux};
+use common::tmux::Tmux;
+use common::{child_of, fixture_or_shared, have, proc_state};
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -19,7 +20,7 @@ fn navigate_filter_quit_restores_terminal() {
         println!("skipped: tmux is not installed");
         return;
     }
-    let t = Tmux::new(100, 30);
+    let t = Tmux::shell(100, 30);
     let bin = env!("CARGO_BIN_EXE_cgtop");
     t.send(&[
         &format!("{bin} --root {} -d 0.5", fixture_or_shared().display()),
@@ -169,7 +170,7 @@ fn fatal_signals_restore_terminal_and_exit_128_plus_n() {
         println!("skipped: tmux is not installed");
         return;
     }
-    let t = Tmux::new(80, 24);
+    let t = Tmux::shell(80, 24);
     for (sig, status) in [("TERM", 143), ("HUP", 129), ("INT", 130), ("QUIT", 131)] {
         let cgtop = start_in_shell(&t);
         assert!(Command::new("kill")
@@ -193,7 +194,7 @@ fn ctrl_z_and_sigtstp_suspend_and_fg_resumes() {
         println!("skipped: tmux is not installed");
         return;
     }
-    let t = Tmux::new(100, 30);
+    let t = Tmux::shell(100, 30);
     let cgtop = start_in_shell(&t);
     for how in ["C-z", "SIGTSTP"] {
         if how == "C-z" {

@@ -7,15 +7,17 @@
 
 mod common;
 
-use common::{have, TestGroup, Tmux};
+use common::have;
+use common::sandbox::Sandbox;
+use common::tmux::Tmux;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-fn events(t: &TestGroup, sub: &str) -> String {
+fn events(t: &Sandbox, sub: &str) -> String {
     std::fs::read_to_string(t.dir(sub).join("cgroup.events")).unwrap_or_default()
 }
 
-fn wait_events(t: &TestGroup, sub: &str, what: &str) {
+fn wait_events(t: &Sandbox, sub: &str, what: &str) {
     let t0 = Instant::now();
     while !events(t, sub).contains(what) {
         assert!(
@@ -33,12 +35,12 @@ fn freeze_by_key_then_undo_thaws() {
         println!("skipped: tmux is not installed");
         return;
     }
-    let Some(mut t) = TestGroup::new() else {
+    let Some(mut t) = Sandbox::or_skip() else {
         return;
     };
     t.mkdir("work");
     t.spawn_in("work", "while :; do :; done");
-    let term = Tmux::new(110, 32);
+    let term = Tmux::shell(110, 32);
     let bin = env!("CARGO_BIN_EXE_cgtop");
     term.send(&[&format!("{bin} -d 0.5 {}", t.rel), "Enter"]);
     // (not just "work": the binary's own path may contain it)
