@@ -12,8 +12,9 @@
 //! outside the VM, a case fails at once (`CGTOP_VM` unset) rather than
 //! passing without having checked anything.
 //! Measured figures are printed as `FIGURE case: ...` lines and collected
-//! by the suite. Every case works under `/sys/fs/cgroup/cgtop-vm-<name>`,
-//! which is thawed, killed and removed at the end, also on failure.
+//! by the suite. Every case works in the tests' one sandbox,
+//! `/sys/fs/cgroup/cgtop-test-<pid>-<n>-<name>`, which is thawed, killed
+//! and removed at the end, also on failure.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
@@ -332,7 +333,7 @@ fn buffered_write(case: &Case, g: &GroupPath) -> Buffered {
     let stop = Arc::new(AtomicBool::new(false));
     let poller = {
         let stop = Arc::clone(&stop);
-        let stat = case.dir(g).join("io.stat");
+        let stat = case.group_dir(g).join("io.stat");
         std::thread::spawn(move || {
             let t0 = Instant::now();
             let mut last = io_stat_key(&kread(&stat), dev, "wbytes");
@@ -484,7 +485,7 @@ fn io_max_without_memory_files_still_throttles_buffered_writes() {
     let case = Case::new("nomem", "+io");
     let g = case.mkdir("dd");
     assert!(!case.file(&g, "cgroup.controllers").contains("memory"));
-    assert!(!case.dir(&g).join("memory.current").exists());
+    assert!(!case.group_dir(&g).join("memory.current").exists());
 
     // the form on this host: no warning; Enter writes the parsed io.max
     let mut app = app_at(&case, &g, None);
@@ -699,7 +700,7 @@ fn a_service_is_throttled_by_its_slice() {
     let wall = t0.elapsed();
     let svc1 = case.file(&svc, "cpu.stat");
     let slice1 = case.file(&slice, "cpu.stat");
-    let local = std::fs::read_to_string(case.dir(&svc).join("cpu.stat.local")).ok();
+    let local = std::fs::read_to_string(case.group_dir(&svc).join("cpu.stat.local")).ok();
     let samples = run.stop();
     // the first line may cover the loop's start
     let later = &samples[1..];
@@ -811,7 +812,7 @@ fn memory_max_oom_kill_is_counted() {
     let max = parse_memory(MemoryFile::Max, "64M").unwrap();
     let o = case.apply(&write::set_memory_limit(&g, MemoryFile::Max, max));
     assert_eq!(o.new_readback.as_deref().map(str::trim), Some("67108864"));
-    let swap_note = if case.dir(&g).join("memory.swap.max").exists() {
+    let swap_note = if case.group_dir(&g).join("memory.swap.max").exists() {
         let swap = parse_memory(MemoryFile::SwapMax, "0").unwrap();
         let o = case.apply(&write::set_memory_limit(&g, MemoryFile::SwapMax, swap));
         format!(
@@ -902,7 +903,7 @@ fn io_latency_round_trip() {
         op("10ms").as_write().unwrap().contents,
         format!("{dev} target=10000")
     );
-    if !case.dir(&g).join("io.latency").exists() {
+    if !case.group_dir(&g).join("io.latency").exists() {
         assert_ne!(
             std::env::var("CGTOP_VM_EXPECT_IO_LATENCY").as_deref(),
             Ok("1"),
@@ -1259,51 +1260,50 @@ fn tui_keys_freeze_undo_and_cpu_max() {
     let _busy = case.spawn_in(&g, &["sh", "-c", "while :; do :; done"]);
     let events = || case.file(&g, "cgroup.events");
     let long = Duration::from_secs(20);
-    let tmux = vm_common::Tmux::start(
+    let tmux = vm_common::Tmux::run(
         &format!("{} {}", env!("CARGO_BIN_EXE_cgtop"), g.display()),
         160,
         45,
     );
-    tmux.wait_screen("the group", long, |s| s.contains("busy"));
+    tmux.wait_until("the group", long, |s| s.contains("busy"));
     // the first refresh with detail makes the actions ready
     sleep(Duration::from_millis(1500));
 
-    tmux.keys(&["f"]);
-    let confirm = tmux.wait_screen("the freeze confirmation", long, |s| {
-        s.contains("freeze /cgtop-vm-tui/busy")
-    });
+    tmux.send(&["f"]);
+    let asked = format!("freeze {g}");
+    let confirm = tmux.wait_until("the freeze confirmation", long, |s| s.contains(&asked));
     let t = Instant::now();
-    tmux.keys(&["y"]);
+    tmux.send(&["y"]);
     let frozen = t.elapsed()
         + poll(Duration::from_secs(10), || {
             kv(&events(), "frozen") == Some(1)
         })
         .expect("f, y did not freeze the group");
-    let marked = tmux.wait_screen("the frozen mark", long, |s| s.contains("frozen"));
+    let marked = tmux.wait_until("the frozen mark", long, |s| s.contains("frozen"));
 
     let t = Instant::now();
-    tmux.keys(&["u"]);
+    tmux.send(&["u"]);
     let thawed = t.elapsed()
         + poll(Duration::from_secs(10), || {
             kv(&events(), "frozen") == Some(0)
         })
         .expect("u did not thaw the group");
 
-    tmux.keys(&["e"]);
-    tmux.wait_screen("the limits form", long, |s| s.contains("cpu.max"));
+    tmux.send(&["e"]);
+    tmux.wait_until("the limits form", long, |s| s.contains("cpu.max"));
     tmux.type_text("50%");
-    let preview = tmux.wait_screen("the cpu.max preview", long, |s| s.contains("50000 100000"));
+    let preview = tmux.wait_until("the cpu.max preview", long, |s| s.contains("50000 100000"));
     let t = Instant::now();
-    tmux.keys(&["Enter"]);
+    tmux.send(&["Enter"]);
     let written = t.elapsed()
         + poll(Duration::from_secs(10), || {
             case.file(&g, "cpu.max").trim() == "50000 100000"
         })
         .expect("e, 50%, Enter did not write cpu.max");
-    tmux.keys(&["Escape"]);
+    tmux.send(&["Escape"]);
     sleep(Duration::from_millis(300));
     let t = Instant::now();
-    tmux.keys(&["q"]);
+    tmux.send(&["q"]);
     let quit = poll(Duration::from_secs(10), || !tmux.alive());
     let quit_time = t.elapsed();
     let line = |s: &str, needle: &str| {
@@ -1318,7 +1318,7 @@ fn tui_keys_freeze_undo_and_cpu_max() {
         &format!(
             "f: {:?}; y: frozen 1 after {:.0} ms, row {:?}; u: frozen 0 after {:.0} ms; e 50%: \
              {:?}, Enter: cpu.max \"50000 100000\" after {:.0} ms; q: quit after {:.0} ms",
-            line(&confirm, "freeze /cgtop-vm-tui/busy"),
+            line(&confirm, &asked),
             secs(frozen) * 1e3,
             line(&marked, "frozen"),
             secs(thawed) * 1e3,

@@ -43,7 +43,7 @@ static NEXT: AtomicU32 = AtomicU32::new(0);
 pub struct Sandbox {
     /// The cgroup2 mount the group is in.
     pub root: PathBuf,
-    /// `cgtop-test-<pid>-<n>`, directly below the mount.
+    /// `cgtop-test-<pid>-<n>` (and `-<label>`), directly below the mount.
     pub top: GroupPath,
     /// The same as text: a group argument for the cgtop binary.
     pub rel: String,
@@ -55,6 +55,16 @@ impl Sandbox {
     /// The sandbox, or the reason it cannot be made here (not root, no
     /// cgroup2 mount, or the mount is not writable).
     pub fn new() -> Result<Self, String> {
+        Self::create(None)
+    }
+
+    /// The same, named `cgtop-test-<pid>-<n>-<label>`: a name to tell the
+    /// cases apart in a screen or a figure (the VM suite's).
+    pub fn labelled(label: &str) -> Result<Self, String> {
+        Self::create(Some(label))
+    }
+
+    fn create(label: Option<&str>) -> Result<Self, String> {
         let uid = rustix::process::geteuid();
         if !uid.is_root() {
             return Err(format!(
@@ -70,11 +80,18 @@ impl Sandbox {
         if magic != Ok(CGROUP2_SUPER_MAGIC) {
             return Err(format!("{} is not a cgroup2 file system", root.display()));
         }
-        let rel = format!(
+        let mut rel = format!(
             "{PREFIX}{}-{}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::SeqCst)
         );
+        if let Some(l) = label {
+            assert!(
+                !l.is_empty() && !l.contains(['/', '\0']),
+                "a label names one group: {l:?}"
+            );
+            rel = format!("{rel}-{l}");
+        }
         std::fs::create_dir(root.join(&rel))
             .map_err(|e| format!("cannot create a cgroup under {}: {e}", root.display()))?;
         Ok(Self {
