@@ -20,6 +20,9 @@
 // test code: a failed expectation is a failed test
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+#[path = "common/batch.rs"]
+mod batch;
+
 use serde::Deserialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
@@ -79,96 +82,60 @@ fn parse_bytes(s: &str) -> Option<f64> {
     )
 }
 
-/// The number before `unit` in a header field such as "interval 0.5 s".
-fn header_num(fields: &[&str], key: &str, unit: &str) -> Option<f64> {
-    fields.iter().find_map(|f| {
-        let f = f.trim();
-        let rest = if key.is_empty() {
-            f
-        } else {
-            f.strip_prefix(key)?.trim_start()
-        };
-        rest.strip_suffix(unit)?.trim().parse().ok()
-    })
-}
-
+/// Each refresh of `cgtop -b` (read by the tests' one reader of `-b`
+/// text, `tests/common/batch.rs`) with the paths rebuilt from the indented
+/// names.
 fn parse_text(text: &str) -> Vec<TextRefresh> {
-    let mut out: Vec<TextRefresh> = Vec::new();
-    let mut in_rows = false;
-    let mut stack: Vec<String> = Vec::new();
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("cgtop - refresh ") {
-            // "1 at 1.6 s  HOST  KERNEL  cgroup2 ROOT  1000 groups  interval 1.6 s  cost ..."
-            let fields: Vec<&str> = rest.split("  ").collect();
-            let at = fields[0]
-                .split_once(" at ")
-                .and_then(|(_, t)| t.strip_suffix(" s"))
-                .and_then(|t| t.parse().ok());
-            let (Some(at), Some(count), Some(interval)) = (
-                at,
-                header_num(&fields, "", "groups"),
-                header_num(&fields, "interval", "s"),
-            ) else {
-                panic!("cannot read the header {line:?}");
+    batch::parse(text)
+        .iter()
+        .map(|b| {
+            let (Some(at), Some(count), Some(interval)) = (b.at(), b.groups(), b.interval())
+            else {
+                panic!("cannot read the header {:?}", b.title);
             };
-            out.push(TextRefresh {
+            let mut r = TextRefresh {
                 at,
                 interval,
-                count: count as usize,
+                count,
                 ..TextRefresh::default()
-            });
-            in_rows = false;
-            continue;
-        }
-        if line.starts_with("GROUP ") {
-            in_rows = true;
-            stack.clear();
-            continue;
-        }
-        if line.is_empty() {
-            in_rows = false;
-            continue;
-        }
-        if !in_rows {
-            continue;
-        }
-        let trimmed = line.trim_start();
-        let indent = line.len() - trimmed.len();
-        let cols: Vec<&str> = trimmed.split_whitespace().collect();
-        assert!(cols.len() >= 6, "a row with too few columns: {line:?}");
-        let name = cols[0];
-        assert!(
-            !name.ends_with('…'),
-            "a group name is cut in the text output: {line:?}"
-        );
-        let depth = indent / 2;
-        let r = out.last_mut().expect("rows before any header");
-        let path = if depth == 0 {
-            stack.clear();
-            stack.push(String::new());
-            "/".to_owned()
-        } else {
-            assert!(
-                depth <= stack.len(),
-                "row {line:?} is deeper than its parent"
-            );
-            stack.truncate(depth);
-            stack.push(name.to_owned());
-            stack.join("/")
-        };
-        r.paths.push(path);
-        r.cpu.push(if cols[1] == "-" {
-            None
-        } else {
-            Some(
-                cols[1]
-                    .parse()
-                    .unwrap_or_else(|_| panic!("CPU% in {line:?}")),
-            )
-        });
-        r.io.push([parse_bytes(cols[3]), parse_bytes(cols[4])]);
-    }
-    out
+            };
+            let mut stack: Vec<String> = Vec::new();
+            for line in &b.rows {
+                let (depth, cols) = batch::row_cells(line);
+                assert!(cols.len() >= 6, "a row with too few columns: {line:?}");
+                let name = cols[0];
+                assert!(
+                    !name.ends_with('…'),
+                    "a group name is cut in the text output: {line:?}"
+                );
+                let path = if depth == 0 {
+                    stack.clear();
+                    stack.push(String::new());
+                    "/".to_owned()
+                } else {
+                    assert!(
+                        depth <= stack.len(),
+                        "row {line:?} is deeper than its parent"
+                    );
+                    stack.truncate(depth);
+                    stack.push(name.to_owned());
+                    stack.join("/")
+                };
+                r.paths.push(path);
+                r.cpu.push(if cols[1] == "-" {
+                    None
+                } else {
+                    Some(
+                        cols[1]
+                            .parse()
+                            .unwrap_or_else(|_| panic!("CPU% in {line:?}")),
+                    )
+                });
+                r.io.push([parse_bytes(cols[3]), parse_bytes(cols[4])]);
+            }
+            r
+        })
+        .collect()
 }
 
 /// Checks that `text` (`cgtop -b -n K`) and `json` (`cgtop --json -n 1`)
