@@ -131,10 +131,7 @@ fn create_and_remove_groups() {
     let again = perform(&sb.root, &create_group(&child));
     let e = again.result.unwrap_err();
     assert_eq!(e.errno_name(), "EEXIST");
-    assert_eq!(
-        e.explanation,
-        format!("child already exists in {}", sb.top)
-    );
+    assert_eq!(e.explanation, format!("child already exists in {}", sb.top));
 
     // a group with a child cannot go
     let busy = perform(&sb.root, &remove_group(&child));
@@ -296,11 +293,7 @@ fn protected_groups_of_this_process() {
     // the test runs outside its sandbox, so the sandbox is not protected
     // unless the test itself was started inside it
     assert!(!own.is_within(&sb.top));
-    assert!(
-        p.dangers(&sb.top).is_empty(),
-        "{:?}",
-        p.dangers(&sb.top)
-    );
+    assert!(p.dangers(&sb.top).is_empty(), "{:?}", p.dangers(&sb.top));
     assert!(p.groups().contains(&GroupPath::root()));
     println!(
         "own group {own}, session {:?}, init {:?}",

@@ -89,8 +89,7 @@ fn parse_text(text: &str) -> Vec<TextRefresh> {
     batch::parse(text)
         .iter()
         .map(|b| {
-            let (Some(at), Some(count), Some(interval)) = (b.at(), b.groups(), b.interval())
-            else {
+            let (Some(at), Some(count), Some(interval)) = (b.at(), b.groups(), b.interval()) else {
                 panic!("cannot read the header {:?}", b.title);
             };
             let mut r = TextRefresh {

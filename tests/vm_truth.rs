@@ -22,6 +22,7 @@ mod vm_common;
 
 use cgtop::app::actions::{FieldKind, WriteRequest};
 use cgtop::app::{self, App, Effect, HostInfo, Mode, Msg};
+use cgtop::cgroupfs::DevId;
 use cgtop::model::input::{
     parse_controller_changes, parse_cpu_max, parse_io_latency, parse_io_max, parse_memory,
     MemoryFile,
@@ -40,8 +41,8 @@ use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 use vm_common::{
-    cgtop_once, drop_caches, figure, io_stat_key, kread, kv, list, median, mib, require_vm,
-    scratch, strings, Case, CgtopRun, MIB,
+    by_dev, cgtop_once, drop_caches, figure, io_stat_key, kread, kv, list, median, mib, nums,
+    require_vm, scratch, strings, Case, CgtopRun, MIB,
 };
 
 /// How close a throttled IO rate must come to its io.max limit.
@@ -60,15 +61,86 @@ fn during(
     from: Instant,
     to: Instant,
 ) -> Vec<f64> {
-    samples
-        .iter()
-        .filter(|s| s.within(from, to))
-        .filter_map(|s| s.num(g, pointer))
-        .collect()
+    nums(samples.iter().filter(|s| s.within(from, to)), g, pointer)
 }
 
 // ---------------------------------------------------------------------------
 // io.max
+
+/// What an O_DIRECT dd of `mib` MiB in a group showed, one way
+/// ("w" for writes, "r" for reads): cgtop's per-refresh rates while dd
+/// ran, the group's io.stat bytes in the kernel and in cgtop's last line,
+/// and dd's own time.
+struct DirectIo {
+    way: &'static str,
+    mib: u32,
+    rates: Vec<f64>,
+    kernel_bytes: u64,
+    cgtop_bytes: u64,
+    elapsed: Duration,
+}
+
+impl DirectIo {
+    /// Runs `dd_args` (dd's operands) in `g` with `cgtop --json -d 1`
+    /// watching the case from before dd starts to a line after it ended.
+    fn run(
+        case: &Case,
+        g: &GroupPath,
+        dev: DevId,
+        way: &'static str,
+        mib: u32,
+        dd_args: &[&str],
+    ) -> Self {
+        let run = CgtopRun::start(&case.top, "1", 40);
+        run.wait_lines(1, Duration::from_secs(20));
+        let argv: Vec<&str> = std::iter::once("dd")
+            .chain(dd_args.iter().copied())
+            .collect();
+        let job = case.spawn_in(g, &argv);
+        let started = job.started;
+        let end = job.wait(Duration::from_secs(60));
+        assert!(end.status.success(), "dd failed: {}", end.stderr);
+        let n = run.len();
+        run.wait_lines(n + 1, Duration::from_secs(10));
+        let samples = run.stop();
+        let key = format!("{way}bytes");
+        Self {
+            way,
+            mib,
+            rates: during(
+                &samples,
+                g,
+                &format!("/rates/io/{way}bps"),
+                started,
+                end.ended,
+            ),
+            kernel_bytes: io_stat_key(&case.file(g, "io.stat"), dev, &key),
+            cgtop_bytes: io_bytes(samples.last().unwrap(), g, dev, &key),
+            elapsed: end.elapsed,
+        }
+    }
+
+    /// dd's own rate, bytes/s.
+    fn dd_rate(&self) -> f64 {
+        f64::from(self.mib) * MIB / secs(self.elapsed)
+    }
+
+    fn describe(&self) -> String {
+        let way = self.way;
+        format!(
+            "cgtop {way}bps median {} MiB/s over {} refreshes ({}), dd {} MiB in {:.2} s = {} MiB/s, \
+             io.stat {way}bytes kernel {} / cgtop {}",
+            mib(median(&self.rates)),
+            self.rates.len(),
+            list(&self.rates, mib),
+            self.mib,
+            secs(self.elapsed),
+            mib(self.dd_rate()),
+            self.kernel_bytes,
+            self.cgtop_bytes
+        )
+    }
+}
 
 /// io.max wbps=2M on the whole scratch disk, O_DIRECT writes: cgtop's write
 /// rate is the limit.
@@ -88,47 +160,19 @@ fn io_max_direct_write_shows_the_limit() {
         "io.max read back: {readback:?}"
     );
     let file = dir.join("cgtop-vm-iow");
-    let run = CgtopRun::start(&case.top, "1", 40);
-    run.wait_lines(1, Duration::from_secs(20));
-    let job = case.spawn_in(
+    let of = format!("of={}", file.display());
+    let io = DirectIo::run(
+        &case,
         &g,
-        &[
-            "dd",
-            "if=/dev/zero",
-            &format!("of={}", file.display()),
-            "bs=1M",
-            "count=16",
-            "oflag=direct",
-        ],
+        dev,
+        "w",
+        16,
+        &["if=/dev/zero", &of, "bs=1M", "count=16", "oflag=direct"],
     );
-    let started = job.started;
-    let end = job.wait(Duration::from_secs(60));
-    assert!(end.status.success(), "dd failed: {}", end.stderr);
-    let n = run.len();
-    run.wait_lines(n + 1, Duration::from_secs(10));
-    let samples = run.stop();
     let _ = std::fs::remove_file(&file);
-
-    let rates = during(&samples, &g, "/rates/io/wbps", started, end.ended);
-    let kernel_bytes = io_stat_key(&case.file(&g, "io.stat"), dev, "wbytes");
-    let last = samples.last().unwrap();
-    let cgtop_bytes = io_bytes(last, &g, dev, "wbytes");
-    let dd_rate = 16.0 * MIB / secs(end.elapsed);
-    let m = median(&rates);
-    figure(
-        "io.max wbps=2M, O_DIRECT write",
-        &format!(
-            "cgtop wbps median {} MiB/s over {} refreshes ({}), dd 16 MiB in {:.2} s = {} MiB/s, \
-             io.stat wbytes kernel {} / cgtop {}",
-            mib(m),
-            rates.len(),
-            list(&rates, mib),
-            secs(end.elapsed),
-            mib(dd_rate),
-            kernel_bytes,
-            cgtop_bytes
-        ),
-    );
+    figure("io.max wbps=2M, O_DIRECT write", &io.describe());
+    let (rates, m) = (&io.rates, median(&io.rates));
+    let (kernel_bytes, dd_rate) = (io.kernel_bytes, io.dd_rate());
     assert!(
         rates.len() >= 3,
         "too few refreshes while dd ran: {rates:?}"
@@ -139,7 +183,10 @@ fn io_max_direct_write_shows_the_limit() {
         mib(m)
     );
     assert!(kernel_bytes >= 16 << 20, "io.stat wbytes {kernel_bytes}");
-    assert_eq!(cgtop_bytes, kernel_bytes, "cgtop's io.stat vs the kernel's");
+    assert_eq!(
+        io.cgtop_bytes, kernel_bytes,
+        "cgtop's io.stat vs the kernel's"
+    );
     assert!(
         (dd_rate / (2.0 * MIB) - 1.0).abs() <= 0.25,
         "dd itself ran at {} MiB/s",
@@ -148,16 +195,10 @@ fn io_max_direct_write_shows_the_limit() {
 }
 
 /// `key` of the io.stat entry of `dev` in cgtop's JSON for `g`.
-fn io_bytes(s: &vm_common::Sample, g: &GroupPath, dev: cgtop::cgroupfs::DevId, key: &str) -> u64 {
-    let Some(io) = s.group(g).and_then(|x| x["io"].as_array()) else {
-        return 0;
-    };
-    io.iter()
-        .find(|e| {
-            e[0]["major"].as_u64() == Some(u64::from(dev.major))
-                && e[0]["minor"].as_u64() == Some(u64::from(dev.minor))
-        })
-        .and_then(|e| e[1][key].as_u64())
+fn io_bytes(s: &vm_common::Sample, g: &GroupPath, dev: DevId, key: &str) -> u64 {
+    s.group(g)
+        .and_then(|x| by_dev(&x["io"], dev))
+        .and_then(|e| e[key].as_u64())
         .unwrap_or(0)
 }
 
@@ -189,45 +230,18 @@ fn io_max_direct_read_shows_the_limit() {
     let set = parse_io_max(dev, "1M", "", "", "").unwrap();
     let o = case.apply(&write::set_io_max(&g, set));
     assert_eq!(o.stored_differs(), None, "{}", o.summary());
-    let run = CgtopRun::start(&case.top, "1", 40);
-    run.wait_lines(1, Duration::from_secs(20));
-    let job = case.spawn_in(
+    let input = format!("if={}", file.display());
+    let io = DirectIo::run(
+        &case,
         &g,
-        &[
-            "dd",
-            &format!("if={}", file.display()),
-            "of=/dev/null",
-            "bs=256K",
-            "iflag=direct",
-        ],
+        dev,
+        "r",
+        10,
+        &[&input, "of=/dev/null", "bs=256K", "iflag=direct"],
     );
-    let started = job.started;
-    let end = job.wait(Duration::from_secs(60));
-    assert!(end.status.success(), "dd failed: {}", end.stderr);
-    let n = run.len();
-    run.wait_lines(n + 1, Duration::from_secs(10));
-    let samples = run.stop();
     let _ = std::fs::remove_file(&file);
-
-    let rates = during(&samples, &g, "/rates/io/rbps", started, end.ended);
-    let kernel_bytes = io_stat_key(&case.file(&g, "io.stat"), dev, "rbytes");
-    let cgtop_bytes = io_bytes(samples.last().unwrap(), &g, dev, "rbytes");
-    let dd_rate = 10.0 * MIB / secs(end.elapsed);
-    let m = median(&rates);
-    figure(
-        "io.max rbps=1M, O_DIRECT read",
-        &format!(
-            "cgtop rbps median {} MiB/s over {} refreshes ({}), dd 10 MiB in {:.2} s = {} MiB/s, \
-             io.stat rbytes kernel {} / cgtop {}",
-            mib(m),
-            rates.len(),
-            list(&rates, mib),
-            secs(end.elapsed),
-            mib(dd_rate),
-            kernel_bytes,
-            cgtop_bytes
-        ),
-    );
+    figure("io.max rbps=1M, O_DIRECT read", &io.describe());
+    let (rates, m, kernel_bytes) = (&io.rates, median(&io.rates), io.kernel_bytes);
     assert!(
         rates.len() >= 3,
         "too few refreshes while dd ran: {rates:?}"
@@ -238,7 +252,10 @@ fn io_max_direct_read_shows_the_limit() {
         mib(m)
     );
     assert!(kernel_bytes >= 10 << 20, "io.stat rbytes {kernel_bytes}");
-    assert_eq!(cgtop_bytes, kernel_bytes, "cgtop's io.stat vs the kernel's");
+    assert_eq!(
+        io.cgtop_bytes, kernel_bytes,
+        "cgtop's io.stat vs the kernel's"
+    );
 }
 
 /// What one buffered write (dd without O_DIRECT, then `sync`, both in the
@@ -629,18 +646,9 @@ fn cpu_max_half_a_cpu() {
     let samples = run.stop();
     // the first refresh may cover the loop's start
     let later = &samples[1..];
-    let pct: Vec<f64> = later
-        .iter()
-        .filter_map(|s| s.num(&g, "/rates/cpu_pct"))
-        .collect();
-    let thr: Vec<f64> = later
-        .iter()
-        .filter_map(|s| s.num(&g, "/rates/throttled_per_s"))
-        .collect();
-    let nr: Vec<f64> = samples
-        .iter()
-        .filter_map(|s| s.num(&g, "/cpu/nr_throttled"))
-        .collect();
+    let pct: Vec<f64> = nums(later, &g, "/rates/cpu_pct");
+    let thr: Vec<f64> = nums(later, &g, "/rates/throttled_per_s");
+    let nr: Vec<f64> = nums(&samples, &g, "/cpu/nr_throttled");
     let used = kv(&cpu1, "usage_usec").unwrap() - kv(&cpu0, "usage_usec").unwrap();
     let kernel_pct = used as f64 / (secs(wall) * 1e6) * 100.0;
     let (thr0, thr1) = (
@@ -713,10 +721,7 @@ fn a_service_is_throttled_by_its_slice() {
         .iter()
         .map(|s| at(s, "/throttling/throttled").and_then(|v| v.as_bool()) == Some(true))
         .collect();
-    let pct: Vec<f64> = later
-        .iter()
-        .filter_map(|s| s.num(&svc, "/throttling/pct"))
-        .collect();
+    let pct: Vec<f64> = nums(later, &svc, "/throttling/pct");
     let source: BTreeSet<String> = later
         .iter()
         .filter_map(|s| at(s, "/throttling/source")?.as_str().map(str::to_owned))
@@ -725,14 +730,8 @@ fn a_service_is_throttled_by_its_slice() {
         .iter()
         .filter_map(|s| at(s, "/throttling/by_cpu_max/quota")?.as_u64())
         .collect();
-    let cpu: Vec<f64> = later
-        .iter()
-        .filter_map(|s| s.num(&svc, "/rates/cpu_pct"))
-        .collect();
-    let own: Vec<f64> = later
-        .iter()
-        .filter_map(|s| s.num(&svc, "/rates/throttled_per_s"))
-        .collect();
+    let cpu: Vec<f64> = nums(later, &svc, "/rates/cpu_pct");
+    let own: Vec<f64> = nums(later, &svc, "/rates/throttled_per_s");
     let slice_marks: Vec<String> = later
         .iter()
         .map(|s| {
@@ -936,14 +935,7 @@ fn io_latency_round_trip() {
         assert_eq!(o.stored_differs(), None, "{}", o.summary());
         let shown = cgtop_once(&case.top, "0.3", 1);
         let lat = shown[0].group(&g).unwrap()["io_latency"].clone();
-        let got = lat.as_array().and_then(|a| {
-            a.iter()
-                .find(|e| {
-                    e[0]["major"].as_u64() == Some(u64::from(dev.major))
-                        && e[0]["minor"].as_u64() == Some(u64::from(dev.minor))
-                })
-                .and_then(|e| e[1].as_u64())
-        });
+        let got = by_dev(&lat, dev).and_then(serde_json::Value::as_u64);
         // the kernel's file, "MAJ:MIN target=USEC" per device with a target
         let file = case.file(&g, "io.latency");
         let kernel_target = file.lines().find_map(|l| {

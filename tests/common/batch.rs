@@ -37,7 +37,10 @@ pub fn parse(text: &str) -> Vec<BatchRefresh> {
         } else if line.is_empty() {
             in_rows = false;
         } else if in_rows {
-            out.last_mut().expect("a header came first").rows.push(line.to_owned());
+            out.last_mut()
+                .expect("a header came first")
+                .rows
+                .push(line.to_owned());
         }
     }
     out
@@ -100,5 +103,8 @@ impl BatchRefresh {
 /// name first; split at blanks, so a name with a blank spans two).
 pub fn row_cells(row: &str) -> (usize, Vec<&str>) {
     let trimmed = row.trim_start();
-    ((row.len() - trimmed.len()) / 2, trimmed.split_whitespace().collect())
+    (
+        (row.len() - trimmed.len()) / 2,
+        trimmed.split_whitespace().collect(),
+    )
 }

@@ -146,7 +146,9 @@ impl std::ops::Deref for Case {
     type Target = Sandbox;
 
     fn deref(&self) -> &Sandbox {
-        self.sandbox.as_ref().expect("a case's sandbox lives until its drop")
+        self.sandbox
+            .as_ref()
+            .expect("a case's sandbox lives until its drop")
     }
 }
 
@@ -338,6 +340,19 @@ impl Sample {
     }
 }
 
+/// The numbers at a JSON pointer in `g`'s object, one per line that has
+/// one.
+pub fn nums<'a>(
+    samples: impl IntoIterator<Item = &'a Sample>,
+    g: &GroupPath,
+    pointer: &str,
+) -> Vec<f64> {
+    samples
+        .into_iter()
+        .filter_map(|s| s.num(g, pointer))
+        .collect()
+}
+
 /// `cgtop --json -d DELAY -n N GROUP`, its lines collected by a thread.
 pub struct CgtopRun {
     child: Child,
@@ -439,6 +454,18 @@ pub fn cgtop_once(group: &GroupPath, delay: &str, n: u32) -> Vec<Sample> {
     let run = CgtopRun::start(group, delay, n);
     run.wait_lines(n as usize, Duration::from_secs(30));
     run.stop()
+}
+
+/// The value for device `dev` in cgtop's JSON list of `[{"major", "minor"},
+/// value]` pairs (io, io_latency).
+pub fn by_dev(list: &Value, dev: DevId) -> Option<&Value> {
+    list.as_array()?
+        .iter()
+        .find(|e| {
+            e[0]["major"].as_u64() == Some(u64::from(dev.major))
+                && e[0]["minor"].as_u64() == Some(u64::from(dev.minor))
+        })
+        .map(|e| &e[1])
 }
 
 /// The strings of a JSON array (controllers, subtree_control).
