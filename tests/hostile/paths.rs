@@ -70,6 +70,20 @@ fn cgtop(args: &[&OsStr]) -> Output {
         .unwrap()
 }
 
+/// `cgtop MODE -n 1 -d 0.1 ARGS...` (MODE `-b` or `--json`), which must
+/// succeed.
+fn one_refresh(mode: &str, args: &[&OsStr]) -> Output {
+    let mut all = [mode, "-n", "1", "-d", "0.1"].map(OsStr::new).to_vec();
+    all.extend_from_slice(args);
+    let o = cgtop(&all);
+    assert!(
+        o.status.success(),
+        "cgtop {all:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
 /// Text that a terminal shows as it is: UTF-8, no control character but
 /// the line ends, no C1 control, no invisible or reordering character.
 fn assert_inert(what: &str, bytes: &[u8]) {
@@ -98,16 +112,7 @@ fn assert_aligned(header: &str, rows: &[String]) {
 #[test]
 fn batch_text_shows_every_name_escaped_one_row_each() {
     let t = hostile_tree();
-    let o = cgtop(&[
-        os(b"-b"),
-        os(b"-n"),
-        os(b"1"),
-        os(b"-d"),
-        os(b"0.1"),
-        os(b"--root"),
-        t.path().as_os_str(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = one_refresh("-b", &[OsStr::new("--root"), t.path().as_os_str()]);
     assert_inert("cgtop -b", &o.stdout);
     let text = String::from_utf8(o.stdout).unwrap();
     let (header, rows) = common::batch::first(&text);
@@ -163,16 +168,7 @@ fn json_paths(stdout: &[u8]) -> Vec<String> {
 #[test]
 fn json_paths_are_distinct_and_unescape_to_the_directories() {
     let t = hostile_tree();
-    let o = cgtop(&[
-        os(b"--json"),
-        os(b"-n"),
-        os(b"1"),
-        os(b"-d"),
-        os(b"0.1"),
-        os(b"--root"),
-        t.path().as_os_str(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = one_refresh("--json", &[OsStr::new("--root"), t.path().as_os_str()]);
     let paths = json_paths(&o.stdout);
     let unique: HashSet<&String> = paths.iter().collect();
     assert_eq!(
@@ -282,21 +278,7 @@ fn a_group_argument_with_dot_dot_is_refused_before_anything_is_read() {
     }
     // a leading '/' means the hierarchy's root, and '.' is dropped
     for group in ["/X", "./X/", "X"] {
-        let o = cgtop(&[
-            os(b"-b"),
-            os(b"-n"),
-            os(b"1"),
-            os(b"-d"),
-            os(b"0.1"),
-            os(b"--root"),
-            root_arg,
-            OsStr::new(group),
-        ]);
-        assert!(
-            o.status.success(),
-            "{group}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let o = one_refresh("-b", &[OsStr::new("--root"), root_arg, OsStr::new(group)]);
         let text = String::from_utf8(o.stdout).unwrap();
         let (_, rows) = common::batch::first(&text);
         assert!(rows[0].starts_with("/X "), "{group}: {text}");
@@ -324,8 +306,7 @@ fn real_groups_batch_and_json_show_escapes_and_distinct_paths() {
         return;
     };
     let start = OsStr::new(&tg.rel);
-    let o = cgtop(&[os(b"-b"), os(b"-n"), os(b"1"), os(b"-d"), os(b"0.1"), start]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = one_refresh("-b", &[start]);
     assert_inert("cgtop -b on cgroupfs", &o.stdout);
     let text = String::from_utf8(o.stdout).unwrap();
     let (header, rows) = common::batch::first(&text);
@@ -341,15 +322,7 @@ fn real_groups_batch_and_json_show_escapes_and_distinct_paths() {
         assert!(text.contains(want), "{want:?}:\n{text}");
     }
 
-    let o = cgtop(&[
-        os(b"--json"),
-        os(b"-n"),
-        os(b"1"),
-        os(b"-d"),
-        os(b"0.1"),
-        start,
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = one_refresh("--json", &[start]);
     let paths = json_paths(&o.stdout);
     let got: HashSet<Vec<u8>> = paths.iter().map(|p| unescape(p)).collect();
     assert_eq!(got.len(), paths.len(), "two groups share a path: {paths:?}");
@@ -419,16 +392,7 @@ fn batch_of_groups(names: &[&str], procs: &str) -> (tempfile::TempDir, String) {
         std::fs::create_dir(&d).unwrap();
         std::fs::write(d.join("cgroup.procs"), procs).unwrap();
     }
-    let o = cgtop(&[
-        os(b"-b"),
-        os(b"-n"),
-        os(b"1"),
-        os(b"-d"),
-        os(b"0.1"),
-        os(b"--root"),
-        t.path().as_os_str(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = one_refresh("-b", &[OsStr::new("--root"), t.path().as_os_str()]);
     (t, String::from_utf8(o.stdout).unwrap())
 }
 
