@@ -14,6 +14,7 @@ use cgtop::app::{self, App, HostInfo, Msg};
 use cgtop::model::GroupPath;
 use cgtop::source::collector::{Collected, Refresh};
 use common::sandbox::Sandbox;
+use common::wait_until;
 use std::process::Command;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -97,17 +98,8 @@ fn frozen_group_shows_the_mark() {
     t.mkdir("ice");
     t.spawn_in("ice", "exec sleep 1000");
     std::fs::write(t.dir("ice").join("cgroup.freeze"), "1").unwrap();
-    let t0 = Instant::now();
-    while !std::fs::read_to_string(t.dir("ice").join("cgroup.events"))
-        .unwrap()
-        .contains("frozen 1")
-    {
-        assert!(
-            t0.elapsed() < Duration::from_secs(5),
-            "the kernel did not freeze the group"
-        );
-        sleep(Duration::from_millis(20));
-    }
+    // the kernel freezes the group
+    t.wait_events("ice", "frozen 1");
     let mut c = t.collector();
     let r = c.refresh(Duration::ZERO);
     let (_, g) = find(&r, &t.path("ice")).unwrap();
@@ -152,14 +144,11 @@ fn group_removed_between_refreshes_is_routine() {
     app.selected = Some(child.clone());
     // the group goes away between two refreshes
     t.kill_all();
-    let t0 = Instant::now();
-    while std::fs::remove_dir(t.dir("parent/child")).is_err() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(5),
-            "could not remove the child group"
-        );
-        sleep(Duration::from_millis(20));
-    }
+    wait_until(
+        "could not remove the child group",
+        Duration::from_secs(5),
+        || std::fs::remove_dir(t.dir("parent/child")).is_ok(),
+    );
     let r2 = c.refresh(Duration::from_secs(1));
     assert!(
         find(&r2, &child).is_none(),

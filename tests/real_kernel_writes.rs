@@ -29,7 +29,7 @@ use cgtop::source::safety::Protected;
 use cgtop::source::writer::{leaf_fix, perform, WriteOutcome};
 use common::sandbox::Sandbox;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A pid that cannot exist: pid_max is at most PID_MAX_LIMIT (4194304)
 /// and pids stay below it.
@@ -96,15 +96,9 @@ fn events(dir: &Path) -> CgroupEvents {
     CgroupEvents::parse(&read(&dir.join("cgroup.events")))
 }
 
-fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !cond() {
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+/// Waits up to 5 s for `cond`.
+fn wait_until(what: &str, cond: impl FnMut() -> bool) {
+    common::wait_until(what, Duration::from_secs(5), cond);
 }
 
 /// utime of a process in clock ticks, from /proc/PID/stat.

@@ -380,6 +380,15 @@ pub fn fixture_or_shared() -> PathBuf {
     fixture("pure-v2-systemd")
 }
 
+/// Waits until `cond` holds, polling every 10 ms; panics after `limit`.
+pub fn wait_until(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
+    let t0 = Instant::now();
+    while !cond() {
+        assert!(t0.elapsed() < limit, "timed out after {limit:?}: {what}");
+        sleep(Duration::from_millis(10));
+    }
+}
+
 /// Reads the state letter of a process from /proc (Z for a zombie).
 pub fn proc_state(pid: u32) -> Option<char> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;

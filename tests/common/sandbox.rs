@@ -152,6 +152,23 @@ impl Sandbox {
         std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("mkdir {}: {e}", d.display()));
     }
 
+    /// Waits until group `sub`'s cgroup.events holds `what` ("frozen 1");
+    /// panics with the file after 5 s.
+    pub fn wait_events(&self, sub: &str, what: &str) {
+        let file = self.dir(sub).join("cgroup.events");
+        let events = || std::fs::read_to_string(&file).unwrap_or_default();
+        let t0 = Instant::now();
+        while !events().contains(what) {
+            assert!(
+                t0.elapsed() < Duration::from_secs(5),
+                "{} never showed {what:?}: {:?}",
+                file.display(),
+                events()
+            );
+            sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Starts a process that the test owns, outside the sandbox's groups.
     pub fn spawn(&mut self, argv: &[&str]) -> u32 {
         let child = Command::new(argv[0])

@@ -45,6 +45,22 @@ impl Tmux {
         )
     }
 
+    /// [`Self::shell`], or `None` after printing `skipped: tmux is not
+    /// installed` (the test then returns and passes).
+    pub fn shell_or_skip(width: u16, height: u16) -> Option<Self> {
+        let installed = Command::new("tmux")
+            .arg("-V")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !installed {
+            println!("skipped: tmux is not installed");
+            return None;
+        }
+        Some(Self::shell(width, height))
+    }
+
     /// A session running one shell command line; the session ends when
     /// it exits ([`Self::alive`]).
     pub fn run(command: &str, width: u16, height: u16) -> Self {
@@ -104,11 +120,11 @@ impl Tmux {
 
     /// A tmux format ("#{alternate_on}", "#{pane_pid}") of the pane.
     pub fn display(&self, fmt: &str) -> String {
-        let out = self
-            .cmd(&["display-message", "-p", "-t", SESSION, fmt])
+        self.cmd(&["display-message", "-p", "-t", SESSION, fmt])
+            .stderr(Stdio::null())
             .output()
-            .expect("tmux display-message");
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default()
     }
 
     /// Waits until the screen contains `what`; panics with the screen
@@ -145,6 +161,12 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
+        // tmux leaves its socket file behind when killed: ask where it is
+        // first, and remove it only if it is the one of this server
+        let socket = std::path::PathBuf::from(self.display("#{socket_path}"));
         let _ = self.cmd(&["kill-server"]).stderr(Stdio::null()).status();
+        if socket.file_name() == Some(std::ffi::OsStr::new(&self.socket)) {
+            let _ = std::fs::remove_file(socket);
+        }
     }
 }
