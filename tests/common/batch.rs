@@ -29,10 +29,13 @@ pub fn parse(text: &str) -> Vec<BatchRefresh> {
             });
             in_rows = false;
         } else if line.starts_with("GROUP ") {
-            if out.last().is_none_or(|r| !r.header.is_empty()) {
-                out.push(BatchRefresh::default());
+            match out.last_mut() {
+                Some(r) if r.header.is_empty() => line.clone_into(&mut r.header),
+                _ => out.push(BatchRefresh {
+                    header: line.to_owned(),
+                    ..BatchRefresh::default()
+                }),
             }
-            out.last_mut().expect("pushed above").header = line.to_owned();
             in_rows = true;
         } else if line.is_empty() {
             in_rows = false;
