@@ -26,15 +26,22 @@ fn procs_of(tg: &Sandbox, sub: &str) -> String {
     std::fs::read_to_string(tg.dir(sub).join("cgroup.procs")).unwrap()
 }
 
-#[test]
-fn protection_follows_cgtop_when_it_moves_and_the_writer_checks_again() {
-    let Some(mut tg) = Sandbox::or_skip() else {
-        return;
-    };
+/// The sandbox, where the kernel has cgroup.freeze (Linux 5.2+); `None`
+/// after printing why not.
+fn sandbox_with_freeze() -> Option<Sandbox> {
+    let tg = Sandbox::or_skip()?;
     if !tg.dir("").join("cgroup.freeze").exists() {
         println!("skipped: no cgroup.freeze (Linux before 5.2)");
-        return;
+        return None;
     }
+    Some(tg)
+}
+
+#[test]
+fn protection_follows_cgtop_when_it_moves_and_the_writer_checks_again() {
+    let Some(mut tg) = sandbox_with_freeze() else {
+        return;
+    };
     tg.mkdir("a");
     tg.mkdir("b");
     let me = tg.spawn_in("a", "exec sleep 600");
@@ -103,13 +110,9 @@ fn protection_follows_cgtop_when_it_moves_and_the_writer_checks_again() {
 /// not moved into the frozen leaf; a leaf that is not frozen goes ahead.
 #[test]
 fn a_leaf_fix_never_moves_cgtop_into_a_frozen_leaf() {
-    let Some(mut tg) = Sandbox::or_skip() else {
+    let Some(mut tg) = sandbox_with_freeze() else {
         return;
     };
-    if !tg.dir("").join("cgroup.freeze").exists() {
-        println!("skipped: no cgroup.freeze (Linux before 5.2)");
-        return;
-    }
     tg.mkdir("g");
     tg.mkdir("g/leaf");
     std::fs::write(tg.dir("g/leaf").join("cgroup.freeze"), "1").unwrap();
