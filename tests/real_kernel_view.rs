@@ -13,7 +13,8 @@ mod common;
 use cgtop::app::{self, App, HostInfo, Msg};
 use cgtop::model::GroupPath;
 use cgtop::source::collector::{Collected, Refresh};
-use common::TestGroup;
+use common::sandbox::Sandbox;
+use common::wait_until;
 use std::process::Command;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -28,7 +29,7 @@ fn find<'a>(r: &'a Refresh, p: &GroupPath) -> Option<(usize, &'a cgtop::model::G
 
 #[test]
 fn created_groups_appear() {
-    let Some(t) = TestGroup::new() else { return };
+    let Some(t) = Sandbox::or_skip() else { return };
     t.mkdir("a.slice/b c.service");
     let mut c = t.collector();
     let r = c.refresh(Duration::ZERO);
@@ -57,7 +58,7 @@ fn proc_cpu_secs(pid: u32) -> f64 {
 
 #[test]
 fn busy_process_shows_a_full_core() {
-    let Some(mut t) = TestGroup::new() else {
+    let Some(mut t) = Sandbox::or_skip() else {
         return;
     };
     t.mkdir("busy");
@@ -91,23 +92,14 @@ fn busy_process_shows_a_full_core() {
 
 #[test]
 fn frozen_group_shows_the_mark() {
-    let Some(mut t) = TestGroup::new() else {
+    let Some(mut t) = Sandbox::or_skip() else {
         return;
     };
     t.mkdir("ice");
     t.spawn_in("ice", "exec sleep 1000");
     std::fs::write(t.dir("ice").join("cgroup.freeze"), "1").unwrap();
-    let t0 = Instant::now();
-    while !std::fs::read_to_string(t.dir("ice").join("cgroup.events"))
-        .unwrap()
-        .contains("frozen 1")
-    {
-        assert!(
-            t0.elapsed() < Duration::from_secs(5),
-            "the kernel did not freeze the group"
-        );
-        sleep(Duration::from_millis(20));
-    }
+    // the kernel freezes the group
+    t.wait_events("ice", "frozen 1");
     let mut c = t.collector();
     let r = c.refresh(Duration::ZERO);
     let (_, g) = find(&r, &t.path("ice")).unwrap();
@@ -132,7 +124,7 @@ fn frozen_group_shows_the_mark() {
 
 #[test]
 fn group_removed_between_refreshes_is_routine() {
-    let Some(mut t) = TestGroup::new() else {
+    let Some(mut t) = Sandbox::or_skip() else {
         return;
     };
     t.mkdir("parent/child");
@@ -152,14 +144,11 @@ fn group_removed_between_refreshes_is_routine() {
     app.selected = Some(child.clone());
     // the group goes away between two refreshes
     t.kill_all();
-    let t0 = Instant::now();
-    while std::fs::remove_dir(t.dir("parent/child")).is_err() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(5),
-            "could not remove the child group"
-        );
-        sleep(Duration::from_millis(20));
-    }
+    wait_until(
+        "could not remove the child group",
+        Duration::from_secs(5),
+        || std::fs::remove_dir(t.dir("parent/child")).is_ok(),
+    );
     let r2 = c.refresh(Duration::from_secs(1));
     assert!(
         find(&r2, &child).is_none(),
@@ -181,4 +170,50 @@ fn group_removed_between_refreshes_is_routine() {
         status.contains("is gone"),
         "the operator is told: {status:?}"
     );
+}
+
+/// The sandbox reads mountinfo itself (what the tests may touch must not
+/// rest on the code under test); it must find the mount cgtop reads, or
+/// the binary started with the sandbox's group would look elsewhere.
+#[test]
+fn the_sandbox_is_in_the_mount_cgtop_reads() {
+    let Some(t) = Sandbox::or_skip() else { return };
+    let mount = cgtop::source::mount::discover().unwrap();
+    assert_eq!(t.root, mount.root);
+}
+
+#[test]
+fn the_sandbox_finds_the_first_cgroup2_mount() {
+    use common::sandbox::cgroup2_mount;
+    let hybrid = "\
+31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime shared:9 - cgroup2 cgroup2 rw
+90 41 0:38 / /mnt/bind\\040two rw,relatime - cgroup2 cgroup2 rw
+";
+    assert_eq!(
+        cgroup2_mount(hybrid).as_deref(),
+        Some(std::path::Path::new("/sys/fs/cgroup/unified"))
+    );
+    let escaped = "29 23 0:26 / /sys/fs/my\\040cg rw - cgroup2 cgroup2 rw,nsdelegate\n";
+    assert_eq!(
+        cgroup2_mount(escaped).as_deref(),
+        Some(std::path::Path::new("/sys/fs/my cg"))
+    );
+    // a cgroup2 source name on another file system is not a mount of it
+    let other = "29 23 0:26 / /mnt/x rw - tmpfs cgroup2 rw\n";
+    assert_eq!(cgroup2_mount(other), None);
+}
+
+#[test]
+fn the_sandbox_refuses_paths_outside_it() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let Some(t) = Sandbox::or_skip() else { return };
+    let sibling = GroupPath::new(&format!("{}x", t.rel));
+    for bad in [GroupPath::root(), GroupPath::new("init.scope"), sibling] {
+        let r = catch_unwind(AssertUnwindSafe(|| t.group_dir(&bad)));
+        assert!(r.is_err(), "{bad} was let through");
+    }
+    assert!(catch_unwind(AssertUnwindSafe(|| t.dir("../x"))).is_err());
+    assert_eq!(t.dir("a"), t.root.join(&t.rel).join("a"));
 }

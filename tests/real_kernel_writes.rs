@@ -1,10 +1,10 @@
 //! The writer against this machine's real cgroup2 hierarchy.
 //!
-//! Every test works under its own group `cgtop-test-<pid>-<n>` directly
-//! below the cgroup2 root, moves only processes it spawned, and removes its
-//! groups bottom-up from a Drop guard (also when an assertion panics),
-//! after killing the processes it started. Without root, or without a
-//! writable cgroup2 mount, each test prints `skipped: <reason>` and passes.
+//! Every test works in its own sandbox (`common::Sandbox`: a group
+//! `cgtop-test-<pid>-<n>` directly below the cgroup2 root, killed and
+//! removed on drop, also when an assertion panics) and moves only
+//! processes it spawned. Without root, or without a writable cgroup2
+//! mount, each test prints `skipped: <reason>` and passes.
 //!
 //! Enabling a controller in a test group needs the root to hand that
 //! controller down. When the root's cgroup.subtree_control lacks hugetlb,
@@ -17,6 +17,8 @@
 // allow-unwrap-in-tests does not reach: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use cgtop::cgroupfs::{CgroupEvents, Controllers};
 use cgtop::model::input::{ControllerChange, MemoryFile};
 use cgtop::model::write::{
@@ -25,106 +27,39 @@ use cgtop::model::write::{
 use cgtop::model::GroupPath;
 use cgtop::source::safety::Protected;
 use cgtop::source::writer::{leaf_fix, perform, WriteOutcome};
+use common::sandbox::Sandbox;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
-
-static NEXT: AtomicUsize = AtomicUsize::new(0);
+use std::time::Duration;
 
 /// A pid that cannot exist: pid_max is at most PID_MAX_LIMIT (4194304)
 /// and pids stay below it.
 const NO_SUCH_PID: u32 = 4_194_304;
 
-/// A test's own group and the processes it started; Drop cleans both up.
-struct Sandbox {
+/// Controllers a test enabled at the root (the opt-in of the hugetlb
+/// test): disabled again on drop. Made before the sandbox, so that it
+/// drops after it, once the test's groups are gone; the sandbox itself
+/// never writes outside its own group.
+#[derive(Default)]
+struct EnabledAtRoot {
     root: PathBuf,
-    group: GroupPath,
-    children: Vec<Child>,
-    /// Controllers this test enabled at the root (opt-in), disabled again
-    /// after the groups are gone.
-    enabled_at_root: Vec<&'static str>,
+    names: Vec<&'static str>,
 }
 
-impl Sandbox {
-    /// The sandbox, or the reason the test is skipped.
-    fn new() -> Result<Self, String> {
-        if !rustix::process::getuid().is_root() {
-            return Err(format!(
-                "not root (uid {}): writes need root",
-                rustix::process::getuid().as_raw()
-            ));
-        }
-        let mount =
-            cgtop::source::mount::discover().map_err(|e| format!("no cgroup2 mount: {e}"))?;
-        let name = format!(
-            "cgtop-test-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::SeqCst)
+impl EnabledAtRoot {
+    fn enable(&mut self, root: &Path, name: &'static str) {
+        let on = perform(
+            root,
+            &set_subtree_control(&GroupPath::root(), &[ControllerChange::enable(name)]),
         );
-        let group = GroupPath::new(&name);
-        let made = perform(&mount.root, &create_group(&group));
-        made.result
-            .map_err(|e| format!("cannot create a group under {}: {e}", mount.root.display()))?;
-        Ok(Self {
-            root: mount.root,
-            group,
-            children: Vec::new(),
-            enabled_at_root: Vec::new(),
-        })
-    }
-
-    fn dir(&self, sub: &str) -> PathBuf {
-        let d = self.root.join(self.group.as_rel_path());
-        if sub.is_empty() {
-            d
-        } else {
-            d.join(sub)
-        }
-    }
-
-    fn path(&self, sub: &str) -> GroupPath {
-        if sub.is_empty() {
-            self.group.clone()
-        } else {
-            self.group.concat(&GroupPath::new(sub))
-        }
-    }
-
-    /// Starts a process that this test owns.
-    fn spawn(&mut self, argv: &[&str]) -> u32 {
-        let child = Command::new(argv[0]).args(&argv[1..]).spawn().unwrap();
-        let pid = child.id();
-        self.children.push(child);
-        pid
+        assert!(on.is_ok(), "{}", on.summary());
+        self.root = root.to_path_buf();
+        self.names.push(name);
     }
 }
 
-impl Drop for Sandbox {
+impl Drop for EnabledAtRoot {
     fn drop(&mut self) {
-        // our processes first (a frozen one still dies of SIGKILL), then
-        // the groups, deepest first
-        for c in &mut self.children {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-        let top = self.dir("");
-        let mut dirs = Vec::new();
-        collect_dirs(&top, &mut dirs);
-        dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-        for d in dirs {
-            for _ in 0..100 {
-                match std::fs::remove_dir(&d) {
-                    Ok(()) => break,
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
-                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
-                }
-            }
-        }
-        if top.exists() {
-            eprintln!("warning: could not remove {}", top.display());
-        }
-        for name in &self.enabled_at_root {
+        for name in &self.names {
             let off = set_subtree_control(&GroupPath::root(), &[ControllerChange::disable(name)]);
             let done = (0..50).any(|_| {
                 let ok = perform(&self.root, &off).is_ok();
@@ -140,28 +75,11 @@ impl Drop for Sandbox {
     }
 }
 
-fn collect_dirs(dir: &Path, out: &mut Vec<PathBuf>) {
-    if !dir.is_dir() {
-        return;
-    }
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for e in rd.flatten() {
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                collect_dirs(&e.path(), out);
-            }
-        }
-    }
-    out.push(dir.to_path_buf());
-}
-
 macro_rules! sandbox_or_skip {
     () => {
-        match Sandbox::new() {
-            Ok(s) => s,
-            Err(reason) => {
-                println!("skipped: {reason}");
-                return;
-            }
+        match Sandbox::or_skip() {
+            Some(s) => s,
+            None => return,
         }
     };
 }
@@ -178,15 +96,9 @@ fn events(dir: &Path) -> CgroupEvents {
     CgroupEvents::parse(&read(&dir.join("cgroup.events")))
 }
 
-fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !cond() {
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+/// Waits up to 5 s for `cond`.
+fn wait_until(what: &str, cond: impl FnMut() -> bool) {
+    common::wait_until(what, Duration::from_secs(5), cond);
 }
 
 /// utime of a process in clock ticks, from /proc/PID/stat.
@@ -213,10 +125,7 @@ fn create_and_remove_groups() {
     let again = perform(&sb.root, &create_group(&child));
     let e = again.result.unwrap_err();
     assert_eq!(e.errno_name(), "EEXIST");
-    assert_eq!(
-        e.explanation,
-        format!("child already exists in {}", sb.group)
-    );
+    assert_eq!(e.explanation, format!("child already exists in {}", sb.top));
 
     // a group with a child cannot go
     let busy = perform(&sb.root, &remove_group(&child));
@@ -241,14 +150,14 @@ fn create_and_remove_groups() {
 fn move_a_spawned_process() {
     let mut sb = sandbox_or_skip!();
     let pid = sb.spawn(&["sleep", "60"]);
-    let o = perform(&sb.root, &move_process(pid, &sb.group, false));
+    let o = perform(&sb.root, &move_process(pid, &sb.top, false));
     assert!(o.is_ok(), "{}", o.summary());
     assert_eq!(pids(&sb.dir("")), vec![pid]);
     let cg = read(Path::new(&format!("/proc/{pid}/cgroup")));
-    assert!(cg.lines().any(|l| l == format!("0::{}", sb.group)), "{cg}");
+    assert!(cg.lines().any(|l| l == format!("0::{}", sb.top)), "{cg}");
 
     // a process that does not exist
-    let gone = perform(&sb.root, &move_process(NO_SUCH_PID, &sb.group, false));
+    let gone = perform(&sb.root, &move_process(NO_SUCH_PID, &sb.top, false));
     let e = gone.result.unwrap_err();
     assert_eq!(e.errno_name(), "ESRCH");
     assert_eq!(
@@ -268,10 +177,10 @@ fn move_a_spawned_process() {
 fn freeze_stops_cpu_and_thaw_resumes() {
     let mut sb = sandbox_or_skip!();
     let pid = sb.spawn(&["sh", "-c", "while :; do :; done"]);
-    assert!(perform(&sb.root, &move_process(pid, &sb.group, false)).is_ok());
+    assert!(perform(&sb.root, &move_process(pid, &sb.top, false)).is_ok());
     wait_until("populated", || events(&sb.dir("")).is_populated());
 
-    let frozen = perform(&sb.root, &freeze(&sb.group, true));
+    let frozen = perform(&sb.root, &freeze(&sb.top, true));
     assert!(frozen.is_ok(), "{}", frozen.summary());
     assert_eq!(frozen.old.as_deref().map(str::trim), Some("0"));
     assert_eq!(frozen.new_readback.as_deref().map(str::trim), Some("1"));
@@ -284,7 +193,7 @@ fn freeze_stops_cpu_and_thaw_resumes() {
 
     // undo of the freeze is the thaw
     let thaw = frozen.undo().unwrap();
-    assert_eq!(thaw, freeze(&sb.group, false));
+    assert_eq!(thaw, freeze(&sb.top, false));
     assert!(perform(&sb.root, &thaw).is_ok());
     wait_until("frozen 0", || !events(&sb.dir("")).is_frozen());
     let before = utime(pid);
@@ -300,11 +209,11 @@ fn kill_ends_every_process() {
     assert!(perform(&sb.root, &create_group(&sb.path("inner"))).is_ok());
     let a = sb.spawn(&["sleep", "60"]);
     let b = sb.spawn(&["sleep", "60"]);
-    assert!(perform(&sb.root, &move_process(a, &sb.group, false)).is_ok());
+    assert!(perform(&sb.root, &move_process(a, &sb.top, false)).is_ok());
     assert!(perform(&sb.root, &move_process(b, &sb.path("inner"), false)).is_ok());
     wait_until("populated", || events(&sb.dir("")).is_populated());
 
-    let o = perform(&sb.root, &kill(&sb.group));
+    let o = perform(&sb.root, &kill(&sb.top));
     assert!(o.is_ok(), "{}", o.summary());
     // a kernel with cgroup.kill needs no fallback
     assert!(o.notes.is_empty(), "{:?}", o.notes);
@@ -323,9 +232,9 @@ fn leaf_fix_moves_every_process_into_the_leaf() {
     let a = sb.spawn(&["sleep", "60"]);
     let b = sb.spawn(&["sleep", "60"]);
     for pid in [a, b] {
-        assert!(perform(&sb.root, &move_process(pid, &sb.group, false)).is_ok());
+        assert!(perform(&sb.root, &move_process(pid, &sb.top, false)).is_ok());
     }
-    let outs = leaf_fix(&sb.root, &sb.group, "leaf", &[]);
+    let outs = leaf_fix(&sb.root, &sb.top, "leaf", &[]);
     let summaries: Vec<String> = outs.iter().map(WriteOutcome::summary).collect();
     assert!(outs.iter().all(WriteOutcome::is_ok), "{summaries:?}");
     assert_eq!(outs.len(), 3, "{summaries:?}");
@@ -337,7 +246,7 @@ fn leaf_fix_moves_every_process_into_the_leaf() {
     assert_eq!(moved, want);
     assert!(pids(&sb.dir("")).is_empty());
     // run again: the leaf exists already and there is nothing left to move
-    let again = leaf_fix(&sb.root, &sb.group, "leaf", &[]);
+    let again = leaf_fix(&sb.root, &sb.top, "leaf", &[]);
     assert_eq!(again.len(), 1);
     assert_eq!(again[0].result.as_ref().unwrap_err().errno_name(), "EEXIST");
 }
@@ -353,7 +262,7 @@ fn a_missing_controller_file_is_explained() {
     }
     let o = perform(
         &sb.root,
-        &set_memory_limit(&sb.group, MemoryFile::Max, cgtop::cgroupfs::Limit::Max),
+        &set_memory_limit(&sb.top, MemoryFile::Max, cgtop::cgroupfs::Limit::Max),
     );
     let e = o.result.unwrap_err();
     assert_eq!(e.errno_name(), "ENOENT");
@@ -361,7 +270,7 @@ fn a_missing_controller_file_is_explained() {
         e.explanation,
         format!(
             "memory.max does not exist in {}: the memory controller is not enabled for it",
-            sb.group
+            sb.top
         )
     );
     assert_eq!(
@@ -377,12 +286,8 @@ fn protected_groups_of_this_process() {
     let own = p.own.clone().expect("the test's own group is readable");
     // the test runs outside its sandbox, so the sandbox is not protected
     // unless the test itself was started inside it
-    assert!(!own.is_within(&sb.group));
-    assert!(
-        p.dangers(&sb.group).is_empty(),
-        "{:?}",
-        p.dangers(&sb.group)
-    );
+    assert!(!own.is_within(&sb.top));
+    assert!(p.dangers(&sb.top).is_empty(), "{:?}", p.dangers(&sb.top));
     assert!(p.groups().contains(&GroupPath::root()));
     println!(
         "own group {own}, session {:?}, init {:?}",
@@ -392,6 +297,8 @@ fn protected_groups_of_this_process() {
 
 #[test]
 fn hugetlb_not_offered_toggle_busy_and_leaf_fix() {
+    // before the sandbox: dropped after it
+    let mut at_root = EnabledAtRoot::default();
     let mut sb = sandbox_or_skip!();
     let root_sc = || Controllers::parse(&read(&sb.root.join("cgroup.subtree_control")));
     if !Controllers::parse(&read(&sb.root.join("cgroup.controllers"))).contains("hugetlb") {
@@ -406,9 +313,9 @@ fn hugetlb_not_offered_toggle_busy_and_leaf_fix() {
     let e = o.result.unwrap_err();
     assert_eq!(e.errno_name(), "ENOENT");
     let steps = if root_sc().contains("hugetlb") {
-        format!("{}", sb.group)
+        format!("{}", sb.top)
     } else {
-        format!("/, then {}", sb.group)
+        format!("/, then {}", sb.top)
     };
     assert_eq!(
         e.fix.as_deref(),
@@ -425,13 +332,11 @@ fn hugetlb_not_offered_toggle_busy_and_leaf_fix() {
             );
             return;
         }
-        let on = perform(&sb.root, &set_subtree_control(&GroupPath::root(), &plus));
-        assert!(on.is_ok(), "{}", on.summary());
-        sb.enabled_at_root.push("hugetlb");
+        at_root.enable(&sb.root, "hugetlb");
     }
 
     // 2. toggle on an empty group, read back, undo
-    let on = perform(&sb.root, &set_subtree_control(&sb.group, &plus));
+    let on = perform(&sb.root, &set_subtree_control(&sb.top, &plus));
     assert!(on.is_ok(), "{}", on.summary());
     assert!(Controllers::parse(on.new_readback.as_deref().unwrap()).contains("hugetlb"));
     assert_eq!(on.stored_differs(), None);
@@ -439,7 +344,7 @@ fn hugetlb_not_offered_toggle_busy_and_leaf_fix() {
     let undo = on.undo().unwrap();
     assert_eq!(
         undo,
-        set_subtree_control(&sb.group, &[ControllerChange::disable("hugetlb")])
+        set_subtree_control(&sb.top, &[ControllerChange::disable("hugetlb")])
     );
     let off = perform(&sb.root, &undo);
     assert!(off.is_ok(), "{}", off.summary());
@@ -447,8 +352,8 @@ fn hugetlb_not_offered_toggle_busy_and_leaf_fix() {
 
     // 3. a group that holds a process cannot hand hugetlb down: EBUSY
     let pid = sb.spawn(&["sleep", "60"]);
-    assert!(perform(&sb.root, &move_process(pid, &sb.group, false)).is_ok());
-    let busy = perform(&sb.root, &set_subtree_control(&sb.group, &plus));
+    assert!(perform(&sb.root, &move_process(pid, &sb.top, false)).is_ok());
+    let busy = perform(&sb.root, &set_subtree_control(&sb.top, &plus));
     let e = busy.result.unwrap_err();
     assert_eq!(e.errno_name(), "EBUSY");
     assert_eq!(
@@ -456,13 +361,13 @@ fn hugetlb_not_offered_toggle_busy_and_leaf_fix() {
         format!(
             "{} has 1 process; a group that hands a domain controller to its children cannot \
              hold processes itself (no internal process rule, admin guide 2-4-3)",
-            sb.group
+            sb.top
         )
     );
     assert!(e.fix.as_deref().unwrap().contains("leaf"));
 
     // 4. the leaf fix: make a leaf, move the process, enable hugetlb
-    let outs = leaf_fix(&sb.root, &sb.group, "leaf", &plus);
+    let outs = leaf_fix(&sb.root, &sb.top, "leaf", &plus);
     for o in &outs {
         assert!(o.is_ok(), "{}", o.summary());
     }
@@ -477,7 +382,7 @@ fn hugetlb_not_offered_toggle_busy_and_leaf_fix() {
     assert!(Controllers::parse(&read(&sb.dir("cgroup.subtree_control"))).contains("hugetlb"));
 
     // a process cannot move back into a group that hands hugetlb down
-    let back = perform(&sb.root, &move_process(pid, &sb.group, false));
+    let back = perform(&sb.root, &move_process(pid, &sb.top, false));
     let e = back.result.unwrap_err();
     assert_eq!(e.errno_name(), "EBUSY");
     assert_eq!(
@@ -485,7 +390,7 @@ fn hugetlb_not_offered_toggle_busy_and_leaf_fix() {
         format!(
             "{} hands controllers to its children (hugetlb), so it cannot hold processes \
              itself (no internal process rule, admin guide 2-4-3)",
-            sb.group
+            sb.top
         )
     );
 }

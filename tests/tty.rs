@@ -6,7 +6,8 @@
 
 mod common;
 
-use common::{child_of, fixture_or_shared, have, proc_state, Tmux};
+use common::tmux::Tmux;
+use common::{child_of, fixture_or_shared, have, proc_state};
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -15,11 +16,9 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn navigate_filter_quit_restores_terminal() {
-    if !have("tmux") {
-        println!("skipped: tmux is not installed");
+    let Some(t) = Tmux::shell_or_skip(100, 30) else {
         return;
-    }
-    let t = Tmux::new(100, 30);
+    };
     let bin = env!("CARGO_BIN_EXE_cgtop");
     t.send(&[
         &format!("{bin} --root {} -d 0.5", fixture_or_shared().display()),
@@ -165,11 +164,9 @@ fn wait_restored(t: &Tmux, what: &str) {
 /// for a program that signal killed (128 + N).
 #[test]
 fn fatal_signals_restore_terminal_and_exit_128_plus_n() {
-    if !have("tmux") {
-        println!("skipped: tmux is not installed");
+    let Some(t) = Tmux::shell_or_skip(80, 24) else {
         return;
-    }
-    let t = Tmux::new(80, 24);
+    };
     for (sig, status) in [("TERM", 143), ("HUP", 129), ("INT", 130), ("QUIT", 131)] {
         let cgtop = start_in_shell(&t);
         assert!(Command::new("kill")
@@ -189,11 +186,9 @@ fn fatal_signals_restore_terminal_and_exit_128_plus_n() {
 /// once (no Enter needed: raw mode is back).
 #[test]
 fn ctrl_z_and_sigtstp_suspend_and_fg_resumes() {
-    if !have("tmux") {
-        println!("skipped: tmux is not installed");
+    let Some(t) = Tmux::shell_or_skip(100, 30) else {
         return;
-    }
-    let t = Tmux::new(100, 30);
+    };
     let cgtop = start_in_shell(&t);
     for how in ["C-z", "SIGTSTP"] {
         if how == "C-z" {

@@ -7,38 +7,25 @@
 
 mod common;
 
-use common::{have, TestGroup, Tmux};
+use common::sandbox::Sandbox;
+use common::tmux::Tmux;
 use std::thread::sleep;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-fn events(t: &TestGroup, sub: &str) -> String {
+fn events(t: &Sandbox, sub: &str) -> String {
     std::fs::read_to_string(t.dir(sub).join("cgroup.events")).unwrap_or_default()
-}
-
-fn wait_events(t: &TestGroup, sub: &str, what: &str) {
-    let t0 = Instant::now();
-    while !events(t, sub).contains(what) {
-        assert!(
-            t0.elapsed() < Duration::from_secs(5),
-            "cgroup.events never showed {what:?}: {}",
-            events(t, sub)
-        );
-        sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]
 fn freeze_by_key_then_undo_thaws() {
-    if !have("tmux") {
-        println!("skipped: tmux is not installed");
-        return;
-    }
-    let Some(mut t) = TestGroup::new() else {
+    let Some(mut t) = Sandbox::or_skip() else {
         return;
     };
     t.mkdir("work");
     t.spawn_in("work", "while :; do :; done");
-    let term = Tmux::new(110, 32);
+    let Some(term) = Tmux::shell_or_skip(110, 32) else {
+        return;
+    };
     let bin = env!("CARGO_BIN_EXE_cgtop");
     term.send(&[&format!("{bin} -d 0.5 {}", t.rel), "Enter"]);
     // (not just "work": the binary's own path may contain it)
@@ -54,7 +41,7 @@ fn freeze_by_key_then_undo_thaws() {
         "nothing is written before the confirmation"
     );
     term.send(&["y"]);
-    wait_events(&t, "work", "frozen 1");
+    t.wait_events("work", "frozen 1");
     let s = term.wait_for("frozen for");
     assert!(
         s.contains("done: freeze"),
@@ -72,7 +59,7 @@ fn freeze_by_key_then_undo_thaws() {
     );
     // undo: thaw, no confirmation needed
     term.send(&["u"]);
-    wait_events(&t, "work", "frozen 0");
+    t.wait_events("work", "frozen 0");
     term.wait_for("done: thaw");
     // the action log lists both writes
     term.send(&["L"]);

@@ -20,6 +20,9 @@
 // test code: a failed expectation is a failed test
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+#[path = "common/batch.rs"]
+mod batch;
+
 use serde::Deserialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt::Write as _;
@@ -79,96 +82,59 @@ fn parse_bytes(s: &str) -> Option<f64> {
     )
 }
 
-/// The number before `unit` in a header field such as "interval 0.5 s".
-fn header_num(fields: &[&str], key: &str, unit: &str) -> Option<f64> {
-    fields.iter().find_map(|f| {
-        let f = f.trim();
-        let rest = if key.is_empty() {
-            f
-        } else {
-            f.strip_prefix(key)?.trim_start()
-        };
-        rest.strip_suffix(unit)?.trim().parse().ok()
-    })
-}
-
+/// Each refresh of `cgtop -b` (read by the tests' one reader of `-b`
+/// text, `tests/common/batch.rs`) with the paths rebuilt from the indented
+/// names.
 fn parse_text(text: &str) -> Vec<TextRefresh> {
-    let mut out: Vec<TextRefresh> = Vec::new();
-    let mut in_rows = false;
-    let mut stack: Vec<String> = Vec::new();
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("cgtop - refresh ") {
-            // "1 at 1.6 s  HOST  KERNEL  cgroup2 ROOT  1000 groups  interval 1.6 s  cost ..."
-            let fields: Vec<&str> = rest.split("  ").collect();
-            let at = fields[0]
-                .split_once(" at ")
-                .and_then(|(_, t)| t.strip_suffix(" s"))
-                .and_then(|t| t.parse().ok());
-            let (Some(at), Some(count), Some(interval)) = (
-                at,
-                header_num(&fields, "", "groups"),
-                header_num(&fields, "interval", "s"),
-            ) else {
-                panic!("cannot read the header {line:?}");
+    batch::parse(text)
+        .iter()
+        .map(|b| {
+            let (Some(at), Some(count), Some(interval)) = (b.at(), b.groups(), b.interval()) else {
+                panic!("cannot read the header {:?}", b.title);
             };
-            out.push(TextRefresh {
+            let mut r = TextRefresh {
                 at,
                 interval,
-                count: count as usize,
+                count,
                 ..TextRefresh::default()
-            });
-            in_rows = false;
-            continue;
-        }
-        if line.starts_with("GROUP ") {
-            in_rows = true;
-            stack.clear();
-            continue;
-        }
-        if line.is_empty() {
-            in_rows = false;
-            continue;
-        }
-        if !in_rows {
-            continue;
-        }
-        let trimmed = line.trim_start();
-        let indent = line.len() - trimmed.len();
-        let cols: Vec<&str> = trimmed.split_whitespace().collect();
-        assert!(cols.len() >= 6, "a row with too few columns: {line:?}");
-        let name = cols[0];
-        assert!(
-            !name.ends_with('…'),
-            "a group name is cut in the text output: {line:?}"
-        );
-        let depth = indent / 2;
-        let r = out.last_mut().expect("rows before any header");
-        let path = if depth == 0 {
-            stack.clear();
-            stack.push(String::new());
-            "/".to_owned()
-        } else {
-            assert!(
-                depth <= stack.len(),
-                "row {line:?} is deeper than its parent"
-            );
-            stack.truncate(depth);
-            stack.push(name.to_owned());
-            stack.join("/")
-        };
-        r.paths.push(path);
-        r.cpu.push(if cols[1] == "-" {
-            None
-        } else {
-            Some(
-                cols[1]
-                    .parse()
-                    .unwrap_or_else(|_| panic!("CPU% in {line:?}")),
-            )
-        });
-        r.io.push([parse_bytes(cols[3]), parse_bytes(cols[4])]);
-    }
-    out
+            };
+            let mut stack: Vec<String> = Vec::new();
+            for line in &b.rows {
+                let (depth, cols) = batch::row_cells(line);
+                assert!(cols.len() >= 6, "a row with too few columns: {line:?}");
+                let name = cols[0];
+                assert!(
+                    !name.ends_with('…'),
+                    "a group name is cut in the text output: {line:?}"
+                );
+                let path = if depth == 0 {
+                    stack.clear();
+                    stack.push(String::new());
+                    "/".to_owned()
+                } else {
+                    assert!(
+                        depth <= stack.len(),
+                        "row {line:?} is deeper than its parent"
+                    );
+                    stack.truncate(depth);
+                    stack.push(name.to_owned());
+                    stack.join("/")
+                };
+                r.paths.push(path);
+                r.cpu.push(if cols[1] == "-" {
+                    None
+                } else {
+                    Some(
+                        cols[1]
+                            .parse()
+                            .unwrap_or_else(|_| panic!("CPU% in {line:?}")),
+                    )
+                });
+                r.io.push([parse_bytes(cols[3]), parse_bytes(cols[4])]);
+            }
+            r
+        })
+        .collect()
 }
 
 /// Checks that `text` (`cgtop -b -n K`) and `json` (`cgtop --json -n 1`)
@@ -325,6 +291,28 @@ impl Rates {
     }
 }
 
+/// What a churn check found wrong: the first 20, for the failure message.
+#[derive(Default)]
+struct Problems(Vec<String>);
+
+impl Problems {
+    fn add(&mut self, problem: String) {
+        if self.0.len() < 20 {
+            self.0.push(problem);
+        }
+    }
+
+    /// Fails with every problem kept, in `what` ("cgtop's output").
+    fn assert_none(&self, what: &str) {
+        assert!(
+            self.0.is_empty(),
+            "{} problems in {what} under churn:\n  {}",
+            self.0.len(),
+            self.0.join("\n  ")
+        );
+    }
+}
+
 /// What a run of `cgtop --json` under churn must satisfy, and what it
 /// showed.
 struct ChurnLimits<'a> {
@@ -341,6 +329,16 @@ struct ChurnLimits<'a> {
     /// runs: cgtop's windows must match the kernel's count of periods, and
     /// its CPU % must read as the cap.
     cap: Option<CpuCap>,
+}
+
+impl ChurnLimits<'_> {
+    fn assert_enough_refreshes(&self, printed: usize) {
+        assert!(
+            printed >= self.min_refreshes.max(2),
+            "only {printed} refreshes printed in {:.1} s",
+            self.wall_s
+        );
+    }
 }
 
 /// `path=quota/period` (µs, as in cpu.max) from CGTOP_SCALE_CHURN_CAP.
@@ -386,18 +384,8 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
             Err(e) => panic!("line {} of cgtop's JSON output does not parse: {e}", k + 1),
         }
     }
-    assert!(
-        docs.len() >= lim.min_refreshes.max(2),
-        "only {} refreshes printed in {:.1} s",
-        docs.len(),
-        lim.wall_s
-    );
-    let mut bad: Vec<String> = Vec::new();
-    let mut complain = |s: String| {
-        if bad.len() < 20 {
-            bad.push(s);
-        }
-    };
+    lim.assert_enough_refreshes(docs.len());
+    let mut bad = Problems::default();
     // ---- the refreshes keep coming, one per interval + refresh cost
     let (mut max_gap, mut max_over, mut sum_gap) = (0.0f64, 0.0f64, 0.0);
     for (i, w) in docs.windows(2).enumerate() {
@@ -408,14 +396,14 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
         let over = gap - lim.interval_s - w[0].cost.wall_ms / 1e3;
         max_over = max_over.max(over);
         if (w[1].interval_s - gap).abs() > 0.002 {
-            complain(format!(
+            bad.add(format!(
                 "refresh {}: interval_s {:.3} but {gap:.3} s since the previous one",
                 i + 2,
                 w[1].interval_s
             ));
         }
         if gap < lim.interval_s * 0.95 {
-            complain(format!(
+            bad.add(format!(
                 "refresh {}: {gap:.3} s after the previous one, the interval is {}",
                 i + 2,
                 lim.interval_s
@@ -424,7 +412,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
         // a stall: far more than the interval, the previous refresh and
         // writing it out
         if over > 2.0 + lim.interval_s + w[0].cost.wall_ms / 1e3 {
-            complain(format!(
+            bad.add(format!(
                 "refresh {}: {gap:.3} s after the previous one (interval {}, that refresh took {:.0} ms)",
                 i + 2,
                 lim.interval_s,
@@ -446,13 +434,13 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
     let expected = span / mean_gap;
     let expected_max = lim.wall_s / lim.interval_s + 1.0;
     if (n as f64) < expected.floor() - 1.0 || n as f64 > expected.ceil() + 1.0 {
-        complain(format!(
+        bad.add(format!(
             "{n} refreshes printed; {span:.1} s from the first to the end at {mean_gap:.3} s each \
              allow {expected:.1}"
         ));
     }
     if n as f64 > expected_max {
-        complain(format!(
+        bad.add(format!(
             "{n} refreshes printed in {:.1} s at an interval of {} s",
             lim.wall_s, lim.interval_s
         ));
@@ -486,7 +474,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
         for (k, g) in d.groups.iter().enumerate() {
             let p = g.path.as_str();
             if !here.insert(p) {
-                complain(format!("refresh {}: {p} listed twice", i + 1));
+                bad.add(format!("refresh {}: {p} listed twice", i + 1));
             }
             // the first is the start group, whose parent is not shown
             if k > 0 {
@@ -494,7 +482,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
                     .rfind('/')
                     .map_or("/", |k| if k == 0 { "/" } else { &p[..k] });
                 if !here.contains(parent) {
-                    complain(format!(
+                    bad.add(format!(
                         "refresh {}: {p} comes without its parent {parent} before it",
                         i + 1
                     ));
@@ -517,7 +505,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
             ] {
                 if let Some(v) = v {
                     if !(0.0..=bound).contains(&v) {
-                        complain(format!(
+                        bad.add(format!(
                             "refresh {}: {p}: {name} = {v:.1} outside [0, {bound:.0}] \
                              (interval {:.3} s, refresh {:.0} ms)",
                             i + 1,
@@ -558,7 +546,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
                     ("wiops", io.wiops, MAX_IOPS),
                 ] {
                     if !(0.0..=bound).contains(&v) {
-                        complain(format!(
+                        bad.add(format!(
                             "refresh {}: {p}: io {name} = {v:.0} outside [0, {bound:.0}]",
                             i + 1
                         ));
@@ -579,13 +567,13 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
                     None => {
                         appeared += 1;
                         if !r.is_empty() {
-                            complain(format!("refresh {}: {p} is new but has rates {r:?}", i + 1));
+                            bad.add(format!("refresh {}: {p} is new but has rates {r:?}", i + 1));
                         }
                     }
                     Some(&ino) if ino != g.inode => {
                         recreated += 1;
                         if !r.is_empty() {
-                            complain(format!(
+                            bad.add(format!(
                                 "refresh {}: {p} was recreated (inode {ino} -> {}) but has rates {r:?}",
                                 i + 1,
                                 g.inode
@@ -599,7 +587,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
         prev = cur;
     }
     if seen.len() < 3 && !lim.prefix.is_empty() {
-        complain(format!(
+        bad.add(format!(
             "only {} distinct groups under {} were ever shown: cgtop does not see the churn",
             seen.len(),
             lim.prefix
@@ -627,7 +615,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
             }
             let off = (secs - dper as f64 * cap.period_s).abs();
             if off > 2.0 * cap.period_s + 0.05 {
-                complain(format!(
+                bad.add(format!(
                     "refresh {}: {}: cgtop's window is {secs:.3} s, the kernel counted {dper} \
                      periods of {} s",
                     i + 1,
@@ -640,7 +628,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
             busy.push((c, secs, dper));
         }
         if off_by_one_period * 5 > busy.len() {
-            complain(format!(
+            bad.add(format!(
                 "{} of {} busy windows of {} differ from the kernel's period count by more \
                  than a period",
                 off_by_one_period,
@@ -654,7 +642,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
     let mut cap_summary = String::new();
     if let Some(cap) = &lim.cap {
         if busy.len() < 3 {
-            complain(format!(
+            bad.add(format!(
                 "{} busy windows of {} (throttled in every period): the spinners did not run",
                 busy.len(),
                 cap.path
@@ -664,7 +652,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
             pct.sort_by(f64::total_cmp);
             let median = pct[pct.len() / 2];
             if (median - cap.pct()).abs() > 1.5 {
-                complain(format!(
+                bad.add(format!(
                     "{} capped at {:.0} %: the median busy reading is {median:.1} %",
                     cap.path,
                     cap.pct()
@@ -687,12 +675,7 @@ fn check_churn(jsonl: &str, lim: &ChurnLimits) -> String {
             );
         }
     }
-    assert!(
-        bad.is_empty(),
-        "{} problems in cgtop's output under churn:\n  {}",
-        bad.len(),
-        bad.join("\n  ")
-    );
+    bad.assert_none("cgtop's output");
     let last = &docs[n - 1].cost;
     let walks = docs.iter().filter(|d| d.cost.dirs_listed > 0).count();
     let listed: u64 = docs.iter().map(|d| d.cost.dirs_listed).sum();
@@ -729,18 +712,8 @@ fn check_churn_text(text: &str, lim: &ChurnLimits, ncpus: usize) -> String {
         .map_or(text, |k| &text[..=k]);
     let partial = usize::from(cut.len() < text.len() && !text.ends_with("\n\n"));
     let docs = parse_text(if partial == 1 { cut } else { text });
-    assert!(
-        docs.len() >= lim.min_refreshes.max(2),
-        "only {} refreshes printed in {:.1} s",
-        docs.len(),
-        lim.wall_s
-    );
-    let mut bad: Vec<String> = Vec::new();
-    let mut complain = |s: String| {
-        if bad.len() < 20 {
-            bad.push(s);
-        }
-    };
+    lim.assert_enough_refreshes(docs.len());
+    let mut bad = Problems::default();
     let n = docs.len();
     let gaps: Vec<f64> = docs.windows(2).map(|w| w[1].at - w[0].at).collect();
     let mean_gap = gaps.iter().sum::<f64>() / gaps.len().max(1) as f64;
@@ -748,20 +721,20 @@ fn check_churn_text(text: &str, lim: &ChurnLimits, ncpus: usize) -> String {
     for (i, (g, d)) in gaps.iter().zip(&docs[1..]).enumerate() {
         // the header rounds to 0.1 s
         if (d.interval - g).abs() > 0.11 {
-            complain(format!(
+            bad.add(format!(
                 "refresh {}: interval {:.1} s but {g:.1} s since the previous one",
                 i + 2,
                 d.interval
             ));
         }
         if *g < lim.interval_s * 0.95 - 0.1 {
-            complain(format!(
+            bad.add(format!(
                 "refresh {}: {g:.1} s after the previous one",
                 i + 2
             ));
         }
         if *g > 4.0 * mean_gap + 2.0 {
-            complain(format!(
+            bad.add(format!(
                 "refresh {}: a stall of {g:.1} s (the mean gap is {mean_gap:.1} s)",
                 i + 2
             ));
@@ -770,7 +743,7 @@ fn check_churn_text(text: &str, lim: &ChurnLimits, ncpus: usize) -> String {
     let span = lim.wall_s - docs[0].at;
     let expected = span / mean_gap.max(lim.interval_s);
     if (n as f64) < expected.floor() - 1.0 || n as f64 > expected.ceil() + 1.0 {
-        complain(format!(
+        bad.add(format!(
             "{n} refreshes printed; {span:.1} s from the first to the end at {mean_gap:.2} s each \
              allow {expected:.1}"
         ));
@@ -783,7 +756,7 @@ fn check_churn_text(text: &str, lim: &ChurnLimits, ncpus: usize) -> String {
     let mut rows = 0;
     for (i, d) in docs.iter().enumerate() {
         if d.paths.len() != d.count {
-            complain(format!(
+            bad.add(format!(
                 "refresh {}: the header says {} groups, {} rows",
                 i + 1,
                 d.count,
@@ -792,7 +765,7 @@ fn check_churn_text(text: &str, lim: &ChurnLimits, ncpus: usize) -> String {
         }
         let distinct: HashSet<&str> = d.paths.iter().map(String::as_str).collect();
         if distinct.len() != d.paths.len() {
-            complain(format!("refresh {}: a group is listed twice", i + 1));
+            bad.add(format!("refresh {}: a group is listed twice", i + 1));
         }
         let bound = 100.0 * ncpus as f64 * (1.0 + stretch / d.interval.max(0.05)) * 1.01 + 1.0;
         for (k, p) in d.paths.iter().enumerate() {
@@ -803,7 +776,7 @@ fn check_churn_text(text: &str, lim: &ChurnLimits, ncpus: usize) -> String {
             if let Some(c) = d.cpu[k] {
                 max_cpu = max_cpu.max(c);
                 if !(0.0..=bound).contains(&c) {
-                    complain(format!(
+                    bad.add(format!(
                         "refresh {}: {p}: CPU% {c} outside [0, {bound:.0}]",
                         i + 1
                     ));
@@ -812,24 +785,19 @@ fn check_churn_text(text: &str, lim: &ChurnLimits, ncpus: usize) -> String {
             for v in d.io[k].iter().flatten() {
                 max_bps = max_bps.max(*v);
                 if !(0.0..=MAX_BPS).contains(v) {
-                    complain(format!("refresh {}: {p}: an IO rate of {v:.0} B/s", i + 1));
+                    bad.add(format!("refresh {}: {p}: an IO rate of {v:.0} B/s", i + 1));
                 }
             }
         }
     }
     if seen.len() < 3 && !lim.prefix.is_empty() {
-        complain(format!(
+        bad.add(format!(
             "only {} distinct groups under {} were ever shown: cgtop does not see the churn",
             seen.len(),
             lim.prefix
         ));
     }
-    assert!(
-        bad.is_empty(),
-        "{} problems in cgtop's text output under churn:\n  {}",
-        bad.len(),
-        bad.join("\n  ")
-    );
+    bad.assert_none("cgtop's text output");
     format!(
         "{n} refreshes in {:.1} s (+{partial} cut by the kill): one every {mean_gap:.2} s at an \
          interval of {} s, longest gap {max_gap:.2} s; {rows} rows; {} churned paths seen; \

@@ -12,8 +12,9 @@
 //! outside the VM, a case fails at once (`CGTOP_VM` unset) rather than
 //! passing without having checked anything.
 //! Measured figures are printed as `FIGURE case: ...` lines and collected
-//! by the suite. Every case works under `/sys/fs/cgroup/cgtop-vm-<name>`,
-//! which is thawed, killed and removed at the end, also on failure.
+//! by the suite. Every case works in the tests' one sandbox,
+//! `/sys/fs/cgroup/cgtop-test-<pid>-<n>-<name>`, which is thawed, killed
+//! and removed at the end, also on failure.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
@@ -21,6 +22,7 @@ mod vm_common;
 
 use cgtop::app::actions::{FieldKind, WriteRequest};
 use cgtop::app::{self, App, Effect, HostInfo, Mode, Msg};
+use cgtop::cgroupfs::DevId;
 use cgtop::model::input::{
     parse_controller_changes, parse_cpu_max, parse_io_latency, parse_io_max, parse_memory,
     MemoryFile,
@@ -39,8 +41,8 @@ use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 use vm_common::{
-    cgtop_once, drop_caches, figure, io_stat_key, kread, kv, list, median, mib, require_vm,
-    scratch, strings, Case, CgtopRun, MIB,
+    by_dev, cgtop_once, drop_caches, figure, io_stat_key, kread, kv, list, median, mib, nums,
+    require_vm, scratch, strings, Case, CgtopRun, MIB,
 };
 
 /// How close a throttled IO rate must come to its io.max limit.
@@ -59,15 +61,86 @@ fn during(
     from: Instant,
     to: Instant,
 ) -> Vec<f64> {
-    samples
-        .iter()
-        .filter(|s| s.within(from, to))
-        .filter_map(|s| s.num(g, pointer))
-        .collect()
+    nums(samples.iter().filter(|s| s.within(from, to)), g, pointer)
 }
 
 // ---------------------------------------------------------------------------
 // io.max
+
+/// What an O_DIRECT dd of `mib` MiB in a group showed, one way
+/// ("w" for writes, "r" for reads): cgtop's per-refresh rates while dd
+/// ran, the group's io.stat bytes in the kernel and in cgtop's last line,
+/// and dd's own time.
+struct DirectIo {
+    way: &'static str,
+    mib: u32,
+    rates: Vec<f64>,
+    kernel_bytes: u64,
+    cgtop_bytes: u64,
+    elapsed: Duration,
+}
+
+impl DirectIo {
+    /// Runs `dd_args` (dd's operands) in `g` with `cgtop --json -d 1`
+    /// watching the case from before dd starts to a line after it ended.
+    fn run(
+        case: &Case,
+        g: &GroupPath,
+        dev: DevId,
+        way: &'static str,
+        mib: u32,
+        dd_args: &[&str],
+    ) -> Self {
+        let run = CgtopRun::start(&case.top, "1", 40);
+        run.wait_lines(1, Duration::from_secs(20));
+        let argv: Vec<&str> = std::iter::once("dd")
+            .chain(dd_args.iter().copied())
+            .collect();
+        let job = case.spawn_in(g, &argv);
+        let started = job.started;
+        let end = job.wait(Duration::from_secs(60));
+        assert!(end.status.success(), "dd failed: {}", end.stderr);
+        let n = run.len();
+        run.wait_lines(n + 1, Duration::from_secs(10));
+        let samples = run.stop();
+        let key = format!("{way}bytes");
+        Self {
+            way,
+            mib,
+            rates: during(
+                &samples,
+                g,
+                &format!("/rates/io/{way}bps"),
+                started,
+                end.ended,
+            ),
+            kernel_bytes: io_stat_key(&case.file(g, "io.stat"), dev, &key),
+            cgtop_bytes: io_bytes(samples.last().unwrap(), g, dev, &key),
+            elapsed: end.elapsed,
+        }
+    }
+
+    /// dd's own rate, bytes/s.
+    fn dd_rate(&self) -> f64 {
+        f64::from(self.mib) * MIB / secs(self.elapsed)
+    }
+
+    fn describe(&self) -> String {
+        let way = self.way;
+        format!(
+            "cgtop {way}bps median {} MiB/s over {} refreshes ({}), dd {} MiB in {:.2} s = {} MiB/s, \
+             io.stat {way}bytes kernel {} / cgtop {}",
+            mib(median(&self.rates)),
+            self.rates.len(),
+            list(&self.rates, mib),
+            self.mib,
+            secs(self.elapsed),
+            mib(self.dd_rate()),
+            self.kernel_bytes,
+            self.cgtop_bytes
+        )
+    }
+}
 
 /// io.max wbps=2M on the whole scratch disk, O_DIRECT writes: cgtop's write
 /// rate is the limit.
@@ -87,47 +160,19 @@ fn io_max_direct_write_shows_the_limit() {
         "io.max read back: {readback:?}"
     );
     let file = dir.join("cgtop-vm-iow");
-    let run = CgtopRun::start(&case.top, "1", 40);
-    run.wait_lines(1, Duration::from_secs(20));
-    let job = case.spawn_in(
+    let of = format!("of={}", file.display());
+    let io = DirectIo::run(
+        &case,
         &g,
-        &[
-            "dd",
-            "if=/dev/zero",
-            &format!("of={}", file.display()),
-            "bs=1M",
-            "count=16",
-            "oflag=direct",
-        ],
+        dev,
+        "w",
+        16,
+        &["if=/dev/zero", &of, "bs=1M", "count=16", "oflag=direct"],
     );
-    let started = job.started;
-    let end = job.wait(Duration::from_secs(60));
-    assert!(end.status.success(), "dd failed: {}", end.stderr);
-    let n = run.len();
-    run.wait_lines(n + 1, Duration::from_secs(10));
-    let samples = run.stop();
     let _ = std::fs::remove_file(&file);
-
-    let rates = during(&samples, &g, "/rates/io/wbps", started, end.ended);
-    let kernel_bytes = io_stat_key(&case.file(&g, "io.stat"), dev, "wbytes");
-    let last = samples.last().unwrap();
-    let cgtop_bytes = io_bytes(last, &g, dev, "wbytes");
-    let dd_rate = 16.0 * MIB / secs(end.elapsed);
-    let m = median(&rates);
-    figure(
-        "io.max wbps=2M, O_DIRECT write",
-        &format!(
-            "cgtop wbps median {} MiB/s over {} refreshes ({}), dd 16 MiB in {:.2} s = {} MiB/s, \
-             io.stat wbytes kernel {} / cgtop {}",
-            mib(m),
-            rates.len(),
-            list(&rates, mib),
-            secs(end.elapsed),
-            mib(dd_rate),
-            kernel_bytes,
-            cgtop_bytes
-        ),
-    );
+    figure("io.max wbps=2M, O_DIRECT write", &io.describe());
+    let (rates, m) = (&io.rates, median(&io.rates));
+    let (kernel_bytes, dd_rate) = (io.kernel_bytes, io.dd_rate());
     assert!(
         rates.len() >= 3,
         "too few refreshes while dd ran: {rates:?}"
@@ -138,7 +183,10 @@ fn io_max_direct_write_shows_the_limit() {
         mib(m)
     );
     assert!(kernel_bytes >= 16 << 20, "io.stat wbytes {kernel_bytes}");
-    assert_eq!(cgtop_bytes, kernel_bytes, "cgtop's io.stat vs the kernel's");
+    assert_eq!(
+        io.cgtop_bytes, kernel_bytes,
+        "cgtop's io.stat vs the kernel's"
+    );
     assert!(
         (dd_rate / (2.0 * MIB) - 1.0).abs() <= 0.25,
         "dd itself ran at {} MiB/s",
@@ -147,16 +195,10 @@ fn io_max_direct_write_shows_the_limit() {
 }
 
 /// `key` of the io.stat entry of `dev` in cgtop's JSON for `g`.
-fn io_bytes(s: &vm_common::Sample, g: &GroupPath, dev: cgtop::cgroupfs::DevId, key: &str) -> u64 {
-    let Some(io) = s.group(g).and_then(|x| x["io"].as_array()) else {
-        return 0;
-    };
-    io.iter()
-        .find(|e| {
-            e[0]["major"].as_u64() == Some(u64::from(dev.major))
-                && e[0]["minor"].as_u64() == Some(u64::from(dev.minor))
-        })
-        .and_then(|e| e[1][key].as_u64())
+fn io_bytes(s: &vm_common::Sample, g: &GroupPath, dev: DevId, key: &str) -> u64 {
+    s.group(g)
+        .and_then(|x| by_dev(&x["io"], dev))
+        .and_then(|e| e[key].as_u64())
         .unwrap_or(0)
 }
 
@@ -188,45 +230,18 @@ fn io_max_direct_read_shows_the_limit() {
     let set = parse_io_max(dev, "1M", "", "", "").unwrap();
     let o = case.apply(&write::set_io_max(&g, set));
     assert_eq!(o.stored_differs(), None, "{}", o.summary());
-    let run = CgtopRun::start(&case.top, "1", 40);
-    run.wait_lines(1, Duration::from_secs(20));
-    let job = case.spawn_in(
+    let input = format!("if={}", file.display());
+    let io = DirectIo::run(
+        &case,
         &g,
-        &[
-            "dd",
-            &format!("if={}", file.display()),
-            "of=/dev/null",
-            "bs=256K",
-            "iflag=direct",
-        ],
+        dev,
+        "r",
+        10,
+        &[&input, "of=/dev/null", "bs=256K", "iflag=direct"],
     );
-    let started = job.started;
-    let end = job.wait(Duration::from_secs(60));
-    assert!(end.status.success(), "dd failed: {}", end.stderr);
-    let n = run.len();
-    run.wait_lines(n + 1, Duration::from_secs(10));
-    let samples = run.stop();
     let _ = std::fs::remove_file(&file);
-
-    let rates = during(&samples, &g, "/rates/io/rbps", started, end.ended);
-    let kernel_bytes = io_stat_key(&case.file(&g, "io.stat"), dev, "rbytes");
-    let cgtop_bytes = io_bytes(samples.last().unwrap(), &g, dev, "rbytes");
-    let dd_rate = 10.0 * MIB / secs(end.elapsed);
-    let m = median(&rates);
-    figure(
-        "io.max rbps=1M, O_DIRECT read",
-        &format!(
-            "cgtop rbps median {} MiB/s over {} refreshes ({}), dd 10 MiB in {:.2} s = {} MiB/s, \
-             io.stat rbytes kernel {} / cgtop {}",
-            mib(m),
-            rates.len(),
-            list(&rates, mib),
-            secs(end.elapsed),
-            mib(dd_rate),
-            kernel_bytes,
-            cgtop_bytes
-        ),
-    );
+    figure("io.max rbps=1M, O_DIRECT read", &io.describe());
+    let (rates, m, kernel_bytes) = (&io.rates, median(&io.rates), io.kernel_bytes);
     assert!(
         rates.len() >= 3,
         "too few refreshes while dd ran: {rates:?}"
@@ -237,7 +252,10 @@ fn io_max_direct_read_shows_the_limit() {
         mib(m)
     );
     assert!(kernel_bytes >= 10 << 20, "io.stat rbytes {kernel_bytes}");
-    assert_eq!(cgtop_bytes, kernel_bytes, "cgtop's io.stat vs the kernel's");
+    assert_eq!(
+        io.cgtop_bytes, kernel_bytes,
+        "cgtop's io.stat vs the kernel's"
+    );
 }
 
 /// What one buffered write (dd without O_DIRECT, then `sync`, both in the
@@ -332,7 +350,7 @@ fn buffered_write(case: &Case, g: &GroupPath) -> Buffered {
     let stop = Arc::new(AtomicBool::new(false));
     let poller = {
         let stop = Arc::clone(&stop);
-        let stat = case.dir(g).join("io.stat");
+        let stat = case.group_dir(g).join("io.stat");
         std::thread::spawn(move || {
             let t0 = Instant::now();
             let mut last = io_stat_key(&kread(&stat), dev, "wbytes");
@@ -484,7 +502,7 @@ fn io_max_without_memory_files_still_throttles_buffered_writes() {
     let case = Case::new("nomem", "+io");
     let g = case.mkdir("dd");
     assert!(!case.file(&g, "cgroup.controllers").contains("memory"));
-    assert!(!case.dir(&g).join("memory.current").exists());
+    assert!(!case.group_dir(&g).join("memory.current").exists());
 
     // the form on this host: no warning; Enter writes the parsed io.max
     let mut app = app_at(&case, &g, None);
@@ -628,18 +646,9 @@ fn cpu_max_half_a_cpu() {
     let samples = run.stop();
     // the first refresh may cover the loop's start
     let later = &samples[1..];
-    let pct: Vec<f64> = later
-        .iter()
-        .filter_map(|s| s.num(&g, "/rates/cpu_pct"))
-        .collect();
-    let thr: Vec<f64> = later
-        .iter()
-        .filter_map(|s| s.num(&g, "/rates/throttled_per_s"))
-        .collect();
-    let nr: Vec<f64> = samples
-        .iter()
-        .filter_map(|s| s.num(&g, "/cpu/nr_throttled"))
-        .collect();
+    let pct: Vec<f64> = nums(later, &g, "/rates/cpu_pct");
+    let thr: Vec<f64> = nums(later, &g, "/rates/throttled_per_s");
+    let nr: Vec<f64> = nums(&samples, &g, "/cpu/nr_throttled");
     let used = kv(&cpu1, "usage_usec").unwrap() - kv(&cpu0, "usage_usec").unwrap();
     let kernel_pct = used as f64 / (secs(wall) * 1e6) * 100.0;
     let (thr0, thr1) = (
@@ -699,7 +708,7 @@ fn a_service_is_throttled_by_its_slice() {
     let wall = t0.elapsed();
     let svc1 = case.file(&svc, "cpu.stat");
     let slice1 = case.file(&slice, "cpu.stat");
-    let local = std::fs::read_to_string(case.dir(&svc).join("cpu.stat.local")).ok();
+    let local = std::fs::read_to_string(case.group_dir(&svc).join("cpu.stat.local")).ok();
     let samples = run.stop();
     // the first line may cover the loop's start
     let later = &samples[1..];
@@ -712,10 +721,7 @@ fn a_service_is_throttled_by_its_slice() {
         .iter()
         .map(|s| at(s, "/throttling/throttled").and_then(|v| v.as_bool()) == Some(true))
         .collect();
-    let pct: Vec<f64> = later
-        .iter()
-        .filter_map(|s| s.num(&svc, "/throttling/pct"))
-        .collect();
+    let pct: Vec<f64> = nums(later, &svc, "/throttling/pct");
     let source: BTreeSet<String> = later
         .iter()
         .filter_map(|s| at(s, "/throttling/source")?.as_str().map(str::to_owned))
@@ -724,14 +730,8 @@ fn a_service_is_throttled_by_its_slice() {
         .iter()
         .filter_map(|s| at(s, "/throttling/by_cpu_max/quota")?.as_u64())
         .collect();
-    let cpu: Vec<f64> = later
-        .iter()
-        .filter_map(|s| s.num(&svc, "/rates/cpu_pct"))
-        .collect();
-    let own: Vec<f64> = later
-        .iter()
-        .filter_map(|s| s.num(&svc, "/rates/throttled_per_s"))
-        .collect();
+    let cpu: Vec<f64> = nums(later, &svc, "/rates/cpu_pct");
+    let own: Vec<f64> = nums(later, &svc, "/rates/throttled_per_s");
     let slice_marks: Vec<String> = later
         .iter()
         .map(|s| {
@@ -811,7 +811,7 @@ fn memory_max_oom_kill_is_counted() {
     let max = parse_memory(MemoryFile::Max, "64M").unwrap();
     let o = case.apply(&write::set_memory_limit(&g, MemoryFile::Max, max));
     assert_eq!(o.new_readback.as_deref().map(str::trim), Some("67108864"));
-    let swap_note = if case.dir(&g).join("memory.swap.max").exists() {
+    let swap_note = if case.group_dir(&g).join("memory.swap.max").exists() {
         let swap = parse_memory(MemoryFile::SwapMax, "0").unwrap();
         let o = case.apply(&write::set_memory_limit(&g, MemoryFile::SwapMax, swap));
         format!(
@@ -902,7 +902,7 @@ fn io_latency_round_trip() {
         op("10ms").as_write().unwrap().contents,
         format!("{dev} target=10000")
     );
-    if !case.dir(&g).join("io.latency").exists() {
+    if !case.group_dir(&g).join("io.latency").exists() {
         assert_ne!(
             std::env::var("CGTOP_VM_EXPECT_IO_LATENCY").as_deref(),
             Ok("1"),
@@ -935,14 +935,7 @@ fn io_latency_round_trip() {
         assert_eq!(o.stored_differs(), None, "{}", o.summary());
         let shown = cgtop_once(&case.top, "0.3", 1);
         let lat = shown[0].group(&g).unwrap()["io_latency"].clone();
-        let got = lat.as_array().and_then(|a| {
-            a.iter()
-                .find(|e| {
-                    e[0]["major"].as_u64() == Some(u64::from(dev.major))
-                        && e[0]["minor"].as_u64() == Some(u64::from(dev.minor))
-                })
-                .and_then(|e| e[1].as_u64())
-        });
+        let got = by_dev(&lat, dev).and_then(serde_json::Value::as_u64);
         // the kernel's file, "MAJ:MIN target=USEC" per device with a target
         let file = case.file(&g, "io.latency");
         let kernel_target = file.lines().find_map(|l| {
@@ -1259,51 +1252,50 @@ fn tui_keys_freeze_undo_and_cpu_max() {
     let _busy = case.spawn_in(&g, &["sh", "-c", "while :; do :; done"]);
     let events = || case.file(&g, "cgroup.events");
     let long = Duration::from_secs(20);
-    let tmux = vm_common::Tmux::start(
+    let tmux = vm_common::Tmux::run(
         &format!("{} {}", env!("CARGO_BIN_EXE_cgtop"), g.display()),
         160,
         45,
     );
-    tmux.wait_screen("the group", long, |s| s.contains("busy"));
+    tmux.wait_until("the group", long, |s| s.contains("busy"));
     // the first refresh with detail makes the actions ready
     sleep(Duration::from_millis(1500));
 
-    tmux.keys(&["f"]);
-    let confirm = tmux.wait_screen("the freeze confirmation", long, |s| {
-        s.contains("freeze /cgtop-vm-tui/busy")
-    });
+    tmux.send(&["f"]);
+    let asked = format!("freeze {g}");
+    let confirm = tmux.wait_until("the freeze confirmation", long, |s| s.contains(&asked));
     let t = Instant::now();
-    tmux.keys(&["y"]);
+    tmux.send(&["y"]);
     let frozen = t.elapsed()
         + poll(Duration::from_secs(10), || {
             kv(&events(), "frozen") == Some(1)
         })
         .expect("f, y did not freeze the group");
-    let marked = tmux.wait_screen("the frozen mark", long, |s| s.contains("frozen"));
+    let marked = tmux.wait_until("the frozen mark", long, |s| s.contains("frozen"));
 
     let t = Instant::now();
-    tmux.keys(&["u"]);
+    tmux.send(&["u"]);
     let thawed = t.elapsed()
         + poll(Duration::from_secs(10), || {
             kv(&events(), "frozen") == Some(0)
         })
         .expect("u did not thaw the group");
 
-    tmux.keys(&["e"]);
-    tmux.wait_screen("the limits form", long, |s| s.contains("cpu.max"));
+    tmux.send(&["e"]);
+    tmux.wait_until("the limits form", long, |s| s.contains("cpu.max"));
     tmux.type_text("50%");
-    let preview = tmux.wait_screen("the cpu.max preview", long, |s| s.contains("50000 100000"));
+    let preview = tmux.wait_until("the cpu.max preview", long, |s| s.contains("50000 100000"));
     let t = Instant::now();
-    tmux.keys(&["Enter"]);
+    tmux.send(&["Enter"]);
     let written = t.elapsed()
         + poll(Duration::from_secs(10), || {
             case.file(&g, "cpu.max").trim() == "50000 100000"
         })
         .expect("e, 50%, Enter did not write cpu.max");
-    tmux.keys(&["Escape"]);
+    tmux.send(&["Escape"]);
     sleep(Duration::from_millis(300));
     let t = Instant::now();
-    tmux.keys(&["q"]);
+    tmux.send(&["q"]);
     let quit = poll(Duration::from_secs(10), || !tmux.alive());
     let quit_time = t.elapsed();
     let line = |s: &str, needle: &str| {
@@ -1318,7 +1310,7 @@ fn tui_keys_freeze_undo_and_cpu_max() {
         &format!(
             "f: {:?}; y: frozen 1 after {:.0} ms, row {:?}; u: frozen 0 after {:.0} ms; e 50%: \
              {:?}, Enter: cpu.max \"50000 100000\" after {:.0} ms; q: quit after {:.0} ms",
-            line(&confirm, "freeze /cgtop-vm-tui/busy"),
+            line(&confirm, &asked),
             secs(frozen) * 1e3,
             line(&marked, "frozen"),
             secs(thawed) * 1e3,

@@ -139,17 +139,17 @@ fn a_write_never_leaves_the_real_cgroup2_mount() {
     // whose cgroup.freeze is a symlink: it cannot become a GroupPath (the
     // type refuses `..`), and the hierarchy handle refuses to open it for
     // a write by itself too
-    let Some(sandbox) = common::TestGroup::new() else {
+    let Some(sandbox) = common::sandbox::Sandbox::or_skip() else {
         return;
     };
     let t = tree();
     write(t.path(), &[("victim", "root:x:0:0\n")]);
     symlink(t.path().join("victim"), t.path().join("g/cgroup.freeze")).unwrap();
-    let ups = "../".repeat(sandbox.mount.components().count() + 2);
+    let ups = "../".repeat(sandbox.root.components().count() + 2);
     let rel = t.path().strip_prefix("/").unwrap().join("g");
     let climbing = format!("{ups}{}", rel.display());
     assert!(GroupPath::parse(climbing.as_bytes()).is_err());
-    let h = cgtop::source::hier::Hier::open(&sandbox.mount).unwrap();
+    let h = cgtop::source::hier::Hier::open(&sandbox.root).unwrap();
     let file = std::path::Path::new(&climbing).join("cgroup.freeze");
     assert!(h.open_write(&file).is_err());
     assert_eq!(

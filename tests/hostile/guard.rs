@@ -4,12 +4,12 @@
 //! computes it for its own, and the writer's last check before a write is
 //! called with that pid.
 
-use crate::common::TestGroup;
+use crate::common::sandbox::Sandbox;
 use cgtop::model::write::{self, Op};
 use cgtop::source::safety::{perform_checked, Danger, Protected};
 use cgtop::source::writer::WriteOutcome;
 
-fn freeze_file(tg: &TestGroup, sub: &str) -> String {
+fn freeze_file(tg: &Sandbox, sub: &str) -> String {
     std::fs::read_to_string(tg.dir(sub).join("cgroup.freeze"))
         .unwrap()
         .trim()
@@ -22,23 +22,30 @@ fn refused(o: &WriteOutcome) -> bool {
         .is_err_and(|e| e.errno.is_none() && e.explanation.starts_with("refused"))
 }
 
-fn procs_of(tg: &TestGroup, sub: &str) -> String {
+fn procs_of(tg: &Sandbox, sub: &str) -> String {
     std::fs::read_to_string(tg.dir(sub).join("cgroup.procs")).unwrap()
+}
+
+/// The sandbox, where the kernel has cgroup.freeze (Linux 5.2+); `None`
+/// after printing why not.
+fn sandbox_with_freeze() -> Option<Sandbox> {
+    let tg = Sandbox::or_skip()?;
+    if !tg.dir("").join("cgroup.freeze").exists() {
+        println!("skipped: no cgroup.freeze (Linux before 5.2)");
+        return None;
+    }
+    Some(tg)
 }
 
 #[test]
 fn protection_follows_cgtop_when_it_moves_and_the_writer_checks_again() {
-    let Some(mut tg) = TestGroup::new() else {
+    let Some(mut tg) = sandbox_with_freeze() else {
         return;
     };
-    if !tg.dir("").join("cgroup.freeze").exists() {
-        println!("skipped: no cgroup.freeze (Linux before 5.2)");
-        return;
-    }
     tg.mkdir("a");
     tg.mkdir("b");
     let me = tg.spawn_in("a", "exec sleep 600");
-    let root = tg.mount.clone();
+    let root = tg.root.clone();
     let (a, b) = (tg.path("a"), tg.path("b"));
     let hier = cgtop::source::hier::Hier::open(&root).unwrap();
     let check = |op: &Op, typed| perform_checked(&hier, op, typed, me);
@@ -103,18 +110,14 @@ fn protection_follows_cgtop_when_it_moves_and_the_writer_checks_again() {
 /// not moved into the frozen leaf; a leaf that is not frozen goes ahead.
 #[test]
 fn a_leaf_fix_never_moves_cgtop_into_a_frozen_leaf() {
-    let Some(mut tg) = TestGroup::new() else {
+    let Some(mut tg) = sandbox_with_freeze() else {
         return;
     };
-    if !tg.dir("").join("cgroup.freeze").exists() {
-        println!("skipped: no cgroup.freeze (Linux before 5.2)");
-        return;
-    }
     tg.mkdir("g");
     tg.mkdir("g/leaf");
     std::fs::write(tg.dir("g/leaf").join("cgroup.freeze"), "1").unwrap();
     let me = tg.spawn_in("g", "exec sleep 600");
-    let hier = cgtop::source::hier::Hier::open(&tg.mount).unwrap();
+    let hier = cgtop::source::hier::Hier::open(&tg.root).unwrap();
     let g = tg.path("g");
     let out = cgtop::source::safety::leaf_fix_checked(&hier, &g, "leaf", &[], me);
     assert_eq!(out.len(), 1, "{out:?}");

@@ -70,6 +70,20 @@ fn cgtop(args: &[&OsStr]) -> Output {
         .unwrap()
 }
 
+/// `cgtop MODE -n 1 -d 0.1 ARGS...` (MODE `-b` or `--json`), which must
+/// succeed.
+fn one_refresh(mode: &str, args: &[&OsStr]) -> Output {
+    let mut all = [mode, "-n", "1", "-d", "0.1"].map(OsStr::new).to_vec();
+    all.extend_from_slice(args);
+    let o = cgtop(&all);
+    assert!(
+        o.status.success(),
+        "cgtop {all:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
 /// Text that a terminal shows as it is: UTF-8, no control character but
 /// the line ends, no C1 control, no invisible or reordering character.
 fn assert_inert(what: &str, bytes: &[u8]) {
@@ -80,18 +94,6 @@ fn assert_inert(what: &str, bytes: &[u8]) {
             || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
         assert!(!bad, "{what}: {c:?} at byte {i}:\n{text}");
     }
-}
-
-/// The rows of one `-b` refresh (between the column header and the blank
-/// line), and the column header.
-fn batch_rows(text: &str) -> (String, Vec<String>) {
-    let mut lines = text.lines().skip_while(|l| !l.starts_with("GROUP"));
-    let header = lines.next().unwrap().to_owned();
-    let rows = lines
-        .take_while(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect();
-    (header, rows)
 }
 
 /// Every row has its PIDS figure where the header has "PIDS": the columns
@@ -110,19 +112,10 @@ fn assert_aligned(header: &str, rows: &[String]) {
 #[test]
 fn batch_text_shows_every_name_escaped_one_row_each() {
     let t = hostile_tree();
-    let o = cgtop(&[
-        os(b"-b"),
-        os(b"-n"),
-        os(b"1"),
-        os(b"-d"),
-        os(b"0.1"),
-        os(b"--root"),
-        t.path().as_os_str(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = one_refresh("-b", &[OsStr::new("--root"), t.path().as_os_str()]);
     assert_inert("cgtop -b", &o.stdout);
     let text = String::from_utf8(o.stdout).unwrap();
-    let (header, rows) = batch_rows(&text);
+    let (header, rows) = common::batch::first(&text);
     // the root and one row per group: the newline forged none
     assert_eq!(rows.len(), 1 + names(true).len(), "{text}");
     assert!(!rows.iter().any(|r| r.starts_with("  forged")), "{text}");
@@ -175,16 +168,7 @@ fn json_paths(stdout: &[u8]) -> Vec<String> {
 #[test]
 fn json_paths_are_distinct_and_unescape_to_the_directories() {
     let t = hostile_tree();
-    let o = cgtop(&[
-        os(b"--json"),
-        os(b"-n"),
-        os(b"1"),
-        os(b"-d"),
-        os(b"0.1"),
-        os(b"--root"),
-        t.path().as_os_str(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = one_refresh("--json", &[OsStr::new("--root"), t.path().as_os_str()]);
     let paths = json_paths(&o.stdout);
     let unique: HashSet<&String> = paths.iter().collect();
     assert_eq!(
@@ -294,23 +278,9 @@ fn a_group_argument_with_dot_dot_is_refused_before_anything_is_read() {
     }
     // a leading '/' means the hierarchy's root, and '.' is dropped
     for group in ["/X", "./X/", "X"] {
-        let o = cgtop(&[
-            os(b"-b"),
-            os(b"-n"),
-            os(b"1"),
-            os(b"-d"),
-            os(b"0.1"),
-            os(b"--root"),
-            root_arg,
-            OsStr::new(group),
-        ]);
-        assert!(
-            o.status.success(),
-            "{group}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let o = one_refresh("-b", &[OsStr::new("--root"), root_arg, OsStr::new(group)]);
         let text = String::from_utf8(o.stdout).unwrap();
-        let (_, rows) = batch_rows(&text);
+        let (_, rows) = common::batch::first(&text);
         assert!(rows[0].starts_with("/X "), "{group}: {text}");
         assert!(rows[1].contains("\\e]0;pwned\\a"), "{group}: {text}");
     }
@@ -322,8 +292,8 @@ fn a_group_argument_with_dot_dot_is_refused_before_anything_is_read() {
 /// A test group holding the hostile names (all but the newline, which
 /// cgroupfs refuses). `None` (with the skip line printed) when not root
 /// or there is no cgroup2.
-fn real_hostile_group() -> Option<common::TestGroup> {
-    let tg = common::TestGroup::new()?;
+fn real_hostile_group() -> Option<common::sandbox::Sandbox> {
+    let tg = common::sandbox::Sandbox::or_skip()?;
     for n in names(false) {
         std::fs::create_dir(tg.dir("").join(os(&n))).unwrap();
     }
@@ -336,11 +306,10 @@ fn real_groups_batch_and_json_show_escapes_and_distinct_paths() {
         return;
     };
     let start = OsStr::new(&tg.rel);
-    let o = cgtop(&[os(b"-b"), os(b"-n"), os(b"1"), os(b"-d"), os(b"0.1"), start]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = one_refresh("-b", &[start]);
     assert_inert("cgtop -b on cgroupfs", &o.stdout);
     let text = String::from_utf8(o.stdout).unwrap();
-    let (header, rows) = batch_rows(&text);
+    let (header, rows) = common::batch::first(&text);
     assert_eq!(rows.len(), 1 + names(false).len(), "{text}");
     assert_aligned(&header, &rows);
     for want in [
@@ -353,15 +322,7 @@ fn real_groups_batch_and_json_show_escapes_and_distinct_paths() {
         assert!(text.contains(want), "{want:?}:\n{text}");
     }
 
-    let o = cgtop(&[
-        os(b"--json"),
-        os(b"-n"),
-        os(b"1"),
-        os(b"-d"),
-        os(b"0.1"),
-        start,
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = one_refresh("--json", &[start]);
     let paths = json_paths(&o.stdout);
     let got: HashSet<Vec<u8>> = paths.iter().map(|p| unescape(p)).collect();
     assert_eq!(got.len(), paths.len(), "two groups share a path: {paths:?}");
@@ -391,12 +352,12 @@ fn real_groups_freezing_bad_xff_leaves_bad_fffd_alone() {
         .find(|g| g.inode == ino)
         .expect("bad\\xff was scanned");
     let op = write::freeze(&g.path, true);
-    let o = writer::perform(&tg.mount, &op);
+    let o = writer::perform(&tg.root, &op);
     assert!(o.is_ok(), "{}", o.summary());
     let freeze = |d: &Path| std::fs::read_to_string(d.join("cgroup.freeze")).unwrap();
     assert_eq!(freeze(&lossy).trim(), "0", "the other group was frozen");
     assert_eq!(freeze(&raw).trim(), "1");
-    assert_eq!(writer::group_dir(&tg.mount, op.group()), raw);
+    assert_eq!(writer::group_dir(&tg.root, op.group()), raw);
 }
 
 /// What the eye sees of a shown name: every blank as a space, and
@@ -431,16 +392,7 @@ fn batch_of_groups(names: &[&str], procs: &str) -> (tempfile::TempDir, String) {
         std::fs::create_dir(&d).unwrap();
         std::fs::write(d.join("cgroup.procs"), procs).unwrap();
     }
-    let o = cgtop(&[
-        os(b"-b"),
-        os(b"-n"),
-        os(b"1"),
-        os(b"-d"),
-        os(b"0.1"),
-        os(b"--root"),
-        t.path().as_os_str(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = one_refresh("-b", &[OsStr::new("--root"), t.path().as_os_str()]);
     (t, String::from_utf8(o.stdout).unwrap())
 }
 
@@ -465,7 +417,7 @@ fn blanks_and_invisible_selectors_do_not_make_two_groups_look_alike() {
         "a\u{e0041}b",
     ];
     let (_t, text) = batch_of_groups(&look_alikes, "");
-    let (header, rows) = batch_rows(&text);
+    let (header, rows) = common::batch::first(&text);
     let name_w = header.find("CPU%").unwrap();
     let seen: Vec<String> = rows
         .iter()
@@ -497,7 +449,7 @@ fn wide_names_keep_the_columns_in_line() {
     // was measured in characters: its row's figures slid right, under the
     // next column's header, in `-b` and in the TUI
     let (t, text) = batch_of_groups(&["\u{ff37}\u{ff29}\u{ff24}\u{ff25}", "narrow"], "1\n");
-    let (header, rows) = batch_rows(&text);
+    let (header, rows) = common::batch::first(&text);
     let cols = |s: &str| unicode_width::UnicodeWidthStr::width(s);
     let pids_end = cols(&header[..header.find("PIDS").unwrap() + 4]);
     for r in &rows {

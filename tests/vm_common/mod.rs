@@ -1,5 +1,7 @@
 //! Helpers for `tests/vm_truth.rs`, the checks that run inside the test VM
-//! (tests/vm): a self-cleaning group per case, workloads started inside a
+//! (tests/vm): a self-cleaning group per case (the tests' one sandbox,
+//! `tests/common/sandbox.rs`), the tests' one tmux driver
+//! (`tests/common/tmux.rs`), workloads started inside a
 //! group through cgtop's own writer, the real `cgtop --json` binary run
 //! beside a workload, and small readers of the kernel's files for the
 //! comparison.
@@ -20,6 +22,14 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::{sleep, JoinHandle};
 use std::time::{Duration, Instant};
+
+#[path = "../common/sandbox.rs"]
+pub mod sandbox;
+#[path = "../common/tmux.rs"]
+pub mod tmux;
+
+pub use sandbox::Sandbox;
+pub use tmux::Tmux;
 
 /// Stops a case that was asked to run outside the test VM (`CGTOP_VM=1`
 /// is set by tests/vm/run-suite): the cases are `#[ignore]`d, so this is
@@ -121,31 +131,37 @@ pub fn list(v: &[f64], f: impl Fn(f64) -> String) -> String {
 // ---------------------------------------------------------------------------
 // A case's groups.
 
-/// `/sys/fs/cgroup/cgtop-vm-<name>` and everything below it, created
-/// through cgtop's writer; Drop thaws, kills and removes it all, also after
-/// a failed assertion.
+/// A case's sandbox (`cgtop-test-<pid>-<n>-<name>`, see
+/// [`sandbox::Sandbox`]: thawed, killed and removed on drop, also after a
+/// failed assertion), whose groups and processes go through cgtop's own
+/// writer; the time the case took is a figure.
 pub struct Case {
-    pub root: PathBuf,
-    pub top: GroupPath,
+    /// `None` only in Drop, so that the time taken includes the cleanup.
+    sandbox: Option<Sandbox>,
+    name: &'static str,
     started: Instant,
+}
+
+impl std::ops::Deref for Case {
+    type Target = Sandbox;
+
+    fn deref(&self) -> &Sandbox {
+        self.sandbox
+            .as_ref()
+            .expect("a case's sandbox lives until its drop")
+    }
 }
 
 impl Case {
     /// Creates the case's group and enables `controllers` ("+io +memory",
     /// operator syntax) in its cgroup.subtree_control.
     pub fn new(name: &'static str, controllers: &str) -> Self {
-        let root = cgtop::source::mount::discover()
-            .expect("a cgroup2 mount")
-            .root;
-        let top = GroupPath::new(&format!("cgtop-vm-{name}"));
+        let sandbox = Sandbox::labelled(name).unwrap_or_else(|e| panic!("no sandbox: {e}"));
         let case = Self {
-            root,
-            top,
+            sandbox: Some(sandbox),
+            name,
             started: Instant::now(),
         };
-        // a leftover of an interrupted run of the same boot
-        case.cleanup();
-        case.apply(&write::create_group(&case.top));
         if !controllers.is_empty() {
             let changes = parse_controller_changes(controllers).expect("controller changes");
             let o = case.apply(&write::set_subtree_control(&case.top, &changes));
@@ -154,24 +170,8 @@ impl Case {
         case
     }
 
-    /// A group below the case's top ("" is the top itself).
-    pub fn path(&self, sub: &str) -> GroupPath {
-        if sub.is_empty() {
-            self.top.clone()
-        } else {
-            self.top.concat(&GroupPath::new(sub))
-        }
-    }
-
-    pub fn dir(&self, g: &GroupPath) -> PathBuf {
-        self.root.join(g.as_rel_path())
-    }
-
-    pub fn file(&self, g: &GroupPath, file: &str) -> String {
-        kread(&self.dir(g).join(file))
-    }
-
-    /// Creates a child group through the writer.
+    /// Creates a child group through the writer (the sandbox's own
+    /// `mkdir` is a plain mkdir(2)).
     pub fn mkdir(&self, sub: &str) -> GroupPath {
         let g = self.path(sub);
         self.apply(&write::create_group(&g));
@@ -188,6 +188,7 @@ impl Case {
     /// Starts `argv` inside `g`: a shell waits on a pipe, is moved into
     /// the group by cgtop's writer (cgroup.procs), and only then execs the
     /// workload, so that every byte and cycle of it is charged to `g`.
+    /// (The sandbox's own `spawn_in` moves a shell by a plain write.)
     pub fn spawn_in(&self, g: &GroupPath, argv: &[&str]) -> Job {
         let mut child = Command::new("sh")
             .args(["-c", "read go && exec \"$@\"", "sh"])
@@ -214,67 +215,16 @@ impl Case {
             what: argv.join(" "),
         }
     }
-
-    /// Every group directory of the case, deepest first.
-    fn dirs(&self) -> Vec<PathBuf> {
-        fn walk(d: &Path, out: &mut Vec<PathBuf>) {
-            if let Ok(rd) = std::fs::read_dir(d) {
-                for e in rd.flatten() {
-                    if e.file_type().is_ok_and(|t| t.is_dir()) {
-                        walk(&e.path(), out);
-                    }
-                }
-            }
-            out.push(d.to_path_buf());
-        }
-        let mut out = Vec::new();
-        let top = self.dir(&self.top);
-        if top.is_dir() {
-            walk(&top, &mut out);
-        }
-        out
-    }
-
-    fn cleanup(&self) {
-        let top = self.dir(&self.top);
-        if !top.is_dir() {
-            return;
-        }
-        // a frozen process still dies of SIGKILL, but thawing first lets
-        // the group empty at once
-        for d in self.dirs() {
-            let _ = std::fs::write(d.join("cgroup.freeze"), "0");
-        }
-        let _ = std::fs::write(top.join("cgroup.kill"), "1");
-        let t0 = Instant::now();
-        while t0.elapsed() < Duration::from_secs(10) {
-            let events = std::fs::read_to_string(top.join("cgroup.events")).unwrap_or_default();
-            if kv(&events, "populated") != Some(1) {
-                break;
-            }
-            sleep(Duration::from_millis(20));
-        }
-        for _ in 0..100 {
-            for d in self.dirs() {
-                let _ = std::fs::remove_dir(&d);
-            }
-            if !top.exists() {
-                return;
-            }
-            sleep(Duration::from_millis(50));
-        }
-        eprintln!("warning: could not remove {}", top.display());
-    }
 }
 
 impl Drop for Case {
     fn drop(&mut self) {
-        self.cleanup();
+        drop(self.sandbox.take());
         figure(
             "time",
             &format!(
                 "{} took {:.1} s",
-                self.top,
+                self.name,
                 self.started.elapsed().as_secs_f64()
             ),
         );
@@ -390,6 +340,19 @@ impl Sample {
     }
 }
 
+/// The numbers at a JSON pointer in `g`'s object, one per line that has
+/// one.
+pub fn nums<'a>(
+    samples: impl IntoIterator<Item = &'a Sample>,
+    g: &GroupPath,
+    pointer: &str,
+) -> Vec<f64> {
+    samples
+        .into_iter()
+        .filter_map(|s| s.num(g, pointer))
+        .collect()
+}
+
 /// `cgtop --json -d DELAY -n N GROUP`, its lines collected by a thread.
 pub struct CgtopRun {
     child: Child,
@@ -493,6 +456,18 @@ pub fn cgtop_once(group: &GroupPath, delay: &str, n: u32) -> Vec<Sample> {
     run.stop()
 }
 
+/// The value for device `dev` in cgtop's JSON list of `[{"major", "minor"},
+/// value]` pairs (io, io_latency).
+pub fn by_dev(list: &Value, dev: DevId) -> Option<&Value> {
+    list.as_array()?
+        .iter()
+        .find(|e| {
+            e[0]["major"].as_u64() == Some(u64::from(dev.major))
+                && e[0]["minor"].as_u64() == Some(u64::from(dev.minor))
+        })
+        .map(|e| &e[1])
+}
+
 /// The strings of a JSON array (controllers, subtree_control).
 pub fn strings(v: Option<&Value>) -> Vec<String> {
     v.and_then(Value::as_array)
@@ -502,106 +477,4 @@ pub fn strings(v: Option<&Value>) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-// ---------------------------------------------------------------------------
-// The real TUI in tmux.
-
-/// A detached tmux session on a private socket running one command; the
-/// server is killed on drop.
-pub struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    pub fn start(command: &str, width: u16, height: u16) -> Self {
-        let socket = format!("cgtop-vm-{}", std::process::id());
-        let t = Self { socket };
-        let ok = t
-            .cmd()
-            .args([
-                "new-session",
-                "-d",
-                "-s",
-                "cgtop",
-                "-x",
-                &width.to_string(),
-                "-y",
-                &height.to_string(),
-                command,
-            ])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "tmux new-session failed");
-        t
-    }
-
-    fn cmd(&self) -> Command {
-        let mut c = Command::new("tmux");
-        c.args(["-L", &self.socket, "-f", "/dev/null"])
-            .env("TERM", "xterm-256color")
-            .stdin(Stdio::null());
-        c
-    }
-
-    /// tmux key names ("f", "Enter", "Down", "Escape").
-    pub fn keys(&self, keys: &[&str]) {
-        let ok = self
-            .cmd()
-            .args(["send-keys", "-t", "cgtop"])
-            .args(keys)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "tmux send-keys {keys:?} failed");
-    }
-
-    /// Types `text` literally.
-    pub fn type_text(&self, text: &str) {
-        let ok = self
-            .cmd()
-            .args(["send-keys", "-t", "cgtop", "-l", text])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "tmux send-keys -l {text:?} failed");
-    }
-
-    pub fn screen(&self) -> String {
-        self.cmd()
-            .args(["capture-pane", "-p", "-t", "cgtop"])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default()
-    }
-
-    /// Waits until the screen satisfies `pred`; panics with the last
-    /// screen after `limit`.
-    pub fn wait_screen(&self, what: &str, limit: Duration, pred: impl Fn(&str) -> bool) -> String {
-        let t0 = Instant::now();
-        loop {
-            let s = self.screen();
-            if pred(&s) {
-                return s;
-            }
-            assert!(
-                t0.elapsed() < limit,
-                "the screen never showed {what} in {limit:?}; last screen:\n{s}"
-            );
-            sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Whether the session still exists (it ends when its command exits).
-    pub fn alive(&self) -> bool {
-        self.cmd()
-            .args(["has-session", "-t", "cgtop"])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd().arg("kill-server").stderr(Stdio::null()).status();
-    }
 }
