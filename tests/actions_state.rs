@@ -98,6 +98,11 @@ fn confirm(a: &App) -> &Confirm {
     }
 }
 
+/// The group whose name the confirmation asks for, and what was typed.
+fn typed_name(c: &Confirm) -> Option<(GroupPath, String)> {
+    c.typed.as_ref().map(|(g, t)| (g.clone(), t.to_string()))
+}
+
 fn form(a: &App) -> &LimitsForm {
     match &a.mode {
         Mode::Limits(f) => f,
@@ -229,7 +234,7 @@ fn controllers_enable_and_disable_go_out_in_one_write() {
     );
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![op.clone()]));
-    assert_eq!(cf.typed, None);
+    assert_eq!(typed_name(cf), None);
     assert_eq!(
         cf.lines,
         [
@@ -890,7 +895,7 @@ fn raw_editor_writes_the_typed_line_after_a_confirmation() {
     let Mode::Raw(r) = &a.mode else {
         panic!("{:?}", a.mode)
     };
-    assert_eq!((r.cursor, r.input.as_deref()), (at, None));
+    assert_eq!((r.cursor, r.input.as_ref()), (at, None));
     send(&mut a, &mut c, key(KeyCode::Enter));
     // an empty line is not written
     assert!(send(&mut a, &mut c, key(KeyCode::Enter)).is_empty());
@@ -969,7 +974,7 @@ fn raw_lines_to_freeze_controllers_and_procs_keep_their_guards() {
             name: g("lab/dd")
         }
     );
-    assert_eq!(cf.typed, Some((g("lab/dd"), String::new())));
+    assert_eq!(typed_name(cf), Some((g("lab/dd"), String::new())));
     assert!(
         send(&mut a, &mut c, ch('y')).is_empty(),
         "y alone does not freeze"
@@ -1332,6 +1337,53 @@ fn new_group_names_are_checked_before_anything_is_written() {
     assert_eq!(a.mode, Mode::Normal);
 }
 
+/// A name pasted 10,000 characters long stops at the cap (NAME_MAX), the
+/// refusal is said on the status line, and the dialog with its error stays
+/// on screen: the input scrolls instead of growing the box.
+#[test]
+fn a_long_paste_stops_at_the_cap_and_the_error_stays_in_sight() {
+    let (mut a, mut c, _d) = lab();
+    on(&mut a, &mut c, "lab");
+    send(&mut a, &mut c, ch('n'));
+    type_text(&mut a, &mut c, &"x".repeat(10_000));
+    let Mode::NewGroup(p) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    assert_eq!(p.input.as_str().len(), 255);
+    let status = a.status.as_ref().map(|s| (s.level, s.text.as_str()));
+    assert_eq!(
+        status,
+        Some((
+            Level::Warn,
+            "at most 255 characters here: the rest was not taken"
+        ))
+    );
+    let shown = screen(&a, 80, 24);
+    assert!(shown.contains("Enter creates"), "{shown}");
+    assert!(shown.contains("at most 255 characters"), "{shown}");
+}
+
+/// The editing keys work in a dialog's field as in any text input: the
+/// cursor moves, a character goes in where it is, Ctrl-W deletes a word.
+#[test]
+fn dialog_fields_edit_at_the_cursor() {
+    let (mut a, mut c, _d) = lab();
+    on(&mut a, &mut c, "lab");
+    send(&mut a, &mut c, ch('n'));
+    type_text(&mut a, &mut c, "wb");
+    send(&mut a, &mut c, key(KeyCode::Left));
+    type_text(&mut a, &mut c, "e");
+    send(&mut a, &mut c, key(KeyCode::Home));
+    send(&mut a, &mut c, key(KeyCode::Delete));
+    send(&mut a, &mut c, key(KeyCode::End));
+    type_text(&mut a, &mut c, " x");
+    send(&mut a, &mut c, ctrl('w'));
+    let Mode::NewGroup(p) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    assert_eq!(p.input.as_str(), "eb ");
+}
+
 #[test]
 fn remove_is_confirmed_and_the_start_group_is_refused() {
     let (mut a, mut c, _d) = lab();
@@ -1622,7 +1674,7 @@ fn a_protected_group_needs_its_name_typed() {
     ] {
         send(&mut a, &mut c, action.clone());
         let cf = confirm(&a);
-        assert_eq!(cf.typed, Some((g("batch"), String::new())));
+        assert_eq!(typed_name(cf), Some((g("batch"), String::new())));
         assert_eq!(cf.dangers, [Danger::ContainsCgtop]);
         let WriteRequest::Typed { ops, name } = &cf.request else {
             panic!("{:?}", cf.request)
@@ -1636,7 +1688,7 @@ fn a_protected_group_needs_its_name_typed() {
         // y and Enter alone do nothing: y is a letter of the name
         assert!(send(&mut a, &mut c, ch('y')).is_empty());
         assert!(send(&mut a, &mut c, key(KeyCode::Enter)).is_empty());
-        assert_eq!(confirm(&a).typed, Some((g("batch"), "y".into())));
+        assert_eq!(typed_name(confirm(&a)), Some((g("batch"), "y".to_owned())));
         send(&mut a, &mut c, key(KeyCode::Backspace));
         // a wrong name does nothing
         type_text(&mut a, &mut c, "batc");
@@ -1670,7 +1722,7 @@ fn an_ancestor_of_a_protected_group_is_protected_and_a_thaw_is_not() {
     };
     on(&mut a, &mut c, "lab");
     send(&mut a, &mut c, ch('K'));
-    assert_eq!(confirm(&a).typed, Some((g("lab"), String::new())));
+    assert_eq!(typed_name(confirm(&a)), Some((g("lab"), String::new())));
     type_text(&mut a, &mut c, "lab");
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Enter)),
@@ -2149,7 +2201,7 @@ fn a_raw_freeze_spelt_otherwise_of_a_protected_group_needs_its_name() {
     for v in ["0x1", "01", "+1", "0X01"] {
         assert!(raw_write(&mut a, &mut c, "cgroup.freeze", v).is_empty());
         let cf = confirm(&a);
-        assert_eq!(cf.typed, Some((g("lab/dd"), String::new())), "{v}");
+        assert_eq!(typed_name(cf), Some((g("lab/dd"), String::new())), "{v}");
         assert!(
             send(&mut a, &mut c, ch('y')).is_empty(),
             "{v}: y alone does not freeze"
@@ -2159,12 +2211,12 @@ fn a_raw_freeze_spelt_otherwise_of_a_protected_group_needs_its_name() {
     // on the parent too: it holds cgtop's group
     on(&mut a, &mut c, "lab");
     assert!(raw_write(&mut a, &mut c, "cgroup.freeze", "0x1").is_empty());
-    assert_eq!(confirm(&a).typed, Some((g("lab"), String::new())));
+    assert_eq!(typed_name(confirm(&a)), Some((g("lab"), String::new())));
     send(&mut a, &mut c, key(KeyCode::Esc));
     // a value the kernel refuses, or a thaw, is no freeze
     on(&mut a, &mut c, "lab/dd");
     raw_write(&mut a, &mut c, "cgroup.freeze", "0x0");
-    assert_eq!(confirm(&a).typed, None);
+    assert_eq!(typed_name(confirm(&a)), None);
 }
 
 #[test]
@@ -2195,7 +2247,7 @@ fn moving_cgtop_itself_into_a_frozen_group_needs_the_groups_name() {
     send(&mut a, &mut c, ch('j'));
     assert!(move_into(&mut a, &mut c, "lab/dd").is_empty());
     let cf = confirm(&a);
-    assert_eq!(cf.typed, Some((g("lab/dd"), String::new())));
+    assert_eq!(typed_name(cf), Some((g("lab/dd"), String::new())));
     assert_eq!(cf.dangers, [Danger::MovesIntoFrozen(Role::Cgtop)]);
     assert!(send(&mut a, &mut c, ch('y')).is_empty());
     send(&mut a, &mut c, key(KeyCode::Backspace));
@@ -2219,12 +2271,12 @@ fn moving_cgtop_itself_into_a_frozen_group_needs_the_groups_name() {
     // another process into the same frozen group: a plain y/N
     send(&mut a, &mut c, ch('k'));
     assert!(move_into(&mut a, &mut c, "lab/dd").is_empty());
-    assert_eq!(confirm(&a).typed, None);
+    assert_eq!(typed_name(confirm(&a)), None);
     send(&mut a, &mut c, key(KeyCode::Esc));
     // cgtop into a group that is not frozen: a plain y/N
     send(&mut a, &mut c, ch('j'));
     assert!(move_into(&mut a, &mut c, "15-main").is_empty());
-    assert_eq!(confirm(&a).typed, None);
+    assert_eq!(typed_name(confirm(&a)), None);
 }
 
 #[test]
@@ -2236,12 +2288,12 @@ fn a_raw_zero_to_a_frozen_groups_procs_moves_cgtop_and_needs_the_name() {
     for v in ["0", "00", "-0", "0x0"] {
         assert!(raw_write(&mut a, &mut c, "cgroup.procs", v).is_empty());
         let cf = confirm(&a);
-        assert_eq!(cf.typed, Some((g("lab/dd"), String::new())), "{v}");
+        assert_eq!(typed_name(cf), Some((g("lab/dd"), String::new())), "{v}");
         assert_eq!(cf.dangers, [Danger::MovesIntoFrozen(Role::Cgtop)], "{v}");
         assert!(send(&mut a, &mut c, ch('y')).is_empty(), "{v}");
         send(&mut a, &mut c, key(KeyCode::Esc));
     }
     // a thread of cgtop, through cgroup.threads, the same
     assert!(raw_write(&mut a, &mut c, "cgroup.threads", "0").is_empty());
-    assert_eq!(confirm(&a).typed, Some((g("lab/dd"), String::new())));
+    assert_eq!(typed_name(confirm(&a)), Some((g("lab/dd"), String::new())));
 }

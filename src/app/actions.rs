@@ -9,6 +9,7 @@
 //! `Effect::Write` -> writer thread -> `Msg::WriteFinished` -> status line,
 //! action log, undo stack, offers (leaf fix, enable along the path).
 
+use super::text_input::{TextInput, Typed};
 use super::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
 use crate::cgroupfs::io::DevId;
@@ -148,7 +149,7 @@ pub struct Field {
     /// The file's current content (one line), `None` when it does not exist
     /// for this group (controller off).
     pub current: Option<String>,
-    pub input: String,
+    pub input: TextInput,
     /// What Enter would do, or why it cannot: recomputed on every key.
     pub preview: Result<String, String>,
     /// The write Enter performs, when the input is valid.
@@ -185,7 +186,7 @@ pub struct RawEditor {
     pub files: Vec<(String, String)>,
     pub cursor: usize,
     /// The line being typed, once a file was chosen.
-    pub input: Option<String>,
+    pub input: Option<TextInput>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,7 +195,7 @@ pub struct Confirm {
     pub lines: Vec<String>,
     pub request: WriteRequest,
     /// The group whose name must be typed, and what was typed so far.
-    pub typed: Option<(GroupPath, String)>,
+    pub typed: Option<(GroupPath, TextInput)>,
     /// Why the name must be typed (the view words them).
     pub dangers: Vec<Danger>,
     /// The undo entry this asks to write (u): back on the stack when the
@@ -207,7 +208,7 @@ pub struct Confirm {
 pub struct MovePicker {
     pub pid: u32,
     pub what: String,
-    pub filter: String,
+    pub filter: TextInput,
     pub matches: Vec<GroupPath>,
     pub cursor: usize,
     /// Write to cgroup.threads (one thread) instead of cgroup.procs.
@@ -217,14 +218,14 @@ pub struct MovePicker {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NamePrompt {
     pub parent: GroupPath,
-    pub input: String,
+    pub input: TextInput,
     pub check: Result<String, String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeafFixDialog {
     pub group: GroupPath,
-    pub leaf: String,
+    pub leaf: TextInput,
     pub changes: Vec<ControllerChange>,
     pub nr_procs: usize,
     /// The leaf name as it will be used, or why it cannot be: checked on
@@ -235,7 +236,7 @@ pub struct LeafFixDialog {
 impl LeafFixDialog {
     fn recheck(&mut self) {
         // an existing child is fine: the writer moves the processes into it
-        self.check = input::parse_group_name(&self.leaf, &[]).map_err(|e| e.to_string());
+        self.check = input::parse_group_name(self.leaf.as_str(), &[]).map_err(|e| e.to_string());
     }
 }
 
@@ -352,7 +353,7 @@ pub fn open_limits(app: &mut App) {
         .map(|&kind| Field {
             kind,
             current: raw_line(app, kind.file()),
-            input: String::new(),
+            input: TextInput::new(TextInput::LINE),
             preview: Err(String::new()),
             op: None,
             warning: None,
@@ -517,7 +518,7 @@ pub fn open_move(app: &mut App) {
     let mut m = MovePicker {
         pid,
         what,
-        filter: String::new(),
+        filter: TextInput::new(TextInput::LINE),
         matches: Vec::new(),
         cursor: 0,
         threads: false,
@@ -527,7 +528,7 @@ pub fn open_move(app: &mut App) {
 }
 
 fn refilter_move(app: &App, m: &mut MovePicker) {
-    let needle = m.filter.to_lowercase();
+    let needle = m.filter.as_str().to_lowercase();
     m.matches = app
         .data
         .as_ref()
@@ -553,7 +554,7 @@ pub fn open_new_group(app: &mut App) {
     };
     let mut p = NamePrompt {
         parent,
-        input: String::new(),
+        input: TextInput::new(TextInput::NAME),
         check: Err(String::new()),
     };
     check_name(app, &mut p);
@@ -584,7 +585,7 @@ fn siblings(app: &App, parent: &GroupPath) -> Vec<String> {
 fn check_name(app: &App, p: &mut NamePrompt) {
     let existing = siblings(app, &p.parent);
     let refs: Vec<&str> = existing.iter().map(String::as_str).collect();
-    p.check = input::parse_group_name(&p.input, &refs).map_err(|e| e.to_string());
+    p.check = input::parse_group_name(p.input.as_str(), &refs).map_err(|e| e.to_string());
 }
 
 pub fn remove_group(app: &mut App, fx: &mut Vec<Effect>) {
@@ -703,7 +704,7 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) {
                     ops,
                     name: name.clone(),
                 },
-                Some((name, String::new())),
+                Some((name, TextInput::new(TextInput::NAME))),
                 dangers,
             )
         }
@@ -790,14 +791,17 @@ fn subtree_counts(app: &App, group: &GroupPath) -> (u64, u64) {
 // ---------------------------------------------------------------------------
 // Keys inside the dialogs.
 
-fn typed_char(ev: &KeyEvent) -> Option<char> {
-    match ev.code {
-        // a control character typed or pasted would reach the screen as
-        // it is in the input line: refused
-        KeyCode::Char(c) if !ev.modifiers.contains(KeyModifiers::CONTROL) && !c.is_control() => {
-            Some(c)
+/// Passes a key to a text input; a character refused at the cap says so
+/// on the status line, which stays under the dialog. Returns whether the
+/// text changed.
+fn type_into(app: &mut App, input: &mut TextInput, ev: &KeyEvent) -> bool {
+    match input.on_key(ev) {
+        Typed::Changed => true,
+        Typed::Refused(e) => {
+            app.set_status(Level::Warn, e.to_string());
+            false
         }
-        _ => None,
+        Typed::Moved | Typed::NotText => false,
     }
 }
 
@@ -816,7 +820,7 @@ pub fn on_dialog_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) -> bool
         Mode::Confirm(c) => confirm_key(app, c, ev, fx),
         Mode::Move(m) => move_key(app, m, ev, fx),
         Mode::NewGroup(p) => new_group_key(app, p, ev, fx),
-        Mode::LeafFix(l) => leaf_fix_key(l, ev, fx),
+        Mode::LeafFix(l) => leaf_fix_key(app, l, ev, fx),
         Mode::Log { scroll } => log_key(app, scroll, ev),
         // any key closes a message
         Mode::Message { .. } => Mode::Normal,
@@ -896,7 +900,7 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
     let field = &mut f.fields[i];
     field.warning = None;
     field.op = None;
-    let text = field.input.trim().to_owned();
+    let text = field.input.as_str().trim().to_owned();
     if field.current.is_none() {
         let file = field.kind.file();
         let controller = file.split('.').next().unwrap_or(file);
@@ -1017,10 +1021,6 @@ fn limits_key(app: &mut App, mut f: LimitsForm, ev: &KeyEvent, fx: &mut Vec<Effe
             };
             refresh_preview(&mut f, i, app.page_size);
         }
-        KeyCode::Backspace => {
-            f.fields[i].input.pop();
-            refresh_preview(&mut f, i, app.page_size);
-        }
         KeyCode::Enter => {
             if let Some(op) = f.fields[i].op.clone() {
                 f.fields[i].input.clear();
@@ -1052,8 +1052,7 @@ fn limits_key(app: &mut App, mut f: LimitsForm, ev: &KeyEvent, fx: &mut Vec<Effe
             app.set_status(Level::Error, why);
         }
         _ => {
-            if let Some(c) = typed_char(ev) {
-                f.fields[i].input.push(c);
+            if type_into(app, &mut f.fields[i].input, ev) {
                 refresh_preview(&mut f, i, app.page_size);
             }
         }
@@ -1072,32 +1071,24 @@ fn raw_key(app: &mut App, mut r: RawEditor, ev: &KeyEvent, fx: &mut Vec<Effect>)
     match &mut r.input {
         None => {
             if !up_down(ev, &mut r.cursor, r.files.len()) && ev.code == KeyCode::Enter {
-                r.input = Some(String::new());
+                r.input = Some(TextInput::new(TextInput::LINE));
             }
             Mode::Raw(r)
         }
-        Some(line) => match ev.code {
-            KeyCode::Backspace => {
-                line.pop();
-                Mode::Raw(r)
+        Some(line) if ev.code == KeyCode::Enter => {
+            let text = line.as_str().trim().to_owned();
+            if text.is_empty() {
+                app.set_status(Level::Error, "type the line to write");
+                return Mode::Raw(r);
             }
-            KeyCode::Enter => {
-                let text = line.trim().to_owned();
-                if text.is_empty() {
-                    app.set_status(Level::Error, "type the line to write");
-                    return Mode::Raw(r);
-                }
-                let file = r.files[r.cursor].0.clone();
-                request(app, vec![raw_op(&r.group, &file, &text)], fx);
-                Mode::Normal
-            }
-            _ => {
-                if let Some(c) = typed_char(ev) {
-                    line.push(c);
-                }
-                Mode::Raw(r)
-            }
-        },
+            let file = r.files[r.cursor].0.clone();
+            request(app, vec![raw_op(&r.group, &file, &text)], fx);
+            Mode::Normal
+        }
+        Some(line) => {
+            type_into(app, line, ev);
+            Mode::Raw(r)
+        }
     }
 }
 
@@ -1129,19 +1120,14 @@ fn confirm_key(app: &mut App, mut c: Box<Confirm>, ev: &KeyEvent, fx: &mut Vec<E
     }
     match &mut c.typed {
         Some((target, typed)) => match ev.code {
-            KeyCode::Backspace => {
-                typed.pop();
-            }
             KeyCode::Enter => {
-                if typed_name_matches(target, typed) {
+                if typed_name_matches(target, typed.as_str()) {
                     fx.push(Effect::Write(c.request));
                     return Mode::Normal;
                 }
             }
             _ => {
-                if let Some(ch) = typed_char(ev) {
-                    typed.push(ch);
-                }
+                type_into(app, typed, ev);
             }
         },
         None => match ev.code {
@@ -1173,11 +1159,6 @@ fn move_key(app: &mut App, mut m: MovePicker, ev: &KeyEvent, fx: &mut Vec<Effect
         KeyCode::Char('t') if ev.modifiers.contains(KeyModifiers::CONTROL) => {
             m.threads = !m.threads;
         }
-        KeyCode::Backspace => {
-            m.filter.pop();
-            m.cursor = 0;
-            refilter_move(app, &mut m);
-        }
         KeyCode::Enter => {
             if let Some(target) = m.matches.get(m.cursor).cloned() {
                 request(
@@ -1189,8 +1170,7 @@ fn move_key(app: &mut App, mut m: MovePicker, ev: &KeyEvent, fx: &mut Vec<Effect
             }
         }
         _ => {
-            if let Some(c) = typed_char(ev) {
-                m.filter.push(c);
+            if type_into(app, &mut m.filter, ev) {
                 // a new list: its best match is the first, not whatever
                 // now sits where the cursor was
                 m.cursor = 0;
@@ -1206,9 +1186,6 @@ fn new_group_key(app: &mut App, mut p: NamePrompt, ev: &KeyEvent, fx: &mut Vec<E
         return Mode::Normal;
     }
     match ev.code {
-        KeyCode::Backspace => {
-            p.input.pop();
-        }
         KeyCode::Enter => {
             // the check refused every name that is not one component
             if let Ok(Ok(path)) = p.check.as_ref().map(|name| p.parent.join(name)) {
@@ -1217,23 +1194,18 @@ fn new_group_key(app: &mut App, mut p: NamePrompt, ev: &KeyEvent, fx: &mut Vec<E
             }
         }
         _ => {
-            if let Some(c) = typed_char(ev) {
-                p.input.push(c);
-            }
+            type_into(app, &mut p.input, ev);
         }
     }
     check_name(app, &mut p);
     Mode::NewGroup(p)
 }
 
-fn leaf_fix_key(mut l: LeafFixDialog, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
+fn leaf_fix_key(app: &mut App, mut l: LeafFixDialog, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mode {
     if is_cancel(ev) {
         return Mode::Normal;
     }
     match ev.code {
-        KeyCode::Backspace => {
-            l.leaf.pop();
-        }
         KeyCode::Enter => {
             // the writer makes group/leaf and moves every process there:
             // "." or ".." would be the group itself or its parent
@@ -1247,9 +1219,7 @@ fn leaf_fix_key(mut l: LeafFixDialog, ev: &KeyEvent, fx: &mut Vec<Effect>) -> Mo
             }
         }
         _ => {
-            if let Some(c) = typed_char(ev) {
-                l.leaf.push(c);
-            }
+            type_into(app, &mut l.leaf, ev);
         }
     }
     l.recheck();
@@ -1351,7 +1321,7 @@ pub fn on_write_finished(
         }) => {
             let mut l = LeafFixDialog {
                 group,
-                leaf: "leaf".into(),
+                leaf: TextInput::with_text(TextInput::NAME, "leaf"),
                 changes,
                 nr_procs,
                 check: Err(String::new()),

@@ -1,6 +1,7 @@
 //! The one keymap table: dispatch, the footer hints and the help screen
 //! are all drawn from [`KEYMAP`], so help never drifts from the real keys.
 
+use super::text_input::Edit;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// Which bindings apply: each mode has its own table slice.
@@ -14,9 +15,135 @@ pub enum Scope {
     Help,
     /// Typing a number (refresh interval).
     Prompt,
-    /// A write dialog (controllers, limits, confirm, ...): its keys are
-    /// listed in the dialog itself.
-    Dialog,
+    /// Editing keys of every text input (the filter, the prompt, every
+    /// dialog field): looked up after the screen's own scope. Typed
+    /// characters go into the text and are not rows.
+    Text,
+    /// The controllers dialog (c).
+    Controllers,
+    /// The limits form (e).
+    Limits,
+    /// The raw editor (E), choosing a file.
+    RawChoose,
+    /// The raw editor, typing the line to write.
+    RawLine,
+    /// A yes/no confirmation.
+    Confirm,
+    /// A confirmation that needs a group's name typed.
+    ConfirmTyped,
+    /// The move picker (m).
+    Move,
+    /// The new group prompt (n).
+    NewGroup,
+    /// The leaf fix offer (after EBUSY).
+    LeafFix,
+    /// The action log (L).
+    Log,
+    /// A message (a failed write).
+    Message,
+}
+
+impl Scope {
+    /// Every scope, in the order the help and README list them.
+    pub const ALL: [Self; 16] = [
+        Self::Main,
+        Self::Filter,
+        Self::Prompt,
+        Self::Text,
+        Self::Controllers,
+        Self::Limits,
+        Self::RawChoose,
+        Self::RawLine,
+        Self::Confirm,
+        Self::ConfirmTyped,
+        Self::Move,
+        Self::NewGroup,
+        Self::LeafFix,
+        Self::Log,
+        Self::Message,
+        Self::Help,
+    ];
+
+    /// The heading of the scope in the help and README.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Main => "Main view (tree and process list)",
+            Self::Filter => "Filter (/)",
+            Self::Prompt => "Refresh interval prompt (d)",
+            Self::Text => "Editing any text (type to edit)",
+            Self::Controllers => "Controllers dialog (c)",
+            Self::Limits => "Limits form (e)",
+            Self::RawChoose => "Raw editor (E): choosing a file",
+            Self::RawLine => "Raw editor (E): typing the line",
+            Self::Confirm => "Confirmation",
+            Self::ConfirmTyped => "Confirmation with the group's name typed",
+            Self::Move => "Move a process (m)",
+            Self::NewGroup => "New group (n)",
+            Self::LeafFix => "Leaf fix (offered after EBUSY)",
+            Self::Log => "Action log (L)",
+            Self::Message => "Message (a refused write)",
+            Self::Help => "Help (?)",
+        }
+    }
+
+    /// Whether the screen has a text input: the [`Scope::Text`] keys and
+    /// typed characters reach it.
+    pub fn has_text(self) -> bool {
+        matches!(
+            self,
+            Self::Filter
+                | Self::Prompt
+                | Self::Limits
+                | Self::RawLine
+                | Self::ConfirmTyped
+                | Self::Move
+                | Self::NewGroup
+                | Self::LeafFix
+        )
+    }
+
+    /// The actions the scope's handler acts on: each must have a key in
+    /// the scope (a test checks it).
+    pub fn actions(self) -> &'static [Action] {
+        use Action as A;
+        match self {
+            // the main view's list is long: every action the main view
+            // handles is one that has a row there (tests/app_state.rs)
+            Self::Main => &[],
+            Self::Filter
+            | Self::Prompt
+            | Self::Confirm
+            | Self::RawLine
+            | Self::ConfirmTyped
+            | Self::NewGroup
+            | Self::LeafFix => &[A::Accept, A::Cancel],
+            Self::Text => &[
+                A::CursorLeft,
+                A::CursorRight,
+                A::WordLeft,
+                A::WordRight,
+                A::LineStart,
+                A::LineEnd,
+                A::DeleteChar,
+                A::DeleteForward,
+                A::DeleteWord,
+            ],
+            Self::Controllers => &[A::Up, A::Down, A::Toggle, A::Accept, A::Cancel],
+            Self::Limits => &[
+                A::PrevField,
+                A::NextField,
+                A::PrevDevice,
+                A::NextDevice,
+                A::Accept,
+                A::Cancel,
+            ],
+            Self::RawChoose => &[A::Up, A::Down, A::Accept, A::Cancel],
+            Self::Move => &[A::Up, A::Down, A::ToggleThreads, A::Accept, A::Cancel],
+            Self::Log => &[A::Up, A::Down, A::Close],
+            Self::Message => &[A::Close],
+            Self::Help => &[A::CloseHelp, A::PageDown, A::PageUp],
+        }
+    }
 }
 
 /// Declares [`Action`] and [`Action::all`] from one list, so that no
@@ -75,10 +202,27 @@ actions! {
     Help,
     Quit,
     Suspend,
-    // in the filter and prompt scopes
+    // in the filter, prompt and dialog scopes
     Accept,
     Cancel,
+    // text inputs
+    CursorLeft,
+    CursorRight,
+    WordLeft,
+    WordRight,
+    LineStart,
+    LineEnd,
     DeleteChar,
+    DeleteForward,
+    DeleteWord,
+    // dialogs
+    Toggle,
+    PrevField,
+    NextField,
+    PrevDevice,
+    NextDevice,
+    ToggleThreads,
+    Close,
     // help scope
     CloseHelp,
     // writes
@@ -109,6 +253,24 @@ impl Action {
                 | Self::RemoveGroup
                 | Self::Undo
         )
+    }
+}
+
+impl Action {
+    /// The text edit the action asks for, in a text input.
+    pub fn edit(self) -> Option<Edit> {
+        Some(match self {
+            Self::CursorLeft => Edit::Left,
+            Self::CursorRight => Edit::Right,
+            Self::WordLeft => Edit::WordLeft,
+            Self::WordRight => Edit::WordRight,
+            Self::LineStart => Edit::Home,
+            Self::LineEnd => Edit::End,
+            Self::DeleteChar => Edit::Backspace,
+            Self::DeleteForward => Edit::Delete,
+            Self::DeleteWord => Edit::DeleteWord,
+            _ => return None,
+        })
     }
 }
 
@@ -143,6 +305,21 @@ const fn ctrl(c: char) -> Key {
         mods: KeyModifiers::CONTROL,
     }
 }
+const fn ctrl_code(code: KeyCode) -> Key {
+    Key {
+        code,
+        mods: KeyModifiers::CONTROL,
+    }
+}
+const fn alt(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: KeyModifiers::ALT,
+    }
+}
+/// Any key at all (a message closes on any key): `KeyCode::Null` is
+/// never reported by crossterm for a real key.
+const ANY: Key = code(KeyCode::Null);
 
 /// One row of the table.
 #[derive(Debug, Clone, Copy)]
@@ -172,7 +349,10 @@ const fn b(
     }
 }
 
-use Scope::{Filter, Help as HelpScope, Main, Prompt};
+use Scope::{
+    Confirm, ConfirmTyped, Controllers, Filter, Help as HelpScope, LeafFix, Limits, Log, Main,
+    Message, Move, NewGroup, Prompt, RawChoose, RawLine, Text,
+};
 
 // One line per binding, so the table reads as a table.
 #[rustfmt::skip]
@@ -217,10 +397,51 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[ctrl('z')], Action::Suspend, "suspend to the shell, from any screen (fg brings cgtop back)", None),
     b(Filter, &[code(KeyCode::Enter)], Action::Accept, "keep the filter", Some("keep")),
     b(Filter, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "clear the filter", Some("clear")),
-    b(Filter, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete a character", None),
     b(Prompt, &[code(KeyCode::Enter)], Action::Accept, "apply", Some("apply")),
     b(Prompt, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
-    b(Prompt, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete a character", None),
+    b(Text, &[code(KeyCode::Left)], Action::CursorLeft, "cursor left", None),
+    b(Text, &[code(KeyCode::Right)], Action::CursorRight, "cursor right", None),
+    b(Text, &[ctrl_code(KeyCode::Left), alt('b')], Action::WordLeft, "a word left", None),
+    b(Text, &[ctrl_code(KeyCode::Right), alt('f')], Action::WordRight, "a word right", None),
+    b(Text, &[code(KeyCode::Home), ctrl('a')], Action::LineStart, "to the start", None),
+    b(Text, &[code(KeyCode::End), ctrl('e')], Action::LineEnd, "to the end", None),
+    b(Text, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete the character before the cursor", None),
+    b(Text, &[code(KeyCode::Delete)], Action::DeleteForward, "delete the character under the cursor", None),
+    b(Text, &[ctrl('w')], Action::DeleteWord, "delete the word before the cursor", None),
+    b(Controllers, &[code(KeyCode::Up)], Action::Up, "previous controller", None),
+    b(Controllers, &[code(KeyCode::Down)], Action::Down, "next controller", None),
+    b(Controllers, &[k(' '), k('x')], Action::Toggle, "mark or unmark the controller", Some("toggle")),
+    b(Controllers, &[code(KeyCode::Enter)], Action::Accept, "write every change in one write", Some("apply")),
+    b(Controllers, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close without writing", Some("cancel")),
+    b(Limits, &[code(KeyCode::Up), code(KeyCode::BackTab)], Action::PrevField, "previous field", None),
+    b(Limits, &[code(KeyCode::Down), code(KeyCode::Tab)], Action::NextField, "next field", Some("field")),
+    b(Limits, &[code(KeyCode::Left)], Action::PrevDevice, "previous device (io.max, io.latency; elsewhere the cursor)", None),
+    b(Limits, &[code(KeyCode::Right)], Action::NextDevice, "next device (io.max, io.latency; elsewhere the cursor)", Some("device")),
+    b(Limits, &[code(KeyCode::Enter)], Action::Accept, "write the field's value and read it back", Some("write")),
+    b(Limits, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close the form", Some("close")),
+    b(RawChoose, &[code(KeyCode::Up)], Action::Up, "previous file", None),
+    b(RawChoose, &[code(KeyCode::Down)], Action::Down, "next file", Some("file")),
+    b(RawChoose, &[code(KeyCode::Enter)], Action::Accept, "choose the file, then type the line", Some("choose")),
+    b(RawChoose, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close", Some("close")),
+    b(RawLine, &[code(KeyCode::Enter)], Action::Accept, "write the line (after a confirmation)", Some("write")),
+    b(RawLine, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "back to the files", Some("back")),
+    b(Confirm, &[k('y'), k('Y'), code(KeyCode::Enter)], Action::Accept, "go ahead", Some("go ahead")),
+    b(Confirm, &[k('n'), k('N'), code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
+    b(ConfirmTyped, &[code(KeyCode::Enter)], Action::Accept, "go ahead once the name typed matches", Some("go ahead")),
+    b(ConfirmTyped, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
+    b(Move, &[code(KeyCode::Up)], Action::Up, "previous group", None),
+    b(Move, &[code(KeyCode::Down)], Action::Down, "next group", None),
+    b(Move, &[ctrl('t')], Action::ToggleThreads, "the whole process (cgroup.procs) or this thread (cgroup.threads)", Some("procs/threads")),
+    b(Move, &[code(KeyCode::Enter)], Action::Accept, "move into the group", Some("move")),
+    b(Move, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
+    b(NewGroup, &[code(KeyCode::Enter)], Action::Accept, "create the group", Some("create")),
+    b(NewGroup, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
+    b(LeafFix, &[code(KeyCode::Enter)], Action::Accept, "create the leaf, move the processes, enable", Some("fix")),
+    b(LeafFix, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "leave it", Some("leave it")),
+    b(Log, &[code(KeyCode::Up), k('k')], Action::Up, "scroll up", Some("scroll")),
+    b(Log, &[code(KeyCode::Down), k('j')], Action::Down, "scroll down", None),
+    b(Log, &[code(KeyCode::Esc), k('q'), k('L'), code(KeyCode::Enter)], Action::Close, "close the log", Some("close")),
+    b(Message, &[ANY], Action::Close, "close the message", Some("closes")),
     b(HelpScope, &[code(KeyCode::Esc), k('q'), k('?'), code(KeyCode::F(1)), code(KeyCode::Enter)], Action::CloseHelp, "close the help", Some("close")),
     b(HelpScope, &[k(' '), code(KeyCode::PageDown), code(KeyCode::Down), k('j')], Action::PageDown, "next page of the help", Some("next page")),
     b(HelpScope, &[code(KeyCode::PageUp), code(KeyCode::Up), k('k')], Action::PageUp, "previous page of the help", None),
@@ -229,12 +450,18 @@ pub const KEYMAP: &[Binding] = &[
 /// Normalises a key event: SHIFT on a character is already in the
 /// character (crossterm reports 'G' with or without SHIFT).
 fn matches(key: &Key, ev: &KeyEvent) -> bool {
+    if *key == ANY {
+        return true;
+    }
     let mods = ev.modifiers & (KeyModifiers::CONTROL | KeyModifiers::SHIFT | KeyModifiers::ALT);
     if key.code != ev.code {
         return false;
     }
     match ev.code {
-        KeyCode::Char(_) => key.mods == (mods - KeyModifiers::SHIFT) || key.mods == mods,
+        // Shift-Tab comes as BackTab, with or without SHIFT
+        KeyCode::Char(_) | KeyCode::BackTab => {
+            key.mods == (mods - KeyModifiers::SHIFT) || key.mods == mods
+        }
         _ => key.mods == mods,
     }
 }
@@ -281,10 +508,16 @@ pub fn key_name(key: &Key) -> String {
         KeyCode::Backspace => "Bksp".into(),
         KeyCode::Delete => "Del".into(),
         KeyCode::F(n) => format!("F{n}"),
+        KeyCode::BackTab => "S-Tab".into(),
+        KeyCode::Null => "any key".into(),
         other => format!("{other:?}"),
     };
-    if key.mods.contains(KeyModifiers::CONTROL) {
+    if key.mods.contains(KeyModifiers::CONTROL) && matches!(key.code, KeyCode::Char(_)) {
         format!("^{}", base.to_uppercase())
+    } else if key.mods.contains(KeyModifiers::CONTROL) {
+        format!("C-{base}")
+    } else if key.mods.contains(KeyModifiers::ALT) {
+        format!("M-{base}")
     } else if key.mods.contains(KeyModifiers::SHIFT) && !matches!(key.code, KeyCode::Char(_)) {
         format!("S-{base}")
     } else {

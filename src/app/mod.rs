@@ -7,15 +7,21 @@
 
 pub mod actions;
 pub mod keymap;
+pub mod text_input;
 
 use crate::model::tree::{Row, RowOptions, Tree};
 use crate::model::{GroupPath, GroupRates, GroupSample, MountInfo};
 use crate::source::collector::{Collected, Command, Focus, Refresh};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use keymap::{Action, Scope};
 use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::time::Duration;
+use text_input::{TextInput, Typed};
+
+/// The most characters of an interval ("3600.000000"): a number that
+/// long is out of range anyway.
+pub const INTERVAL_CAP: usize = 16;
 
 /// SIGHUP's number (the same on every Linux architecture).
 const SIGHUP: i32 = 1;
@@ -164,7 +170,7 @@ pub enum Mode {
     Filter,
     Help,
     /// Typing a new refresh interval in seconds.
-    IntervalPrompt(String),
+    IntervalPrompt(TextInput),
     Controllers(actions::ControllersDialog),
     Limits(actions::LimitsForm),
     Raw(actions::RawEditor),
@@ -232,7 +238,7 @@ pub struct App {
     pub collapsed: HashSet<GroupPath>,
     pub sort: SortKey,
     pub sort_desc: bool,
-    pub filter: String,
+    pub filter: TextInput,
     pub mode: Mode,
     /// Which page of the help is shown (the view wraps it around the
     /// number of pages that fit).
@@ -287,7 +293,7 @@ impl App {
             collapsed: HashSet::new(),
             sort: SortKey::Cpu,
             sort_desc: true,
-            filter: String::new(),
+            filter: TextInput::new(TextInput::LINE),
             mode: Mode::Normal,
             help_page: 0,
             pane: Pane::Tree,
@@ -312,12 +318,22 @@ impl App {
 
     /// Which keymap scope applies now.
     pub fn scope(&self) -> Scope {
-        match self.mode {
+        match &self.mode {
             Mode::Normal => Scope::Main,
             Mode::Filter => Scope::Filter,
             Mode::Help => Scope::Help,
             Mode::IntervalPrompt(_) => Scope::Prompt,
-            _ => Scope::Dialog,
+            Mode::Controllers(_) => Scope::Controllers,
+            Mode::Limits(_) => Scope::Limits,
+            Mode::Raw(r) if r.input.is_some() => Scope::RawLine,
+            Mode::Raw(_) => Scope::RawChoose,
+            Mode::Confirm(c) if c.typed.is_some() => Scope::ConfirmTyped,
+            Mode::Confirm(_) => Scope::Confirm,
+            Mode::Move(_) => Scope::Move,
+            Mode::NewGroup(_) => Scope::NewGroup,
+            Mode::LeafFix(_) => Scope::LeafFix,
+            Mode::Log { .. } => Scope::Log,
+            Mode::Message { .. } => Scope::Message,
         }
     }
 
@@ -613,11 +629,10 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         fx.push(Effect::Suspend);
         return;
     }
-    let scope = app.scope();
-    if scope == Scope::Dialog {
-        actions::on_dialog_key(app, ev, fx);
+    if actions::on_dialog_key(app, ev, fx) {
         return;
     }
+    let scope = app.scope();
     let action = keymap::lookup(scope, ev);
     match scope {
         Scope::Filter => {
@@ -627,14 +642,9 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
                     app.filter.clear();
                     app.mode = Mode::Normal;
                 }
-                Some(Action::DeleteChar) => {
-                    app.filter.pop();
-                }
                 _ => {
-                    if let KeyCode::Char(c) = ev.code {
-                        if !ev.modifiers.contains(KeyModifiers::CONTROL) {
-                            app.filter.push(c);
-                        }
+                    if let Typed::Refused(e) = app.filter.on_key(ev) {
+                        app.set_status(Level::Warn, e.to_string());
                     }
                 }
             }
@@ -651,7 +661,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             };
             match action {
                 Some(Action::Accept) => {
-                    let t = text.trim().to_owned();
+                    let t = text.as_str().trim().to_owned();
                     app.mode = Mode::Normal;
                     match parse_interval(&t) {
                         Ok(d) => {
@@ -666,14 +676,14 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
                     }
                 }
                 Some(Action::Cancel) => app.mode = Mode::Normal,
-                Some(Action::DeleteChar) => {
-                    text.pop();
-                }
                 _ => {
-                    if let KeyCode::Char(c) = ev.code {
-                        if c.is_ascii_digit() || c == '.' {
-                            text.push(c);
-                        }
+                    // seconds: digits and a point are the only characters
+                    let number =
+                        text_input::typed_char(ev).is_none_or(|c| c.is_ascii_digit() || c == '.');
+                    if number {
+                        // at most 16 characters: the cap cannot be reached
+                        // by a number that parses in range
+                        let _ = text.on_key(ev);
                     }
                 }
             }
@@ -688,7 +698,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             }
             return;
         }
-        Scope::Main | Scope::Dialog => {}
+        _ => {}
     }
     let Some(action) = action else { return };
     app.status = None;
@@ -727,11 +737,9 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             app.rebuild_rows();
         }
         Action::StartFilter => app.mode = Mode::Filter,
-        Action::ClearFilter => {
-            if !app.filter.is_empty() {
-                app.filter.clear();
-                app.rebuild_rows();
-            }
+        Action::ClearFilter if !app.filter.is_empty() => {
+            app.filter.clear();
+            app.rebuild_rows();
         }
         Action::SortPrev | Action::SortNext => {
             app.sort = app.sort.step(action == Action::SortNext);
@@ -774,7 +782,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             app.paused = !app.paused;
             fx.push(Effect::Collector(Command::Pause(app.paused)));
         }
-        Action::SetInterval => app.mode = Mode::IntervalPrompt(String::new()),
+        Action::SetInterval => app.mode = Mode::IntervalPrompt(TextInput::new(INTERVAL_CAP)),
         Action::Help => {
             app.mode = Mode::Help;
             app.help_page = 0;
@@ -798,7 +806,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
                 scroll: app.log.len().saturating_sub(1),
             }
         }
-        Action::Accept | Action::Cancel | Action::DeleteChar | Action::CloseHelp => {}
+        _ => {}
     }
 }
 

@@ -7,12 +7,13 @@ use crate::app::actions::{
     Confirm, ControllersDialog, FieldKind, LeafFixDialog, LimitsForm, MovePicker, NamePrompt,
     RawEditor, WriteRequest,
 };
+use crate::app::text_input::TextInput;
 use crate::app::{App, Mode};
 use crate::model::text::{escape, escape_str};
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
 use crate::source::safety::{typed_prompt, Harm};
 use ratatui::layout::Rect;
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
@@ -88,6 +89,42 @@ fn para(text: &str, style: Style, width: usize) -> impl Iterator<Item = Line<'st
     wrap_text(text, width)
         .into_iter()
         .map(move |l| Line::styled(l, style))
+}
+
+/// A text input as spans within `width` columns: the text around the
+/// cursor, the cursor a `_` at the end or the character under it in
+/// reverse video. A long text scrolls, so that the dialog never grows
+/// with it and its message stays in sight.
+pub(crate) fn input_spans(t: &TextInput, width: usize, theme: &Theme) -> Vec<Span<'static>> {
+    let (before, after) = t.window(width);
+    let mut chars = after.chars();
+    match chars.next() {
+        None => vec![Span::raw(format!("{before}_"))],
+        Some(c) => vec![
+            Span::raw(before),
+            // underlined too: the limits form draws the whole line of the
+            // field being edited in reverse video already
+            Span::styled(
+                c.to_string(),
+                theme.selected.add_modifier(Modifier::UNDERLINED),
+            ),
+            Span::raw(chars.as_str().to_owned()),
+        ],
+    }
+}
+
+/// A label and the text input after it, on one line of `width` columns.
+fn input_line(
+    label: String,
+    label_style: Style,
+    t: &TextInput,
+    width: usize,
+    theme: &Theme,
+) -> Line<'static> {
+    let room = width.saturating_sub(label.chars().count());
+    let mut spans = vec![Span::styled(label, label_style)];
+    spans.extend(input_spans(t, room, theme));
+    Line::from(spans)
 }
 
 /// A row of a list: the selected one is a bar across the whole dialog,
@@ -244,17 +281,17 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
     for (i, fd) in form.fields.iter().enumerate() {
         let cur = shown(fd);
         let sel = i == form.cursor;
-        let input = if sel {
-            format!("{}_", fd.input)
+        let head = format!("{:<16}{:<cur_w$} ", fd.kind.file(), fit(&cur, cur_w));
+        let room = inner_width(area).saturating_sub(head.chars().count());
+        let line = if sel {
+            let mut spans = vec![Span::raw(head)];
+            spans.extend(input_spans(&fd.input, room, theme));
+            Line::from(spans)
         } else {
-            fd.input.clone()
+            // not being edited: its start, cut to the row
+            let shown: String = fd.input.as_str().chars().take(room).collect();
+            Line::raw(format!("{head}{shown}"))
         };
-        let line = Line::raw(format!(
-            "{:<16}{:<cur_w$} {}",
-            fd.kind.file(),
-            fit(&cur, cur_w),
-            input
-        ));
         let line = if fd.current.is_none() {
             line.style(theme.dim)
         } else if sel {
@@ -315,13 +352,13 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
     }
     lines.push(Line::raw(""));
     match &r.input {
-        Some(t) => lines.push(Line::from(vec![
-            Span::styled(
-                format!("{}: ", escape_str(&r.files[r.cursor].0)),
-                theme.title,
-            ),
-            Span::raw(format!("{t}_")),
-        ])),
+        Some(t) => lines.push(input_line(
+            format!("{}: ", escape_str(&r.files[r.cursor].0)),
+            theme.title,
+            t,
+            w,
+            theme,
+        )),
         None => lines.push(Line::styled(
             "Enter chooses the file, then type the line.",
             theme.dim,
@@ -362,10 +399,13 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
     lines.push(Line::raw(""));
     let keys = match &c.typed {
         Some((target, typed)) => {
-            lines.push(Line::from(vec![
-                Span::styled(format!("type {}: ", target.name_display()), theme.warn),
-                Span::raw(format!("{typed}_")),
-            ]));
+            lines.push(input_line(
+                format!("type {}: ", target.name_display()),
+                theme.warn,
+                typed,
+                w,
+                theme,
+            ));
             "type the name, Enter  Esc cancel"
         }
         None => "y/Enter go ahead  n/Esc cancel",
@@ -403,10 +443,7 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
     .chain(para(how, theme.dim, w))
     .collect();
     lines.extend([
-        Line::from(vec![
-            Span::styled("filter: ", theme.title),
-            Span::raw(format!("{}_", m.filter)),
-        ]),
+        input_line("filter: ".into(), theme.title, &m.filter, w, theme),
         Line::raw(""),
     ]);
     let h = usize::from(area.height.saturating_sub(11)).max(3);
@@ -436,14 +473,11 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
 }
 
 fn new_group(f: &mut Frame<'_>, area: Rect, p: &NamePrompt, theme: &Theme) {
+    let w = inner_width(area);
     let mut lines = vec![
         Line::raw(format!("New child group of {}:", p.parent)),
-        Line::from(vec![
-            Span::styled("name: ", theme.title),
-            Span::raw(format!("{}_", p.input)),
-        ]),
+        input_line("name: ".into(), theme.title, &p.input, w, theme),
     ];
-    let w = inner_width(area);
     match &p.check {
         Ok(n) => lines.extend(para(
             &match p.parent.join(n) {
@@ -492,10 +526,13 @@ fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
     lines.extend(para("cgtop can fix it: create a leaf child, move every process of the group into it, then write to its cgroup.subtree_control:", plain, w));
     lines.extend(para(&format!("    {}", names.join(" ")), plain, w));
     lines.push(Line::raw(""));
-    lines.push(Line::from(vec![
-        Span::styled("leaf name: ", theme.title),
-        Span::raw(format!("{}_", l.leaf)),
-    ]));
+    lines.push(input_line(
+        "leaf name: ".into(),
+        theme.title,
+        &l.leaf,
+        w,
+        theme,
+    ));
     match &l.check {
         Ok(leaf) => match l.group.join(leaf) {
             Ok(path) => lines.extend(para(&format!("-> {path}"), theme.dim, w)),

@@ -195,15 +195,15 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
 }
 
 fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let typing = |label: &'static str, t| {
+        let room = usize::from(area.width).saturating_sub(label.len());
+        let mut spans = vec![Span::styled(label, theme.title)];
+        spans.extend(dialogs::input_spans(t, room, theme));
+        Line::from(spans)
+    };
     let line = match &app.mode {
-        Mode::Filter => Line::from(vec![
-            Span::styled("filter: ", theme.title),
-            Span::raw(format!("{}_", app.filter)),
-        ]),
-        Mode::IntervalPrompt(t) => Line::from(vec![
-            Span::styled("refresh every (seconds): ", theme.title),
-            Span::raw(format!("{t}_")),
-        ]),
+        Mode::Filter => typing("filter: ", &app.filter),
+        Mode::IntervalPrompt(t) => typing("refresh every (seconds): ", t),
         _ => match &app.status {
             Some(s) => {
                 let style = match s.level {
@@ -215,7 +215,7 @@ fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             }
             None if !app.filter.is_empty() => Line::from(vec![
                 Span::styled("filter: ", theme.dim),
-                Span::raw(app.filter.clone()),
+                Span::raw(app.filter.to_string()),
             ]),
             None => Line::raw(""),
         },
@@ -235,8 +235,16 @@ pub fn footer_items(scope: Scope) -> Vec<(String, &'static str, bool)> {
 }
 
 fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let scope = app.scope();
+    // a dialog shows its keys on its own bottom border
+    if !matches!(
+        scope,
+        Scope::Main | Scope::Filter | Scope::Prompt | Scope::Help
+    ) {
+        return;
+    }
     let mut spans = Vec::new();
-    for (key, label, writes) in footer_items(app.scope()) {
+    for (key, label, writes) in footer_items(scope) {
         if writes && app.read_only.is_some() {
             // greyed: shown, so the operator knows the key, but off
             spans.push(Span::styled(format!("{key} {label} "), theme.dim));
