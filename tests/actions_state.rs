@@ -31,7 +31,9 @@
 
 mod common;
 
-use cgtop::app::actions::{Confirm, Field, FieldKind, LimitsForm, WriteRequest};
+use cgtop::app::dialog::confirm::Confirm;
+use cgtop::app::dialog::limits::{Field, FieldKind, LimitsForm};
+use cgtop::app::writes::WriteRequest;
 use cgtop::app::{App, Effect, Level, Mode, Pane};
 use cgtop::cgroupfs::{CpuMax, DevId, Limit};
 use cgtop::model::{ControllerChange, GroupPath, IoMaxSet, MemoryFile, Op, WriteKind, WriteOp};

@@ -20,7 +20,7 @@
 
 mod common;
 
-use cgtop::app::actions::LogEntry;
+use cgtop::app::writes::LogEntry;
 use cgtop::app::{App, Msg};
 use cgtop::cgroupfs::Limit;
 use cgtop::model::{ControllerChange, GroupPath, MemoryFile};

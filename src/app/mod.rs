@@ -5,14 +5,21 @@
 //!
 //! Must not depend on: `ui`, the terminal, the filesystem.
 
-pub mod actions;
+pub mod dialog;
 pub mod keymap;
 pub mod text_input;
+pub mod writes;
 
 use crate::model::tree::{Row, RowOptions, Tree};
 use crate::model::{GroupPath, GroupRates, GroupSample, MountInfo};
 use crate::source::collector::{Collected, Command, Focus, Refresh};
 use crossterm::event::KeyEvent;
+use dialog::controllers::ControllersDialog;
+use dialog::direct;
+use dialog::limits::LimitsForm;
+use dialog::move_picker::MovePicker;
+use dialog::new_group::NamePrompt;
+use dialog::raw::RawEditor;
 use keymap::{Action, Scope};
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -75,7 +82,7 @@ pub enum MouseAction {
 pub enum Effect {
     Collector(Command),
     /// Hand a write to the writer thread.
-    Write(actions::WriteRequest),
+    Write(writes::WriteRequest),
     /// Give the terminal back and stop until continued (Ctrl-Z, SIGTSTP).
     Suspend,
     /// Set the terminal up again and draw every cell anew (after SIGCONT:
@@ -171,15 +178,15 @@ pub enum Mode {
     Help,
     /// Typing a new refresh interval in seconds.
     IntervalPrompt(TextInput),
-    Controllers(actions::ControllersDialog),
-    Limits(actions::LimitsForm),
-    Raw(actions::RawEditor),
+    Controllers(dialog::controllers::ControllersDialog),
+    Limits(dialog::limits::LimitsForm),
+    Raw(dialog::raw::RawEditor),
     /// Boxed: a confirmation carries its whole request, and the other
     /// modes need not be as large.
-    Confirm(Box<actions::Confirm>),
-    Move(actions::MovePicker),
-    NewGroup(actions::NamePrompt),
-    LeafFix(actions::LeafFixDialog),
+    Confirm(Box<dialog::confirm::Confirm>),
+    Move(dialog::move_picker::MovePicker),
+    NewGroup(dialog::new_group::NamePrompt),
+    LeafFix(dialog::leaf_fix::LeafFixDialog),
     /// The action log, scrolled.
     Log {
         scroll: usize,
@@ -259,7 +266,7 @@ pub struct App {
     /// Groups that must not be frozen or killed without typing the name.
     pub protected: crate::source::safety::Protected,
     /// Every write of the session, oldest first.
-    pub log: Vec<actions::LogEntry>,
+    pub log: Vec<writes::LogEntry>,
     /// Where the action log file is, and why there when it fell back;
     /// `None` when no writer runs (tests).
     pub log_place: Option<crate::source::actionlog::LogPlace>,
@@ -591,7 +598,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             outcomes,
             unix_secs,
         } => {
-            actions::on_write_finished(app, &outcomes, unix_secs, &mut fx);
+            writes::on_write_finished(app, &outcomes, unix_secs, &mut fx);
         }
     }
     fx
@@ -609,7 +616,7 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
         }
     }
     app.data = Some(Data { refresh: r, tree });
-    actions::track_freeze(app);
+    writes::track_freeze(app);
     let before = app.selected.clone();
     app.rebuild_rows();
     if first || app.selected != before {
@@ -629,7 +636,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         fx.push(Effect::Suspend);
         return;
     }
-    if actions::on_dialog_key(app, ev, fx) {
+    if dialog::on_key(app, ev, fx) {
         return;
     }
     let scope = app.scope();
@@ -792,19 +799,38 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             fx.push(Effect::Quit);
         }
         Action::Suspend => fx.push(Effect::Suspend),
-        Action::Controllers => actions::open_controllers(app),
-        Action::EditLimits => actions::open_limits(app),
-        Action::EditRaw => actions::open_raw(app),
-        Action::Freeze => actions::freeze_toggle(app, fx),
-        Action::Kill => actions::kill_group(app, fx),
-        Action::MoveProcess => actions::open_move(app),
-        Action::NewGroup => actions::open_new_group(app),
-        Action::RemoveGroup => actions::remove_group(app, fx),
-        Action::Undo => actions::undo(app, fx),
+        Action::Controllers | Action::EditLimits | Action::EditRaw | Action::MoveProcess => {
+            let t = match action {
+                Action::Controllers => ControllersDialog::open(app),
+                Action::EditLimits => LimitsForm::open(app),
+                Action::EditRaw => RawEditor::open(app),
+                _ => MovePicker::open(app),
+            };
+            dialog::apply(app, t);
+        }
+        Action::NewGroup => {
+            let t = NamePrompt::open(app);
+            dialog::apply(app, t);
+        }
+        Action::Freeze => {
+            let t = direct::freeze_toggle(app, fx);
+            dialog::apply(app, t);
+        }
+        Action::Kill => {
+            let t = direct::kill_group(app, fx);
+            dialog::apply(app, t);
+        }
+        Action::RemoveGroup => {
+            let t = direct::remove_group(app, fx);
+            dialog::apply(app, t);
+        }
+        Action::Undo => {
+            let t = direct::undo(app, fx);
+            dialog::apply(app, t);
+        }
         Action::ActionLog => {
-            app.mode = Mode::Log {
-                scroll: app.log.len().saturating_sub(1),
-            }
+            let t = dialog::log::open(app);
+            dialog::apply(app, t);
         }
         _ => {}
     }

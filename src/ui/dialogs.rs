@@ -3,11 +3,15 @@
 
 use super::format::fit;
 use super::Theme;
-use crate::app::actions::{
-    Confirm, ControllersDialog, FieldKind, LeafFixDialog, LimitsForm, MovePicker, NamePrompt,
-    RawEditor, WriteRequest,
-};
+use crate::app::dialog::confirm::Confirm;
+use crate::app::dialog::controllers::ControllersDialog;
+use crate::app::dialog::leaf_fix::LeafFixDialog;
+use crate::app::dialog::limits::{Field, FieldKind, LimitsForm};
+use crate::app::dialog::move_picker::MovePicker;
+use crate::app::dialog::new_group::NamePrompt;
+use crate::app::dialog::raw::RawEditor;
 use crate::app::text_input::TextInput;
+use crate::app::writes::WriteRequest;
 use crate::app::{App, Mode};
 use crate::model::text::{escape, escape_str};
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
@@ -256,7 +260,7 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
         )));
     }
     lines.push(Line::raw(""));
-    let shown = |fd: &crate::app::actions::Field| -> String {
+    let shown = |fd: &Field| -> String {
         match fd.current.as_deref() {
             None => "(controller off)".into(),
             // the kernel lists nothing where nothing is set
