@@ -998,3 +998,29 @@ fn mouse_wheel_and_click() {
     assert_eq!(cgtop::ui::tree_row_at(80, 24, 5, 3), Some(0));
     assert_eq!(cgtop::ui::tree_row_at(80, 24, 5, 2), None);
 }
+
+/// README's key tables are the keymap's: the text between the
+/// `<!-- keys:begin -->` and `<!-- keys:end -->` markers is what
+/// `keymap::markdown()` prints. `UPDATE_README_KEYS=1` writes it there
+/// (then read the diff like code).
+#[test]
+fn readme_key_tables_are_the_keymap() {
+    const BEGIN: &str = "<!-- keys:begin -->\n";
+    const END: &str = "<!-- keys:end -->";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let start = readme.find(BEGIN).expect("README has no keys:begin marker") + BEGIN.len();
+    let end = readme.find(END).expect("README has no keys:end marker");
+    let want = keymap::markdown();
+    if std::env::var_os("UPDATE_README_KEYS").is_some() {
+        let new = format!("{}{want}{}", &readme[..start], &readme[end..]);
+        std::fs::write(&path, new).unwrap();
+        return;
+    }
+    assert!(
+        readme[start..end] == want,
+        "README's key tables differ from the keymap; run \
+         UPDATE_README_KEYS=1 cargo test --test app_state readme and review the diff.\n\
+         The keymap says:\n{want}"
+    );
+}

@@ -1,5 +1,9 @@
-//! The one keymap table: dispatch, the footer hints and the help screen
-//! are all drawn from [`KEYMAP`], so help never drifts from the real keys.
+//! The one keymap table: every key of every screen (the main view, the
+//! filter and prompt, each dialog, the help, the editing keys of any text
+//! input) is a row with its scope. Dispatch, the footer and each dialog's
+//! bottom border, the help screen and README's key tables are all drawn
+//! from [`KEYMAP`], so none of them drifts from the real keys. Typed
+//! characters going into a text input are not rows.
 
 use super::text_input::Edit;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -408,18 +412,18 @@ pub const KEYMAP: &[Binding] = &[
     b(Text, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete the character before the cursor", None),
     b(Text, &[code(KeyCode::Delete)], Action::DeleteForward, "delete the character under the cursor", None),
     b(Text, &[ctrl('w')], Action::DeleteWord, "delete the word before the cursor", None),
-    b(Controllers, &[code(KeyCode::Up)], Action::Up, "previous controller", None),
-    b(Controllers, &[code(KeyCode::Down)], Action::Down, "next controller", None),
+    b(Controllers, &[code(KeyCode::Up)], Action::Up, "previous controller", Some("move")),
+    b(Controllers, &[code(KeyCode::Down)], Action::Down, "next controller", Some("move")),
     b(Controllers, &[k(' '), k('x')], Action::Toggle, "mark or unmark the controller", Some("toggle")),
     b(Controllers, &[code(KeyCode::Enter)], Action::Accept, "write every change in one write", Some("apply")),
     b(Controllers, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close without writing", Some("cancel")),
-    b(Limits, &[code(KeyCode::Up), code(KeyCode::BackTab)], Action::PrevField, "previous field", None),
+    b(Limits, &[code(KeyCode::Up), code(KeyCode::BackTab)], Action::PrevField, "previous field", Some("field")),
     b(Limits, &[code(KeyCode::Down), code(KeyCode::Tab)], Action::NextField, "next field", Some("field")),
-    b(Limits, &[code(KeyCode::Left)], Action::PrevDevice, "previous device (io.max, io.latency; elsewhere the cursor)", None),
+    b(Limits, &[code(KeyCode::Left)], Action::PrevDevice, "previous device (io.max, io.latency; elsewhere the cursor)", Some("device")),
     b(Limits, &[code(KeyCode::Right)], Action::NextDevice, "next device (io.max, io.latency; elsewhere the cursor)", Some("device")),
     b(Limits, &[code(KeyCode::Enter)], Action::Accept, "write the field's value and read it back", Some("write")),
     b(Limits, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close the form", Some("close")),
-    b(RawChoose, &[code(KeyCode::Up)], Action::Up, "previous file", None),
+    b(RawChoose, &[code(KeyCode::Up)], Action::Up, "previous file", Some("file")),
     b(RawChoose, &[code(KeyCode::Down)], Action::Down, "next file", Some("file")),
     b(RawChoose, &[code(KeyCode::Enter)], Action::Accept, "choose the file, then type the line", Some("choose")),
     b(RawChoose, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close", Some("close")),
@@ -429,8 +433,8 @@ pub const KEYMAP: &[Binding] = &[
     b(Confirm, &[k('n'), k('N'), code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
     b(ConfirmTyped, &[code(KeyCode::Enter)], Action::Accept, "go ahead once the name typed matches", Some("go ahead")),
     b(ConfirmTyped, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
-    b(Move, &[code(KeyCode::Up)], Action::Up, "previous group", None),
-    b(Move, &[code(KeyCode::Down)], Action::Down, "next group", None),
+    b(Move, &[code(KeyCode::Up)], Action::Up, "previous group", Some("choose")),
+    b(Move, &[code(KeyCode::Down)], Action::Down, "next group", Some("choose")),
     b(Move, &[ctrl('t')], Action::ToggleThreads, "the whole process (cgroup.procs) or this thread (cgroup.threads)", Some("procs/threads")),
     b(Move, &[code(KeyCode::Enter)], Action::Accept, "move into the group", Some("move")),
     b(Move, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
@@ -439,7 +443,7 @@ pub const KEYMAP: &[Binding] = &[
     b(LeafFix, &[code(KeyCode::Enter)], Action::Accept, "create the leaf, move the processes, enable", Some("fix")),
     b(LeafFix, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "leave it", Some("leave it")),
     b(Log, &[code(KeyCode::Up), k('k')], Action::Up, "scroll up", Some("scroll")),
-    b(Log, &[code(KeyCode::Down), k('j')], Action::Down, "scroll down", None),
+    b(Log, &[code(KeyCode::Down), k('j')], Action::Down, "scroll down", Some("scroll")),
     b(Log, &[code(KeyCode::Esc), k('q'), k('L'), code(KeyCode::Enter)], Action::Close, "close the log", Some("close")),
     b(Message, &[ANY], Action::Close, "close the message", Some("closes")),
     b(HelpScope, &[code(KeyCode::Esc), k('q'), k('?'), code(KeyCode::F(1)), code(KeyCode::Enter)], Action::CloseHelp, "close the help", Some("close")),
@@ -531,6 +535,100 @@ pub fn bindings(scope: Scope) -> impl Iterator<Item = &'static Binding> {
     KEYMAP.iter().filter(move |b| b.scope == scope)
 }
 
+/// The help lines of one scope: each binding's keys (a key that differs
+/// only by an implied SHIFT once) and its text; the run of detail-page
+/// bindings is one line.
+pub fn help_lines(scope: Scope) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    if scope == Scope::Text {
+        // typed characters are not rows: every other key would be one
+        out.push((
+            "(characters)".into(),
+            "typed into the text at the cursor".into(),
+        ));
+    }
+    let mut pages: Option<(Vec<String>, Vec<&str>)> = None;
+    for b in bindings(scope) {
+        let keys = key_names(b);
+        if matches!(b.action, Action::DetailPage(_)) {
+            let (k, h) = pages.get_or_insert_with(Default::default);
+            k.extend(keys);
+            h.push(b.help.trim_start_matches("detail: "));
+            continue;
+        }
+        if let Some((k, h)) = pages.take() {
+            out.push((k.join(" "), format!("detail: {}", h.join(", "))));
+        }
+        out.push((keys.join(" "), b.help.to_owned()));
+    }
+    if let Some((k, h)) = pages.take() {
+        out.push((k.join(" "), format!("detail: {}", h.join(", "))));
+    }
+    out
+}
+
+/// The names of a binding's keys, each once.
+fn key_names(b: &Binding) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for k in b.keys {
+        let name = key_name(k);
+        if !keys.contains(&name) {
+            keys.push(name);
+        }
+    }
+    keys
+}
+
+/// A dialog's keys for its bottom border: each row with a footer label,
+/// all its keys; rows with the same label share it ("Up/Down move").
+pub fn footer_text(scope: Scope) -> String {
+    let mut items: Vec<(Vec<String>, &str)> = Vec::new();
+    for b in bindings(scope) {
+        let Some(label) = b.footer else { continue };
+        let names = key_names(b);
+        match items.iter_mut().find(|(_, l)| *l == label) {
+            Some((keys, _)) => keys.extend(names),
+            None => items.push((names, label)),
+        }
+    }
+    // typing is said by the dialog itself ("type a new value") and the
+    // help; the border names it only where the text is not the obvious
+    // thing to type, and keeps its room for the keys
+    let typing = match scope {
+        Scope::Move => Some("type to filter".to_owned()),
+        Scope::ConfirmTyped => Some("type the name".to_owned()),
+        _ => None,
+    };
+    typing
+        .into_iter()
+        .chain(
+            items
+                .into_iter()
+                .map(|(keys, label)| format!("{} {label}", keys.join("/"))),
+        )
+        .collect::<Vec<_>>()
+        .join("  ")
+}
+
+/// README's key tables: one per scope, from the table itself (a test
+/// compares them with README.md).
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for scope in Scope::ALL {
+        out.push_str(&format!(
+            "**{}**\n\n| keys | what |\n|---|---|\n",
+            scope.title()
+        ));
+        for (keys, help) in help_lines(scope) {
+            // a `|` key would end the cell
+            let keys = keys.replace('|', "\\|");
+            out.push_str(&format!("| {keys} | {help} |\n"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -576,10 +674,45 @@ mod tests {
         assert_eq!(lookup(Scope::Main, &ev), None);
     }
 
+    /// Every action a scope's handler acts on has a key in that scope, and
+    /// every scope has at least one row.
+    #[test]
+    fn every_action_of_every_scope_has_a_key() {
+        for scope in Scope::ALL {
+            assert!(bindings(scope).next().is_some(), "{scope:?} has no keys");
+            for action in scope.actions() {
+                assert!(
+                    bindings(scope).any(|b| b.action == *action),
+                    "{action:?} has no key in {scope:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn footers_list_every_labelled_key() {
+        assert_eq!(
+            footer_text(Scope::Controllers),
+            "Up/Down move  Space/x toggle  Enter apply  Esc/^C cancel"
+        );
+        assert_eq!(
+            footer_text(Scope::Log),
+            "Up/k/Down/j scroll  Esc/q/L/Enter close"
+        );
+        assert_eq!(footer_text(Scope::Message), "any key closes");
+        assert_eq!(
+            footer_text(Scope::Limits),
+            "Up/S-Tab/Down/Tab field  Left/Right device  Enter write  Esc/^C close"
+        );
+    }
+
     #[test]
     fn key_names() {
         assert_eq!(key_name(&ctrl('c')), "^C");
         assert_eq!(key_name(&code(KeyCode::F(10))), "F10");
         assert_eq!(key_name(&shift(KeyCode::Right)), "S-Right");
+        assert_eq!(key_name(&ctrl_code(KeyCode::Left)), "C-Left");
+        assert_eq!(key_name(&alt('b')), "M-b");
+        assert_eq!(key_name(&ANY), "any key");
     }
 }

@@ -10,6 +10,7 @@ use crate::app::dialog::limits::{Field, FieldKind, LimitsForm};
 use crate::app::dialog::move_picker::MovePicker;
 use crate::app::dialog::new_group::NamePrompt;
 use crate::app::dialog::raw::RawEditor;
+use crate::app::keymap::{self, Scope};
 use crate::app::text_input::TextInput;
 use crate::app::writes::WriteRequest;
 use crate::app::{App, Mode};
@@ -143,14 +144,17 @@ fn list_row(text: String, width: usize, selected: bool, theme: &Theme) -> Line<'
     }
 }
 
+/// A box over the main view; its bottom border lists the keys of the
+/// dialog's keymap scope.
 fn popup(
     f: &mut Frame<'_>,
     area: Rect,
     title: &str,
     lines: Vec<Line<'_>>,
-    keys: &str,
+    scope: Scope,
     theme: &Theme,
 ) {
+    let keys = keymap::footer_text(scope);
     let w = MAX_WIDTH.min(area.width);
     // a line the caller did not wrap (a long typed input) takes more rows
     let inner = inner_width(area);
@@ -186,7 +190,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
                 .iter()
                 .flat_map(|l| para(l, Style::new(), w))
                 .collect();
-            popup(f, area, title, lines, "any key closes", theme);
+            popup(f, area, title, lines, Scope::Message, theme);
         }
         _ => {}
     }
@@ -236,14 +240,7 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
         )
     };
     lines.extend(para(&enter, theme.header, inner_width(area)));
-    popup(
-        f,
-        area,
-        "controllers",
-        lines,
-        "Space toggle  Enter apply  Esc cancel",
-        theme,
-    );
+    popup(f, area, "controllers", lines, Scope::Controllers, theme);
 }
 
 fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
@@ -318,14 +315,7 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
             lines.extend(para(warning, theme.warn, w));
         }
     }
-    popup(
-        f,
-        area,
-        "edit limits",
-        lines,
-        "Up/Down field  Enter write  Left/Right device  Esc close",
-        theme,
-    );
+    popup(f, area, "edit limits", lines, Scope::Limits, theme);
 }
 
 fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
@@ -373,7 +363,11 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
         area,
         "write a knob",
         lines,
-        "Up/Down  Enter  Esc back",
+        if r.input.is_some() {
+            Scope::RawLine
+        } else {
+            Scope::RawChoose
+        },
         theme,
     );
 }
@@ -401,7 +395,7 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
         ));
     }
     lines.push(Line::raw(""));
-    let keys = match &c.typed {
+    let scope = match &c.typed {
         Some((target, typed)) => {
             lines.push(input_line(
                 format!("type {}: ", target.name_display()),
@@ -410,9 +404,9 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
                 w,
                 theme,
             ));
-            "type the name, Enter  Esc cancel"
+            Scope::ConfirmTyped
         }
-        None => "y/Enter go ahead  n/Esc cancel",
+        None => Scope::Confirm,
     };
     // kill, move and remove leave nothing to undo
     let final_op = ops
@@ -423,7 +417,7 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
     } else {
         c.title.clone()
     };
-    popup(f, area, &title, lines, keys, theme);
+    popup(f, area, &title, lines, scope, theme);
 }
 
 fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
@@ -466,14 +460,7 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
     if m.matches.is_empty() {
         lines.push(Line::styled(" no group matches", theme.dim));
     }
-    popup(
-        f,
-        area,
-        "move a process",
-        lines,
-        "type to filter  Up/Down  Enter move  ^T procs/threads  Esc cancel",
-        theme,
-    );
+    popup(f, area, "move a process", lines, Scope::Move, theme);
 }
 
 fn new_group(f: &mut Frame<'_>, area: Rect, p: &NamePrompt, theme: &Theme) {
@@ -494,14 +481,7 @@ fn new_group(f: &mut Frame<'_>, area: Rect, p: &NamePrompt, theme: &Theme) {
         Err(e) if p.input.is_empty() => lines.extend(para(e, theme.dim, w)),
         Err(e) => lines.extend(para(e, theme.error, w)),
     }
-    popup(
-        f,
-        area,
-        "new group",
-        lines,
-        "Enter create  Esc cancel",
-        theme,
-    );
+    popup(f, area, "new group", lines, Scope::NewGroup, theme);
 }
 
 fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
@@ -549,7 +529,7 @@ fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
         area,
         "EBUSY: move the processes into a leaf?",
         lines,
-        "Enter fix  Esc leave it",
+        Scope::LeafFix,
         theme,
     );
 }
@@ -612,7 +592,7 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
             line
         });
     }
-    popup(f, area, "action log", lines, "j/k scroll  Esc close", theme);
+    popup(f, area, "action log", lines, Scope::Log, theme);
 }
 
 /// Where the log file is and, when it is not where the environment said
