@@ -585,7 +585,16 @@ pub fn footer_text(scope: Scope) -> String {
     let mut items: Vec<(Vec<String>, &str)> = Vec::new();
     for b in bindings(scope) {
         let Some(label) = b.footer else { continue };
-        let names = key_names(b);
+        // a letter bound in both cases shows once, in lower case: the
+        // border has no room to spare ("y/Enter", not "y/Y/Enter")
+        let mut names = key_names(b);
+        let both = |n: &String| {
+            n.chars().count() == 1
+                && n.chars().all(|c| c.is_ascii_uppercase())
+                && names.contains(&n.to_ascii_lowercase())
+        };
+        let shown: Vec<String> = names.iter().filter(|n| !both(n)).cloned().collect();
+        names = shown;
         match items.iter_mut().find(|(_, l)| *l == label) {
             Some((keys, _)) => keys.extend(names),
             None => items.push((names, label)),
@@ -700,6 +709,10 @@ mod tests {
             "Up/k/Down/j scroll  Esc/q/L/Enter close"
         );
         assert_eq!(footer_text(Scope::Message), "any key closes");
+        assert_eq!(
+            footer_text(Scope::Confirm),
+            "y/Enter go ahead  n/Esc/^C cancel"
+        );
         assert_eq!(
             footer_text(Scope::Limits),
             "Up/S-Tab/Down/Tab field  Left/Right device  Enter write  Esc/^C close"
