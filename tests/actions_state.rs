@@ -31,7 +31,7 @@
 
 mod common;
 
-use cgtop::app::dialog::confirm::Confirm;
+use cgtop::app::dialog::confirm::{Confirm, Question, Reason};
 use cgtop::app::dialog::limits::{Field, FieldKind, LimitsForm};
 use cgtop::app::writes::WriteRequest;
 use cgtop::app::{App, Effect, Level, Mode, Pane};
@@ -97,6 +97,15 @@ fn confirm(a: &App) -> &Confirm {
     match &a.mode {
         Mode::Confirm(c) => c,
         m => panic!("not a confirmation: {m:?}"),
+    }
+}
+
+/// A raw write's reason: `contents` to `file` of `group` ("" is the root).
+fn raw_reason(group: &str, file: &str, contents: &str) -> Reason {
+    Reason::Raw {
+        group: g(group),
+        file: file.into(),
+        contents: contents.into(),
     }
 }
 
@@ -237,13 +246,7 @@ fn controllers_enable_and_disable_go_out_in_one_write() {
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![op.clone()]));
     assert_eq!(typed_name(cf), None);
-    assert_eq!(
-        cf.lines,
-        [
-            "• change the controllers /lab hands to its children: +cpu -io",
-            "  disabling a controller removes its files, and the limits set in them, from every child",
-        ]
-    );
+    assert_eq!(cf.reasons, [Reason::Destructive(op.clone())]);
     assert_eq!(send(&mut a, &mut c, ch('y')), [write_of(op)]);
     assert_eq!(a.mode, Mode::Normal);
 }
@@ -907,13 +910,7 @@ fn raw_editor_writes_the_typed_line_after_a_confirmation() {
     let op = wop("batch", "memory.oom.group", "1", WriteKind::Raw);
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![op.clone()]));
-    assert_eq!(
-        cf.lines,
-        [
-            "• set memory.oom.group of /batch to 1",
-            "  writes \"1\" to /batch/memory.oom.group",
-        ]
-    );
+    assert_eq!(cf.reasons, [raw_reason("batch", "memory.oom.group", "1")]);
     assert_eq!(send(&mut a, &mut c, key(KeyCode::Enter)), [write_of(op)]);
     assert_eq!(a.mode, Mode::Normal);
 
@@ -936,11 +933,8 @@ fn raw_editor_writes_the_typed_line_after_a_confirmation() {
     type_text(&mut a, &mut c, "10");
     send(&mut a, &mut c, key(KeyCode::Enter));
     assert_eq!(
-        confirm(&a).lines,
-        [
-            "• set cgroup.max.depth of / to 10",
-            "  writes \"10\" to /cgroup.max.depth",
-        ]
+        confirm(&a).reasons,
+        [raw_reason("", "cgroup.max.depth", "10")]
     );
 }
 
@@ -1038,13 +1032,7 @@ fn freeze_is_confirmed_and_thaw_is_not() {
     let freeze = wop("batch", "cgroup.freeze", "1", WriteKind::Freeze(true));
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![freeze.clone()]));
-    assert_eq!(
-        cf.lines,
-        [
-            "• freeze /batch and everything below it",
-            "  every process in the group and below stops until the group is thawed",
-        ]
-    );
+    assert_eq!(cf.reasons, [Reason::Destructive(freeze.clone())]);
     assert_eq!(send(&mut a, &mut c, ch('y')), [write_of(freeze)]);
 
     // the kernel froze it
@@ -1116,11 +1104,13 @@ fn kill_is_confirmed_with_how_many_processes_die() {
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![kill.clone()]));
     assert_eq!(
-        cf.lines,
+        cf.reasons,
         [
-            "• kill every process in /batch and below",
-            "  every process in the group and below is killed",
-            "  2 processes in 1 group will die",
+            Reason::Destructive(kill.clone()),
+            Reason::WillDie {
+                procs: 2,
+                groups: 1
+            },
         ]
     );
     assert_eq!(send(&mut a, &mut c, key(KeyCode::Enter)), [write_of(kill)]);
@@ -1134,8 +1124,11 @@ fn kill_is_confirmed_with_how_many_processes_die() {
         WriteRequest::Ops(vec![wop("lab", "cgroup.kill", "1", WriteKind::Kill)])
     );
     assert_eq!(
-        cf.lines.last().map(String::as_str),
-        Some("  1 process in 2 groups will die")
+        cf.reasons.last(),
+        Some(&Reason::WillDie {
+            procs: 1,
+            groups: 2
+        })
     );
 
     // a kernel without cgroup.kill (the captured unit has none), and a
@@ -1144,15 +1137,17 @@ fn kill_is_confirmed_with_how_many_processes_die() {
     on(&mut a, &mut c, PG_SERVICE);
     send(&mut a, &mut c, ch('K'));
     assert_eq!(
-        confirm(&a).lines,
+        confirm(&a).reasons,
         [
-            format!("• kill every process in /{PG_SERVICE} and below"),
-            "  every process in the group and below is killed".to_owned(),
-            "  6 processes in 1 group will die".to_owned(),
-            "  this kernel has no cgroup.kill: cgtop sends SIGKILL to every process of the subtree"
-                .to_owned(),
-            "  systemd's way: systemctl kill --signal=SIGKILL postgresql@15-main.service"
-                .to_owned(),
+            Reason::Destructive(wop(PG_SERVICE, "cgroup.kill", "1", WriteKind::Kill)),
+            Reason::WillDie {
+                procs: 6,
+                groups: 1
+            },
+            Reason::NoCgroupKill,
+            Reason::SystemdWay {
+                command: "systemctl kill --signal=SIGKILL postgresql@15-main.service".into()
+            },
         ]
     );
 }
@@ -1205,13 +1200,7 @@ fn move_picks_a_group_by_filter_and_confirms() {
     );
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![mv.clone()]));
-    assert_eq!(
-        cf.lines,
-        [
-            "• move process 4190202 into /lab/dd",
-            "  the process leaves its group and its limits; its memory stays charged to the old group",
-        ]
-    );
+    assert_eq!(cf.reasons, [Reason::Destructive(mv.clone())]);
     assert_eq!(send(&mut a, &mut c, ch('y')), [write_of(mv)]);
 
     // ^T: one thread, into cgroup.threads
@@ -1244,14 +1233,16 @@ fn move_picks_a_group_by_filter_and_confirms() {
     send(&mut a, &mut c, ch('m'));
     type_text(&mut a, &mut c, "15-main");
     send(&mut a, &mut c, key(KeyCode::Enter));
-    assert_eq!(
-        confirm(&a).lines,
-        [
-            format!("• move process 4190202 into /{PG_SERVICE}"),
-            "  the process leaves its group and its limits; its memory stays charged to the old group"
-                .to_owned(),
-        ]
+    let into_unit = wop(
+        PG_SERVICE,
+        "cgroup.procs",
+        "4190202",
+        WriteKind::MoveProcess {
+            pid: 4_190_202,
+            threads: false,
+        },
     );
+    assert_eq!(confirm(&a).reasons, [Reason::Destructive(into_unit)]);
 }
 
 #[test]
@@ -1394,13 +1385,7 @@ fn remove_is_confirmed_and_the_start_group_is_refused() {
     let rm = Op::RemoveGroup(g("lab/dd"));
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![rm.clone()]));
-    assert_eq!(
-        cf.lines,
-        [
-            "• remove the group /lab/dd",
-            "  removing a group cannot be undone"
-        ]
-    );
+    assert_eq!(cf.reasons, [Reason::Destructive(rm.clone())]);
     assert_eq!(send(&mut a, &mut c, key(KeyCode::Enter)), [write_of(rm)]);
 
     send(&mut a, &mut c, key(KeyCode::Home));
@@ -1768,15 +1753,16 @@ fn a_systemd_unit_limit_is_confirmed_with_the_systemctl_way() {
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![op.clone()]));
     assert_eq!(
-        cf.lines,
+        cf.reasons,
         [
-            format!("• set memory.max of /{PG_SERVICE} to 536870912"),
-            "  postgresql@15-main.service is managed by systemd: a daemon-reload or unit \
-             restart may revert a direct write"
-                .to_owned(),
-            "  systemd's way: systemctl set-property --runtime postgresql@15-main.service \
-             MemoryMax=536870912"
-                .to_owned(),
+            Reason::SystemdMayRevert {
+                unit: "postgresql@15-main.service".into()
+            },
+            Reason::SystemdWay {
+                command: "systemctl set-property --runtime postgresql@15-main.service \
+                          MemoryMax=536870912"
+                    .into()
+            },
         ]
     );
     assert_eq!(send(&mut a, &mut c, ch('y')), [write_of(op)]);
@@ -1785,11 +1771,12 @@ fn a_systemd_unit_limit_is_confirmed_with_the_systemctl_way() {
     send(&mut a, &mut c, ch('e'));
     assert!(enter_limit(&mut a, &mut c, "io.max", "wbps=2M").is_empty());
     assert_eq!(
-        confirm(&a).lines.last().map(String::as_str),
-        Some(
-            "  systemd's way: systemctl set-property --runtime postgresql@15-main.service \
-             'IOWriteBandwidthMax=/dev/vda 2097152'"
-        )
+        confirm(&a).reasons.last(),
+        Some(&Reason::SystemdWay {
+            command: "systemctl set-property --runtime postgresql@15-main.service \
+                      'IOWriteBandwidthMax=/dev/vda 2097152'"
+                .into()
+        })
     );
     // n: nothing written
     assert!(send(&mut a, &mut c, ch('n')).is_empty());
@@ -1983,14 +1970,9 @@ fn enoent_offers_to_enable_along_the_path_exactly_those_ops() {
     finished(&mut a, &mut c, vec![out]);
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(along.clone()));
-    assert_eq!(cf.title, "enable along the path");
     assert_eq!(
-        cf.lines,
-        [
-            "The parent does not hand this controller down. cgtop can enable it along the path:",
-            "• change the controllers /lab hands to its children: +memory",
-            "• change the controllers /lab/dd hands to its children: +memory",
-        ]
+        (cf.question, cf.reasons.as_slice()),
+        (Question::EnableAlongPath, &[][..])
     );
     assert_eq!(
         send(&mut a, &mut c, ch('y')),

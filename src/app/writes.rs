@@ -121,16 +121,7 @@ pub fn on_write_finished(
             )));
         }
         Some(Offer::EnableAlongPath(ops)) => {
-            let mut lines: Vec<String> = vec!["The parent does not hand this controller down. cgtop can enable it along the path:".into()];
-            lines.extend(ops.iter().map(|o| format!("• {}", o.describe())));
-            next = Some(Mode::Confirm(Box::new(Confirm {
-                title: "enable along the path".into(),
-                lines,
-                request: WriteRequest::Ops(ops),
-                typed: None,
-                dangers: Vec::new(),
-                undo: None,
-            })));
+            next = Some(Mode::Confirm(Box::new(Confirm::enable_along_path(ops))));
         }
         None => {}
     }

@@ -3,7 +3,7 @@
 
 use super::format::fit;
 use super::Theme;
-use crate::app::dialog::confirm::Confirm;
+use crate::app::dialog::confirm::{Confirm, Question, Reason};
 use crate::app::dialog::controllers::ControllersDialog;
 use crate::app::dialog::leaf_fix::LeafFixDialog;
 use crate::app::dialog::limits::{Field, FieldKind, LimitsForm};
@@ -12,7 +12,6 @@ use crate::app::dialog::new_group::NamePrompt;
 use crate::app::dialog::raw::RawEditor;
 use crate::app::keymap::{self, Scope};
 use crate::app::text_input::TextInput;
-use crate::app::writes::WriteRequest;
 use crate::app::{App, Mode};
 use crate::model::text::{escape, escape_str};
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
@@ -372,17 +371,65 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
     );
 }
 
+/// A confirmation's text: its opening, one bullet per op, then each
+/// reason worded, indented under the list.
+pub fn confirm_lines(c: &Confirm) -> Vec<String> {
+    let mut lines = Vec::new();
+    if c.question == Question::EnableAlongPath {
+        lines.push(
+            "The parent does not hand this controller down. cgtop can enable it along the path:"
+                .to_owned(),
+        );
+    }
+    lines.extend(c.ops().iter().map(|o| format!("• {}", o.describe())));
+    lines.extend(c.reasons.iter().map(|r| format!("  {}", reason_text(r))));
+    lines
+}
+
+/// A reason in words.
+fn reason_text(r: &Reason) -> String {
+    match r {
+        Reason::Destructive(op) => op.confirm_reason().unwrap_or_default().to_owned(),
+        Reason::Raw {
+            group,
+            file,
+            contents,
+        } => {
+            // the root displays as "/": no "//file"
+            let dir = if group.is_root() {
+                String::new()
+            } else {
+                group.to_string()
+            };
+            format!(
+                "writes \"{}\" to {dir}/{}",
+                escape_str(contents),
+                escape_str(file)
+            )
+        }
+        Reason::WillDie { procs, groups } => format!(
+            "{procs} process{} in {groups} group{} will die",
+            if *procs == 1 { "" } else { "es" },
+            if *groups == 1 { "" } else { "s" }
+        ),
+        Reason::NoCgroupKill => {
+            "this kernel has no cgroup.kill: cgtop sends SIGKILL to every process of the subtree"
+                .to_owned()
+        }
+        Reason::SystemdMayRevert { unit } => format!(
+            "{unit} is managed by systemd: a daemon-reload or unit restart may revert a direct write"
+        ),
+        Reason::SystemdWay { command } => format!("systemd's way: {command}"),
+    }
+}
+
 fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
     let w = inner_width(area);
-    let mut lines: Vec<Line<'_>> = c
-        .lines
+    let mut lines: Vec<Line<'_>> = confirm_lines(c)
         .iter()
         .flat_map(|l| para(l, Style::new(), w))
         .collect();
-    let ops: &[crate::model::Op] = match &c.request {
-        WriteRequest::Ops(ops) | WriteRequest::Typed { ops, .. } => ops,
-        WriteRequest::LeafFix { .. } => &[],
-    };
+    let ops = c.ops();
     if let (Some((target, _)), false) = (&c.typed, c.dangers.is_empty()) {
         let harm = ops
             .iter()
@@ -412,10 +459,14 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
     let final_op = ops
         .iter()
         .any(|o| o.is_destructive() && o.undo_source().is_none());
+    let question = match c.question {
+        Question::Write => "confirm",
+        Question::EnableAlongPath => "enable along the path",
+    };
     let title = if final_op {
-        format!("{} (cannot be undone)", c.title)
+        format!("{question} (cannot be undone)")
     } else {
-        c.title.clone()
+        question.to_owned()
     };
     popup(f, area, &title, lines, scope, theme);
 }
@@ -616,7 +667,64 @@ fn log_place_text(p: &LogPlace) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::wrap_text;
+    use super::{confirm_lines, reason_text, wrap_text};
+    use crate::app::dialog::confirm::{Confirm, Reason};
+    use crate::model::write;
+    use crate::model::GroupPath;
+
+    #[test]
+    fn reasons_in_words() {
+        let raw = |group: &str| Reason::Raw {
+            group: GroupPath::new(group),
+            file: "cgroup.max.depth".into(),
+            contents: "1\n".into(),
+        };
+        // the root is "/", not "//file"; what is written is escaped
+        assert_eq!(
+            reason_text(&raw("")),
+            "writes \"1\\n\" to /cgroup.max.depth"
+        );
+        assert_eq!(
+            reason_text(&raw("lab")),
+            "writes \"1\\n\" to /lab/cgroup.max.depth"
+        );
+        let die = |procs, groups| reason_text(&Reason::WillDie { procs, groups });
+        assert_eq!(die(1, 1), "1 process in 1 group will die");
+        assert_eq!(die(2, 3), "2 processes in 3 groups will die");
+        let kill = write::kill(&GroupPath::new("lab"));
+        assert_eq!(
+            reason_text(&Reason::Destructive(kill)),
+            "every process in the group and below is killed"
+        );
+        assert_eq!(
+            reason_text(&Reason::SystemdMayRevert {
+                unit: "a.service".into()
+            }),
+            "a.service is managed by systemd: a daemon-reload or unit restart may revert a direct write"
+        );
+    }
+
+    #[test]
+    fn a_confirmation_lists_its_ops_then_its_reasons() {
+        let lab = GroupPath::new("lab");
+        let mut c = Confirm::enable_along_path(vec![write::freeze(&lab, true)]);
+        assert_eq!(
+            confirm_lines(&c),
+            [
+                "The parent does not hand this controller down. cgtop can enable it along the path:",
+                "• freeze /lab and everything below it",
+            ]
+        );
+        c.question = crate::app::dialog::confirm::Question::Write;
+        c.reasons = vec![Reason::NoCgroupKill];
+        assert_eq!(
+            confirm_lines(&c),
+            [
+                "• freeze /lab and everything below it",
+                "  this kernel has no cgroup.kill: cgtop sends SIGKILL to every process of the subtree",
+            ]
+        );
+    }
 
     #[test]
     fn wrapped_items_keep_their_indent() {

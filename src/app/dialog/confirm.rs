@@ -9,16 +9,50 @@ use crate::app::text_input::TextInput;
 use crate::app::writes::WriteRequest;
 use crate::app::{App, Effect, Mode};
 use crate::cgroupfs::files;
-use crate::model::text::escape_str;
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::GroupPath;
 use crate::source::safety::{typed_name_matches, Danger};
 use crossterm::event::KeyEvent;
 
+/// What the question is about: the view words its title and opening.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Question {
+    /// A write the policy asks about (destructive, raw, systemd, guarded).
+    Write,
+    /// The offer after ENOENT: the parent does not hand the controller
+    /// down, and the ops enable it along the path.
+    EnableAlongPath,
+}
+
+/// Why a write is asked about, or what the question says beside the list
+/// of ops: typed values, worded by the view (`ui/dialogs.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reason {
+    /// The op cannot be taken back as it is (`Op::confirm_reason` words
+    /// its consequence).
+    Destructive(Op),
+    /// A raw write: these bytes to this file.
+    Raw {
+        group: GroupPath,
+        file: String,
+        contents: String,
+    },
+    /// A kill: how many processes in how many groups (the subtree, from
+    /// the snapshot).
+    WillDie { procs: u64, groups: u64 },
+    /// The kernel has no cgroup.kill: cgtop sends SIGKILL itself.
+    NoCgroupKill,
+    /// A systemd unit, which may re-apply its own settings.
+    SystemdMayRevert { unit: String },
+    /// The systemctl command that does the same the unit's way.
+    SystemdWay { command: String },
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Confirm {
-    pub title: String,
-    pub lines: Vec<String>,
+    pub question: Question,
+    /// What is said beside the ops, in order.
+    pub reasons: Vec<Reason>,
     pub request: WriteRequest,
     /// The group whose name must be typed, and what was typed so far.
     pub typed: Option<(GroupPath, TextInput)>,
@@ -31,6 +65,27 @@ pub struct Confirm {
 }
 
 impl Confirm {
+    /// The ops the question lists (none for the leaf fix, which has its
+    /// own dialog).
+    pub fn ops(&self) -> &[Op] {
+        match &self.request {
+            WriteRequest::Ops(ops) | WriteRequest::Typed { ops, .. } => ops,
+            WriteRequest::LeafFix { .. } => &[],
+        }
+    }
+
+    /// The offer to enable a controller along the path.
+    pub fn enable_along_path(ops: Vec<Op>) -> Self {
+        Self {
+            question: Question::EnableAlongPath,
+            reasons: Vec::new(),
+            request: WriteRequest::Ops(ops),
+            typed: None,
+            dangers: Vec::new(),
+            undo: None,
+        }
+    }
+
     pub fn key(
         &mut self,
         app: &mut App,
@@ -75,26 +130,20 @@ pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
     let Some(first) = ops.first() else {
         return Transition::Stay;
     };
-    let mut lines: Vec<String> = ops.iter().map(|o| format!("• {}", o.describe())).collect();
+    let mut reasons = Vec::new();
     let mut needs = false;
     for op in &ops {
-        if let Some(why) = op.confirm_reason() {
-            lines.push(format!("  {why}"));
+        if op.confirm_reason().is_some() {
+            reasons.push(Reason::Destructive(op.clone()));
             needs = true;
         }
         if let Some(w) = op.as_write() {
             if matches!(w.kind, WriteKind::Raw) {
-                // the root displays as "/": no "//file"
-                let dir = if w.group.is_root() {
-                    String::new()
-                } else {
-                    w.group.to_string()
-                };
-                lines.push(format!(
-                    "  writes \"{}\" to {dir}/{}",
-                    escape_str(&w.contents),
-                    escape_str(&w.file)
-                ));
+                reasons.push(Reason::Raw {
+                    group: w.group.clone(),
+                    file: w.file.clone(),
+                    contents: w.contents.clone(),
+                });
                 needs = true;
             }
         }
@@ -103,11 +152,7 @@ pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
     if let Some(w) = op.as_write() {
         if matches!(w.kind, WriteKind::Kill) {
             let (procs, groups) = subtree_counts(app, &w.group);
-            lines.push(format!(
-                "  {procs} process{} in {groups} group{} will die",
-                if procs == 1 { "" } else { "es" },
-                if groups == 1 { "" } else { "s" }
-            ));
+            reasons.push(Reason::WillDie { procs, groups });
             let has_kill = app
                 .focus
                 .as_ref()
@@ -115,7 +160,7 @@ pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
                 // cgroup.kill is write-only: in the writable list, not the raw one
                 .is_none_or(|f| f.detail.writable.iter().any(|n| n == files::KILL));
             if !has_kill {
-                lines.push("  this kernel has no cgroup.kill: cgtop sends SIGKILL to every process of the subtree".into());
+                reasons.push(Reason::NoCgroupKill);
             }
         }
     }
@@ -129,11 +174,15 @@ pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
             Some(WriteKind::Kill | WriteKind::MoveProcess { .. })
         );
         if settles {
-            lines.push(format!("  {unit} is managed by systemd: a daemon-reload or unit restart may revert a direct write"));
+            reasons.push(Reason::SystemdMayRevert {
+                unit: unit.to_string(),
+            });
         }
         let dev = device_name_for(app, &op);
         if let Some(eq) = write::systemd_equivalent(&op, dev.as_deref()) {
-            lines.push(format!("  systemd's way: {}", eq.command_line()));
+            reasons.push(Reason::SystemdWay {
+                command: eq.command_line(),
+            });
         }
     }
     // the guard judges each op by its effect (a raw "0x1" to
@@ -158,8 +207,8 @@ pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
     };
     if needs {
         Transition::Open(Mode::Confirm(Box::new(Confirm {
-            title: "confirm".into(),
-            lines,
+            question: Question::Write,
+            reasons,
             request,
             typed,
             dangers,

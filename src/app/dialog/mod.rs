@@ -191,8 +191,8 @@ mod tests {
     fn question(undo: Option<crate::model::Op>) -> Mode {
         let g = GroupPath::new("lab");
         Mode::Confirm(Box::new(confirm::Confirm {
-            title: "confirm".into(),
-            lines: Vec::new(),
+            question: confirm::Question::Write,
+            reasons: Vec::new(),
             request: WriteRequest::Ops(vec![write::freeze(&g, true)]),
             typed: None,
             dangers: Vec::new(),
