@@ -6,7 +6,7 @@ use super::Theme;
 use crate::app::dialog::confirm::{Confirm, Question, Reason};
 use crate::app::dialog::controllers::ControllersDialog;
 use crate::app::dialog::leaf_fix::LeafFixDialog;
-use crate::app::dialog::limits::{Field, FieldKind, LimitsForm};
+use crate::app::dialog::limits::{Field, FieldKind, LimitsForm, Preview};
 use crate::app::dialog::move_picker::MovePicker;
 use crate::app::dialog::new_group::NamePrompt;
 use crate::app::dialog::raw::RawEditor;
@@ -306,9 +306,19 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
         let w = inner_width(area);
         lines.extend(para(&format!("accepts: {}", fd.kind.hint()), theme.dim, w));
         match &fd.preview {
-            Ok(p) => lines.extend(para(&format!("Enter {p}"), theme.header, w)),
-            Err(e) if !e.is_empty() => lines.extend(para(e, theme.error, w)),
-            Err(_) => lines.push(Line::raw("")),
+            Preview::Writes { contents, file } => lines.extend(para(
+                &format!(
+                    "Enter writes \"{}\" to {}",
+                    escape_str(contents),
+                    escape_str(file)
+                ),
+                theme.header,
+                w,
+            )),
+            Preview::Does(what) => lines.extend(para(&format!("Enter {what}"), theme.header, w)),
+            Preview::Invalid(e) => lines.extend(para(e, theme.error, w)),
+            Preview::Missing(m) => lines.extend(para(&m.to_string(), theme.error, w)),
+            Preview::Empty => lines.push(Line::raw("")),
         }
         if let Some(warning) = &fd.warning {
             lines.extend(para(warning, theme.warn, w));

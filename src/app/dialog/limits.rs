@@ -10,7 +10,6 @@ use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
 use crate::cgroupfs::io::DevId;
 use crate::model::input::{self, MemoryFile};
-use crate::model::text::escape_str;
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::{DeviceInfo, GroupPath, MountMode};
 use crate::source::devices::throttle_check;
@@ -83,6 +82,44 @@ impl FieldKind {
     }
 }
 
+/// What Enter would do in a field, or why it cannot: recomputed on every
+/// key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Preview {
+    /// Nothing typed yet.
+    Empty,
+    /// Enter writes `contents` to `file`.
+    Writes { contents: String, file: String },
+    /// Enter performs an op that is not one file write, in words.
+    Does(String),
+    /// What was typed is refused: the parser's reason, with what is
+    /// accepted.
+    Invalid(String),
+    /// The field's file does not exist for this group.
+    Missing(Missing),
+}
+
+/// A limit file the group lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Missing {
+    pub file: &'static str,
+    /// Its controller is on: the kernel lacks the feature (io.latency on
+    /// Debian), rather than the controller being off.
+    pub controller_on: bool,
+}
+
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let file = self.file;
+        let controller = file.split('.').next().unwrap_or(file);
+        if self.controller_on {
+            write!(f, "this kernel has no {file}: the {controller} controller is on, but the feature is not built in")
+        } else {
+            write!(f, "{file} does not exist for this group: its controller is off (enable it in the parent with c)")
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Field {
     pub kind: FieldKind,
@@ -90,8 +127,7 @@ pub struct Field {
     /// for this group (controller off).
     pub current: Option<String>,
     pub input: TextInput,
-    /// What Enter would do, or why it cannot: recomputed on every key.
-    pub preview: Result<String, String>,
+    pub preview: Preview,
     /// The write Enter performs, when the input is valid.
     pub op: Option<Op>,
     /// A warning to show even when the input is valid.
@@ -147,7 +183,7 @@ impl LimitsForm {
                 kind,
                 current: raw_line(app, kind.file()),
                 input: TextInput::new(TextInput::LINE),
-                preview: Err(String::new()),
+                preview: Preview::Empty,
                 op: None,
                 warning: None,
             })
@@ -218,18 +254,14 @@ impl LimitsForm {
                 // the form shows the whole reason; the status line, which a
                 // long text would cut, takes the problem without the list of
                 // what is accepted
-                let why = f.fields[i]
-                    .preview
-                    .clone()
-                    .err()
-                    .filter(|e| !e.is_empty())
-                    .map_or_else(
-                        || "type a value first".into(),
-                        |e| match e.split_once(". Accepted: ") {
-                            Some((problem, _)) => problem.to_owned(),
-                            None => e,
-                        },
-                    );
+                let why = match &f.fields[i].preview {
+                    Preview::Invalid(e) => match e.split_once(". Accepted: ") {
+                        Some((problem, _)) => problem.to_owned(),
+                        None => e.clone(),
+                    },
+                    Preview::Missing(m) => m.to_string(),
+                    _ => "type a value first".into(),
+                };
                 app.set_status(Level::Error, why);
             }
             // Left/Right on a field without a device move the cursor
@@ -266,15 +298,14 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
     if field.current.is_none() {
         let file = field.kind.file();
         let controller = file.split('.').next().unwrap_or(file);
-        field.preview = Err(if on.iter().any(|c| c == controller) {
-            format!("this kernel has no {file}: the {controller} controller is on, but the feature is not built in")
-        } else {
-            format!("{file} does not exist for this group: its controller is off (enable it in the parent with c)")
+        field.preview = Preview::Missing(Missing {
+            file,
+            controller_on: on.iter().any(|c| c == controller),
         });
         return;
     }
     if text.is_empty() {
-        field.preview = Err(String::new());
+        field.preview = Preview::Empty;
         return;
     }
     let needs_dev = || -> Result<DevId, String> {
@@ -354,14 +385,16 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
         }
     }
     field.op = op.as_ref().ok().cloned();
-    field.preview = op.map(|o| match o.as_write() {
-        Some(w) => format!(
-            "writes \"{}\" to {}",
-            escape_str(&w.contents),
-            escape_str(&w.file)
-        ),
-        None => o.describe(),
-    });
+    field.preview = match op {
+        Ok(o) => match o.as_write() {
+            Some(w) => Preview::Writes {
+                contents: w.contents.clone(),
+                file: w.file.clone(),
+            },
+            None => Preview::Does(o.describe()),
+        },
+        Err(e) => Preview::Invalid(e),
+    };
 }
 
 /// The limits form stays open after a write: its "current" column takes
@@ -386,5 +419,31 @@ pub(crate) fn show_readback(form: &mut LimitsForm, outcomes: &[WriteOutcome], pa
         for i in 0..form.fields.len() {
             refresh_preview(form, i, page_size);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Missing;
+
+    #[test]
+    fn a_missing_file_says_whether_the_controller_or_the_feature_is_off() {
+        let off = Missing {
+            file: "memory.max",
+            controller_on: false,
+        };
+        assert_eq!(
+            off.to_string(),
+            "memory.max does not exist for this group: its controller is off \
+             (enable it in the parent with c)"
+        );
+        let no_feature = Missing {
+            file: "io.latency",
+            controller_on: true,
+        };
+        assert_eq!(
+            no_feature.to_string(),
+            "this kernel has no io.latency: the io controller is on, but the feature is not built in"
+        );
     }
 }
