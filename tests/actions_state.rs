@@ -79,6 +79,60 @@ fn wop(group: &str, file: &str, contents: &str, kind: WriteKind) -> Op {
     })
 }
 
+/// Moving `pid` (one thread with `threads`) into `group`.
+fn move_of(pid: u32, group: &str, threads: bool) -> Op {
+    let file = if threads {
+        "cgroup.threads"
+    } else {
+        "cgroup.procs"
+    };
+    wop(
+        group,
+        file,
+        &pid.to_string(),
+        WriteKind::MoveProcess { pid, threads },
+    )
+}
+
+/// Freezing (or thawing) `group`.
+fn freeze_of(group: &str, frozen: bool) -> Op {
+    let v = if frozen { "1" } else { "0" };
+    wop(group, "cgroup.freeze", v, WriteKind::Freeze(frozen))
+}
+
+/// Killing every process of `group`.
+fn kill_of(group: &str) -> Op {
+    wop(group, "cgroup.kill", "1", WriteKind::Kill)
+}
+
+/// io.latency's target on vda (`None`: max, which removes it).
+fn vda_latency(group: &str, target_usec: Option<u64>) -> Op {
+    let text = target_usec.map_or("254:0 target=max".to_owned(), |t| {
+        format!("254:0 target={t}")
+    });
+    wop(
+        group,
+        "io.latency",
+        &text,
+        WriteKind::IoLatency {
+            dev: VDA,
+            target_usec,
+        },
+    )
+}
+
+/// io.max on vda: writes at most 2 MiB/s, the other keys left alone.
+fn vda_wbps_2m(group: &str) -> Op {
+    let set = IoMaxSet {
+        dev: VDA,
+        rbps: None,
+        wbps: Some(Limit::Value(2_097_152)),
+        riops: None,
+        wiops: None,
+    };
+    wop(group, "io.max", "254:0 wbps=2097152", WriteKind::IoMax(set))
+}
+
 fn write_of(op: Op) -> Effect {
     Effect::Write(WriteRequest::Ops(vec![op]))
 }
@@ -592,18 +646,7 @@ fn io_max_and_io_latency_name_the_whole_disk() {
     send(&mut a, &mut c, ch('e'));
     assert_eq!(
         enter_limit(&mut a, &mut c, "io.max", "wbps=2M"),
-        [write_of(wop(
-            "batch",
-            "io.max",
-            "254:0 wbps=2097152",
-            WriteKind::IoMax(IoMaxSet {
-                dev: VDA,
-                rbps: None,
-                wbps: Some(Limit::Value(2_097_152)),
-                riops: None,
-                wiops: None,
-            }),
-        ))]
+        [write_of(vda_wbps_2m("batch"))]
     );
     assert_eq!(
         enter_limit(&mut a, &mut c, "io.max", "rbps=max riops=100"),
@@ -622,27 +665,11 @@ fn io_max_and_io_latency_name_the_whole_disk() {
     );
     assert_eq!(
         enter_limit(&mut a, &mut c, "io.latency", "10ms"),
-        [write_of(wop(
-            "batch",
-            "io.latency",
-            "254:0 target=10000",
-            WriteKind::IoLatency {
-                dev: VDA,
-                target_usec: Some(10_000)
-            },
-        ))]
+        [write_of(vda_latency("batch", Some(10_000)))]
     );
     assert_eq!(
         enter_limit(&mut a, &mut c, "io.latency", "max"),
-        [write_of(wop(
-            "batch",
-            "io.latency",
-            "254:0 target=max",
-            WriteKind::IoLatency {
-                dev: VDA,
-                target_usec: None
-            },
-        ))]
+        [write_of(vda_latency("batch", None))]
     );
 }
 
@@ -704,15 +731,7 @@ fn io_max_on_a_partition_or_loop_device_is_refused_with_the_disk_to_use() {
     send(&mut a, &mut c, key(KeyCode::Right));
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Enter)),
-        [write_of(wop(
-            "batch",
-            "io.latency",
-            "254:0 target=10000",
-            WriteKind::IoLatency {
-                dev: VDA,
-                target_usec: Some(10_000)
-            },
-        ))]
+        [write_of(vda_latency("batch", Some(10_000)))]
     );
 }
 
@@ -973,7 +992,7 @@ fn raw_lines_to_freeze_controllers_and_procs_keep_their_guards() {
     assert_eq!(
         cf.request,
         WriteRequest::Typed {
-            ops: vec![wop("lab/dd", "cgroup.freeze", "1", WriteKind::Freeze(true))],
+            ops: vec![freeze_of("lab/dd", true)],
             name: g("lab/dd")
         }
     );
@@ -988,15 +1007,7 @@ fn raw_lines_to_freeze_controllers_and_procs_keep_their_guards() {
     assert!(raw_line(&mut a, &mut c, "cgroup.procs", "4190201").is_empty());
     assert_eq!(
         confirm(&a).request,
-        WriteRequest::Ops(vec![wop(
-            "lab/dd",
-            "cgroup.procs",
-            "4190201",
-            WriteKind::MoveProcess {
-                pid: 4_190_201,
-                threads: false
-            },
-        )])
+        WriteRequest::Ops(vec![move_of(4_190_201, "lab/dd", false)])
     );
     send(&mut a, &mut c, ch('n'));
 
@@ -1036,7 +1047,7 @@ fn freeze_is_confirmed_and_thaw_is_not() {
     let (mut a, mut c, d) = lab();
     on(&mut a, &mut c, "batch");
     assert!(send(&mut a, &mut c, ch('f')).is_empty());
-    let freeze = wop("batch", "cgroup.freeze", "1", WriteKind::Freeze(true));
+    let freeze = freeze_of("batch", true);
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![freeze.clone()]));
     assert_eq!(cf.reasons, [Reason::Destructive(freeze.clone())]);
@@ -1052,12 +1063,7 @@ fn freeze_is_confirmed_and_thaw_is_not() {
     tick(&mut a, &mut c, 2.0);
     assert_eq!(
         send(&mut a, &mut c, ch('f')),
-        [write_of(wop(
-            "batch",
-            "cgroup.freeze",
-            "0",
-            WriteKind::Freeze(false)
-        ))],
+        [write_of(freeze_of("batch", false))],
         "a thaw is written at once"
     );
     assert_eq!(a.mode, Mode::Normal);
@@ -1093,12 +1099,7 @@ fn a_group_frozen_by_its_parent_is_not_thawed_in_vain() {
     on(&mut a, &mut c, "lab");
     assert_eq!(
         send(&mut a, &mut c, ch('f')),
-        [write_of(wop(
-            "lab",
-            "cgroup.freeze",
-            "0",
-            WriteKind::Freeze(false)
-        ))]
+        [write_of(freeze_of("lab", false))]
     );
 }
 
@@ -1107,7 +1108,7 @@ fn kill_is_confirmed_with_how_many_processes_die() {
     let (mut a, mut c, _d) = lab();
     on(&mut a, &mut c, "batch");
     send(&mut a, &mut c, ch('K'));
-    let kill = wop("batch", "cgroup.kill", "1", WriteKind::Kill);
+    let kill = kill_of("batch");
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![kill.clone()]));
     assert_eq!(
@@ -1126,10 +1127,7 @@ fn kill_is_confirmed_with_how_many_processes_die() {
     on(&mut a, &mut c, "lab");
     send(&mut a, &mut c, key(KeyCode::F(9)));
     let cf = confirm(&a);
-    assert_eq!(
-        cf.request,
-        WriteRequest::Ops(vec![wop("lab", "cgroup.kill", "1", WriteKind::Kill)])
-    );
+    assert_eq!(cf.request, WriteRequest::Ops(vec![kill_of("lab")]));
     assert_eq!(
         cf.reasons.last(),
         Some(&Reason::WillDie {
@@ -1146,7 +1144,7 @@ fn kill_is_confirmed_with_how_many_processes_die() {
     assert_eq!(
         confirm(&a).reasons,
         [
-            Reason::Destructive(wop(PG_SERVICE, "cgroup.kill", "1", WriteKind::Kill)),
+            Reason::Destructive(kill_of(PG_SERVICE)),
             Reason::WillDie {
                 procs: 6,
                 groups: 1
@@ -1196,15 +1194,7 @@ fn move_picks_a_group_by_filter_and_confirms() {
     assert_eq!(m.matches, [g("lab"), g("lab/dd")], "case-insensitive");
     send(&mut a, &mut c, key(KeyCode::Down));
     assert!(send(&mut a, &mut c, key(KeyCode::Enter)).is_empty());
-    let mv = wop(
-        "lab/dd",
-        "cgroup.procs",
-        "4190202",
-        WriteKind::MoveProcess {
-            pid: 4_190_202,
-            threads: false,
-        },
-    );
+    let mv = move_of(4_190_202, "lab/dd", false);
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![mv.clone()]));
     assert_eq!(cf.reasons, [Reason::Destructive(mv.clone())]);
@@ -1217,15 +1207,7 @@ fn move_picks_a_group_by_filter_and_confirms() {
     send(&mut a, &mut c, key(KeyCode::Enter));
     assert_eq!(
         confirm(&a).request,
-        WriteRequest::Ops(vec![wop(
-            "lab/dd",
-            "cgroup.threads",
-            "4190202",
-            WriteKind::MoveProcess {
-                pid: 4_190_202,
-                threads: true,
-            },
-        )])
+        WriteRequest::Ops(vec![move_of(4_190_202, "lab/dd", true)])
     );
     // a filter that matches nothing: Enter does nothing
     send(&mut a, &mut c, key(KeyCode::Esc));
@@ -1240,15 +1222,7 @@ fn move_picks_a_group_by_filter_and_confirms() {
     send(&mut a, &mut c, ch('m'));
     type_text(&mut a, &mut c, "15-main");
     send(&mut a, &mut c, key(KeyCode::Enter));
-    let into_unit = wop(
-        PG_SERVICE,
-        "cgroup.procs",
-        "4190202",
-        WriteKind::MoveProcess {
-            pid: 4_190_202,
-            threads: false,
-        },
-    );
+    let into_unit = move_of(4_190_202, PG_SERVICE, false);
     assert_eq!(confirm(&a).reasons, [Reason::Destructive(into_unit)]);
 }
 
@@ -1270,15 +1244,7 @@ fn a_new_move_filter_starts_on_its_first_match() {
     send(&mut a, &mut c, key(KeyCode::Enter));
     assert_eq!(
         confirm(&a).request,
-        WriteRequest::Ops(vec![wop(
-            "lab",
-            "cgroup.procs",
-            "4190201",
-            WriteKind::MoveProcess {
-                pid: 4_190_201,
-                threads: false
-            },
-        )]),
+        WriteRequest::Ops(vec![move_of(4_190_201, "lab", false)]),
         "the first match, /lab"
     );
 }
@@ -1578,19 +1544,8 @@ fn kill_move_and_remove_leave_nothing_to_undo() {
         &mut a,
         &mut c,
         vec![
-            done(wop("batch", "cgroup.kill", "1", WriteKind::Kill), None),
-            done(
-                wop(
-                    "lab/dd",
-                    "cgroup.procs",
-                    "4190202",
-                    WriteKind::MoveProcess {
-                        pid: 4_190_202,
-                        threads: false,
-                    },
-                ),
-                None,
-            ),
+            done(kill_of("batch"), None),
+            done(move_of(4_190_202, "lab/dd", false), None),
             done(Op::RemoveGroup(g("lab/dd")), None),
         ],
     );
@@ -1624,7 +1579,7 @@ fn undo_of_a_create_is_a_confirmed_remove() {
 fn n_and_esc_cancel_y_and_enter_confirm() {
     let (mut a, mut c, _d) = lab();
     on(&mut a, &mut c, "batch");
-    let freeze = write_of(wop("batch", "cgroup.freeze", "1", WriteKind::Freeze(true)));
+    let freeze = write_of(freeze_of("batch", true));
     for (k, confirms) in [
         (ch('n'), false),
         (ch('N'), false),
@@ -1721,7 +1676,7 @@ fn an_ancestor_of_a_protected_group_is_protected_and_a_thaw_is_not() {
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Enter)),
         [Effect::Write(WriteRequest::Typed {
-            ops: vec![wop("lab", "cgroup.kill", "1", WriteKind::Kill)],
+            ops: vec![kill_of("lab")],
             name: g("lab")
         })]
     );
@@ -1736,12 +1691,7 @@ fn an_ancestor_of_a_protected_group_is_protected_and_a_thaw_is_not() {
     read_focus(&mut a, &mut c, 2.0);
     assert_eq!(
         send(&mut a, &mut c, ch('f')),
-        [write_of(wop(
-            "lab",
-            "cgroup.freeze",
-            "0",
-            WriteKind::Freeze(false)
-        ))]
+        [write_of(freeze_of("lab", false))]
     );
 }
 
@@ -2034,18 +1984,7 @@ fn io_max_on_pure_v2_without_memory_files_needs_no_warning() {
     goto(&mut a, &mut c, "io.max");
     type_text(&mut a, &mut c, "wbps=2M");
     assert_eq!(field(&a).warning, None);
-    let set = wop(
-        "lab/dd",
-        "io.max",
-        "254:0 wbps=2097152",
-        WriteKind::IoMax(IoMaxSet {
-            dev: VDA,
-            rbps: None,
-            wbps: Some(Limit::Value(2_097_152)),
-            riops: None,
-            wiops: None,
-        }),
-    );
+    let set = vda_wbps_2m("lab/dd");
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Enter)),
         [write_of(set.clone())]
@@ -2101,7 +2040,7 @@ fn io_max_on_a_group_with_memory_offers_nothing() {
 fn a_frozen_group_is_freezing_until_the_kernel_says_frozen() {
     let (mut a, mut c, d) = lab();
     on(&mut a, &mut c, "batch");
-    let freeze = wop("batch", "cgroup.freeze", "1", WriteKind::Freeze(true));
+    let freeze = freeze_of("batch", true);
     finished(&mut a, &mut c, vec![done(freeze, Some("0\n"))]);
     assert!(a.freezing.contains(&g("batch")));
     assert_eq!(a.frozen_since.get(&g("batch")), None);
@@ -2112,12 +2051,7 @@ fn a_frozen_group_is_freezing_until_the_kernel_says_frozen() {
     // f now thaws: cgtop asked for the freeze
     assert_eq!(
         send(&mut a, &mut c, ch('f')),
-        [write_of(wop(
-            "batch",
-            "cgroup.freeze",
-            "0",
-            WriteKind::Freeze(false)
-        ))]
+        [write_of(freeze_of("batch", false))]
     );
     // frozen 1 in cgroup.events: no longer freezing, frozen since then
     std::fs::write(
@@ -2135,10 +2069,7 @@ fn a_frozen_group_is_freezing_until_the_kernel_says_frozen() {
     finished(
         &mut a,
         &mut c,
-        vec![done(
-            wop("batch", "cgroup.freeze", "0", WriteKind::Freeze(false)),
-            Some("1\n"),
-        )],
+        vec![done(freeze_of("batch", false), Some("1\n"))],
     );
     std::fs::write(
         d.path().join("batch/cgroup.events"),
