@@ -14,12 +14,6 @@ use crate::model::tree::{Row, RowOptions, Tree};
 use crate::model::{GroupPath, GroupRates, GroupSample, MountInfo};
 use crate::source::collector::{Collected, Command, Focus, Refresh};
 use crossterm::event::KeyEvent;
-use dialog::controllers::ControllersDialog;
-use dialog::direct;
-use dialog::limits::LimitsForm;
-use dialog::move_picker::MovePicker;
-use dialog::new_group::NamePrompt;
-use dialog::raw::RawEditor;
 use keymap::{Action, Scope};
 use std::cmp::Ordering;
 use std::collections::HashSet;
@@ -709,6 +703,12 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
     }
     let Some(action) = action else { return };
     app.status = None;
+    // the write keys and the log: their dialogs open (or a write goes
+    // out) from app/dialog
+    if let Some(t) = dialog::on_main_action(app, action, fx) {
+        dialog::apply(app, t);
+        return;
+    }
     let page = app.tree_height.max(1);
     let in_procs = app.pane == Pane::Processes;
     match action {
@@ -799,40 +799,39 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             fx.push(Effect::Quit);
         }
         Action::Suspend => fx.push(Effect::Suspend),
-        Action::Controllers | Action::EditLimits | Action::EditRaw | Action::MoveProcess => {
-            let t = match action {
-                Action::Controllers => ControllersDialog::open(app),
-                Action::EditLimits => LimitsForm::open(app),
-                Action::EditRaw => RawEditor::open(app),
-                _ => MovePicker::open(app),
-            };
-            dialog::apply(app, t);
-        }
-        Action::NewGroup => {
-            let t = NamePrompt::open(app);
-            dialog::apply(app, t);
-        }
-        Action::Freeze => {
-            let t = direct::freeze_toggle(app, fx);
-            dialog::apply(app, t);
-        }
-        Action::Kill => {
-            let t = direct::kill_group(app, fx);
-            dialog::apply(app, t);
-        }
-        Action::RemoveGroup => {
-            let t = direct::remove_group(app, fx);
-            dialog::apply(app, t);
-        }
-        Action::Undo => {
-            let t = direct::undo(app, fx);
-            dialog::apply(app, t);
-        }
-        Action::ActionLog => {
-            let t = dialog::log::open(app);
-            dialog::apply(app, t);
-        }
-        _ => {}
+        // an empty filter: nothing to clear
+        Action::ClearFilter
+        // handled above by dialog::on_main_action
+        | Action::Controllers
+        | Action::EditLimits
+        | Action::EditRaw
+        | Action::Freeze
+        | Action::Kill
+        | Action::MoveProcess
+        | Action::NewGroup
+        | Action::RemoveGroup
+        | Action::Undo
+        | Action::ActionLog
+        // the other scopes' actions (filter, prompt, text, dialogs, help)
+        | Action::Accept
+        | Action::Cancel
+        | Action::CursorLeft
+        | Action::CursorRight
+        | Action::WordLeft
+        | Action::WordRight
+        | Action::LineStart
+        | Action::LineEnd
+        | Action::DeleteChar
+        | Action::DeleteForward
+        | Action::DeleteWord
+        | Action::Toggle
+        | Action::PrevField
+        | Action::NextField
+        | Action::PrevDevice
+        | Action::NextDevice
+        | Action::ToggleThreads
+        | Action::Close
+        | Action::CloseHelp => {}
     }
 }
 

@@ -48,6 +48,29 @@ pub fn apply(app: &mut App, t: Transition) {
     }
 }
 
+/// The main view's actions that open a dialog or write: what they do to
+/// the screen; `None` for every other action.
+pub fn on_main_action(
+    app: &mut App,
+    action: keymap::Action,
+    fx: &mut Vec<Effect>,
+) -> Option<Transition> {
+    use keymap::Action as A;
+    Some(match action {
+        A::Controllers => controllers::ControllersDialog::open(app),
+        A::EditLimits => limits::LimitsForm::open(app),
+        A::EditRaw => raw::RawEditor::open(app),
+        A::MoveProcess => move_picker::MovePicker::open(app),
+        A::NewGroup => new_group::NamePrompt::open(app),
+        A::ActionLog => log::open(app),
+        A::Freeze => direct::freeze_toggle(app, fx),
+        A::Kill => direct::kill_group(app, fx),
+        A::RemoveGroup => direct::remove_group(app, fx),
+        A::Undo => direct::undo(app, fx),
+        _ => return None,
+    })
+}
+
 /// Handles a key while a dialog is open. Returns true when it was one.
 pub fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) -> bool {
     let action = keymap::lookup(app.scope(), ev);
