@@ -698,6 +698,23 @@ mod tests {
         }
     }
 
+    /// A screen with a text input leaves every plain character to the
+    /// text: a row on one would make that letter impossible to type.
+    #[test]
+    fn text_scopes_leave_typed_characters_to_the_text() {
+        for scope in Scope::ALL.into_iter().filter(|s| s.has_text()) {
+            for b in bindings(scope).chain(bindings(Scope::Text)) {
+                for key in b.keys {
+                    let plain = matches!(key.code, KeyCode::Char(_))
+                        && !key
+                            .mods
+                            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+                    assert!(!plain, "{key:?} in {scope:?} would not be typed");
+                }
+            }
+        }
+    }
+
     #[test]
     fn footers_list_every_labelled_key() {
         assert_eq!(
