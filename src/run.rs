@@ -1,7 +1,7 @@
 //! Wiring: the command line's choices become a collector, threads and the
 //! main loop (TUI), or a loop that prints (batch, JSON).
 
-use crate::app::actions::WriteRequest;
+use crate::app::writes::WriteRequest;
 use crate::app::{self, App, Effect, Msg};
 use crate::batch;
 use crate::model::{GroupPath, HostInfo, MountInfo, Op};

@@ -31,7 +31,9 @@
 
 mod common;
 
-use cgtop::app::actions::{Confirm, Field, FieldKind, LimitsForm, WriteRequest};
+use cgtop::app::dialog::confirm::{Confirm, Question, Reason};
+use cgtop::app::dialog::limits::{Field, FieldKind, LimitsForm, Missing, Preview};
+use cgtop::app::writes::WriteRequest;
 use cgtop::app::{App, Effect, Level, Mode, Pane};
 use cgtop::cgroupfs::{CpuMax, DevId, Limit};
 use cgtop::model::explain::{explain, offer_for};
@@ -80,6 +82,60 @@ fn wop(group: &str, file: &str, contents: &str, kind: WriteKind) -> Op {
     })
 }
 
+/// Moving `pid` (one thread with `threads`) into `group`.
+fn move_of(pid: u32, group: &str, threads: bool) -> Op {
+    let file = if threads {
+        "cgroup.threads"
+    } else {
+        "cgroup.procs"
+    };
+    wop(
+        group,
+        file,
+        &pid.to_string(),
+        WriteKind::MoveProcess { pid, threads },
+    )
+}
+
+/// Freezing (or thawing) `group`.
+fn freeze_of(group: &str, frozen: bool) -> Op {
+    let v = if frozen { "1" } else { "0" };
+    wop(group, "cgroup.freeze", v, WriteKind::Freeze(frozen))
+}
+
+/// Killing every process of `group`.
+fn kill_of(group: &str) -> Op {
+    wop(group, "cgroup.kill", "1", WriteKind::Kill)
+}
+
+/// io.latency's target on vda (`None`: max, which removes it).
+fn vda_latency(group: &str, target_usec: Option<u64>) -> Op {
+    let text = target_usec.map_or("254:0 target=max".to_owned(), |t| {
+        format!("254:0 target={t}")
+    });
+    wop(
+        group,
+        "io.latency",
+        &text,
+        WriteKind::IoLatency {
+            dev: VDA,
+            target_usec,
+        },
+    )
+}
+
+/// io.max on vda: writes at most 2 MiB/s, the other keys left alone.
+fn vda_wbps_2m(group: &str) -> Op {
+    let set = IoMaxSet {
+        dev: VDA,
+        rbps: None,
+        wbps: Some(Limit::Value(2_097_152)),
+        riops: None,
+        wiops: None,
+    };
+    wop(group, "io.max", "254:0 wbps=2097152", WriteKind::IoMax(set))
+}
+
 fn write_of(op: Op) -> Effect {
     Effect::Write(WriteRequest::Ops(vec![op]))
 }
@@ -101,6 +157,20 @@ fn confirm(a: &App) -> &Confirm {
     }
 }
 
+/// A raw write's reason: `contents` to `file` of `group` ("" is the root).
+fn raw_reason(group: &str, file: &str, contents: &str) -> Reason {
+    Reason::Raw {
+        group: g(group),
+        file: file.into(),
+        contents: contents.into(),
+    }
+}
+
+/// The group whose name the confirmation asks for, and what was typed.
+fn typed_name(c: &Confirm) -> Option<(GroupPath, String)> {
+    c.typed.as_ref().map(|(g, t)| (g.clone(), t.to_string()))
+}
+
 fn form(a: &App) -> &LimitsForm {
     match &a.mode {
         Mode::Limits(f) => f,
@@ -111,6 +181,14 @@ fn form(a: &App) -> &LimitsForm {
 fn field(a: &App) -> &Field {
     let f = form(a);
     &f.fields[f.cursor]
+}
+
+/// Why the field refuses what was typed (a test failure when it does not).
+fn invalid(f: &Field) -> String {
+    match &f.preview {
+        Preview::Invalid(why) => why.clone(),
+        p => panic!("{} accepted or empty: {p:?}", f.kind.file()),
+    }
 }
 
 /// Moves the form's cursor onto the field of `file`.
@@ -232,14 +310,8 @@ fn controllers_enable_and_disable_go_out_in_one_write() {
     );
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![op.clone()]));
-    assert_eq!(cf.typed, None);
-    assert_eq!(
-        cf.lines,
-        [
-            "• change the controllers /lab hands to its children: +cpu -io",
-            "  disabling a controller removes its files, and the limits set in them, from every child",
-        ]
-    );
+    assert_eq!(typed_name(cf), None);
+    assert_eq!(cf.reasons, [Reason::Destructive(op.clone())]);
     assert_eq!(send(&mut a, &mut c, ch('y')), [write_of(op)]);
     assert_eq!(a.mode, Mode::Normal);
 }
@@ -355,7 +427,10 @@ fn cpu_max_share_cpus_and_max_keep_the_current_period() {
     type_text(&mut a, &mut c, "50%");
     assert_eq!(
         field(&a).preview,
-        Ok("writes \"50000 100000\" to cpu.max".into())
+        Preview::Writes {
+            contents: "50000 100000".into(),
+            file: "cpu.max".into()
+        }
     );
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Enter)),
@@ -403,9 +478,7 @@ fn cpu_max_burst_is_checked_against_the_quota_in_force() {
     goto(&mut a, &mut c, "cpu.max.burst");
     // the kernel refuses a burst above the quota with a bare EINVAL
     type_text(&mut a, &mut c, "60ms");
-    let Err(why) = field(&a).preview.clone() else {
-        panic!("{:?}", field(&a).preview)
-    };
+    let why = invalid(field(&a));
     assert!(
         why.starts_with(
             "cpu.max.burst: a burst of 60000 us is more than the quota of 50000 us in cpu.max."
@@ -440,7 +513,11 @@ fn the_form_shows_what_the_kernel_stored_after_a_write() {
     // the burst is now checked against the new quota
     goto(&mut a, &mut c, "cpu.max.burst");
     type_text(&mut a, &mut c, "60ms");
-    assert!(field(&a).preview.is_err(), "{:?}", field(&a).preview);
+    assert!(
+        matches!(field(&a).preview, Preview::Invalid(_)),
+        "{:?}",
+        field(&a).preview
+    );
 
     // memory.max: the kernel keeps whole pages, and the form shows that
     let fx = enter_limit(&mut a, &mut c, "memory.max", "1000000");
@@ -572,18 +649,7 @@ fn io_max_and_io_latency_name_the_whole_disk() {
     send(&mut a, &mut c, ch('e'));
     assert_eq!(
         enter_limit(&mut a, &mut c, "io.max", "wbps=2M"),
-        [write_of(wop(
-            "batch",
-            "io.max",
-            "254:0 wbps=2097152",
-            WriteKind::IoMax(IoMaxSet {
-                dev: VDA,
-                rbps: None,
-                wbps: Some(Limit::Value(2_097_152)),
-                riops: None,
-                wiops: None,
-            }),
-        ))]
+        [write_of(vda_wbps_2m("batch"))]
     );
     assert_eq!(
         enter_limit(&mut a, &mut c, "io.max", "rbps=max riops=100"),
@@ -602,27 +668,11 @@ fn io_max_and_io_latency_name_the_whole_disk() {
     );
     assert_eq!(
         enter_limit(&mut a, &mut c, "io.latency", "10ms"),
-        [write_of(wop(
-            "batch",
-            "io.latency",
-            "254:0 target=10000",
-            WriteKind::IoLatency {
-                dev: VDA,
-                target_usec: Some(10_000)
-            },
-        ))]
+        [write_of(vda_latency("batch", Some(10_000)))]
     );
     assert_eq!(
         enter_limit(&mut a, &mut c, "io.latency", "max"),
-        [write_of(wop(
-            "batch",
-            "io.latency",
-            "254:0 target=max",
-            WriteKind::IoLatency {
-                dev: VDA,
-                target_usec: None
-            },
-        ))]
+        [write_of(vda_latency("batch", None))]
     );
 }
 
@@ -662,7 +712,7 @@ fn io_max_on_a_partition_or_loop_device_is_refused_with_the_disk_to_use() {
     send(&mut a, &mut c, key(KeyCode::Right));
     let why = "vda1 (254:1) is a partition: the kernel throttles whole disks only; \
                use the whole disk vda (254:0)";
-    assert_eq!(field(&a).preview, Err(why.to_owned()));
+    assert_eq!(field(&a).preview, Preview::Invalid(why.to_owned()));
     assert_eq!(field(&a).op, None);
     let fx = send(&mut a, &mut c, key(KeyCode::Enter));
     assert!(writes(&fx).is_empty(), "{fx:?}");
@@ -674,27 +724,17 @@ fn io_max_on_a_partition_or_loop_device_is_refused_with_the_disk_to_use() {
     // io.latency on the partition: the same reason
     goto(&mut a, &mut c, "io.latency");
     type_text(&mut a, &mut c, "10ms");
-    assert_eq!(field(&a).preview, Err(why.to_owned()));
+    assert_eq!(field(&a).preview, Preview::Invalid(why.to_owned()));
     // Right wraps round to loop0, which has no request queue
     send(&mut a, &mut c, key(KeyCode::Right));
-    let Err(e) = &field(&a).preview else {
-        panic!("loop0 accepted")
-    };
+    let e = invalid(field(&a));
     assert!(e.starts_with("loop0 (7:0) is a loop device"), "{e}");
     assert!(writes(&send(&mut a, &mut c, key(KeyCode::Enter))).is_empty());
     // Right again: vda, and the write goes through
     send(&mut a, &mut c, key(KeyCode::Right));
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Enter)),
-        [write_of(wop(
-            "batch",
-            "io.latency",
-            "254:0 target=10000",
-            WriteKind::IoLatency {
-                dev: VDA,
-                target_usec: Some(10_000)
-            },
-        ))]
+        [write_of(vda_latency("batch", Some(10_000)))]
     );
 }
 
@@ -774,10 +814,7 @@ fn bad_input_never_writes() {
             clear_input(&mut a, &mut c);
             let fx = type_text(&mut a, &mut c, input);
             assert!(fx.is_empty(), "{file} {input:?}: typing does {fx:?}");
-            let preview = field(&a).preview.clone();
-            let Err(why) = preview else {
-                panic!("{file} {input:?} accepted: {preview:?}")
-            };
+            let why = invalid(field(&a));
             assert!(
                 why.starts_with(&format!("{file}: ")),
                 "{file} {input:?}: the reason names the file: {why}"
@@ -807,7 +844,7 @@ fn bad_input_reasons_say_what_is_wrong() {
         goto(a, c, file);
         clear_input(a, c);
         type_text(a, c, input);
-        field(a).preview.clone().unwrap_err()
+        invalid(field(a))
     };
     let problem = |s: String| s.split(". Accepted").next().unwrap().to_owned();
     assert_eq!(
@@ -860,11 +897,10 @@ fn a_field_whose_controller_is_off_says_so_and_never_writes() {
     type_text(&mut a, &mut c, "512M");
     assert_eq!(
         field(&a).preview,
-        Err(
-            "memory.max does not exist for this group: its controller is off \
-             (enable it in the parent with c)"
-                .into()
-        )
+        Preview::Missing(Missing {
+            file: "memory.max",
+            controller_on: false
+        })
     );
     assert!(writes(&send(&mut a, &mut c, key(KeyCode::Enter))).is_empty());
 }
@@ -893,7 +929,7 @@ fn raw_editor_writes_the_typed_line_after_a_confirmation() {
     let Mode::Raw(r) = &a.mode else {
         panic!("{:?}", a.mode)
     };
-    assert_eq!((r.cursor, r.input.as_deref()), (at, None));
+    assert_eq!((r.cursor, r.input.as_ref()), (at, None));
     send(&mut a, &mut c, key(KeyCode::Enter));
     // an empty line is not written
     assert!(send(&mut a, &mut c, key(KeyCode::Enter)).is_empty());
@@ -903,13 +939,7 @@ fn raw_editor_writes_the_typed_line_after_a_confirmation() {
     let op = wop("batch", "memory.oom.group", "1", WriteKind::Raw);
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![op.clone()]));
-    assert_eq!(
-        cf.lines,
-        [
-            "• set memory.oom.group of /batch to 1",
-            "  writes \"1\" to /batch/memory.oom.group",
-        ]
-    );
+    assert_eq!(cf.reasons, [raw_reason("batch", "memory.oom.group", "1")]);
     assert_eq!(send(&mut a, &mut c, key(KeyCode::Enter)), [write_of(op)]);
     assert_eq!(a.mode, Mode::Normal);
 
@@ -932,11 +962,8 @@ fn raw_editor_writes_the_typed_line_after_a_confirmation() {
     type_text(&mut a, &mut c, "10");
     send(&mut a, &mut c, key(KeyCode::Enter));
     assert_eq!(
-        confirm(&a).lines,
-        [
-            "• set cgroup.max.depth of / to 10",
-            "  writes \"10\" to /cgroup.max.depth",
-        ]
+        confirm(&a).reasons,
+        [raw_reason("", "cgroup.max.depth", "10")]
     );
 }
 
@@ -968,11 +995,11 @@ fn raw_lines_to_freeze_controllers_and_procs_keep_their_guards() {
     assert_eq!(
         cf.request,
         WriteRequest::Typed {
-            ops: vec![wop("lab/dd", "cgroup.freeze", "1", WriteKind::Freeze(true))],
+            ops: vec![freeze_of("lab/dd", true)],
             name: g("lab/dd")
         }
     );
-    assert_eq!(cf.typed, Some((g("lab/dd"), String::new())));
+    assert_eq!(typed_name(cf), Some((g("lab/dd"), String::new())));
     assert!(
         send(&mut a, &mut c, ch('y')).is_empty(),
         "y alone does not freeze"
@@ -983,15 +1010,7 @@ fn raw_lines_to_freeze_controllers_and_procs_keep_their_guards() {
     assert!(raw_line(&mut a, &mut c, "cgroup.procs", "4190201").is_empty());
     assert_eq!(
         confirm(&a).request,
-        WriteRequest::Ops(vec![wop(
-            "lab/dd",
-            "cgroup.procs",
-            "4190201",
-            WriteKind::MoveProcess {
-                pid: 4_190_201,
-                threads: false
-            },
-        )])
+        WriteRequest::Ops(vec![move_of(4_190_201, "lab/dd", false)])
     );
     send(&mut a, &mut c, ch('n'));
 
@@ -1031,16 +1050,10 @@ fn freeze_is_confirmed_and_thaw_is_not() {
     let (mut a, mut c, d) = lab();
     on(&mut a, &mut c, "batch");
     assert!(send(&mut a, &mut c, ch('f')).is_empty());
-    let freeze = wop("batch", "cgroup.freeze", "1", WriteKind::Freeze(true));
+    let freeze = freeze_of("batch", true);
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![freeze.clone()]));
-    assert_eq!(
-        cf.lines,
-        [
-            "• freeze /batch and everything below it",
-            "  every process in the group and below stops until the group is thawed",
-        ]
-    );
+    assert_eq!(cf.reasons, [Reason::Destructive(freeze.clone())]);
     assert_eq!(send(&mut a, &mut c, ch('y')), [write_of(freeze)]);
 
     // the kernel froze it
@@ -1053,12 +1066,7 @@ fn freeze_is_confirmed_and_thaw_is_not() {
     tick(&mut a, &mut c, 2.0);
     assert_eq!(
         send(&mut a, &mut c, ch('f')),
-        [write_of(wop(
-            "batch",
-            "cgroup.freeze",
-            "0",
-            WriteKind::Freeze(false)
-        ))],
+        [write_of(freeze_of("batch", false))],
         "a thaw is written at once"
     );
     assert_eq!(a.mode, Mode::Normal);
@@ -1094,12 +1102,7 @@ fn a_group_frozen_by_its_parent_is_not_thawed_in_vain() {
     on(&mut a, &mut c, "lab");
     assert_eq!(
         send(&mut a, &mut c, ch('f')),
-        [write_of(wop(
-            "lab",
-            "cgroup.freeze",
-            "0",
-            WriteKind::Freeze(false)
-        ))]
+        [write_of(freeze_of("lab", false))]
     );
 }
 
@@ -1108,15 +1111,17 @@ fn kill_is_confirmed_with_how_many_processes_die() {
     let (mut a, mut c, _d) = lab();
     on(&mut a, &mut c, "batch");
     send(&mut a, &mut c, ch('K'));
-    let kill = wop("batch", "cgroup.kill", "1", WriteKind::Kill);
+    let kill = kill_of("batch");
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![kill.clone()]));
     assert_eq!(
-        cf.lines,
+        cf.reasons,
         [
-            "• kill every process in /batch and below",
-            "  every process in the group and below is killed",
-            "  2 processes in 1 group will die",
+            Reason::Destructive(kill.clone()),
+            Reason::WillDie {
+                procs: 2,
+                groups: 1
+            },
         ]
     );
     assert_eq!(send(&mut a, &mut c, key(KeyCode::Enter)), [write_of(kill)]);
@@ -1125,13 +1130,13 @@ fn kill_is_confirmed_with_how_many_processes_die() {
     on(&mut a, &mut c, "lab");
     send(&mut a, &mut c, key(KeyCode::F(9)));
     let cf = confirm(&a);
+    assert_eq!(cf.request, WriteRequest::Ops(vec![kill_of("lab")]));
     assert_eq!(
-        cf.request,
-        WriteRequest::Ops(vec![wop("lab", "cgroup.kill", "1", WriteKind::Kill)])
-    );
-    assert_eq!(
-        cf.lines.last().map(String::as_str),
-        Some("  1 process in 2 groups will die")
+        cf.reasons.last(),
+        Some(&Reason::WillDie {
+            procs: 1,
+            groups: 2
+        })
     );
 
     // a kernel without cgroup.kill (the captured unit has none), and a
@@ -1140,15 +1145,17 @@ fn kill_is_confirmed_with_how_many_processes_die() {
     on(&mut a, &mut c, PG_SERVICE);
     send(&mut a, &mut c, ch('K'));
     assert_eq!(
-        confirm(&a).lines,
+        confirm(&a).reasons,
         [
-            format!("• kill every process in /{PG_SERVICE} and below"),
-            "  every process in the group and below is killed".to_owned(),
-            "  6 processes in 1 group will die".to_owned(),
-            "  this kernel has no cgroup.kill: cgtop sends SIGKILL to every process of the subtree"
-                .to_owned(),
-            "  systemd's way: systemctl kill --signal=SIGKILL postgresql@15-main.service"
-                .to_owned(),
+            Reason::Destructive(kill_of(PG_SERVICE)),
+            Reason::WillDie {
+                procs: 6,
+                groups: 1
+            },
+            Reason::NoCgroupKill,
+            Reason::SystemdWay {
+                command: "systemctl kill --signal=SIGKILL postgresql@15-main.service".into()
+            },
         ]
     );
 }
@@ -1190,24 +1197,10 @@ fn move_picks_a_group_by_filter_and_confirms() {
     assert_eq!(m.matches, [g("lab"), g("lab/dd")], "case-insensitive");
     send(&mut a, &mut c, key(KeyCode::Down));
     assert!(send(&mut a, &mut c, key(KeyCode::Enter)).is_empty());
-    let mv = wop(
-        "lab/dd",
-        "cgroup.procs",
-        "4190202",
-        WriteKind::MoveProcess {
-            pid: 4_190_202,
-            threads: false,
-        },
-    );
+    let mv = move_of(4_190_202, "lab/dd", false);
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![mv.clone()]));
-    assert_eq!(
-        cf.lines,
-        [
-            "• move process 4190202 into /lab/dd",
-            "  the process leaves its group and its limits; its memory stays charged to the old group",
-        ]
-    );
+    assert_eq!(cf.reasons, [Reason::Destructive(mv.clone())]);
     assert_eq!(send(&mut a, &mut c, ch('y')), [write_of(mv)]);
 
     // ^T: one thread, into cgroup.threads
@@ -1217,15 +1210,7 @@ fn move_picks_a_group_by_filter_and_confirms() {
     send(&mut a, &mut c, key(KeyCode::Enter));
     assert_eq!(
         confirm(&a).request,
-        WriteRequest::Ops(vec![wop(
-            "lab/dd",
-            "cgroup.threads",
-            "4190202",
-            WriteKind::MoveProcess {
-                pid: 4_190_202,
-                threads: true,
-            },
-        )])
+        WriteRequest::Ops(vec![move_of(4_190_202, "lab/dd", true)])
     );
     // a filter that matches nothing: Enter does nothing
     send(&mut a, &mut c, key(KeyCode::Esc));
@@ -1240,14 +1225,8 @@ fn move_picks_a_group_by_filter_and_confirms() {
     send(&mut a, &mut c, ch('m'));
     type_text(&mut a, &mut c, "15-main");
     send(&mut a, &mut c, key(KeyCode::Enter));
-    assert_eq!(
-        confirm(&a).lines,
-        [
-            format!("• move process 4190202 into /{PG_SERVICE}"),
-            "  the process leaves its group and its limits; its memory stays charged to the old group"
-                .to_owned(),
-        ]
-    );
+    let into_unit = move_of(4_190_202, PG_SERVICE, false);
+    assert_eq!(confirm(&a).reasons, [Reason::Destructive(into_unit)]);
 }
 
 #[test]
@@ -1268,15 +1247,7 @@ fn a_new_move_filter_starts_on_its_first_match() {
     send(&mut a, &mut c, key(KeyCode::Enter));
     assert_eq!(
         confirm(&a).request,
-        WriteRequest::Ops(vec![wop(
-            "lab",
-            "cgroup.procs",
-            "4190201",
-            WriteKind::MoveProcess {
-                pid: 4_190_201,
-                threads: false
-            },
-        )]),
+        WriteRequest::Ops(vec![move_of(4_190_201, "lab", false)]),
         "the first match, /lab"
     );
 }
@@ -1335,6 +1306,53 @@ fn new_group_names_are_checked_before_anything_is_written() {
     assert_eq!(a.mode, Mode::Normal);
 }
 
+/// A name pasted 10,000 characters long stops at the cap (NAME_MAX), the
+/// refusal is said on the status line, and the dialog with its error stays
+/// on screen: the input scrolls instead of growing the box.
+#[test]
+fn a_long_paste_stops_at_the_cap_and_the_error_stays_in_sight() {
+    let (mut a, mut c, _d) = lab();
+    on(&mut a, &mut c, "lab");
+    send(&mut a, &mut c, ch('n'));
+    type_text(&mut a, &mut c, &"x".repeat(10_000));
+    let Mode::NewGroup(p) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    assert_eq!(p.input.as_str().len(), 255);
+    let status = a.status.as_ref().map(|s| (s.level, s.text.as_str()));
+    assert_eq!(
+        status,
+        Some((
+            Level::Warn,
+            "at most 255 characters here: the rest was not taken"
+        ))
+    );
+    let shown = screen(&a, 80, 24);
+    assert!(shown.contains("Enter creates"), "{shown}");
+    assert!(shown.contains("at most 255 characters"), "{shown}");
+}
+
+/// The editing keys work in a dialog's field as in any text input: the
+/// cursor moves, a character goes in where it is, Ctrl-W deletes a word.
+#[test]
+fn dialog_fields_edit_at_the_cursor() {
+    let (mut a, mut c, _d) = lab();
+    on(&mut a, &mut c, "lab");
+    send(&mut a, &mut c, ch('n'));
+    type_text(&mut a, &mut c, "wb");
+    send(&mut a, &mut c, key(KeyCode::Left));
+    type_text(&mut a, &mut c, "e");
+    send(&mut a, &mut c, key(KeyCode::Home));
+    send(&mut a, &mut c, key(KeyCode::Delete));
+    send(&mut a, &mut c, key(KeyCode::End));
+    type_text(&mut a, &mut c, " x");
+    send(&mut a, &mut c, ctrl('w'));
+    let Mode::NewGroup(p) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    assert_eq!(p.input.as_str(), "eb ");
+}
+
 #[test]
 fn remove_is_confirmed_and_the_start_group_is_refused() {
     let (mut a, mut c, _d) = lab();
@@ -1343,13 +1361,7 @@ fn remove_is_confirmed_and_the_start_group_is_refused() {
     let rm = Op::RemoveGroup(g("lab/dd"));
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![rm.clone()]));
-    assert_eq!(
-        cf.lines,
-        [
-            "• remove the group /lab/dd",
-            "  removing a group cannot be undone"
-        ]
-    );
+    assert_eq!(cf.reasons, [Reason::Destructive(rm.clone())]);
     assert_eq!(send(&mut a, &mut c, key(KeyCode::Enter)), [write_of(rm)]);
 
     send(&mut a, &mut c, key(KeyCode::Home));
@@ -1535,19 +1547,8 @@ fn kill_move_and_remove_leave_nothing_to_undo() {
         &mut a,
         &mut c,
         vec![
-            done(wop("batch", "cgroup.kill", "1", WriteKind::Kill), None),
-            done(
-                wop(
-                    "lab/dd",
-                    "cgroup.procs",
-                    "4190202",
-                    WriteKind::MoveProcess {
-                        pid: 4_190_202,
-                        threads: false,
-                    },
-                ),
-                None,
-            ),
+            done(kill_of("batch"), None),
+            done(move_of(4_190_202, "lab/dd", false), None),
             done(Op::RemoveGroup(g("lab/dd")), None),
         ],
     );
@@ -1581,7 +1582,7 @@ fn undo_of_a_create_is_a_confirmed_remove() {
 fn n_and_esc_cancel_y_and_enter_confirm() {
     let (mut a, mut c, _d) = lab();
     on(&mut a, &mut c, "batch");
-    let freeze = write_of(wop("batch", "cgroup.freeze", "1", WriteKind::Freeze(true)));
+    let freeze = write_of(freeze_of("batch", true));
     for (k, confirms) in [
         (ch('n'), false),
         (ch('N'), false),
@@ -1625,7 +1626,7 @@ fn a_protected_group_needs_its_name_typed() {
     ] {
         send(&mut a, &mut c, action.clone());
         let cf = confirm(&a);
-        assert_eq!(cf.typed, Some((g("batch"), String::new())));
+        assert_eq!(typed_name(cf), Some((g("batch"), String::new())));
         assert_eq!(cf.dangers, [Danger::ContainsCgtop]);
         let WriteRequest::Typed { ops, name } = &cf.request else {
             panic!("{:?}", cf.request)
@@ -1639,7 +1640,7 @@ fn a_protected_group_needs_its_name_typed() {
         // y and Enter alone do nothing: y is a letter of the name
         assert!(send(&mut a, &mut c, ch('y')).is_empty());
         assert!(send(&mut a, &mut c, key(KeyCode::Enter)).is_empty());
-        assert_eq!(confirm(&a).typed, Some((g("batch"), "y".into())));
+        assert_eq!(typed_name(confirm(&a)), Some((g("batch"), "y".to_owned())));
         send(&mut a, &mut c, key(KeyCode::Backspace));
         // a wrong name does nothing
         type_text(&mut a, &mut c, "batc");
@@ -1673,12 +1674,12 @@ fn an_ancestor_of_a_protected_group_is_protected_and_a_thaw_is_not() {
     };
     on(&mut a, &mut c, "lab");
     send(&mut a, &mut c, ch('K'));
-    assert_eq!(confirm(&a).typed, Some((g("lab"), String::new())));
+    assert_eq!(typed_name(confirm(&a)), Some((g("lab"), String::new())));
     type_text(&mut a, &mut c, "lab");
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Enter)),
         [Effect::Write(WriteRequest::Typed {
-            ops: vec![wop("lab", "cgroup.kill", "1", WriteKind::Kill)],
+            ops: vec![kill_of("lab")],
             name: g("lab")
         })]
     );
@@ -1693,12 +1694,7 @@ fn an_ancestor_of_a_protected_group_is_protected_and_a_thaw_is_not() {
     read_focus(&mut a, &mut c, 2.0);
     assert_eq!(
         send(&mut a, &mut c, ch('f')),
-        [write_of(wop(
-            "lab",
-            "cgroup.freeze",
-            "0",
-            WriteKind::Freeze(false)
-        ))]
+        [write_of(freeze_of("lab", false))]
     );
 }
 
@@ -1717,15 +1713,16 @@ fn a_systemd_unit_limit_is_confirmed_with_the_systemctl_way() {
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![op.clone()]));
     assert_eq!(
-        cf.lines,
+        cf.reasons,
         [
-            format!("• set memory.max of /{PG_SERVICE} to 536870912"),
-            "  postgresql@15-main.service is managed by systemd: a daemon-reload or unit \
-             restart may revert a direct write"
-                .to_owned(),
-            "  systemd's way: systemctl set-property --runtime postgresql@15-main.service \
-             MemoryMax=536870912"
-                .to_owned(),
+            Reason::SystemdMayRevert {
+                unit: "postgresql@15-main.service".into()
+            },
+            Reason::SystemdWay {
+                command: "systemctl set-property --runtime postgresql@15-main.service \
+                          MemoryMax=536870912"
+                    .into()
+            },
         ]
     );
     assert_eq!(send(&mut a, &mut c, ch('y')), [write_of(op)]);
@@ -1734,11 +1731,12 @@ fn a_systemd_unit_limit_is_confirmed_with_the_systemctl_way() {
     send(&mut a, &mut c, ch('e'));
     assert!(enter_limit(&mut a, &mut c, "io.max", "wbps=2M").is_empty());
     assert_eq!(
-        confirm(&a).lines.last().map(String::as_str),
-        Some(
-            "  systemd's way: systemctl set-property --runtime postgresql@15-main.service \
-             'IOWriteBandwidthMax=/dev/vda 2097152'"
-        )
+        confirm(&a).reasons.last(),
+        Some(&Reason::SystemdWay {
+            command: "systemctl set-property --runtime postgresql@15-main.service \
+                      'IOWriteBandwidthMax=/dev/vda 2097152'"
+                .into()
+        })
     );
     // n: nothing written
     assert!(send(&mut a, &mut c, ch('n')).is_empty());
@@ -1932,14 +1930,9 @@ fn enoent_offers_to_enable_along_the_path_exactly_those_ops() {
     finished(&mut a, &mut c, vec![out]);
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(along.clone()));
-    assert_eq!(cf.title, "enable along the path");
     assert_eq!(
-        cf.lines,
-        [
-            "The parent does not hand this controller down. cgtop can enable it along the path:",
-            "• change the controllers /lab hands to its children: +memory",
-            "• change the controllers /lab/dd hands to its children: +memory",
-        ]
+        (cf.question, cf.reasons.as_slice()),
+        (Question::EnableAlongPath, &[][..])
     );
     assert_eq!(
         send(&mut a, &mut c, ch('y')),
@@ -1994,18 +1987,7 @@ fn io_max_on_pure_v2_without_memory_files_needs_no_warning() {
     goto(&mut a, &mut c, "io.max");
     type_text(&mut a, &mut c, "wbps=2M");
     assert_eq!(field(&a).warning, None);
-    let set = wop(
-        "lab/dd",
-        "io.max",
-        "254:0 wbps=2097152",
-        WriteKind::IoMax(IoMaxSet {
-            dev: VDA,
-            rbps: None,
-            wbps: Some(Limit::Value(2_097_152)),
-            riops: None,
-            wiops: None,
-        }),
-    );
+    let set = vda_wbps_2m("lab/dd");
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Enter)),
         [write_of(set.clone())]
@@ -2061,7 +2043,7 @@ fn io_max_on_a_group_with_memory_offers_nothing() {
 fn a_frozen_group_is_freezing_until_the_kernel_says_frozen() {
     let (mut a, mut c, d) = lab();
     on(&mut a, &mut c, "batch");
-    let freeze = wop("batch", "cgroup.freeze", "1", WriteKind::Freeze(true));
+    let freeze = freeze_of("batch", true);
     finished(&mut a, &mut c, vec![done(freeze, Some("0\n"))]);
     assert!(a.freezing.contains(&g("batch")));
     assert_eq!(a.frozen_since.get(&g("batch")), None);
@@ -2072,12 +2054,7 @@ fn a_frozen_group_is_freezing_until_the_kernel_says_frozen() {
     // f now thaws: cgtop asked for the freeze
     assert_eq!(
         send(&mut a, &mut c, ch('f')),
-        [write_of(wop(
-            "batch",
-            "cgroup.freeze",
-            "0",
-            WriteKind::Freeze(false)
-        ))]
+        [write_of(freeze_of("batch", false))]
     );
     // frozen 1 in cgroup.events: no longer freezing, frozen since then
     std::fs::write(
@@ -2095,10 +2072,7 @@ fn a_frozen_group_is_freezing_until_the_kernel_says_frozen() {
     finished(
         &mut a,
         &mut c,
-        vec![done(
-            wop("batch", "cgroup.freeze", "0", WriteKind::Freeze(false)),
-            Some("1\n"),
-        )],
+        vec![done(freeze_of("batch", false), Some("1\n"))],
     );
     std::fs::write(
         d.path().join("batch/cgroup.events"),
@@ -2152,7 +2126,7 @@ fn a_raw_freeze_spelt_otherwise_of_a_protected_group_needs_its_name() {
     for v in ["0x1", "01", "+1", "0X01"] {
         assert!(raw_write(&mut a, &mut c, "cgroup.freeze", v).is_empty());
         let cf = confirm(&a);
-        assert_eq!(cf.typed, Some((g("lab/dd"), String::new())), "{v}");
+        assert_eq!(typed_name(cf), Some((g("lab/dd"), String::new())), "{v}");
         assert!(
             send(&mut a, &mut c, ch('y')).is_empty(),
             "{v}: y alone does not freeze"
@@ -2162,12 +2136,12 @@ fn a_raw_freeze_spelt_otherwise_of_a_protected_group_needs_its_name() {
     // on the parent too: it holds cgtop's group
     on(&mut a, &mut c, "lab");
     assert!(raw_write(&mut a, &mut c, "cgroup.freeze", "0x1").is_empty());
-    assert_eq!(confirm(&a).typed, Some((g("lab"), String::new())));
+    assert_eq!(typed_name(confirm(&a)), Some((g("lab"), String::new())));
     send(&mut a, &mut c, key(KeyCode::Esc));
     // a value the kernel refuses, or a thaw, is no freeze
     on(&mut a, &mut c, "lab/dd");
     raw_write(&mut a, &mut c, "cgroup.freeze", "0x0");
-    assert_eq!(confirm(&a).typed, None);
+    assert_eq!(typed_name(confirm(&a)), None);
 }
 
 #[test]
@@ -2198,7 +2172,7 @@ fn moving_cgtop_itself_into_a_frozen_group_needs_the_groups_name() {
     send(&mut a, &mut c, ch('j'));
     assert!(move_into(&mut a, &mut c, "lab/dd").is_empty());
     let cf = confirm(&a);
-    assert_eq!(cf.typed, Some((g("lab/dd"), String::new())));
+    assert_eq!(typed_name(cf), Some((g("lab/dd"), String::new())));
     assert_eq!(cf.dangers, [Danger::MovesIntoFrozen(Role::Cgtop)]);
     assert!(send(&mut a, &mut c, ch('y')).is_empty());
     send(&mut a, &mut c, key(KeyCode::Backspace));
@@ -2222,12 +2196,12 @@ fn moving_cgtop_itself_into_a_frozen_group_needs_the_groups_name() {
     // another process into the same frozen group: a plain y/N
     send(&mut a, &mut c, ch('k'));
     assert!(move_into(&mut a, &mut c, "lab/dd").is_empty());
-    assert_eq!(confirm(&a).typed, None);
+    assert_eq!(typed_name(confirm(&a)), None);
     send(&mut a, &mut c, key(KeyCode::Esc));
     // cgtop into a group that is not frozen: a plain y/N
     send(&mut a, &mut c, ch('j'));
     assert!(move_into(&mut a, &mut c, "15-main").is_empty());
-    assert_eq!(confirm(&a).typed, None);
+    assert_eq!(typed_name(confirm(&a)), None);
 }
 
 #[test]
@@ -2239,12 +2213,12 @@ fn a_raw_zero_to_a_frozen_groups_procs_moves_cgtop_and_needs_the_name() {
     for v in ["0", "00", "-0", "0x0"] {
         assert!(raw_write(&mut a, &mut c, "cgroup.procs", v).is_empty());
         let cf = confirm(&a);
-        assert_eq!(cf.typed, Some((g("lab/dd"), String::new())), "{v}");
+        assert_eq!(typed_name(cf), Some((g("lab/dd"), String::new())), "{v}");
         assert_eq!(cf.dangers, [Danger::MovesIntoFrozen(Role::Cgtop)], "{v}");
         assert!(send(&mut a, &mut c, ch('y')).is_empty(), "{v}");
         send(&mut a, &mut c, key(KeyCode::Esc));
     }
     // a thread of cgtop, through cgroup.threads, the same
     assert!(raw_write(&mut a, &mut c, "cgroup.threads", "0").is_empty());
-    assert_eq!(confirm(&a).typed, Some((g("lab/dd"), String::new())));
+    assert_eq!(typed_name(confirm(&a)), Some((g("lab/dd"), String::new())));
 }

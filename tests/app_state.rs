@@ -604,10 +604,10 @@ fn p_pauses_and_resumes_the_collector() {
 fn d_sets_the_refresh_interval() {
     let (mut a, mut c) = systemd();
     assert!(send(&mut a, &mut c, ch('d')).is_empty());
-    assert_eq!(a.mode, Mode::IntervalPrompt(String::new()));
+    assert!(matches!(&a.mode, Mode::IntervalPrompt(t) if t.is_empty()));
     // letters are not taken; digits and the point are
     type_text(&mut a, &mut c, "x2");
-    assert_eq!(a.mode, Mode::IntervalPrompt("2".into()));
+    assert!(matches!(&a.mode, Mode::IntervalPrompt(t) if *t == "2"));
     let fx = send(&mut a, &mut c, key(KeyCode::Enter));
     assert_eq!(
         fx,
@@ -903,7 +903,25 @@ fn every_main_action_is_reachable() {
             | Action::RemoveGroup
             | Action::Undo
             | Action::ActionLog => true,
-            Action::Accept | Action::Cancel | Action::DeleteChar | Action::CloseHelp => false,
+            Action::Accept
+            | Action::Cancel
+            | Action::CursorLeft
+            | Action::CursorRight
+            | Action::WordLeft
+            | Action::WordRight
+            | Action::LineStart
+            | Action::LineEnd
+            | Action::DeleteChar
+            | Action::DeleteForward
+            | Action::DeleteWord
+            | Action::Toggle
+            | Action::PrevField
+            | Action::NextField
+            | Action::PrevDevice
+            | Action::NextDevice
+            | Action::ToggleThreads
+            | Action::Close
+            | Action::CloseHelp => false,
         }
     }
     let all = Action::all();
@@ -940,14 +958,10 @@ fn every_main_action_is_reachable() {
 #[test]
 fn the_modal_scopes_have_their_keys() {
     for (scope, actions) in [
-        (
-            Scope::Filter,
-            &[Action::Accept, Action::Cancel, Action::DeleteChar][..],
-        ),
-        (
-            Scope::Prompt,
-            &[Action::Accept, Action::Cancel, Action::DeleteChar][..],
-        ),
+        // Backspace and the other editing keys are the text scope's,
+        // shared by every text input
+        (Scope::Filter, &[Action::Accept, Action::Cancel][..]),
+        (Scope::Prompt, &[Action::Accept, Action::Cancel][..]),
         (
             Scope::Help,
             &[Action::CloseHelp, Action::PageDown, Action::PageUp][..],
@@ -956,6 +970,7 @@ fn the_modal_scopes_have_their_keys() {
         let bound: Vec<Action> = keymap::bindings(scope).map(|b| b.action).collect();
         assert_eq!(bound, actions, "{scope:?}");
     }
+    assert!(keymap::bindings(Scope::Text).any(|b| b.action == Action::DeleteChar));
 }
 
 /// With `--mouse`: the wheel moves the cursor by three rows, a click on a
@@ -982,4 +997,30 @@ fn mouse_wheel_and_click() {
     // first tree row (two header lines, then the column header)
     assert_eq!(cgtop::ui::tree_row_at(80, 24, 5, 3), Some(0));
     assert_eq!(cgtop::ui::tree_row_at(80, 24, 5, 2), None);
+}
+
+/// README's key tables are the keymap's: the text between the
+/// `<!-- keys:begin -->` and `<!-- keys:end -->` markers is what
+/// `keymap::markdown()` prints. `UPDATE_README_KEYS=1` writes it there
+/// (then read the diff like code).
+#[test]
+fn readme_key_tables_are_the_keymap() {
+    const BEGIN: &str = "<!-- keys:begin -->\n";
+    const END: &str = "<!-- keys:end -->";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let start = readme.find(BEGIN).expect("README has no keys:begin marker") + BEGIN.len();
+    let end = readme.find(END).expect("README has no keys:end marker");
+    let want = keymap::markdown();
+    if std::env::var_os("UPDATE_README_KEYS").is_some() {
+        let new = format!("{}{want}{}", &readme[..start], &readme[end..]);
+        std::fs::write(&path, new).unwrap();
+        return;
+    }
+    assert!(
+        readme[start..end] == want,
+        "README's key tables differ from the keymap; run \
+         UPDATE_README_KEYS=1 cargo test --test app_state readme and review the diff.\n\
+         The keymap says:\n{want}"
+    );
 }

@@ -20,17 +20,18 @@
 
 mod common;
 
-use cgtop::app::actions::LogEntry;
+use cgtop::app::writes::LogEntry;
 use cgtop::app::{App, Msg};
 use cgtop::cgroupfs::Limit;
 use cgtop::model::explain::{explain, offer_for};
-use cgtop::model::{ControllerChange, Errno, GroupPath, MemoryFile};
+use cgtop::model::{ControllerChange, Errno, GroupPath, MemoryFile, Op};
 use cgtop::source::actionlog::{LogPlace, Skipped, Source, Unsafe};
 use cgtop::source::collector::Collector;
 use cgtop::source::safety::Protected;
 use cgtop::source::writer::{self, WriteOutcome};
 use common::*;
 use crossterm::event::KeyCode;
+use std::path::Path;
 
 /// The lab tree, writable, after one refresh, with `path` selected and
 /// read in full.
@@ -49,6 +50,49 @@ fn snap_both(name: &str, a: &mut App) {
         resize(a, w, h);
         insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(a, w, h));
     }
+}
+
+/// The outcome the writer makes when the kernel refuses `op` with
+/// `errno` on the tree at `root` (its explanation from the tree), with
+/// the old value and read-back given; the offer only when `offer`.
+fn refused(
+    root: &Path,
+    op: Op,
+    errno: Errno,
+    offer: bool,
+    old: Option<&str>,
+    new_readback: Option<&str>,
+) -> WriteOutcome {
+    let ctx = writer::gather_context(root, &op, errno);
+    let offer = if offer {
+        offer_for(&op, errno, &ctx)
+    } else {
+        None
+    };
+    WriteOutcome::failed(op.clone(), explain(&op, errno, &ctx))
+        .with_values(old.map(str::to_owned), new_readback.map(str::to_owned))
+        .with_offer(offer)
+}
+
+/// The writer's answer arrives, at a fixed time.
+fn finished(a: &mut App, c: &mut Collector, out: WriteOutcome) {
+    send(
+        a,
+        c,
+        Msg::WriteFinished {
+            outcomes: vec![out],
+            unix_secs: 1_700_000_000,
+        },
+    );
+}
+
+/// `path` selected, the limits form open on `file` with `text` typed.
+fn limits_typed(path: &str, file: &str, text: &str) -> (App, Collector, tempfile::TempDir) {
+    let (mut a, mut c, d) = lab_on(path);
+    send(&mut a, &mut c, ch('e'));
+    goto_field(&mut a, &mut c, file);
+    type_text(&mut a, &mut c, text);
+    (a, c, d)
 }
 
 fn enter(a: &mut App, c: &mut Collector) {
@@ -83,10 +127,7 @@ fn controllers() {
 
 #[test]
 fn limits_valid_preview() {
-    let (mut a, mut c, _d) = lab_on("batch");
-    send(&mut a, &mut c, ch('e'));
-    goto_field(&mut a, &mut c, "memory.max");
-    type_text(&mut a, &mut c, "512M");
+    let (mut a, _c, _d) = limits_typed("batch", "memory.max", "512M");
     snap_both("limits_valid_preview", &mut a);
 }
 
@@ -102,10 +143,7 @@ fn limits_validation_error() {
 
 #[test]
 fn limits_io_max_without_memory() {
-    let (mut a, mut c, _d) = lab_on("lab/dd");
-    send(&mut a, &mut c, ch('e'));
-    goto_field(&mut a, &mut c, "io.max");
-    type_text(&mut a, &mut c, "wbps=2M");
+    let (mut a, _c, _d) = limits_typed("lab/dd", "io.max", "wbps=2M");
     snap_both("limits_io_max_without_memory", &mut a);
 }
 
@@ -160,10 +198,7 @@ fn confirm_typed_name() {
 
 #[test]
 fn confirm_systemd_unit() {
-    let (mut a, mut c, _d) = lab_on(PG_SERVICE);
-    send(&mut a, &mut c, ch('e'));
-    goto_field(&mut a, &mut c, "memory.max");
-    type_text(&mut a, &mut c, "512M");
+    let (mut a, mut c, _d) = limits_typed(PG_SERVICE, "memory.max", "512M");
     enter(&mut a, &mut c);
     snap_both("confirm_systemd_unit", &mut a);
 }
@@ -201,23 +236,8 @@ fn leaf_fix() {
         &GroupPath::new("batch"),
         &[ControllerChange::enable("cpu")],
     );
-    let ctx = writer::gather_context(d.path(), &op, Errno::BUSY);
-    let out = WriteOutcome {
-        result: Err(explain(&op, Errno::BUSY, &ctx)),
-        offer: offer_for(&op, Errno::BUSY, &ctx),
-        old: None,
-        new_readback: None,
-        notes: Vec::new(),
-        op,
-    };
-    send(
-        &mut a,
-        &mut c,
-        Msg::WriteFinished {
-            outcomes: vec![out],
-            unix_secs: 1_700_000_000,
-        },
-    );
+    let out = refused(d.path(), op, Errno::BUSY, true, None, None);
+    finished(&mut a, &mut c, out);
     snap_both("leaf_fix", &mut a);
 }
 
@@ -229,23 +249,8 @@ fn message_after_an_error() {
         MemoryFile::Max,
         Limit::Value(536_870_912),
     );
-    let ctx = writer::gather_context(d.path(), &op, Errno::ACCESS);
-    let out = WriteOutcome {
-        result: Err(explain(&op, Errno::ACCESS, &ctx)),
-        offer: None,
-        old: Some("max\n".into()),
-        new_readback: Some("max\n".into()),
-        notes: Vec::new(),
-        op,
-    };
-    send(
-        &mut a,
-        &mut c,
-        Msg::WriteFinished {
-            outcomes: vec![out],
-            unix_secs: 1_700_000_000,
-        },
-    );
+    let out = refused(d.path(), op, Errno::ACCESS, false, Some("max\n"), Some("max\n"));
+    finished(&mut a, &mut c, out);
     snap_both("message_after_an_error", &mut a);
 }
 
@@ -268,15 +273,7 @@ fn action_log_two_entries() {
         &GroupPath::new("batch"),
         &[ControllerChange::enable("cpu")],
     );
-    let ctx = writer::gather_context(d.path(), &op, Errno::BUSY);
-    let failed = WriteOutcome {
-        result: Err(explain(&op, Errno::BUSY, &ctx)),
-        offer: None,
-        old: Some(String::new()),
-        new_readback: None,
-        notes: Vec::new(),
-        op,
-    };
+    let failed = refused(d.path(), op, Errno::BUSY, false, Some(""), None);
     a.log = vec![
         LogEntry {
             unix_secs: 1_700_000_000,

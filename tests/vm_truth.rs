@@ -20,7 +20,8 @@
 
 mod vm_common;
 
-use cgtop::app::actions::{FieldKind, WriteRequest};
+use cgtop::app::dialog::limits::FieldKind;
+use cgtop::app::writes::WriteRequest;
 use cgtop::app::{self, App, Effect, HostInfo, Mode, Msg};
 use cgtop::cgroupfs::DevId;
 use cgtop::model::input::{
@@ -564,7 +565,7 @@ fn io_max_without_memory_files_still_throttles_buffered_writes() {
 
 /// The io.max field of the limits form, driven like an operator: `e`, Down
 /// to io.max, typing `wbps=2M`; the form stays open.
-fn io_max_field(app: &mut App) -> cgtop::app::actions::Field {
+fn io_max_field(app: &mut App) -> cgtop::app::dialog::limits::Field {
     type_limit(app, FieldKind::IoMax, "wbps=2M");
     let Mode::Limits(f) = &app.mode else {
         panic!("the limits form is not open: {:?}", app.status);

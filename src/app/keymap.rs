@@ -1,6 +1,11 @@
-//! The one keymap table: dispatch, the footer hints and the help screen
-//! are all drawn from [`KEYMAP`], so help never drifts from the real keys.
+//! The one keymap table: every key of every screen (the main view, the
+//! filter and prompt, each dialog, the help, the editing keys of any text
+//! input) is a row with its scope. Dispatch, the footer and each dialog's
+//! bottom border, the help screen and README's key tables are all drawn
+//! from [`KEYMAP`], so none of them drifts from the real keys. Typed
+//! characters going into a text input are not rows.
 
+use super::text_input::Edit;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// Which bindings apply: each mode has its own table slice.
@@ -14,9 +19,135 @@ pub enum Scope {
     Help,
     /// Typing a number (refresh interval).
     Prompt,
-    /// A write dialog (controllers, limits, confirm, ...): its keys are
-    /// listed in the dialog itself.
-    Dialog,
+    /// Editing keys of every text input (the filter, the prompt, every
+    /// dialog field): looked up after the screen's own scope. Typed
+    /// characters go into the text and are not rows.
+    Text,
+    /// The controllers dialog (c).
+    Controllers,
+    /// The limits form (e).
+    Limits,
+    /// The raw editor (E), choosing a file.
+    RawChoose,
+    /// The raw editor, typing the line to write.
+    RawLine,
+    /// A yes/no confirmation.
+    Confirm,
+    /// A confirmation that needs a group's name typed.
+    ConfirmTyped,
+    /// The move picker (m).
+    Move,
+    /// The new group prompt (n).
+    NewGroup,
+    /// The leaf fix offer (after EBUSY).
+    LeafFix,
+    /// The action log (L).
+    Log,
+    /// A message (a failed write).
+    Message,
+}
+
+impl Scope {
+    /// Every scope, in the order the help and README list them.
+    pub const ALL: [Self; 16] = [
+        Self::Main,
+        Self::Filter,
+        Self::Prompt,
+        Self::Text,
+        Self::Controllers,
+        Self::Limits,
+        Self::RawChoose,
+        Self::RawLine,
+        Self::Confirm,
+        Self::ConfirmTyped,
+        Self::Move,
+        Self::NewGroup,
+        Self::LeafFix,
+        Self::Log,
+        Self::Message,
+        Self::Help,
+    ];
+
+    /// The heading of the scope in the help and README.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Main => "Main view (tree and process list)",
+            Self::Filter => "Filter (/)",
+            Self::Prompt => "Refresh interval prompt (d)",
+            Self::Text => "Editing any text (type to edit)",
+            Self::Controllers => "Controllers dialog (c)",
+            Self::Limits => "Limits form (e)",
+            Self::RawChoose => "Raw editor (E): choosing a file",
+            Self::RawLine => "Raw editor (E): typing the line",
+            Self::Confirm => "Confirmation",
+            Self::ConfirmTyped => "Confirmation with the group's name typed",
+            Self::Move => "Move a process (m)",
+            Self::NewGroup => "New group (n)",
+            Self::LeafFix => "Leaf fix (offered after EBUSY)",
+            Self::Log => "Action log (L)",
+            Self::Message => "Message (a refused write)",
+            Self::Help => "Help (?)",
+        }
+    }
+
+    /// Whether the screen has a text input: the [`Scope::Text`] keys and
+    /// typed characters reach it.
+    pub fn has_text(self) -> bool {
+        matches!(
+            self,
+            Self::Filter
+                | Self::Prompt
+                | Self::Limits
+                | Self::RawLine
+                | Self::ConfirmTyped
+                | Self::Move
+                | Self::NewGroup
+                | Self::LeafFix
+        )
+    }
+
+    /// The actions the scope's handler acts on: each must have a key in
+    /// the scope (a test checks it).
+    pub fn actions(self) -> &'static [Action] {
+        use Action as A;
+        match self {
+            // the main view's list is long: every action the main view
+            // handles is one that has a row there (tests/app_state.rs)
+            Self::Main => &[],
+            Self::Filter
+            | Self::Prompt
+            | Self::Confirm
+            | Self::RawLine
+            | Self::ConfirmTyped
+            | Self::NewGroup
+            | Self::LeafFix => &[A::Accept, A::Cancel],
+            Self::Text => &[
+                A::CursorLeft,
+                A::CursorRight,
+                A::WordLeft,
+                A::WordRight,
+                A::LineStart,
+                A::LineEnd,
+                A::DeleteChar,
+                A::DeleteForward,
+                A::DeleteWord,
+            ],
+            Self::Controllers => &[A::Up, A::Down, A::Toggle, A::Accept, A::Cancel],
+            Self::Limits => &[
+                A::PrevField,
+                A::NextField,
+                A::PrevDevice,
+                A::NextDevice,
+                A::Accept,
+                A::Cancel,
+            ],
+            Self::RawChoose => &[A::Up, A::Down, A::Accept, A::Cancel],
+            Self::Move => &[A::Up, A::Down, A::ToggleThreads, A::Accept, A::Cancel],
+            Self::Log => &[A::Up, A::Down, A::Close],
+            Self::Message => &[A::Close],
+            Self::Help => &[A::CloseHelp, A::PageDown, A::PageUp],
+        }
+    }
 }
 
 /// Declares [`Action`] and [`Action::all`] from one list, so that no
@@ -75,10 +206,27 @@ actions! {
     Help,
     Quit,
     Suspend,
-    // in the filter and prompt scopes
+    // in the filter, prompt and dialog scopes
     Accept,
     Cancel,
+    // text inputs
+    CursorLeft,
+    CursorRight,
+    WordLeft,
+    WordRight,
+    LineStart,
+    LineEnd,
     DeleteChar,
+    DeleteForward,
+    DeleteWord,
+    // dialogs
+    Toggle,
+    PrevField,
+    NextField,
+    PrevDevice,
+    NextDevice,
+    ToggleThreads,
+    Close,
     // help scope
     CloseHelp,
     // writes
@@ -109,6 +257,24 @@ impl Action {
                 | Self::RemoveGroup
                 | Self::Undo
         )
+    }
+}
+
+impl Action {
+    /// The text edit the action asks for, in a text input.
+    pub fn edit(self) -> Option<Edit> {
+        Some(match self {
+            Self::CursorLeft => Edit::Left,
+            Self::CursorRight => Edit::Right,
+            Self::WordLeft => Edit::WordLeft,
+            Self::WordRight => Edit::WordRight,
+            Self::LineStart => Edit::Home,
+            Self::LineEnd => Edit::End,
+            Self::DeleteChar => Edit::Backspace,
+            Self::DeleteForward => Edit::Delete,
+            Self::DeleteWord => Edit::DeleteWord,
+            _ => return None,
+        })
     }
 }
 
@@ -143,6 +309,21 @@ const fn ctrl(c: char) -> Key {
         mods: KeyModifiers::CONTROL,
     }
 }
+const fn ctrl_code(code: KeyCode) -> Key {
+    Key {
+        code,
+        mods: KeyModifiers::CONTROL,
+    }
+}
+const fn alt(c: char) -> Key {
+    Key {
+        code: KeyCode::Char(c),
+        mods: KeyModifiers::ALT,
+    }
+}
+/// Any key at all (a message closes on any key): `KeyCode::Null` is
+/// never reported by crossterm for a real key.
+const ANY: Key = code(KeyCode::Null);
 
 /// One row of the table.
 #[derive(Debug, Clone, Copy)]
@@ -172,7 +353,10 @@ const fn b(
     }
 }
 
-use Scope::{Filter, Help as HelpScope, Main, Prompt};
+use Scope::{
+    Confirm, ConfirmTyped, Controllers, Filter, Help as HelpScope, LeafFix, Limits, Log, Main,
+    Message, Move, NewGroup, Prompt, RawChoose, RawLine, Text,
+};
 
 // One line per binding, so the table reads as a table.
 #[rustfmt::skip]
@@ -217,10 +401,51 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[ctrl('z')], Action::Suspend, "suspend to the shell, from any screen (fg brings cgtop back)", None),
     b(Filter, &[code(KeyCode::Enter)], Action::Accept, "keep the filter", Some("keep")),
     b(Filter, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "clear the filter", Some("clear")),
-    b(Filter, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete a character", None),
     b(Prompt, &[code(KeyCode::Enter)], Action::Accept, "apply", Some("apply")),
     b(Prompt, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
-    b(Prompt, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete a character", None),
+    b(Text, &[code(KeyCode::Left)], Action::CursorLeft, "cursor left", None),
+    b(Text, &[code(KeyCode::Right)], Action::CursorRight, "cursor right", None),
+    b(Text, &[ctrl_code(KeyCode::Left), alt('b')], Action::WordLeft, "a word left", None),
+    b(Text, &[ctrl_code(KeyCode::Right), alt('f')], Action::WordRight, "a word right", None),
+    b(Text, &[code(KeyCode::Home), ctrl('a')], Action::LineStart, "to the start", None),
+    b(Text, &[code(KeyCode::End), ctrl('e')], Action::LineEnd, "to the end", None),
+    b(Text, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete the character before the cursor", None),
+    b(Text, &[code(KeyCode::Delete)], Action::DeleteForward, "delete the character under the cursor", None),
+    b(Text, &[ctrl('w')], Action::DeleteWord, "delete the word before the cursor", None),
+    b(Controllers, &[code(KeyCode::Up)], Action::Up, "previous controller", Some("move")),
+    b(Controllers, &[code(KeyCode::Down)], Action::Down, "next controller", Some("move")),
+    b(Controllers, &[k(' '), k('x')], Action::Toggle, "mark or unmark the controller", Some("toggle")),
+    b(Controllers, &[code(KeyCode::Enter)], Action::Accept, "write every change in one write", Some("apply")),
+    b(Controllers, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close without writing", Some("cancel")),
+    b(Limits, &[code(KeyCode::Up), code(KeyCode::BackTab)], Action::PrevField, "previous field", Some("field")),
+    b(Limits, &[code(KeyCode::Down), code(KeyCode::Tab)], Action::NextField, "next field", Some("field")),
+    b(Limits, &[code(KeyCode::Left)], Action::PrevDevice, "previous device (io.max, io.latency; elsewhere the cursor)", Some("device")),
+    b(Limits, &[code(KeyCode::Right)], Action::NextDevice, "next device (io.max, io.latency; elsewhere the cursor)", Some("device")),
+    b(Limits, &[code(KeyCode::Enter)], Action::Accept, "write the field's value and read it back", Some("write")),
+    b(Limits, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close the form", Some("close")),
+    b(RawChoose, &[code(KeyCode::Up)], Action::Up, "previous file", Some("file")),
+    b(RawChoose, &[code(KeyCode::Down)], Action::Down, "next file", Some("file")),
+    b(RawChoose, &[code(KeyCode::Enter)], Action::Accept, "choose the file, then type the line", Some("choose")),
+    b(RawChoose, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close", Some("close")),
+    b(RawLine, &[code(KeyCode::Enter)], Action::Accept, "write the line (after a confirmation)", Some("write")),
+    b(RawLine, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "back to the files", Some("back")),
+    b(Confirm, &[k('y'), k('Y'), code(KeyCode::Enter)], Action::Accept, "go ahead", Some("go ahead")),
+    b(Confirm, &[k('n'), k('N'), code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
+    b(ConfirmTyped, &[code(KeyCode::Enter)], Action::Accept, "go ahead once the name typed matches", Some("go ahead")),
+    b(ConfirmTyped, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
+    b(Move, &[code(KeyCode::Up)], Action::Up, "previous group", Some("choose")),
+    b(Move, &[code(KeyCode::Down)], Action::Down, "next group", Some("choose")),
+    b(Move, &[ctrl('t')], Action::ToggleThreads, "the whole process (cgroup.procs) or this thread (cgroup.threads)", Some("procs/threads")),
+    b(Move, &[code(KeyCode::Enter)], Action::Accept, "move into the group", Some("move")),
+    b(Move, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
+    b(NewGroup, &[code(KeyCode::Enter)], Action::Accept, "create the group", Some("create")),
+    b(NewGroup, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
+    b(LeafFix, &[code(KeyCode::Enter)], Action::Accept, "create the leaf, move the processes, enable", Some("fix")),
+    b(LeafFix, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "leave it", Some("leave it")),
+    b(Log, &[code(KeyCode::Up), k('k')], Action::Up, "scroll up", Some("scroll")),
+    b(Log, &[code(KeyCode::Down), k('j')], Action::Down, "scroll down", Some("scroll")),
+    b(Log, &[code(KeyCode::Esc), k('q'), k('L'), code(KeyCode::Enter)], Action::Close, "close the log", Some("close")),
+    b(Message, &[ANY], Action::Close, "close the message", Some("closes")),
     b(HelpScope, &[code(KeyCode::Esc), k('q'), k('?'), code(KeyCode::F(1)), code(KeyCode::Enter)], Action::CloseHelp, "close the help", Some("close")),
     b(HelpScope, &[k(' '), code(KeyCode::PageDown), code(KeyCode::Down), k('j')], Action::PageDown, "next page of the help", Some("next page")),
     b(HelpScope, &[code(KeyCode::PageUp), code(KeyCode::Up), k('k')], Action::PageUp, "previous page of the help", None),
@@ -229,12 +454,18 @@ pub const KEYMAP: &[Binding] = &[
 /// Normalises a key event: SHIFT on a character is already in the
 /// character (crossterm reports 'G' with or without SHIFT).
 fn matches(key: &Key, ev: &KeyEvent) -> bool {
+    if *key == ANY {
+        return true;
+    }
     let mods = ev.modifiers & (KeyModifiers::CONTROL | KeyModifiers::SHIFT | KeyModifiers::ALT);
     if key.code != ev.code {
         return false;
     }
     match ev.code {
-        KeyCode::Char(_) => key.mods == (mods - KeyModifiers::SHIFT) || key.mods == mods,
+        // Shift-Tab comes as BackTab, with or without SHIFT
+        KeyCode::Char(_) | KeyCode::BackTab => {
+            key.mods == (mods - KeyModifiers::SHIFT) || key.mods == mods
+        }
         _ => key.mods == mods,
     }
 }
@@ -281,10 +512,16 @@ pub fn key_name(key: &Key) -> String {
         KeyCode::Backspace => "Bksp".into(),
         KeyCode::Delete => "Del".into(),
         KeyCode::F(n) => format!("F{n}"),
+        KeyCode::BackTab => "S-Tab".into(),
+        KeyCode::Null => "any key".into(),
         other => format!("{other:?}"),
     };
-    if key.mods.contains(KeyModifiers::CONTROL) {
+    if key.mods.contains(KeyModifiers::CONTROL) && matches!(key.code, KeyCode::Char(_)) {
         format!("^{}", base.to_uppercase())
+    } else if key.mods.contains(KeyModifiers::CONTROL) {
+        format!("C-{base}")
+    } else if key.mods.contains(KeyModifiers::ALT) {
+        format!("M-{base}")
     } else if key.mods.contains(KeyModifiers::SHIFT) && !matches!(key.code, KeyCode::Char(_)) {
         format!("S-{base}")
     } else {
@@ -296,6 +533,109 @@ pub fn key_name(key: &Key) -> String {
 /// that only differ by an implied SHIFT.
 pub fn bindings(scope: Scope) -> impl Iterator<Item = &'static Binding> {
     KEYMAP.iter().filter(move |b| b.scope == scope)
+}
+
+/// The help lines of one scope: each binding's keys (a key that differs
+/// only by an implied SHIFT once) and its text; the run of detail-page
+/// bindings is one line.
+pub fn help_lines(scope: Scope) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    if scope == Scope::Text {
+        // typed characters are not rows: every other key would be one
+        out.push((
+            "(characters)".into(),
+            "typed into the text at the cursor".into(),
+        ));
+    }
+    let mut pages: Option<(Vec<String>, Vec<&str>)> = None;
+    for b in bindings(scope) {
+        let keys = key_names(b);
+        if matches!(b.action, Action::DetailPage(_)) {
+            let (k, h) = pages.get_or_insert_with(Default::default);
+            k.extend(keys);
+            h.push(b.help.trim_start_matches("detail: "));
+            continue;
+        }
+        if let Some((k, h)) = pages.take() {
+            out.push((k.join(" "), format!("detail: {}", h.join(", "))));
+        }
+        out.push((keys.join(" "), b.help.to_owned()));
+    }
+    if let Some((k, h)) = pages.take() {
+        out.push((k.join(" "), format!("detail: {}", h.join(", "))));
+    }
+    out
+}
+
+/// The names of a binding's keys, each once.
+fn key_names(b: &Binding) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for k in b.keys {
+        let name = key_name(k);
+        if !keys.contains(&name) {
+            keys.push(name);
+        }
+    }
+    keys
+}
+
+/// A dialog's keys for its bottom border: each row with a footer label,
+/// all its keys; rows with the same label share it ("Up/Down move").
+pub fn footer_text(scope: Scope) -> String {
+    let mut items: Vec<(Vec<String>, &str)> = Vec::new();
+    for b in bindings(scope) {
+        let Some(label) = b.footer else { continue };
+        // a letter bound in both cases shows once, in lower case: the
+        // border has no room to spare ("y/Enter", not "y/Y/Enter")
+        let mut names = key_names(b);
+        let both = |n: &String| {
+            n.chars().count() == 1
+                && n.chars().all(|c| c.is_ascii_uppercase())
+                && names.contains(&n.to_ascii_lowercase())
+        };
+        let shown: Vec<String> = names.iter().filter(|n| !both(n)).cloned().collect();
+        names = shown;
+        match items.iter_mut().find(|(_, l)| *l == label) {
+            Some((keys, _)) => keys.extend(names),
+            None => items.push((names, label)),
+        }
+    }
+    // typing is said by the dialog itself ("type a new value") and the
+    // help; the border names it only where the text is not the obvious
+    // thing to type, and keeps its room for the keys
+    let typing = match scope {
+        Scope::Move => Some("type to filter".to_owned()),
+        Scope::ConfirmTyped => Some("type the name".to_owned()),
+        _ => None,
+    };
+    typing
+        .into_iter()
+        .chain(
+            items
+                .into_iter()
+                .map(|(keys, label)| format!("{} {label}", keys.join("/"))),
+        )
+        .collect::<Vec<_>>()
+        .join("  ")
+}
+
+/// README's key tables: one per scope, from the table itself (a test
+/// compares them with README.md).
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for scope in Scope::ALL {
+        out.push_str(&format!(
+            "**{}**\n\n| keys | what |\n|---|---|\n",
+            scope.title()
+        ));
+        for (keys, help) in help_lines(scope) {
+            // a `|` key would end the cell
+            let keys = keys.replace('|', "\\|");
+            out.push_str(&format!("| {keys} | {help} |\n"));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -343,10 +683,66 @@ mod tests {
         assert_eq!(lookup(Scope::Main, &ev), None);
     }
 
+    /// Every action a scope's handler acts on has a key in that scope, and
+    /// every scope has at least one row.
+    #[test]
+    fn every_action_of_every_scope_has_a_key() {
+        for scope in Scope::ALL {
+            assert!(bindings(scope).next().is_some(), "{scope:?} has no keys");
+            for action in scope.actions() {
+                assert!(
+                    bindings(scope).any(|b| b.action == *action),
+                    "{action:?} has no key in {scope:?}"
+                );
+            }
+        }
+    }
+
+    /// A screen with a text input leaves every plain character to the
+    /// text: a row on one would make that letter impossible to type.
+    #[test]
+    fn text_scopes_leave_typed_characters_to_the_text() {
+        for scope in Scope::ALL.into_iter().filter(|s| s.has_text()) {
+            for b in bindings(scope).chain(bindings(Scope::Text)) {
+                for key in b.keys {
+                    let plain = matches!(key.code, KeyCode::Char(_))
+                        && !key
+                            .mods
+                            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+                    assert!(!plain, "{key:?} in {scope:?} would not be typed");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn footers_list_every_labelled_key() {
+        assert_eq!(
+            footer_text(Scope::Controllers),
+            "Up/Down move  Space/x toggle  Enter apply  Esc/^C cancel"
+        );
+        assert_eq!(
+            footer_text(Scope::Log),
+            "Up/k/Down/j scroll  Esc/q/L/Enter close"
+        );
+        assert_eq!(footer_text(Scope::Message), "any key closes");
+        assert_eq!(
+            footer_text(Scope::Confirm),
+            "y/Enter go ahead  n/Esc/^C cancel"
+        );
+        assert_eq!(
+            footer_text(Scope::Limits),
+            "Up/S-Tab/Down/Tab field  Left/Right device  Enter write  Esc/^C close"
+        );
+    }
+
     #[test]
     fn key_names() {
         assert_eq!(key_name(&ctrl('c')), "^C");
         assert_eq!(key_name(&code(KeyCode::F(10))), "F10");
         assert_eq!(key_name(&shift(KeyCode::Right)), "S-Right");
+        assert_eq!(key_name(&ctrl_code(KeyCode::Left)), "C-Left");
+        assert_eq!(key_name(&alt('b')), "M-b");
+        assert_eq!(key_name(&ANY), "any key");
     }
 }

@@ -5,19 +5,26 @@
 //!
 //! Must not depend on: `ui`, the terminal, the filesystem.
 
-pub mod actions;
+pub mod dialog;
 pub mod keymap;
+pub mod text_input;
+pub mod writes;
 
 use crate::model::tree::{Row, RowOptions, Tree};
 // the host's facts are the model's; re-exported because App holds them
 pub use crate::model::HostInfo;
 use crate::model::{GroupPath, GroupRates, GroupSample, MountInfo};
 use crate::source::collector::{Collected, Command, Focus, Refresh};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use keymap::{Action, Scope};
 use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::time::Duration;
+use text_input::{TextInput, Typed};
+
+/// The most characters of an interval ("3600.000000"): a number that
+/// long is out of range anyway.
+pub const INTERVAL_CAP: usize = 16;
 
 /// SIGHUP's number (the same on every Linux architecture).
 const SIGHUP: i32 = 1;
@@ -71,7 +78,7 @@ pub enum MouseAction {
 pub enum Effect {
     Collector(Command),
     /// Hand a write to the writer thread.
-    Write(actions::WriteRequest),
+    Write(writes::WriteRequest),
     /// Give the terminal back and stop until continued (Ctrl-Z, SIGTSTP).
     Suspend,
     /// Set the terminal up again and draw every cell anew (after SIGCONT:
@@ -166,16 +173,16 @@ pub enum Mode {
     Filter,
     Help,
     /// Typing a new refresh interval in seconds.
-    IntervalPrompt(String),
-    Controllers(actions::ControllersDialog),
-    Limits(actions::LimitsForm),
-    Raw(actions::RawEditor),
+    IntervalPrompt(TextInput),
+    Controllers(dialog::controllers::ControllersDialog),
+    Limits(dialog::limits::LimitsForm),
+    Raw(dialog::raw::RawEditor),
     /// Boxed: a confirmation carries its whole request, and the other
     /// modes need not be as large.
-    Confirm(Box<actions::Confirm>),
-    Move(actions::MovePicker),
-    NewGroup(actions::NamePrompt),
-    LeafFix(actions::LeafFixDialog),
+    Confirm(Box<dialog::confirm::Confirm>),
+    Move(dialog::move_picker::MovePicker),
+    NewGroup(dialog::new_group::NamePrompt),
+    LeafFix(dialog::leaf_fix::LeafFixDialog),
     /// The action log, scrolled.
     Log {
         scroll: usize,
@@ -226,7 +233,7 @@ pub struct App {
     pub collapsed: HashSet<GroupPath>,
     pub sort: SortKey,
     pub sort_desc: bool,
-    pub filter: String,
+    pub filter: TextInput,
     pub mode: Mode,
     /// Which page of the help is shown (the view wraps it around the
     /// number of pages that fit).
@@ -247,7 +254,7 @@ pub struct App {
     /// Groups that must not be frozen or killed without typing the name.
     pub protected: crate::source::safety::Protected,
     /// Every write of the session, oldest first.
-    pub log: Vec<actions::LogEntry>,
+    pub log: Vec<writes::LogEntry>,
     /// Where the action log file is, and why there when it fell back;
     /// `None` when no writer runs (tests).
     pub log_place: Option<crate::source::actionlog::LogPlace>,
@@ -281,7 +288,7 @@ impl App {
             collapsed: HashSet::new(),
             sort: SortKey::Cpu,
             sort_desc: true,
-            filter: String::new(),
+            filter: TextInput::new(TextInput::LINE),
             mode: Mode::Normal,
             help_page: 0,
             pane: Pane::Tree,
@@ -306,12 +313,22 @@ impl App {
 
     /// Which keymap scope applies now.
     pub fn scope(&self) -> Scope {
-        match self.mode {
+        match &self.mode {
             Mode::Normal => Scope::Main,
             Mode::Filter => Scope::Filter,
             Mode::Help => Scope::Help,
             Mode::IntervalPrompt(_) => Scope::Prompt,
-            _ => Scope::Dialog,
+            Mode::Controllers(_) => Scope::Controllers,
+            Mode::Limits(_) => Scope::Limits,
+            Mode::Raw(r) if r.input.is_some() => Scope::RawLine,
+            Mode::Raw(_) => Scope::RawChoose,
+            Mode::Confirm(c) if c.typed.is_some() => Scope::ConfirmTyped,
+            Mode::Confirm(_) => Scope::Confirm,
+            Mode::Move(_) => Scope::Move,
+            Mode::NewGroup(_) => Scope::NewGroup,
+            Mode::LeafFix(_) => Scope::LeafFix,
+            Mode::Log { .. } => Scope::Log,
+            Mode::Message { .. } => Scope::Message,
         }
     }
 
@@ -569,7 +586,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             outcomes,
             unix_secs,
         } => {
-            actions::on_write_finished(app, &outcomes, unix_secs, &mut fx);
+            writes::on_write_finished(app, &outcomes, unix_secs, &mut fx);
         }
     }
     fx
@@ -587,7 +604,7 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
         }
     }
     app.data = Some(Data { refresh: r, tree });
-    actions::track_freeze(app);
+    writes::track_freeze(app);
     let before = app.selected.clone();
     app.rebuild_rows();
     if first || app.selected != before {
@@ -607,11 +624,10 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         fx.push(Effect::Suspend);
         return;
     }
-    let scope = app.scope();
-    if scope == Scope::Dialog {
-        actions::on_dialog_key(app, ev, fx);
+    if dialog::on_key(app, ev, fx) {
         return;
     }
+    let scope = app.scope();
     let action = keymap::lookup(scope, ev);
     match scope {
         Scope::Filter => {
@@ -621,14 +637,9 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
                     app.filter.clear();
                     app.mode = Mode::Normal;
                 }
-                Some(Action::DeleteChar) => {
-                    app.filter.pop();
-                }
                 _ => {
-                    if let KeyCode::Char(c) = ev.code {
-                        if !ev.modifiers.contains(KeyModifiers::CONTROL) {
-                            app.filter.push(c);
-                        }
+                    if let Typed::Refused(e) = app.filter.on_key(ev) {
+                        app.set_status(Level::Warn, e.to_string());
                     }
                 }
             }
@@ -645,7 +656,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             };
             match action {
                 Some(Action::Accept) => {
-                    let t = text.trim().to_owned();
+                    let t = text.as_str().trim().to_owned();
                     app.mode = Mode::Normal;
                     match parse_interval(&t) {
                         Ok(d) => {
@@ -660,14 +671,14 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
                     }
                 }
                 Some(Action::Cancel) => app.mode = Mode::Normal,
-                Some(Action::DeleteChar) => {
-                    text.pop();
-                }
                 _ => {
-                    if let KeyCode::Char(c) = ev.code {
-                        if c.is_ascii_digit() || c == '.' {
-                            text.push(c);
-                        }
+                    // seconds: digits and a point are the only characters
+                    let number =
+                        text_input::typed_char(ev).is_none_or(|c| c.is_ascii_digit() || c == '.');
+                    if number {
+                        // at most 16 characters: the cap cannot be reached
+                        // by a number that parses in range
+                        let _ = text.on_key(ev);
                     }
                 }
             }
@@ -682,10 +693,16 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             }
             return;
         }
-        Scope::Main | Scope::Dialog => {}
+        _ => {}
     }
     let Some(action) = action else { return };
     app.status = None;
+    // the write keys and the log: their dialogs open (or a write goes
+    // out) from app/dialog
+    if let Some(t) = dialog::on_main_action(app, action, fx) {
+        dialog::apply(app, t);
+        return;
+    }
     let page = app.tree_height.max(1);
     let in_procs = app.pane == Pane::Processes;
     match action {
@@ -721,11 +738,9 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             app.rebuild_rows();
         }
         Action::StartFilter => app.mode = Mode::Filter,
-        Action::ClearFilter => {
-            if !app.filter.is_empty() {
-                app.filter.clear();
-                app.rebuild_rows();
-            }
+        Action::ClearFilter if !app.filter.is_empty() => {
+            app.filter.clear();
+            app.rebuild_rows();
         }
         Action::SortPrev | Action::SortNext => {
             app.sort = app.sort.step(action == Action::SortNext);
@@ -768,7 +783,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             app.paused = !app.paused;
             fx.push(Effect::Collector(Command::Pause(app.paused)));
         }
-        Action::SetInterval => app.mode = Mode::IntervalPrompt(String::new()),
+        Action::SetInterval => app.mode = Mode::IntervalPrompt(TextInput::new(INTERVAL_CAP)),
         Action::Help => {
             app.mode = Mode::Help;
             app.help_page = 0;
@@ -778,21 +793,39 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             fx.push(Effect::Quit);
         }
         Action::Suspend => fx.push(Effect::Suspend),
-        Action::Controllers => actions::open_controllers(app),
-        Action::EditLimits => actions::open_limits(app),
-        Action::EditRaw => actions::open_raw(app),
-        Action::Freeze => actions::freeze_toggle(app, fx),
-        Action::Kill => actions::kill_group(app, fx),
-        Action::MoveProcess => actions::open_move(app),
-        Action::NewGroup => actions::open_new_group(app),
-        Action::RemoveGroup => actions::remove_group(app, fx),
-        Action::Undo => actions::undo(app, fx),
-        Action::ActionLog => {
-            app.mode = Mode::Log {
-                scroll: app.log.len().saturating_sub(1),
-            }
-        }
-        Action::Accept | Action::Cancel | Action::DeleteChar | Action::CloseHelp => {}
+        // an empty filter: nothing to clear
+        Action::ClearFilter
+        // handled above by dialog::on_main_action
+        | Action::Controllers
+        | Action::EditLimits
+        | Action::EditRaw
+        | Action::Freeze
+        | Action::Kill
+        | Action::MoveProcess
+        | Action::NewGroup
+        | Action::RemoveGroup
+        | Action::Undo
+        | Action::ActionLog
+        // the other scopes' actions (filter, prompt, text, dialogs, help)
+        | Action::Accept
+        | Action::Cancel
+        | Action::CursorLeft
+        | Action::CursorRight
+        | Action::WordLeft
+        | Action::WordRight
+        | Action::LineStart
+        | Action::LineEnd
+        | Action::DeleteChar
+        | Action::DeleteForward
+        | Action::DeleteWord
+        | Action::Toggle
+        | Action::PrevField
+        | Action::NextField
+        | Action::PrevDevice
+        | Action::NextDevice
+        | Action::ToggleThreads
+        | Action::Close
+        | Action::CloseHelp => {}
     }
 }
 

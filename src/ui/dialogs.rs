@@ -2,17 +2,22 @@
 //! do before anything is written, and its own keys.
 
 use super::Theme;
-use crate::app::actions::{
-    Confirm, ControllersDialog, FieldKind, LeafFixDialog, LimitsForm, MovePicker, NamePrompt,
-    RawEditor, WriteRequest,
-};
+use crate::app::dialog::confirm::{Confirm, Question, Reason};
+use crate::app::dialog::controllers::ControllersDialog;
+use crate::app::dialog::leaf_fix::LeafFixDialog;
+use crate::app::dialog::limits::{Field, FieldKind, LimitsForm, Preview};
+use crate::app::dialog::move_picker::MovePicker;
+use crate::app::dialog::new_group::NamePrompt;
+use crate::app::dialog::raw::RawEditor;
+use crate::app::keymap::{self, Scope};
+use crate::app::text_input::TextInput;
 use crate::app::{App, Mode};
 use crate::model::text::{escape, escape_str};
 use crate::render::fit::fit;
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
 use crate::source::safety::{typed_prompt, Harm};
 use ratatui::layout::Rect;
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
@@ -90,6 +95,42 @@ fn para(text: &str, style: Style, width: usize) -> impl Iterator<Item = Line<'st
         .map(move |l| Line::styled(l, style))
 }
 
+/// A text input as spans within `width` columns: the text around the
+/// cursor, the cursor a `_` at the end or the character under it in
+/// reverse video. A long text scrolls, so that the dialog never grows
+/// with it and its message stays in sight.
+pub(crate) fn input_spans(t: &TextInput, width: usize, theme: &Theme) -> Vec<Span<'static>> {
+    let (before, after) = t.window(width);
+    let mut chars = after.chars();
+    match chars.next() {
+        None => vec![Span::raw(format!("{before}_"))],
+        Some(c) => vec![
+            Span::raw(before),
+            // underlined too: the limits form draws the whole line of the
+            // field being edited in reverse video already
+            Span::styled(
+                c.to_string(),
+                theme.selected.add_modifier(Modifier::UNDERLINED),
+            ),
+            Span::raw(chars.as_str().to_owned()),
+        ],
+    }
+}
+
+/// A label and the text input after it, on one line of `width` columns.
+fn input_line(
+    label: String,
+    label_style: Style,
+    t: &TextInput,
+    width: usize,
+    theme: &Theme,
+) -> Line<'static> {
+    let room = width.saturating_sub(label.chars().count());
+    let mut spans = vec![Span::styled(label, label_style)];
+    spans.extend(input_spans(t, room, theme));
+    Line::from(spans)
+}
+
 /// A row of a list: the selected one is a bar across the whole dialog,
 /// so that it shows even where the text is short (" /lab").
 fn list_row(text: String, width: usize, selected: bool, theme: &Theme) -> Line<'static> {
@@ -102,14 +143,17 @@ fn list_row(text: String, width: usize, selected: bool, theme: &Theme) -> Line<'
     }
 }
 
+/// A box over the main view; its bottom border lists the keys of the
+/// dialog's keymap scope.
 fn popup(
     f: &mut Frame<'_>,
     area: Rect,
     title: &str,
     lines: Vec<Line<'_>>,
-    keys: &str,
+    scope: Scope,
     theme: &Theme,
 ) {
+    let keys = keymap::footer_text(scope);
     let w = MAX_WIDTH.min(area.width);
     // a line the caller did not wrap (a long typed input) takes more rows
     let inner = inner_width(area);
@@ -145,7 +189,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
                 .iter()
                 .flat_map(|l| para(l, Style::new(), w))
                 .collect();
-            popup(f, area, title, lines, "any key closes", theme);
+            popup(f, area, title, lines, Scope::Message, theme);
         }
         _ => {}
     }
@@ -195,14 +239,7 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
         )
     };
     lines.extend(para(&enter, theme.header, inner_width(area)));
-    popup(
-        f,
-        area,
-        "controllers",
-        lines,
-        "Space toggle  Enter apply  Esc cancel",
-        theme,
-    );
+    popup(f, area, "controllers", lines, Scope::Controllers, theme);
 }
 
 fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
@@ -219,7 +256,7 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
         )));
     }
     lines.push(Line::raw(""));
-    let shown = |fd: &crate::app::actions::Field| -> String {
+    let shown = |fd: &Field| -> String {
         match fd.current.as_deref() {
             None => "(controller off)".into(),
             // the kernel lists nothing where nothing is set
@@ -244,17 +281,17 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
     for (i, fd) in form.fields.iter().enumerate() {
         let cur = shown(fd);
         let sel = i == form.cursor;
-        let input = if sel {
-            format!("{}_", fd.input)
+        let head = format!("{:<16}{:<cur_w$} ", fd.kind.file(), fit(&cur, cur_w));
+        let room = inner_width(area).saturating_sub(head.chars().count());
+        let line = if sel {
+            let mut spans = vec![Span::raw(head)];
+            spans.extend(input_spans(&fd.input, room, theme));
+            Line::from(spans)
         } else {
-            fd.input.clone()
+            // not being edited: its start, cut to the row
+            let shown: String = fd.input.as_str().chars().take(room).collect();
+            Line::raw(format!("{head}{shown}"))
         };
-        let line = Line::raw(format!(
-            "{:<16}{:<cur_w$} {}",
-            fd.kind.file(),
-            fit(&cur, cur_w),
-            input
-        ));
         let line = if fd.current.is_none() {
             line.style(theme.dim)
         } else if sel {
@@ -269,22 +306,25 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
         let w = inner_width(area);
         lines.extend(para(&format!("accepts: {}", fd.kind.hint()), theme.dim, w));
         match &fd.preview {
-            Ok(p) => lines.extend(para(&format!("Enter {p}"), theme.header, w)),
-            Err(e) if !e.is_empty() => lines.extend(para(e, theme.error, w)),
-            Err(_) => lines.push(Line::raw("")),
+            Preview::Writes { contents, file } => lines.extend(para(
+                &format!(
+                    "Enter writes \"{}\" to {}",
+                    escape_str(contents),
+                    escape_str(file)
+                ),
+                theme.header,
+                w,
+            )),
+            Preview::Does(what) => lines.extend(para(&format!("Enter {what}"), theme.header, w)),
+            Preview::Invalid(e) => lines.extend(para(e, theme.error, w)),
+            Preview::Missing(m) => lines.extend(para(&m.to_string(), theme.error, w)),
+            Preview::Empty => lines.push(Line::raw("")),
         }
         if let Some(warning) = &fd.warning {
             lines.extend(para(warning, theme.warn, w));
         }
     }
-    popup(
-        f,
-        area,
-        "edit limits",
-        lines,
-        "Up/Down field  Enter write  Left/Right device  Esc close",
-        theme,
-    );
+    popup(f, area, "edit limits", lines, Scope::Limits, theme);
 }
 
 fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
@@ -315,13 +355,13 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
     }
     lines.push(Line::raw(""));
     match &r.input {
-        Some(t) => lines.push(Line::from(vec![
-            Span::styled(
-                format!("{}: ", escape_str(&r.files[r.cursor].0)),
-                theme.title,
-            ),
-            Span::raw(format!("{t}_")),
-        ])),
+        Some(t) => lines.push(input_line(
+            format!("{}: ", escape_str(&r.files[r.cursor].0)),
+            theme.title,
+            t,
+            w,
+            theme,
+        )),
         None => lines.push(Line::styled(
             "Enter chooses the file, then type the line.",
             theme.dim,
@@ -332,22 +372,74 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
         area,
         "write a knob",
         lines,
-        "Up/Down  Enter  Esc back",
+        if r.input.is_some() {
+            Scope::RawLine
+        } else {
+            Scope::RawChoose
+        },
         theme,
     );
 }
 
+/// A confirmation's text: its opening, one bullet per op, then each
+/// reason worded, indented under the list.
+pub fn confirm_lines(c: &Confirm) -> Vec<String> {
+    let mut lines = Vec::new();
+    if c.question == Question::EnableAlongPath {
+        lines.push(
+            "The parent does not hand this controller down. cgtop can enable it along the path:"
+                .to_owned(),
+        );
+    }
+    lines.extend(c.ops().iter().map(|o| format!("• {}", o.describe())));
+    lines.extend(c.reasons.iter().map(|r| format!("  {}", reason_text(r))));
+    lines
+}
+
+/// A reason in words.
+fn reason_text(r: &Reason) -> String {
+    match r {
+        Reason::Destructive(op) => op.confirm_reason().unwrap_or_default().to_owned(),
+        Reason::Raw {
+            group,
+            file,
+            contents,
+        } => {
+            // the root displays as "/": no "//file"
+            let dir = if group.is_root() {
+                String::new()
+            } else {
+                group.to_string()
+            };
+            format!(
+                "writes \"{}\" to {dir}/{}",
+                escape_str(contents),
+                escape_str(file)
+            )
+        }
+        Reason::WillDie { procs, groups } => format!(
+            "{procs} process{} in {groups} group{} will die",
+            if *procs == 1 { "" } else { "es" },
+            if *groups == 1 { "" } else { "s" }
+        ),
+        Reason::NoCgroupKill => {
+            "this kernel has no cgroup.kill: cgtop sends SIGKILL to every process of the subtree"
+                .to_owned()
+        }
+        Reason::SystemdMayRevert { unit } => format!(
+            "{unit} is managed by systemd: a daemon-reload or unit restart may revert a direct write"
+        ),
+        Reason::SystemdWay { command } => format!("systemd's way: {command}"),
+    }
+}
+
 fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
     let w = inner_width(area);
-    let mut lines: Vec<Line<'_>> = c
-        .lines
+    let mut lines: Vec<Line<'_>> = confirm_lines(c)
         .iter()
         .flat_map(|l| para(l, Style::new(), w))
         .collect();
-    let ops: &[crate::model::Op] = match &c.request {
-        WriteRequest::Ops(ops) | WriteRequest::Typed { ops, .. } => ops,
-        WriteRequest::LeafFix { .. } => &[],
-    };
+    let ops = c.ops();
     if let (Some((target, _)), false) = (&c.typed, c.dangers.is_empty()) {
         let harm = ops
             .iter()
@@ -360,26 +452,33 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
         ));
     }
     lines.push(Line::raw(""));
-    let keys = match &c.typed {
+    let scope = match &c.typed {
         Some((target, typed)) => {
-            lines.push(Line::from(vec![
-                Span::styled(format!("type {}: ", target.name_display()), theme.warn),
-                Span::raw(format!("{typed}_")),
-            ]));
-            "type the name, Enter  Esc cancel"
+            lines.push(input_line(
+                format!("type {}: ", target.name_display()),
+                theme.warn,
+                typed,
+                w,
+                theme,
+            ));
+            Scope::ConfirmTyped
         }
-        None => "y/Enter go ahead  n/Esc cancel",
+        None => Scope::Confirm,
     };
     // kill, move and remove leave nothing to undo
     let final_op = ops
         .iter()
         .any(|o| o.is_destructive() && o.undo_source().is_none());
-    let title = if final_op {
-        format!("{} (cannot be undone)", c.title)
-    } else {
-        c.title.clone()
+    let question = match c.question {
+        Question::Write => "confirm",
+        Question::EnableAlongPath => "enable along the path",
     };
-    popup(f, area, &title, lines, keys, theme);
+    let title = if final_op {
+        format!("{question} (cannot be undone)")
+    } else {
+        question.to_owned()
+    };
+    popup(f, area, &title, lines, scope, theme);
 }
 
 fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
@@ -403,10 +502,7 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
     .chain(para(how, theme.dim, w))
     .collect();
     lines.extend([
-        Line::from(vec![
-            Span::styled("filter: ", theme.title),
-            Span::raw(format!("{}_", m.filter)),
-        ]),
+        input_line("filter: ".into(), theme.title, &m.filter, w, theme),
         Line::raw(""),
     ]);
     let h = usize::from(area.height.saturating_sub(11)).max(3);
@@ -425,25 +521,15 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
     if m.matches.is_empty() {
         lines.push(Line::styled(" no group matches", theme.dim));
     }
-    popup(
-        f,
-        area,
-        "move a process",
-        lines,
-        "type to filter  Up/Down  Enter move  ^T procs/threads  Esc cancel",
-        theme,
-    );
+    popup(f, area, "move a process", lines, Scope::Move, theme);
 }
 
 fn new_group(f: &mut Frame<'_>, area: Rect, p: &NamePrompt, theme: &Theme) {
+    let w = inner_width(area);
     let mut lines = vec![
         Line::raw(format!("New child group of {}:", p.parent)),
-        Line::from(vec![
-            Span::styled("name: ", theme.title),
-            Span::raw(format!("{}_", p.input)),
-        ]),
+        input_line("name: ".into(), theme.title, &p.input, w, theme),
     ];
-    let w = inner_width(area);
     match &p.check {
         Ok(n) => lines.extend(para(
             &match p.parent.join(n) {
@@ -456,14 +542,7 @@ fn new_group(f: &mut Frame<'_>, area: Rect, p: &NamePrompt, theme: &Theme) {
         Err(e) if p.input.is_empty() => lines.extend(para(e, theme.dim, w)),
         Err(e) => lines.extend(para(e, theme.error, w)),
     }
-    popup(
-        f,
-        area,
-        "new group",
-        lines,
-        "Enter create  Esc cancel",
-        theme,
-    );
+    popup(f, area, "new group", lines, Scope::NewGroup, theme);
 }
 
 fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
@@ -492,10 +571,13 @@ fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
     lines.extend(para("cgtop can fix it: create a leaf child, move every process of the group into it, then write to its cgroup.subtree_control:", plain, w));
     lines.extend(para(&format!("    {}", names.join(" ")), plain, w));
     lines.push(Line::raw(""));
-    lines.push(Line::from(vec![
-        Span::styled("leaf name: ", theme.title),
-        Span::raw(format!("{}_", l.leaf)),
-    ]));
+    lines.push(input_line(
+        "leaf name: ".into(),
+        theme.title,
+        &l.leaf,
+        w,
+        theme,
+    ));
     match &l.check {
         Ok(leaf) => match l.group.join(leaf) {
             Ok(path) => lines.extend(para(&format!("-> {path}"), theme.dim, w)),
@@ -508,7 +590,7 @@ fn leaf_fix(f: &mut Frame<'_>, area: Rect, l: &LeafFixDialog, theme: &Theme) {
         area,
         "EBUSY: move the processes into a leaf?",
         lines,
-        "Enter fix  Esc leave it",
+        Scope::LeafFix,
         theme,
     );
 }
@@ -571,7 +653,7 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
             line
         });
     }
-    popup(f, area, "action log", lines, "j/k scroll  Esc close", theme);
+    popup(f, area, "action log", lines, Scope::Log, theme);
 }
 
 /// Where the log file is and, when it is not where the environment said
@@ -595,7 +677,64 @@ fn log_place_text(p: &LogPlace) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::wrap_text;
+    use super::{confirm_lines, reason_text, wrap_text};
+    use crate::app::dialog::confirm::{Confirm, Reason};
+    use crate::model::write;
+    use crate::model::GroupPath;
+
+    #[test]
+    fn reasons_in_words() {
+        let raw = |group: &str| Reason::Raw {
+            group: GroupPath::new(group),
+            file: "cgroup.max.depth".into(),
+            contents: "1\n".into(),
+        };
+        // the root is "/", not "//file"; what is written is escaped
+        assert_eq!(
+            reason_text(&raw("")),
+            "writes \"1\\n\" to /cgroup.max.depth"
+        );
+        assert_eq!(
+            reason_text(&raw("lab")),
+            "writes \"1\\n\" to /lab/cgroup.max.depth"
+        );
+        let die = |procs, groups| reason_text(&Reason::WillDie { procs, groups });
+        assert_eq!(die(1, 1), "1 process in 1 group will die");
+        assert_eq!(die(2, 3), "2 processes in 3 groups will die");
+        let kill = write::kill(&GroupPath::new("lab"));
+        assert_eq!(
+            reason_text(&Reason::Destructive(kill)),
+            "every process in the group and below is killed"
+        );
+        assert_eq!(
+            reason_text(&Reason::SystemdMayRevert {
+                unit: "a.service".into()
+            }),
+            "a.service is managed by systemd: a daemon-reload or unit restart may revert a direct write"
+        );
+    }
+
+    #[test]
+    fn a_confirmation_lists_its_ops_then_its_reasons() {
+        let lab = GroupPath::new("lab");
+        let mut c = Confirm::enable_along_path(vec![write::freeze(&lab, true)]);
+        assert_eq!(
+            confirm_lines(&c),
+            [
+                "The parent does not hand this controller down. cgtop can enable it along the path:",
+                "• freeze /lab and everything below it",
+            ]
+        );
+        c.question = crate::app::dialog::confirm::Question::Write;
+        c.reasons = vec![Reason::NoCgroupKill];
+        assert_eq!(
+            confirm_lines(&c),
+            [
+                "• freeze /lab and everything below it",
+                "  this kernel has no cgroup.kill: cgtop sends SIGKILL to every process of the subtree",
+            ]
+        );
+    }
 
     #[test]
     fn wrapped_items_keep_their_indent() {

@@ -194,15 +194,15 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
 }
 
 fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let typing = |label: &'static str, t| {
+        let room = usize::from(area.width).saturating_sub(label.len());
+        let mut spans = vec![Span::styled(label, theme.title)];
+        spans.extend(dialogs::input_spans(t, room, theme));
+        Line::from(spans)
+    };
     let line = match &app.mode {
-        Mode::Filter => Line::from(vec![
-            Span::styled("filter: ", theme.title),
-            Span::raw(format!("{}_", app.filter)),
-        ]),
-        Mode::IntervalPrompt(t) => Line::from(vec![
-            Span::styled("refresh every (seconds): ", theme.title),
-            Span::raw(format!("{t}_")),
-        ]),
+        Mode::Filter => typing("filter: ", &app.filter),
+        Mode::IntervalPrompt(t) => typing("refresh every (seconds): ", t),
         _ => match &app.status {
             Some(s) => {
                 let style = match s.level {
@@ -214,7 +214,7 @@ fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             }
             None if !app.filter.is_empty() => Line::from(vec![
                 Span::styled("filter: ", theme.dim),
-                Span::raw(app.filter.clone()),
+                Span::raw(app.filter.to_string()),
             ]),
             None => Line::raw(""),
         },
@@ -234,8 +234,16 @@ pub fn footer_items(scope: Scope) -> Vec<(String, &'static str, bool)> {
 }
 
 fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let scope = app.scope();
+    // a dialog shows its keys on its own bottom border
+    if !matches!(
+        scope,
+        Scope::Main | Scope::Filter | Scope::Prompt | Scope::Help
+    ) {
+        return;
+    }
     let mut spans = Vec::new();
-    for (key, label, writes) in footer_items(app.scope()) {
+    for (key, label, writes) in footer_items(scope) {
         if writes && app.read_only.is_some() {
             // greyed: shown, so the operator knows the key, but off
             spans.push(Span::styled(format!("{key} {label} "), theme.dim));
@@ -247,35 +255,9 @@ fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The help lines of one scope, drawn from the keymap: each binding's
-/// keys (a key that differs only by an implied SHIFT once) and its text;
-/// the run of detail-page bindings is one line.
+/// The help lines of one scope, drawn from the keymap.
 pub fn help_lines(scope: Scope) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    let mut pages: Option<(Vec<String>, Vec<&str>)> = None;
-    for b in keymap::bindings(scope) {
-        let mut keys: Vec<String> = Vec::new();
-        for k in b.keys {
-            let name = keymap::key_name(k);
-            if !keys.contains(&name) {
-                keys.push(name);
-            }
-        }
-        if matches!(b.action, keymap::Action::DetailPage(_)) {
-            let (k, h) = pages.get_or_insert_with(Default::default);
-            k.extend(keys);
-            h.push(b.help.trim_start_matches("detail: "));
-            continue;
-        }
-        if let Some((k, h)) = pages.take() {
-            out.push((k.join(" "), format!("detail: {}", h.join(", "))));
-        }
-        out.push((keys.join(" "), b.help.to_owned()));
-    }
-    if let Some((k, h)) = pages.take() {
-        out.push((k.join(" "), format!("detail: {}", h.join(", "))));
-    }
-    out
+    keymap::help_lines(scope)
 }
 
 fn help(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
@@ -291,23 +273,27 @@ fn help(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Line::raw("State: P populated, F frozen, t throttled by a cpu.max, T threaded."),
         Line::raw(""),
     ];
-    let entries = help_lines(Scope::Main);
-    let kw = entries
-        .iter()
-        .map(|(k, _)| k.chars().count())
-        .max()
-        .unwrap_or(0);
-    for (keys, text) in entries {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{keys:>kw$}"), theme.title),
-            Span::raw(format!("  {text}")),
-        ]));
+    // every screen's keys, from the one table, a heading per screen
+    let sections = Scope::ALL.iter().map(|&s| (s, help_lines(s)));
+    for (scope, entries) in sections {
+        if scope != Scope::Main {
+            lines.push(Line::raw(""));
+            lines.push(Line::styled(scope.title(), theme.header));
+        }
+        // the keys right-aligned within the section: one long key list
+        // (closing the help) must not push every text to the right
+        let kw = entries
+            .iter()
+            .map(|(k, _)| k.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (keys, text) in entries {
+            lines.push(Line::from(vec![
+                Span::styled(format!("{keys:>kw$}"), theme.title),
+                Span::raw(format!("  {text}")),
+            ]));
+        }
     }
-    lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "Filter: type a name; Enter keeps it, Esc clears it.",
-        theme.dim,
-    ));
     // pages rather than a cut: on 80x24 the keys alone are more lines
     // than fit; Space turns the page (and wraps around)
     let per_page = usize::from(h.saturating_sub(2)).max(1);

@@ -1,0 +1,284 @@
+//! Confirmations and the policy that asks for them ([`request`]): every
+//! write goes through it, straight to the writer or through a question:
+//! destructive ops, raw writes, systemd units (with the systemctl
+//! equivalent), and a typed group name where the guard says so.
+
+use super::{type_into, Transition};
+use crate::app::keymap::Action;
+use crate::app::text_input::TextInput;
+use crate::app::writes::WriteRequest;
+use crate::app::{App, Effect, Mode};
+use crate::cgroupfs::files;
+use crate::model::write::{self, Op, WriteKind};
+use crate::model::GroupPath;
+use crate::source::safety::{typed_name_matches, Danger};
+use crossterm::event::KeyEvent;
+
+/// What the question is about: the view words its title and opening.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Question {
+    /// A write the policy asks about (destructive, raw, systemd, guarded).
+    Write,
+    /// The offer after ENOENT: the parent does not hand the controller
+    /// down, and the ops enable it along the path.
+    EnableAlongPath,
+}
+
+/// Why a write is asked about, or what the question says beside the list
+/// of ops: typed values, worded by the view (`ui/dialogs.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reason {
+    /// The op cannot be taken back as it is (`Op::confirm_reason` words
+    /// its consequence).
+    Destructive(Op),
+    /// A raw write: these bytes to this file.
+    Raw {
+        group: GroupPath,
+        file: String,
+        contents: String,
+    },
+    /// A kill: how many processes in how many groups (the subtree, from
+    /// the snapshot).
+    WillDie { procs: u64, groups: u64 },
+    /// The kernel has no cgroup.kill: cgtop sends SIGKILL itself.
+    NoCgroupKill,
+    /// A systemd unit, which may re-apply its own settings.
+    SystemdMayRevert { unit: String },
+    /// The systemctl command that does the same the unit's way.
+    SystemdWay { command: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirm {
+    pub question: Question,
+    /// What is said beside the ops, in order.
+    pub reasons: Vec<Reason>,
+    pub request: WriteRequest,
+    /// The group whose name must be typed, and what was typed so far.
+    pub typed: Option<(GroupPath, TextInput)>,
+    /// Why the name must be typed (the view words them).
+    pub dangers: Vec<Danger>,
+    /// The undo entry this asks to write (u): back on the stack when the
+    /// question is cancelled, so that the next u does not silently write
+    /// the entry below it instead.
+    pub undo: Option<Op>,
+}
+
+impl Confirm {
+    /// The ops the question lists (none for the leaf fix, which has its
+    /// own dialog).
+    pub fn ops(&self) -> &[Op] {
+        match &self.request {
+            WriteRequest::Ops(ops) | WriteRequest::Typed { ops, .. } => ops,
+            WriteRequest::LeafFix { .. } => &[],
+        }
+    }
+
+    /// The offer to enable a controller along the path.
+    pub fn enable_along_path(ops: Vec<Op>) -> Self {
+        Self {
+            question: Question::EnableAlongPath,
+            reasons: Vec::new(),
+            request: WriteRequest::Ops(ops),
+            typed: None,
+            dangers: Vec::new(),
+            undo: None,
+        }
+    }
+
+    pub fn key(
+        &mut self,
+        app: &mut App,
+        action: Option<Action>,
+        ev: &KeyEvent,
+        fx: &mut Vec<Effect>,
+    ) -> Transition {
+        match action {
+            Some(Action::Cancel) => {
+                // what a cancelled question leaves behind: its undo entry
+                // goes back
+                if let Some(op) = self.undo.take() {
+                    app.undo.push(op);
+                }
+                Transition::Close
+            }
+            Some(Action::Accept) => {
+                let ok = self
+                    .typed
+                    .as_ref()
+                    .is_none_or(|(target, typed)| typed_name_matches(target, typed.as_str()));
+                if ok {
+                    fx.push(Effect::Write(self.request.clone()));
+                    Transition::Close
+                } else {
+                    Transition::Stay
+                }
+            }
+            _ => {
+                if let Some((_, typed)) = &mut self.typed {
+                    type_into(app, typed, ev);
+                }
+                Transition::Stay
+            }
+        }
+    }
+}
+
+/// The confirmation policy: sends `ops` to the writer (and closes the
+/// screen it came from), or opens a confirmation that holds them.
+pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
+    let Some(first) = ops.first() else {
+        return Transition::Stay;
+    };
+    let mut reasons = Vec::new();
+    let mut needs = false;
+    for op in &ops {
+        if op.confirm_reason().is_some() {
+            reasons.push(Reason::Destructive(op.clone()));
+            needs = true;
+        }
+        if let Some(w) = op.as_write() {
+            if matches!(w.kind, WriteKind::Raw) {
+                reasons.push(Reason::Raw {
+                    group: w.group.clone(),
+                    file: w.file.clone(),
+                    contents: w.contents.clone(),
+                });
+                needs = true;
+            }
+        }
+    }
+    let op = first.clone();
+    if let Some(w) = op.as_write() {
+        if matches!(w.kind, WriteKind::Kill) {
+            let (procs, groups) = subtree_counts(app, &w.group);
+            reasons.push(Reason::WillDie { procs, groups });
+            let has_kill = app
+                .focus
+                .as_ref()
+                .filter(|f| f.path == w.group)
+                // cgroup.kill is write-only: in the writable list, not the raw one
+                .is_none_or(|f| f.detail.writable.iter().any(|n| n == files::KILL));
+            if !has_kill {
+                reasons.push(Reason::NoCgroupKill);
+            }
+        }
+    }
+    // systemd owns .service/.scope/.slice groups and may rewrite them
+    if let Some(unit) = write::systemd_unit(op.group()) {
+        needs = true;
+        // systemd re-applies a unit's settings; it does not bring back
+        // killed processes or move a process out again
+        let settles = !matches!(
+            op.as_write().map(|w| &w.kind),
+            Some(WriteKind::Kill | WriteKind::MoveProcess { .. })
+        );
+        if settles {
+            reasons.push(Reason::SystemdMayRevert {
+                unit: unit.to_string(),
+            });
+        }
+        let dev = device_name_for(app, &op);
+        if let Some(eq) = write::systemd_equivalent(&op, dev.as_deref()) {
+            reasons.push(Reason::SystemdWay {
+                command: eq.command_line(),
+            });
+        }
+    }
+    // the guard judges each op by its effect (a raw "0x1" to
+    // cgroup.freeze freezes), against the protection of now
+    let guarded = ops.iter().find_map(|o| {
+        let d = app.protected.op_dangers(o, target_frozen(app, o.group()));
+        (!d.is_empty()).then(|| (o.group().clone(), d))
+    });
+    let (request, typed, dangers) = match guarded {
+        Some((name, dangers)) => {
+            needs = true;
+            (
+                WriteRequest::Typed {
+                    ops,
+                    name: name.clone(),
+                },
+                Some((name, TextInput::new(TextInput::NAME))),
+                dangers,
+            )
+        }
+        None => (WriteRequest::Ops(ops), None, Vec::new()),
+    };
+    if needs {
+        Transition::Open(Mode::Confirm(Box::new(Confirm {
+            question: Question::Write,
+            reasons,
+            request,
+            typed,
+            dangers,
+            undo: None,
+        })))
+    } else {
+        fx.push(Effect::Write(request));
+        Transition::Close
+    }
+}
+
+/// Whether `group` is frozen as far as the app knows: it or an ancestor
+/// is reported frozen by cgroup.events, was just frozen by cgtop, or sets
+/// cgroup.freeze itself (the focus detail). The writer checks the
+/// hierarchy itself again before a move.
+fn target_frozen(app: &App, group: &GroupPath) -> bool {
+    let snap = app.data.as_ref().map(|d| &d.refresh.snapshot);
+    let own = app
+        .focus
+        .as_ref()
+        .filter(|f| &f.path == group)
+        .and_then(|f| f.detail.freeze)
+        .unwrap_or(false);
+    own || group.ancestors().any(|a| {
+        app.freezing.contains(&a)
+            || snap
+                .and_then(|s| s.find(&a))
+                .is_some_and(|g| g.hot.events.is_some_and(|e| e.is_frozen()))
+    })
+}
+
+fn device_name_for(app: &App, op: &Op) -> Option<String> {
+    let w = op.as_write()?;
+    let dev = match &w.kind {
+        WriteKind::IoMax(set) => set.dev,
+        WriteKind::IoLatency { dev, .. } => *dev,
+        WriteKind::IoWeight { dev: Some(d), .. } => *d,
+        _ => return None,
+    };
+    let d = app.data.as_ref()?;
+    d.refresh
+        .devices
+        .iter()
+        .find(|x| x.dev == dev)
+        .map(|x| x.name.clone())
+}
+
+/// Processes and groups in the subtree of `group` (from the snapshot).
+fn subtree_counts(app: &App, group: &GroupPath) -> (u64, u64) {
+    let Some(d) = &app.data else { return (0, 0) };
+    let mut procs = 0;
+    let mut groups = 0;
+    for g in d
+        .refresh
+        .snapshot
+        .groups
+        .iter()
+        .filter(|g| g.path.is_within(group))
+    {
+        groups += 1;
+        procs += g.hot.nr_procs.unwrap_or(0);
+    }
+    if procs == 0 {
+        // with the pids controller on, pids.current counts the subtree
+        procs = d
+            .refresh
+            .snapshot
+            .find(group)
+            .and_then(|g| g.hot.pids_current)
+            .unwrap_or(0);
+    }
+    (procs, groups)
+}

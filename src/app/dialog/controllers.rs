@@ -1,0 +1,131 @@
+//! The controllers dialog (c): which controllers a group hands to its
+//! children (cgroup.subtree_control). All changes go in one write.
+
+use super::{confirm, focus_detail, not_ready, writable, Transition};
+use crate::app::keymap::Action;
+use crate::app::{App, Effect, Level, Mode};
+use crate::model::input::ControllerChange;
+use crate::model::write;
+use crate::model::GroupPath;
+
+/// One controller in the controllers dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CtlItem {
+    pub name: String,
+    /// In the group's cgroup.controllers.
+    pub offered: bool,
+    /// In the group's cgroup.subtree_control now.
+    pub enabled: bool,
+    /// What the operator wants.
+    pub want: bool,
+}
+
+/// The dialog's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControllersDialog {
+    pub group: GroupPath,
+    pub items: Vec<CtlItem>,
+    pub cursor: usize,
+}
+
+impl ControllersDialog {
+    /// What Enter writes: each controller whose wanted state differs
+    /// from its state now, in the dialog's order.
+    pub fn changes(&self) -> Vec<ControllerChange> {
+        self.items
+            .iter()
+            .filter(|i| i.want != i.enabled)
+            .map(|i| {
+                if i.want {
+                    ControllerChange::enable(&i.name)
+                } else {
+                    ControllerChange::disable(&i.name)
+                }
+            })
+            .collect()
+    }
+
+    /// Opens the dialog on the selected group.
+    pub fn open(app: &mut App) -> Transition {
+        if !writable(app) {
+            return Transition::Stay;
+        }
+        let Some(group) = not_ready(app) else {
+            return Transition::Stay;
+        };
+        let Some(d) = focus_detail(app) else {
+            return Transition::Stay;
+        };
+        let offered = d.controllers.clone().unwrap_or_default();
+        let enabled = d.subtree_control.clone().unwrap_or_default();
+        let top = app
+            .focus
+            .as_ref()
+            .and_then(|f| f.top_controllers.clone())
+            .unwrap_or_default();
+        let mut items: Vec<CtlItem> = offered
+            .iter()
+            .map(|n| CtlItem {
+                name: n.into(),
+                offered: true,
+                enabled: enabled.contains(n),
+                want: enabled.contains(n),
+            })
+            .collect();
+        for n in top.iter().filter(|n| !offered.contains(n)) {
+            items.push(CtlItem {
+                name: n.into(),
+                offered: false,
+                enabled: false,
+                want: false,
+            });
+        }
+        if items.is_empty() {
+            app.set_status(Level::Warn, format!("{group} is offered no controllers (cgroup.controllers is empty) and the hierarchy has none"));
+            return Transition::Stay;
+        }
+        Transition::Open(Mode::Controllers(Self {
+            group,
+            items,
+            cursor: 0,
+        }))
+    }
+
+    pub fn key(
+        &mut self,
+        app: &mut App,
+        action: Option<Action>,
+        fx: &mut Vec<Effect>,
+    ) -> Transition {
+        match action {
+            Some(Action::Cancel) => Transition::Close,
+            Some(Action::Up) => {
+                self.cursor = self.cursor.saturating_sub(1);
+                Transition::Stay
+            }
+            Some(Action::Down) => {
+                self.cursor = (self.cursor + 1).min(self.items.len().saturating_sub(1));
+                Transition::Stay
+            }
+            Some(Action::Toggle) => {
+                if let Some(i) = self.items.get_mut(self.cursor) {
+                    i.want = !i.want;
+                }
+                Transition::Stay
+            }
+            Some(Action::Accept) => {
+                let changes = self.changes();
+                if changes.is_empty() {
+                    app.set_status(Level::Info, "nothing changed");
+                    return Transition::Close;
+                }
+                confirm::request(
+                    app,
+                    vec![write::set_subtree_control(&self.group, &changes)],
+                    fx,
+                )
+            }
+            _ => Transition::Stay,
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The writes that have no dialog of their own (f, K, Del, u): each goes
+//! through the confirmation policy, which may open a question.
+
+use super::{confirm, focus_detail, writable, Transition};
+use crate::app::{App, Effect, Level, Mode};
+use crate::model::write;
+use crate::model::GroupPath;
+
+pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
+    if !writable(app) {
+        return Transition::Stay;
+    }
+    let Some((g, _)) = app.selected_data() else {
+        return Transition::Stay;
+    };
+    let group = g.path.clone();
+    if group.is_root() || g.cgroup_type.is_none() {
+        app.set_status(
+            Level::Warn,
+            "the root group cannot be frozen (it has no cgroup.freeze)",
+        );
+        return Transition::Stay;
+    }
+    let effective = g.hot.events.is_some_and(|e| e.is_frozen());
+    // cgroup.freeze is the group's own setting; cgroup.events "frozen"
+    // is also 1 when an ancestor is frozen (admin guide 4-3
+    // cgroup.freeze), and then writing 0 here changes nothing
+    let own = focus_detail(app).and_then(|d| d.freeze);
+    let asked = app.freezing.contains(&group);
+    if effective && own == Some(false) && !asked {
+        let by = frozen_ancestor(app, &group);
+        let text = match by {
+            Some(a) => format!(
+                "{} is frozen because {a} is: a thaw here changes nothing; thaw {a}",
+                group.name_display()
+            ),
+            None => format!(
+                "{} is frozen by an ancestor: a thaw here changes nothing",
+                group.name_display()
+            ),
+        };
+        app.set_status(Level::Warn, text);
+        return Transition::Stay;
+    }
+    let frozen = asked || own.unwrap_or(effective);
+    confirm::request(app, vec![write::freeze(&group, !frozen)], fx)
+}
+
+/// The ancestor that freezes `group`: the top of the run of frozen
+/// ancestors (its own parent is not frozen, so its own cgroup.freeze is).
+fn frozen_ancestor(app: &App, group: &GroupPath) -> Option<GroupPath> {
+    let snap = &app.data.as_ref()?.refresh.snapshot;
+    group
+        .ancestors()
+        .skip(1)
+        .take_while(|a| {
+            snap.find(a)
+                .is_some_and(|g| g.hot.events.is_some_and(|e| e.is_frozen()))
+        })
+        .last()
+}
+
+pub fn kill_group(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
+    if !writable(app) {
+        return Transition::Stay;
+    }
+    let Some((g, _)) = app.selected_data() else {
+        return Transition::Stay;
+    };
+    if g.cgroup_type.is_none() {
+        app.set_status(
+            Level::Warn,
+            "the root group cannot be killed (it has no cgroup.kill)",
+        );
+        return Transition::Stay;
+    }
+    confirm::request(app, vec![write::kill(&g.path.clone())], fx)
+}
+
+pub fn remove_group(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
+    if !writable(app) {
+        return Transition::Stay;
+    }
+    let Some(group) = app.selected.clone() else {
+        return Transition::Stay;
+    };
+    if group.is_root() || group == app.start {
+        app.set_status(
+            Level::Warn,
+            "cgtop does not remove the group it was started at, nor the root",
+        );
+        return Transition::Stay;
+    }
+    confirm::request(app, vec![write::remove_group(&group)], fx)
+}
+
+/// Writes the top of the undo stack (through the policy: a question keeps
+/// the entry, and puts it back when cancelled).
+pub fn undo(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
+    if !writable(app) {
+        return Transition::Stay;
+    }
+    let Some(op) = app.undo.pop() else {
+        app.set_status(
+            Level::Info,
+            "nothing to undo (kill, move and remove cannot be undone)",
+        );
+        return Transition::Stay;
+    };
+    let mut t = confirm::request(app, vec![op.clone()], fx);
+    if let Transition::Open(Mode::Confirm(c)) = &mut t {
+        c.undo = Some(op);
+    }
+    t
+}

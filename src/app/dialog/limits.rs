@@ -1,0 +1,449 @@
+//! The limits form (e): one field per limit file (cpu, memory, io, pids).
+//! What is typed is parsed on every key into the op Enter writes, or the
+//! reason it cannot; after a write the form stays open and shows what the
+//! kernel stored.
+
+use super::{confirm, focus_detail, not_ready, raw_line, type_into, writable, Transition};
+use crate::app::keymap::Action;
+use crate::app::text_input::TextInput;
+use crate::app::{App, Effect, Level, Mode};
+use crate::cgroupfs::files;
+use crate::cgroupfs::io::DevId;
+use crate::model::input::{self, MemoryFile};
+use crate::model::write::{self, Op, WriteKind};
+use crate::model::{DeviceInfo, GroupPath, MountMode};
+use crate::source::devices::throttle_check;
+use crate::source::writer::WriteOutcome;
+use crossterm::event::KeyEvent;
+
+/// The fields of the limits form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    CpuMax,
+    CpuMaxBurst,
+    CpuWeight,
+    CpuWeightNice,
+    Memory(MemoryFile),
+    PidsMax,
+    IoMax,
+    IoWeight,
+    IoLatency,
+}
+
+impl FieldKind {
+    pub const ALL: [Self; 13] = [
+        Self::CpuMax,
+        Self::CpuMaxBurst,
+        Self::CpuWeight,
+        Self::CpuWeightNice,
+        Self::Memory(MemoryFile::Min),
+        Self::Memory(MemoryFile::Low),
+        Self::Memory(MemoryFile::High),
+        Self::Memory(MemoryFile::Max),
+        Self::Memory(MemoryFile::SwapMax),
+        Self::PidsMax,
+        Self::IoMax,
+        Self::IoWeight,
+        Self::IoLatency,
+    ];
+
+    pub fn file(self) -> &'static str {
+        match self {
+            Self::CpuMax => files::CPU_MAX,
+            Self::CpuMaxBurst => files::CPU_MAX_BURST,
+            Self::CpuWeight => files::CPU_WEIGHT,
+            Self::CpuWeightNice => files::CPU_WEIGHT_NICE,
+            Self::Memory(m) => m.file(),
+            Self::PidsMax => files::PIDS_MAX,
+            Self::IoMax => files::IO_MAX,
+            Self::IoWeight => files::IO_WEIGHT,
+            Self::IoLatency => files::IO_LATENCY,
+        }
+    }
+
+    /// What the field accepts, shown under it.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Self::CpuMax => "50% | 1.5 (CPUs) | max | QUOTA PERIOD (us)",
+            Self::CpuMaxBurst => "microseconds",
+            Self::CpuWeight => "1..10000 (default 100)",
+            Self::CpuWeightNice => "-20..19, like nice(1); sets cpu.weight",
+            Self::Memory(_) => "max | bytes | 512M, 1.5G (binary units)",
+            Self::PidsMax => "max | number of tasks",
+            // the device is on its own line, with its keys
+            Self::IoMax => "rbps=2M wbps=max riops=100 wiops=max (keys left out stay)",
+            Self::IoWeight => "1..10000, written as \"default N\"",
+            Self::IoLatency => "10ms | 500us | max (removes the target)",
+        }
+    }
+
+    fn per_device(self) -> bool {
+        matches!(self, Self::IoMax | Self::IoLatency)
+    }
+}
+
+/// What Enter would do in a field, or why it cannot: recomputed on every
+/// key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Preview {
+    /// Nothing typed yet.
+    Empty,
+    /// Enter writes `contents` to `file`.
+    Writes { contents: String, file: String },
+    /// Enter performs an op that is not one file write, in words.
+    Does(String),
+    /// What was typed is refused: the parser's reason, with what is
+    /// accepted.
+    Invalid(String),
+    /// The field's file does not exist for this group.
+    Missing(Missing),
+}
+
+/// A limit file the group lacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Missing {
+    pub file: &'static str,
+    /// Its controller is on: the kernel lacks the feature (io.latency on
+    /// Debian), rather than the controller being off.
+    pub controller_on: bool,
+}
+
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let file = self.file;
+        let controller = file.split('.').next().unwrap_or(file);
+        if self.controller_on {
+            write!(f, "this kernel has no {file}: the {controller} controller is on, but the feature is not built in")
+        } else {
+            write!(f, "{file} does not exist for this group: its controller is off (enable it in the parent with c)")
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    pub kind: FieldKind,
+    /// The file's current content (one line), `None` when it does not exist
+    /// for this group (controller off).
+    pub current: Option<String>,
+    pub input: TextInput,
+    pub preview: Preview,
+    /// The write Enter performs, when the input is valid.
+    pub op: Option<Op>,
+    /// A warning to show even when the input is valid.
+    pub warning: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LimitsForm {
+    pub group: GroupPath,
+    pub fields: Vec<Field>,
+    pub cursor: usize,
+    pub devices: Vec<DeviceInfo>,
+    pub device: usize,
+    /// Buffered writeback is charged to the writer's io group (cgroup
+    /// writeback), so io.max throttles buffered writes too. True whenever
+    /// the memory controller is on cgroup2: the io controller turns memory
+    /// on, hidden, wherever io is on (`io_cgrp_subsys.depends_on` in
+    /// block/blk-cgroup.c), so a group without memory files is covered as
+    /// well (measured in tests/vm_truth.rs). False on a hybrid host whose
+    /// memory controller is on cgroup v1: writeback then runs as the root.
+    pub cgroup_writeback: bool,
+    /// The group's cgroup.controllers: a missing file whose controller is
+    /// on is a feature the kernel lacks (io.latency on Debian), not a
+    /// controller to enable.
+    pub controllers_on: Vec<String>,
+}
+
+impl LimitsForm {
+    /// Opens the form on the selected group.
+    pub fn open(app: &mut App) -> Transition {
+        if !writable(app) {
+            return Transition::Stay;
+        }
+        let Some(group) = not_ready(app) else {
+            return Transition::Stay;
+        };
+        let devices: Vec<DeviceInfo> = app
+            .data
+            .as_ref()
+            .map(|d| d.refresh.devices.to_vec())
+            .unwrap_or_default();
+        let device = devices
+            .iter()
+            .position(|d| throttle_check(d, &devices).is_ok())
+            .unwrap_or(0);
+        let cgroup_writeback = !matches!(
+            &app.mount.mode,
+            MountMode::Hybrid { v1_controllers } if v1_controllers.iter().any(|c| c == "memory")
+        );
+        let fields = FieldKind::ALL
+            .iter()
+            .map(|&kind| Field {
+                kind,
+                current: raw_line(app, kind.file()),
+                input: TextInput::new(TextInput::LINE),
+                preview: Preview::Empty,
+                op: None,
+                warning: None,
+            })
+            .collect();
+        let controllers_on = focus_detail(app)
+            .and_then(|d| d.controllers.clone())
+            .map(|c| c.0)
+            .unwrap_or_default();
+        let mut form = LimitsForm {
+            group,
+            fields,
+            cursor: 0,
+            devices,
+            device,
+            cgroup_writeback,
+            controllers_on,
+        };
+        // start on the first field that exists
+        form.cursor = form
+            .fields
+            .iter()
+            .position(|f| f.current.is_some())
+            .unwrap_or(0);
+        if form.fields.iter().all(|f| f.current.is_none()) {
+            app.set_status(Level::Warn, format!("{} has no limit files: the cpu, memory, io and pids controllers are all off for it (enable them in its parent with c)", form.group));
+            return Transition::Stay;
+        }
+        for i in 0..form.fields.len() {
+            refresh_preview(&mut form, i, app.page_size);
+        }
+        Transition::Open(Mode::Limits(form))
+    }
+
+    pub fn key(
+        &mut self,
+        app: &mut App,
+        action: Option<Action>,
+        ev: &KeyEvent,
+        fx: &mut Vec<Effect>,
+    ) -> Transition {
+        let f = self;
+        let i = f.cursor;
+        let per_device = f.fields[i].kind.per_device() && !f.devices.is_empty();
+        match action {
+            Some(Action::Cancel) => return Transition::Close,
+            Some(Action::PrevField) => f.cursor = f.cursor.saturating_sub(1),
+            Some(Action::NextField) => f.cursor = (f.cursor + 1).min(f.fields.len() - 1),
+            Some(a @ (Action::PrevDevice | Action::NextDevice)) if per_device => {
+                let n = f.devices.len();
+                f.device = if a == Action::NextDevice {
+                    (f.device + 1) % n
+                } else {
+                    (f.device + n - 1) % n
+                };
+                refresh_preview(f, i, app.page_size);
+            }
+            Some(Action::Accept) => {
+                if let Some(op) = f.fields[i].op.clone() {
+                    f.fields[i].input.clear();
+                    refresh_preview(f, i, app.page_size);
+                    // after a direct write the form stays open for the
+                    // next field; a confirmation replaces it
+                    return match confirm::request(app, vec![op], fx) {
+                        Transition::Close => Transition::Stay,
+                        t => t,
+                    };
+                }
+                // the form shows the whole reason; the status line, which a
+                // long text would cut, takes the problem without the list of
+                // what is accepted
+                let why = match &f.fields[i].preview {
+                    Preview::Invalid(e) => match e.split_once(". Accepted: ") {
+                        Some((problem, _)) => problem.to_owned(),
+                        None => e.clone(),
+                    },
+                    Preview::Missing(m) => m.to_string(),
+                    _ => "type a value first".into(),
+                };
+                app.set_status(Level::Error, why);
+            }
+            // Left/Right on a field without a device move the cursor
+            _ => {
+                if type_into(app, &mut f.fields[i].input, ev) {
+                    refresh_preview(f, i, app.page_size);
+                }
+            }
+        }
+        Transition::Stay
+    }
+}
+
+/// Recomputes what Enter would do for field `i`.
+pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
+    let dev = f.devices.get(f.device).cloned();
+    let group = f.group.clone();
+    let cgroup_writeback = f.cgroup_writeback;
+    let devices = f.devices.clone();
+    // the kernel refuses a burst above the quota (EINVAL): check against
+    // the quota cpu.max holds now (None: "max")
+    let quota = f
+        .fields
+        .iter()
+        .find(|x| x.kind == FieldKind::CpuMax)
+        .and_then(|x| x.current.as_deref())
+        .and_then(|c| crate::cgroupfs::CpuMax::parse(c).ok())
+        .and_then(|c| c.quota);
+    let on = f.controllers_on.clone();
+    let field = &mut f.fields[i];
+    field.warning = None;
+    field.op = None;
+    let text = field.input.as_str().trim().to_owned();
+    if field.current.is_none() {
+        let file = field.kind.file();
+        let controller = file.split('.').next().unwrap_or(file);
+        field.preview = Preview::Missing(Missing {
+            file,
+            controller_on: on.iter().any(|c| c == controller),
+        });
+        return;
+    }
+    if text.is_empty() {
+        field.preview = Preview::Empty;
+        return;
+    }
+    let needs_dev = || -> Result<DevId, String> {
+        let d = dev
+            .clone()
+            .ok_or_else(|| "no block device found in /sys/dev/block".to_owned())?;
+        throttle_check(&d, &devices)?;
+        Ok(d.dev)
+    };
+    let op: Result<Op, String> = match field.kind {
+        FieldKind::CpuMax => {
+            let period = field
+                .current
+                .as_deref()
+                .and_then(|c| crate::cgroupfs::CpuMax::parse(c).ok())
+                .map(|c| c.period);
+            input::parse_cpu_max(&text, period)
+                .map(|v| write::set_cpu_max(&group, v))
+                .map_err(|e| e.to_string())
+        }
+        FieldKind::CpuMaxBurst => input::parse_cpu_max_burst(&text, quota)
+            .map(|v| write::set_cpu_max_burst(&group, v))
+            .map_err(|e| e.to_string()),
+        FieldKind::CpuWeight => input::parse_cpu_weight(&text)
+            .map(|v| write::set_cpu_weight(&group, v))
+            .map_err(|e| e.to_string()),
+        FieldKind::CpuWeightNice => input::parse_cpu_weight_nice(&text)
+            .map(|v| write::set_cpu_weight_nice(&group, v))
+            .map_err(|e| e.to_string()),
+        FieldKind::Memory(m) => input::parse_memory(m, &text)
+            .map(|v| write::set_memory_limit(&group, m, v))
+            .map_err(|e| e.to_string()),
+        FieldKind::PidsMax => input::parse_pids_max(&text)
+            .map(|v| write::set_pids_max(&group, v))
+            .map_err(|e| e.to_string()),
+        FieldKind::IoWeight => input::parse_io_weight(&text, false)
+            .map_err(|e| e.to_string())
+            .and_then(|w| w.ok_or_else(|| "type a weight".to_owned()))
+            .map(|w| write::set_io_weight(&group, None, w)),
+        FieldKind::IoMax => needs_dev().and_then(|d| {
+            let mut keys = [String::new(), String::new(), String::new(), String::new()];
+            for pair in text.split_whitespace() {
+                let Some((k, v)) = pair.split_once('=') else {
+                    return Err(format!(
+                        "io.max: {pair:?} is not KEY=VALUE (keys: rbps, wbps, riops, wiops)"
+                    ));
+                };
+                let slot = match k {
+                    "rbps" => 0,
+                    "wbps" => 1,
+                    "riops" => 2,
+                    "wiops" => 3,
+                    other => {
+                        return Err(format!(
+                            "io.max: unknown key {other:?} (keys: rbps, wbps, riops, wiops)"
+                        ))
+                    }
+                };
+                v.clone_into(&mut keys[slot]);
+            }
+            input::parse_io_max(d, &keys[0], &keys[1], &keys[2], &keys[3])
+                .map(|s| write::set_io_max(&group, s))
+                .map_err(|e| e.to_string())
+        }),
+        FieldKind::IoLatency => needs_dev().and_then(|d| {
+            input::parse_io_latency(&text)
+                .map(|t| write::set_io_latency(&group, d, t))
+                .map_err(|e| e.to_string())
+        }),
+    };
+    if field.kind == FieldKind::IoMax && !cgroup_writeback {
+        field.warning = Some("the memory controller is on cgroup v1 here, so there is no cgroup writeback: buffered writes are written back as the root and not throttled, only direct IO is (admin guide 5-3-2)".into());
+    }
+    if let (FieldKind::Memory(_), Ok(Op::Write(w))) = (field.kind, &op) {
+        if let WriteKind::Memory(_, l) = w.kind {
+            field.warning = input::memory_rounding_note(l, page_size);
+        }
+    }
+    field.op = op.as_ref().ok().cloned();
+    field.preview = match op {
+        Ok(o) => match o.as_write() {
+            Some(w) => Preview::Writes {
+                contents: w.contents.clone(),
+                file: w.file.clone(),
+            },
+            None => Preview::Does(o.describe()),
+        },
+        Err(e) => Preview::Invalid(e),
+    };
+}
+
+/// The limits form stays open after a write: its "current" column takes
+/// what the kernel stored (the writer's read-back), so that it does not
+/// show the value just replaced, and the previews that depend on it (the
+/// cpu.max period, the burst's quota) use the new one.
+pub(crate) fn show_readback(form: &mut LimitsForm, outcomes: &[WriteOutcome], page_size: u64) {
+    let mut changed = false;
+    for o in outcomes {
+        let (Some(w), Some(rb)) = (o.op.as_write(), &o.new_readback) else {
+            continue;
+        };
+        if w.group != form.group {
+            continue;
+        }
+        for f in form.fields.iter_mut().filter(|f| f.kind.file() == w.file) {
+            f.current = Some(rb.trim_end().replace('\n', " | "));
+            changed = true;
+        }
+    }
+    if changed {
+        for i in 0..form.fields.len() {
+            refresh_preview(form, i, page_size);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Missing;
+
+    #[test]
+    fn a_missing_file_says_whether_the_controller_or_the_feature_is_off() {
+        let off = Missing {
+            file: "memory.max",
+            controller_on: false,
+        };
+        assert_eq!(
+            off.to_string(),
+            "memory.max does not exist for this group: its controller is off \
+             (enable it in the parent with c)"
+        );
+        let no_feature = Missing {
+            file: "io.latency",
+            controller_on: true,
+        };
+        assert_eq!(
+            no_feature.to_string(),
+            "this kernel has no io.latency: the io controller is on, but the feature is not built in"
+        );
+    }
+}

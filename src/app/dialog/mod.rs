@@ -1,0 +1,285 @@
+//! The write dialogs: each in its own module, owning its state, its
+//! `open` and its key handler. A handler gets the keymap's action for the
+//! key (the dialog's own scope) and returns one [`Transition`]; the
+//! dispatcher here is the only code that changes `app.mode` for a key in
+//! a dialog. Nothing here performs I/O: ops are built with `model::write`,
+//! input is parsed with `model::input`, and the writer thread does the
+//! rest.
+//!
+//! Flow of every write: action key -> dialog (or straight to)
+//! [`confirm::request`] -> a confirmation where the policy asks for one ->
+//! `Effect::Write` -> writer thread -> `Msg::WriteFinished` ->
+//! `app::writes::on_write_finished`.
+
+pub mod confirm;
+pub mod controllers;
+pub mod direct;
+pub mod leaf_fix;
+pub mod limits;
+pub mod log;
+pub mod move_picker;
+pub mod new_group;
+pub mod raw;
+
+use super::keymap;
+use super::text_input::{TextInput, Typed};
+use super::{App, Effect, Level, Mode};
+use crate::model::GroupPath;
+use crossterm::event::KeyEvent;
+
+/// What a key (or an opener) does to the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transition {
+    /// The screen stays as it is (the dialog keeps its new state).
+    Stay,
+    /// Back to the main view.
+    Close,
+    /// Another screen replaces this one (a confirmation, a dialog opened
+    /// from the main view).
+    Open(Mode),
+}
+
+/// Makes a transition the current screen.
+pub fn apply(app: &mut App, t: Transition) {
+    match t {
+        Transition::Stay => {}
+        Transition::Close => app.mode = Mode::Normal,
+        Transition::Open(m) => app.mode = m,
+    }
+}
+
+/// The main view's actions that open a dialog or write: what they do to
+/// the screen; `None` for every other action.
+pub fn on_main_action(
+    app: &mut App,
+    action: keymap::Action,
+    fx: &mut Vec<Effect>,
+) -> Option<Transition> {
+    use keymap::Action as A;
+    Some(match action {
+        A::Controllers => controllers::ControllersDialog::open(app),
+        A::EditLimits => limits::LimitsForm::open(app),
+        A::EditRaw => raw::RawEditor::open(app),
+        A::MoveProcess => move_picker::MovePicker::open(app),
+        A::NewGroup => new_group::NamePrompt::open(app),
+        A::ActionLog => log::open(app),
+        A::Freeze => direct::freeze_toggle(app, fx),
+        A::Kill => direct::kill_group(app, fx),
+        A::RemoveGroup => direct::remove_group(app, fx),
+        A::Undo => direct::undo(app, fx),
+        _ => return None,
+    })
+}
+
+/// Handles a key while a dialog is open. Returns true when it was one.
+pub fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) -> bool {
+    let action = keymap::lookup(app.scope(), ev);
+    let mode = std::mem::replace(&mut app.mode, Mode::Normal);
+    let (back, t) = match mode {
+        Mode::Controllers(mut d) => {
+            let t = d.key(app, action, fx);
+            (Mode::Controllers(d), t)
+        }
+        Mode::Limits(mut f) => {
+            let t = f.key(app, action, ev, fx);
+            (Mode::Limits(f), t)
+        }
+        Mode::Raw(mut r) => {
+            let t = r.key(app, action, ev, fx);
+            (Mode::Raw(r), t)
+        }
+        Mode::Confirm(mut c) => {
+            let t = c.key(app, action, ev, fx);
+            (Mode::Confirm(c), t)
+        }
+        Mode::Move(mut m) => {
+            let t = m.key(app, action, ev, fx);
+            (Mode::Move(m), t)
+        }
+        Mode::NewGroup(mut p) => {
+            let t = p.key(app, action, ev, fx);
+            (Mode::NewGroup(p), t)
+        }
+        Mode::LeafFix(mut l) => {
+            let t = l.key(app, action, ev, fx);
+            (Mode::LeafFix(l), t)
+        }
+        Mode::Log { mut scroll } => {
+            let t = log::key(&mut scroll, app, action);
+            (Mode::Log { scroll }, t)
+        }
+        // any key closes a message (its one row)
+        Mode::Message { title, lines } => {
+            let t = if action == Some(keymap::Action::Close) {
+                Transition::Close
+            } else {
+                Transition::Stay
+            };
+            (Mode::Message { title, lines }, t)
+        }
+        other => {
+            app.mode = other;
+            return false;
+        }
+    };
+    app.mode = back;
+    apply(app, t);
+    true
+}
+
+/// Passes a key to a text input; a character refused at the cap says so
+/// on the status line, which stays under the dialog. Returns whether the
+/// text changed.
+fn type_into(app: &mut App, input: &mut TextInput, ev: &KeyEvent) -> bool {
+    match input.on_key(ev) {
+        Typed::Changed => true,
+        Typed::Refused(e) => {
+            app.set_status(Level::Warn, e.to_string());
+            false
+        }
+        Typed::Moved | Typed::NotText => false,
+    }
+}
+
+/// Refuses when writing is off; says why.
+fn writable(app: &mut App) -> bool {
+    if let Some(why) = &app.read_only {
+        let text = format!("read-only ({why}): this key changes the hierarchy");
+        app.set_status(Level::Warn, text);
+        return false;
+    }
+    true
+}
+
+fn focus_detail(app: &App) -> Option<&crate::model::GroupDetail> {
+    let sel = app.selected.as_ref()?;
+    app.focus
+        .as_ref()
+        .filter(|f| &f.path == sel)
+        .map(|f| &f.detail)
+}
+
+fn raw_line(app: &App, file: &str) -> Option<String> {
+    let d = focus_detail(app)?;
+    let (_, v) = d.raw.iter().find(|(n, _)| n == file)?;
+    Some(
+        v.as_ref()
+            .map_or_else(|e| format!("({e})"), |t| t.replace('\n', " | ")),
+    )
+}
+
+fn not_ready(app: &mut App) -> Option<GroupPath> {
+    let sel = app.selected.clone()?;
+    if focus_detail(app).is_none() {
+        app.set_status(
+            Level::Warn,
+            "still reading this group; try again in a moment",
+        );
+        return None;
+    }
+    Some(sel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::writes::WriteRequest;
+    use crate::app::HostInfo;
+    use crate::model::write;
+    use crate::model::{MountInfo, MountMode};
+    use crossterm::event::{KeyCode, KeyModifiers};
+    use std::time::Duration;
+
+    fn app(mode: Mode) -> App {
+        let mount = MountInfo {
+            root: "/sys/fs/cgroup".into(),
+            mode: MountMode::PureV2,
+        };
+        let mut a = App::new(
+            HostInfo::default(),
+            mount,
+            GroupPath::root(),
+            Duration::from_secs(1),
+        );
+        a.mode = mode;
+        a
+    }
+
+    fn press(a: &mut App, code: KeyCode) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        assert!(on_key(a, &KeyEvent::new(code, KeyModifiers::NONE), &mut fx));
+        fx
+    }
+
+    fn question(undo: Option<crate::model::Op>) -> Mode {
+        let g = GroupPath::new("lab");
+        Mode::Confirm(Box::new(confirm::Confirm {
+            question: confirm::Question::Write,
+            reasons: Vec::new(),
+            request: WriteRequest::Ops(vec![write::freeze(&g, true)]),
+            typed: None,
+            dangers: Vec::new(),
+            undo,
+        }))
+    }
+
+    #[test]
+    fn the_main_view_is_not_a_dialog() {
+        let mut a = app(Mode::Normal);
+        let mut fx = Vec::new();
+        let q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
+        assert!(!on_key(&mut a, &q, &mut fx));
+        assert_eq!((a.mode, fx), (Mode::Normal, Vec::new()));
+    }
+
+    #[test]
+    fn any_key_closes_a_message() {
+        for code in [KeyCode::Char('x'), KeyCode::Esc, KeyCode::F(5)] {
+            let mut a = app(Mode::Message {
+                title: "t".into(),
+                lines: Vec::new(),
+            });
+            press(&mut a, code);
+            assert_eq!(a.mode, Mode::Normal, "{code:?}");
+        }
+    }
+
+    #[test]
+    fn a_stay_keeps_the_dialog_with_its_new_state() {
+        let mut a = app(Mode::Log { scroll: 1 });
+        a.log = Vec::new();
+        press(&mut a, KeyCode::Up);
+        assert_eq!(a.mode, Mode::Log { scroll: 0 });
+        // a key the log does not know leaves it as it is
+        press(&mut a, KeyCode::Char('x'));
+        assert_eq!(a.mode, Mode::Log { scroll: 0 });
+        press(&mut a, KeyCode::Char('q'));
+        assert_eq!(a.mode, Mode::Normal);
+    }
+
+    #[test]
+    fn a_confirmation_writes_on_yes_and_gives_back_its_undo_on_no() {
+        let mut a = app(question(None));
+        let fx = press(&mut a, KeyCode::Char('y'));
+        assert_eq!(a.mode, Mode::Normal);
+        assert!(matches!(
+            fx.as_slice(),
+            [Effect::Write(WriteRequest::Ops(_))]
+        ));
+        let undo = write::freeze(&GroupPath::new("lab"), false);
+        let mut a = app(question(Some(undo.clone())));
+        assert!(press(&mut a, KeyCode::Char('n')).is_empty());
+        assert_eq!((a.mode.clone(), a.undo.clone()), (Mode::Normal, vec![undo]));
+    }
+
+    #[test]
+    fn apply_makes_the_transition_the_screen() {
+        let mut a = app(Mode::Help);
+        apply(&mut a, Transition::Stay);
+        assert_eq!(a.mode, Mode::Help);
+        apply(&mut a, Transition::Open(Mode::Log { scroll: 0 }));
+        assert_eq!(a.mode, Mode::Log { scroll: 0 });
+        apply(&mut a, Transition::Close);
+        assert_eq!(a.mode, Mode::Normal);
+    }
+}

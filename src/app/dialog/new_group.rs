@@ -1,0 +1,88 @@
+//! The new group prompt (n): a child of the selected group, its name
+//! checked on every key (one component, not an interface file's prefix,
+//! not taken).
+
+use super::{confirm, focus_detail, type_into, writable, Transition};
+use crate::app::keymap::Action;
+use crate::app::text_input::TextInput;
+use crate::app::{App, Effect, Mode};
+use crate::model::input;
+use crate::model::write;
+use crate::model::GroupPath;
+use crossterm::event::KeyEvent;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamePrompt {
+    pub parent: GroupPath,
+    pub input: TextInput,
+    pub check: Result<String, String>,
+}
+
+impl NamePrompt {
+    /// Opens the prompt for a child of the selected group.
+    pub fn open(app: &mut App) -> Transition {
+        if !writable(app) {
+            return Transition::Stay;
+        }
+        let Some(parent) = app.selected.clone() else {
+            return Transition::Stay;
+        };
+        let mut p = Self {
+            parent,
+            input: TextInput::new(TextInput::NAME),
+            check: Err(String::new()),
+        };
+        p.check_name(app);
+        Transition::Open(Mode::NewGroup(p))
+    }
+
+    pub fn key(
+        &mut self,
+        app: &mut App,
+        action: Option<Action>,
+        ev: &KeyEvent,
+        fx: &mut Vec<Effect>,
+    ) -> Transition {
+        match action {
+            Some(Action::Cancel) => return Transition::Close,
+            Some(Action::Accept) => {
+                // the check refused every name that is not one component
+                if let Ok(Ok(path)) = self.check.as_ref().map(|name| self.parent.join(name)) {
+                    return confirm::request(app, vec![write::create_group(&path)], fx);
+                }
+            }
+            _ => {
+                type_into(app, &mut self.input, ev);
+            }
+        }
+        self.check_name(app);
+        Transition::Stay
+    }
+
+    fn check_name(&mut self, app: &App) {
+        let existing = siblings(app, &self.parent);
+        let refs: Vec<&str> = existing.iter().map(String::as_str).collect();
+        self.check = input::parse_group_name(self.input.as_str(), &refs).map_err(|e| e.to_string());
+    }
+}
+
+fn siblings(app: &App, parent: &GroupPath) -> Vec<String> {
+    let Some(d) = &app.data else {
+        return Vec::new();
+    };
+    let Some(n) = d.tree.get(parent) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = d.tree.nodes[n]
+        .children
+        .iter()
+        // a typed name is text: only a name that is text can equal it
+        .filter_map(|&c| std::str::from_utf8(d.tree.nodes[c].path.name()).ok())
+        .map(str::to_owned)
+        .collect();
+    // interface files are names too
+    if let Some(dd) = focus_detail(app) {
+        names.extend(dd.raw.iter().map(|(n, _)| n.clone()));
+    }
+    names
+}

@@ -1,0 +1,433 @@
+//! One line of typed text with a cursor: every dialog and prompt that
+//! edits text (the filter, the interval, the limits fields, the raw line,
+//! a group or leaf name, a typed confirmation, the move picker's filter)
+//! holds one, so that editing works the same everywhere.
+//!
+//! Pure: it knows edits, not keys. Which key asks for which [`Edit`] is a
+//! row of the keymap (`Scope::Text`), and the view draws the text with
+//! [`TextInput::window`].
+
+use super::keymap::{self, Action, Scope};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Something done to the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edit {
+    Left,
+    Right,
+    WordLeft,
+    WordRight,
+    Home,
+    End,
+    /// Delete the character before the cursor (Backspace).
+    Backspace,
+    /// Delete the character under the cursor (Del).
+    Delete,
+    /// Delete the word before the cursor (Ctrl-W).
+    DeleteWord,
+}
+
+/// Refused: the text would be longer than the input's cap. The text is
+/// left as it was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooLong {
+    pub cap: usize,
+}
+
+impl std::fmt::Display for TooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "at most {} characters here: the rest was not taken",
+            self.cap
+        )
+    }
+}
+
+/// The text, the cursor (a byte offset on a character boundary) and the
+/// most characters it takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextInput {
+    text: String,
+    cursor: usize,
+    cap: usize,
+}
+
+impl TextInput {
+    /// Names: NAME_MAX is 255 bytes; a group or leaf name longer than
+    /// that is refused by the kernel anyway.
+    pub const NAME: usize = 255;
+    /// A value or line to write. Long enough for any cpuset list or
+    /// io.max line, short enough that a dialog never grows past the
+    /// screen and pushes its error out of sight.
+    pub const LINE: usize = 1024;
+
+    /// An empty input that takes at most `cap` characters.
+    pub fn new(cap: usize) -> Self {
+        Self {
+            text: String::new(),
+            cursor: 0,
+            cap,
+        }
+    }
+
+    /// An input holding `text` (cut at the cap), the cursor at its end.
+    pub fn with_text(cap: usize, text: &str) -> Self {
+        let mut t = Self::new(cap);
+        // a default text is ours, not typed: what does not fit is dropped
+        let _ = t.paste(text);
+        t
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// The cursor as a character count from the start.
+    pub fn cursor_chars(&self) -> usize {
+        self.text[..self.cursor].chars().count()
+    }
+
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.cursor = 0;
+    }
+
+    /// Inserts `c` at the cursor. A control character would reach the
+    /// screen as it is: it is not taken (nor counted as refused).
+    pub fn insert(&mut self, c: char) -> Result<(), TooLong> {
+        if c.is_control() {
+            return Ok(());
+        }
+        if self.text.chars().count() >= self.cap {
+            return Err(TooLong { cap: self.cap });
+        }
+        self.text.insert(self.cursor, c);
+        self.cursor += c.len_utf8();
+        Ok(())
+    }
+
+    /// Inserts `s` at the cursor, without its control characters (a
+    /// pasted newline or escape); takes what fits and says when some did
+    /// not.
+    pub fn paste(&mut self, s: &str) -> Result<(), TooLong> {
+        for c in s.chars() {
+            self.insert(c)?;
+        }
+        Ok(())
+    }
+
+    /// Applies an edit; returns whether the text changed (a cursor move
+    /// does not change it).
+    pub fn apply(&mut self, e: Edit) -> bool {
+        let before = self.cursor;
+        match e {
+            Edit::Left => self.cursor = self.prev(self.cursor),
+            Edit::Right => self.cursor = self.next(self.cursor),
+            Edit::WordLeft => self.cursor = self.word_start(self.cursor),
+            Edit::WordRight => self.cursor = self.word_end(self.cursor),
+            Edit::Home => self.cursor = 0,
+            Edit::End => self.cursor = self.text.len(),
+            Edit::Backspace => {
+                let from = self.prev(self.cursor);
+                self.text.drain(from..self.cursor);
+                self.cursor = from;
+                return from != before;
+            }
+            Edit::Delete => {
+                let to = self.next(self.cursor);
+                self.text.drain(self.cursor..to);
+                return to != before;
+            }
+            Edit::DeleteWord => {
+                let from = self.word_start(self.cursor);
+                self.text.drain(from..self.cursor);
+                self.cursor = from;
+                return from != before;
+            }
+        }
+        false
+    }
+
+    fn prev(&self, at: usize) -> usize {
+        self.text[..at].char_indices().last().map_or(0, |(i, _)| i)
+    }
+
+    fn next(&self, at: usize) -> usize {
+        self.text[at..]
+            .chars()
+            .next()
+            .map_or(at, |c| at + c.len_utf8())
+    }
+
+    /// The start of the word before `at`: blanks, then non-blanks, back.
+    fn word_start(&self, at: usize) -> usize {
+        let head = &self.text[..at];
+        let trimmed = head.trim_end_matches(char::is_whitespace);
+        trimmed.rfind(char::is_whitespace).map_or(0, |i| {
+            i + trimmed[i..].chars().next().map_or(1, char::len_utf8)
+        })
+    }
+
+    /// The end of the word after `at`: blanks, then non-blanks, forward.
+    fn word_end(&self, at: usize) -> usize {
+        let tail = &self.text[at..];
+        let skipped = tail.len() - tail.trim_start_matches(char::is_whitespace).len();
+        let rest = &tail[skipped..];
+        at + skipped + rest.find(char::is_whitespace).unwrap_or(rest.len())
+    }
+
+    /// What fits in `width` columns (one per character) with the cursor
+    /// in view: the text before the cursor, and the text from the cursor
+    /// on (its first character is the one under the cursor). A text
+    /// longer than the width scrolls rather than wraps, so that a long
+    /// input never pushes a dialog's message out of sight.
+    pub fn window(&self, width: usize) -> (String, String) {
+        // one column stays free for the cursor at the end
+        let width = width.max(2);
+        let chars: Vec<char> = self.text.chars().collect();
+        let cur = self.cursor_chars();
+        let start = (cur + 1).saturating_sub(width);
+        let end = (start + width).min(chars.len());
+        let end = end.max(cur);
+        (
+            chars[start..cur].iter().collect(),
+            chars[cur..end].iter().collect(),
+        )
+    }
+}
+
+/// What a key did to a text input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Typed {
+    /// The text changed.
+    Changed,
+    /// Only the cursor moved, or the key was an edit with nothing to do.
+    Moved,
+    /// A character was refused: the text is at its cap.
+    Refused(TooLong),
+    /// Not a key for the text.
+    NotText,
+}
+
+/// The character `ev` types, if it types one: no Ctrl or Alt chord, no
+/// control character (which would reach the screen as it is).
+pub fn typed_char(ev: &KeyEvent) -> Option<char> {
+    match ev.code {
+        KeyCode::Char(c)
+            if !ev
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                && !c.is_control() =>
+        {
+            Some(c)
+        }
+        _ => None,
+    }
+}
+
+impl TextInput {
+    /// Applies a key: an editing key of the keymap's text scope, or a
+    /// typed character.
+    pub fn on_key(&mut self, ev: &KeyEvent) -> Typed {
+        if let Some(e) = keymap::lookup(Scope::Text, ev).and_then(Action::edit) {
+            return if self.apply(e) {
+                Typed::Changed
+            } else {
+                Typed::Moved
+            };
+        }
+        match typed_char(ev).map(|c| self.insert(c)) {
+            Some(Ok(())) => Typed::Changed,
+            Some(Err(e)) => Typed::Refused(e),
+            None => Typed::NotText,
+        }
+    }
+}
+
+impl std::fmt::Display for TextInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl PartialEq<&str> for TextInput {
+    fn eq(&self, other: &&str) -> bool {
+        self.text == *other
+    }
+}
+
+impl PartialEq<str> for TextInput {
+    fn eq(&self, other: &str) -> bool {
+        self.text == other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn typed(s: &str) -> TextInput {
+        TextInput::with_text(100, s)
+    }
+
+    /// The text with the cursor drawn as `|`.
+    fn shown(t: &TextInput) -> String {
+        let (a, b) = t.window(1000);
+        format!("{a}|{b}")
+    }
+
+    #[test]
+    fn typing_inserts_at_the_cursor() {
+        let mut t = typed("ac");
+        t.apply(Edit::Left);
+        t.insert('b').unwrap();
+        assert_eq!(shown(&t), "ab|c");
+        t.apply(Edit::Home);
+        t.insert('>').unwrap();
+        t.apply(Edit::End);
+        t.insert('<').unwrap();
+        assert_eq!(shown(&t), ">abc<|");
+    }
+
+    #[test]
+    fn control_characters_are_not_taken() {
+        let mut t = typed("a");
+        assert_eq!(t.insert('\u{1b}'), Ok(()));
+        t.paste("b\nc\t").unwrap();
+        assert_eq!(t.as_str(), "abc");
+    }
+
+    #[test]
+    fn backspace_and_delete_work_on_characters_not_bytes() {
+        let mut t = typed("über");
+        t.apply(Edit::Home);
+        assert!(t.apply(Edit::Delete));
+        assert_eq!(shown(&t), "|ber");
+        t.apply(Edit::End);
+        assert!(t.apply(Edit::Backspace));
+        assert_eq!(shown(&t), "be|");
+        let mut t = typed("aé");
+        assert!(t.apply(Edit::Backspace));
+        assert_eq!(shown(&t), "a|");
+        // nothing to delete: nothing changed
+        t.apply(Edit::End);
+        assert!(!t.apply(Edit::Delete));
+        t.clear();
+        assert!(!t.apply(Edit::Backspace));
+        assert!(!t.apply(Edit::Left));
+    }
+
+    #[test]
+    fn word_motions_skip_blanks_then_a_word() {
+        let mut t = typed("rbps=2M  wbps=max riops=1");
+        t.apply(Edit::WordLeft);
+        assert_eq!(shown(&t), "rbps=2M  wbps=max |riops=1");
+        t.apply(Edit::WordLeft);
+        t.apply(Edit::WordLeft);
+        assert_eq!(shown(&t), "|rbps=2M  wbps=max riops=1");
+        t.apply(Edit::WordLeft);
+        assert_eq!(shown(&t), "|rbps=2M  wbps=max riops=1");
+        t.apply(Edit::WordRight);
+        assert_eq!(shown(&t), "rbps=2M|  wbps=max riops=1");
+        t.apply(Edit::WordRight);
+        assert_eq!(shown(&t), "rbps=2M  wbps=max| riops=1");
+        t.apply(Edit::End);
+        t.apply(Edit::WordRight);
+        assert_eq!(shown(&t), "rbps=2M  wbps=max riops=1|");
+    }
+
+    #[test]
+    fn ctrl_w_deletes_the_word_before_the_cursor() {
+        let mut t = typed("one two  ");
+        assert!(t.apply(Edit::DeleteWord));
+        assert_eq!(shown(&t), "one |");
+        assert!(t.apply(Edit::DeleteWord));
+        assert_eq!(shown(&t), "|");
+        let mut t = typed("a bc d");
+        t.apply(Edit::Left);
+        t.apply(Edit::Left);
+        assert!(t.apply(Edit::DeleteWord));
+        assert_eq!(shown(&t), "a | d");
+    }
+
+    #[test]
+    fn the_cap_refuses_and_keeps_the_text() {
+        let mut t = TextInput::new(3);
+        assert_eq!(t.paste("abcd"), Err(TooLong { cap: 3 }));
+        assert_eq!(t.as_str(), "abc");
+        assert_eq!(t.insert('x'), Err(TooLong { cap: 3 }));
+        assert_eq!(t.as_str(), "abc");
+        t.apply(Edit::Backspace);
+        assert_eq!(t.insert('x'), Ok(()));
+        assert_eq!(t.as_str(), "abx");
+        assert_eq!(
+            TooLong { cap: 3 }.to_string(),
+            "at most 3 characters here: the rest was not taken"
+        );
+        // a default longer than the cap is cut, not refused
+        assert_eq!(TextInput::with_text(2, "leaf").as_str(), "le");
+    }
+
+    #[test]
+    fn a_long_text_scrolls_to_keep_the_cursor_in_view() {
+        let mut t = typed("abcdefghij");
+        // the cursor at the end takes the last column
+        assert_eq!(t.window(4), ("hij".into(), String::new()));
+        t.apply(Edit::Home);
+        assert_eq!(t.window(4), (String::new(), "abcd".into()));
+        t.apply(Edit::Right);
+        t.apply(Edit::Right);
+        assert_eq!(t.window(4), ("ab".into(), "cd".into()));
+        // a short text shows whole
+        assert_eq!(typed("ab").window(10), ("ab".into(), String::new()));
+    }
+
+    #[test]
+    fn keys_edit_through_the_keymap() {
+        let key = |c, m| KeyEvent::new(c, m);
+        let mut t = typed("ab cd");
+        assert_eq!(
+            t.on_key(&key(KeyCode::Char('w'), KeyModifiers::CONTROL)),
+            Typed::Changed
+        );
+        assert_eq!(t.as_str(), "ab ");
+        assert_eq!(
+            t.on_key(&key(KeyCode::Char('b'), KeyModifiers::ALT)),
+            Typed::Moved
+        );
+        assert_eq!(
+            t.on_key(&key(KeyCode::Char('x'), KeyModifiers::NONE)),
+            Typed::Changed
+        );
+        assert_eq!(shown(&t), "x|ab ");
+        assert_eq!(
+            t.on_key(&key(KeyCode::Enter, KeyModifiers::NONE)),
+            Typed::NotText
+        );
+        assert_eq!(
+            t.on_key(&key(KeyCode::Char('t'), KeyModifiers::CONTROL)),
+            Typed::NotText
+        );
+        let mut t = TextInput::new(1);
+        t.insert('a').unwrap();
+        assert_eq!(
+            t.on_key(&key(KeyCode::Char('b'), KeyModifiers::NONE)),
+            Typed::Refused(TooLong { cap: 1 })
+        );
+    }
+
+    #[test]
+    fn compares_with_text() {
+        assert_eq!(typed("x"), "x");
+        assert!(typed("").is_empty());
+    }
+}
