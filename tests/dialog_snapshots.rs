@@ -69,7 +69,8 @@ fn refused(
     } else {
         None
     };
-    WriteOutcome::failed(op.clone(), explain(&op, errno, &ctx))
+    let error = explain(&op, errno, &ctx);
+    WriteOutcome::failed(op, error)
         .with_values(old.map(str::to_owned), new_readback.map(str::to_owned))
         .with_offer(offer)
 }
@@ -249,7 +250,14 @@ fn message_after_an_error() {
         MemoryFile::Max,
         Limit::Value(536_870_912),
     );
-    let out = refused(d.path(), op, Errno::ACCESS, false, Some("max\n"), Some("max\n"));
+    let out = refused(
+        d.path(),
+        op,
+        Errno::ACCESS,
+        false,
+        Some("max\n"),
+        Some("max\n"),
+    );
     finished(&mut a, &mut c, out);
     snap_both("message_after_an_error", &mut a);
 }
