@@ -2,7 +2,7 @@
 //! main loop (TUI), or a loop that prints (batch, JSON).
 
 use crate::app::writes::WriteRequest;
-use crate::app::{self, App, Effect, Msg};
+use crate::app::{self, App, Effect, Msg, ReadOnly};
 use crate::batch;
 use crate::model::{GroupPath, HostInfo, MountInfo, Op};
 use crate::options::{Options, Output};
@@ -113,18 +113,17 @@ pub fn run(opts: &Options) -> Result<Option<i32>> {
 
 /// Whether the user can write to the hierarchy; `None` when they can,
 /// else why not.
-pub fn write_access(hier: &Hier, start: &GroupPath, read_only_flag: bool) -> Option<String> {
+pub fn write_access(hier: &Hier, start: &GroupPath, read_only_flag: bool) -> Option<ReadOnly> {
     if read_only_flag {
-        return Some("--read-only".into());
+        return Some(ReadOnly::Flag);
     }
     if !hier.is_cgroup2() {
         // a plain directory is not cgroupfs: a write would not mean anything
-        return Some("--root is a plain directory, not cgroup2".into());
+        // (the writer refuses it too: source::hier writes only on cgroup2)
+        return Some(ReadOnly::PlainDirectory);
     }
     let probe = hier::file_rel(start, crate::cgroupfs::files::PROCS);
-    (!hier.can_write(&probe)).then(|| {
-        "no write permission on the hierarchy (not root, and not a delegated subtree)".into()
-    })
+    (!hier.can_write(&probe)).then_some(ReadOnly::NoPermission)
 }
 
 fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32>> {
@@ -143,11 +142,6 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     let theme = Theme::from_no_color(std::env::var("NO_COLOR").ok().as_deref());
     app.protected = Protected::discover(&m.root);
     app.page_size = procfs::page_size();
-    if matches!(m.mode, crate::model::MountMode::Directory) && app.read_only.is_none() {
-        // a plain directory is not cgroupfs: a write would not mean anything
-        // (the writer refuses it too: source::hier writes only on cgroup2)
-        app.read_only = Some("--root is a plain directory, not cgroup2".into());
-    }
     collector::spawn_with(
         Collector::with_hier(cfg, Arc::clone(hier)),
         opts.interval,

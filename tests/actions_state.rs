@@ -1750,7 +1750,7 @@ fn read_only_refuses_every_write_key_and_says_why() {
     let (mut a, mut c, _d) = lab();
     on(&mut a, &mut c, "batch");
     set_processes(&mut a, vec![process(4_190_201, "root", 0.0, 12, "worker")]);
-    a.read_only = Some("--read-only".into());
+    a.read_only = Some(cgtop::app::ReadOnly::Flag);
     a.undo.push(wop(
         "batch",
         "pids.max",

@@ -214,6 +214,30 @@ pub struct Data {
     pub tree: Tree,
 }
 
+/// Why cgtop will not write, decided once at start-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadOnly {
+    /// The operator asked for it (`--read-only`).
+    Flag,
+    /// `--root` is a plain directory (a fixture, a copy), not cgroup2: a
+    /// write there would not mean anything.
+    PlainDirectory,
+    /// Not root, and the start group is not a subtree delegated to us.
+    NoPermission,
+}
+
+impl std::fmt::Display for ReadOnly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Flag => "--read-only",
+            Self::PlainDirectory => "--root is a plain directory, not cgroup2",
+            Self::NoPermission => {
+                "no write permission on the hierarchy (not root, and not a delegated subtree)"
+            }
+        })
+    }
+}
+
 pub struct App {
     pub host: HostInfo,
     pub mount: MountInfo,
@@ -221,7 +245,7 @@ pub struct App {
     pub interval: Duration,
     pub paused: bool,
     /// Why writing is off, if it is.
-    pub read_only: Option<String>,
+    pub read_only: Option<ReadOnly>,
     pub data: Option<Data>,
     /// The latest full read of the selected group.
     pub focus: Option<Focus>,
