@@ -65,7 +65,7 @@ fn lab() -> (App, Collector, tempfile::TempDir) {
 /// the selection moved (the dialogs need the group's files).
 fn on(a: &mut App, c: &mut Collector, path: &str) {
     select(a, c, path);
-    read_focus(a, c, 1.0);
+    read_inspection(a, c, 1.0);
 }
 
 fn g(path: &str) -> GroupPath {
@@ -945,7 +945,7 @@ fn raw_editor_writes_the_typed_line_after_a_confirmation() {
 
     // on the root: its files are at the top of the hierarchy
     send(&mut a, &mut c, key(KeyCode::Home));
-    read_focus(&mut a, &mut c, 1.0);
+    read_inspection(&mut a, &mut c, 1.0);
     send(&mut a, &mut c, ch('E'));
     let Mode::Raw(r) = &a.mode else {
         panic!("{:?}", a.mode)
@@ -1691,7 +1691,7 @@ fn an_ancestor_of_a_protected_group_is_protected_and_a_thaw_is_not() {
     )
     .unwrap();
     tick(&mut a, &mut c, 2.0);
-    read_focus(&mut a, &mut c, 2.0);
+    read_inspection(&mut a, &mut c, 2.0);
     assert_eq!(
         send(&mut a, &mut c, ch('f')),
         [write_of(freeze_of("lab", false))]
@@ -2096,7 +2096,7 @@ fn freeze_on_disk(a: &mut App, c: &mut Collector, root: &Path, group: &str, secs
     )
     .unwrap();
     tick(a, c, secs);
-    read_focus(a, c, secs);
+    read_inspection(a, c, secs);
 }
 
 /// Types `line` into the raw editor for `file` of the selected group.

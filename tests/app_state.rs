@@ -58,8 +58,8 @@ fn systemd() -> (cgtop::app::App, cgtop::source::collector::Collector) {
     app_on(&fixture("pure-v2-systemd"), pure_v2_mount(), 80, 24)
 }
 
-fn focus(path: &str) -> Effect {
-    Effect::Collector(Command::Focus(Some(GroupPath::new(path))))
+fn inspect(path: &str) -> Effect {
+    Effect::Collector(Command::Inspect(Some(GroupPath::new(path))))
 }
 
 #[test]
@@ -72,14 +72,18 @@ fn first_refresh_shows_the_whole_tree_and_asks_for_the_root() {
     );
     let mut c = collector(&fixture("pure-v2-systemd"));
     let fx = tick(&mut a, &mut c, 0.0);
-    assert_eq!(fx, [focus("")], "the first refresh asks for the selection");
+    assert_eq!(
+        fx,
+        [inspect("")],
+        "the first refresh asks for the selection"
+    );
     assert_eq!(a.rows.len(), 31);
     assert_eq!((a.cursor, selected(&a).as_str()), (0, "/"));
     // a second refresh with the same selection asks nothing
     assert!(tick(&mut a, &mut c, 1.0).is_empty());
-    // the focus read of the root came with that refresh
+    // the inspection of the root came with that refresh
     assert_eq!(
-        a.focus.as_ref().map(|f| f.path.clone()),
+        a.inspection.as_ref().map(|f| f.path.clone()),
         Some(GroupPath::root())
     );
 }
@@ -98,15 +102,15 @@ fn cursor_moves_with_j_k_page_home_end() {
     // j, Down: one row each, each asks for the new group's detail
     assert_eq!(
         send(&mut a, &mut c, ch('j')),
-        [focus("dev-hugepages.mount")]
+        [inspect("dev-hugepages.mount")]
     );
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Down)),
-        [focus("dev-mqueue.mount")]
+        [inspect("dev-mqueue.mount")]
     );
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Up)),
-        [focus("dev-hugepages.mount")]
+        [inspect("dev-hugepages.mount")]
     );
 
     // PgDn: a page further, and the view scrolls to keep the cursor shown
@@ -154,7 +158,7 @@ fn left_collapses_then_goes_to_the_parent_right_expands() {
     );
     assert_eq!(selected(&a), "/system.slice/system-getty.slice");
     // Left on a folded branch goes to its parent
-    assert_eq!(send(&mut a, &mut c, ch('h')), [focus("system.slice")]);
+    assert_eq!(send(&mut a, &mut c, ch('h')), [inspect("system.slice")]);
     assert_eq!(a.cursor, 8);
     // Right unfolds the branch under the cursor (system.slice is open:
     // nothing changes); on the folded one it opens again
@@ -174,7 +178,7 @@ fn left_collapses_then_goes_to_the_parent_right_expands() {
     );
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Left)),
-        [focus("system.slice/system-getty.slice")]
+        [inspect("system.slice/system-getty.slice")]
     );
     assert_eq!(a.rows.len(), 31, "going up folds nothing");
 
@@ -430,7 +434,7 @@ fn selection_follows_its_group_when_the_order_changes() {
     select(&mut a, &mut c, "system.slice/systemd-logind.service");
     assert_eq!(a.cursor, 3);
     // t = 2 s: now logind is the busier one and moves up a row; the
-    // cursor moves with it, and no new focus is asked for
+    // cursor moves with it, and no new inspection is asked for
     burn_cpu(root, "system.slice/systemd-journald.service", 100_000);
     burn_cpu(root, "system.slice/systemd-logind.service", 300_000);
     let fx = tick(&mut a, &mut c, 2.0);
@@ -445,7 +449,7 @@ fn selection_follows_its_group_when_the_order_changes() {
         (a.cursor, selected(&a).as_str()),
         (2, "/system.slice/systemd-logind.service")
     );
-    assert!(fx.is_empty(), "same group: no new focus");
+    assert!(fx.is_empty(), "same group: no new inspection");
     let (_, rates) = a.selected_data().expect("selected row");
     assert_eq!(rates.cpu_pct.map(f64::round), Some(30.0));
 }
@@ -461,7 +465,7 @@ fn a_vanished_selection_moves_to_its_parent_and_says_so() {
         "system.slice/system-postgresql.slice/postgresql@15-main.service",
     );
     tick(&mut a, &mut c, 1.0);
-    assert!(a.focus.is_some());
+    assert!(a.inspection.is_some());
     //   │  ├─ system-postgresql.slice
     //   │  │  └─>postgresql@15-main.service     rmdir
     remove_group(
@@ -474,14 +478,14 @@ fn a_vanished_selection_moves_to_its_parent_and_says_so() {
     assert_eq!(a.rows.len(), 30);
     assert_eq!(selected(&a), "/system.slice/system-postgresql.slice");
     assert_eq!(a.cursor, 15);
-    assert_eq!(fx, [focus("system.slice/system-postgresql.slice")]);
+    assert_eq!(fx, [inspect("system.slice/system-postgresql.slice")]);
     let s = a.status.clone().expect("a message");
     assert_eq!(s.level, Level::Warn);
     assert_eq!(
         s.text,
         "postgresql@15-main.service is gone; selected its parent system-postgresql.slice"
     );
-    assert!(a.focus.is_none(), "the old group's detail is dropped");
+    assert!(a.inspection.is_none(), "the old group's detail is dropped");
     // the message stays until the next key
     tick(&mut a, &mut c, 3.0);
     assert!(a.status.is_some());
@@ -517,7 +521,7 @@ fn a_vanished_subtree_selects_the_nearest_survivor() {
 fn tab_moves_focus_to_the_process_list_and_back() {
     let (mut a, mut c) = systemd();
     select(&mut a, &mut c, "system.slice/rivm-cmd.service");
-    read_focus(&mut a, &mut c, 0.0);
+    read_inspection(&mut a, &mut c, 0.0);
     set_processes(
         &mut a,
         vec![
@@ -544,7 +548,7 @@ fn tab_moves_focus_to_the_process_list_and_back() {
     assert_eq!((a.pane, a.page), (Pane::Tree, DetailPage::Processes));
     assert_eq!(
         send(&mut a, &mut c, ch('j')),
-        [focus("system.slice/rivm-session.service")]
+        [inspect("system.slice/rivm-session.service")]
     );
     // choosing another page while in the list returns focus to the tree
     send(&mut a, &mut c, key(KeyCode::Tab));
@@ -564,23 +568,25 @@ fn tab_moves_focus_to_the_process_list_and_back() {
 #[test]
 fn a_moved_selection_drops_the_old_detail() {
     let (mut a, mut c) = systemd();
-    read_focus(&mut a, &mut c, 0.0);
-    assert!(a.focus.is_some());
+    read_inspection(&mut a, &mut c, 0.0);
+    assert!(a.inspection.is_some());
     send(&mut a, &mut c, ch('j'));
     assert!(
-        a.focus.is_none(),
+        a.inspection.is_none(),
         "the root's detail is not shown for another group"
     );
-    // a focus read for a group that is no longer selected is ignored
-    let stale = c.read_focus(&GroupPath::root(), None, 0.0);
+    // an inspection for a group that is no longer selected is ignored
+    let stale = c.read_inspection(&GroupPath::root(), None, 0.0);
     cgtop::app::update(
         &mut a,
-        cgtop::app::Msg::Collected(cgtop::source::collector::Collected::Focus(Box::new(stale))),
+        cgtop::app::Msg::Collected(cgtop::source::collector::Collected::Inspection(Box::new(
+            stale,
+        ))),
     );
-    assert!(a.focus.is_none());
-    read_focus(&mut a, &mut c, 0.0);
+    assert!(a.inspection.is_none());
+    read_inspection(&mut a, &mut c, 0.0);
     assert_eq!(
-        a.focus.as_ref().map(|f| f.path.to_string()),
+        a.inspection.as_ref().map(|f| f.path.to_string()),
         Some("/dev-hugepages.mount".into())
     );
 }
@@ -838,7 +844,7 @@ fn memory_events_since_start_count_from_the_first_refresh() {
     let (mut a, mut c) = app_on(root, pure_v2_mount(), 120, 40);
     select(&mut a, &mut c, svc);
     tick(&mut a, &mut c, 1.0);
-    let f = a.focus.as_ref().expect("focus");
+    let f = a.inspection.as_ref().expect("inspection");
     assert_eq!(
         f.detail.memory_events.and_then(|e| e.oom_kill),
         Some(1),
@@ -853,7 +859,7 @@ fn memory_events_since_start_count_from_the_first_refresh() {
     bump(root, svc, "memory.events", &[("oom_kill", 1), ("high", 10)]);
     tick(&mut a, &mut c, 2.0);
     let since = a
-        .focus
+        .inspection
         .as_ref()
         .and_then(|f| f.events_since_start)
         .expect("events");

@@ -40,7 +40,7 @@ fn lab_on(path: &str) -> (App, Collector, tempfile::TempDir) {
     let (mut a, mut c) = app_on(dir.path(), pure_v2_mount(), 120, 40);
     a.read_only = None;
     select(&mut a, &mut c, path);
-    read_focus(&mut a, &mut c, 0.0);
+    read_inspection(&mut a, &mut c, 0.0);
     (a, c, dir)
 }
 

@@ -157,15 +157,15 @@ fn keys_through_the_real_loop_move_the_selection_and_q_ends_it() {
 
     // what the loop passed on to the collector: the detail of each group
     // the cursor stopped on, in order
-    let focus: Vec<String> = cmd_rx
+    let inspected: Vec<String> = cmd_rx
         .try_iter()
         .map(|c| match c {
-            Command::Focus(Some(p)) => p.to_string(),
+            Command::Inspect(Some(p)) => p.to_string(),
             other => format!("{other:?}"),
         })
         .collect();
     assert_eq!(
-        focus,
+        inspected,
         [
             "/",
             "/dev-hugepages.mount",

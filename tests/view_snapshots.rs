@@ -115,7 +115,7 @@ fn throttled_by_the_slice(local: bool) -> (App, Collector, tempfile::TempDir) {
     }
     let (mut a, mut c) = app_on(&root, pure_v2_mount(), 120, 40);
     select(&mut a, &mut c, PG);
-    // the focus's cpu.stat.local is read from here on: the window below
+    // the inspected group's cpu.stat.local is read from here on: the window below
     // has both ends
     tick(&mut a, &mut c, 0.5);
     burn_cpu(&root, PG, 200_000);
@@ -376,7 +376,7 @@ fn vanished_selection_80x24() {
     let (mut a, mut c, d) = systemd_busy("pure-v2-systemd", PG, 80, 24);
     remove_group(d.path(), PG);
     tick(&mut a, &mut c, 2.0);
-    read_focus(&mut a, &mut c, 2.0);
+    read_inspection(&mut a, &mut c, 2.0);
     insta::assert_snapshot!(screen(&a, 80, 24));
 }
 

@@ -586,7 +586,7 @@ fn app_at(case: &Case, g: &GroupPath, mount: Option<MountInfo>) -> App {
         full_detail: false,
         sys_dev_block: PathBuf::from("/sys/dev/block"),
     });
-    c.set_focus(Some(g.clone()));
+    c.set_inspected(Some(g.clone()));
     let r = c.refresh(Duration::ZERO);
     let mut app = App::new(
         HostInfo::default(),

@@ -19,9 +19,9 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The group whose every file has content: the benchmark focuses it, as the
+/// The group whose every file has content: the benchmark inspects it, as the
 /// selection in the UI would be.
-pub const FOCUS: &str = "init.scope";
+pub const INSPECTED: &str = "init.scope";
 
 /// Interface files of a non-root pure-v2 group (cpu, io, memory, pids on)
 /// that cgtop does not read on every refresh: created empty.
@@ -123,7 +123,7 @@ pub fn group_paths(n: usize) -> Vec<String> {
     let user = "user.slice/user-1000.slice/user@1000.service";
     let mut out: Vec<String> = [
         "",
-        FOCUS,
+        INSPECTED,
         "system.slice",
         "user.slice",
         "user.slice/user-1000.slice",
@@ -233,9 +233,9 @@ fn io_stat(seed: u64) -> String {
     s
 }
 
-/// Full text for the focused group's other files, so the focus read does
+/// Full text for the inspected group's other files, so the inspection does
 /// the kernel's amount of parsing.
-fn focus_text(name: &str, seed: u64) -> String {
+fn inspected_text(name: &str, seed: u64) -> String {
     match name {
         "memory.stat" => [
             "anon",
@@ -363,10 +363,10 @@ pub fn write_group(root: &Path, rel: &str, seed: u64, nr_desc: u64) -> Result<()
     for (name, t) in &text {
         fs::write(d.join(name), t).with_context(|| format!("writing {}/{name}", d.display()))?;
     }
-    let focus = rel == FOCUS;
+    let inspected = rel == INSPECTED;
     for name in OTHER_FILES {
-        let t = if focus {
-            focus_text(name, seed)
+        let t = if inspected {
+            inspected_text(name, seed)
         } else {
             String::new()
         };

@@ -581,7 +581,7 @@ fn suite(
         "pread-same",
     );
     row(
-        "`Collector::refresh` (scan + rates + focus read)",
+        "`Collector::refresh` (scan + rates + inspection)",
         &refresh,
         "refresh",
     );

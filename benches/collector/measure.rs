@@ -155,10 +155,10 @@ pub fn list_files(root: &Path) -> FileSets {
     sets
 }
 
-/// The group the collector focuses (the UI's selection).
-pub fn focus_of(root: &Path) -> GroupPath {
-    if root.join(crate::fake::FOCUS).is_dir() {
-        return GroupPath::new(crate::fake::FOCUS);
+/// The group the collector inspects (the UI's selection).
+pub fn inspected_of(root: &Path) -> GroupPath {
+    if root.join(crate::fake::INSPECTED).is_dir() {
+        return GroupPath::new(crate::fake::INSPECTED);
     }
     let mut kids: Vec<String> = fs::read_dir(root)
         .into_iter()
@@ -189,7 +189,7 @@ fn collector(root: &Path) -> Collector {
         full_detail: false,
         sys_dev_block: PathBuf::from("/sys/dev/block"),
     });
-    c.set_focus(Some(focus_of(root)));
+    c.set_inspected(Some(inspected_of(root)));
     c
 }
 
@@ -817,7 +817,7 @@ pub fn run(phase: &str, root: &Path, iters: usize, warmup: usize) -> Result<Samp
 }
 
 /// How many descriptors are still free (up to `max`): what the rest of the
-/// program (focus read, /proc, writes, the terminal) has left.
+/// program (inspection, /proc, writes, the terminal) has left.
 pub fn free_fds(max: usize) -> usize {
     let mut held = Vec::new();
     while held.len() < max {

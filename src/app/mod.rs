@@ -14,7 +14,7 @@ use crate::model::tree::{Row, RowOptions, Tree};
 // the host's facts are the model's; re-exported because App holds them
 pub use crate::model::HostInfo;
 use crate::model::{GroupPath, GroupRates, GroupSample, MountInfo};
-use crate::source::collector::{Collected, Command, Focus, Refresh};
+use crate::source::collector::{Collected, Command, Inspection, Refresh};
 use crossterm::event::KeyEvent;
 use keymap::{Action, Scope};
 use std::cmp::Ordering;
@@ -248,7 +248,7 @@ pub struct App {
     pub read_only: Option<ReadOnly>,
     pub data: Option<Data>,
     /// The latest full read of the selected group.
-    pub focus: Option<Focus>,
+    pub inspection: Option<Inspection>,
     pub rows: Vec<Row>,
     /// The selected group: follows the same group across refreshes.
     pub selected: Option<GroupPath>,
@@ -305,7 +305,7 @@ impl App {
             paused: false,
             read_only: None,
             data: None,
-            focus: None,
+            inspection: None,
             rows: Vec::new(),
             cursor: 0,
             scroll: 0,
@@ -521,8 +521,8 @@ impl App {
         self.rows.get(self.cursor).map(|r| r.node)
     }
 
-    fn focus_effect(&self) -> Effect {
-        Effect::Collector(Command::Focus(self.selected.clone()))
+    fn inspect_effect(&self) -> Effect {
+        Effect::Collector(Command::Inspect(self.selected.clone()))
     }
 
     /// Moves the cursor and, if the group changed, asks for its detail.
@@ -534,9 +534,9 @@ impl App {
         self.cursor = to.min(self.rows.len() - 1);
         self.sync_selected();
         if self.selected != before {
-            self.focus = None;
+            self.inspection = None;
             self.proc_cursor = 0;
-            fx.push(self.focus_effect());
+            fx.push(self.inspect_effect());
         }
     }
 
@@ -557,7 +557,7 @@ impl App {
     }
 
     fn processes_len(&self) -> usize {
-        self.focus.as_ref().map_or(0, |f| f.processes.len())
+        self.inspection.as_ref().map_or(0, |f| f.processes.len())
     }
 }
 
@@ -567,9 +567,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     match msg {
         Msg::Key(ev) => on_key(app, &ev, &mut fx),
         Msg::Collected(Collected::Refresh(r)) => on_refresh(app, *r, &mut fx),
-        Msg::Collected(Collected::Focus(f)) => {
+        Msg::Collected(Collected::Inspection(f)) => {
             if app.selected.as_ref() == Some(&f.path) {
-                app.focus = Some(*f);
+                app.inspection = Some(*f);
             }
         }
         Msg::Resized {
@@ -622,9 +622,9 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     }
     let first = app.data.is_none();
     let tree = Tree::build(&r.snapshot.groups);
-    if let Some(f) = &r.focus {
+    if let Some(f) = &r.inspection {
         if app.selected.as_ref() == Some(&f.path) {
-            app.focus = Some(f.clone());
+            app.inspection = Some(f.clone());
         }
     }
     app.data = Some(Data { refresh: r, tree });
@@ -632,11 +632,11 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     let before = app.selected.clone();
     app.rebuild_rows();
     if first || app.selected != before {
-        app.focus = app
-            .focus
+        app.inspection = app
+            .inspection
             .take()
             .filter(|f| Some(&f.path) == app.selected.as_ref());
-        fx.push(app.focus_effect());
+        fx.push(app.inspect_effect());
     }
     app.proc_cursor = app.proc_cursor.min(app.processes_len().saturating_sub(1));
 }
@@ -670,7 +670,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             let before = app.selected.clone();
             app.rebuild_rows();
             if app.selected != before {
-                fx.push(app.focus_effect());
+                fx.push(app.inspect_effect());
             }
             return;
         }

@@ -103,7 +103,7 @@ fn nearest_throttler(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<Option<us
 
 /// The groups whose cpu.stat.local is worth reading this refresh: those
 /// with a throttling group on their path (the collector reads it only
-/// there, and for the focus).
+/// there, and for the inspected group).
 pub fn under_throttling(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<bool> {
     nearest_throttler(snapshot, rates)
         .into_iter()
@@ -193,7 +193,7 @@ pub fn throttling(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<Option<Throt
         .collect()
 }
 
-/// The cpu.max of `by` among a path's (the focus's and its ancestors').
+/// The cpu.max of `by` among a path's (the inspected group's and its ancestors').
 pub fn cpu_max_of(path_cpu_max: &[(GroupPath, Option<CpuMax>)], by: &GroupPath) -> Option<CpuMax> {
     path_cpu_max
         .iter()

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// Read this group in full on every refresh (the selection).
-    Focus(Option<GroupPath>),
+    Inspect(Option<GroupPath>),
     SetInterval(Duration),
     Pause(bool),
     /// Scan now (after a write), re-listing directories.
@@ -50,7 +50,7 @@ pub struct CollectorConfig {
 
 /// The selected group, read in full.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Focus {
+pub struct Inspection {
     pub path: GroupPath,
     pub detail: GroupDetail,
     /// memory.max and memory.high of the group and each ancestor up to the
@@ -63,15 +63,15 @@ pub struct Focus {
     /// appeared).
     pub events_since_start: Option<MemoryEvents>,
     pub processes: Vec<ProcessInfo>,
-    /// io.cost.qos and io.cost.model, when the focus is the mount root.
+    /// io.cost.qos and io.cost.model, when the inspected group is the mount root.
     pub io_cost: Vec<(String, String)>,
     /// The mount root's cgroup.controllers: every controller this
-    /// hierarchy has (one the focus is not offered must come from there).
+    /// hierarchy has (one the inspected group is not offered must come from there).
     pub top_controllers: Option<crate::cgroupfs::Controllers>,
 }
 
 /// One refresh: the snapshot, rates parallel to `snapshot.groups`, and the
-/// focus read.
+/// inspection.
 #[derive(Debug, Clone)]
 pub struct Refresh {
     pub snapshot: Snapshot,
@@ -79,7 +79,7 @@ pub struct Refresh {
     /// Who throttles each group (parallel to `snapshot.groups`): `None`
     /// when that is unknown.
     pub throttling: Vec<Option<Throttling>>,
-    pub focus: Option<Focus>,
+    pub inspection: Option<Inspection>,
     pub devices: Arc<Vec<DeviceInfo>>,
     pub kept_fds: usize,
     /// memory.events changes since start per group (JSON mode only).
@@ -95,8 +95,8 @@ pub struct Refresh {
 #[derive(Debug, Clone)]
 pub enum Collected {
     Refresh(Box<Refresh>),
-    /// The focus was read alone, right after the selection moved.
-    Focus(Box<Focus>),
+    /// The inspected group was read alone, right after the selection moved.
+    Inspection(Box<Inspection>),
 }
 
 pub struct Collector {
@@ -109,7 +109,7 @@ pub struct Collector {
     events_base: HashMap<(GroupPath, u64), MemoryEvents>,
     first_paths: Option<std::collections::HashSet<(GroupPath, u64)>>,
     devices: Arc<Vec<DeviceInfo>>,
-    focus: Option<GroupPath>,
+    inspected: Option<GroupPath>,
     /// Whether the kernel has cpu.stat.local (Linux 6.6); found out on the
     /// first refresh.
     has_cpu_stat_local: Option<bool>,
@@ -139,7 +139,7 @@ impl Collector {
             events_base: HashMap::new(),
             first_paths: None,
             devices,
-            focus: None,
+            inspected: None,
             has_cpu_stat_local: None,
             ncpus: Some(online_cpus()),
         }
@@ -151,8 +151,8 @@ impl Collector {
         self.ncpus = ncpus;
     }
 
-    pub fn set_focus(&mut self, focus: Option<GroupPath>) {
-        self.focus = focus;
+    pub fn set_inspected(&mut self, group: Option<GroupPath>) {
+        self.inspected = group;
     }
 
     /// One refresh now: `at` is the time since `start`, and the cost's
@@ -203,8 +203,13 @@ impl Collector {
         now.since(&base)
     }
 
-    /// Reads the focus group in full. `now_secs` is for process CPU %.
-    pub fn read_focus(&mut self, path: &GroupPath, inode: Option<u64>, now_secs: f64) -> Focus {
+    /// Reads the inspected group in full. `now_secs` is for process CPU %.
+    pub fn read_inspection(
+        &mut self,
+        path: &GroupPath,
+        inode: Option<u64>,
+        now_secs: f64,
+    ) -> Inspection {
         let dir = Self::dir_of(path);
         let detail = read_detail(&self.hier, dir, true);
         let mut memory_limits = Vec::new();
@@ -235,7 +240,7 @@ impl Collector {
             .read_text(Path::new(crate::cgroupfs::files::CONTROLLERS))
             .ok()
             .map(|t| crate::cgroupfs::Controllers::parse(&t));
-        Focus {
+        Inspection {
             path: path.clone(),
             detail,
             memory_limits,
@@ -248,7 +253,7 @@ impl Collector {
     }
 
     /// Reads cpu.stat.local where it tells something: every group in JSON
-    /// mode, else the focus and the groups with a throttling group on
+    /// mode, else the inspected group and the groups with a throttling group on
     /// their path (the ancestors' cpu.stat, read anyway, says where), and
     /// gives those read on both ends of the window their rate. Nothing on
     /// a kernel without the file (before 6.6).
@@ -268,7 +273,7 @@ impl Collector {
         };
         let elapsed = self.prev.as_ref().map(|p| snapshot.at.saturating_sub(p.at));
         for (i, g) in snapshot.groups.iter_mut().enumerate() {
-            if !(want[i] || self.focus.as_ref() == Some(&g.path)) {
+            if !(want[i] || self.inspected.as_ref() == Some(&g.path)) {
                 continue;
             }
             g.hot.throttled_local_usec = match &g.detail {
@@ -336,9 +341,9 @@ impl Collector {
         };
         self.read_cpu_stat_local(&mut snapshot, &mut rates);
         let throttling = throttling(&snapshot, &rates);
-        let focus = self.focus.clone().map(|p| {
+        let inspection = self.inspected.clone().map(|p| {
             let inode = snapshot.find(&p).map(|g| g.inode);
-            self.read_focus(&p, inode, at.as_secs_f64())
+            self.read_inspection(&p, inode, at.as_secs_f64())
         });
         // keep only the hot part as the baseline for the next rates
         // and the CPU counters less what a window over the ceiling could
@@ -355,7 +360,7 @@ impl Collector {
             snapshot,
             rates,
             throttling,
-            focus,
+            inspection,
             devices: Arc::clone(&self.devices),
             kept_fds: self.scanner.kept(),
             events_since_start,
@@ -433,7 +438,7 @@ pub fn thread_cpu_time() -> Duration {
 }
 
 /// Runs the collector in a thread: a refresh every `interval` (or at
-/// once on `RefreshNow`), a focus read at once when the selection moves.
+/// once on `RefreshNow`), an inspection at once when the selection moves.
 /// Ends when told to stop or when the receiver of `tx` is gone.
 pub fn spawn<M: From<Collected> + Send + 'static>(
     cfg: CollectorConfig,
@@ -479,13 +484,13 @@ pub fn spawn_with<M: From<Collected> + Send + 'static>(
                     Err(RecvTimeoutError::Disconnected) => return,
                 };
                 // coalesce a burst of commands (arrow key held down)
-                let mut focus_changed = false;
+                let mut inspect_changed = false;
                 loop {
                     match cmd {
                         Command::Stop => return,
-                        Command::Focus(f) => {
-                            c.set_focus(f);
-                            focus_changed = true;
+                        Command::Inspect(f) => {
+                            c.set_inspected(f);
+                            inspect_changed = true;
                         }
                         Command::SetInterval(d) => {
                             next = next.checked_sub(interval).unwrap_or(next) + d;
@@ -502,10 +507,13 @@ pub fn spawn_with<M: From<Collected> + Send + 'static>(
                         Err(_) => break,
                     }
                 }
-                if focus_changed && next > Instant::now() {
-                    if let Some(p) = c.focus.clone() {
-                        let f = c.read_focus(&p, None, start.elapsed().as_secs_f64());
-                        if tx.send(M::from(Collected::Focus(Box::new(f)))).is_err() {
+                if inspect_changed && next > Instant::now() {
+                    if let Some(p) = c.inspected.clone() {
+                        let f = c.read_inspection(&p, None, start.elapsed().as_secs_f64());
+                        if tx
+                            .send(M::from(Collected::Inspection(Box::new(f))))
+                            .is_err()
+                        {
                             return;
                         }
                     }

@@ -178,7 +178,7 @@ pub fn read_memory_limits(hier: &Hier, dir: &Path) -> (Option<Limit>, Option<Lim
     (g.limit(files::MEMORY_MAX), g.limit(files::MEMORY_HIGH))
 }
 
-/// cpu.max of one group, for the "who throttles me" line of the focus.
+/// cpu.max of one group, for the "who throttles me" line of the inspected group.
 pub fn read_cpu_max(hier: &Hier, dir: &Path) -> Option<CpuMax> {
     hier.read_text(&dir.join(files::CPU_MAX))
         .ok()

@@ -125,7 +125,7 @@ enum Read1 {
     Error(FsError),
 }
 
-/// Descriptors the scanner leaves to the rest of the program: the focus
+/// Descriptors the scanner leaves to the rest of the program: the inspection
 /// read, /proc, the writer, the terminal, the devices list. Without a
 /// reserve, a tree with more hot files than RLIMIT_NOFILE allows would take
 /// every descriptor, and then every other open (the reopened hot files

@@ -68,7 +68,7 @@ fn cpu_max_text(m: Option<CpuMax>) -> String {
 
 /// "throttled 78% of the last window by /a.slice's cpu.max 20%": who
 /// throttles the group (`model::limits::throttling`), with the quota where
-/// the focus read it. `~` and "(inferred)" where no cpu.stat.local says
+/// the inspection read it. `~` and "(inferred)" where no cpu.stat.local says
 /// it: the share is then the throttling group's own.
 fn throttled_text(t: &Throttling, path: &GroupPath, cpu_max: Option<CpuMax>) -> String {
     let quota = cpu_max
@@ -123,7 +123,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let Some((g, r)) = app.selected_data() else {
         return vec![Line::styled("no group selected", theme.dim)];
     };
-    let d = app.focus.as_ref().filter(|f| f.path == g.path);
+    let d = app.inspection.as_ref().filter(|f| f.path == g.path);
     let det = d.map(|f| &f.detail);
     let ev = g.hot.events.unwrap_or_default();
     let mut marks = Vec::new();
@@ -344,7 +344,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
 }
 
 fn memory(app: &App, theme: &Theme) -> Vec<Line<'static>> {
-    let Some(f) = app.focus.as_ref() else {
+    let Some(f) = app.inspection.as_ref() else {
         return vec![Line::styled("reading…", theme.dim)];
     };
     let d = &f.detail;
@@ -416,7 +416,7 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
     let Some((g, r)) = app.selected_data() else {
         return Vec::new();
     };
-    let f = app.focus.as_ref().filter(|f| f.path == g.path);
+    let f = app.inspection.as_ref().filter(|f| f.path == g.path);
     let devices = app
         .data
         .as_ref()
@@ -513,7 +513,7 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
 }
 
 fn processes(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
-    let Some(f) = app.focus.as_ref() else {
+    let Some(f) = app.inspection.as_ref() else {
         return vec![Line::styled("reading…", theme.dim)];
     };
     let mut out = vec![Line::styled(
@@ -551,7 +551,7 @@ fn processes(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
 }
 
 fn raw(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
-    let Some(f) = app.focus.as_ref() else {
+    let Some(f) = app.inspection.as_ref() else {
         return vec![Line::styled("reading…", theme.dim)];
     };
     let mut out = Vec::new();

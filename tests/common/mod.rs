@@ -15,7 +15,9 @@ pub mod tmux;
 
 use cgtop::app::{self, App, Effect, HostInfo, Msg};
 use cgtop::model::{GroupPath, MountInfo, MountMode, ProcessInfo};
-use cgtop::source::collector::{Collected, Collector, CollectorConfig, Command, Focus, Refresh};
+use cgtop::source::collector::{
+    Collected, Collector, CollectorConfig, Command, Inspection, Refresh,
+};
 use cgtop::source::scan::ScanConfig;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::fmt::Write as _;
@@ -101,23 +103,23 @@ pub fn collector(root: &Path) -> Collector {
     })
 }
 
-/// One refresh at `secs` seconds. The processes of the focus are
+/// One refresh at `secs` seconds. The processes of the inspected group are
 /// dropped: the fixtures' PIDs may be live processes of the test host.
 pub fn refresh(c: &mut Collector, secs: f64) -> Refresh {
     let mut r = c.refresh(Duration::from_secs_f64(secs));
-    if let Some(f) = &mut r.focus {
+    if let Some(f) = &mut r.inspection {
         f.processes.clear();
     }
     r
 }
 
-/// Applies a message, and passes the focus commands on to the collector,
+/// Applies a message, and passes the inspect commands on to the collector,
 /// as the main loop does. Returns the effects.
 pub fn send(app: &mut App, c: &mut Collector, msg: Msg) -> Vec<Effect> {
     let fx = app::update(app, msg);
     for e in &fx {
-        if let Effect::Collector(Command::Focus(p)) = e {
-            c.set_focus(p.clone());
+        if let Effect::Collector(Command::Inspect(p)) = e {
+            c.set_inspected(p.clone());
         }
     }
     fx
@@ -131,13 +133,13 @@ pub fn tick(app: &mut App, c: &mut Collector, secs: f64) -> Vec<Effect> {
 
 /// Reads the selected group in full and delivers it, as the collector
 /// thread does right after the selection moved.
-pub fn read_focus(app: &mut App, c: &mut Collector, secs: f64) {
+pub fn read_inspection(app: &mut App, c: &mut Collector, secs: f64) {
     let Some(p) = app.selected.clone() else {
         return;
     };
-    let mut f = c.read_focus(&p, None, secs);
+    let mut f = c.read_inspection(&p, None, secs);
     f.processes.clear();
-    app::update(app, Msg::Collected(Collected::Focus(Box::new(f))));
+    app::update(app, Msg::Collected(Collected::Inspection(Box::new(f))));
 }
 
 /// The app on a fixture, sized like a terminal of `w` x `h`, after one
@@ -311,10 +313,10 @@ pub fn process(pid: u32, user: &str, cpu: f64, rss_mib: u64, cmd: &str) -> Proce
     }
 }
 
-/// Replaces the focus's process list (the view tests' stand-in for
+/// Replaces the inspected group's process list (the view tests' stand-in for
 /// /proc).
 pub fn set_processes(app: &mut App, procs: Vec<ProcessInfo>) {
-    let f: &mut Focus = app.focus.as_mut().expect("a focus was read");
+    let f: &mut Inspection = app.inspection.as_mut().expect("an inspection was read");
     f.processes = procs;
 }
 

@@ -191,7 +191,7 @@ fn a_symlinked_root_re_pointed_after_start_changes_nothing() {
         .map(|g| g.path.to_string())
         .collect();
     assert_eq!(after, before, "the re-pointed symlink was followed");
-    let f = c.read_focus(&GroupPath::new("evil"), None, 1.0);
+    let f = c.read_inspection(&GroupPath::new("evil"), None, 1.0);
     assert!(f.detail.raw.is_empty(), "read through the re-pointed link");
 }
 
@@ -358,11 +358,11 @@ fn a_symlinked_group_directory_is_not_followed() {
         cgtop(&["--root", root, "-b", "-n", "1", "-d", "0.1", "link"], 10).unwrap();
     assert!(!ok, "a symlinked start group was followed: {out}");
     assert!(err.contains("symbolic link"), "{err}");
-    // not listed by a walk, and not read as a focus
+    // not listed by a walk, and not read as an inspection
     let mut c = common::collector(t.path());
     let r = common::refresh(&mut c, 0.0);
     assert!(r.snapshot.find(&GroupPath::new("link")).is_none());
-    let f = c.read_focus(&GroupPath::new("link"), None, 0.0);
+    let f = c.read_inspection(&GroupPath::new("link"), None, 0.0);
     assert_eq!(f.detail.controllers, None, "read through the symlink");
     assert!(f.detail.raw.is_empty());
 }

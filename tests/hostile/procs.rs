@@ -84,11 +84,11 @@ fn process_names_and_command_lines_show_escaped() {
     let (mut a, mut c) = app_on(tree.path(), pure_v2_mount(), 120, 40);
     a.read_only = None;
     select(&mut a, &mut c, "batch");
-    // the focus as the collector reads it, processes from the real /proc
-    // (common::read_focus leaves them out)
-    let f = c.read_focus(a.selected.as_ref().unwrap(), None, 0.0);
+    // the inspection as the collector reads it, processes from the real /proc
+    // (common::read_inspection leaves them out)
+    let f = c.read_inspection(a.selected.as_ref().unwrap(), None, 0.0);
     assert_eq!(f.processes.len(), 2, "{:?}", f.processes);
-    app::update(&mut a, Msg::Collected(Collected::Focus(Box::new(f))));
+    app::update(&mut a, Msg::Collected(Collected::Inspection(Box::new(f))));
     send(&mut a, &mut c, ch('4'));
     let s = screen(&a, 120, 40);
     assert!(!s.contains('\u{1b}') && !s.contains('\u{7}'), "{s}");

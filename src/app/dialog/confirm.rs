@@ -154,7 +154,7 @@ pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
             let (procs, groups) = subtree_counts(app, &w.group);
             reasons.push(Reason::WillDie { procs, groups });
             let has_kill = app
-                .focus
+                .inspection
                 .as_ref()
                 .filter(|f| f.path == w.group)
                 // cgroup.kill is write-only: in the writable list, not the raw one
@@ -222,12 +222,12 @@ pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
 
 /// Whether `group` is frozen as far as the app knows: it or an ancestor
 /// is reported frozen by cgroup.events, was just frozen by cgtop, or sets
-/// cgroup.freeze itself (the focus detail). The writer checks the
+/// cgroup.freeze itself (the inspected detail). The writer checks the
 /// hierarchy itself again before a move.
 fn target_frozen(app: &App, group: &GroupPath) -> bool {
     let snap = app.data.as_ref().map(|d| &d.refresh.snapshot);
     let own = app
-        .focus
+        .inspection
         .as_ref()
         .filter(|f| &f.path == group)
         .and_then(|f| f.detail.freeze)

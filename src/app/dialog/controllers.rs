@@ -1,7 +1,7 @@
 //! The controllers dialog (c): which controllers a group hands to its
 //! children (cgroup.subtree_control). All changes go in one write.
 
-use super::{confirm, focus_detail, not_ready, writable, Transition};
+use super::{confirm, inspected_detail, not_ready, writable, Transition};
 use crate::app::keymap::Action;
 use crate::app::{App, Effect, Level, Mode};
 use crate::model::input::ControllerChange;
@@ -53,13 +53,13 @@ impl ControllersDialog {
         let Some(group) = not_ready(app) else {
             return Transition::Stay;
         };
-        let Some(d) = focus_detail(app) else {
+        let Some(d) = inspected_detail(app) else {
             return Transition::Stay;
         };
         let offered = d.controllers.clone().unwrap_or_default();
         let enabled = d.subtree_control.clone().unwrap_or_default();
         let top = app
-            .focus
+            .inspection
             .as_ref()
             .and_then(|f| f.top_controllers.clone())
             .unwrap_or_default();

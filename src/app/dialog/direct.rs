@@ -1,7 +1,7 @@
 //! The writes that have no dialog of their own (f, K, Del, u): each goes
 //! through the confirmation policy, which may open a question.
 
-use super::{confirm, focus_detail, writable, Transition};
+use super::{confirm, inspected_detail, writable, Transition};
 use crate::app::{App, Effect, Level, Mode};
 use crate::model::write;
 use crate::model::GroupPath;
@@ -25,7 +25,7 @@ pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
     // cgroup.freeze is the group's own setting; cgroup.events "frozen"
     // is also 1 when an ancestor is frozen (admin guide 4-3
     // cgroup.freeze), and then writing 0 here changes nothing
-    let own = focus_detail(app).and_then(|d| d.freeze);
+    let own = inspected_detail(app).and_then(|d| d.freeze);
     let asked = app.freezing.contains(&group);
     if effective && own == Some(false) && !asked {
         let by = frozen_ancestor(app, &group);

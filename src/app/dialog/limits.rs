@@ -3,7 +3,7 @@
 //! reason it cannot; after a write the form stays open and shows what the
 //! kernel stored.
 
-use super::{confirm, focus_detail, not_ready, raw_line, type_into, writable, Transition};
+use super::{confirm, inspected_detail, not_ready, raw_line, type_into, writable, Transition};
 use crate::app::keymap::Action;
 use crate::app::text_input::TextInput;
 use crate::app::{App, Effect, Level, Mode};
@@ -188,7 +188,7 @@ impl LimitsForm {
                 warning: None,
             })
             .collect();
-        let controllers_on = focus_detail(app)
+        let controllers_on = inspected_detail(app)
             .and_then(|d| d.controllers.clone())
             .map(|c| c.0)
             .unwrap_or_default();

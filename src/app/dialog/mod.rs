@@ -151,16 +151,16 @@ fn writable(app: &mut App) -> bool {
     true
 }
 
-fn focus_detail(app: &App) -> Option<&crate::model::GroupDetail> {
+fn inspected_detail(app: &App) -> Option<&crate::model::GroupDetail> {
     let sel = app.selected.as_ref()?;
-    app.focus
+    app.inspection
         .as_ref()
         .filter(|f| &f.path == sel)
         .map(|f| &f.detail)
 }
 
 fn raw_line(app: &App, file: &str) -> Option<String> {
-    let d = focus_detail(app)?;
+    let d = inspected_detail(app)?;
     let (_, v) = d.raw.iter().find(|(n, _)| n == file)?;
     Some(
         v.as_ref()
@@ -170,7 +170,7 @@ fn raw_line(app: &App, file: &str) -> Option<String> {
 
 fn not_ready(app: &mut App) -> Option<GroupPath> {
     let sel = app.selected.clone()?;
-    if focus_detail(app).is_none() {
+    if inspected_detail(app).is_none() {
         app.set_status(
             Level::Warn,
             "still reading this group; try again in a moment",

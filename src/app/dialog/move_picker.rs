@@ -34,7 +34,7 @@ impl MovePicker {
             return Transition::Stay;
         }
         let Some(p) = app
-            .focus
+            .inspection
             .as_ref()
             .and_then(|f| f.processes.get(app.proc_cursor))
         else {

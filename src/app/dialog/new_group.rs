@@ -2,7 +2,7 @@
 //! checked on every key (one component, not an interface file's prefix,
 //! not taken).
 
-use super::{confirm, focus_detail, type_into, writable, Transition};
+use super::{confirm, inspected_detail, type_into, writable, Transition};
 use crate::app::keymap::Action;
 use crate::app::text_input::TextInput;
 use crate::app::{App, Effect, Mode};
@@ -81,7 +81,7 @@ fn siblings(app: &App, parent: &GroupPath) -> Vec<String> {
         .map(str::to_owned)
         .collect();
     // interface files are names too
-    if let Some(dd) = focus_detail(app) {
+    if let Some(dd) = inspected_detail(app) {
         names.extend(dd.raw.iter().map(|(n, _)| n.clone()));
     }
     names

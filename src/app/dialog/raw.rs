@@ -1,7 +1,7 @@
 //! The raw editor (E): one line written to any other writable interface
 //! file of the group. First a file is chosen, then the line typed.
 
-use super::{confirm, focus_detail, not_ready, type_into, writable, Transition};
+use super::{confirm, inspected_detail, not_ready, type_into, writable, Transition};
 use crate::app::keymap::Action;
 use crate::app::text_input::TextInput;
 use crate::app::{App, Effect, Level, Mode};
@@ -30,7 +30,7 @@ impl RawEditor {
         let Some(group) = not_ready(app) else {
             return Transition::Stay;
         };
-        let Some(d) = focus_detail(app) else {
+        let Some(d) = inspected_detail(app) else {
             return Transition::Stay;
         };
         let files: Vec<(String, String)> = d
