@@ -222,28 +222,16 @@ fn enter_limit(a: &mut App, c: &mut Collector, file: &str, text: &str) -> Vec<Ef
 
 /// A successful outcome of `op`, with the old value the writer read.
 fn done(op: Op, old: Option<&str>) -> WriteOutcome {
-    WriteOutcome {
-        op,
-        old: old.map(str::to_owned),
-        new_readback: None,
-        result: Ok(()),
-        notes: Vec::new(),
-        offer: None,
-    }
+    WriteOutcome::done(op, old.map(str::to_owned), None)
 }
 
 /// The outcome the writer makes when the kernel refuses `op` with `errno`
 /// on the tree at `root`: its explanation and its offer, from the tree.
 fn refused(root: &Path, op: Op, errno: Errno) -> WriteOutcome {
     let ctx = writer::gather_context(root, &op, errno);
-    WriteOutcome {
-        result: Err(explain(&op, errno, &ctx)),
-        offer: offer_for(&op, errno, &ctx),
-        old: None,
-        new_readback: None,
-        notes: Vec::new(),
-        op,
-    }
+    let error = explain(&op, errno, &ctx);
+    let offer = offer_for(&op, errno, &ctx);
+    WriteOutcome::failed(op, error).with_offer(offer)
 }
 
 fn finished(a: &mut App, c: &mut Collector, outcomes: Vec<WriteOutcome>) -> Vec<Effect> {

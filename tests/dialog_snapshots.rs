@@ -265,18 +265,15 @@ fn message_after_an_error() {
 #[test]
 fn action_log_two_entries() {
     let (mut a, mut c, d) = lab_on("batch");
-    let ok = WriteOutcome {
-        op: cgtop::model::write::set_memory_limit(
+    let ok = WriteOutcome::done(
+        cgtop::model::write::set_memory_limit(
             &GroupPath::new("batch"),
             MemoryFile::Max,
             Limit::Value(536_870_912),
         ),
-        old: Some("max\n".into()),
-        new_readback: Some("536870912\n".into()),
-        result: Ok(()),
-        notes: Vec::new(),
-        offer: None,
-    };
+        Some("max\n".into()),
+        Some("536870912\n".into()),
+    );
     let op = cgtop::model::write::set_subtree_control(
         &GroupPath::new("batch"),
         &[ControllerChange::enable("cpu")],

@@ -62,7 +62,7 @@ struct TextRefresh {
     io: Vec<[Option<f64>; 2]>,
 }
 
-/// "646K", "1.5M", "0", "-" (binary units, as `ui::format::bytes_short`).
+/// "646K", "1.5M", "0", "-" (binary units, as `render::units::bytes_short`).
 fn parse_bytes(s: &str) -> Option<f64> {
     if s == "-" {
         return None;

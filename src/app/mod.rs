@@ -108,17 +108,6 @@ impl SortKey {
         Self::Pids,
     ];
 
-    pub fn title(self) -> &'static str {
-        match self {
-            Self::Name => "GROUP",
-            Self::Cpu => "CPU%",
-            Self::Memory => "MEM",
-            Self::IoRead => "READ/s",
-            Self::IoWrite => "WRITE/s",
-            Self::Pids => "PIDS",
-        }
-    }
-
     fn step(self, forward: bool) -> Self {
         let i = Self::ALL.iter().position(|k| *k == self).unwrap_or(0);
         let n = Self::ALL.len();
