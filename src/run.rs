@@ -4,6 +4,7 @@
 use crate::app::writes::WriteRequest;
 use crate::app::{self, App, Effect, Msg, ReadOnly};
 use crate::batch;
+use crate::model::WriteOutcome;
 use crate::model::{GroupPath, HostInfo, MountInfo, Op};
 use crate::options::{Options, Output};
 use crate::source::actionlog::ActionLog;
@@ -12,7 +13,6 @@ use crate::source::hier::{self, Hier};
 use crate::source::mount;
 use crate::source::safety::{self, Protected};
 use crate::source::scan::ScanConfig;
-use crate::source::writer::WriteOutcome;
 use crate::ui::{self, Theme};
 use anyhow::{Context, Result};
 use ratatui::backend::Backend;

@@ -40,9 +40,10 @@ use cgtop::model::explain::{explain, offer_for};
 use cgtop::model::{
     ControllerChange, Errno, GroupPath, IoMaxSet, MemoryFile, Op, WriteKind, WriteOp,
 };
+use cgtop::model::{Offer, WriteOutcome};
 use cgtop::source::collector::{Collector, Command};
 use cgtop::source::safety::{typed_prompt, Danger, Harm, Protected, Role};
-use cgtop::source::writer::{self, Offer, WriteOutcome};
+use cgtop::source::writer;
 use common::*;
 use crossterm::event::KeyCode;
 use std::path::Path;

@@ -25,8 +25,9 @@ use cgtop::model::write::{
     create_group, freeze, kill, move_process, remove_group, set_memory_limit, set_subtree_control,
 };
 use cgtop::model::GroupPath;
+use cgtop::model::WriteOutcome;
 use cgtop::source::safety::Protected;
-use cgtop::source::writer::{leaf_fix, perform, WriteOutcome};
+use cgtop::source::writer::{leaf_fix, perform};
 use common::sandbox::Sandbox;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

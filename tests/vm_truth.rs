@@ -29,10 +29,11 @@ use cgtop::model::input::{
     MemoryFile,
 };
 use cgtop::model::write;
+use cgtop::model::Offer;
 use cgtop::model::{GroupPath, MountInfo, MountMode};
 use cgtop::source::collector::{Collected, Collector, CollectorConfig};
 use cgtop::source::scan::ScanConfig;
-use cgtop::source::writer::{self, perform, Offer};
+use cgtop::source::writer::{self, perform};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -524,7 +525,7 @@ fn io_max_without_memory_files_still_throttles_buffered_writes() {
     let expected = write::set_io_max(&g, parse_io_max(dev, "", "2M", "", "").unwrap());
     assert_eq!(ops, vec![expected]);
     let outcomes: Vec<_> = ops.iter().map(|op| perform(&case.root, op)).collect();
-    assert!(outcomes.iter().all(writer::WriteOutcome::is_ok));
+    assert!(outcomes.iter().all(cgtop::model::WriteOutcome::is_ok));
     app::update(
         &mut app,
         Msg::WriteFinished {

@@ -53,7 +53,7 @@ pub enum Msg {
     InputClosed,
     /// The writer performed a request; `unix_secs` is when (for the log).
     WriteFinished {
-        outcomes: Vec<crate::source::writer::WriteOutcome>,
+        outcomes: Vec<crate::model::WriteOutcome>,
         unix_secs: u64,
     },
 }

@@ -10,7 +10,7 @@ use super::{App, Effect, Level, Mode};
 use crate::model::input::ControllerChange;
 use crate::model::write::{Op, WriteKind};
 use crate::model::GroupPath;
-use crate::source::writer::{Offer, WriteOutcome};
+use crate::model::{Offer, WriteOutcome};
 
 /// What the writer thread is asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]

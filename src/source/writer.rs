@@ -27,8 +27,8 @@ use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-pub use crate::model::explain::ErrorContext;
-pub use crate::model::outcome::{Offer, WriteError, WriteOutcome};
+use crate::model::explain::ErrorContext;
+use crate::model::outcome::{WriteError, WriteOutcome};
 
 // ---------------------------------------------------------------------------
 // Performing.

@@ -6,8 +6,8 @@
 
 use crate::common::sandbox::Sandbox;
 use cgtop::model::write::{self, Op};
+use cgtop::model::WriteOutcome;
 use cgtop::source::safety::{perform_checked, Danger, Protected};
-use cgtop::source::writer::WriteOutcome;
 
 fn freeze_file(tg: &Sandbox, sub: &str) -> String {
     std::fs::read_to_string(tg.dir(sub).join("cgroup.freeze"))

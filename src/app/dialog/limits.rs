@@ -11,9 +11,9 @@ use crate::cgroupfs::files;
 use crate::cgroupfs::io::DevId;
 use crate::model::input::{self, MemoryFile};
 use crate::model::write::{self, Op, WriteKind};
+use crate::model::WriteOutcome;
 use crate::model::{DeviceInfo, GroupPath, MountMode};
 use crate::source::devices::throttle_check;
-use crate::source::writer::WriteOutcome;
 use crossterm::event::KeyEvent;
 
 /// The fields of the limits form.
