@@ -35,7 +35,12 @@ pub fn restore() {
     if MOUSE.load(Ordering::SeqCst) {
         let _ = execute!(out, event::DisableMouseCapture);
     }
-    let _ = execute!(out, terminal::LeaveAlternateScreen, cursor::Show);
+    let _ = execute!(
+        out,
+        event::DisableBracketedPaste,
+        terminal::LeaveAlternateScreen,
+        cursor::Show
+    );
     let _ = terminal::disable_raw_mode();
     let _ = out.flush();
 }
@@ -51,7 +56,13 @@ pub fn resume() -> std::io::Result<()> {
     terminal::enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
     let mut out = std::io::stdout();
-    execute!(out, terminal::EnterAlternateScreen, cursor::Hide)?;
+    execute!(
+        out,
+        terminal::EnterAlternateScreen,
+        cursor::Hide,
+        // a paste arrives as one piece of text, not as keys
+        event::EnableBracketedPaste
+    )?;
     if MOUSE.load(Ordering::SeqCst) {
         execute!(out, event::EnableMouseCapture)?;
     }
@@ -198,7 +209,13 @@ impl TerminalGuard {
         ACTIVE.store(true, Ordering::SeqCst);
         MOUSE.store(mouse, Ordering::SeqCst);
         let mut out = std::io::stdout();
-        execute!(out, terminal::EnterAlternateScreen, cursor::Hide)?;
+        execute!(
+            out,
+            terminal::EnterAlternateScreen,
+            cursor::Hide,
+            // a paste arrives as one piece of text, not as keys
+            event::EnableBracketedPaste
+        )?;
         if mouse {
             execute!(out, event::EnableMouseCapture)?;
         }
@@ -237,6 +254,9 @@ pub fn spawn_input(tx: Sender<Msg>) -> std::io::Result<std::thread::JoinHandle<(
                             },
                             Err(_) => Msg::InputClosed,
                         },
+                        Ok(Event::Paste(text)) => {
+                            Msg::Paste(text.chars().take(crate::app::PASTE_CAP).collect())
+                        }
                         Ok(Event::Mouse(m)) => match mouse(m) {
                             Some(msg) => msg,
                             None => continue,

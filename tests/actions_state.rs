@@ -34,7 +34,7 @@ mod common;
 use cgtop::app::dialog::confirm::{Confirm, Question, Reason};
 use cgtop::app::dialog::limits::{Field, FieldKind, LimitsForm, Missing, Preview};
 use cgtop::app::writes::WriteRequest;
-use cgtop::app::{App, Effect, Level, Mode, Pane};
+use cgtop::app::{App, Effect, Level, Mode, Msg, Pane};
 use cgtop::cgroupfs::{CpuMax, DevId, Limit};
 use cgtop::model::explain::{explain, offer_for};
 use cgtop::model::{
@@ -1313,6 +1313,62 @@ fn a_long_paste_stops_at_the_cap_and_the_error_stays_in_sight() {
     let shown = screen(&a, 80, 24);
     assert!(shown.contains("Enter creates"), "{shown}");
     assert!(shown.contains("at most 255 characters"), "{shown}");
+}
+
+/// A paste (the terminal's bracketed paste) is text for the field with
+/// the focus and never keys: a pasted "k" does not kill, a pasted "y" does
+/// not confirm, a pasted newline does not press Enter; and with no text
+/// field on screen it is dropped, and said so.
+#[test]
+fn a_paste_is_text_for_a_field_and_never_keys() {
+    let paste = |s: &str| Msg::Paste(s.to_owned());
+    let (mut a, mut c, _d) = lab();
+    on(&mut a, &mut c, "batch");
+
+    assert!(send(&mut a, &mut c, paste("kq\nf")).is_empty());
+    assert_eq!((&a.mode, a.quitting), (&Mode::Normal, false));
+    let status = a.status.as_ref().map(|s| s.text.as_str());
+    assert_eq!(status, Some("paste ignored: no text field here"));
+
+    // a y/n confirmation has no text field: the paste goes nowhere
+    send(&mut a, &mut c, ch('f'));
+    assert!(send(&mut a, &mut c, paste("y\n")).is_empty());
+    assert!(matches!(a.mode, Mode::Confirm(_)), "{:?}", a.mode);
+    send(&mut a, &mut c, ch('n'));
+
+    // into a name, at the cursor, without the newline; Enter is the key's
+    send(&mut a, &mut c, ch('n'));
+    type_text(&mut a, &mut c, "wd");
+    send(&mut a, &mut c, key(KeyCode::Left));
+    assert!(send(&mut a, &mut c, paste("eb\n")).is_empty());
+    let Mode::NewGroup(p) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    assert_eq!(p.input.as_str(), "webd");
+    // cut at the cap, said so, and the name check still runs on what is
+    // there (255 'x' is a valid name: no error replaces the warning)
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    send(&mut a, &mut c, ch('n'));
+    send(&mut a, &mut c, paste(&"x".repeat(10_000)));
+    let Mode::NewGroup(p) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    assert_eq!(p.input.as_str(), "x".repeat(255));
+    let status = a.status.as_ref().map(|s| (s.level, s.text.as_str()));
+    assert_eq!(
+        status,
+        Some((
+            Level::Warn,
+            "at most 255 characters here: the rest was not taken"
+        ))
+    );
+    assert_eq!(
+        send(&mut a, &mut c, key(KeyCode::Enter)),
+        [write_of(cgtop::model::write::create_group(&g(&format!(
+            "batch/{}",
+            "x".repeat(255)
+        ))))]
+    );
 }
 
 /// The editing keys work in a dialog's field as in any text input: the

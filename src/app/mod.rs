@@ -20,11 +20,17 @@ use keymap::{Action, Scope};
 use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::time::Duration;
-use text_input::{TextInput, Typed};
+use text_input::{Input, TextInput, Typed};
 
 /// The most characters of an interval ("3600.000000"): a number that
 /// long is out of range anyway.
 pub const INTERVAL_CAP: usize = 16;
+
+/// The most characters of a paste the input thread passes on: more than
+/// any text field takes ([`TextInput::LINE`]), so that a cut paste is
+/// still refused at the field and said so, and little enough that a
+/// pasted file is not copied around.
+pub const PASTE_CAP: usize = 4 * TextInput::LINE;
 
 /// SIGHUP's number (the same on every Linux architecture).
 const SIGHUP: i32 = 1;
@@ -33,6 +39,10 @@ const SIGHUP: i32 = 1;
 #[derive(Debug, Clone)]
 pub enum Msg {
     Key(KeyEvent),
+    /// Text pasted in one piece (the terminal's bracketed paste), at most
+    /// [`PASTE_CAP`] characters. Only a text field takes it: it never
+    /// presses a key.
+    Paste(String),
     Collected(Collected),
     /// The terminal changed size; `tree_rows` is how many tree rows the
     /// view fits in it (the view's geometry, computed by the caller).
@@ -555,6 +565,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     let mut fx = Vec::new();
     match msg {
         Msg::Key(ev) => on_key(app, &ev, &mut fx),
+        Msg::Paste(text) => on_paste(app, &text, &mut fx),
         Msg::Collected(Collected::Refresh(r)) => on_refresh(app, *r, &mut fx),
         Msg::Collected(Collected::Inspection(f)) => {
             if app.selected.as_ref() == Some(&f.path) {
@@ -630,6 +641,37 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     app.proc_cursor = app.proc_cursor.min(app.processes_len().saturating_sub(1));
 }
 
+/// A paste goes to the text field of the screen, if it has one with the
+/// focus; anywhere else it is dropped, and said so: pasted text must not
+/// act as keys (a pasted "k" is not Kill, a pasted newline not Enter).
+fn on_paste(app: &mut App, text: &str, fx: &mut Vec<Effect>) {
+    if dialog::on_input(app, Input::Paste(text), fx) {
+        return;
+    }
+    match (app.scope(), &mut app.mode) {
+        (Scope::Filter, _) => {
+            match app.filter.on_input(Input::Paste(text)) {
+                Typed::Refused(e) | Typed::Cut(e) => app.set_status(Level::Warn, e.to_string()),
+                Typed::Changed | Typed::Moved | Typed::NotText => {}
+            }
+            let before = app.selected.clone();
+            app.rebuild_rows();
+            if app.selected != before {
+                fx.push(app.inspect_effect());
+            }
+        }
+        (Scope::Prompt, Mode::IntervalPrompt(t)) => {
+            // seconds, as typed: only digits and a point are taken
+            let number: String = text
+                .chars()
+                .filter(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let _ = t.on_input(Input::Paste(&number));
+        }
+        _ => app.set_status(Level::Info, "paste ignored: no text field here"),
+    }
+}
+
 fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
     if keymap::global(ev) == Some(Action::Suspend) {
         // the screen (a dialog, the filter, the help) stays as it is and
@@ -637,7 +679,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         fx.push(Effect::Suspend);
         return;
     }
-    if dialog::on_key(app, ev, fx) {
+    if dialog::on_input(app, Input::Key(ev), fx) {
         return;
     }
     let scope = app.scope();

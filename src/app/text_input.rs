@@ -214,6 +214,9 @@ pub enum Typed {
     Moved,
     /// A character was refused: the text is at its cap.
     Refused(TooLong),
+    /// Pasted text was taken up to the cap and the rest refused: the
+    /// text changed, and the operator is told it is not all there.
+    Cut(TooLong),
     /// Not a key for the text.
     NotText,
 }
@@ -234,7 +237,34 @@ pub fn typed_char(ev: &KeyEvent) -> Option<char> {
     }
 }
 
+/// What reaches a text input: a key, or text pasted in one piece (the
+/// terminal's bracketed paste), which is only ever text: a pasted newline
+/// does not press Enter and a pasted `y` does not confirm.
+#[derive(Debug, Clone, Copy)]
+pub enum Input<'a> {
+    Key(&'a KeyEvent),
+    Paste(&'a str),
+}
+
 impl TextInput {
+    /// Applies a key or a paste.
+    pub fn on_input(&mut self, input: Input<'_>) -> Typed {
+        match input {
+            Input::Key(ev) => self.on_key(ev),
+            Input::Paste(s) => {
+                let before = self.text.len();
+                let taken = self.paste(s);
+                let changed = self.text.len() != before;
+                match (taken, changed) {
+                    (Ok(()), true) => Typed::Changed,
+                    (Ok(()), false) => Typed::Moved,
+                    (Err(e), true) => Typed::Cut(e),
+                    (Err(e), false) => Typed::Refused(e),
+                }
+            }
+        }
+    }
+
     /// Applies a key: an editing key of the keymap's text scope, or a
     /// typed character.
     pub fn on_key(&mut self, ev: &KeyEvent) -> Typed {
@@ -375,6 +405,26 @@ mod tests {
         );
         // a default longer than the cap is cut, not refused
         assert_eq!(TextInput::with_text(2, "leaf").as_str(), "le");
+    }
+
+    #[test]
+    fn a_paste_is_text_at_the_cursor_and_says_when_it_was_cut() {
+        let mut t = TextInput::with_text(6, "ad");
+        t.apply(Edit::Left);
+        assert_eq!(t.on_input(Input::Paste("bc")), Typed::Changed);
+        assert_eq!(shown(&t), "abc|d");
+        // only control characters: nothing to take, nothing refused
+        assert_eq!(t.on_input(Input::Paste("\r\n\u{1b}")), Typed::Moved);
+        assert_eq!(
+            t.on_input(Input::Paste("xyz")),
+            Typed::Cut(TooLong { cap: 6 })
+        );
+        assert_eq!(shown(&t), "abcxy|d");
+        assert_eq!(
+            t.on_input(Input::Paste("q")),
+            Typed::Refused(TooLong { cap: 6 })
+        );
+        assert_eq!(t.as_str(), "abcxyd");
     }
 
     #[test]

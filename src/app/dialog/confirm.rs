@@ -5,14 +5,13 @@
 
 use super::{type_into, Transition};
 use crate::app::keymap::Action;
-use crate::app::text_input::TextInput;
+use crate::app::text_input::{Input, TextInput};
 use crate::app::writes::WriteRequest;
 use crate::app::{App, Effect, Mode};
 use crate::cgroupfs::files;
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::GroupPath;
 use crate::source::safety::{typed_name_matches, Danger};
-use crossterm::event::KeyEvent;
 
 /// What the question is about: the view words its title and opening.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +89,7 @@ impl Confirm {
         &mut self,
         app: &mut App,
         action: Option<Action>,
-        ev: &KeyEvent,
+        ev: Input<'_>,
         fx: &mut Vec<Effect>,
     ) -> Transition {
         match action {

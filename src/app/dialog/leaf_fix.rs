@@ -4,12 +4,11 @@
 
 use super::{type_into, Transition};
 use crate::app::keymap::Action;
-use crate::app::text_input::TextInput;
+use crate::app::text_input::{Input, TextInput};
 use crate::app::writes::WriteRequest;
 use crate::app::{App, Effect};
 use crate::model::input::{self, ControllerChange};
 use crate::model::GroupPath;
-use crossterm::event::KeyEvent;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeafFixDialog {
@@ -45,7 +44,7 @@ impl LeafFixDialog {
         &mut self,
         app: &mut App,
         action: Option<Action>,
-        ev: &KeyEvent,
+        ev: Input<'_>,
         fx: &mut Vec<Effect>,
     ) -> Transition {
         match action {

@@ -5,7 +5,7 @@
 
 use super::{confirm, inspected_detail, not_ready, raw_line, type_into, writable, Transition};
 use crate::app::keymap::Action;
-use crate::app::text_input::TextInput;
+use crate::app::text_input::{Input, TextInput};
 use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
 use crate::cgroupfs::io::DevId;
@@ -14,7 +14,6 @@ use crate::model::write::{self, Op, WriteKind};
 use crate::model::WriteOutcome;
 use crate::model::{DeviceInfo, GroupPath, MountMode};
 use crate::source::devices::throttle_check;
-use crossterm::event::KeyEvent;
 
 /// The fields of the limits form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,7 +220,7 @@ impl LimitsForm {
         &mut self,
         app: &mut App,
         action: Option<Action>,
-        ev: &KeyEvent,
+        ev: Input<'_>,
         fx: &mut Vec<Effect>,
     ) -> Transition {
         let f = self;

@@ -22,10 +22,9 @@ pub mod new_group;
 pub mod raw;
 
 use super::keymap;
-use super::text_input::{TextInput, Typed};
+use super::text_input::{Input, TextInput, Typed};
 use super::{App, Effect, Level, Mode};
 use crate::model::GroupPath;
-use crossterm::event::KeyEvent;
 
 /// What a key (or an opener) does to the screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,9 +70,14 @@ pub fn on_main_action(
     })
 }
 
-/// Handles a key while a dialog is open. Returns true when it was one.
-pub fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) -> bool {
-    let action = keymap::lookup(app.scope(), ev);
+/// Handles a key or a paste while a dialog is open. Returns true when
+/// it was one. A paste is never an action: it reaches the dialog's text
+/// field if one has the focus, and is dropped otherwise.
+pub fn on_input(app: &mut App, ev: Input<'_>, fx: &mut Vec<Effect>) -> bool {
+    let action = match ev {
+        Input::Key(k) => keymap::lookup(app.scope(), k),
+        Input::Paste(_) => None,
+    };
     let mode = std::mem::replace(&mut app.mode, Mode::Normal);
     let (back, t) = match mode {
         Mode::Controllers(mut d) => {
@@ -127,15 +131,19 @@ pub fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) -> bool {
     true
 }
 
-/// Passes a key to a text input; a character refused at the cap says so
-/// on the status line, which stays under the dialog. Returns whether the
-/// text changed.
-fn type_into(app: &mut App, input: &mut TextInput, ev: &KeyEvent) -> bool {
-    match input.on_key(ev) {
+/// Passes a key or a paste to a text input; text refused at the cap
+/// says so on the status line, which stays under the dialog. Returns
+/// whether the text changed.
+fn type_into(app: &mut App, input: &mut TextInput, ev: Input<'_>) -> bool {
+    match input.on_input(ev) {
         Typed::Changed => true,
         Typed::Refused(e) => {
             app.set_status(Level::Warn, e.to_string());
             false
+        }
+        Typed::Cut(e) => {
+            app.set_status(Level::Warn, e.to_string());
+            true
         }
         Typed::Moved | Typed::NotText => false,
     }
@@ -187,7 +195,7 @@ mod tests {
     use crate::app::HostInfo;
     use crate::model::write;
     use crate::model::{MountInfo, MountMode};
-    use crossterm::event::{KeyCode, KeyModifiers};
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     use std::time::Duration;
 
     fn app(mode: Mode) -> App {
@@ -207,7 +215,11 @@ mod tests {
 
     fn press(a: &mut App, code: KeyCode) -> Vec<Effect> {
         let mut fx = Vec::new();
-        assert!(on_key(a, &KeyEvent::new(code, KeyModifiers::NONE), &mut fx));
+        assert!(on_input(
+            a,
+            Input::Key(&KeyEvent::new(code, KeyModifiers::NONE)),
+            &mut fx
+        ));
         fx
     }
 
@@ -228,7 +240,7 @@ mod tests {
         let mut a = app(Mode::Normal);
         let mut fx = Vec::new();
         let q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
-        assert!(!on_key(&mut a, &q, &mut fx));
+        assert!(!on_input(&mut a, Input::Key(&q), &mut fx));
         assert_eq!((a.mode, fx), (Mode::Normal, Vec::new()));
     }
 

@@ -3,11 +3,10 @@
 
 use super::{confirm, type_into, writable, Transition};
 use crate::app::keymap::Action;
-use crate::app::text_input::TextInput;
+use crate::app::text_input::{Input, TextInput};
 use crate::app::{App, Effect, Level, Mode, Pane};
 use crate::model::write;
 use crate::model::GroupPath;
-use crossterm::event::KeyEvent;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MovePicker {
@@ -58,7 +57,7 @@ impl MovePicker {
         &mut self,
         app: &mut App,
         action: Option<Action>,
-        ev: &KeyEvent,
+        ev: Input<'_>,
         fx: &mut Vec<Effect>,
     ) -> Transition {
         match action {

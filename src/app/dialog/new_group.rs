@@ -4,12 +4,11 @@
 
 use super::{confirm, inspected_detail, type_into, writable, Transition};
 use crate::app::keymap::Action;
-use crate::app::text_input::TextInput;
+use crate::app::text_input::{Input, TextInput};
 use crate::app::{App, Effect, Mode};
 use crate::model::input;
 use crate::model::write;
 use crate::model::GroupPath;
-use crossterm::event::KeyEvent;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NamePrompt {
@@ -40,7 +39,7 @@ impl NamePrompt {
         &mut self,
         app: &mut App,
         action: Option<Action>,
-        ev: &KeyEvent,
+        ev: Input<'_>,
         fx: &mut Vec<Effect>,
     ) -> Transition {
         match action {

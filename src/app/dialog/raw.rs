@@ -3,13 +3,12 @@
 
 use super::{confirm, inspected_detail, not_ready, type_into, writable, Transition};
 use crate::app::keymap::Action;
-use crate::app::text_input::TextInput;
+use crate::app::text_input::{Input, TextInput};
 use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
 use crate::model::input;
 use crate::model::write::{self, Op};
 use crate::model::GroupPath;
-use crossterm::event::KeyEvent;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawEditor {
@@ -67,7 +66,7 @@ impl RawEditor {
         &mut self,
         app: &mut App,
         action: Option<Action>,
-        ev: &KeyEvent,
+        ev: Input<'_>,
         fx: &mut Vec<Effect>,
     ) -> Transition {
         let Some(line) = &mut self.input else {
