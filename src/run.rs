@@ -11,7 +11,7 @@ use crate::source::actionlog::ActionLog;
 use crate::source::collector::{self, Collector, CollectorConfig, Command};
 use crate::source::hier::{self, Hier};
 use crate::source::mount;
-use crate::source::safety::{self, Protected};
+use crate::source::safety;
 use crate::source::scan::ScanConfig;
 use crate::ui::{self, Theme};
 use anyhow::{Context, Result};
@@ -140,7 +140,7 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
         });
     }
     let theme = Theme::from_no_color(std::env::var("NO_COLOR").ok().as_deref());
-    app.protected = Protected::discover(&m.root);
+    app.protected = safety::discover(&m.root);
     app.page_size = procfs::page_size();
     collector::spawn_with(
         Collector::with_hier(cfg, Arc::clone(hier)),

@@ -37,12 +37,12 @@ use cgtop::app::writes::WriteRequest;
 use cgtop::app::{App, Effect, Level, Mode, Msg, Pane};
 use cgtop::cgroupfs::{CpuMax, DevId, Limit};
 use cgtop::model::explain::{explain, offer_for};
+use cgtop::model::guard::{typed_prompt, Danger, Harm, Protected, Role};
 use cgtop::model::{
     ControllerChange, Errno, GroupPath, IoMaxSet, MemoryFile, Op, WriteKind, WriteOp,
 };
 use cgtop::model::{Offer, WriteOutcome};
 use cgtop::source::collector::{Collector, Command};
-use cgtop::source::safety::{typed_prompt, Danger, Harm, Protected, Role};
 use cgtop::source::writer;
 use common::*;
 use crossterm::event::KeyCode;

@@ -26,7 +26,6 @@ use cgtop::model::write::{
 };
 use cgtop::model::GroupPath;
 use cgtop::model::WriteOutcome;
-use cgtop::source::safety::Protected;
 use cgtop::source::writer::{leaf_fix, perform};
 use common::sandbox::Sandbox;
 use std::path::{Path, PathBuf};
@@ -283,7 +282,7 @@ fn a_missing_controller_file_is_explained() {
 #[test]
 fn protected_groups_of_this_process() {
     let sb = sandbox_or_skip!();
-    let p = Protected::discover(&sb.root);
+    let p = cgtop::source::safety::discover(&sb.root);
     let own = p.own.clone().expect("the test's own group is readable");
     // the test runs outside its sandbox, so the sandbox is not protected
     // unless the test itself was started inside it

@@ -275,7 +275,7 @@ pub struct App {
     /// the exit status is 128 + it, as a shell reports a killed program.
     pub exit_signal: Option<i32>,
     /// Groups that must not be frozen or killed without typing the name.
-    pub protected: crate::source::safety::Protected,
+    pub protected: crate::model::guard::Protected,
     /// Every write of the session, oldest first.
     pub log: Vec<writes::LogEntry>,
     /// Where the action log file is, and why there when it fell back;
@@ -323,7 +323,7 @@ impl App {
             size: (80, 24),
             quitting: false,
             exit_signal: None,
-            protected: crate::source::safety::Protected::default(),
+            protected: crate::model::guard::Protected::default(),
             log: Vec::new(),
             log_place: None,
             undo: Vec::new(),

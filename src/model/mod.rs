@@ -8,6 +8,7 @@
 
 pub mod errno;
 pub mod explain;
+pub mod guard;
 pub mod host;
 pub mod input;
 pub mod killable;

@@ -1,7 +1,7 @@
 //! `/proc/PID/mountinfo` text -> typed entries, the one parser of it (the
 //! reader is `source::mount::read_mountinfo`). Finding cgroup2 and the
 //! v1 controllers (`source::mount`) and mapping /proc/PID/cgroup paths to
-//! the view (`source::safety`) both work on these entries.
+//! the view (`model::guard`) both work on these entries.
 //!
 //! The text is bytes: a mount point may hold any byte but NUL, and the
 //! kernel escapes only space, tab, newline and backslash (as `\040`,

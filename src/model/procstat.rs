@@ -1,6 +1,6 @@
 //! `/proc/PID/stat` text -> its fields ([`StatLine`], the one parser of
 //! it), and the fields the process list uses ([`ProcStat`]). The guard
-//! (`source::safety`) and the kill fallback (`source::writer`) read their
+//! (`model::guard`) and the kill fallback (`source::writer`) read their
 //! fields from a [`StatLine`] too.
 //!
 //! The command name sits between the first `(` and the LAST `)`: a process

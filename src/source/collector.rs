@@ -88,7 +88,7 @@ pub struct Refresh {
     /// (the TUI's collector thread only: cgtop, its session or its
     /// terminal may have moved since the last one). Read here, off the
     /// main loop, which must answer keys at once.
-    pub protected: Option<super::safety::Protected>,
+    pub protected: Option<crate::model::guard::Protected>,
 }
 
 /// What the collector thread sends.
@@ -467,7 +467,7 @@ pub fn spawn_with<M: From<Collected> + Send + 'static>(
                 if !paused && Instant::now() >= next {
                     let wall0 = Instant::now();
                     let mut r = c.refresh_timed(start);
-                    r.protected = Some(super::safety::Protected::discover(c.hier.path()));
+                    r.protected = Some(super::safety::discover(c.hier.path()));
                     if tx.send(M::from(Collected::Refresh(Box::new(r)))).is_err() {
                         return;
                     }

@@ -5,9 +5,10 @@
 //! called with that pid.
 
 use crate::common::sandbox::Sandbox;
+use cgtop::model::guard::Danger;
 use cgtop::model::write::{self, Op};
 use cgtop::model::WriteOutcome;
-use cgtop::source::safety::{perform_checked, Danger, Protected};
+use cgtop::source::safety::{self, perform_checked};
 
 fn freeze_file(tg: &Sandbox, sub: &str) -> String {
     std::fs::read_to_string(tg.dir(sub).join("cgroup.freeze"))
@@ -50,7 +51,7 @@ fn protection_follows_cgtop_when_it_moves_and_the_writer_checks_again() {
     let hier = cgtop::source::hier::Hier::open(&root).unwrap();
     let check = |op: &Op, typed| perform_checked(&hier, op, typed, me);
 
-    let p = Protected::discover_for(&root, me);
+    let p = safety::discover_for(&root, me);
     assert_eq!(p.own, Some(a.clone()));
     assert!(p.dangers(&a).contains(&Danger::ContainsCgtop));
     assert!(!p.dangers(&b).contains(&Danger::ContainsCgtop));
@@ -58,7 +59,7 @@ fn protection_follows_cgtop_when_it_moves_and_the_writer_checks_again() {
     // "cgtop" moves into b (m, confirmed): its new group is protected,
     // its old one is not
     std::fs::write(tg.dir("b").join("cgroup.procs"), me.to_string()).unwrap();
-    let p = Protected::discover_for(&root, me);
+    let p = safety::discover_for(&root, me);
     assert_eq!(p.own, Some(b.clone()));
     assert!(p.dangers(&b).contains(&Danger::ContainsCgtop));
     assert!(!p.dangers(&a).contains(&Danger::ContainsCgtop));

@@ -9,9 +9,9 @@ use crate::app::text_input::{Input, TextInput};
 use crate::app::writes::WriteRequest;
 use crate::app::{App, Effect, Mode};
 use crate::cgroupfs::files;
+use crate::model::guard::{typed_name_matches, Danger};
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::GroupPath;
-use crate::source::safety::{typed_name_matches, Danger};
 
 /// What the question is about: the view words its title and opening.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
