@@ -274,12 +274,15 @@ pub fn write_text(
     let s = &r.snapshot;
     writeln!(
         out,
-        "cgtop - refresh {} at {:.1} s  {}  {}  cgroup2 {}  {} groups  interval {:.1} s  cost {:.1} ms cpu, {} files",
+        "cgtop - refresh {} at {:.1} s  {}  {}  cgroup2 {} ({})  {} groups  interval {:.1} s  cost {:.1} ms cpu, {} files",
         n + 1,
         s.at.as_secs_f64(),
         escape_str(&host.hostname),
         escape_str(&host.kernel),
         escape(m.root.as_os_str().as_bytes()),
+        crate::render::mount::mode_forms(&m.mode)
+            .first()
+            .map_or("", String::as_str),
         s.groups.len(),
         interval.as_secs_f64(),
         s.cost.cpu.as_secs_f64() * 1e3,

@@ -83,7 +83,7 @@ fn batch_text_lists_every_group_without_control_codes() {
         lines[0]
     );
     assert!(
-        lines[0].contains("cgroup2 tests/fixtures/pure-v2-systemd  31 groups"),
+        lines[0].contains("cgroup2 tests/fixtures/pure-v2-systemd (directory)  31 groups"),
         "{}",
         lines[0]
     );

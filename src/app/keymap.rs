@@ -579,6 +579,20 @@ fn key_names(b: &Binding) -> Vec<String> {
     keys
 }
 
+/// The keys of `scope` that change the hierarchy, each once, in table
+/// order: what read-only mode turns off.
+pub fn write_keys(scope: Scope) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for b in bindings(scope).filter(|b| b.action.writes()) {
+        for k in key_names(b) {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+    }
+    out
+}
+
 /// A dialog's keys for its bottom border: each row with a footer label,
 /// all its keys; rows with the same label share it ("Up/Down move").
 pub fn footer_text(scope: Scope) -> String {

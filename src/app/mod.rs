@@ -225,6 +225,17 @@ pub enum ReadOnly {
     NoPermission,
 }
 
+impl ReadOnly {
+    /// A few words for the footer, where the full reason has no room.
+    pub fn short(self) -> &'static str {
+        match self {
+            Self::Flag => "--read-only",
+            Self::PlainDirectory => "plain directory",
+            Self::NoPermission => "no permission",
+        }
+    }
+}
+
 impl std::fmt::Display for ReadOnly {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {

@@ -105,7 +105,9 @@ const ACCEPT_LATENCY: &str = "a target latency like 10ms, 500us or 10 (milliseco
      or max (or 0) to remove the target";
 const ACCEPT_PIDS: &str = "max, or a whole number of processes from 0 to 4194304";
 const ACCEPT_PID: &str = "a process id, a whole number from 1 to 4194304";
-const ACCEPT_NAME: &str = "a new directory name: not empty, at most 255 bytes, no '/', \
+/// What a new group's name may be (the new-group dialog shows it before
+/// anything is typed).
+pub const ACCEPT_NAME: &str = "a new directory name: not empty, at most 255 bytes, no '/', \
      no control characters, not . or .., and not starting with an interface-file prefix \
      (cgroup., cpu., memory., io., pids. and the like)";
 const ACCEPT_CONTROLLERS: &str =

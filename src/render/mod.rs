@@ -5,6 +5,7 @@
 //! - [`units`]: bytes, rates, percentages, limits, and "-" for no figure.
 //! - [`fit`]: display widths, padding and cutting to a column.
 //! - [`marks`]: the state column (P populated, F frozen, t throttled, T threaded).
+//! - [`mount`]: how the hierarchy is mounted (pure v2, hybrid, directory).
 //! - [`columns`]: the group table's columns: titles, widths, cells, which
 //!   fit a width, and the name cell.
 //!
@@ -18,4 +19,5 @@
 pub mod columns;
 pub mod fit;
 pub mod marks;
+pub mod mount;
 pub mod units;

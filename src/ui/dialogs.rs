@@ -539,7 +539,12 @@ fn new_group(f: &mut Frame<'_>, area: Rect, p: &NamePrompt, theme: &Theme) {
             theme.header,
             w,
         )),
-        Err(e) if p.input.is_empty() => lines.extend(para(e, theme.dim, w)),
+        // nothing typed yet is not an error: say what is accepted
+        Err(_) if p.input.is_empty() => lines.extend(para(
+            &format!("Type {}.", crate::model::input::ACCEPT_NAME),
+            theme.dim,
+            w,
+        )),
         Err(e) => lines.extend(para(e, theme.error, w)),
     }
     popup(f, area, "new group", lines, Scope::NewGroup, theme);

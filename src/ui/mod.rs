@@ -24,7 +24,6 @@ pub mod tree;
 use crate::app::keymap::{self, Scope};
 use crate::app::{fmt_secs, App, Level, Mode};
 use crate::model::text::{escape, escape_str};
-use crate::model::MountMode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
@@ -130,26 +129,16 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     };
     let root = escape(app.mount.root.as_os_str().as_bytes());
     let mount = |mode: &str| format!("cgroup2 {root} ({mode})");
-    let mut mode = match &app.mount.mode {
-        MountMode::PureV2 => "pure v2".to_owned(),
-        MountMode::Hybrid { v1_controllers } if v1_controllers.is_empty() => "hybrid".to_owned(),
-        MountMode::Hybrid { v1_controllers } => {
-            format!("hybrid, v1 holds {}", v1_controllers.join(","))
-        }
-        MountMode::Directory => "directory".to_owned(),
-    };
-    // a hybrid host's list of v1 controllers is long: count them when the
-    // list does not fit, rather than cut the line
+    // a hybrid host's list of v1 controllers is long: the longest form
+    // that fits, rather than cut the line
     let used = "cgtop ".len() + host.chars().count() + from.chars().count();
-    if let MountMode::Hybrid { v1_controllers } = &app.mount.mode {
-        let fits = |m: &str| used + mount(m).chars().count() <= usize::from(area.width);
-        if !fits(&mode) {
-            mode = format!("hybrid, {} controllers on v1", v1_controllers.len());
-        }
-        if !fits(&mode) {
-            "hybrid".clone_into(&mut mode);
-        }
-    }
+    let forms = crate::render::mount::mode_forms(&app.mount.mode);
+    let mode = forms
+        .iter()
+        .find(|m| used + mount(m).chars().count() <= usize::from(area.width))
+        .or(forms.last())
+        .cloned()
+        .unwrap_or_default();
     let mut l1 = vec![
         Span::styled("cgtop ", theme.title),
         Span::raw(host),
@@ -244,13 +233,18 @@ fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
     let mut spans = Vec::new();
     for (key, label, writes) in footer_items(scope) {
+        // read-only: a key that would only be refused is not offered
         if writes && app.read_only.is_some() {
-            // greyed: shown, so the operator knows the key, but off
-            spans.push(Span::styled(format!("{key} {label} "), theme.dim));
-        } else {
-            spans.push(Span::styled(key, theme.key));
-            spans.push(Span::raw(format!(" {label} ")));
+            continue;
         }
+        spans.push(Span::styled(key, theme.key));
+        spans.push(Span::raw(format!(" {label} ")));
+    }
+    if let (Some(why), Scope::Main) = (app.read_only, scope) {
+        spans.push(Span::styled(
+            format!(" read-only ({}): writes off", why.short()),
+            theme.warn,
+        ));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
@@ -273,6 +267,18 @@ fn help(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Line::raw("State: P populated, F frozen, t throttled by a cpu.max, T threaded."),
         Line::raw(""),
     ];
+    if let Some(why) = app.read_only {
+        lines.insert(
+            3,
+            Line::styled(
+                format!(
+                    "Read-only ({why}): {} change nothing.",
+                    keymap::write_keys(Scope::Main).join(" ")
+                ),
+                theme.warn,
+            ),
+        );
+    }
     // every screen's keys, from the one table, a heading per screen
     let sections = Scope::ALL.iter().map(|&s| (s, help_lines(s)));
     for (scope, entries) in sections {

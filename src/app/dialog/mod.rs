@@ -136,7 +136,12 @@ pub fn on_input(app: &mut App, ev: Input<'_>, fx: &mut Vec<Effect>) -> bool {
 /// whether the text changed.
 fn type_into(app: &mut App, input: &mut TextInput, ev: Input<'_>) -> bool {
     match input.on_input(ev) {
-        Typed::Changed => true,
+        // what the status said was about the text before this edit (an
+        // error on Enter, a refusal at the cap): it no longer holds
+        Typed::Changed => {
+            app.status = None;
+            true
+        }
         Typed::Refused(e) => {
             app.set_status(Level::Warn, e.to_string());
             false
