@@ -128,3 +128,35 @@ fn an_error_goes_once_its_cause_is_edited_away() {
     type_text(&mut a, &mut c, "1");
     assert_eq!(a.status, None, "the error outlived its cause");
 }
+
+/// cgroup.kill's SIGKILL is not delivered to PID 1: a kill of the group
+/// holding init does not count it among the dead, and says it stays.
+#[test]
+fn a_kill_does_not_count_init_among_the_dead() {
+    use cgtop::app::dialog::confirm::Reason;
+    let (mut a, mut c, _d) = lab(None);
+    select(&mut a, &mut c, "batch");
+    read_inspection(&mut a, &mut c, 1.0);
+    a.protected.init = Some(cgtop::model::GroupPath::new("batch"));
+    send(&mut a, &mut c, ch('K'));
+    let Mode::Confirm(cf) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    let said: Vec<&Reason> = cf
+        .reasons
+        .iter()
+        .filter(|r| matches!(r, Reason::WillDie { .. } | Reason::InitStays))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            &Reason::WillDie {
+                procs: 1,
+                groups: 1
+            },
+            &Reason::InitStays
+        ]
+    );
+    let shown = screen(&a, 80, 24);
+    assert!(shown.contains("PID 1 (init) is here"), "{shown}");
+}

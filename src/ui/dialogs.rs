@@ -422,6 +422,9 @@ fn reason_text(r: &Reason) -> String {
             if *procs == 1 { "" } else { "es" },
             if *groups == 1 { "" } else { "s" }
         ),
+        Reason::InitStays => {
+            "PID 1 (init) is here: the kernel ignores the kill for it, and it stays".to_owned()
+        }
         Reason::NoCgroupKill => {
             "this kernel has no cgroup.kill: cgtop sends SIGKILL to every process of the subtree"
                 .to_owned()

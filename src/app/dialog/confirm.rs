@@ -39,6 +39,10 @@ pub enum Reason {
     /// A kill: how many processes in how many groups (the subtree, from
     /// the snapshot).
     WillDie { procs: u64, groups: u64 },
+    /// PID 1 is in the subtree: the kernel does not deliver cgroup.kill's
+    /// SIGKILL to init, so it stays (and is not counted among those that
+    /// die).
+    InitStays,
     /// The kernel has no cgroup.kill: cgtop sends SIGKILL itself.
     NoCgroupKill,
     /// A systemd unit, which may re-apply its own settings.
@@ -150,8 +154,19 @@ pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
     let op = first.clone();
     if let Some(w) = op.as_write() {
         if matches!(w.kind, WriteKind::Kill) {
-            let (procs, groups) = subtree_counts(app, &w.group);
+            let (mut procs, groups) = subtree_counts(app, &w.group);
+            let init_inside = app
+                .protected
+                .init
+                .as_ref()
+                .is_some_and(|g| g.is_within(&w.group));
+            if init_inside {
+                procs = procs.saturating_sub(1);
+            }
             reasons.push(Reason::WillDie { procs, groups });
+            if init_inside {
+                reasons.push(Reason::InitStays);
+            }
             let has_kill = app
                 .inspection
                 .as_ref()
