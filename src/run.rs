@@ -2,7 +2,7 @@
 //! main loop (TUI), or a loop that prints (batch, JSON).
 
 use crate::app::writes::WriteRequest;
-use crate::app::{self, App, Effect, Msg, ReadOnly};
+use crate::app::{self, App, Effect, MouseAction, Msg, ReadOnly};
 use crate::batch;
 use crate::model::WriteOutcome;
 use crate::model::{GroupPath, HostInfo, MountInfo, Op};
@@ -324,6 +324,16 @@ where
         };
         let mut quit = false;
         for msg in std::iter::once(first).chain(std::iter::from_fn(|| rx.try_recv().ok())) {
+            // a click's row is the view's geometry with the app's zoom
+            let msg = match msg {
+                Msg::Mouse(MouseAction::ClickAt { x, y }) => {
+                    match ui::tree_row_at(app.size.0, app.size.1, app.zoom, x, y) {
+                        Some(n) => Msg::Mouse(MouseAction::ClickRow(n)),
+                        None => continue,
+                    }
+                }
+                m => m,
+            };
             for fx in app::update(app, msg) {
                 match fx {
                     Effect::Quit => quit = true,

@@ -285,10 +285,12 @@ fn mouse(m: event::MouseEvent) -> Option<Msg> {
     let action = match m.kind {
         MouseEventKind::ScrollUp => MouseAction::ScrollUp,
         MouseEventKind::ScrollDown => MouseAction::ScrollDown,
-        MouseEventKind::Down(MouseButton::Left) => {
-            let (w, h) = size().ok()?;
-            MouseAction::ClickRow(crate::ui::tree_row_at(w, h, m.column, m.row)?)
-        }
+        // which row that is depends on the screen's layout: the event
+        // loop asks the view (`ui::tree_row_at`)
+        MouseEventKind::Down(MouseButton::Left) => MouseAction::ClickAt {
+            x: m.column,
+            y: m.row,
+        },
         _ => return None,
     };
     Some(Msg::Mouse(action))

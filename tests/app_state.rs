@@ -47,7 +47,7 @@
 mod common;
 
 use cgtop::app::keymap::{self, Action, Scope};
-use cgtop::app::{DetailPage, Effect, Level, Mode, Pane, SortKey};
+use cgtop::app::{DetailPage, Effect, Level, Mode, Pane, SortKey, Zoom};
 use cgtop::model::GroupPath;
 use cgtop::source::collector::Command;
 use common::*;
@@ -92,7 +92,7 @@ fn first_refresh_shows_the_whole_tree_and_asks_for_the_root() {
 fn cursor_moves_with_j_k_page_home_end() {
     let (mut a, mut c) = systemd();
     let page = a.tree_height;
-    assert_eq!(page, cgtop::ui::tree_rows_for(80, 24));
+    assert_eq!(page, cgtop::ui::tree_rows_for(80, 24).split);
     assert!(page > 1 && page < 31, "80x24 shows part of the tree");
 
     // k on the first row: nothing moves, nothing is asked
@@ -893,6 +893,9 @@ fn every_main_action_is_reachable() {
             | Action::SortReverse
             | Action::SwitchFocus
             | Action::DetailPage(_)
+            | Action::DetailDown
+            | Action::DetailUp
+            | Action::Zoom
             | Action::ToggleCpuScale
             | Action::Pause
             | Action::SetInterval
@@ -1001,8 +1004,8 @@ fn mouse_wheel_and_click() {
     assert_eq!((a.cursor, a.selected.clone()), (2, sel));
     // the geometry the terminal uses: line 3 of an 80x24 screen is the
     // first tree row (two header lines, then the column header)
-    assert_eq!(cgtop::ui::tree_row_at(80, 24, 5, 3), Some(0));
-    assert_eq!(cgtop::ui::tree_row_at(80, 24, 5, 2), None);
+    assert_eq!(cgtop::ui::tree_row_at(80, 24, Zoom::Split, 5, 3), Some(0));
+    assert_eq!(cgtop::ui::tree_row_at(80, 24, Zoom::Split, 5, 2), None);
 }
 
 /// README's key tables are the keymap's: the text between the

@@ -49,7 +49,7 @@ pub enum Msg {
     Resized {
         width: u16,
         height: u16,
-        tree_rows: usize,
+        tree_rows: TreeRows,
     },
     /// A mouse action (only with `--mouse`).
     Mouse(MouseAction),
@@ -74,6 +74,51 @@ impl From<Collected> for Msg {
     }
 }
 
+/// How the screen is shared between the tree and the detail (`z` turns
+/// it): both, the tree alone, the detail alone. On 80x24 the detail
+/// alone shows the whole overview (pressure, controllers, type) that a
+/// shared screen cuts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Zoom {
+    #[default]
+    Split,
+    Tree,
+    Detail,
+}
+
+impl Zoom {
+    #[must_use]
+    pub fn next(self) -> Self {
+        match self {
+            Self::Split => Self::Tree,
+            Self::Tree => Self::Detail,
+            Self::Detail => Self::Split,
+        }
+    }
+
+    /// What the status line says after `z`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Split => "tree and detail share the screen",
+            Self::Tree => "the tree has the whole screen (z: the detail)",
+            Self::Detail => "the detail has the whole screen (z: both again)",
+        }
+    }
+}
+
+/// How many tree rows fit on the screen, as the view lays it out: with
+/// the detail beside or below, and with the tree alone. The view's
+/// geometry, passed in on resize, so that paging needs no drawing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeRows {
+    pub split: usize,
+    pub whole: usize,
+}
+
+/// The most lines the detail scrolls (the view stops at its last line;
+/// this only bounds the count).
+pub const DETAIL_SCROLL_MAX: usize = 1000;
+
 /// What the mouse can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MouseAction {
@@ -81,6 +126,13 @@ pub enum MouseAction {
     ScrollDown,
     /// A click on the n-th tree row on screen.
     ClickRow(usize),
+    /// A click at this column and line, before the view's geometry said
+    /// which row it is (the event loop turns it into `ClickRow`, or drops
+    /// it: the app ignores it).
+    ClickAt {
+        x: u16,
+        y: u16,
+    },
 }
 
 /// What `update` asks the outside world to do.
@@ -278,8 +330,17 @@ pub struct App {
     /// CPU % relative to the whole machine instead of one core.
     pub cpu_machine: bool,
     pub status: Option<Status>,
-    /// Rows of the tree pane that fit on screen (set on resize).
+    /// Rows of the tree pane that fit on screen now (from `tree_rows`
+    /// and `zoom`).
     pub tree_height: usize,
+    /// Rows of the tree pane for each way of sharing the screen (set on
+    /// resize).
+    pub tree_rows: TreeRows,
+    pub zoom: Zoom,
+    /// Lines of the detail scrolled off its top (`[` `]`); kept while the
+    /// selection moves, so that the same lines of each group can be
+    /// compared; back to 0 on another page.
+    pub detail_scroll: usize,
     pub size: (u16, u16),
     pub quitting: bool,
     /// The signal that ended cgtop (a hung-up terminal counts as SIGHUP):
@@ -331,6 +392,12 @@ impl App {
             cpu_machine: false,
             status: None,
             tree_height: 20,
+            tree_rows: TreeRows {
+                split: 20,
+                whole: 20,
+            },
+            zoom: Zoom::Split,
+            detail_scroll: 0,
             size: (80, 24),
             quitting: false,
             exit_signal: None,
@@ -516,6 +583,15 @@ impl App {
         self.fix_scroll();
     }
 
+    /// The tree's rows for the current zoom; the cursor stays in view.
+    fn set_tree_height(&mut self) {
+        self.tree_height = match self.zoom {
+            Zoom::Tree => self.tree_rows.whole,
+            Zoom::Split | Zoom::Detail => self.tree_rows.split,
+        };
+        self.fix_scroll();
+    }
+
     fn fix_scroll(&mut self) {
         let h = self.tree_height.max(1);
         if self.cursor < self.scroll {
@@ -589,18 +665,22 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             tree_rows,
         } => {
             app.size = (width, height);
-            app.tree_height = tree_rows;
-            app.fix_scroll();
+            app.tree_rows = tree_rows;
+            app.set_tree_height();
         }
         Msg::Mouse(m) if app.mode == Mode::Normal => match m {
             MouseAction::ScrollUp => app.move_cursor(app.cursor.saturating_sub(3), &mut fx),
             MouseAction::ScrollDown => app.move_cursor(app.cursor + 3, &mut fx),
             // a click below the last row selects nothing
-            MouseAction::ClickRow(n) if app.scroll + n < app.rows.len() => {
+            MouseAction::ClickRow(n)
+                if app.zoom != Zoom::Detail
+                    && n < app.tree_height
+                    && app.scroll + n < app.rows.len() =>
+            {
                 app.pane = Pane::Tree;
                 app.move_cursor(app.scroll + n, &mut fx);
             }
-            MouseAction::ClickRow(_) => {}
+            MouseAction::ClickRow(_) | MouseAction::ClickAt { .. } => {}
         },
         Msg::Mouse(_) => {}
         Msg::Signalled(sig) => {
@@ -827,7 +907,17 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
                 Pane::Processes => Pane::Tree,
             };
         }
+        Action::Zoom => {
+            app.zoom = app.zoom.next();
+            app.set_tree_height();
+            app.set_status(Level::Info, app.zoom.words());
+        }
+        Action::DetailDown => {
+            app.detail_scroll = (app.detail_scroll + 3).min(DETAIL_SCROLL_MAX);
+        }
+        Action::DetailUp => app.detail_scroll = app.detail_scroll.saturating_sub(3),
         Action::DetailPage(n) => {
+            app.detail_scroll = 0;
             app.page = DetailPage::ALL[usize::from(n).min(DetailPage::ALL.len() - 1)];
             if app.page != DetailPage::Processes {
                 app.pane = Pane::Tree;

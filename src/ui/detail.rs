@@ -36,15 +36,41 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme, beside: b
             Borders::TOP
         })
         .title(Line::from(tabs));
-    let inner_w = usize::from(block.inner(area).width);
+    let inner = block.inner(area);
+    let inner_w = usize::from(inner.width);
     let lines = match app.page {
         DetailPage::Overview => overview(app, theme, inner_w),
         DetailPage::Memory => memory(app, theme),
         DetailPage::Io => io(app, theme),
-        DetailPage::Processes => processes(app, theme, inner_w),
+        // the process list follows its own cursor
+        DetailPage::Processes => {
+            return f.render_widget(
+                Paragraph::new(processes(app, theme, inner_w)).block(block),
+                area,
+            );
+        }
         DetailPage::Raw => raw(app, theme, inner_w),
     };
-    f.render_widget(Paragraph::new(lines).block(block), area);
+    // `[` `]` scroll; never past the last line
+    let height = usize::from(inner.height);
+    let top = app
+        .detail_scroll
+        .min(lines.len().saturating_sub(height.max(1)));
+    let below = lines.len().saturating_sub(top + height);
+    // said on the top border, right: the pane's last line is content
+    let more = if below > 0 {
+        Some(format!(" {below} more: ] "))
+    } else if top > 0 {
+        Some(format!(" {top} above: [ "))
+    } else {
+        None
+    };
+    let block = match more {
+        Some(m) => block.title(Line::styled(m, theme.dim).right_aligned()),
+        None => block,
+    };
+    let top = u16::try_from(top).unwrap_or(u16::MAX);
+    f.render_widget(Paragraph::new(lines).block(block).scroll((top, 0)), area);
 }
 
 fn label(s: &str, theme: &Theme) -> Span<'static> {

@@ -22,7 +22,7 @@ pub mod theme;
 pub mod tree;
 
 use crate::app::keymap::{self, Scope};
-use crate::app::{fmt_secs, App, Level, Mode};
+use crate::app::{fmt_secs, App, Level, Mode, TreeRows, Zoom};
 use crate::model::text::{escape, escape_str};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -44,7 +44,7 @@ struct Areas {
     footer: Rect,
 }
 
-fn areas(area: Rect) -> Areas {
+fn areas(area: Rect, zoom: Zoom) -> Areas {
     let [header, body, status, footer] = Layout::vertical([
         Constraint::Length(HEADER_LINES),
         Constraint::Min(3),
@@ -52,14 +52,21 @@ fn areas(area: Rect) -> Areas {
         Constraint::Length(1),
     ])
     .areas(area);
-    let (tree, detail) = if area.width >= WIDE {
-        let [t, d] = Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
-            .areas(body);
-        (t, d)
-    } else {
-        let [t, d] =
-            Layout::vertical([Constraint::Percentage(52), Constraint::Percentage(48)]).areas(body);
-        (t, d)
+    let none = Rect::new(body.x, body.y, 0, 0);
+    let (tree, detail) = match zoom {
+        Zoom::Tree => (body, none),
+        Zoom::Detail => (none, body),
+        Zoom::Split if area.width >= WIDE => {
+            let [t, d] =
+                Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
+                    .areas(body);
+            (t, d)
+        }
+        Zoom::Split => {
+            let [t, d] = Layout::vertical([Constraint::Percentage(52), Constraint::Percentage(48)])
+                .areas(body);
+            (t, d)
+        }
     };
     Areas {
         header,
@@ -71,25 +78,37 @@ fn areas(area: Rect) -> Areas {
 }
 
 /// Which visible tree row (counted from the first row on screen) is at
-/// column `x`, line `y` of a screen of this size, if any (for mouse clicks).
-pub fn tree_row_at(width: u16, height: u16, x: u16, y: u16) -> Option<usize> {
-    let t = areas(Rect::new(0, 0, width, height)).tree;
+/// column `x`, line `y` of a screen of this size with the screen shared
+/// as `zoom` says, if any (for mouse clicks).
+pub fn tree_row_at(width: u16, height: u16, zoom: Zoom, x: u16, y: u16) -> Option<usize> {
+    let t = areas(Rect::new(0, 0, width, height), zoom).tree;
     // the first line of the pane is the column header
     let inside = x >= t.x && x < t.x + t.width && y > t.y && y < t.y + t.height;
     inside.then(|| usize::from(y - t.y - 1))
 }
 
-/// How many tree rows fit on a screen of this size (the app pages by it).
-pub fn tree_rows_for(width: u16, height: u16) -> usize {
-    let a = areas(Rect::new(0, 0, width, height));
-    usize::from(a.tree.height.saturating_sub(1))
+/// How many tree rows fit on a screen of this size (the app pages by it),
+/// shared with the detail and alone.
+pub fn tree_rows_for(width: u16, height: u16) -> TreeRows {
+    let rows = |zoom| {
+        let a = areas(Rect::new(0, 0, width, height), zoom);
+        usize::from(a.tree.height.saturating_sub(1))
+    };
+    TreeRows {
+        split: rows(Zoom::Split),
+        whole: rows(Zoom::Tree),
+    }
 }
 
 pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
-    let a = areas(f.area());
+    let a = areas(f.area(), app.zoom);
     header(f, a.header, app, theme);
-    tree::render(f, a.tree, app, theme);
-    detail::render(f, a.detail, app, theme, a.detail.x > a.tree.x);
+    if a.tree.height > 0 {
+        tree::render(f, a.tree, app, theme);
+    }
+    if a.detail.height > 0 {
+        detail::render(f, a.detail, app, theme, a.detail.x > a.tree.x);
+    }
     // a status longer than the line borrows the footer's line
     let long = app
         .status

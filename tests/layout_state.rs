@@ -1,0 +1,88 @@
+//! Issue 12, item 6 (a screen that uses its space): on 80x24 the detail
+//! scrolls (`[` `]`) and `z` gives the tree or the detail the whole
+//! screen. Keys through `app::update`, screens drawn with the real view.
+
+// test code: a failed expectation is a failed test
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use cgtop::app::{App, MouseAction, Msg, Zoom};
+use cgtop::source::collector::Collector;
+use common::*;
+
+/// The systemd fixture at 80x24 with the detail of `path` read.
+fn small(path: &str) -> (App, Collector) {
+    let (mut a, mut c) = app_on(&fixture("pure-v2-systemd"), pure_v2_mount(), 80, 24);
+    select(&mut a, &mut c, path);
+    read_inspection(&mut a, &mut c, 1.0);
+    (a, c)
+}
+
+#[test]
+fn on_80x24_the_detail_alone_shows_the_whole_overview() {
+    let (mut a, mut c) = small("system.slice");
+    let split = screen(&a, 80, 24);
+    // shared, the overview is cut before the controllers
+    assert!(!split.contains("controllers:"), "{split}");
+    assert!(split.contains("more: ]"), "{split}");
+
+    send(&mut a, &mut c, ch('z'));
+    assert_eq!(a.zoom, Zoom::Tree);
+    let tree = screen(&a, 80, 24);
+    assert!(!tree.contains("1 Overview"), "{tree}");
+    // the tree has every row but the header, status, footer and its title
+    assert_eq!(a.tree_height, 24 - 5);
+
+    send(&mut a, &mut c, ch('z'));
+    assert_eq!(a.zoom, Zoom::Detail);
+    let detail = screen(&a, 80, 24);
+    assert!(detail.contains("controllers:"), "{detail}");
+    assert!(detail.contains("PSI"), "{detail}");
+    assert!(!detail.contains("GROUP"), "the tree is hidden:\n{detail}");
+    // j still moves the selection: the detail follows it
+    send(&mut a, &mut c, ch('j'));
+    assert_ne!(selected(&a), "system.slice");
+
+    send(&mut a, &mut c, ch('z'));
+    let split_rows = cgtop::ui::tree_rows_for(80, 24).split;
+    assert_eq!((a.zoom, a.tree_height), (Zoom::Split, split_rows));
+}
+
+#[test]
+fn the_detail_scrolls_and_stops_at_its_last_line() {
+    let (mut a, mut c) = small("system.slice");
+    let before = screen(&a, 80, 24);
+    assert!(!before.contains("controllers:"), "{before}");
+    for _ in 0..100 {
+        send(&mut a, &mut c, ch(']'));
+    }
+    let after = screen(&a, 80, 24);
+    assert!(after.contains("controllers:"), "{after}");
+    assert!(after.contains("above: ["), "{after}");
+    // back up to the top: as first drawn
+    for _ in 0..400 {
+        send(&mut a, &mut c, ch('['));
+    }
+    assert_eq!(a.detail_scroll, 0);
+    assert_eq!(screen(&a, 80, 24), before);
+    // another page starts at its top
+    send(&mut a, &mut c, ch(']'));
+    send(&mut a, &mut c, ch('2'));
+    assert_eq!(a.detail_scroll, 0);
+}
+
+/// A click is a tree row only where the tree is drawn.
+#[test]
+fn a_click_on_the_detail_alone_selects_nothing() {
+    let (mut a, mut c) = small("system.slice");
+    let row = cgtop::ui::tree_row_at(80, 24, Zoom::Detail, 5, 3);
+    assert_eq!(row, None);
+    assert_eq!(cgtop::ui::tree_row_at(80, 24, Zoom::Tree, 5, 20), Some(17));
+    assert_eq!(cgtop::ui::tree_row_at(80, 24, Zoom::Split, 5, 20), None);
+    send(&mut a, &mut c, ch('z'));
+    send(&mut a, &mut c, ch('z'));
+    let cursor = a.cursor;
+    send(&mut a, &mut c, Msg::Mouse(MouseAction::ClickRow(0)));
+    assert_eq!(a.cursor, cursor);
+}
