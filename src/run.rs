@@ -326,12 +326,10 @@ where
         for msg in std::iter::once(first).chain(std::iter::from_fn(|| rx.try_recv().ok())) {
             // a click's row is the view's geometry with the app's zoom
             let msg = match msg {
-                Msg::Mouse(MouseAction::ClickAt { x, y }) => {
-                    match ui::tree_row_at(app.size.0, app.size.1, app.zoom, x, y) {
-                        Some(n) => Msg::Mouse(MouseAction::ClickRow(n)),
-                        None => continue,
-                    }
-                }
+                Msg::Mouse(MouseAction::ClickAt { x, y }) => match ui::tree_row_at(app, x, y) {
+                    Some(n) => Msg::Mouse(MouseAction::ClickRow(n)),
+                    None => continue,
+                },
                 m => m,
             };
             for fx in app::update(app, msg) {

@@ -47,7 +47,7 @@
 mod common;
 
 use cgtop::app::keymap::{self, Action, Scope};
-use cgtop::app::{DetailPage, Effect, Level, Mode, Pane, SortKey, Zoom};
+use cgtop::app::{DetailPage, Effect, Level, Mode, Pane, SortKey};
 use cgtop::model::GroupPath;
 use cgtop::source::collector::Command;
 use common::*;
@@ -1004,8 +1004,8 @@ fn mouse_wheel_and_click() {
     assert_eq!((a.cursor, a.selected.clone()), (2, sel));
     // the geometry the terminal uses: line 3 of an 80x24 screen is the
     // first tree row (two header lines, then the column header)
-    assert_eq!(cgtop::ui::tree_row_at(80, 24, Zoom::Split, 5, 3), Some(0));
-    assert_eq!(cgtop::ui::tree_row_at(80, 24, Zoom::Split, 5, 2), None);
+    assert_eq!(cgtop::ui::tree_row_at(&a, 5, 3), Some(0));
+    assert_eq!(cgtop::ui::tree_row_at(&a, 5, 2), None);
 }
 
 /// README's key tables are the keymap's: the text between the

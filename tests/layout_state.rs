@@ -76,13 +76,39 @@ fn the_detail_scrolls_and_stops_at_its_last_line() {
 #[test]
 fn a_click_on_the_detail_alone_selects_nothing() {
     let (mut a, mut c) = small("system.slice");
-    let row = cgtop::ui::tree_row_at(80, 24, Zoom::Detail, 5, 3);
-    assert_eq!(row, None);
-    assert_eq!(cgtop::ui::tree_row_at(80, 24, Zoom::Tree, 5, 20), Some(17));
-    assert_eq!(cgtop::ui::tree_row_at(80, 24, Zoom::Split, 5, 20), None);
+    // line 20 of 80x24: below the shared tree, a row of the tree alone
+    assert_eq!(cgtop::ui::tree_row_at(&a, 5, 20), None);
     send(&mut a, &mut c, ch('z'));
+    assert_eq!(cgtop::ui::tree_row_at(&a, 5, 20), Some(17));
     send(&mut a, &mut c, ch('z'));
+    assert_eq!(cgtop::ui::tree_row_at(&a, 5, 3), None);
     let cursor = a.cursor;
     send(&mut a, &mut c, Msg::Mouse(MouseAction::ClickRow(0)));
     assert_eq!(a.cursor, cursor);
+}
+
+/// 200x50: the name column is as wide as the widest name (not ~70 blank
+/// columns), and the detail gets the room the tree does not need.
+#[test]
+fn on_a_wide_screen_names_and_figures_sit_together() {
+    let (a, _c) = app_on(&fixture("pure-v2-systemd"), pure_v2_mount(), 200, 50);
+    let shown = screen(&a, 200, 50);
+    let head = shown
+        .lines()
+        .find(|l| l.contains("GROUP"))
+        .expect("a column header");
+    let cpu = head.find("CPU%").expect("a CPU% column");
+    assert!(a.name_width > 10, "{}", a.name_width);
+    assert!(
+        cpu <= a.name_width.max(24) + 8,
+        "CPU% at column {cpu} for names {} wide:\n{shown}",
+        a.name_width
+    );
+    // the detail's left border: left of where a fixed 58% share put it
+    let border = shown
+        .lines()
+        .nth(5)
+        .and_then(|l| l.chars().position(|c| c == '│'))
+        .expect("the detail's border");
+    assert!(border < 116, "detail at column {border}:\n{shown}");
 }

@@ -11,6 +11,7 @@ pub mod text_input;
 pub mod writes;
 
 use crate::model::tree::{Row, RowOptions, Tree};
+use crate::render::{columns, fit};
 // the host's facts are the model's; re-exported because App holds them
 pub use crate::model::HostInfo;
 use crate::model::{GroupPath, GroupRates, GroupSample, MountInfo};
@@ -337,6 +338,8 @@ pub struct App {
     /// resize).
     pub tree_rows: TreeRows,
     pub zoom: Zoom,
+    /// The widest name cell of the rows (guides and name), set with them.
+    pub name_width: usize,
     /// Lines of the detail scrolled off its top (`[` `]`); kept while the
     /// selection moves, so that the same lines of each group can be
     /// compared; back to 0 on another page.
@@ -397,6 +400,7 @@ impl App {
                 whole: 20,
             },
             zoom: Zoom::Split,
+            name_width: 0,
             detail_scroll: 0,
             size: (80, 24),
             quitting: false,
@@ -525,7 +529,22 @@ impl App {
             },
             cmp,
         );
+        self.name_width = self.name_width_of_rows();
         self.place_cursor();
+    }
+
+    /// The widest name cell of the rows, guides included: the view sizes
+    /// the name column to it rather than to the screen.
+    fn name_width_of_rows(&self) -> usize {
+        let Some(d) = &self.data else { return 0 };
+        self.rows
+            .iter()
+            .map(|r| {
+                let label = columns::name_label(&d.tree.nodes[r.node].path, r.depth);
+                columns::guides_width(r.guides.len(), r.depth) + fit::width(&label)
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// Finds the selected group among the rows; if it is gone, selects its

@@ -139,6 +139,12 @@ pub fn cells(
     s
 }
 
+/// Cells the tree's guides take before a name: "│ " or "  " for each of
+/// `guides` ancestor levels, "├─" below the first row, and the fold mark.
+pub fn guides_width(guides: usize, depth: usize) -> usize {
+    guides * 2 + if depth > 0 { 2 } else { 0 } + 1
+}
+
 /// The name cell of a group `depth` levels below the first row: the first
 /// row (the start group) by its whole path, the others by their own name,
 /// escaped as every path is (`model::text`).

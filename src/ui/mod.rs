@@ -24,6 +24,7 @@ pub mod tree;
 use crate::app::keymap::{self, Scope};
 use crate::app::{fmt_secs, App, Level, Mode, TreeRows, Zoom};
 use crate::model::text::{escape, escape_str};
+use crate::render::columns::{self, Column};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
@@ -44,7 +45,19 @@ struct Areas {
     footer: Rect,
 }
 
-fn areas(area: Rect, zoom: Zoom) -> Areas {
+/// The tree pane's width for names `name_width` wide with every figure
+/// column: what a wide screen gives it, up to [`TREE_SHARE`] percent.
+fn tree_need(name_width: usize) -> u16 {
+    let need = name_width.max(columns::NAME_MIN) + 1 + columns::fixed_width(&Column::ALL);
+    u16::try_from(need).unwrap_or(u16::MAX)
+}
+
+/// The most of a wide screen the tree takes; the detail has the rest.
+const TREE_SHARE: u16 = 58;
+/// The least: the detail's lines are no wider than this leaves.
+const TREE_SHARE_MIN: u16 = 40;
+
+fn areas(area: Rect, zoom: Zoom, name_width: usize) -> Areas {
     let [header, body, status, footer] = Layout::vertical([
         Constraint::Length(HEADER_LINES),
         Constraint::Min(3),
@@ -57,9 +70,14 @@ fn areas(area: Rect, zoom: Zoom) -> Areas {
         Zoom::Tree => (body, none),
         Zoom::Detail => (none, body),
         Zoom::Split if area.width >= WIDE => {
+            // the tree as wide as its names and figures need, within its
+            // share; the detail takes what is left
+            let w = tree_need(name_width).clamp(
+                area.width * TREE_SHARE_MIN / 100,
+                area.width * TREE_SHARE / 100,
+            );
             let [t, d] =
-                Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)])
-                    .areas(body);
+                Layout::horizontal([Constraint::Length(w), Constraint::Min(0)]).areas(body);
             (t, d)
         }
         Zoom::Split => {
@@ -78,10 +96,11 @@ fn areas(area: Rect, zoom: Zoom) -> Areas {
 }
 
 /// Which visible tree row (counted from the first row on screen) is at
-/// column `x`, line `y` of a screen of this size with the screen shared
-/// as `zoom` says, if any (for mouse clicks).
-pub fn tree_row_at(width: u16, height: u16, zoom: Zoom, x: u16, y: u16) -> Option<usize> {
-    let t = areas(Rect::new(0, 0, width, height), zoom).tree;
+/// column `x`, line `y` of the app's screen as it is drawn now, if any
+/// (for mouse clicks).
+pub fn tree_row_at(app: &App, x: u16, y: u16) -> Option<usize> {
+    let (width, height) = app.size;
+    let t = areas(Rect::new(0, 0, width, height), app.zoom, app.name_width).tree;
     // the first line of the pane is the column header
     let inside = x >= t.x && x < t.x + t.width && y > t.y && y < t.y + t.height;
     inside.then(|| usize::from(y - t.y - 1))
@@ -91,7 +110,8 @@ pub fn tree_row_at(width: u16, height: u16, zoom: Zoom, x: u16, y: u16) -> Optio
 /// shared with the detail and alone.
 pub fn tree_rows_for(width: u16, height: u16) -> TreeRows {
     let rows = |zoom| {
-        let a = areas(Rect::new(0, 0, width, height), zoom);
+        // the tree's width does not change its height
+        let a = areas(Rect::new(0, 0, width, height), zoom, 0);
         usize::from(a.tree.height.saturating_sub(1))
     };
     TreeRows {
@@ -101,7 +121,7 @@ pub fn tree_rows_for(width: u16, height: u16) -> TreeRows {
 }
 
 pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
-    let a = areas(f.area(), app.zoom);
+    let a = areas(f.area(), app.zoom, app.name_width);
     header(f, a.header, app, theme);
     if a.tree.height > 0 {
         tree::render(f, a.tree, app, theme);

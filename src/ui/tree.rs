@@ -26,6 +26,9 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let width = usize::from(area.width);
     let cols = Column::fitting(width);
     let name_w = width.saturating_sub(columns::fixed_width(&cols)).max(8);
+    // as wide as the widest name, not as the pane: the figures sit beside
+    // the names they belong to (the pane itself is sized by `ui::areas`)
+    let name_w = name_w.min(app.name_width.max(columns::NAME_MIN) + 1);
     let mut lines = Vec::with_capacity(usize::from(area.height));
     // column header, with the sort mark
     let mark = |k: SortKey| -> &str {
