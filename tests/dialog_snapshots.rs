@@ -159,7 +159,10 @@ fn limits_current_values_in_units() {
     for (file, text) in [
         ("memory.max", "1610612736\n"),
         ("memory.high", "1000000000\n"),
-        ("io.max", "254:0 rbps=2097152 wbps=max riops=max wiops=120\n"),
+        (
+            "io.max",
+            "254:0 rbps=2097152 wbps=max riops=max wiops=120\n",
+        ),
         ("io.latency", "254:0 target=10000\n"),
     ] {
         std::fs::write(b.join(file), text).unwrap();

@@ -108,7 +108,11 @@ fn current_values_show_in_the_units_that_are_typed() {
         std::fs::write(b.join("memory.max"), "1610612736\n").unwrap();
         std::fs::write(b.join("memory.high"), "1000000000\n").unwrap();
         std::fs::write(b.join("memory.low"), "536870912\n").unwrap();
-        std::fs::write(b.join("io.max"), "254:0 rbps=2097152 wbps=max riops=max wiops=120\n").unwrap();
+        std::fs::write(
+            b.join("io.max"),
+            "254:0 rbps=2097152 wbps=max riops=max wiops=120\n",
+        )
+        .unwrap();
         std::fs::write(b.join("io.latency"), "254:0 target=10000\n").unwrap();
     });
     let max = row(&a, "memory.max");
@@ -271,8 +275,8 @@ fn io_weight_takes_default_n_as_the_readme_says() {
         p => panic!("{p:?}"),
     }
     // README says to type it
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     assert!(readme.contains("`default 200`"));
 }
 
@@ -366,7 +370,11 @@ fn a_target_on_a_disk_the_group_has_not_used_shows_on_the_io_page() {
     assert!(s.contains("io.latency target 10.0 ms"), "{s}");
     assert!(!s.contains("no IO yet"), "{s}");
     // io.max on another disk too, each under its device's row
-    std::fs::write(b.join("io.max"), "7:0 rbps=max wbps=2097152 riops=max wiops=max\n").unwrap();
+    std::fs::write(
+        b.join("io.max"),
+        "7:0 rbps=max wbps=2097152 riops=max wiops=max\n",
+    )
+    .unwrap();
     read_inspection(&mut a, &mut c, 3.0);
     let s = screen(&a, 120, 40);
     assert!(s.contains("vda"), "{s}");

@@ -249,7 +249,11 @@ fn io_page_targets_on_unused_disks_120x40() {
     let dir = lab_tree();
     let b = dir.path().join("batch");
     std::fs::write(b.join("io.latency"), "254:0 target=10000\n").unwrap();
-    std::fs::write(b.join("io.max"), "7:0 rbps=max wbps=2097152 riops=max wiops=max\n").unwrap();
+    std::fs::write(
+        b.join("io.max"),
+        "7:0 rbps=max wbps=2097152 riops=max wiops=max\n",
+    )
+    .unwrap();
     let (mut a, mut c) = app_on(dir.path(), pure_v2_mount(), 120, 40);
     select(&mut a, &mut c, "batch");
     read_inspection(&mut a, &mut c, 0.0);

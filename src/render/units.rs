@@ -167,7 +167,11 @@ pub fn io_max_typed(m: &IoMaxDev) -> String {
     .into_iter()
     .filter(|(_, l, _)| *l != Limit::Max)
     .map(|(k, l, bytes)| {
-        let v = if bytes { limit_typed(l) } else { limit_count(l) };
+        let v = if bytes {
+            limit_typed(l)
+        } else {
+            limit_count(l)
+        };
         format!("{k}={v}")
     })
     .collect::<Vec<_>>()
@@ -202,11 +206,7 @@ mod tests {
                 continue;
             }
             assert_eq!(size_exact(b).as_deref(), Some(t), "{b}");
-            assert_eq!(
-                parse_memory(MemoryFile::Max, t),
-                Ok(Limit::Value(b)),
-                "{t}"
-            );
+            assert_eq!(parse_memory(MemoryFile::Max, t), Ok(Limit::Value(b)), "{t}");
         }
         // page-aligned but not short: said to be rounded
         assert_eq!(size_typed(1_000_000_000), "~954M");
@@ -216,7 +216,12 @@ mod tests {
 
     #[test]
     fn durations_keep_a_whole_unit() {
-        for (us, t) in [(10_000, "10ms"), (500, "500us"), (2_000_000, "2s"), (1_500, "1500us")] {
+        for (us, t) in [
+            (10_000, "10ms"),
+            (500, "500us"),
+            (2_000_000, "2s"),
+            (1_500, "1500us"),
+        ] {
             assert_eq!(usec_typed(us), t);
             assert_eq!(parse_io_latency(t), Ok(Some(us)), "{t}");
         }
@@ -224,7 +229,10 @@ mod tests {
 
     #[test]
     fn io_max_shows_only_the_keys_with_a_limit() {
-        let mut m = IoMaxDev::unlimited(crate::cgroupfs::io::DevId { major: 254, minor: 0 });
+        let mut m = IoMaxDev::unlimited(crate::cgroupfs::io::DevId {
+            major: 254,
+            minor: 0,
+        });
         assert_eq!(io_max_typed(&m), "");
         m.wbps = Limit::Value(2 << 20);
         m.riops = Limit::Value(100);

@@ -447,8 +447,16 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
     // io.stat line (the kernel lists a device there only after IO): it
     // gets its row all the same, so a write shows at once
     let limited = f.into_iter().flat_map(|f| {
-        let max = f.detail.io_max.iter().flat_map(|m| m.0.iter().map(|x| x.dev));
-        let latency = f.detail.io_latency.iter().flat_map(|l| l.0.iter().map(|x| x.0));
+        let max = f
+            .detail
+            .io_max
+            .iter()
+            .flat_map(|m| m.0.iter().map(|x| x.dev));
+        let latency = f
+            .detail
+            .io_latency
+            .iter()
+            .flat_map(|l| l.0.iter().map(|x| x.0));
         max.chain(latency)
     });
     for dev in limited {

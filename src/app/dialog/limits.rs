@@ -2,6 +2,14 @@
 //! What is typed is parsed on every key into the op Enter writes, or the
 //! reason it cannot; after a write the form stays open and shows what the
 //! kernel stored.
+//!
+//! Keys, one rule each in every field: the text edits as any line of
+//! cgtop does (Left/Right, Home/End, ^W, ^U, ^K: readline's keys, which a
+//! shell user tries first); Up/Down and Tab move between fields and drop
+//! text left unwritten, so that a row never shows a value that is not the
+//! file's; PgUp/PgDn pick the device, which only io.max and io.latency
+//! use. Left/Right stay with the text even there: an io.max line
+//! (`rbps=2M wbps=3M`) is the field most worth editing in place.
 
 use super::{confirm, inspected_detail, not_ready, raw_line, type_into, writable, Transition};
 use crate::app::keymap::Action;
