@@ -32,7 +32,7 @@
 mod common;
 
 use cgtop::app::dialog::confirm::{Confirm, Question, Reason};
-use cgtop::app::dialog::limits::{Field, FieldKind, LimitsForm, Missing, Preview};
+use cgtop::app::dialog::limits::{Field, FieldKind, LimitsForm, Missing, MissingWhy, Preview};
 use cgtop::app::writes::WriteRequest;
 use cgtop::app::{App, Effect, Level, Mode, Msg, Pane};
 use cgtop::cgroupfs::{CpuMax, DevId, Limit};
@@ -697,8 +697,8 @@ fn io_max_on_a_partition_or_loop_device_is_refused_with_the_disk_to_use() {
     goto(&mut a, &mut c, "io.max");
     type_text(&mut a, &mut c, "wbps=2M");
     assert!(field(&a).op.is_some(), "vda can be throttled");
-    // Right: the partition
-    send(&mut a, &mut c, key(KeyCode::Right));
+    // PgDn: the partition
+    send(&mut a, &mut c, key(KeyCode::PageDown));
     let why = "vda1 (254:1) is a partition: the kernel throttles whole disks only; \
                use the whole disk vda (254:0)";
     assert_eq!(field(&a).preview, Preview::Invalid(why.to_owned()));
@@ -714,13 +714,13 @@ fn io_max_on_a_partition_or_loop_device_is_refused_with_the_disk_to_use() {
     goto(&mut a, &mut c, "io.latency");
     type_text(&mut a, &mut c, "10ms");
     assert_eq!(field(&a).preview, Preview::Invalid(why.to_owned()));
-    // Right wraps round to loop0, which has no request queue
-    send(&mut a, &mut c, key(KeyCode::Right));
+    // PgDn wraps round to loop0, which has no request queue
+    send(&mut a, &mut c, key(KeyCode::PageDown));
     let e = invalid(field(&a));
     assert!(e.starts_with("loop0 (7:0) is a loop device"), "{e}");
     assert!(writes(&send(&mut a, &mut c, key(KeyCode::Enter))).is_empty());
-    // Right again: vda, and the write goes through
-    send(&mut a, &mut c, key(KeyCode::Right));
+    // PgDn again: vda, and the write goes through
+    send(&mut a, &mut c, key(KeyCode::PageDown));
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Enter)),
         [write_of(vda_latency("batch", Some(10_000)))]
@@ -882,7 +882,7 @@ fn a_field_whose_controller_is_off_says_so_and_never_writes() {
         field(&a).preview,
         Preview::Missing(Missing {
             file: "memory.max",
-            controller_on: false
+            why: MissingWhy::ControllerOff
         })
     );
     assert!(writes(&send(&mut a, &mut c, key(KeyCode::Enter))).is_empty());

@@ -923,6 +923,8 @@ fn every_main_action_is_reachable() {
             | Action::DeleteChar
             | Action::DeleteForward
             | Action::DeleteWord
+            | Action::DeleteToStart
+            | Action::DeleteToEnd
             | Action::Toggle
             | Action::PrevField
             | Action::NextField

@@ -149,6 +149,57 @@ fn limits_io_max_without_memory() {
     snap_both("limits_io_max_without_memory", &mut a);
 }
 
+/// Current values in the units an operator types: memory.max 1.5G (not
+/// 1610612736), memory.high rounded and marked, io.max and io.latency on
+/// the device's name; the cursor on io.max, the device rule on its line.
+#[test]
+fn limits_current_values_in_units() {
+    let dir = lab_tree();
+    let b = dir.path().join("batch");
+    for (file, text) in [
+        ("memory.max", "1610612736\n"),
+        ("memory.high", "1000000000\n"),
+        (
+            "io.max",
+            "254:0 rbps=2097152 wbps=max riops=max wiops=120\n",
+        ),
+        ("io.latency", "254:0 target=10000\n"),
+    ] {
+        std::fs::write(b.join(file), text).unwrap();
+    }
+    let (mut a, mut c) = app_on(dir.path(), pure_v2_mount(), 120, 40);
+    a.read_only = None;
+    select(&mut a, &mut c, "batch");
+    read_inspection(&mut a, &mut c, 0.0);
+    send(&mut a, &mut c, ch('e'));
+    goto_field(&mut a, &mut c, "io.max");
+    snap_both("limits_current_values_in_units", &mut a);
+}
+
+/// Missing files say why: on a hybrid host with cpu and memory on cgroup
+/// v1, and a kernel without io.latency (Debian's), for lab/dd (io only).
+#[test]
+fn limits_missing_files_say_why() {
+    let dir = lab_tree();
+    std::fs::remove_file(dir.path().join("lab/dd/io.latency")).unwrap();
+    let mount = cgtop::model::MountInfo {
+        root: "/sys/fs/cgroup/unified".into(),
+        mode: cgtop::model::MountMode::Hybrid {
+            v1_controllers: ["cpu", "cpuacct", "memory"].map(String::from).to_vec(),
+        },
+    };
+    let (mut a, mut c) = app_on(dir.path(), mount, 120, 40);
+    a.read_only = None;
+    select(&mut a, &mut c, "lab/dd");
+    read_inspection(&mut a, &mut c, 0.0);
+    send(&mut a, &mut c, ch('e'));
+    // the form starts on io.max, the first file there is; two fields up
+    // is memory.swap.max
+    send(&mut a, &mut c, key(KeyCode::Up));
+    send(&mut a, &mut c, key(KeyCode::Up));
+    snap_both("limits_missing_files_say_why", &mut a);
+}
+
 #[test]
 fn raw_editor_choosing() {
     let (mut a, mut c, _d) = lab_on("batch");

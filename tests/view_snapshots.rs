@@ -242,6 +242,25 @@ fn memory_limited_io_page_120x40() {
     insta::assert_snapshot!(screen(&a, 120, 40));
 }
 
+/// A latency target and a limit on disks the group has done no IO on
+/// (batch's io.stat is empty): each has its device's row at once.
+#[test]
+fn io_page_targets_on_unused_disks_120x40() {
+    let dir = lab_tree();
+    let b = dir.path().join("batch");
+    std::fs::write(b.join("io.latency"), "254:0 target=10000\n").unwrap();
+    std::fs::write(
+        b.join("io.max"),
+        "7:0 rbps=max wbps=2097152 riops=max wiops=max\n",
+    )
+    .unwrap();
+    let (mut a, mut c) = app_on(dir.path(), pure_v2_mount(), 120, 40);
+    select(&mut a, &mut c, "batch");
+    read_inspection(&mut a, &mut c, 0.0);
+    send(&mut a, &mut c, ch('3'));
+    insta::assert_snapshot!(screen(&a, 120, 40));
+}
+
 #[test]
 fn memory_limited_slice_overview_120x40() {
     // the slice holds the hard limit itself

@@ -131,6 +131,8 @@ impl Scope {
                 A::DeleteChar,
                 A::DeleteForward,
                 A::DeleteWord,
+                A::DeleteToStart,
+                A::DeleteToEnd,
             ],
             Self::Controllers => &[A::Up, A::Down, A::Toggle, A::Accept, A::Cancel],
             Self::Limits => &[
@@ -222,6 +224,8 @@ actions! {
     DeleteChar,
     DeleteForward,
     DeleteWord,
+    DeleteToStart,
+    DeleteToEnd,
     // dialogs
     Toggle,
     PrevField,
@@ -276,6 +280,8 @@ impl Action {
             Self::DeleteChar => Edit::Backspace,
             Self::DeleteForward => Edit::Delete,
             Self::DeleteWord => Edit::DeleteWord,
+            Self::DeleteToStart => Edit::DeleteToStart,
+            Self::DeleteToEnd => Edit::DeleteToEnd,
             _ => return None,
         })
     }
@@ -418,6 +424,8 @@ pub const KEYMAP: &[Binding] = &[
     b(Text, &[code(KeyCode::Backspace)], Action::DeleteChar, "delete the character before the cursor", None),
     b(Text, &[code(KeyCode::Delete)], Action::DeleteForward, "delete the character under the cursor", None),
     b(Text, &[ctrl('w')], Action::DeleteWord, "delete the word before the cursor", None),
+    b(Text, &[ctrl('u')], Action::DeleteToStart, "delete everything before the cursor", None),
+    b(Text, &[ctrl('k')], Action::DeleteToEnd, "delete from the cursor to the end", None),
     b(Controllers, &[code(KeyCode::Up)], Action::Up, "previous controller", Some("move")),
     b(Controllers, &[code(KeyCode::Down)], Action::Down, "next controller", Some("move")),
     b(Controllers, &[k(' '), k('x')], Action::Toggle, "mark or unmark the controller", Some("toggle")),
@@ -425,8 +433,8 @@ pub const KEYMAP: &[Binding] = &[
     b(Controllers, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close without writing", Some("cancel")),
     b(Limits, &[code(KeyCode::Up), code(KeyCode::BackTab)], Action::PrevField, "previous field", Some("field")),
     b(Limits, &[code(KeyCode::Down), code(KeyCode::Tab)], Action::NextField, "next field", Some("field")),
-    b(Limits, &[code(KeyCode::Left)], Action::PrevDevice, "previous device (io.max, io.latency; elsewhere the cursor)", Some("device")),
-    b(Limits, &[code(KeyCode::Right)], Action::NextDevice, "next device (io.max, io.latency; elsewhere the cursor)", Some("device")),
+    b(Limits, &[code(KeyCode::PageUp)], Action::PrevDevice, "previous device for io.max and io.latency (in any field; Left/Right move the cursor)", Some("device")),
+    b(Limits, &[code(KeyCode::PageDown)], Action::NextDevice, "next device for io.max and io.latency (in any field)", Some("device")),
     b(Limits, &[code(KeyCode::Enter)], Action::Accept, "write the field's value and read it back", Some("write")),
     b(Limits, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close the form", Some("close")),
     b(RawChoose, &[code(KeyCode::Up)], Action::Up, "previous file", Some("file")),
@@ -639,6 +647,15 @@ pub fn footer_text(scope: Scope) -> String {
         .join("  ")
 }
 
+/// The names of the keys bound to `action` in `scope` ("PgUp"), for a
+/// dialog that states a key's rule in its own text.
+pub fn keys_of(scope: Scope, action: Action) -> Vec<String> {
+    bindings(scope)
+        .filter(|b| b.action == action)
+        .flat_map(key_names)
+        .collect()
+}
+
 /// README's key tables: one per scope, from the table itself (a test
 /// compares them with README.md).
 pub fn markdown() -> String {
@@ -752,7 +769,7 @@ mod tests {
         );
         assert_eq!(
             footer_text(Scope::Limits),
-            "Up/S-Tab/Down/Tab field  Left/Right device  Enter write  Esc/^C close"
+            "Up/S-Tab/Down/Tab field  PgUp/PgDn device  Enter write  Esc/^C close"
         );
     }
 

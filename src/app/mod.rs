@@ -993,6 +993,8 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         | Action::DeleteChar
         | Action::DeleteForward
         | Action::DeleteWord
+        | Action::DeleteToStart
+        | Action::DeleteToEnd
         | Action::Toggle
         | Action::PrevField
         | Action::NextField

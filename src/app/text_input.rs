@@ -25,6 +25,10 @@ pub enum Edit {
     Delete,
     /// Delete the word before the cursor (Ctrl-W).
     DeleteWord,
+    /// Delete everything before the cursor (Ctrl-U, as in a shell).
+    DeleteToStart,
+    /// Delete everything from the cursor on (Ctrl-K, as in a shell).
+    DeleteToEnd,
 }
 
 /// Refused: the text would be longer than the input's cap. The text is
@@ -152,6 +156,16 @@ impl TextInput {
                 self.text.drain(from..self.cursor);
                 self.cursor = from;
                 return from != before;
+            }
+            Edit::DeleteToStart => {
+                self.text.drain(..self.cursor);
+                self.cursor = 0;
+                return before != 0;
+            }
+            Edit::DeleteToEnd => {
+                let after = self.text.len() - self.cursor;
+                self.text.truncate(self.cursor);
+                return after != 0;
             }
         }
         false
@@ -387,6 +401,21 @@ mod tests {
         t.apply(Edit::Left);
         assert!(t.apply(Edit::DeleteWord));
         assert_eq!(shown(&t), "a | d");
+    }
+
+    #[test]
+    fn ctrl_u_and_ctrl_k_delete_to_either_end() {
+        let mut t = typed("512M 1.5G");
+        t.apply(Edit::WordLeft);
+        assert!(t.apply(Edit::DeleteToStart));
+        assert_eq!(shown(&t), "|1.5G");
+        assert!(!t.apply(Edit::DeleteToStart));
+        t.apply(Edit::Right);
+        assert!(t.apply(Edit::DeleteToEnd));
+        assert_eq!(shown(&t), "1|");
+        assert!(!t.apply(Edit::DeleteToEnd));
+        assert!(t.apply(Edit::DeleteToStart));
+        assert!(t.is_empty());
     }
 
     #[test]

@@ -98,7 +98,8 @@ const ACCEPT_SIZE: &str = "max, or bytes with an optional unit K, M, G or T \
 const ACCEPT_BPS: &str = "max, or bytes per second (at least 2) with an optional unit K, M, G \
      or T (powers of 1024), like 10M";
 const ACCEPT_IOPS: &str = "max, or a whole number of IO operations per second from 2 to 4294967295";
-const ACCEPT_IO_WEIGHT: &str = "a whole number from 1 to 10000 (the default is 100)";
+const ACCEPT_IO_WEIGHT: &str = "a whole number from 1 to 10000, alone or after default \
+     (200 and default 200 both set the weight of every device; the default is 100)";
 const ACCEPT_IO_WEIGHT_DEV: &str =
     "a whole number from 1 to 10000, or default to drop this device's override";
 const ACCEPT_LATENCY: &str = "a target latency like 10ms, 500us or 10 (milliseconds), \
@@ -680,21 +681,53 @@ pub fn parse_io_max(
     Ok(set)
 }
 
-/// io.weight. For the default weight (`per_device` false) a number; for a
-/// device override also "default", which drops the override (`None`).
+/// io.weight. For the default weight (`per_device` false) a number, alone
+/// or after "default": the kernel takes both "default $WEIGHT" and
+/// "$WEIGHT" for it and prints it back as "default $WEIGHT" (admin guide
+/// 5-3-1 "io.weight"), so the text the file shows can be typed back. For a
+/// device override also "default" alone, which drops the override
+/// (`None`); "$MAJ:$MIN $WEIGHT" is the override's own line, not a
+/// default weight.
 pub fn parse_io_weight(input: &str, per_device: bool) -> Result<Option<u32>, InputError> {
     let accepted = if per_device {
         ACCEPT_IO_WEIGHT_DEV
     } else {
         ACCEPT_IO_WEIGHT
     };
-    if per_device && input.trim().eq_ignore_ascii_case("default") {
+    let t = input.trim();
+    let is_default = |w: &str| w.eq_ignore_ascii_case("default");
+    if per_device && is_default(t) {
         return Ok(None);
     }
+    let number = if per_device {
+        t
+    } else {
+        match t.split_once(char::is_whitespace) {
+            Some((first, rest)) if is_default(first) => rest.trim_start(),
+            _ if is_default(t) => {
+                return Err(InputError::new(
+                    "io.weight",
+                    accepted,
+                    "\"default\" needs the weight after it, like default 200",
+                ))
+            }
+            _ if t.split_whitespace().next().and_then(DevId::parse).is_some() => {
+                return Err(InputError::new(
+                    "io.weight",
+                    accepted,
+                    format!(
+                        "{t:?} is one device's override; this field sets the weight of \
+                         every device (an override is one line written with E)"
+                    ),
+                ))
+            }
+            _ => t,
+        }
+    };
     ranged(
         "io.weight",
         accepted,
-        input,
+        number,
         u64::from(WEIGHT_MIN),
         u64::from(WEIGHT_MAX),
     )
@@ -1266,10 +1299,24 @@ mod tests {
     #[test]
     fn io_weight() {
         assert_eq!(parse_io_weight("200", false), Ok(Some(200)));
+        // the file's own text, as the README says to type it
+        assert_eq!(parse_io_weight("default 200", false), Ok(Some(200)));
+        assert_eq!(parse_io_weight(" DEFAULT   50 ", false), Ok(Some(50)));
         assert_eq!(parse_io_weight("default", true), Ok(None));
         assert_eq!(
             msg(parse_io_weight("default", false)),
-            "io.weight: \"default\" is not a number. Accepted: a whole number from 1 to 10000 (the default is 100)."
+            "io.weight: \"default\" needs the weight after it, like default 200. Accepted: a \
+             whole number from 1 to 10000, alone or after default (200 and default 200 both set \
+             the weight of every device; the default is 100)."
+        );
+        let d = |s| problem(parse_io_weight(s, false));
+        assert_eq!(d("default 0"), "0 is out of range");
+        assert_eq!(d("default x"), "\"x\" is not a number");
+        assert_eq!(d("defaults 5"), "\"defaults 5\" is not a number");
+        assert_eq!(
+            d("8:0 200"),
+            "\"8:0 200\" is one device's override; this field sets the weight of every device \
+             (an override is one line written with E)"
         );
         let p = |s| problem(parse_io_weight(s, true));
         assert_eq!(p(""), "nothing was typed");

@@ -1,6 +1,7 @@
 //! Number formatting: binary units (1 MiB = 1024 KiB), the units the
 //! kernel's limits use, and one mark for a figure there is not.
 
+use crate::cgroupfs::io::IoMaxDev;
 use crate::cgroupfs::Limit;
 use std::fmt::Display;
 
@@ -97,9 +98,166 @@ pub fn limit_rate(l: Limit) -> String {
     }
 }
 
+/// A size as an operator types it (`model::input` reads it back):
+/// "1.5G", "512M", "4K", "100". The largest binary unit in which the
+/// figure has at most two decimals and at most four digits before the
+/// point, so that the text parses back to exactly these bytes. `None`
+/// when there is no such short text (1000000000 bytes is 953.67431640625M).
+pub fn size_exact(b: u64) -> Option<String> {
+    const UNITS: [(&str, u32); 4] = [("T", 40), ("G", 30), ("M", 20), ("K", 10)];
+    if b < 1024 {
+        return Some(b.to_string());
+    }
+    for (unit, shift) in UNITS {
+        let mult = 1u128 << shift;
+        let hundredths = u128::from(b) * 100;
+        if u128::from(b) < mult || hundredths % mult != 0 {
+            continue;
+        }
+        let v = hundredths / mult;
+        let (int, frac) = (v / 100, v % 100);
+        if int >= 10_000 {
+            return None;
+        }
+        return Some(match frac {
+            0 => format!("{int}{unit}"),
+            f if f % 10 == 0 => format!("{int}.{}{unit}", f / 10),
+            f => format!("{int}.{f:02}{unit}"),
+        });
+    }
+    None
+}
+
+/// A size as an operator types it: [`size_exact`], or, where there is no
+/// short exact text, the compact figure after a `~` that says it is
+/// rounded ("~954M"; the raw page has the bytes).
+pub fn size_typed(b: u64) -> String {
+    size_exact(b).unwrap_or_else(|| format!("~{}", bytes_short(b)))
+}
+
+/// A byte limit as an operator types it: "max" or [`size_typed`].
+pub fn limit_typed(l: Limit) -> String {
+    match l {
+        Limit::Max => "max".into(),
+        Limit::Value(v) => size_typed(v),
+    }
+}
+
+/// A duration in microseconds as an operator types it, exact: "10ms",
+/// "1s", "500us" (the unit kept whole).
+pub fn usec_typed(us: u64) -> String {
+    if us > 0 && us % 1_000_000 == 0 {
+        format!("{}s", us / 1_000_000)
+    } else if us > 0 && us % 1_000 == 0 {
+        format!("{}ms", us / 1_000)
+    } else {
+        format!("{us}us")
+    }
+}
+
+/// One device's io.max limits as the limits form takes them, the keys
+/// without a limit left out: "rbps=2M wiops=100" ("" when none is set).
+pub fn io_max_typed(m: &IoMaxDev) -> String {
+    [
+        ("rbps", m.rbps, true),
+        ("wbps", m.wbps, true),
+        ("riops", m.riops, false),
+        ("wiops", m.wiops, false),
+    ]
+    .into_iter()
+    .filter(|(_, l, _)| *l != Limit::Max)
+    .map(|(k, l, bytes)| {
+        let v = if bytes {
+            limit_typed(l)
+        } else {
+            limit_count(l)
+        };
+        format!("{k}={v}")
+    })
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::input::{parse_io_latency, parse_memory, MemoryFile};
+    use proptest::prelude::*;
+
+    #[test]
+    fn sizes_show_as_typed_and_read_back_exactly() {
+        for (b, t) in [
+            (0, "0"),
+            (1023, "1023"),
+            (1024, "1K"),
+            (1536, "1.5K"),
+            (1_610_612_736, "1.5G"),
+            (536_870_912, "512M"),
+            (1_342_177_280, "1.25G"),
+            (3 << 40, "3T"),
+            // four digits before the point at most
+            (9999 << 20, "9999M"),
+            (10_000 << 20, "9.77G"),
+        ] {
+            // 10000M is 9.765625G: no short exact text
+            if b == 10_000 << 20 {
+                assert_eq!(size_exact(b), None);
+                assert_eq!(size_typed(b), "~9.8G");
+                continue;
+            }
+            assert_eq!(size_exact(b).as_deref(), Some(t), "{b}");
+            assert_eq!(parse_memory(MemoryFile::Max, t), Ok(Limit::Value(b)), "{t}");
+        }
+        // page-aligned but not short: said to be rounded
+        assert_eq!(size_typed(1_000_000_000), "~954M");
+        assert_eq!(size_typed(6_871_945_216), "~6.4G");
+        assert_eq!(limit_typed(Limit::Max), "max");
+    }
+
+    #[test]
+    fn durations_keep_a_whole_unit() {
+        for (us, t) in [
+            (10_000, "10ms"),
+            (500, "500us"),
+            (2_000_000, "2s"),
+            (1_500, "1500us"),
+        ] {
+            assert_eq!(usec_typed(us), t);
+            assert_eq!(parse_io_latency(t), Ok(Some(us)), "{t}");
+        }
+    }
+
+    #[test]
+    fn io_max_shows_only_the_keys_with_a_limit() {
+        let mut m = IoMaxDev::unlimited(crate::cgroupfs::io::DevId {
+            major: 254,
+            minor: 0,
+        });
+        assert_eq!(io_max_typed(&m), "");
+        m.wbps = Limit::Value(2 << 20);
+        m.riops = Limit::Value(100);
+        assert_eq!(io_max_typed(&m), "wbps=2M riops=100");
+    }
+
+    proptest! {
+        /// Whatever the figure, a short text reads back as the same bytes,
+        /// and one that is not exact says so.
+        #[test]
+        fn a_shown_size_is_exact_or_marked(b in any::<u64>()) {
+            match size_exact(b) {
+                Some(t) => prop_assert_eq!(parse_memory(MemoryFile::Max, &t), Ok(Limit::Value(b))),
+                None => prop_assert!(size_typed(b).starts_with('~')),
+            }
+        }
+
+        #[test]
+        fn a_shown_aligned_size_reads_back(n in 0u64..(1 << 24), shift in 0u32..30) {
+            let b = n << shift;
+            if let Some(t) = size_exact(b) {
+                prop_assert_eq!(parse_memory(MemoryFile::Max, &t), Ok(Limit::Value(b)));
+            }
+        }
+    }
 
     #[test]
     fn units_are_binary() {

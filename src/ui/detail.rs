@@ -469,11 +469,25 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
         .as_ref()
         .map(|s| s.0.iter().map(|(d, _)| *d).collect())
         .unwrap_or_default();
-    if let Some(m) = f.and_then(|f| f.detail.io_max.as_ref()) {
-        for x in &m.0 {
-            if !devs.contains(&x.dev.into()) {
-                devs.push(x.dev.into());
-            }
+    // a limit or target set on a disk the group has not used yet has no
+    // io.stat line (the kernel lists a device there only after IO): it
+    // gets its row all the same, so a write shows at once
+    let limited = f.into_iter().flat_map(|f| {
+        let max = f
+            .detail
+            .io_max
+            .iter()
+            .flat_map(|m| m.0.iter().map(|x| x.dev));
+        let latency = f
+            .detail
+            .io_latency
+            .iter()
+            .flat_map(|l| l.0.iter().map(|x| x.0));
+        max.chain(latency)
+    });
+    for dev in limited {
+        if !devs.contains(&dev.into()) {
+            devs.push(dev.into());
         }
     }
     if devs.is_empty() {

@@ -248,26 +248,20 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
         form.group
     ))];
     if let Some(d) = form.devices.get(form.device) {
+        // the rule of the device keys, from the keymap: they work in any
+        // field, and only io.max and io.latency use the device
+        let keys = [keymap::Action::PrevDevice, keymap::Action::NextDevice]
+            .map(|a| keymap::keys_of(Scope::Limits, a).join("/"))
+            .join("/");
         lines.push(Line::raw(format!(
-            "device for io.max / io.latency (Left/Right): {} ({}){}",
+            "device for io.max and io.latency ({keys}): {} ({}){}",
             escape_str(&d.name),
             d.dev,
             if d.partition { " partition" } else { "" }
         )));
     }
     lines.push(Line::raw(""));
-    let shown = |fd: &Field| -> String {
-        match fd.current.as_deref() {
-            None => "(controller off)".into(),
-            // the kernel lists nothing where nothing is set
-            Some("") => match fd.kind {
-                FieldKind::IoMax => "(no limit)".into(),
-                FieldKind::IoLatency => "(no target)".into(),
-                _ => "(empty)".into(),
-            },
-            Some(c) => escape_str(c).into_owned(),
-        }
-    };
+    let shown = |fd: &Field| limits_current(fd, form);
     // the current values as wide as the widest, up to what leaves the
     // input 20 columns
     let room = inner_width(area).saturating_sub(16 + 1 + 20).max(10);
@@ -325,6 +319,54 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
         }
     }
     popup(f, area, "edit limits", lines, Scope::Limits, theme);
+}
+
+/// A field's current value in the units its input takes, so that what is
+/// shown can be typed back ("1.5G", not 1610612736; `~` marks a figure
+/// rounded for want of a short exact one), or why the file is missing.
+fn limits_current(fd: &Field, form: &LimitsForm) -> String {
+    use crate::cgroupfs::io::{DevId, IoLatency, IoMax};
+    use crate::cgroupfs::Limit;
+    use crate::render::units::{io_max_typed, limit_typed, usec_typed};
+    let Some(c) = fd.current.as_deref() else {
+        return match &fd.preview {
+            Preview::Missing(m) => m.label().into(),
+            _ => "(missing)".into(),
+        };
+    };
+    // the kernel lists nothing where nothing is set
+    if c.is_empty() {
+        return match fd.kind {
+            FieldKind::IoMax => "(no limit)".into(),
+            FieldKind::IoLatency => "(no target)".into(),
+            _ => "(empty)".into(),
+        };
+    }
+    let name = |dev: DevId| {
+        form.devices
+            .iter()
+            .find(|d| d.dev == dev)
+            .map_or_else(|| dev.to_string(), |d| escape_str(&d.name).into_owned())
+    };
+    // the form keeps a file's lines joined by " | "
+    let text = c.replace(" | ", "\n");
+    let typed = match fd.kind {
+        FieldKind::Memory(_) => Limit::parse("memory", c).ok().map(limit_typed),
+        FieldKind::IoMax => IoMax::parse(&text).ok().map(|m| {
+            m.0.iter()
+                .map(|d| format!("{} {}", name(d.dev), io_max_typed(d)))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        }),
+        FieldKind::IoLatency => IoLatency::parse(&text).ok().map(|l| {
+            l.0.iter()
+                .map(|(dev, us)| format!("{} {}", name(*dev), usec_typed(*us)))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        }),
+        _ => None,
+    };
+    typed.unwrap_or_else(|| escape_str(c).into_owned())
 }
 
 fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {

@@ -2,6 +2,14 @@
 //! What is typed is parsed on every key into the op Enter writes, or the
 //! reason it cannot; after a write the form stays open and shows what the
 //! kernel stored.
+//!
+//! Keys, one rule each in every field: the text edits as any line of
+//! cgtop does (Left/Right, Home/End, ^W, ^U, ^K: readline's keys, which a
+//! shell user tries first); Up/Down and Tab move between fields and drop
+//! text left unwritten, so that a row never shows a value that is not the
+//! file's; PgUp/PgDn pick the device, which only io.max and io.latency
+//! use. Left/Right stay with the text even there: an io.max line
+//! (`rbps=2M wbps=3M`) is the field most worth editing in place.
 
 use super::{confirm, inspected_detail, not_ready, raw_line, type_into, writable, Transition};
 use crate::app::keymap::Action;
@@ -71,7 +79,7 @@ impl FieldKind {
             Self::PidsMax => "max | number of tasks",
             // the device is on its own line, with its keys
             Self::IoMax => "rbps=2M wbps=max riops=100 wiops=max (keys left out stay)",
-            Self::IoWeight => "1..10000, written as \"default N\"",
+            Self::IoWeight => "200 or default 200: every device's weight, 1..10000",
             Self::IoLatency => "10ms | 500us | max (removes the target)",
         }
     }
@@ -102,20 +110,65 @@ pub enum Preview {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Missing {
     pub file: &'static str,
-    /// Its controller is on: the kernel lacks the feature (io.latency on
-    /// Debian), rather than the controller being off.
-    pub controller_on: bool,
+    pub why: MissingWhy,
+}
+
+/// Why a limit file is not there: each has its own fix, so the form says
+/// which rather than "controller off" for all three.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MissingWhy {
+    /// The controller is not enabled for the group (its parent's
+    /// cgroup.subtree_control does not hand it down).
+    ControllerOff,
+    /// The controller is mounted as a cgroup v1 hierarchy on this hybrid
+    /// host, so cgroup2 cannot have it at all (admin guide 2-2 "a
+    /// controller can be bound to only one hierarchy").
+    OnCgroupV1,
+    /// The controller is on (it is in the group's cgroup.controllers) but
+    /// the kernel lacks the feature: io.latency on Debian's kernel, built
+    /// without CONFIG_BLK_CGROUP_IOLATENCY.
+    NotInKernel,
+}
+
+impl Missing {
+    /// The controller the file belongs to ("io" for io.latency).
+    pub fn controller(&self) -> &'static str {
+        controller_of(self.file)
+    }
+
+    /// A few words for the form's column of current values.
+    pub fn label(&self) -> &'static str {
+        match self.why {
+            MissingWhy::ControllerOff => "(controller off)",
+            MissingWhy::OnCgroupV1 => "(on cgroup v1)",
+            MissingWhy::NotInKernel => "(not in this kernel)",
+        }
+    }
 }
 
 impl std::fmt::Display for Missing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let file = self.file;
-        let controller = file.split('.').next().unwrap_or(file);
-        if self.controller_on {
-            write!(f, "this kernel has no {file}: the {controller} controller is on, but the feature is not built in")
-        } else {
-            write!(f, "{file} does not exist for this group: its controller is off (enable it in the parent with c)")
+        let controller = self.controller();
+        match self.why {
+            MissingWhy::NotInKernel => write!(f, "this kernel has no {file}: the {controller} controller is on, but the feature is not built in"),
+            MissingWhy::OnCgroupV1 => write!(f, "{file} is not on cgroup2 here: this hybrid host has the {controller} controller on cgroup v1, which cgtop does not edit"),
+            MissingWhy::ControllerOff => write!(f, "{file} does not exist for this group: its controller is off (enable it in the parent with c)"),
         }
+    }
+}
+
+/// "io" for "io.latency": interface files are named CONTROLLER.KEY.
+fn controller_of(file: &str) -> &str {
+    file.split('.').next().unwrap_or(file)
+}
+
+/// The name cgroup v1 mounts a cgroup2 controller under: v2's io is v1's
+/// blkio (admin guide 5-3 "IO"); the others keep their names.
+fn v1_name(controller: &str) -> &str {
+    match controller {
+        "io" => "blkio",
+        c => c,
     }
 }
 
@@ -152,6 +205,9 @@ pub struct LimitsForm {
     /// on is a feature the kernel lacks (io.latency on Debian), not a
     /// controller to enable.
     pub controllers_on: Vec<String>,
+    /// The controllers cgroup v1 holds on a hybrid host (empty on pure
+    /// v2): their files cannot be in cgroup2 at all.
+    pub v1_controllers: Vec<String>,
 }
 
 impl LimitsForm {
@@ -191,6 +247,10 @@ impl LimitsForm {
             .and_then(|d| d.controllers.clone())
             .map(|c| c.0)
             .unwrap_or_default();
+        let v1_controllers = match &app.mount.mode {
+            MountMode::Hybrid { v1_controllers } => v1_controllers.clone(),
+            _ => Vec::new(),
+        };
         let mut form = LimitsForm {
             group,
             fields,
@@ -199,6 +259,7 @@ impl LimitsForm {
             device,
             cgroup_writeback,
             controllers_on,
+            v1_controllers,
         };
         // start on the first field that exists
         form.cursor = form
@@ -207,7 +268,25 @@ impl LimitsForm {
             .position(|f| f.current.is_some())
             .unwrap_or(0);
         if form.fields.iter().all(|f| f.current.is_none()) {
-            app.set_status(Level::Warn, format!("{} has no limit files: the cpu, memory, io and pids controllers are all off for it (enable them in its parent with c)", form.group));
+            let v1: Vec<&str> = ["cpu", "memory", "io", "pids"]
+                .into_iter()
+                .filter(|c| form.missing_why(c) == MissingWhy::OnCgroupV1)
+                .collect();
+            let text = if v1.is_empty() {
+                format!("{} has no limit files: the cpu, memory, io and pids controllers are all off for it (enable them in its parent with c)", form.group)
+            } else {
+                format!(
+                    "{} has no limit files: this hybrid host has {} on cgroup v1{}",
+                    form.group,
+                    v1.join(", "),
+                    if v1.len() == 4 {
+                        ""
+                    } else {
+                        ", and the rest are off for it"
+                    }
+                )
+            };
+            app.set_status(Level::Warn, text);
             return Transition::Stay;
         }
         for i in 0..form.fields.len() {
@@ -225,19 +304,33 @@ impl LimitsForm {
     ) -> Transition {
         let f = self;
         let i = f.cursor;
-        let per_device = f.fields[i].kind.per_device() && !f.devices.is_empty();
         match action {
             Some(Action::Cancel) => return Transition::Close,
-            Some(Action::PrevField) => f.cursor = f.cursor.saturating_sub(1),
-            Some(Action::NextField) => f.cursor = (f.cursor + 1).min(f.fields.len() - 1),
-            Some(a @ (Action::PrevDevice | Action::NextDevice)) if per_device => {
+            Some(a @ (Action::PrevField | Action::NextField)) => {
+                let to = if a == Action::NextField {
+                    (i + 1).min(f.fields.len() - 1)
+                } else {
+                    i.saturating_sub(1)
+                };
+                if to != i {
+                    f.leave_field(app);
+                    f.cursor = to;
+                }
+            }
+            // one rule in every field: the device is the form's, used by
+            // io.max and io.latency; Left/Right stay the text cursor's
+            Some(a @ (Action::PrevDevice | Action::NextDevice)) if !f.devices.is_empty() => {
                 let n = f.devices.len();
                 f.device = if a == Action::NextDevice {
                     (f.device + 1) % n
                 } else {
                     (f.device + n - 1) % n
                 };
-                refresh_preview(f, i, app.page_size);
+                for j in 0..f.fields.len() {
+                    if f.fields[j].kind.per_device() {
+                        refresh_preview(f, j, app.page_size);
+                    }
+                }
             }
             Some(Action::Accept) => {
                 if let Some(op) = f.fields[i].op.clone() {
@@ -263,7 +356,6 @@ impl LimitsForm {
                 };
                 app.set_status(Level::Error, why);
             }
-            // Left/Right on a field without a device move the cursor
             _ => {
                 if type_into(app, &mut f.fields[i].input, ev) {
                     refresh_preview(f, i, app.page_size);
@@ -271,6 +363,37 @@ impl LimitsForm {
             }
         }
         Transition::Stay
+    }
+}
+
+impl LimitsForm {
+    /// Why the files of `controller` are missing for this group.
+    pub fn missing_why(&self, controller: &str) -> MissingWhy {
+        if self.v1_controllers.iter().any(|c| c == v1_name(controller)) {
+            MissingWhy::OnCgroupV1
+        } else if self.controllers_on.iter().any(|c| c == controller) {
+            MissingWhy::NotInKernel
+        } else {
+            MissingWhy::ControllerOff
+        }
+    }
+
+    /// The cursor leaves its field: text typed there and not written goes,
+    /// so that the row shows the file's value again rather than text that
+    /// looks set; the status line says what was dropped.
+    fn leave_field(&mut self, app: &mut App) {
+        let i = self.cursor;
+        let field = &mut self.fields[i];
+        if field.input.is_empty() {
+            return;
+        }
+        let file = field.kind.file();
+        app.set_status(
+            Level::Info,
+            format!("{file} not written: {:?} dropped", field.input.as_str()),
+        );
+        field.input.clear();
+        refresh_preview(self, i, app.page_size);
     }
 }
 
@@ -289,17 +412,15 @@ pub fn refresh_preview(f: &mut LimitsForm, i: usize, page_size: u64) {
         .and_then(|x| x.current.as_deref())
         .and_then(|c| crate::cgroupfs::CpuMax::parse(c).ok())
         .and_then(|c| c.quota);
-    let on = f.controllers_on.clone();
+    let why = f.missing_why(controller_of(f.fields[i].kind.file()));
     let field = &mut f.fields[i];
     field.warning = None;
     field.op = None;
     let text = field.input.as_str().trim().to_owned();
     if field.current.is_none() {
-        let file = field.kind.file();
-        let controller = file.split('.').next().unwrap_or(file);
         field.preview = Preview::Missing(Missing {
-            file,
-            controller_on: on.iter().any(|c| c == controller),
+            file: field.kind.file(),
+            why,
         });
         return;
     }
@@ -423,26 +544,30 @@ pub(crate) fn show_readback(form: &mut LimitsForm, outcomes: &[WriteOutcome], pa
 
 #[cfg(test)]
 mod tests {
-    use super::Missing;
+    use super::{Missing, MissingWhy};
 
     #[test]
-    fn a_missing_file_says_whether_the_controller_or_the_feature_is_off() {
-        let off = Missing {
-            file: "memory.max",
-            controller_on: false,
-        };
+    fn a_missing_file_says_whether_the_controller_the_feature_or_v2_lacks_it() {
+        let m = |file, why| Missing { file, why };
+        let off = m("memory.max", MissingWhy::ControllerOff);
         assert_eq!(
             off.to_string(),
             "memory.max does not exist for this group: its controller is off \
              (enable it in the parent with c)"
         );
-        let no_feature = Missing {
-            file: "io.latency",
-            controller_on: true,
-        };
+        assert_eq!(off.label(), "(controller off)");
+        let no_feature = m("io.latency", MissingWhy::NotInKernel);
         assert_eq!(
             no_feature.to_string(),
             "this kernel has no io.latency: the io controller is on, but the feature is not built in"
         );
+        assert_eq!(no_feature.label(), "(not in this kernel)");
+        let v1 = m("memory.max", MissingWhy::OnCgroupV1);
+        assert_eq!(
+            v1.to_string(),
+            "memory.max is not on cgroup2 here: this hybrid host has the memory controller on \
+             cgroup v1, which cgtop does not edit"
+        );
+        assert_eq!(v1.label(), "(on cgroup v1)");
     }
 }
