@@ -102,6 +102,9 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
                 Style::new()
             },
         ));
+        // to the pane's edge, so that the cursor bar spans the row
+        let used = name_w + columns::fixed_width(&cols);
+        spans.push(Span::raw(" ".repeat(width.saturating_sub(used))));
         let mut line = Line::from(spans);
         if i == app.cursor {
             // with the process list focused, the tree's cursor only marks
