@@ -58,7 +58,12 @@ fn restart_in_the_same_refresh(max_kept: usize) {
     std::fs::remove_dir(t.dir("app.slice/api.service")).unwrap();
     t.mkdir("app.slice/api.service");
     let r = c.refresh(Duration::from_secs(2));
-    let names: Vec<String> = r.snapshot.groups.iter().map(|g| g.path.to_string()).collect();
+    let names: Vec<String> = r
+        .snapshot
+        .groups
+        .iter()
+        .map(|g| g.path.to_string())
+        .collect();
     let (i, new) = find(&r, &api)
         .unwrap_or_else(|| panic!("the made-again group is missing from the refresh: {names:?}"));
     assert_ne!(new.inode, old_inode, "listed as the new group");
@@ -81,4 +86,68 @@ fn a_restarted_group_is_listed_in_the_same_refresh_with_kept_files() {
 #[test]
 fn a_restarted_group_is_listed_in_the_same_refresh_with_reopened_files() {
     restart_in_the_same_refresh(0);
+}
+
+#[test]
+fn json_lists_a_restarted_group_in_the_line_where_it_exists_again() {
+    use cgtop::model::{HostInfo, MountInfo, MountMode};
+    use cgtop::options::{Options, Output};
+    let Some(t) = Sandbox::or_skip() else { return };
+    t.mkdir("app.slice/api.service");
+    let mut c = collector(&t, 65_536);
+    c.set_cpu_ceiling(None);
+    let opts = Options {
+        start: t.top.clone(),
+        root: None,
+        interval: Duration::ZERO,
+        depth: None,
+        output: Output::Json,
+        iterations: Some(2),
+        read_only: true,
+        mouse: false,
+        machine_cpu: false,
+        max_kept_fds: None,
+        brief: true,
+    };
+    let mount = MountInfo {
+        root: t.root.clone(),
+        mode: MountMode::PureV2,
+    };
+    let host = HostInfo {
+        hostname: "testhost".into(),
+        kernel: "test".into(),
+        ncpus: 1,
+    };
+    let mut out = Vec::new();
+    let mut waits = 0;
+    // the second printed line is read right after `systemctl restart`
+    let wait = |_: Duration| {
+        waits += 1;
+        if waits == 2 {
+            std::fs::remove_dir(t.dir("app.slice/api.service")).unwrap();
+            t.mkdir("app.slice/api.service");
+        }
+        true
+    };
+    cgtop::batch::run_collector(&mut out, c, &mount, &host, &opts, wait).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    let api = t.path("app.slice/api.service").to_string();
+    let find = |doc: &serde_json::Value| {
+        doc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["path"] == api.as_str())
+            .cloned()
+    };
+    let before = find(&lines[0]).expect("listed before the restart");
+    let after =
+        find(&lines[1]).unwrap_or_else(|| panic!("{api} missing after the restart: {}", lines[1]));
+    assert_ne!(before["inode"], after["inode"], "the new group");
+    assert!(after["rates"]["cpu_pct"].is_null(), "no rate yet: {after}");
 }

@@ -370,17 +370,11 @@ impl Scanner {
                 .collect();
             pass.out
                 .retain(|g| current.get(g.path.as_bytes()) == Some(&g.inode));
-            let read: std::collections::HashSet<(GroupPath, u64)> = pass
-                .out
-                .iter()
-                .map(|g| (g.path.clone(), g.inode))
-                .collect();
+            let read: std::collections::HashSet<(GroupPath, u64)> =
+                pass.out.iter().map(|g| (g.path.clone(), g.inode)).collect();
             // the groups the walk found anew: read once, in this refresh
             // (a further failure is left to the next refresh's walk)
-            let more = self.read_pass(
-                |e| !read.contains(&(e.path.clone(), e.inode)),
-                &mut cost,
-            );
+            let more = self.read_pass(|e| !read.contains(&(e.path.clone(), e.inode)), &mut cost);
             any_gone |= more.gone;
             pass.out.extend(more.out);
             pass.out.sort_by(|a, b| a.path.cmp(&b.path));
@@ -402,11 +396,7 @@ impl Scanner {
         // cgroup.type; the periodic one and one after our own write
         // (invalidate) list everything and read the types again
         let full = self.need_full || periodic || self.reread_types;
-        let found = if full {
-            None
-        } else {
-            self.list_changed(cost)
-        };
+        let found = if full { None } else { self.list_changed(cost) };
         let found = found.unwrap_or_else(|| {
             let root_ino = self.hier.dir_ino(&self.root).unwrap_or(0);
             let mut all = Vec::new();
@@ -1381,7 +1371,11 @@ mod tests {
             fs::rename(r.join("a.new"), r.join("a.slice")).unwrap();
             let (g, cost) = s.scan();
             let names: Vec<&str> = g.iter().map(|x| as_text(&x.path)).collect();
-            assert_eq!(names, ["", "a.slice", "a.slice/b c:ü"], "same files: {same_files}");
+            assert_eq!(
+                names,
+                ["", "a.slice", "a.slice/b c:ü"],
+                "same files: {same_files}"
+            );
             assert_ne!(g[1].inode, old, "the new group, not the old one");
             assert_eq!(g[1].hot.memory_current, Some(0));
             assert!(cost.walked, "listed again at once");
