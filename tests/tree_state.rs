@@ -374,3 +374,59 @@ fn a_matching_slice_shows_its_children_folded_and_expandable() {
     send(&mut a, &mut c, ch('*'));
     assert_eq!(outline(&a), ["/", "  user.slice +"]);
 }
+
+#[test]
+fn json_lists_a_restarted_unit_as_the_new_group_in_the_line_it_is_back() {
+    use cgtop::options::{Options, Output};
+    let dir = copy_fixture("pure-v2-systemd");
+    let root = dir.path();
+    let (_, c) = app_reopening(root);
+    let opts = Options {
+        start: GroupPath::root(),
+        root: Some(root.to_path_buf()),
+        interval: Duration::ZERO,
+        depth: None,
+        output: Output::Json,
+        iterations: Some(2),
+        read_only: true,
+        mouse: false,
+        machine_cpu: false,
+        max_kept_fds: None,
+        brief: true,
+    };
+    let mut out = Vec::new();
+    let mut waits = 0;
+    // the second line is read right after `systemctl restart`
+    let wait = |_: Duration| {
+        waits += 1;
+        if waits == 2 {
+            restart(root, PG);
+        }
+        true
+    };
+    cgtop::batch::run_collector(&mut out, c, &pure_v2_mount(), &host(), &opts, wait).unwrap();
+    let docs: Vec<serde_json::Value> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let pg = |doc: &serde_json::Value| {
+        doc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["path"] == format!("/{PG}").as_str())
+            .cloned()
+            .expect("listed")
+    };
+    let (before, after) = (pg(&docs[0]), pg(&docs[1]));
+    use std::os::unix::fs::MetadataExt;
+    let inode = std::fs::metadata(root.join(PG)).unwrap().ino();
+    assert_ne!(before["inode"], after["inode"]);
+    assert_eq!(after["inode"], inode, "the group now under that name");
+    assert!(
+        after["rates"]["cpu_pct"].is_null(),
+        "no rate across two groups"
+    );
+    assert_eq!(after["cpu"]["usage_usec"], 0);
+}
