@@ -18,10 +18,12 @@ mod common;
 
 use cgtop::app::{App, Effect, Level, Msg, RETURN_WITHIN};
 use cgtop::model::GroupPath;
+use cgtop::options::{Options, Output};
 use cgtop::source::collector::{Collector, CollectorConfig, Command};
 use cgtop::source::scan::ScanConfig;
 use common::*;
 use crossterm::event::KeyCode;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::Duration;
 
@@ -377,7 +379,6 @@ fn a_matching_slice_shows_its_children_folded_and_expandable() {
 
 #[test]
 fn json_lists_a_restarted_unit_as_the_new_group_in_the_line_it_is_back() {
-    use cgtop::options::{Options, Output};
     let dir = copy_fixture("pure-v2-systemd");
     let root = dir.path();
     let (_, c) = app_reopening(root);
@@ -420,7 +421,6 @@ fn json_lists_a_restarted_unit_as_the_new_group_in_the_line_it_is_back() {
             .expect("listed")
     };
     let (before, after) = (pg(&docs[0]), pg(&docs[1]));
-    use std::os::unix::fs::MetadataExt;
     let inode = std::fs::metadata(root.join(PG)).unwrap().ino();
     assert_ne!(before["inode"], after["inode"]);
     assert_eq!(after["inode"], inode, "the group now under that name");
