@@ -202,11 +202,13 @@ impl Tree {
             let path = &self.nodes[id].path;
             let collapsed = if filtering {
                 // the path to every match is open, whatever `collapsed`
-                // says; a match's subtree is folded until opened
+                // says; a match's subtree is folded until opened, but for
+                // the top's (`cgtop system.slice`, filtered by "system"):
+                // its children are the context of every row
                 !opts
                     .filter_folds
                     .and_then(|f| f.get(path).copied())
-                    .unwrap_or(leads[id])
+                    .unwrap_or(leads[id] || id == 0)
             } else {
                 opts.collapsed.is_some_and(|c| c.contains(path))
             };
@@ -432,6 +434,20 @@ mod tests {
         // path to a match can be folded by hand
         let shut: HashMap<GroupPath, bool> = [(GroupPath::new("user.slice"), false)].into();
         assert_eq!(rows("user-0", &shut), ["/", "  user.slice +"]);
+    }
+
+    #[test]
+    fn a_matching_top_stays_open() {
+        // cgtop system.slice, filtered by "system": the top matches and
+        // nothing below it does; its children show, folded
+        let (t, _) = tree(&["system.slice", "system.slice/a", "system.slice/a/x"]);
+        let opts = RowOptions {
+            filter: Some("system"),
+            ..RowOptions::default()
+        };
+        let rows = t.rows(&opts, |_, _| Ordering::Equal);
+        assert_eq!(names(&t, &rows), ["system.slice", "  a"]);
+        assert!(!rows[0].collapsed && rows[1].collapsed);
     }
 
     #[test]
