@@ -358,7 +358,9 @@ impl Scanner {
             // nr_descendants moved, and the old directory's files read
             // ENODEV): list again now, so that the new group is in this
             // refresh rather than missing from it. Only on a failed read:
-            // the steady state lists nothing more
+            // the steady state lists nothing more. This walk comes after
+            // the stamp, but what is read after it is new groups only,
+            // which have no rate in this refresh anyway
             self.walk(false, &mut cost);
             // a sample read from a directory the walk found replaced
             // (a child read through reopened files under its old inode)
@@ -823,7 +825,10 @@ fn found_of(e: &Entry) -> Listed {
 /// descendants): when a group is removed and created again under the same
 /// name while the walk lists it, its children are listed from the new
 /// directory and the group itself, with the old inode, reads as gone. The
-/// next walk, which a vanished group triggers, lists both again.
+/// walk a vanished group triggers lists both again: in the same scan when
+/// its directory is there again, else on the next one; what is left
+/// without its parent after that (a group gone in the second reading
+/// pass) waits for the next.
 /// `out` is sorted by path, so a parent comes before its children.
 fn drop_orphans(out: &mut Vec<GroupSample>) {
     let keep: Vec<bool> = {
