@@ -287,7 +287,7 @@ fn model_round(r: &Refresh, keys: &[f64], collapsed: Option<&HashSet<GroupPath>>
     let rows = tree.rows(
         &RowOptions {
             collapsed,
-            filter: None,
+            ..RowOptions::default()
         },
         |a, b| keys[tree.nodes[b].sample].total_cmp(&keys[tree.nodes[a].sample]),
     );

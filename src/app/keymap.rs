@@ -381,7 +381,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[shift(KeyCode::Right), k('}')], Action::ExpandSubtree, "expand the whole subtree", None),
     b(Main, &[shift(KeyCode::Left), k('{')], Action::CollapseSubtree, "collapse the whole subtree", None),
     b(Main, &[k('*')], Action::ToggleAll, "expand or collapse everything", None),
-    b(Main, &[k('/')], Action::StartFilter, "filter groups by name (ancestors stay)", Some("filter")),
+    b(Main, &[k('/')], Action::StartFilter, "filter groups by name (ancestors and each match's subtree stay)", Some("filter")),
     b(Main, &[code(KeyCode::Esc)], Action::ClearFilter, "clear the filter", None),
     b(Main, &[k('<'), shift(KeyCode::Char('<'))], Action::SortPrev, "sort by the previous column", None),
     b(Main, &[k('>'), shift(KeyCode::Char('>'))], Action::SortNext, "sort by the next column", Some("sort")),

@@ -19,7 +19,7 @@ use crate::source::collector::{Collected, Command, Inspection, Refresh};
 use crossterm::event::KeyEvent;
 use keymap::{Action, Scope};
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 use text_input::{Input, TextInput, Typed};
 
@@ -32,6 +32,27 @@ pub const INTERVAL_CAP: usize = 16;
 /// still refused at the field and said so, and little enough that a
 /// pasted file is not copied around.
 pub const PASTE_CAP: usize = 4 * TextInput::LINE;
+
+/// How many refreshes a selected group that vanished is waited for (see
+/// [`Vanished`]): a unit restarted with a `RestartSec=` of a few seconds
+/// comes back within them at the default interval of 1 s.
+pub const RETURN_WITHIN: u32 = 5;
+
+/// A selected group that vanished, while the cursor waits on the ancestor
+/// it moved to. When the group is there again (the same path: `systemctl
+/// restart` removes the group and makes it anew) within [`RETURN_WITHIN`]
+/// refreshes and the selection is still that ancestor, the selection goes
+/// back to it. Moving the cursor (or anything else that selects another
+/// group) forgets it: the operator chose something else.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Vanished {
+    /// The group that was selected.
+    pub path: GroupPath,
+    /// The ancestor the selection moved to.
+    pub moved_to: GroupPath,
+    /// Refreshes left to wait for it.
+    pub refreshes_left: u32,
+}
 
 /// SIGHUP's number (the same on every Linux architecture).
 const SIGHUP: i32 = 1;
@@ -318,6 +339,13 @@ pub struct App {
     pub cursor: usize,
     pub scroll: usize,
     pub collapsed: HashSet<GroupPath>,
+    /// The folds changed while a filter is on (`true` opened): a match's
+    /// subtree is folded until opened, the path to a match open until
+    /// folded (see `model::tree::RowOptions::filter_folds`). Kept by path,
+    /// forgotten with the filter.
+    pub filter_folds: HashMap<GroupPath, bool>,
+    /// A selected group that vanished and may come back.
+    pub vanished: Option<Vanished>,
     pub sort: SortKey,
     pub sort_desc: bool,
     pub filter: TextInput,
@@ -384,6 +412,8 @@ impl App {
             cursor: 0,
             scroll: 0,
             collapsed: HashSet::new(),
+            filter_folds: HashMap::new(),
+            vanished: None,
             sort: SortKey::Cpu,
             sort_desc: true,
             filter: TextInput::new(TextInput::LINE),
@@ -526,6 +556,7 @@ impl App {
             &RowOptions {
                 collapsed: Some(&self.collapsed),
                 filter,
+                filter_folds: Some(&self.filter_folds),
             },
             cmp,
         );
@@ -583,6 +614,17 @@ impl App {
                             anc.name_display()
                         ),
                     });
+                    // wait for it to come back; the group first waited
+                    // for stays the one wanted when its ancestor goes too
+                    let path = match self.vanished.take() {
+                        Some(v) if v.moved_to == sel => v.path,
+                        _ => sel,
+                    };
+                    self.vanished = Some(Vanished {
+                        path,
+                        moved_to: anc.clone(),
+                        refreshes_left: RETURN_WITHIN,
+                    });
                     self.selected = Some(anc);
                 }
             } else {
@@ -622,8 +664,32 @@ impl App {
         self.scroll = self.scroll.min(max_scroll);
     }
 
-    fn selected_node(&self) -> Option<usize> {
-        self.rows.get(self.cursor).map(|r| r.node)
+    /// With a filter: puts the cursor on the first match in display order
+    /// (nothing when nothing matches).
+    fn select_first_match(&mut self) {
+        if let Some(i) = self.rows.iter().position(|r| r.matched) {
+            self.cursor = i;
+            self.sync_selected();
+        }
+    }
+
+    /// After the selection may have changed from `before`: drop the old
+    /// group's detail and ask for the new one's.
+    fn selection_changed(&mut self, before: Option<&GroupPath>, fx: &mut Vec<Effect>) {
+        if self.selected.as_ref() != before {
+            // the operator chose another group: a vanished one is no
+            // longer waited for
+            self.vanished = None;
+            self.inspection = None;
+            self.proc_cursor = 0;
+            fx.push(self.inspect_effect());
+        }
+    }
+
+    /// Forgets the filter and the folds changed under it.
+    fn clear_filter(&mut self) {
+        self.filter.clear();
+        self.filter_folds.clear();
     }
 
     fn inspect_effect(&self) -> Effect {
@@ -638,11 +704,7 @@ impl App {
         let before = self.selected.clone();
         self.cursor = to.min(self.rows.len() - 1);
         self.sync_selected();
-        if self.selected != before {
-            self.inspection = None;
-            self.proc_cursor = 0;
-            fx.push(self.inspect_effect());
-        }
+        self.selection_changed(before.as_ref(), fx);
     }
 
     fn subtree_branches(&self, node: usize) -> Vec<GroupPath> {
@@ -740,6 +802,7 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     app.data = Some(Data { refresh: r, tree });
     writes::track_freeze(app);
     let before = app.selected.clone();
+    welcome_back(app);
     app.rebuild_rows();
     if first || app.selected != before {
         app.inspection = app
@@ -751,6 +814,33 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     app.proc_cursor = app.proc_cursor.min(app.processes_len().saturating_sub(1));
 }
 
+/// A selected group that vanished is selected again when it is back (a
+/// unit restarted: the same path, a new group) while the cursor still
+/// waits on the ancestor it moved to; after [`RETURN_WITHIN`] refreshes,
+/// or once the selection is elsewhere, it is forgotten.
+fn welcome_back(app: &mut App) {
+    let Some(v) = app.vanished.take() else { return };
+    if app.selected.as_ref() != Some(&v.moved_to) {
+        return;
+    }
+    let back = app
+        .data
+        .as_ref()
+        .is_some_and(|d| d.refresh.snapshot.find(&v.path).is_some());
+    if back {
+        app.set_status(
+            Level::Info,
+            format!("{} is back; selected it again", v.path.name_display()),
+        );
+        app.selected = Some(v.path);
+    } else if v.refreshes_left > 1 {
+        app.vanished = Some(Vanished {
+            refreshes_left: v.refreshes_left - 1,
+            ..v
+        });
+    }
+}
+
 /// A paste goes to the text field of the screen, if it has one with the
 /// focus; anywhere else it is dropped, and said so: pasted text must not
 /// act as keys (a pasted "k" is not Kill, a pasted newline not Enter).
@@ -760,15 +850,16 @@ fn on_paste(app: &mut App, text: &str, fx: &mut Vec<Effect>) {
     }
     match (app.scope(), &mut app.mode) {
         (Scope::Filter, _) => {
+            let (before, text_before) = (app.selected.clone(), app.filter.as_str().to_owned());
             match app.filter.on_input(Input::Paste(text)) {
                 Typed::Refused(e) | Typed::Cut(e) => app.set_status(Level::Warn, e.to_string()),
                 Typed::Changed | Typed::Moved | Typed::NotText => {}
             }
-            let before = app.selected.clone();
             app.rebuild_rows();
-            if app.selected != before {
-                fx.push(app.inspect_effect());
+            if app.filter.as_str() != text_before {
+                app.select_first_match();
             }
+            app.selection_changed(before.as_ref(), fx);
         }
         (Scope::Prompt, Mode::IntervalPrompt(t)) => {
             // seconds, as typed: only digits and a point are taken
@@ -796,10 +887,18 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
     let action = keymap::lookup(scope, ev);
     match scope {
         Scope::Filter => {
+            let (before, text_before) = (app.selected.clone(), app.filter.as_str().to_owned());
+            // as the text changes and on Enter, the selection goes to the
+            // first match in display order (as htop's search does while
+            // typing), so that the detail shows a match at once
+            let mut to_first = false;
             match action {
-                Some(Action::Accept) => app.mode = Mode::Normal,
+                Some(Action::Accept) => {
+                    app.mode = Mode::Normal;
+                    to_first = true;
+                }
                 Some(Action::Cancel) => {
-                    app.filter.clear();
+                    app.clear_filter();
                     app.mode = Mode::Normal;
                 }
                 _ => {
@@ -808,11 +907,11 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
                     }
                 }
             }
-            let before = app.selected.clone();
             app.rebuild_rows();
-            if app.selected != before {
-                fx.push(app.inspect_effect());
+            if to_first || app.filter.as_str() != text_before {
+                app.select_first_match();
             }
+            app.selection_changed(before.as_ref(), fx);
             return;
         }
         Scope::Prompt => {
@@ -886,6 +985,18 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         Action::Expand | Action::Collapse | Action::ExpandSubtree | Action::CollapseSubtree => {
             fold(app, action, fx);
         }
+        Action::ToggleAll if !app.filter.is_empty() => {
+            // under a filter: open every branch shown when one is folded,
+            // else fold everything below the top
+            let open = app.rows.iter().any(|r| r.collapsed);
+            if let Some(d) = &app.data {
+                let top = &d.tree.nodes[0].path;
+                for p in d.tree.branches() {
+                    app.filter_folds.insert(p.clone(), open || p == top);
+                }
+            }
+            app.rebuild_rows();
+        }
         Action::ToggleAll => {
             if app.collapsed.is_empty() {
                 // everything below the top level folds; the top stays open
@@ -904,7 +1015,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         }
         Action::StartFilter => app.mode = Mode::Filter,
         Action::ClearFilter if !app.filter.is_empty() => {
-            app.filter.clear();
+            app.clear_filter();
             app.rebuild_rows();
         }
         Action::SortPrev | Action::SortNext => {
@@ -1006,21 +1117,32 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
     }
 }
 
+/// The fold keys. Without a filter they change `App::collapsed`; under
+/// one, `App::filter_folds`, so that opening a match's subtree does not
+/// change the folds the tree has without the filter.
 fn fold(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
-    let Some(node) = app.selected_node() else {
+    let Some(row) = app.rows.get(app.cursor).cloned() else {
         return;
     };
+    let node = row.node;
     let Some(d) = &app.data else { return };
     let path = d.tree.nodes[node].path.clone();
-    let has_children = !d.tree.nodes[node].children.is_empty();
     let parent = d.tree.nodes[node].parent;
-    match action {
-        Action::Expand => {
-            app.collapsed.remove(&path);
+    let filtering = !app.filter.is_empty();
+    let set = |app: &mut App, p: GroupPath, open: bool| {
+        if filtering {
+            app.filter_folds.insert(p, open);
+        } else if open {
+            app.collapsed.remove(&p);
+        } else {
+            app.collapsed.insert(p);
         }
+    };
+    match action {
+        Action::Expand => set(app, path, true),
         Action::Collapse => {
-            if has_children && !app.collapsed.contains(&path) {
-                app.collapsed.insert(path);
+            if row.has_children && !row.collapsed {
+                set(app, path, false);
             } else if let Some(p) = parent {
                 // like a file manager: on a leaf or folded group, go up
                 if let Some(i) = app.rows.iter().position(|r| r.node == p) {
@@ -1029,14 +1151,9 @@ fn fold(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                 return;
             }
         }
-        Action::ExpandSubtree => {
+        Action::ExpandSubtree | Action::CollapseSubtree => {
             for p in app.subtree_branches(node) {
-                app.collapsed.remove(&p);
-            }
-        }
-        Action::CollapseSubtree => {
-            for p in app.subtree_branches(node) {
-                app.collapsed.insert(p);
+                set(app, p, action == Action::ExpandSubtree);
             }
         }
         _ => {}

@@ -1,6 +1,7 @@
 //! The cgroup tree of one snapshot, and the rows a tree view shows:
 //! siblings ordered under their parent, collapsed subtrees hidden, and a
-//! name filter that keeps the ancestors of every match.
+//! name filter that keeps the ancestors of every match and the subtree of
+//! each match (folded until opened).
 //!
 //! ```text
 //! /                      node 0 (the start group)
@@ -44,16 +45,24 @@ pub struct Row {
     pub has_children: bool,
     pub collapsed: bool,
     /// True when the row's own name matches the filter (an ancestor kept
-    /// only for context is false).
+    /// only for context, or a group shown as part of a match's subtree, is
+    /// false).
     pub matched: bool,
 }
 
 /// How rows are chosen.
 #[derive(Debug, Clone, Default)]
 pub struct RowOptions<'a> {
+    /// Folded groups (without a filter).
     pub collapsed: Option<&'a HashSet<GroupPath>>,
     /// Case-insensitive substring of the group's name.
     pub filter: Option<&'a str>,
+    /// With a filter, the folds the operator changed while it is on:
+    /// `true` opened, `false` folded. Without an entry, a group with a
+    /// match below it is open (the path to every match shows, whatever
+    /// `collapsed` says) and a match's subtree is folded: a match shows
+    /// its children (a slice, its services) once opened.
+    pub filter_folds: Option<&'a HashMap<GroupPath, bool>>,
 }
 
 impl Tree {
@@ -132,9 +141,11 @@ impl Tree {
             return out;
         }
         let needle = opts.filter.filter(|f| !f.is_empty()).map(str::to_lowercase);
-        // with a filter: which nodes match, and which are kept as ancestors
-        let (matched, keep) = match &needle {
-            None => (Vec::new(), Vec::new()),
+        // with a filter: which nodes match, which lead to a match (kept
+        // open, as the path to it), and which are in a match's subtree
+        // (shown under it, folded by default)
+        let (matched, leads, shown) = match &needle {
+            None => (Vec::new(), Vec::new(), Vec::new()),
             Some(n) => {
                 let matched: Vec<bool> = self
                     .nodes
@@ -143,20 +154,29 @@ impl Tree {
                     // operator sees is what they can type
                     .map(|nd| nd.path.name_display().to_lowercase().contains(n.as_str()))
                     .collect();
-                let mut keep = vec![false; self.nodes.len()];
+                let mut leads = vec![false; self.nodes.len()];
                 for (i, m) in matched.iter().enumerate() {
                     if *m {
-                        let mut cur = Some(i);
+                        let mut cur = self.nodes[i].parent;
                         while let Some(c) = cur {
-                            if keep[c] {
+                            if leads[c] {
                                 break;
                             }
-                            keep[c] = true;
+                            leads[c] = true;
                             cur = self.nodes[c].parent;
                         }
                     }
                 }
-                (matched, keep)
+                // nodes come parents first (build adds them by depth)
+                let mut in_match: Vec<bool> = Vec::with_capacity(self.nodes.len());
+                for (nd, m) in self.nodes.iter().zip(&matched) {
+                    let below_a_match = nd.parent.is_some_and(|p| in_match[p]);
+                    in_match.push(*m || below_a_match);
+                }
+                let shown: Vec<bool> = (0..self.nodes.len())
+                    .map(|i| leads[i] || in_match[i])
+                    .collect();
+                (matched, leads, shown)
             }
         };
         let filtering = needle.is_some();
@@ -165,25 +185,33 @@ impl Tree {
                 .children
                 .iter()
                 .copied()
-                .filter(|&c| !filtering || keep[c])
+                .filter(|&c| !filtering || shown[c])
                 .collect();
             ch.sort_by(|&a, &b| {
                 cmp(a, b).then_with(|| self.nodes[a].path.name().cmp(self.nodes[b].path.name()))
             });
             ch
         };
-        if filtering && !keep[0] {
+        if filtering && !shown[0] {
             return out;
         }
         // iterative depth-first walk: (node, depth, guides, last)
         let mut stack: Vec<(usize, usize, Vec<bool>, bool)> = vec![(0, 0, Vec::new(), true)];
         while let Some((id, depth, guides, last)) = stack.pop() {
             let children = sorted_children(id);
-            // a filter shows the path to every match, whatever is collapsed
-            let collapsed = !filtering
-                && opts
-                    .collapsed
-                    .is_some_and(|c| c.contains(&self.nodes[id].path));
+            let path = &self.nodes[id].path;
+            let collapsed = if filtering {
+                // the path to every match is open, whatever `collapsed`
+                // says; a match's subtree is folded until opened, but for
+                // the top's (`cgtop system.slice`, filtered by "system"):
+                // its children are the context of every row
+                !opts
+                    .filter_folds
+                    .and_then(|f| f.get(path).copied())
+                    .unwrap_or(leads[id] || id == 0)
+            } else {
+                opts.collapsed.is_some_and(|c| c.contains(path))
+            };
             out.push(Row {
                 node: id,
                 depth,
@@ -308,6 +336,7 @@ mod tests {
             &RowOptions {
                 collapsed: Some(&collapsed),
                 filter: None,
+                filter_folds: None,
             },
             |_, _| Ordering::Equal,
         );
@@ -332,6 +361,7 @@ mod tests {
             &RowOptions {
                 collapsed: Some(&collapsed),
                 filter: Some("A.SERV"),
+                filter_folds: None,
             },
             |_, _| Ordering::Equal,
         );
@@ -341,10 +371,83 @@ mod tests {
             &RowOptions {
                 collapsed: None,
                 filter: Some("nothing"),
+                filter_folds: None,
             },
             |_, _| Ordering::Equal,
         );
         assert!(rows.is_empty());
+    }
+
+    #[test]
+    fn a_match_shows_its_subtree_folded_until_opened() {
+        let (t, _) = tree(PATHS);
+        let rows = |f: &str, folds: &HashMap<GroupPath, bool>| {
+            let opts = RowOptions {
+                filter: Some(f),
+                filter_folds: Some(folds),
+                ..RowOptions::default()
+            };
+            let rows = t.rows(&opts, |_, _| Ordering::Equal);
+            rows.iter()
+                .map(|r| {
+                    let mark = match (r.collapsed, r.matched) {
+                        (true, true) => " + *",
+                        (true, false) => " +",
+                        (false, true) => " *",
+                        (false, false) => "",
+                    };
+                    format!("{}{}", names(&t, std::slice::from_ref(r))[0], mark)
+                })
+                .collect::<Vec<_>>()
+        };
+        // "slice": system.slice matches and has no match below: its
+        // services are there, folded under it; user.slice matches and
+        // leads to user-0.slice, so it is open
+        //   /
+        //   ├─ system.slice +     *
+        //   └─ user.slice         *
+        //      └─ user-0.slice    *
+        let none = HashMap::new();
+        assert_eq!(
+            rows("slice", &none),
+            [
+                "/",
+                "  system.slice + *",
+                "  user.slice *",
+                "    user-0.slice *"
+            ]
+        );
+        // opened: its children, which do not match, show under it
+        let open: HashMap<GroupPath, bool> = [(GroupPath::new("system.slice"), true)].into();
+        assert_eq!(
+            rows("slice", &open),
+            [
+                "/",
+                "  system.slice *",
+                "    a.service",
+                "    b.service",
+                "  user.slice *",
+                "    user-0.slice *"
+            ]
+        );
+        // a branch without a match stays hidden (init.scope), and the
+        // path to a match can be folded by hand
+        let shut: HashMap<GroupPath, bool> = [(GroupPath::new("user.slice"), false)].into();
+        assert_eq!(rows("user-0", &shut), ["/", "  user.slice +"]);
+    }
+
+    #[test]
+    fn a_matching_top_stays_open() {
+        // cgtop system.slice, filtered by "system": the top matches and
+        // nothing below it does; its children show, folded
+        let (t, _) = tree(&["system.slice", "system.slice/a", "system.slice/a/x"]);
+        let opts = RowOptions {
+            filter: Some("system"),
+            ..RowOptions::default()
+        };
+        let rows = t.rows(&opts, |_, _| Ordering::Equal);
+        assert_eq!(names(&t, &rows), ["system.slice", "  a"]);
+        assert!(!rows[0].collapsed && rows[1].collapsed);
     }
 
     #[test]
@@ -358,8 +461,8 @@ mod tests {
         let t = Tree::build(&g);
         let rows = |f: &str| {
             let opts = RowOptions {
-                collapsed: None,
                 filter: Some(f),
+                ..RowOptions::default()
             };
             names(&t, &t.rows(&opts, |_, _| Ordering::Equal))
         };

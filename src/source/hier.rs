@@ -347,7 +347,7 @@ impl Hier {
     /// Whether `rel` is a regular file (not followed if a symlink).
     pub fn is_file(&self, rel: &Path) -> Result<(), FsError> {
         let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
-        check_regular(&fd)
+        check_regular(&fd).map(|_| ())
     }
 
     /// The permission bits of a regular file below the root (not
@@ -363,9 +363,16 @@ impl Hier {
     /// A regular file below the root, open for reading: never a FIFO, a
     /// device or a symlink. Costs openat2 + fstat.
     pub fn open_read(&self, rel: &Path) -> Result<File, FsError> {
+        self.open_read_ino(rel).map(|(f, _)| f)
+    }
+
+    /// [`Hier::open_read`], with the file's inode from the same `fstat`
+    /// (no extra system call): a file made anew under the same name (its
+    /// group removed and created again) has another one.
+    pub fn open_read_ino(&self, rel: &Path) -> Result<(File, u64), FsError> {
         let fd = self.open_at(rel, READ_FLAGS)?;
-        check_regular(&fd)?;
-        Ok(File::from(fd))
+        let ino = check_regular(&fd)?;
+        Ok((File::from(fd), ino))
     }
 
     /// Reads a whole file, at most `cap` bytes (an error beyond).
@@ -486,11 +493,12 @@ impl Hier {
     }
 }
 
-fn check_regular(fd: &OwnedFd) -> Result<(), FsError> {
+/// `Ok(inode)` when `fd` is a regular file.
+fn check_regular(fd: &OwnedFd) -> Result<u64, FsError> {
     let st = rustix::fs::fstat(fd).map_err(FsError::from_errno)?;
     let t = FileType::from_raw_mode(st.st_mode);
     if t == FileType::RegularFile {
-        Ok(())
+        Ok(st.st_ino)
     } else {
         Err(FsError::NotRegular(kind_name(t)))
     }

@@ -13,7 +13,13 @@
 //! It re-lists directories only when something may have changed:
 //!
 //! - the start group's `cgroup.stat` `nr_descendants` changed (one read), or
-//! - a group vanished this tick (ENOENT/ENODEV on one of its files), or
+//! - a group vanished this tick (ENOENT/ENODEV on one of its files): on
+//!   the next refresh, or at once, in the same refresh, when its
+//!   directory is there again under another inode (rmdir + mkdir under
+//!   the same name, as `systemctl restart` does, which moves no count: a
+//!   kept descriptor of the old group reads ENODEV, a reopened file has
+//!   another inode), so that the new group is never missing for a
+//!   refresh, or
 //! - every `rewalk_every` ticks as a safety net: a renamed group, a
 //!   cgroup.type changed by another tool, or a tree without a kernel behind
 //!   it (a fixture), where a create and a remove in the same interval leave
@@ -101,8 +107,11 @@ enum Handle {
     Absent,
     /// Kept open, re-read at offset 0.
     Kept(File),
-    /// Opened, read and closed each time (over the descriptor budget).
-    Reopen,
+    /// Opened, read and closed each time (over the descriptor budget),
+    /// with the file's inode when it was last read: a file by the same
+    /// name with another inode belongs to a group made again (a kept
+    /// descriptor of a removed group reads ENODEV instead).
+    Reopen(Option<u64>),
 }
 
 #[derive(Debug)]
@@ -113,6 +122,16 @@ struct Entry {
     inode: u64,
     cgroup_type: Option<CgroupType>,
     handles: [Handle; 6],
+}
+
+/// What one reading pass over the entries found.
+struct ReadPass {
+    /// The samples, sorted by path.
+    out: Vec<GroupSample>,
+    /// Some group was gone (its entry is removed).
+    gone: bool,
+    /// Some gone group's directory is there again under another inode.
+    recreated: bool,
 }
 
 /// Outcome of reading one file.
@@ -327,38 +346,89 @@ impl Scanner {
         let periodic =
             self.cfg.rewalk_every > 0 && self.ticks % u64::from(self.cfg.rewalk_every) == 0;
         if self.need_walk || periodic {
-            // a walk for a group that came or went lists only the subtrees
-            // whose nr_descendants moved and keeps the known groups'
-            // cgroup.type; the periodic one and one after our own write
-            // (invalidate) list everything and read the types again
-            let full = self.need_full || periodic || self.reread_types;
-            let found = if full {
-                None
-            } else {
-                self.list_changed(&mut cost)
-            };
-            let found = found.unwrap_or_else(|| {
-                let root_ino = self.hier.dir_ino(&self.root).unwrap_or(0);
-                let mut all = Vec::new();
-                let start = (GroupPath::root(), self.root.clone(), root_ino, 0);
-                self.list_subtree(start, &mut all, &mut cost);
-                all
-            });
-            self.reconcile(found, periodic || self.reread_types);
-            cost.walked = true;
-            self.need_walk = false;
-            self.need_full = false;
-            self.reread_types = false;
+            self.walk(periodic, &mut cost);
         }
         self.ticks += 1;
         let at = clock();
+        let mut pass = self.read_pass(|_| true, &mut cost);
+        let mut any_gone = pass.gone;
+        if pass.recreated {
+            // a group was removed and made again under its name since the
+            // last refresh (`systemctl restart`: rmdir + mkdir, so no
+            // nr_descendants moved, and the old directory's files read
+            // ENODEV): list again now, so that the new group is in this
+            // refresh rather than missing from it. Only on a failed read:
+            // the steady state lists nothing more. This walk comes after
+            // the stamp, but what is read after it is new groups only,
+            // which have no rate in this refresh anyway
+            self.walk(false, &mut cost);
+            // a sample read from a directory the walk found replaced
+            // (a child read through reopened files under its old inode)
+            // is not the group now listed there
+            let current: std::collections::HashMap<&[u8], u64> = self
+                .entries
+                .iter()
+                .map(|e| (e.path.as_bytes(), e.inode))
+                .collect();
+            pass.out
+                .retain(|g| current.get(g.path.as_bytes()) == Some(&g.inode));
+            let read: std::collections::HashSet<(GroupPath, u64)> =
+                pass.out.iter().map(|g| (g.path.clone(), g.inode)).collect();
+            // the groups the walk found anew: read once, in this refresh
+            // (a further failure is left to the next refresh's walk)
+            let more = self.read_pass(|e| !read.contains(&(e.path.clone(), e.inode)), &mut cost);
+            any_gone |= more.gone;
+            pass.out.extend(more.out);
+            pass.out.sort_by(|a, b| a.path.cmp(&b.path));
+        }
+        let mut out = pass.out;
+        if any_gone {
+            drop_orphans(&mut out);
+        }
+        cost.fd_limited |= self.fd_limited;
+        (out, cost, at)
+    }
+
+    /// Lists the directories again: only the subtrees whose
+    /// nr_descendants moved, or (`periodic`, after our own write, after a
+    /// file came or went) everything.
+    fn walk(&mut self, periodic: bool, cost: &mut ScanCost) {
+        // a walk for a group that came or went lists only the subtrees
+        // whose nr_descendants moved and keeps the known groups'
+        // cgroup.type; the periodic one and one after our own write
+        // (invalidate) list everything and read the types again
+        let full = self.need_full || periodic || self.reread_types;
+        let found = if full { None } else { self.list_changed(cost) };
+        let found = found.unwrap_or_else(|| {
+            let root_ino = self.hier.dir_ino(&self.root).unwrap_or(0);
+            let mut all = Vec::new();
+            let start = (GroupPath::root(), self.root.clone(), root_ino, 0);
+            self.list_subtree(start, &mut all, cost);
+            all
+        });
+        self.reconcile(found, periodic || self.reread_types);
+        cost.walked = true;
+        self.need_walk = false;
+        self.need_full = false;
+        self.reread_types = false;
+    }
+
+    /// Reads the hot files of the entries `want` picks. Entries whose
+    /// group is gone are removed (and the next refresh walks); a file gone
+    /// from a group that stays loses its handle (and the next walk is a
+    /// full one).
+    fn read_pass(&mut self, want: impl Fn(&Entry) -> bool, cost: &mut ScanCost) -> ReadPass {
         let mut out = Vec::with_capacity(self.entries.len());
         let mut gone = Vec::new();
+        let mut recreated = false;
         let mut dropped_kept = 0;
         let mut changed = false;
         let mut buf = std::mem::take(&mut self.buf);
         let hier = Arc::clone(&self.hier);
         for (i, e) in self.entries.iter_mut().enumerate() {
+            if !want(e) {
+                continue;
+            }
             let mut hot = HotStats::default();
             let mut vanished = false;
             for (k, (kind, name)) in HOT.iter().enumerate() {
@@ -372,23 +442,27 @@ impl Scanner {
                     name,
                     &mut buf,
                     *kind == Hot::Procs,
-                    &mut cost,
+                    cost,
                 );
                 match r {
                     Read1::Gone => {
                         // a file goes away with its group, or alone when a
                         // controller is disabled in the parent: tell them
-                        // apart by the directory (same inode = same group)
-                        let same = hier.dir_ino(&e.dir).is_ok_and(|ino| ino == e.inode);
-                        if same {
-                            if matches!(e.handles[k], Handle::Kept(_)) {
-                                dropped_kept += 1;
+                        // apart by the directory (same inode = same group;
+                        // another inode = the group made again)
+                        match hier.dir_ino(&e.dir) {
+                            Ok(ino) if ino == e.inode => {
+                                if matches!(e.handles[k], Handle::Kept(_)) {
+                                    dropped_kept += 1;
+                                }
+                                e.handles[k] = Handle::Absent;
+                                changed = true;
                             }
-                            e.handles[k] = Handle::Absent;
-                            changed = true;
-                        } else {
-                            vanished = true;
-                            break;
+                            now => {
+                                recreated |= now.is_ok();
+                                vanished = true;
+                                break;
+                            }
                         }
                     }
                     Read1::Absent => {}
@@ -422,16 +496,18 @@ impl Scanner {
             self.need_walk = true;
             self.need_full = true;
         }
-        if !gone.is_empty() {
-            for &i in gone.iter().rev() {
-                let e = self.entries.remove(i);
-                self.kept -= count_kept(&e);
-            }
-            self.need_walk = true;
-            drop_orphans(&mut out);
+        for &i in gone.iter().rev() {
+            let e = self.entries.remove(i);
+            self.kept -= count_kept(&e);
         }
-        cost.fd_limited |= self.fd_limited;
-        (out, cost, at)
+        if !gone.is_empty() {
+            self.need_walk = true;
+        }
+        ReadPass {
+            out,
+            gone: !gone.is_empty(),
+            recreated,
+        }
     }
 
     /// Reads the start group's cgroup.stat; true when nr_descendants moved.
@@ -619,20 +695,20 @@ impl Scanner {
                 match (has(k), &*h) {
                     (true, Handle::Kept(_)) if lazy => {
                         self.kept -= 1;
-                        *h = Handle::Reopen;
+                        *h = Handle::Reopen(None);
                     }
-                    (true, Handle::Absent) if lazy => *h = Handle::Reopen,
+                    (true, Handle::Absent) if lazy => *h = Handle::Reopen(None),
                     (true, _) if lazy => {}
                     // a reopened file gets a kept descriptor once the
                     // budget has room again (groups went away)
-                    (true, Handle::Absent | Handle::Reopen) => {
+                    (true, Handle::Absent | Handle::Reopen(_)) => {
                         *h = self.open_handle(&entry.dir.join(name));
                     }
                     (false, Handle::Kept(_)) => {
                         self.kept -= 1;
                         *h = Handle::Absent;
                     }
-                    (false, Handle::Reopen) => *h = Handle::Absent,
+                    (false, Handle::Reopen(_)) => *h = Handle::Absent,
                     _ => {}
                 }
             }
@@ -657,7 +733,7 @@ impl Scanner {
     fn open_handle(&mut self, file: &Path) -> Handle {
         if self.kept >= self.budget {
             self.fd_limited = true;
-            return Handle::Reopen;
+            return Handle::Reopen(None);
         }
         // opened the safe way once (beneath the root, no symlink, a
         // regular file), then read with pread as long as it is kept
@@ -668,10 +744,10 @@ impl Scanner {
             }
             Err(e) if is_fd_shortage(&e) => {
                 self.fd_limited = true;
-                Handle::Reopen
+                Handle::Reopen(None)
             }
             // reopened each time: the error shows on the group
-            Err(_) => Handle::Reopen,
+            Err(_) => Handle::Reopen(None),
         }
     }
 }
@@ -749,7 +825,10 @@ fn found_of(e: &Entry) -> Listed {
 /// descendants): when a group is removed and created again under the same
 /// name while the walk lists it, its children are listed from the new
 /// directory and the group itself, with the old inode, reads as gone. The
-/// next walk, which a vanished group triggers, lists both again.
+/// walk a vanished group triggers lists both again: in the same scan when
+/// its directory is there again, else on the next one; what is left
+/// without its parent after that (a group gone in the second reading
+/// pass) waits for the next.
 /// `out` is sorted by path, so a parent comes before its children.
 fn drop_orphans(out: &mut Vec<GroupSample>) {
     let keep: Vec<bool> = {
@@ -793,8 +872,18 @@ fn read_handle(
         // (pread at 0 and on, stopping after a short read of a
         // single-record file): reading to EOF would cost one more read
         // for every file
-        Handle::Reopen => match hier.open_read(&dir.join(name)) {
-            Ok(f) => read_all_at(&f, buf, name, multi),
+        Handle::Reopen(seen) => match hier.open_read_ino(&dir.join(name)) {
+            // another file by that name since the last read: its group (or
+            // the file alone, which the caller tells by the directory) was
+            // made again, and the figures are not the old group's
+            Ok((_, ino)) if seen.is_some_and(|s| s != ino) => {
+                *seen = Some(ino);
+                return Read1::Gone;
+            }
+            Ok((f, ino)) => {
+                *seen = Some(ino);
+                read_all_at(&f, buf, name, multi)
+            }
             Err(e) => {
                 if is_fd_shortage(&e) {
                     // out of descriptors despite the reserve: the figure
@@ -1225,14 +1314,77 @@ mod tests {
         );
         fs::remove_dir_all(t.path().join("a.slice")).unwrap();
         fs::rename(t.path().join("a.new"), t.path().join("a.slice")).unwrap();
-        let (g, _) = s.scan();
-        let names: Vec<&str> = g.iter().map(|x| as_text(&x.path)).collect();
-        assert_eq!(names, [""], "a child without its parent was listed");
-        // the next scan walks and lists both again
+        // the old a.slice reads as gone, its directory is there again:
+        // the same scan lists both again, from the new directories (the
+        // child, read by name under its old inode, is read again as the
+        // new group), never the child without its parent
         let (g, cost) = s.scan();
         assert!(cost.walked);
         let names: Vec<&str> = g.iter().map(|x| as_text(&x.path)).collect();
         assert_eq!(names, ["", "a.slice", "a.slice/b c:ü"]);
+        let ino = |rel: &str| {
+            use std::os::unix::fs::MetadataExt;
+            fs::metadata(t.path().join(rel)).unwrap().ino()
+        };
+        assert_eq!(g[1].inode, ino("a.slice"));
+        assert_eq!(g[2].inode, ino("a.slice/b c:ü"));
+        assert_eq!(g[2].hot.nr_procs, Some(1));
+        // and the next one has nothing to list
+        let (g, cost) = s.scan();
+        assert!(!cost.walked);
+        assert_eq!(g.len(), 3);
+    }
+
+    #[test]
+    fn a_group_made_again_is_listed_in_the_same_scan() {
+        // systemctl restart: rmdir + mkdir under the same name between two
+        // scans, so no nr_descendants moves. The new group has a file the
+        // old one had not, and lacks one it had (a reopened file that
+        // fails, as a kept descriptor of a removed kernfs group does with
+        // ENODEV); and with the same files (a reopened file by the same
+        // name with another inode). Either way the scan that follows lists
+        // the new group, under its new inode.
+        for same_files in [false, true] {
+            let t = tree();
+            let r = t.path();
+            let mut s = Scanner::new(
+                r.to_path_buf(),
+                ScanConfig {
+                    max_kept: 0,
+                    rewalk_every: 0,
+                    ..ScanConfig::default()
+                },
+            );
+            s.scan();
+            let (g, cost) = s.scan();
+            assert!(!cost.walked);
+            let old = g[1].inode;
+            let files: &[(&str, &str)] = if same_files {
+                &[
+                    ("cgroup.procs", ""),
+                    ("cgroup.events", "populated 0\nfrozen 0\n"),
+                    ("cpu.stat", "usage_usec 0\n"),
+                    ("memory.current", "0\n"),
+                    ("pids.current", "0\n"),
+                ]
+            } else {
+                &[("cgroup.procs", ""), ("memory.current", "0\n")]
+            };
+            mk(r, "a.new", files);
+            mk(r, "a.new/b c:ü", &[("cgroup.procs", "")]);
+            fs::remove_dir_all(r.join("a.slice")).unwrap();
+            fs::rename(r.join("a.new"), r.join("a.slice")).unwrap();
+            let (g, cost) = s.scan();
+            let names: Vec<&str> = g.iter().map(|x| as_text(&x.path)).collect();
+            assert_eq!(
+                names,
+                ["", "a.slice", "a.slice/b c:ü"],
+                "same files: {same_files}"
+            );
+            assert_ne!(g[1].inode, old, "the new group, not the old one");
+            assert_eq!(g[1].hot.memory_current, Some(0));
+            assert!(cost.walked, "listed again at once");
+        }
     }
 
     #[test]
