@@ -140,7 +140,11 @@ fn vda_wbps_2m(group: &str) -> Op {
 /// The undo stack as the ops each entry writes back, bottom first (an
 /// entry of one step is one op).
 fn undo_ops(a: &App) -> Vec<Op> {
-    a.history.undo.iter().flat_map(|e| e.undo_ops()).collect()
+    a.history
+        .undo
+        .iter()
+        .flat_map(cgtop::model::history::Entry::undo_ops)
+        .collect()
 }
 
 fn write_of(op: Op) -> Effect {

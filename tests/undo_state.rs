@@ -376,7 +376,7 @@ fn a_failed_undo_keeps_its_entry_and_says_why() {
     set_limit(&mut a, &mut c, root, "pids.max", "100");
     let fx = send(&mut a, &mut c, ch('u'));
     let back = set_pids_max(&batch, Limit::Value(1140));
-    assert_eq!(written(&fx), [back.clone()]);
+    assert_eq!(written(&fx), std::slice::from_ref(&back));
     let refused = WriteOutcome::failed(
         back.clone(),
         WriteError {

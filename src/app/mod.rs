@@ -563,9 +563,9 @@ impl App {
 
 /// Where groups are, for the undo history: the latest snapshot (a free
 /// function, so that the history can be changed while it is read).
-pub(crate) fn seen<'a>(data: &'a Option<Data>, start: &'a GroupPath) -> Seen<'a> {
+pub(crate) fn seen<'a>(data: Option<&'a Data>, start: &'a GroupPath) -> Seen<'a> {
     Seen {
-        snapshot: data.as_ref().map(|d| &d.refresh.snapshot),
+        snapshot: data.map(|d| &d.refresh.snapshot),
         start,
     }
 }
@@ -643,7 +643,7 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     let status_before = app.status.clone();
     app.rebuild_rows();
     // undo and redo entries whose group this refresh shows gone
-    let dropped = app.history.observe(seen(&app.data, &app.start));
+    let dropped = app.history.observe(seen(app.data.as_ref(), &app.start));
     if let Some(text) = Dropped::summary(&dropped) {
         // beside "X is gone; selected its parent" from this same refresh
         let text = match &app.status {

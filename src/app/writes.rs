@@ -50,7 +50,7 @@ pub fn on_write_finished(
     let mut offer: Option<Offer> = None;
     let (recorded, dropped) = app
         .history
-        .finished(outcomes, super::seen(&app.data, &app.start));
+        .finished(outcomes, super::seen(app.data.as_ref(), &app.start));
     for o in outcomes {
         if let (Ok(()), Some(w)) = (&o.result, o.op.as_write()) {
             match w.kind {

@@ -383,20 +383,17 @@ impl History {
                 Op::Write(_) => {}
             }
         }
-        let recorded = match replay {
-            Some(i) => {
-                let r = self.in_flight.remove(i);
-                self.replayed(r, outcomes, seen)
+        let recorded = if let Some(i) = replay {
+            let r = self.in_flight.remove(i);
+            self.replayed(r, outcomes, seen)
+        } else {
+            if let Some(e) = Entry::from_outcomes(outcomes) {
+                self.undo.push(e);
             }
-            None => {
-                if let Some(e) = Entry::from_outcomes(outcomes) {
-                    self.undo.push(e);
-                }
-                if outcomes.iter().any(WriteOutcome::is_ok) {
-                    self.redo.clear();
-                }
-                Recorded::Write
+            if outcomes.iter().any(WriteOutcome::is_ok) {
+                self.redo.clear();
             }
+            Recorded::Write
         };
         // an rmdir that went through leaves the undo entries of that
         // group with nothing to write to (the redo stack keeps its own:
@@ -450,13 +447,26 @@ impl History {
             });
         }
         let rest = Entry { steps: rest };
-        // ENOENT on a group that is not there: the entry no longer applies
+        // ENOENT on a group that is not there: the entry no longer applies.
+        // An rmdir's ENOENT says so by itself; for a file, the snapshot
+        // must not show the group (ENOENT also means a controller's file
+        // is missing). Either way the kernel has the last word over what
+        // cgtop expected after its own mkdir.
         let gone = outcomes
             .get(done)
-            .filter(|o| {
-                o.errno() == Some(Errno::NOENT) && self.present(o.op.group(), seen) != Some(true)
+            .filter(|o| o.errno() == Some(Errno::NOENT))
+            .map(|o| o.op.group())
+            .filter(|g| {
+                matches!(outcomes[done].op, Op::RemoveGroup(_))
+                    || seen
+                        .snapshot
+                        .is_some_and(|s| g.is_within(seen.start) && s.find(g).is_none())
             })
-            .map(|o| Stale::Gone(o.op.group().clone()));
+            .cloned();
+        if let Some(g) = &gone {
+            self.expected.insert(g.clone(), false);
+        }
+        let gone = gone.map(Stale::Gone);
         if gone.is_none() {
             self.stack_mut(r.dir).push(rest);
         }
@@ -554,6 +564,64 @@ mod tests {
         // a new write clears redo
         h.finished(&[pids("a", 9, "5\n")], seen);
         assert!(h.redo.is_empty());
+    }
+
+    #[test]
+    fn an_undo_refused_with_enoent_for_a_gone_group_is_dropped_not_kept() {
+        let root = GroupPath::root();
+        let s = snap(&["", "a"]);
+        let seen = Seen {
+            snapshot: Some(&s),
+            start: &root,
+        };
+        let mut h = History::default();
+        // made by cgtop, removed outside before any refresh saw it
+        h.finished(
+            &[WriteOutcome::done(create_group(&g("a/w")), None, None)],
+            seen,
+        );
+        let Taken::Entry(r) = h.take(Direction::Undo, seen) else {
+            panic!("the group is expected there")
+        };
+        h.sent(r);
+        let enoent = crate::model::WriteError {
+            errno: Some(Errno::NOENT),
+            what: "rmdir /a/w".into(),
+            explanation: String::new(),
+            fix: None,
+        };
+        let (rec, _) = h.finished(
+            &[WriteOutcome::failed(
+                remove_group(&g("a/w")),
+                enoent.clone(),
+            )],
+            seen,
+        );
+        assert_eq!(
+            rec,
+            Recorded::Failed {
+                dir: Direction::Undo,
+                gone: Some(Stale::Gone(g("a/w")))
+            }
+        );
+        assert!(h.undo.is_empty() && h.redo.is_empty());
+        // a file's ENOENT in a group the snapshot shows: kept (a
+        // controller's file is missing, not the group)
+        h.finished(&[pids("a", 5, "max\n")], seen);
+        let Taken::Entry(r) = h.take(Direction::Undo, seen) else {
+            panic!()
+        };
+        h.sent(r);
+        let back = set_pids_max(&g("a"), Limit::Max);
+        let (rec, _) = h.finished(&[WriteOutcome::failed(back, enoent)], seen);
+        assert_eq!(
+            rec,
+            Recorded::Failed {
+                dir: Direction::Undo,
+                gone: None
+            }
+        );
+        assert_eq!(h.undo.len(), 1);
     }
 
     #[test]

@@ -104,7 +104,7 @@ pub fn replay(app: &mut App, dir: Direction, fx: &mut Vec<Effect>) -> Transition
     }
     let r = match app
         .history
-        .take(dir, crate::app::seen(&app.data, &app.start))
+        .take(dir, crate::app::seen(app.data.as_ref(), &app.start))
     {
         Taken::Empty => {
             app.set_status(
