@@ -285,7 +285,7 @@ fn redo_writes_again_what_u_undid_and_a_new_write_clears_it() {
     assert!(send(&mut a, &mut c, ch('U')).is_empty());
     assert_eq!(
         status(&a).1,
-        "nothing to redo (U redoes what u undid, until a new write)"
+        "nothing to redo (what u undoes waits here until a new write)"
     );
 
     // the redone writes are undone again, with the values read this time
@@ -297,7 +297,7 @@ fn redo_writes_again_what_u_undid_and_a_new_write_clears_it() {
     assert!(send(&mut a, &mut c, ch('U')).is_empty());
     assert_eq!(
         status(&a).1,
-        "nothing to redo (U redoes what u undid, until a new write)"
+        "nothing to redo (what u undoes waits here until a new write)"
     );
     // and u walks back through it, then the pids.max redone above
     let back = press_and_write(&mut a, &mut c, root, ch('u'));

@@ -111,7 +111,9 @@ pub fn replay(app: &mut App, dir: Direction, fx: &mut Vec<Effect>) -> Transition
                 Level::Info,
                 match dir {
                     Direction::Undo => "nothing to undo (kill, move and remove cannot be undone)",
-                    Direction::Redo => "nothing to redo (U redoes what u undid, until a new write)",
+                    Direction::Redo => {
+                        "nothing to redo (what u undoes waits here until a new write)"
+                    }
                 },
             );
             return Transition::Stay;
