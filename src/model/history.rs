@@ -14,7 +14,9 @@
 //! ENOENT. Whether a group is there comes from the latest snapshot, except
 //! for the groups cgtop itself just made or removed: a snapshot scanned
 //! before that write may still arrive, so cgtop's own knowledge holds
-//! until a snapshot agrees with it.
+//! until a snapshot agrees with it, over at most [`EXPECT_REFRESHES`]
+//! snapshots that do not (later ones are newer than the write, and a
+//! group made or removed again outside cgtop is seen as it is).
 //!
 //! Must not depend on: the filesystem, the clock, the terminal.
 
@@ -278,9 +280,14 @@ pub struct History {
     /// Undos and redos sent to the writer, not yet finished.
     pub in_flight: Vec<Replay>,
     /// Groups cgtop made (true) or removed (false), until a snapshot
-    /// agrees.
-    expected: HashMap<GroupPath, bool>,
+    /// agrees, with how many more refreshes that holds.
+    expected: HashMap<GroupPath, (bool, u8)>,
 }
+
+/// Over how many snapshots that disagree cgtop's own mkdir or rmdir holds:
+/// the one being scanned when the write was made, and one already on its
+/// way, may predate it; the refresh asked for after the write does not.
+pub const EXPECT_REFRESHES: u8 = 2;
 
 impl History {
     /// The stack of `dir`.
@@ -301,8 +308,8 @@ impl History {
     /// Whether `g` is there: `None` when cgtop cannot tell (above the
     /// group it shows, or no snapshot yet).
     fn present(&self, g: &GroupPath, seen: Seen<'_>) -> Option<bool> {
-        if let Some(e) = self.expected.get(g) {
-            return Some(*e);
+        if let Some((there, _)) = self.expected.get(g) {
+            return Some(*there);
         }
         let snap = seen.snapshot?;
         g.is_within(seen.start).then(|| snap.find(g).is_some())
@@ -375,10 +382,10 @@ impl History {
         for o in outcomes.iter().filter(|o| o.is_ok()) {
             match &o.op {
                 Op::CreateGroup(g) => {
-                    self.expected.insert(g.clone(), true);
+                    self.expected.insert(g.clone(), (true, EXPECT_REFRESHES));
                 }
                 Op::RemoveGroup(g) => {
-                    self.expected.insert(g.clone(), false);
+                    self.expected.insert(g.clone(), (false, EXPECT_REFRESHES));
                 }
                 Op::Write(_) => {}
             }
@@ -464,7 +471,7 @@ impl History {
             })
             .cloned();
         if let Some(g) = &gone {
-            self.expected.insert(g.clone(), false);
+            self.expected.insert(g.clone(), (false, EXPECT_REFRESHES));
         }
         let gone = gone.map(Stale::Gone);
         if gone.is_none() {
@@ -479,8 +486,12 @@ impl History {
         let Some(snap) = seen.snapshot else {
             return Vec::new();
         };
-        self.expected
-            .retain(|g, there| !g.is_within(seen.start) || snap.find(g).is_some() != *there);
+        self.expected.retain(|g, (there, left)| {
+            let disagrees = g.is_within(seen.start) && snap.find(g).is_some() != *there;
+            let holds = *left > 0 && disagrees;
+            *left = left.saturating_sub(1);
+            holds
+        });
         let mut dropped = Vec::new();
         for dir in [Direction::Undo, Direction::Redo] {
             let stack = std::mem::take(self.stack_mut(dir));
@@ -622,6 +633,28 @@ mod tests {
             }
         );
         assert_eq!(h.undo.len(), 1);
+    }
+
+    #[test]
+    fn cgtop_s_own_mkdir_outweighs_two_older_snapshots_not_a_third() {
+        let root = GroupPath::root();
+        let s = snap(&["", "a"]);
+        let seen = Seen {
+            snapshot: Some(&s),
+            start: &root,
+        };
+        let mut h = History::default();
+        h.finished(
+            &[WriteOutcome::done(create_group(&g("a/w")), None, None)],
+            seen,
+        );
+        for _ in 0..EXPECT_REFRESHES {
+            assert!(h.observe(seen).is_empty());
+        }
+        // made and removed again outside cgtop before any scan saw it
+        let dropped = h.observe(seen);
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(dropped[0].why, Stale::Gone(g("a/w")));
     }
 
     #[test]
