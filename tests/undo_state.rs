@@ -417,6 +417,16 @@ fn one_request_of_several_ops_is_one_entry() {
     let Mode::Confirm(q) = &a.mode else {
         panic!("{:?}", a.mode)
     };
+    // the question says which action it takes back, then each write
+    assert_eq!(
+        cgtop::ui::dialogs::confirm_lines(q)[..3],
+        [
+            "This undoes: change the controllers / hands to its children: +rdma; \
+             change the controllers /lab hands to its children: +rdma",
+            "• change the controllers /lab hands to its children: -rdma",
+            "• change the controllers / hands to its children: -rdma",
+        ]
+    );
     let off = |g: &GroupPath| write::set_subtree_control(g, &[ControllerChange::disable("rdma")]);
     assert_eq!(
         q.request,

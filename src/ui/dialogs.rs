@@ -386,6 +386,14 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
 /// reason worded, indented under the list.
 pub fn confirm_lines(c: &Confirm) -> Vec<String> {
     let mut lines = Vec::new();
+    // u or U: which action the ops take back or do again
+    if let Some(r) = &c.replay {
+        let verb = match r.dir {
+            Direction::Undo => "This undoes",
+            Direction::Redo => "This redoes",
+        };
+        lines.push(format!("{verb}: {}", r.entry.describe()));
+    }
     if c.question == Question::EnableAlongPath {
         lines.push(
             "The parent does not hand this controller down. cgtop can enable it along the path:"
