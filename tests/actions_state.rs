@@ -137,6 +137,16 @@ fn vda_wbps_2m(group: &str) -> Op {
     wop(group, "io.max", "254:0 wbps=2097152", WriteKind::IoMax(set))
 }
 
+/// The undo stack as the ops each entry writes back, bottom first (an
+/// entry of one step is one op).
+fn undo_ops(a: &App) -> Vec<Op> {
+    a.history
+        .undo
+        .iter()
+        .flat_map(cgtop::model::history::Entry::undo_ops)
+        .collect()
+}
+
 fn write_of(op: Op) -> Effect {
     Effect::Write(WriteRequest::Ops(vec![op]))
 }
@@ -1011,7 +1021,7 @@ fn raw_lines_to_freeze_controllers_and_procs_keep_their_guards() {
     );
     finished(&mut a, &mut c, vec![done(enable, Some("io\n"))]);
     assert_eq!(
-        a.undo,
+        undo_ops(&a),
         [wop(
             "lab",
             "cgroup.subtree_control",
@@ -1437,10 +1447,12 @@ fn undo_writes_the_old_value_back() {
         "max",
         WriteKind::Memory(MemoryFile::Max, Limit::Max),
     );
-    assert_eq!(a.undo, std::slice::from_ref(&back));
-    assert_eq!(send(&mut a, &mut c, ch('u')), [write_of(back)]);
-    assert!(a.undo.is_empty());
-    // the undo's own outcome makes the next undo (a redo)
+    assert_eq!(undo_ops(&a), std::slice::from_ref(&back));
+    assert_eq!(send(&mut a, &mut c, ch('u')), [write_of(back.clone())]);
+    assert!(a.history.undo.is_empty());
+    // the undo's own outcome is no new undo: it waits on the redo stack
+    finished(&mut a, &mut c, vec![done(back, Some("536870912\n"))]);
+    assert_eq!(a.history.redo.len(), 1);
     let fx = send(&mut a, &mut c, ch('u'));
     assert!(fx.is_empty());
     assert_eq!(
@@ -1499,9 +1511,10 @@ fn undo_of_cpu_max_io_max_and_controllers_restores_each_value() {
             ),
         ],
     );
-    // last on top: the controllers first
+    // one request is one entry, undone last op first: the controllers
+    assert_eq!(a.history.undo.len(), 1);
     assert_eq!(
-        a.undo.iter().rev().cloned().collect::<Vec<_>>(),
+        undo_ops(&a),
         [
             wop(
                 "lab",
@@ -1547,13 +1560,11 @@ fn a_cancelled_undo_stays_on_the_stack() {
         "100",
         WriteKind::PidsMax(Limit::Value(100)),
     );
+    finished(&mut a, &mut c, vec![done(pids, Some("1140\n"))]);
     finished(
         &mut a,
         &mut c,
-        vec![
-            done(pids, Some("1140\n")),
-            done(Op::CreateGroup(g("lab/web")), None),
-        ],
+        vec![done(Op::CreateGroup(g("lab/web")), None)],
     );
     let pids_back = wop(
         "lab",
@@ -1562,20 +1573,20 @@ fn a_cancelled_undo_stays_on_the_stack() {
         WriteKind::PidsMax(Limit::Value(1140)),
     );
     let rm = Op::RemoveGroup(g("lab/web"));
-    assert_eq!(a.undo, [pids_back.clone(), rm.clone()]);
+    assert_eq!(undo_ops(&a), [pids_back.clone(), rm.clone()]);
     // u asks before removing; n, Esc: the remove is still the next undo,
     // and u does not write the pids.max entry below it without asking
     for cancel in [ch('n'), key(KeyCode::Esc)] {
         assert!(send(&mut a, &mut c, ch('u')).is_empty());
         assert_eq!(confirm(&a).request, WriteRequest::Ops(vec![rm.clone()]));
         assert!(send(&mut a, &mut c, cancel).is_empty());
-        assert_eq!(a.undo, [pids_back.clone(), rm.clone()]);
+        assert_eq!(undo_ops(&a), [pids_back.clone(), rm.clone()]);
     }
     send(&mut a, &mut c, ch('u'));
     assert_eq!(send(&mut a, &mut c, ch('y')), [write_of(rm)]);
-    assert_eq!(a.undo, std::slice::from_ref(&pids_back));
+    assert_eq!(undo_ops(&a), std::slice::from_ref(&pids_back));
     assert_eq!(send(&mut a, &mut c, ch('u')), [write_of(pids_back)]);
-    assert!(a.undo.is_empty());
+    assert!(a.history.undo.is_empty());
 }
 
 #[test]
@@ -1591,7 +1602,7 @@ fn kill_move_and_remove_leave_nothing_to_undo() {
             done(Op::RemoveGroup(g("lab/dd")), None),
         ],
     );
-    assert!(a.undo.is_empty());
+    assert!(a.history.undo.is_empty());
     assert_eq!(a.log.len(), 3, "but each is in the action log");
     assert!(send(&mut a, &mut c, ch('u')).is_empty());
     assert_eq!(a.mode, Mode::Normal);
@@ -1606,7 +1617,7 @@ fn undo_of_a_create_is_a_confirmed_remove() {
         &mut c,
         vec![done(Op::CreateGroup(g("lab/web")), None)],
     );
-    assert_eq!(a.undo, [Op::RemoveGroup(g("lab/web"))]);
+    assert_eq!(undo_ops(&a), [Op::RemoveGroup(g("lab/web"))]);
     assert!(send(&mut a, &mut c, ch('u')).is_empty());
     assert_eq!(
         confirm(&a).request,
@@ -1790,12 +1801,19 @@ fn read_only_refuses_every_write_key_and_says_why() {
     on(&mut a, &mut c, "batch");
     set_processes(&mut a, vec![process(4_190_201, "root", 0.0, 12, "worker")]);
     a.read_only = Some(cgtop::app::ReadOnly::Flag);
-    a.undo.push(wop(
-        "batch",
-        "pids.max",
-        "max",
-        WriteKind::PidsMax(Limit::Max),
-    ));
+    finished(
+        &mut a,
+        &mut c,
+        vec![done(
+            wop(
+                "batch",
+                "pids.max",
+                "5",
+                WriteKind::PidsMax(Limit::Value(5)),
+            ),
+            Some("max\n"),
+        )],
+    );
     let keys = [
         ("c", ch('c')),
         ("e", ch('e')),
@@ -1827,7 +1845,7 @@ fn read_only_refuses_every_write_key_and_says_why() {
     assert!(send(&mut a, &mut c, ch('m')).is_empty());
     assert_eq!(a.mode, Mode::Normal);
     assert!(a.status.as_ref().unwrap().text.starts_with("read-only"));
-    assert_eq!(a.undo.len(), 1, "the undo stack is kept");
+    assert_eq!(a.history.undo.len(), 1, "the undo stack is kept");
     // the action log is reading, not writing
     send(&mut a, &mut c, ch('L'));
     assert!(matches!(a.mode, Mode::Log { .. }));
@@ -2006,7 +2024,10 @@ fn a_failure_without_an_offer_explains_itself_until_a_key() {
         lines.last().unwrap(),
         &format!("Fix: {}", e.fix.clone().unwrap())
     );
-    assert!(a.undo.is_empty(), "a failed write has nothing to undo");
+    assert!(
+        a.history.undo.is_empty(),
+        "a failed write has nothing to undo"
+    );
     assert_eq!(a.log.len(), 1, "but it is logged");
     // any key closes it, and does nothing else
     assert!(send(&mut a, &mut c, ch('K')).is_empty());

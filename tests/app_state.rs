@@ -917,6 +917,7 @@ fn every_main_action_is_reachable() {
             | Action::NewGroup
             | Action::RemoveGroup
             | Action::Undo
+            | Action::Redo
             | Action::ActionLog => true,
             Action::Accept
             | Action::Cancel

@@ -359,6 +359,51 @@ fn action_log_two_entries() {
 }
 
 #[test]
+fn action_log_with_the_undo_and_redo_stacks() {
+    let (mut a, mut c, _d) = lab_on("batch");
+    let batch = GroupPath::new("batch");
+    let writes = [
+        (
+            cgtop::model::write::set_memory_limit(
+                &batch,
+                MemoryFile::Max,
+                Limit::Value(536_870_912),
+            ),
+            "max\n",
+        ),
+        (
+            cgtop::model::write::set_pids_max(&batch, Limit::Value(100)),
+            "1140\n",
+        ),
+        (
+            cgtop::model::write::set_io_weight(&batch, None, 200),
+            "default 100\n",
+        ),
+    ];
+    for (op, old) in writes {
+        finished(
+            &mut a,
+            &mut c,
+            WriteOutcome::done(op, Some(old.into()), None),
+        );
+    }
+    // u: io.weight back to default 100, and onto the redo stack
+    let fx = send(&mut a, &mut c, ch('u'));
+    let [cgtop::app::Effect::Write(cgtop::app::writes::WriteRequest::Ops(ops))] = fx.as_slice()
+    else {
+        panic!("{fx:?}")
+    };
+    let back = ops[0].clone();
+    finished(
+        &mut a,
+        &mut c,
+        WriteOutcome::done(back, Some("default 200\n".into()), None),
+    );
+    send(&mut a, &mut c, ch('L'));
+    snap_both("action_log_with_the_undo_and_redo_stacks", &mut a);
+}
+
+#[test]
 fn every_dialog_survives_a_tiny_terminal() {
     let (mut a, mut c, _d) = lab_on("batch");
     let keys: [&[Msg]; 5] = [

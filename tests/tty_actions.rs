@@ -60,7 +60,7 @@ fn freeze_by_key_then_undo_thaws() {
     // undo: thaw, no confirmation needed
     term.send(&["u"]);
     t.wait_events("work", "frozen 0");
-    term.wait_for("done: thaw");
+    term.wait_for("undone: freeze");
     // the action log lists both writes
     term.send(&["L"]);
     // the box's first line says where the file is (or why it is not)

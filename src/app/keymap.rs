@@ -246,6 +246,7 @@ actions! {
     NewGroup,
     RemoveGroup,
     Undo,
+    Redo,
     ActionLog,
 }
 
@@ -263,6 +264,7 @@ impl Action {
                 | Self::NewGroup
                 | Self::RemoveGroup
                 | Self::Undo
+                | Self::Redo
         )
     }
 }
@@ -406,7 +408,8 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[k('m')], Action::MoveProcess, "move the selected process to another group", None),
     b(Main, &[k('n')], Action::NewGroup, "create a child group", None),
     b(Main, &[code(KeyCode::Delete)], Action::RemoveGroup, "remove the (empty) group", None),
-    b(Main, &[k('u')], Action::Undo, "undo the last write that has an old value", Some("undo")),
+    b(Main, &[k('u')], Action::Undo, "undo the last action; again: the one before it, and so on", Some("undo")),
+    b(Main, &[k('U'), ctrl('r')], Action::Redo, "redo what u undid (any new write clears the redo)", None),
     b(Main, &[k('L')], Action::ActionLog, "the log of every write of this session", None),
     b(Main, &[k('?'), code(KeyCode::F(1))], Action::Help, "this help", Some("help")),
     b(Main, &[k('q'), code(KeyCode::F(10)), ctrl('c')], Action::Quit, "quit", Some("quit")),
@@ -579,6 +582,16 @@ pub fn help_lines(scope: Scope) -> Vec<(String, String)> {
         out.push((k.join(" "), format!("detail: {}", h.join(", "))));
     }
     out
+}
+
+/// The keys bound to `action` in `scope`, as the help writes them
+/// ("U/^R"), for a screen that names them in its text.
+pub fn keys_text(scope: Scope, action: Action) -> String {
+    bindings(scope)
+        .filter(|b| b.action == action)
+        .flat_map(key_names)
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// The names of a binding's keys, each once.

@@ -10,6 +10,7 @@ pub mod keymap;
 pub mod text_input;
 pub mod writes;
 
+use crate::model::history::{Dropped, Seen};
 use crate::model::tree::{Row, RowOptions, Tree};
 use crate::render::{columns, fit};
 // the host's facts are the model's; re-exported because App holds them
@@ -384,8 +385,8 @@ pub struct App {
     /// Where the action log file is, and why there when it fell back;
     /// `None` when no writer runs (tests).
     pub log_place: Option<crate::source::actionlog::LogPlace>,
-    /// Ops that undo the writes so far, last on top.
-    pub undo: Vec<crate::model::Op>,
+    /// The undo and redo stacks: one entry per action, last on top.
+    pub history: crate::model::history::History,
     /// Frozen by cgtop, not yet reported frozen by cgroup.events.
     pub freezing: HashSet<GroupPath>,
     /// When each frozen group was first seen frozen (`None`: it already
@@ -438,7 +439,7 @@ impl App {
             protected: crate::model::guard::Protected::default(),
             log: Vec::new(),
             log_place: None,
-            undo: Vec::new(),
+            history: crate::model::history::History::default(),
             freezing: HashSet::new(),
             frozen_since: std::collections::HashMap::new(),
             frozen_seen_any: false,
@@ -728,6 +729,15 @@ impl App {
     }
 }
 
+/// Where groups are, for the undo history: the latest snapshot (a free
+/// function, so that the history can be changed while it is read).
+pub(crate) fn seen<'a>(data: Option<&'a Data>, start: &'a GroupPath) -> Seen<'a> {
+    Seen {
+        snapshot: data.map(|d| &d.refresh.snapshot),
+        start,
+    }
+}
+
 /// The one entry point: apply a message, return what must be done.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
     let mut fx = Vec::new();
@@ -803,7 +813,18 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     writes::track_freeze(app);
     let before = app.selected.clone();
     welcome_back(app);
+    let status_before = app.status.clone();
     app.rebuild_rows();
+    // undo and redo entries whose group this refresh shows gone
+    let dropped = app.history.observe(seen(app.data.as_ref(), &app.start));
+    if let Some(text) = Dropped::summary(&dropped) {
+        // beside "X is gone; selected its parent" from this same refresh
+        let text = match &app.status {
+            Some(s) if app.status != status_before => format!("{}; {text}", s.text),
+            _ => text,
+        };
+        app.set_status(Level::Warn, text);
+    }
     if first || app.selected != before {
         app.inspection = app
             .inspection
@@ -1091,6 +1112,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         | Action::NewGroup
         | Action::RemoveGroup
         | Action::Undo
+        | Action::Redo
         | Action::ActionLog
         // the other scopes' actions (filter, prompt, text, dialogs, help)
         | Action::Accept

@@ -7,6 +7,7 @@ use super::dialog::confirm::Confirm;
 use super::dialog::leaf_fix::LeafFixDialog;
 use super::dialog::limits;
 use super::{App, Effect, Level, Mode};
+use crate::model::history::{Direction, Dropped, Recorded};
 use crate::model::input::ControllerChange;
 use crate::model::write::{Op, WriteKind};
 use crate::model::GroupPath;
@@ -37,7 +38,8 @@ pub struct LogEntry {
     pub outcome: WriteOutcome,
 }
 
-/// Applies the writer's outcomes: log, undo stack, status, offers.
+/// Applies the writer's outcomes: log, undo and redo stacks, status,
+/// offers.
 pub fn on_write_finished(
     app: &mut App,
     outcomes: &[WriteOutcome],
@@ -46,10 +48,10 @@ pub fn on_write_finished(
 ) {
     let mut status: Option<(Level, String)> = None;
     let mut offer: Option<Offer> = None;
+    let (recorded, dropped) = app
+        .history
+        .finished(outcomes, super::seen(app.data.as_ref(), &app.start));
     for o in outcomes {
-        if let Some(u) = o.undo() {
-            app.undo.push(u);
-        }
         if let (Ok(()), Some(w)) = (&o.result, o.op.as_write()) {
             match w.kind {
                 WriteKind::Freeze(true) => {
@@ -84,6 +86,11 @@ pub fn on_write_finished(
         });
     }
     if let Some((level, text)) = status {
+        let text = history_words(&recorded, text, outcomes);
+        let text = match Dropped::summary(&dropped) {
+            Some(d) => format!("{text}; {d}"),
+            None => text,
+        };
         app.set_status(level, text);
     }
     let page_size = app.page_size;
@@ -127,6 +134,39 @@ pub fn on_write_finished(
     }
     if let Some(mode) = next {
         app.mode = mode;
+    }
+}
+
+/// The status line for an undo or redo: "undone: set pids.max of /lab to
+/// 5 (wrote 100 to pids.max)", "redone: ...", or the failure and what
+/// became of the entry; an ordinary write keeps `text`.
+fn history_words(recorded: &Recorded, text: String, outcomes: &[WriteOutcome]) -> String {
+    match recorded {
+        Recorded::Write => text,
+        Recorded::Replayed(r) => {
+            let mut s = format!("{}: {}", r.dir.done_word(), r.entry.describe());
+            if r.dir == Direction::Undo {
+                s.push_str(&format!(" ({})", r.entry.undone_words()));
+            }
+            // what the kernel stored instead, notes: as after any write
+            for extra in outcomes
+                .iter()
+                .flat_map(|o| o.stored_differs().into_iter().chain(o.notes.clone()))
+            {
+                s.push_str("; ");
+                s.push_str(&extra);
+            }
+            s
+        }
+        Recorded::Failed { dir, gone: None } => format!(
+            "{} failed, {text}; still on the {} stack",
+            dir.word(),
+            dir.word()
+        ),
+        Recorded::Failed {
+            dir,
+            gone: Some(why),
+        } => format!("{} failed, {text}; dropped it: {why}", dir.word()),
     }
 }
 

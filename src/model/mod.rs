@@ -9,6 +9,7 @@
 pub mod errno;
 pub mod explain;
 pub mod guard;
+pub mod history;
 pub mod host;
 pub mod input;
 pub mod killable;

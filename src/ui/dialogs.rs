@@ -9,10 +9,11 @@ use crate::app::dialog::limits::{Field, FieldKind, LimitsForm, Preview};
 use crate::app::dialog::move_picker::MovePicker;
 use crate::app::dialog::new_group::NamePrompt;
 use crate::app::dialog::raw::RawEditor;
-use crate::app::keymap::{self, Scope};
+use crate::app::keymap::{self, Action, Scope};
 use crate::app::text_input::TextInput;
 use crate::app::{App, Mode};
 use crate::model::guard::{typed_prompt, Harm};
+use crate::model::history::Direction;
 use crate::model::text::{escape, escape_str};
 use crate::render::fit::fit;
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
@@ -427,6 +428,14 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
 /// reason worded, indented under the list.
 pub fn confirm_lines(c: &Confirm) -> Vec<String> {
     let mut lines = Vec::new();
+    // u or U: which action the ops take back or do again
+    if let Some(r) = &c.replay {
+        let verb = match r.dir {
+            Direction::Undo => "This undoes",
+            Direction::Redo => "This redoes",
+        };
+        lines.push(format!("{verb}: {}", r.entry.describe()));
+    }
     if c.question == Question::EnableAlongPath {
         lines.push(
             "The parent does not hand this controller down. cgtop can enable it along the path:"
@@ -659,7 +668,11 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
     if app.log.is_empty() {
         lines.push(Line::styled("no writes yet in this session", theme.dim));
     }
-    let h = usize::from(area.height.saturating_sub(6)).max(3);
+    let width = usize::from(area.width.saturating_sub(4));
+    let stacks = stack_lines(app, width, theme);
+    let h = usize::from(area.height.saturating_sub(6))
+        .saturating_sub(stacks.len())
+        .max(3);
     let start = scroll.saturating_sub(h.saturating_sub(1));
     for e in app.log.iter().skip(start).take(h) {
         let o = &e.outcome;
@@ -703,7 +716,51 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
             line
         });
     }
+    lines.extend(stacks);
     popup(f, area, "action log", lines, Scope::Log, theme);
+}
+
+/// The most entries of each stack the log screen lists.
+const STACK_SHOWN: usize = 3;
+
+/// The undo and redo stacks under the log, top first: what `u` would
+/// undo next and what it writes, then what redo would write again.
+fn stack_lines(app: &App, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let h = &app.history;
+    if h.undo.is_empty() && h.redo.is_empty() {
+        return vec![Line::styled("nothing to undo or redo", theme.dim)];
+    }
+    let undo_keys = keymap::keys_text(Scope::Main, Action::Undo);
+    let redo_keys = keymap::keys_text(Scope::Main, Action::Redo);
+    let mut lines = Vec::new();
+    for (dir, title) in [
+        (Direction::Undo, format!("undo ({undo_keys}), next first:")),
+        (Direction::Redo, format!("redo ({redo_keys}), next first:")),
+    ] {
+        let stack = h.stack(dir);
+        if stack.is_empty() {
+            lines.push(Line::styled(
+                format!("nothing to {}", dir.word()),
+                theme.dim,
+            ));
+            continue;
+        }
+        lines.push(Line::styled(title, theme.title));
+        for e in stack.iter().rev().take(STACK_SHOWN) {
+            let text = match dir {
+                Direction::Undo => format!("  {} ({undo_keys} {})", e.describe(), e.undo_words()),
+                Direction::Redo => format!("  {}", e.describe()),
+            };
+            lines.push(Line::raw(fit(&text, width)));
+        }
+        if stack.len() > STACK_SHOWN {
+            lines.push(Line::styled(
+                format!("  and {} more", stack.len() - STACK_SHOWN),
+                theme.dim,
+            ));
+        }
+    }
+    lines
 }
 
 /// Where the log file is and, when it is not where the environment said

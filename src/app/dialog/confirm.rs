@@ -10,6 +10,7 @@ use crate::app::writes::WriteRequest;
 use crate::app::{App, Effect, Mode};
 use crate::cgroupfs::files;
 use crate::model::guard::{typed_name_matches, Danger};
+use crate::model::history::Replay;
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::GroupPath;
 
@@ -61,10 +62,10 @@ pub struct Confirm {
     pub typed: Option<(GroupPath, TextInput)>,
     /// Why the name must be typed (the view words them).
     pub dangers: Vec<Danger>,
-    /// The undo entry this asks to write (u): back on the stack when the
-    /// question is cancelled, so that the next u does not silently write
-    /// the entry below it instead.
-    pub undo: Option<Op>,
+    /// The undo or redo entry this asks to write (u, U): back on its
+    /// stack when the question is cancelled, so that the next u does not
+    /// silently write the entry below it instead.
+    pub replay: Option<Replay>,
 }
 
 impl Confirm {
@@ -85,7 +86,7 @@ impl Confirm {
             request: WriteRequest::Ops(ops),
             typed: None,
             dangers: Vec::new(),
-            undo: None,
+            replay: None,
         }
     }
 
@@ -98,10 +99,10 @@ impl Confirm {
     ) -> Transition {
         match action {
             Some(Action::Cancel) => {
-                // what a cancelled question leaves behind: its undo entry
-                // goes back
-                if let Some(op) = self.undo.take() {
-                    app.undo.push(op);
+                // what a cancelled question leaves behind: its undo or
+                // redo entry goes back
+                if let Some(r) = self.replay.take() {
+                    app.history.put_back(r);
                 }
                 Transition::Close
             }
@@ -112,6 +113,9 @@ impl Confirm {
                     .is_none_or(|(target, typed)| typed_name_matches(target, typed.as_str()));
                 if ok {
                     fx.push(Effect::Write(self.request.clone()));
+                    if let Some(r) = self.replay.take() {
+                        app.history.sent(r);
+                    }
                     Transition::Close
                 } else {
                     Transition::Stay
@@ -226,7 +230,7 @@ pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
             request,
             typed,
             dangers,
-            undo: None,
+            replay: None,
         })))
     } else {
         fx.push(Effect::Write(request));

@@ -1,8 +1,9 @@
-//! The writes that have no dialog of their own (f, K, Del, u): each goes
+//! The writes that have no dialog of their own (f, K, Del, u, U): each goes
 //! through the confirmation policy, which may open a question.
 
 use super::{confirm, inspected_detail, writable, Transition};
 use crate::app::{App, Effect, Level, Mode};
+use crate::model::history::{Direction, Dropped, Taken};
 use crate::model::write;
 use crate::model::GroupPath;
 
@@ -94,22 +95,42 @@ pub fn remove_group(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
     confirm::request(app, vec![write::remove_group(&group)], fx)
 }
 
-/// Writes the top of the undo stack (through the policy: a question keeps
-/// the entry, and puts it back when cancelled).
-pub fn undo(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
+/// Writes the top entry of the undo (or redo) stack, through the policy:
+/// a question holds the entry and puts it back when cancelled. An entry
+/// whose group is gone is dropped and said so, and nothing is written.
+pub fn replay(app: &mut App, dir: Direction, fx: &mut Vec<Effect>) -> Transition {
     if !writable(app) {
         return Transition::Stay;
     }
-    let Some(op) = app.undo.pop() else {
-        app.set_status(
-            Level::Info,
-            "nothing to undo (kill, move and remove cannot be undone)",
-        );
-        return Transition::Stay;
+    let r = match app
+        .history
+        .take(dir, crate::app::seen(app.data.as_ref(), &app.start))
+    {
+        Taken::Empty => {
+            app.set_status(
+                Level::Info,
+                match dir {
+                    Direction::Undo => "nothing to undo (kill, move and remove cannot be undone)",
+                    Direction::Redo => {
+                        "nothing to redo (what u undoes waits here until a new write)"
+                    }
+                },
+            );
+            return Transition::Stay;
+        }
+        Taken::Dropped(d) => {
+            let text = Dropped::summary(std::slice::from_ref(&d)).unwrap_or_default();
+            app.set_status(Level::Warn, format!("{text}; nothing written"));
+            return Transition::Stay;
+        }
+        Taken::Entry(r) => r,
     };
-    let mut t = confirm::request(app, vec![op.clone()], fx);
-    if let Transition::Open(Mode::Confirm(c)) = &mut t {
-        c.undo = Some(op);
+    let mut t = confirm::request(app, r.entry.ops(dir), fx);
+    match &mut t {
+        Transition::Open(Mode::Confirm(c)) => c.replay = Some(r),
+        // the write went out
+        Transition::Close => app.history.sent(r),
+        Transition::Stay | Transition::Open(_) => app.history.put_back(r),
     }
     t
 }

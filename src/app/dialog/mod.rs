@@ -24,6 +24,7 @@ pub mod raw;
 use super::keymap;
 use super::text_input::{Input, TextInput, Typed};
 use super::{App, Effect, Level, Mode};
+use crate::model::history::Direction;
 use crate::model::GroupPath;
 
 /// What a key (or an opener) does to the screen.
@@ -65,7 +66,8 @@ pub fn on_main_action(
         A::Freeze => direct::freeze_toggle(app, fx),
         A::Kill => direct::kill_group(app, fx),
         A::RemoveGroup => direct::remove_group(app, fx),
-        A::Undo => direct::undo(app, fx),
+        A::Undo => direct::replay(app, Direction::Undo, fx),
+        A::Redo => direct::replay(app, Direction::Redo, fx),
         _ => return None,
     })
 }
@@ -198,6 +200,7 @@ mod tests {
     use super::*;
     use crate::app::writes::WriteRequest;
     use crate::app::HostInfo;
+    use crate::model::history::{Entry, Replay, Step};
     use crate::model::write;
     use crate::model::{MountInfo, MountMode};
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -228,7 +231,7 @@ mod tests {
         fx
     }
 
-    fn question(undo: Option<crate::model::Op>) -> Mode {
+    fn question(replay: Option<Replay>) -> Mode {
         let g = GroupPath::new("lab");
         Mode::Confirm(Box::new(confirm::Confirm {
             question: confirm::Question::Write,
@@ -236,7 +239,7 @@ mod tests {
             request: WriteRequest::Ops(vec![write::freeze(&g, true)]),
             typed: None,
             dangers: Vec::new(),
-            undo,
+            replay,
         }))
     }
 
@@ -283,10 +286,29 @@ mod tests {
             fx.as_slice(),
             [Effect::Write(WriteRequest::Ops(_))]
         ));
-        let undo = write::freeze(&GroupPath::new("lab"), false);
-        let mut a = app(question(Some(undo.clone())));
-        assert!(press(&mut a, KeyCode::Char('n')).is_empty());
-        assert_eq!((a.mode.clone(), a.undo.clone()), (Mode::Normal, vec![undo]));
+        let lab = GroupPath::new("lab");
+        let entry = Entry {
+            steps: vec![Step {
+                did: write::freeze(&lab, false),
+                back: write::freeze(&lab, true),
+            }],
+        };
+        let replay = |dir| Replay {
+            dir,
+            entry: entry.clone(),
+        };
+        for dir in [Direction::Undo, Direction::Redo] {
+            let mut a = app(question(Some(replay(dir))));
+            assert!(press(&mut a, KeyCode::Char('n')).is_empty());
+            assert_eq!(a.mode, Mode::Normal);
+            assert_eq!(a.history.stack(dir), std::slice::from_ref(&entry));
+            assert!(a.history.in_flight.is_empty());
+            // yes: on its way to the writer, off the stack
+            let mut a = app(question(Some(replay(dir))));
+            assert_eq!(press(&mut a, KeyCode::Char('y')).len(), 1);
+            assert!(a.history.stack(dir).is_empty());
+            assert_eq!(a.history.in_flight, [replay(dir)]);
+        }
     }
 
     #[test]
