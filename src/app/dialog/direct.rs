@@ -107,9 +107,13 @@ pub fn undo(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
         );
         return Transition::Stay;
     };
+    let written = fx.len();
     let mut t = confirm::request(app, vec![op.clone()], fx);
-    if let Transition::Open(Mode::Confirm(c)) = &mut t {
-        c.undo = Some(op);
+    match &mut t {
+        Transition::Open(Mode::Confirm(c)) => c.undo = Some(op),
+        // refused by pre-flight: nothing was written, the entry stays
+        _ if fx.len() == written => app.undo.push(op),
+        _ => {}
     }
     t
 }
