@@ -683,8 +683,8 @@ mod tests {
         let v = check(&op, &lab, None);
         assert_eq!(
             v.refusal(&op).unwrap().explanation,
-            "not written: the kernel would refuse it (EBUSY): /lab still has 0 processes and 1 \
-             child group; only an empty group can be removed"
+            "not written: the kernel would refuse it (EBUSY): /lab still has 1 child group; only \
+             an empty group can be removed"
         );
         let populated = Facts {
             populated: Some(true),
