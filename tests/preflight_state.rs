@@ -311,6 +311,13 @@ fn memory_max_below_use_with_no_swap_says_who_dies_and_asks_for_the_name() {
              processes, biggest first, until it fits: up to 2 processes of its subtree",
         ]
     );
+    // the dialog says it, and asks for the name
+    let shown = screen(&a, 120, 40);
+    assert!(
+        shown.contains("OOM-kills its processes. Type its name (batch) to go ahead"),
+        "{shown}"
+    );
+    assert!(shown.contains("type batch:"), "{shown}");
     assert!(writes(&send(&mut a, &mut c, ch('y'))).is_empty());
     assert!(writes(&send(&mut a, &mut c, key(KeyCode::Enter))).is_empty());
     send(&mut a, &mut c, key(KeyCode::Backspace));
