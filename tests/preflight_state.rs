@@ -434,3 +434,19 @@ fn a_raw_memory_max_below_use_is_judged_like_the_form() {
     assert_eq!(cf.dangers, [Danger::OomKill]);
     assert_eq!(cf.typed.as_ref().map(|(t, _)| t.clone()), Some(g("batch")));
 }
+
+#[test]
+fn an_undo_the_kernel_would_refuse_stays_on_the_stack() {
+    let (mut a, mut c, _d) = lab();
+    on(&mut a, &mut c, "batch");
+    // undoing "-memory" on /batch, which has processes of its own now
+    let back = cgtop::model::write::set_subtree_control(
+        &g("batch"),
+        &[ControllerChange::enable("memory")],
+    );
+    a.undo.push(back.clone());
+    let fx = send(&mut a, &mut c, ch('u'));
+    assert!(writes(&fx).is_empty(), "{fx:?}");
+    assert!(matches!(a.mode, Mode::LeafFix(_)), "{:?}", a.mode);
+    assert_eq!(a.undo, [back]);
+}

@@ -593,6 +593,21 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
     )
     .chain(para(how, theme.dim, w))
     .collect();
+    if !m.refused.is_empty() {
+        let n = m.refused.len();
+        let groups = if n == 1 { "group" } else { "groups" };
+        let why = if m.threads {
+            "outside this thread's threaded domain, or that cannot take it"
+        } else {
+            "that cannot take processes: they hand a domain controller (memory, io, ...) to \
+             their children, or are invalid"
+        };
+        lines.extend(para(
+            &format!("Not listed: {n} {groups} {why}."),
+            theme.dim,
+            w,
+        ));
+    }
     lines.extend([
         input_line("filter: ".into(), theme.title, &m.filter, w, theme),
         Line::raw(""),
