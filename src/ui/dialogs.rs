@@ -461,7 +461,11 @@ fn warning_text(w: &Warning) -> String {
                      room for it)",
                     b(*u)
                 ),
-                None => "what reclaim cannot free is not known".to_owned(),
+                None => format!(
+                    "how much of the {} over it reclaim can free is not known (memory.stat \
+                     was not read)",
+                    b(current - limit)
+                ),
             };
             let who = if *oom_group {
                 format!("all {} at once (memory.oom.group is 1)", procs(*n))
@@ -471,8 +475,13 @@ fn warning_text(w: &Warning) -> String {
                     procs(*n)
                 )
             };
+            let kills = if unreclaimable.is_some() {
+                "kills"
+            } else {
+                "may kill"
+            };
             format!(
-                "it uses {} now, over the new limit of {}, and {short}: the OOM killer kills \
+                "it uses {} now, over the new limit of {}, and {short}: the OOM killer {kills} \
                  its processes, {who}",
                 b(*current),
                 b(*limit)
@@ -819,6 +828,38 @@ mod tests {
             }),
             "a.service is managed by systemd: a daemon-reload or unit restart may revert a direct write"
         );
+    }
+
+    #[test]
+    fn preflight_warnings_in_words() {
+        use crate::model::preflight::Warning;
+        let say = |w| reason_text(&Reason::Preflight(w));
+        assert_eq!(
+            say(Warning::OomKill {
+                limit: 10 << 20,
+                current: 84 << 20,
+                unreclaimable: None,
+                procs: 1,
+                oom_group: true,
+            }),
+            "it uses 84.0M now, over the new limit of 10.0M, and how much of the 74.0M over it \
+             reclaim can free is not known (memory.stat was not read): the OOM killer may kill \
+             its processes, all 1 process at once (memory.oom.group is 1)"
+        );
+        assert_eq!(
+            say(Warning::CpuStarved {
+                quota: 1500,
+                period: 100_000,
+                used_pct: None,
+            }),
+            "a quota of 1.5 % of one CPU: its processes run 1.5 ms in every 100 ms and stall \
+             the rest, so a shell in it hardly answers"
+        );
+        assert!(say(Warning::Throttle {
+            limit: 1 << 20,
+            current: 2 << 20
+        })
+        .contains("nothing is killed"));
     }
 
     #[test]
