@@ -69,6 +69,7 @@ pub fn host_info() -> HostInfo {
         kernel: u.release().to_string_lossy().into_owned(),
         // all the machine's CPUs, as the root group's counters count them
         ncpus: collector::online_cpus(),
+        swap_total: crate::source::scan::swap_total(),
     }
 }
 

@@ -117,6 +117,7 @@ fn json_lists_a_restarted_group_in_the_line_where_it_exists_again() {
         hostname: "testhost".into(),
         kernel: "test".into(),
         ncpus: 1,
+        swap_total: None,
     };
     let mut out = Vec::new();
     let mut waits = 0;

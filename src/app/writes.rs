@@ -11,7 +11,7 @@ use crate::model::history::{Direction, Dropped, Recorded};
 use crate::model::input::ControllerChange;
 use crate::model::write::{Op, WriteKind};
 use crate::model::GroupPath;
-use crate::model::{Offer, WriteOutcome};
+use crate::model::{Offer, WriteError, WriteOutcome};
 
 /// What the writer thread is asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,17 +101,12 @@ pub fn on_write_finished(
     let mut next = None;
     let failure = outcomes.iter().find_map(|o| o.result.as_ref().err());
     if let (Some(e), None) = (failure, &offer) {
-        let mut lines = vec![e.what.clone(), String::new(), e.explanation.clone()];
-        if let Some(fix) = &e.fix {
-            lines.push(String::new());
-            lines.push(format!("Fix: {fix}"));
-        }
         let title = if e.errno.is_some() {
             format!("{}: the kernel refused", e.errno_name())
         } else {
             "the write did not complete".into()
         };
-        next = Some(Mode::Message { title, lines });
+        next = Some(error_box(title, e));
     }
     fx.push(Effect::Collector(
         crate::source::collector::Command::RefreshNow,
@@ -168,6 +163,16 @@ fn history_words(recorded: &Recorded, text: String, outcomes: &[WriteOutcome]) -
             gone: Some(why),
         } => format!("{} failed, {text}; dropped it: {why}", dir.word()),
     }
+}
+
+/// The box that says why a write failed or was not made, and the fix.
+pub fn error_box(title: String, e: &WriteError) -> Mode {
+    let mut lines = vec![e.what.clone(), String::new(), e.explanation.clone()];
+    if let Some(fix) = &e.fix {
+        lines.push(String::new());
+        lines.push(format!("Fix: {fix}"));
+    }
+    Mode::Message { title, lines }
 }
 
 /// The freeze marks: "freezing" until cgroup.events says frozen, and when

@@ -58,6 +58,7 @@ pub mod files {
     pub const MEMORY_SWAP_CURRENT: &str = "memory.swap.current";
     pub const MEMORY_SWAP_MAX: &str = "memory.swap.max";
     pub const MEMORY_PRESSURE: &str = "memory.pressure";
+    pub const MEMORY_OOM_GROUP: &str = "memory.oom.group";
     pub const IO_STAT: &str = "io.stat";
     pub const IO_MAX: &str = "io.max";
     pub const IO_WEIGHT: &str = "io.weight";

@@ -260,14 +260,21 @@ fn remove_words(p: &GroupPath, e: Errno, ctx: &ErrorContext) -> Words {
         Errno::BUSY | Errno::NOTEMPTY => {
             let procs = ctx.nr_procs.unwrap_or(0);
             let kids = ctx.nr_children.unwrap_or(0);
-            let explanation = if procs == 0 && kids == 0 {
-                format!("{p} is not empty: processes or child groups remain below it")
-            } else {
-                format!(
-                    "{p} still has {} and {}; only an empty group can be removed",
-                    plural(procs, "process", "processes"),
-                    plural(kids, "child group", "child groups")
-                )
+            let has = match (procs, kids) {
+                (0, 0) => None,
+                (n, 0) => Some(plural(n, "process", "processes")),
+                (0, k) => Some(plural(k, "child group", "child groups")),
+                (n, k) => Some(format!(
+                    "{} and {}",
+                    plural(n, "process", "processes"),
+                    plural(k, "child group", "child groups")
+                )),
+            };
+            let explanation = match has {
+                None => format!("{p} is not empty: processes or child groups remain below it"),
+                Some(has) => {
+                    format!("{p} still has {has}; only an empty group can be removed")
+                }
             };
             (
                 explanation,

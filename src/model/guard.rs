@@ -47,6 +47,11 @@ pub enum Danger {
     /// The write moves a protected process into a group that is frozen
     /// (itself or through an ancestor): the process stops there.
     MovesIntoFrozen(Role),
+    /// The write moves PID 1 (init) out of its own group.
+    MovesInit,
+    /// The write sets memory.max below what the group uses and cannot
+    /// reclaim (`model::preflight`): the kernel OOM-kills its processes.
+    OomKill,
 }
 
 /// What a guarded write does, for the wording of a [`Danger`].
@@ -95,6 +100,14 @@ impl Danger {
             }
             (Self::MovesIntoFrozen(Role::Init), _) => {
                 "is frozen: moving PID 1 (init) there stops it"
+            }
+            (Self::MovesInit, _) => {
+                "would take PID 1 (init) out of its own group, which its service manager \
+                 expects it in"
+            }
+            (Self::OomKill, _) => {
+                "uses more memory than the new limit and cannot reclaim enough: the kernel \
+                 OOM-kills its processes"
             }
         }
     }
@@ -184,16 +197,22 @@ impl Protected {
     /// The dangers of an op, by its effect: a freeze or a kill of a group
     /// holding a protected process, or a move of a protected process into
     /// a group that is frozen (`target_frozen`: the target or one of its
-    /// ancestors is). A thaw, a limit, a mkdir or rmdir is not guarded this
+    /// ancestors is), and any move of PID 1. A thaw, a limit, a mkdir or rmdir is not guarded this
     /// way (a move or rmdir is confirmed by the op itself).
     pub fn op_dangers(&self, op: &Op, target_frozen: bool) -> Vec<Danger> {
         match op.effect() {
             WriteEffect::Freeze | WriteEffect::Kill => self.dangers(op.group()),
-            WriteEffect::Move { who, .. } if target_frozen => self
-                .role_of(who)
-                .map(Danger::MovesIntoFrozen)
-                .into_iter()
-                .collect(),
+            WriteEffect::Move { who, .. } => {
+                let mut out = Vec::new();
+                // PID 1 is PID 1 whatever the process table says
+                if who == Mover::Pid(1) {
+                    out.push(Danger::MovesInit);
+                }
+                if target_frozen {
+                    out.extend(self.role_of(who).map(Danger::MovesIntoFrozen));
+                }
+                out
+            }
             _ => Vec::new(),
         }
     }
@@ -670,7 +689,7 @@ mod tests {
         assert_eq!(p.op_dangers(&freeze(&u, false), false), vec![]);
         assert_eq!(p.op_dangers(&set_cpu_weight(&u, 1), false), vec![]);
         assert_eq!(p.op_dangers(&remove_group(&u), false), vec![]);
-        // moves: only a protected process, only into a frozen group
+        // moves: a protected process into a frozen group, and PID 1
         let cold = g("system.slice/cold");
         assert_eq!(
             p.op_dangers(&move_process(4000, &cold, false), false),
@@ -682,7 +701,16 @@ mod tests {
         );
         assert_eq!(
             p.op_dangers(&move_process(1, &cold, true), true),
-            vec![Danger::MovesIntoFrozen(Role::Init)]
+            vec![Danger::MovesInit, Danger::MovesIntoFrozen(Role::Init)]
+        );
+        // PID 1 is guarded wherever it goes, even with no process table
+        assert_eq!(
+            Protected::default().op_dangers(&move_process(1, &cold, false), false),
+            vec![Danger::MovesInit]
+        );
+        assert_eq!(
+            p.op_dangers(&raw(&cold, "cgroup.procs", "0x1"), false),
+            vec![Danger::MovesInit]
         );
         assert_eq!(
             p.op_dangers(&move_process(3000, &cold, false), true),

@@ -17,6 +17,7 @@ pub mod limits;
 pub mod mountinfo;
 pub mod outcome;
 pub mod path;
+pub mod preflight;
 pub mod procstat;
 pub mod rates;
 pub mod snapshot;

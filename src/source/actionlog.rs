@@ -773,9 +773,9 @@ mod tests {
         );
         assert_eq!(
             format_line(T, &failed),
-            "2024-05-01T12:00:00Z /a/b rmdir failed \"rmdir /a/b: /a/b still has 1 process and 0 \
-             child groups; only an empty group can be removed (remove the child groups first, \
-             and move its processes out or kill them) [EBUSY]\""
+            "2024-05-01T12:00:00Z /a/b rmdir failed \"rmdir /a/b: /a/b still has 1 process; only an \
+             empty group can be removed (remove the child groups first, and move its processes \
+             out or kill them) [EBUSY]\""
         );
         let noted = ok(kill(&g("odd name")), None, None)
             .with_notes(vec!["sent SIGKILL to 2 processes".into()]);

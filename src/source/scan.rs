@@ -172,10 +172,20 @@ pub fn kept_budget_for_memory(mem_total_bytes: u64) -> usize {
 
 /// MemTotal from /proc/meminfo, in bytes.
 fn mem_total() -> Option<u64> {
+    meminfo_bytes("MemTotal:")
+}
+
+/// SwapTotal from /proc/meminfo, in bytes (0: no swap on the host).
+pub fn swap_total() -> Option<u64> {
+    meminfo_bytes("SwapTotal:")
+}
+
+/// One "Key:   N kB" line of /proc/meminfo, in bytes.
+fn meminfo_bytes(key: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kb: u64 = text
         .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:"))?
+        .find_map(|l| l.strip_prefix(key))?
         .split_whitespace()
         .next()?
         .parse()

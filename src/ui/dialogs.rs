@@ -14,8 +14,10 @@ use crate::app::text_input::TextInput;
 use crate::app::{App, Mode};
 use crate::model::guard::{typed_prompt, Harm};
 use crate::model::history::Direction;
+use crate::model::preflight::Warning;
 use crate::model::text::{escape, escape_str};
 use crate::render::fit::fit;
+use crate::render::units::bytes_short;
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -484,6 +486,105 @@ fn reason_text(r: &Reason) -> String {
             "{unit} is managed by systemd: a daemon-reload or unit restart may revert a direct write"
         ),
         Reason::SystemdWay { command } => format!("systemd's way: {command}"),
+        Reason::Preflight(w) => warning_text(w),
+    }
+}
+
+/// What a write will do, known before it is made (`model::preflight`).
+fn warning_text(w: &Warning) -> String {
+    let b = |n: u64| bytes_short(n);
+    let procs = |n: u64| format!("{n} process{}", if n == 1 { "" } else { "es" });
+    match w {
+        Warning::Reclaim { limit, current } => format!(
+            "it uses {} now, over the new limit of {}: the kernel reclaims {} at once (file \
+             cache, and swap), and its processes stall while it does",
+            b(*current),
+            b(*limit),
+            b(current - limit)
+        ),
+        Warning::OomKill {
+            limit,
+            current,
+            unreclaimable,
+            procs: n,
+            oom_group,
+        } => {
+            let short = match unreclaimable {
+                Some(u) => format!(
+                    "{} of it cannot be reclaimed (anonymous and kernel memory, with no swap \
+                     room for it)",
+                    b(*u)
+                ),
+                None => format!(
+                    "how much of the {} over it reclaim can free is not known (memory.stat \
+                     was not read)",
+                    b(current - limit)
+                ),
+            };
+            let who = if *oom_group {
+                format!("all {} at once (memory.oom.group is 1)", procs(*n))
+            } else {
+                format!(
+                    "biggest first, until it fits: up to {} of its subtree",
+                    procs(*n)
+                )
+            };
+            let kills = if unreclaimable.is_some() {
+                "kills"
+            } else {
+                "may kill"
+            };
+            format!(
+                "it uses {} now, over the new limit of {}, and {short}: the OOM killer {kills} \
+                 its processes, {who}",
+                b(*current),
+                b(*limit)
+            )
+        }
+        Warning::Throttle { limit, current } => format!(
+            "it uses {} now, over memory.high {}: the kernel reclaims hard and throttles its \
+             processes (they slow down) while it stays above; nothing is killed",
+            b(*current),
+            b(*limit)
+        ),
+        Warning::ForksFail { limit, current } => format!(
+            "it has {current} tasks now and the new limit is {limit}: every fork and new \
+             thread in it fails until tasks exit; running ones keep running"
+        ),
+        Warning::CpuStarved {
+            quota,
+            period,
+            used_pct,
+        } => {
+            let used =
+                used_pct.map_or_else(String::new, |u| format!(" (it used {u} % of one CPU)"));
+            format!(
+                "a quota of {} % of one CPU{used}: its processes run {} ms in every {} ms and \
+                 stall the rest, so a shell in it hardly answers",
+                fmt_share(*quota, *period),
+                fmt_ms(*quota),
+                fmt_ms(*period)
+            )
+        }
+    }
+}
+
+/// `quota`/`period` as a percentage of one CPU, one decimal below 10.
+fn fmt_share(quota: u64, period: u64) -> String {
+    let pct = quota as f64 * 100.0 / period.max(1) as f64;
+    if pct < 10.0 {
+        format!("{pct:.1}")
+    } else {
+        format!("{pct:.0}")
+    }
+}
+
+/// Microseconds as milliseconds, with a decimal where it matters.
+fn fmt_ms(usec: u64) -> String {
+    if usec % 1000 == 0 {
+        (usec / 1000).to_string()
+    } else {
+        format!("{:.1}", usec as f64 / 1000.0)
     }
 }
 
@@ -555,6 +656,21 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
     )
     .chain(para(how, theme.dim, w))
     .collect();
+    if !m.refused.is_empty() {
+        let n = m.refused.len();
+        let groups = if n == 1 { "group" } else { "groups" };
+        let why = if m.threads {
+            "outside this thread's threaded domain, or that cannot take it"
+        } else {
+            "that cannot take processes: they hand a domain controller (memory, io, ...) to \
+             their children, or are invalid"
+        };
+        lines.extend(para(
+            &format!("Not listed: {n} {groups} {why}."),
+            theme.dim,
+            w,
+        ));
+    }
     lines.extend([
         input_line("filter: ".into(), theme.title, &m.filter, w, theme),
         Line::raw(""),
@@ -819,6 +935,38 @@ mod tests {
             }),
             "a.service is managed by systemd: a daemon-reload or unit restart may revert a direct write"
         );
+    }
+
+    #[test]
+    fn preflight_warnings_in_words() {
+        use crate::model::preflight::Warning;
+        let say = |w| reason_text(&Reason::Preflight(w));
+        assert_eq!(
+            say(Warning::OomKill {
+                limit: 10 << 20,
+                current: 84 << 20,
+                unreclaimable: None,
+                procs: 1,
+                oom_group: true,
+            }),
+            "it uses 84.0M now, over the new limit of 10.0M, and how much of the 74.0M over it \
+             reclaim can free is not known (memory.stat was not read): the OOM killer may kill \
+             its processes, all 1 process at once (memory.oom.group is 1)"
+        );
+        assert_eq!(
+            say(Warning::CpuStarved {
+                quota: 1500,
+                period: 100_000,
+                used_pct: None,
+            }),
+            "a quota of 1.5 % of one CPU: its processes run 1.5 ms in every 100 ms and stall \
+             the rest, so a shell in it hardly answers"
+        );
+        assert!(say(Warning::Throttle {
+            limit: 1 << 20,
+            current: 2 << 20
+        })
+        .contains("nothing is killed"));
     }
 
     #[test]

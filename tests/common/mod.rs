@@ -60,6 +60,7 @@ pub fn host() -> HostInfo {
         hostname: "testhost".into(),
         kernel: "6.1.0-test".into(),
         ncpus: 2,
+        swap_total: None,
     }
 }
 

@@ -1,18 +1,25 @@
 //! Confirmations and the policy that asks for them ([`request`]): every
 //! write goes through it, straight to the writer or through a question:
 //! destructive ops, raw writes, systemd units (with the systemctl
-//! equivalent), and a typed group name where the guard says so.
+//! equivalent), and a typed group name where the guard says so. Before
+//! any of that, pre-flight (`model::preflight`) judges each op against
+//! what the app knows of its group: a write the kernel is certain to
+//! refuse is not written (the kernel's reason and fix, or the leaf fix at
+//! once), and one that hurts is said in the question (an OOM kill asks for
+//! the group's name).
 
+use super::leaf_fix::LeafFixDialog;
 use super::{type_into, Transition};
 use crate::app::keymap::Action;
 use crate::app::text_input::{Input, TextInput};
-use crate::app::writes::WriteRequest;
-use crate::app::{App, Effect, Mode};
+use crate::app::writes::{self, WriteRequest};
+use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
 use crate::model::guard::{typed_name_matches, Danger};
 use crate::model::history::Replay;
+use crate::model::preflight::{self, Verdict, Warning};
 use crate::model::write::{self, Op, WriteKind};
-use crate::model::GroupPath;
+use crate::model::{GroupPath, Offer};
 
 /// What the question is about: the view words its title and opening.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +57,9 @@ pub enum Reason {
     SystemdMayRevert { unit: String },
     /// The systemctl command that does the same the unit's way.
     SystemdWay { command: String },
+    /// What the write will do to the group's processes, known before it
+    /// is made (`model::preflight`).
+    Preflight(Warning),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,13 +142,32 @@ impl Confirm {
 }
 
 /// The confirmation policy: sends `ops` to the writer (and closes the
-/// screen it came from), or opens a confirmation that holds them.
-pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
+/// screen it came from), or opens a confirmation that holds them; or,
+/// when pre-flight is certain the kernel refuses one of them, writes
+/// nothing and says why with the fix (opening the leaf fix where that is
+/// the fix).
+pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
     let Some(first) = ops.first() else {
         return Transition::Stay;
     };
     let mut reasons = Vec::new();
     let mut needs = false;
+    let mut kills: Option<GroupPath> = None;
+    for op in &ops {
+        match preflight_of(app, op) {
+            Verdict::Clear => {}
+            v @ Verdict::Refuse { .. } => return refuse(app, op, &v),
+            Verdict::Warn(warnings) => {
+                for w in warnings {
+                    if w.kills() && kills.is_none() {
+                        kills = Some(op.group().clone());
+                    }
+                    reasons.push(Reason::Preflight(w));
+                    needs = true;
+                }
+            }
+        }
+    }
     for op in &ops {
         if op.confirm_reason().is_some() {
             reasons.push(Reason::Destructive(op.clone()));
@@ -205,10 +234,18 @@ pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
     }
     // the guard judges each op by its effect (a raw "0x1" to
     // cgroup.freeze freezes), against the protection of now
-    let guarded = ops.iter().find_map(|o| {
+    let mut guarded = ops.iter().find_map(|o| {
         let d = app.protected.op_dangers(o, target_frozen(app, o.group()));
         (!d.is_empty()).then(|| (o.group().clone(), d))
     });
+    // a write that OOM-kills asks for the group's name like a kill does
+    if let Some(group) = kills {
+        match &mut guarded {
+            Some((name, dangers)) if *name == group => dangers.push(Danger::OomKill),
+            Some(_) => {}
+            None => guarded = Some((group, vec![Danger::OomKill])),
+        }
+    }
     let (request, typed, dangers) = match guarded {
         Some((name, dangers)) => {
             needs = true;
@@ -236,6 +273,69 @@ pub fn request(app: &App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
         fx.push(Effect::Write(request));
         Transition::Close
     }
+}
+
+/// Pre-flight of one op, from the last refresh: the target's facts (its
+/// full detail when it is the inspected group) and, for a thread, the
+/// threaded domain of the group it comes from (the inspected group, whose
+/// process list it was picked from).
+fn preflight_of(app: &App, op: &Op) -> Verdict {
+    let Some(d) = &app.data else {
+        return Verdict::Clear;
+    };
+    let snap = &d.refresh.snapshot;
+    let path = op.group();
+    let evidence = preflight::child_evidence(snap);
+    let detail = app
+        .inspection
+        .as_ref()
+        .filter(|f| &f.path == path)
+        .map(|f| &f.detail);
+    let cpu = snap
+        .groups
+        .binary_search_by(|g| g.path.cmp(path))
+        .ok()
+        .and_then(|i| d.refresh.rates.get(i))
+        .and_then(|r| r.cpu_pct);
+    let Some(facts) = preflight::facts(snap, &evidence, path, detail, cpu, app.host.swap_total)
+    else {
+        return Verdict::Clear;
+    };
+    let source = match op.as_write().map(|w| &w.kind) {
+        Some(WriteKind::MoveProcess { pid, threads: true }) => app
+            .inspection
+            .as_ref()
+            .filter(|f| f.processes.iter().any(|p| p.pid == *pid))
+            .and_then(|f| preflight::domain_of(snap, &f.path)),
+        _ => None,
+    };
+    preflight::check(op, &facts, source.as_ref())
+}
+
+/// A write pre-flight refused: nothing is written. Where cgtop can carry
+/// out the fix (the leaf fix), it is offered at once, the reason on the
+/// status line; otherwise a box says why and what to do, as after a
+/// refusal by the kernel, in the same words.
+fn refuse(app: &mut App, op: &Op, v: &Verdict) -> Transition {
+    let Some(e) = v.refusal(op) else {
+        return Transition::Stay;
+    };
+    if let Some(Offer::LeafFix {
+        group,
+        changes,
+        nr_procs,
+    }) = v.offer(op)
+    {
+        app.set_status(Level::Warn, e.to_string());
+        return Transition::Open(Mode::LeafFix(LeafFixDialog::offer(
+            group, changes, nr_procs,
+        )));
+    }
+    app.set_status(Level::Error, format!("{}: not written", e.what));
+    Transition::Open(writes::error_box(
+        "not written: the kernel would refuse it".into(),
+        &e,
+    ))
 }
 
 /// Whether `group` is frozen as far as the app knows: it or an ancestor

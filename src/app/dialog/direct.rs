@@ -125,12 +125,15 @@ pub fn replay(app: &mut App, dir: Direction, fx: &mut Vec<Effect>) -> Transition
         }
         Taken::Entry(r) => r,
     };
+    let written = fx.len();
     let mut t = confirm::request(app, r.entry.ops(dir), fx);
     match &mut t {
         Transition::Open(Mode::Confirm(c)) => c.replay = Some(r),
         // the write went out
-        Transition::Close => app.history.sent(r),
-        Transition::Stay | Transition::Open(_) => app.history.put_back(r),
+        Transition::Close if fx.len() > written => app.history.sent(r),
+        // refused by pre-flight, or another dialog first: nothing was
+        // written, the entry stays
+        _ => app.history.put_back(r),
     }
     t
 }

@@ -1,12 +1,18 @@
 //! The move picker (m, in the process list): the selected process (or
-//! one thread) into a group chosen by typing part of its path.
+//! one thread) into a group chosen by typing part of its path. Groups
+//! that cannot take it are not offered (`model::preflight`: a group that
+//! hands domain controllers to its children, one of invalid type, and for
+//! a thread any group outside its threaded domain). PID 1 is offered, and
+//! its move asks for the target's name (the guard's `Danger::MovesInit`).
 
 use super::{confirm, type_into, writable, Transition};
 use crate::app::keymap::Action;
 use crate::app::text_input::{Input, TextInput};
 use crate::app::{App, Effect, Level, Mode, Pane};
+use crate::model::preflight::{self, Verdict};
 use crate::model::write;
 use crate::model::GroupPath;
+use std::collections::HashSet;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MovePicker {
@@ -17,6 +23,9 @@ pub struct MovePicker {
     pub cursor: usize,
     /// Write to cgroup.threads (one thread) instead of cgroup.procs.
     pub threads: bool,
+    /// Groups that cannot take the process (or the thread): left out of
+    /// `matches`. Decided when the picker opens and when ^T switches.
+    pub refused: HashSet<GroupPath>,
 }
 
 impl MovePicker {
@@ -48,7 +57,9 @@ impl MovePicker {
             matches: Vec::new(),
             cursor: 0,
             threads: false,
+            refused: HashSet::new(),
         };
+        m.refused = refused_targets(app, pid, false);
         m.refilter(app);
         Transition::Open(Mode::Move(m))
     }
@@ -66,7 +77,11 @@ impl MovePicker {
             Some(Action::Down) => {
                 self.cursor = (self.cursor + 1).min(self.matches.len().saturating_sub(1));
             }
-            Some(Action::ToggleThreads) => self.threads = !self.threads,
+            Some(Action::ToggleThreads) => {
+                self.threads = !self.threads;
+                self.refused = refused_targets(app, self.pid, self.threads);
+                self.refilter(app);
+            }
             Some(Action::Accept) => {
                 if let Some(target) = self.matches.get(self.cursor).cloned() {
                     return confirm::request(
@@ -98,6 +113,7 @@ impl MovePicker {
                     .snapshot
                     .groups
                     .iter()
+                    .filter(|g| !self.refused.contains(&g.path))
                     .filter(|g| g.path.to_string().to_lowercase().contains(&needle))
                     .map(|g| g.path.clone())
                     .collect()
@@ -105,4 +121,33 @@ impl MovePicker {
             .unwrap_or_default();
         self.cursor = self.cursor.min(self.matches.len().saturating_sub(1));
     }
+}
+
+/// The groups pre-flight is certain would refuse `pid` (one thread with
+/// `threads`): from the last refresh, with the inspected group's own
+/// cgroup.subtree_control where it is the target.
+fn refused_targets(app: &App, pid: u32, threads: bool) -> HashSet<GroupPath> {
+    let Some(d) = &app.data else {
+        return HashSet::new();
+    };
+    let snap = &d.refresh.snapshot;
+    let evidence = preflight::child_evidence(snap);
+    let inspected = app.inspection.as_ref();
+    let source = inspected
+        .filter(|_| threads)
+        .and_then(|f| preflight::domain_of(snap, &f.path));
+    snap.groups
+        .iter()
+        .filter(|g| {
+            let detail = inspected.filter(|f| f.path == g.path).map(|f| &f.detail);
+            preflight::move_facts(snap, &evidence, &g.path, detail).is_some_and(|facts| {
+                let op = write::move_process(pid, &g.path, threads);
+                matches!(
+                    preflight::check(&op, &facts, source.as_ref()),
+                    Verdict::Refuse { .. }
+                )
+            })
+        })
+        .map(|g| g.path.clone())
+        .collect()
 }
