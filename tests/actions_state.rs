@@ -1498,7 +1498,7 @@ fn undo_writes_the_old_value_back() {
     assert!(fx.is_empty());
     assert_eq!(
         a.status.as_ref().unwrap().text,
-        "nothing to undo (kill, move and remove cannot be undone)"
+        "nothing to undo (kill and remove cannot be undone)"
     );
 }
 

@@ -160,3 +160,29 @@ fn a_kill_does_not_count_init_among_the_dead() {
     let shown = screen(&a, 80, 24);
     assert!(shown.contains("PID 1 (init) is here"), "{shown}");
 }
+
+/// A move can be taken back (`u` moves the process back to where it
+/// was): its confirmation must not say it cannot; a kill's still does.
+#[test]
+fn a_move_is_not_titled_cannot_be_undone() {
+    let (mut a, mut c, _d) = lab(None);
+    select(&mut a, &mut c, "batch");
+    read_inspection(&mut a, &mut c, 1.0);
+    set_processes(
+        &mut a,
+        vec![process(4_190_201, "root", 0.0, 12, "worker --queue a")],
+    );
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    send(&mut a, &mut c, ch('m'));
+    type_text(&mut a, &mut c, "lab/dd");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert!(matches!(a.mode, Mode::Confirm(_)), "{:?}", a.mode);
+    let shown = screen(&a, 80, 24);
+    assert!(shown.contains("confirm"), "{shown}");
+    assert!(!shown.contains("cannot be undone"), "{shown}");
+
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    send(&mut a, &mut c, ch('K'));
+    assert!(screen(&a, 80, 24).contains("cannot be undone"));
+}

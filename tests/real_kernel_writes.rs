@@ -171,6 +171,26 @@ fn move_a_spawned_process() {
     );
 }
 
+/// A move's undo takes the process back to the group the writer saw it
+/// in just before the move (both groups are the sandbox's own).
+#[test]
+fn a_move_is_undone_back_to_where_the_process_was() {
+    let mut sb = sandbox_or_skip!();
+    let pid = sb.spawn(&["sleep", "60"]);
+    assert!(perform(&sb.root, &move_process(pid, &sb.top, false)).is_ok());
+    let child = sb.path("child");
+    assert!(perform(&sb.root, &create_group(&child)).is_ok());
+    let moved = perform(&sb.root, &move_process(pid, &child, false));
+    assert!(moved.is_ok(), "{}", moved.summary());
+    assert_eq!(pids(&sb.dir("child")), vec![pid]);
+    let back = moved.undo();
+    assert_eq!(back, Some(move_process(pid, &sb.top, false)));
+    assert!(perform(&sb.root, &back.unwrap()).is_ok());
+    assert_eq!(pids(&sb.dir("")), vec![pid]);
+    assert!(pids(&sb.dir("child")).is_empty());
+    assert!(perform(&sb.root, &remove_group(&child)).is_ok());
+}
+
 #[test]
 fn freeze_stops_cpu_and_thaw_resumes() {
     let mut sb = sandbox_or_skip!();

@@ -253,7 +253,7 @@ fn u_walks_back_through_the_session_with_the_old_value_of_each_write() {
         status(&a),
         (
             Level::Info,
-            "nothing to undo (kill, move and remove cannot be undone)".into()
+            "nothing to undo (kill and remove cannot be undone)".into()
         )
     );
 }

@@ -66,17 +66,21 @@ pub struct Entry {
 impl Entry {
     /// The entry for the outcomes of one request: each op that went
     /// through and has an undo. `None` when nothing can be taken back
-    /// (a failure, kill, move, remove).
+    /// (a failure, kill, remove, a move from a group not known).
     ///
     /// A group made in the same request that then had processes moved
     /// into it (the leaf fix: mkdir, move, enable) is not removed by the
     /// undo: rmdir would fail with EBUSY while they live there (admin
-    /// guide 2-1), so the undo takes back the controllers and leaves the
-    /// leaf.
+    /// guide 2-1), so when a process cannot be moved back (the writer did
+    /// not know where it came from) the undo takes back the controllers
+    /// and leaves the leaf; otherwise it moves them back first (undo runs
+    /// last step first), then removes the leaf.
     pub fn from_outcomes(outcomes: &[WriteOutcome]) -> Option<Self> {
+        // a process moved in that cannot be moved back (where it came
+        // from is unknown) keeps the group busy
         let moved_into: HashSet<&GroupPath> = outcomes
             .iter()
-            .filter(|o| o.is_ok())
+            .filter(|o| o.is_ok() && o.undo().is_none())
             .filter_map(|o| o.op.as_write())
             .filter(|w| matches!(w.kind, WriteKind::MoveProcess { .. }))
             .map(|w| &w.group)
@@ -664,6 +668,17 @@ mod tests {
             WriteOutcome::done(move_process(7, &g("a/leaf"), false), None, None),
         ];
         assert_eq!(Entry::from_outcomes(&out), None);
+        // where the process came from is known: undo moves it back, then
+        // removes the empty leaf (last step first)
+        let out = [
+            WriteOutcome::done(create_group(&g("a/leaf")), None, None),
+            WriteOutcome::done(move_process(7, &g("a/leaf"), false), Some("a".into()), None),
+        ];
+        let e = Entry::from_outcomes(&out).expect("an entry");
+        assert_eq!(
+            e.undo_ops(),
+            [move_process(7, &g("a"), false), remove_group(&g("a/leaf"))]
+        );
     }
 
     #[test]

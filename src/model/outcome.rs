@@ -8,7 +8,7 @@
 
 use super::errno::{self, Errno};
 use super::input::ControllerChange;
-use super::write::Op;
+use super::write::{Op, WriteKind};
 use super::GroupPath;
 use std::fmt;
 
@@ -159,6 +159,18 @@ impl WriteOutcome {
         self.op.undo(self.old.as_deref())
     }
 
+    /// The old value as the log shows it: a move's is the group the
+    /// process left, written as a path ("/a/b"); a file's is its text.
+    pub fn old_shown(&self) -> Option<String> {
+        let old = self.old.as_deref()?;
+        match self.op.as_write().map(|w| &w.kind) {
+            Some(WriteKind::MoveProcess { .. }) => {
+                GroupPath::parse(old.as_bytes()).ok().map(|g| g.to_string())
+            }
+            _ => Some(old.to_owned()),
+        }
+    }
+
     /// One line for the status bar.
     pub fn summary(&self) -> String {
         if let Err(e) = &self.result {
@@ -183,6 +195,17 @@ mod tests {
 
     fn g(s: &str) -> GroupPath {
         GroupPath::new(s)
+    }
+
+    #[test]
+    fn a_moves_old_value_shows_as_the_group_it_left() {
+        let mv = crate::model::write::move_process(7, &g("a/b"), false);
+        let o = WriteOutcome::done(mv.clone(), Some("a".into()), None);
+        assert_eq!(o.old_shown().as_deref(), Some("/a"));
+        let o = WriteOutcome::done(mv, Some(String::new()), None);
+        assert_eq!(o.old_shown().as_deref(), Some("/"));
+        let o = WriteOutcome::done(kill(&g("a")), Some("0\n".into()), None);
+        assert_eq!(o.old_shown().as_deref(), Some("0\n"));
     }
 
     fn existing() -> ErrorContext {

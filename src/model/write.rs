@@ -419,6 +419,19 @@ impl Op {
         }
     }
 
+    /// Whether the op can be taken back at all: a kill and a remove
+    /// cannot; a move can (back to the group the writer saw it in), as can
+    /// every write whose file is read before it.
+    pub fn can_undo(&self) -> bool {
+        match self {
+            Self::CreateGroup(_) => true,
+            Self::RemoveGroup(_) => false,
+            Self::Write(w) => {
+                matches!(w.kind, WriteKind::MoveProcess { .. }) || self.undo_source().is_some()
+            }
+        }
+    }
+
     /// Whether the file is read back after the write to see what the kernel
     /// stored.
     pub fn reads_back(&self) -> bool {
@@ -438,7 +451,13 @@ impl Op {
         let old = old?;
         let g = &w.group;
         match &w.kind {
-            WriteKind::Kill | WriteKind::MoveProcess { .. } => None,
+            WriteKind::Kill => None,
+            // `old` is the group the process was in (the writer read it
+            // from /proc/PID/cgroup, relative to the view): back there
+            WriteKind::MoveProcess { pid, threads } => GroupPath::parse(old.as_bytes())
+                .ok()
+                .filter(|from| from != g)
+                .map(|from| move_process(*pid, &from, *threads)),
             WriteKind::CpuMax(_) => CpuMax::parse(old).ok().map(|v| set_cpu_max(g, v)),
             WriteKind::CpuMaxBurst(_) => parse_u64("cpu.max.burst", old)
                 .ok()
@@ -1236,6 +1255,24 @@ mod tests {
     }
 
     #[test]
+    fn a_move_is_undone_to_the_group_it_came_from() {
+        let to = g("a/b");
+        let mv = move_process(42, &to, true);
+        assert_eq!(mv.undo(Some("a")), Some(move_process(42, &g("a"), true)));
+        // from the view's root ("")
+        assert_eq!(
+            mv.undo(Some("")),
+            Some(move_process(42, &GroupPath::root(), true))
+        );
+        // already there, or unknown: nothing to take back
+        assert_eq!(mv.undo(Some("a/b")), None);
+        assert_eq!(mv.undo(None), None);
+        assert!(mv.can_undo());
+        assert!(!kill(&to).can_undo());
+        assert!(!remove_group(&to).can_undo());
+    }
+
+    #[test]
     fn undo_io_and_core() {
         let a = g("a");
         // io.max: the old line of that device, all four keys; none = all max
@@ -1321,7 +1358,8 @@ mod tests {
         // no undo
         assert_eq!(kill(&a).undo(Some("")), None);
         assert_eq!(kill(&a).undo_source(), None);
-        assert_eq!(move_process(1, &a, false).undo(Some("1\n")), None);
+        // a move back to where it already is: nothing to take back
+        assert_eq!(move_process(1, &a, false).undo(Some("a")), None);
         assert_eq!(remove_group(&a).undo(None), None);
         assert_eq!(create_group(&a).undo(None), Some(remove_group(&a)));
         // unreadable or garbled old values give no undo rather than a wrong one

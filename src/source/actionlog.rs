@@ -223,8 +223,7 @@ pub fn format_line(unix_secs: u64, o: &WriteOutcome) -> String {
         Op::RemoveGroup(p) => format!("{time} {} rmdir", path_field(p)),
         Op::Write(w) => {
             let old = o
-                .old
-                .as_deref()
+                .old_shown()
                 .map_or_else(|| "-".to_owned(), |t| field_str(t.trim_end()));
             let mut s = format!(
                 "{time} {} {} {old} to {}",

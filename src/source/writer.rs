@@ -19,6 +19,7 @@ use super::hier::{self, FsError, Hier};
 use crate::cgroupfs::{self, files, CgroupType, Controllers};
 use crate::model::errno::{self, Errno};
 use crate::model::explain::{self, explain, offer_for, Availability};
+use crate::model::guard;
 use crate::model::input::ControllerChange;
 use crate::model::killable::may_signal;
 use crate::model::write::{self, Op, WriteKind, WriteOp};
@@ -136,7 +137,11 @@ fn perform_write(h: &Hier, op: &Op, w: &WriteOp) -> WriteOutcome {
     {
         return kill_by_signal(h, op, &w.group);
     }
-    let old = op.undo_source().and_then(|f| read(h, &dir.join(f)));
+    let old = match w.kind {
+        // a move's old value is where the process was: its undo goes back
+        WriteKind::MoveProcess { pid, threads } => group_of_task(h, pid, threads),
+        _ => op.undo_source().and_then(|f| read(h, &dir.join(f))),
+    };
     let mut offer = None;
     let result = write_once(h, &path, &w.contents).map_err(|fail| match fail {
         WriteFail::Errno(errno) => {
@@ -155,6 +160,23 @@ fn perform_write(h: &Hier, op: &Op, w: &WriteOp) -> WriteOutcome {
     WriteOutcome::from_result(op.clone(), result)
         .with_values(old, new_readback)
         .with_offer(offer)
+}
+
+/// The group that process (or, with `threads`, thread) `pid` is in now,
+/// relative to the directory `h` views, as the text of its path ("" for
+/// the view's root); pid 0 is the writer itself, as the kernel reads it.
+/// `None` when it cannot be known: gone, outside the view, not UTF-8.
+fn group_of_task(h: &Hier, pid: u32, threads: bool) -> Option<String> {
+    let file = match (pid, threads) {
+        (0, false) => "/proc/self/cgroup".to_owned(),
+        (0, true) => "/proc/thread-self/cgroup".to_owned(),
+        (p, _) => format!("/proc/{p}/cgroup"),
+    };
+    let text = std::fs::read_to_string(file).ok()?;
+    let mounts = super::mount::read_mountinfo().ok()?;
+    let (fs_root, view_rel) = guard::view_mapping(&mounts, &h.real_path()?)?;
+    let group = guard::map_to_view(guard::v2_path(&text)?, &fs_root, &view_rel)?;
+    String::from_utf8(group.as_bytes().to_vec()).ok()
 }
 
 /// Every pid in the group and below, from cgroup.procs, with the group

@@ -620,10 +620,8 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
         }
         None => Scope::Confirm,
     };
-    // kill, move and remove leave nothing to undo
-    let final_op = ops
-        .iter()
-        .any(|o| o.is_destructive() && o.undo_source().is_none());
+    // kill and remove leave nothing to undo
+    let final_op = ops.iter().any(|o| o.is_destructive() && !o.can_undo());
     let question = match c.question {
         Question::Write => "confirm",
         Question::EnableAlongPath => "enable along the path",
@@ -803,7 +801,8 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
                 )
             },
         );
-        let old = match o.old.as_deref().map(str::trim) {
+        let old_shown = o.old_shown();
+        let old = match old_shown.as_deref().map(str::trim) {
             None => "-".to_owned(),
             // an empty file (no controllers, no io.max lines) said so,
             // not a blank between two spaces

@@ -110,7 +110,7 @@ pub fn replay(app: &mut App, dir: Direction, fx: &mut Vec<Effect>) -> Transition
             app.set_status(
                 Level::Info,
                 match dir {
-                    Direction::Undo => "nothing to undo (kill, move and remove cannot be undone)",
+                    Direction::Undo => "nothing to undo (kill and remove cannot be undone)",
                     Direction::Redo => {
                         "nothing to redo (what u undoes waits here until a new write)"
                     }
