@@ -112,3 +112,27 @@ fn on_a_wide_screen_names_and_figures_sit_together() {
         .expect("the detail's border");
     assert!(border < 116, "detail at column {border}:\n{shown}");
 }
+
+/// On 80x24 a long log line is cut at the box's edge: its result comes
+/// right after the time, so the cut never takes it.
+#[test]
+fn a_long_log_line_keeps_its_result_at_80x24() {
+    use cgtop::app::writes::LogEntry;
+    use cgtop::model::WriteOutcome;
+    let (mut a, mut c) = small("system.slice");
+    let long = cgtop::model::GroupPath::new(
+        "system.slice/system-postgresql.slice/postgresql@15-main.service",
+    );
+    let op = cgtop::model::write::set_pids_max(&long, cgtop::cgroupfs::Limit::Value(100));
+    a.log = vec![LogEntry {
+        unix_secs: 1_700_000_000,
+        outcome: WriteOutcome::done(op, Some("max\n".into()), Some("100\n".into())),
+    }];
+    send(&mut a, &mut c, ch('L'));
+    let shown = screen(&a, 80, 24);
+    let line = shown
+        .lines()
+        .find(|l| l.contains("postgresql"))
+        .unwrap_or_else(|| panic!("no log line:\n{shown}"));
+    assert!(line.contains("22:13:20Z ok /system.slice"), "{line}");
+}

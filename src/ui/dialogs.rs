@@ -813,17 +813,20 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
             Ok(()) => "ok".to_owned(),
             Err(err) => err.errno_name().to_owned(),
         };
+        // the result right after the time, so that a cut line keeps it;
+        // a narrow box shows the time of day only (the log file and a
+        // wide box have the whole date)
+        let stamp = rfc3339_utc(e.unix_secs);
+        let stamp = if width < 100 {
+            stamp
+                .split_once('T')
+                .map_or(stamp.clone(), |(_, t)| t.to_owned())
+        } else {
+            stamp
+        };
         let line = Line::raw(fit(
-            &format!(
-                "{} {} {} {} -> {} {}",
-                rfc3339_utc(e.unix_secs),
-                o.op.group(),
-                file,
-                old,
-                new,
-                res
-            ),
-            usize::from(area.width.saturating_sub(4)),
+            &format!("{stamp} {res} {} {file} {old} -> {new}", o.op.group(),),
+            width,
         ));
         lines.push(if o.result.is_err() {
             line.style(theme.error)
