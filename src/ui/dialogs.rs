@@ -825,7 +825,7 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
             stamp
         };
         let line = Line::raw(fit(
-            &format!("{stamp} {res} {} {file} {old} -> {new}", o.op.group(),),
+            &format!("{stamp} {res} {} {file} {old} -> {new}", o.op.group()),
             width,
         ));
         lines.push(if o.result.is_err() {
