@@ -405,7 +405,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[k('%')], Action::ToggleCpuScale, "CPU % of one core / of the whole machine", None),
     b(Main, &[k('p')], Action::Pause, "pause or resume refreshing", None),
     b(Main, &[k('d')], Action::SetInterval, "set the refresh interval", None),
-    b(Main, &[code(KeyCode::F(2)), k('C')], Action::ChooseColumns, "choose the tree's columns (THR%, MEM%, SWAP, PSI% and the others)", Some("columns")),
+    b(Main, &[code(KeyCode::F(2)), k('C')], Action::ChooseColumns, "choose the tree's columns (THR%, MEM%, SWAP, PSI% and the others)", None),
     b(Main, &[k('c')], Action::Controllers, "controllers handed to children (cgroup.subtree_control)", Some("ctl")),
     b(Main, &[k('e')], Action::EditLimits, "edit limits: cpu, memory, io, pids", Some("limits")),
     b(Main, &[k('E')], Action::EditRaw, "write any other interface file", None),

@@ -249,7 +249,7 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
 
 fn columns(f: &mut Frame<'_>, area: Rect, d: &ColumnsDialog, theme: &Theme) {
     let mut lines = vec![
-        Line::raw("The tree's columns (GROUP always shows; narrow screens drop the last):"),
+        Line::raw("GROUP always shows; a narrow screen drops PSI% SWAP THR% MEM% first."),
         Line::raw(""),
     ];
     for (i, (c, on)) in d.items.iter().enumerate() {
