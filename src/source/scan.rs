@@ -1049,6 +1049,54 @@ mod tests {
     }
 
     #[test]
+    fn extra_files_are_opened_only_while_asked_for() {
+        let t = tree();
+        let a = t.path().join("a.slice");
+        fs::write(a.join("memory.max"), "8192\n").unwrap();
+        fs::write(a.join("memory.swap.current"), "512\n").unwrap();
+        fs::write(
+            a.join("cpu.pressure"),
+            "some avg10=1.25 avg60=0 avg300=0 total=9\n",
+        )
+        .unwrap();
+        fs::write(
+            a.join("io.pressure"),
+            "some avg10=3.50 avg60=0 avg300=0 total=9\nfull avg10=9.00 avg60=0 avg300=0 total=9\n",
+        )
+        .unwrap();
+        let child = a.join("b c:ü");
+        fs::write(child.join("memory.current"), "2048\n").unwrap();
+        fs::write(child.join("memory.max"), "max\n").unwrap();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let (g, plain) = s.scan();
+        let kept = s.kept();
+        assert_eq!(g[1].hot.memory_max, None, "not asked for: not read");
+        s.set_extras(HotExtras {
+            memory_max: true,
+            swap: true,
+            pressure: true,
+        });
+        let (g, cost) = s.scan();
+        assert!(cost.walked, "a change of extras lists the files again");
+        // a.slice: memory.max, swap and two pressure files; b: memory.max
+        assert_eq!(s.kept(), kept + 5);
+        assert_eq!(cost.files_read, plain.files_read + 5);
+        assert_eq!(g[1].hot.memory_max, Some(Limit::Value(8192)));
+        assert_eq!(g[1].hot.swap_current, Some(512));
+        // the highest some avg10 (not io's full line), in hundredths
+        assert_eq!(g[1].hot.psi_some_avg10, Some(350));
+        // the child's "max" leaves its parent's limit in force
+        assert_eq!(
+            (g[1].hot.memory_limit, g[2].hot.memory_limit),
+            (Some(8192), Some(8192))
+        );
+        s.set_extras(HotExtras::default());
+        let (g, cost) = s.scan();
+        assert_eq!((s.kept(), cost.files_read), (kept, plain.files_read));
+        assert_eq!(g[1].hot.psi_some_avg10, None);
+    }
+
+    #[test]
     fn reads_hot_files_and_odd_names() {
         let t = tree();
         let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
