@@ -140,6 +140,10 @@ pub fn run_collector(
 ) -> Result<()> {
     // the collector's clock: batch mode runs the collector in this thread
     let start = crate::source::collector::clock_start();
+    // the extra files of the columns printed (JSON prints no columns)
+    if opts.output == Output::Text {
+        c.set_extras(Column::extras(&opts.columns));
+    }
     let start_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
@@ -154,7 +158,7 @@ pub fn run_collector(
         prev_at = r.snapshot.at;
         let res = match opts.output {
             Output::Json => write_json(out, &r, interval, start_unix, m, host),
-            _ => write_text(out, &r, interval, m, host, n),
+            _ => write_text_with(out, &r, interval, m, host, n, &opts.columns),
         };
         // a closed pipe (`cgtop -b | head`) ends the run quietly
         if let Err(e) = res.and_then(|()| out.flush()) {
@@ -263,6 +267,7 @@ pub fn write_json(
     writeln!(out)
 }
 
+/// [`write_text_with`] the default columns.
 pub fn write_text(
     out: &mut impl Write,
     r: &Refresh,
@@ -271,6 +276,21 @@ pub fn write_text(
     host: &HostInfo,
     n: u64,
 ) -> std::io::Result<()> {
+    write_text_with(out, r, interval, m, host, n, &Column::DEFAULT)
+}
+
+/// One refresh as plain text, with the figure columns `cols` (all of
+/// them, however wide: a pipe has no width).
+pub fn write_text_with(
+    out: &mut impl Write,
+    r: &Refresh,
+    interval: Duration,
+    m: &MountInfo,
+    host: &HostInfo,
+    n: u64,
+    cols: &[Column],
+) -> std::io::Result<()> {
+    let cols = &Column::in_order(cols);
     let s = &r.snapshot;
     writeln!(
         out,
@@ -315,7 +335,7 @@ pub fn write_text(
     writeln!(
         out,
         "{NAME_TITLE:<w$}{} {STATE_TITLE}",
-        columns::header_cells(&Column::ALL, |_| "")
+        columns::header_cells(cols, |_| "")
     )?;
     for (row, name) in rows.iter().zip(names) {
         let i = tree.nodes[row.node].sample;
@@ -330,7 +350,7 @@ pub fn write_text(
             "{}{} {}",
             pad(&fit(&name, w), w),
             // CPU % of one core: `-b` has never applied --machine-cpu
-            columns::cells(&Column::ALL, g, rt, |p| p),
+            columns::cells(cols, g, rt, |p| p),
             StateMarks::of(g, throttled),
         )?;
     }

@@ -6,6 +6,7 @@
 use cgtop::model::text::escape;
 use cgtop::model::GroupPath;
 use cgtop::options::{Options, Output};
+use cgtop::render::columns::Column;
 use cgtop::run::{self, SetupError};
 use cgtop::source::scan::{self, ScanConfig};
 use clap::Parser;
@@ -78,6 +79,13 @@ struct Cli {
     /// about a page of memory; beyond it files are opened per read)
     #[arg(long, value_name = "N")]
     max_kept_fds: Option<usize>,
+
+    /// The figure columns of the tree and of --batch, comma-separated:
+    /// cpu, thr (throttled %), mem, mempct (% of memory.max), swap, read,
+    /// write, pids, psi (highest pressure some avg10). Default:
+    /// cpu,mem,read,write,pids. In the full-screen view F2 (or C) chooses
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    columns: Option<Vec<String>>,
 }
 
 /// Prints an error line; never panics (`eprintln!` does when stderr is a
@@ -115,6 +123,25 @@ fn main() -> ExitCode {
             }
         },
     };
+    let columns = match &cli.columns {
+        None => Column::DEFAULT.to_vec(),
+        Some(names) => {
+            let mut cols = Vec::new();
+            for n in names {
+                let Some(c) = Column::from_name(n) else {
+                    let known: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
+                    complain(&format!(
+                        "--columns: no column {:?}; the columns are {}",
+                        escape(n.as_bytes()),
+                        known.join(",")
+                    ));
+                    return ExitCode::from(2);
+                };
+                cols.push(c);
+            }
+            Column::in_order(&cols)
+        }
+    };
     let opts = Options {
         start,
         root: cli.root,
@@ -131,6 +158,7 @@ fn main() -> ExitCode {
             cli.max_kept_fds.unwrap_or(ScanConfig::default().max_kept),
         )),
         brief: cli.brief,
+        columns,
     };
     match run::run(&opts) {
         Ok(None) => ExitCode::SUCCESS,

@@ -1,10 +1,11 @@
 //! What the command line asked for, validated by `main` and read by the
 //! edges that act on it (`run` wires threads from it, `batch` prints by
 //! it). Plain data: no I/O, and it imports nothing but the model's
-//! `GroupPath`, so the views below `run` can take it without importing
+//! `GroupPath` and render's `Column`, so the views below `run` can take it without importing
 //! `run` (which would make a cycle: `run` calls `batch`).
 
 use crate::model::GroupPath;
+use crate::render::columns::Column;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -23,6 +24,9 @@ pub struct Options {
     pub max_kept_fds: Option<usize>,
     /// JSON without each group's full detail (see `--brief`).
     pub brief: bool,
+    /// The figure columns of the tree and of `-b` (`--columns`), in
+    /// display order; the default five without it.
+    pub columns: Vec<Column>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -134,6 +134,7 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     let mut app = App::new(host_info(), m.clone(), opts.start.clone(), opts.interval);
     app.read_only = write_access(hier, &opts.start, opts.read_only);
     app.cpu_machine = opts.machine_cpu;
+    app.columns = crate::render::columns::Column::in_order(&opts.columns);
     if let Some(depth) = opts.depth {
         app.status = Some(app::Status {
             level: app::Level::Info,
@@ -143,13 +144,11 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     let theme = Theme::from_no_color(std::env::var("NO_COLOR").ok().as_deref());
     app.protected = safety::discover(&m.root);
     app.page_size = procfs::page_size();
-    collector::spawn_with(
-        Collector::with_hier(cfg, Arc::clone(hier)),
-        opts.interval,
-        tx.clone(),
-        cmd_rx,
-    )
-    .context("starting the collector thread")?;
+    let mut collector = Collector::with_hier(cfg, Arc::clone(hier));
+    // the files of the columns shown, from the first refresh
+    collector.set_extras(crate::render::columns::Column::extras(&app.columns));
+    collector::spawn_with(collector, opts.interval, tx.clone(), cmd_rx)
+        .context("starting the collector thread")?;
     let log = ActionLog::from_env();
     app.log_place = Some(log.place().clone());
     let writer_tx =
@@ -410,6 +409,7 @@ mod tests {
                 machine_cpu: false,
                 max_kept_fds: None,
                 brief: false,
+                columns: crate::render::columns::Column::DEFAULT.to_vec(),
             };
             let (m, _) = locate(&opts).expect("the fixture is a cgroup2 tree");
             let cfg = collector_config(&opts, &m, output == Output::Json);

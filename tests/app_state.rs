@@ -918,6 +918,7 @@ fn every_main_action_is_reachable() {
             | Action::RemoveGroup
             | Action::Undo
             | Action::Redo
+            | Action::ChooseColumns
             | Action::ActionLog => true,
             Action::Accept
             | Action::Cancel

@@ -128,6 +128,16 @@ fn controllers() {
 }
 
 #[test]
+fn columns_chooser() {
+    let (mut a, mut c, _d) = lab_on("lab");
+    send(&mut a, &mut c, key(KeyCode::F(2)));
+    // THR% marked, the cursor on it; the --columns line follows the marks
+    send(&mut a, &mut c, key(KeyCode::Down));
+    send(&mut a, &mut c, ch('x'));
+    snap_both("columns_chooser", &mut a);
+}
+
+#[test]
 fn limits_valid_preview() {
     let (mut a, _c, _d) = limits_typed("batch", "memory.max", "512M");
     snap_both("limits_valid_preview", &mut a);

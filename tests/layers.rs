@@ -19,7 +19,7 @@ const RANKS: [(&str, u8); 10] = [
     ("cgroupfs", 0),
     ("model", 1),
     ("render", 2),
-    ("options", 2),
+    ("options", 3),
     ("source", 3),
     ("app", 4),
     ("ui", 5),

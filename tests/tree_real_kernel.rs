@@ -108,6 +108,7 @@ fn json_lists_a_restarted_group_in_the_line_where_it_exists_again() {
         machine_cpu: false,
         max_kept_fds: None,
         brief: true,
+        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
     };
     let mount = MountInfo {
         root: t.root.clone(),

@@ -155,6 +155,35 @@ fn throttled_by_the_slice_cpu_stat_local_120x40() {
     insta::assert_snapshot!(screen(&a, 120, 40));
 }
 
+/// 200x50 with every column chosen (F2): THR% of the slice at cpu.max
+/// 20 %, MEM% of its 512M memory.max (inherited by the service), SWAP and
+/// PSI% beside the default five, the tree as wide as they need.
+#[test]
+fn main_view_every_column_200x50() {
+    let dir = copy_fixture("memory-limited");
+    let root = dir.path().to_path_buf();
+    std::fs::write(root.join(PG_SLICE).join("cpu.max"), "20000 100000\n").unwrap();
+    std::fs::write(root.join(PG).join("memory.swap.current"), "7340032\n").unwrap();
+    let (mut a, mut c) = app_on(&root, pure_v2_mount(), 200, 50);
+    a.columns = cgtop::render::columns::Column::ALL.to_vec();
+    c.set_extras(cgtop::render::columns::Column::extras(&a.columns));
+    select(&mut a, &mut c, PG);
+    tick(&mut a, &mut c, 0.5);
+    burn_cpu(&root, PG, 200_000);
+    bump(
+        &root,
+        PG_SLICE,
+        "cpu.stat",
+        &[
+            ("nr_periods", 10),
+            ("nr_throttled", 8),
+            ("throttled_usec", 780_000),
+        ],
+    );
+    tick(&mut a, &mut c, 1.5);
+    insta::assert_snapshot!(screen(&a, 200, 50));
+}
+
 #[test]
 fn main_view_80x24() {
     let (a, _c, _d) = systemd_busy("pure-v2-systemd", JOURNALD, 80, 24);

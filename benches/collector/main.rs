@@ -494,7 +494,8 @@ fn suite(
     // interleaved, the phases hold their descriptors at once: the
     // scanner, the collector's scanner, the pread loops (a scanner keeps
     // fewer: not cgroup.procs where pids.current is)
-    let fds_needed = sets.same.len() as u64 * 3 + 1024;
+    // (and the scanner with every column: 5 more a group)
+    let fds_needed = sets.same.len() as u64 * 4 + sets.groups as u64 * 5 + 1024;
     let mut results = if nofile.0 >= fds_needed {
         measure::run_interleaved(&phases, root, it, wu)?
     } else {
@@ -513,7 +514,7 @@ fn suite(
     let mut next = || results.next().unwrap_or_default();
     let (scan, walk, readdir, orc4, pread4) = (next(), next(), next(), next(), next());
     let (orc_same, pread_same, refresh, model, model_c) = (next(), next(), next(), next(), next());
-    let (frame, key) = (next(), next());
+    let (frame, key, scan_cols) = (next(), next(), next());
     // alone: its changes to the tree would make the other phases' scanners
     // walk too; it writes, so only on a tree we built
     let churn_s = if churn {
@@ -570,6 +571,11 @@ fn suite(
         "cgtop `Scanner::scan` with a re-walk after `invalidate()`",
         &walk,
         "scan-walk",
+    );
+    row(
+        "cgtop `Scanner::scan`, steady, every column shown (+ memory.max, memory.swap.current, 3 × .pressure)",
+        &scan_cols,
+        "scan-columns",
     );
     row("plain readdir walk, no file read", &readdir, "readdir");
     row("open/read/close, the 4 files", &orc4, "orc4");

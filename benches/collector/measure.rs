@@ -9,7 +9,7 @@
 
 use anyhow::{bail, Result};
 use cgtop::model::tree::{RowOptions, Tree};
-use cgtop::model::GroupPath;
+use cgtop::model::{GroupPath, HotExtras};
 use cgtop::source::collector::{thread_cpu_time, Collector, CollectorConfig, Refresh};
 use cgtop::source::scan::{self, ScanConfig, Scanner};
 use serde::{Deserialize, Serialize};
@@ -36,6 +36,7 @@ pub const PHASES: &[&str] = &[
     "model-collapsed",
     "frame",
     "key",
+    "scan-columns",
     "app",
     "idle",
 ];
@@ -658,6 +659,30 @@ fn make(phase: &str, root: &Path, shared: &mut Shared) -> Result<Box<dyn Phase>>
                 toggle: false,
                 walked: 0,
                 dirs_listed: 0,
+            })
+        }
+        // the steady scan with every extra column shown (MEM%, SWAP, PSI%:
+        // memory.max, memory.swap.current and the three .pressure files),
+        // on a scanner of its own
+        "scan-columns" => {
+            let mut s = Scanner::new(
+                root.to_path_buf(),
+                ScanConfig {
+                    rewalk_every: 0,
+                    ..start_up_scan_config()
+                },
+            );
+            s.set_extras(HotExtras {
+                memory_max: true,
+                swap: true,
+                pressure: true,
+            });
+            s.scan();
+            Box::new(ScanPhase {
+                s: Rc::new(RefCell::new(s)),
+                walk: false,
+                groups: 0,
+                limited: false,
             })
         }
         "readdir" => Box::new(ReaddirPhase(root.to_path_buf())),

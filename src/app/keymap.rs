@@ -25,6 +25,8 @@ pub enum Scope {
     Text,
     /// The controllers dialog (c).
     Controllers,
+    /// The column chooser (F2).
+    Columns,
     /// The limits form (e).
     Limits,
     /// The raw editor (E), choosing a file.
@@ -49,12 +51,13 @@ pub enum Scope {
 
 impl Scope {
     /// Every scope, in the order the help and README list them.
-    pub const ALL: [Self; 16] = [
+    pub const ALL: [Self; 17] = [
         Self::Main,
         Self::Filter,
         Self::Prompt,
         Self::Text,
         Self::Controllers,
+        Self::Columns,
         Self::Limits,
         Self::RawChoose,
         Self::RawLine,
@@ -76,6 +79,7 @@ impl Scope {
             Self::Prompt => "Refresh interval prompt (d)",
             Self::Text => "Editing any text (type to edit)",
             Self::Controllers => "Controllers dialog (c)",
+            Self::Columns => "Column chooser (F2)",
             Self::Limits => "Limits form (e)",
             Self::RawChoose => "Raw editor (E): choosing a file",
             Self::RawLine => "Raw editor (E): typing the line",
@@ -134,7 +138,7 @@ impl Scope {
                 A::DeleteToStart,
                 A::DeleteToEnd,
             ],
-            Self::Controllers => &[A::Up, A::Down, A::Toggle, A::Accept, A::Cancel],
+            Self::Controllers | Self::Columns => &[A::Up, A::Down, A::Toggle, A::Accept, A::Cancel],
             Self::Limits => &[
                 A::PrevField,
                 A::NextField,
@@ -208,6 +212,7 @@ actions! {
     ToggleCpuScale,
     Pause,
     SetInterval,
+    ChooseColumns,
     Help,
     Quit,
     Suspend,
@@ -365,8 +370,8 @@ const fn b(
 }
 
 use Scope::{
-    Confirm, ConfirmTyped, Controllers, Filter, Help as HelpScope, LeafFix, Limits, Log, Main,
-    Message, Move, NewGroup, Prompt, RawChoose, RawLine, Text,
+    Columns, Confirm, ConfirmTyped, Controllers, Filter, Help as HelpScope, LeafFix, Limits, Log,
+    Main, Message, Move, NewGroup, Prompt, RawChoose, RawLine, Text,
 };
 
 // One line per binding, so the table reads as a table.
@@ -400,6 +405,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[k('%')], Action::ToggleCpuScale, "CPU % of one core / of the whole machine", None),
     b(Main, &[k('p')], Action::Pause, "pause or resume refreshing", None),
     b(Main, &[k('d')], Action::SetInterval, "set the refresh interval", None),
+    b(Main, &[code(KeyCode::F(2)), k('C')], Action::ChooseColumns, "choose the tree's columns (THR%, MEM%, SWAP, PSI% and the others)", None),
     b(Main, &[k('c')], Action::Controllers, "controllers handed to children (cgroup.subtree_control)", Some("ctl")),
     b(Main, &[k('e')], Action::EditLimits, "edit limits: cpu, memory, io, pids", Some("limits")),
     b(Main, &[k('E')], Action::EditRaw, "write any other interface file", None),
@@ -434,6 +440,11 @@ pub const KEYMAP: &[Binding] = &[
     b(Controllers, &[k(' '), k('x')], Action::Toggle, "mark or unmark the controller", Some("toggle")),
     b(Controllers, &[code(KeyCode::Enter)], Action::Accept, "write every change in one write", Some("apply")),
     b(Controllers, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close without writing", Some("cancel")),
+    b(Columns, &[code(KeyCode::Up)], Action::Up, "previous column", Some("move")),
+    b(Columns, &[code(KeyCode::Down)], Action::Down, "next column", Some("move")),
+    b(Columns, &[k(' '), k('x')], Action::Toggle, "show or hide the column", Some("toggle")),
+    b(Columns, &[code(KeyCode::Enter)], Action::Accept, "show the marked columns", Some("apply")),
+    b(Columns, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close without a change", Some("cancel")),
     b(Limits, &[code(KeyCode::Up), code(KeyCode::BackTab)], Action::PrevField, "previous field", Some("field")),
     b(Limits, &[code(KeyCode::Down), code(KeyCode::Tab)], Action::NextField, "next field", Some("field")),
     b(Limits, &[code(KeyCode::PageUp)], Action::PrevDevice, "previous device for io.max and io.latency (in any field; Left/Right move the cursor)", Some("device")),

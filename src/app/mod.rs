@@ -12,7 +12,8 @@ pub mod writes;
 
 use crate::model::history::{Dropped, Seen};
 use crate::model::tree::{Row, RowOptions, Tree};
-use crate::render::{columns, fit};
+use crate::render::columns::{self, Column};
+use crate::render::fit;
 // the host's facts are the model's; re-exported because App holds them
 pub use crate::model::HostInfo;
 use crate::model::{GroupPath, GroupRates, GroupSample, MountInfo};
@@ -172,31 +173,51 @@ pub enum Effect {
     Quit,
 }
 
-/// Sortable columns, in the order `<` and `>` walk them.
+/// Sortable columns: the name, then each figure column; `<` and `>` walk
+/// the name and the columns shown, in display order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SortKey {
     Name,
     Cpu,
+    Throttled,
     Memory,
+    MemPct,
+    Swap,
     IoRead,
     IoWrite,
     Pids,
+    Psi,
 }
 
 impl SortKey {
-    pub const ALL: [Self; 6] = [
-        Self::Name,
-        Self::Cpu,
-        Self::Memory,
-        Self::IoRead,
-        Self::IoWrite,
-        Self::Pids,
-    ];
+    /// The key of a figure column.
+    pub fn of(c: Column) -> Self {
+        match c {
+            Column::Cpu => Self::Cpu,
+            Column::Throttled => Self::Throttled,
+            Column::Memory => Self::Memory,
+            Column::MemPct => Self::MemPct,
+            Column::Swap => Self::Swap,
+            Column::IoRead => Self::IoRead,
+            Column::IoWrite => Self::IoWrite,
+            Column::Pids => Self::Pids,
+            Column::Psi => Self::Psi,
+        }
+    }
 
-    fn step(self, forward: bool) -> Self {
-        let i = Self::ALL.iter().position(|k| *k == self).unwrap_or(0);
-        let n = Self::ALL.len();
-        Self::ALL[if forward {
+    /// The figure column sorted by (none for the name).
+    pub fn column(self) -> Option<Column> {
+        Column::ALL.into_iter().find(|c| Self::of(*c) == self)
+    }
+
+    /// The next (or previous) key among the name and the `shown` columns.
+    fn step(self, forward: bool, shown: &[Column]) -> Self {
+        let keys: Vec<Self> = std::iter::once(Self::Name)
+            .chain(Column::in_order(shown).into_iter().map(Self::of))
+            .collect();
+        let i = keys.iter().position(|k| *k == self).unwrap_or(0);
+        let n = keys.len();
+        keys[if forward {
             (i + 1) % n
         } else {
             (i + n - 1) % n
@@ -249,6 +270,8 @@ pub enum Mode {
     /// Typing a new refresh interval in seconds.
     IntervalPrompt(TextInput),
     Controllers(dialog::controllers::ControllersDialog),
+    /// The column chooser (F2).
+    Columns(dialog::columns::ColumnsDialog),
     Limits(dialog::limits::LimitsForm),
     Raw(dialog::raw::RawEditor),
     /// Boxed: a confirmation carries its whole request, and the other
@@ -349,6 +372,9 @@ pub struct App {
     pub vanished: Option<Vanished>,
     pub sort: SortKey,
     pub sort_desc: bool,
+    /// The figure columns shown, in display order (the chooser, F2, or
+    /// `--columns`); the collector reads the extra files of these only.
+    pub columns: Vec<Column>,
     pub filter: TextInput,
     pub mode: Mode,
     /// Which page of the help is shown (the view wraps it around the
@@ -416,6 +442,7 @@ impl App {
             filter_folds: HashMap::new(),
             vanished: None,
             sort: SortKey::Cpu,
+            columns: Column::DEFAULT.to_vec(),
             sort_desc: true,
             filter: TextInput::new(TextInput::LINE),
             mode: Mode::Normal,
@@ -455,6 +482,7 @@ impl App {
             Mode::Help => Scope::Help,
             Mode::IntervalPrompt(_) => Scope::Prompt,
             Mode::Controllers(_) => Scope::Controllers,
+            Mode::Columns(_) => Scope::Columns,
             Mode::Limits(_) => Scope::Limits,
             Mode::Raw(r) if r.input.is_some() => Scope::RawLine,
             Mode::Raw(_) => Scope::RawChoose,
@@ -530,11 +558,7 @@ impl App {
             let r = &rates[i];
             let v = match key {
                 SortKey::Name => 0.0,
-                SortKey::Cpu => r.cpu_pct.unwrap_or(-1.0),
-                SortKey::Memory => g.hot.memory_current.map_or(-1.0, |m| m as f64),
-                SortKey::IoRead => r.io.map_or(-1.0, |x| x.rbps),
-                SortKey::IoWrite => r.io.map_or(-1.0, |x| x.wbps),
-                SortKey::Pids => g.pids().map_or(-1.0, |p| p as f64),
+                k => k.column().and_then(|c| c.sort_value(g, r)).unwrap_or(-1.0),
             };
             (v, g)
         };
@@ -1040,7 +1064,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             app.rebuild_rows();
         }
         Action::SortPrev | Action::SortNext => {
-            app.sort = app.sort.step(action == Action::SortNext);
+            app.sort = app.sort.step(action == Action::SortNext, &app.columns);
             // names read best A-Z, figures biggest first
             app.sort_desc = app.sort != SortKey::Name;
             app.rebuild_rows();
@@ -1114,6 +1138,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         | Action::Undo
         | Action::Redo
         | Action::ActionLog
+        | Action::ChooseColumns
         // the other scopes' actions (filter, prompt, text, dialogs, help)
         | Action::Accept
         | Action::Cancel

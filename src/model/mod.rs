@@ -32,7 +32,7 @@ pub use outcome::{Offer, WriteError, WriteOutcome};
 pub use path::GroupPath;
 pub use rates::{GroupRates, IoRates};
 pub use snapshot::{
-    DeviceInfo, GroupDetail, GroupSample, HotStats, KeyedFiles, MountInfo, MountMode, ProcessInfo,
-    ScanCost, Snapshot, Unreadable,
+    DeviceInfo, GroupDetail, GroupSample, HotExtras, HotStats, KeyedFiles, MountInfo, MountMode,
+    ProcessInfo, ScanCost, Snapshot, Unreadable,
 };
 pub use write::{Mover, Op, SystemdEquivalent, WriteEffect, WriteKind, WriteOp};

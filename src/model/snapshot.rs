@@ -48,6 +48,24 @@ pub struct HotStats {
     /// descendants); read where pids.current is absent.
     pub nr_procs: Option<u64>,
     pub events: Option<CgroupEvents>,
+    /// memory.max: read only while a column needs it ([`HotExtras`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_max: Option<Limit>,
+    /// The smallest memory.max of this group and its ancestors in the
+    /// same scan (the mount root has none; groups above the start group
+    /// are not read): the limit memory.current is measured against.
+    /// Filled by [`fill_memory_limits`] after the reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<u64>,
+    /// memory.swap.current: read only while a column needs it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub swap_current: Option<u64>,
+    /// The highest "some avg10" of cpu.pressure, memory.pressure and
+    /// io.pressure, in hundredths of a percent (the kernel prints two
+    /// decimals; an integer keeps the stats `Eq`). Read only while a
+    /// column needs it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub psi_some_avg10: Option<u32>,
     /// cpu.stat.local's throttled_usec (Linux 6.6): read by the collector
     /// only where it tells something (see `model::limits::throttling`);
     /// shown in JSON through `throttling`, and with the file's other keys.
@@ -58,6 +76,39 @@ pub struct HotStats {
     /// together with the detail's, as `unreadable`.
     #[serde(skip)]
     pub unreadable: Vec<Unreadable>,
+}
+
+/// Which hot files beyond the always-read ones the scanner reads for every
+/// group: only those of the columns shown (`render::columns`), so that a
+/// hidden column costs no descriptor and no read at 10,000 groups.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HotExtras {
+    /// memory.max (for MEM%).
+    pub memory_max: bool,
+    /// memory.swap.current (SWAP).
+    pub swap: bool,
+    /// cpu.pressure, memory.pressure, io.pressure (PSI).
+    pub pressure: bool,
+}
+
+/// Sets each group's `memory_limit`: the smallest memory.max on its path
+/// among `groups` (sorted by path, so a parent comes before its children).
+pub fn fill_memory_limits(groups: &mut [GroupSample]) {
+    let mut seen: std::collections::HashMap<GroupPath, Option<u64>> =
+        std::collections::HashMap::with_capacity(groups.len());
+    for g in groups.iter_mut() {
+        let parent = g
+            .path
+            .parent()
+            .and_then(|p| seen.get(&p).copied().flatten());
+        let own = g.hot.memory_max.and_then(Limit::value);
+        let eff = match (own, parent) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        g.hot.memory_limit = eff;
+        seen.insert(g.path.clone(), eff);
+    }
 }
 
 /// A file of a group that is there but was not read, and why ("a FIFO,

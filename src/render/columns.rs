@@ -5,7 +5,7 @@
 
 use super::marks::StateMarks;
 use super::units::{bytes_cell, count_cell, pct, rate_short};
-use crate::model::{GroupPath, GroupRates, GroupSample};
+use crate::model::{GroupPath, GroupRates, GroupSample, HotExtras};
 
 /// The title of the name column.
 pub const NAME_TITLE: &str = "GROUP";
@@ -15,30 +15,60 @@ pub const STATE_TITLE: &str = "ST";
 /// columns first, and `-b` widens it to the longest name from here.
 pub const NAME_MIN: usize = 24;
 
-/// A figure column of the group table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A figure column of the group table. The first five are the default
+/// set (`cgtop -b` prints them unless `--columns` says otherwise); the
+/// others are chosen with the column chooser (F2) or `--columns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Column {
     Cpu,
+    /// Time throttled by cpu.max, in percent of the interval.
+    Throttled,
     Memory,
+    /// memory.current in percent of the smallest memory.max on the path.
+    MemPct,
+    /// memory.swap.current.
+    Swap,
     IoRead,
     IoWrite,
     Pids,
+    /// The highest "some avg10" of the group's cpu, memory and io
+    /// pressure: one column, since any of the three stalling is the
+    /// news; the detail's overview has each.
+    Psi,
 }
 
 /// The columns in the order they are dropped when space runs out (last
-/// dropped first): the name and CPU always stay. READ/s and WRITE/s go
-/// together: a WRITE/s column alone would read as if reads were not
-/// measured.
-const DROP_GROUPS: [&[Column]; 4] = [
+/// dropped first): the name always stays, and the first group shown
+/// too. READ/s and WRITE/s go together: a WRITE/s column alone would
+/// read as if reads were not measured. The chosen extra columns go
+/// before the default ones.
+const DROP_GROUPS: [&[Column]; 8] = [
     &[Column::Cpu],
     &[Column::Memory],
     &[Column::Pids],
     &[Column::IoRead, Column::IoWrite],
+    &[Column::MemPct],
+    &[Column::Throttled],
+    &[Column::Swap],
+    &[Column::Psi],
 ];
 
 impl Column {
     /// Every column, in display order.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 9] = [
+        Self::Cpu,
+        Self::Throttled,
+        Self::Memory,
+        Self::MemPct,
+        Self::Swap,
+        Self::IoRead,
+        Self::IoWrite,
+        Self::Pids,
+        Self::Psi,
+    ];
+
+    /// The columns shown when none were chosen.
+    pub const DEFAULT: [Self; 5] = [
         Self::Cpu,
         Self::Memory,
         Self::IoRead,
@@ -49,19 +79,60 @@ impl Column {
     pub fn title(self) -> &'static str {
         match self {
             Self::Cpu => "CPU%",
+            Self::Throttled => "THR%",
             Self::Memory => "MEM",
+            Self::MemPct => "MEM%",
+            Self::Swap => "SWAP",
             Self::IoRead => "READ/s",
             Self::IoWrite => "WRITE/s",
             Self::Pids => "PIDS",
+            Self::Psi => "PSI%",
         }
+    }
+
+    /// The name `--columns` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cpu => "cpu",
+            Self::Throttled => "thr",
+            Self::Memory => "mem",
+            Self::MemPct => "mempct",
+            Self::Swap => "swap",
+            Self::IoRead => "read",
+            Self::IoWrite => "write",
+            Self::Pids => "pids",
+            Self::Psi => "psi",
+        }
+    }
+
+    /// What the column shows, in the chooser.
+    pub fn about(self) -> &'static str {
+        match self {
+            Self::Cpu => "CPU time, % of one core (or of the machine: %)",
+            Self::Throttled => "time throttled by cpu.max, % of the interval",
+            Self::Memory => "memory.current",
+            Self::MemPct => "memory.current, % of the smallest memory.max on its path",
+            Self::Swap => "memory.swap.current",
+            Self::IoRead => "bytes read per second (io.stat)",
+            Self::IoWrite => "bytes written per second (io.stat)",
+            Self::Pids => "processes (pids.current, else cgroup.procs)",
+            Self::Psi => "highest 'some avg10' of cpu, memory and io.pressure",
+        }
+    }
+
+    /// The column `--columns` names `name` (case-insensitive).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name.trim()))
     }
 
     /// Cells wide: the title and the widest usual figure ("100.0",
     /// "1023M", "1023.9K") with room to spare.
     pub fn width(self) -> usize {
         match self {
-            Self::Cpu => 6,
-            Self::Memory => 7,
+            Self::Cpu | Self::Throttled | Self::MemPct | Self::Psi => 6,
+            Self::Memory | Self::Swap => 7,
             Self::IoRead | Self::IoWrite => 8,
             Self::Pids => 5,
         }
@@ -72,37 +143,72 @@ impl Column {
     pub fn cell(self, g: &GroupSample, r: &GroupRates, cpu_shown: impl Fn(f64) -> f64) -> String {
         match self {
             Self::Cpu => pct(r.cpu_pct.map(cpu_shown)),
+            Self::Throttled => pct(r.throttled_pct),
             Self::Memory => bytes_cell(g.hot.memory_current),
+            Self::MemPct => pct(mem_pct(g)),
+            Self::Swap => bytes_cell(g.hot.swap_current),
             Self::IoRead => rate_short(r.io.map(|x| x.rbps)),
             Self::IoWrite => rate_short(r.io.map(|x| x.wbps)),
             Self::Pids => count_cell(g.pids()),
+            Self::Psi => pct(g.hot.psi_some_avg10.map(|c| f64::from(c) / 100.0)),
         }
     }
 
-    /// The columns that fit in `width` cells beside a name column of at
+    /// The figure a sort by this column compares (CPU % of one core: the
+    /// order is the same of the machine); `None` sorts below every figure.
+    pub fn sort_value(self, g: &GroupSample, r: &GroupRates) -> Option<f64> {
+        match self {
+            Self::Cpu => r.cpu_pct,
+            Self::Throttled => r.throttled_pct,
+            Self::Memory => g.hot.memory_current.map(|m| m as f64),
+            Self::MemPct => mem_pct(g),
+            Self::Swap => g.hot.swap_current.map(|m| m as f64),
+            Self::IoRead => r.io.map(|x| x.rbps),
+            Self::IoWrite => r.io.map(|x| x.wbps),
+            Self::Pids => g.pids().map(|p| p as f64),
+            Self::Psi => g.hot.psi_some_avg10.map(f64::from),
+        }
+    }
+
+    /// The extra hot files the scanner must read for `cols`.
+    pub fn extras(cols: &[Self]) -> HotExtras {
+        HotExtras {
+            memory_max: cols.contains(&Self::MemPct),
+            swap: cols.contains(&Self::Swap),
+            pressure: cols.contains(&Self::Psi),
+        }
+    }
+
+    /// `cols` (a chosen set, any order) in display order, each once.
+    pub fn in_order(cols: &[Self]) -> Vec<Self> {
+        Self::ALL.into_iter().filter(|c| cols.contains(c)).collect()
+    }
+
+    /// Which of `shown` fit in `width` cells beside a name column of at
     /// least [`NAME_MIN`] and the state column, in display order.
-    pub fn fitting(width: usize) -> Vec<Self> {
-        let mut n = DROP_GROUPS.len();
+    pub fn fitting(shown: &[Self], width: usize) -> Vec<Self> {
+        let groups: Vec<Vec<Self>> = DROP_GROUPS
+            .iter()
+            .map(|g| g.iter().copied().filter(|c| shown.contains(c)).collect())
+            .filter(|g: &Vec<Self>| !g.is_empty())
+            .collect();
+        let mut n = groups.len();
         while n > 1 {
-            let used: usize = DROP_GROUPS[..n]
-                .iter()
-                .flat_map(|g| g.iter())
-                .map(|c| c.width() + 1)
-                .sum::<usize>()
-                + StateMarks::WIDTH
-                + 1;
+            let used = fixed_width(&groups[..n].concat());
             if width >= used + NAME_MIN {
                 break;
             }
             n -= 1;
         }
-        let kept: Vec<Self> = DROP_GROUPS[..n]
-            .iter()
-            .flat_map(|g| g.iter())
-            .copied()
-            .collect();
-        Self::ALL.into_iter().filter(|c| kept.contains(c)).collect()
+        Self::in_order(&groups[..n].concat())
     }
+}
+
+/// memory.current in percent of the group's effective memory.max.
+fn mem_pct(g: &GroupSample) -> Option<f64> {
+    let cur = g.hot.memory_current?;
+    let lim = g.hot.memory_limit.filter(|l| *l > 0)?;
+    Some(cur as f64 * 100.0 / lim as f64)
 }
 
 /// Cells taken by `cols` and the state column after the name, with the
@@ -163,13 +269,90 @@ mod tests {
 
     #[test]
     fn columns_drop_in_order() {
-        assert_eq!(Column::fitting(120), Column::ALL);
+        let d = &Column::DEFAULT;
+        assert_eq!(Column::fitting(d, 120), Column::DEFAULT);
         // READ/s and WRITE/s go together: one without the other misleads
         assert_eq!(
-            Column::fitting(60),
+            Column::fitting(d, 60),
             [Column::Cpu, Column::Memory, Column::Pids]
         );
-        assert_eq!(Column::fitting(20), [Column::Cpu]);
+        assert_eq!(Column::fitting(d, 20), [Column::Cpu]);
+        // every column: the extras go first, PSI before SWAP before THR%
+        let all = &Column::ALL;
+        assert_eq!(Column::fitting(all, 200), Column::ALL);
+        let w = NAME_MIN + fixed_width(&Column::ALL);
+        assert_eq!(Column::fitting(all, w), Column::ALL);
+        let no_psi: Vec<_> = Column::ALL
+            .into_iter()
+            .filter(|c| *c != Column::Psi)
+            .collect();
+        assert_eq!(Column::fitting(all, w - 1), no_psi);
+        let kept = Column::in_order(&[
+            Column::Cpu,
+            Column::Memory,
+            Column::MemPct,
+            Column::IoRead,
+            Column::IoWrite,
+            Column::Pids,
+        ]);
+        let w = NAME_MIN + fixed_width(&kept);
+        assert_eq!(Column::fitting(all, w), kept);
+        assert_eq!(Column::fitting(all, w + 6), kept, "THR% needs 7");
+        assert_eq!(Column::fitting(all, w - 1).len(), 5, "then MEM% goes");
+        // without CPU, the first chosen group is the one that stays
+        assert_eq!(
+            Column::fitting(&[Column::Swap, Column::Pids], 10),
+            [Column::Pids]
+        );
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for c in Column::ALL {
+            assert_eq!(Column::from_name(c.name()), Some(c));
+        }
+        assert_eq!(Column::from_name(" MEM "), Some(Column::Memory));
+        assert_eq!(Column::from_name("nope"), None);
+    }
+
+    #[test]
+    fn extra_cells() {
+        let path = GroupPath::parse(b"a.slice").expect("a path");
+        let mut g = GroupSample::new(path, 1);
+        g.hot.memory_current = Some(3 << 20);
+        g.hot.memory_limit = Some(12 << 20);
+        g.hot.swap_current = Some(5 << 20);
+        g.hot.psi_some_avg10 = Some(1234);
+        let r = GroupRates {
+            throttled_pct: Some(37.5),
+            ..GroupRates::default()
+        };
+        let extra = [Column::Throttled, Column::MemPct, Column::Swap, Column::Psi];
+        assert_eq!(
+            cells(&extra, &g, &r, |p| p),
+            "   37.5   25.0    5.0M   12.3"
+        );
+        assert_eq!(
+            header_cells(&extra, |_| ""),
+            "   THR%   MEM%    SWAP   PSI%"
+        );
+        // no limit on the path, no figure; nor without a reading
+        g.hot.memory_limit = None;
+        let empty = cells(&extra, &g, &GroupRates::default(), |p| p);
+        g.hot = crate::model::HotStats::default();
+        assert_eq!(empty, "      -      -    5.0M   12.3");
+        assert_eq!(
+            cells(&extra, &g, &GroupRates::default(), |p| p),
+            "      -      -       -      -"
+        );
+        assert_eq!(
+            Column::extras(&[Column::Swap, Column::Cpu]),
+            HotExtras {
+                swap: true,
+                ..HotExtras::default()
+            }
+        );
+        assert_eq!(Column::extras(&Column::DEFAULT), HotExtras::default());
     }
 
     #[test]
@@ -193,19 +376,19 @@ mod tests {
             }),
             ..GroupRates::default()
         };
-        let all = cells(&Column::ALL, &g, &r, |p| p);
+        let all = cells(&Column::DEFAULT, &g, &r, |p| p);
         assert_eq!(all, "  150.0    3.0M     2.0K        0     2");
         // the TUI's `%`: of a two-CPU machine
         assert_eq!(cells(&[Column::Cpu], &g, &r, |p| p / 2.0), "   75.0");
         let empty = cells(
-            &Column::ALL,
+            &Column::DEFAULT,
             &GroupSample::new(path, 2),
             &GroupRates::default(),
             |p| p,
         );
         assert_eq!(empty, "      -       -        -        -     -");
         assert_eq!(
-            header_cells(&Column::ALL, |c| if c == Column::Memory {
+            header_cells(&Column::DEFAULT, |c| if c == Column::Memory {
                 "▼"
             } else {
                 ""

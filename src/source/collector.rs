@@ -15,7 +15,7 @@ use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
 use crate::model::limits::{throttling, under_throttling, Throttling};
 use crate::model::rates::{compute, compute_within};
 use crate::model::{
-    DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, ProcessInfo, Snapshot,
+    DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, HotExtras, ProcessInfo, Snapshot,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +29,9 @@ pub enum Command {
     /// Read this group in full on every refresh (the selection).
     Inspect(Option<GroupPath>),
     SetInterval(Duration),
+    /// Read these files beyond the always-read ones for every group (the
+    /// columns shown), from a refresh made at once.
+    Extras(HotExtras),
     Pause(bool),
     /// Scan now (after a write), re-listing directories.
     RefreshNow,
@@ -149,6 +152,11 @@ impl Collector {
     /// default); `None` shows counters as they are.
     pub fn set_cpu_ceiling(&mut self, ncpus: Option<usize>) {
         self.ncpus = ncpus;
+    }
+
+    /// The extra files every scan reads (the columns shown).
+    pub fn set_extras(&mut self, extras: HotExtras) {
+        self.scanner.set_extras(extras);
     }
 
     pub fn set_inspected(&mut self, group: Option<GroupPath>) {
@@ -497,6 +505,10 @@ pub fn spawn_with<M: From<Collected> + Send + 'static>(
                             interval = d;
                         }
                         Command::Pause(p) => paused = p,
+                        Command::Extras(x) => {
+                            c.set_extras(x);
+                            next = Instant::now();
+                        }
                         Command::RefreshNow => {
                             c.invalidate();
                             next = Instant::now();

@@ -32,9 +32,12 @@
 //! walk after cgtop's own write list everything.
 
 use super::hier::{self, FsError, Hier};
-use crate::cgroupfs::{self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat};
+use crate::cgroupfs::{
+    self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat, Limit, Pressure,
+};
 use crate::model::path::parent_bytes;
-use crate::model::{Errno, GroupPath, GroupSample, HotStats, ScanCost, Unreadable};
+use crate::model::snapshot::fill_memory_limits;
+use crate::model::{Errno, GroupPath, GroupSample, HotExtras, HotStats, ScanCost, Unreadable};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
@@ -77,15 +80,38 @@ enum Hot {
     PidsCurrent,
     Events,
     Procs,
+    // read only while a column shows them (`HotExtras`)
+    MemoryMax,
+    SwapCurrent,
+    CpuPressure,
+    MemoryPressure,
+    IoPressure,
 }
 
-const HOT: [(Hot, &str); 6] = [
+impl Hot {
+    /// Whether the scanner reads this file with these extras asked for.
+    fn wanted(self, x: HotExtras) -> bool {
+        match self {
+            Self::MemoryMax => x.memory_max,
+            Self::SwapCurrent => x.swap,
+            Self::CpuPressure | Self::MemoryPressure | Self::IoPressure => x.pressure,
+            _ => true,
+        }
+    }
+}
+
+const HOT: [(Hot, &str); 11] = [
     (Hot::CpuStat, files::CPU_STAT),
     (Hot::MemoryCurrent, files::MEMORY_CURRENT),
     (Hot::IoStat, files::IO_STAT),
     (Hot::PidsCurrent, files::PIDS_CURRENT),
     (Hot::Events, files::EVENTS),
     (Hot::Procs, files::PROCS),
+    (Hot::MemoryMax, files::MEMORY_MAX),
+    (Hot::SwapCurrent, files::MEMORY_SWAP_CURRENT),
+    (Hot::CpuPressure, files::CPU_PRESSURE),
+    (Hot::MemoryPressure, files::MEMORY_PRESSURE),
+    (Hot::IoPressure, files::IO_PRESSURE),
 ];
 
 /// Bits of the walk's "which files are here" mask: HOT's indexes, and
@@ -121,7 +147,7 @@ struct Entry {
     dir: PathBuf,
     inode: u64,
     cgroup_type: Option<CgroupType>,
-    handles: [Handle; 6],
+    handles: [Handle; HOT.len()],
 }
 
 /// What one reading pass over the entries found.
@@ -266,6 +292,8 @@ pub struct Scanner {
     last_descendants: Option<u64>,
     fd_limited: bool,
     buf: Vec<u8>,
+    /// The files read beyond the always-read ones (the columns shown).
+    extras: HotExtras,
 }
 
 fn count_kept(e: &Entry) -> usize {
@@ -311,6 +339,18 @@ impl Scanner {
             last_descendants: None,
             fd_limited: false,
             buf: vec![0; 64 * 1024],
+            extras: HotExtras::default(),
+        }
+    }
+
+    /// Reads these extra files from the next scan on (the columns shown
+    /// changed). A change re-lists every directory once, which opens the
+    /// files now wanted and closes those no longer wanted.
+    pub fn set_extras(&mut self, extras: HotExtras) {
+        if extras != self.extras {
+            self.extras = extras;
+            self.need_walk = true;
+            self.need_full = true;
         }
     }
 
@@ -394,6 +434,9 @@ impl Scanner {
         let mut out = pass.out;
         if any_gone {
             drop_orphans(&mut out);
+        }
+        if self.extras.memory_max {
+            fill_memory_limits(&mut out);
         }
         cost.fd_limited |= self.fd_limited;
         (out, cost, at)
@@ -692,7 +735,12 @@ impl Scanner {
                     (e, true)
                 }
             };
-            let has = |bit: usize| present & (1 << bit) != 0;
+            let extras = self.extras;
+            // a file of a column not shown is left as if absent: no
+            // descriptor, no read
+            let has = |bit: usize| {
+                present & (1 << bit) != 0 && HOT.get(bit).is_none_or(|(h, _)| h.wanted(extras))
+            };
             // cgroup.procs is read only where pids.current is absent: do not
             // hold a descriptor (nor, on kernfs, its page once read) for it
             // otherwise, but keep it reachable should pids.current not parse
@@ -764,7 +812,7 @@ impl Scanner {
 
 /// A group a walk found: path, directory, inode, and which of HOT and
 /// cgroup.type it holds (bits, see [`file_bit`]).
-type Listed = (GroupPath, PathBuf, u64, u8);
+type Listed = (GroupPath, PathBuf, u64, u16);
 
 /// Where a walk starts: path, directory, inode, depth below the start group.
 type WalkStart = (GroupPath, PathBuf, u64, usize);
@@ -777,7 +825,7 @@ fn list_dir(
     hier: &Hier,
     dir: &Path,
     cost: &mut ScanCost,
-) -> Option<(u8, Vec<(OsString, PathBuf, u64)>)> {
+) -> Option<(u16, Vec<(OsString, PathBuf, u64)>)> {
     let entries = match hier.list(dir) {
         Ok(e) => e,
         // nested past PATH_MAX: its parent lists it, but nothing in or
@@ -785,12 +833,12 @@ fn list_dir(
         // fail, so that its row says why (and that groups below it are
         // not shown) instead of vanishing
         Err(FsError::Errno(Errno::NAMETOOLONG)) => {
-            return Some(((1u8 << HOT.len()) - 1, Vec::new()));
+            return Some(((1u16 << HOT.len()) - 1, Vec::new()));
         }
         Err(_) => return None,
     };
     cost.dirs_listed += 1;
-    let mut present = 0u8;
+    let mut present = 0u16;
     let mut children = Vec::new();
     for de in entries {
         if de.is_dir {
@@ -819,7 +867,7 @@ fn read_descendants(hier: &Hier, stat: &Path, buf: &mut [u8]) -> Option<u64> {
 /// What a walk would find for a group known not to have changed: its files
 /// as the last walk saw them.
 fn found_of(e: &Entry) -> Listed {
-    let mut present = 0u8;
+    let mut present = 0u16;
     for (k, h) in e.handles.iter().enumerate() {
         if !matches!(h, Handle::Absent) {
             present |= 1 << k;
@@ -929,6 +977,17 @@ fn apply(hot: &mut HotStats, kind: Hot, text: &str) {
         Hot::PidsCurrent => hot.pids_current = cgroupfs::parse_u64("pids.current", text).ok(),
         Hot::Events => hot.events = Some(CgroupEvents::parse(text)),
         Hot::Procs => hot.nr_procs = Some(text.split_ascii_whitespace().count() as u64),
+        Hot::MemoryMax => hot.memory_max = Limit::parse("memory.max", text).ok(),
+        Hot::SwapCurrent => {
+            hot.swap_current = cgroupfs::parse_u64("memory.swap.current", text).ok();
+        }
+        Hot::CpuPressure | Hot::MemoryPressure | Hot::IoPressure => {
+            if let Ok(p) = Pressure::parse(text) {
+                // hundredths: the kernel prints two decimals
+                let centi = (p.some.avg10 * 100.0).round().clamp(0.0, 10_000.0) as u32;
+                hot.psi_some_avg10 = Some(hot.psi_some_avg10.map_or(centi, |c| c.max(centi)));
+            }
+        }
     }
 }
 
@@ -987,6 +1046,54 @@ mod tests {
             ],
         );
         t
+    }
+
+    #[test]
+    fn extra_files_are_opened_only_while_asked_for() {
+        let t = tree();
+        let a = t.path().join("a.slice");
+        fs::write(a.join("memory.max"), "8192\n").unwrap();
+        fs::write(a.join("memory.swap.current"), "512\n").unwrap();
+        fs::write(
+            a.join("cpu.pressure"),
+            "some avg10=1.25 avg60=0 avg300=0 total=9\n",
+        )
+        .unwrap();
+        fs::write(
+            a.join("io.pressure"),
+            "some avg10=3.50 avg60=0 avg300=0 total=9\nfull avg10=9.00 avg60=0 avg300=0 total=9\n",
+        )
+        .unwrap();
+        let child = a.join("b c:ü");
+        fs::write(child.join("memory.current"), "2048\n").unwrap();
+        fs::write(child.join("memory.max"), "max\n").unwrap();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let (g, plain) = s.scan();
+        let kept = s.kept();
+        assert_eq!(g[1].hot.memory_max, None, "not asked for: not read");
+        s.set_extras(HotExtras {
+            memory_max: true,
+            swap: true,
+            pressure: true,
+        });
+        let (g, cost) = s.scan();
+        assert!(cost.walked, "a change of extras lists the files again");
+        // a.slice: memory.max, swap and two pressure files; b: memory.max
+        assert_eq!(s.kept(), kept + 5);
+        assert_eq!(cost.files_read, plain.files_read + 5);
+        assert_eq!(g[1].hot.memory_max, Some(Limit::Value(8192)));
+        assert_eq!(g[1].hot.swap_current, Some(512));
+        // the highest some avg10 (not io's full line), in hundredths
+        assert_eq!(g[1].hot.psi_some_avg10, Some(350));
+        // the child's "max" leaves its parent's limit in force
+        assert_eq!(
+            (g[1].hot.memory_limit, g[2].hot.memory_limit),
+            (Some(8192), Some(8192))
+        );
+        s.set_extras(HotExtras::default());
+        let (g, cost) = s.scan();
+        assert_eq!((s.kept(), cost.files_read), (kept, plain.files_read));
+        assert_eq!(g[1].hot.psi_some_avg10, None);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! do before anything is written, and its own keys.
 
 use super::Theme;
+use crate::app::dialog::columns::ColumnsDialog;
 use crate::app::dialog::confirm::{Confirm, Question, Reason};
 use crate::app::dialog::controllers::ControllersDialog;
 use crate::app::dialog::leaf_fix::LeafFixDialog;
@@ -179,6 +180,7 @@ fn popup(
 pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     match &app.mode {
         Mode::Controllers(d) => controllers(f, area, d, theme),
+        Mode::Columns(d) => columns(f, area, d, theme),
         Mode::Limits(form) => limits(f, area, form, theme),
         Mode::Raw(r) => raw(f, area, r, theme),
         Mode::Confirm(c) => confirm(f, area, c, theme),
@@ -243,6 +245,33 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
     };
     lines.extend(para(&enter, theme.header, inner_width(area)));
     popup(f, area, "controllers", lines, Scope::Controllers, theme);
+}
+
+fn columns(f: &mut Frame<'_>, area: Rect, d: &ColumnsDialog, theme: &Theme) {
+    let mut lines = vec![
+        Line::raw("GROUP always shows; a narrow screen drops PSI% SWAP THR% MEM% first."),
+        Line::raw(""),
+    ];
+    for (i, (c, on)) in d.items.iter().enumerate() {
+        let mark = if *on { "[x]" } else { "[ ]" };
+        lines.push(list_row(
+            format!(" {mark} {:<8}{}", c.title(), c.about()),
+            inner_width(area),
+            i == d.cursor,
+            theme,
+        ));
+    }
+    lines.push(Line::raw(""));
+    let names: Vec<&str> = d.chosen().iter().map(|c| c.name()).collect();
+    lines.extend(para(
+        &format!(
+            "The same on the command line: --columns {}",
+            names.join(",")
+        ),
+        theme.header,
+        inner_width(area),
+    ));
+    popup(f, area, "columns", lines, Scope::Columns, theme);
 }
 
 fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {

@@ -45,10 +45,11 @@ struct Areas {
     footer: Rect,
 }
 
-/// The tree pane's width for names `name_width` wide with every figure
-/// column: what a wide screen gives it, up to [`TREE_SHARE`] percent.
-fn tree_need(name_width: usize) -> u16 {
-    let need = name_width.max(columns::NAME_MIN) + 1 + columns::fixed_width(&Column::ALL);
+/// The tree pane's width for names `name_width` wide with the figure
+/// columns shown: what a wide screen gives it, up to [`TREE_SHARE`]
+/// percent.
+fn tree_need(name_width: usize, cols: &[Column]) -> u16 {
+    let need = name_width.max(columns::NAME_MIN) + 1 + columns::fixed_width(cols);
     u16::try_from(need).unwrap_or(u16::MAX)
 }
 
@@ -57,7 +58,7 @@ const TREE_SHARE: u16 = 58;
 /// The least: the detail's lines are no wider than this leaves.
 const TREE_SHARE_MIN: u16 = 40;
 
-fn areas(area: Rect, zoom: Zoom, name_width: usize) -> Areas {
+fn areas(area: Rect, zoom: Zoom, name_width: usize, cols: &[Column]) -> Areas {
     let [header, body, status, footer] = Layout::vertical([
         Constraint::Length(HEADER_LINES),
         Constraint::Min(3),
@@ -72,7 +73,7 @@ fn areas(area: Rect, zoom: Zoom, name_width: usize) -> Areas {
         Zoom::Split if area.width >= WIDE => {
             // the tree as wide as its names and figures need, within its
             // share; the detail takes what is left
-            let w = tree_need(name_width).clamp(
+            let w = tree_need(name_width, cols).clamp(
                 area.width * TREE_SHARE_MIN / 100,
                 area.width * TREE_SHARE / 100,
             );
@@ -100,7 +101,13 @@ fn areas(area: Rect, zoom: Zoom, name_width: usize) -> Areas {
 /// (for mouse clicks).
 pub fn tree_row_at(app: &App, x: u16, y: u16) -> Option<usize> {
     let (width, height) = app.size;
-    let t = areas(Rect::new(0, 0, width, height), app.zoom, app.name_width).tree;
+    let t = areas(
+        Rect::new(0, 0, width, height),
+        app.zoom,
+        app.name_width,
+        &app.columns,
+    )
+    .tree;
     // the first line of the pane is the column header
     let inside = x >= t.x && x < t.x + t.width && y > t.y && y < t.y + t.height;
     inside.then(|| usize::from(y - t.y - 1))
@@ -111,7 +118,7 @@ pub fn tree_row_at(app: &App, x: u16, y: u16) -> Option<usize> {
 pub fn tree_rows_for(width: u16, height: u16) -> TreeRows {
     let rows = |zoom| {
         // the tree's width does not change its height
-        let a = areas(Rect::new(0, 0, width, height), zoom, 0);
+        let a = areas(Rect::new(0, 0, width, height), zoom, 0, &[]);
         usize::from(a.tree.height.saturating_sub(1))
     };
     TreeRows {
@@ -121,7 +128,7 @@ pub fn tree_rows_for(width: u16, height: u16) -> TreeRows {
 }
 
 pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
-    let a = areas(f.area(), app.zoom, app.name_width);
+    let a = areas(f.area(), app.zoom, app.name_width, &app.columns);
     header(f, a.header, app, theme);
     if a.tree.height > 0 {
         tree::render(f, a.tree, app, theme);

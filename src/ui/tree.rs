@@ -11,20 +11,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-/// The sort key of a figure column (the name column is `SortKey::Name`).
-fn sort_key(c: Column) -> SortKey {
-    match c {
-        Column::Cpu => SortKey::Cpu,
-        Column::Memory => SortKey::Memory,
-        Column::IoRead => SortKey::IoRead,
-        Column::IoWrite => SortKey::IoWrite,
-        Column::Pids => SortKey::Pids,
-    }
-}
-
 pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let width = usize::from(area.width);
-    let cols = Column::fitting(width);
+    let cols = Column::fitting(&app.columns, width);
     let name_w = width.saturating_sub(columns::fixed_width(&cols)).max(8);
     // as wide as the widest name, not as the pane: the figures sit beside
     // the names they belong to (the pane itself is sized by `ui::areas`)
@@ -46,7 +35,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         "{:<name_w$}",
         format!("{NAME_TITLE}{}", mark(SortKey::Name))
     );
-    head.push_str(&columns::header_cells(&cols, |c| mark(sort_key(c))));
+    head.push_str(&columns::header_cells(&cols, |c| mark(SortKey::of(c))));
     head.push_str(&format!(" {STATE_TITLE:<w$}", w = StateMarks::WIDTH));
     lines.push(Line::styled(fit(&head, width), theme.column_header));
 

@@ -11,6 +11,7 @@
 //! `Effect::Write` -> writer thread -> `Msg::WriteFinished` ->
 //! `app::writes::on_write_finished`.
 
+pub mod columns;
 pub mod confirm;
 pub mod controllers;
 pub mod direct;
@@ -63,6 +64,7 @@ pub fn on_main_action(
         A::MoveProcess => move_picker::MovePicker::open(app),
         A::NewGroup => new_group::NamePrompt::open(app),
         A::ActionLog => log::open(app),
+        A::ChooseColumns => columns::ColumnsDialog::open(app),
         A::Freeze => direct::freeze_toggle(app, fx),
         A::Kill => direct::kill_group(app, fx),
         A::RemoveGroup => direct::remove_group(app, fx),
@@ -85,6 +87,10 @@ pub fn on_input(app: &mut App, ev: Input<'_>, fx: &mut Vec<Effect>) -> bool {
         Mode::Controllers(mut d) => {
             let t = d.key(app, action, fx);
             (Mode::Controllers(d), t)
+        }
+        Mode::Columns(mut d) => {
+            let t = d.key(app, action, fx);
+            (Mode::Columns(d), t)
         }
         Mode::Limits(mut f) => {
             let t = f.key(app, action, ev, fx);

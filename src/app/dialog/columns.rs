@@ -1,0 +1,93 @@
+//! The column chooser (F2, C): which figure columns the tree shows, as
+//! htop's F2 setup does. Not a write: Enter applies the marks to the view
+//! (and asks the collector for the files of the columns now shown).
+
+use super::Transition;
+use crate::app::keymap::Action;
+use crate::app::{App, Effect, Level, Mode};
+use crate::render::columns::Column;
+use crate::source::collector::Command;
+
+/// The dialog's state: every column with its mark.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnsDialog {
+    /// Every column in display order, and whether it is to be shown.
+    pub items: Vec<(Column, bool)>,
+    pub cursor: usize,
+}
+
+impl ColumnsDialog {
+    /// Opens the chooser with the columns shown now marked.
+    pub fn open(app: &App) -> Transition {
+        let items = Column::ALL
+            .into_iter()
+            .map(|c| (c, app.columns.contains(&c)))
+            .collect();
+        Transition::Open(Mode::Columns(Self { items, cursor: 0 }))
+    }
+
+    /// The marked columns, in display order.
+    pub fn chosen(&self) -> Vec<Column> {
+        self.items
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(c, _)| *c)
+            .collect()
+    }
+
+    pub fn key(
+        &mut self,
+        app: &mut App,
+        action: Option<Action>,
+        fx: &mut Vec<Effect>,
+    ) -> Transition {
+        match action {
+            Some(Action::Cancel) => Transition::Close,
+            Some(Action::Up) => {
+                self.cursor = self.cursor.saturating_sub(1);
+                Transition::Stay
+            }
+            Some(Action::Down) => {
+                self.cursor = (self.cursor + 1).min(self.items.len().saturating_sub(1));
+                Transition::Stay
+            }
+            Some(Action::Toggle) => {
+                if let Some((_, on)) = self.items.get_mut(self.cursor) {
+                    *on = !*on;
+                }
+                Transition::Stay
+            }
+            Some(Action::Accept) => {
+                set_columns(app, &self.chosen(), fx);
+                Transition::Close
+            }
+            _ => Transition::Stay,
+        }
+    }
+}
+
+/// Shows `cols` (in display order): the collector is told when the extra
+/// files to read change, and a sort by a column no longer shown goes back
+/// to CPU (or the name).
+pub fn set_columns(app: &mut App, cols: &[Column], fx: &mut Vec<Effect>) {
+    let cols = Column::in_order(cols);
+    let before = Column::extras(&app.columns);
+    let after = Column::extras(&cols);
+    if before != after {
+        fx.push(Effect::Collector(Command::Extras(after)));
+    }
+    if cols.is_empty() {
+        app.set_status(Level::Info, "no figure columns: only the names");
+    }
+    app.columns = cols;
+    if app.sort.column().is_some_and(|c| !app.columns.contains(&c)) {
+        let cpu = app.columns.contains(&Column::Cpu);
+        app.sort = if cpu {
+            crate::app::SortKey::Cpu
+        } else {
+            crate::app::SortKey::Name
+        };
+        app.sort_desc = cpu;
+    }
+    app.rebuild_rows();
+}
