@@ -143,13 +143,11 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     let theme = Theme::from_no_color(std::env::var("NO_COLOR").ok().as_deref());
     app.protected = safety::discover(&m.root);
     app.page_size = procfs::page_size();
-    collector::spawn_with(
-        Collector::with_hier(cfg, Arc::clone(hier)),
-        opts.interval,
-        tx.clone(),
-        cmd_rx,
-    )
-    .context("starting the collector thread")?;
+    let mut c = Collector::with_hier(cfg, Arc::clone(hier));
+    // the header's meters: the machine's memory and pressure
+    c.set_proc_dir(Some(PathBuf::from("/proc")));
+    collector::spawn_with(c, opts.interval, tx.clone(), cmd_rx)
+        .context("starting the collector thread")?;
     let log = ActionLog::from_env();
     app.log_place = Some(log.place().clone());
     let writer_tx =

@@ -12,6 +12,7 @@ use super::read::{
 };
 use super::scan::{ScanConfig, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
+use crate::model::host::{meminfo_bytes, MachineLoad};
 use crate::model::limits::{throttling, under_throttling, Throttling};
 use crate::model::rates::{compute, compute_within};
 use crate::model::{
@@ -89,6 +90,10 @@ pub struct Refresh {
     /// terminal may have moved since the last one). Read here, off the
     /// main loop, which must answer keys at once.
     pub protected: Option<crate::model::guard::Protected>,
+    /// The machine's memory and pressure (/proc/meminfo, /proc/pressure),
+    /// read once per refresh for the TUI header's meters; `None` where the
+    /// collector was not given a /proc to read ([`Collector::set_proc_dir`]).
+    pub machine: Option<MachineLoad>,
 }
 
 /// What the collector thread sends.
@@ -115,6 +120,9 @@ pub struct Collector {
     has_cpu_stat_local: Option<bool>,
     /// CPU figures never exceed this many CPUs (see `rates::credit`).
     ncpus: Option<usize>,
+    /// Where the machine's meminfo and pressure are (normally /proc);
+    /// `None` reads nothing (tests on fixture trees, batch output).
+    proc_dir: Option<PathBuf>,
 }
 
 impl Collector {
@@ -142,7 +150,14 @@ impl Collector {
             inspected: None,
             has_cpu_stat_local: None,
             ncpus: Some(online_cpus()),
+            proc_dir: None,
         }
+    }
+
+    /// Read the machine's memory and pressure from `dir` (normally /proc)
+    /// on every refresh ([`Refresh::machine`]); `None` stops.
+    pub fn set_proc_dir(&mut self, dir: Option<PathBuf>) {
+        self.proc_dir = dir;
     }
 
     /// The CPU ceiling of every CPU figure (the host's online CPUs by
@@ -365,7 +380,30 @@ impl Collector {
             kept_fds: self.scanner.kept(),
             events_since_start,
             protected: None,
+            machine: self.proc_dir.as_deref().map(read_machine),
         }
+    }
+}
+
+/// The machine's memory and pressure from a /proc directory: meminfo and
+/// pressure/{cpu,memory,io}. A file that is absent or unreadable is
+/// `None`; at most 64 KiB of each is read (they are a few hundred bytes).
+pub fn read_machine(proc_dir: &Path) -> MachineLoad {
+    use std::io::Read;
+    let text = |rel: &str| -> Option<String> {
+        let f = std::fs::File::open(proc_dir.join(rel)).ok()?;
+        let mut s = String::new();
+        f.take(64 << 10).read_to_string(&mut s).ok()?;
+        Some(s)
+    };
+    let meminfo = text("meminfo").unwrap_or_default();
+    let psi = |rel: &str| text(rel).and_then(|t| crate::cgroupfs::Pressure::parse(&t).ok());
+    MachineLoad {
+        mem_total: meminfo_bytes(&meminfo, "MemTotal"),
+        mem_available: meminfo_bytes(&meminfo, "MemAvailable"),
+        cpu_pressure: psi("pressure/cpu"),
+        memory_pressure: psi("pressure/memory"),
+        io_pressure: psi("pressure/io"),
     }
 }
 
