@@ -146,6 +146,8 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     let mut c = Collector::with_hier(cfg, Arc::clone(hier));
     // the header's meters: the machine's memory and pressure
     c.set_proc_dir(Some(PathBuf::from("/proc")));
+    // every group's limits, to colour its figures by how near they are
+    c.set_grade_limits(true);
     collector::spawn_with(c, opts.interval, tx.clone(), cmd_rx)
         .context("starting the collector thread")?;
     let log = ActionLog::from_env();

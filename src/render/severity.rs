@@ -133,6 +133,71 @@ impl Limits {
     }
 }
 
+/// A group's own limit files, as the collector reads them for every group
+/// (on each walk of the tree, not every tick: limits change rarely).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct OwnLimits {
+    pub memory_max: Option<Limit>,
+    pub memory_high: Option<Limit>,
+    pub pids_max: Option<Limit>,
+    pub cpu_max: Option<CpuMax>,
+}
+
+impl OwnLimits {
+    fn limits(&self) -> Limits {
+        Limits::of_detail(&GroupDetail {
+            memory_max: self.memory_max,
+            memory_high: self.memory_high,
+            pids_max: self.pids_max,
+            cpu_max: self.cpu_max,
+            ..GroupDetail::default()
+        })
+    }
+}
+
+/// The tightest of two limits of one kind: `Max` only when both are.
+fn tighter_limit(a: Option<Limit>, b: Option<Limit>) -> Option<Limit> {
+    match (a, b) {
+        (Some(Limit::Value(x)), Some(Limit::Value(y))) => Some(Limit::Value(x.min(y))),
+        (Some(Limit::Value(x)), _) | (_, Some(Limit::Value(x))) => Some(Limit::Value(x)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Each group's effective limits (`paths` sorted, parents before
+/// children, as a snapshot's groups are; `own` parallel to them): the
+/// tightest memory.max or memory.high, cpu.max and pids.max of the group
+/// and its ancestors within the list, as the kernel applies them
+/// (admin guide: all three are hierarchical). A group whose parent is not
+/// in the list counts from itself.
+pub fn effective_limits<'a>(
+    paths: impl IntoIterator<Item = &'a crate::model::GroupPath>,
+    own: &[OwnLimits],
+) -> Vec<Limits> {
+    let paths: Vec<&crate::model::GroupPath> = paths.into_iter().collect();
+    let mut out: Vec<Limits> = Vec::with_capacity(paths.len());
+    for (i, path) in paths.iter().enumerate() {
+        let mine = own.get(i).map(OwnLimits::limits).unwrap_or_default();
+        let parent = path
+            .parent()
+            .and_then(|p| paths[..i].binary_search_by(|x| (*x).cmp(&p)).ok())
+            .and_then(|j| out.get(j).copied());
+        let eff = match parent {
+            None => mine,
+            Some(up) => Limits {
+                memory: match (mine.memory, up.memory) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                },
+                cpu: tightest_cpu_max([mine.cpu, up.cpu]).or(mine.cpu),
+                pids: tighter_limit(mine.pids, up.pids),
+            },
+        };
+        out.push(eff);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,6 +304,39 @@ mod tests {
             Limits::of_detail(&GroupDetail::default()),
             Limits::default()
         );
+    }
+
+    #[test]
+    fn a_parents_tighter_limit_holds_its_children() {
+        use crate::model::GroupPath;
+        let p = GroupPath::new;
+        // a.slice: memory.max 100, cpu.max 50 %; a.slice/b: memory.max
+        // 200 (looser), pids.max 10; c: nothing
+        let paths = [p("a.slice"), p("a.slice/b"), p("c")];
+        let own = [
+            OwnLimits {
+                memory_max: Some(Limit::Value(100)),
+                cpu_max: Some(CpuMax {
+                    quota: Some(50_000),
+                    period: 100_000,
+                }),
+                pids_max: Some(Limit::Max),
+                ..OwnLimits::default()
+            },
+            OwnLimits {
+                memory_max: Some(Limit::Value(200)),
+                pids_max: Some(Limit::Value(10)),
+                ..OwnLimits::default()
+            },
+            OwnLimits::default(),
+        ];
+        let eff = effective_limits(&paths, &own);
+        assert_eq!(eff[0].memory, Some(100));
+        assert_eq!(eff[1].memory, Some(100));
+        assert_eq!(eff[1].cpu.and_then(|m| m.quota), Some(50_000));
+        assert_eq!(eff[1].pids, Some(Limit::Value(10)));
+        assert_eq!(eff[0].pids, Some(Limit::Max));
+        assert_eq!(eff[2], Limits::default());
     }
 
     #[test]

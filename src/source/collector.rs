@@ -8,7 +8,7 @@ use super::devices;
 use super::hier::{self, Hier};
 use super::procs::ProcReader;
 use super::read::{
-    read_cpu_max, read_cpu_stat_local, read_detail, read_io_cost, read_memory_limits,
+    read_cpu_max, read_cpu_stat_local, read_detail, read_io_cost, read_memory_limits, read_pids_max,
 };
 use super::scan::{ScanConfig, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
@@ -18,6 +18,7 @@ use crate::model::rates::{compute, compute_within};
 use crate::model::{
     DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, ProcessInfo, Snapshot,
 };
+use crate::render::severity::{effective_limits, Limits, OwnLimits};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -94,6 +95,12 @@ pub struct Refresh {
     /// read once per refresh for the TUI header's meters; `None` where the
     /// collector was not given a /proc to read ([`Collector::set_proc_dir`]).
     pub machine: Option<MachineLoad>,
+    /// Each group's effective limits (parallel to `snapshot.groups`), to
+    /// grade its figures (`render::severity`); empty unless asked for
+    /// ([`Collector::set_grade_limits`]). Read on each walk of the tree,
+    /// so a limit changed by someone else shows within `rewalk_every`
+    /// ticks; cgtop's own writes re-walk at once.
+    pub limits: Vec<Limits>,
 }
 
 /// What the collector thread sends.
@@ -123,6 +130,9 @@ pub struct Collector {
     /// Where the machine's meminfo and pressure are (normally /proc);
     /// `None` reads nothing (tests on fixture trees, batch output).
     proc_dir: Option<PathBuf>,
+    /// Read every group's limit files ([`Refresh::limits`]), kept here
+    /// between walks by group and inode; `None`: not asked for.
+    own_limits: Option<HashMap<(GroupPath, u64), OwnLimits>>,
 }
 
 impl Collector {
@@ -151,7 +161,49 @@ impl Collector {
             has_cpu_stat_local: None,
             ncpus: Some(online_cpus()),
             proc_dir: None,
+            own_limits: None,
         }
+    }
+
+    /// Read every group's memory.max, memory.high, pids.max and cpu.max
+    /// (on each walk, kept between) for [`Refresh::limits`].
+    pub fn set_grade_limits(&mut self, on: bool) {
+        self.own_limits = on.then(HashMap::new);
+    }
+
+    /// Each group's effective limits; read again on a walk (a group
+    /// created, removed or renamed, a write of cgtop's, every
+    /// `rewalk_every` ticks) and for a group not seen before.
+    fn grade_limits(&mut self, groups: &[GroupSample], walked: bool) -> Vec<Limits> {
+        let Some(cache) = self.own_limits.as_mut() else {
+            return Vec::new();
+        };
+        if walked {
+            cache.clear();
+        }
+        let hier = &self.hier;
+        let own: Vec<OwnLimits> = groups
+            .iter()
+            .map(|g| {
+                *cache.entry((g.path.clone(), g.inode)).or_insert_with(|| {
+                    let dir = hier::group_rel(&g.path);
+                    let (memory_max, memory_high) = read_memory_limits(hier, dir);
+                    OwnLimits {
+                        memory_max,
+                        memory_high,
+                        pids_max: read_pids_max(hier, dir),
+                        cpu_max: read_cpu_max(hier, dir),
+                    }
+                })
+            })
+            .collect();
+        // groups gone since are not kept
+        if cache.len() > groups.len() {
+            let keep: std::collections::HashSet<(&GroupPath, u64)> =
+                groups.iter().map(|g| (&g.path, g.inode)).collect();
+            cache.retain(|(p, i), _| keep.contains(&(p, *i)));
+        }
+        effective_limits(groups.iter().map(|g| &g.path), &own)
     }
 
     /// Read the machine's memory and pressure from `dir` (normally /proc)
@@ -346,6 +398,7 @@ impl Collector {
                 g.detail = Some(Box::new(d));
             }
         }
+        let limits = self.grade_limits(&groups, cost.walked);
         let mut snapshot = Snapshot { at, groups, cost };
         let (mut rates, baselines) = match &self.prev {
             Some(prev) => rates_within(prev, &snapshot, self.ncpus),
@@ -381,6 +434,7 @@ impl Collector {
             events_since_start,
             protected: None,
             machine: self.proc_dir.as_deref().map(read_machine),
+            limits,
         }
     }
 }

@@ -118,19 +118,27 @@ pub fn tree_row_at(app: &App, x: u16, y: u16) -> Option<usize> {
 
 /// The limits a group's figures are graded against (`render::severity`):
 /// the inspected group's effective ones (its path's tightest memory and
-/// cpu.max, read with the inspection), else those of its own detail where
-/// the snapshot has it (every group in `--json`), else none.
+/// cpu.max, read with the inspection on every refresh), else those the
+/// collector read for every group on its last walk (`Refresh::limits`),
+/// else those of its own detail where the snapshot has it, else none.
 pub(crate) fn limits_of(app: &App, g: &GroupSample) -> Limits {
+    let walked = || {
+        let r = &app.data.as_ref()?.refresh;
+        let i = r
+            .snapshot
+            .groups
+            .binary_search_by(|x| x.path.cmp(&g.path))
+            .ok()?;
+        r.limits.get(i).copied()
+    };
     match app.inspection.as_ref().filter(|f| f.path == g.path) {
         Some(f) => Limits {
             memory: effective_memory(&f.memory_limits).map(|e| e.bytes),
             cpu: tightest_cpu_max(f.cpu_max_path.iter().map(|(_, m)| *m)),
-            pids: f.detail.pids_max,
+            pids: walked().and_then(|l| l.pids).or(f.detail.pids_max),
         },
-        None => g
-            .detail
-            .as_deref()
-            .map(Limits::of_detail)
+        None => walked()
+            .or_else(|| g.detail.as_deref().map(Limits::of_detail))
             .unwrap_or_default(),
     }
 }
@@ -318,7 +326,11 @@ fn meters(app: &App, theme: &Theme, width: usize) -> Line<'static> {
         spans.push(Span::raw("["));
         spans.push(Span::styled(m.fill, theme.fill(level)));
         spans.push(Span::raw(m.gap));
-        spans.push(Span::styled(m.text, theme.severity(level)));
+        // the part of the figure the bar reaches under is in its style
+        let under: String = m.text.chars().take(m.covered).collect();
+        let rest: String = m.text.chars().skip(m.covered).collect();
+        spans.push(Span::styled(under, theme.fill(level)));
+        spans.push(Span::styled(rest, theme.severity(level)));
         spans.push(Span::raw("]"));
     };
     meter(&mut spans, "CPU", cpu_share, &cpu_text);
