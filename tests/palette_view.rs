@@ -267,6 +267,7 @@ fn the_header_meters_read_the_machine() {
     // three header lines: the tree alone has 24 - 3 - status - footer -
     // its title = 18 rows
     assert_eq!(cgtop::ui::tree_rows_for(80, 24).whole, 18);
+    insta::assert_snapshot!(screen(&a, 80, 24));
 }
 
 /// NO_COLOR: not one cell in a colour, on screens with every kind of
