@@ -215,6 +215,8 @@ fn fake_proc() -> tempfile::TempDir {
         "MemTotal:       16000000 kB\nMemFree:         1000000 kB\nMemAvailable:    4000000 kB\n",
     )
     .unwrap();
+    // the first sample of the machine's CPU times (the second is the test's)
+    std::fs::write(d.path().join("stat"), "cpu  100 0 100 700 100 0 0 0 0 0\n").unwrap();
     std::fs::create_dir(d.path().join("pressure")).unwrap();
     std::fs::write(
         d.path().join("pressure/cpu"),
@@ -238,7 +240,9 @@ fn the_header_meters_read_the_machine() {
     let t = copy_fixture("pure-v2-systemd");
     let p = fake_proc();
     let (mut a, mut c) = app_grading(t.path(), Some(p.path()), 80, 24);
-    // one second in which the root group used 0.5 s of CPU: 25 % of 2 CPUs
+    // without /proc/stat the CPU meter is the root group's: one second in
+    // which it used 0.5 s of CPU is 25 % of 2 CPUs
+    std::fs::remove_file(p.path().join("stat")).unwrap();
     burn_cpu(t.path(), "", 500_000);
     tick(&mut a, &mut c, 1.0);
     let theme = Theme::color();
@@ -248,6 +252,18 @@ fn the_header_meters_read_the_machine() {
         line.trim_end(),
         "CPU[||||      25.0%] MEM[||||11.4G/15.3G] PSI cpu 1.5%  mem 45.0%  io -"
     );
+    // with /proc/stat, its busy time between two refreshes: 540 of 560
+    // ticks (96.4 %, hot)
+    std::fs::write(p.path().join("stat"), "cpu  100 0 100 700 100 0 0 0 0 0\n").unwrap();
+    tick(&mut a, &mut c, 2.0);
+    std::fs::write(p.path().join("stat"), "cpu  640 0 100 720 100 0 0 0 0 0\n").unwrap();
+    tick(&mut a, &mut c, 3.0);
+    let hot = draw(&a, 80, 24, &theme);
+    let cpu_line = row_text(&hot, 1);
+    assert!(cpu_line.starts_with("CPU[||||||||||96.4%]"), "{cpu_line}");
+    for s in &styles_of(&hot, 1, "CPU[||||||||||96.4%")[4..] {
+        assert_eq!(look(*s), look(theme.hot), "{cpu_line}");
+    }
     for s in styles_of(&b, 1, "45.0%") {
         assert_eq!(look(s), look(theme.hot), "{line}");
     }

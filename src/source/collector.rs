@@ -12,7 +12,7 @@ use super::read::{
 };
 use super::scan::{ScanConfig, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
-use crate::model::host::{meminfo_bytes, MachineLoad};
+use crate::model::host::{meminfo_bytes, CpuTimes, MachineLoad};
 use crate::model::limits::{throttling, under_throttling, Throttling};
 use crate::model::rates::{compute, compute_within};
 use crate::model::{
@@ -91,9 +91,10 @@ pub struct Refresh {
     /// terminal may have moved since the last one). Read here, off the
     /// main loop, which must answer keys at once.
     pub protected: Option<crate::model::guard::Protected>,
-    /// The machine's memory and pressure (/proc/meminfo, /proc/pressure),
-    /// read once per refresh for the TUI header's meters; `None` where the
-    /// collector was not given a /proc to read ([`Collector::set_proc_dir`]).
+    /// The machine's CPU, memory and pressure (/proc/stat, /proc/meminfo,
+    /// /proc/pressure), read once per refresh for the TUI header's meters;
+    /// `None` where the collector was not given a /proc to read
+    /// ([`Collector::set_proc_dir`]).
     pub machine: Option<MachineLoad>,
     /// Each group's effective limits (parallel to `snapshot.groups`), to
     /// grade its figures (`render::severity`); empty unless asked for
@@ -133,6 +134,8 @@ pub struct Collector {
     /// Read every group's limit files ([`Refresh::limits`]), kept here
     /// between walks by group and inode; `None`: not asked for.
     own_limits: Option<HashMap<(GroupPath, u64), OwnLimits>>,
+    /// /proc/stat's CPU times at the last refresh, for the machine's CPU.
+    cpu_times: Option<CpuTimes>,
 }
 
 impl Collector {
@@ -162,7 +165,19 @@ impl Collector {
             ncpus: Some(online_cpus()),
             proc_dir: None,
             own_limits: None,
+            cpu_times: None,
         }
+    }
+
+    /// The machine's load from the /proc given ([`Collector::set_proc_dir`]),
+    /// with its CPU busy share since the last refresh.
+    fn read_machine(&mut self) -> Option<MachineLoad> {
+        let dir = self.proc_dir.as_deref()?;
+        let mut m = read_machine_load(dir);
+        let now = read_small(&dir.join("stat")).and_then(|t| CpuTimes::parse(&t));
+        m.cpu_busy = now.zip(self.cpu_times).and_then(|(n, p)| n.busy_since(&p));
+        self.cpu_times = now;
+        Some(m)
     }
 
     /// Read every group's memory.max, memory.high, pids.max and cpu.max
@@ -433,28 +448,32 @@ impl Collector {
             kept_fds: self.scanner.kept(),
             events_since_start,
             protected: None,
-            machine: self.proc_dir.as_deref().map(read_machine),
+            machine: self.read_machine(),
             limits,
         }
     }
 }
 
+/// A /proc text of at most 64 KiB; `None` when absent or unreadable.
+fn read_small(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).ok()?;
+    let mut s = String::new();
+    f.take(64 << 10).read_to_string(&mut s).ok()?;
+    Some(s)
+}
+
 /// The machine's memory and pressure from a /proc directory: meminfo and
 /// pressure/{cpu,memory,io}. A file that is absent or unreadable is
 /// `None`; at most 64 KiB of each is read (they are a few hundred bytes).
-pub fn read_machine(proc_dir: &Path) -> MachineLoad {
-    use std::io::Read;
-    let text = |rel: &str| -> Option<String> {
-        let f = std::fs::File::open(proc_dir.join(rel)).ok()?;
-        let mut s = String::new();
-        f.take(64 << 10).read_to_string(&mut s).ok()?;
-        Some(s)
-    };
+pub fn read_machine_load(proc_dir: &Path) -> MachineLoad {
+    let text = |rel: &str| read_small(&proc_dir.join(rel));
     let meminfo = text("meminfo").unwrap_or_default();
     let psi = |rel: &str| text(rel).and_then(|t| crate::cgroupfs::Pressure::parse(&t).ok());
     MachineLoad {
         mem_total: meminfo_bytes(&meminfo, "MemTotal"),
         mem_available: meminfo_bytes(&meminfo, "MemAvailable"),
+        cpu_busy: None,
         cpu_pressure: psi("pressure/cpu"),
         memory_pressure: psi("pressure/memory"),
         io_pressure: psi("pressure/io"),

@@ -262,8 +262,9 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     );
 }
 
-/// The machine's meters, htop's way: `CPU[||||   12.5%]` (the root
-/// group's CPU over all CPUs; "-" when the tree starts below the root),
+/// The machine's meters, htop's way: `CPU[||||   12.5%]` (busy time of
+/// /proc/stat since the last refresh; where it was not read, the root
+/// group's CPU over all CPUs, "-" when the tree starts below the root),
 /// `MEM[|||||   3.1G/15.5G]` (MemTotal - MemAvailable of MemTotal: the
 /// root group has no memory.current), and the machine's pressure, PSI
 /// some avg10 of cpu, memory and io, each figure in its severity's style.
@@ -276,7 +277,10 @@ fn meters(app: &App, theme: &Theme, width: usize) -> Line<'static> {
         r.snapshot.groups.first().filter(|g| g.path.is_root())?;
         r.rates.first()?.cpu_pct
     });
-    let cpu_share = root_cpu.map(|p| p / (ncpus * 100.0));
+    // /proc/stat where the collector read it; else the root group's
+    let cpu_share = machine
+        .and_then(|m| m.cpu_busy)
+        .or(root_cpu.map(|p| p / (ncpus * 100.0)));
     let cpu_text = cpu_share.map_or_else(|| MISSING.to_owned(), |s| format!("{:.1}%", s * 100.0));
     let mem_used = machine.and_then(|m| m.mem_used());
     let mem_total = machine.and_then(|m| m.mem_total);
