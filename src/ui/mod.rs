@@ -437,11 +437,12 @@ fn help(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Line::styled("cgtop: the cgroup v2 tree, live", theme.title),
         Line::raw("CPU% is of one core (100 = one core busy); sizes in binary units (K = KiB)."),
         Line::raw("State: P populated, F frozen, t throttled by a cpu.max, T threaded."),
+        Line::raw("Colours: warm >= 75 % of a limit or PSI 10 %, hot >= 90 % or PSI 40 %."),
         Line::raw(""),
     ];
     if let Some(why) = app.read_only {
         lines.insert(
-            3,
+            4,
             Line::styled(
                 format!(
                     "Read-only ({why}): {} change nothing.",
