@@ -437,7 +437,13 @@ fn help(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Line::styled("cgtop: the cgroup v2 tree, live", theme.title),
         Line::raw("CPU% is of one core (100 = one core busy); sizes in binary units (K = KiB)."),
         Line::raw("State: P populated, F frozen, t throttled by a cpu.max, T threaded."),
-        Line::raw("Colours: warm >= 75 % of a limit or PSI 10 %, hot >= 90 % or PSI 40 %."),
+        Line::raw(format!(
+            "Colours: warm >= {:.0} % of a limit or PSI {:.0} %, hot >= {:.0} % or PSI {:.0} %.",
+            severity::WARM_SHARE * 100.0,
+            severity::PRESSURE_WARM,
+            severity::HOT_SHARE * 100.0,
+            severity::PRESSURE_HOT,
+        )),
         Line::raw(""),
     ];
     if let Some(why) = app.read_only {
