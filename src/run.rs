@@ -147,6 +147,10 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     let mut collector = Collector::with_hier(cfg, Arc::clone(hier));
     // the files of the columns shown, from the first refresh
     collector.set_extras(crate::render::columns::Column::extras(&app.columns));
+    // the header's meters: the machine's memory and pressure
+    collector.set_proc_dir(Some(PathBuf::from("/proc")));
+    // every group's limits, to colour its figures by how near they are
+    collector.set_grade_limits(true);
     collector::spawn_with(collector, opts.interval, tx.clone(), cmd_rx)
         .context("starting the collector thread")?;
     let log = ActionLog::from_env();

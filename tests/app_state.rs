@@ -1012,10 +1012,10 @@ fn mouse_wheel_and_click() {
     let sel = a.selected.clone();
     send(&mut a, &mut c, Msg::Mouse(MouseAction::ClickRow(999)));
     assert_eq!((a.cursor, a.selected.clone()), (2, sel));
-    // the geometry the terminal uses: line 3 of an 80x24 screen is the
-    // first tree row (two header lines, then the column header)
-    assert_eq!(cgtop::ui::tree_row_at(&a, 5, 3), Some(0));
-    assert_eq!(cgtop::ui::tree_row_at(&a, 5, 2), None);
+    // the geometry the terminal uses: line 4 of an 80x24 screen is the
+    // first tree row (three header lines, then the column header)
+    assert_eq!(cgtop::ui::tree_row_at(&a, 5, 4), Some(0));
+    assert_eq!(cgtop::ui::tree_row_at(&a, 5, 3), None);
 }
 
 /// README's key tables are the keymap's: the text between the

@@ -31,8 +31,9 @@ fn on_80x24_the_detail_alone_shows_the_whole_overview() {
     assert_eq!(a.zoom, Zoom::Tree);
     let tree = screen(&a, 80, 24);
     assert!(!tree.contains("1 Overview"), "{tree}");
-    // the tree has every row but the header, status, footer and its title
-    assert_eq!(a.tree_height, 24 - 5);
+    // the tree has every row but the header (3 lines: host, meters,
+    // refresh), status, footer and its title
+    assert_eq!(a.tree_height, 24 - 6);
 
     send(&mut a, &mut c, ch('z'));
     assert_eq!(a.zoom, Zoom::Detail);
@@ -79,7 +80,7 @@ fn a_click_on_the_detail_alone_selects_nothing() {
     // line 20 of 80x24: below the shared tree, a row of the tree alone
     assert_eq!(cgtop::ui::tree_row_at(&a, 5, 20), None);
     send(&mut a, &mut c, ch('z'));
-    assert_eq!(cgtop::ui::tree_row_at(&a, 5, 20), Some(17));
+    assert_eq!(cgtop::ui::tree_row_at(&a, 5, 20), Some(16));
     send(&mut a, &mut c, ch('z'));
     assert_eq!(cgtop::ui::tree_row_at(&a, 5, 3), None);
     let cursor = a.cursor;

@@ -237,17 +237,16 @@ fn cgtop_below(pid: u32) -> u32 {
         if std::fs::read_link(format!("/proc/{p}/exe")).is_ok_and(|e| e == bin) {
             return p;
         }
-        match child_of(p) {
-            Some(c) => p = c,
-            None => {
-                // not started yet: wait without spinning (a spin takes a
-                // core from the very process awaited on a loaded machine)
-                assert!(
-                    t0.elapsed() < Duration::from_secs(20),
-                    "no cgtop below {pid}"
-                );
-                sleep(Duration::from_millis(10));
-            }
+        if let Some(c) = child_of(p) {
+            p = c;
+        } else {
+            // not started yet: wait without spinning (a spin takes a core
+            // from the very process awaited on a loaded machine)
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "no cgtop below {pid}"
+            );
+            sleep(Duration::from_millis(10));
         }
     }
 }

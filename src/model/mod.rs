@@ -26,7 +26,7 @@ pub mod tree;
 pub mod write;
 
 pub use errno::Errno;
-pub use host::HostInfo;
+pub use host::{HostInfo, MachineLoad};
 pub use input::{ControllerChange, InputError, IoMaxSet, MemoryFile};
 pub use outcome::{Offer, WriteError, WriteOutcome};
 pub use path::GroupPath;

@@ -8,6 +8,9 @@
 //! - [`mount`]: how the hierarchy is mounted (pure v2, hybrid, directory).
 //! - [`columns`]: the group table's columns: titles, widths, cells, which
 //!   fit a width, and the name cell.
+//! - [`severity`]: how close a figure is to its limit or how high a
+//!   pressure is, as a level (Normal, Warm, Hot) the view styles.
+//! - [`meter`]: htop-style bars (`[|||||     42%]`) in plain characters.
 //!
 //! Escapes are `model::text` (`escape`, `escape_str`): `GroupPath`'s
 //! `Display` uses them, and the model must not import this module.
@@ -19,5 +22,7 @@
 pub mod columns;
 pub mod fit;
 pub mod marks;
+pub mod meter;
 pub mod mount;
+pub mod severity;
 pub mod units;

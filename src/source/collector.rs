@@ -8,15 +8,17 @@ use super::devices;
 use super::hier::{self, Hier};
 use super::procs::ProcReader;
 use super::read::{
-    read_cpu_max, read_cpu_stat_local, read_detail, read_io_cost, read_memory_limits,
+    read_cpu_max, read_cpu_stat_local, read_detail, read_io_cost, read_memory_limits, read_pids_max,
 };
 use super::scan::{ScanConfig, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
+use crate::model::host::{meminfo_bytes, CpuTimes, MachineLoad};
 use crate::model::limits::{throttling, under_throttling, Throttling};
 use crate::model::rates::{compute, compute_within};
 use crate::model::{
     DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, HotExtras, ProcessInfo, Snapshot,
 };
+use crate::render::severity::{effective_limits, Limits, OwnLimits};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
@@ -92,6 +94,17 @@ pub struct Refresh {
     /// terminal may have moved since the last one). Read here, off the
     /// main loop, which must answer keys at once.
     pub protected: Option<crate::model::guard::Protected>,
+    /// The machine's CPU, memory and pressure (/proc/stat, /proc/meminfo,
+    /// /proc/pressure), read once per refresh for the TUI header's meters;
+    /// `None` where the collector was not given a /proc to read
+    /// ([`Collector::set_proc_dir`]).
+    pub machine: Option<MachineLoad>,
+    /// Each group's effective limits (parallel to `snapshot.groups`), to
+    /// grade its figures (`render::severity`); empty unless asked for
+    /// ([`Collector::set_grade_limits`]). Read on each walk of the tree,
+    /// so a limit changed by someone else shows within `rewalk_every`
+    /// ticks; cgtop's own writes re-walk at once.
+    pub limits: Vec<Limits>,
 }
 
 /// What the collector thread sends.
@@ -118,6 +131,14 @@ pub struct Collector {
     has_cpu_stat_local: Option<bool>,
     /// CPU figures never exceed this many CPUs (see `rates::credit`).
     ncpus: Option<usize>,
+    /// Where the machine's meminfo and pressure are (normally /proc);
+    /// `None` reads nothing (tests on fixture trees, batch output).
+    proc_dir: Option<PathBuf>,
+    /// Read every group's limit files ([`Refresh::limits`]), kept here
+    /// between walks by group and inode; `None`: not asked for.
+    own_limits: Option<HashMap<(GroupPath, u64), OwnLimits>>,
+    /// /proc/stat's CPU times at the last refresh, for the machine's CPU.
+    cpu_times: Option<CpuTimes>,
 }
 
 impl Collector {
@@ -145,7 +166,68 @@ impl Collector {
             inspected: None,
             has_cpu_stat_local: None,
             ncpus: Some(online_cpus()),
+            proc_dir: None,
+            own_limits: None,
+            cpu_times: None,
         }
+    }
+
+    /// The machine's load from the /proc given ([`Collector::set_proc_dir`]),
+    /// with its CPU busy share since the last refresh.
+    fn read_machine(&mut self) -> Option<MachineLoad> {
+        let dir = self.proc_dir.as_deref()?;
+        let mut m = read_machine_load(dir);
+        let now = read_small(&dir.join("stat")).and_then(|t| CpuTimes::parse(&t));
+        m.cpu_busy = now.zip(self.cpu_times).and_then(|(n, p)| n.busy_since(&p));
+        self.cpu_times = now;
+        Some(m)
+    }
+
+    /// Read every group's memory.max, memory.high, pids.max and cpu.max
+    /// (on each walk, kept between) for [`Refresh::limits`].
+    pub fn set_grade_limits(&mut self, on: bool) {
+        self.own_limits = on.then(HashMap::new);
+    }
+
+    /// Each group's effective limits; read again on a walk (a group
+    /// created, removed or renamed, a write of cgtop's, every
+    /// `rewalk_every` ticks) and for a group not seen before.
+    fn grade_limits(&mut self, groups: &[GroupSample], walked: bool) -> Vec<Limits> {
+        let Some(cache) = self.own_limits.as_mut() else {
+            return Vec::new();
+        };
+        if walked {
+            cache.clear();
+        }
+        let hier = &self.hier;
+        let own: Vec<OwnLimits> = groups
+            .iter()
+            .map(|g| {
+                *cache.entry((g.path.clone(), g.inode)).or_insert_with(|| {
+                    let dir = hier::group_rel(&g.path);
+                    let (memory_max, memory_high) = read_memory_limits(hier, dir);
+                    OwnLimits {
+                        memory_max,
+                        memory_high,
+                        pids_max: read_pids_max(hier, dir),
+                        cpu_max: read_cpu_max(hier, dir),
+                    }
+                })
+            })
+            .collect();
+        // groups gone since are not kept
+        if cache.len() > groups.len() {
+            let keep: std::collections::HashSet<(&GroupPath, u64)> =
+                groups.iter().map(|g| (&g.path, g.inode)).collect();
+            cache.retain(|(p, i), _| keep.contains(&(p, *i)));
+        }
+        effective_limits(groups.iter().map(|g| &g.path), &own)
+    }
+
+    /// Read the machine's memory and pressure from `dir` (normally /proc)
+    /// on every refresh ([`Refresh::machine`]); `None` stops.
+    pub fn set_proc_dir(&mut self, dir: Option<PathBuf>) {
+        self.proc_dir = dir;
     }
 
     /// The CPU ceiling of every CPU figure (the host's online CPUs by
@@ -339,6 +421,7 @@ impl Collector {
                 g.detail = Some(Box::new(d));
             }
         }
+        let limits = self.grade_limits(&groups, cost.walked);
         let mut snapshot = Snapshot { at, groups, cost };
         let (mut rates, baselines) = match &self.prev {
             Some(prev) => rates_within(prev, &snapshot, self.ncpus),
@@ -373,7 +456,35 @@ impl Collector {
             kept_fds: self.scanner.kept(),
             events_since_start,
             protected: None,
+            machine: self.read_machine(),
+            limits,
         }
+    }
+}
+
+/// A /proc text of at most 64 KiB; `None` when absent or unreadable.
+fn read_small(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).ok()?;
+    let mut s = String::new();
+    f.take(64 << 10).read_to_string(&mut s).ok()?;
+    Some(s)
+}
+
+/// The machine's memory and pressure from a /proc directory: meminfo and
+/// pressure/{cpu,memory,io}. A file that is absent or unreadable is
+/// `None`; at most 64 KiB of each is read (they are a few hundred bytes).
+pub fn read_machine_load(proc_dir: &Path) -> MachineLoad {
+    let text = |rel: &str| read_small(&proc_dir.join(rel));
+    let meminfo = text("meminfo").unwrap_or_default();
+    let psi = |rel: &str| text(rel).and_then(|t| crate::cgroupfs::Pressure::parse(&t).ok());
+    MachineLoad {
+        mem_total: meminfo_bytes(&meminfo, "MemTotal"),
+        mem_available: meminfo_bytes(&meminfo, "MemAvailable"),
+        cpu_busy: None,
+        cpu_pressure: psi("pressure/cpu"),
+        memory_pressure: psi("pressure/memory"),
+        io_pressure: psi("pressure/io"),
     }
 }
 

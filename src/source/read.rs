@@ -178,6 +178,16 @@ pub fn read_memory_limits(hier: &Hier, dir: &Path) -> (Option<Limit>, Option<Lim
     (g.limit(files::MEMORY_MAX), g.limit(files::MEMORY_HIGH))
 }
 
+/// pids.max of one group, to grade its process count.
+pub fn read_pids_max(hier: &Hier, dir: &Path) -> Option<Limit> {
+    let g = Group {
+        hier,
+        dir,
+        errors: RefCell::new(Vec::new()),
+    };
+    g.limit(files::PIDS_MAX)
+}
+
 /// cpu.max of one group, for the "who throttles me" line of the inspected group.
 pub fn read_cpu_max(hier: &Hier, dir: &Path) -> Option<CpuMax> {
     hier.read_text(&dir.join(files::CPU_MAX))

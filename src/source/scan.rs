@@ -209,14 +209,7 @@ pub fn swap_total() -> Option<u64> {
 /// One "Key:   N kB" line of /proc/meminfo, in bytes.
 fn meminfo_bytes(key: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kb: u64 = text
-        .lines()
-        .find_map(|l| l.strip_prefix(key))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()?;
-    Some(kb * 1024)
+    crate::model::host::meminfo_bytes(&text, key.trim_end_matches(':'))
 }
 
 /// The descriptor budget, decided once at start-up: the least of

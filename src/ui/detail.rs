@@ -8,6 +8,7 @@ use crate::model::text::{escape, escape_str};
 use crate::model::GroupPath;
 use crate::model::MountMode;
 use crate::render::fit::{fit, fit_left};
+use crate::render::severity;
 use crate::render::units::{
     bytes_cell, bytes_long, bytes_short, count_cell, limit_bytes, limit_count, limit_rate, pct,
     MISSING,
@@ -198,10 +199,14 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             theme.error,
         ));
     }
-    // CPU
+    // CPU, the figure in the style of how near it is to the quota
+    let limits = super::limits_of(app, g);
+    let cpu_fig = Span::styled(
+        format!("{}%", pct(r.cpu_pct.map(|p| app.cpu_shown(p)))),
+        theme.severity(severity::cpu(r.cpu_pct, limits.cpu)),
+    );
     let mut cpu = format!(
-        "{}%  user {}%  sys {}%",
-        pct(r.cpu_pct.map(|p| app.cpu_shown(p))),
+        "  user {}%  sys {}%",
         pct(r.user_pct.map(|p| app.cpu_shown(p))),
         pct(r.system_pct.map(|p| app.cpu_shown(p)))
     );
@@ -212,7 +217,11 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     if let Some(t) = r.throttled_per_s.filter(|t| has_quota || *t > 0.0) {
         cpu.push_str(&format!("  throttled {t:.1}/s {}%", pct(r.throttled_pct)));
     }
-    out.push(Line::from(vec![label("CPU", theme), Span::raw(cpu)]));
+    out.push(Line::from(vec![
+        label("CPU", theme),
+        cpu_fig,
+        Span::raw(cpu),
+    ]));
     if let Some(det) = det {
         if det.cpu_max.is_some() || det.cpu_weight.is_some() {
             out.push(Line::raw(format!(
@@ -249,15 +258,13 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             } else {
                 format!("{} of {}", e.file, e.set_by.name_display())
             };
+            let level = severity::memory(Some(c), Some(e.bytes));
             vec![
                 Span::raw("["),
-                Span::styled("#".repeat(filled), theme.bar),
+                Span::styled("#".repeat(filled), theme.fill(level)),
                 Span::raw(format!("{}] ", ".".repeat(bar_w - filled))),
-                Span::raw(format!(
-                    "{} / {} ({whose})",
-                    bytes_short(c),
-                    bytes_short(e.bytes),
-                )),
+                Span::styled(bytes_short(c), theme.severity(level)),
+                Span::raw(format!(" / {} ({whose})", bytes_short(e.bytes))),
             ]
         }
         (Some(c), None) => vec![Span::raw(format!(
@@ -310,6 +317,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     }
     // PIDs
     let pids_max = det.and_then(|det| det.pids_max);
+    let pids_level = severity::pids(g.hot.pids_current, limits.pids);
     let pids = match (g.hot.pids_current, g.hot.nr_procs) {
         (Some(c), _) => match pids_max {
             Some(max) => format!("{c} in subtree  max={max}"),
@@ -327,7 +335,10 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         }
         (None, None) => MISSING.into(),
     };
-    out.push(Line::from(vec![label("PIDS", theme), Span::raw(pids)]));
+    out.push(Line::from(vec![
+        label("PIDS", theme),
+        Span::styled(pids, theme.severity(pids_level)),
+    ]));
     let Some(det) = det else {
         return out;
     };
@@ -337,9 +348,15 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             psi_row("PSI", ["some avg10", "avg60", "full avg10", "avg60"]),
             theme.title,
         ));
-        out.push(Line::raw(psi("  cpu", det.cpu_pressure.as_ref())));
-        out.push(Line::raw(psi("  memory", det.memory_pressure.as_ref())));
-        out.push(Line::raw(psi("  io", det.io_pressure.as_ref())));
+        // each row in the style of its some avg10 (`render::severity`)
+        for (name, p) in [
+            ("  cpu", det.cpu_pressure.as_ref()),
+            ("  memory", det.memory_pressure.as_ref()),
+            ("  io", det.io_pressure.as_ref()),
+        ] {
+            let level = severity::pressure(p.map(|p| p.some.avg10));
+            out.push(Line::styled(psi(name, p), theme.severity(level)));
+        }
     }
     // Structure
     let list = |ctl: Option<&crate::cgroupfs::Controllers>| {

@@ -3,7 +3,9 @@
 //!
 //! ```text
 //! +------------------------------------------------------------------+
-//! | header: host, kernel, mount and mode, groups, interval, own cost |  2 lines
+//! | header: host, kernel, mount and mode                             |  3 lines
+//! |   meters: CPU[|||  12%] MEM[|||| 3.1G/15G] PSI cpu mem io        |
+//! |   groups, interval, own cost                                     |
 //! +-------------------------------------+----------------------------+
 //! | tree pane: column header + rows     | detail pane (wide screens: |
 //! |                                     | right of the tree)         |
@@ -23,8 +25,13 @@ pub mod tree;
 
 use crate::app::keymap::{self, Scope};
 use crate::app::{fmt_secs, App, Level, Mode, TreeRows, Zoom};
+use crate::model::limits::effective_memory;
 use crate::model::text::{escape, escape_str};
+use crate::model::GroupSample;
 use crate::render::columns::{self, Column};
+use crate::render::meter::Meter;
+use crate::render::severity::{self, tightest_cpu_max, Limits};
+use crate::render::units::{bytes_short, MISSING};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
@@ -34,7 +41,10 @@ pub use theme::Theme;
 
 /// At this width and above the detail pane sits right of the tree.
 const WIDE: u16 = 140;
-const HEADER_LINES: u16 = 2;
+/// The header: the host and mount, the machine's meters, the refresh.
+const HEADER_LINES: u16 = 3;
+/// A header meter's inside is never wider than this (wide screens).
+const METER_MAX: usize = 40;
 
 /// The areas of one screen.
 struct Areas {
@@ -111,6 +121,33 @@ pub fn tree_row_at(app: &App, x: u16, y: u16) -> Option<usize> {
     // the first line of the pane is the column header
     let inside = x >= t.x && x < t.x + t.width && y > t.y && y < t.y + t.height;
     inside.then(|| usize::from(y - t.y - 1))
+}
+
+/// The limits a group's figures are graded against (`render::severity`):
+/// the inspected group's effective ones (its path's tightest memory and
+/// cpu.max, read with the inspection on every refresh), else those the
+/// collector read for every group on its last walk (`Refresh::limits`),
+/// else those of its own detail where the snapshot has it, else none.
+pub(crate) fn limits_of(app: &App, g: &GroupSample) -> Limits {
+    let walked = || {
+        let r = &app.data.as_ref()?.refresh;
+        let i = r
+            .snapshot
+            .groups
+            .binary_search_by(|x| x.path.cmp(&g.path))
+            .ok()?;
+        r.limits.get(i).copied()
+    };
+    match app.inspection.as_ref().filter(|f| f.path == g.path) {
+        Some(f) => Limits {
+            memory: effective_memory(&f.memory_limits).map(|e| e.bytes),
+            cpu: tightest_cpu_max(f.cpu_max_path.iter().map(|(_, m)| *m)),
+            pids: walked().and_then(|l| l.pids).or(f.detail.pids_max),
+        },
+        None => walked()
+            .or_else(|| g.detail.as_deref().map(Limits::of_detail))
+            .unwrap_or_default(),
+    }
 }
 
 /// How many tree rows fit on a screen of this size (the app pages by it),
@@ -225,7 +262,103 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         String::new()
     };
     l2.push(Span::styled(cpu, theme.dim));
-    f.render_widget(Paragraph::new(vec![Line::from(l1), Line::from(l2)]), area);
+    let meters = meters(app, theme, usize::from(area.width));
+    f.render_widget(
+        Paragraph::new(vec![Line::from(l1), meters, Line::from(l2)]),
+        area,
+    );
+}
+
+/// The machine's meters, htop's way: `CPU[||||   12.5%]` (busy time of
+/// /proc/stat since the last refresh; where it was not read, the root
+/// group's CPU over all CPUs, "-" when the tree starts below the root),
+/// `MEM[|||||   3.1G/15.5G]` (MemTotal - MemAvailable of MemTotal: the
+/// root group has no memory.current), and the machine's pressure, PSI
+/// some avg10 of cpu, memory and io, each figure in its severity's style.
+fn meters(app: &App, theme: &Theme, width: usize) -> Line<'static> {
+    let data = app.data.as_ref().map(|d| &d.refresh);
+    let machine = data.and_then(|r| r.machine);
+    // the root group's CPU, where the tree has it, over the machine's CPUs
+    let ncpus = app.host.ncpus.max(1) as f64;
+    let root_cpu = data.and_then(|r| {
+        r.snapshot.groups.first().filter(|g| g.path.is_root())?;
+        r.rates.first()?.cpu_pct
+    });
+    // /proc/stat where the collector read it; else the root group's
+    let cpu_share = machine
+        .and_then(|m| m.cpu_busy)
+        .or(root_cpu.map(|p| p / (ncpus * 100.0)));
+    let cpu_text = cpu_share.map_or_else(|| MISSING.to_owned(), |s| format!("{:.1}%", s * 100.0));
+    let mem_used = machine.and_then(|m| m.mem_used());
+    let mem_total = machine.and_then(|m| m.mem_total);
+    let mem_share = mem_used
+        .zip(mem_total)
+        .and_then(|(u, t)| (t > 0).then(|| u as f64 / t as f64));
+    let mem_text = match (mem_used, mem_total) {
+        (Some(u), Some(t)) => format!("{}/{}", bytes_short(u), bytes_short(t)),
+        _ => MISSING.to_owned(),
+    };
+    let psi: Vec<(&str, Option<f64>)> = vec![
+        (
+            "cpu",
+            machine.and_then(|m| m.cpu_pressure).map(|p| p.some.avg10),
+        ),
+        (
+            "mem",
+            machine
+                .and_then(|m| m.memory_pressure)
+                .map(|p| p.some.avg10),
+        ),
+        (
+            "io",
+            machine.and_then(|m| m.io_pressure).map(|p| p.some.avg10),
+        ),
+    ];
+    let psi_text = |v: Option<f64>| v.map_or_else(|| MISSING.to_owned(), |v| format!("{v:.1}%"));
+    // room for the widest figures ("100.0%"), so that the meters do not
+    // change width as the figures do
+    let psi_w: usize = " PSI".len()
+        + psi
+            .iter()
+            .map(|(n, _)| "  ".len() + n.len() + " 100.0%".len())
+            .sum::<usize>();
+    // the PSI figures when there is room for them beside two usable meters
+    let show_psi = width >= psi_w + 2 * 16;
+    let for_meters = width.saturating_sub(if show_psi { psi_w } else { 0 });
+    // each meter: label (3), brackets (2), a space between
+    let inner = (for_meters.saturating_sub(1) / 2)
+        .saturating_sub(5)
+        .min(METER_MAX);
+    let mut spans = Vec::new();
+    let meter = |spans: &mut Vec<Span<'static>>, name: &'static str, share, text: &str| {
+        let m = Meter::new(share, text, inner);
+        let level = share.and_then(|s| severity::of_share(s, 1.0));
+        spans.push(Span::styled(name, theme.title));
+        spans.push(Span::raw("["));
+        spans.push(Span::styled(m.fill, theme.fill(level)));
+        spans.push(Span::raw(m.gap));
+        // the part of the figure the bar reaches under is in its style
+        let under: String = m.text.chars().take(m.covered).collect();
+        let rest: String = m.text.chars().skip(m.covered).collect();
+        spans.push(Span::styled(under, theme.fill(level)));
+        spans.push(Span::styled(rest, theme.severity(level)));
+        spans.push(Span::raw("]"));
+    };
+    meter(&mut spans, "CPU", cpu_share, &cpu_text);
+    spans.push(Span::raw(" "));
+    meter(&mut spans, "MEM", mem_share, &mem_text);
+    if show_psi {
+        spans.push(Span::styled(" PSI", theme.title));
+        for (i, (name, v)) in psi.into_iter().enumerate() {
+            let sep = if i == 0 { " " } else { "  " };
+            spans.push(Span::raw(format!("{sep}{name} ")));
+            spans.push(Span::styled(
+                psi_text(v),
+                theme.severity(severity::pressure(v)),
+            ));
+        }
+    }
+    Line::from(spans)
 }
 
 fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
@@ -311,11 +444,18 @@ fn help(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Line::styled("cgtop: the cgroup v2 tree, live", theme.title),
         Line::raw("CPU% is of one core (100 = one core busy); sizes in binary units (K = KiB)."),
         Line::raw("State: P populated, F frozen, t throttled by a cpu.max, T threaded."),
+        Line::raw(format!(
+            "Colours: warm >= {:.0} % of a limit or PSI {:.0} %, hot >= {:.0} % or PSI {:.0} %.",
+            severity::WARM_SHARE * 100.0,
+            severity::PRESSURE_WARM,
+            severity::HOT_SHARE * 100.0,
+            severity::PRESSURE_HOT,
+        )),
         Line::raw(""),
     ];
     if let Some(why) = app.read_only {
         lines.insert(
-            3,
+            4,
             Line::styled(
                 format!(
                     "Read-only ({why}): {} change nothing.",

@@ -1,5 +1,32 @@
 //! Colours, and none at all when NO_COLOR is set (no-color.org).
+//!
+//! The palette uses only the 16 ANSI colours (ratatui's named colours),
+//! so a 16-colour console, a 256-colour terminal and a truecolor one draw
+//! the same thing, each with its own palette. Every pair is chosen to read
+//! on a dark AND a light background:
+//!
+//! - no text is drawn in a colour alone that vanishes on one of them:
+//!   yellow, cyan and bright white on white, blue and dark grey (bright
+//!   black, which Solarized makes the background itself) on black. Text
+//!   that must stand out gets a background of its own: black on white
+//!   (ANSI 0 on 7, the pair every palette keeps apart) for the column
+//!   header and the footer's keys, black on yellow for warm figures and
+//!   warnings, bright white on red for hot figures and errors, black on
+//!   cyan for a frozen group. Faint text is the DIM attribute, which the
+//!   terminal derives from its own foreground.
+//! - the cursor bar is reverse video (with bold): the terminal's own
+//!   foreground and background swapped, the one pair that reads in every
+//!   palette. On the cursor row every cell's own style is replaced by it
+//!   (`ui::tree`), so the row is one readable style, never yellow or grey
+//!   text on a coloured bar.
+//! - the only colours used as foreground on the default background are
+//!   red, green and magenta (bar fills, matches), which keep their
+//!   contrast on both.
+//!
+//! NO_COLOR ([`Theme::mono`]) keeps attributes only (bold, reverse,
+//! underline, dim), never a colour.
 
+use crate::render::severity::Severity;
 use ratatui::style::{Color, Modifier, Style};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,22 +42,37 @@ pub struct Theme {
     pub bar: Style,
     pub key: Style,
     pub frozen: Style,
+    /// A figure at 75 % of its limit or more, or under some pressure
+    /// (`render::severity`).
+    pub warm: Style,
+    /// A figure at 90 % of its limit or more, or under heavy pressure.
+    pub hot: Style,
 }
 
 impl Theme {
     pub fn color() -> Self {
+        let warm = Style::new().fg(Color::Black).bg(Color::Yellow);
+        let hot = Style::new()
+            .fg(Color::White)
+            .bg(Color::Red)
+            .add_modifier(Modifier::BOLD);
+        let black_on_white = Style::new().fg(Color::Black).bg(Color::Gray);
         Self {
-            header: Style::new().fg(Color::Cyan),
+            header: Style::new().add_modifier(Modifier::BOLD),
             title: Style::new().add_modifier(Modifier::BOLD),
-            column_header: Style::new().fg(Color::Black).bg(Color::Green),
-            selected: Style::new().fg(Color::Black).bg(Color::Cyan),
-            dim: Style::new().fg(Color::DarkGray),
-            matched: Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
-            warn: Style::new().fg(Color::Yellow),
-            error: Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+            column_header: black_on_white.add_modifier(Modifier::BOLD),
+            selected: Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            dim: Style::new().add_modifier(Modifier::DIM),
+            matched: Style::new()
+                .fg(Color::Magenta)
+                .add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+            warn: warm,
+            error: hot,
             bar: Style::new().fg(Color::Green),
-            key: Style::new().fg(Color::Black).bg(Color::Cyan),
-            frozen: Style::new().fg(Color::LightBlue),
+            key: black_on_white,
+            frozen: Style::new().fg(Color::Black).bg(Color::Cyan),
+            warm,
+            hot,
         }
     }
 
@@ -49,6 +91,8 @@ impl Theme {
             bar: plain,
             key: Style::new().add_modifier(Modifier::REVERSED),
             frozen: Style::new().add_modifier(Modifier::BOLD),
+            warm: Style::new().add_modifier(Modifier::UNDERLINED),
+            hot: Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
         }
     }
 
@@ -57,6 +101,24 @@ impl Theme {
         match no_color {
             Some(v) if !v.is_empty() => Self::mono(),
             _ => Self::color(),
+        }
+    }
+
+    /// The style of a figure at this level: plain where the level is
+    /// unknown (no limit) or normal.
+    pub fn severity(&self, level: Option<Severity>) -> Style {
+        match level {
+            Some(Severity::Hot) => self.hot,
+            Some(Severity::Warm) => self.warm,
+            Some(Severity::Normal) | None => Style::new(),
+        }
+    }
+
+    /// A meter's fill at this level: the bar colour while normal.
+    pub fn fill(&self, level: Option<Severity>) -> Style {
+        match level {
+            Some(Severity::Hot | Severity::Warm) => self.severity(level),
+            Some(Severity::Normal) | None => self.bar,
         }
     }
 }

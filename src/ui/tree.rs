@@ -2,14 +2,31 @@
 
 use super::Theme;
 use crate::app::{App, SortKey};
+use crate::model::{GroupRates, GroupSample};
 use crate::render::columns::{self, Column, NAME_TITLE, STATE_TITLE};
 use crate::render::fit::{self, fit};
 use crate::render::marks::{Held, StateMarks};
+use crate::render::severity::{self, Limits, Severity};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
+
+/// How close a figure cell is to its limit (`render::severity`); `None`
+/// for a column without one (IO, swap, throttling) or a limit that is not
+/// known.
+fn level(c: Column, g: &GroupSample, r: &GroupRates, limits: &Limits) -> Option<Severity> {
+    match c {
+        // CPU % of one core, whatever the `%` key shows
+        Column::Cpu => severity::cpu(r.cpu_pct, limits.cpu),
+        Column::Memory | Column::MemPct => severity::memory(g.hot.memory_current, limits.memory),
+        Column::Pids => severity::pids(g.hot.pids_current, limits.pids),
+        // hundredths of a percent, as the kernel prints it
+        Column::Psi => severity::pressure(g.hot.psi_some_avg10.map(|v| f64::from(v) / 100.0)),
+        Column::Throttled | Column::Swap | Column::IoRead | Column::IoWrite => None,
+    }
+}
 
 pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let width = usize::from(area.width);
@@ -78,11 +95,18 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
                 Style::new()
             },
         ));
-        let mut rest = " ".repeat(pad);
-        rest.push_str(&columns::cells(&cols, g, r, |p| app.cpu_shown(p)));
+        spans.push(Span::raw(" ".repeat(pad)));
+        // each figure in the style of how close it is to its limit
+        let limits = super::limits_of(app, g);
+        for &c in &cols {
+            spans.push(Span::raw(" "));
+            spans.push(Span::styled(
+                format!("{:>w$}", c.cell(g, r, |p| app.cpu_shown(p)), w = c.width()),
+                theme.severity(level(c, g, r, &limits)),
+            ));
+        }
         let st = StateMarks::of(g, app.row_throttled(i));
-        rest.push(' ');
-        spans.push(Span::raw(rest));
+        spans.push(Span::raw(" "));
         spans.push(Span::styled(
             st.to_string(),
             if st.held == Held::Frozen {
@@ -96,13 +120,17 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         spans.push(Span::raw(" ".repeat(width.saturating_sub(used))));
         let mut line = Line::from(spans);
         if i == app.cursor {
-            // with the process list focused, the tree's cursor only marks
-            // whose processes they are
-            line = line.style(if app.pane == crate::app::Pane::Tree {
-                theme.selected
+            if app.pane == crate::app::Pane::Tree {
+                // one style across the cursor bar: no cell's own colour
+                // (a hot figure, a match) shows through it
+                for s in &mut line.spans {
+                    s.style = theme.selected;
+                }
             } else {
-                theme.title
-            });
+                // with the process list focused, the tree's cursor only
+                // marks whose processes they are
+                line = line.style(theme.title);
+            }
         }
         lines.push(line);
     }
