@@ -32,7 +32,7 @@
 mod common;
 
 use cgtop::app::dialog::confirm::{Confirm, Question, Reason};
-use cgtop::app::dialog::limits::{Field, FieldKind, LimitsForm, Missing, MissingWhy, Preview};
+use cgtop::app::dialog::limits::{Field, FieldKind, Missing, MissingWhy, Preview};
 use cgtop::app::writes::WriteRequest;
 use cgtop::app::{App, Effect, Level, Mode, Msg, Pane};
 use cgtop::cgroupfs::{CpuMax, DevId, Limit};
@@ -44,6 +44,7 @@ use cgtop::model::{
 use cgtop::model::{Offer, WriteOutcome};
 use cgtop::source::collector::{Collector, Command};
 use cgtop::source::writer;
+use common::lab::*;
 use common::*;
 use crossterm::event::KeyCode;
 use std::path::Path;
@@ -71,25 +72,6 @@ const REFUSING: [&str; 9] = [
 
 /// The groups of the lab tree whose name has "mount" in it.
 const MOUNTS: usize = 6;
-
-/// The lab tree at 120x40 after one refresh, writable.
-fn lab() -> (App, Collector, tempfile::TempDir) {
-    let dir = lab_tree();
-    let (mut a, c) = app_on(dir.path(), pure_v2_mount(), 120, 40);
-    a.read_only = None;
-    (a, c, dir)
-}
-
-/// Selects `path` and reads it in full, as the collector does right after
-/// the selection moved (the dialogs need the group's files).
-fn on(a: &mut App, c: &mut Collector, path: &str) {
-    select(a, c, path);
-    read_inspection(a, c, 1.0);
-}
-
-fn g(path: &str) -> GroupPath {
-    GroupPath::new(path)
-}
 
 /// A file write, spelt out.
 fn wop(group: &str, file: &str, contents: &str, kind: WriteKind) -> Op {
@@ -169,23 +151,6 @@ fn write_of(op: Op) -> Effect {
     Effect::Write(WriteRequest::Ops(vec![op]))
 }
 
-/// The writes among some effects.
-fn writes(fx: &[Effect]) -> Vec<&WriteRequest> {
-    fx.iter()
-        .filter_map(|e| match e {
-            Effect::Write(w) => Some(w),
-            _ => None,
-        })
-        .collect()
-}
-
-fn confirm(a: &App) -> &Confirm {
-    match &a.mode {
-        Mode::Confirm(c) => c,
-        m => panic!("not a confirmation: {m:?}"),
-    }
-}
-
 /// A raw write's reason: `contents` to `file` of `group` ("" is the root).
 fn raw_reason(group: &str, file: &str, contents: &str) -> Reason {
     Reason::Raw {
@@ -200,53 +165,12 @@ fn typed_name(c: &Confirm) -> Option<(GroupPath, String)> {
     c.typed.as_ref().map(|(g, t)| (g.clone(), t.to_string()))
 }
 
-fn form(a: &App) -> &LimitsForm {
-    match &a.mode {
-        Mode::Limits(f) => f,
-        m => panic!("not the limits form: {m:?}"),
-    }
-}
-
-fn field(a: &App) -> &Field {
-    let f = form(a);
-    &f.fields[f.cursor]
-}
-
 /// Why the field refuses what was typed (a test failure when it does not).
 fn invalid(f: &Field) -> String {
     match &f.preview {
         Preview::Invalid(why) => why.clone(),
         p => panic!("{} accepted or empty: {p:?}", f.kind.file()),
     }
-}
-
-/// Moves the form's cursor onto the field of `file`.
-fn goto(a: &mut App, c: &mut Collector, file: &str) {
-    let want = FieldKind::ALL
-        .iter()
-        .position(|k| k.file() == file)
-        .unwrap_or_else(|| panic!("{file} is no field"));
-    while form(a).cursor < want {
-        send(a, c, key(KeyCode::Down));
-    }
-    while form(a).cursor > want {
-        send(a, c, key(KeyCode::Up));
-    }
-    assert_eq!(field(a).kind.file(), file);
-}
-
-fn clear_input(a: &mut App, c: &mut Collector) {
-    while !field(a).input.is_empty() {
-        send(a, c, key(KeyCode::Backspace));
-    }
-}
-
-/// In the open limits form: the field of `file`, `text` typed, Enter.
-fn enter_limit(a: &mut App, c: &mut Collector, file: &str, text: &str) -> Vec<Effect> {
-    goto(a, c, file);
-    clear_input(a, c);
-    type_text(a, c, text);
-    send(a, c, key(KeyCode::Enter))
 }
 
 /// A successful outcome of `op`, with the old value the writer read.

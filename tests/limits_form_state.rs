@@ -19,10 +19,11 @@
 
 mod common;
 
-use cgtop::app::dialog::limits::{Field, FieldKind, LimitsForm, Preview};
+use cgtop::app::dialog::limits::{Field, Preview};
 use cgtop::app::{App, Level, Mode};
 use cgtop::model::{MountInfo, MountMode};
 use cgtop::source::collector::Collector;
+use common::lab::*;
 use common::*;
 use crossterm::event::KeyCode;
 use std::path::Path;
@@ -49,39 +50,12 @@ fn batch_form() -> (App, Collector, tempfile::TempDir) {
     form_on(pure_v2_mount(), "batch", |_| {})
 }
 
-fn form(a: &App) -> &LimitsForm {
-    match &a.mode {
-        Mode::Limits(f) => f,
-        m => panic!("not the limits form: {m:?}"),
-    }
-}
-
-fn field(a: &App) -> &Field {
-    let f = form(a);
-    &f.fields[f.cursor]
-}
-
 fn field_of<'a>(a: &'a App, file: &str) -> &'a Field {
     form(a)
         .fields
         .iter()
         .find(|f| f.kind.file() == file)
         .unwrap_or_else(|| panic!("no field {file}"))
-}
-
-/// Moves the form's cursor onto the field of `file`.
-fn goto(a: &mut App, c: &mut Collector, file: &str) {
-    let want = FieldKind::ALL
-        .iter()
-        .position(|k| k.file() == file)
-        .unwrap_or_else(|| panic!("{file} is no field"));
-    while form(a).cursor < want {
-        send(a, c, key(KeyCode::Down));
-    }
-    while form(a).cursor > want {
-        send(a, c, key(KeyCode::Up));
-    }
-    assert_eq!(field(a).kind.file(), file);
 }
 
 /// What Enter would write in the current field (a failure otherwise).

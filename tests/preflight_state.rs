@@ -20,7 +20,7 @@
 
 mod common;
 
-use cgtop::app::dialog::confirm::{Confirm, Reason};
+use cgtop::app::dialog::confirm::Reason;
 use cgtop::app::dialog::limits::FieldKind;
 use cgtop::app::writes::WriteRequest;
 use cgtop::app::{App, Effect, Level, Mode, Pane};
@@ -29,44 +29,13 @@ use cgtop::model::guard::Danger;
 use cgtop::model::preflight::Warning;
 use cgtop::model::{ControllerChange, GroupPath, MemoryFile, Op, WriteKind, WriteOp};
 use cgtop::source::collector::Collector;
+use common::lab::*;
 use common::*;
 use crossterm::event::KeyCode;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 const MIB: u64 = 1 << 20;
-
-fn lab() -> (App, Collector, tempfile::TempDir) {
-    let dir = lab_tree();
-    let (mut a, c) = app_on(dir.path(), pure_v2_mount(), 120, 40);
-    a.read_only = None;
-    (a, c, dir)
-}
-
-fn on(a: &mut App, c: &mut Collector, path: &str) {
-    select(a, c, path);
-    read_inspection(a, c, 1.0);
-}
-
-fn g(path: &str) -> GroupPath {
-    GroupPath::new(path)
-}
-
-fn confirm(a: &App) -> &Confirm {
-    match &a.mode {
-        Mode::Confirm(c) => c,
-        m => panic!("not a confirmation: {m:?}"),
-    }
-}
-
-fn writes(fx: &[Effect]) -> Vec<&WriteRequest> {
-    fx.iter()
-        .filter_map(|e| match e {
-            Effect::Write(w) => Some(w),
-            _ => None,
-        })
-        .collect()
-}
 
 /// The message box: its title and lines.
 fn message(a: &App) -> (&str, &[String]) {

@@ -25,6 +25,7 @@ use cgtop::cgroupfs::{Controllers, CpuMax, Limit};
 use cgtop::model::write::{self, create_group, set_cpu_max, set_io_weight, set_pids_max};
 use cgtop::model::{ControllerChange, Errno, GroupPath, Op, WriteError, WriteKind, WriteOutcome};
 use cgtop::source::collector::Collector;
+use common::lab::*;
 use common::*;
 use crossterm::event::KeyCode;
 use std::path::Path;
@@ -38,10 +39,6 @@ fn lab_on(path: &str) -> (App, Collector, tempfile::TempDir) {
     select(&mut a, &mut c, path);
     read_inspection(&mut a, &mut c, 1.0);
     (a, c, dir)
-}
-
-fn g(path: &str) -> GroupPath {
-    GroupPath::new(path)
 }
 
 /// The ops of the one write among `fx` (none: empty).

@@ -10,6 +10,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 pub mod batch;
+pub mod lab;
 pub mod sandbox;
 pub mod tmux;
 
