@@ -2,7 +2,7 @@
 //! htop's F2 setup does. Not a write: Enter applies the marks to the view
 //! (and asks the collector for the files of the columns now shown).
 
-use super::Transition;
+use super::{list_step, Transition};
 use crate::app::keymap::Action;
 use crate::app::{App, Effect, Level, Mode};
 use crate::render::columns::Column;
@@ -41,16 +41,12 @@ impl ColumnsDialog {
         action: Option<Action>,
         fx: &mut Vec<Effect>,
     ) -> Transition {
+        if let Some(c) = list_step(self.cursor, self.items.len(), action) {
+            self.cursor = c;
+            return Transition::Stay;
+        }
         match action {
             Some(Action::Cancel) => Transition::Close,
-            Some(Action::Up) => {
-                self.cursor = self.cursor.saturating_sub(1);
-                Transition::Stay
-            }
-            Some(Action::Down) => {
-                self.cursor = (self.cursor + 1).min(self.items.len().saturating_sub(1));
-                Transition::Stay
-            }
             Some(Action::Toggle) => {
                 if let Some((_, on)) = self.items.get_mut(self.cursor) {
                     *on = !*on;

@@ -1,7 +1,7 @@
 //! The controllers dialog (c): which controllers a group hands to its
 //! children (cgroup.subtree_control). All changes go in one write.
 
-use super::{confirm, inspected_detail, not_ready, writable, Transition};
+use super::{confirm, inspected_detail, list_step, not_ready, writable, Transition};
 use crate::app::keymap::Action;
 use crate::app::{App, Effect, Level, Mode};
 use crate::model::input::ControllerChange;
@@ -97,16 +97,12 @@ impl ControllersDialog {
         action: Option<Action>,
         fx: &mut Vec<Effect>,
     ) -> Transition {
+        if let Some(c) = list_step(self.cursor, self.items.len(), action) {
+            self.cursor = c;
+            return Transition::Stay;
+        }
         match action {
             Some(Action::Cancel) => Transition::Close,
-            Some(Action::Up) => {
-                self.cursor = self.cursor.saturating_sub(1);
-                Transition::Stay
-            }
-            Some(Action::Down) => {
-                self.cursor = (self.cursor + 1).min(self.items.len().saturating_sub(1));
-                Transition::Stay
-            }
             Some(Action::Toggle) => {
                 if let Some(i) = self.items.get_mut(self.cursor) {
                     i.want = !i.want;

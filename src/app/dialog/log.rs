@@ -1,6 +1,6 @@
 //! The action log (L): every write of the session, scrolled.
 
-use super::Transition;
+use super::{list_step, Transition};
 use crate::app::keymap::Action;
 use crate::app::{App, Mode};
 
@@ -14,8 +14,9 @@ pub fn open(app: &App) -> Transition {
 pub fn key(scroll: &mut usize, app: &App, action: Option<Action>) -> Transition {
     match action {
         Some(Action::Close) => return Transition::Close,
-        Some(Action::Up) => *scroll = scroll.saturating_sub(1),
-        Some(Action::Down) => *scroll = (*scroll + 1).min(app.log.len().saturating_sub(1)),
+        Some(Action::Up | Action::Down) => {
+            *scroll = list_step(*scroll, app.log.len(), action).unwrap_or(0);
+        }
         _ => {}
     }
     Transition::Stay

@@ -162,6 +162,17 @@ fn type_into(app: &mut App, input: &mut TextInput, ev: Input<'_>) -> bool {
     }
 }
 
+/// Up and Down on a list of `len` rows, the cursor at `cursor`: the new
+/// cursor (it stops at either end), or `None` for any other action. Every
+/// dialog with a list moves through it this way.
+fn list_step(cursor: usize, len: usize, action: Option<keymap::Action>) -> Option<usize> {
+    match action {
+        Some(keymap::Action::Up) => Some(cursor.saturating_sub(1)),
+        Some(keymap::Action::Down) => Some((cursor + 1).min(len.saturating_sub(1))),
+        _ => None,
+    }
+}
+
 /// Refuses when writing is off; says why.
 fn writable(app: &mut App) -> bool {
     if let Some(why) = &app.read_only {
@@ -247,6 +258,17 @@ mod tests {
             dangers: Vec::new(),
             replay,
         }))
+    }
+
+    #[test]
+    fn up_and_down_stop_at_the_ends_of_a_list() {
+        use keymap::Action::{Accept, Down, Up};
+        assert_eq!(list_step(0, 3, Some(Up)), Some(0));
+        assert_eq!(list_step(1, 3, Some(Down)), Some(2));
+        assert_eq!(list_step(2, 3, Some(Down)), Some(2));
+        assert_eq!(list_step(0, 0, Some(Down)), Some(0));
+        assert_eq!(list_step(1, 3, Some(Accept)), None);
+        assert_eq!(list_step(1, 3, None), None);
     }
 
     #[test]

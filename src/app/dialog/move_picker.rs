@@ -5,7 +5,7 @@
 //! a thread any group outside its threaded domain). PID 1 is offered, and
 //! its move asks for the target's name (the guard's `Danger::MovesInit`).
 
-use super::{confirm, type_into, writable, Transition};
+use super::{confirm, list_step, type_into, writable, Transition};
 use crate::app::keymap::Action;
 use crate::app::text_input::{Input, TextInput};
 use crate::app::{App, Effect, Level, Mode, Pane};
@@ -73,9 +73,8 @@ impl MovePicker {
     ) -> Transition {
         match action {
             Some(Action::Cancel) => return Transition::Close,
-            Some(Action::Up) => self.cursor = self.cursor.saturating_sub(1),
-            Some(Action::Down) => {
-                self.cursor = (self.cursor + 1).min(self.matches.len().saturating_sub(1));
+            Some(Action::Up | Action::Down) => {
+                self.cursor = list_step(self.cursor, self.matches.len(), action).unwrap_or(0);
             }
             Some(Action::ToggleThreads) => {
                 self.threads = !self.threads;

@@ -1,7 +1,7 @@
 //! The raw editor (E): one line written to any other writable interface
 //! file of the group. First a file is chosen, then the line typed.
 
-use super::{confirm, inspected_detail, not_ready, type_into, writable, Transition};
+use super::{confirm, inspected_detail, list_step, not_ready, type_into, writable, Transition};
 use crate::app::keymap::Action;
 use crate::app::text_input::{Input, TextInput};
 use crate::app::{App, Effect, Level, Mode};
@@ -73,9 +73,8 @@ impl RawEditor {
             // choosing the file
             match action {
                 Some(Action::Cancel) => return Transition::Close,
-                Some(Action::Up) => self.cursor = self.cursor.saturating_sub(1),
-                Some(Action::Down) => {
-                    self.cursor = (self.cursor + 1).min(self.files.len().saturating_sub(1));
+                Some(Action::Up | Action::Down) => {
+                    self.cursor = list_step(self.cursor, self.files.len(), action).unwrap_or(0);
                 }
                 Some(Action::Accept) => self.input = Some(TextInput::new(TextInput::LINE)),
                 _ => {}
