@@ -1475,3 +1475,76 @@ fn systemd_cgtop_agrees_with_cgtop() {
         table.join("\n")
     );
 }
+
+// ---------------------------------------------------------------------------
+// Pre-flight (issue 12 item 3)
+
+/// Pre-flight refuses what the kernel refuses, on the kernel: each write
+/// it stops before asking goes nowhere (no write effect, no question),
+/// and performed directly the kernel answers EBUSY; a write it lets
+/// through is asked about and the kernel takes it.
+#[test]
+#[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
+fn preflight_refuses_what_the_kernel_refuses() {
+    use cgtop::app::dialog::{confirm, Transition};
+    require_vm();
+    let case = Case::new("preflight", "+memory");
+    let parent = case.mkdir("parent");
+    let leaf = case.mkdir("parent/leaf");
+    let other = case.mkdir("parent/other");
+    let on = case.apply(&write::set_subtree_control(
+        &parent,
+        &parse_controller_changes("+memory").unwrap(),
+    ));
+    assert!(on.is_ok(), "{}", on.summary());
+    let job = case.spawn_in(&leaf, &["sleep", "120"]);
+    let mut app = app_at(&case, &parent, None);
+    app.read_only = None;
+    let refused = [
+        // parent hands memory down: no process may live in it (2-4-3)
+        (
+            "a move into a group that hands memory down",
+            write::move_process(job.pid, &parent, false),
+        ),
+        (
+            "rmdir of a group with children",
+            write::remove_group(&parent),
+        ),
+        // leaf has a process of its own
+        (
+            "+memory on a group with processes",
+            write::set_subtree_control(&leaf, &parse_controller_changes("+memory").unwrap()),
+        ),
+    ];
+    for (what, op) in refused {
+        let mut fx = Vec::new();
+        let t = confirm::request(&mut app, vec![op.clone()], &mut fx);
+        app.mode = Mode::Normal;
+        let out = fx.iter().any(|e| matches!(e, Effect::Write(_)));
+        let asked = matches!(t, Transition::Open(Mode::Confirm(_)));
+        let k = perform(&case.root, &op);
+        let errno = k.result.as_ref().err().map(|e| e.errno_name().to_owned());
+        figure(
+            "preflight",
+            &format!(
+                "{what}: cgtop wrote {out}, asked {asked}, status {:?}; the kernel: {}",
+                app.status.as_ref().map(|s| s.text.as_str()),
+                errno.as_deref().unwrap_or("took it")
+            ),
+        );
+        assert!(!out && !asked, "{what}: pre-flight let it through");
+        assert_eq!(errno.as_deref(), Some("EBUSY"), "{what}: {}", k.summary());
+    }
+    // a move into a leaf: asked about (a move is confirmed), and taken
+    let mut fx = Vec::new();
+    let op = write::move_process(job.pid, &other, false);
+    let t = confirm::request(&mut app, vec![op.clone()], &mut fx);
+    assert!(
+        matches!(t, Transition::Open(Mode::Confirm(_))),
+        "a move into a leaf was not asked about: {:?}",
+        app.status
+    );
+    let k = perform(&case.root, &op);
+    assert!(k.is_ok(), "{}", k.summary());
+    drop(job);
+}
