@@ -275,9 +275,10 @@ fn memory_max_below_use_with_no_swap_says_who_dies_and_asks_for_the_name() {
         cgtop::ui::dialogs::confirm_lines(&cf),
         [
             "• set memory.max of /batch to 10485760",
-            "  it uses 84.0M now, over the new limit of 10.0M, and 74.0M of it cannot be reclaimed \
-             (anonymous and kernel memory, with no swap room for it): the OOM killer kills its \
-             processes, biggest first, until it fits: up to 2 processes of its subtree",
+            "  it uses 84.0M now, over the new limit of 10.0M, and 74.0M of the 74.0M over it \
+             cannot be reclaimed (anonymous and kernel memory, with no swap room for it): the OOM \
+             killer kills its processes, biggest first, until it fits: up to 2 processes of its \
+             subtree",
         ]
     );
     // the dialog says it, and asks for the name

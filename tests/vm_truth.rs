@@ -1548,3 +1548,66 @@ fn preflight_refuses_what_the_kernel_refuses() {
     assert!(k.is_ok(), "{}", k.summary());
     drop(job);
 }
+
+/// memory.max below what a group uses with nothing to reclaim (anonymous
+/// memory, no swap): pre-flight says the OOM killer kills and asks for
+/// the group's name; written anyway, the kernel does exactly that.
+#[test]
+#[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
+fn memory_max_below_use_warns_of_the_oom_kill_that_follows() {
+    use cgtop::app::dialog::confirm::{self, Reason};
+    use cgtop::app::dialog::Transition;
+    use cgtop::model::guard::Danger;
+    use cgtop::model::preflight::Warning;
+    require_vm();
+    let case = Case::new("oomwarn", "+memory");
+    let g = case.mkdir("hog");
+    if case.group_dir(&g).join("memory.swap.max").exists() {
+        let none = parse_memory(MemoryFile::SwapMax, "0").unwrap();
+        assert!(case
+            .apply(&write::set_memory_limit(&g, MemoryFile::SwapMax, none))
+            .is_ok());
+    }
+    let hog = case.spawn_in(&g, &["perl", "-e", "$x = 'x' x (48 << 20); sleep 600"]);
+    let t0 = Instant::now();
+    while kv(&case.file(&g, "memory.stat"), "anon").unwrap_or(0) < 40 << 20 {
+        assert!(t0.elapsed() < Duration::from_secs(20), "the hog never grew");
+        sleep(Duration::from_millis(100));
+    }
+    let mut app = app_at(&case, &g, None);
+    app.read_only = None;
+    app.host.swap_total = Some(0);
+    let limit = parse_memory(MemoryFile::Max, "16M").unwrap();
+    let op = write::set_memory_limit(&g, MemoryFile::Max, limit);
+    let mut fx = Vec::new();
+    let t = confirm::request(&mut app, vec![op.clone()], &mut fx);
+    let Transition::Open(Mode::Confirm(c)) = t else {
+        panic!("no question: {:?}", app.status);
+    };
+    let warned = c
+        .reasons
+        .iter()
+        .find_map(|r| match r {
+            Reason::Preflight(w @ Warning::OomKill { .. }) => Some(w.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no OOM warning: {:?}", c.reasons));
+    assert_eq!(c.dangers, [Danger::OomKill]);
+    assert!(c.typed.is_some(), "the name is not asked for");
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Write(_))));
+    let events0 = kv(&case.file(&g, "memory.events"), "oom_kill").unwrap_or(0);
+    let w = case.apply(&op);
+    assert!(w.is_ok(), "{}", w.summary());
+    let end = hog.wait(Duration::from_secs(20));
+    let events1 = kv(&case.file(&g, "memory.events"), "oom_kill").unwrap_or(0);
+    figure(
+        "memory.max below use",
+        &format!(
+            "cgtop warned {warned:?}, asked for the name; written: the hog ended {:?} after {:.2} s, \
+             memory.events oom_kill {events0} -> {events1}",
+            end.status,
+            secs(end.elapsed)
+        ),
+    );
+    assert!(events1 > events0, "no OOM kill: {events0} -> {events1}");
+}

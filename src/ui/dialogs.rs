@@ -539,10 +539,12 @@ fn warning_text(w: &Warning) -> String {
             oom_group,
         } => {
             let short = match unreclaimable {
+                // `u` is of the excess, not of the whole use
                 Some(u) => format!(
-                    "{} of it cannot be reclaimed (anonymous and kernel memory, with no swap \
-                     room for it)",
-                    b(*u)
+                    "{} of the {} over it cannot be reclaimed (anonymous and kernel memory, \
+                     with no swap room for it)",
+                    b(*u),
+                    b(current - limit)
                 ),
                 None => format!(
                     "how much of the {} over it reclaim can free is not known (memory.stat \
