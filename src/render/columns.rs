@@ -109,7 +109,7 @@ impl Column {
     pub fn about(self) -> &'static str {
         match self {
             Self::Cpu => "CPU time, % of one core (or of the machine: %)",
-            Self::Throttled => "time throttled by cpu.max, % of the interval",
+            Self::Throttled => "time throttled by cpu.max, % of one CPU (as CPU%)",
             Self::Memory => "memory.current",
             Self::MemPct => "memory.current, % of the smallest memory.max on its path",
             Self::Swap => "memory.swap.current",
