@@ -377,3 +377,84 @@ fn a_group_replaced_by_a_symlink_between_refreshes_is_not_read_through() {
     rx.recv_timeout(std::time::Duration::from_secs(10))
         .expect("a refresh hung on a recreated group's FIFO");
 }
+
+#[test]
+fn a_move_into_or_back_to_an_escape_named_group_is_confirmed_inertly() {
+    // the move picker lists the attacker's group, its confirmation names
+    // it, and after the move the undo (back to the group the process
+    // left, from /proc/PID/cgroup) names it again: never as raw bytes
+    let t = tree();
+    let evil = t.path().join(std::ffi::OsStr::new(EVIL));
+    write(
+        &evil,
+        &[
+            ("cgroup.procs", ""),
+            ("cgroup.type", "domain\n"),
+            ("cpu.stat", "usage_usec 1\n"),
+            ("memory.current", "4096\n"),
+        ],
+    );
+    write(
+        t.path(),
+        &[("cgroup.stat", "nr_descendants 2\nnr_dying_descendants 0\n")],
+    );
+    let (mut a, mut c) = tui_on(t.path());
+    common::select(&mut a, &mut c, "g");
+    common::read_inspection(&mut a, &mut c, 2.0);
+    common::set_processes(
+        &mut a,
+        vec![common::process(
+            4_190_202,
+            "root",
+            0.0,
+            12,
+            "w\u{1b}]0;t\u{7}\u{202e}x",
+        )],
+    );
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    send(&mut a, &mut c, ch('m'));
+    assert_clean("move picker", &common::screen(&a, 200, 50));
+    common::type_text(&mut a, &mut c, "pwn");
+    assert_clean("move picker filtered", &common::screen(&a, 200, 50));
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    let s = common::screen(&a, 200, 50);
+    assert_clean("move confirmation", &s);
+    assert!(s.contains("pwn"), "no confirmation naming the group:\n{s}");
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    // the move done, from that group to /g; then u
+    let mv = move_process(4_190_202, &GroupPath::new("g"), false);
+    send(
+        &mut a,
+        &mut c,
+        Msg::WriteFinished {
+            outcomes: vec![WriteOutcome::done(mv, Some(EVIL.into()), None)],
+            unix_secs: 1_700_000_000,
+        },
+    );
+    assert_clean("after the move", &common::screen(&a, 200, 50));
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    send(&mut a, &mut c, ch('u'));
+    let s = common::screen(&a, 200, 50);
+    assert_clean("undo of the move", &s);
+    assert!(matches!(a.mode, cgtop::app::Mode::Confirm(_)), "{s}");
+    assert!(
+        s.contains("into /e\\e]0;pwn\\a\\e[2Jx\\u{9b}31m\\u{202e}gol"),
+        "the undo does not name the group the process left, escaped once:\n{s}"
+    );
+}
+
+#[test]
+fn an_unreadable_extra_file_is_reported_once_in_the_detail() {
+    // the scan reads memory.max and the pressure files for the columns,
+    // the detail reads them too: a FIFO there is one error line, not two
+    let t = tree();
+    fs::remove_file(t.path().join("g/memory.max")).unwrap();
+    plant_endless_extras(&t.path().join("g"));
+    let (mut a, mut c) = tui_on(t.path());
+    common::select(&mut a, &mut c, "g");
+    common::read_inspection(&mut a, &mut c, 2.0);
+    let s = common::screen(&a, 200, 50);
+    for f in ["memory.max: ", "io.pressure: ", "cpu.pressure: "] {
+        assert_eq!(s.matches(f).count(), 1, "{f}\n{s}");
+    }
+}
