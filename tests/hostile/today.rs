@@ -99,10 +99,10 @@ fn garbage_tree() -> tempfile::TempDir {
         &g,
         &[
             ("memory.max", "18446744073709551615\n"),
-            ("memory.high", "-1\n"),
+            ("memory.high", "-1\u{202e}\n"),
             ("memory.swap.current", "-5\n"),
             ("pids.current", "18446744073709551615\n"),
-            ("pids.max", "max\u{1b}[2J\n"),
+            ("pids.max", "max\u{1b}[2J\u{200f}\n"),
             ("cpu.max", "99999999999999999999999 0\n"),
             (
                 "cpu.stat",
@@ -129,9 +129,9 @@ fn garbage_tree() -> tempfile::TempDir {
             ("cpu.stat", "usage_usec 1\n"),
             ("memory.current", "4096\n"),
             ("memory.max", "0\n"),
-            ("memory.high", "max max\n"),
             ("memory.swap.current", &"9".repeat(5000)),
-            ("pids.max", "-1\n"),
+            ("pids.max", "-1\u{202e}\u{9b}2J\n"),
+            ("memory.high", "1\u{200b}G\n"),
             ("cpu.max", "max -100000\n"),
             (
                 "cpu.pressure",
@@ -234,6 +234,7 @@ fn the_tui_with_every_column_and_the_limits_form_stays_clean_on_garbage() {
         // the limits form shows the current values, parsed from the files
         send(&mut a, &mut c, ch('e'));
         let s = common::screen(&a, 200, 50);
+        assert!(matches!(a.mode, cgtop::app::Mode::Limits(_)), "{s}");
         assert_clean(&format!("limits form of {g}"), &s);
         assert!(!s.to_lowercase().contains("nan"), "{s}");
         send(&mut a, &mut c, key(KeyCode::Esc));
