@@ -38,9 +38,9 @@ impl Pressure {
                     continue;
                 };
                 match k {
-                    "avg10" => p.avg10 = v.parse().map_err(|_| bad(line))?,
-                    "avg60" => p.avg60 = v.parse().map_err(|_| bad(line))?,
-                    "avg300" => p.avg300 = v.parse().map_err(|_| bad(line))?,
+                    "avg10" => p.avg10 = percent(v).ok_or_else(|| bad(line))?,
+                    "avg60" => p.avg60 = percent(v).ok_or_else(|| bad(line))?,
+                    "avg300" => p.avg300 = percent(v).ok_or_else(|| bad(line))?,
                     "total" => p.total_usec = v.parse().map_err(|_| bad(line))?,
                     _ => continue,
                 }
@@ -53,6 +53,16 @@ impl Pressure {
         let some = some.ok_or_else(|| ParseError::new("pressure", "no \"some\" line"))?;
         Ok(Self { some, full })
     }
+}
+
+/// An average as the kernel prints it: a share of time in percent, so
+/// 0 to 100. `f64::from_str` also takes "NaN", "inf", "-1" and "1e308",
+/// which no kernel writes and which would show as such (or overflow a
+/// cell): refused like any other malformed figure.
+fn percent(v: &str) -> Option<f64> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|p| p.is_finite() && (0.0..=100.0).contains(p))
 }
 
 fn bad(line: &str) -> ParseError {
@@ -78,6 +88,12 @@ mod tests {
     fn malformed() {
         assert!(Pressure::parse("").is_err());
         assert!(Pressure::parse("some avg10=x avg60=0 avg300=0 total=1").is_err());
+        // f64 parsing takes these; no kernel writes them
+        for v in ["NaN", "inf", "-inf", "-1", "100.01", "1e308"] {
+            let t = format!("some avg10={v} avg60=0 avg300=0 total=1");
+            assert!(Pressure::parse(&t).is_err(), "{v}");
+        }
+        assert!(Pressure::parse("some avg10=100.00 avg60=0 avg300=0 total=1").is_ok());
         // torn full line: some is kept, full dropped
         let p = Pressure::parse("some avg10=0.00 avg60=0.00 avg300=0.00 total=1\nfull avg10=0.0")
             .unwrap();

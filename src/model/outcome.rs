@@ -159,15 +159,14 @@ impl WriteOutcome {
         self.op.undo(self.old.as_deref())
     }
 
-    /// The old value as the log shows it: a move's is the group the
-    /// process left, written as a path ("/a/b"); a file's is its text.
-    pub fn old_shown(&self) -> Option<String> {
+    /// A move's old value as a group: the group the process left (the
+    /// log writes it as a path, escaped like every other path, once).
+    /// `None` for any other write, or an old value that is no group path.
+    pub fn old_group(&self) -> Option<GroupPath> {
         let old = self.old.as_deref()?;
         match self.op.as_write().map(|w| &w.kind) {
-            Some(WriteKind::MoveProcess { .. }) => {
-                GroupPath::parse(old.as_bytes()).ok().map(|g| g.to_string())
-            }
-            _ => Some(old.to_owned()),
+            Some(WriteKind::MoveProcess { .. }) => GroupPath::parse(old.as_bytes()).ok(),
+            _ => None,
         }
     }
 
@@ -201,11 +200,11 @@ mod tests {
     fn a_moves_old_value_shows_as_the_group_it_left() {
         let mv = crate::model::write::move_process(7, &g("a/b"), false);
         let o = WriteOutcome::done(mv.clone(), Some("a".into()), None);
-        assert_eq!(o.old_shown().as_deref(), Some("/a"));
+        assert_eq!(o.old_group(), Some(g("a")));
         let o = WriteOutcome::done(mv, Some(String::new()), None);
-        assert_eq!(o.old_shown().as_deref(), Some("/"));
+        assert_eq!(o.old_group(), Some(GroupPath::root()));
         let o = WriteOutcome::done(kill(&g("a")), Some("0\n".into()), None);
-        assert_eq!(o.old_shown().as_deref(), Some("0\n"));
+        assert_eq!(o.old_group(), None);
     }
 
     fn existing() -> ErrorContext {

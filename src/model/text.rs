@@ -42,7 +42,7 @@ fn is_escaped_byte(b: u8) -> bool {
 /// like a space (or like nothing), so `a\u{a0}b` would show as `a b`, a
 /// different group. So are the invisible selectors and tags that change
 /// nothing on screen (U+FE0F, U+E0041).
-fn is_escaped_char(c: char) -> bool {
+pub fn is_escaped_char(c: char) -> bool {
     matches!(
         c,
         '\u{80}'..='\u{a0}'

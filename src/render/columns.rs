@@ -4,7 +4,7 @@
 //! drift apart; the TUI adds its tree guides, sort arrow and styles.
 
 use super::marks::StateMarks;
-use super::units::{bytes_cell, count_cell, pct, rate_short};
+use super::units::{bytes_cell, count_short, pct, rate_short};
 use crate::model::{GroupPath, GroupRates, GroupSample, HotExtras};
 
 /// The title of the name column.
@@ -149,7 +149,7 @@ impl Column {
             Self::Swap => bytes_cell(g.hot.swap_current),
             Self::IoRead => rate_short(r.io.map(|x| x.rbps)),
             Self::IoWrite => rate_short(r.io.map(|x| x.wbps)),
-            Self::Pids => count_cell(g.pids()),
+            Self::Pids => count_short(g.pids()),
             Self::Psi => pct(g.hot.psi_some_avg10.map(|c| f64::from(c) / 100.0)),
         }
     }

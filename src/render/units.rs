@@ -53,6 +53,31 @@ pub fn count_cell(n: Option<impl Display>) -> String {
     n.map_or_else(|| MISSING.into(), |n| n.to_string())
 }
 
+/// A count in at most five characters (the PIDS column): as it is
+/// below 100000, then in thousands with a decimal unit ("100K", "4.2M",
+/// "18E"); [`MISSING`] without one. A hostile or wrapped pids.current
+/// (18446744073709551615) must not push the cells after it out of place.
+pub fn count_short(n: Option<u64>) -> String {
+    const UNITS: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
+    let Some(n) = n else {
+        return MISSING.into();
+    };
+    if n < 100_000 {
+        return n.to_string();
+    }
+    let mut v = n as f64 / 1000.0;
+    let mut u = 0;
+    while v >= 999.5 && u < UNITS.len() - 1 {
+        v /= 1000.0;
+        u += 1;
+    }
+    if v >= 9.95 {
+        format!("{v:.0}{}", UNITS[u])
+    } else {
+        format!("{v:.1}{}", UNITS[u])
+    }
+}
+
 /// A rate column: [`MISSING`] when there is no rate this tick, "0" below
 /// half a byte a second.
 pub fn rate_short(r: Option<f64>) -> String {
@@ -183,6 +208,22 @@ mod tests {
     use super::*;
     use crate::model::input::{parse_io_latency, parse_memory, MemoryFile};
     use proptest::prelude::*;
+
+    #[test]
+    fn a_count_fits_five_characters() {
+        for (n, t) in [
+            (Some(0), "0"),
+            (Some(99_999), "99999"),
+            (Some(100_000), "100K"),
+            (Some(999_499), "999K"),
+            (Some(999_500), "1.0M"),
+            (Some(4_194_304), "4.2M"),
+            (Some(u64::MAX), "18E"),
+            (None, MISSING),
+        ] {
+            assert_eq!(count_short(n), t, "{n:?}");
+        }
+    }
 
     #[test]
     fn sizes_show_as_typed_and_read_back_exactly() {

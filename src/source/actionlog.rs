@@ -47,7 +47,7 @@
 
 use crate::model::outcome::WriteOutcome;
 use crate::model::text;
-use crate::model::write::Op;
+use crate::model::write::{Op, WriteKind};
 use crate::model::Errno;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat, CWD};
 use std::ffi::{OsStr, OsString};
@@ -222,9 +222,16 @@ pub fn format_line(unix_secs: u64, o: &WriteOutcome) -> String {
         Op::CreateGroup(p) => format!("{time} {} mkdir", path_field(p)),
         Op::RemoveGroup(p) => format!("{time} {} rmdir", path_field(p)),
         Op::Write(w) => {
-            let old = o
-                .old_shown()
-                .map_or_else(|| "-".to_owned(), |t| field_str(t.trim_end()));
+            // a move's old value is the group the process left: a path
+            // field like the group's own, its exact bytes (escaped once)
+            let old = match (&w.kind, o.old_group()) {
+                (_, Some(g)) => path_field(&g),
+                (WriteKind::MoveProcess { .. }, None) => "-".to_owned(),
+                _ => o
+                    .old
+                    .as_deref()
+                    .map_or_else(|| "-".to_owned(), |t| field_str(t.trim_end())),
+            };
             let mut s = format!(
                 "{time} {} {} {old} to {}",
                 path_field(&w.group),

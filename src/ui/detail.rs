@@ -187,13 +187,14 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         }),
     ];
     // files that are there but were not read (a FIFO, a symlink, over
-    // the cap): an error on this group, not a silent "-"
-    for u in g
-        .hot
-        .unreadable
-        .iter()
-        .chain(det.into_iter().flat_map(|d| &d.unreadable))
-    {
+    // the cap): an error on this group, not a silent "-"; a file both the
+    // scan (a column shown) and the detail read says so once
+    let hot = &g.hot.unreadable;
+    let detail_only = det
+        .into_iter()
+        .flat_map(|d| &d.unreadable)
+        .filter(|u| !hot.iter().any(|h| h.file == u.file));
+    for u in hot.iter().chain(detail_only) {
         out.push(Line::styled(
             fit_left(&format!("{}: {}", u.file, u.error), width),
             theme.error,

@@ -17,6 +17,7 @@ use crate::model::guard::{typed_prompt, Harm};
 use crate::model::history::Direction;
 use crate::model::preflight::Warning;
 use crate::model::text::{escape, escape_str};
+use crate::model::write::WriteKind;
 use crate::render::fit::fit;
 use crate::render::units::bytes_short;
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
@@ -832,13 +833,18 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
                 )
             },
         );
-        let old_shown = o.old_shown();
-        let old = match old_shown.as_deref().map(str::trim) {
-            None => "-".to_owned(),
+        let is_move =
+            o.op.as_write()
+                .is_some_and(|w| matches!(w.kind, WriteKind::MoveProcess { .. }));
+        let old = match (o.old_group(), is_move, o.old.as_deref().map(str::trim)) {
+            // the group the process left, shown as the tree shows it
+            // (escaped once)
+            (Some(g), _, _) => g.to_string(),
+            (None, true, _) | (None, false, None) => "-".to_owned(),
             // an empty file (no controllers, no io.max lines) said so,
             // not a blank between two spaces
-            Some("") => "(empty)".to_owned(),
-            Some(t) => escape_str(&t.replace('\n', " | ")).into_owned(),
+            (None, false, Some("")) => "(empty)".to_owned(),
+            (None, false, Some(t)) => escape_str(&t.replace('\n', " | ")).into_owned(),
         };
         let res = match &o.result {
             Ok(()) => "ok".to_owned(),

@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn write(dir: &Path, files: &[(&str, &str)]) {
+pub(super) fn write(dir: &Path, files: &[(&str, &str)]) {
     fs::create_dir_all(dir).unwrap();
     for (n, t) in files {
         fs::write(dir.join(n), t).unwrap();
@@ -26,7 +26,7 @@ fn write(dir: &Path, files: &[(&str, &str)]) {
 }
 
 /// A `--root` tree: the root and one group `g`, laid out like cgroupfs.
-fn tree() -> tempfile::TempDir {
+pub(super) fn tree() -> tempfile::TempDir {
     let t = tempfile::tempdir().unwrap();
     write(
         t.path(),
@@ -56,7 +56,7 @@ fn tree() -> tempfile::TempDir {
 /// that a program reading without bound fails instead of taking the
 /// machine's memory) and waits at most `secs`. `None`: it did not finish
 /// (killed). Otherwise exit success, stdout, stderr.
-fn cgtop(args: &[&str], secs: u64) -> Option<(bool, String, String)> {
+pub(super) fn cgtop(args: &[&str], secs: u64) -> Option<(bool, String, String)> {
     let out = tempfile::tempdir().unwrap();
     let (o, e) = (out.path().join("out"), out.path().join("err"));
     let mut cmd = Command::new("sh");
@@ -89,7 +89,7 @@ fn cgtop(args: &[&str], secs: u64) -> Option<(bool, String, String)> {
 }
 
 /// The `unreadable` entries of group `path` in a JSON refresh line.
-fn unreadable_in(json_line: &str, path: &str) -> Vec<(String, String)> {
+pub(super) fn unreadable_in(json_line: &str, path: &str) -> Vec<(String, String)> {
     let v: serde_json::Value = serde_json::from_str(json_line).unwrap();
     let g = v["groups"]
         .as_array()
@@ -112,7 +112,7 @@ fn unreadable_in(json_line: &str, path: &str) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-fn mkfifo(p: &Path) {
+pub(super) fn mkfifo(p: &Path) {
     let _ = fs::remove_file(p);
     assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
 }
@@ -249,7 +249,7 @@ fn a_fifo_as_cpu_stat_does_not_stop_the_collector_thread() {
 
 /// Peak RSS of `cgtop ARGS` in KiB, from `/usr/bin/time -v`; `None`
 /// without it.
-fn peak_rss_kib(args: &[&str]) -> Option<(bool, u64, String)> {
+pub(super) fn peak_rss_kib(args: &[&str]) -> Option<(bool, u64, String)> {
     if !Path::new("/usr/bin/time").exists() {
         println!("skipped: no /usr/bin/time");
         return None;

@@ -20,3 +20,4 @@ mod parsers;
 mod paths;
 mod procs;
 mod terminal;
+mod today;
