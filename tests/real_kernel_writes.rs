@@ -191,6 +191,27 @@ fn a_move_is_undone_back_to_where_the_process_was() {
     assert!(perform(&sb.root, &remove_group(&child)).is_ok());
 }
 
+/// A group named to look removed ("x (deleted)", as /proc/PID/cgroup
+/// marks a removed one): a move out of it has no undo, rather than one
+/// into its sibling "x".
+#[test]
+fn a_move_out_of_a_group_named_deleted_has_no_undo() {
+    let mut sb = sandbox_or_skip!();
+    let pid = sb.spawn(&["sleep", "60"]);
+    let odd = sb.path("x (deleted)");
+    let x = sb.path("x");
+    for g in [&odd, &x] {
+        assert!(perform(&sb.root, &create_group(g)).is_ok());
+    }
+    assert!(perform(&sb.root, &move_process(pid, &odd, false)).is_ok());
+    let moved = perform(&sb.root, &move_process(pid, &sb.top, false));
+    assert!(moved.is_ok(), "{}", moved.summary());
+    assert_eq!(moved.undo(), None, "old {:?}", moved.old);
+    for g in [&odd, &x] {
+        assert!(perform(&sb.root, &remove_group(g)).is_ok());
+    }
+}
+
 #[test]
 fn freeze_stops_cpu_and_thaw_resumes() {
     let mut sb = sandbox_or_skip!();

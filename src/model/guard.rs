@@ -370,6 +370,16 @@ pub fn v2_path(proc_cgroup: &str) -> Option<&str> {
     Some(p.strip_suffix(" (deleted)").unwrap_or(p))
 }
 
+/// The cgroup v2 path of a process whose group is still there: the "0::"
+/// line, `None` when it ends with " (deleted)". A move's undo goes back
+/// there, and a group removed since, or one named to look like that
+/// ("x (deleted)"), must not send the process to a sibling that happens
+/// to have the shorter name.
+pub fn v2_path_live(proc_cgroup: &str) -> Option<&str> {
+    let p = proc_cgroup.lines().find_map(|l| l.strip_prefix("0::"))?;
+    (!p.ends_with(" (deleted)")).then_some(p)
+}
+
 /// The cgroup2 mounts among `mounts`: (root within the filesystem,
 /// mount point).
 pub fn cgroup2_mounts(mounts: &[MountEntry]) -> Vec<(&Path, &Path)> {
@@ -440,6 +450,9 @@ mod tests {
             Some("/user.slice/user-1000.slice/session-3.scope")
         );
         assert_eq!(v2_path("0::/gone (deleted)\n"), Some("/gone"));
+        assert_eq!(v2_path_live("0::/gone (deleted)\n"), None);
+        assert_eq!(v2_path_live("1:name=x:/\n0::/a/b\n"), Some("/a/b"));
+        assert_eq!(v2_path_live("4:memory:/x\n"), None);
         assert_eq!(v2_path("4:memory:/x\n"), None);
         assert_eq!(v2_path(""), None);
     }

@@ -175,7 +175,8 @@ fn group_of_task(h: &Hier, pid: u32, threads: bool) -> Option<String> {
     let text = std::fs::read_to_string(file).ok()?;
     let mounts = super::mount::read_mountinfo().ok()?;
     let (fs_root, view_rel) = guard::view_mapping(&mounts, &h.real_path()?)?;
-    let group = guard::map_to_view(guard::v2_path(&text)?, &fs_root, &view_rel)?;
+    // a group shown as deleted gives no way back (see v2_path_live)
+    let group = guard::map_to_view(guard::v2_path_live(&text)?, &fs_root, &view_rel)?;
     String::from_utf8(group.as_bytes().to_vec()).ok()
 }
 
