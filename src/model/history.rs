@@ -44,6 +44,13 @@ impl Step {
     fn back_words(&self, will: bool) -> String {
         let verb = |past: &'static str, now: &'static str| if will { now } else { past };
         match &self.back {
+            // a move back: where to, not the pid written to cgroup.procs
+            Op::Write(w) if matches!(w.kind, WriteKind::MoveProcess { .. }) => format!(
+                "{} {} back to {}",
+                verb("moved", "moves"),
+                escape_str(&w.contents),
+                w.group
+            ),
             Op::Write(w) => format!(
                 "{} {} to {}",
                 verb("wrote", "writes"),
@@ -679,6 +686,9 @@ mod tests {
             e.undo_ops(),
             [move_process(7, &g("a"), false), remove_group(&g("a/leaf"))]
         );
+        // a move back says where to, not the pid it writes
+        assert_eq!(e.undone_words(), "moved 7 back to /a; removed /a/leaf");
+        assert_eq!(e.undo_words(), "moves 7 back to /a; removes /a/leaf");
     }
 
     #[test]
