@@ -71,28 +71,9 @@ fn restart(root: &Path, group: &str) {
 /// A group removed with [`remove_group`] made again (as a new group),
 /// with nr_descendants raised in every ancestor as the kernel does.
 fn come_back(root: &Path, group: &str) {
-    fn dirs(d: &Path) -> usize {
-        1 + std::fs::read_dir(d)
-            .unwrap()
-            .map(Result::unwrap)
-            .filter(|e| e.file_type().unwrap().is_dir())
-            .map(|e| dirs(&e.path()))
-            .sum::<usize>()
-    }
     copy_group(group, &root.join(group));
-    let made = dirs(&root.join(group));
-    for a in Path::new(group).ancestors().skip(1) {
-        let stat = root.join(a).join("cgroup.stat");
-        let text = std::fs::read_to_string(&stat).unwrap();
-        let out: String = text
-            .lines()
-            .map(|l| match l.strip_prefix("nr_descendants ") {
-                Some(v) => format!("nr_descendants {}\n", v.parse::<usize>().unwrap() + made),
-                None => format!("{l}\n"),
-            })
-            .collect();
-        std::fs::write(stat, out).unwrap();
-    }
+    let made = walkdirs(&root.join(group));
+    count_descendants(root, group, made);
 }
 
 /// The app over a collector that reads every file anew each refresh (no

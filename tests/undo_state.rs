@@ -69,23 +69,7 @@ fn make_dir(root: &Path, group: &str) {
     ] {
         std::fs::write(dir.join(f), v).expect("write");
     }
-    for a in Path::new(group).ancestors().skip(1) {
-        let stat = root.join(a).join("cgroup.stat");
-        let Ok(text) = std::fs::read_to_string(&stat) else {
-            continue;
-        };
-        let out: String = text
-            .lines()
-            .map(|l| match l.strip_prefix("nr_descendants ") {
-                Some(v) => format!(
-                    "nr_descendants {}\n",
-                    v.trim().parse::<usize>().unwrap() + 1
-                ),
-                None => format!("{l}\n"),
-            })
-            .collect();
-        std::fs::write(stat, out).expect("write cgroup.stat");
-    }
+    count_descendants(root, group, 1);
 }
 
 /// The writer's part, on the fixture: each op in order, the old value

@@ -274,7 +274,13 @@ pub fn remove_group(root: &Path, group: &str) {
     let dir = root.join(group);
     let n = walkdirs(&dir);
     std::fs::remove_dir_all(&dir).expect("remove group");
-    // as the kernel does: nr_descendants drops in every ancestor
+    count_descendants(root, group, -n);
+}
+
+/// Adds `by` to nr_descendants in the cgroup.stat of every ancestor of
+/// `group` that has one, as the kernel does when `by` groups are made
+/// (positive) or removed (negative) below it.
+pub fn count_descendants(root: &Path, group: &str, by: isize) {
     for a in Path::new(group).ancestors().skip(1) {
         let stat = root.join(a).join("cgroup.stat");
         let Ok(text) = std::fs::read_to_string(&stat) else {
@@ -285,7 +291,7 @@ pub fn remove_group(root: &Path, group: &str) {
             .map(|l| match l.strip_prefix("nr_descendants ") {
                 Some(v) => format!(
                     "nr_descendants {}\n",
-                    v.trim().parse::<usize>().expect("number") - n
+                    v.trim().parse::<isize>().expect("number") + by
                 ),
                 None => format!("{l}\n"),
             })
@@ -294,13 +300,14 @@ pub fn remove_group(root: &Path, group: &str) {
     }
 }
 
-fn walkdirs(d: &Path) -> usize {
+/// How many groups `d` is, itself and every directory below.
+pub fn walkdirs(d: &Path) -> isize {
     1 + std::fs::read_dir(d)
         .expect("read_dir")
         .flatten()
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .map(|e| walkdirs(&e.path()))
-        .sum::<usize>()
+        .sum::<isize>()
 }
 
 /// A process as the process list shows it, made up for the view tests.
