@@ -7,6 +7,7 @@
 //! (no `std::fs`, no `Instant::now`, no ratatui/crossterm).
 
 pub mod errno;
+pub mod events;
 pub mod explain;
 pub mod guard;
 pub mod history;

@@ -20,6 +20,7 @@
 //! returns `String`s; styling is the view's.
 
 pub mod columns;
+pub mod events;
 pub mod fit;
 pub mod marks;
 pub mod meter;

@@ -350,6 +350,28 @@ impl Hier {
         check_regular(&fd).map(|_| ())
     }
 
+    /// An `O_PATH` descriptor of a directory (`dir`) or a regular file
+    /// below the root, never a symlink, FIFO or device, with its inode:
+    /// what the event watcher sets an inotify watch on (through
+    /// /proc/self/fd, so the watch is on this very inode and no path is
+    /// resolved again). Opening with `O_PATH` never blocks, on a FIFO
+    /// neither; the descriptor is closed once the watch is set.
+    pub fn open_watchable(&self, rel: &Path, dir: bool) -> Result<(OwnedFd, u64), FsError> {
+        let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
+        let st = rustix::fs::fstat(&fd).map_err(FsError::from_errno)?;
+        let t = FileType::from_raw_mode(st.st_mode);
+        let want = if dir {
+            FileType::Directory
+        } else {
+            FileType::RegularFile
+        };
+        if t == want {
+            Ok((fd, st.st_ino))
+        } else {
+            Err(FsError::NotRegular(kind_name(t)))
+        }
+    }
+
     /// The permission bits of a regular file below the root (not
     /// followed if a symlink).
     pub fn mode_of(&self, rel: &Path) -> Result<u32, FsError> {

@@ -7,6 +7,7 @@
 pub mod actionlog;
 pub mod collector;
 pub mod devices;
+pub mod events;
 pub mod hier;
 pub mod mount;
 pub mod procs;

@@ -581,23 +581,7 @@ impl Scanner {
     /// Lists `start` and every directory below it (to `max_depth`) into
     /// `found`, unsorted.
     fn list_subtree(&self, start: WalkStart, found: &mut Vec<Listed>, cost: &mut ScanCost) {
-        let mut stack = vec![start];
-        while let Some((path, dir, ino, depth)) = stack.pop() {
-            let Some((present, children)) = list_dir(&self.hier, &dir, cost) else {
-                continue;
-            };
-            if self.cfg.max_depth.is_none_or(|m| depth < m) {
-                for (name, child_dir, child_ino) in children {
-                    // a name no directory can have (a --root tree is
-                    // only a tree of paths): never a group
-                    let Ok(child) = path.join(name.as_bytes()) else {
-                        continue;
-                    };
-                    stack.push((child, child_dir, child_ino, depth + 1));
-                }
-            }
-            found.push((path, dir, ino, present));
-        }
+        walk_from(&self.hier, start, self.cfg.max_depth, found, cost);
     }
 
     /// The groups as a walk would find them, listing only the directories
@@ -806,6 +790,60 @@ impl Scanner {
 /// A group a walk found: path, directory, inode, and which of HOT and
 /// cgroup.type it holds (bits, see [`file_bit`]).
 type Listed = (GroupPath, PathBuf, u64, u16);
+
+/// Lists `start` and every directory below it (to `max_depth` levels
+/// below the start group) into `found`, unsorted: the one walker of the
+/// tree, for the scanner and the event watcher (`source::events`).
+fn walk_from(
+    hier: &Hier,
+    start: WalkStart,
+    max_depth: Option<usize>,
+    found: &mut Vec<Listed>,
+    cost: &mut ScanCost,
+) {
+    let mut stack = vec![start];
+    while let Some((path, dir, ino, depth)) = stack.pop() {
+        let Some((present, children)) = list_dir(hier, &dir, cost) else {
+            continue;
+        };
+        if max_depth.is_none_or(|m| depth < m) {
+            for (name, child_dir, child_ino) in children {
+                // a name no directory can have (a --root tree is
+                // only a tree of paths): never a group
+                let Ok(child) = path.join(name.as_bytes()) else {
+                    continue;
+                };
+                stack.push((child, child_dir, child_ino, depth + 1));
+            }
+        }
+        found.push((path, dir, ino, present));
+    }
+}
+
+/// The groups from `start` down, `depth` levels below the view's start
+/// group already, to `max_depth` (the event watcher's initial set and a
+/// new subtree it is told of), each with its directory's inode; the
+/// scanner's own walk.
+pub fn list_groups(
+    hier: &Hier,
+    start: &GroupPath,
+    depth: usize,
+    max_depth: Option<usize>,
+) -> Vec<(GroupPath, u64)> {
+    let dir = hier::group_rel(start).to_path_buf();
+    let Ok(ino) = hier.dir_ino(&dir) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    walk_from(
+        hier,
+        (start.clone(), dir, ino, depth),
+        max_depth,
+        &mut found,
+        &mut ScanCost::default(),
+    );
+    found.into_iter().map(|(p, _, ino, _)| (p, ino)).collect()
+}
 
 /// Where a walk starts: path, directory, inode, depth below the start group.
 type WalkStart = (GroupPath, PathBuf, u64, usize);

@@ -1,0 +1,200 @@
+//! PURE: an event in words, the same in the TUI's events screen and
+//! `-b`'s event lines: what happened ([`what`]), the clock time
+//! ([`clock_utc`]) and the age ([`age`]), and `-b`'s one line
+//! ([`batch_line`]). Every name from outside (task, paths) is escaped
+//! through `model::text`.
+
+use crate::model::events::{Event, EventKind, MemoryEvent, OomVictim, SwapEvent};
+use crate::model::text::escape;
+use std::time::Duration;
+
+/// The victim of an OOM kill, in words: "python3 (pid 4242, uid 1000),
+/// memory.max of /a hit".
+fn victim_words(v: &OomVictim) -> String {
+    let uid = v.uid.map_or(String::new(), |u| format!(", uid {u}"));
+    let mut s = format!("{} (pid {}{uid})", escape(&v.task), v.pid);
+    match &v.oom_memcg {
+        Some(g) => s.push_str(&format!(", memory.max of {} hit", g.display())),
+        None => s.push_str(", the machine out of memory"),
+    }
+    s
+}
+
+fn times(n: u64) -> String {
+    if n == 1 {
+        String::new()
+    } else {
+        format!(" ({n} times)")
+    }
+}
+
+/// What happened, in words.
+pub fn what(kind: &EventKind) -> String {
+    match kind {
+        EventKind::Populated(true) => "populated: processes came".into(),
+        EventKind::Populated(false) => "empty: its last process left".into(),
+        EventKind::Frozen(true) => "frozen".into(),
+        EventKind::Frozen(false) => "thawed".into(),
+        EventKind::Memory {
+            what: MemoryEvent::OomKill,
+            count,
+            victim,
+        } => match victim {
+            Some(v) => format!("OOM kill: {}{}", victim_words(v), times(*count)),
+            None => format!("OOM kill{}", times(*count)),
+        },
+        EventKind::Memory { what, count, .. } => {
+            let w = match what {
+                MemoryEvent::Low => "reclaimed below memory.low",
+                MemoryEvent::High => "over memory.high: throttled",
+                MemoryEvent::Max => "at memory.max",
+                MemoryEvent::Oom => "out of memory (OOM killer invoked)",
+                MemoryEvent::OomGroupKill => "OOM kill of the whole group",
+                MemoryEvent::OomKill => "OOM kill",
+            };
+            format!("{w}{}", times(*count))
+        }
+        EventKind::Swap { what, count } => {
+            let w = match what {
+                SwapEvent::High => "over memory.swap.high",
+                SwapEvent::Max => "at memory.swap.max",
+                SwapEvent::Fail => "swap-out failed",
+            };
+            format!("{w}{}", times(*count))
+        }
+        EventKind::PidsMax { count } => format!("fork refused at pids.max{}", times(*count)),
+    }
+}
+
+/// Where the event came from, for the detail column: the file and key.
+pub fn source(kind: &EventKind) -> String {
+    match kind {
+        EventKind::Populated(v) => format!("cgroup.events populated {}", u8::from(*v)),
+        EventKind::Frozen(v) => format!("cgroup.events frozen {}", u8::from(*v)),
+        EventKind::Memory { what, count, victim } => {
+            let mut s = format!("memory.events {} +{count}", what.key());
+            if let Some(t) = victim.as_ref().and_then(|v| v.task_memcg.as_ref()) {
+                s.push_str(&format!(", task in {}", t.display()));
+            }
+            s
+        }
+        EventKind::Swap { what, count } => format!("memory.swap.events {} +{count}", what.key()),
+        EventKind::PidsMax { count } => format!("pids.events max +{count}"),
+    }
+}
+
+/// A UNIX time as the UTC clock: "13:04:59".
+pub fn clock_utc(unix_s: f64) -> String {
+    let s = if unix_s.is_finite() && unix_s > 0.0 {
+        unix_s as u64
+    } else {
+        0
+    };
+    let d = s % 86_400;
+    format!("{:02}:{:02}:{:02}", d / 3600, d % 3600 / 60, d % 60)
+}
+
+/// How long ago, short: "4s", "12m", "3h", "2d".
+pub fn age(ago: Duration) -> String {
+    let s = ago.as_secs();
+    match s {
+        0..=99 => format!("{s}s"),
+        100..=5999 => format!("{}m", s / 60),
+        6000..=172_799 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86_400),
+    }
+}
+
+/// `-b`'s line for an event (README, "Batch output"): `event TIME_S
+/// PATH KIND [key=value ...]`, every outside name escaped, so a line
+/// splits on spaces.
+pub fn batch_line(e: &Event) -> String {
+    let mut s = format!("event {:.3} {} {}", e.at.as_secs_f64(), e.path, e.kind.name());
+    match &e.kind {
+        EventKind::Populated(v) => s.push_str(&format!(" populated={}", u8::from(*v))),
+        EventKind::Frozen(v) => s.push_str(&format!(" frozen={}", u8::from(*v))),
+        EventKind::Memory { count, victim, .. } => {
+            s.push_str(&format!(" count={count}"));
+            if let Some(v) = victim {
+                // a space inside a name is escaped only at its ends: a
+                // task is one token for a reader splitting on spaces
+                let task = escape(&v.task).replace(' ', "\\x20");
+                s.push_str(&format!(" task={task} pid={}", v.pid));
+                if let Some(u) = v.uid {
+                    s.push_str(&format!(" uid={u}"));
+                }
+                if let Some(g) = &v.oom_memcg {
+                    s.push_str(&format!(" oom_memcg={g}"));
+                }
+                if let Some(g) = &v.task_memcg {
+                    s.push_str(&format!(" task_memcg={g}"));
+                }
+            }
+        }
+        EventKind::Swap { count, .. } | EventKind::PidsMax { count } => {
+            s.push_str(&format!(" count={count}"));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::GroupPath;
+
+    fn oom(task: &[u8]) -> EventKind {
+        EventKind::Memory {
+            what: MemoryEvent::OomKill,
+            count: 1,
+            victim: Some(Box::new(OomVictim {
+                task: task.to_vec(),
+                pid: 4242,
+                uid: Some(1000),
+                oom_memcg: Some(GroupPath::new("a")),
+                task_memcg: Some(GroupPath::new("a/b")),
+            })),
+        }
+    }
+
+    #[test]
+    fn an_oom_kill_in_words() {
+        assert_eq!(
+            what(&oom(b"python")),
+            "OOM kill: python (pid 4242, uid 1000), memory.max of /a hit"
+        );
+        // a hostile name reaches no terminal as it is
+        assert_eq!(
+            what(&oom(b"\x1b]0;x\x07")),
+            "OOM kill: \\e]0;x\\a (pid 4242, uid 1000), memory.max of /a hit"
+        );
+        assert_eq!(what(&EventKind::Frozen(false)), "thawed");
+        assert_eq!(
+            what(&EventKind::PidsMax { count: 3 }),
+            "fork refused at pids.max (3 times)"
+        );
+    }
+
+    #[test]
+    fn batch_lines_split_on_spaces() {
+        let e = Event {
+            at: Duration::from_millis(12_345),
+            unix_s: 0.0,
+            path: GroupPath::new("a/b"),
+            kind: oom(b"my task"),
+        };
+        assert_eq!(
+            batch_line(&e),
+            "event 12.345 /a/b memory_oom_kill count=1 task=my\\x20task pid=4242 uid=1000 oom_memcg=/a task_memcg=/a/b"
+        );
+    }
+
+    #[test]
+    fn clock_and_age() {
+        assert_eq!(clock_utc(1_764_190_000.5), "20:46:40");
+        assert_eq!(clock_utc(f64::NAN), "00:00:00");
+        assert_eq!(age(Duration::from_secs(5)), "5s");
+        assert_eq!(age(Duration::from_secs(600)), "10m");
+        assert_eq!(age(Duration::from_secs(7200)), "2h");
+    }
+}
