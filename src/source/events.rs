@@ -39,10 +39,8 @@ use crate::model::{Errno, GroupPath};
 use rustix::event::{poll, PollFd, PollFlags};
 use rustix::fs::inotify::{self, ReadFlags, WatchFlags};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::ffi::OsStr;
 use std::mem::MaybeUninit;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
@@ -149,6 +147,9 @@ struct FileWatch {
     wd: Option<i32>,
     /// The file is there (a watch is wanted).
     exists: bool,
+    /// Made after watching began: its first reading is diffed against
+    /// zeros.
+    fresh: bool,
     last: Option<Reading>,
 }
 
@@ -214,9 +215,26 @@ impl Watcher {
         self.status
     }
 
-    /// Whether `path` is watched (tests).
+    /// Whether `path`'s directory is watched (tests).
     pub fn is_watched(&self, path: &GroupPath) -> bool {
         self.groups.get(path).is_some_and(|g| g.dir_wd.is_some())
+    }
+
+    /// The event files of `path` that are watched (tests).
+    pub fn watched_files(&self, path: &GroupPath) -> Vec<EventFile> {
+        self.groups.get(path).map_or_else(Vec::new, |g| {
+            EventFile::ALL
+                .into_iter()
+                .zip(&g.files)
+                .filter(|(_, w)| w.wd.is_some())
+                .map(|(f, _)| f)
+                .collect()
+        })
+    }
+
+    /// The groups known (watched or not).
+    pub fn groups(&self) -> usize {
+        self.groups.len()
     }
 
     fn depth_of(&self, path: &GroupPath) -> usize {
@@ -239,7 +257,7 @@ impl Watcher {
             return Err(false);
         };
         let mask = if dir {
-            WatchFlags::CREATE | WatchFlags::DELETE | WatchFlags::ONLYDIR
+            WatchFlags::CREATE | WatchFlags::DELETE | WatchFlags::MOVE | WatchFlags::ONLYDIR
         } else {
             WatchFlags::MODIFY
         };
@@ -328,13 +346,12 @@ impl Watcher {
             Ok(wd) => {
                 g.files[i].wd = Some(wd);
                 g.files[i].exists = true;
+                g.files[i].fresh = new;
                 self.wds.insert(wd, (path.clone(), Slot::File(f)));
                 // the baseline, read after the watch is set so that no
                 // change falls between
-                let first = self.read(path, f);
-                if let Some(cur) = first {
-                    let base = new.then(|| cur.zeroed());
-                    self.apply(path, f, base, cur);
+                if let Some(cur) = self.read(path, f) {
+                    self.apply(path, f, cur);
                 }
             }
             // no watch to be had: the file is there, unwatched
@@ -351,14 +368,15 @@ impl Watcher {
         (!r.is_empty()).then_some(r)
     }
 
-    /// Diffs `cur` with the last reading (or `base`), keeps it, and
-    /// makes the events.
-    fn apply(&mut self, path: &GroupPath, f: EventFile, base: Option<Reading>, cur: Reading) {
+    /// Diffs `cur` with the last reading (zeros for a file made after
+    /// watching began), keeps it, and makes the events.
+    fn apply(&mut self, path: &GroupPath, f: EventFile, cur: Reading) {
         let i = file_index(f);
         let Some(g) = self.groups.get_mut(path) else {
             return;
         };
-        let prev = g.files[i].last.or(base);
+        let w = &g.files[i];
+        let prev = w.last.or_else(|| w.fresh.then(|| cur.zeroed()));
         let cur = prev.map_or(cur, |p| cur.over(&p));
         g.files[i].last = Some(cur);
         let kinds = diff(f, prev.as_ref(), &cur);
@@ -476,7 +494,7 @@ impl Watcher {
             .collect();
         for (p, f) in files {
             if let Some(cur) = self.read(&p, f) {
-                self.apply(&p, f, None, cur);
+                self.apply(&p, f, cur);
             }
         }
     }
@@ -542,20 +560,29 @@ impl Watcher {
         match slot {
             Slot::File(f) if mask.contains(ReadFlags::MODIFY) => {
                 if let Some(cur) = self.read(&path, f) {
-                    self.apply(&path, f, None, cur);
+                    self.apply(&path, f, cur);
                 }
             }
             Slot::Dir => {
-                let Some(child) = name.and_then(|n| path.join(OsStr::from_bytes(n).as_bytes()).ok())
-                else {
-                    return;
-                };
+                let Some(name) = name else { return };
                 if !mask.contains(ReadFlags::ISDIR) {
+                    // an event file made in a group that stays (a
+                    // controller switched on above it): watched at once
+                    if mask.contains(ReadFlags::CREATE) {
+                        if let Some(f) = EventFile::of_name(name) {
+                            self.add_file(&path, f, true);
+                        }
+                    }
                     return;
                 }
+                let Ok(child) = path.join(name) else { return };
                 if mask.contains(ReadFlags::CREATE) {
                     self.add_tree(&child, true);
-                } else if mask.contains(ReadFlags::DELETE) {
+                } else if mask.contains(ReadFlags::MOVED_TO) {
+                    // a group renamed (cgroup2 renames within a parent):
+                    // its counters are not new
+                    self.add_tree(&child, false);
+                } else if mask.intersects(ReadFlags::DELETE | ReadFlags::MOVED_FROM) {
                     self.remove_tree(&child);
                 }
             }
