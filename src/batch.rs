@@ -4,6 +4,7 @@
 //! JSON field names and units are documented in README.md ("JSON output").
 
 use crate::cgroupfs::MemoryEvents;
+use crate::model::events::{Event, EventKind};
 use crate::model::text::{escape, escape_str};
 use crate::model::tree::{RowOptions, Tree};
 use crate::model::{
@@ -14,10 +15,13 @@ use crate::render::columns::{self, Column, NAME_MIN, NAME_TITLE, STATE_TITLE};
 use crate::render::fit::{fit, pad, width};
 use crate::render::marks::StateMarks;
 use crate::source::collector::{Collector, CollectorConfig, Refresh};
+use crate::source::events::{self as watch, WatchCommand, WatchConfig, Watched};
+use crate::source::hier::Hier;
 use anyhow::Result;
 use std::cmp::Ordering;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// One group in the JSON output.
@@ -70,6 +74,72 @@ impl JsonThrottling {
     }
 }
 
+/// One event in the JSON output (README, "JSON output"): the common
+/// fields, then those of its kind.
+#[derive(serde::Serialize)]
+struct JsonEvent {
+    /// Seconds since cgtop started, on the refreshes' clock.
+    time_s: f64,
+    unix_time_s: f64,
+    path: String,
+    /// `populated`, `frozen`, `memory_<key>`, `swap_<key>`, `pids_max`.
+    kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    populated: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frozen: Option<bool>,
+    /// How much the counter went up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    count: Option<u64>,
+    /// An OOM kill's victim, from the kernel's `oom-kill:` line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pid: Option<u32>,
+    /// The victim's name, escaped as every outside text is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uid: Option<u32>,
+    /// The group whose memory.max was hit ("/a").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    oom_memcg: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    task_memcg: Option<String>,
+}
+
+impl JsonEvent {
+    fn new(e: &Event) -> Self {
+        let mut j = Self {
+            time_s: e.at.as_secs_f64(),
+            unix_time_s: e.unix_s,
+            path: e.path.to_string(),
+            kind: e.kind.name(),
+            populated: None,
+            frozen: None,
+            count: e.kind.count(),
+            pid: None,
+            task: None,
+            uid: None,
+            oom_memcg: None,
+            task_memcg: None,
+        };
+        match &e.kind {
+            EventKind::Populated(v) => j.populated = Some(*v),
+            EventKind::Frozen(v) => j.frozen = Some(*v),
+            EventKind::Memory {
+                victim: Some(v), ..
+            } => {
+                j.pid = Some(v.pid);
+                j.task = Some(escape(&v.task).into_owned());
+                j.uid = v.uid;
+                j.oom_memcg = v.oom_memcg.as_ref().map(ToString::to_string);
+                j.task_memcg = v.task_memcg.as_ref().map(ToString::to_string);
+            }
+            EventKind::Memory { .. } | EventKind::Swap { .. } | EventKind::PidsMax { .. } => {}
+        }
+        j
+    }
+}
+
 #[derive(serde::Serialize)]
 struct JsonRefresh<'a> {
     /// Seconds since cgtop started (monotonic).
@@ -84,6 +154,8 @@ struct JsonRefresh<'a> {
     ncpus: usize,
     mount: &'a MountInfo,
     cost: JsonCost,
+    /// The events the watcher saw since the previous printed refresh.
+    events: Vec<JsonEvent>,
     groups: Vec<JsonGroup<'a>>,
 }
 
@@ -112,6 +184,13 @@ impl From<&ScanCost> for JsonCost {
     }
 }
 
+/// The event watcher of a batch run: the hierarchy and its settings
+/// (its clock is set to the refreshes' when the run starts).
+pub struct BatchEvents {
+    pub hier: Arc<Hier>,
+    pub cfg: WatchConfig,
+}
+
 /// Prints `opts.iterations` refreshes (forever without it). A first,
 /// unprinted refresh primes the counters, so every printed one has rates.
 /// `wait(d)` waits `d` between refreshes and says whether anyone still
@@ -132,11 +211,27 @@ pub fn run(
 /// that `run::locate` opened).
 pub fn run_collector(
     out: &mut impl Write,
+    c: Collector,
+    m: &MountInfo,
+    host: &HostInfo,
+    opts: &Options,
+    wait: impl FnMut(Duration) -> bool,
+) -> Result<()> {
+    run_collector_with(out, c, m, host, opts, wait, None)
+}
+
+/// [`run_collector`] with the event watcher (`events`): each printed
+/// refresh carries the events seen since the previous one (JSON's
+/// `events`, `-b`'s event lines). The watcher's channel is drained at
+/// each refresh, after the refresh's group list went to it.
+pub fn run_collector_with(
+    out: &mut impl Write,
     mut c: Collector,
     m: &MountInfo,
     host: &HostInfo,
     opts: &Options,
     mut wait: impl FnMut(Duration) -> bool,
+    events: Option<BatchEvents>,
 ) -> Result<()> {
     // the collector's clock: batch mode runs the collector in this thread
     let start = crate::source::collector::clock_start();
@@ -147,6 +242,16 @@ pub fn run_collector(
     let start_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
+    let watcher = events.and_then(|e| {
+        let (tx, rx) = std::sync::mpsc::channel::<Watched>();
+        let cfg = WatchConfig {
+            clock: start,
+            clock_unix: start_unix,
+            ..e.cfg
+        };
+        let h = watch::spawn(e.hier, cfg, tx).ok()?;
+        Some((h, rx))
+    });
     let mut prev_at = c.refresh_timed(start).snapshot.at;
     let mut n = 0u64;
     while opts.iterations.is_none_or(|max| n < max) {
@@ -156,9 +261,19 @@ pub fn run_collector(
         let r = c.refresh_timed(start);
         let interval = r.snapshot.at.saturating_sub(prev_at);
         prev_at = r.snapshot.at;
+        let mut evs = Vec::new();
+        if let Some((h, rx)) = &watcher {
+            let paths = r.snapshot.groups.iter().map(|g| g.path.clone()).collect();
+            h.send(WatchCommand::Groups(paths));
+            for w in rx.try_iter() {
+                if let Watched::Events(e) = w {
+                    evs.extend(e);
+                }
+            }
+        }
         let res = match opts.output {
-            Output::Json => write_json(out, &r, interval, start_unix, m, host),
-            _ => write_text_with(out, &r, interval, m, host, n, &opts.columns),
+            Output::Json => write_json(out, &r, interval, start_unix, m, host, &evs),
+            _ => write_text_events(out, &r, interval, m, host, n, &opts.columns, &evs),
         };
         // a closed pipe (`cgtop -b | head`) ends the run quietly
         if let Err(e) = res.and_then(|()| out.flush()) {
@@ -224,6 +339,7 @@ pub fn write_json(
     start_unix: Duration,
     m: &MountInfo,
     host: &HostInfo,
+    events: &[Event],
 ) -> std::io::Result<()> {
     let groups = r
         .snapshot
@@ -261,6 +377,7 @@ pub fn write_json(
         ncpus: host.ncpus,
         mount: m,
         cost: JsonCost::from(&r.snapshot.cost),
+        events: events.iter().map(JsonEvent::new).collect(),
         groups,
     };
     serde_json::to_writer(&mut *out, &doc)?;
@@ -290,6 +407,23 @@ pub fn write_text_with(
     n: u64,
     cols: &[Column],
 ) -> std::io::Result<()> {
+    write_text_events(out, r, interval, m, host, n, cols, &[])
+}
+
+/// [`write_text_with`], with the events seen since the previous refresh:
+/// one line each (`render::events::batch_line`) after the refresh's
+/// summary line, and `!` in the state column of their groups.
+#[allow(clippy::too_many_arguments)]
+pub fn write_text_events(
+    out: &mut impl Write,
+    r: &Refresh,
+    interval: Duration,
+    m: &MountInfo,
+    host: &HostInfo,
+    n: u64,
+    cols: &[Column],
+    events: &[Event],
+) -> std::io::Result<()> {
     let cols = &Column::in_order(cols);
     let s = &r.snapshot;
     writeln!(
@@ -308,6 +442,11 @@ pub fn write_text_with(
         s.cost.cpu.as_secs_f64() * 1e3,
         s.cost.files_read
     )?;
+    for e in events {
+        writeln!(out, "{}", crate::render::events::batch_line(e))?;
+    }
+    let marked: std::collections::HashSet<&crate::model::GroupPath> =
+        events.iter().map(|e| &e.path).collect();
     let tree = Tree::build(&s.groups);
     let rows = tree.rows(&RowOptions::default(), |a, b| {
         tree.nodes[a]
@@ -351,7 +490,7 @@ pub fn write_text_with(
             pad(&fit(&name, w), w),
             // CPU % of one core: `-b` has never applied --machine-cpu
             columns::cells(cols, g, rt, |p| p),
-            StateMarks::of(g, throttled),
+            StateMarks::of(g, throttled).with_event(marked.contains(&g.path)),
         )?;
     }
     writeln!(out)

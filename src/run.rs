@@ -8,7 +8,8 @@ use crate::model::WriteOutcome;
 use crate::model::{GroupPath, HostInfo, MountInfo, Op};
 use crate::options::{Options, Output};
 use crate::source::actionlog::ActionLog;
-use crate::source::collector::{self, Collector, CollectorConfig, Command};
+use crate::source::collector::{self, Collected, Collector, CollectorConfig, Command};
+use crate::source::events::{self as watch, WatchCommand, WatchConfig, WatchHandle};
 use crate::source::hier::{self, Hier};
 use crate::source::mount;
 use crate::source::safety;
@@ -20,8 +21,8 @@ use ratatui::Terminal;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
-use std::time::Duration;
 use std::time::SystemTime;
+use std::time::{Duration, Instant};
 
 /// A failure that maps to exit code 2: no usable hierarchy.
 #[derive(Debug)]
@@ -91,6 +92,40 @@ pub(crate) fn collector_config(
     }
 }
 
+/// The event watcher's settings for the view: its start group and depth,
+/// /dev/kmsg, and kmsg's paths mapped to the view as /proc/PID/cgroup's
+/// are (`guard::view_mapping`); the clock is set where it starts.
+pub fn watch_config(opts: &Options, m: &MountInfo) -> WatchConfig {
+    let mounts = mount::read_mountinfo().unwrap_or_default();
+    WatchConfig {
+        start: opts.start.clone(),
+        max_depth: opts.depth,
+        max_watches: None,
+        kmsg: Some(PathBuf::from("/dev/kmsg")),
+        mapping: crate::model::guard::view_mapping(&mounts, &m.root),
+        clock: collector::clock_start(),
+        clock_unix: Duration::ZERO,
+    }
+}
+
+/// Starts the event watcher for the TUI on the collector's clock; its
+/// events reach the main loop as `Msg::Events`. `None` when it cannot run
+/// (no inotify instance to be had): the TUI then works without events.
+fn spawn_watcher(
+    opts: &Options,
+    m: &MountInfo,
+    hier: &Arc<Hier>,
+    clock: Instant,
+    tx: Sender<Msg>,
+) -> Option<WatchHandle> {
+    let mut cfg = watch_config(opts, m);
+    cfg.clock = clock;
+    cfg.clock_unix = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
+    watch::spawn(Arc::clone(hier), cfg, tx).ok()
+}
+
 /// Runs cgtop as asked. Errors that are a [`SetupError`] mean exit code 2.
 /// `Ok(Some(sig))`: the TUI ended on signal `sig` (or on a hung-up
 /// terminal, SIGHUP), after the normal teardown; exit 128 + `sig`.
@@ -105,8 +140,20 @@ pub fn run(opts: &Options) -> Result<Option<i32>> {
             // line-buffered: 10,000 writes a refresh at 10,000 groups);
             // batch::run flushes after each refresh
             let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-            let c = Collector::with_hier(cfg, hier);
-            batch::run_collector(&mut out, c, &m, &host_info(), opts, batch::wait_for_reader)?;
+            let c = Collector::with_hier(cfg, Arc::clone(&hier));
+            let events = batch::BatchEvents {
+                hier,
+                cfg: watch_config(opts, &m),
+            };
+            batch::run_collector_with(
+                &mut out,
+                c,
+                &m,
+                &host_info(),
+                opts,
+                batch::wait_for_reader,
+                Some(events),
+            )?;
             Ok(None)
         }
     }
@@ -151,8 +198,36 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     collector.set_proc_dir(Some(PathBuf::from("/proc")));
     // every group's limits, to colour its figures by how near they are
     collector.set_grade_limits(true);
-    collector::spawn_with(collector, opts.interval, tx.clone(), cmd_rx)
+    // one clock for the collector and the event watcher
+    let clock = collector::clock_start();
+    let watcher = spawn_watcher(opts, m, hier, clock, tx.clone());
+    // each refresh's group list goes to the watcher on its way to the
+    // main loop: groups it missed are watched, those gone forgotten
+    let (col_tx, col_rx) = mpsc::channel::<Collected>();
+    collector::spawn_from(collector, clock, opts.interval, col_tx, cmd_rx)
         .context("starting the collector thread")?;
+    let to_main = tx.clone();
+    let feed = watcher.clone();
+    std::thread::Builder::new()
+        .name("refreshes".into())
+        .spawn(move || {
+            for c in col_rx {
+                if let (Collected::Refresh(r), Some(w)) = (&c, &feed) {
+                    let paths = r.snapshot.groups.iter().map(|g| g.path.clone()).collect();
+                    w.send(WatchCommand::Groups(paths));
+                }
+                if to_main.send(Msg::from(c)).is_err() {
+                    return;
+                }
+            }
+        })
+        .context("starting the refresh thread")?;
+    if watcher.is_none() {
+        app.status = Some(app::Status {
+            level: app::Level::Warn,
+            text: "events: no inotify instance to be had; events are not watched".into(),
+        });
+    }
     let log = ActionLog::from_env();
     app.log_place = Some(log.place().clone());
     let writer_tx =
@@ -177,6 +252,9 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     };
     let res = event_loop_on(&mut terminal, &mut app, &theme, &rx, &outlets, &mut RealTty);
     let _ = outlets.collector.send(Command::Stop);
+    if let Some(w) = &watcher {
+        w.send(WatchCommand::Stop);
+    }
     drop(guard);
     drop(terminal);
     match res {

@@ -919,7 +919,8 @@ fn every_main_action_is_reachable() {
             | Action::Undo
             | Action::Redo
             | Action::ChooseColumns
-            | Action::ActionLog => true,
+            | Action::ActionLog
+            | Action::Events => true,
             Action::Accept
             | Action::Cancel
             | Action::CursorLeft
@@ -940,6 +941,8 @@ fn every_main_action_is_reachable() {
             | Action::NextDevice
             | Action::ToggleThreads
             | Action::Close
+            | Action::JumpToGroup
+            | Action::ClearEvents
             | Action::CloseHelp => false,
         }
     }

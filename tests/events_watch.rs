@@ -73,7 +73,11 @@ fn started(root: &Path) -> (WatchHandle, Receiver<Watched>) {
 }
 
 /// Events received within `limit`, until `enough` says so.
-fn collect(rx: &Receiver<Watched>, limit: Duration, enough: impl Fn(&[Event]) -> bool) -> Vec<Event> {
+fn collect(
+    rx: &Receiver<Watched>,
+    limit: Duration,
+    enough: impl Fn(&[Event]) -> bool,
+) -> Vec<Event> {
     let until = Instant::now() + limit;
     let mut got = Vec::new();
     while !enough(&got) {
@@ -110,7 +114,9 @@ fn an_oom_kill_is_delivered_though_its_group_is_removed_50_ms_later() {
     fs::write(t.path().join("a/job/memory.events"), MEM_OOM).unwrap();
     std::thread::sleep(Duration::from_millis(50));
     fs::remove_dir_all(t.path().join("a/job")).unwrap();
-    let got = collect(&rx, Duration::from_secs(3), |e| oom_kill_of(e, "a/job").is_some());
+    let got = collect(&rx, Duration::from_secs(3), |e| {
+        oom_kill_of(e, "a/job").is_some()
+    });
     let seen = t0.elapsed();
     let ev = oom_kill_of(&got, "a/job").unwrap_or_else(|| panic!("no oom_kill: {got:?}"));
     println!("oom_kill seen after {seen:?}: {ev:?}");
@@ -137,7 +143,11 @@ fn a_group_made_after_the_start_is_watched_at_once() {
     group(t.path(), "b/new");
     std::thread::sleep(Duration::from_millis(100));
     fs::write(t.path().join("b/new/memory.events"), MEM_OOM).unwrap();
-    fs::write(t.path().join("b/new/cgroup.events"), "populated 1\nfrozen 0\n").unwrap();
+    fs::write(
+        t.path().join("b/new/cgroup.events"),
+        "populated 1\nfrozen 0\n",
+    )
+    .unwrap();
     let got = collect(&rx, Duration::from_secs(3), |e| {
         oom_kill_of(e, "b/new").is_some() && e.iter().any(|e| e.kind == EventKind::Populated(true))
     });

@@ -116,8 +116,9 @@ fn frozen_group_shows_the_mark() {
         .lines()
         .find(|l| l.trim_start().starts_with("ice "))
         .expect("ice row");
+    // (the fourth cell, `!`, marks a group with an event line above)
     assert!(
-        line.ends_with("PF "),
+        line.ends_with("PF  "),
         "populated and frozen marks: {line:?}"
     );
 }

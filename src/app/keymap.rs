@@ -45,13 +45,15 @@ pub enum Scope {
     LeafFix,
     /// The action log (L).
     Log,
+    /// The events screen (!).
+    Events,
     /// A message (a failed write).
     Message,
 }
 
 impl Scope {
     /// Every scope, in the order the help and README list them.
-    pub const ALL: [Self; 17] = [
+    pub const ALL: [Self; 18] = [
         Self::Main,
         Self::Filter,
         Self::Prompt,
@@ -67,6 +69,7 @@ impl Scope {
         Self::NewGroup,
         Self::LeafFix,
         Self::Log,
+        Self::Events,
         Self::Message,
         Self::Help,
     ];
@@ -89,6 +92,7 @@ impl Scope {
             Self::NewGroup => "New group (n)",
             Self::LeafFix => "Leaf fix (offered after EBUSY)",
             Self::Log => "Action log (L)",
+            Self::Events => "Events (!)",
             Self::Message => "Message (a refused write)",
             Self::Help => "Help (?)",
         }
@@ -150,6 +154,17 @@ impl Scope {
             Self::RawChoose => &[A::Up, A::Down, A::Accept, A::Cancel],
             Self::Move => &[A::Up, A::Down, A::ToggleThreads, A::Accept, A::Cancel],
             Self::Log => &[A::Up, A::Down, A::Close],
+            Self::Events => &[
+                A::Up,
+                A::Down,
+                A::PageUp,
+                A::PageDown,
+                A::Home,
+                A::End,
+                A::JumpToGroup,
+                A::ClearEvents,
+                A::Close,
+            ],
             Self::Message => &[A::Close],
             Self::Help => &[A::CloseHelp, A::PageDown, A::PageUp],
         }
@@ -241,6 +256,10 @@ actions! {
     Close,
     // help scope
     CloseHelp,
+    // the events screen
+    Events,
+    JumpToGroup,
+    ClearEvents,
     // writes
     Controllers,
     EditLimits,
@@ -370,8 +389,8 @@ const fn b(
 }
 
 use Scope::{
-    Columns, Confirm, ConfirmTyped, Controllers, Filter, Help as HelpScope, LeafFix, Limits, Log,
-    Main, Message, Move, NewGroup, Prompt, RawChoose, RawLine, Text,
+    Columns, Confirm, ConfirmTyped, Controllers, Events, Filter, Help as HelpScope, LeafFix,
+    Limits, Log, Main, Message, Move, NewGroup, Prompt, RawChoose, RawLine, Text,
 };
 
 // One line per binding, so the table reads as a table.
@@ -417,6 +436,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[k('u')], Action::Undo, "undo the last action; again: the one before it, and so on", Some("undo")),
     b(Main, &[k('U'), ctrl('r')], Action::Redo, "redo what u undid (any new write clears the redo)", None),
     b(Main, &[k('L')], Action::ActionLog, "the log of every write of this session", None),
+    b(Main, &[k('!')], Action::Events, "events as they happen: OOM kills, freezes, limits hit", None),
     b(Main, &[k('?'), code(KeyCode::F(1))], Action::Help, "this help", Some("help")),
     b(Main, &[k('q'), code(KeyCode::F(10)), ctrl('c')], Action::Quit, "quit", Some("quit")),
     b(Main, &[ctrl('z')], Action::Suspend, "suspend to the shell, from any screen (fg brings cgtop back)", None),
@@ -473,6 +493,15 @@ pub const KEYMAP: &[Binding] = &[
     b(Log, &[code(KeyCode::Up), k('k')], Action::Up, "scroll up", Some("scroll")),
     b(Log, &[code(KeyCode::Down), k('j')], Action::Down, "scroll down", Some("scroll")),
     b(Log, &[code(KeyCode::Esc), k('q'), k('L'), code(KeyCode::Enter)], Action::Close, "close the log", Some("close")),
+    b(Events, &[code(KeyCode::Up), k('k')], Action::Up, "previous event (newer)", Some("move")),
+    b(Events, &[code(KeyCode::Down), k('j')], Action::Down, "next event (older)", Some("move")),
+    b(Events, &[code(KeyCode::PageUp), ctrl('b')], Action::PageUp, "a page up", None),
+    b(Events, &[code(KeyCode::PageDown), ctrl('f')], Action::PageDown, "a page down", None),
+    b(Events, &[code(KeyCode::Home), k('g')], Action::Home, "the newest event", None),
+    b(Events, &[code(KeyCode::End), k('G'), shift(KeyCode::Char('G'))], Action::End, "the oldest event", None),
+    b(Events, &[code(KeyCode::Enter)], Action::JumpToGroup, "select the event's group in the tree (or say it is gone)", Some("go to group")),
+    b(Events, &[k('c')], Action::ClearEvents, "clear the list", Some("clear")),
+    b(Events, &[code(KeyCode::Esc), k('q'), k('!')], Action::Close, "close the events", Some("close")),
     b(Message, &[ANY], Action::Close, "close the message", Some("closes")),
     b(HelpScope, &[code(KeyCode::Esc), k('q'), k('?'), code(KeyCode::F(1)), code(KeyCode::Enter)], Action::CloseHelp, "close the help", Some("close")),
     b(HelpScope, &[k(' '), code(KeyCode::PageDown), code(KeyCode::Down), k('j')], Action::PageDown, "next page of the help", Some("next page")),

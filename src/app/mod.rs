@@ -10,6 +10,7 @@ pub mod keymap;
 pub mod text_input;
 pub mod writes;
 
+use crate::model::events::{Event, EventList};
 use crate::model::history::{Dropped, Seen};
 use crate::model::tree::{Row, RowOptions, Tree};
 use crate::render::columns::{self, Column};
@@ -18,6 +19,7 @@ use crate::render::fit;
 pub use crate::model::HostInfo;
 use crate::model::{GroupPath, GroupRates, GroupSample, MountInfo};
 use crate::source::collector::{Collected, Command, Inspection, Refresh};
+use crate::source::events::{WatchStatus, Watched};
 use crossterm::event::KeyEvent;
 use keymap::{Action, Scope};
 use std::cmp::Ordering;
@@ -90,6 +92,10 @@ pub enum Msg {
         outcomes: Vec<crate::model::WriteOutcome>,
         unix_secs: u64,
     },
+    /// The event watcher saw these, oldest first (`source::events`).
+    Events(Vec<Event>),
+    /// The event watcher's state changed (watches short, kernel log).
+    EventWatch(WatchStatus),
 }
 
 impl From<Collected> for Msg {
@@ -97,6 +103,19 @@ impl From<Collected> for Msg {
         Self::Collected(c)
     }
 }
+
+impl From<Watched> for Msg {
+    fn from(w: Watched) -> Self {
+        match w {
+            Watched::Events(e) => Self::Events(e),
+            Watched::Status(s) => Self::EventWatch(s),
+        }
+    }
+}
+
+/// How long a group's row keeps the event mark (`!` in the state
+/// column) after its last event.
+pub const EVENT_MARK_FOR: Duration = Duration::from_secs(60);
 
 /// How the screen is shared between the tree and the detail (`z` turns
 /// it): both, the tree alone, the detail alone. On 80x24 the detail
@@ -284,6 +303,10 @@ pub enum Mode {
     Log {
         scroll: usize,
     },
+    /// The events screen (`!`): the cursor on its rows, newest first.
+    Events {
+        cursor: usize,
+    },
     /// A message that stays until a key is pressed (a failed write: what
     /// happened, in words, and the fix).
     Message {
@@ -421,6 +444,13 @@ pub struct App {
     pub frozen_seen_any: bool,
     /// For the note on memory limits the kernel rounds to pages.
     pub page_size: u64,
+    /// The events the watcher sent, the newest [`EventList::CAP`].
+    pub events: EventList,
+    /// The watcher's state; `None` when no watcher runs.
+    pub event_watch: Option<WatchStatus>,
+    /// The groups with an event in the last [`EVENT_MARK_FOR`]: their
+    /// rows are marked (set on each refresh and each event).
+    pub event_marks: HashSet<GroupPath>,
 }
 
 impl App {
@@ -471,6 +501,9 @@ impl App {
             frozen_since: std::collections::HashMap::new(),
             frozen_seen_any: false,
             page_size: 4096,
+            events: EventList::default(),
+            event_watch: None,
+            event_marks: HashSet::new(),
         }
     }
 
@@ -492,6 +525,7 @@ impl App {
             Mode::NewGroup(_) => Scope::NewGroup,
             Mode::LeafFix(_) => Scope::LeafFix,
             Mode::Log { .. } => Scope::Log,
+            Mode::Events { .. } => Scope::Events,
             Mode::Message { .. } => Scope::Message,
         }
     }
@@ -751,6 +785,39 @@ impl App {
     fn processes_len(&self) -> usize {
         self.inspection.as_ref().map_or(0, |f| f.processes.len())
     }
+
+    /// The latest moment the app knows of, on the collector's clock: the
+    /// last refresh or the last event, whichever is later (the view's
+    /// "now" for the age of an event; it reads no clock).
+    pub fn now(&self) -> Duration {
+        let refresh = self.data.as_ref().map(|d| d.refresh.snapshot.at);
+        let event = self.events.iter().next_back().map(|e| e.at);
+        refresh.max(event).unwrap_or_default()
+    }
+
+    /// The groups with an event in the last [`EVENT_MARK_FOR`].
+    fn mark_recent_events(&mut self) {
+        let since = self.now().saturating_sub(EVENT_MARK_FOR);
+        self.event_marks = self
+            .events
+            .iter()
+            .rev()
+            .take_while(|e| e.at >= since)
+            .map(|e| e.path.clone())
+            .collect();
+    }
+
+    /// Keeps the events the watcher sent; on the events screen they are
+    /// seen as they come.
+    fn on_events(&mut self, events: Vec<Event>) {
+        for e in events {
+            self.events.push(e);
+        }
+        if matches!(self.mode, Mode::Events { .. }) {
+            self.events.mark_seen();
+        }
+        self.mark_recent_events();
+    }
 }
 
 /// Where groups are, for the undo history: the latest snapshot (a free
@@ -818,6 +885,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         } => {
             writes::on_write_finished(app, &outcomes, unix_secs, &mut fx);
         }
+        Msg::Events(events) => app.on_events(events),
+        Msg::EventWatch(s) => app.event_watch = Some(s),
     }
     fx
 }
@@ -834,6 +903,7 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
         }
     }
     app.data = Some(Data { refresh: r, tree });
+    app.mark_recent_events();
     writes::track_freeze(app);
     let before = app.selected.clone();
     welcome_back(app);
@@ -1138,6 +1208,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         | Action::Undo
         | Action::Redo
         | Action::ActionLog
+        | Action::Events
         | Action::ChooseColumns
         // the other scopes' actions (filter, prompt, text, dialogs, help)
         | Action::Accept
@@ -1160,6 +1231,8 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         | Action::NextDevice
         | Action::ToggleThreads
         | Action::Close
+        | Action::JumpToGroup
+        | Action::ClearEvents
         | Action::CloseHelp => {}
     }
 }

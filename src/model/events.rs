@@ -95,8 +95,11 @@ pub enum SwapEvent {
 }
 
 impl SwapEvent {
-    const KEYS: [(&'static str, Self); 3] =
-        [("high", Self::High), ("max", Self::Max), ("fail", Self::Fail)];
+    const KEYS: [(&'static str, Self); 3] = [
+        ("high", Self::High),
+        ("max", Self::Max),
+        ("fail", Self::Fail),
+    ];
 
     pub fn key(self) -> &'static str {
         Self::KEYS
@@ -274,9 +277,8 @@ pub fn diff(file: EventFile, prev: Option<&Reading>, cur: &Reading) -> Vec<Event
         return Vec::new();
     };
     let n = keys(file).len();
-    let pairs: Vec<Option<(u64, u64)>> = (0..n)
-        .map(|i| Some((prev.get(i)?, cur.get(i)?)))
-        .collect();
+    let pairs: Vec<Option<(u64, u64)>> =
+        (0..n).map(|i| Some((prev.get(i)?, cur.get(i)?))).collect();
     if file == EventFile::Cgroup {
         let mut out = Vec::new();
         for (i, make) in [
@@ -662,7 +664,13 @@ mod tests {
         let s1 = k("high 4\nmax 5\nfail 1\n");
         let ev = diff(EventFile::Swap, Some(&s0), &s1);
         assert_eq!(ev.len(), 3);
-        assert_eq!(ev[2], EventKind::Swap { what: SwapEvent::Fail, count: 1 });
+        assert_eq!(
+            ev[2],
+            EventKind::Swap {
+                what: SwapEvent::Fail,
+                count: 1
+            }
+        );
         assert_eq!(
             diff(EventFile::Pids, Some(&k("max 0\n")), &k("max 7\n")),
             [EventKind::PidsMax { count: 7 }]
@@ -675,14 +683,21 @@ mod tests {
 
     #[test]
     fn a_kmsg_record_and_the_oom_line() {
-        let rec = b"3,1234,5678901,-;".iter().chain(OOM).copied().collect::<Vec<u8>>();
+        let rec = b"3,1234,5678901,-;"
+            .iter()
+            .chain(OOM)
+            .copied()
+            .collect::<Vec<u8>>();
         let r = parse_record(&rec).unwrap();
         assert_eq!((r.seq, r.ts_usec), (1234, 5_678_901));
         let l = OomLine::parse(&r.message).unwrap();
         assert_eq!(l.constraint, b"CONSTRAINT_MEMCG");
         assert_eq!(l.oom_memcg.as_deref(), Some(&b"/cgtop-test-1-0"[..]));
         assert_eq!(l.task_memcg, b"/cgtop-test-1-0/leaf");
-        assert_eq!((l.task.as_slice(), l.pid, l.uid), (&b"python3"[..], 4242, Some(1000)));
+        assert_eq!(
+            (l.task.as_slice(), l.pid, l.uid),
+            (&b"python3"[..], 4242, Some(1000))
+        );
         // continuation lines are not the message
         let r = parse_record(b"6,9,10,c;hello\n SUBSYSTEM=x\n").unwrap();
         assert_eq!(r.message, b"hello");
@@ -733,7 +748,10 @@ mod tests {
         };
         let mut own = ev("cgtop-test-1-0/leaf");
         assert!(join_oom(&mut own, &line, &root_mapping()));
-        let EventKind::Memory { victim: Some(v), .. } = &own.kind else {
+        let EventKind::Memory {
+            victim: Some(v), ..
+        } = &own.kind
+        else {
             panic!("{own:?}")
         };
         assert_eq!(v.oom_memcg, Some(GroupPath::new("cgtop-test-1-0")));
@@ -760,7 +778,10 @@ mod tests {
         for i in 0..(EventList::CAP as u64 + 5) {
             l.push(e(i));
         }
-        assert_eq!((l.len(), l.dropped, l.unseen), (EventList::CAP, 5, EventList::CAP));
+        assert_eq!(
+            (l.len(), l.dropped, l.unseen),
+            (EventList::CAP, 5, EventList::CAP)
+        );
         assert_eq!(l.get(0).and_then(|e| e.kind.count()), Some(5));
         l.mark_seen();
         assert_eq!(l.unseen, 0);

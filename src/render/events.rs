@@ -71,7 +71,11 @@ pub fn source(kind: &EventKind) -> String {
     match kind {
         EventKind::Populated(v) => format!("cgroup.events populated {}", u8::from(*v)),
         EventKind::Frozen(v) => format!("cgroup.events frozen {}", u8::from(*v)),
-        EventKind::Memory { what, count, victim } => {
+        EventKind::Memory {
+            what,
+            count,
+            victim,
+        } => {
             let mut s = format!("memory.events {} +{count}", what.key());
             if let Some(t) = victim.as_ref().and_then(|v| v.task_memcg.as_ref()) {
                 s.push_str(&format!(", task in {}", t.display()));
@@ -109,7 +113,12 @@ pub fn age(ago: Duration) -> String {
 /// PATH KIND [key=value ...]`, every outside name escaped, so a line
 /// splits on spaces.
 pub fn batch_line(e: &Event) -> String {
-    let mut s = format!("event {:.3} {} {}", e.at.as_secs_f64(), e.path, e.kind.name());
+    let mut s = format!(
+        "event {:.3} {} {}",
+        e.at.as_secs_f64(),
+        e.path,
+        e.kind.name()
+    );
     match &e.kind {
         EventKind::Populated(v) => s.push_str(&format!(" populated={}", u8::from(*v))),
         EventKind::Frozen(v) => s.push_str(&format!(" frozen={}", u8::from(*v))),

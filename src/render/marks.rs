@@ -1,8 +1,10 @@
-//! The state column: three cells, the same in the TUI's tree and `-b`.
+//! The state column: four cells, the same in the TUI's tree and `-b`.
 //! P populated, F frozen or t throttled (by its own or an ancestor's
-//! cpu.max: `model::limits::throttling`), T threaded; a blank where not.
-//! A frozen group runs nothing, so it cannot also be throttled: the two
-//! share a cell and the column keeps its three.
+//! cpu.max: `model::limits::throttling`), T threaded, `!` an event (the
+//! TUI: in the last minute; `-b`: among the refresh's event lines); a
+//! blank where not. A frozen group runs nothing, so it cannot also be
+//! throttled: the two share a cell. `!` is the events screen's key, and
+//! one cell keeps the tree's names their room at 80 columns.
 
 use crate::model::GroupSample;
 use std::fmt;
@@ -23,11 +25,13 @@ pub struct StateMarks {
     pub populated: bool,
     pub held: Held,
     pub threaded: bool,
+    /// An event came from the group lately (`model::events`).
+    pub event: bool,
 }
 
 impl StateMarks {
     /// The column's width in cells.
-    pub const WIDTH: usize = 3;
+    pub const WIDTH: usize = 4;
 
     /// `throttled`: whether the window's throttling says so (the refresh's
     /// `throttling`, which the sample does not hold).
@@ -45,7 +49,14 @@ impl StateMarks {
             threaded: g
                 .cgroup_type
                 .is_some_and(crate::cgroupfs::CgroupType::is_threaded),
+            event: false,
         }
+    }
+
+    /// The same, with the event cell.
+    #[must_use]
+    pub fn with_event(self, event: bool) -> Self {
+        Self { event, ..self }
     }
 }
 
@@ -59,6 +70,7 @@ impl fmt::Display for StateMarks {
                 Held::Throttled => 't',
             },
             if self.threaded { 'T' } else { ' ' },
+            if self.event { '!' } else { ' ' },
         ];
         cells.iter().try_for_each(|c| fmt::Write::write_char(f, *c))
     }
@@ -83,13 +95,17 @@ mod tests {
     #[test]
     fn three_cells_always() {
         let idle = group(false, false, Some(CgroupType::Domain));
-        assert_eq!(StateMarks::of(&idle, false).to_string(), "   ");
+        assert_eq!(StateMarks::of(&idle, false).to_string(), "    ");
         let busy = group(true, false, Some(CgroupType::Threaded));
-        assert_eq!(StateMarks::of(&busy, false).to_string(), "P T");
-        assert_eq!(StateMarks::of(&busy, true).to_string(), "PtT");
+        assert_eq!(StateMarks::of(&busy, false).to_string(), "P T ");
+        assert_eq!(StateMarks::of(&busy, true).to_string(), "PtT ");
+        assert_eq!(
+            StateMarks::of(&busy, true).with_event(true).to_string(),
+            "PtT!"
+        );
         // no cgroup.events (the root): nothing to mark
         let root = GroupSample::new(GroupPath::root(), 1);
-        assert_eq!(StateMarks::of(&root, false).to_string(), "   ");
+        assert_eq!(StateMarks::of(&root, false).to_string(), "    ");
     }
 
     #[test]
@@ -97,6 +113,6 @@ mod tests {
         let g = group(true, true, Some(CgroupType::DomainThreaded));
         let m = StateMarks::of(&g, true);
         assert_eq!(m.held, Held::Frozen);
-        assert_eq!(m.to_string(), "PFT");
+        assert_eq!(m.to_string(), "PFT ");
     }
 }

@@ -570,7 +570,19 @@ pub fn spawn<M: From<Collected> + Send + 'static>(
 
 /// [`spawn`] with a collector made by the caller.
 pub fn spawn_with<M: From<Collected> + Send + 'static>(
+    c: Collector,
+    interval: Duration,
+    tx: Sender<M>,
+    rx: Receiver<Command>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    spawn_from(c, Instant::now(), interval, tx, rx)
+}
+
+/// [`spawn_with`] on the clock started at `start` (shared with the event
+/// watcher, whose events are stamped on the same clock).
+pub fn spawn_from<M: From<Collected> + Send + 'static>(
     mut c: Collector,
+    start: Instant,
     interval: Duration,
     tx: Sender<M>,
     rx: Receiver<Command>,
@@ -578,7 +590,6 @@ pub fn spawn_with<M: From<Collected> + Send + 'static>(
     std::thread::Builder::new()
         .name("collector".into())
         .spawn(move || {
-            let start = Instant::now();
             let mut interval = interval;
             let mut paused = false;
             let mut next = Instant::now();

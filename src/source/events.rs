@@ -190,7 +190,8 @@ fn file_index(f: EventFile) -> usize {
 impl Watcher {
     /// A watcher of the groups from `cfg.start` down, walked now.
     pub fn new(hier: Arc<Hier>, cfg: WatchConfig) -> std::io::Result<Self> {
-        let inotify = inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK)?;
+        let inotify =
+            inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK)?;
         let mut w = Self {
             hier,
             cfg,
@@ -296,7 +297,13 @@ impl Watcher {
         // directories, cgroup.events and memory.events of every group
         // first, the rarer files after: what a short budget keeps
         for (path, ino) in &found {
-            self.add_group(path, *ino, new, &[EventFile::Cgroup, EventFile::Memory], true);
+            self.add_group(
+                path,
+                *ino,
+                new,
+                &[EventFile::Cgroup, EventFile::Memory],
+                true,
+            );
         }
         for (path, ino) in &found {
             self.add_group(path, *ino, new, &[EventFile::Swap, EventFile::Pids], false);
@@ -427,7 +434,11 @@ impl Watcher {
             .collect();
         for p in gone {
             if let Some(g) = self.groups.remove(&p) {
-                for wd in g.dir_wd.into_iter().chain(g.files.iter().filter_map(|f| f.wd)) {
+                for wd in g
+                    .dir_wd
+                    .into_iter()
+                    .chain(g.files.iter().filter_map(|f| f.wd))
+                {
                     self.wds.remove(&wd);
                     // the kernel may have dropped it already: no matter
                     let _ = inotify::remove_watch(&self.inotify, wd);

@@ -20,6 +20,7 @@
 
 pub mod detail;
 pub mod dialogs;
+pub mod events;
 pub mod theme;
 pub mod tree;
 
@@ -196,6 +197,9 @@ pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
     if app.mode == Mode::Help {
         help(f, f.area(), app, theme);
     }
+    if let Mode::Events { cursor } = app.mode {
+        events::render(f, f.area(), app, cursor, theme);
+    }
     dialogs::render(f, f.area(), app, theme);
 }
 
@@ -231,6 +235,21 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         l1.push(Span::raw(from));
     }
     let mut l2 = Vec::new();
+    // first on the line, where 80 columns still show it
+    let unseen = app.events.unseen;
+    if unseen > 0 {
+        let s = if unseen == 1 { "" } else { "s" };
+        l2.push(Span::styled(
+            format!("{unseen} new event{s} (!)  "),
+            theme.warn,
+        ));
+    }
+    if let Some(n) = app.event_watch.map(|w| w.unwatched).filter(|n| *n > 0) {
+        l2.push(Span::styled(
+            format!("events: {n} groups not watched  "),
+            theme.warn,
+        ));
+    }
     if let Some(d) = &app.data {
         let c = &d.refresh.snapshot.cost;
         l2.push(Span::raw(format!(
@@ -443,7 +462,7 @@ fn help(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let mut lines = vec![
         Line::styled("cgtop: the cgroup v2 tree, live", theme.title),
         Line::raw("CPU% is of one core (100 = one core busy); sizes in binary units (K = KiB)."),
-        Line::raw("State: P populated, F frozen, t throttled by a cpu.max, T threaded."),
+        Line::raw("State: P populated, F frozen, t throttled (cpu.max), T threaded, ! an event."),
         Line::raw(format!(
             "Colours: warm >= {:.0} % of a limit or PSI {:.0} %, hot >= {:.0} % or PSI {:.0} %.",
             severity::WARM_SHARE * 100.0,

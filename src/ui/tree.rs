@@ -105,7 +105,8 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
                 theme.severity(level(c, g, r, &limits)),
             ));
         }
-        let st = StateMarks::of(g, app.row_throttled(i));
+        let st =
+            StateMarks::of(g, app.row_throttled(i)).with_event(app.event_marks.contains(&g.path));
         spans.push(Span::raw(" "));
         spans.push(Span::styled(
             st.to_string(),

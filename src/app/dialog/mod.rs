@@ -15,6 +15,7 @@ pub mod columns;
 pub mod confirm;
 pub mod controllers;
 pub mod direct;
+pub mod events;
 pub mod leaf_fix;
 pub mod limits;
 pub mod log;
@@ -64,6 +65,7 @@ pub fn on_main_action(
         A::MoveProcess => move_picker::MovePicker::open(app),
         A::NewGroup => new_group::NamePrompt::open(app),
         A::ActionLog => log::open(app),
+        A::Events => events::open(app),
         A::ChooseColumns => columns::ColumnsDialog::open(app),
         A::Freeze => direct::freeze_toggle(app, fx),
         A::Kill => direct::kill_group(app, fx),
@@ -119,6 +121,10 @@ pub fn on_input(app: &mut App, ev: Input<'_>, fx: &mut Vec<Effect>) -> bool {
         Mode::Log { mut scroll } => {
             let t = log::key(&mut scroll, app, action);
             (Mode::Log { scroll }, t)
+        }
+        Mode::Events { mut cursor } => {
+            let t = events::key(&mut cursor, app, action, fx);
+            (Mode::Events { cursor }, t)
         }
         // any key closes a message (its one row)
         Mode::Message { title, lines } => {

@@ -1,0 +1,129 @@
+//! The events screen (`!`), drawn over the whole screen: one row per
+//! event, newest first (time UTC, age, group, what happened), and the
+//! selected event's detail (the file and key it came from) at the foot.
+//! The words are `render::events`'; the keys on the bottom border come
+//! from the keymap.
+
+use super::Theme;
+use crate::app::dialog::events::event_at;
+use crate::app::keymap::{self, Scope};
+use crate::app::App;
+use crate::model::errno;
+use crate::model::events::EventList;
+use crate::render::events::{age, clock_utc, source, what};
+use crate::render::fit::{fit, pad, width};
+use crate::source::events::KmsgState;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::Frame;
+
+pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &Theme) {
+    f.render_widget(Clear, area);
+    let inner = usize::from(area.width.saturating_sub(2)).max(1);
+    let n = app.events.len();
+    let title = if app.events.dropped > 0 {
+        format!(
+            " events: {n}, the newest {} kept ({} older dropped) ",
+            EventList::CAP,
+            app.events.dropped
+        )
+    } else {
+        format!(" events: {n} (the newest {} are kept) ", EventList::CAP)
+    };
+    let mut lines: Vec<Line<'_>> = Vec::new();
+    if let Some(w) = app.event_watch {
+        if let KmsgState::Unreadable(e) = w.kmsg {
+            lines.push(Line::styled(
+                fit(
+                    &format!(
+                        "kernel log not readable ({}): an OOM kill comes without its task",
+                        errno::name(e)
+                    ),
+                    inner,
+                ),
+                theme.dim,
+            ));
+        }
+        if w.unwatched > 0 {
+            lines.push(Line::styled(
+                fit(
+                    &format!(
+                        "{} groups not watched: out of inotify watches (fs.inotify.max_user_watches)",
+                        w.unwatched
+                    ),
+                    inner,
+                ),
+                theme.warn,
+            ));
+        }
+    }
+    // the group column as wide as the paths shown, within a third
+    let group_w = app
+        .events
+        .iter()
+        .map(|e| width(&e.path.to_string()))
+        .max()
+        .unwrap_or(5)
+        .clamp(5, (inner / 3).max(5));
+    let head = format!("{:<8} {:>4} {} WHAT", "UTC", "AGE", pad("GROUP", group_w));
+    lines.push(Line::styled(fit(&head, inner), theme.column_header));
+    // the foot: the selected event in full, and where it came from
+    let rows_h = usize::from(area.height.saturating_sub(2))
+        .saturating_sub(lines.len() + 2)
+        .max(1);
+    let start = cursor.saturating_sub(rows_h - 1);
+    let now = app.now();
+    if n == 0 {
+        lines.push(Line::styled(
+            fit(
+                "no events yet: cgroup.events, memory.events, memory.swap.events and pids.events of every group are watched",
+                inner,
+            ),
+            theme.dim,
+        ));
+    }
+    for i in start..(start + rows_h).min(n) {
+        let Some(e) = event_at(app, i) else { break };
+        let text = format!(
+            "{:<8} {:>4} {} {}",
+            clock_utc(e.unix_s),
+            age(now.saturating_sub(e.at)),
+            pad(&fit(&e.path.to_string(), group_w), group_w),
+            what(&e.kind)
+        );
+        let text = fit(&text, inner);
+        lines.push(if i == cursor {
+            let padding = inner.saturating_sub(width(&text));
+            Line::styled(format!("{text}{}", " ".repeat(padding)), theme.selected)
+        } else if e.kind.is_oom_kill() {
+            Line::styled(text, theme.error)
+        } else {
+            Line::raw(text)
+        });
+    }
+    let used = lines.len();
+    let foot_at = usize::from(area.height.saturating_sub(2)).saturating_sub(2);
+    for _ in used..foot_at {
+        lines.push(Line::raw(""));
+    }
+    if let Some(e) = event_at(app, cursor) {
+        lines.push(Line::from(vec![
+            Span::styled("what: ", theme.title),
+            Span::raw(fit(&what(&e.kind), inner.saturating_sub(6))),
+        ]));
+        lines.push(Line::from(vec![
+            Span::styled("from: ", theme.title),
+            Span::raw(fit(
+                &format!("{} of {}", source(&e.kind), e.path),
+                inner.saturating_sub(6),
+            )),
+        ]));
+    }
+    let keys = keymap::footer_text(Scope::Events);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(title, theme.title))
+        .title_bottom(Line::styled(format!(" {keys} "), theme.dim));
+    f.render_widget(Paragraph::new(lines).block(block), area);
+}
