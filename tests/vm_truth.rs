@@ -1611,3 +1611,126 @@ fn memory_max_below_use_warns_of_the_oom_kill_that_follows() {
     );
     assert!(events1 > events0, "no OOM kill: {events0} -> {events1}");
 }
+
+// ---------------------------------------------------------------------------
+// Events that outlive their group (issue 9, item 3)
+
+/// The events of kind `kind` for group `g` in the refreshes printed so
+/// far (each refresh's `events` array holds those since the one before).
+fn events_of(samples: &[vm_common::Sample], g: &GroupPath, kind: &str) -> Vec<serde_json::Value> {
+    let want = g.display().to_string();
+    samples
+        .iter()
+        .flat_map(|s| s.doc["events"].as_array().cloned().unwrap_or_default())
+        .filter(|e| e["kind"] == kind && e["path"].as_str() == Some(want.as_str()))
+        .collect()
+}
+
+/// memory.max 32M without swap, an allocator OOM-killed, its group
+/// removed 50 ms after the allocator ended: `cgtop --json` still prints
+/// the oom_kill event with the group's path, and the kernel's line gives
+/// it the killed task's name and pid, with this group as the one whose
+/// memory.max was hit.
+#[test]
+#[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
+fn an_oom_kill_event_outlives_its_group() {
+    require_vm();
+    let case = Case::new("oomev", "+memory");
+    let g = case.mkdir("hog");
+    let max = parse_memory(MemoryFile::Max, "32M").unwrap();
+    case.apply(&write::set_memory_limit(&g, MemoryFile::Max, max));
+    if case.group_dir(&g).join("memory.swap.max").exists() {
+        let swap = parse_memory(MemoryFile::SwapMax, "0").unwrap();
+        case.apply(&write::set_memory_limit(&g, MemoryFile::SwapMax, swap));
+    }
+    let run = CgtopRun::start(&case.top, "0.5", 200);
+    run.wait_lines(1, Duration::from_secs(20));
+    // tail holds the whole "line" of zeros: the OOM killer's victim
+    let hog = case.spawn_in(
+        &g,
+        &["sh", "-c", "head -c 200M /dev/zero | tail > /dev/null"],
+    );
+    let end = hog.wait(Duration::from_secs(120));
+    sleep(Duration::from_millis(50));
+    case.apply(&write::remove_group(&g));
+    let removed = Instant::now();
+    // two more refreshes: the group is gone from the tree by then
+    let n = run.len();
+    run.wait_lines(n + 2, Duration::from_secs(10));
+    let samples = run.stop();
+    let kills = events_of(&samples, &g, "memory_oom_kill");
+    let last = samples.last().expect("lines");
+    figure(
+        "oom_kill event, group removed 50 ms after",
+        &format!(
+            "allocator exit {:?} after {:.2} s; events {kills:?}; group in the last refresh: {}",
+            end.status.code(),
+            secs(end.elapsed),
+            last.group(&g).is_some()
+        ),
+    );
+    assert!(!end.status.success(), "the allocation pipeline was not killed");
+    assert!(last.group(&g).is_none(), "the group is still listed");
+    assert!(removed.elapsed() < Duration::from_secs(10));
+    let k = kills.first().expect("no memory_oom_kill event for the removed group");
+    assert!(k["count"].as_u64() >= Some(1), "{k}");
+    let task = k["task"].as_str().unwrap_or_default();
+    assert!(!task.is_empty(), "the kernel's line gave no task: {k}");
+    assert!(k["pid"].as_u64().is_some_and(|p| p > 1), "{k}");
+    let path = g.display().to_string();
+    assert_eq!(k["oom_memcg"].as_str(), Some(path.as_str()), "{k}");
+    assert_eq!(k["task_memcg"].as_str(), Some(path.as_str()), "{k}");
+}
+
+/// A freeze and a thaw written by cgtop's writer each come as an event
+/// in `cgtop --json` within 200 ms of the write (by the event's UNIX
+/// time: the watcher stamps it when it reads cgroup.events, not at the
+/// next refresh).
+#[test]
+#[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
+fn freeze_and_thaw_events_within_200_ms() {
+    require_vm();
+    let case = Case::new("iceev", "");
+    let g = case.mkdir("ice");
+    let _sleeper = case.spawn_in(&g, &["sleep", "1000"]);
+    let run = CgtopRun::start(&case.top, "0.5", 200);
+    run.wait_lines(1, Duration::from_secs(20));
+    let unix_now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64()
+    };
+    let mut delays = Vec::new();
+    for frozen in [true, false] {
+        let written = unix_now();
+        case.apply(&write::freeze(&g, frozen));
+        let seen = run.wait_for(0, Duration::from_secs(5), |s| {
+            s.doc["events"].as_array().is_some_and(|evs| {
+                evs.iter().any(|e| {
+                    e["kind"] == "frozen"
+                        && e["frozen"] == frozen
+                        && e["unix_time_s"].as_f64().is_some_and(|t| t >= written - 0.05)
+                })
+            })
+        });
+        let s = seen.unwrap_or_else(|| panic!("no frozen={frozen} event"));
+        let ev = s.doc["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["kind"] == "frozen" && e["frozen"] == frozen)
+            .cloned()
+            .unwrap();
+        assert_eq!(ev["path"].as_str(), Some(g.display().to_string().as_str()));
+        delays.push(ev["unix_time_s"].as_f64().unwrap() - written);
+    }
+    run.stop();
+    figure(
+        "freeze and thaw events",
+        &format!("seen {:.1} ms and {:.1} ms after the write", delays[0] * 1e3, delays[1] * 1e3),
+    );
+    for d in delays {
+        assert!(d < 0.2, "an event {d:.3} s after its write");
+    }
+}

@@ -345,6 +345,10 @@ pub const RECORD_CAP: usize = 8192;
 /// dev-kmsg).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KmsgRecord {
+    /// The syslog facility (PRI >> 3): 0 is the kernel's own. A record
+    /// written to /dev/kmsg from user space never has 0 (the kernel makes
+    /// it LOG_USER), so an OOM line is believed only from facility 0.
+    pub facility: u32,
     pub seq: u64,
     /// Microseconds since boot (CLOCK_MONOTONIC).
     pub ts_usec: u64,
@@ -359,12 +363,13 @@ pub fn parse_record(bytes: &[u8]) -> Option<KmsgRecord> {
     let semi = bytes.iter().position(|&b| b == b';')?;
     let head = std::str::from_utf8(&bytes[..semi]).ok()?;
     let mut fields = head.split(',');
-    let _pri: u32 = fields.next()?.parse().ok()?;
+    let pri: u32 = fields.next()?.parse().ok()?;
     let seq = fields.next()?.parse().ok()?;
     let ts_usec = fields.next()?.parse().ok()?;
     let rest = &bytes[semi + 1..];
     let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
     Some(KmsgRecord {
+        facility: pri >> 3,
         seq,
         ts_usec,
         message: rest[..end].to_vec(),
@@ -689,7 +694,9 @@ mod tests {
             .copied()
             .collect::<Vec<u8>>();
         let r = parse_record(&rec).unwrap();
-        assert_eq!((r.seq, r.ts_usec), (1234, 5_678_901));
+        assert_eq!((r.facility, r.seq, r.ts_usec), (0, 1234, 5_678_901));
+        // what user space writes to /dev/kmsg is LOG_USER (PRI 14 = 1 << 3 | 6)
+        assert_eq!(parse_record(b"14,9,10,-;oom-kill:x").unwrap().facility, 1);
         let l = OomLine::parse(&r.message).unwrap();
         assert_eq!(l.constraint, b"CONSTRAINT_MEMCG");
         assert_eq!(l.oom_memcg.as_deref(), Some(&b"/cgtop-test-1-0"[..]));

@@ -603,7 +603,9 @@ impl Watcher {
 
     /// A record from /dev/kmsg.
     pub fn on_kmsg_record(&mut self, bytes: &[u8]) {
-        let Some(rec) = parse_record(bytes) else {
+        // the kernel's own records only: user space cannot write one
+        // with facility 0, so a forged OOM line is not believed
+        let Some(rec) = parse_record(bytes).filter(|r| r.facility == 0) else {
             return;
         };
         let Some(line) = OomLine::parse(&rec.message) else {
