@@ -254,3 +254,65 @@ fn a_resync_forgets_a_group_whose_directory_is_gone_and_adds_the_new() {
     assert!(w.is_watched(&GroupPath::new("a/job")));
     assert_eq!(w.groups(), 4);
 }
+
+fn victim_of(e: &Event) -> Option<(&[u8], u32)> {
+    match &e.kind {
+        EventKind::Memory {
+            victim: Some(v), ..
+        } => Some((v.task.as_slice(), v.pid)),
+        _ => None,
+    }
+}
+
+fn record(pri: u32, task_memcg: &str) -> Vec<u8> {
+    format!(
+        "{pri},77,123456,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg={task_memcg},task_memcg={task_memcg},task=python3,pid=4242,uid=1000\n"
+    )
+    .into_bytes()
+}
+
+#[test]
+fn an_oom_kill_gets_the_kernels_line_in_either_order_and_goes_alone_without_it() {
+    let t = tree();
+    // the kernel log: any readable file opens as one (read here by hand)
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let hier = Arc::new(Hier::open(t.path()).unwrap());
+    let cfg = WatchConfig {
+        kmsg: Some(log.path().to_path_buf()),
+        mapping: Some((GroupPath::root(), GroupPath::root())),
+        ..config(None)
+    };
+    let mut w = Watcher::new(hier, cfg).unwrap();
+    assert_eq!(w.status().kmsg, KmsgState::Reading);
+    // the counter first: the oom_kill waits for its line
+    fs::write(t.path().join("a/job/memory.events"), MEM_OOM).unwrap();
+    w.on_inotify();
+    let first = w.take_ready();
+    assert!(oom_kill_of(&first, "a/job").is_none(), "{first:?}");
+    assert!(!first.is_empty(), "max and oom go at once");
+    w.on_kmsg_record(&record(3, "/a/job"));
+    let joined = w.take_ready();
+    let ev = oom_kill_of(&joined, "a/job").expect("joined");
+    assert_eq!(victim_of(ev), Some((&b"python3"[..], 4242)));
+    // the line first: the counter finds it
+    w.on_kmsg_record(&record(3, "/b"));
+    fs::write(t.path().join("b/memory.events"), MEM_OOM).unwrap();
+    w.on_inotify();
+    let got = w.take_ready();
+    let ev = oom_kill_of(&got, "b").expect("joined at once");
+    assert_eq!(victim_of(ev), Some((&b"python3"[..], 4242)));
+    // a line written from user space (LOG_USER) is not the kernel's:
+    // after the wait the kill goes without a victim
+    fs::write(
+        t.path().join("a/job/memory.events"),
+        MEM_OOM.replace("oom_kill 1", "oom_kill 2"),
+    )
+    .unwrap();
+    w.on_inotify();
+    w.on_kmsg_record(&record(14, "/a/job"));
+    assert!(oom_kill_of(&w.take_ready(), "a/job").is_none());
+    std::thread::sleep(Duration::from_millis(60));
+    let late = w.take_ready();
+    let ev = oom_kill_of(&late, "a/job").expect("sent without its line");
+    assert_eq!(victim_of(ev), None);
+}

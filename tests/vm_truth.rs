@@ -1669,10 +1669,15 @@ fn an_oom_kill_event_outlives_its_group() {
             last.group(&g).is_some()
         ),
     );
-    assert!(!end.status.success(), "the allocation pipeline was not killed");
+    assert!(
+        !end.status.success(),
+        "the allocation pipeline was not killed"
+    );
     assert!(last.group(&g).is_none(), "the group is still listed");
     assert!(removed.elapsed() < Duration::from_secs(10));
-    let k = kills.first().expect("no memory_oom_kill event for the removed group");
+    let k = kills
+        .first()
+        .expect("no memory_oom_kill event for the removed group");
     assert!(k["count"].as_u64() >= Some(1), "{k}");
     let task = k["task"].as_str().unwrap_or_default();
     assert!(!task.is_empty(), "the kernel's line gave no task: {k}");
@@ -1710,7 +1715,9 @@ fn freeze_and_thaw_events_within_200_ms() {
                 evs.iter().any(|e| {
                     e["kind"] == "frozen"
                         && e["frozen"] == frozen
-                        && e["unix_time_s"].as_f64().is_some_and(|t| t >= written - 0.05)
+                        && e["unix_time_s"]
+                            .as_f64()
+                            .is_some_and(|t| t >= written - 0.05)
                 })
             })
         });
@@ -1728,7 +1735,11 @@ fn freeze_and_thaw_events_within_200_ms() {
     run.stop();
     figure(
         "freeze and thaw events",
-        &format!("seen {:.1} ms and {:.1} ms after the write", delays[0] * 1e3, delays[1] * 1e3),
+        &format!(
+            "seen {:.1} ms and {:.1} ms after the write",
+            delays[0] * 1e3,
+            delays[1] * 1e3
+        ),
     );
     for d in delays {
         assert!(d < 0.2, "an event {d:.3} s after its write");

@@ -179,7 +179,12 @@ pub struct Watcher {
     proc_fd: bool,
     out: Vec<Event>,
     pending: Vec<(Event, Instant)>,
-    lines: VecDeque<(OomLine, Instant)>,
+    /// The kernel's recent OOM lines, with the groups each was joined
+    /// to: one kill is one line, counted in its group and each ancestor's
+    /// memory.events, so a line joins one event per group.
+    lines: VecDeque<(OomLine, Instant, Vec<GroupPath>)>,
+    /// /dev/kmsg, opened at its end.
+    kmsg: Option<OwnedFd>,
     status: WatchStatus,
 }
 
@@ -204,8 +209,18 @@ impl Watcher {
             out: Vec::new(),
             pending: Vec::new(),
             lines: VecDeque::new(),
+            kmsg: None,
             status: WatchStatus::default(),
         };
+        if let Some(p) = w.cfg.kmsg.clone() {
+            match open_kmsg(&p) {
+                Ok(fd) => {
+                    w.kmsg = Some(fd);
+                    w.status.kmsg = KmsgState::Reading;
+                }
+                Err(e) => w.status.kmsg = KmsgState::Unreadable(e),
+            }
+        }
         let start = w.cfg.start.clone();
         w.add_tree(&start, false);
         w.update_status();
@@ -405,11 +420,14 @@ impl Watcher {
                     ..
                 }
             ) {
-                let joined = self
-                    .lines
-                    .iter()
-                    .rev()
-                    .any(|(l, _)| join_oom(&mut ev, l, &self.cfg.mapping));
+                let mapping = &self.cfg.mapping;
+                let joined = self.lines.iter_mut().rev().any(|(l, _, used)| {
+                    let j = !used.contains(&ev.path) && join_oom(&mut ev, l, mapping);
+                    if j {
+                        used.push(ev.path.clone());
+                    }
+                    j
+                });
                 if !joined && self.lines_expected() {
                     self.pending.push((ev, Instant::now()));
                     continue;
@@ -612,11 +630,14 @@ impl Watcher {
             return;
         };
         let mapping = self.cfg.mapping.clone();
+        let mut used = Vec::new();
         let mut i = 0;
         while i < self.pending.len() {
-            if join_oom(&mut self.pending[i].0, &line, &mapping) {
+            let path = self.pending[i].0.path.clone();
+            if !used.contains(&path) && join_oom(&mut self.pending[i].0, &line, &mapping) {
                 let (ev, _) = self.pending.remove(i);
                 self.out.push(ev);
+                used.push(path);
             } else {
                 i += 1;
             }
@@ -624,7 +645,7 @@ impl Watcher {
         if self.lines.len() == LINES_MAX {
             self.lines.pop_front();
         }
-        self.lines.push_back((line, Instant::now()));
+        self.lines.push_back((line, Instant::now(), used));
     }
 
     /// The events ready to go: OOM kills that waited [`JOIN_WAIT`] for
@@ -637,7 +658,7 @@ impl Watcher {
         self.pending = keep;
         self.out.extend(late.into_iter().map(|(e, _)| e));
         self.lines
-            .retain(|(_, t)| now.duration_since(*t) < LINE_KEEP);
+            .retain(|(_, t, _)| now.duration_since(*t) < LINE_KEEP);
         let mut out = std::mem::take(&mut self.out);
         out.sort_by_key(|e| e.at);
         out
@@ -666,18 +687,32 @@ fn open_kmsg(path: &std::path::Path) -> Result<OwnedFd, Errno> {
     Ok(fd)
 }
 
-/// Reads the kernel log's new records, one a read(2); false when the
-/// log can no longer be read.
-fn drain_kmsg(w: &mut Watcher, fd: &OwnedFd, buf: &mut [u8]) -> bool {
-    loop {
-        match rustix::io::read(fd, &mut *buf) {
-            Ok(0) => return true,
-            Ok(n) => w.on_kmsg_record(&buf[..n]),
-            Err(Errno::AGAIN | Errno::INTR) => return true,
-            // overrun: records were lost; the next read resumes at the
-            // oldest one still there
-            Err(Errno::PIPE) => w.status.kmsg_overruns += 1,
-            Err(_) => return false,
+impl Watcher {
+    /// Reads the kernel log's new records, one a read(2). A log that
+    /// cannot be read any more (or reads EOF, which /dev/kmsg never
+    /// does: not a log) is closed.
+    pub fn on_kmsg(&mut self) {
+        let Some(fd) = self.kmsg.take() else { return };
+        let mut buf = vec![0u8; 8192];
+        let keep = loop {
+            match rustix::io::read(&fd, &mut buf) {
+                Ok(0) => break false,
+                Ok(n) => self.on_kmsg_record(&buf[..n]),
+                Err(Errno::AGAIN) => break true,
+                Err(Errno::INTR) => {}
+                // overrun: records were lost; the next read resumes at
+                // the oldest one still there
+                Err(Errno::PIPE) => self.status.kmsg_overruns += 1,
+                Err(e) => {
+                    self.status.kmsg = KmsgState::Unreadable(e);
+                    break false;
+                }
+            }
+        };
+        if keep {
+            self.kmsg = Some(fd);
+        } else if self.status.kmsg == KmsgState::Reading {
+            self.status.kmsg = KmsgState::Unreadable(Errno::IO);
         }
     }
 }
@@ -710,22 +745,10 @@ fn run<M: From<Watched>>(
     rx: &Receiver<WatchCommand>,
     wake: &OwnedFd,
 ) {
-    let kmsg_path = cfg.kmsg.clone();
     let Ok(mut w) = Watcher::new(hier, cfg) else {
         return;
     };
-    let mut kmsg = None;
-    if let Some(p) = kmsg_path {
-        match open_kmsg(&p) {
-            Ok(fd) => {
-                kmsg = Some(fd);
-                w.status.kmsg = KmsgState::Reading;
-            }
-            Err(e) => w.status.kmsg = KmsgState::Unreadable(e),
-        }
-    }
     let mut sent = None;
-    let mut buf = vec![0u8; 8192];
     loop {
         let ready = w.take_ready();
         if !ready.is_empty() && tx.send(M::from(Watched::Events(ready))).is_err() {
@@ -746,7 +769,7 @@ fn run<M: From<Watched>>(
                 PollFd::new(&w.inotify, PollFlags::IN),
                 PollFd::new(wake, PollFlags::IN),
             ];
-            if let Some(k) = &kmsg {
+            if let Some(k) = &w.kmsg {
                 fds.push(PollFd::new(k, PollFlags::IN));
             }
             match poll(&mut fds, timeout.as_ref()) {
@@ -770,12 +793,7 @@ fn run<M: From<Watched>>(
             w.on_inotify();
         }
         if kmsg_ready {
-            if let Some(k) = &kmsg {
-                if !drain_kmsg(&mut w, k, &mut buf) {
-                    kmsg = None;
-                    w.status.kmsg = KmsgState::Unreadable(Errno::IO);
-                }
-            }
+            w.on_kmsg();
         }
     }
 }
