@@ -736,13 +736,11 @@ mod tests {
         assert_eq!(parse_killed(b"Killed process x (y)"), None);
     }
 
-    fn root_mapping() -> Mapping {
-        Some((GroupPath::root(), GroupPath::root()))
-    }
-
     #[test]
     fn an_oom_kill_joins_the_line_of_its_group_or_below() {
         let line = OomLine::parse(OOM).unwrap();
+        // a view of the whole hierarchy: kmsg's paths are the view's
+        let whole: Mapping = Some((GroupPath::root(), GroupPath::root()));
         let ev = |path: &str| Event {
             at: Duration::ZERO,
             unix_s: 0.0,
@@ -754,7 +752,7 @@ mod tests {
             },
         };
         let mut own = ev("cgtop-test-1-0/leaf");
-        assert!(join_oom(&mut own, &line, &root_mapping()));
+        assert!(join_oom(&mut own, &line, &whole));
         let EventKind::Memory {
             victim: Some(v), ..
         } = &own.kind
@@ -764,9 +762,9 @@ mod tests {
         assert_eq!(v.oom_memcg, Some(GroupPath::new("cgtop-test-1-0")));
         assert_eq!(v.pid, 4242);
         // the ancestor's memory.events counts it too
-        assert!(join_oom(&mut ev("cgtop-test-1-0"), &line, &root_mapping()));
+        assert!(join_oom(&mut ev("cgtop-test-1-0"), &line, &whole));
         // a sibling does not, nor an unmapped view
-        assert!(!join_oom(&mut ev("other"), &line, &root_mapping()));
+        assert!(!join_oom(&mut ev("other"), &line, &whole));
         assert!(!join_oom(&mut ev("cgtop-test-1-0"), &line, &None));
         // a view below the mount: paths relative to it
         let below = Some((GroupPath::root(), GroupPath::new("cgtop-test-1-0")));

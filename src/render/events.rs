@@ -109,14 +109,20 @@ pub fn age(ago: Duration) -> String {
     }
 }
 
-/// `-b`'s line for an event (README, "Batch output"): `event TIME_S
-/// PATH KIND [key=value ...]`, every outside name escaped, so a line
-/// splits on spaces.
+/// An escaped name as one token without a space: each space `\x20`
+/// (the escape writes one at an end as `\ `).
+fn token(escaped: &str) -> String {
+    escaped.replace("\\ ", "\\x20").replace(' ', "\\x20")
+}
+
+/// `-b`'s line for an event (README, "Batch"): `event TIME_S PATH KIND
+/// [key=value ...]`, every outside name escaped and without a space, so
+/// a line splits on spaces.
 pub fn batch_line(e: &Event) -> String {
     let mut s = format!(
         "event {:.3} {} {}",
         e.at.as_secs_f64(),
-        e.path,
+        token(&e.path.to_string()),
         e.kind.name()
     );
     match &e.kind {
@@ -125,18 +131,15 @@ pub fn batch_line(e: &Event) -> String {
         EventKind::Memory { count, victim, .. } => {
             s.push_str(&format!(" count={count}"));
             if let Some(v) = victim {
-                // a space inside a name is escaped only at its ends: a
-                // task is one token for a reader splitting on spaces
-                let task = escape(&v.task).replace(' ', "\\x20");
-                s.push_str(&format!(" task={task} pid={}", v.pid));
+                s.push_str(&format!(" task={} pid={}", token(&escape(&v.task)), v.pid));
                 if let Some(u) = v.uid {
                     s.push_str(&format!(" uid={u}"));
                 }
                 if let Some(g) = &v.oom_memcg {
-                    s.push_str(&format!(" oom_memcg={g}"));
+                    s.push_str(&format!(" oom_memcg={}", token(&g.to_string())));
                 }
                 if let Some(g) = &v.task_memcg {
-                    s.push_str(&format!(" task_memcg={g}"));
+                    s.push_str(&format!(" task_memcg={}", token(&g.to_string())));
                 }
             }
         }
@@ -189,12 +192,12 @@ mod tests {
         let e = Event {
             at: Duration::from_millis(12_345),
             unix_s: 0.0,
-            path: GroupPath::new("a/b"),
-            kind: oom(b"my task"),
+            path: GroupPath::new("a/b c"),
+            kind: oom(b" my task"),
         };
         assert_eq!(
             batch_line(&e),
-            "event 12.345 /a/b memory_oom_kill count=1 task=my\\x20task pid=4242 uid=1000 oom_memcg=/a task_memcg=/a/b"
+            "event 12.345 /a/b\\x20c memory_oom_kill count=1 task=\\x20my\\x20task pid=4242 uid=1000 oom_memcg=/a task_memcg=/a/b"
         );
     }
 

@@ -4,7 +4,8 @@
 //!
 //! - [`units`]: bytes, rates, percentages, limits, and "-" for no figure.
 //! - [`fit`]: display widths, padding and cutting to a column.
-//! - [`marks`]: the state column (P populated, F frozen, t throttled, T threaded).
+//! - [`marks`]: the state column (P populated, F frozen, t throttled, T threaded, ! an event).
+//! - [`events`]: an event in words, its clock time and age, `-b`'s event line.
 //! - [`mount`]: how the hierarchy is mounted (pure v2, hybrid, directory).
 //! - [`columns`]: the group table's columns: titles, widths, cells, which
 //!   fit a width, and the name cell.

@@ -45,7 +45,7 @@ pub fn key(
         }
         Some(Action::JumpToGroup) => {
             if let Some(path) = event_at(app, *cursor).map(|e| e.path.clone()) {
-                return jump_to(app, path, fx);
+                return jump_to(app, &path, fx);
             }
         }
         _ => {}
@@ -55,11 +55,11 @@ pub fn key(
 
 /// Selects `path` in the tree, opening its ancestors and dropping a
 /// filter that hides it; says so when the group is gone.
-fn jump_to(app: &mut App, path: GroupPath, fx: &mut Vec<Effect>) -> Transition {
+fn jump_to(app: &mut App, path: &GroupPath, fx: &mut Vec<Effect>) -> Transition {
     let there = app
         .data
         .as_ref()
-        .is_some_and(|d| d.refresh.snapshot.find(&path).is_some());
+        .is_some_and(|d| d.refresh.snapshot.find(path).is_some());
     if !there {
         app.set_status(
             Level::Warn,
@@ -77,7 +77,7 @@ fn jump_to(app: &mut App, path: GroupPath, fx: &mut Vec<Effect>) -> Transition {
     let shown = app
         .data
         .as_ref()
-        .is_some_and(|d| app.rows.iter().any(|r| d.tree.nodes[r.node].path == path));
+        .is_some_and(|d| app.rows.iter().any(|r| d.tree.nodes[r.node].path == *path));
     if !shown {
         // the filter hides it: the operator asked for this group
         app.clear_filter();
