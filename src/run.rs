@@ -151,6 +151,11 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     collector.set_proc_dir(Some(PathBuf::from("/proc")));
     // every group's limits, to colour its figures by how near they are
     collector.set_grade_limits(true);
+    // the collector's clock starts now: its zero as UNIX time, for the
+    // history's clock times
+    app.unix_base = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
     collector::spawn_with(collector, opts.interval, tx.clone(), cmd_rx)
         .context("starting the collector thread")?;
     let log = ActionLog::from_env();

@@ -22,6 +22,7 @@ pub mod procstat;
 pub mod rates;
 pub mod snapshot;
 pub mod text;
+pub mod timeline;
 pub mod tree;
 pub mod write;
 
