@@ -256,6 +256,15 @@ pub fn spawn_writer(
                     } => {
                         safety::leaf_fix_checked(&root, &group, &leaf, &changes, std::process::id())
                     }
+                    WriteRequest::LogEffect(record) => {
+                        // the same file, the same checks as the write's own
+                        // line; nothing comes back (the app has the words).
+                        // A failure here went to the status line already
+                        // with the write's line, unless the place changed
+                        // since, and then the line is refused, not misplaced
+                        let _ = log.append_effect(&record, SystemTime::now());
+                        continue;
+                    }
                 };
                 let now = SystemTime::now();
                 for o in &mut outcomes {

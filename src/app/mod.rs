@@ -408,6 +408,9 @@ pub struct App {
     pub protected: crate::model::guard::Protected,
     /// Every write of the session, oldest first.
     pub log: Vec<writes::LogEntry>,
+    /// The effect of each write that changed a group's figures, pending
+    /// or done, by its log entry (`model::effect`).
+    pub effects: Vec<writes::EffectEntry>,
     /// Where the action log file is, and why there when it fell back;
     /// `None` when no writer runs (tests).
     pub log_place: Option<crate::source::actionlog::LogPlace>,
@@ -471,6 +474,7 @@ impl App {
             exit_signal: None,
             protected: crate::model::guard::Protected::default(),
             log: Vec::new(),
+            effects: Vec::new(),
             log_place: None,
             history: crate::model::history::History::default(),
             timeline: crate::model::timeline::Timeline::default(),
@@ -866,6 +870,7 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
         fx.push(app.inspect_effect());
     }
     app.proc_cursor = app.proc_cursor.min(app.processes_len().saturating_sub(1));
+    writes::measure_effects(app, fx);
 }
 
 /// Adds a refresh's figures to the timeline.

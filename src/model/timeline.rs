@@ -76,13 +76,23 @@ const POPULATED: u8 = 16;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Entry {
     fig: [f32; N],
+    /// cpu.stat's throttled time per wall time in tenths of a percent
+    /// (`GroupRates::throttled_pct`), [`NO_THROTTLED`] for none: the effect
+    /// of a cpu.max edit compares it. It fills two of the three bytes the
+    /// figures and flags leave over, so an entry stays 32 bytes. Kept in
+    /// the first tier only (a coarse sample has none).
+    throttled: u16,
     flags: u8,
 }
+
+/// No throttled figure in an [`Entry`].
+const NO_THROTTLED: u16 = u16::MAX;
 
 impl Entry {
     /// Not there at that moment.
     pub const ABSENT: Self = Self {
         fig: [f32::NAN; N],
+        throttled: NO_THROTTLED,
         flags: 0,
     };
 
@@ -91,6 +101,7 @@ impl Entry {
     pub fn present() -> Self {
         Self {
             fig: [f32::NAN; N],
+            throttled: NO_THROTTLED,
             flags: PRESENT,
         }
     }
@@ -110,7 +121,8 @@ impl Entry {
                 hot.pids_current.or(hot.nr_procs).map(|n| n as f64),
             )
             .with(Figure::PsiSome, centi(hot.psi_some_avg10))
-            .with(Figure::PsiFull, centi(hot.psi_full_avg10));
+            .with(Figure::PsiFull, centi(hot.psi_full_avg10))
+            .with_throttled(r.throttled_pct);
         if let Some(ev) = &hot.events {
             e.set_state(ev.populated, ev.frozen);
         }
@@ -125,6 +137,25 @@ impl Entry {
             _ => f32::NAN,
         };
         self
+    }
+
+    /// The same entry with a throttled share, percent of one CPU (`None`
+    /// or not finite: no figure; kept to a tenth, at most 6553.4 %).
+    #[must_use]
+    pub fn with_throttled(mut self, pct: Option<f64>) -> Self {
+        self.throttled = match pct {
+            Some(v) if v.is_finite() => {
+                (v.max(0.0) * 10.0).round().min(f64::from(NO_THROTTLED - 1)) as u16
+            }
+            _ => NO_THROTTLED,
+        };
+        self
+    }
+
+    /// The throttled share, percent of one CPU, where there is one.
+    pub fn throttled(&self) -> Option<f64> {
+        (self.is_present() && self.throttled != NO_THROTTLED)
+            .then(|| f64::from(self.throttled) / 10.0)
     }
 
     /// The same entry with cgroup.events' state.
@@ -252,6 +283,7 @@ impl Agg {
         }
         let mut e = Entry {
             fig: [f32::NAN; N],
+            throttled: NO_THROTTLED,
             flags: self.flags,
         };
         for f in Figure::ALL {
@@ -574,11 +606,23 @@ impl Timeline {
         from: Duration,
         to: Duration,
     ) -> Option<Stats> {
+        self.window_of(path, from, to, |e| e.get(f))
+    }
+
+    /// Like [`Self::window`], for any figure of an entry (`get`), such as
+    /// [`Entry::throttled`].
+    pub fn window_of(
+        &self,
+        path: &GroupPath,
+        from: Duration,
+        to: Duration,
+        get: impl Fn(&Entry) -> Option<f64>,
+    ) -> Option<Stats> {
         let vals: Vec<f64> = self
             .series(path, 0)
             .into_iter()
             .filter(|(s, _)| s.at > from && s.at <= to)
-            .filter_map(|(_, e)| e.get(f))
+            .filter_map(|(_, e)| get(&e))
             .collect();
         if vals.is_empty() {
             return None;
@@ -650,6 +694,14 @@ mod tests {
         assert_eq!((e.populated(), e.frozen()), (Some(true), Some(false)));
         assert_eq!(Entry::present().frozen(), None);
         assert_eq!(Entry::ABSENT.get(Figure::Memory), None);
+        assert_eq!(e.throttled(), None);
+        let t = Entry::present().with_throttled(Some(47.26));
+        assert_eq!(t.throttled(), Some(47.3));
+        assert_eq!(
+            Entry::present().with_throttled(Some(1e9)).throttled(),
+            Some(6553.4)
+        );
+        assert_eq!(Entry::ABSENT.with_throttled(Some(5.0)).throttled(), None);
         assert_eq!(
             std::mem::size_of::<Entry>(),
             32,

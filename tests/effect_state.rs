@@ -1,0 +1,294 @@
+//! The effect of an edit (issue 9, item 4) through `app::update` on the
+//! lab tree (`common::lab_tree`): figures move in the fixture between
+//! refreshes, a write's answer arrives as `Msg::WriteFinished`, and the
+//! status line, the log screen and the request to the log file say the
+//! figures before and after.
+//!
+//! ```text
+//! /
+//! ├─ batch      cpu io memory pids; cpu.max "max 100000"   <- edited here
+//! ├─ lab
+//! │  └─ dd
+//! ```
+//!
+//! The refreshes are one second apart (the app's interval is 1 s: five
+//! refreshes each side). The write's answer comes after the refresh at
+//! t = 5; the refresh at t = 6 straddles it; the after window is t = 7..=11.
+
+mod common;
+
+use cgtop::app::writes::{effect_words, WriteRequest};
+use cgtop::app::{App, Effect, Level, Msg};
+use cgtop::cgroupfs::{CpuMax, Limit};
+use cgtop::model::input::MemoryFile;
+use cgtop::model::write::{self, Op};
+use cgtop::model::{WriteError, WriteOutcome};
+use cgtop::source::actionlog::ActionLog;
+use cgtop::source::collector::Collector;
+use common::lab::{g, lab, on, writes};
+use common::{bump, burn_cpu, ch, remove_group, screen, send, tick};
+use std::path::Path;
+use std::time::SystemTime;
+
+const WRITTEN: u64 = 1_714_564_800;
+
+/// The writer's answer: `op` went through.
+fn answer(a: &mut App, c: &mut Collector, op: &Op) -> Vec<Effect> {
+    send(
+        a,
+        c,
+        Msg::WriteFinished {
+            outcomes: vec![WriteOutcome::done(
+                op.clone(),
+                Some("max 100000\n".into()),
+                None,
+            )],
+            unix_secs: WRITTEN,
+        },
+    )
+}
+
+fn status(a: &App) -> String {
+    a.status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default()
+}
+
+fn cpu_max(pct: u64) -> Op {
+    write::set_cpu_max(
+        &g("batch"),
+        CpuMax {
+            quota: Some(pct * 1000),
+            period: 100_000,
+        },
+    )
+}
+
+/// Refreshes at `from..=to` s, batch using `cpu_usec` and throttled
+/// `thr_usec` in each second before it.
+fn busy(
+    a: &mut App,
+    c: &mut Collector,
+    root: &Path,
+    from: u64,
+    to: u64,
+    cpu_usec: u64,
+    thr_usec: u64,
+) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    for t in from..=to {
+        burn_cpu(root, "batch", cpu_usec);
+        bump(root, "batch", "cpu.stat", &[("throttled_usec", thr_usec)]);
+        fx = tick(a, c, t as f64);
+    }
+    fx
+}
+
+#[test]
+fn a_cpu_max_edit_shows_cpu_and_throttled_before_and_after() {
+    let (mut a, mut c, dir) = lab();
+    let root = dir.path();
+    on(&mut a, &mut c, "batch");
+    // five seconds at 98 % of a core, never throttled
+    busy(&mut a, &mut c, root, 1, 5, 980_000, 0);
+    answer(&mut a, &mut c, &cpu_max(30));
+    assert!(
+        !status(&a).contains("->"),
+        "no figures before the after window: {}",
+        status(&a)
+    );
+    // the refresh that straddles the write, then four of the after window
+    busy(&mut a, &mut c, root, 6, 6, 600_000, 300_000);
+    busy(&mut a, &mut c, root, 7, 10, 300_000, 700_000);
+    assert!(!status(&a).contains("->"), "{}", status(&a));
+    let fx = busy(&mut a, &mut c, root, 11, 11, 300_000, 700_000);
+    let want = "cpu.max 30%: CPU 98.0% -> 30.0%, throttled 0.0% -> 70.0% (5 s each side)";
+    assert_eq!(status(&a), format!("batch: {want}"));
+    assert_eq!(a.status.as_ref().map(|s| s.level), Some(Level::Info));
+    // the log screen shows it under the write
+    send(&mut a, &mut c, ch('L'));
+    let s = screen(&a, 160, 40);
+    assert!(s.contains(&format!("effect {want}")), "{s}");
+    // and the log file gets a record naming the write
+    let logged: Vec<_> = writes(&fx)
+        .into_iter()
+        .filter_map(|w| match w {
+            WriteRequest::LogEffect(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(logged.len(), 1, "{fx:?}");
+    assert_eq!(logged[0].group, g("batch"));
+    assert_eq!(logged[0].files, vec!["cpu.max".to_owned()]);
+    assert_eq!(logged[0].written_unix_secs, WRITTEN);
+    assert_eq!(logged[0].words, want);
+    // once: later refreshes log nothing more
+    let fx = busy(&mut a, &mut c, root, 12, 12, 300_000, 700_000);
+    assert!(
+        !writes(&fx)
+            .iter()
+            .any(|w| matches!(w, WriteRequest::LogEffect(_))),
+        "{fx:?}"
+    );
+}
+
+#[test]
+fn the_log_screen_says_an_effect_is_being_measured() {
+    let (mut a, mut c, dir) = lab();
+    let root = dir.path();
+    on(&mut a, &mut c, "batch");
+    busy(&mut a, &mut c, root, 1, 5, 980_000, 0);
+    answer(&mut a, &mut c, &cpu_max(30));
+    let i = a.log.len() - 1;
+    assert_eq!(
+        effect_words(&a, i).as_deref(),
+        Some("cpu.max 30%: effect in 6 refreshes")
+    );
+    busy(&mut a, &mut c, root, 6, 10, 300_000, 0);
+    assert_eq!(
+        effect_words(&a, i).as_deref(),
+        Some("cpu.max 30%: effect after the next refresh")
+    );
+}
+
+#[test]
+fn a_memory_high_edit_shows_memory_and_its_pressure() {
+    let (mut a, mut c, dir) = lab();
+    let root = dir.path();
+    let set = |mem: u64, total: u64| {
+        std::fs::write(root.join("batch/memory.current"), format!("{mem}\n")).unwrap();
+        std::fs::write(
+            root.join("batch/memory.pressure"),
+            format!(
+                "some avg10=3.50 avg60=1.00 avg300=0.20 total={total}\n\
+                 full avg10=1.00 avg60=0.50 avg300=0.10 total={}\n",
+                total / 2
+            ),
+        )
+        .unwrap();
+    };
+    set(3 << 29, 0);
+    on(&mut a, &mut c, "batch");
+    for t in 1..=5 {
+        tick(&mut a, &mut c, t as f64);
+    }
+    let op = write::set_memory_limit(&g("batch"), MemoryFile::High, Limit::Value(1 << 30));
+    answer(&mut a, &mut c, &op);
+    // reclaim: the group stalls 20 % of each second from the write on
+    let mut total = 0;
+    for t in 6..=11 {
+        total += 200_000;
+        set(1 << 30, total);
+        tick(&mut a, &mut c, t as f64);
+    }
+    assert_eq!(
+        status(&a),
+        "batch: memory.high 1G: memory 1.5G -> 1.0G, memory pressure 3.5% -> 20.0% (5 s each side)"
+    );
+}
+
+#[test]
+fn a_group_gone_after_the_write_is_said_so() {
+    let (mut a, mut c, dir) = lab();
+    let root = dir.path();
+    on(&mut a, &mut c, "lab/dd");
+    for t in 1..=5 {
+        tick(&mut a, &mut c, t as f64);
+    }
+    let op = write::set_pids_max(&g("lab/dd"), Limit::Value(50));
+    send(
+        &mut a,
+        &mut c,
+        Msg::WriteFinished {
+            outcomes: vec![WriteOutcome::done(op, None, None)],
+            unix_secs: WRITTEN,
+        },
+    );
+    remove_group(root, "lab/dd");
+    a.status = None;
+    let fx = tick(&mut a, &mut c, 6.0);
+    let i = a.log.len() - 1;
+    assert_eq!(
+        effect_words(&a, i).as_deref(),
+        Some("pids.max 50: the group is gone; no figures after the write")
+    );
+    assert!(
+        writes(&fx)
+            .iter()
+            .any(|w| matches!(w, WriteRequest::LogEffect(r) if r.words.contains("gone"))),
+        "{fx:?}"
+    );
+}
+
+#[test]
+fn a_failed_write_has_no_effect_and_a_paused_one_is_not_measured() {
+    let (mut a, mut c, dir) = lab();
+    let root = dir.path();
+    on(&mut a, &mut c, "batch");
+    busy(&mut a, &mut c, root, 1, 5, 980_000, 0);
+    let failed = WriteOutcome::failed(
+        cpu_max(30),
+        WriteError::refused("/batch/cpu.max".into(), "no".into(), None),
+    );
+    send(
+        &mut a,
+        &mut c,
+        Msg::WriteFinished {
+            outcomes: vec![failed],
+            unix_secs: WRITTEN,
+        },
+    );
+    send(&mut a, &mut c, common::key(crossterm::event::KeyCode::Esc));
+    let fx = busy(&mut a, &mut c, root, 6, 12, 300_000, 0);
+    assert_eq!(effect_words(&a, a.log.len() - 1), None);
+    assert!(!writes(&fx)
+        .iter()
+        .any(|w| matches!(w, WriteRequest::LogEffect(_))));
+
+    // paused: no refresh will come, and the status line says so at once
+    send(&mut a, &mut c, ch('p'));
+    assert!(a.paused);
+    let fx = answer(&mut a, &mut c, &cpu_max(40));
+    assert!(
+        status(&a).ends_with("; effect not measured: refreshes are paused"),
+        "{}",
+        status(&a)
+    );
+    assert_eq!(
+        effect_words(&a, a.log.len() - 1).as_deref(),
+        Some("cpu.max 40%: effect not measured: refreshes are paused")
+    );
+    assert!(writes(&fx)
+        .iter()
+        .any(|w| matches!(w, WriteRequest::LogEffect(r) if r.words.contains("paused"))));
+}
+
+#[test]
+fn the_effect_record_is_appended_to_the_log_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cgtop/actions.log");
+    std::fs::create_dir(dir.path().join("cgtop")).unwrap();
+    let log = ActionLog::at(path.clone());
+    let r = cgtop::model::effect::Record {
+        group: g("batch"),
+        files: vec!["cpu.max".into()],
+        written_unix_secs: WRITTEN,
+        words: "cpu.max 30%: CPU 98.0% -> 30.0% (5 s each side)".into(),
+    };
+    let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(WRITTEN + 7);
+    log.append_effect(&r, at).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        text,
+        "2024-05-01T12:00:07Z /batch cpu.max effect 2024-05-01T12:00:00Z \
+         \"cpu.max 30%: CPU 98.0% -> 30.0% (5 s each side)\"\n"
+    );
+    // a symlink planted in place of the file is refused, not followed
+    std::fs::remove_file(&path).unwrap();
+    let target = dir.path().join("elsewhere");
+    std::fs::write(&target, "").unwrap();
+    std::os::unix::fs::symlink(&target, &path).unwrap();
+    assert!(log.append_effect(&r, at).is_err());
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "");
+}
