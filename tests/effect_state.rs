@@ -171,7 +171,7 @@ fn a_memory_high_edit_shows_memory_and_its_pressure() {
     set(3 << 29, 0);
     on(&mut a, &mut c, "batch");
     for t in 1..=5 {
-        tick(&mut a, &mut c, t as f64);
+        tick(&mut a, &mut c, f64::from(t));
     }
     let op = write::set_memory_limit(&g("batch"), MemoryFile::High, Limit::Value(1 << 30));
     answer(&mut a, &mut c, &op);
@@ -180,7 +180,7 @@ fn a_memory_high_edit_shows_memory_and_its_pressure() {
     for t in 6..=11 {
         total += 200_000;
         set(1 << 30, total);
-        tick(&mut a, &mut c, t as f64);
+        tick(&mut a, &mut c, f64::from(t));
     }
     assert_eq!(
         status(&a),
@@ -194,7 +194,7 @@ fn a_group_gone_after_the_write_is_said_so() {
     let root = dir.path();
     on(&mut a, &mut c, "lab/dd");
     for t in 1..=5 {
-        tick(&mut a, &mut c, t as f64);
+        tick(&mut a, &mut c, f64::from(t));
     }
     let op = write::set_pids_max(&g("lab/dd"), Limit::Value(50));
     send(

@@ -1711,7 +1711,7 @@ fn cpu_max_edit_shows_its_effect_as_the_kernel_counts_it() {
     let line = line.unwrap_or_else(|| panic!("no effect line: {:?}", app.status));
     let kernel = |from: usize, to: usize| {
         let ((t0, u0), (t1, u1)) = (usage[from], usage[to]);
-        (u1 - u0) as f64 / (t1 - t0).as_secs_f64() / 1e4
+        (u1 - u0) as f64 / t1.saturating_sub(t0).as_secs_f64() / 1e4
     };
     let kernel_before = kernel(before_end - n, before_end);
     let kernel_after = kernel(straddle, usage.len() - 1);

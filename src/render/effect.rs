@@ -291,12 +291,12 @@ mod tests {
 
     /// CPU % `before` up to 5 s, `after` from 6 s (the straddling refresh
     /// at 6 s has a figure of its own that must not count).
-    fn cpu_then(s: u64, before: f64, after: f64) -> Option<f64> {
-        Some(match s {
+    fn cpu_then(s: u64, before: f64, after: f64) -> f64 {
+        match s {
             0..=5 => before,
             6 => 999.0,
             _ => after,
-        })
+        }
     }
 
     #[test]
@@ -304,8 +304,8 @@ mod tests {
         let cpu = Run {
             entry: |s| {
                 Entry::present()
-                    .with(Figure::Cpu, cpu_then(s, 98.0, 30.0))
-                    .with_throttled(cpu_then(s, 0.0, 47.0))
+                    .with(Figure::Cpu, Some(cpu_then(s, 98.0, 30.0)))
+                    .with_throttled(Some(cpu_then(s, 0.0, 47.0)))
             },
             ..Run::default()
         };
@@ -325,7 +325,7 @@ mod tests {
         let mem = Run {
             entry: |s| {
                 let gib = 1024.0 * 1024.0 * 1024.0;
-                Entry::present().with(Figure::Memory, cpu_then(s, 1.4 * gib, gib))
+                Entry::present().with(Figure::Memory, Some(cpu_then(s, 1.4 * gib, gib)))
             },
             // avg10 0.0 at the write; 12.3 % of the 5 s after it stalled
             pressure: |s| {
@@ -363,7 +363,7 @@ mod tests {
                 Entry::present()
                     .with(
                         Figure::IoRead,
-                        cpu_then(s, 4.0 * 1024.0 * 1024.0, 2.0 * 1024.0 * 1024.0),
+                        Some(cpu_then(s, 4.0 * 1024.0 * 1024.0, 2.0 * 1024.0 * 1024.0)),
                     )
                     .with(Figure::IoWrite, Some(0.0))
             },
@@ -383,7 +383,7 @@ mod tests {
         );
 
         let pids = Run {
-            entry: |s| Entry::present().with(Figure::Pids, cpu_then(s, 120.0, 50.0)),
+            entry: |s| Entry::present().with(Figure::Pids, Some(cpu_then(s, 120.0, 50.0))),
             ..Run::default()
         };
         assert_eq!(
@@ -394,7 +394,7 @@ mod tests {
         let freeze = Run {
             entry: |s| {
                 Entry::present()
-                    .with(Figure::Cpu, cpu_then(s, 80.0, 0.0))
+                    .with(Figure::Cpu, Some(cpu_then(s, 80.0, 0.0)))
                     .with_state(Some(true), Some(s > 5))
             },
             ..Run::default()
