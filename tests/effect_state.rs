@@ -103,13 +103,14 @@ fn a_cpu_max_edit_shows_cpu_and_throttled_before_and_after() {
     busy(&mut a, &mut c, root, 7, 10, 300_000, 700_000);
     assert!(!status(&a).contains("->"), "{}", status(&a));
     let fx = busy(&mut a, &mut c, root, 11, 11, 300_000, 700_000);
-    let want = "cpu.max 30%: CPU 98.0% -> 30.0%, throttled 0.0% -> 70.0% (5 s each side)";
+    let figures = "CPU 98.0% -> 30.0%, throttled 0.0% -> 70.0% (5 s each side)";
+    let want = format!("cpu.max 30%: {figures}");
     assert_eq!(status(&a), format!("batch: {want}"));
     assert_eq!(a.status.as_ref().map(|s| s.level), Some(Level::Info));
     // the log screen shows it under the write
     send(&mut a, &mut c, ch('L'));
     let s = screen(&a, 160, 40);
-    assert!(s.contains(&format!("effect {want}")), "{s}");
+    assert!(s.contains(&format!("effect: {figures}")), "{s}");
     // and the log file gets a record naming the write
     let logged: Vec<_> = writes(&fx)
         .into_iter()
@@ -141,14 +142,17 @@ fn the_log_screen_says_an_effect_is_being_measured() {
     busy(&mut a, &mut c, root, 1, 5, 980_000, 0);
     answer(&mut a, &mut c, &cpu_max(30));
     let i = a.log.len() - 1;
-    assert_eq!(
-        effect_words(&a, i).as_deref(),
-        Some("cpu.max 30%: effect in 6 refreshes")
-    );
+    assert_eq!(effect_words(&a, i).as_deref(), Some("in 6 refreshes"));
     busy(&mut a, &mut c, root, 6, 10, 300_000, 0);
     assert_eq!(
         effect_words(&a, i).as_deref(),
-        Some("cpu.max 30%: effect after the next refresh")
+        Some("after the next refresh")
+    );
+    // paused meanwhile: it waits, and says so
+    send(&mut a, &mut c, ch('p'));
+    assert_eq!(
+        effect_words(&a, i).as_deref(),
+        Some("waits, refreshes are paused")
     );
 }
 
@@ -211,7 +215,7 @@ fn a_group_gone_after_the_write_is_said_so() {
     let i = a.log.len() - 1;
     assert_eq!(
         effect_words(&a, i).as_deref(),
-        Some("pids.max 50: the group is gone; no figures after the write")
+        Some("the group is gone; no figures after the write")
     );
     assert!(
         writes(&fx)
@@ -251,13 +255,13 @@ fn a_failed_write_has_no_effect_and_a_paused_one_is_not_measured() {
     assert!(a.paused);
     let fx = answer(&mut a, &mut c, &cpu_max(40));
     assert!(
-        status(&a).ends_with("; effect not measured: refreshes are paused"),
+        status(&a).ends_with("; effect not measured, refreshes are paused"),
         "{}",
         status(&a)
     );
     assert_eq!(
         effect_words(&a, a.log.len() - 1).as_deref(),
-        Some("cpu.max 40%: effect not measured: refreshes are paused")
+        Some("not measured, refreshes are paused")
     );
     assert!(writes(&fx)
         .iter()

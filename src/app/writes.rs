@@ -285,7 +285,7 @@ fn register_effects(
             let e = Pending::not_measured(group, ops, unix_secs, why);
             // said at once, after the write's own words
             if let Some(s) = &mut app.status {
-                s.text.push_str("; ");
+                s.text.push_str("; effect ");
                 s.text.push_str(render::not_measured(why));
             }
             finished(&e, fx);
@@ -344,16 +344,13 @@ fn finished(e: &effect::Effect, fx: &mut Vec<Effect>) {
     ))));
 }
 
-/// The words the log screen shows under a write: the effect, or that it
-/// is being measured.
+/// The words the log screen shows under a write, after "effect:" (the
+/// entry above says what was written): the figures, or that they are
+/// being measured.
 pub fn effect_words(app: &App, log_index: usize) -> Option<String> {
     let e = app.effects.iter().find(|e| e.log_index == log_index)?;
     Some(match &e.state {
-        EffectState::Done(done) => render::line(done),
-        EffectState::Pending(p) => format!(
-            "{}: {}",
-            render::ops_label(&p.ops),
-            render::waiting(p.refreshes_left(), app.paused)
-        ),
+        EffectState::Done(done) => render::outcome_words(&done.outcome),
+        EffectState::Pending(p) => render::waiting(p.refreshes_left(), app.paused),
     })
 }

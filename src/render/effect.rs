@@ -155,8 +155,8 @@ pub fn outcome_words(o: &Outcome) -> String {
 /// Why there is no effect line with figures.
 pub fn not_measured(why: NotMeasured) -> &'static str {
     match why {
-        NotMeasured::Paused => "effect not measured: refreshes are paused",
-        NotMeasured::NoRefresh => "effect not measured: no refresh before the write",
+        NotMeasured::Paused => "not measured, refreshes are paused",
+        NotMeasured::NoRefresh => "not measured, no refresh before the write",
     }
 }
 
@@ -165,15 +165,15 @@ pub fn line(e: &Effect) -> String {
     format!("{}: {}", ops_label(&e.ops), outcome_words(&e.outcome))
 }
 
-/// An effect still being measured: "effect in 4 refreshes", or that it
-/// waits while refreshes are paused.
+/// An effect still being measured, after "effect": "in 4 refreshes", or
+/// that it waits while refreshes are paused.
 pub fn waiting(refreshes_left: usize, paused: bool) -> String {
     if paused {
-        "effect waits: refreshes are paused".into()
+        "waits, refreshes are paused".into()
     } else if refreshes_left == 1 {
-        "effect after the next refresh".into()
+        "after the next refresh".into()
     } else {
-        format!("effect in {refreshes_left} refreshes")
+        format!("in {refreshes_left} refreshes")
     }
 }
 

@@ -885,7 +885,7 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
             line
         });
         if let Some(words) = effect {
-            lines.push(Line::raw(fit(&format!("  effect {words}"), width)));
+            lines.push(Line::raw(fit(&format!("  effect: {words}"), width)));
         }
     }
     lines.extend(stacks);
