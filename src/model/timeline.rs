@@ -8,8 +8,9 @@
 //! sample sums up the refreshes of its span: the mean for the rates (CPU,
 //! IO read and write: the work done in the span), the highest for the
 //! levels (memory, PIDs, pressure: a peak is what an operator looks for
-//! after an alert). A group takes 32 bytes a sample (seven `f32` figures
-//! and a byte of state), allocated per tier when it is first seen there:
+//! after an alert). A group takes 32 bytes a sample (seven `f32` figures,
+//! the throttled share in a `u16` for the effect of an edit, and a byte
+//! of state), allocated per tier when it is first seen there:
 //! 10,000 groups x 180 samples is 58 MB at most. A group gone from every
 //! ring gives its slot back.
 //!
