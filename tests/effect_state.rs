@@ -296,3 +296,48 @@ fn the_effect_record_is_appended_to_the_log_file() {
     assert!(log.append_effect(&r, at).is_err());
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "");
 }
+
+#[test]
+fn a_move_shows_both_groups() {
+    let (mut a, mut c, dir) = lab();
+    let root = dir.path();
+    std::fs::write(root.join("batch/pids.current"), "2\n").unwrap();
+    on(&mut a, &mut c, "batch");
+    for t in 1..=5 {
+        tick(&mut a, &mut c, f64::from(t));
+    }
+    let dd_procs = std::fs::read_to_string(root.join("lab/dd/cgroup.procs")).unwrap();
+    assert_eq!(dd_procs.lines().count(), 1, "{dd_procs:?}");
+    // dd's one process goes to batch
+    let op = write::move_process(4242, &g("batch"), false);
+    send(
+        &mut a,
+        &mut c,
+        Msg::WriteFinished {
+            outcomes: vec![WriteOutcome::done(op, Some("lab/dd".into()), None)],
+            unix_secs: WRITTEN,
+        },
+    );
+    std::fs::write(root.join("batch/pids.current"), "3\n").unwrap();
+    std::fs::write(root.join("lab/dd/cgroup.procs"), "").unwrap();
+    let mut logged = Vec::new();
+    for t in 6..=11 {
+        let fx = tick(&mut a, &mut c, f64::from(t));
+        logged.extend(writes(&fx).into_iter().filter_map(|w| match w {
+            WriteRequest::LogEffect(r) => Some(r.clone()),
+            _ => None,
+        }));
+    }
+    let words = effect_words(&a, a.log.len() - 1).unwrap();
+    assert!(words.starts_with("batch: CPU "), "{words}");
+    assert!(
+        words.contains("PIDs 2 -> 3 (5 s each side); dd: CPU "),
+        "{words}"
+    );
+    assert!(words.ends_with("PIDs 1 -> 0 (5 s each side)"), "{words}");
+    let groups: Vec<_> = logged.iter().map(|r| r.group.clone()).collect();
+    assert_eq!(groups, vec![g("batch"), g("lab/dd")]);
+    assert!(logged
+        .iter()
+        .all(|r| r.words.starts_with("move process 4242: ")));
+}

@@ -263,13 +263,16 @@ fn register_effects(
         if o.result.is_err() || !Pending::has_figures(std::slice::from_ref(&o.op)) {
             continue;
         }
-        let g = o.op.group();
-        match groups.iter_mut().find(|(p, ..)| p == g) {
-            Some((_, ops, at)) => {
-                ops.push(o.op.clone());
-                *at = first_log + i;
+        // a move changes the group the process left as well as its target
+        let left = o.old_group().filter(|src| src != o.op.group());
+        for g in std::iter::once(o.op.group().clone()).chain(left) {
+            match groups.iter_mut().find(|(p, ..)| *p == g) {
+                Some((_, ops, at)) => {
+                    ops.push(o.op.clone());
+                    *at = first_log + i;
+                }
+                None => groups.push((g, vec![o.op.clone()], first_log + i)),
             }
-            None => groups.push((g.clone(), vec![o.op.clone()], first_log + i)),
         }
     }
     let each_side = effect::each_side(app.interval);
@@ -346,11 +349,26 @@ fn finished(e: &effect::Effect, fx: &mut Vec<Effect>) {
 
 /// The words the log screen shows under a write, after "effect:" (the
 /// entry above says what was written): the figures, or that they are
-/// being measured.
+/// being measured. A write with effects on two groups (a move: the
+/// target and the group the process left) names each.
 pub fn effect_words(app: &App, log_index: usize) -> Option<String> {
-    let e = app.effects.iter().find(|e| e.log_index == log_index)?;
-    Some(match &e.state {
-        EffectState::Done(done) => render::outcome_words(&done.outcome),
-        EffectState::Pending(p) => render::waiting(p.refreshes_left(), app.paused),
-    })
+    let all: Vec<(&GroupPath, String)> = app
+        .effects
+        .iter()
+        .filter(|e| e.log_index == log_index)
+        .map(|e| match &e.state {
+            EffectState::Done(done) => (&done.group, render::outcome_words(&done.outcome)),
+            EffectState::Pending(p) => (&p.group, render::waiting(p.refreshes_left(), app.paused)),
+        })
+        .collect();
+    match all.as_slice() {
+        [] => None,
+        [(_, words)] => Some(words.clone()),
+        many => Some(
+            many.iter()
+                .map(|(g, w)| format!("{}: {w}", g.name_display()))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    }
 }

@@ -97,8 +97,8 @@ pub fn measures(op: &Op) -> Vec<Measure> {
         WriteKind::IoMax(_) | WriteKind::IoWeight { .. } | WriteKind::IoLatency { .. } => io(),
         WriteKind::PidsMax(_) => vec![F(Figure::Pids)],
         WriteKind::Freeze(_) => freeze(),
-        // a move names only its target: the group the process left is
-        // not in the op (the log line has it)
+        // a move names only its target; the app measures the group the
+        // process left as well (the outcome's old value names it)
         WriteKind::Kill | WriteKind::MoveProcess { .. } => procs(),
         WriteKind::SubtreeControl(changes) => children(changes),
         WriteKind::Raw => match w.file.as_str() {
