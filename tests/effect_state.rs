@@ -156,8 +156,11 @@ fn the_log_screen_says_an_effect_is_being_measured() {
     );
 }
 
-#[test]
-fn a_memory_high_edit_shows_memory_and_its_pressure() {
+/// memory.high 1G on batch (1.5G, some avg10 3.5 %) after refreshes at
+/// 1..=5 s; from the write on, batch stalls 20 % of each second at 1G.
+/// `late`: the operator selected batch only after the last refresh before
+/// the write (its inspection came alone, as when the cursor moves).
+fn memory_high(late: bool) -> String {
     let (mut a, mut c, dir) = lab();
     let root = dir.path();
     let set = |mem: u64, total: u64| {
@@ -173,23 +176,31 @@ fn a_memory_high_edit_shows_memory_and_its_pressure() {
         .unwrap();
     };
     set(3 << 29, 0);
-    on(&mut a, &mut c, "batch");
+    on(&mut a, &mut c, if late { "lab" } else { "batch" });
     for t in 1..=5 {
         tick(&mut a, &mut c, f64::from(t));
     }
+    if late {
+        on(&mut a, &mut c, "batch");
+    }
     let op = write::set_memory_limit(&g("batch"), MemoryFile::High, Limit::Value(1 << 30));
     answer(&mut a, &mut c, &op);
-    // reclaim: the group stalls 20 % of each second from the write on
     let mut total = 0;
     for t in 6..=11 {
         total += 200_000;
         set(1 << 30, total);
         tick(&mut a, &mut c, f64::from(t));
     }
-    assert_eq!(
-        status(&a),
-        "batch: memory.high 1G: memory 1.5G -> 1.0G, memory pressure 3.5% -> 20.0% (5 s each side)"
-    );
+    status(&a)
+}
+
+#[test]
+fn a_memory_high_edit_shows_memory_and_its_pressure() {
+    let want = "batch: memory.high 1G: memory 1.5G -> 1.0G, memory pressure 3.5% -> 20.0% \
+                (5 s each side)";
+    assert_eq!(memory_high(false), want);
+    // selected just before the edit: its own inspection gives the before
+    assert_eq!(memory_high(true), want);
 }
 
 #[test]

@@ -222,15 +222,21 @@ pub fn track_freeze(app: &mut App) {
 }
 
 /// What the app knows about `group` at the latest refresh, for its
-/// effect; `None` before the first refresh.
-fn now_for<'a>(app: &'a App, group: &'a GroupPath) -> Option<Now<'a>> {
+/// effect; `None` before the first refresh. The pressure files are the
+/// refresh's own inspection of the group (the after window's totals must
+/// be read at the refreshes that bound it); at the write (`at_write`), an
+/// inspection read since, when the operator just selected the group, will
+/// do as well: its avg10 is the kernel's average of the last 10 s anyway.
+fn now_for<'a>(app: &'a App, group: &'a GroupPath, at_write: bool) -> Option<Now<'a>> {
     let d = app.data.as_ref()?;
     let snap = &d.refresh.snapshot;
+    let since = app.inspection.as_ref().filter(|_| at_write);
     let inspected = d
         .refresh
         .inspection
         .as_ref()
         .filter(|i| &i.path == group)
+        .or(since.filter(|i| &i.path == group))
         .map(|i| &i.detail);
     Some(Now {
         timeline: &app.timeline,
@@ -294,7 +300,7 @@ fn register_effects(
             finished(&e, fx);
             EffectState::Done(e)
         } else {
-            let Some(p) = now_for(app, &group)
+            let Some(p) = now_for(app, &group, true)
                 .and_then(|now| Pending::start(group.clone(), ops, unix_secs, each_side, &now))
             else {
                 continue;
@@ -326,7 +332,7 @@ pub fn measure_effects(app: &mut App, fx: &mut Vec<Effect>) {
             continue;
         };
         let group = p.group.clone();
-        let Some(done) = now_for(app, &group).and_then(|now| p.on_refresh(&now)) else {
+        let Some(done) = now_for(app, &group, false).and_then(|now| p.on_refresh(&now)) else {
             continue;
         };
         let line = render::line(&done);
