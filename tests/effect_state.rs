@@ -15,6 +15,8 @@
 //! refreshes each side). The write's answer comes after the refresh at
 //! t = 5; the refresh at t = 6 straddles it; the after window is t = 7..=11.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 mod common;
 
 use cgtop::app::writes::{effect_words, WriteRequest};
