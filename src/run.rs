@@ -115,14 +115,12 @@ fn spawn_watcher(
     opts: &Options,
     m: &MountInfo,
     hier: &Arc<Hier>,
-    clock: Instant,
+    (clock, clock_unix): (Instant, Duration),
     tx: Sender<Msg>,
 ) -> Option<WatchHandle> {
     let mut cfg = watch_config(opts, m);
     cfg.clock = clock;
-    cfg.clock_unix = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
+    cfg.clock_unix = clock_unix;
     watch::spawn(Arc::clone(hier), cfg, tx).ok()
 }
 
@@ -198,9 +196,13 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     collector.set_proc_dir(Some(PathBuf::from("/proc")));
     // every group's limits, to colour its figures by how near they are
     collector.set_grade_limits(true);
-    // one clock for the collector and the event watcher
+    // one clock for the collector and the event watcher; its zero as
+    // UNIX time, for the history's clock times and the events'
     let clock = collector::clock_start();
-    let watcher = spawn_watcher(opts, m, hier, clock, tx.clone());
+    app.unix_base = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
+    let watcher = spawn_watcher(opts, m, hier, (clock, app.unix_base), tx.clone());
     // each refresh's group list goes to the watcher on its way to the
     // main loop: groups it missed are watched, those gone forgotten
     let (col_tx, col_rx) = mpsc::channel::<Collected>();
@@ -328,6 +330,15 @@ pub fn spawn_writer(
                         changes,
                     } => {
                         safety::leaf_fix_checked(&root, &group, &leaf, &changes, std::process::id())
+                    }
+                    WriteRequest::LogEffect(record) => {
+                        // the same file, the same checks as the write's own
+                        // line; nothing comes back (the app has the words).
+                        // A failure here went to the status line already
+                        // with the write's line, unless the place changed
+                        // since, and then the line is refused, not misplaced
+                        let _ = log.append_effect(&record, SystemTime::now());
+                        continue;
                     }
                 };
                 let now = SystemTime::now();

@@ -6,6 +6,7 @@
 //! Must not depend on: the filesystem, the clock, the terminal
 //! (no `std::fs`, no `Instant::now`, no ratatui/crossterm).
 
+pub mod effect;
 pub mod errno;
 pub mod events;
 pub mod explain;
@@ -23,6 +24,7 @@ pub mod procstat;
 pub mod rates;
 pub mod snapshot;
 pub mod text;
+pub mod timeline;
 pub mod tree;
 pub mod write;
 
