@@ -184,6 +184,16 @@ impl From<&ScanCost> for JsonCost {
     }
 }
 
+/// Stops the watcher when the run ends, however it ends (a library
+/// caller's run must not leave the thread behind).
+struct StopOnDrop(watch::WatchHandle);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.send(WatchCommand::Stop);
+    }
+}
+
 /// The event watcher of a batch run: the hierarchy and its settings
 /// (its clock is set to the refreshes' when the run starts).
 pub struct BatchEvents {
@@ -250,7 +260,7 @@ pub fn run_collector_with(
             ..e.cfg
         };
         let h = watch::spawn(e.hier, cfg, tx).ok()?;
-        Some((h, rx))
+        Some((StopOnDrop(h), rx))
     });
     let mut prev_at = c.refresh_timed(start).snapshot.at;
     let mut n = 0u64;
@@ -262,7 +272,7 @@ pub fn run_collector_with(
         let interval = r.snapshot.at.saturating_sub(prev_at);
         prev_at = r.snapshot.at;
         let mut evs = Vec::new();
-        if let Some((h, rx)) = &watcher {
+        if let Some((StopOnDrop(h), rx)) = &watcher {
             let paths = r.snapshot.groups.iter().map(|g| g.path.clone()).collect();
             h.send(WatchCommand::Groups(paths));
             for w in rx.try_iter() {

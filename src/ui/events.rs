@@ -58,21 +58,23 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
             ));
         }
     }
-    // the group column as wide as the paths shown, within a third
-    let group_w = app
-        .events
+    // the foot: the selected event in full, and where it came from
+    let rows_h = usize::from(area.height.saturating_sub(2))
+        .saturating_sub(lines.len() + 3)
+        .max(1);
+    let start = cursor.saturating_sub(rows_h - 1);
+    let shown: Vec<_> = (start..(start + rows_h).min(n))
+        .map_while(|i| event_at(app, i).map(|e| (i, e)))
+        .collect();
+    // the group column as wide as the paths on screen, within a third
+    let group_w = shown
         .iter()
-        .map(|e| width(&e.path.to_string()))
+        .map(|(_, e)| width(&e.path.to_string()))
         .max()
         .unwrap_or(5)
         .clamp(5, (inner / 3).max(5));
     let head = format!("{:<8} {:>4} {} WHAT", "UTC", "AGE", pad("GROUP", group_w));
     lines.push(Line::styled(fit(&head, inner), theme.column_header));
-    // the foot: the selected event in full, and where it came from
-    let rows_h = usize::from(area.height.saturating_sub(2))
-        .saturating_sub(lines.len() + 2)
-        .max(1);
-    let start = cursor.saturating_sub(rows_h - 1);
     let now = app.now();
     if n == 0 {
         lines.push(Line::styled(
@@ -83,8 +85,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
             theme.dim,
         ));
     }
-    for i in start..(start + rows_h).min(n) {
-        let Some(e) = event_at(app, i) else { break };
+    for (i, e) in shown {
         let text = format!(
             "{:<8} {:>4} {} {}",
             clock_utc(e.unix_s),

@@ -15,7 +15,8 @@ pub fn open(app: &mut App) -> Transition {
 
 /// The event on row `row` of the screen (newest first).
 pub fn event_at(app: &App, row: usize) -> Option<&crate::model::events::Event> {
-    app.events.iter().rev().nth(row)
+    let i = app.events.len().checked_sub(row + 1)?;
+    app.events.get(i)
 }
 
 /// Rows a page moves: the screen's height less its frame and header.
