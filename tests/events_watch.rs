@@ -316,3 +316,32 @@ fn an_oom_kill_gets_the_kernels_line_in_either_order_and_goes_alone_without_it()
     let ev = oom_kill_of(&late, "a/job").expect("sent without its line");
     assert_eq!(victim_of(ev), None);
 }
+
+#[test]
+fn a_file_that_goes_is_not_counted_unwatched_and_one_that_comes_is_watched() {
+    let t = tree();
+    let hier = Arc::new(Hier::open(t.path()).unwrap());
+    let mut w = Watcher::new(hier, config(None)).unwrap();
+    let b = GroupPath::new("b");
+    // a controller switched off above b: its files go
+    fs::remove_file(t.path().join("b/pids.events")).unwrap();
+    w.on_inotify();
+    assert_eq!(
+        w.watched_files(&b),
+        [EventFile::Cgroup, EventFile::Memory, EventFile::Swap]
+    );
+    assert_eq!(w.status().unwatched, 0);
+    // and on again: kernfs makes the file without an inotify event (here
+    // the queue is not read), so a periodic resync finds it
+    fs::write(t.path().join("b/pids.events"), "max 0\n").unwrap();
+    let listed = [
+        GroupPath::root(),
+        GroupPath::new("a"),
+        GroupPath::new("a/job"),
+        b.clone(),
+    ];
+    for _ in 0..30 {
+        w.resync(&listed);
+    }
+    assert_eq!(w.watched_files(&b).len(), 4);
+}

@@ -161,8 +161,14 @@ struct Group {
 }
 
 impl Group {
+    /// A file that is there, or the directory, has no watch.
     fn unwatched(&self) -> bool {
         self.dir_wd.is_none() || self.files.iter().any(|f| f.exists && f.wd.is_none())
+    }
+
+    /// Something has no watch, whether or not it is there.
+    fn incomplete(&self) -> bool {
+        self.dir_wd.is_none() || self.files.iter().any(|f| f.wd.is_none())
     }
 }
 
@@ -488,8 +494,11 @@ impl Watcher {
             if !p.is_within(&self.cfg.start) {
                 continue;
             }
+            // a known group again only on a retry: its unwatched files,
+            // and files that came since (a controller switched on above
+            // it makes them without an inotify event)
             let known = self.groups.get(p);
-            if known.is_some() && !(retry && known.is_some_and(Group::unwatched)) {
+            if known.is_some() && !(retry && known.is_some_and(Group::incomplete)) {
                 continue;
             }
             if let Ok(ino) = self.hier.dir_ino(hier::group_rel(p)) {
@@ -578,7 +587,9 @@ impl Watcher {
             if let Some(g) = self.groups.get_mut(&path) {
                 match slot {
                     Slot::Dir => g.dir_wd = None,
-                    Slot::File(f) => g.files[file_index(f)].wd = None,
+                    // the file went (a controller switched off above
+                    // the group): not there, so not "unwatched"
+                    Slot::File(f) => g.files[file_index(f)] = FileWatch::default(),
                 }
             }
             if slot == Slot::Dir {
