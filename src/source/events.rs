@@ -150,6 +150,10 @@ struct FileWatch {
     /// Made after watching began: its first reading is diffed against
     /// zeros.
     fresh: bool,
+    /// The watched file's inode: a file made anew (a controller switched
+    /// off and on above the group) is another, and the old watch is on a
+    /// dead one.
+    ino: u64,
     last: Option<Reading>,
 }
 
@@ -271,11 +275,11 @@ impl Watcher {
     /// Sets a watch on `rel` (a directory or a regular file), the inode
     /// opened beneath the root. `Err(true)`: no watch to be had (the
     /// budget, ENOSPC); `Err(false)`: not there, or not of that kind.
-    fn add_watch(&mut self, rel: &std::path::Path, dir: bool) -> Result<i32, bool> {
+    fn add_watch(&mut self, rel: &std::path::Path, dir: bool) -> Result<(i32, u64), bool> {
         if self.cfg.max_watches.is_some_and(|m| self.wds.len() >= m) {
             return Err(true);
         }
-        let Ok((fd, _)) = self.hier.open_watchable(rel, dir) else {
+        let Ok((fd, ino)) = self.hier.open_watchable(rel, dir) else {
             return Err(false);
         };
         let mask = if dir {
@@ -301,7 +305,7 @@ impl Watcher {
             )
         };
         match r {
-            Ok(wd) => Ok(wd),
+            Ok(wd) => Ok((wd, ino)),
             Err(Errno::NOSPC) => Err(true),
             Err(_) => Err(false),
         }
@@ -344,7 +348,7 @@ impl Watcher {
             ..Group::default()
         });
         if dir && self.groups.get(path).is_some_and(|g| g.dir_wd.is_none()) {
-            if let Ok(wd) = self.add_watch(&rel, true) {
+            if let Ok((wd, _)) = self.add_watch(&rel, true) {
                 self.wds.insert(wd, (path.clone(), Slot::Dir));
                 if let Some(g) = self.groups.get_mut(path) {
                     g.dir_wd = Some(wd);
@@ -371,10 +375,11 @@ impl Watcher {
             return;
         };
         match r {
-            Ok(wd) => {
+            Ok((wd, ino)) => {
                 g.files[i].wd = Some(wd);
                 g.files[i].exists = true;
                 g.files[i].fresh = new;
+                g.files[i].ino = ino;
                 self.wds.insert(wd, (path.clone(), Slot::File(f)));
                 // the baseline, read after the watch is set so that no
                 // change falls between
@@ -495,10 +500,16 @@ impl Watcher {
                 continue;
             }
             // a known group again only on a retry: its unwatched files,
-            // and files that came since (a controller switched on above
-            // it makes them without an inotify event)
-            let known = self.groups.get(p);
-            if known.is_some() && !(retry && known.is_some_and(Group::incomplete)) {
+            // and files made since (a controller switched on above it
+            // makes them without an inotify event), or made anew
+            let known = self.groups.contains_key(p);
+            if known && !retry {
+                continue;
+            }
+            if known {
+                self.revalidate(p);
+            }
+            if known && !self.groups.get(p).is_some_and(Group::incomplete) {
                 continue;
             }
             if let Ok(ino) = self.hier.dir_ino(hier::group_rel(p)) {
@@ -509,6 +520,33 @@ impl Watcher {
             self.freed = false;
         }
         self.update_status();
+    }
+
+    /// Drops the watches of `path`'s files that are gone or another
+    /// file now (its inode changed): they watch a dead inode.
+    fn revalidate(&mut self, path: &GroupPath) {
+        for f in EventFile::ALL {
+            let i = file_index(f);
+            let Some((wd, ino)) = self
+                .groups
+                .get(path)
+                .and_then(|g| Some((g.files[i].wd?, g.files[i].ino)))
+            else {
+                continue;
+            };
+            let now = self
+                .hier
+                .open_watchable(&hier::file_rel(path, f.name()), false)
+                .map(|(_, ino)| ino);
+            if now == Ok(ino) {
+                continue;
+            }
+            self.wds.remove(&wd);
+            let _ = inotify::remove_watch(&self.inotify, wd);
+            if let Some(g) = self.groups.get_mut(path) {
+                g.files[i] = FileWatch::default();
+            }
+        }
     }
 
     fn update_status(&mut self) {
