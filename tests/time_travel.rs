@@ -332,3 +332,34 @@ fn the_detail_pages_say_what_is_not_kept_for_the_past() {
     let s = screen(&a, 120, 40);
     assert!(s.contains("not kept for the past"), "{s}");
 }
+
+#[test]
+fn older_than_a_minute_the_moments_are_ten_second_samples_and_say_so() {
+    let t = copy_fixture("pure-v2-systemd");
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 120, 40);
+    a.unix_base = Duration::from_secs(BASE);
+    select(&mut a, &mut c, DBUS);
+    // 90 refreshes a second apart; dbus busy (50 %) from 10 to 19 s only
+    for s in 1..=90u64 {
+        if (10..20).contains(&s) {
+            burn_cpu(t.path(), DBUS, 500_000);
+        }
+        tick(&mut a, &mut c, s as f64);
+    }
+    // 75 s back: before the last minute of refreshes, so the 10 s tier
+    send(&mut a, &mut c, ch('@'));
+    type_text(&mut a, &mut c, "-75s");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    let s = screen(&a, 120, 40);
+    // the 10 s samples are stamped with the last refresh of their span:
+    // 9, 19 and 29 s; 15 s is nearest 19 s
+    assert!(s.contains("PAST 22:13:39 UTC, 71 s ago"), "{s}");
+    assert!(s.contains("10 s mean/peak"), "{s}");
+    assert!(s.contains("every 10 s, mean/peak"), "{s}");
+    // the sample of 10..19 s is the mean of its refreshes: 50 %
+    assert!((cpu(&a) - 50.0).abs() < 0.5, "{}", cpu(&a));
+    // T from here steps through 10 s samples
+    send(&mut a, &mut c, ch('T'));
+    assert!(screen(&a, 120, 40).contains("PAST 22:13:29 UTC, 81 s ago"));
+    assert!(cpu(&a) < 1.0, "{}", cpu(&a));
+}

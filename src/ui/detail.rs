@@ -119,17 +119,21 @@ fn history(
         return;
     }
     let shown = &series[series.len() - w.min(series.len())..];
+    // the sample of the moment shown (none when the span does not hold it)
+    let every = app.tier_every(tier);
     let marked = app.past.as_ref().and_then(|p| {
         shown
             .iter()
             .enumerate()
-            .min_by_key(|(_, (st, _))| st.at.abs_diff(p.moment.stamp.at))
+            .map(|(i, (st, _))| (i, st.at.abs_diff(p.moment.stamp.at)))
+            .filter(|(_, d)| *d <= every)
+            .min_by_key(|(_, d)| *d)
             .map(|(i, _)| i + w - shown.len())
     });
     out.push(Line::styled(
         format!(
             "history: {}{}",
-            spark::span_words(shown.len(), app.tier_every(tier)),
+            spark::span_words(shown.len(), every),
             if tier > 0 { ", mean/peak" } else { "" }
         ),
         theme.title,

@@ -46,11 +46,9 @@ pub fn spark_fits(app: &App, width: usize) -> (bool, Vec<Column>) {
 
 /// A group's CPU % of its last refreshes, up to the moment shown.
 fn spark_series(app: &App, g: &GroupSample) -> Vec<Option<f64>> {
-    let until = app
-        .past
-        .as_ref()
-        .filter(|p| p.moment.tier == 0)
-        .map(|p| p.moment.stamp.at);
+    // in the past: the refreshes up to the moment (none left of a moment
+    // older than the last minute: blank, not the present's)
+    let until = app.past.as_ref().map(|p| p.moment.stamp.at);
     app.timeline
         .series(&g.path, 0)
         .into_iter()
