@@ -131,10 +131,12 @@ pub fn every_words(every: Duration) -> String {
 /// A past moment's age: "2m10s ago", "now".
 #[must_use]
 pub fn age_words(age: Duration) -> String {
-    if age < Duration::from_millis(500) {
+    // whole seconds: the refreshes' stamps are not on the second
+    let secs = Duration::from_secs(age.as_secs_f64().round() as u64);
+    if secs.is_zero() {
         "now".to_owned()
     } else {
-        format!("{} ago", duration_words(age))
+        format!("{} ago", duration_words(secs))
     }
 }
 
@@ -216,6 +218,7 @@ mod tests {
         assert_eq!(age_words(sec(130)), "2m10s ago");
         assert_eq!(age_words(sec(5400)), "1h30m ago");
         assert_eq!(age_words(Duration::ZERO), "now");
+        assert_eq!(age_words(Duration::from_millis(4_020)), "4 s ago");
         assert_eq!(clock_utc(1_700_000_000.0), "22:13:20");
         assert_eq!(clock_utc(f64::NAN), "00:00:00");
     }

@@ -311,7 +311,10 @@ fn past_header(app: &App, p: &crate::app::past::Past, theme: &Theme) -> Vec<Span
             format!("PAST {} UTC, {}", clock_utc(m.stamp.unix_s), age_words(age)),
             theme.warn,
         ),
-        Span::raw(format!("  {groups} groups  {sample}")),
+        Span::raw(format!(
+            "  {groups} group{}  {sample}",
+            if groups == 1 { "" } else { "s" }
+        )),
     ]
 }
 
