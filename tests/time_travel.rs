@@ -363,3 +363,44 @@ fn older_than_a_minute_the_moments_are_ten_second_samples_and_say_so() {
     assert!(screen(&a, 120, 40).contains("PAST 22:13:29 UTC, 81 s ago"));
     assert!(cpu(&a) < 1.0, "{}", cpu(&a));
 }
+
+#[test]
+fn a_paste_goes_into_the_jump_prompt() {
+    let (_t, mut a, mut c) = seven_seconds(120, 40);
+    send(&mut a, &mut c, ch('@'));
+    send(&mut a, &mut c, cgtop::app::Msg::Paste("-4s".into()));
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert!((cpu(&a) - 90.0).abs() < 0.5, "{}", cpu(&a));
+}
+
+#[test]
+fn a_live_read_in_the_past_waits_for_the_return() {
+    let (t, mut a, mut c) = seven_seconds(120, 40);
+    send(&mut a, &mut c, ch('T'));
+    let raw = |a: &App| -> String {
+        let f = a.inspection.as_ref().expect("a full read");
+        let (_, v) = f
+            .detail
+            .raw
+            .iter()
+            .find(|(n, _)| n == "memory.current")
+            .expect("memory.current among the raw files");
+        v.clone().expect("read")
+    };
+    // the full read kept with the refresh of 6 s (memory at 300M then)
+    assert_eq!(raw(&a).trim(), (300u64 << 20).to_string());
+    // the collector reads the group again meanwhile: it waits
+    set_memory(t.path(), DBUS, 999 << 20);
+    read_inspection(&mut a, &mut c, 9.0);
+    assert_eq!(
+        raw(&a).trim(),
+        (300u64 << 20).to_string(),
+        "the past's read stays"
+    );
+    send(&mut a, &mut c, ch('p'));
+    assert_eq!(
+        raw(&a).trim(),
+        (999u64 << 20).to_string(),
+        "the live read is back"
+    );
+}
