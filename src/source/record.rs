@@ -33,6 +33,13 @@ pub const FRAME_SAMPLES: usize = 120;
 /// sample for little (see BENCHMARKS.md, "Recording").
 pub const LEVEL: i32 = 3;
 
+/// The most of one frame's compressed bytes a reader keeps for a resync.
+const MAX_KEPT_FRAME: usize = 64 << 20;
+
+/// The input given to zstd at the start of a frame: at most a frame
+/// header (zstd then says how much its first block needs).
+const FRAME_HEADER_HINT: usize = 18;
+
 /// The first bytes of a zstd frame (where a reader picks up after damage).
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
@@ -270,13 +277,18 @@ impl Recorder {
         // (the place for the events of issue 9 item 3: a TAG_EVENTS
         // record written here, after the sample it follows)
         let before = self.len();
+        let keyframe = self.enc.samples_in_frame == 1;
         let f = self
             .frame
             .as_mut()
             .ok_or_else(|| io::Error::other("recording closed"))?;
         f.write_all(&self.buf)?;
         f.flush()?;
-        self.last_sample_len = self.len() - before;
+        // the estimate of the next sample: twice the last delta sample (a
+        // keyframe says nothing of the samples after it)
+        if !keyframe {
+            self.last_sample_len = 2 * (self.len() - before);
+        }
         self.samples += 1;
         Ok(Written::Ok)
     }
@@ -317,9 +329,20 @@ pub struct Reader<R> {
     zstd: zstd::stream::raw::Decoder<'static>,
     inbuf: Vec<u8>,
     ipos: usize,
+    /// Where the frame being decoded began in `inbuf`: after damage the
+    /// next frame is looked for from there (the decoder may have taken a
+    /// frame appended after a cut one for its own bytes).
+    frame_start: usize,
+    /// A frame ended: what is left in `out` once its records are taken
+    /// is damage (a frame holds whole records).
+    frame_ended: bool,
+    /// How much input zstd wants next.
+    hint: usize,
     eof: bool,
     /// Decompressed bytes not yet made into records.
     out: Vec<u8>,
+    /// zstd's output buffer (a block is at most 128 KiB).
+    tmp: Vec<u8>,
     /// Set after damage: drop output until the next frame begins.
     decoder: Decoder,
     /// Places where damage was skipped.
@@ -335,8 +358,12 @@ impl<R: Read> Reader<R> {
             zstd: zstd::stream::raw::Decoder::new()?,
             inbuf: Vec::new(),
             ipos: 0,
+            frame_start: 0,
+            frame_ended: false,
+            hint: FRAME_HEADER_HINT,
             eof: false,
             out: Vec::new(),
+            tmp: vec![0; 128 << 10],
             decoder: Decoder::new(),
             damaged: 0,
             unknown: 0,
@@ -353,8 +380,14 @@ impl<R: Read> Reader<R> {
         if self.eof {
             return Ok(false);
         }
-        self.inbuf.drain(..self.ipos);
-        self.ipos = 0;
+        // keep the frame's bytes (up to a cap: a hostile frame may be
+        // endless) for a resync
+        if self.ipos - self.frame_start > MAX_KEPT_FRAME {
+            self.frame_start = self.ipos;
+        }
+        self.inbuf.drain(..self.frame_start);
+        self.ipos -= self.frame_start;
+        self.frame_start = 0;
         let old = self.inbuf.len();
         self.inbuf.resize(old + (128 << 10), 0);
         let n = loop {
@@ -381,7 +414,8 @@ impl<R: Read> Reader<R> {
         self.out.clear();
         self.decoder.reset();
         self.zstd.reinit()?;
-        let mut from = self.ipos + 1;
+        self.hint = FRAME_HEADER_HINT;
+        let mut from = self.frame_start + 1;
         loop {
             if let Some(k) = self
                 .inbuf
@@ -389,14 +423,17 @@ impl<R: Read> Reader<R> {
                 .and_then(|b| b.windows(4).position(|w| w == ZSTD_MAGIC))
             {
                 self.ipos = from + k;
+                self.frame_start = self.ipos;
                 return Ok(());
             }
             // keep the last 3 bytes: a magic may straddle reads
-            let keep = self.inbuf.len().saturating_sub(3).max(self.ipos);
+            let keep = self.inbuf.len().saturating_sub(3).max(from);
             self.ipos = keep;
+            self.frame_start = keep;
             from = 0;
             if !self.fill()? {
                 self.ipos = self.inbuf.len();
+                self.frame_start = self.ipos;
                 return Ok(());
             }
         }
@@ -405,7 +442,6 @@ impl<R: Read> Reader<R> {
     /// The next record; `None` at the end of the input.
     pub fn next_record(&mut self) -> io::Result<Option<Record>> {
         use zstd::stream::raw::Operation;
-        let mut tmp = vec![0u8; 128 << 10];
         loop {
             // a whole record already decompressed?
             match split_record(&self.out) {
@@ -421,20 +457,51 @@ impl<R: Read> Reader<R> {
                     }
                     continue;
                 }
-                Ok(None) => {}
+                Ok(None) => {
+                    if std::mem::take(&mut self.frame_ended) && !self.out.is_empty() {
+                        self.damaged += 1;
+                        self.out.clear();
+                        self.decoder.reset();
+                    }
+                }
                 Err(_) => {
                     self.resync()?;
                     continue;
                 }
             }
             if self.ipos >= self.inbuf.len() && !self.fill()? {
+                if self.frame_start + 4 <= self.inbuf.len() {
+                    // the end inside a frame: cut short, or damaged so that
+                    // the decoder took what follows for its own. A frame
+                    // after it (appended after a crash) is looked for.
+                    self.resync()?;
+                    if self.ipos < self.inbuf.len() {
+                        continue;
+                    }
+                }
                 // the end: a partial record is a truncated last frame
                 return Ok(None);
             }
-            match self.zstd.run_on_buffers(&self.inbuf[self.ipos..], &mut tmp) {
+            // at most what zstd asks for next (a block): an error then loses
+            // only the damaged block, not the good ones decoded with it
+            let end = self.inbuf.len().min(self.ipos + self.hint.max(1));
+            match self
+                .zstd
+                .run_on_buffers(&self.inbuf[self.ipos..end], &mut self.tmp)
+            {
                 Ok(st) => {
+                    self.hint = if st.remaining == 0 {
+                        FRAME_HEADER_HINT
+                    } else {
+                        st.remaining
+                    };
                     self.ipos += st.bytes_read;
-                    self.out.extend_from_slice(&tmp[..st.bytes_written]);
+                    self.out.extend_from_slice(&self.tmp[..st.bytes_written]);
+                    if st.remaining == 0 {
+                        // a frame ended: the next begins here
+                        self.frame_start = self.ipos;
+                        self.frame_ended = true;
+                    }
                     if st.bytes_read == 0 && st.bytes_written == 0 && !self.fill()? {
                         return Ok(None);
                     }
