@@ -303,7 +303,7 @@ fn record(a: RecordArgs) -> ExitCode {
     exit_code(run::run_record(&opts, &ro))
 }
 
-fn replay(a: ReplayArgs) -> ExitCode {
+fn replay(a: &ReplayArgs) -> ExitCode {
     let columns = match parse_columns(a.columns.as_ref()) {
         Ok(c) => c,
         Err(c) => return c,
@@ -324,7 +324,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
         Some(Cmd::Record(a)) => return record(a),
-        Some(Cmd::Replay(a)) => return replay(a),
+        Some(Cmd::Replay(a)) => return replay(&a),
         None => {}
     }
     let interval = match cgtop::app::parse_interval(&cli.delay) {

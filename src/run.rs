@@ -369,78 +369,6 @@ where
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::Write;
-
-    /// Keeps what was written and, at each flush, what had been written
-    /// since the last one.
-    #[derive(Default)]
-    struct Recorder {
-        pending: Vec<u8>,
-        flushes: Vec<String>,
-    }
-
-    impl Write for Recorder {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.pending.extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            let s = String::from_utf8(std::mem::take(&mut self.pending)).expect("UTF-8");
-            self.flushes.push(s);
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn one_flush_per_refresh_each_a_whole_refresh() {
-        // run wraps stdout in a BufWriter: a refresh reaches a pipe
-        // (`cgtop -b | tee log`) only at batch::run's flushes
-        for output in [Output::Text, Output::Json] {
-            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/fixtures/pure-v2-systemd");
-            let opts = Options {
-                start: GroupPath::root(),
-                root: Some(root),
-                interval: Duration::from_millis(1),
-                depth: None,
-                output,
-                iterations: Some(3),
-                read_only: true,
-                mouse: false,
-                machine_cpu: false,
-                max_kept_fds: None,
-                brief: false,
-                columns: crate::render::columns::Column::DEFAULT.to_vec(),
-            };
-            let (m, _) = locate(&opts).expect("the fixture is a cgroup2 tree");
-            let cfg = collector_config(&opts, &m, output == Output::Json);
-            let mut rec = Recorder::default();
-            let wait = |d| {
-                std::thread::sleep(d);
-                true
-            };
-            batch::run(&mut rec, cfg, &m, &host_info(), &opts, wait).expect("run");
-            assert!(rec.pending.is_empty(), "{output:?}: output left unflushed");
-            assert_eq!(rec.flushes.len(), 3, "{output:?}");
-            for (i, f) in rec.flushes.iter().enumerate() {
-                if output == Output::Json {
-                    assert_eq!(f.matches('\n').count(), 1, "{f}");
-                    let v: serde_json::Value = serde_json::from_str(f).expect("one document");
-                    assert!(v["groups"].as_array().is_some_and(|g| g.len() == 31));
-                } else {
-                    let head = format!("cgtop - refresh {} at ", i + 1);
-                    assert!(f.starts_with(&head), "{f}");
-                    assert_eq!(f.matches("cgtop - refresh ").count(), 1, "{f}");
-                    assert!(f.ends_with('\n'));
-                }
-            }
-        }
-    }
-}
-
 /// `cgtop record`: the collector on its own clock, every refresh into
 /// the recording, until `-n`, the size cap with `--stop`, or SIGTERM,
 /// SIGINT or SIGHUP (each ends the open frame cleanly; exit 0).
@@ -570,4 +498,76 @@ pub fn run_replay(
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// Keeps what was written and, at each flush, what had been written
+    /// since the last one.
+    #[derive(Default)]
+    struct Recorder {
+        pending: Vec<u8>,
+        flushes: Vec<String>,
+    }
+
+    impl Write for Recorder {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.pending.extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            let s = String::from_utf8(std::mem::take(&mut self.pending)).expect("UTF-8");
+            self.flushes.push(s);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn one_flush_per_refresh_each_a_whole_refresh() {
+        // run wraps stdout in a BufWriter: a refresh reaches a pipe
+        // (`cgtop -b | tee log`) only at batch::run's flushes
+        for output in [Output::Text, Output::Json] {
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/pure-v2-systemd");
+            let opts = Options {
+                start: GroupPath::root(),
+                root: Some(root),
+                interval: Duration::from_millis(1),
+                depth: None,
+                output,
+                iterations: Some(3),
+                read_only: true,
+                mouse: false,
+                machine_cpu: false,
+                max_kept_fds: None,
+                brief: false,
+                columns: crate::render::columns::Column::DEFAULT.to_vec(),
+            };
+            let (m, _) = locate(&opts).expect("the fixture is a cgroup2 tree");
+            let cfg = collector_config(&opts, &m, output == Output::Json);
+            let mut rec = Recorder::default();
+            let wait = |d| {
+                std::thread::sleep(d);
+                true
+            };
+            batch::run(&mut rec, cfg, &m, &host_info(), &opts, wait).expect("run");
+            assert!(rec.pending.is_empty(), "{output:?}: output left unflushed");
+            assert_eq!(rec.flushes.len(), 3, "{output:?}");
+            for (i, f) in rec.flushes.iter().enumerate() {
+                if output == Output::Json {
+                    assert_eq!(f.matches('\n').count(), 1, "{f}");
+                    let v: serde_json::Value = serde_json::from_str(f).expect("one document");
+                    assert!(v["groups"].as_array().is_some_and(|g| g.len() == 31));
+                } else {
+                    let head = format!("cgtop - refresh {} at ", i + 1);
+                    assert!(f.starts_with(&head), "{f}");
+                    assert_eq!(f.matches("cgtop - refresh ").count(), 1, "{f}");
+                    assert!(f.ends_with('\n'));
+                }
+            }
+        }
+    }
 }

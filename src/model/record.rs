@@ -187,16 +187,20 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     put_bytes(out, &s.as_bytes()[..end]);
 }
 
+// zigzag reinterprets the bits: the wrap is the point
+#[allow(clippy::cast_possible_wrap)]
 fn zigzag(d: i64) -> u64 {
     ((d << 1) ^ (d >> 63)) as u64
 }
 
+#[allow(clippy::cast_possible_wrap)]
 fn unzigzag(z: u64) -> i64 {
     ((z >> 1) as i64) ^ -((z & 1) as i64)
 }
 
 /// An optional counter against the group's last value: 0 is `None`, else
 /// 1 + the zigzag of the (wrapping) difference, so any u64 round-trips.
+#[allow(clippy::cast_possible_wrap)]
 fn put_slot(out: &mut Vec<u8>, old: Option<u64>, new: Option<u64>) {
     match new {
         None => out.push(0),
@@ -295,10 +299,13 @@ fn put_duration(out: &mut Vec<u8>, d: Duration) {
     put_u64(out, u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
 }
 
+/// A record split off a buffer: its tag, its payload, the bytes it took.
+pub type Split<'a> = (u8, &'a [u8], usize);
+
 /// Splits the next record off the front of `buf`: `Ok(None)` when `buf`
 /// holds only part of one yet, else its tag, payload and the bytes it
 /// took.
-pub fn split_record(buf: &[u8]) -> Result<Option<(u8, &[u8], usize)>, DecodeError> {
+pub fn split_record(buf: &[u8]) -> Result<Option<Split<'_>>, DecodeError> {
     let Some(&tag) = buf.first() else {
         return Ok(None);
     };
@@ -863,9 +870,9 @@ impl Encoder {
             mask |= u32::from(last.limits != limits) << BIT_LIMITS;
             mask |= u32::from(last.unreadable != g.hot.unreadable) << BIT_UNREADABLE;
             put_u64(&mut p, u64::from(mask));
-            for b in 0..SLOTS {
+            for (b, (a, n)) in last.slots.iter().zip(&slots).enumerate() {
                 if mask & (1 << b) != 0 {
-                    put_slot(&mut p, last.slots[b], slots[b]);
+                    put_slot(&mut p, *a, *n);
                 }
             }
             if io_changed {
@@ -1039,9 +1046,9 @@ impl Decoder {
             if mask >> MASK_BITS != 0 {
                 return Err(DecodeError::Invalid("a group's mask"));
             }
-            for b in 0..SLOTS {
+            for (b, slot) in last.slots.iter_mut().enumerate() {
                 if mask & (1 << b) != 0 {
-                    last.slots[b] = i.slot(last.slots[b])?;
+                    *slot = i.slot(*slot)?;
                 }
             }
             if mask & (1 << BIT_IO) != 0 {

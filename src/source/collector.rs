@@ -422,14 +422,14 @@ impl Collector {
         }
         let limits = self.grade_limits(&groups, cost.walked);
         let mut snapshot = Snapshot { at, groups, cost };
-        let mut rated = self.rater.rates(&snapshot);
-        self.read_cpu_stat_local(&mut snapshot, &mut rated.rates);
+        let mut step = self.rater.rates(&snapshot);
+        self.read_cpu_stat_local(&mut snapshot, &mut step.rates);
         let inspection = self.inspected.clone().map(|p| {
             let inode = snapshot.find(&p).map(|g| g.inode);
             self.read_inspection(&p, inode, at.as_secs_f64())
         });
         // the baseline of the next rates; who throttles
-        let (rates, throttling) = self.rater.keep(&snapshot, rated);
+        let (rates, throttling) = self.rater.keep(&snapshot, step);
         Refresh {
             snapshot,
             rates,

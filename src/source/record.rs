@@ -664,12 +664,12 @@ impl Iterator for Replay {
 
 /// A recorded snapshot through the collector's rate step.
 pub fn refresh_of(
-    rater: &mut Rater,
+    stepper: &mut Rater,
     snapshot: crate::model::Snapshot,
     limits: Option<&[GroupLimits]>,
     devices: Vec<crate::model::DeviceInfo>,
 ) -> Refresh {
-    let (rates, throttling) = rater.step(&snapshot);
+    let (rates, throttling) = stepper.step(&snapshot);
     Refresh {
         snapshot,
         rates,
