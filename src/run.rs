@@ -413,6 +413,7 @@ pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<
         } else {
             AtCap::Rotate
         },
+        frame_every: crate::source::record::FRAME_SECS,
     };
     let mut rec =
         Recorder::create(cfg, header.clone()).with_context(|| "cannot record".to_owned())?;

@@ -62,6 +62,7 @@ fn cfg(path: &Path) -> RecordConfig {
         append: false,
         max_size: None,
         at_cap: AtCap::Rotate,
+        frame_every: cgtop::source::record::FRAME_SECS,
     }
 }
 
@@ -621,6 +622,7 @@ fn a_group_named_record_is_given_as_slash_record_or_after_dashes() {
     for args in [
         &["--root", root, "-b", "-n", "1", "-d", "0.1", "/record"][..],
         &["--root", root, "-b", "-n", "1", "-d", "0.1", "--", "record"][..],
+        &["--root", root, "-b", "-n", "1", "-d", "0.1", "record"][..],
     ] {
         let o = cgtop(args);
         assert!(o.status.success(), "{args:?}");

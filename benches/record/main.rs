@@ -43,6 +43,9 @@ struct Args {
     /// of them also do IO.
     #[arg(long, default_value_t = 0.2)]
     active: f64,
+    /// Seconds between keyframes (cgtop record: 60).
+    #[arg(long, default_value_t = 60.0)]
+    frame_secs: f64,
     /// Where to build the trees and write the recordings (default: /dev/shm
     /// if it is tmpfs).
     #[arg(long)]
@@ -104,6 +107,7 @@ struct Figures {
     write_ms: f64,
     bytes: u64,
     bytes_after_first: f64,
+    first_len: u64,
     samples_read: usize,
 }
 
@@ -200,6 +204,7 @@ fn run(base: &Path, n: usize, args: &Args) -> Result<Figures> {
             append: false,
             max_size: None,
             at_cap: AtCap::Rotate,
+            frame_every: Duration::from_secs_f64(args.frame_secs),
         },
         header,
     )?;
@@ -263,6 +268,7 @@ fn run(base: &Path, n: usize, args: &Args) -> Result<Figures> {
         write_ms: median(write_cpu),
         bytes,
         bytes_after_first: (bytes - first_len) as f64 / (groups * (args.samples - 1)) as f64,
+        first_len,
         samples_read,
     })
 }
@@ -279,13 +285,13 @@ fn main() -> Result<()> {
         args.active * 100.0,
         cgtop::source::record::LEVEL,
         cgtop::source::record::FRAME_SAMPLES,
-        cgtop::source::record::FRAME_SECS.as_secs()
+        args.frame_secs
     );
     let _ = writeln!(
         out,
-        "| groups | collector CPU ms/sample | recording CPU ms/sample | both, % of one core | file bytes | bytes/group/sample | same, after the first sample |"
+        "| groups | collector CPU ms/sample | recording CPU ms/sample | both, % of one core | file bytes | bytes/group/sample | same, after the first sample | the first sample (a keyframe), bytes/group |"
     );
-    let _ = writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|---:|");
     for &n in &args.sizes {
         let f = run(&base, n, &args)?;
         anyhow::ensure!(
@@ -295,14 +301,15 @@ fn main() -> Result<()> {
         let pct = (f.refresh_ms + f.write_ms) / (args.interval * 1e3) * 100.0;
         let _ = writeln!(
             out,
-            "| {} | {:.2} | {:.2} | {:.3} | {} | {:.2} | {:.2} |",
+            "| {} | {:.2} | {:.2} | {:.3} | {} | {:.2} | {:.2} | {:.1} |",
             f.groups,
             f.refresh_ms,
             f.write_ms,
             pct,
             f.bytes,
             f.bytes as f64 / (f.groups * args.samples) as f64,
-            f.bytes_after_first
+            f.bytes_after_first,
+            f.first_len as f64 / f.groups as f64
         );
     }
     print!("{out}");

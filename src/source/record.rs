@@ -62,6 +62,9 @@ pub struct RecordConfig {
     /// The size cap of FILE in bytes.
     pub max_size: Option<u64>,
     pub at_cap: AtCap,
+    /// How often a new frame (a keyframe) begins: [`FRAME_SECS`] for
+    /// `cgtop record` (or [`FRAME_SAMPLES`] samples, whichever first).
+    pub frame_every: Duration,
 }
 
 /// Whether the recorder goes on.
@@ -231,7 +234,7 @@ impl Recorder {
         let at = r.snapshot.at;
         let new_frame = self.frame.is_none()
             || self.enc.samples_in_frame >= FRAME_SAMPLES
-            || at.saturating_sub(self.frame_at) >= FRAME_SECS;
+            || at.saturating_sub(self.frame_at) >= self.cfg.frame_every;
         if let Some(max) = self.cfg.max_size {
             let len = self.len();
             // what this sample will add: a frame's worth when one starts
