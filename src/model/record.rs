@@ -49,14 +49,15 @@ pub const TAG_SAMPLE: u8 = 2;
 /// skip it, like any tag they do not know.
 pub const TAG_EVENTS: u8 = 3;
 
-/// The longest record a reader accepts (a sample of 10,000 groups is about
-/// 150 KiB before compression; this leaves room for 1,000,000).
+/// The longest record a reader accepts (far above a keyframe of 10,000
+/// groups).
 pub const MAX_RECORD: usize = 64 << 20;
-/// Groups in one sample.
-pub const MAX_GROUPS: usize = 1_000_000;
-/// Paths in one frame's table, and their bytes in total.
-pub const MAX_PATHS: usize = 4_000_000;
-pub const MAX_PATH_BYTES: usize = 256 << 20;
+/// Groups in one sample: 20 times the largest tree measured.
+pub const MAX_GROUPS: usize = 200_000;
+/// Paths in one frame's table, and their bytes in total (a reader keeps
+/// each path's last values, so these bound its memory).
+pub const MAX_PATHS: usize = 200_000;
+pub const MAX_PATH_BYTES: usize = 64 << 20;
 /// Any one string (a path, a host name, a command line).
 pub const MAX_STRING: usize = 64 << 10;
 /// Devices of an io.stat or of the device list; processes of a group;
