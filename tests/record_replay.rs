@@ -702,3 +702,63 @@ fn sample_recording(raw: bool) -> (Vec<u8>, usize) {
         (z.clone(), 8)
     }
 }
+
+#[test]
+fn the_busiest_groups_processes_are_recorded() {
+    use cgtop::source::hier::Hier;
+    use cgtop::source::procs::ProcReader;
+    use cgtop::source::record::BusyReader;
+    let dir = tempfile::tempdir().unwrap();
+    let tree = copy_fixture("pure-v2-systemd");
+    // this test's own process, in the group that burns the most CPU
+    let g = "system.slice/dbus.service";
+    std::fs::write(
+        tree.path().join(g).join("cgroup.procs"),
+        format!("{}\n", std::process::id()),
+    )
+    .unwrap();
+    let file = dir.path().join("rec");
+    let mut c = recording_collector(tree.path());
+    let mut busy = BusyReader::new(
+        std::sync::Arc::new(Hier::open_lenient(tree.path())),
+        ProcReader::default(),
+    );
+    let mut rec = Recorder::create(cfg(&file), header()).unwrap();
+    let mut out = Vec::new();
+    let mut k = 0;
+    batch::record(
+        &mut out,
+        &mut c,
+        &mut rec,
+        Some(&mut busy),
+        &header(),
+        &opts(Output::Tui, 2),
+        |c| {
+            k += 1;
+            c.refresh(Duration::from_secs(k))
+        },
+        |_| {
+            burn_cpu(tree.path(), g, 500_000);
+            burn_cpu(tree.path(), "init.scope", 1_000);
+            true
+        },
+    )
+    .unwrap();
+    rec.finish().unwrap();
+    assert!(out.is_empty(), "nothing printed without -b or --json");
+    let all: Vec<_> = Replay::open(&file).unwrap().collect();
+    assert_eq!(all.len(), 3);
+    assert!(all[0].busy.is_empty(), "no CPU figures on the first sample");
+    let (path, procs) = &all[2].busy[0];
+    assert_eq!(path, &GroupPath::new(g), "the busiest group first");
+    assert_eq!(procs.len(), 1);
+    assert_eq!(procs[0].pid, std::process::id());
+    assert!(!procs[0].cmdline.is_empty());
+    // a group that used less comes after it (when its processes exist
+    // on this host: the fixture's are the capture's)
+    let init = all[2]
+        .busy
+        .iter()
+        .position(|(p, _)| p == &GroupPath::new("init.scope"));
+    assert!(init.is_none_or(|i| i > 0));
+}
