@@ -762,3 +762,30 @@ fn the_busiest_groups_processes_are_recorded() {
         .position(|(p, _)| p == &GroupPath::new("init.scope"));
     assert!(init.is_none_or(|i| i > 0));
 }
+
+#[test]
+fn sigterm_ends_the_frame_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = copy_fixture("pure-v2-systemd");
+    let file = dir.path().join("r.rec");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args(["record", "-d", "0.1", "--root"])
+        .arg(tree.path())
+        .arg("-o")
+        .arg(&file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    common::wait_until("three samples on disk", Duration::from_secs(20), || {
+        std::fs::read(&file).is_ok_and(|b| read_all(&b).0.len() >= 3)
+    });
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "a clean end");
+    let (samples, damaged) = read_all(&std::fs::read(&file).unwrap());
+    assert!(samples.len() >= 3);
+    assert_eq!(damaged, 0, "the last frame was ended, not cut");
+}

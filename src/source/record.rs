@@ -171,6 +171,8 @@ pub struct Recorder {
     pub samples: u64,
     /// Times FILE was rotated.
     pub rotations: u64,
+    /// Stopped at the cap (`AtCap::Stop`): nothing more is written.
+    full: bool,
 }
 
 impl Recorder {
@@ -191,6 +193,7 @@ impl Recorder {
             buf: Vec::new(),
             samples: 0,
             rotations: 0,
+            full: false,
         })
     }
 
@@ -231,6 +234,9 @@ impl Recorder {
     /// Writes one refresh (and the processes of its busiest groups) and
     /// flushes it.
     pub fn write(&mut self, r: &Refresh, busy: &[Busy]) -> io::Result<Written> {
+        if self.full {
+            return Ok(Written::Full);
+        }
         let at = r.snapshot.at;
         let new_frame = self.frame.is_none()
             || self.enc.samples_in_frame >= FRAME_SAMPLES
@@ -249,6 +255,7 @@ impl Recorder {
                 match self.cfg.at_cap {
                     AtCap::Stop => {
                         self.end_frame()?;
+                        self.full = true;
                         return Ok(Written::Full);
                     }
                     AtCap::Rotate => self.rotate()?,
