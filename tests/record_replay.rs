@@ -781,7 +781,7 @@ fn sigterm_ends_the_frame_cleanly() {
     common::wait_until("three samples on disk", Duration::from_secs(20), || {
         std::fs::read(&file).is_ok_and(|b| read_all(&b).0.len() >= 3)
     });
-    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0), "a clean end");
