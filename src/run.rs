@@ -151,6 +151,11 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     collector.set_proc_dir(Some(PathBuf::from("/proc")));
     // every group's limits, to colour its figures by how near they are
     collector.set_grade_limits(true);
+    // the collector's clock starts now: its zero as UNIX time, for the
+    // history's clock times
+    app.unix_base = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
     collector::spawn_with(collector, opts.interval, tx.clone(), cmd_rx)
         .context("starting the collector thread")?;
     let log = ActionLog::from_env();
@@ -250,6 +255,15 @@ pub fn spawn_writer(
                         changes,
                     } => {
                         safety::leaf_fix_checked(&root, &group, &leaf, &changes, std::process::id())
+                    }
+                    WriteRequest::LogEffect(record) => {
+                        // the same file, the same checks as the write's own
+                        // line; nothing comes back (the app has the words).
+                        // A failure here went to the status line already
+                        // with the write's line, unless the place changed
+                        // since, and then the line is refused, not misplaced
+                        let _ = log.append_effect(&record, SystemTime::now());
+                        continue;
                     }
                 };
                 let now = SystemTime::now();

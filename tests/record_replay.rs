@@ -260,6 +260,7 @@ fn odd_snapshot(at: u64) -> (Snapshot, Vec<GroupLimits>) {
         memory_limit: Some(u64::MAX),
         swap_current: Some(at),
         psi_some_avg10: Some(u32::MAX),
+        psi_full_avg10: Some(7),
         throttled_local_usec: Some(at / 2),
         unreadable: vec![Unreadable {
             file: "memory.stat".into(),

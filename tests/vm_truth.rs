@@ -1611,3 +1611,132 @@ fn memory_max_below_use_warns_of_the_oom_kill_that_follows() {
     );
     assert!(events1 > events0, "no OOM kill: {events0} -> {events1}");
 }
+
+// ---------------------------------------------------------------------------
+// The effect of an edit (issue 9, item 4)
+
+/// The two figures of "CPU 98.0% -> 30.0%" in an effect line.
+fn cpu_before_after(line: &str) -> Option<(f64, f64)> {
+    let rest = &line[line.find("CPU ")? + 4..];
+    let (before, rest) = rest.split_once("% -> ")?;
+    let after = rest.split('%').next()?;
+    Some((before.trim().parse().ok()?, after.trim().parse().ok()?))
+}
+
+/// A busy group under cpu.max 100 % edited to 30 % through the limits
+/// form: the app (the library's `update`, fed by a real collector every
+/// second, the write performed by cgtop's writer and answered with
+/// `WriteFinished`, as the writer thread does) shows the effect line, and
+/// both figures are within 5 points of the kernel's own: cpu.stat
+/// usage_usec read by the test right after each refresh, over the same
+/// refreshes as each window.
+#[test]
+#[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
+fn cpu_max_edit_shows_its_effect_as_the_kernel_counts_it() {
+    use cgtop::model::effect::each_side;
+    require_vm();
+    let case = Case::new("effect", "+cpu");
+    let g = case.mkdir("busy");
+    let full = parse_cpu_max("100%", None).unwrap();
+    case.apply(&write::set_cpu_max(&g, full));
+    let _busy = case.spawn_in(&g, &["sh", "-c", "while :; do :; done"]);
+    let mut c = Collector::new(CollectorConfig {
+        root: case.root.clone(),
+        start: g.clone(),
+        scan: ScanConfig::default(),
+        full_detail: false,
+        sys_dev_block: PathBuf::from("/sys/dev/block"),
+    });
+    c.set_inspected(Some(g.clone()));
+    let interval = Duration::from_secs(1);
+    let mut app = App::new(
+        HostInfo::default(),
+        cgtop::source::mount::discover().unwrap(),
+        g.clone(),
+        interval,
+    );
+    app.read_only = None;
+    let t0 = Instant::now();
+    // (refresh time, the kernel's usage_usec right after it)
+    let mut usage: Vec<(Duration, u64)> = Vec::new();
+    let mut refresh = |app: &mut App, usage: &mut Vec<(Duration, u64)>| {
+        let at = t0.elapsed();
+        let r = c.refresh(at);
+        let used = kv(&case.file(&g, "cpu.stat"), "usage_usec").unwrap();
+        usage.push((at, used));
+        app::update(app, Msg::Collected(Collected::Refresh(Box::new(r))))
+    };
+    let n = each_side(interval);
+    // the loop's start, then the before window
+    for _ in 0..=n + 1 {
+        refresh(&mut app, &mut usage);
+        sleep(interval);
+    }
+    let before_end = usage.len() - 1;
+    // the operator's edit: e, cpu.max, "30%", Enter (and a confirmation,
+    // if one is asked)
+    type_limit(&mut app, FieldKind::CpuMax, "30%");
+    let mut fx = app::update(&mut app, key(KeyCode::Enter));
+    if matches!(app.mode, Mode::Confirm(_)) {
+        fx = app::update(&mut app, key(KeyCode::Char('y')));
+    }
+    let ops: Vec<write::Op> = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::Write(WriteRequest::Ops(ops)) => Some(ops.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no write: {fx:?} {:?}", app.status));
+    let outcomes: Vec<_> = ops.iter().map(|op| case.apply(op)).collect();
+    app::update(
+        &mut app,
+        Msg::WriteFinished {
+            outcomes,
+            unix_secs: 0,
+        },
+    );
+    // the straddling refresh (the writer's answer asks for one at once),
+    // then the after window
+    refresh(&mut app, &mut usage);
+    let straddle = usage.len() - 1;
+    let mut line = None;
+    for _ in 0..n + 3 {
+        sleep(interval);
+        refresh(&mut app, &mut usage);
+        if let Some(s) = app.status.as_ref().filter(|s| s.text.contains("->")) {
+            line = Some(s.text.clone());
+            break;
+        }
+    }
+    let line = line.unwrap_or_else(|| panic!("no effect line: {:?}", app.status));
+    let kernel = |from: usize, to: usize| {
+        let ((t0, u0), (t1, u1)) = (usage[from], usage[to]);
+        (u1 - u0) as f64 / t1.saturating_sub(t0).as_secs_f64() / 1e4
+    };
+    let kernel_before = kernel(before_end - n, before_end);
+    let kernel_after = kernel(straddle, usage.len() - 1);
+    let (before, after) = cpu_before_after(&line).unwrap_or_else(|| panic!("{line}"));
+    figure(
+        "effect of cpu.max 30%",
+        &format!(
+            "{line}; kernel usage_usec: {kernel_before:.1} % before, {kernel_after:.1} % after"
+        ),
+    );
+    assert!(line.contains("cpu.max 30%: CPU "), "{line}");
+    assert!(
+        (before - kernel_before).abs() <= 5.0,
+        "{line}: kernel {kernel_before:.1}"
+    );
+    assert!(
+        (after - kernel_after).abs() <= 5.0,
+        "{line}: kernel {kernel_after:.1}"
+    );
+    assert!(
+        (kernel_before - 100.0).abs() <= 5.0,
+        "busy at 100 %: {kernel_before:.1}"
+    );
+    assert!(
+        (kernel_after - 30.0).abs() <= 5.0,
+        "held at 30 %: {kernel_after:.1}"
+    );
+}

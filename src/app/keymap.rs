@@ -416,7 +416,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[code(KeyCode::Delete)], Action::RemoveGroup, "remove the (empty) group", None),
     b(Main, &[k('u')], Action::Undo, "undo the last action; again: the one before it, and so on", Some("undo")),
     b(Main, &[k('U'), ctrl('r')], Action::Redo, "redo what u undid (any new write clears the redo)", None),
-    b(Main, &[k('L')], Action::ActionLog, "the log of every write of this session", None),
+    b(Main, &[k('L')], Action::ActionLog, "the log of every write of this session and its effect", None),
     b(Main, &[k('?'), code(KeyCode::F(1))], Action::Help, "this help", Some("help")),
     b(Main, &[k('q'), code(KeyCode::F(10)), ctrl('c')], Action::Quit, "quit", Some("quit")),
     b(Main, &[ctrl('z')], Action::Suspend, "suspend to the shell, from any screen (fg brings cgtop back)", None),

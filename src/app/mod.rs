@@ -408,6 +408,9 @@ pub struct App {
     pub protected: crate::model::guard::Protected,
     /// Every write of the session, oldest first.
     pub log: Vec<writes::LogEntry>,
+    /// The effect of each write that changed a group's figures, pending
+    /// or done, by its log entry (`model::effect`).
+    pub effects: Vec<writes::EffectEntry>,
     /// Where the action log file is, and why there when it fell back;
     /// `None` when no writer runs (tests).
     pub log_place: Option<crate::source::actionlog::LogPlace>,
@@ -421,6 +424,12 @@ pub struct App {
     pub frozen_seen_any: bool,
     /// For the note on memory limits the kernel rounds to pages.
     pub page_size: u64,
+    /// Every group's figures over the last hour (`model::timeline`): the
+    /// sparklines, time travel and the effect of an edit read it.
+    pub timeline: crate::model::timeline::Timeline,
+    /// The UNIX time at the collector's clock zero (`Snapshot::at` is
+    /// counted from it), set by `run`; zero in tests.
+    pub unix_base: Duration,
 }
 
 impl App {
@@ -465,8 +474,11 @@ impl App {
             exit_signal: None,
             protected: crate::model::guard::Protected::default(),
             log: Vec::new(),
+            effects: Vec::new(),
             log_place: None,
             history: crate::model::history::History::default(),
+            timeline: crate::model::timeline::Timeline::default(),
+            unix_base: Duration::ZERO,
             freezing: HashSet::new(),
             frozen_since: std::collections::HashMap::new(),
             frozen_seen_any: false,
@@ -827,6 +839,7 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
         app.protected = p;
     }
     let first = app.data.is_none();
+    remember(app, &r);
     let tree = Tree::build(&r.snapshot.groups);
     if let Some(f) = &r.inspection {
         if app.selected.as_ref() == Some(&f.path) {
@@ -857,6 +870,25 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
         fx.push(app.inspect_effect());
     }
     app.proc_cursor = app.proc_cursor.min(app.processes_len().saturating_sub(1));
+    writes::measure_effects(app, fx);
+}
+
+/// Adds a refresh's figures to the timeline.
+fn remember(app: &mut App, r: &Refresh) {
+    use crate::model::timeline::{Entry, Stamp};
+    let at = r.snapshot.at;
+    let stamp = Stamp {
+        at,
+        unix_s: (app.unix_base + at).as_secs_f64(),
+    };
+    let none = crate::model::GroupRates::default();
+    let groups = r
+        .snapshot
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (&g.path, Entry::of(g, r.rates.get(i).unwrap_or(&none))));
+    app.timeline.push(stamp, groups);
 }
 
 /// A selected group that vanished is selected again when it is back (a

@@ -1,17 +1,20 @@
 //! Writes as the app sees them: the request handed to the writer thread,
 //! and what comes back ([`on_write_finished`]): the action log, the undo
 //! stack, the status line, the freeze marks, and the offers (leaf fix,
-//! enable along the path) or a message when the kernel refused.
+//! enable along the path) or a message when the kernel refused; and the
+//! effect of each write ([`register_effects`], [`measure_effects`]).
 
 use super::dialog::confirm::Confirm;
 use super::dialog::leaf_fix::LeafFixDialog;
 use super::dialog::limits;
 use super::{App, Effect, Level, Mode};
+use crate::model::effect::{self, NotMeasured, Now, Pending, Record};
 use crate::model::history::{Direction, Dropped, Recorded};
 use crate::model::input::ControllerChange;
 use crate::model::write::{Op, WriteKind};
 use crate::model::GroupPath;
 use crate::model::{Offer, WriteError, WriteOutcome};
+use crate::render::effect as render;
 
 /// What the writer thread is asked to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +32,25 @@ pub enum WriteRequest {
         leaf: String,
         changes: Vec<ControllerChange>,
     },
+    /// Append the effect of an earlier write to the action log file (the
+    /// writer thread owns the file). Nothing is written to the hierarchy
+    /// and no `WriteFinished` comes back.
+    LogEffect(Record),
+}
+
+/// The effect of a write to one group, by the action log entry it
+/// follows (`App::log[log_index]`, the last op of that write on the group).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EffectEntry {
+    pub log_index: usize,
+    pub state: EffectState,
+}
+
+/// Being measured, or what came of it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EffectState {
+    Pending(Pending),
+    Done(effect::Effect),
 }
 
 /// One line of the action log.
@@ -93,6 +115,7 @@ pub fn on_write_finished(
         };
         app.set_status(level, text);
     }
+    register_effects(app, outcomes, unix_secs, fx);
     let page_size = app.page_size;
     if let Mode::Limits(form) = &mut app.mode {
         limits::show_readback(form, outcomes, page_size);
@@ -196,4 +219,162 @@ pub fn track_freeze(app: &mut App) {
             .or_insert(if first { Some(at) } else { None });
     }
     app.frozen_seen_any = true;
+}
+
+/// What the app knows about `group` at the latest refresh, for its
+/// effect; `None` before the first refresh. The pressure files are the
+/// refresh's own inspection of the group (the after window's totals must
+/// be read at the refreshes that bound it); at the write (`at_write`), an
+/// inspection read since, when the operator just selected the group, will
+/// do as well: its avg10 is the kernel's average of the last 10 s anyway.
+fn now_for<'a>(app: &'a App, group: &'a GroupPath, at_write: bool) -> Option<Now<'a>> {
+    let d = app.data.as_ref()?;
+    let snap = &d.refresh.snapshot;
+    let since = app.inspection.as_ref().filter(|_| at_write);
+    let inspected = d
+        .refresh
+        .inspection
+        .as_ref()
+        .filter(|i| &i.path == group)
+        .or(since.filter(|i| &i.path == group))
+        .map(|i| &i.detail);
+    Some(Now {
+        timeline: &app.timeline,
+        at: snap.at,
+        present: snap.find(group).is_some(),
+        children: snap
+            .groups
+            .iter()
+            .filter(|g| g.path.parent().as_ref() == Some(group))
+            .map(|g| &g.path)
+            .collect(),
+        memory_pressure: inspected.and_then(|i| i.memory_pressure.as_ref()),
+        io_pressure: inspected.and_then(|i| i.io_pressure.as_ref()),
+    })
+}
+
+/// A pending effect for each group that a write changed with success (the
+/// ops of one answer on one group are one effect: the limits form writes
+/// several files at once). A failed op has none. Paused, or before the
+/// first refresh, the effect is not measured, and the status line says so.
+fn register_effects(
+    app: &mut App,
+    outcomes: &[WriteOutcome],
+    unix_secs: u64,
+    fx: &mut Vec<Effect>,
+) {
+    let first_log = app.log.len() - outcomes.len();
+    let mut groups: Vec<(GroupPath, Vec<crate::model::write::Op>, usize)> = Vec::new();
+    for (i, o) in outcomes.iter().enumerate() {
+        if o.result.is_err() || !Pending::has_figures(std::slice::from_ref(&o.op)) {
+            continue;
+        }
+        // a move changes the group the process left as well as its target
+        let left = o.old_group().filter(|src| src != o.op.group());
+        for g in std::iter::once(o.op.group().clone()).chain(left) {
+            match groups.iter_mut().find(|(p, ..)| *p == g) {
+                Some((_, ops, at)) => {
+                    ops.push(o.op.clone());
+                    *at = first_log + i;
+                }
+                None => groups.push((g, vec![o.op.clone()], first_log + i)),
+            }
+        }
+    }
+    let each_side = effect::each_side(app.interval);
+    for (group, ops, log_index) in groups {
+        let why = if app.paused {
+            Some(NotMeasured::Paused)
+        } else if app.data.is_none() {
+            Some(NotMeasured::NoRefresh)
+        } else {
+            None
+        };
+        let state = if let Some(why) = why {
+            let e = Pending::not_measured(group, ops, unix_secs, why);
+            // said at once, after the write's own words
+            if let Some(s) = &mut app.status {
+                s.text.push_str("; effect ");
+                s.text.push_str(render::not_measured(why));
+            }
+            finished(&e, fx);
+            EffectState::Done(e)
+        } else {
+            let Some(p) = now_for(app, &group, true)
+                .and_then(|now| Pending::start(group.clone(), ops, unix_secs, each_side, &now))
+            else {
+                continue;
+            };
+            EffectState::Pending(p)
+        };
+        app.effects.push(EffectEntry { log_index, state });
+    }
+}
+
+/// At each refresh: the pending effects whose after window is in (or
+/// whose group is gone) are done: their line goes to the status line, the
+/// log screen and, through the writer thread, the log file.
+///
+/// The status line takes the line when it shows nothing or information,
+/// never over a warning or an error (those stay until the next key, as
+/// ever; the log screen has the effect).
+pub fn measure_effects(app: &mut App, fx: &mut Vec<Effect>) {
+    if !app
+        .effects
+        .iter()
+        .any(|e| matches!(e.state, EffectState::Pending(_)))
+    {
+        return;
+    }
+    let mut effects = std::mem::take(&mut app.effects);
+    for entry in &mut effects {
+        let EffectState::Pending(p) = &mut entry.state else {
+            continue;
+        };
+        let group = p.group.clone();
+        let Some(done) = now_for(app, &group, false).and_then(|now| p.on_refresh(&now)) else {
+            continue;
+        };
+        let line = render::line(&done);
+        if app.status.as_ref().is_none_or(|s| s.level == Level::Info) {
+            app.set_status(Level::Info, format!("{}: {line}", group.name_display()));
+        }
+        finished(&done, fx);
+        entry.state = EffectState::Done(done);
+    }
+    app.effects = effects;
+}
+
+/// The log file's record of a finished effect, for the writer thread.
+fn finished(e: &effect::Effect, fx: &mut Vec<Effect>) {
+    fx.push(Effect::Write(WriteRequest::LogEffect(Record::of(
+        e,
+        render::line(e),
+    ))));
+}
+
+/// The words the log screen shows under a write, after "effect:" (the
+/// entry above says what was written): the figures, or that they are
+/// being measured. A write with effects on two groups (a move: the
+/// target and the group the process left) names each.
+pub fn effect_words(app: &App, log_index: usize) -> Option<String> {
+    let all: Vec<(&GroupPath, String)> = app
+        .effects
+        .iter()
+        .filter(|e| e.log_index == log_index)
+        .map(|e| match &e.state {
+            EffectState::Done(done) => (&done.group, render::outcome_words(&done.outcome)),
+            EffectState::Pending(p) => (&p.group, render::waiting(p.refreshes_left(), app.paused)),
+        })
+        .collect();
+    match all.as_slice() {
+        [] => None,
+        [(_, words)] => Some(words.clone()),
+        many => Some(
+            many.iter()
+                .map(|(g, w)| format!("{}: {w}", g.name_display()))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+    }
 }

@@ -6,6 +6,7 @@
 //! Must not depend on: the filesystem, the clock, the terminal
 //! (no `std::fs`, no `Instant::now`, no ratatui/crossterm).
 
+pub mod effect;
 pub mod errno;
 pub mod explain;
 pub mod guard;
@@ -23,6 +24,7 @@ pub mod rates;
 pub mod record;
 pub mod snapshot;
 pub mod text;
+pub mod timeline;
 pub mod tree;
 pub mod write;
 

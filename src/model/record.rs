@@ -415,7 +415,7 @@ fn decode_header(p: &[u8]) -> Result<Header, DecodeError> {
 /// The scalar counters of `HotStats`, in the order of their bits in a
 /// group's mask (the ones that change most often first, so that a usual
 /// mask is one byte).
-const SLOTS: usize = 15;
+const SLOTS: usize = 16;
 /// Mask bits after the slots.
 const BIT_IO: u32 = SLOTS as u32;
 const BIT_INODE: u32 = BIT_IO + 1;
@@ -475,6 +475,7 @@ fn slots_of(h: &HotStats) -> [Option<u64>; SLOTS] {
         events_code(h.events),
         mm_kind,
         mm_value,
+        h.psi_full_avg10.map(u64::from),
     ]
 }
 
@@ -493,9 +494,12 @@ fn hot_of(s: &[Option<u64>; SLOTS], io: Option<IoStat>) -> Result<HotStats, Deco
         (Some(1), Some(v)) => Some(Limit::Value(v)),
         _ => return Err(DecodeError::Invalid("memory.max")),
     };
-    let psi = s[10]
-        .map(|v| u32::try_from(v).map_err(|_| DecodeError::Invalid("pressure")))
-        .transpose()?;
+    let centi = |v: Option<u64>| {
+        v.map(|v| u32::try_from(v).map_err(|_| DecodeError::Invalid("pressure")))
+            .transpose()
+    };
+    let psi = centi(s[10])?;
+    let psi_full = centi(s[15])?;
     Ok(HotStats {
         cpu,
         memory_current: s[3],
@@ -507,6 +511,7 @@ fn hot_of(s: &[Option<u64>; SLOTS], io: Option<IoStat>) -> Result<HotStats, Deco
         memory_limit: None,
         swap_current: s[11],
         psi_some_avg10: psi,
+        psi_full_avg10: psi_full,
         throttled_local_usec: s[9],
         unreadable: Vec::new(),
     })

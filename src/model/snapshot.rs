@@ -66,6 +66,11 @@ pub struct HotStats {
     /// column needs it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub psi_some_avg10: Option<u32>,
+    /// The highest "full avg10" of the same files (cpu.pressure has no
+    /// full line before Linux 5.13), in hundredths of a percent: read
+    /// with `psi_some_avg10`, for the history's sparklines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub psi_full_avg10: Option<u32>,
     /// cpu.stat.local's throttled_usec (Linux 6.6): read by the collector
     /// only where it tells something (see `model::limits::throttling`);
     /// shown in JSON through `throttling`, and with the file's other keys.

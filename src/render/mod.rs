@@ -10,6 +10,7 @@
 //!   fit a width, and the name cell.
 //! - [`severity`]: how close a figure is to its limit or how high a
 //!   pressure is, as a level (Normal, Warm, Hot) the view styles.
+//! - [`effect`]: the words of an edit's effect (figures before -> after).
 //! - [`meter`]: htop-style bars (`[|||||     42%]`) in plain characters.
 //!
 //! Escapes are `model::text` (`escape`, `escape_str`): `GroupPath`'s
@@ -20,6 +21,7 @@
 //! returns `String`s; styling is the view's.
 
 pub mod columns;
+pub mod effect;
 pub mod fit;
 pub mod marks;
 pub mod meter;

@@ -30,7 +30,14 @@
 //! ```text
 //! TIME GROUP FILE OLD to NEW [stored VALUE] ok|failed ERROR [note NOTE]...
 //! TIME GROUP mkdir|rmdir ok|failed ERROR [note NOTE]...
+//! TIME GROUP FILE[,FILE]... effect WRITE-TIME WORDS
 //! ```
+//!
+//! The third is the effect of a write (`model::effect`), appended when its
+//! after window is in, a few seconds after the write's own line: it names
+//! the write by its group, files and time (WRITE-TIME is the TIME of the
+//! write's own line) and says the figures before and after in WORDS, one
+//! field like any other.
 //!
 //! Every field (group, file, values, the kernel's error text, notes) is
 //! written through [`field`]: first `model::text::escape` (control
@@ -45,6 +52,7 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
+use crate::model::effect::Record;
 use crate::model::outcome::WriteOutcome;
 use crate::model::text;
 use crate::model::write::{Op, WriteKind};
@@ -260,6 +268,26 @@ pub fn format_line(unix_secs: u64, o: &WriteOutcome) -> String {
         line.push_str(&field_str(n));
     }
     line
+}
+
+/// The effect line of a write (see the module doc), without the newline:
+///
+/// ```text
+/// 2024-05-01T12:00:07Z /lab cpu.max effect 2024-05-01T12:00:00Z "cpu.max 30%: CPU 98.0% -> 29.9% (5 s each side)"
+/// ```
+pub fn format_effect_line(unix_secs: u64, r: &Record) -> String {
+    let files = if r.files.is_empty() {
+        "-".to_owned()
+    } else {
+        field_str(&r.files.join(","))
+    };
+    format!(
+        "{} {} {files} effect {} {}",
+        rfc3339_utc(unix_secs),
+        path_field(&r.group),
+        rfc3339_utc(r.written_unix_secs),
+        field_str(&r.words)
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -644,6 +672,19 @@ impl ActionLog {
     /// again on every append (a symlink planted since is refused). The
     /// error says which file and why, for the status line.
     pub fn append(&self, o: &WriteOutcome, at: SystemTime) -> Result<(), String> {
+        let secs = at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        self.append_line(format_line(secs, o))
+    }
+
+    /// Appends the effect line of a write ([`format_effect_line`]), the
+    /// same way as a write's own line.
+    pub fn append_effect(&self, r: &Record, at: SystemTime) -> Result<(), String> {
+        let secs = at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        self.append_line(format_effect_line(secs, r))
+    }
+
+    /// One line, appended through the safe walk (see the module doc).
+    fn append_line(&self, mut line: String) -> Result<(), String> {
         let Some(path) = &self.place.path else {
             return Err(match self.place.skipped.last() {
                 None => "action log: neither XDG_STATE_HOME nor HOME is set, so nothing was logged"
@@ -654,8 +695,6 @@ impl ActionLog {
                 ),
             });
         };
-        let secs = at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let mut line = format_line(secs, o);
         line.push('\n');
         let shown = text::escape(path.as_os_str().as_encoded_bytes()).into_owned();
         let fd = match walk(path, self.euid, true) {
@@ -712,6 +751,28 @@ mod tests {
         assert_eq!(rfc3339_utc(1_714_564_800), "2024-05-01T12:00:00Z");
         assert_eq!(rfc3339_utc(1_735_689_599), "2024-12-31T23:59:59Z");
         assert_eq!(rfc3339_utc(4_107_542_400), "2100-03-01T00:00:00Z");
+    }
+
+    #[test]
+    fn an_effect_line_names_its_write_and_is_one_inert_field() {
+        const T: u64 = 1_714_564_800;
+        let r = Record {
+            group: g("a/b\n$(reboot)"),
+            files: vec!["cpu.max".into()],
+            written_unix_secs: T - 7,
+            words: "cpu.max 30%: CPU 98.0% -> 29.9% (5 s each side)".into(),
+        };
+        let line = format_effect_line(T, &r);
+        assert_eq!(
+            line,
+            "2024-05-01T12:00:00Z \"/a/b\\n\\x24(reboot)\" cpu.max effect 2024-05-01T11:59:53Z \"cpu.max 30%: CPU 98.0% -> 29.9% (5 s each side)\""
+        );
+        assert!(!line.contains('\n'));
+        let words = line
+            .rsplit_once(" \"")
+            .map(|(_, w)| format!("\"{w}"))
+            .unwrap();
+        assert_eq!(unfield(&words), r.words.as_bytes());
     }
 
     #[test]

@@ -979,6 +979,10 @@ fn apply(hot: &mut HotStats, kind: Hot, text: &str) {
                 // hundredths: the kernel prints two decimals
                 let centi = (p.some.avg10 * 100.0).round().clamp(0.0, 10_000.0) as u32;
                 hot.psi_some_avg10 = Some(hot.psi_some_avg10.map_or(centi, |c| c.max(centi)));
+                if let Some(full) = p.full {
+                    let centi = (full.avg10 * 100.0).round().clamp(0.0, 10_000.0) as u32;
+                    hot.psi_full_avg10 = Some(hot.psi_full_avg10.map_or(centi, |c| c.max(centi)));
+                }
             }
         }
     }
@@ -1078,6 +1082,11 @@ mod tests {
         assert_eq!(g[1].hot.swap_current, Some(512));
         // the highest some avg10 (not io's full line), in hundredths
         assert_eq!(g[1].hot.psi_some_avg10, Some(350));
+        assert_eq!(
+            g[1].hot.psi_full_avg10,
+            Some(900),
+            "io.pressure's full line; cpu has none"
+        );
         // the child's "max" leaves its parent's limit in force
         assert_eq!(
             (g[1].hot.memory_limit, g[2].hot.memory_limit),

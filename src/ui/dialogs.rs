@@ -819,8 +819,22 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
     let h = usize::from(area.height.saturating_sub(6))
         .saturating_sub(stacks.len())
         .max(3);
-    let start = scroll.saturating_sub(h.saturating_sub(1));
-    for e in app.log.iter().skip(start).take(h) {
+    // an entry with an effect takes two lines; the scrolled-to entry is
+    // the last one shown when the ones before it fill the box
+    let height = |i: usize| 1 + usize::from(crate::app::writes::effect_words(app, i).is_some());
+    let mut start = scroll.min(app.log.len().saturating_sub(1));
+    let mut used = if app.log.is_empty() { 0 } else { height(start) };
+    while start > 0 && used + height(start - 1) <= h {
+        start -= 1;
+        used += height(start);
+    }
+    let mut shown = 0;
+    for (i, e) in app.log.iter().enumerate().skip(start) {
+        let effect = crate::app::writes::effect_words(app, i);
+        shown += 1 + usize::from(effect.is_some());
+        if shown > h && i > start {
+            break;
+        }
         let o = &e.outcome;
         // describe() escapes what it shows; the file, what was written
         // and what was there before are escaped here
@@ -870,6 +884,9 @@ fn log(f: &mut Frame<'_>, area: Rect, app: &App, scroll: usize, theme: &Theme) {
         } else {
             line
         });
+        if let Some(words) = effect {
+            lines.push(Line::raw(fit(&format!("  effect: {words}"), width)));
+        }
     }
     lines.extend(stacks);
     popup(f, area, "action log", lines, Scope::Log, theme);

@@ -84,7 +84,7 @@ impl Confirm {
     pub fn ops(&self) -> &[Op] {
         match &self.request {
             WriteRequest::Ops(ops) | WriteRequest::Typed { ops, .. } => ops,
-            WriteRequest::LeafFix { .. } => &[],
+            WriteRequest::LeafFix { .. } | WriteRequest::LogEffect(_) => &[],
         }
     }
 
