@@ -383,6 +383,138 @@ where
     }
 }
 
+/// `cgtop record`: the collector on its own clock, every refresh into
+/// the recording, until `-n`, the size cap with `--stop`, or SIGTERM,
+/// SIGINT or SIGHUP (each ends the open frame cleanly; exit 0).
+pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<Option<i32>> {
+    use crate::model::record::Header;
+    use crate::source::record::{AtCap, BusyReader, RecordConfig, Recorder};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (m, hier) = locate(opts)?;
+    let host = host_info();
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(sig, Arc::clone(&stop)).context("signal handler")?;
+    }
+    let mut c = Collector::with_hier(collector_config(opts, &m, false), Arc::clone(&hier));
+    // the ceiling of CPU figures is the recorded host's, in the live
+    // output and in the replay alike
+    c.set_cpu_ceiling(Some(host.ncpus));
+    c.set_grade_limits(true);
+    if opts.output == Output::Text {
+        c.set_extras(crate::render::columns::Column::extras(&opts.columns));
+    }
+    let start = collector::clock_start();
+    let header = Header {
+        host: host.clone(),
+        mount: m.clone(),
+        start: opts.start.clone(),
+        interval: opts.interval,
+        start_unix: SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default(),
+    };
+    let cfg = RecordConfig {
+        path: ro.file.clone(),
+        append: ro.append,
+        max_size: ro.max_size,
+        at_cap: if ro.stop_at_max {
+            AtCap::Stop
+        } else {
+            AtCap::Rotate
+        },
+        frame_every: crate::source::record::FRAME_SECS,
+    };
+    let mut rec =
+        Recorder::create(cfg, header.clone()).with_context(|| "cannot record".to_owned())?;
+    let mut busy = ro.processes.then(|| {
+        BusyReader::new(
+            Arc::clone(&hier),
+            crate::source::procs::ProcReader::default(),
+        )
+    });
+    // the one line on stderr
+    {
+        use std::io::Write as _;
+        let cap = match ro.max_size {
+            None => String::new(),
+            Some(b) => format!(
+                ", {} at {}",
+                if ro.stop_at_max {
+                    "stopping"
+                } else {
+                    "rotating"
+                },
+                crate::render::units::size_typed(b)
+            ),
+        };
+        let _ = writeln!(
+            std::io::stderr(),
+            "cgtop: recording {} under {} every {:.1} s to {}{cap}",
+            opts.start,
+            mount::path_text(&m.root),
+            opts.interval.as_secs_f64(),
+            crate::model::text::escape(ro.file.as_os_str().as_encoded_bytes()),
+        );
+    }
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let wait = |d: Duration| {
+        let until = std::time::Instant::now() + d;
+        while !stop.load(Ordering::Relaxed) {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return true;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(50)));
+        }
+        false
+    };
+    let res = batch::record(
+        &mut out,
+        &mut c,
+        &mut rec,
+        busy.as_mut(),
+        &header,
+        opts,
+        |c| c.refresh_timed(start),
+        wait,
+    );
+    // the frame is ended whatever happened: what was written stays readable
+    let fin = rec.finish();
+    res?;
+    fin.context("finishing the recording")?;
+    Ok(None)
+}
+
+/// `cgtop replay FILE -b` / `--json`.
+pub fn run_replay(
+    file: &std::path::Path,
+    output: Output,
+    iterations: Option<u64>,
+    columns: &[crate::render::columns::Column],
+) -> Result<()> {
+    let mut replay =
+        crate::source::record::Replay::open(file).map_err(|e| SetupError(e.to_string()))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    batch::replay(&mut out, &mut replay, output, iterations, columns)?;
+    if let Some(e) = replay.error.take() {
+        return Err(anyhow::Error::new(e).context("reading the recording"));
+    }
+    if replay.damaged() > 0 {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "cgtop: {} damaged part(s) of the recording skipped",
+            replay.damaged()
+        );
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
