@@ -313,8 +313,7 @@ fn replay(a: &ReplayArgs) -> ExitCode {
     } else if a.batch || !std::io::stdout().is_terminal() {
         Output::Text
     } else {
-        complain("the full-screen replay is not wired yet; use -b or --json");
-        return ExitCode::from(2);
+        return exit_code(run::run_replay_tui(&a.file));
     };
     exit_code(run::run_replay(&a.file, output, a.iterations, &columns).map(|()| None))
 }

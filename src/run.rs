@@ -162,25 +162,38 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     app.log_place = Some(log.place().clone());
     let writer_tx =
         spawn_writer(Arc::clone(hier), log, tx.clone()).context("starting the writer thread")?;
+    let outlets = Outlets {
+        collector: cmd_tx,
+        writer: writer_tx,
+    };
+    on_terminal(&mut app, &theme, tx, &rx, &outlets, opts.mouse)
+}
+
+/// Takes the terminal, runs the main loop until quit, and gives the
+/// terminal back: the part the live view and the replay share.
+fn on_terminal(
+    app: &mut App,
+    theme: &Theme,
+    tx: Sender<Msg>,
+    rx: &Receiver<Msg>,
+    outlets: &Outlets,
+    mouse: bool,
+) -> Result<Option<i32>> {
     crate::term::spawn_signals(tx.clone()).context("installing signal handlers")?;
-    let guard = crate::term::TerminalGuard::enter(opts.mouse).context("setting up the terminal")?;
+    let guard = crate::term::TerminalGuard::enter(mouse).context("setting up the terminal")?;
     crate::term::spawn_input(tx).context("starting the input thread")?;
     // never crossterm's own size query: see term::TtyBackend
     let mut terminal = Terminal::new(crate::term::TtyBackend::new())?;
     let size = terminal.size()?;
     app::update(
-        &mut app,
+        app,
         Msg::Resized {
             width: size.width,
             height: size.height,
             tree_rows: ui::tree_rows_for(size.width, size.height),
         },
     );
-    let outlets = Outlets {
-        collector: cmd_tx,
-        writer: writer_tx,
-    };
-    let res = event_loop_on(&mut terminal, &mut app, &theme, &rx, &outlets, &mut RealTty);
+    let res = event_loop_on(&mut terminal, app, theme, rx, outlets, &mut RealTty);
     let _ = outlets.collector.send(Command::Stop);
     drop(guard);
     drop(terminal);
@@ -191,6 +204,84 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
         Err(_) if !crate::term::tty_alive() => Ok(Some(signal_hook::consts::SIGHUP)),
         Err(e) => Err(e),
     }
+}
+
+/// The most bytes of history a replay gives its every-refresh tier (the
+/// live view's hour of 10,000 groups takes about 32 MB).
+const REPLAY_HISTORY_BYTES: usize = 64 << 20;
+
+/// `cgtop replay FILE` on a terminal: the TUI over a recording, read-only.
+/// Every refresh goes into the timeline (so `T`, `t` and `@` walk the
+/// whole recording, each refresh kept as long as 64 MB allow, older
+/// ones a minute apart); the screen opens at the last. The recording is
+/// read twice: once to size the history, once to load it.
+pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
+    use crate::model::timeline::{TierSpec, Timeline};
+    use crate::source::record::Replay;
+    let open = || Replay::open(file).map_err(|e| SetupError(e.to_string()));
+    let (mut samples, mut widest) = (0usize, 0usize);
+    for r in open()? {
+        samples += 1;
+        widest = widest.max(r.refresh.snapshot.groups.len());
+    }
+    let mut replay = open()?;
+    let h = replay.header().clone();
+    let mut app = App::new(h.host.clone(), h.mount.clone(), h.start.clone(), h.interval);
+    app.read_only = Some(ReadOnly::Replay);
+    app.paused = true;
+    app.unix_base = h.start_unix;
+    let entry = std::mem::size_of::<crate::model::timeline::Entry>();
+    let fits = REPLAY_HISTORY_BYTES / (entry * widest.max(1));
+    app.timeline = Timeline::new(&[
+        TierSpec {
+            every: None,
+            len: samples.min(fits).max(crate::model::timeline::TIER_LEN),
+        },
+        TierSpec {
+            every: Some(Duration::from_secs(60)),
+            len: 24 * 60,
+        },
+    ]);
+    let mut last: Option<collector::Refresh> = None;
+    while let Some(mut r) = replay.next() {
+        // an appended run counts its time from its own start
+        let shift = replay.run_header().start_unix.saturating_sub(h.start_unix);
+        r.refresh.snapshot.at += shift;
+        if let Some(prev) = last.replace(r.refresh) {
+            app.load_history(&prev);
+        }
+    }
+    if let Some(e) = replay.error.take() {
+        return Err(anyhow::Error::new(e).context("reading the recording"));
+    }
+    let last = last.ok_or_else(|| SetupError("no sample in the recording".into()))?;
+    let (first, end) = (
+        app.timeline.moments().first().map(|m| m.stamp.unix_s),
+        (h.start_unix + last.snapshot.at).as_secs_f64(),
+    );
+    app::update(
+        &mut app,
+        Msg::Collected(collector::Collected::Refresh(Box::new(last))),
+    );
+    let clock = |s: f64| crate::render::spark::clock_utc(s);
+    app.status = Some(app::Status {
+        level: app::Level::Info,
+        text: format!(
+            "replay of {} ({}): {samples} refreshes, {} to {} UTC; T steps back, @ jumps",
+            crate::model::text::escape(file.as_os_str().as_encoded_bytes()),
+            crate::model::text::escape_str(&h.host.hostname),
+            first.map_or_else(|| "-".to_owned(), clock),
+            clock(end),
+        ),
+    });
+    let theme = Theme::from_no_color(std::env::var("NO_COLOR").ok().as_deref());
+    let (tx, rx) = mpsc::channel::<Msg>();
+    // nothing listens: a replay has no collector and no writer
+    let outlets = Outlets {
+        collector: mpsc::channel().0,
+        writer: mpsc::channel().0,
+    };
+    on_terminal(&mut app, &theme, tx, &rx, &outlets, false)
 }
 
 /// What the main loop asks of the terminal besides drawing: stopping and

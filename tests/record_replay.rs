@@ -790,3 +790,37 @@ fn sigterm_ends_the_frame_cleanly() {
     assert!(samples.len() >= 3);
     assert_eq!(damaged, 0, "the last frame was ended, not cut");
 }
+
+/// `cgtop replay FILE` on a terminal: the TUI over the recording, at its
+/// last refresh, read-only; `T` shows an earlier refresh of it, and `q`
+/// leaves with status 0. Skipped, with the reason, without tmux.
+#[test]
+fn the_tui_replays_a_recording_read_only_with_time_travel() {
+    let Some(t) = common::tmux::Tmux::shell_or_skip(120, 36) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let tree = copy_fixture("pure-v2-systemd");
+    let file = dir.path().join("r.rec");
+    let (root, f) = (tree.path().to_str().unwrap(), file.to_str().unwrap());
+    let rec = cgtop(&["record", "-o", f, "--root", root, "-d", "0.1", "-n", "4"]);
+    assert!(
+        rec.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rec.stderr)
+    );
+    let bin = env!("CARGO_BIN_EXE_cgtop");
+    t.send(&[&format!("{bin} replay {f}; echo EXIT=$?"), "Enter"]);
+    let s = t.wait_for("5 refreshes");
+    assert!(s.contains("system.slice"), "the recorded tree:\n{s}");
+    assert!(s.contains("read-only (replay)"), "no writes:\n{s}");
+    assert!(!s.contains("PAST"), "opens at the last refresh:\n{s}");
+    t.send(&["T"]);
+    let s = t.wait_for("PAST");
+    assert!(s.contains("system.slice"), "the tree at that moment:\n{s}");
+    // a write key says why not
+    t.send(&["f"]);
+    t.wait_for("a replayed recording: nothing live to write to");
+    t.send(&["q"]);
+    t.wait_for("EXIT=0");
+}

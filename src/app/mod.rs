@@ -324,6 +324,9 @@ pub enum ReadOnly {
     PlainDirectory,
     /// Not root, and the start group is not a subtree delegated to us.
     NoPermission,
+    /// A recording replayed (`cgtop replay FILE`): there is nothing live
+    /// to write to.
+    Replay,
 }
 
 impl ReadOnly {
@@ -333,6 +336,7 @@ impl ReadOnly {
             Self::Flag => "--read-only",
             Self::PlainDirectory => "plain directory",
             Self::NoPermission => "no permission",
+            Self::Replay => "replay",
         }
     }
 }
@@ -375,6 +379,7 @@ impl std::fmt::Display for ReadOnly {
             Self::NoPermission => {
                 "no write permission on the hierarchy (not root, and not a delegated subtree)"
             }
+            Self::Replay => "a replayed recording: nothing live to write to",
         })
     }
 }
@@ -962,6 +967,14 @@ fn show_refresh(app: &mut App, r: Refresh, fx: &mut Vec<Effect>) {
     }
     app.proc_cursor = app.proc_cursor.min(app.processes_len().saturating_sub(1));
     writes::measure_effects(app, fx);
+}
+
+impl App {
+    /// Adds a refresh to the history only, without showing it: a replay
+    /// loads every refresh of a recording but the last this way.
+    pub fn load_history(&mut self, r: &Refresh) {
+        remember(self, r);
+    }
 }
 
 /// Adds a refresh's figures to the timeline.
