@@ -1814,7 +1814,7 @@ fn a_recording_replays_to_the_json_printed_live() {
         .args(["replay", file.to_str().unwrap(), "--json", "--brief"])
         .output()
         .expect("cgtop replay");
-    let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+    let size = std::fs::metadata(&file).map_or(0, |m| m.len());
     let _ = std::fs::remove_file(&file);
     assert!(
         replay.status.success(),
