@@ -505,3 +505,121 @@ pub fn write_text_events(
     }
     writeln!(out)
 }
+
+/// One refresh as `-b` (`Output::Text`) or `--json` prints it; nothing
+/// for `Output::Tui`. `n` counts the refreshes printed before.
+#[allow(clippy::too_many_arguments)]
+pub fn print_refresh(
+    out: &mut impl Write,
+    output: Output,
+    r: &Refresh,
+    interval: Duration,
+    header: &crate::model::record::Header,
+    n: u64,
+    cols: &[Column],
+) -> std::io::Result<()> {
+    match output {
+        // a recording keeps no events (yet): its refreshes print an
+        // empty `events`, live and replayed alike
+        Output::Json => write_json(
+            out,
+            r,
+            interval,
+            header.start_unix,
+            &header.mount,
+            &header.host,
+            &[],
+        ),
+        Output::Text => write_text_with(out, r, interval, &header.mount, &header.host, n, cols),
+        Output::Tui => Ok(()),
+    }
+}
+
+/// `cgtop record`: every refresh goes into `rec` (with the processes of
+/// the busiest groups, when `busy` is given), and the refreshes after
+/// the first are printed as `-b` or `--json` would print them live when
+/// `opts.output` asks. `refresh` makes a refresh (the live clock, or a
+/// test's); `wait(d)` waits between refreshes and says whether to go on
+/// (false on SIGTERM or SIGINT). Returns the refreshes recorded.
+#[allow(clippy::too_many_arguments)]
+pub fn record(
+    out: &mut impl Write,
+    c: &mut Collector,
+    rec: &mut crate::source::record::Recorder,
+    mut busy: Option<&mut crate::source::record::BusyReader>,
+    header: &crate::model::record::Header,
+    opts: &Options,
+    mut refresh: impl FnMut(&mut Collector) -> Refresh,
+    mut wait: impl FnMut(Duration) -> bool,
+) -> Result<u64> {
+    use crate::source::record::Written;
+    let first = refresh(c);
+    let mut prev_at = first.snapshot.at;
+    let b = busy
+        .as_deref_mut()
+        .map(|b| b.read(&first))
+        .unwrap_or_default();
+    if rec.write(&first, &b)? == Written::Full {
+        return Ok(1);
+    }
+    let mut n = 0u64;
+    while opts.iterations.is_none_or(|max| n < max) {
+        if !wait(opts.interval) {
+            break;
+        }
+        let r = refresh(c);
+        let b = busy.as_deref_mut().map(|b| b.read(&r)).unwrap_or_default();
+        if rec.write(&r, &b)? == Written::Full {
+            break;
+        }
+        let interval = r.snapshot.at.saturating_sub(prev_at);
+        prev_at = r.snapshot.at;
+        let res = print_refresh(out, opts.output, &r, interval, header, n, &opts.columns)
+            .and_then(|()| out.flush());
+        if let Err(e) = res {
+            // a closed pipe stops the printing, not the recording
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                return Err(e.into());
+            }
+        }
+        n += 1;
+    }
+    Ok(n + 1)
+}
+
+/// `cgtop replay FILE -b` / `--json`: the recorded refreshes after each
+/// run's first, printed as the live run printed them (`output`), at most
+/// `iterations`.
+pub fn replay(
+    out: &mut impl Write,
+    replay: &mut crate::source::record::Replay,
+    output: Output,
+    iterations: Option<u64>,
+    cols: &[Column],
+) -> std::io::Result<u64> {
+    let mut n = 0u64;
+    while iterations.is_none_or(|max| n < max) {
+        let Some(r) = replay.next() else { break };
+        if r.first {
+            continue;
+        }
+        let res = print_refresh(
+            out,
+            output,
+            &r.refresh,
+            r.interval,
+            replay.run_header(),
+            n,
+            cols,
+        );
+        if let Err(e) = res {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                return Ok(n);
+            }
+            return Err(e);
+        }
+        n += 1;
+    }
+    out.flush()?;
+    Ok(n)
+}

@@ -3,9 +3,10 @@
 //! 128 + N after signal N: 143 for SIGTERM, 129 for SIGHUP or a hung-up
 //! terminal, as a shell reports a program that a signal killed).
 
+use cgtop::model::input::parse_size;
 use cgtop::model::text::escape;
 use cgtop::model::GroupPath;
-use cgtop::options::{Options, Output};
+use cgtop::options::{Options, Output, RecordOptions};
 use cgtop::render::columns::Column;
 use cgtop::run::{self, SetupError};
 use cgtop::source::scan::{self, ScanConfig};
@@ -23,10 +24,20 @@ use std::process::ExitCode;
 /// /sys/fs/cgroup, or hybrid at /sys/fs/cgroup/unified). When stdout is
 /// not a terminal, cgtop behaves as --batch.
 #[derive(Parser, Debug)]
-#[command(version, about, long_about)]
+#[command(
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true
+)]
 struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+
     /// Start at this group, a path relative to the hierarchy (e.g.
-    /// system.slice or /system.slice); `..` is refused
+    /// system.slice or /system.slice); `..` is refused. A group named
+    /// like a command is given as /record (or after --)
     group: Option<OsString>,
 
     /// Read this directory instead of the cgroup2 mount: a delegated
@@ -88,15 +99,233 @@ struct Cli {
     columns: Option<Vec<String>>,
 }
 
+#[derive(clap::Subcommand, Debug)]
+enum Cmd {
+    /// Record the tree's figures, limits and the processes of the busiest
+    /// groups to FILE (zstd frames, flushed every refresh), for `cgtop
+    /// replay` here or on another machine
+    Record(RecordArgs),
+    /// Print a recording's refreshes as the live -b or --json run printed
+    /// them
+    Replay(ReplayArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct RecordArgs {
+    /// Record this group and below (as `cgtop GROUP`)
+    group: Option<OsString>,
+
+    /// The recording: a new file (mode 0600), never a symlink; an existing
+    /// one is refused unless --append
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+
+    /// Add to FILE if it exists (a regular file of this user's with one link)
+    #[arg(long)]
+    append: bool,
+
+    /// Seconds between samples (0.1 to 3600)
+    #[arg(short, long, value_name = "SECS", default_value = "5")]
+    delay: String,
+
+    /// Stop after N samples past the first (as -b -n N prints N)
+    #[arg(short = 'n', long, value_name = "N")]
+    iterations: Option<u64>,
+
+    /// Keep FILE under SIZE (10M, 1G): at the cap FILE becomes FILE.1
+    /// (replacing an older FILE.1) and a new FILE begins, so at most about
+    /// twice SIZE is on disk; with --stop, the recording ends instead
+    #[arg(long, value_name = "SIZE")]
+    max_size: Option<String>,
+
+    /// With --max-size: stop at the cap instead of rotating
+    #[arg(long, requires = "max_size")]
+    stop: bool,
+
+    /// Do not record the processes of the busiest groups
+    #[arg(long)]
+    no_processes: bool,
+
+    /// Also print each refresh recorded as -b prints it
+    #[arg(short, long, conflicts_with = "json")]
+    batch: bool,
+
+    /// Also print each refresh recorded as --json --brief prints it
+    #[arg(long)]
+    json: bool,
+
+    /// Read this directory instead of the cgroup2 mount (as `cgtop --root`)
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+
+    /// Record at most N levels below the start group
+    #[arg(long, value_name = "N")]
+    depth: Option<usize>,
+
+    /// Keep at most N files open between samples
+    #[arg(long, value_name = "N")]
+    max_kept_fds: Option<usize>,
+}
+
+#[derive(clap::Args, Debug)]
+struct ReplayArgs {
+    /// A recording made by `cgtop record`
+    file: PathBuf,
+
+    /// Print the refreshes as -b text
+    #[arg(short, long, conflicts_with = "json")]
+    batch: bool,
+
+    /// Print the refreshes as JSON Lines, as `cgtop --json --brief` printed
+    /// them live (a recording keeps what --brief prints)
+    #[arg(long)]
+    json: bool,
+
+    /// Accepted for symmetry with `cgtop --json --brief`: replay --json
+    /// always prints what --brief prints
+    #[arg(long, requires = "json")]
+    brief: bool,
+
+    /// Print at most N refreshes
+    #[arg(short = 'n', long, value_name = "N")]
+    iterations: Option<u64>,
+
+    /// The figure columns of -b (as `cgtop --columns`)
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    columns: Option<Vec<String>>,
+}
+
 /// Prints an error line; never panics (`eprintln!` does when stderr is a
 /// tty that hung up).
 fn complain(text: &str) {
     let _ = writeln!(std::io::stderr(), "cgtop: {text}");
 }
 
+/// GROUP as given (its bytes: a group name need not be UTF-8); `..`
+/// would lead out of the hierarchy, so it is refused rather than resolved.
+fn parse_group(g: Option<&OsString>) -> Result<GroupPath, ExitCode> {
+    match g {
+        None => Ok(GroupPath::root()),
+        Some(g) => GroupPath::parse(g.as_bytes()).map_err(|e| {
+            complain(&format!("GROUP {}: {e}", escape(g.as_bytes())));
+            ExitCode::from(2)
+        }),
+    }
+}
+
+fn parse_columns(names: Option<&Vec<String>>) -> Result<Vec<Column>, ExitCode> {
+    let Some(names) = names else {
+        return Ok(Column::DEFAULT.to_vec());
+    };
+    let mut cols = Vec::new();
+    for n in names {
+        let Some(c) = Column::from_name(n) else {
+            let known: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
+            complain(&format!(
+                "--columns: no column {:?}; the columns are {}",
+                escape(n.as_bytes()),
+                known.join(",")
+            ));
+            return Err(ExitCode::from(2));
+        };
+        cols.push(c);
+    }
+    Ok(Column::in_order(&cols))
+}
+
+/// The exit code of a run's result.
+fn exit_code(res: anyhow::Result<Option<i32>>) -> ExitCode {
+    match res {
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(sig)) => ExitCode::from(128u8.saturating_add(u8::try_from(sig).unwrap_or(0))),
+        Err(e) => {
+            complain(&format!("{e:#}"));
+            if e.downcast_ref::<SetupError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+fn record(a: RecordArgs) -> ExitCode {
+    let interval = match cgtop::app::parse_interval(&a.delay) {
+        Ok(d) => d,
+        Err(e) => {
+            complain(&e);
+            return ExitCode::from(2);
+        }
+    };
+    let max_size = match a.max_size.as_deref().map(|s| parse_size("--max-size", s)) {
+        None => None,
+        Some(Ok(b)) => Some(b),
+        Some(Err(e)) => {
+            complain(&e.to_string());
+            return ExitCode::from(2);
+        }
+    };
+    let start = match parse_group(a.group.as_ref()) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let output = if a.json {
+        Output::Json
+    } else if a.batch {
+        Output::Text
+    } else {
+        // nothing printed
+        Output::Tui
+    };
+    let opts = Options {
+        start,
+        root: a.root,
+        interval,
+        depth: a.depth,
+        output,
+        iterations: a.iterations,
+        read_only: true,
+        mouse: false,
+        machine_cpu: false,
+        max_kept_fds: Some(scan::fd_budget(
+            a.max_kept_fds.unwrap_or(ScanConfig::default().max_kept),
+        )),
+        brief: true,
+        columns: Column::DEFAULT.to_vec(),
+    };
+    let ro = RecordOptions {
+        file: a.output,
+        append: a.append,
+        max_size,
+        stop_at_max: a.stop,
+        processes: !a.no_processes,
+    };
+    exit_code(run::run_record(&opts, &ro))
+}
+
+fn replay(a: &ReplayArgs) -> ExitCode {
+    let columns = match parse_columns(a.columns.as_ref()) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
+    let output = if a.json {
+        Output::Json
+    } else if a.batch || !std::io::stdout().is_terminal() {
+        Output::Text
+    } else {
+        return exit_code(run::run_replay_tui(&a.file));
+    };
+    exit_code(run::run_replay(&a.file, output, a.iterations, &columns).map(|()| None))
+}
+
 fn main() -> ExitCode {
     cgtop::term::pin_path();
     let cli = Cli::parse();
+    match cli.cmd {
+        Some(Cmd::Record(a)) => return record(a),
+        Some(Cmd::Replay(a)) => return replay(&a),
+        None => {}
+    }
     let interval = match cgtop::app::parse_interval(&cli.delay) {
         Ok(d) => d,
         Err(e) => {
@@ -111,36 +340,13 @@ fn main() -> ExitCode {
     } else {
         Output::Tui
     };
-    // the bytes as given (a group name need not be UTF-8); `..` would lead
-    // out of the hierarchy, so it is refused rather than resolved
-    let start = match &cli.group {
-        None => GroupPath::root(),
-        Some(g) => match GroupPath::parse(g.as_bytes()) {
-            Ok(p) => p,
-            Err(e) => {
-                eprintln!("cgtop: GROUP {}: {e}", escape(g.as_bytes()));
-                return ExitCode::from(2);
-            }
-        },
+    let start = match parse_group(cli.group.as_ref()) {
+        Ok(p) => p,
+        Err(c) => return c,
     };
-    let columns = match &cli.columns {
-        None => Column::DEFAULT.to_vec(),
-        Some(names) => {
-            let mut cols = Vec::new();
-            for n in names {
-                let Some(c) = Column::from_name(n) else {
-                    let known: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
-                    complain(&format!(
-                        "--columns: no column {:?}; the columns are {}",
-                        escape(n.as_bytes()),
-                        known.join(",")
-                    ));
-                    return ExitCode::from(2);
-                };
-                cols.push(c);
-            }
-            Column::in_order(&cols)
-        }
+    let columns = match parse_columns(cli.columns.as_ref()) {
+        Ok(c) => c,
+        Err(c) => return c,
     };
     let opts = Options {
         start,
@@ -160,16 +366,5 @@ fn main() -> ExitCode {
         brief: cli.brief,
         columns,
     };
-    match run::run(&opts) {
-        Ok(None) => ExitCode::SUCCESS,
-        Ok(Some(sig)) => ExitCode::from(128u8.saturating_add(u8::try_from(sig).unwrap_or(0))),
-        Err(e) => {
-            complain(&format!("{e:#}"));
-            if e.downcast_ref::<SetupError>().is_some() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::FAILURE
-            }
-        }
-    }
+    exit_code(run::run(&opts))
 }

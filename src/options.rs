@@ -35,3 +35,18 @@ pub enum Output {
     Text,
     Json,
 }
+
+/// `cgtop record` beyond [`Options`] (whose `output` says what is printed
+/// of each refresh: `Tui` for nothing).
+#[derive(Debug, Clone)]
+pub struct RecordOptions {
+    pub file: PathBuf,
+    /// Add to an existing recording of ours.
+    pub append: bool,
+    /// The size cap of FILE in bytes (`--max-size`).
+    pub max_size: Option<u64>,
+    /// Stop at the cap instead of rotating (`--stop`).
+    pub stop_at_max: bool,
+    /// Read the processes of the busiest groups (off: `--no-processes`).
+    pub processes: bool,
+}

@@ -234,29 +234,43 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     app.log_place = Some(log.place().clone());
     let writer_tx =
         spawn_writer(Arc::clone(hier), log, tx.clone()).context("starting the writer thread")?;
+    let outlets = Outlets {
+        collector: cmd_tx,
+        writer: writer_tx,
+    };
+    let res = on_terminal(&mut app, &theme, tx, &rx, &outlets, opts.mouse);
+    if let Some(w) = &watcher {
+        w.send(WatchCommand::Stop);
+    }
+    res
+}
+
+/// Takes the terminal, runs the main loop until quit, and gives the
+/// terminal back: the part the live view and the replay share.
+fn on_terminal(
+    app: &mut App,
+    theme: &Theme,
+    tx: Sender<Msg>,
+    rx: &Receiver<Msg>,
+    outlets: &Outlets,
+    mouse: bool,
+) -> Result<Option<i32>> {
     crate::term::spawn_signals(tx.clone()).context("installing signal handlers")?;
-    let guard = crate::term::TerminalGuard::enter(opts.mouse).context("setting up the terminal")?;
+    let guard = crate::term::TerminalGuard::enter(mouse).context("setting up the terminal")?;
     crate::term::spawn_input(tx).context("starting the input thread")?;
     // never crossterm's own size query: see term::TtyBackend
     let mut terminal = Terminal::new(crate::term::TtyBackend::new())?;
     let size = terminal.size()?;
     app::update(
-        &mut app,
+        app,
         Msg::Resized {
             width: size.width,
             height: size.height,
             tree_rows: ui::tree_rows_for(size.width, size.height),
         },
     );
-    let outlets = Outlets {
-        collector: cmd_tx,
-        writer: writer_tx,
-    };
-    let res = event_loop_on(&mut terminal, &mut app, &theme, &rx, &outlets, &mut RealTty);
+    let res = event_loop_on(&mut terminal, app, theme, rx, outlets, &mut RealTty);
     let _ = outlets.collector.send(Command::Stop);
-    if let Some(w) = &watcher {
-        w.send(WatchCommand::Stop);
-    }
     drop(guard);
     drop(terminal);
     match res {
@@ -266,6 +280,84 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
         Err(_) if !crate::term::tty_alive() => Ok(Some(signal_hook::consts::SIGHUP)),
         Err(e) => Err(e),
     }
+}
+
+/// The most bytes of history a replay gives its every-refresh tier (the
+/// live view's hour of 10,000 groups takes about 32 MB).
+const REPLAY_HISTORY_BYTES: usize = 64 << 20;
+
+/// `cgtop replay FILE` on a terminal: the TUI over a recording, read-only.
+/// Every refresh goes into the timeline (so `T`, `t` and `@` walk the
+/// whole recording, each refresh kept as long as 64 MB allow, older
+/// ones a minute apart); the screen opens at the last. The recording is
+/// read twice: once to size the history, once to load it.
+pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
+    use crate::model::timeline::{TierSpec, Timeline};
+    use crate::source::record::Replay;
+    let open = || Replay::open(file).map_err(|e| SetupError(e.to_string()));
+    let (mut samples, mut widest) = (0usize, 0usize);
+    for r in open()? {
+        samples += 1;
+        widest = widest.max(r.refresh.snapshot.groups.len());
+    }
+    let mut replay = open()?;
+    let h = replay.header().clone();
+    let mut app = App::new(h.host.clone(), h.mount.clone(), h.start.clone(), h.interval);
+    app.read_only = Some(ReadOnly::Replay);
+    app.paused = true;
+    app.unix_base = h.start_unix;
+    let entry = std::mem::size_of::<crate::model::timeline::Entry>();
+    let fits = REPLAY_HISTORY_BYTES / (entry * widest.max(1));
+    app.timeline = Timeline::new(&[
+        TierSpec {
+            every: None,
+            len: samples.min(fits).max(crate::model::timeline::TIER_LEN),
+        },
+        TierSpec {
+            every: Some(Duration::from_secs(60)),
+            len: 24 * 60,
+        },
+    ]);
+    let mut last: Option<collector::Refresh> = None;
+    while let Some(mut r) = replay.next() {
+        // an appended run counts its time from its own start
+        let shift = replay.run_header().start_unix.saturating_sub(h.start_unix);
+        r.refresh.snapshot.at += shift;
+        if let Some(prev) = last.replace(r.refresh) {
+            app.load_history(&prev);
+        }
+    }
+    if let Some(e) = replay.error.take() {
+        return Err(anyhow::Error::new(e).context("reading the recording"));
+    }
+    let last = last.ok_or_else(|| SetupError("no sample in the recording".into()))?;
+    let (first, end) = (
+        app.timeline.moments().first().map(|m| m.stamp.unix_s),
+        (h.start_unix + last.snapshot.at).as_secs_f64(),
+    );
+    app::update(
+        &mut app,
+        Msg::Collected(collector::Collected::Refresh(Box::new(last))),
+    );
+    let clock = |s: f64| crate::render::spark::clock_utc(s);
+    app.status = Some(app::Status {
+        level: app::Level::Info,
+        text: format!(
+            "replay of {} ({}): {samples} refreshes, {} to {} UTC; T steps back, @ jumps",
+            crate::model::text::escape(file.as_os_str().as_encoded_bytes()),
+            crate::model::text::escape_str(&h.host.hostname),
+            first.map_or_else(|| "-".to_owned(), clock),
+            clock(end),
+        ),
+    });
+    let theme = Theme::from_no_color(std::env::var("NO_COLOR").ok().as_deref());
+    let (tx, rx) = mpsc::channel::<Msg>();
+    // nothing listens: a replay has no collector and no writer
+    let outlets = Outlets {
+        collector: mpsc::channel().0,
+        writer: mpsc::channel().0,
+    };
+    on_terminal(&mut app, &theme, tx, &rx, &outlets, false)
 }
 
 /// What the main loop asks of the terminal besides drawing: stopping and
@@ -456,6 +548,138 @@ where
             return Ok(());
         }
     }
+}
+
+/// `cgtop record`: the collector on its own clock, every refresh into
+/// the recording, until `-n`, the size cap with `--stop`, or SIGTERM,
+/// SIGINT or SIGHUP (each ends the open frame cleanly; exit 0).
+pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<Option<i32>> {
+    use crate::model::record::Header;
+    use crate::source::record::{AtCap, BusyReader, RecordConfig, Recorder};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (m, hier) = locate(opts)?;
+    let host = host_info();
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(sig, Arc::clone(&stop)).context("signal handler")?;
+    }
+    let mut c = Collector::with_hier(collector_config(opts, &m, false), Arc::clone(&hier));
+    // the ceiling of CPU figures is the recorded host's, in the live
+    // output and in the replay alike
+    c.set_cpu_ceiling(Some(host.ncpus));
+    c.set_grade_limits(true);
+    if opts.output == Output::Text {
+        c.set_extras(crate::render::columns::Column::extras(&opts.columns));
+    }
+    let start = collector::clock_start();
+    let header = Header {
+        host: host.clone(),
+        mount: m.clone(),
+        start: opts.start.clone(),
+        interval: opts.interval,
+        start_unix: SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default(),
+    };
+    let cfg = RecordConfig {
+        path: ro.file.clone(),
+        append: ro.append,
+        max_size: ro.max_size,
+        at_cap: if ro.stop_at_max {
+            AtCap::Stop
+        } else {
+            AtCap::Rotate
+        },
+        frame_every: crate::source::record::FRAME_SECS,
+    };
+    let mut rec =
+        Recorder::create(cfg, header.clone()).with_context(|| "cannot record".to_owned())?;
+    let mut busy = ro.processes.then(|| {
+        BusyReader::new(
+            Arc::clone(&hier),
+            crate::source::procs::ProcReader::default(),
+        )
+    });
+    // the one line on stderr
+    {
+        use std::io::Write as _;
+        let cap = match ro.max_size {
+            None => String::new(),
+            Some(b) => format!(
+                ", {} at {}",
+                if ro.stop_at_max {
+                    "stopping"
+                } else {
+                    "rotating"
+                },
+                crate::render::units::size_typed(b)
+            ),
+        };
+        let _ = writeln!(
+            std::io::stderr(),
+            "cgtop: recording {} under {} every {:.1} s to {}{cap}",
+            opts.start,
+            mount::path_text(&m.root),
+            opts.interval.as_secs_f64(),
+            crate::model::text::escape(ro.file.as_os_str().as_encoded_bytes()),
+        );
+    }
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let wait = |d: Duration| {
+        let until = std::time::Instant::now() + d;
+        while !stop.load(Ordering::Relaxed) {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return true;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(50)));
+        }
+        false
+    };
+    let res = batch::record(
+        &mut out,
+        &mut c,
+        &mut rec,
+        busy.as_mut(),
+        &header,
+        opts,
+        |c| c.refresh_timed(start),
+        wait,
+    );
+    // the frame is ended whatever happened: what was written stays readable
+    let fin = rec.finish();
+    res?;
+    fin.context("finishing the recording")?;
+    Ok(None)
+}
+
+/// `cgtop replay FILE -b` / `--json`.
+pub fn run_replay(
+    file: &std::path::Path,
+    output: Output,
+    iterations: Option<u64>,
+    columns: &[crate::render::columns::Column],
+) -> Result<()> {
+    let mut replay =
+        crate::source::record::Replay::open(file).map_err(|e| SetupError(e.to_string()))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    batch::replay(&mut out, &mut replay, output, iterations, columns)?;
+    if let Some(e) = replay.error.take() {
+        return Err(anyhow::Error::new(e).context("reading the recording"));
+    }
+    if replay.damaged() > 0 {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "cgtop: {} damaged part(s) of the recording skipped",
+            replay.damaged()
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -904,6 +904,11 @@ fn every_main_action_is_reachable() {
             | Action::Zoom
             | Action::ToggleCpuScale
             | Action::Pause
+            | Action::StepBack
+            | Action::StepForward
+            | Action::JumpTo
+            | Action::ToggleSpark
+            | Action::HistorySpan
             | Action::SetInterval
             | Action::Help
             | Action::Quit

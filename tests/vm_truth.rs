@@ -1874,3 +1874,124 @@ fn cpu_max_edit_shows_its_effect_as_the_kernel_counts_it() {
         "held at 30 %: {kernel_after:.1}"
     );
 }
+
+/// Record and replay (issue 9, item 5): `cgtop record --json` records the
+/// whole tree for 30 s while the seeds' workloads run in it (a busy loop
+/// under cpu.max 50 %, an O_DIRECT writer under io.max wbps=2M, an
+/// allocator under memory.max 32M that the OOM killer ends), printing the
+/// live JSON of the very refreshes it records; `cgtop replay FILE --json`
+/// then prints the same lines, byte for byte (same refresh times, same
+/// values), and those figures are the limits the kernel enforces.
+#[test]
+#[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
+fn a_recording_replays_to_the_json_printed_live() {
+    require_vm();
+    let (dir, dev) = scratch();
+    let case = Case::new("rec", "+cpu +io +memory +pids");
+    let (cpu, io, mem) = (case.mkdir("cpu"), case.mkdir("io"), case.mkdir("mem"));
+    case.apply(&write::set_cpu_max(
+        &cpu,
+        parse_cpu_max("50%", None).unwrap(),
+    ));
+    case.apply(&write::set_io_max(
+        &io,
+        parse_io_max(dev, "", "2M", "", "").unwrap(),
+    ));
+    let max = parse_memory(MemoryFile::Max, "32M").unwrap();
+    case.apply(&write::set_memory_limit(&mem, MemoryFile::Max, max));
+    let file = dir.join("cgtop-vm-rec.rec");
+    let _ = std::fs::remove_file(&file);
+    let rec = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args([
+            "record",
+            "-o",
+            file.to_str().unwrap(),
+            "-d",
+            "1",
+            "-n",
+            "30",
+            "--json",
+        ])
+        .arg(case.top.as_rel_path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start cgtop record");
+    let _busy = case.spawn_in(&cpu, &["sh", "-c", "while :; do :; done"]);
+    let out = dir.join("cgtop-vm-rec-dd");
+    let of = format!("of={}", out.display());
+    let _dd = case.spawn_in(
+        &io,
+        &[
+            "dd",
+            "if=/dev/zero",
+            &of,
+            "bs=1M",
+            "count=200",
+            "oflag=direct",
+        ],
+    );
+    // tail keeps the line it reads: /dev/zero has no newline
+    let _alloc = case.spawn_in(
+        &mem,
+        &["sh", "-c", "sleep 5; head -c 100M /dev/zero | tail"],
+    );
+    let live = rec.wait_with_output().expect("cgtop record");
+    let _ = std::fs::remove_file(&out);
+    assert!(
+        live.status.success(),
+        "{}",
+        String::from_utf8_lossy(&live.stderr)
+    );
+    let replay = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args(["replay", file.to_str().unwrap(), "--json", "--brief"])
+        .output()
+        .expect("cgtop replay");
+    let size = std::fs::metadata(&file).map_or(0, |m| m.len());
+    let _ = std::fs::remove_file(&file);
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stderr)
+    );
+    let (live_text, back) = (
+        String::from_utf8(live.stdout).unwrap(),
+        String::from_utf8(replay.stdout).unwrap(),
+    );
+    let lines: Vec<&str> = live_text.lines().collect();
+    assert_eq!(lines.len(), 30, "30 refreshes after the first");
+    for (i, (a, b)) in lines.iter().zip(back.lines()).enumerate() {
+        assert_eq!(*a, b, "refresh {i} differs");
+    }
+    assert_eq!(back.lines().count(), lines.len());
+    let samples: Vec<vm_common::Sample> = lines
+        .iter()
+        .map(|l| vm_common::Sample {
+            at: Instant::now(),
+            doc: serde_json::from_str(l).unwrap(),
+        })
+        .collect();
+    let groups = samples[0].doc["groups"].as_array().map_or(0, Vec::len);
+    let later = &samples[2..];
+    let cpu_pct = median(&nums(later, &cpu, "/rates/cpu_pct"));
+    let wbps: Vec<f64> = nums(later, &io, "/rates/io/wbps");
+    let busy_w: Vec<f64> = wbps.into_iter().filter(|w| *w > 0.0).collect();
+    let ooms = kv(&case.file(&mem, "memory.events"), "oom_kill");
+    figure(
+        "record and replay",
+        &format!(
+            "30 refreshes of {groups} groups, {size} bytes ({:.1} per group per sample); \
+             replay --json equal to the live lines; cpu.max 50%: CPU {cpu_pct:.1} %; \
+             io.max 2M: write {} MiB/s; memory.max 32M: kernel oom_kill {ooms:?}",
+            size as f64 / (31.0 * groups as f64),
+            mib(median(&busy_w)),
+        ),
+    );
+    assert!((cpu_pct - 50.0).abs() <= 5.0, "CPU {cpu_pct:.1} %");
+    assert!(
+        (median(&busy_w) / (2.0 * MIB) - 1.0).abs() <= IO_TOLERANCE,
+        "write {} MiB/s",
+        mib(median(&busy_w))
+    );
+}

@@ -65,6 +65,10 @@ struct Args {
     /// fallback to open/read/close (0: skip).
     #[arg(long, default_value_t = 1024)]
     limited_nofile: u64,
+    /// Only the resident memory: the idle binary, the app after the
+    /// refreshes, and the app with an hour of history (issue 9).
+    #[arg(long)]
+    memory_only: bool,
     /// Internal: run one phase on --root and print its samples as JSON.
     #[arg(long, hide = true)]
     phase: Option<String>,
@@ -166,6 +170,11 @@ fn main() -> Result<()> {
                 base.display(),
                 t0.elapsed().as_secs_f64()
             );
+            if args.memory_only {
+                println!("\n## {label}\n");
+                memory(&tree.dir, args.refreshes)?;
+                continue;
+            }
             let mut m = TmpfsMut {
                 root: tree.dir.clone(),
             };
@@ -697,18 +706,7 @@ fn suite(
     }
     println!();
 
-    let (idle, _) = child("idle", root, 0, 0, false, None)?;
-    let (app, _) = child("app", root, it.max(3), 0, false, None)?;
-    let kb = |s: &Samples, k: &str| s.extra(k).unwrap_or(f64::NAN) / 1024.0;
-    println!(
-        "resident memory (child process holding a Collector after {} refreshes, the last \
-         refresh, the tree and all rows): VmRSS {:.1} MiB, VmHWM {:.1} MiB; the same binary \
-         idle: VmRSS {:.1} MiB (target < 50 MB)",
-        it.max(3),
-        kb(&app, "VmRSS_kB"),
-        kb(&app, "VmHWM_kB"),
-        kb(&idle, "VmRSS_kB")
-    );
+    memory(root, it)?;
     if let Some(m) = mutate {
         let [a, r, both] = detect(root, m)?;
         let f = |k: u32| {
@@ -733,6 +731,38 @@ fn suite(
         let k = real::measure_kmem(files, 3)?;
         print_kmem(&k);
     }
+    Ok(())
+}
+
+/// The resident memory figures: idle, the app after `it` refreshes, and
+/// the app with an hour of history.
+fn memory(root: &Path, it: usize) -> Result<()> {
+    let (idle, _) = child("idle", root, 0, 0, false, None)?;
+    let (app, _) = child("app", root, it.max(3), 0, false, None)?;
+    let kb = |s: &Samples, k: &str| s.extra(k).unwrap_or(f64::NAN) / 1024.0;
+    println!(
+        "resident memory (child process holding a Collector after {} refreshes, the last \
+         refresh, the tree and all rows): VmRSS {:.1} MiB, VmHWM {:.1} MiB; the same binary \
+         idle: VmRSS {:.1} MiB (target < 50 MB)",
+        it.max(3),
+        kb(&app, "VmRSS_kB"),
+        kb(&app, "VmHWM_kB"),
+        kb(&idle, "VmRSS_kB")
+    );
+    progress("history: an App fed one simulated hour of refreshes");
+    let (hist, _) = child("history", root, it.max(3), 0, false, None)?;
+    println!(
+        "resident memory with an hour of history (the same, in an App whose timeline was fed \
+         {} refreshes of every group, and the inspected group's read kept for 60): VmRSS {:.1} \
+         MiB, VmHWM {:.1} MiB; the timeline {:.1} MiB by its own count ({} groups); a push \
+         took {:.0} us CPU (target < 100 MB)",
+        measure::HOUR,
+        kb(&hist, "VmRSS_kB"),
+        kb(&hist, "VmHWM_kB"),
+        hist.extra("timeline_bytes").unwrap_or(f64::NAN) / (1024.0 * 1024.0),
+        hist.extra("groups_kept").unwrap_or(f64::NAN),
+        hist.extra("push_cpu_us").unwrap_or(f64::NAN),
+    );
     Ok(())
 }
 

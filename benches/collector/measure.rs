@@ -38,6 +38,7 @@ pub const PHASES: &[&str] = &[
     "key",
     "scan-columns",
     "app",
+    "history",
     "idle",
 ];
 
@@ -48,7 +49,7 @@ pub fn interleaved() -> Vec<&'static str> {
     PHASES
         .iter()
         .copied()
-        .filter(|p| !matches!(*p, "scan-churn" | "app" | "idle"))
+        .filter(|p| !matches!(*p, "scan-churn" | "app" | "history" | "idle"))
         .collect()
 }
 
@@ -828,6 +829,7 @@ pub fn run(phase: &str, root: &Path, iters: usize, warmup: usize) -> Result<Samp
             std::hint::black_box(last);
             out
         }
+        "history" => history(root, iters)?,
         "idle" => {
             let (rss, hwm) = rss_kb();
             Samples {
@@ -852,4 +854,101 @@ pub fn free_fds(max: usize) -> usize {
         }
     }
     held.len()
+}
+
+/// Refreshes in the simulated hour of the "history" phase (one a second).
+pub const HOUR: u64 = 3_600;
+
+/// What the running TUI holds after an hour (issue 9's budget: < 100 MB
+/// at 10,000 groups): the "app" phase's collector, refresh, tree and rows,
+/// in an `App` that was given the refresh, plus its timeline fed one
+/// simulated hour of refreshes (3,600 pushes of every group, a fake clock
+/// a second apart, figures varied per group and second so that no two
+/// samples are alike) and the inspected group's full read kept for the
+/// last 60 refreshes, as `app::on_refresh` keeps them.
+fn history(root: &Path, iters: usize) -> Result<Samples> {
+    use cgtop::app::{self, App, HostInfo, Msg};
+    use cgtop::model::timeline::{Entry, Figure, Stamp};
+    use cgtop::model::{GroupRates, MountInfo, MountMode};
+    use cgtop::source::collector::Collected;
+    let mut c = collector(root);
+    let mut last = None;
+    for i in 0..iters.max(2) {
+        crate::check_stop()?;
+        last = Some(c.refresh(Duration::from_secs(i as u64)));
+    }
+    let Some(r) = last else {
+        bail!("no refresh");
+    };
+    let mount = MountInfo {
+        root: root.to_path_buf(),
+        mode: MountMode::Directory,
+    };
+    let mut a = App::new(
+        HostInfo::default(),
+        mount,
+        GroupPath::root(),
+        Duration::from_secs(1),
+    );
+    let none = GroupRates::default();
+    let base: Vec<Entry> = r
+        .snapshot
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| Entry::of(g, r.rates.get(i).unwrap_or(&none)))
+        .collect();
+    let inspection = r.inspection.clone();
+    let t0 = Instant::now();
+    let c0 = thread_cpu_time();
+    for s in 0..HOUR {
+        if s % 60 == 0 {
+            crate::check_stop()?;
+        }
+        let stamp = Stamp {
+            at: Duration::from_secs(100 + s),
+            unix_s: 1_700_000_000.0 + s as f64,
+        };
+        let groups = r
+            .snapshot
+            .groups
+            .iter()
+            .zip(&base)
+            .enumerate()
+            .map(|(i, (g, e))| {
+                let k = crate::fake::mix(s * 65_537 + i as u64);
+                let e = e.with(Figure::Cpu, Some((k % 10_000) as f64 / 100.0)).with(
+                    Figure::Memory,
+                    e.get(Figure::Memory).map(|m| m + (k % 4096) as f64),
+                );
+                (&g.path, e)
+            });
+        a.timeline.push(stamp, groups);
+        if let Some(f) = &inspection {
+            a.kept.keep(stamp.at, f);
+        }
+    }
+    let push_cpu = thread_cpu_time().saturating_sub(c0);
+    let push_wall = t0.elapsed();
+    let timeline_bytes = a.timeline.bytes();
+    // the app holds the refresh, its tree and rows as it does live
+    app::update(&mut a, Msg::Collected(Collected::Refresh(Box::new(r))));
+    let (rss, hwm) = rss_kb();
+    let mut out = Samples::default();
+    out.extra.push(("VmRSS_kB".into(), rss));
+    out.extra.push(("VmHWM_kB".into(), hwm));
+    out.extra
+        .push(("timeline_bytes".into(), timeline_bytes as f64));
+    out.extra
+        .push(("groups_kept".into(), a.timeline.groups() as f64));
+    out.extra.push((
+        "push_cpu_us".into(),
+        push_cpu.as_secs_f64() * 1e6 / HOUR as f64,
+    ));
+    out.extra.push((
+        "push_wall_us".into(),
+        push_wall.as_secs_f64() * 1e6 / HOUR as f64,
+    ));
+    std::hint::black_box(&a);
+    Ok(out)
 }

@@ -19,6 +19,8 @@ pub enum Scope {
     Help,
     /// Typing a number (refresh interval).
     Prompt,
+    /// Typing the time to jump to (@).
+    Jump,
     /// Editing keys of every text input (the filter, the prompt, every
     /// dialog field): looked up after the screen's own scope. Typed
     /// characters go into the text and are not rows.
@@ -53,10 +55,11 @@ pub enum Scope {
 
 impl Scope {
     /// Every scope, in the order the help and README list them.
-    pub const ALL: [Self; 18] = [
+    pub const ALL: [Self; 19] = [
         Self::Main,
         Self::Filter,
         Self::Prompt,
+        Self::Jump,
         Self::Text,
         Self::Controllers,
         Self::Columns,
@@ -80,6 +83,7 @@ impl Scope {
             Self::Main => "Main view (tree and process list)",
             Self::Filter => "Filter (/)",
             Self::Prompt => "Refresh interval prompt (d)",
+            Self::Jump => "Jump to a time (@)",
             Self::Text => "Editing any text (type to edit)",
             Self::Controllers => "Controllers dialog (c)",
             Self::Columns => "Column chooser (F2)",
@@ -105,6 +109,7 @@ impl Scope {
             self,
             Self::Filter
                 | Self::Prompt
+                | Self::Jump
                 | Self::Limits
                 | Self::RawLine
                 | Self::ConfirmTyped
@@ -124,6 +129,7 @@ impl Scope {
             Self::Main => &[],
             Self::Filter
             | Self::Prompt
+            | Self::Jump
             | Self::Confirm
             | Self::RawLine
             | Self::ConfirmTyped
@@ -226,6 +232,11 @@ actions! {
     Zoom,
     ToggleCpuScale,
     Pause,
+    StepBack,
+    StepForward,
+    JumpTo,
+    ToggleSpark,
+    HistorySpan,
     SetInterval,
     ChooseColumns,
     Help,
@@ -389,7 +400,7 @@ const fn b(
 }
 
 use Scope::{
-    Columns, Confirm, ConfirmTyped, Controllers, Events, Filter, Help as HelpScope, LeafFix,
+    Columns, Confirm, ConfirmTyped, Controllers, Events, Filter, Help as HelpScope, Jump, LeafFix,
     Limits, Log, Main, Message, Move, NewGroup, Prompt, RawChoose, RawLine, Text,
 };
 
@@ -422,7 +433,12 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[k('['), shift(KeyCode::Up)], Action::DetailUp, "scroll the detail up", None),
     b(Main, &[k('z')], Action::Zoom, "the tree alone, the detail alone, or both (turns)", Some("zoom")),
     b(Main, &[k('%')], Action::ToggleCpuScale, "CPU % of one core / of the whole machine", None),
-    b(Main, &[k('p')], Action::Pause, "pause or resume refreshing", None),
+    b(Main, &[k('p')], Action::Pause, "pause or resume refreshing; in the past: back to live", None),
+    b(Main, &[k('T'), shift(KeyCode::Char('T'))], Action::StepBack, "time travel: one moment back (the past: writes are off)", None),
+    b(Main, &[k('t')], Action::StepForward, "time travel: one moment forward (the newest: live again)", None),
+    b(Main, &[k('@'), shift(KeyCode::Char('@'))], Action::JumpTo, "time travel: jump to a time (-90s, -5m, 14:03:20 UTC)", None),
+    b(Main, &[k('s')], Action::ToggleSpark, "sparkline column: CPU % of the last refreshes", None),
+    b(Main, &[k(',')], Action::HistorySpan, "sparklines' span: every refresh, 10 s or 1 min (turns)", None),
     b(Main, &[k('d')], Action::SetInterval, "set the refresh interval", None),
     b(Main, &[code(KeyCode::F(2)), k('C')], Action::ChooseColumns, "choose the tree's columns (THR%, MEM%, SWAP, PSI% and the others)", None),
     b(Main, &[k('c')], Action::Controllers, "controllers handed to children (cgroup.subtree_control)", Some("ctl")),
@@ -444,6 +460,8 @@ pub const KEYMAP: &[Binding] = &[
     b(Filter, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "clear the filter", Some("clear")),
     b(Prompt, &[code(KeyCode::Enter)], Action::Accept, "apply", Some("apply")),
     b(Prompt, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
+    b(Jump, &[code(KeyCode::Enter)], Action::Accept, "show the moment nearest that time", Some("go")),
+    b(Jump, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
     b(Text, &[code(KeyCode::Left)], Action::CursorLeft, "cursor left", None),
     b(Text, &[code(KeyCode::Right)], Action::CursorRight, "cursor right", None),
     b(Text, &[ctrl_code(KeyCode::Left), alt('b')], Action::WordLeft, "a word left", None),

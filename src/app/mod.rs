@@ -7,6 +7,7 @@
 
 pub mod dialog;
 pub mod keymap;
+pub mod past;
 pub mod text_input;
 pub mod writes;
 
@@ -288,6 +289,8 @@ pub enum Mode {
     Help,
     /// Typing a new refresh interval in seconds.
     IntervalPrompt(TextInput),
+    /// Typing the time to jump to (`@`, see [`past`]).
+    Jump(TextInput),
     Controllers(dialog::controllers::ControllersDialog),
     /// The column chooser (F2).
     Columns(dialog::columns::ColumnsDialog),
@@ -344,6 +347,9 @@ pub enum ReadOnly {
     PlainDirectory,
     /// Not root, and the start group is not a subtree delegated to us.
     NoPermission,
+    /// A recording replayed (`cgtop replay FILE`): there is nothing live
+    /// to write to.
+    Replay,
 }
 
 impl ReadOnly {
@@ -353,6 +359,37 @@ impl ReadOnly {
             Self::Flag => "--read-only",
             Self::PlainDirectory => "plain directory",
             Self::NoPermission => "no permission",
+            Self::Replay => "replay",
+        }
+    }
+}
+
+/// Why a write key is refused now: the view words it (the status line,
+/// the footer), the app only decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WritesOff {
+    /// Off for the whole session.
+    ReadOnly(ReadOnly),
+    /// The screen shows a past moment ([`past`]): a write would be
+    /// decided on figures that are not the present's.
+    Past,
+}
+
+impl WritesOff {
+    /// A few words for the footer.
+    pub fn short(self) -> String {
+        match self {
+            Self::ReadOnly(why) => format!("read-only ({}): writes off", why.short()),
+            Self::Past => "the past: writes off (p: live)".to_owned(),
+        }
+    }
+}
+
+impl std::fmt::Display for WritesOff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::ReadOnly(why) => write!(f, "read-only ({why}): this key changes the hierarchy"),
+            Self::Past => f.write_str("looking at the past: writes are off (p: back to live)"),
         }
     }
 }
@@ -365,6 +402,7 @@ impl std::fmt::Display for ReadOnly {
             Self::NoPermission => {
                 "no write permission on the hierarchy (not root, and not a delegated subtree)"
             }
+            Self::Replay => "a replayed recording: nothing live to write to",
         })
     }
 }
@@ -460,6 +498,17 @@ pub struct App {
     /// The UNIX time at the collector's clock zero (`Snapshot::at` is
     /// counted from it), set by `run`; zero in tests.
     pub unix_base: Duration,
+    /// The past moment on screen (time travel: `T`, `t`, `@`), with the
+    /// live data it replaced.
+    pub past: Option<past::Past>,
+    /// The inspected group's full reads of the last refreshes, for the
+    /// detail pages of a past moment.
+    pub kept: past::Kept,
+    /// Whether the tree shows its sparkline column (`s`).
+    pub spark_column: bool,
+    /// The timeline tier the detail's sparklines draw while live (`,`
+    /// turns it); a past moment of a coarser tier draws that one.
+    pub span: usize,
 }
 
 impl App {
@@ -509,6 +558,10 @@ impl App {
             history: crate::model::history::History::default(),
             timeline: crate::model::timeline::Timeline::default(),
             unix_base: Duration::ZERO,
+            past: None,
+            kept: past::Kept::default(),
+            spark_column: false,
+            span: 0,
             freezing: HashSet::new(),
             frozen_since: std::collections::HashMap::new(),
             frozen_seen_any: false,
@@ -526,6 +579,7 @@ impl App {
             Mode::Filter => Scope::Filter,
             Mode::Help => Scope::Help,
             Mode::IntervalPrompt(_) => Scope::Prompt,
+            Mode::Jump(_) => Scope::Jump,
             Mode::Controllers(_) => Scope::Controllers,
             Mode::Columns(_) => Scope::Columns,
             Mode::Limits(_) => Scope::Limits,
@@ -577,6 +631,23 @@ impl App {
         } else {
             pct
         }
+    }
+
+    /// Why writes are refused now, if they are: read-only for the
+    /// session, or the past on screen.
+    pub fn writes_off(&self) -> Option<WritesOff> {
+        match (self.read_only, self.in_past()) {
+            (Some(why), _) => Some(WritesOff::ReadOnly(why)),
+            (None, true) => Some(WritesOff::Past),
+            (None, false) => None,
+        }
+    }
+
+    /// The tier the detail's sparklines draw: the one chosen with `,`, or
+    /// the coarser tier of the past moment shown.
+    pub fn span_tier(&self) -> usize {
+        let moment = self.past.as_ref().map_or(0, |p| p.moment.tier);
+        self.span.max(moment)
     }
 
     pub(crate) fn set_status(&mut self, level: Level, text: impl Into<String>) {
@@ -669,6 +740,13 @@ impl App {
                 // a group hidden by a collapse or filter is not "gone"
                 let still_there = d.refresh.snapshot.find(&sel).is_some();
                 self.cursor = i;
+                if !still_there && self.past.is_some() {
+                    // not there at the past moment shown: the cursor
+                    // stands on the ancestor, the selection keeps its path
+                    // (and goes back to it where it is)
+                    self.fix_scroll();
+                    return;
+                }
                 if !still_there {
                     // names, not paths: the message must fit one status
                     // line, and the survivor is under the cursor anyway
@@ -754,6 +832,8 @@ impl App {
             self.inspection = None;
             self.proc_cursor = 0;
             fx.push(self.inspect_effect());
+            // the past's detail is the kept read of that moment, if any
+            past::show_inspection(self);
         }
     }
 
@@ -848,6 +928,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Key(ev) => on_key(app, &ev, &mut fx),
         Msg::Paste(text) => on_paste(app, &text, &mut fx),
         Msg::Collected(Collected::Refresh(r)) => on_refresh(app, *r, &mut fx),
+        Msg::Collected(Collected::Inspection(f)) if app.in_past() => {
+            past::hold_inspection(app, *f);
+        }
         Msg::Collected(Collected::Inspection(f)) => {
             if app.selected.as_ref() == Some(&f.path) {
                 app.inspection = Some(*f);
@@ -907,8 +990,21 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     if let Some(p) = r.protected.take() {
         app.protected = p;
     }
-    let first = app.data.is_none();
     remember(app, &r);
+    if let Some(f) = &r.inspection {
+        app.kept.keep(r.snapshot.at, f);
+    }
+    if app.in_past() {
+        // into the timeline, not onto the screen: shown on return
+        past::hold(app, r);
+        return;
+    }
+    show_refresh(app, r, fx);
+}
+
+/// Puts a refresh on screen: the tree, the rows, the selection.
+fn show_refresh(app: &mut App, r: Refresh, fx: &mut Vec<Effect>) {
+    let first = app.data.is_none();
     let tree = Tree::build(&r.snapshot.groups);
     if let Some(f) = &r.inspection {
         if app.selected.as_ref() == Some(&f.path) {
@@ -941,6 +1037,14 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     }
     app.proc_cursor = app.proc_cursor.min(app.processes_len().saturating_sub(1));
     writes::measure_effects(app, fx);
+}
+
+impl App {
+    /// Adds a refresh to the history only, without showing it: a replay
+    /// loads every refresh of a recording but the last this way.
+    pub fn load_history(&mut self, r: &Refresh) {
+        remember(self, r);
+    }
 }
 
 /// Adds a refresh's figures to the timeline.
@@ -1007,6 +1111,11 @@ fn on_paste(app: &mut App, text: &str, fx: &mut Vec<Effect>) {
                 app.select_first_match();
             }
             app.selection_changed(before.as_ref(), fx);
+        }
+        (Scope::Jump, Mode::Jump(t)) => {
+            if let Typed::Refused(e) | Typed::Cut(e) = t.on_input(Input::Paste(text)) {
+                app.set_status(Level::Warn, e.to_string());
+            }
         }
         (Scope::Prompt, Mode::IntervalPrompt(t)) => {
             // seconds, as typed: only digits and a point are taken
@@ -1090,6 +1199,25 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
                         // at most 16 characters: the cap cannot be reached
                         // by a number that parses in range
                         let _ = text.on_key(ev);
+                    }
+                }
+            }
+            return;
+        }
+        Scope::Jump => {
+            let Mode::Jump(text) = &mut app.mode else {
+                return;
+            };
+            match action {
+                Some(Action::Accept) => {
+                    let t = text.as_str().to_owned();
+                    app.mode = Mode::Normal;
+                    past::jump(app, &t, fx);
+                }
+                Some(Action::Cancel) => app.mode = Mode::Normal,
+                _ => {
+                    if let Typed::Refused(e) = text.on_key(ev) {
+                        app.set_status(Level::Warn, e.to_string());
                     }
                 }
             }
@@ -1212,9 +1340,35 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
                 },
             );
         }
+        // in the past: back to the present (and running)
+        Action::Pause if app.in_past() => past::leave(app, fx),
         Action::Pause => {
             app.paused = !app.paused;
             fx.push(Effect::Collector(Command::Pause(app.paused)));
+        }
+        Action::StepBack => past::step_back(app, fx),
+        Action::StepForward => past::step_forward(app, fx),
+        Action::JumpTo => app.mode = Mode::Jump(past::prompt()),
+        Action::ToggleSpark => {
+            app.spark_column = !app.spark_column;
+            app.set_status(
+                Level::Info,
+                if app.spark_column {
+                    "sparkline column on: CPU % of each refresh (s: off)"
+                } else {
+                    "sparkline column off"
+                },
+            );
+        }
+        Action::HistorySpan => {
+            let tiers = app.timeline.specs().len().max(1);
+            app.span = (app.span + 1) % tiers;
+            let t = app.span_tier();
+            let words = crate::render::spark::span_words(
+                app.timeline.specs().get(t).map_or(0, |s| s.len),
+                app.tier_every(t),
+            );
+            app.set_status(Level::Info, format!("history: {words}"));
         }
         Action::SetInterval => app.mode = Mode::IntervalPrompt(TextInput::new(INTERVAL_CAP)),
         Action::Help => {

@@ -509,6 +509,16 @@ fn parse_size_with(
         .ok_or_else(|| err(num_problem(NumErr::Overflow, t)))
 }
 
+/// A size in bytes with an optional unit K, M, G or T (binary), as the
+/// limits take it: `--max-size` of `cgtop record`. "max" is refused.
+pub fn parse_size(field: &'static str, input: &str) -> Result<u64, InputError> {
+    const ACCEPT: &str = "bytes with an optional unit K, M, G or T (10M, 1.5G)";
+    match parse_size_with(field, ACCEPT, input, "")? {
+        Limit::Value(v) => Ok(v),
+        Limit::Max => Err(InputError::new(field, ACCEPT, "a size is needed here")),
+    }
+}
+
 /// The memory files that take a size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MemoryFile {

@@ -22,6 +22,7 @@ pub mod path;
 pub mod preflight;
 pub mod procstat;
 pub mod rates;
+pub mod record;
 pub mod snapshot;
 pub mod text;
 pub mod timeline;

@@ -7,7 +7,7 @@
 //! machine's CPUs can give in it (see [`credit`] for why a counter can
 //! overshoot, and where the excess goes).
 
-use super::GroupSample;
+use super::{GroupSample, Snapshot};
 use crate::cgroupfs::io::{IoStat, IoStatDev, IoStatDevice};
 use crate::cgroupfs::CpuStat;
 use std::collections::HashMap;
@@ -101,6 +101,132 @@ fn capped_pct(prev: u64, cur: u64, secs: f64, cap: Option<u64>, baseline: &mut u
         None => delta(prev, cur)?,
     };
     Some(shown as f64 / (secs * 1e6) * 100.0)
+}
+
+/// Rates for every group of `cur` against `prev`, matched by path (both
+/// sorted), with a ceiling of `ncpus` CPUs on CPU figures; also the
+/// cpu.stat each group's next window counts from (`None`: its own).
+pub fn rates_within(
+    prev: &Snapshot,
+    cur: &Snapshot,
+    ncpus: Option<usize>,
+) -> (Vec<GroupRates>, Vec<Option<CpuStat>>) {
+    let elapsed = cur.at.saturating_sub(prev.at);
+    let mut j = 0;
+    cur.groups
+        .iter()
+        .map(|g| {
+            while j < prev.groups.len() && prev.groups[j].path < g.path {
+                j += 1;
+            }
+            match prev.groups.get(j) {
+                Some(p) if p.path == g.path => compute_within(p, g, elapsed, ncpus),
+                _ => (GroupRates::default(), None),
+            }
+        })
+        .unzip()
+}
+
+/// The rate step of every refresh, live (`source::collector`) or
+/// replayed from a recording (`source::record`): one code, so that a
+/// recording replays to the figures the live run showed. It keeps the
+/// last snapshot's hot part as the baseline, with the CPU counters less
+/// what a window over the ceiling could not show (see [`credit`]).
+#[derive(Debug, Clone, Default)]
+pub struct Rater {
+    prev: Option<Snapshot>,
+    ncpus: Option<usize>,
+}
+
+/// The rates of one snapshot, before [`Rater::keep`].
+#[derive(Debug, Clone)]
+pub struct Rated {
+    /// Parallel to the snapshot's groups.
+    pub rates: Vec<GroupRates>,
+    baselines: Vec<Option<CpuStat>>,
+}
+
+impl Rater {
+    /// `ncpus`: the ceiling of CPU figures (`None`: counters as they are).
+    pub fn new(ncpus: Option<usize>) -> Self {
+        Self { prev: None, ncpus }
+    }
+
+    pub fn set_ncpus(&mut self, ncpus: Option<usize>) {
+        self.ncpus = ncpus;
+    }
+
+    /// The baseline: the last snapshot kept (hot part only).
+    pub fn prev(&self) -> Option<&Snapshot> {
+        self.prev.as_ref()
+    }
+
+    /// Rates of `cur` against the baseline; all `None` on the first.
+    pub fn rates(&self, cur: &Snapshot) -> Rated {
+        let (rates, baselines) = match &self.prev {
+            Some(prev) => rates_within(prev, cur, self.ncpus),
+            None => (
+                vec![GroupRates::default(); cur.groups.len()],
+                vec![None; cur.groups.len()],
+            ),
+        };
+        Rated { rates, baselines }
+    }
+
+    /// cpu.stat.local's throttled % of `g`, read after [`Self::rates`]
+    /// (the collector reads that file only where the rates say it
+    /// matters): against the baseline, with the same ceiling.
+    pub fn local_pct(&self, g: &GroupSample, at: Duration) -> Option<f64> {
+        let prev = self.prev.as_ref()?;
+        let p = prev
+            .groups
+            .binary_search_by(|x| x.path.cmp(&g.path))
+            .ok()
+            .map(|i| &prev.groups[i])?;
+        compute_within(p, g, at.saturating_sub(prev.at), self.ncpus)
+            .0
+            .throttled_local_pct
+    }
+
+    /// Who throttles each group, then `snapshot` becomes the baseline of
+    /// the next rates. Returns the rates and who throttles.
+    pub fn keep(
+        &mut self,
+        snapshot: &Snapshot,
+        rated: Rated,
+    ) -> (Vec<GroupRates>, Vec<Option<super::limits::Throttling>>) {
+        let throttling = super::limits::throttling(snapshot, &rated.rates);
+        let mut prev = Snapshot {
+            at: snapshot.at,
+            groups: Vec::with_capacity(snapshot.groups.len()),
+            cost: snapshot.cost,
+        };
+        for (g, base) in snapshot.groups.iter().zip(rated.baselines) {
+            let mut g = GroupSample {
+                path: g.path.clone(),
+                inode: g.inode,
+                cgroup_type: g.cgroup_type,
+                hot: g.hot.clone(),
+                detail: None,
+            };
+            if base.is_some() {
+                g.hot.cpu = base;
+            }
+            prev.groups.push(g);
+        }
+        self.prev = Some(prev);
+        (rated.rates, throttling)
+    }
+
+    /// The whole step for a snapshot nothing more is read for (a
+    /// replay): rates, who throttles, and the new baseline.
+    pub fn step(
+        &mut self,
+        snapshot: &Snapshot,
+    ) -> (Vec<GroupRates>, Vec<Option<super::limits::Throttling>>) {
+        let rated = self.rates(snapshot);
+        self.keep(snapshot, rated)
+    }
 }
 
 /// Rates from `prev` to `cur`, `elapsed` apart. Returns all-`None` rates

@@ -8,10 +8,12 @@
 //! sample sums up the refreshes of its span: the mean for the rates (CPU,
 //! IO read and write: the work done in the span), the highest for the
 //! levels (memory, PIDs, pressure: a peak is what an operator looks for
-//! after an alert). A group takes 32 bytes a sample (seven `f32` figures,
-//! the throttled share in a `u16` for the effect of an edit, and a byte
-//! of state), allocated per tier when it is first seen there:
-//! 10,000 groups x 180 samples is 58 MB at most. A group gone from every
+//! after an alert). A group takes 18 bytes a sample (seven 16-bit
+//! figures, within 0.05 % of the figure, the throttled share in a `u16`
+//! for the effect of an edit, and a byte of state), allocated per tier
+//! when it is first seen there: 10,000 groups x 180 samples is 32 MB at
+//! most (with 32-byte `f32` entries the hour took the benchmark to 98 MiB
+//! resident, over the 100 MB). A group gone from every
 //! ring gives its slot back.
 //!
 //! A group is kept by path: one made again under its name (`systemctl
@@ -72,15 +74,72 @@ const FROZEN: u8 = 4;
 const POPULATED_KNOWN: u8 = 8;
 const POPULATED: u8 = 16;
 
-/// One group at one moment: its figures (`NaN` where there is none) and
+/// A figure in 16 bits (the budget: 10,000 groups x 180 samples
+/// in 32-byte entries took the resident memory to 98 MiB, over 100 MB;
+/// see BENCHMARKS.md): a float of a 6-bit exponent and a 10-bit mantissa,
+/// rounded to nearest, so within 1/2048 (0.05 %) of the figure, from
+/// 2^-20 to 2^44 (16 TiB; larger is that), and 0 exact. Figures are never
+/// negative (a negative one is kept as 0). [`q::NONE`]: no figure.
+mod q {
+    /// No figure.
+    pub const NONE: u16 = u16::MAX;
+    const BIAS: i32 = 20;
+    const MANT: u32 = 10;
+
+    pub fn encode(v: f64) -> u16 {
+        if v.is_nan() {
+            return NONE;
+        }
+        if v <= 0.0 {
+            return 0;
+        }
+        if v.is_infinite() {
+            return NONE - 1;
+        }
+        let bits = v.to_bits();
+        let mut exp = ((bits >> 52) & 0x7ff) as i32 - 1023;
+        let frac = bits & ((1 << 52) - 1);
+        let shift = 52 - MANT;
+        let mut m = (frac + (1 << (shift - 1))) >> shift;
+        if m == 1 << MANT {
+            m = 0;
+            exp += 1;
+        }
+        let e = exp + BIAS;
+        if e < 0 || (e == 0 && m == 0) {
+            // below 2^-20 (0 is code 0): nothing an operator reads
+            return 0;
+        }
+        if e > 63 {
+            return NONE - 1;
+        }
+        let code = ((e as u32) << MANT | m as u32) as u16;
+        code.min(NONE - 1)
+    }
+
+    pub fn decode(c: u16) -> f64 {
+        match c {
+            NONE => f64::NAN,
+            0 => 0.0,
+            c => {
+                // the f64 with that exponent and the mantissa's top bits
+                let exp = (i64::from(c >> MANT) - i64::from(BIAS) + 1023) as u64;
+                let m = u64::from(c & ((1 << MANT) - 1));
+                f64::from_bits(exp << 52 | m << (52 - MANT))
+            }
+        }
+    }
+}
+
+/// One group at one moment: its figures (16 bits each, see [`q`]) and
 /// its state.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Entry {
-    fig: [f32; N],
+    fig: [u16; N],
     /// cpu.stat's throttled time per wall time in tenths of a percent
     /// (`GroupRates::throttled_pct`), [`NO_THROTTLED`] for none: the effect
     /// of a cpu.max edit compares it. It fills two of the three bytes the
-    /// figures and flags leave over, so an entry stays 32 bytes. Kept in
+    /// figures and flags leave over, an entry is 18 bytes. Kept in
     /// the first tier only (a coarse sample has none).
     throttled: u16,
     flags: u8,
@@ -92,7 +151,7 @@ const NO_THROTTLED: u16 = u16::MAX;
 impl Entry {
     /// Not there at that moment.
     pub const ABSENT: Self = Self {
-        fig: [f32::NAN; N],
+        fig: [q::NONE; N],
         throttled: NO_THROTTLED,
         flags: 0,
     };
@@ -101,7 +160,7 @@ impl Entry {
     #[must_use]
     pub fn present() -> Self {
         Self {
-            fig: [f32::NAN; N],
+            fig: [q::NONE; N],
             throttled: NO_THROTTLED,
             flags: PRESENT,
         }
@@ -130,12 +189,13 @@ impl Entry {
         e
     }
 
-    /// The same entry with `f` set (`None` or not finite: no figure).
+    /// The same entry with `f` set (`None` or not finite: no figure),
+    /// within 0.05 % (see [`q`]).
     #[must_use]
     pub fn with(mut self, f: Figure, v: Option<f64>) -> Self {
         self.fig[f.index()] = match v {
-            Some(v) if v.is_finite() => v as f32,
-            _ => f32::NAN,
+            Some(v) if v.is_finite() => q::encode(v),
+            _ => q::NONE,
         };
         self
     }
@@ -178,8 +238,8 @@ impl Entry {
     }
 
     pub fn get(&self, f: Figure) -> Option<f64> {
-        let v = self.fig[f.index()];
-        (self.is_present() && !v.is_nan()).then_some(f64::from(v))
+        let c = self.fig[f.index()];
+        (self.is_present() && c != q::NONE).then(|| q::decode(c))
     }
 
     pub fn is_present(&self) -> bool {
@@ -263,10 +323,10 @@ impl Agg {
         }
         for f in Figure::ALL {
             let i = f.index();
-            let v = e.fig[i];
-            if v.is_nan() {
+            let Some(v) = e.get(f) else {
                 continue;
-            }
+            };
+            let v = v as f32;
             if f.is_rate() {
                 self.sum[i] += v;
             } else if self.count[i] == 0 || v > self.sum[i] {
@@ -283,18 +343,19 @@ impl Agg {
             return Entry::ABSENT;
         }
         let mut e = Entry {
-            fig: [f32::NAN; N],
+            fig: [q::NONE; N],
             throttled: NO_THROTTLED,
             flags: self.flags,
         };
         for f in Figure::ALL {
             let i = f.index();
             if self.count[i] > 0 {
-                e.fig[i] = if f.is_rate() {
+                let v = if f.is_rate() {
                     self.sum[i] / f32::from(self.count[i])
                 } else {
                     self.sum[i]
                 };
+                e.fig[i] = q::encode(f64::from(v));
             }
         }
         e
@@ -690,7 +751,8 @@ mod tests {
             .with(Figure::Cpu, None)
             .with(Figure::IoRead, Some(f64::NAN))
             .with_state(Some(true), Some(false));
-        assert_eq!(e.get(Figure::Memory), Some(1e9));
+        let mem = e.get(Figure::Memory).unwrap();
+        assert!((mem - 1e9).abs() <= 1e9 / 2048.0, "{mem}");
         assert_eq!((e.get(Figure::Cpu), e.get(Figure::IoRead)), (None, None));
         assert_eq!((e.populated(), e.frozen()), (Some(true), Some(false)));
         assert_eq!(Entry::present().frozen(), None);
@@ -705,9 +767,50 @@ mod tests {
         assert_eq!(Entry::ABSENT.with_throttled(Some(5.0)).throttled(), None);
         assert_eq!(
             std::mem::size_of::<Entry>(),
-            32,
-            "the budget counts 32 bytes"
+            18,
+            "the budget counts 18 bytes"
         );
+    }
+
+    #[test]
+    fn a_figure_keeps_within_a_two_thousandth_across_its_range() {
+        for v in [
+            1e-6,
+            0.004,
+            0.5,
+            1.0,
+            4.5,
+            69.0,
+            99.99,
+            100.0,
+            1234.5,
+            2_560_000.0,
+            1.5e9,
+            3.3e12,
+            1.6e13,
+        ] {
+            let back = q::decode(q::encode(v));
+            assert!((back - v).abs() <= v / 2048.0, "{v} came back as {back}");
+        }
+        assert_eq!(q::decode(q::encode(0.0)).to_bits(), 0.0f64.to_bits());
+        assert_eq!(
+            q::decode(q::encode(-5.0)).to_bits(),
+            0.0f64.to_bits(),
+            "never negative"
+        );
+        assert!(q::decode(q::encode(f64::NAN)).is_nan());
+        assert!(q::decode(q::encode(1e30)).is_finite(), "capped, not none");
+        // whole numbers an operator compares stay whole up to 2048
+        for v in [0.0, 1.0, 7.0, 30.0, 90.0, 1024.0, 2047.0] {
+            assert_eq!(q::decode(q::encode(v)).to_bits(), v.to_bits(), "{v}");
+        }
+        // order is kept, so a sort by a past figure is right
+        let mut last = 0;
+        for i in 1..10_000 {
+            let c = q::encode(f64::from(i) * 0.37);
+            assert!(c >= last);
+            last = c;
+        }
     }
 
     #[test]
@@ -848,8 +951,8 @@ mod tests {
             t.push(at(s), paths.iter().map(|p| (p, cpu(1.0))));
         }
         let per_group = t.bytes() / paths.len();
-        // 180 samples x 32 bytes, plus the spans, the index and the path
-        assert!(per_group < 6_400, "{per_group} bytes a group");
-        assert!(per_group >= 180 * 32, "{per_group} bytes a group");
+        // 180 samples x 16 bytes, plus the spans, the index and the path
+        assert!(per_group < 3_600, "{per_group} bytes a group");
+        assert!(per_group >= 180 * 16, "{per_group} bytes a group");
     }
 }

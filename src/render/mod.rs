@@ -13,6 +13,8 @@
 //!   pressure is, as a level (Normal, Warm, Hot) the view styles.
 //! - [`effect`]: the words of an edit's effect (figures before -> after).
 //! - [`meter`]: htop-style bars (`[|||||     42%]`) in plain characters.
+//! - [`spark`]: sparklines of a figure's history (`▁▃█`), their min, max
+//!   and span words, and a past moment's clock time and age.
 //!
 //! Escapes are `model::text` (`escape`, `escape_str`): `GroupPath`'s
 //! `Display` uses them, and the model must not import this module.
@@ -29,4 +31,5 @@ pub mod marks;
 pub mod meter;
 pub mod mount;
 pub mod severity;
+pub mod spark;
 pub mod units;

@@ -13,8 +13,9 @@ use super::read::{
 use super::scan::{ScanConfig, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
 use crate::model::host::{meminfo_bytes, CpuTimes, MachineLoad};
-use crate::model::limits::{throttling, under_throttling, Throttling};
-use crate::model::rates::{compute, compute_within};
+use crate::model::limits::{under_throttling, Throttling};
+pub use crate::model::rates::rates_within;
+use crate::model::rates::Rater;
 use crate::model::{
     DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, HotExtras, ProcessInfo, Snapshot,
 };
@@ -120,7 +121,9 @@ pub struct Collector {
     /// The hierarchy, opened once: every read goes beneath it.
     hier: Arc<Hier>,
     scanner: Scanner,
-    prev: Option<Snapshot>,
+    /// The rate step, with the last snapshot as its baseline (shared with
+    /// a replay: `source::record`).
+    rater: Rater,
     procs: ProcReader,
     events_base: HashMap<(GroupPath, u64), MemoryEvents>,
     first_paths: Option<std::collections::HashSet<(GroupPath, u64)>>,
@@ -129,8 +132,6 @@ pub struct Collector {
     /// Whether the kernel has cpu.stat.local (Linux 6.6); found out on the
     /// first refresh.
     has_cpu_stat_local: Option<bool>,
-    /// CPU figures never exceed this many CPUs (see `rates::credit`).
-    ncpus: Option<usize>,
     /// Where the machine's meminfo and pressure are (normally /proc);
     /// `None` reads nothing (tests on fixture trees, batch output).
     proc_dir: Option<PathBuf>,
@@ -158,14 +159,14 @@ impl Collector {
             cfg,
             hier,
             scanner,
-            prev: None,
+            // CPU figures never exceed the online CPUs (see `rates::credit`)
+            rater: Rater::new(Some(online_cpus())),
             procs: ProcReader::default(),
             events_base: HashMap::new(),
             first_paths: None,
             devices,
             inspected: None,
             has_cpu_stat_local: None,
-            ncpus: Some(online_cpus()),
             proc_dir: None,
             own_limits: None,
             cpu_times: None,
@@ -233,7 +234,7 @@ impl Collector {
     /// The CPU ceiling of every CPU figure (the host's online CPUs by
     /// default); `None` shows counters as they are.
     pub fn set_cpu_ceiling(&mut self, ncpus: Option<usize>) {
-        self.ncpus = ncpus;
+        self.rater.set_ncpus(ncpus);
     }
 
     /// The extra files every scan reads (the columns shown).
@@ -313,7 +314,7 @@ impl Collector {
                 break;
             }
         }
-        let inode = inode.or_else(|| self.prev.as_ref()?.find(path).map(|g| g.inode));
+        let inode = inode.or_else(|| self.rater.prev()?.find(path).map(|g| g.inode));
         let events_since_start = match (detail.memory_events, inode) {
             (Some(ev), Some(ino)) => Some(self.since_start(path, ino, ev)),
             _ => None,
@@ -361,7 +362,6 @@ impl Collector {
         } else {
             under_throttling(snapshot, rates)
         };
-        let elapsed = self.prev.as_ref().map(|p| snapshot.at.saturating_sub(p.at));
         for (i, g) in snapshot.groups.iter_mut().enumerate() {
             if !(want[i] || self.inspected.as_ref() == Some(&g.path)) {
                 continue;
@@ -377,9 +377,8 @@ impl Collector {
                 None => read_cpu_stat_local(&self.hier, Self::dir_of(&g.path))
                     .and_then(|l| l.throttled_usec),
             };
-            let prev = self.prev.as_ref().and_then(|p| p.find(&g.path));
-            if let (Some(p), Some(e), Some(r)) = (prev, elapsed, rates.get_mut(i)) {
-                r.throttled_local_pct = compute(p, g, e).throttled_local_pct;
+            if let Some(r) = rates.get_mut(i) {
+                r.throttled_local_pct = self.rater.local_pct(g, snapshot.at);
             }
         }
     }
@@ -423,30 +422,14 @@ impl Collector {
         }
         let limits = self.grade_limits(&groups, cost.walked);
         let mut snapshot = Snapshot { at, groups, cost };
-        let (mut rates, baselines) = match &self.prev {
-            Some(prev) => rates_within(prev, &snapshot, self.ncpus),
-            None => (
-                vec![GroupRates::default(); snapshot.groups.len()],
-                vec![None; snapshot.groups.len()],
-            ),
-        };
-        self.read_cpu_stat_local(&mut snapshot, &mut rates);
-        let throttling = throttling(&snapshot, &rates);
+        let mut step = self.rater.rates(&snapshot);
+        self.read_cpu_stat_local(&mut snapshot, &mut step.rates);
         let inspection = self.inspected.clone().map(|p| {
             let inode = snapshot.find(&p).map(|g| g.inode);
             self.read_inspection(&p, inode, at.as_secs_f64())
         });
-        // keep only the hot part as the baseline for the next rates
-        // and the CPU counters less what a window over the ceiling could
-        // not show, so that it counts in the next one
-        let mut prev = snapshot.clone();
-        for (g, base) in prev.groups.iter_mut().zip(baselines) {
-            g.detail = None;
-            if base.is_some() {
-                g.hot.cpu = base;
-            }
-        }
-        self.prev = Some(prev);
+        // the baseline of the next rates; who throttles
+        let (rates, throttling) = self.rater.keep(&snapshot, step);
         Refresh {
             snapshot,
             rates,
@@ -491,29 +474,6 @@ pub fn read_machine_load(proc_dir: &Path) -> MachineLoad {
 /// Rates for every group of `cur`, matching `prev` by path (both sorted).
 pub fn rates_between(prev: &Snapshot, cur: &Snapshot) -> Vec<GroupRates> {
     rates_within(prev, cur, None).0
-}
-
-/// [`rates_between`] with a ceiling of `ncpus` CPUs on CPU figures; also
-/// the cpu.stat each group's next window counts from (`None`: its own).
-pub fn rates_within(
-    prev: &Snapshot,
-    cur: &Snapshot,
-    ncpus: Option<usize>,
-) -> (Vec<GroupRates>, Vec<Option<crate::cgroupfs::CpuStat>>) {
-    let elapsed = cur.at.saturating_sub(prev.at);
-    let mut j = 0;
-    cur.groups
-        .iter()
-        .map(|g| {
-            while j < prev.groups.len() && prev.groups[j].path < g.path {
-                j += 1;
-            }
-            match prev.groups.get(j) {
-                Some(p) if p.path == g.path => compute_within(p, g, elapsed, ncpus),
-                _ => (GroupRates::default(), None),
-            }
-        })
-        .unzip()
 }
 
 /// How many CPUs the machine has online (/sys/devices/system/cpu/online,

@@ -12,6 +12,7 @@ pub mod hier;
 pub mod mount;
 pub mod procs;
 pub mod read;
+pub mod record;
 pub mod safety;
 pub mod scan;
 pub mod writer;

@@ -41,6 +41,11 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme, beside: b
     let inner_w = usize::from(inner.width);
     let lines = match app.page {
         DetailPage::Overview => overview(app, theme, inner_w),
+        // a past moment has the full read only where it was kept
+        _ if app.in_past() && app.inspection.is_none() => vec![Line::styled(
+            "not kept for the past: the detail pages keep the inspected group's last 60 refreshes (1: overview)",
+            theme.dim,
+        )],
         DetailPage::Memory => memory(app, theme),
         DetailPage::Io => io(app, theme),
         // the process list follows its own cursor
@@ -76,6 +81,155 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme, beside: b
 
 fn label(s: &str, theme: &Theme) -> Span<'static> {
     Span::styled(format!("{s:<7}"), theme.title)
+}
+
+/// IOPS as a whole number; "-" where not known (a past moment).
+fn iops(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.0}")
+    } else {
+        MISSING.to_owned()
+    }
+}
+
+/// The words after a sparkline: its min and max, as the figure is said.
+const SPARK_WORDS: usize = 32;
+
+/// The overview's history (issue 9, item 1): a sparkline per figure of
+/// the group over the span of one timeline tier (`,` turns it; a past
+/// moment of a coarser tier shows that tier), each with its min and max,
+/// and the moment shown marked while in the past.
+fn history(
+    out: &mut Vec<Line<'static>>,
+    app: &App,
+    theme: &Theme,
+    width: usize,
+    path: &GroupPath,
+    limits: &severity::Limits,
+) {
+    use crate::model::timeline::Figure;
+    use crate::render::spark::{self, Scale};
+    let tier = app.span_tier();
+    let series = app.timeline.series(path, tier);
+    let ring = app.timeline.specs().get(tier).map_or(0, |s| s.len);
+    let w = width.saturating_sub(7 + SPARK_WORDS).min(ring);
+    // one sample is no line: the block waits for a second
+    let present = series.iter().filter(|(_, e)| e.is_present()).count();
+    if present < 2 || w < 8 {
+        return;
+    }
+    let shown = &series[series.len() - w.min(series.len())..];
+    // the sample of the moment shown (none when the span does not hold it)
+    let every = app.tier_every(tier);
+    let marked = app.past.as_ref().and_then(|p| {
+        shown
+            .iter()
+            .enumerate()
+            .map(|(i, (st, _))| (i, st.at.abs_diff(p.moment.stamp.at)))
+            .filter(|(_, d)| *d <= every)
+            .min_by_key(|(_, d)| *d)
+            .map(|(i, _)| i + w - shown.len())
+    });
+    out.push(Line::styled(
+        format!(
+            "history: {}{}",
+            spark::span_words(shown.len(), every),
+            if tier > 0 { ", mean/peak" } else { "" }
+        ),
+        theme.title,
+    ));
+    let figs = |f: Figure| -> Vec<Option<f64>> { shown.iter().map(|(_, e)| e.get(f)).collect() };
+    let line = |name: &str, vals: &[Option<f64>], scale: Scale, words: String| {
+        let text = spark::line(vals, w, scale);
+        let mut spans = vec![label(name, theme)];
+        match marked {
+            Some(i) => {
+                let before: String = text.chars().take(i).collect();
+                let at: String = text.chars().skip(i).take(1).collect();
+                let after: String = text.chars().skip(i + 1).collect();
+                spans.push(Span::raw(before));
+                spans.push(Span::styled(
+                    if at == " " { "|".into() } else { at },
+                    theme.selected,
+                ));
+                spans.push(Span::raw(after));
+            }
+            None => spans.push(Span::raw(text)),
+        }
+        spans.push(Span::styled(format!(" {words}"), theme.dim));
+        Line::from(spans)
+    };
+    let range = |vals: &[Option<f64>], say: &dyn Fn(f64) -> String| {
+        spark::min_max(vals, w).map_or_else(
+            || "no figure".to_owned(),
+            |(lo, hi)| format!("min {} max {}", say(lo), say(hi)),
+        )
+    };
+    // CPU against the quota where there is one, else its own peak
+    let cpu: Vec<Option<f64>> = figs(Figure::Cpu)
+        .into_iter()
+        .map(|v| v.map(|p| app.cpu_shown(p)))
+        .collect();
+    let quota = limits
+        .cpu
+        .and_then(|m| m.cpus())
+        .map(|c| app.cpu_shown(c * 100.0));
+    let pct_of = |v: f64| format!("{}%", pct(Some(v)));
+    // a figure the group never had (a controller off, or on v1) has no
+    // line: the figures above say why
+    let some = |v: &[Option<f64>]| v.iter().any(Option::is_some);
+    if some(&cpu) {
+        out.push(line(
+            "CPU",
+            &cpu,
+            quota.map_or(Scale::Max, Scale::Ceiling),
+            range(&cpu, &pct_of),
+        ));
+    }
+    // memory against the effective limit
+    let mem = figs(Figure::Memory);
+    let mem_words = range(&mem, &|v| bytes_short(v as u64));
+    if some(&mem) {
+        out.push(line(
+            "MEM",
+            &mem,
+            limits
+                .memory
+                .map_or(Scale::Max, |l| Scale::Ceiling(l as f64)),
+            match limits.memory {
+                Some(l) => format!("{mem_words} / {}", bytes_short(l)),
+                None => mem_words,
+            },
+        ));
+    }
+    let io: Vec<Option<f64>> = shown
+        .iter()
+        .map(
+            |(_, e)| match (e.get(Figure::IoRead), e.get(Figure::IoWrite)) {
+                (None, None) => None,
+                (r, w) => Some(r.unwrap_or(0.0) + w.unwrap_or(0.0)),
+            },
+        )
+        .collect();
+    if some(&io) {
+        let say = |v: f64| format!("{}/s", bytes_short(v as u64));
+        out.push(line("IO r+w", &io, Scale::Max, range(&io, &say)));
+    }
+    for (name, f) in [("PSI s", Figure::PsiSome), ("PSI f", Figure::PsiFull)] {
+        let v = figs(f);
+        if some(&v) {
+            out.push(line(name, &v, Scale::Max, range(&v, &pct_of)));
+        }
+    }
+    // in the past: a caret under the moment shown (its cell is marked too)
+    if let (Some(i), Some(p)) = (marked, &app.past) {
+        let under = format!(
+            "{}^ {}",
+            " ".repeat(7 + i),
+            spark::clock_utc(p.moment.stamp.unix_s)
+        );
+        out.push(Line::styled(fit_left(&under, width), theme.title));
+    }
 }
 
 fn cpu_max_text(m: Option<CpuMax>) -> String {
@@ -206,11 +360,16 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         format!("{}%", pct(r.cpu_pct.map(|p| app.cpu_shown(p)))),
         theme.severity(severity::cpu(r.cpu_pct, limits.cpu)),
     );
-    let mut cpu = format!(
-        "  user {}%  sys {}%",
-        pct(r.user_pct.map(|p| app.cpu_shown(p))),
-        pct(r.system_pct.map(|p| app.cpu_shown(p)))
-    );
+    // a past moment keeps the total only
+    let mut cpu = if app.in_past() {
+        String::new()
+    } else {
+        format!(
+            "  user {}%  sys {}%",
+            pct(r.user_pct.map(|p| app.cpu_shown(p))),
+            pct(r.system_pct.map(|p| app.cpu_shown(p)))
+        )
+    };
     // throttling means something only under a quota (or when it happened)
     let has_quota = det
         .and_then(|d| d.cpu_max)
@@ -308,11 +467,11 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         out.push(Line::from(vec![
             label("IO", theme),
             Span::raw(format!(
-                "read {}/s {:.0} IOPS  write {}/s {:.0} IOPS",
+                "read {}/s {} IOPS  write {}/s {} IOPS",
                 bytes_long(io.rbps),
-                io.riops,
+                iops(io.riops),
                 bytes_long(io.wbps),
-                io.wiops
+                iops(io.wiops)
             )),
         ]));
     }
@@ -341,6 +500,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         Span::styled(pids, theme.severity(pids_level)),
     ]));
     let Some(det) = det else {
+        history(&mut out, app, theme, width, &g.path, &limits);
         return out;
     };
     // Pressure
@@ -359,6 +519,8 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             out.push(Line::styled(psi(name, p), theme.severity(level)));
         }
     }
+    // the figures' history, then the structure (which changes rarely)
+    history(&mut out, app, theme, width, &g.path, &limits);
     // Structure
     let list = |ctl: Option<&crate::cgroupfs::Controllers>| {
         ctl.map_or(MISSING.into(), |names| {

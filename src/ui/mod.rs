@@ -38,6 +38,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 use std::os::unix::ffi::OsStrExt;
+use std::time::Duration;
 pub use theme::Theme;
 
 /// At this width and above the detail pane sits right of the tree.
@@ -59,8 +60,13 @@ struct Areas {
 /// The tree pane's width for names `name_width` wide with the figure
 /// columns shown: what a wide screen gives it, up to [`TREE_SHARE`]
 /// percent.
-fn tree_need(name_width: usize, cols: &[Column]) -> u16 {
-    let need = name_width.max(columns::NAME_MIN) + 1 + columns::fixed_width(cols);
+fn tree_need(name_width: usize, cols: &[Column], spark: bool) -> u16 {
+    let spark_w = if spark {
+        crate::render::spark::COLUMN_WIDTH + 1
+    } else {
+        0
+    };
+    let need = name_width.max(columns::NAME_MIN) + 1 + columns::fixed_width(cols) + spark_w;
     u16::try_from(need).unwrap_or(u16::MAX)
 }
 
@@ -69,7 +75,7 @@ const TREE_SHARE: u16 = 58;
 /// The least: the detail's lines are no wider than this leaves.
 const TREE_SHARE_MIN: u16 = 40;
 
-fn areas(area: Rect, zoom: Zoom, name_width: usize, cols: &[Column]) -> Areas {
+fn areas(area: Rect, zoom: Zoom, name_width: usize, cols: &[Column], spark: bool) -> Areas {
     let [header, body, status, footer] = Layout::vertical([
         Constraint::Length(HEADER_LINES),
         Constraint::Min(3),
@@ -84,7 +90,7 @@ fn areas(area: Rect, zoom: Zoom, name_width: usize, cols: &[Column]) -> Areas {
         Zoom::Split if area.width >= WIDE => {
             // the tree as wide as its names and figures need, within its
             // share; the detail takes what is left
-            let w = tree_need(name_width, cols).clamp(
+            let w = tree_need(name_width, cols, spark).clamp(
                 area.width * TREE_SHARE_MIN / 100,
                 area.width * TREE_SHARE / 100,
             );
@@ -117,6 +123,7 @@ pub fn tree_row_at(app: &App, x: u16, y: u16) -> Option<usize> {
         app.zoom,
         app.name_width,
         &app.columns,
+        app.spark_column,
     )
     .tree;
     // the first line of the pane is the column header
@@ -156,7 +163,7 @@ pub(crate) fn limits_of(app: &App, g: &GroupSample) -> Limits {
 pub fn tree_rows_for(width: u16, height: u16) -> TreeRows {
     let rows = |zoom| {
         // the tree's width does not change its height
-        let a = areas(Rect::new(0, 0, width, height), zoom, 0, &[]);
+        let a = areas(Rect::new(0, 0, width, height), zoom, 0, &[], false);
         usize::from(a.tree.height.saturating_sub(1))
     };
     TreeRows {
@@ -166,7 +173,13 @@ pub fn tree_rows_for(width: u16, height: u16) -> TreeRows {
 }
 
 pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
-    let a = areas(f.area(), app.zoom, app.name_width, &app.columns);
+    let a = areas(
+        f.area(),
+        app.zoom,
+        app.name_width,
+        &app.columns,
+        app.spark_column,
+    );
     header(f, a.header, app, theme);
     if a.tree.height > 0 {
         tree::render(f, a.tree, app, theme);
@@ -250,7 +263,9 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             theme.warn,
         ));
     }
-    if let Some(d) = &app.data {
+    if let Some(p) = &app.past {
+        l2.extend(past_header(app, p, theme));
+    } else if let Some(d) = &app.data {
         let c = &d.refresh.snapshot.cost;
         l2.push(Span::raw(format!(
             "{} groups  every {}  cost {:.1} ms cpu, {} files ({} via kept fds)",
@@ -274,6 +289,8 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     }
     if app.read_only.is_some() {
         l2.push(Span::styled("  read-only", theme.warn));
+    } else if app.in_past() {
+        l2.push(Span::styled("  writes off (p: live)", theme.warn));
     }
     let cpu = if app.cpu_machine {
         format!("  CPU%: of {} CPUs", app.host.ncpus)
@@ -286,6 +303,38 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Paragraph::new(vec![Line::from(l1), meters, Line::from(l2)]),
         area,
     );
+}
+
+/// The header's second line while the past is shown: the moment's clock
+/// time (UTC) and age against the newest refresh, the groups then, and
+/// what one sample of its tier is.
+fn past_header(app: &App, p: &crate::app::past::Past, theme: &Theme) -> Vec<Span<'static>> {
+    use crate::render::spark::{age_words, clock_utc, every_words};
+    let m = p.moment;
+    let age = app
+        .timeline
+        .latest()
+        .map_or(Duration::ZERO, |l| l.stamp.at.saturating_sub(m.stamp.at));
+    let groups = app
+        .data
+        .as_ref()
+        .map_or(0, |d| d.refresh.snapshot.groups.len());
+    let sample = if m.tier == 0 {
+        "one refresh".to_owned()
+    } else {
+        // rates are the span's mean, levels its peak (model::timeline)
+        format!("{} mean/peak", every_words(app.tier_every(m.tier)))
+    };
+    vec![
+        Span::styled(
+            format!("PAST {} UTC, {}", clock_utc(m.stamp.unix_s), age_words(age)),
+            theme.warn,
+        ),
+        Span::raw(format!(
+            "  {groups} group{}  {sample}",
+            if groups == 1 { "" } else { "s" }
+        )),
+    ]
 }
 
 /// The machine's meters, htop's way: `CPU[||||   12.5%]` (busy time of
@@ -390,6 +439,7 @@ fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let line = match &app.mode {
         Mode::Filter => typing("filter: ", &app.filter),
         Mode::IntervalPrompt(t) => typing("refresh every (seconds): ", t),
+        Mode::Jump(t) => typing("jump to (-90s, -5m, 14:03:20 UTC): ", t),
         _ => match &app.status {
             Some(s) => {
                 let style = match s.level {
@@ -425,24 +475,21 @@ fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     // a dialog shows its keys on its own bottom border
     if !matches!(
         scope,
-        Scope::Main | Scope::Filter | Scope::Prompt | Scope::Help
+        Scope::Main | Scope::Filter | Scope::Prompt | Scope::Jump | Scope::Help
     ) {
         return;
     }
     let mut spans = Vec::new();
     for (key, label, writes) in footer_items(scope) {
         // read-only: a key that would only be refused is not offered
-        if writes && app.read_only.is_some() {
+        if writes && app.writes_off().is_some() {
             continue;
         }
         spans.push(Span::styled(key, theme.key));
         spans.push(Span::raw(format!(" {label} ")));
     }
-    if let (Some(why), Scope::Main) = (app.read_only, scope) {
-        spans.push(Span::styled(
-            format!(" read-only ({}): writes off", why.short()),
-            theme.warn,
-        ));
+    if let (Some(why), Scope::Main) = (app.writes_off(), scope) {
+        spans.push(Span::styled(format!(" {}", why.short()), theme.warn));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }

@@ -2,11 +2,13 @@
 
 use super::Theme;
 use crate::app::{App, SortKey};
+use crate::model::timeline::Figure;
 use crate::model::{GroupRates, GroupSample};
 use crate::render::columns::{self, Column, NAME_TITLE, STATE_TITLE};
 use crate::render::fit::{self, fit};
 use crate::render::marks::{Held, StateMarks};
 use crate::render::severity::{self, Limits, Severity};
+use crate::render::spark;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -28,10 +30,40 @@ fn level(c: Column, g: &GroupSample, r: &GroupRates, limits: &Limits) -> Option<
     }
 }
 
+/// Whether the sparkline column (`s`) is drawn at this width, and the
+/// figure columns beside it: it is shown only where it costs no figure
+/// column (those are dropped last), so a narrow screen loses it first.
+pub fn spark_fits(app: &App, width: usize) -> (bool, Vec<Column>) {
+    let cols = Column::fitting(&app.columns, width);
+    if !app.spark_column {
+        return (false, cols);
+    }
+    let room = width.saturating_sub(spark::COLUMN_WIDTH + 1);
+    let beside_spark = Column::fitting(&app.columns, room);
+    let fits = beside_spark == cols && room >= columns::NAME_MIN + columns::fixed_width(&cols);
+    (fits, cols)
+}
+
+/// A group's CPU % of its last refreshes, up to the moment shown.
+fn spark_series(app: &App, g: &GroupSample) -> Vec<Option<f64>> {
+    // in the past: the refreshes up to the moment (none left of a moment
+    // older than the last minute: blank, not the present's)
+    let until = app.past.as_ref().map(|p| p.moment.stamp.at);
+    app.timeline
+        .series(&g.path, 0)
+        .into_iter()
+        .filter(|(st, _)| until.is_none_or(|u| st.at <= u))
+        .map(|(_, e)| e.get(Figure::Cpu).map(|p| app.cpu_shown(p)))
+        .collect()
+}
+
 pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let width = usize::from(area.width);
-    let cols = Column::fitting(&app.columns, width);
-    let name_w = width.saturating_sub(columns::fixed_width(&cols)).max(8);
+    let (spark_on, cols) = spark_fits(app, width);
+    let spark_w = if spark_on { spark::COLUMN_WIDTH + 1 } else { 0 };
+    let name_w = width
+        .saturating_sub(columns::fixed_width(&cols) + spark_w)
+        .max(8);
     // as wide as the widest name, not as the pane: the figures sit beside
     // the names they belong to (the pane itself is sized by `ui::areas`)
     let name_w = name_w.min(app.name_width.max(columns::NAME_MIN) + 1);
@@ -53,6 +85,13 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         format!("{NAME_TITLE}{}", mark(SortKey::Name))
     );
     head.push_str(&columns::header_cells(&cols, |c| mark(SortKey::of(c))));
+    if spark_on {
+        head.push_str(&format!(
+            " {:<w$}",
+            spark::COLUMN_TITLE,
+            w = spark::COLUMN_WIDTH
+        ));
+    }
     head.push_str(&format!(" {STATE_TITLE:<w$}", w = StateMarks::WIDTH));
     lines.push(Line::styled(fit(&head, width), theme.column_header));
 
@@ -105,6 +144,13 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
                 theme.severity(level(c, g, r, &limits)),
             ));
         }
+        if spark_on {
+            spans.push(Span::raw(" "));
+            spans.push(Span::styled(
+                spark::cpu_cell(&spark_series(app, g)),
+                theme.dim,
+            ));
+        }
         let st =
             StateMarks::of(g, app.row_throttled(i)).with_event(app.event_marks.contains(&g.path));
         spans.push(Span::raw(" "));
@@ -117,7 +163,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             },
         ));
         // to the pane's edge, so that the cursor bar spans the row
-        let used = name_w + columns::fixed_width(&cols);
+        let used = name_w + columns::fixed_width(&cols) + spark_w;
         spans.push(Span::raw(" ".repeat(width.saturating_sub(used))));
         let mut line = Line::from(spans);
         if i == app.cursor {

@@ -179,11 +179,11 @@ fn list_step(cursor: usize, len: usize, action: Option<keymap::Action>) -> Optio
     }
 }
 
-/// Refuses when writing is off; says why.
+/// Refuses when writing is off (read-only, or the past on screen); says
+/// why.
 fn writable(app: &mut App) -> bool {
-    if let Some(why) = &app.read_only {
-        let text = format!("read-only ({why}): this key changes the hierarchy");
-        app.set_status(Level::Warn, text);
+    if let Some(why) = app.writes_off() {
+        app.set_status(Level::Warn, why.to_string());
         return false;
     }
     true
