@@ -194,6 +194,39 @@ impl Drop for StopOnDrop {
     }
 }
 
+/// A running watcher of a batch run or a recording, and its channel.
+struct BatchWatcher(StopOnDrop, std::sync::mpsc::Receiver<Watched>);
+
+impl BatchWatcher {
+    /// Starts the watcher on the refreshes' clock (`clock`, and the UNIX
+    /// time at it); `None` when it cannot start (the run goes on without
+    /// events, as it does where inotify is missing).
+    fn spawn(e: BatchEvents, clock: std::time::Instant, clock_unix: Duration) -> Option<Self> {
+        let (tx, rx) = std::sync::mpsc::channel::<Watched>();
+        let cfg = WatchConfig {
+            clock,
+            clock_unix,
+            ..e.cfg
+        };
+        let h = watch::spawn(e.hier, cfg, tx).ok()?;
+        Some(Self(StopOnDrop(h), rx))
+    }
+
+    /// Gives the watcher `r`'s groups and takes the events seen since
+    /// the last call.
+    fn drain(&self, r: &Refresh) -> Vec<Event> {
+        let paths = r.snapshot.groups.iter().map(|g| g.path.clone()).collect();
+        self.0 .0.send(WatchCommand::Groups(paths));
+        let mut evs = Vec::new();
+        for w in self.1.try_iter() {
+            if let Watched::Events(e) = w {
+                evs.extend(e);
+            }
+        }
+        evs
+    }
+}
+
 /// The event watcher of a batch run: the hierarchy and its settings
 /// (its clock is set to the refreshes' when the run starts).
 pub struct BatchEvents {
@@ -252,16 +285,7 @@ pub fn run_collector_with(
     let start_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    let watcher = events.and_then(|e| {
-        let (tx, rx) = std::sync::mpsc::channel::<Watched>();
-        let cfg = WatchConfig {
-            clock: start,
-            clock_unix: start_unix,
-            ..e.cfg
-        };
-        let h = watch::spawn(e.hier, cfg, tx).ok()?;
-        Some((StopOnDrop(h), rx))
-    });
+    let watcher = events.and_then(|e| BatchWatcher::spawn(e, start, start_unix));
     let mut prev_at = c.refresh_timed(start).snapshot.at;
     let mut n = 0u64;
     while opts.iterations.is_none_or(|max| n < max) {
@@ -271,16 +295,7 @@ pub fn run_collector_with(
         let r = c.refresh_timed(start);
         let interval = r.snapshot.at.saturating_sub(prev_at);
         prev_at = r.snapshot.at;
-        let mut evs = Vec::new();
-        if let Some((StopOnDrop(h), rx)) = &watcher {
-            let paths = r.snapshot.groups.iter().map(|g| g.path.clone()).collect();
-            h.send(WatchCommand::Groups(paths));
-            for w in rx.try_iter() {
-                if let Watched::Events(e) = w {
-                    evs.extend(e);
-                }
-            }
-        }
+        let evs = watcher.as_ref().map(|w| w.drain(&r)).unwrap_or_default();
         let res = match opts.output {
             Output::Json => write_json(out, &r, interval, start_unix, m, host, &evs),
             _ => write_text_events(out, &r, interval, m, host, n, &opts.columns, &evs),
@@ -517,10 +532,9 @@ pub fn print_refresh(
     header: &crate::model::record::Header,
     n: u64,
     cols: &[Column],
+    events: &[Event],
 ) -> std::io::Result<()> {
     match output {
-        // a recording keeps no events (yet): its refreshes print an
-        // empty `events`, live and replayed alike
         Output::Json => write_json(
             out,
             r,
@@ -528,9 +542,18 @@ pub fn print_refresh(
             header.start_unix,
             &header.mount,
             &header.host,
-            &[],
+            events,
         ),
-        Output::Text => write_text_with(out, r, interval, &header.mount, &header.host, n, cols),
+        Output::Text => write_text_events(
+            out,
+            r,
+            interval,
+            &header.mount,
+            &header.host,
+            n,
+            cols,
+            events,
+        ),
         Output::Tui => Ok(()),
     }
 }
@@ -546,20 +569,41 @@ pub fn record(
     out: &mut impl Write,
     c: &mut Collector,
     rec: &mut crate::source::record::Recorder,
+    busy: Option<&mut crate::source::record::BusyReader>,
+    header: &crate::model::record::Header,
+    opts: &Options,
+    refresh: impl FnMut(&mut Collector) -> Refresh,
+    wait: impl FnMut(Duration) -> bool,
+) -> Result<u64> {
+    record_with(out, c, rec, busy, header, opts, refresh, wait, None)
+}
+
+/// [`record`] with the event watcher: the events seen before each
+/// refresh are recorded with it and printed with it, as `--json` and
+/// `-b` print them live. `events` carries the clock the refreshes are
+/// taken on (`clock`, the run's start).
+#[allow(clippy::too_many_arguments)]
+pub fn record_with(
+    out: &mut impl Write,
+    c: &mut Collector,
+    rec: &mut crate::source::record::Recorder,
     mut busy: Option<&mut crate::source::record::BusyReader>,
     header: &crate::model::record::Header,
     opts: &Options,
     mut refresh: impl FnMut(&mut Collector) -> Refresh,
     mut wait: impl FnMut(Duration) -> bool,
+    events: Option<(BatchEvents, std::time::Instant)>,
 ) -> Result<u64> {
     use crate::source::record::Written;
+    let watcher = events.and_then(|(e, clock)| BatchWatcher::spawn(e, clock, header.start_unix));
+    let drain = |r: &Refresh| watcher.as_ref().map(|w| w.drain(r)).unwrap_or_default();
     let first = refresh(c);
     let mut prev_at = first.snapshot.at;
     let b = busy
         .as_deref_mut()
         .map(|b| b.read(&first))
         .unwrap_or_default();
-    if rec.write(&first, &b)? == Written::Full {
+    if rec.write_with_events(&first, &b, &drain(&first))? == Written::Full {
         return Ok(1);
     }
     let mut n = 0u64;
@@ -569,13 +613,23 @@ pub fn record(
         }
         let r = refresh(c);
         let b = busy.as_deref_mut().map(|b| b.read(&r)).unwrap_or_default();
-        if rec.write(&r, &b)? == Written::Full {
+        let evs = drain(&r);
+        if rec.write_with_events(&r, &b, &evs)? == Written::Full {
             break;
         }
         let interval = r.snapshot.at.saturating_sub(prev_at);
         prev_at = r.snapshot.at;
-        let res = print_refresh(out, opts.output, &r, interval, header, n, &opts.columns)
-            .and_then(|()| out.flush());
+        let res = print_refresh(
+            out,
+            opts.output,
+            &r,
+            interval,
+            header,
+            n,
+            &opts.columns,
+            &evs,
+        )
+        .and_then(|()| out.flush());
         if let Err(e) = res {
             // a closed pipe stops the printing, not the recording
             if e.kind() != std::io::ErrorKind::BrokenPipe {
@@ -611,6 +665,7 @@ pub fn replay(
             replay.run_header(),
             n,
             cols,
+            &r.events,
         );
         if let Err(e) = res {
             if e.kind() == std::io::ErrorKind::BrokenPipe {

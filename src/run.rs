@@ -319,10 +319,15 @@ pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
         },
     ]);
     let mut last: Option<collector::Refresh> = None;
+    let mut events = Vec::new();
     while let Some(mut r) = replay.next() {
         // an appended run counts its time from its own start
         let shift = replay.run_header().start_unix.saturating_sub(h.start_unix);
         r.refresh.snapshot.at += shift;
+        events.extend(r.events.into_iter().map(|mut e| {
+            e.at += shift;
+            e
+        }));
         if let Some(prev) = last.replace(r.refresh) {
             app.load_history(&prev);
         }
@@ -339,6 +344,8 @@ pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
         &mut app,
         Msg::Collected(collector::Collected::Refresh(Box::new(last))),
     );
+    // the recorded events, on the events screen (!) as they were live
+    app::update(&mut app, Msg::Events(events));
     let clock = |s: f64| crate::render::spark::clock_utc(s);
     app.status = Some(app::Status {
         level: app::Level::Info,
@@ -640,7 +647,11 @@ pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<
         }
         false
     };
-    let res = batch::record(
+    let events = batch::BatchEvents {
+        hier: Arc::clone(&hier),
+        cfg: watch_config(opts, &m),
+    };
+    let res = batch::record_with(
         &mut out,
         &mut c,
         &mut rec,
@@ -649,6 +660,7 @@ pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<
         opts,
         |c| c.refresh_timed(start),
         wait,
+        Some((events, start)),
     );
     // the frame is ended whatever happened: what was written stays readable
     let fin = rec.finish();

@@ -824,3 +824,50 @@ fn the_tui_replays_a_recording_read_only_with_time_travel() {
     t.send(&["q"]);
     t.wait_for("EXIT=0");
 }
+
+/// The events the watcher saw are recorded with their refresh: the live
+/// `--json` of `cgtop record` shows a freeze seen between two refreshes,
+/// and `cgtop replay --json` prints the same lines, that event included.
+#[test]
+fn events_are_recorded_and_replayed_as_they_were_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = copy_fixture("pure-v2-systemd");
+    let file = dir.path().join("r.rec");
+    let (root, f) = (tree.path().to_str().unwrap(), file.to_str().unwrap());
+    let child = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args([
+            "record", "-o", f, "--root", root, "-d", "0.3", "-n", "6", "--json",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    let dbus = tree.path().join("system.slice/dbus.service");
+    std::fs::write(dbus.join("cgroup.events"), "populated 1\nfrozen 1\n").unwrap();
+    let live = child.wait_with_output().unwrap();
+    assert!(
+        live.status.success(),
+        "{}",
+        String::from_utf8_lossy(&live.stderr)
+    );
+    let live = String::from_utf8(live.stdout).unwrap();
+    let frozen: Vec<&str> = live
+        .lines()
+        .filter(|l| l.contains(r#""kind":"frozen""#))
+        .collect();
+    assert_eq!(frozen.len(), 1, "one refresh carries the freeze:\n{live}");
+    assert!(frozen[0].contains(r#""path":"/system.slice/dbus.service""#));
+    let back = cgtop(&["replay", f, "--json"]);
+    assert!(back.status.success());
+    assert_eq!(String::from_utf8(back.stdout).unwrap(), live);
+    // and -b prints the event line
+    let text = cgtop(&["replay", f, "-b"]);
+    let t = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        t.lines()
+            .any(|l| l.starts_with("event ") && l.contains("dbus.service frozen")),
+        "{t}"
+    );
+}

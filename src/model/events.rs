@@ -82,6 +82,11 @@ impl MemoryEvent {
             .find(|(_, e)| *e == self)
             .map_or("", |(k, _)| k)
     }
+
+    /// The counter of a memory.events key.
+    pub fn from_key(key: &str) -> Option<Self> {
+        Self::KEYS.iter().find(|(k, _)| *k == key).map(|(_, e)| *e)
+    }
 }
 
 /// A `memory.swap.events` counter.
@@ -106,6 +111,11 @@ impl SwapEvent {
             .iter()
             .find(|(_, e)| *e == self)
             .map_or("", |(k, _)| k)
+    }
+
+    /// The counter of a memory.swap.events key.
+    pub fn from_key(key: &str) -> Option<Self> {
+        Self::KEYS.iter().find(|(k, _)| *k == key).map(|(_, e)| *e)
     }
 }
 

@@ -19,13 +19,18 @@
 //!   of the changed fields; a path is written once per frame, then its
 //!   id. The limits of a group ride in its entry when they changed; the
 //!   block devices and the processes of the busiest groups follow.
-//! - [`TAG_EVENTS`]: reserved for the events of issue 9 item 3
-//!   (`model::events`), to be written beside the samples once they exist.
+//! - [`TAG_EVENTS`]: the events the watcher saw since the sample before
+//!   (`model::events`: cgroup.events, memory.events with an OOM kill's
+//!   victim, memory.swap.events, pids.events), written just before the
+//!   sample they are printed with; a reader gives them to that sample.
+//!   Each event carries its own full path (events are few; a group they
+//!   name may be gone from every sample).
 //!
 //! The decoder never panics and caps every length and count (see the
 //! `MAX_` constants): a recording is outside input, as hostile as
 //! cgroupfs itself.
 
+use super::events::{Event, EventKind, MemoryEvent, OomVictim, SwapEvent};
 use super::host::HostInfo;
 use super::snapshot::{
     DeviceInfo, GroupSample, HotStats, MountInfo, MountMode, ProcessInfo, ScanCost, Snapshot,
@@ -44,10 +49,11 @@ pub const VERSION: u8 = 1;
 
 pub const TAG_HEADER: u8 = 1;
 pub const TAG_SAMPLE: u8 = 2;
-/// Reserved: the events (issue 9 item 3) will be written as records of
-/// this kind after the sample they were seen before. Readers of version 1
-/// skip it, like any tag they do not know.
+/// The events seen before the next sample (a reader that does not know
+/// the kind skips it, like any tag it does not know).
 pub const TAG_EVENTS: u8 = 3;
+/// Events in one record (the app keeps at most 10,000 in all).
+pub const MAX_EVENTS: usize = 10_000;
 
 /// The longest record a reader accepts (far above a keyframe of 10,000
 /// groups).
@@ -144,6 +150,9 @@ pub struct Sample {
     pub devices: Vec<DeviceInfo>,
     /// The processes of the busiest groups.
     pub busy: Vec<Busy>,
+    /// The events seen since the sample before (from the [`TAG_EVENTS`]
+    /// records just before this one).
+    pub events: Vec<Event>,
 }
 
 /// What one sample to write is made of (borrowed from a `Refresh`).
@@ -942,6 +951,8 @@ impl Encoder {
 pub enum Record {
     Header(Box<Header>),
     Sample(Box<Sample>),
+    /// Events, for the sample that follows.
+    Events(Vec<Event>),
     /// A kind this version does not know (skipped): its tag.
     Unknown(u8),
 }
@@ -986,6 +997,7 @@ impl Decoder {
                 Ok(Record::Header(Box::new(h)))
             }
             TAG_SAMPLE => self.sample(payload).map(|s| Record::Sample(Box::new(s))),
+            TAG_EVENTS => decode_events(payload).map(Record::Events),
             t => Ok(Record::Unknown(t)),
         }
     }
@@ -1123,8 +1135,146 @@ impl Decoder {
             limits: (flags & HAS_LIMITS != 0).then_some(limits),
             devices: self.devices.clone(),
             busy,
+            events: Vec::new(),
         })
     }
+}
+
+// ---- events --------------------------------------------------------------
+
+fn put_path(out: &mut Vec<u8>, p: Option<&GroupPath>) {
+    match p {
+        None => out.push(0),
+        Some(p) => {
+            out.push(1);
+            put_bytes(out, p.as_bytes());
+        }
+    }
+}
+
+fn get_path(i: &mut Input<'_>) -> Result<Option<GroupPath>, DecodeError> {
+    match i.byte()? {
+        0 => Ok(None),
+        1 => GroupPath::parse(i.bytes()?)
+            .map(Some)
+            .map_err(|_| DecodeError::Invalid("an event's path")),
+        _ => Err(DecodeError::Invalid("an event's path")),
+    }
+}
+
+/// Appends a [`TAG_EVENTS`] record of `events` (at most [`MAX_EVENTS`];
+/// nothing when there are none).
+pub fn put_events(out: &mut Vec<u8>, events: &[Event]) {
+    let events = &events[..events.len().min(MAX_EVENTS)];
+    if events.is_empty() {
+        return;
+    }
+    let mut p = Vec::with_capacity(32 * events.len());
+    put_u64(&mut p, events.len() as u64);
+    for e in events {
+        put_duration(&mut p, e.at);
+        put_u64(&mut p, e.unix_s.to_bits());
+        put_path(&mut p, Some(&e.path));
+        match &e.kind {
+            EventKind::Populated(v) => p.extend_from_slice(&[0, u8::from(*v)]),
+            EventKind::Frozen(v) => p.extend_from_slice(&[1, u8::from(*v)]),
+            EventKind::Memory {
+                what,
+                count,
+                victim,
+            } => {
+                p.push(2);
+                put_str(&mut p, what.key());
+                put_u64(&mut p, *count);
+                match victim {
+                    None => p.push(0),
+                    Some(v) => {
+                        p.push(1);
+                        put_bytes(&mut p, &v.task);
+                        put_u64(&mut p, u64::from(v.pid));
+                        put_opt(&mut p, v.uid.map(u64::from));
+                        put_path(&mut p, v.oom_memcg.as_ref());
+                        put_path(&mut p, v.task_memcg.as_ref());
+                    }
+                }
+            }
+            EventKind::Swap { what, count } => {
+                p.push(3);
+                put_str(&mut p, what.key());
+                put_u64(&mut p, *count);
+            }
+            EventKind::PidsMax { count } => {
+                p.push(4);
+                put_u64(&mut p, *count);
+            }
+        }
+    }
+    put_record(out, TAG_EVENTS, &p);
+}
+
+fn decode_events(payload: &[u8]) -> Result<Vec<Event>, DecodeError> {
+    let mut i = Input::new(payload);
+    let n = i.count(MAX_EVENTS, "events")?;
+    let mut out = Vec::with_capacity(n.min(payload.len()));
+    let flag = |b: u8| match b {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(DecodeError::Invalid("an event's state")),
+    };
+    for _ in 0..n {
+        let at = i.duration()?;
+        let unix_s = f64::from_bits(i.u64()?);
+        if !unix_s.is_finite() {
+            return Err(DecodeError::Invalid("an event's time"));
+        }
+        let path = get_path(&mut i)?.ok_or(DecodeError::Invalid("an event's path"))?;
+        let kind = match i.byte()? {
+            0 => EventKind::Populated(flag(i.byte()?)?),
+            1 => EventKind::Frozen(flag(i.byte()?)?),
+            2 => {
+                let what = MemoryEvent::from_key(&i.string()?)
+                    .ok_or(DecodeError::Invalid("a memory event"))?;
+                let count = i.u64()?;
+                let victim = match i.byte()? {
+                    0 => None,
+                    1 => {
+                        let task = i.bytes()?;
+                        let task = task[..task.len().min(super::events::TASK_CAP)].to_vec();
+                        let pid = i.u32()?;
+                        let uid = i.opt()?.map(u32::try_from).transpose();
+                        let uid = uid.map_err(|_| DecodeError::Invalid("a uid"))?;
+                        Some(Box::new(OomVictim {
+                            task,
+                            pid,
+                            uid,
+                            oom_memcg: get_path(&mut i)?,
+                            task_memcg: get_path(&mut i)?,
+                        }))
+                    }
+                    _ => return Err(DecodeError::Invalid("an OOM victim")),
+                };
+                EventKind::Memory {
+                    what,
+                    count,
+                    victim,
+                }
+            }
+            3 => EventKind::Swap {
+                what: SwapEvent::from_key(&i.string()?)
+                    .ok_or(DecodeError::Invalid("a swap event"))?,
+                count: i.u64()?,
+            },
+            4 => EventKind::PidsMax { count: i.u64()? },
+            _ => return Err(DecodeError::Invalid("an event's kind")),
+        };
+        out.push(Event {
+            at,
+            unix_s,
+            path,
+            kind,
+        });
+    }
+    Ok(out)
 }
 
 /// Decodes a whole stream of records (no compression): every header and
@@ -1144,5 +1294,96 @@ pub fn decode_all(mut buf: &[u8]) -> (Vec<Record>, Option<DecodeError>) {
                 buf = &buf[used..];
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &[u8]) -> GroupPath {
+        GroupPath::parse(s).unwrap()
+    }
+
+    #[test]
+    fn events_round_trip_with_their_victim_and_odd_names() {
+        let events = vec![
+            Event {
+                at: Duration::from_millis(1500),
+                unix_s: 1_764_000_000.25,
+                path: p(b"a/b\x1b[31m\xff"),
+                kind: EventKind::Memory {
+                    what: MemoryEvent::OomKill,
+                    count: 2,
+                    victim: Some(Box::new(OomVictim {
+                        task: b"py\nthon".to_vec(),
+                        pid: 4242,
+                        uid: Some(1000),
+                        oom_memcg: Some(p(b"a")),
+                        task_memcg: None,
+                    })),
+                },
+            },
+            Event {
+                at: Duration::ZERO,
+                unix_s: 0.0,
+                path: p(b"a"),
+                kind: EventKind::Frozen(true),
+            },
+            Event {
+                at: Duration::from_secs(3),
+                unix_s: 1.0,
+                path: p(b"c"),
+                kind: EventKind::Swap {
+                    what: SwapEvent::Fail,
+                    count: u64::MAX,
+                },
+            },
+            Event {
+                at: Duration::from_secs(4),
+                unix_s: 2.0,
+                path: p(b"c"),
+                kind: EventKind::PidsMax { count: 7 },
+            },
+        ];
+        let mut out = Vec::new();
+        put_events(&mut out, &events);
+        let (records, err) = decode_all(&out);
+        assert_eq!(err, None);
+        assert_eq!(records, vec![Record::Events(events)]);
+        // none: no record at all
+        let mut none = Vec::new();
+        put_events(&mut none, &[]);
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn an_events_record_out_of_its_ranges_is_refused_not_trusted() {
+        let mut out = Vec::new();
+        put_events(
+            &mut out,
+            &[Event {
+                at: Duration::ZERO,
+                unix_s: 1.0,
+                path: p(b"a"),
+                kind: EventKind::Populated(true),
+            }],
+        );
+        let (tag, payload, _) = split_record(&out).unwrap().unwrap();
+        // the populated flag (the payload's last byte) set to 2
+        let mut bad = payload.to_vec();
+        *bad.last_mut().unwrap() = 2;
+        assert!(Decoder::new().record(tag, &bad).is_err());
+        // an unknown kind
+        let kind_at = bad.len() - 2;
+        bad[kind_at] = 9;
+        assert!(Decoder::new().record(tag, &bad).is_err());
+        // a count over the cap
+        let mut huge = Vec::new();
+        put_u64(&mut huge, (MAX_EVENTS + 1) as u64);
+        assert_eq!(
+            Decoder::new().record(TAG_EVENTS, &huge),
+            Err(DecodeError::TooLarge("events"))
+        );
     }
 }

@@ -234,6 +234,17 @@ impl Recorder {
     /// Writes one refresh (and the processes of its busiest groups) and
     /// flushes it.
     pub fn write(&mut self, r: &Refresh, busy: &[Busy]) -> io::Result<Written> {
+        self.write_with_events(r, busy, &[])
+    }
+
+    /// [`Recorder::write`] with the events seen since the sample before,
+    /// written just before this sample (`model::record::TAG_EVENTS`).
+    pub fn write_with_events(
+        &mut self,
+        r: &Refresh,
+        busy: &[Busy],
+        events: &[crate::model::events::Event],
+    ) -> io::Result<Written> {
         if self.full {
             return Ok(Written::Full);
         }
@@ -274,6 +285,7 @@ impl Recorder {
             self.frame_at = at;
             self.enc.start_frame(&self.header, &mut self.buf);
         }
+        crate::model::record::put_events(&mut self.buf, events);
         let limits: Vec<GroupLimits> = r.limits.iter().map(group_limits).collect();
         self.enc.sample(
             &SampleRef {
@@ -284,8 +296,6 @@ impl Recorder {
             },
             &mut self.buf,
         );
-        // (the place for the events of issue 9 item 3: a TAG_EVENTS
-        // record written here, after the sample it follows)
         let before = self.len();
         let keyframe = self.enc.samples_in_frame == 1;
         let f = self
@@ -522,11 +532,22 @@ impl<R: Read> Reader<R> {
     }
 
     /// The next sample (headers are taken in passing).
+    /// The next sample (headers are taken in passing), with the events
+    /// recorded just before it.
     pub fn next_sample(&mut self) -> io::Result<Option<Sample>> {
+        let mut events = Vec::new();
         loop {
             match self.next_record()? {
                 None => return Ok(None),
-                Some(Record::Sample(s)) => return Ok(Some(*s)),
+                Some(Record::Sample(mut s)) => {
+                    s.events = events;
+                    return Ok(Some(*s));
+                }
+                Some(Record::Events(e)) => {
+                    // bounded as the app's list is, whatever a file says
+                    let room = crate::model::record::MAX_EVENTS.saturating_sub(events.len());
+                    events.extend(e.into_iter().take(room));
+                }
                 Some(_) => {}
             }
         }
@@ -559,6 +580,8 @@ pub struct Replayed {
     pub first: bool,
     /// The time since the refresh before (the window of the rates).
     pub interval: Duration,
+    /// The events seen since the refresh before, as recorded.
+    pub events: Vec<crate::model::events::Event>,
 }
 
 /// A recording opened for replay: its header, and its refreshes in order
@@ -668,6 +691,7 @@ impl Iterator for Replay {
             busy: s.busy,
             first,
             interval,
+            events: s.events,
         })
     }
 }
