@@ -579,10 +579,7 @@ pub struct Replay {
 impl Replay {
     /// Opens FILE and reads up to its first sample.
     pub fn open(path: &Path) -> io::Result<Self> {
-        let file = File::open(path)?;
-        if !file.metadata()?.is_file() {
-            return Err(refuse(path, "not a regular file"));
-        }
+        let file = open_input(path)?;
         let mut reader = Reader::new(io::BufReader::new(file))?;
         let first = reader.next_sample()?;
         let header = reader.header().cloned().ok_or_else(|| {
@@ -632,6 +629,25 @@ impl Replay {
             }
         }
     }
+}
+
+/// Opens a recording to read: a regular file only. O_NONBLOCK: a FIFO (or
+/// a device) put at FILE must not hang the open; it is refused once open.
+fn open_input(path: &Path) -> io::Result<File> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    )
+    .map_err(io::Error::from)?;
+    let st = rustix::fs::fstat(&fd).map_err(io::Error::from)?;
+    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+        return Err(refuse(path, "not a regular file"));
+    }
+    let fl = rustix::fs::fcntl_getfl(&fd).map_err(io::Error::from)?;
+    rustix::fs::fcntl_setfl(&fd, fl - OFlags::NONBLOCK).map_err(io::Error::from)?;
+    Ok(File::from(fd))
 }
 
 /// Whether two headers are of the same run (the frames of one recording

@@ -1,0 +1,177 @@
+//! Attacks on `cgtop replay` (issue 9): a recording is an incident
+//! artifact that travels between hosts, crafted by anyone and replayed
+//! by root. It must neither hang the replay nor make it balloon.
+
+// test code: a failed expectation is a failed test
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use cgtop::model::record::{DecodeError, Decoder, Encoder, Header, Record, TAG_SAMPLE};
+use cgtop::model::GroupPath;
+use cgtop::source::record::Replay;
+use std::time::Duration;
+
+fn header() -> Header {
+    Header {
+        host: common::host(),
+        mount: common::directory_mount("pure-v2-systemd"),
+        start: GroupPath::root(),
+        interval: Duration::from_secs(1),
+        start_unix: Duration::from_secs(1_790_000_000),
+    }
+}
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// A FIFO put where the recording was expected (by another user, in
+/// /tmp): `Replay::open` must refuse it, not wait for a writer forever.
+#[test]
+fn replay_of_a_fifo_is_refused_without_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("incident.rec");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from(0o600),
+        0,
+    )
+    .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let f = fifo.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(Replay::open(&f).map(|_| ()).map_err(|e| e.to_string()));
+    });
+    let res = match rx.recv_timeout(Duration::from_secs(5)) {
+        Ok(r) => r,
+        Err(_) => {
+            // let the stuck open go, then fail
+            let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+            panic!("Replay::open hung on a FIFO");
+        }
+    };
+    let e = res.unwrap_err();
+    assert!(e.contains("not a regular file"), "{e}");
+}
+
+/// A directory and /dev/zero are refused too (and quickly).
+#[test]
+fn replay_of_a_directory_or_a_device_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for p in [dir.path(), std::path::Path::new("/dev/zero")] {
+        let e = Replay::open(p).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("not a regular file"), "{}: {e}", p.display());
+    }
+}
+
+/// The sizes the crafted sample below is made of.
+const GROUPS: usize = 320;
+const DEVICES: usize = cgtop::model::record::MAX_DEVICES;
+
+/// One sample record, raw: `GROUPS` new groups, each with an io.stat of
+/// `DEVICES` "(unknown)" devices without figures. Each device costs 7
+/// bytes in the record and a whole `(IoStatDevice, IoStatDev)` decoded;
+/// the decoder keeps every group's io.stat for the next sample's deltas.
+fn io_bomb_sample() -> Vec<u8> {
+    let mut p = Vec::new();
+    p.push(0); // flags: a new layout
+    for _ in 0..6 {
+        varint(&mut p, 0); // at, wall, cpu, files read, kept, dirs
+    }
+    p.push(0); // cost flags
+    varint(&mut p, GROUPS as u64);
+    for g in 0..GROUPS {
+        p.push(0); // a new path
+        let name = format!("g{g:05}");
+        varint(&mut p, name.len() as u64);
+        p.extend_from_slice(name.as_bytes());
+    }
+    for _ in 0..GROUPS {
+        varint(&mut p, 1 << 16); // the mask: io.stat changed
+        varint(&mut p, DEVICES as u64 + 1);
+        for _ in 0..DEVICES {
+            p.push(0); // "(unknown)"
+            p.extend_from_slice(&[0; 6]); // no figures
+        }
+    }
+    let mut rec = vec![TAG_SAMPLE];
+    varint(&mut rec, p.len() as u64);
+    rec.extend_from_slice(&p);
+    rec
+}
+
+/// A decompression bomb through the decoder's state: a few MB of record
+/// (far fewer once zstd has them) that decode to every group holding
+/// thousands of io.stat devices. Over 320 groups that is ~150 MB; over
+/// the 200,000 groups a frame may name, ~90 GB held by the decoder, and
+/// cloned into every following sample. The decoder must refuse a frame
+/// whose kept state is over its cap, as it refuses a record over its cap.
+#[test]
+fn a_frame_whose_state_balloons_is_refused() {
+    let mut buf = Vec::new();
+    Encoder::new().start_frame(&header(), &mut buf);
+    let bomb = io_bomb_sample();
+    assert!(
+        bomb.len() < 10 << 20,
+        "the record is small: {} bytes",
+        bomb.len()
+    );
+    let mut d = Decoder::new();
+    let (tag, payload, used) = cgtop::model::record::split_record(&buf).unwrap().unwrap();
+    assert!(matches!(d.record(tag, payload), Ok(Record::Header(_))));
+    assert_eq!(used, buf.len());
+    let (tag, payload, _) = cgtop::model::record::split_record(&bomb).unwrap().unwrap();
+    match d.record(tag, payload) {
+        Err(DecodeError::TooLarge(_)) => {}
+        Ok(Record::Sample(s)) => {
+            let held: usize = s
+                .snapshot
+                .groups
+                .iter()
+                .map(|g| g.hot.io.as_ref().map_or(0, |io| io.0.len()))
+                .sum();
+            panic!("decoded {held} io.stat devices from {} bytes", bomb.len());
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// An honest frame of the same shape but a few devices a group decodes.
+#[test]
+fn a_frame_of_ordinary_size_still_decodes() {
+    let mut buf = Vec::new();
+    Encoder::new().start_frame(&header(), &mut buf);
+    let mut p = vec![0u8];
+    for _ in 0..6 {
+        varint(&mut p, 0);
+    }
+    p.push(0);
+    varint(&mut p, 2000);
+    for g in 0..2000 {
+        p.push(0);
+        let name = format!("g{g:05}");
+        varint(&mut p, name.len() as u64);
+        p.extend_from_slice(name.as_bytes());
+    }
+    for _ in 0..2000 {
+        varint(&mut p, 1 << 16);
+        varint(&mut p, 9);
+        for _ in 0..8 {
+            p.push(0);
+            p.extend_from_slice(&[0; 6]);
+        }
+    }
+    buf.push(TAG_SAMPLE);
+    varint(&mut buf, p.len() as u64);
+    buf.extend_from_slice(&p);
+    let (recs, err) = cgtop::model::record::decode_all(&buf);
+    assert_eq!(err, None);
+    assert_eq!(recs.len(), 2);
+}
