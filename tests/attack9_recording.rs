@@ -175,3 +175,46 @@ fn a_frame_of_ordinary_size_still_decodes() {
     assert_eq!(err, None);
     assert_eq!(recs.len(), 2);
 }
+
+/// Groups that come and go, each there for one refresh: a user with a
+/// delegated subtree making and removing groups under new names, or a
+/// recording whose every frame names new groups. Each keeps a slot for
+/// as long as a ring holds it (an hour), so 70 refreshes of 1,000 new
+/// groups held 70,000 groups' rings (~220 MB). The history of groups gone
+/// is capped (the groups gone longest forgotten first); the groups there
+/// now keep theirs.
+#[test]
+fn groups_that_come_and_go_do_not_balloon_the_history() {
+    use cgtop::model::timeline::{Entry, Stamp, Timeline};
+    let mut t = Timeline::default();
+    let stay = GroupPath::parse(b"stays").unwrap();
+    for r in 0..70u64 {
+        let paths: Vec<GroupPath> = (0..1000)
+            .map(|k| GroupPath::parse(format!("churn/r{r}-{k}").as_bytes()).unwrap())
+            .collect();
+        let stamp = Stamp {
+            at: Duration::from_secs(10 * r),
+            unix_s: 1_790_000_000.0 + 10.0 * r as f64,
+        };
+        t.push(
+            stamp,
+            std::iter::once((&stay, Entry::present()))
+                .chain(paths.iter().map(|p| (p, Entry::present()))),
+        );
+    }
+    assert!(
+        t.bytes() < 100 << 20,
+        "{} groups, {} MB",
+        t.groups(),
+        t.bytes() >> 20
+    );
+    // the group there all along keeps its whole history, the newest
+    // groups theirs
+    assert_eq!(
+        t.series(&stay, 0).len(),
+        cgtop::model::timeline::TIER_LEN,
+        "the group there all along"
+    );
+    let newest = GroupPath::parse(b"churn/r69-5").unwrap();
+    assert!(t.entry(&newest, t.latest().unwrap()).is_some());
+}
