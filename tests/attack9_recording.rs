@@ -218,3 +218,25 @@ fn groups_that_come_and_go_do_not_balloon_the_history() {
     let newest = GroupPath::parse(b"churn/r69-5").unwrap();
     assert!(t.entry(&newest, t.latest().unwrap()).is_some());
 }
+
+/// The TUI replay's history is sized by the recording's widest sample:
+/// a hostile recording of 200,000 groups (the format's cap) a sample
+/// spanning a day gave the minute tier 1,440 entries of 18 bytes a group
+/// (5 GB) whatever its width; an ordinary one keeps its whole day.
+#[test]
+fn the_replay_history_fits_its_budget_at_any_width() {
+    use cgtop::model::timeline::{Entry, TIER_LEN};
+    let entry = std::mem::size_of::<Entry>();
+    let bytes = |widest: usize| {
+        cgtop::run::replay_tiers(1_000_000, widest)
+            .iter()
+            .map(|t| t.len * entry * widest)
+            .sum::<usize>()
+    };
+    assert!(bytes(10_000) <= 128 << 20, "{} MB", bytes(10_000) >> 20);
+    // at the format's cap, no more than the live view's floor of
+    // TIER_LEN a tier
+    assert!(bytes(200_000) <= 2 * TIER_LEN * entry * 200_000);
+    // an ordinary recording keeps a day of minutes
+    assert_eq!(cgtop::run::replay_tiers(100_000, 1000)[1].len, 24 * 60);
+}
