@@ -240,3 +240,75 @@ fn the_replay_history_fits_its_budget_at_any_width() {
     // an ordinary recording keeps a day of minutes
     assert_eq!(cgtop::run::replay_tiers(100_000, 1000)[1].len, 24 * 60);
 }
+
+/// The v1 controllers of a hybrid host ride in a recording's header and
+/// `replay -b` printed them as they were in its first line: a recording
+/// naming a controller `cpu ESC]0;... BEL` set root's terminal title (or
+/// worse, with a terminal's other escapes). Every string from a recording
+/// reaches the terminal escaped, as the host name and the kernel do.
+#[test]
+fn a_recorded_controller_name_reaches_no_terminal_raw() {
+    use cgtop::model::{MountInfo, MountMode};
+    use cgtop::source::record::{AtCap, RecordConfig, Recorder};
+    let hostile = "cpu\u{1b}]0;pwned\u{7}\u{202e}lav";
+    let tree = common::copy_fixture("pure-v2-systemd");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("incident.rec");
+    let mut h = header();
+    h.mount = MountInfo {
+        root: tree.path().to_path_buf(),
+        mode: MountMode::Hybrid {
+            v1_controllers: vec![hostile.to_owned()],
+        },
+    };
+    let mut c = common::collector(tree.path());
+    let mut rec = Recorder::create(
+        RecordConfig {
+            path: file.clone(),
+            append: false,
+            max_size: None,
+            at_cap: AtCap::Rotate,
+            frame_every: cgtop::source::record::FRAME_SECS,
+        },
+        h.clone(),
+    )
+    .unwrap();
+    for k in 1..=2 {
+        rec.write(&common::refresh(&mut c, f64::from(k)), &[])
+            .unwrap();
+    }
+    rec.finish().unwrap();
+    let mut r = Replay::open(&file).unwrap();
+    let mut out = Vec::new();
+    cgtop::batch::replay(
+        &mut out,
+        &mut r,
+        cgtop::options::Output::Text,
+        None,
+        &cgtop::render::columns::Column::DEFAULT,
+    )
+    .unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("hybrid, v1 holds cpu"), "{text}");
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{202e}') && !text.contains('\u{7}'),
+        "{text:?}"
+    );
+    // the TUI's header says it the same way
+    let mut app = cgtop::app::App::new(
+        h.host.clone(),
+        h.mount.clone(),
+        GroupPath::root(),
+        h.interval,
+    );
+    common::resize(&mut app, 200, 30);
+    cgtop::app::update(
+        &mut app,
+        cgtop::app::Msg::Collected(cgtop::source::collector::Collected::Refresh(Box::new(
+            common::refresh(&mut c, 3.0),
+        ))),
+    );
+    let s = common::screen(&app, 200, 30);
+    assert!(s.contains("v1 holds cpu"), "{s}");
+    assert!(!s.contains('\u{202e}'), "{s}");
+}
