@@ -312,3 +312,123 @@ fn a_recorded_controller_name_reaches_no_terminal_raw() {
     assert!(s.contains("v1 holds cpu"), "{s}");
     assert!(!s.contains('\u{202e}'), "{s}");
 }
+
+/// Hostile but well-formed samples: every counter at its extremes and
+/// running backwards, the time jumping to the end of u64 nanoseconds and
+/// back, a huge start time. Replayed as `-b`, `--json` and into the TUI
+/// (history, T, @), nothing panics.
+#[test]
+fn extreme_recorded_values_replay_without_panic() {
+    use cgtop::cgroupfs::io::{DevId, IoStat, IoStatDev, IoStatDevice};
+    use cgtop::cgroupfs::{CpuStat, Limit};
+    use cgtop::source::record::{AtCap, RecordConfig, Recorder};
+    let tree = common::copy_fixture("pure-v2-systemd");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("odd.rec");
+    let mut h = header();
+    h.start_unix = Duration::from_nanos(u64::MAX - 5);
+    h.interval = Duration::from_nanos(u64::MAX);
+    let mut c = common::collector(tree.path());
+    let mut rec = Recorder::create(
+        RecordConfig {
+            path: file.clone(),
+            append: false,
+            max_size: None,
+            at_cap: AtCap::Rotate,
+            frame_every: cgtop::source::record::FRAME_SECS,
+        },
+        h.clone(),
+    )
+    .unwrap();
+    let ats = [0, u64::MAX, 1, u64::MAX / 2, u64::MAX / 2, 3, u64::MAX - 1];
+    for (k, &at) in ats.iter().enumerate() {
+        let mut r = common::refresh(&mut c, 1.0 + k as f64);
+        r.snapshot.at = Duration::from_nanos(at);
+        let v = if k % 2 == 0 { u64::MAX } else { 0 };
+        for g in &mut r.snapshot.groups {
+            let hot = &mut g.hot;
+            hot.cpu = Some(CpuStat {
+                usage_usec: v,
+                user_usec: Some(v ^ 1),
+                system_usec: Some(v),
+                nr_periods: Some(v),
+                nr_throttled: Some(u64::MAX - v),
+                throttled_usec: Some(v),
+            });
+            hot.memory_current = Some(v);
+            hot.pids_current = Some(v);
+            hot.nr_procs = Some(v);
+            hot.swap_current = Some(v);
+            hot.memory_max = Some(Limit::Value(u64::MAX - v));
+            hot.psi_some_avg10 = Some(u32::MAX);
+            hot.psi_full_avg10 = Some(u32::MAX);
+            hot.throttled_local_usec = Some(v);
+            hot.io = Some(IoStat(vec![(
+                IoStatDevice::Dev(DevId {
+                    major: u32::MAX,
+                    minor: u32::MAX,
+                }),
+                IoStatDev {
+                    rbytes: Some(v),
+                    wbytes: Some(v),
+                    rios: Some(v),
+                    wios: Some(v),
+                    dbytes: Some(v),
+                    dios: Some(v),
+                },
+            )]));
+        }
+        rec.write(&r, &[]).unwrap();
+    }
+    rec.finish().unwrap();
+    for output in [cgtop::options::Output::Text, cgtop::options::Output::Json] {
+        let mut r = Replay::open(&file).unwrap();
+        let mut out = Vec::new();
+        cgtop::batch::replay(
+            &mut out,
+            &mut r,
+            output,
+            None,
+            &cgtop::render::columns::Column::DEFAULT,
+        )
+        .unwrap();
+        assert!(!out.is_empty());
+    }
+    // the TUI replay, as run::run_replay_tui loads it
+    let mut app = cgtop::app::App::new(
+        h.host.clone(),
+        h.mount.clone(),
+        GroupPath::root(),
+        h.interval,
+    );
+    app.read_only = Some(cgtop::app::ReadOnly::Replay);
+    app.paused = true;
+    app.unix_base = h.start_unix;
+    app.timeline = cgtop::model::timeline::Timeline::new(&cgtop::run::replay_tiers(ats.len(), 40));
+    common::resize(&mut app, 160, 40);
+    let mut last = None;
+    for r in Replay::open(&file).unwrap() {
+        if let Some(prev) = last.replace(r.refresh) {
+            app.load_history(&prev);
+        }
+    }
+    cgtop::app::update(
+        &mut app,
+        cgtop::app::Msg::Collected(cgtop::source::collector::Collected::Refresh(Box::new(
+            last.unwrap(),
+        ))),
+    );
+    common::screen(&app, 160, 40);
+    for k in ["T", "T", "T", "t", "T", "T", "T", "T"] {
+        cgtop::app::update(&mut app, common::ch(k.chars().next().unwrap()));
+        common::screen(&app, 160, 40);
+    }
+    for jump in ["-99999999999999999999h", "23:59:59", "0", "-1s"] {
+        cgtop::app::update(&mut app, common::ch('@'));
+        for ch in jump.chars() {
+            cgtop::app::update(&mut app, common::ch(ch));
+        }
+        cgtop::app::update(&mut app, common::key(crossterm::event::KeyCode::Enter));
+        common::screen(&app, 160, 40);
+    }
+}
