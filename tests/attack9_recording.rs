@@ -432,3 +432,41 @@ fn extreme_recorded_values_replay_without_panic() {
         common::screen(&app, 160, 40);
     }
 }
+
+/// A zstd frame names its window and the decoder allocates it: a crafted
+/// recording of frames asking for zstd's largest default window (128 MiB)
+/// made the reader allocate that much per frame. Our recorder's frames
+/// use 2 MiB; a frame asking for more than 8 MiB is skipped as damage.
+#[test]
+fn a_frame_asking_for_a_giant_window_is_skipped() {
+    use std::io::Write;
+    let mut records = Vec::new();
+    let mut enc = Encoder::new();
+    enc.start_frame(&header(), &mut records);
+    let tree = common::copy_fixture("pure-v2-systemd");
+    let mut c = common::collector(tree.path());
+    let r = common::refresh(&mut c, 1.0);
+    enc.sample(
+        &cgtop::model::record::SampleRef {
+            snapshot: &r.snapshot,
+            limits: &[],
+            devices: &[],
+            busy: &[],
+        },
+        &mut records,
+    );
+    let frame = |log: u32| {
+        let mut z = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+        z.set_parameter(zstd::stream::raw::CParameter::WindowLog(log))
+            .unwrap();
+        // written and flushed before the end: a stream of unknown size,
+        // whose header keeps the window asked for
+        z.write_all(&records).unwrap();
+        z.flush().unwrap();
+        z.finish().unwrap()
+    };
+    let (ours, _) = cgtop::source::record::read_all(&frame(21));
+    assert_eq!(ours.len(), 1, "a frame of our window reads");
+    let (giant, damaged) = cgtop::source::record::read_all(&frame(27));
+    assert_eq!((giant.len(), damaged), (0, 1), "a 128 MiB window");
+}

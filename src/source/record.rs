@@ -40,6 +40,13 @@ const MAX_KEPT_FRAME: usize = 64 << 20;
 /// header (zstd then says how much its first block needs).
 const FRAME_HEADER_HINT: usize = 18;
 
+/// The largest window a reader gives a frame (8 MiB; zstd's own limit is
+/// 128 MiB): a frame header asks for its window, and the decoder
+/// allocates it. Our frames at [`LEVEL`] use 2 MiB (zstd's window for
+/// levels 3 to 9 of a stream of unknown size is at most 4 MiB); a frame
+/// asking for more is not ours and is skipped as damage.
+pub const WINDOW_LOG_MAX: u32 = 23;
+
 /// The first bytes of a zstd frame (where a reader picks up after damage).
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
@@ -363,9 +370,11 @@ pub struct Reader<R> {
 
 impl<R: Read> Reader<R> {
     pub fn new(input: R) -> io::Result<Self> {
+        let mut zstd = zstd::stream::raw::Decoder::new()?;
+        zstd.set_parameter(zstd::stream::raw::DParameter::WindowLogMax(WINDOW_LOG_MAX))?;
         Ok(Self {
             input,
-            zstd: zstd::stream::raw::Decoder::new()?,
+            zstd,
             inbuf: Vec::new(),
             ipos: 0,
             frame_start: 0,
