@@ -49,13 +49,10 @@ fn replay_of_a_fifo_is_refused_without_hanging() {
     std::thread::spawn(move || {
         let _ = tx.send(Replay::open(&f).map(|_| ()).map_err(|e| e.to_string()));
     });
-    let res = match rx.recv_timeout(Duration::from_secs(5)) {
-        Ok(r) => r,
-        Err(_) => {
-            // let the stuck open go, then fail
-            let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
-            panic!("Replay::open hung on a FIFO");
-        }
+    let Ok(res) = rx.recv_timeout(Duration::from_secs(5)) else {
+        // let the stuck open go, then fail
+        let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+        panic!("Replay::open hung on a FIFO");
     };
     let e = res.unwrap_err();
     assert!(e.contains("not a regular file"), "{e}");
