@@ -286,13 +286,35 @@ fn on_terminal(
 /// live view's hour of 10,000 groups takes about 32 MB).
 const REPLAY_HISTORY_BYTES: usize = 64 << 20;
 
+/// The tiers of a replay's history: every refresh of `samples`, then one
+/// a minute for a day, each tier within [`REPLAY_HISTORY_BYTES`] at
+/// `widest` groups (at 10,000 groups, about 6 hours of minutes), and at
+/// least the live view's [`crate::model::timeline::TIER_LEN`]. A recording
+/// of 200,000 groups (the format's cap) would otherwise give the minute
+/// tier 5 GB.
+pub fn replay_tiers(samples: usize, widest: usize) -> [crate::model::timeline::TierSpec; 2] {
+    use crate::model::timeline::{TierSpec, TIER_LEN};
+    let entry = std::mem::size_of::<crate::model::timeline::Entry>();
+    let fits = REPLAY_HISTORY_BYTES / (entry * widest.max(1));
+    [
+        TierSpec {
+            every: None,
+            len: samples.min(fits).max(TIER_LEN),
+        },
+        TierSpec {
+            every: Some(Duration::from_secs(60)),
+            len: (24 * 60).min(fits).max(TIER_LEN),
+        },
+    ]
+}
+
 /// `cgtop replay FILE` on a terminal: the TUI over a recording, read-only.
 /// Every refresh goes into the timeline (so `T`, `t` and `@` walk the
 /// whole recording, each refresh kept as long as 64 MB allow, older
 /// ones a minute apart); the screen opens at the last. The recording is
 /// read twice: once to size the history, once to load it.
 pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
-    use crate::model::timeline::{TierSpec, Timeline};
+    use crate::model::timeline::Timeline;
     use crate::source::record::Replay;
     let open = || Replay::open(file).map_err(|e| SetupError(e.to_string()));
     let (mut samples, mut widest) = (0usize, 0usize);
@@ -306,18 +328,7 @@ pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
     app.read_only = Some(ReadOnly::Replay);
     app.paused = true;
     app.unix_base = h.start_unix;
-    let entry = std::mem::size_of::<crate::model::timeline::Entry>();
-    let fits = REPLAY_HISTORY_BYTES / (entry * widest.max(1));
-    app.timeline = Timeline::new(&[
-        TierSpec {
-            every: None,
-            len: samples.min(fits).max(crate::model::timeline::TIER_LEN),
-        },
-        TierSpec {
-            every: Some(Duration::from_secs(60)),
-            len: 24 * 60,
-        },
-    ]);
+    app.timeline = Timeline::new(&replay_tiers(samples, widest));
     let mut last: Option<collector::Refresh> = None;
     let mut events = Vec::new();
     while let Some(mut r) = replay.next() {

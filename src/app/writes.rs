@@ -242,6 +242,7 @@ fn now_for<'a>(app: &'a App, group: &'a GroupPath, at_write: bool) -> Option<Now
         timeline: &app.timeline,
         at: snap.at,
         present: snap.find(group).is_some(),
+        inode: snap.find(group).map(|g| g.inode),
         children: snap
             .groups
             .iter()

@@ -160,6 +160,9 @@ pub struct Now<'a> {
     pub at: Duration,
     /// Whether the group is in the latest refresh.
     pub present: bool,
+    /// The group's inode in the latest refresh: another one is another
+    /// group made under the same name.
+    pub inode: Option<u64>,
     /// The group's children in the latest refresh.
     pub children: Vec<&'a GroupPath>,
     /// The group's pressure files, when it is the inspected group and the
@@ -237,6 +240,9 @@ pub struct Pending {
     /// The straddling refresh, once seen, with the pressure totals then.
     straddle: Option<(Duration, [Option<u64>; 2])>,
     after_seen: usize,
+    /// The group's inode at the write: the group made again under its
+    /// name is not the group written to.
+    inode: Option<u64>,
 }
 
 /// A finished effect.
@@ -318,6 +324,7 @@ impl Pending {
             before_span,
             straddle: None,
             after_seen: 0,
+            inode: now.inode,
         })
     }
 
@@ -354,7 +361,8 @@ impl Pending {
         if now.at <= self.written_at {
             return None;
         }
-        if !now.present {
+        let made_again = matches!((self.inode, now.inode), (Some(a), Some(b)) if a != b);
+        if !now.present || made_again {
             return Some(self.finish(Outcome::Gone));
         }
         let Some((t1, totals)) = self.straddle else {

@@ -72,6 +72,14 @@ pub const MAX_DEVICES: usize = 4096;
 pub const MAX_PROCS: usize = 4096;
 pub const MAX_BUSY: usize = 64;
 pub const MAX_UNREADABLE: usize = 64;
+/// What a frame's decoded state may hold in all (each group's path,
+/// io.stat devices and unreadable files, kept for the next sample's
+/// deltas and cloned into every sample): a few bytes of record each
+/// decode to much more (a device of 7 bytes to a 112-byte entry), and
+/// zstd shrinks those bytes again, so without a cap a small file of
+/// 200,000 groups of 4,096 devices would hold ~90 GB. 10,000 groups of
+/// a few devices hold a few MB.
+pub const MAX_HELD: usize = 128 << 20;
 
 /// Why a record could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -946,6 +954,29 @@ impl Encoder {
 
 // ---- the decoder ---------------------------------------------------------
 
+/// The bytes a group's kept io.stat holds.
+fn io_held(io: Option<&IoStat>) -> usize {
+    io.map_or(0, |io| {
+        io.0.len() * std::mem::size_of::<(IoStatDevice, IoStatDev)>()
+    })
+}
+
+/// The bytes a group's kept unreadable files hold.
+fn unreadable_held(u: &[Unreadable]) -> usize {
+    u.iter()
+        .map(|u| std::mem::size_of::<Unreadable>() + u.file.len() + u.error.len())
+        .sum()
+}
+
+/// `held` with `is` bytes instead of `was`, within [`MAX_HELD`].
+fn hold(held: usize, is: usize, was: usize) -> Result<usize, DecodeError> {
+    let held = held.saturating_sub(was).saturating_add(is);
+    if held > MAX_HELD {
+        return Err(DecodeError::TooLarge("what a frame holds"));
+    }
+    Ok(held)
+}
+
 /// What one record decoded to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -963,6 +994,8 @@ pub struct Decoder {
     header: Option<Header>,
     paths: Vec<GroupPath>,
     path_bytes: usize,
+    /// What the frame's state holds (see [`MAX_HELD`]).
+    held: usize,
     last: Vec<Last>,
     layout: Vec<u32>,
     devices: Vec<DeviceInfo>,
@@ -976,6 +1009,12 @@ impl Decoder {
     /// The header of the frame being read.
     pub fn header(&self) -> Option<&Header> {
         self.header.as_ref()
+    }
+
+    /// Adds to what the frame holds (see [`MAX_HELD`]).
+    fn hold(&mut self, is: usize, was: usize) -> Result<(), DecodeError> {
+        self.held = hold(self.held, is, was)?;
+        Ok(())
     }
 
     /// Forgets the frame (a reader that lost its place in the stream):
@@ -1041,6 +1080,7 @@ impl Decoder {
                     if self.path_bytes > MAX_PATH_BYTES {
                         return Err(DecodeError::TooLarge("the path table"));
                     }
+                    self.hold(b.len() + std::mem::size_of::<Last>(), 0)?;
                     let path =
                         GroupPath::parse(b).map_err(|_| DecodeError::Invalid("a group path"))?;
                     layout.push(self.paths.len() as u32);
@@ -1058,6 +1098,7 @@ impl Decoder {
         }
         let mut groups: Vec<GroupSample> = Vec::with_capacity(self.layout.len());
         let mut limits = Vec::with_capacity(self.layout.len());
+        let mut held = self.held;
         for &id in &self.layout {
             let last = &mut self.last[id as usize];
             let mask = i.u64()?;
@@ -1070,7 +1111,10 @@ impl Decoder {
                 }
             }
             if mask & (1 << BIT_IO) != 0 {
-                last.io = get_io(&mut i, last.io.as_ref())?;
+                let io = get_io(&mut i, last.io.as_ref())?;
+                let (was, is) = (io_held(last.io.as_ref()), io_held(io.as_ref()));
+                last.io = io;
+                held = hold(held, is, was)?;
             }
             if mask & (1 << BIT_INODE) != 0 {
                 last.inode = i.u64()?;
@@ -1090,7 +1134,9 @@ impl Decoder {
                         error: i.string()?,
                     });
                 }
+                let (was, is) = (unreadable_held(&last.unreadable), unreadable_held(&v));
                 last.unreadable = v;
+                held = hold(held, is, was)?;
             }
             let path = &self.paths[id as usize];
             if groups.last().is_some_and(|p| p.path >= *path) {
@@ -1107,10 +1153,18 @@ impl Decoder {
             });
             limits.push(last.limits);
         }
+        self.held = held;
         // memory_limit is derived, not recorded
         super::snapshot::fill_memory_limits(&mut groups);
         if flags & HAS_DEVICES != 0 {
-            self.devices = get_devices(&mut i)?;
+            let devices = get_devices(&mut i)?;
+            let size = |d: &[DeviceInfo]| {
+                d.iter()
+                    .map(|d| std::mem::size_of::<DeviceInfo>() + d.name.len())
+                    .sum::<usize>()
+            };
+            self.hold(size(&devices), size(&self.devices))?;
+            self.devices = devices;
         }
         let mut busy = Vec::new();
         if flags & HAS_BUSY != 0 {

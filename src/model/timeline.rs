@@ -14,7 +14,8 @@
 //! when it is first seen there: 10,000 groups x 180 samples is 32 MB at
 //! most (with 32-byte `f32` entries the hour took the benchmark to 98 MiB
 //! resident, over the 100 MB). A group gone from every
-//! ring gives its slot back.
+//! ring gives its slot back, and past [`HISTORY_BYTES`] of slots the
+//! groups gone longest give theirs back first (churn must not balloon it).
 //!
 //! A group is kept by path: one made again under its name (`systemctl
 //! restart`) continues its history, as it keeps its row.
@@ -267,6 +268,14 @@ pub struct TierSpec {
 /// Samples a tier keeps.
 pub const TIER_LEN: usize = 60;
 
+/// The rings of groups no longer there may hold at most about this much
+/// (twice the hour of 10,000 groups): groups that come and go (a
+/// delegated user making and removing groups, a recording whose every
+/// frame names new ones) each keep a slot for as long as a ring holds
+/// them, an hour by default. Past this many slots' worth the groups gone
+/// longest are forgotten first; the groups there now always keep theirs.
+pub const HISTORY_BYTES: usize = 64 << 20;
+
 /// Every refresh, every 10 s, every minute; 60 of each.
 pub const DEFAULT_TIERS: [TierSpec; 3] = [
     TierSpec {
@@ -398,6 +407,9 @@ pub struct Timeline {
     index: HashMap<GroupPath, usize>,
     slots: Vec<Option<Slot>>,
     free: Vec<usize>,
+    /// The most slots kept with groups gone among them (see
+    /// [`HISTORY_BYTES`]).
+    max_slots: usize,
 }
 
 impl Default for Timeline {
@@ -423,6 +435,10 @@ impl Timeline {
             index: HashMap::new(),
             slots: Vec::new(),
             free: Vec::new(),
+            max_slots: {
+                let ring: usize = specs.iter().map(|s| s.len.max(1)).sum();
+                (HISTORY_BYTES / (ring * std::mem::size_of::<Entry>()).max(1)).max(1)
+            },
         }
     }
 
@@ -488,6 +504,36 @@ impl Timeline {
         }
         self.record(0, stamp, |i, _| now.get(i).copied().flatten());
         self.reclaim();
+        self.evict(&now);
+    }
+
+    /// Over [`Self::max_slots`]: forgets the groups gone longest (not in
+    /// `now`), until under it or only groups there now are left.
+    fn evict(&mut self, now: &[Option<Entry>]) {
+        let Some(over) = self.index.len().checked_sub(self.max_slots) else {
+            return;
+        };
+        if over == 0 {
+            return;
+        }
+        let mut gone: Vec<(u64, usize)> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| now.get(*i).copied().flatten().is_none())
+            .filter_map(|(i, s)| {
+                let s = s.as_ref()?;
+                // tier 0 counts refreshes: every group there was in it
+                Some((s.last_seen.first().copied().flatten().unwrap_or(0), i))
+            })
+            .collect();
+        gone.sort_unstable();
+        for (_, i) in gone.into_iter().take(over) {
+            if let Some(s) = self.slots[i].take() {
+                self.index.remove(&s.path);
+                self.free.push(i);
+            }
+        }
     }
 
     /// Ends tier `t`'s open span as one sample stamped `last`.

@@ -263,6 +263,7 @@ mod tests {
                 timeline: &t,
                 at: stamp.at,
                 present: true,
+                inode: Some(7),
                 children: if c.is_some() {
                     kids.to_vec()
                 } else {

@@ -13,7 +13,15 @@ pub fn mode_forms(mode: &MountMode) -> Vec<String> {
             vec!["hybrid".into()]
         }
         MountMode::Hybrid { v1_controllers } => vec![
-            format!("hybrid, v1 holds {}", v1_controllers.join(",")),
+            // escaped: a recording's header is anybody's bytes
+            format!(
+                "hybrid, v1 holds {}",
+                v1_controllers
+                    .iter()
+                    .map(|c| crate::model::text::escape_str(c))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
             format!("hybrid, {} controllers on v1", v1_controllers.len()),
             "hybrid".into(),
         ],

@@ -40,6 +40,13 @@ const MAX_KEPT_FRAME: usize = 64 << 20;
 /// header (zstd then says how much its first block needs).
 const FRAME_HEADER_HINT: usize = 18;
 
+/// The largest window a reader gives a frame (8 MiB; zstd's own limit is
+/// 128 MiB): a frame header asks for its window, and the decoder
+/// allocates it. Our frames at [`LEVEL`] use 2 MiB (zstd's window for
+/// levels 3 to 9 of a stream of unknown size is at most 4 MiB); a frame
+/// asking for more is not ours and is skipped as damage.
+pub const WINDOW_LOG_MAX: u32 = 23;
+
 /// The first bytes of a zstd frame (where a reader picks up after damage).
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
@@ -373,9 +380,11 @@ pub struct Reader<R> {
 
 impl<R: Read> Reader<R> {
     pub fn new(input: R) -> io::Result<Self> {
+        let mut zstd = zstd::stream::raw::Decoder::new()?;
+        zstd.set_parameter(zstd::stream::raw::DParameter::WindowLogMax(WINDOW_LOG_MAX))?;
         Ok(Self {
             input,
-            zstd: zstd::stream::raw::Decoder::new()?,
+            zstd,
             inbuf: Vec::new(),
             ipos: 0,
             frame_start: 0,
@@ -602,10 +611,7 @@ pub struct Replay {
 impl Replay {
     /// Opens FILE and reads up to its first sample.
     pub fn open(path: &Path) -> io::Result<Self> {
-        let file = File::open(path)?;
-        if !file.metadata()?.is_file() {
-            return Err(refuse(path, "not a regular file"));
-        }
+        let file = open_input(path)?;
         let mut reader = Reader::new(io::BufReader::new(file))?;
         let first = reader.next_sample()?;
         let header = reader.header().cloned().ok_or_else(|| {
@@ -655,6 +661,25 @@ impl Replay {
             }
         }
     }
+}
+
+/// Opens a recording to read: a regular file only. O_NONBLOCK: a FIFO (or
+/// a device) put at FILE must not hang the open; it is refused once open.
+fn open_input(path: &Path) -> io::Result<File> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    )
+    .map_err(io::Error::from)?;
+    let st = rustix::fs::fstat(&fd).map_err(io::Error::from)?;
+    if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
+        return Err(refuse(path, "not a regular file"));
+    }
+    let fl = rustix::fs::fcntl_getfl(&fd).map_err(io::Error::from)?;
+    rustix::fs::fcntl_setfl(&fd, fl - OFlags::NONBLOCK).map_err(io::Error::from)?;
+    Ok(File::from(fd))
 }
 
 /// Whether two headers are of the same run (the frames of one recording

@@ -116,6 +116,9 @@ impl Confirm {
                 }
                 Transition::Close
             }
+            // an answer can reach the past (an offer made after `T`, a
+            // question asked live): nothing goes out while it is shown
+            Some(Action::Accept) if !super::writable(app) => Transition::Stay,
             Some(Action::Accept) => {
                 let ok = self
                     .typed

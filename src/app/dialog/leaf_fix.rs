@@ -49,6 +49,8 @@ impl LeafFixDialog {
     ) -> Transition {
         match action {
             Some(Action::Cancel) => return Transition::Close,
+            // offered after `T` was pressed: nothing goes out in the past
+            Some(Action::Accept) if !super::writable(app) => return Transition::Stay,
             Some(Action::Accept) => {
                 // the writer makes group/leaf and moves every process there:
                 // "." or ".." would be the group itself or its parent
