@@ -540,7 +540,13 @@ fn the_output_file_is_never_a_symlink_nor_somebody_elses() {
     // an existing file: refused without --append, never truncated
     assert!(open_output(&target, false).is_err());
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
-    // appended to: our regular file, one link
+    // not a recording (a typo naming /etc/passwd): not appended to
+    let e = open_output(&target, true).unwrap_err();
+    assert!(e.to_string().contains("not a cgtop recording"), "{e}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+    // appended to: a recording (it begins with a zstd frame), our regular
+    // file, one link
+    std::fs::write(&target, [0x28, 0xb5, 0x2f, 0xfd, b'x', b'y', b'z']).unwrap();
     let (_, len) = open_output(&target, true).unwrap();
     assert_eq!(len, 7);
     let hard = dir.path().join("hard");

@@ -52,8 +52,29 @@ pub const TAG_SAMPLE: u8 = 2;
 /// The events seen before the next sample (a reader that does not know
 /// the kind skips it, like any tag it does not know).
 pub const TAG_EVENTS: u8 = 3;
-/// Events in one record (the app keeps at most 10,000 in all).
+/// Events in one record (the app keeps at most 10,000 in all); a path
+/// in an event is at most `model::events::PATH_CAP` (4 KiB), so a record
+/// holds at most about 120 MB decoded, and a reader keeps at most
+/// [`MAX_EVENT_BYTES`] of them for one sample.
 pub const MAX_EVENTS: usize = 10_000;
+/// The bytes of events a reader keeps for one sample (the rest are
+/// dropped): a hostile file cannot make it hold more.
+pub const MAX_EVENT_BYTES: usize = 16 << 20;
+
+/// About what an event holds in memory (its paths and task name).
+pub fn event_bytes(e: &Event) -> usize {
+    let victim = match &e.kind {
+        EventKind::Memory {
+            victim: Some(v), ..
+        } => {
+            v.task.len()
+                + v.oom_memcg.as_ref().map_or(0, |p| p.as_bytes().len())
+                + v.task_memcg.as_ref().map_or(0, |p| p.as_bytes().len())
+        }
+        _ => 0,
+    };
+    std::mem::size_of::<Event>() + e.path.as_bytes().len() + victim
+}
 
 /// The longest record a reader accepts (far above a keyframe of 10,000
 /// groups).
@@ -1209,9 +1230,15 @@ fn put_path(out: &mut Vec<u8>, p: Option<&GroupPath>) {
 fn get_path(i: &mut Input<'_>) -> Result<Option<GroupPath>, DecodeError> {
     match i.byte()? {
         0 => Ok(None),
-        1 => GroupPath::parse(i.bytes()?)
-            .map(Some)
-            .map_err(|_| DecodeError::Invalid("an event's path")),
+        1 => {
+            let b = i.bytes()?;
+            if b.len() > super::events::PATH_CAP {
+                return Err(DecodeError::TooLarge("an event's path"));
+            }
+            GroupPath::parse(b)
+                .map(Some)
+                .map_err(|_| DecodeError::Invalid("an event's path"))
+        }
         _ => Err(DecodeError::Invalid("an event's path")),
     }
 }

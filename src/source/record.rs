@@ -112,10 +112,11 @@ pub fn open_output(path: &Path, append: bool) -> io::Result<(File, u64)> {
         }
         Err(e) => return Err(refuse(path, &io::Error::from(e).to_string())),
     }
-    // O_NONBLOCK: a FIFO put there must not hang the open
+    // O_NONBLOCK: a FIFO put there must not hang the open; read and
+    // write, to look at its first bytes before adding to it
     let fd = rustix::fs::open(
         path,
-        base | OFlags::APPEND | OFlags::NONBLOCK,
+        (base - OFlags::WRONLY) | OFlags::RDWR | OFlags::APPEND | OFlags::NONBLOCK,
         Mode::empty(),
     )
     .map_err(|e| match e {
@@ -131,6 +132,15 @@ pub fn open_output(path: &Path, append: bool) -> io::Result<(File, u64)> {
     }
     if st.st_nlink != 1 {
         return Err(refuse(path, "has other hard links: not appended to"));
+    }
+    // a recording begins with a zstd frame: --append to a file that does
+    // not (a typo naming /etc/passwd as root) adds nothing to it
+    if st.st_size > 0 {
+        let mut magic = [0u8; 4];
+        let n = rustix::io::pread(&fd, &mut magic, 0).map_err(io::Error::from)?;
+        if n < 4 || magic != ZSTD_MAGIC {
+            return Err(refuse(path, "is not a cgtop recording: not appended to"));
+        }
     }
     let fd = {
         // back to blocking writes
@@ -544,7 +554,8 @@ impl<R: Read> Reader<R> {
     /// The next sample (headers are taken in passing), with the events
     /// recorded just before it.
     pub fn next_sample(&mut self) -> io::Result<Option<Sample>> {
-        let mut events = Vec::new();
+        use crate::model::record::{event_bytes, MAX_EVENTS, MAX_EVENT_BYTES};
+        let (mut events, mut bytes) = (Vec::new(), 0usize);
         loop {
             match self.next_record()? {
                 None => return Ok(None),
@@ -554,8 +565,13 @@ impl<R: Read> Reader<R> {
                 }
                 Some(Record::Events(e)) => {
                     // bounded as the app's list is, whatever a file says
-                    let room = crate::model::record::MAX_EVENTS.saturating_sub(events.len());
-                    events.extend(e.into_iter().take(room));
+                    for e in e {
+                        bytes += event_bytes(&e);
+                        if events.len() >= MAX_EVENTS || bytes > MAX_EVENT_BYTES {
+                            break;
+                        }
+                        events.push(e);
+                    }
                 }
                 Some(_) => {}
             }
