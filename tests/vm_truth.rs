@@ -1989,6 +1989,10 @@ fn a_recording_replays_to_the_json_printed_live() {
         ),
     );
     assert!((cpu_pct - 50.0).abs() <= 5.0, "CPU {cpu_pct:.1} %");
+    // the OOM kill is an event of the live output, and so of the replay
+    assert!(ooms.unwrap_or(0) >= 1, "the allocator was not OOM-killed");
+    let oom = events_of(&samples, &mem, "memory_oom_kill");
+    assert!(!oom.is_empty(), "no memory_oom_kill event for {mem}");
     assert!(
         (median(&busy_w) / (2.0 * MIB) - 1.0).abs() <= IO_TOLERANCE,
         "write {} MiB/s",
