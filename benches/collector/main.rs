@@ -69,6 +69,11 @@ struct Args {
     /// refreshes, and the app with an hour of history (issue 9).
     #[arg(long)]
     memory_only: bool,
+    /// Measure with cgtop's event watcher running on the tree (issue 9):
+    /// every group's directory and event files under inotify watches, as
+    /// the TUI and batch mode have them.
+    #[arg(long)]
+    watch: bool,
     /// Internal: run one phase on --root and print its samples as JSON.
     #[arg(long, hide = true)]
     phase: Option<String>,
@@ -182,6 +187,55 @@ fn main() -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Stops the event watcher when the suite ends.
+struct StopWatcher(cgtop::source::events::WatchHandle);
+
+impl Drop for StopWatcher {
+    fn drop(&mut self) {
+        self.0.send(cgtop::source::events::WatchCommand::Stop);
+    }
+}
+
+/// Starts cgtop's event watcher on `root` and waits until its watches are
+/// set (its first status), so that the phases measured after it run with
+/// every watch in place. The watcher stops when the handle is dropped.
+fn start_watcher(root: &Path) -> Result<cgtop::source::events::WatchHandle> {
+    use cgtop::source::events::{self, WatchCommand, WatchConfig, Watched};
+    let hier = Arc::new(cgtop::source::hier::Hier::open(root)?);
+    let cfg = WatchConfig {
+        start: cgtop::model::GroupPath::root(),
+        max_depth: None,
+        max_watches: None,
+        kmsg: None,
+        mapping: None,
+        clock: std::time::Instant::now(),
+        clock_unix: std::time::Duration::ZERO,
+    };
+    let (tx, rx) = std::sync::mpsc::channel::<Watched>();
+    let t0 = std::time::Instant::now();
+    let h = events::spawn(hier, cfg, tx)?;
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_secs(120)) {
+            Ok(Watched::Status(st)) => {
+                println!(
+                    "event watcher on: {} inotify watches, {} groups short of one, set in {:.2} s\n",
+                    st.watches,
+                    st.unwatched,
+                    t0.elapsed().as_secs_f64()
+                );
+                // keep draining its channel so that it never blocks
+                std::thread::spawn(move || for _ in rx {});
+                return Ok(h);
+            }
+            Ok(Watched::Events(_)) => {}
+            Err(e) => {
+                h.send(WatchCommand::Stop);
+                bail!("the event watcher gave no status: {e}");
+            }
+        }
+    }
 }
 
 fn print_machine() {
@@ -488,6 +542,11 @@ fn suite(
     let (it, wu) = (args.refreshes, args.warmup);
     let sets = measure::list_files(root);
     println!("\n## {label}\n");
+    let _watcher = if args.watch {
+        Some(StopWatcher(start_watcher(root)?))
+    } else {
+        None
+    };
     println!(
         "groups: {}; files cgtop reads per refresh: {}; the issue's 4 files present: {}; \
          RLIMIT_NOFILE soft/hard: {}/{}; median of {it} refreshes after {wu} warm-up\n",
