@@ -77,16 +77,23 @@ impl MemoryEvent {
 
     /// The key in memory.events.
     pub fn key(self) -> &'static str {
-        Self::KEYS
-            .iter()
-            .find(|(_, e)| *e == self)
-            .map_or("", |(k, _)| k)
+        key_of(&Self::KEYS, self)
     }
 
     /// The counter of a memory.events key.
     pub fn from_key(key: &str) -> Option<Self> {
-        Self::KEYS.iter().find(|(k, _)| *k == key).map(|(_, e)| *e)
+        of_key(&Self::KEYS, key)
     }
+}
+
+/// The key of `v` in a file's table of keys.
+fn key_of<T: Copy + Eq>(keys: &[(&'static str, T)], v: T) -> &'static str {
+    keys.iter().find(|(_, e)| *e == v).map_or("", |(k, _)| k)
+}
+
+/// The value of `key` in a file's table of keys.
+fn of_key<T: Copy>(keys: &[(&'static str, T)], key: &str) -> Option<T> {
+    keys.iter().find(|(k, _)| *k == key).map(|(_, e)| *e)
 }
 
 /// A `memory.swap.events` counter.
@@ -106,16 +113,14 @@ impl SwapEvent {
         ("fail", Self::Fail),
     ];
 
+    /// The key in memory.swap.events.
     pub fn key(self) -> &'static str {
-        Self::KEYS
-            .iter()
-            .find(|(_, e)| *e == self)
-            .map_or("", |(k, _)| k)
+        key_of(&Self::KEYS, self)
     }
 
     /// The counter of a memory.swap.events key.
     pub fn from_key(key: &str) -> Option<Self> {
-        Self::KEYS.iter().find(|(k, _)| *k == key).map(|(_, e)| *e)
+        of_key(&Self::KEYS, key)
     }
 }
 
