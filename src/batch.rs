@@ -409,7 +409,7 @@ pub fn write_json(
     writeln!(out)
 }
 
-/// [`write_text_with`] the default columns.
+/// [`write_text_events`] with the default columns and no events.
 pub fn write_text(
     out: &mut impl Write,
     r: &Refresh,
@@ -418,26 +418,14 @@ pub fn write_text(
     host: &HostInfo,
     n: u64,
 ) -> std::io::Result<()> {
-    write_text_with(out, r, interval, m, host, n, &Column::DEFAULT)
+    write_text_events(out, r, interval, m, host, n, &Column::DEFAULT, &[])
 }
 
 /// One refresh as plain text, with the figure columns `cols` (all of
-/// them, however wide: a pipe has no width).
-pub fn write_text_with(
-    out: &mut impl Write,
-    r: &Refresh,
-    interval: Duration,
-    m: &MountInfo,
-    host: &HostInfo,
-    n: u64,
-    cols: &[Column],
-) -> std::io::Result<()> {
-    write_text_events(out, r, interval, m, host, n, cols, &[])
-}
-
-/// [`write_text_with`], with the events seen since the previous refresh:
-/// one line each (`render::events::batch_line`) after the refresh's
-/// summary line, and `!` in the state column of their groups.
+/// them, however wide: a pipe has no width), and the events seen since
+/// the previous refresh: one line each (`render::events::batch_line`)
+/// after the refresh's summary line, and `!` in the state column of
+/// their groups.
 #[allow(clippy::too_many_arguments)]
 pub fn write_text_events(
     out: &mut impl Write,

@@ -312,7 +312,8 @@ pub fn replay_tiers(samples: usize, widest: usize) -> [crate::model::timeline::T
 /// Every refresh goes into the timeline (so `T`, `t` and `@` walk the
 /// whole recording, each refresh kept as long as 64 MB allow, older
 /// ones a minute apart); the screen opens at the last. The recording is
-/// read twice: once to size the history, once to load it.
+/// read twice: once to size the history, once to load it (up to what the
+/// first reading saw: a recorder may still be adding to the file).
 pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
     use crate::model::timeline::Timeline;
     use crate::source::record::Replay;
@@ -330,15 +331,27 @@ pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
     app.unix_base = h.start_unix;
     app.timeline = Timeline::new(&replay_tiers(samples, widest));
     let mut last: Option<collector::Refresh> = None;
-    let mut events = Vec::new();
+    // the newest the events screen keeps, not every event of the file
+    let mut events = std::collections::VecDeque::new();
+    let mut seen = 0usize;
     while let Some(mut r) = replay.next() {
+        // the history was sized by the first reading: what a recorder
+        // still writing added since (or a file put in its place) is not
+        // read, so the sizes hold
+        seen += 1;
+        if seen > samples || r.refresh.snapshot.groups.len() > widest {
+            break;
+        }
         // an appended run counts its time from its own start
         let shift = replay.run_header().start_unix.saturating_sub(h.start_unix);
         r.refresh.snapshot.at += shift;
-        events.extend(r.events.into_iter().map(|mut e| {
+        for mut e in r.events {
             e.at += shift;
-            e
-        }));
+            if events.len() == crate::model::events::EventList::CAP {
+                events.pop_front();
+            }
+            events.push_back(e);
+        }
         if let Some(prev) = last.replace(r.refresh) {
             app.load_history(&prev);
         }
@@ -356,7 +369,7 @@ pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
         Msg::Collected(collector::Collected::Refresh(Box::new(last))),
     );
     // the recorded events, on the events screen (!) as they were live
-    app::update(&mut app, Msg::Events(events));
+    app::update(&mut app, Msg::Events(events.into()));
     let clock = |s: f64| crate::render::spark::clock_utc(s);
     app.status = Some(app::Status {
         level: app::Level::Info,
