@@ -10,7 +10,7 @@ use crate::options::{Options, Output};
 use crate::source::actionlog::ActionLog;
 use crate::source::collector::{self, Collected, Collector, CollectorConfig, Command};
 use crate::source::events::{self as watch, WatchCommand, WatchConfig, WatchHandle};
-use crate::source::hier::{self, Hier};
+use crate::source::hier::{self, Hier, Hiers};
 use crate::source::mount;
 use crate::source::safety;
 use crate::source::scan::ScanConfig;
@@ -36,14 +36,17 @@ impl std::fmt::Display for SetupError {
 
 impl std::error::Error for SetupError {}
 
-/// Finds the hierarchy: `--root` or the cgroup2 mount from mountinfo,
-/// opened once as a directory descriptor (every later open is beneath it).
-pub fn locate(opts: &Options) -> Result<(MountInfo, Arc<Hier>), SetupError> {
-    let (m, hier) = match &opts.root {
+/// Finds the hierarchies: `--root` or every cgroup mount from mountinfo
+/// (`model::layout`), each opened once as a directory descriptor (every
+/// later open is beneath it). Returns the primary hierarchy's mount and
+/// handle (the tree's backbone) and all of them.
+pub fn locate(opts: &Options) -> Result<(MountInfo, Arc<Hier>, Arc<Hiers>), SetupError> {
+    let (m, hier, layout) = match &opts.root {
         Some(dir) => mount::check_root(dir),
-        None => mount::discover().and_then(|m| {
+        None => mount::discover_layout().and_then(|layout| {
+            let m = layout.mount_info().ok_or(mount::MountError::NoCgroup)?;
             let h = mount::open_discovered(&m)?;
-            Ok((m, h))
+            Ok((m, h, layout))
         }),
     }
     .map_err(|e| SetupError(e.to_string()))?;
@@ -60,7 +63,13 @@ pub fn locate(opts: &Options) -> Result<(MountInfo, Arc<Hier>), SetupError> {
             mount::path_text(&m.root)
         )));
     }
-    Ok((m, Arc::new(hier)))
+    let hier = Arc::new(hier);
+    let hiers = if layout.v1.is_empty() {
+        Hiers::single(Arc::clone(&hier))
+    } else {
+        Hiers::open(layout)
+    };
+    Ok((m, hier, Arc::new(hiers)))
 }
 
 pub fn host_info() -> HostInfo {
@@ -128,7 +137,7 @@ fn spawn_watcher(
 /// `Ok(Some(sig))`: the TUI ended on signal `sig` (or on a hung-up
 /// terminal, SIGHUP), after the normal teardown; exit 128 + `sig`.
 pub fn run(opts: &Options) -> Result<Option<i32>> {
-    let (m, hier) = locate(opts)?;
+    let (m, hier, _hiers) = locate(opts)?;
     match opts.output {
         Output::Tui => run_tui(opts, &m, &hier),
         Output::Text | Output::Json => {
@@ -163,9 +172,9 @@ pub fn write_access(hier: &Hier, start: &GroupPath, read_only_flag: bool) -> Opt
     if read_only_flag {
         return Some(ReadOnly::Flag);
     }
-    if !hier.is_cgroup2() {
+    if !hier.is_cgroup2() && !hier.is_cgroup1() {
         // a plain directory is not cgroupfs: a write would not mean anything
-        // (the writer refuses it too: source::hier writes only on cgroup2)
+        // (the writer refuses it too: source::hier writes only on cgroupfs)
         return Some(ReadOnly::PlainDirectory);
     }
     let probe = hier::file_rel(start, crate::cgroupfs::files::PROCS);
@@ -588,7 +597,7 @@ pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<
     use crate::model::record::Header;
     use crate::source::record::{AtCap, BusyReader, RecordConfig, Recorder};
     use std::sync::atomic::{AtomicBool, Ordering};
-    let (m, hier) = locate(opts)?;
+    let (m, hier, _hiers) = locate(opts)?;
     let host = host_info();
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [
@@ -764,7 +773,7 @@ mod tests {
                 brief: false,
                 columns: crate::render::columns::Column::DEFAULT.to_vec(),
             };
-            let (m, _) = locate(&opts).expect("the fixture is a cgroup2 tree");
+            let (m, _, _) = locate(&opts).expect("the fixture is a cgroup2 tree");
             let cfg = collector_config(&opts, &m, output == Output::Json);
             let mut rec = Recorder::default();
             let wait = |d| {

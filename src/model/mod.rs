@@ -15,6 +15,7 @@ pub mod history;
 pub mod host;
 pub mod input;
 pub mod killable;
+pub mod layout;
 pub mod limits;
 pub mod mountinfo;
 pub mod outcome;

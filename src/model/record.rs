@@ -391,6 +391,14 @@ fn encode_header(h: &Header) -> Vec<u8> {
             }
         }
         MountMode::Directory => p.push(2),
+        MountMode::V1 { v1_controllers } => {
+            p.push(3);
+            let n = v1_controllers.len().min(MAX_DEVICES);
+            put_u64(&mut p, n as u64);
+            for c in &v1_controllers[..n] {
+                put_str(&mut p, c);
+            }
+        }
     }
     put_bytes(&mut p, h.start.as_bytes());
     put_duration(&mut p, h.interval);
@@ -420,13 +428,17 @@ fn decode_header(p: &[u8]) -> Result<Header, DecodeError> {
     let root = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(i.bytes()?));
     let mode = match i.byte()? {
         0 => MountMode::PureV2,
-        1 => {
+        tag @ (1 | 3) => {
             let n = i.count(MAX_DEVICES, "v1 controllers")?;
             let mut v1_controllers = Vec::with_capacity(n);
             for _ in 0..n {
                 v1_controllers.push(i.string()?);
             }
-            MountMode::Hybrid { v1_controllers }
+            if tag == 1 {
+                MountMode::Hybrid { v1_controllers }
+            } else {
+                MountMode::V1 { v1_controllers }
+            }
         }
         2 => MountMode::Directory,
         _ => return Err(DecodeError::Invalid("mount mode")),

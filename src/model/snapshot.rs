@@ -31,9 +31,31 @@ pub enum MountMode {
     PureV2,
     /// cgroup v1 hierarchies hold these controllers; v2 has the rest.
     Hybrid { v1_controllers: Vec<String> },
+    /// No cgroup2: cgroup v1 hierarchies hold these controllers (RHEL 8,
+    /// systemd's legacy layout). The root is the primary v1 hierarchy
+    /// (`model::layout::Layout::primary`).
+    V1 { v1_controllers: Vec<String> },
     /// `--root` pointing at a directory that is not a live cgroup2 mount
     /// (a fixture tree, a copy).
     Directory,
+}
+
+impl MountMode {
+    /// The controllers cgroup v1 holds on this host (none on pure v2 or a
+    /// fixture directory).
+    pub fn v1_controllers(&self) -> &[String] {
+        match self {
+            Self::Hybrid { v1_controllers } | Self::V1 { v1_controllers } => v1_controllers,
+            Self::PureV2 | Self::Directory => &[],
+        }
+    }
+
+    /// Whether cgroup v1 holds this controller, by its v2 or v1 name
+    /// ("io" or "blkio").
+    pub fn on_v1(&self, controller: &str) -> bool {
+        let name = super::layout::v1_name(controller);
+        self.v1_controllers().iter().any(|c| c == name)
+    }
 }
 
 /// The cheap counters, read for every group on every refresh.

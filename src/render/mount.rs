@@ -26,6 +26,18 @@ pub fn mode_forms(mode: &MountMode) -> Vec<String> {
             "hybrid".into(),
         ],
         MountMode::Directory => vec!["directory".into()],
+        MountMode::V1 { v1_controllers } => vec![
+            format!(
+                "cgroup v1, {}",
+                v1_controllers
+                    .iter()
+                    .map(|c| crate::model::text::escape_str(c))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            format!("cgroup v1, {} controllers", v1_controllers.len()),
+            "cgroup v1".into(),
+        ],
     }
 }
 

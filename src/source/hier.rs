@@ -1,5 +1,6 @@
-//! The hierarchy handle: the ONLY code that opens a path inside the cgroup2
-//! mount or a `--root` tree.
+//! The hierarchy handle: the ONLY code that opens a path inside a cgroup
+//! mount (cgroup2 or a v1 hierarchy) or a `--root` tree; [`Hiers`] holds
+//! one per hierarchy of the host's layout (`model::layout`).
 //!
 //! The hierarchy's root directory is opened once, at start, as a directory
 //! descriptor ([`Hier::open`]); whether it is cgroup2 or a plain directory
@@ -16,12 +17,14 @@
 //! error on that file, never a hang), and stop at a cap ([`cap_for`]): a
 //! file larger than its cap is an error, never unbounded memory. Writes
 //! open `O_WRONLY` (never `O_CREAT`), require a regular file, and require
-//! cgroup2 (`fstatfs` of the open file) before anything is written.
+//! the cgroup filesystem the root is on (cgroup2, or cgroup v1 for a v1
+//! hierarchy: `fstatfs` of the open file) before anything is written.
 //!
 //! Paths given to it are relative to the root ("" is the root itself);
 //! [`group_rel`] is the one place that turns a [`GroupPath`] into one.
 
 use crate::model::errno::{self, Errno};
+use crate::model::layout::{HierId, Layout};
 use crate::model::GroupPath;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
 use std::ffi::{OsStr, OsString};
@@ -32,6 +35,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// statfs f_type of cgroup2 (include/uapi/linux/magic.h).
 pub const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
@@ -124,7 +128,7 @@ impl fmt::Display for FsError {
             Self::Errno(e) => f.write_str(&errno::strerror(e)),
             Self::NotRegular(kind) => write!(f, "{kind}, not a regular file: not read"),
             Self::TooLarge(cap) => write!(f, "file larger than {} KiB: not read", cap / 1024),
-            Self::NotCgroup2 => f.write_str("not on a cgroup2 filesystem: nothing is written"),
+            Self::NotCgroup2 => f.write_str("not on a cgroup filesystem: nothing is written"),
         }
     }
 }
@@ -153,7 +157,10 @@ pub struct Hier {
     /// (a collector on a missing tree shows nothing, as before).
     fd: Option<OwnedFd>,
     path: PathBuf,
-    cgroup2: bool,
+    /// The cgroup filesystem the root is on (statfs f_type: cgroup2 or
+    /// cgroup v1), decided once; `None` for any other directory (a
+    /// fixture), where nothing is written.
+    cgroupfs: Option<i64>,
 }
 
 fn kind_name(t: FileType) -> &'static str {
@@ -169,8 +176,20 @@ fn kind_name(t: FileType) -> &'static str {
 }
 
 fn is_cgroup2_fd(fd: BorrowedFd<'_>) -> bool {
+    fs_magic(fd) == Some(CGROUP2_SUPER_MAGIC)
+}
+
+fn fs_magic(fd: BorrowedFd<'_>) -> Option<i64> {
     #[allow(clippy::unnecessary_cast)]
-    rustix::fs::fstatfs(fd).is_ok_and(|s| s.f_type as i64 == CGROUP2_SUPER_MAGIC)
+    rustix::fs::fstatfs(fd).ok().map(|s| s.f_type as i64)
+}
+
+/// statfs f_type of a cgroup v1 hierarchy (include/uapi/linux/magic.h).
+pub const CGROUP_SUPER_MAGIC: i64 = 0x0027_e0eb;
+
+/// The cgroup filesystem `fd` is on: cgroup2 or a cgroup v1 hierarchy.
+fn cgroupfs_of(fd: BorrowedFd<'_>) -> Option<i64> {
+    fs_magic(fd).filter(|&m| m == CGROUP2_SUPER_MAGIC || m == CGROUP_SUPER_MAGIC)
 }
 
 /// The normal components of a relative path; `..`, `/` and prefixes are
@@ -256,11 +275,11 @@ impl Hier {
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
         )?;
-        let cgroup2 = is_cgroup2_fd(fd.as_fd());
+        let cgroupfs = cgroupfs_of(fd.as_fd());
         Ok(Self {
             fd: Some(fd),
             path: path.to_path_buf(),
-            cgroup2,
+            cgroupfs,
         })
     }
 
@@ -270,7 +289,7 @@ impl Hier {
         Self::open(path).unwrap_or_else(|_| Self {
             fd: None,
             path: path.to_path_buf(),
-            cgroup2: false,
+            cgroupfs: None,
         })
     }
 
@@ -304,7 +323,13 @@ impl Hier {
 
     /// The root is on cgroup2 (decided once, on the descriptor).
     pub fn is_cgroup2(&self) -> bool {
-        self.cgroup2
+        self.cgroupfs == Some(CGROUP2_SUPER_MAGIC)
+    }
+
+    /// The root is a cgroup v1 hierarchy (decided once, on the
+    /// descriptor).
+    pub fn is_cgroup1(&self) -> bool {
+        self.cgroupfs == Some(CGROUP_SUPER_MAGIC)
     }
 
     fn root(&self) -> Result<BorrowedFd<'_>, FsError> {
@@ -466,18 +491,19 @@ impl Hier {
     }
 
     /// Opens a file below the root for one write: O_WRONLY without
-    /// O_CREAT, a regular file, on cgroup2 (fstatfs of the open file).
+    /// O_CREAT, a regular file, on the cgroup filesystem the root is on
+    /// (cgroup2, or the v1 hierarchy: fstatfs of the open file).
     pub fn open_write(&self, rel: &Path) -> Result<File, FsError> {
-        if !self.cgroup2 {
+        let Some(want) = self.cgroupfs else {
             return Err(FsError::NotCgroup2);
-        }
+        };
         // O_NONBLOCK: a FIFO without a reader fails (ENXIO), never blocks
         let fd = self.open_at(
             rel,
             OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
         )?;
         check_regular(&fd)?;
-        if !is_cgroup2_fd(fd.as_fd()) {
+        if fs_magic(fd.as_fd()) != Some(want) {
             return Err(FsError::NotCgroup2);
         }
         rustix::fs::fcntl_setfl(&fd, OFlags::empty()).map_err(FsError::from_errno)?;
@@ -485,18 +511,19 @@ impl Hier {
     }
 
     /// The parent directory of `rel` and `rel`'s last component, for
-    /// mkdirat/unlinkat: opened beneath the root, on cgroup2.
+    /// mkdirat/unlinkat: opened beneath the root, on the root's cgroup
+    /// filesystem.
     fn parent_of<'a>(&self, rel: &'a Path) -> Result<(OwnedFd, &'a OsStr), FsError> {
-        if !self.cgroup2 {
+        let Some(want) = self.cgroupfs else {
             return Err(FsError::NotCgroup2);
-        }
+        };
         let parts = components(rel)?;
         let Some(name) = parts.last() else {
             return Err(FsError::from_errno(Errno::INVAL));
         };
         let parent = rel.parent().unwrap_or(Path::new(""));
         let fd = self.open_dir(parent)?;
-        if !is_cgroup2_fd(fd.as_fd()) {
+        if fs_magic(fd.as_fd()) != Some(want) {
             return Err(FsError::NotCgroup2);
         }
         Ok((fd, name))
@@ -512,6 +539,76 @@ impl Hier {
     pub fn rmdir(&self, rel: &Path) -> Result<(), FsError> {
         let (parent, name) = self.parent_of(rel)?;
         rustix::fs::unlinkat(&parent, name, AtFlags::REMOVEDIR).map_err(FsError::from_errno)
+    }
+}
+
+/// Every hierarchy of a layout, each opened once ([`Hier::open`]): the
+/// cgroup2 one and each v1 hierarchy, by [`HierId`].
+#[derive(Debug)]
+pub struct Hiers {
+    pub layout: Layout,
+    v2: Option<Arc<Hier>>,
+    v1: Vec<Arc<Hier>>,
+}
+
+impl Hiers {
+    /// Opens each hierarchy's directory; one that cannot be opened is a
+    /// handle that finds nothing ([`Hier::open_lenient`]), so a hierarchy
+    /// unmounted under us shows as figures missing, not as a failed start.
+    pub fn open(layout: Layout) -> Self {
+        let v2 = layout
+            .v2
+            .as_deref()
+            .map(|p| Arc::new(Hier::open_lenient(p)));
+        let v1 = layout
+            .v1
+            .iter()
+            .map(|m| Arc::new(Hier::open_lenient(&m.dir)))
+            .collect();
+        Self { layout, v2, v1 }
+    }
+
+    /// The layout of one hierarchy already opened (`--root` naming a
+    /// cgroup2 tree or a fixture directory): cgroup2's place, no v1.
+    pub fn single(hier: Arc<Hier>) -> Self {
+        Self {
+            layout: Layout {
+                v2: Some(hier.path().to_path_buf()),
+                v1: Vec::new(),
+            },
+            v2: Some(hier),
+            v1: Vec::new(),
+        }
+    }
+
+    /// The handle of a hierarchy.
+    pub fn get(&self, id: HierId) -> Option<&Arc<Hier>> {
+        match id {
+            HierId::V2 => self.v2.as_ref(),
+            HierId::V1(i) => self.v1.get(i),
+        }
+    }
+
+    /// The primary hierarchy ([`Layout::primary`]): the tree's backbone.
+    pub fn primary(&self) -> Option<&Arc<Hier>> {
+        self.get(self.layout.primary()?)
+    }
+
+    /// The hierarchy holding a controller ([`Layout::holder`]) and its
+    /// handle.
+    pub fn holder(&self, controller: &str) -> Option<(HierId, &Arc<Hier>)> {
+        let id = self.layout.holder(controller)?;
+        Some((id, self.get(id)?))
+    }
+
+    /// Every v1 hierarchy with its handle, in the layout's order.
+    pub fn v1(&self) -> impl Iterator<Item = (HierId, &crate::model::layout::V1Mount, &Arc<Hier>)> {
+        self.layout
+            .v1
+            .iter()
+            .zip(&self.v1)
+            .enumerate()
+            .map(|(i, (m, h))| (HierId::V1(i), m, h))
     }
 }
 

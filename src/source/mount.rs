@@ -1,24 +1,19 @@
-//! Finding cgroup2: read `/proc/self/mountinfo` ([`read_mountinfo`], the
-//! one reader; `model::mountinfo` parses it), pick the cgroup2 mount from
-//! its entries ([`find_cgroup`], pure), or check a `--root` directory's
-//! filesystem type.
+//! Finding the hierarchies: read `/proc/self/mountinfo` ([`read_mountinfo`],
+//! the one reader; `model::mountinfo` parses it), find cgroup2 and every v1
+//! hierarchy among its entries ([`find_layout`], pure, through
+//! `model::layout`), or check a `--root` directory's filesystem type.
 
-use super::hier::Hier;
+use super::hier::{Hier, CGROUP_SUPER_MAGIC};
+use crate::model::layout::{Layout, V1Mount};
 use crate::model::mountinfo::{self, MountEntry};
 use crate::model::{MountInfo, MountMode};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-/// statfs f_type of cgroup v1.
-const CGROUP_SUPER_MAGIC: i64 = 0x0027_e0eb;
 
 /// Why there is no hierarchy to show; each says what was found and what to
 /// do. The command line maps these to exit code 2.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MountError {
-    /// Only cgroup v1 hierarchies are mounted.
-    V1Only {
-        v1_controllers: Vec<String>,
-    },
     /// Nothing cgroup-like is mounted.
     NoCgroup,
     /// `--root` is not a cgroup2 hierarchy nor a directory laid out like one.
@@ -35,13 +30,6 @@ pub enum MountError {
 impl std::fmt::Display for MountError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::V1Only { v1_controllers } => write!(
-                f,
-                "no cgroup2 hierarchy is mounted: this system uses cgroup v1 only (controllers: {}). \
-                 cgtop needs cgroup v2: boot with systemd.unified_cgroup_hierarchy=1 \
-                 (or mount -t cgroup2 none /sys/fs/cgroup/unified for a hybrid view)",
-                v1_controllers.join(", ")
-            ),
             Self::NoCgroup => write!(
                 f,
                 "no cgroup filesystem is mounted: mount cgroup2 with `mount -t cgroup2 none /sys/fs/cgroup`"
@@ -64,44 +52,22 @@ pub fn path_text(p: &Path) -> String {
     crate::model::text::escape(p.as_os_str().as_bytes()).into_owned()
 }
 
-/// Finds the cgroup2 mount among the mounts and the controllers held by
-/// cgroup v1 mounts. PURE.
+/// Every cgroup hierarchy among the mounts: cgroup2 and each v1
+/// hierarchy ([`Layout::from_mounts`]). PURE.
+pub fn find_layout(mounts: &[MountEntry]) -> Result<Layout, MountError> {
+    let layout = Layout::from_mounts(mounts);
+    if layout.is_empty() {
+        Err(MountError::NoCgroup)
+    } else {
+        Ok(layout)
+    }
+}
+
+/// The primary hierarchy and the mode ([`Layout::mount_info`]). PURE.
 pub fn find_cgroup(mounts: &[MountEntry]) -> Result<MountInfo, MountError> {
-    let mut v2: Option<PathBuf> = None;
-    let mut v1_controllers: Vec<String> = Vec::new();
-    let mut any_v1 = false;
-    for m in mounts {
-        match m.fs_type.as_str() {
-            // the first cgroup2 mount wins (a bind mount may follow)
-            "cgroup2" if v2.is_none() => v2 = Some(m.mount_point.clone()),
-            "cgroup" => {
-                any_v1 = true;
-                for opt in m.super_options.split(',') {
-                    if !matches!(
-                        opt,
-                        "rw" | "ro" | "" | "relatime" | "noatime" | "nosuid" | "nodev" | "noexec"
-                    ) && !opt.contains('=')
-                        && !v1_controllers.iter().any(|c| c == opt)
-                    {
-                        v1_controllers.push(opt.to_owned());
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    match v2 {
-        Some(root) => Ok(MountInfo {
-            root,
-            mode: if any_v1 {
-                MountMode::Hybrid { v1_controllers }
-            } else {
-                MountMode::PureV2
-            },
-        }),
-        None if any_v1 => Err(MountError::V1Only { v1_controllers }),
-        None => Err(MountError::NoCgroup),
-    }
+    find_layout(mounts)?
+        .mount_info()
+        .ok_or(MountError::NoCgroup)
 }
 
 /// [`find_cgroup`] on mountinfo text. PURE.
@@ -119,9 +85,14 @@ pub fn read_mountinfo() -> Result<Vec<MountEntry>, MountError> {
     Ok(mountinfo::parse(&text))
 }
 
-/// Finds the live hierarchy from `/proc/self/mountinfo`.
+/// Finds the live primary hierarchy from `/proc/self/mountinfo`.
 pub fn discover() -> Result<MountInfo, MountError> {
     find_cgroup(&read_mountinfo()?)
+}
+
+/// Finds every live hierarchy from `/proc/self/mountinfo`.
+pub fn discover_layout() -> Result<Layout, MountError> {
+    find_layout(&read_mountinfo()?)
 }
 
 /// Checks a `--root` directory: a cgroup2 mount (or a directory inside
@@ -132,7 +103,7 @@ pub fn discover() -> Result<MountInfo, MountError> {
 /// descriptor: the returned [`Hier`] is what every later read and write
 /// goes through, so re-pointing a symlink given as `--root` afterwards
 /// changes nothing.
-pub fn check_root(dir: &Path) -> Result<(MountInfo, Hier), MountError> {
+pub fn check_root(dir: &Path) -> Result<(MountInfo, Hier, Layout), MountError> {
     let hier = Hier::open(dir).map_err(|e| {
         if crate::model::errno::of_io(&e) == crate::model::Errno::NOTDIR {
             MountError::NotCgroup2 {
@@ -147,33 +118,90 @@ pub fn check_root(dir: &Path) -> Result<(MountInfo, Hier), MountError> {
         }
     })?;
     let ftype = hier.fs_type().unwrap_or(0);
+    let one = |v1: Vec<V1Mount>| Layout {
+        v2: v1.is_empty().then(|| dir.to_path_buf()),
+        v1,
+    };
     if hier.is_cgroup2() {
         let mode = discover().map_or(MountMode::PureV2, |m| m.mode);
-        return Ok((
-            MountInfo {
-                root: dir.to_path_buf(),
-                mode,
-            },
-            hier,
-        ));
+        let m = MountInfo {
+            root: dir.to_path_buf(),
+            mode,
+        };
+        return Ok((m, hier, one(Vec::new())));
     }
     if ftype == CGROUP_SUPER_MAGIC {
-        return Err(MountError::NotCgroup2 {
-            dir: dir.to_path_buf(),
-            found: "a cgroup v1 hierarchy".into(),
-        });
+        // a v1 hierarchy (or a group in one): its controllers are those of
+        // the mount it is in
+        let real = hier.real_path().unwrap_or_else(|| dir.to_path_buf());
+        let mounts = read_mountinfo().unwrap_or_default();
+        let mount = mounts
+            .iter()
+            .filter(|m| m.fs_type == "cgroup" && real.starts_with(&m.mount_point))
+            .max_by_key(|m| m.mount_point.as_os_str().len());
+        let mut v1 =
+            Layout::from_mounts(mount.into_iter().cloned().collect::<Vec<_>>().as_slice()).v1;
+        for m in &mut v1 {
+            m.dir = dir.to_path_buf();
+        }
+        if v1.is_empty() {
+            v1.push(V1Mount {
+                dir: dir.to_path_buf(),
+                controllers: Vec::new(),
+                name: None,
+            });
+        }
+        let layout = one(v1);
+        let m = layout.mount_info().ok_or(MountError::NoCgroup)?;
+        return Ok((m, hier, layout));
     }
     if hier
         .is_file(Path::new(crate::cgroupfs::files::PROCS))
         .is_ok()
     {
-        return Ok((
-            MountInfo {
-                root: dir.to_path_buf(),
-                mode: MountMode::Directory,
-            },
-            hier,
-        ));
+        let m = MountInfo {
+            root: dir.to_path_buf(),
+            mode: MountMode::Directory,
+        };
+        return Ok((m, hier, one(Vec::new())));
+    }
+    // a directory of hierarchies, as /sys/fs/cgroup is on a v1 or hybrid
+    // host: the cgroup mounts right below it, or (a fixture, a copy) its
+    // subdirectories named as the kernel names hierarchies
+    let real = hier.real_path().unwrap_or_else(|| dir.to_path_buf());
+    let below: Vec<MountEntry> = read_mountinfo()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| {
+            m.fs_type.starts_with("cgroup") && m.mount_point.parent() == Some(real.as_path())
+        })
+        .collect();
+    let layout = if below.is_empty() {
+        let names: Vec<String> = hier
+            .list(Path::new(""))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|e| e.is_dir)
+            .filter_map(|e| e.name.to_str().map(str::to_owned))
+            .collect();
+        Layout::from_dir_names(dir, names.iter().map(String::as_str))
+    } else {
+        let mut l = Layout::from_mounts(&below);
+        // read through the path given, as every other --root
+        if let Some(v2) = &mut l.v2 {
+            *v2 = dir.join(v2.file_name().unwrap_or_default());
+        }
+        for m in &mut l.v1 {
+            m.dir = dir.join(m.dir.file_name().unwrap_or_default());
+        }
+        l
+    };
+    if let Some(m) = layout.mount_info() {
+        let primary = Hier::open(&m.root).map_err(|e| MountError::Unreadable {
+            what: path_text(&m.root),
+            err: e.to_string(),
+        })?;
+        return Ok((m, primary, layout));
     }
     Err(MountError::NotCgroup2 {
         dir: dir.to_path_buf(),
@@ -243,16 +271,16 @@ mod tests {
             .filter(|l| !l.contains("cgroup2"))
             .collect::<Vec<_>>()
             .join("\n");
-        assert!(matches!(
-            parse_mountinfo(&v1),
-            Err(MountError::V1Only { .. })
-        ));
-        assert_eq!(parse_mountinfo("garbage\n\n"), Err(MountError::NoCgroup));
-        let msg = parse_mountinfo(&v1).unwrap_err().to_string();
-        assert!(
-            msg.contains("cgroup v1 only") && msg.contains("systemd.unified_cgroup_hierarchy=1"),
-            "{msg}"
+        // no cgroup2: the v1 hierarchies, name=systemd the primary
+        let m = parse_mountinfo(&v1).unwrap();
+        assert_eq!(m.root, PathBuf::from("/sys/fs/cgroup/systemd"));
+        assert_eq!(
+            m.mode,
+            MountMode::V1 {
+                v1_controllers: vec!["cpu".into(), "memory".into()]
+            }
         );
+        assert_eq!(parse_mountinfo("garbage\n\n"), Err(MountError::NoCgroup));
     }
 
     #[test]

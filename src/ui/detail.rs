@@ -6,7 +6,6 @@ use crate::cgroupfs::{CpuMax, IoStatDevice, Pressure};
 use crate::model::limits::{cpu_max_of, effective_memory, ThrottleSource, Throttling};
 use crate::model::text::{escape, escape_str};
 use crate::model::GroupPath;
-use crate::model::MountMode;
 use crate::render::fit::{fit, fit_left};
 use crate::render::severity;
 use crate::render::units::{
@@ -297,7 +296,7 @@ fn psi(name: &str, p: Option<&Pressure>) -> String {
 /// Whether cgroup v1 holds this controller (hybrid host): then the v2
 /// group has no files for it, and that is not "off for this group".
 fn on_v1(app: &App, controller: &str) -> bool {
-    matches!(&app.mount.mode, MountMode::Hybrid { v1_controllers } if v1_controllers.iter().any(|c| c == controller))
+    app.mount.mode.on_v1(controller)
 }
 
 fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {

@@ -18,9 +18,10 @@ use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
 use crate::cgroupfs::io::DevId;
 use crate::model::input::{self, MemoryFile};
+use crate::model::layout::v1_name;
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::WriteOutcome;
-use crate::model::{DeviceInfo, GroupPath, MountMode};
+use crate::model::{DeviceInfo, GroupPath};
 use crate::source::devices::throttle_check;
 
 /// The fields of the limits form.
@@ -163,15 +164,6 @@ fn controller_of(file: &str) -> &str {
     file.split('.').next().unwrap_or(file)
 }
 
-/// The name cgroup v1 mounts a cgroup2 controller under: v2's io is v1's
-/// blkio (admin guide 5-3 "IO"); the others keep their names.
-fn v1_name(controller: &str) -> &str {
-    match controller {
-        "io" => "blkio",
-        c => c,
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Field {
     pub kind: FieldKind,
@@ -228,10 +220,7 @@ impl LimitsForm {
             .iter()
             .position(|d| throttle_check(d, &devices).is_ok())
             .unwrap_or(0);
-        let cgroup_writeback = !matches!(
-            &app.mount.mode,
-            MountMode::Hybrid { v1_controllers } if v1_controllers.iter().any(|c| c == "memory")
-        );
+        let cgroup_writeback = !app.mount.mode.on_v1("memory");
         let fields = FieldKind::ALL
             .iter()
             .map(|&kind| Field {
@@ -247,10 +236,7 @@ impl LimitsForm {
             .and_then(|d| d.controllers.clone())
             .map(|c| c.0)
             .unwrap_or_default();
-        let v1_controllers = match &app.mount.mode {
-            MountMode::Hybrid { v1_controllers } => v1_controllers.clone(),
-            _ => Vec::new(),
-        };
+        let v1_controllers = app.mount.mode.v1_controllers().to_vec();
         let mut form = LimitsForm {
             group,
             fields,
