@@ -191,6 +191,9 @@ pub struct GroupDetail {
     pub memsw_limit: Option<Limit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memsw_usage: Option<u64>,
+    /// memory.usage_in_bytes (bytes), the figure v2's memory.current is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_usage: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_failcnt: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -215,6 +218,10 @@ pub struct GroupDetail {
     /// raw view; unreadable files carry the error text. Only filled for the
     /// selected group.
     pub raw: Vec<(String, Result<String, String>)>,
+    /// How many of `raw`'s files are the primary hierarchy's (the first
+    /// ones); the rest are the v1 hierarchies' as `label:file`.
+    #[serde(skip)]
+    pub raw_primary: usize,
     /// Names of the files the owner may write (the raw editor's list).
     /// Only filled for the selected group.
     pub writable: Vec<String>,

@@ -102,6 +102,7 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
         memory_soft_limit: None,
         memsw_limit: None,
         memsw_usage: None,
+        memory_usage: None,
         memory_failcnt: None,
         oom_control: None,
         memory_stat_v1: None,
@@ -122,12 +123,14 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
             .map(|t| cgroupfs::parse_pids(&t))
             .unwrap_or_default(),
         raw: Vec::new(),
+        raw_primary: 0,
         writable: Vec::new(),
         unreadable: Vec::new(),
     };
     d.unreadable = g.errors.take();
     if raw {
         d.raw = read_raw(hier, dir);
+        d.raw_primary = d.raw.len();
         d.writable = writable_files(hier, dir);
     }
     d
@@ -343,8 +346,8 @@ fn v1_memory(g: &Group<'_>, d: &mut GroupDetail, page_size: u64) {
         .and_then(|t| OomControl::parse(&t).ok());
     // swap in use: what memsw counts beyond memory (v1 guide memory.rst
     // 2.4: memsw is memory + swap)
-    let usage = g.number(v1::MEMORY_USAGE);
-    if let (Some(sw), Some(u)) = (d.memsw_usage, usage) {
+    d.memory_usage = g.number(v1::MEMORY_USAGE);
+    if let (Some(sw), Some(u)) = (d.memsw_usage, d.memory_usage) {
         d.swap_current = Some(sw.saturating_sub(u));
     }
     if let Some(t) = g.read(v1::MEMORY_STAT) {
