@@ -56,7 +56,9 @@ fn v1_limits_fill_the_v2_fields_of_the_same_meaning() {
         )
     );
     assert_eq!(d.pids_max, Some(Limit::Value(42)));
-    assert_eq!(d.freeze, Some(true));
+    // cgroup2's cgroup.freeze (what cgtop's freeze writes on a hybrid
+    // host) stays `freeze`; v1's state is `freezer_state`
+    assert_eq!(d.freeze, Some(false));
     // v1 memory.stat's subtree (total_) figures as v2's memory.stat
     let st = d.memory_stat.expect("memory.stat");
     assert_eq!(st.file_dirty, Some(20_971_520));
@@ -182,6 +184,34 @@ fn the_no_limit_number_depends_on_the_page_size() {
         on_4k.memory_max,
         Some(Limit::Value(9_223_372_036_854_710_272))
     );
+}
+
+#[test]
+fn a_v1_only_layout_reads_processes_and_freeze_from_v1() {
+    let t = layout_tree();
+    std::fs::remove_dir_all(t.path().join("unified")).unwrap();
+    let d = read(t.path(), WEB);
+    let s = d.sources.as_ref().unwrap();
+    assert_eq!(s.procs.as_deref(), Some("v1:name=systemd"));
+    assert_eq!(d.pids, vec![4_190_101]);
+    // no cgroup.freeze: freezer.self_freezing says it
+    assert_eq!(d.freeze, Some(true));
+    assert_eq!(d.memory_max, Some(Limit::Value(64 << 20)));
+    // the primary's raw files are name=systemd's, under their own names
+    assert!(d.raw.iter().any(|(n, _)| n == "cgroup.procs"));
+    assert!(!d.raw.iter().any(|(n, _)| n.starts_with("name=systemd:")));
+}
+
+#[test]
+fn a_group_only_in_a_v1_hierarchy_lists_its_processes_from_there() {
+    let t = layout_tree();
+    let only = "cgtop-only-in-memory";
+    put(&t.path().join("memory").join(only), "cgroup.procs", "77\n");
+    let d = read(t.path(), only);
+    assert_eq!(d.pids, vec![77]);
+    let s = d.sources.as_ref().unwrap();
+    assert_eq!(s.procs.as_deref(), Some("v1:memory"));
+    assert_eq!(s.cpu, None);
 }
 
 #[test]
@@ -326,7 +356,6 @@ fn real_kernel_v1_files_read_back_through_the_detail() {
     assert_eq!(d.memory_soft_limit, Some(Limit::Value(32 << 20)));
     assert_eq!(d.pids_max, Some(Limit::Value(42)));
     assert_eq!(d.freezer_state, Some(FreezerState::Frozen));
-    assert_eq!(d.freeze, Some(true));
     assert!(d.oom_control.is_some());
     assert!(d.memory_stat_v1.is_some());
     if let Some(dev) = disk {

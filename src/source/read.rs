@@ -399,17 +399,22 @@ fn v1_blkio(g: &Group<'_>, d: &mut GroupDetail) {
     };
 }
 
-/// The v1 freezer: its state, and whether the group itself was asked to
+/// The v1 freezer: its state, and, where the primary hierarchy has no
+/// cgroup.freeze (a v1-only host), whether the group itself was asked to
 /// freeze (freezer.self_freezing, as cgroup.freeze says on v2; FROZEN
 /// through a parent is `freeze: false`, as on v2).
 fn v1_freezer(g: &Group<'_>, d: &mut GroupDetail) {
     d.freezer_state = g
         .read(v1::FREEZER_STATE)
         .and_then(|t| FreezerState::parse(&t).ok());
-    d.freeze = g
-        .read(v1::FREEZER_SELF)
-        .and_then(|t| v1_limits::parse_flag(v1::FREEZER_SELF, &t).ok())
-        .or(d.freezer_state.map(|s| s != FreezerState::Thawed));
+    // on a hybrid host cgroup2's cgroup.freeze (a core file, apart from
+    // v1's freezer) is what cgtop's freeze writes: it stays `freeze`
+    if d.freeze.is_none() {
+        d.freeze = g
+            .read(v1::FREEZER_SELF)
+            .and_then(|t| v1_limits::parse_flag(v1::FREEZER_SELF, &t).ok())
+            .or(d.freezer_state.map(|s| s != FreezerState::Thawed));
+    }
 }
 
 /// Files of the group with the owner's write bit (cgroupfs marks
