@@ -177,11 +177,11 @@ fn the_no_limit_number_depends_on_the_page_size() {
     // a 64 KiB-page kernel's "no limit"
     put(&mem, "memory.limit_in_bytes", "9223372036854710272\n");
     let hiers = hiers_of(t.path());
-    let on_64k = read_detail_paged(&hiers, Path::new(WEB), false, 65536);
-    assert_eq!(on_64k.memory_max, Some(Limit::Max));
-    let on_4k = read_detail_paged(&hiers, Path::new(WEB), false, 4096);
+    let large_pages = read_detail_paged(&hiers, Path::new(WEB), false, 65536);
+    assert_eq!(large_pages.memory_max, Some(Limit::Max));
+    let small_pages = read_detail_paged(&hiers, Path::new(WEB), false, 4096);
     assert_eq!(
-        on_4k.memory_max,
+        small_pages.memory_max,
         Some(Limit::Value(9_223_372_036_854_710_272))
     );
 }
