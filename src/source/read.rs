@@ -170,7 +170,12 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
             .get(i)
             .map_or_else(|| "v1".to_owned(), |m| format!("v1:{}", m.label())),
     };
-    let has_group = |id: HierId| hiers.get(id).is_some_and(|h| h.dir_ino(dir).is_ok());
+    // whether each hierarchy has the group: one open per hierarchy
+    let present: Vec<(HierId, bool)> = std::iter::once(HierId::V2)
+        .chain((0..hiers.layout.v1.len()).map(HierId::V1))
+        .map(|id| (id, hiers.get(id).is_some_and(|h| h.dir_ino(dir).is_ok())))
+        .collect();
+    let has_group = |id: HierId| present.iter().any(|&(i, here)| i == id && here);
     let mut sources = DetailSources::default();
     let mut errors: Vec<Unreadable> = Vec::new();
     // where the group is in the holder of a controller, its name
