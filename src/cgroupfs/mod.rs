@@ -14,6 +14,7 @@ pub mod io;
 mod keyed;
 pub mod memory;
 pub mod pressure;
+pub mod v1;
 
 pub use self::core::{CgroupEvents, CgroupStat, CgroupType, Controllers};
 pub use cpu::{CpuMax, CpuStat, CpuStatLocal};
