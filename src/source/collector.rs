@@ -11,7 +11,7 @@ use super::procs::ProcReader;
 use super::read::{
     read_cpu_max, read_cpu_stat_local, read_detail, read_io_cost, read_memory_limits, read_pids_max,
 };
-use super::scan::{ScanConfig, ScanKind, Scanner};
+use super::scan::{KeptPool, ScanConfig, ScanKind, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
 use crate::model::host::{meminfo_bytes, CpuTimes, MachineLoad};
 use crate::model::layout::HierId;
@@ -210,14 +210,16 @@ impl Collector {
         };
         let start = hier::group_rel(&cfg.start).to_path_buf();
         let ids = plan.hierarchies();
-        // the descriptor budget is the program's: shared out evenly
-        let mut each = cfg.scan.clone();
-        each.max_kept /= ids.len();
+        // the descriptor budget is the program's: one, shared
+        let pool = KeptPool::new(ids.len());
+        let each = cfg.scan.clone();
         let mut c = Self::with_hier(cfg, Arc::clone(&hier));
         c.scanner = Scanner::of_kind(hier, kind(plan.primary), start.clone(), each.clone());
-        for id in ids.into_iter().skip(1) {
+        c.scanner.share_budget(Arc::clone(&pool), 0);
+        for (k, id) in ids.into_iter().enumerate().skip(1) {
             if let Some(h) = hiers.get(id) {
-                let s = Scanner::of_kind(Arc::clone(h), kind(id), start.clone(), each.clone());
+                let mut s = Scanner::of_kind(Arc::clone(h), kind(id), start.clone(), each.clone());
+                s.share_budget(Arc::clone(&pool), k);
                 c.others.push((id, s));
             }
         }

@@ -334,8 +334,45 @@ pub fn raise_nofile_limit(want: u64) -> u64 {
     soft
 }
 
+/// One descriptor budget shared by the scanners of several hierarchies
+/// (a v1 or hybrid layout): each publishes how many it keeps, and opens
+/// more only while the sum is under the budget, so that a hierarchy with
+/// many files to keep (cpuacct's three a group) is not held to an even
+/// share while another (name=systemd's one) leaves its share unused.
+#[derive(Debug, Default)]
+pub struct KeptPool {
+    slots: Vec<std::sync::atomic::AtomicUsize>,
+}
+
+impl KeptPool {
+    /// A pool of `n` scanners.
+    pub fn new(n: usize) -> Arc<Self> {
+        Arc::new(Self {
+            slots: (0..n).map(|_| std::sync::atomic::AtomicUsize::new(0)).collect(),
+        })
+    }
+
+    /// Kept by every scanner but `me`.
+    fn others(&self, me: usize) -> usize {
+        use std::sync::atomic::Ordering;
+        (self.slots.iter().enumerate())
+            .filter(|(i, _)| *i != me)
+            .map(|(_, s)| s.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    fn publish(&self, me: usize, kept: usize) {
+        if let Some(s) = self.slots.get(me) {
+            s.store(kept, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
 pub struct Scanner {
     hier: Arc<Hier>,
+    /// The budget shared with other hierarchies' scanners, and this
+    /// one's slot in it.
+    pool: Option<(Arc<KeptPool>, usize)>,
     kind: ScanKind,
     table: Table,
     /// The start group's directory, relative to the hierarchy's root.
@@ -400,6 +437,7 @@ impl Scanner {
         let budget = budget_within(cfg.max_kept, nofile_soft_limit());
         Self {
             hier,
+            pool: None,
             kind,
             table: kind.table(),
             root: start,
@@ -416,6 +454,24 @@ impl Scanner {
             fd_limited: false,
             buf: vec![0; 64 * 1024],
             extras: HotExtras::default(),
+        }
+    }
+
+    /// Shares the descriptor budget with other scanners: slot `me` of
+    /// `pool`.
+    pub fn share_budget(&mut self, pool: Arc<KeptPool>, me: usize) {
+        self.pool = Some((pool, me));
+    }
+
+    /// Room for one more kept descriptor.
+    fn room(&self) -> bool {
+        let others = self.pool.as_ref().map_or(0, |(p, me)| p.others(*me));
+        self.kept + others < self.budget
+    }
+
+    fn publish(&self) {
+        if let Some((p, me)) = &self.pool {
+            p.publish(*me, self.kept);
         }
     }
 
@@ -486,6 +542,7 @@ impl Scanner {
             self.walk(periodic, &mut cost);
         }
         self.ticks += 1;
+        self.publish();
         cost
     }
 
@@ -531,6 +588,7 @@ impl Scanner {
             fill_memory_limits(&mut out);
         }
         cost.fd_limited |= self.fd_limited;
+        self.publish();
         (out, cost)
     }
 
@@ -943,7 +1001,7 @@ impl Scanner {
     /// fstat says now).
     fn watch(&mut self, entry: &mut Entry, links: Option<u64>) {
         if entry.watch.is_none() {
-            if self.kept >= self.budget {
+            if !self.room() {
                 // caught by the periodic walk only
                 self.fd_limited = true;
                 return;
@@ -963,7 +1021,7 @@ impl Scanner {
     }
 
     fn open_handle(&mut self, file: &Path) -> Handle {
-        if self.kept >= self.budget {
+        if !self.room() {
             self.fd_limited = true;
             return Handle::Reopen(None);
         }
