@@ -95,19 +95,25 @@ impl Drop for V1Sandbox {
         }
         let until = Instant::now() + Duration::from_secs(10);
         for h in HIERS {
-            // children first (a sub made by a test)
-            if let Ok(rd) = fs::read_dir(self.dir(h, "")) {
-                for e in rd.flatten() {
-                    if e.file_type().is_ok_and(|t| t.is_dir()) {
-                        let _ = fs::remove_dir(e.path());
-                    }
-                }
-            }
+            // children first (groups a test made below)
+            remove_below(&self.dir(h, ""));
             while fs::remove_dir(self.dir(h, "")).is_err()
                 && self.dir(h, "").exists()
                 && Instant::now() < until
             {
                 std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+/// Removes the directories below `d`, deepest first (not `d`).
+fn remove_below(d: &Path) {
+    if let Ok(rd) = fs::read_dir(d) {
+        for e in rd.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_below(&e.path());
+                let _ = fs::remove_dir(e.path());
             }
         }
     }
@@ -195,6 +201,17 @@ fn a_busy_loop_in_v1_groups_shows_cpu_memory_pids_and_frozen() {
             .is_some(),
         "a group only v1 has is in the tree"
     );
+    // a group made in a v1 hierarchy alone after the start: listed within
+    // two refreshes (v1 has no cgroup.stat: inotify on the directories)
+    let r = c.refresh_timed(start);
+    assert!(!r.snapshot.cost.walked, "steady: nothing listed again");
+    fs::create_dir(s.dir("memory", "v1only/late")).unwrap();
+    let late = me.concat(&GroupPath::new("v1only/late"));
+    let seen = (0..2).any(|_| c.refresh_timed(start).snapshot.find(&late).is_some());
+    assert!(seen, "a group made in v1 memory after the start");
+    fs::remove_dir(s.dir("memory", "v1only/late")).unwrap();
+    let gone = (0..2).any(|_| c.refresh_timed(start).snapshot.find(&late).is_none());
+    assert!(gone, "and removed");
     // freezer.state: FROZEN shows as frozen
     fs::write(s.dir("freezer", "freezer.state"), "FROZEN").unwrap();
     let until = Instant::now() + Duration::from_secs(5);

@@ -48,7 +48,10 @@ impl Drop for Made {
             left += usize::from(!ok);
         }
         if left > 0 {
-            eprintln!("warning: {left} test groups could not be removed (cgtop-test-{}-900)", std::process::id());
+            eprintln!(
+                "warning: {left} test groups could not be removed (cgtop-test-{}-900)",
+                std::process::id()
+            );
         }
     }
 }
@@ -65,7 +68,13 @@ fn hot_files(dir: &std::path::Path, kind: ScanKind) -> Vec<PathBuf> {
         .unwrap_or_default();
     let has = |n: &str| names.iter().any(|x| x == n);
     let want: &[&str] = match kind {
-        ScanKind::V2 => &["cpu.stat", "memory.current", "io.stat", "pids.current", "cgroup.events"],
+        ScanKind::V2 => &[
+            "cpu.stat",
+            "memory.current",
+            "io.stat",
+            "pids.current",
+            "cgroup.events",
+        ],
         ScanKind::V1 { .. } => &[
             "cpuacct.usage",
             "cpuacct.usage_user",
@@ -78,7 +87,11 @@ fn hot_files(dir: &std::path::Path, kind: ScanKind) -> Vec<PathBuf> {
             "freezer.state",
         ],
     };
-    let mut out: Vec<PathBuf> = want.iter().filter(|n| has(n)).map(|n| dir.join(n)).collect();
+    let mut out: Vec<PathBuf> = want
+        .iter()
+        .filter(|n| has(n))
+        .map(|n| dir.join(n))
+        .collect();
     // cgroup.procs: the primary's, where it has no pids.current
     let procs = match kind {
         ScanKind::V2 => !has("pids.current"),
@@ -106,10 +119,17 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
     let mut made = Made(Vec::new());
     let t0 = Instant::now();
     for &id in &ids {
-        let base = layout.dir(id).context("a hierarchy's directory")?.join(&name);
+        let base = layout
+            .dir(id)
+            .context("a hierarchy's directory")?
+            .join(&name);
         for p in &paths {
             crate::check_stop()?;
-            let d = if p.is_empty() { base.clone() } else { base.join(p) };
+            let d = if p.is_empty() {
+                base.clone()
+            } else {
+                base.join(p)
+            };
             fs::create_dir(&d).with_context(|| format!("creating {}", d.display()))?;
             made.0.push(d);
         }
@@ -129,14 +149,20 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
     );
     let kind = |id: HierId| match id {
         HierId::V2 => ScanKind::V2,
-        HierId::V1(_) => ScanKind::V1 { procs: id == plan.primary },
+        HierId::V1(_) => ScanKind::V1 {
+            procs: id == plan.primary,
+        },
     };
     // the floor's files
     let mut floor_files: Vec<(PathBuf, bool)> = Vec::new();
     for &id in &ids {
         let base = layout.dir(id).context("dir")?.join(&name);
         for p in &paths {
-            let d = if p.is_empty() { base.clone() } else { base.join(p) };
+            let d = if p.is_empty() {
+                base.clone()
+            } else {
+                base.join(p)
+            };
             for f in hot_files(&d, kind(id)) {
                 let multi = f.ends_with("cgroup.procs");
                 floor_files.push((f, multi));
@@ -176,7 +202,11 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
     let floor_block = |fc: &mut Vec<u64>, fw: &mut Vec<u64>| -> Result<()> {
         let floor: Vec<(File, bool)> = floor_files
             .iter()
-            .map(|(p, m)| File::open(p).map(|f| (f, *m)).with_context(|| p.display().to_string()))
+            .map(|(p, m)| {
+                File::open(p)
+                    .map(|f| (f, *m))
+                    .with_context(|| p.display().to_string())
+            })
             .collect::<Result<_>>()?;
         let mut buf = vec![0u8; 64 * 1024];
         for round in 0..warmup + refreshes {
@@ -222,8 +252,10 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
         for round in 0..warmup + refreshes {
             crate::check_stop()?;
             let (c, w) = time(&mut || {
-                let parts: Vec<(HierId, Vec<cgtop::model::GroupSample>)> =
-                    scanners.iter_mut().map(|(id, s)| (*id, s.scan().0)).collect();
+                let parts: Vec<(HierId, Vec<cgtop::model::GroupSample>)> = scanners
+                    .iter_mut()
+                    .map(|(id, s)| (*id, s.scan().0))
+                    .collect();
                 groups = union::merge(&plan, parts).len();
             });
             if round >= warmup {
@@ -237,7 +269,8 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
     let mut limited = false;
     {
         let (m, hier, all) = cgtop::run::locate(&opts).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let mut c = Collector::with_hiers(cgtop::run::collector_config(&opts, &m, false), hier, &all);
+        let mut c =
+            Collector::with_hiers(cgtop::run::collector_config(&opts, &m, false), hier, &all);
         for round in 0..warmup + refreshes {
             crate::check_stop()?;
             let mut r = None;
@@ -246,7 +279,10 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
             });
             let r = r.context("a refresh")?;
             if r.snapshot.groups.len() != groups {
-                bail!("the collector lists {} groups, the scanners {groups}", r.snapshot.groups.len());
+                bail!(
+                    "the collector lists {} groups, the scanners {groups}",
+                    r.snapshot.groups.len()
+                );
             }
             limited |= r.snapshot.cost.fd_limited;
             if round >= warmup {
@@ -269,7 +305,12 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
         ("scan: every hierarchy's scanner + merge", &sc, &sw),
         ("refresh: Collector::refresh", &rc, &rw),
     ] {
-        println!("| {what} | {} | {} | {:.2}x |", ms(med(cpu)), ms(med(wall)), med(cpu) / floor_cpu);
+        println!(
+            "| {what} | {} | {} | {:.2}x |",
+            ms(med(cpu)),
+            ms(med(wall)),
+            med(cpu) / floor_cpu
+        );
     }
     drop(made);
     Ok(())

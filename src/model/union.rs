@@ -112,39 +112,59 @@ impl Row<'_> {
 pub fn merge(plan: &Plan, parts: Vec<(HierId, Vec<GroupSample>)>) -> Vec<GroupSample> {
     let ids: Vec<HierId> = parts.iter().map(|(id, _)| *id).collect();
     let cap = parts.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
-    let mut iters: Vec<std::iter::Peekable<std::vec::IntoIter<GroupSample>>> = parts
-        .into_iter()
-        .map(|(_, v)| v.into_iter().peekable())
-        .collect();
+    let mut iters: Vec<std::vec::IntoIter<GroupSample>> =
+        parts.into_iter().map(|(_, v)| v.into_iter()).collect();
     let mut out = Vec::with_capacity(cap);
     loop {
-        let Some(path) = iters
-            .iter_mut()
-            .filter_map(|it| it.peek().map(|g| &g.path))
-            .min()
-            .cloned()
-        else {
+        // the part whose next path is the least (the first of equals)
+        let least = (0..iters.len())
+            .filter(|&k| head(&iters[k]).is_some())
+            .min_by(|&a, &b| head(&iters[a]).cmp(&head(&iters[b])));
+        let Some(first) = least.and_then(|l| iters[l].next()) else {
             break;
         };
-        let samples = iters
+        let samples: Vec<Option<GroupSample>> = iters
             .iter_mut()
-            .map(|it| it.next_if(|g| g.path == path))
+            .enumerate()
+            .map(|(k, it)| {
+                if Some(k) == least {
+                    None
+                } else if head(it) == Some(&first.path) {
+                    it.next()
+                } else {
+                    None
+                }
+            })
             .collect();
-        out.push(merge_row(plan, &Row { ids: &ids, samples }));
+        let mut row = Row { ids: &ids, samples };
+        if let Some(l) = least {
+            row.samples[l] = Some(first);
+        }
+        out.push(merge_row(plan, row));
     }
     out
 }
 
-fn merge_row(plan: &Plan, row: &Row<'_>) -> GroupSample {
+/// The path a part's next sample has.
+fn head(it: &std::vec::IntoIter<GroupSample>) -> Option<&super::GroupPath> {
+    it.as_slice().first().map(|g| &g.path)
+}
+
+fn merge_row(plan: &Plan, mut row: Row<'_>) -> GroupSample {
     // the backbone: the primary's sample, else the first that has the path
     let base = row
-        .of(Some(plan.primary))
-        .or_else(|| row.samples.iter().flatten().next());
-    let Some(base) = base else {
-        unreachable!("a row has at least one sample")
+        .ids
+        .iter()
+        .position(|&x| x == plan.primary)
+        .filter(|&i| row.samples[i].is_some())
+        .or_else(|| row.samples.iter().position(Option::is_some));
+    let (path, inode, cgroup_type) = match base.and_then(|i| row.samples[i].as_mut()) {
+        Some(b) => (std::mem::take(&mut b.path), b.inode, b.cgroup_type),
+        None => (super::GroupPath::root(), 0, None),
     };
-    let mut g = GroupSample::new(base.path.clone(), base.inode);
-    g.cgroup_type = base.cgroup_type;
+    let row = &row;
+    let mut g = GroupSample::new(path, inode);
+    g.cgroup_type = cgroup_type;
     let primary = row.of(Some(plan.primary));
     let mut src = Sources::default();
     // CPU time from cpuacct (or cgroup2), throttling from cpu's cpu.stat

@@ -215,11 +215,26 @@ struct Entry {
     inode: u64,
     cgroup_type: Option<CgroupType>,
     handles: [Handle; MAX_FILES],
-    /// v1 only: the directory, kept open, and the link count it had when
-    /// listed (kernfs keeps a directory's st_nlink at 2 + its
-    /// subdirectories): a group made or removed below moves it. cgroup2
-    /// has cgroup.stat's nr_descendants instead.
-    watch: Option<(OwnedFd, u64)>,
+    /// v1 only: how a group made or removed below is noticed (cgroup2
+    /// has cgroup.stat's nr_descendants instead).
+    watch: Watch,
+}
+
+/// How a v1 scanner notices that a group was made or removed below a
+/// directory: v1 has no cgroup.stat.
+#[derive(Debug)]
+enum Watch {
+    None,
+    /// An inotify watch for subdirectories made, removed or renamed (mkdir
+    /// and rmdir go through the VFS, which notifies): one read of the
+    /// scanner's inotify descriptor per refresh, whatever the number of
+    /// groups, and no descriptor per group.
+    Notify,
+    /// Where no watch is to be had (max_user_watches, no /proc): the
+    /// directory kept open and the link count it had when listed (kernfs
+    /// keeps a directory's st_nlink at 2 + its subdirectories), compared
+    /// with one fstat per refresh.
+    Links(OwnedFd, u64),
 }
 
 /// What one reading pass over the entries found.
@@ -348,7 +363,9 @@ impl KeptPool {
     /// A pool of `n` scanners.
     pub fn new(n: usize) -> Arc<Self> {
         Arc::new(Self {
-            slots: (0..n).map(|_| std::sync::atomic::AtomicUsize::new(0)).collect(),
+            slots: (0..n)
+                .map(|_| std::sync::atomic::AtomicUsize::new(0))
+                .collect(),
         })
     }
 
@@ -370,6 +387,13 @@ impl KeptPool {
 
 pub struct Scanner {
     hier: Arc<Hier>,
+    /// v1: the inotify instance of every group directory's watch
+    /// ([`Watch::Notify`]); `None` until the first walk, or where none
+    /// could be made.
+    notify: Option<OwnedFd>,
+    notify_tried: bool,
+    /// Entries watched through their link count ([`Watch::Links`]).
+    by_links: usize,
     /// The budget shared with other hierarchies' scanners, and this
     /// one's slot in it.
     pool: Option<(Arc<KeptPool>, usize)>,
@@ -405,7 +429,7 @@ fn count_kept(e: &Entry) -> usize {
         .iter()
         .filter(|h| matches!(h, Handle::Kept(_)))
         .count()
-        + usize::from(e.watch.is_some())
+        + usize::from(matches!(e.watch, Watch::Links(..)))
 }
 
 /// Out of descriptors (EMFILE, ENFILE).
@@ -437,6 +461,9 @@ impl Scanner {
         let budget = budget_within(cfg.max_kept, nofile_soft_limit());
         Self {
             hier,
+            notify: None,
+            notify_tried: false,
+            by_links: 0,
             pool: None,
             kind,
             table: kind.table(),
@@ -719,15 +746,33 @@ impl Scanner {
         matches!(self.kind, ScanKind::V1 { .. })
     }
 
-    /// v1: whether some listed directory's link count moved (a group made
-    /// or removed below it): one fstat per group on its kept descriptor,
-    /// where cgroup2 reads one cgroup.stat.
-    fn links_changed(&self) -> bool {
-        self.entries.iter().any(|e| {
-            e.watch.as_ref().is_some_and(|(fd, n)| {
-                rustix::fs::fstat(fd).map_or(true, |st| u64::from(st.st_nlink) != *n)
-            })
-        })
+    /// v1: whether a group was made or removed below a listed directory:
+    /// the inotify descriptor holds an event (drained here), or a
+    /// directory watched by its link count has another one. cgroup2 reads
+    /// one cgroup.stat instead.
+    fn links_changed(&mut self) -> bool {
+        let mut changed = false;
+        if let Some(fd) = &self.notify {
+            loop {
+                match rustix::io::read(fd, &mut self.buf[..]) {
+                    Ok(n) if n > 0 => changed = true,
+                    Err(Errno::AGAIN) => break,
+                    // EOF cannot be; any other error: look
+                    _ => {
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+        }
+        changed
+            || (self.by_links > 0
+                && self.entries.iter().any(|e| match &e.watch {
+                    Watch::Links(fd, n) => {
+                        rustix::fs::fstat(fd).map_or(true, |st| u64::from(st.st_nlink) != *n)
+                    }
+                    _ => false,
+                }))
     }
 
     /// Reads the start group's cgroup.stat; true when nr_descendants moved
@@ -920,7 +965,7 @@ impl Scanner {
                         inode,
                         cgroup_type: None,
                         handles: std::array::from_fn(|_| Handle::Absent),
-                        watch: None,
+                        watch: Watch::None,
                     };
                     (e, true)
                 }
@@ -994,13 +1039,20 @@ impl Scanner {
             self.kept -= count_kept(&e);
         }
         self.entries = entries;
+        self.by_links = (self.entries.iter())
+            .filter(|e| matches!(e.watch, Watch::Links(..)))
+            .count();
     }
 
     /// v1: keeps the entry's directory open (within the budget) with the
     /// link count it should have (`links`, from the walk; `None`: what
     /// fstat says now).
     fn watch(&mut self, entry: &mut Entry, links: Option<u64>) {
-        if entry.watch.is_none() {
+        if matches!(entry.watch, Watch::None) {
+            if self.add_notify(&entry.dir) {
+                entry.watch = Watch::Notify;
+                return;
+            }
             if !self.room() {
                 // caught by the periodic walk only
                 self.fd_limited = true;
@@ -1010,14 +1062,40 @@ impl Scanner {
                 return;
             };
             self.kept += 1;
-            entry.watch = Some((fd, 0));
+            self.by_links += 1;
+            entry.watch = Watch::Links(fd, 0);
         }
-        if let Some((fd, n)) = entry.watch.as_mut() {
+        if let Watch::Links(fd, n) = &mut entry.watch {
             *n = match links {
                 Some(l) => l,
                 None => rustix::fs::fstat(&*fd).map_or(0, |st| u64::from(st.st_nlink)),
             };
         }
+    }
+
+    /// Watches a directory for subdirectories made, removed or renamed:
+    /// the very inode opened beneath the root (an O_PATH descriptor,
+    /// through its /proc/self/fd link), never a path resolved again.
+    /// False where no watch is to be had.
+    fn add_notify(&mut self, dir: &Path) -> bool {
+        use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
+        use std::os::fd::AsRawFd;
+        if !self.notify_tried {
+            self.notify_tried = true;
+            self.notify = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK).ok();
+        }
+        let Some(notify) = &self.notify else {
+            return false;
+        };
+        let Ok((fd, _)) = self.hier.open_watchable(dir, true) else {
+            return false;
+        };
+        inotify::add_watch(
+            notify,
+            format!("/proc/self/fd/{}", fd.as_raw_fd()),
+            WatchFlags::CREATE | WatchFlags::DELETE | WatchFlags::MOVE | WatchFlags::ONLYDIR,
+        )
+        .is_ok()
     }
 
     fn open_handle(&mut self, file: &Path) -> Handle {
@@ -1977,6 +2055,72 @@ mod tests {
         s.invalidate();
         let (g, _) = s.scan();
         assert_ne!(g[1].inode, ino, "a recreated group is a new incarnation");
+    }
+
+    #[test]
+    fn a_v1_scanner_sees_groups_come_and_go_without_cgroup_stat() {
+        // by inotify, and (no watch to be had) by the directories' link
+        // counts: a group made or removed two levels down is listed in the
+        // next scan; a steady tree is not listed again
+        for by_links in [false, true] {
+            let t = tempfile::tempdir().unwrap();
+            let r = t.path();
+            mk(r, "", &[("cgroup.procs", ""), ("cpuacct.usage", "1000\n")]);
+            mk(
+                r,
+                "a",
+                &[
+                    ("cpuacct.usage", "2000\n"),
+                    ("memory.usage_in_bytes", "7\n"),
+                ],
+            );
+            mk(r, "a/b", &[("cpuacct.usage", "3000\n")]);
+            let cfg = ScanConfig {
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            };
+            let mut s = Scanner::of_kind(
+                Arc::new(Hier::open(r).unwrap()),
+                ScanKind::V1 { procs: true },
+                PathBuf::new(),
+                cfg,
+            );
+            if by_links {
+                s.notify_tried = true;
+            }
+            let (g, cost) = s.scan();
+            assert!(cost.walked);
+            assert_eq!(g.len(), 3);
+            assert_eq!(g[1].hot.cpu.unwrap().usage_usec, 2, "ns -> µs");
+            assert_eq!(g[1].hot.memory_current, Some(7));
+            assert_eq!(s.by_links, if by_links { 3 } else { 0 });
+            let (_, cost) = s.scan();
+            assert!(!cost.walked, "steady (by_links {by_links})");
+            mk(r, "a/b/new", &[("cpuacct.usage", "0\n")]);
+            let (g, cost) = s.scan();
+            assert!(cost.walked);
+            assert_eq!(
+                g.len(),
+                4,
+                "a new group in the next scan (by_links {by_links})"
+            );
+            let (_, cost) = s.scan();
+            assert!(!cost.walked);
+            fs::remove_dir_all(r.join("a/b/new")).unwrap();
+            let (g, _) = s.scan();
+            assert_eq!(g.len(), 3, "a removed one too (by_links {by_links})");
+            // the removed directory's watch goes with an IN_IGNORED of
+            // its own, which may cost one more listing
+            let walks = (0..3).filter(|_| s.scan().1.walked).count();
+            assert!(
+                walks <= 1,
+                "and steady again (by_links {by_links}): {walks}"
+            );
+            // no descriptor per group with inotify
+            // three cpuacct.usage, memory.usage_in_bytes, the root's cgroup.procs
+            let files = 5;
+            assert_eq!(s.kept(), files + if by_links { 3 } else { 0 });
+        }
     }
 
     #[test]
