@@ -296,7 +296,7 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
     let floor_cpu = med(&fc);
     println!(
         "{groups} groups in the tree; the floor reads {files} files, the scanners keep {kept} descriptors \
-         (files and, on v1, each group's directory; budget {budget}{}); median of {refreshes} rounds per block\n",
+         (files; on v1 a group's directory as well where no inotify watch was to be had; budget {budget}{}); median of {refreshes} rounds per block\n",
         if limited { ", short: some files reopened" } else { "" }
     );
     println!("| phase | CPU | wall | CPU vs floor |\n|---|---|---|---|");
