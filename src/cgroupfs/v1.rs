@@ -124,16 +124,15 @@ pub fn blkio_into(text: &str, kind: BlkioKind, into: &mut IoStat) {
             continue;
         };
         let dev = IoStatDevice::Dev(dev);
-        let i = match into.0.iter().position(|(d, _)| *d == dev) {
-            Some(i) => i,
-            None => {
-                // a hostile text with many devices: bounded like io.stat's
-                if into.0.len() >= 4096 {
-                    continue;
-                }
-                into.0.push((dev, IoStatDev::default()));
-                into.0.len() - 1
+        let i = if let Some(i) = into.0.iter().position(|(d, _)| *d == dev) {
+            i
+        } else {
+            // a hostile text with many devices: bounded like io.stat's
+            if into.0.len() >= 4096 {
+                continue;
             }
+            into.0.push((dev, IoStatDev::default()));
+            into.0.len() - 1
         };
         let d = &mut into.0[i].1;
         let slot = match (kind, op) {

@@ -322,7 +322,7 @@ mod tests {
         });
         let pids = g("a", 11, |s| s.hot.pids_current = Some(3));
         let frz = g("a", 12, |s| {
-            s.hot.v1.freezer_state = Some(FreezerState::Freezing)
+            s.hot.v1.freezer_state = Some(FreezerState::Freezing);
         });
         let parts = vec![
             (HierId::V2, vec![v2]),
@@ -382,7 +382,7 @@ mod tests {
             (
                 HierId::V1(0),
                 vec![g("", 4, |s| {
-                    s.hot.v1.cpu_throttle = Some(CpuThrottle::default())
+                    s.hot.v1.cpu_throttle = Some(CpuThrottle::default());
                 })],
             ),
         ];
@@ -399,7 +399,7 @@ mod tests {
             (
                 HierId::V1(5),
                 vec![g("", 2, |s| {
-                    s.hot.v1.freezer_state = Some(FreezerState::Frozen)
+                    s.hot.v1.freezer_state = Some(FreezerState::Frozen);
                 })],
             ),
         ];

@@ -769,7 +769,7 @@ impl Scanner {
             || (self.by_links > 0
                 && self.entries.iter().any(|e| match &e.watch {
                     Watch::Links(fd, n) => {
-                        rustix::fs::fstat(fd).map_or(true, |st| u64::from(st.st_nlink) != *n)
+                        rustix::fs::fstat(fd).map_or(true, |st| links_of(&st) != *n)
                     }
                     _ => false,
                 }))
@@ -1068,7 +1068,7 @@ impl Scanner {
         if let Watch::Links(fd, n) = &mut entry.watch {
             *n = match links {
                 Some(l) => l,
-                None => rustix::fs::fstat(&*fd).map_or(0, |st| u64::from(st.st_nlink)),
+                None => rustix::fs::fstat(&*fd).map_or(0, |st| links_of(&st)),
             };
         }
     }
@@ -1118,6 +1118,12 @@ impl Scanner {
             Err(_) => Handle::Reopen(None),
         }
     }
+}
+
+/// A directory's link count (st_nlink is u32 on some architectures).
+#[allow(clippy::useless_conversion)]
+fn links_of(st: &rustix::fs::Stat) -> u64 {
+    u64::from(st.st_nlink)
 }
 
 /// A group a walk found: path, directory, inode, and which of HOT and
