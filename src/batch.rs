@@ -441,11 +441,12 @@ pub fn write_text_events(
     let s = &r.snapshot;
     writeln!(
         out,
-        "cgtop - refresh {} at {:.1} s  {}  {}  cgroup2 {} ({})  {} groups  interval {:.1} s  cost {:.1} ms cpu, {} files",
+        "cgtop - refresh {} at {:.1} s  {}  {}  {} {} ({})  {} groups  interval {:.1} s  cost {:.1} ms cpu, {} files",
         n + 1,
         s.at.as_secs_f64(),
         escape_str(&host.hostname),
         escape_str(&host.kernel),
+        crate::render::mount::root_kind(&m.mode),
         escape(m.root.as_os_str().as_bytes()),
         crate::render::mount::mode_forms(&m.mode)
             .first()

@@ -83,11 +83,7 @@ pub fn host_info() -> HostInfo {
     }
 }
 
-pub(crate) fn collector_config(
-    opts: &Options,
-    m: &MountInfo,
-    full_detail: bool,
-) -> CollectorConfig {
+pub fn collector_config(opts: &Options, m: &MountInfo, full_detail: bool) -> CollectorConfig {
     CollectorConfig {
         root: m.root.clone(),
         start: opts.start.clone(),
@@ -137,9 +133,9 @@ fn spawn_watcher(
 /// `Ok(Some(sig))`: the TUI ended on signal `sig` (or on a hung-up
 /// terminal, SIGHUP), after the normal teardown; exit 128 + `sig`.
 pub fn run(opts: &Options) -> Result<Option<i32>> {
-    let (m, hier, _hiers) = locate(opts)?;
+    let (m, hier, hiers) = locate(opts)?;
     match opts.output {
-        Output::Tui => run_tui(opts, &m, &hier),
+        Output::Tui => run_tui(opts, &m, &hier, &hiers),
         Output::Text | Output::Json => {
             let full_detail = opts.output == Output::Json && !opts.brief;
             let cfg = collector_config(opts, &m, full_detail);
@@ -147,7 +143,7 @@ pub fn run(opts: &Options) -> Result<Option<i32>> {
             // line-buffered: 10,000 writes a refresh at 10,000 groups);
             // batch::run flushes after each refresh
             let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-            let c = Collector::with_hier(cfg, Arc::clone(&hier));
+            let c = Collector::with_hiers(cfg, Arc::clone(&hier), &hiers);
             let events = batch::BatchEvents {
                 hier,
                 cfg: watch_config(opts, &m),
@@ -181,7 +177,7 @@ pub fn write_access(hier: &Hier, start: &GroupPath, read_only_flag: bool) -> Opt
     (!hier.can_write(&probe)).then_some(ReadOnly::NoPermission)
 }
 
-fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32>> {
+fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>, hiers: &Arc<Hiers>) -> Result<Option<i32>> {
     let (tx, rx) = mpsc::channel::<Msg>();
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>();
     let cfg = collector_config(opts, m, false);
@@ -198,7 +194,7 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>) -> Result<Option<i32
     let theme = Theme::from_no_color(std::env::var("NO_COLOR").ok().as_deref());
     app.protected = safety::discover(&m.root);
     app.page_size = procfs::page_size();
-    let mut collector = Collector::with_hier(cfg, Arc::clone(hier));
+    let mut collector = Collector::with_hiers(cfg, Arc::clone(hier), hiers);
     // the files of the columns shown, from the first refresh
     collector.set_extras(crate::render::columns::Column::extras(&app.columns));
     // the header's meters: the machine's memory and pressure
@@ -597,7 +593,7 @@ pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<
     use crate::model::record::Header;
     use crate::source::record::{AtCap, BusyReader, RecordConfig, Recorder};
     use std::sync::atomic::{AtomicBool, Ordering};
-    let (m, hier, _hiers) = locate(opts)?;
+    let (m, hier, hiers) = locate(opts)?;
     let host = host_info();
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [
@@ -607,7 +603,7 @@ pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<
     ] {
         signal_hook::flag::register(sig, Arc::clone(&stop)).context("signal handler")?;
     }
-    let mut c = Collector::with_hier(collector_config(opts, &m, false), Arc::clone(&hier));
+    let mut c = Collector::with_hiers(collector_config(opts, &m, false), Arc::clone(&hier), &hiers);
     // the ceiling of CPU figures is the recorded host's, in the live
     // output and in the replay alike
     c.set_cpu_ceiling(Some(host.ncpus));

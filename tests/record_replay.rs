@@ -266,6 +266,8 @@ fn odd_snapshot(at: u64) -> (Snapshot, Vec<GroupLimits>) {
             file: "memory.stat".into(),
             error: "a FIFO, not a regular file: not read".into(),
         }],
+        // v1's sources and freezer state are not in the recording format
+        v1: cgtop::model::snapshot::V1Hot::default(),
     };
     a.cgroup_type = Some(CgroupType::DomainThreaded);
     let mut b = GroupSample::new(GroupPath::new("a\u{1b}[2J/é b"), u64::MAX - at);

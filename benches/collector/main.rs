@@ -13,6 +13,7 @@
 mod fake;
 mod measure;
 mod real;
+mod v1;
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
@@ -74,6 +75,12 @@ struct Args {
     /// the TUI and batch mode have them.
     #[arg(long)]
     watch: bool,
+    /// Make this many groups under cgtop-test-<pid>-900 in cgroup2 and in
+    /// each live cgroup v1 hierarchy of this host, and measure the
+    /// collector on that layout against a kept-descriptor loop over the
+    /// same files (issue 11). Needs root; the groups are removed after.
+    #[arg(long)]
+    v1_layout: Option<usize>,
     /// Internal: run one phase on --root and print its samples as JSON.
     #[arg(long, hide = true)]
     phase: Option<String>,
@@ -142,6 +149,10 @@ fn main() -> Result<()> {
     }
 
     print_machine();
+    if let Some(n) = args.v1_layout {
+        raise_nofile(n * 16);
+        return v1::run(n, args.refreshes, args.warmup);
+    }
     if let Some(root) = &args.root {
         let n = measure::list_files(root).groups;
         let nofile = raise_nofile(n);

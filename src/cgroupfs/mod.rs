@@ -15,6 +15,7 @@ pub mod io;
 mod keyed;
 pub mod memory;
 pub mod pressure;
+pub mod v1;
 pub mod v1_limits;
 
 pub use self::core::{CgroupEvents, CgroupStat, CgroupType, Controllers};

@@ -28,6 +28,7 @@ pub mod snapshot;
 pub mod text;
 pub mod timeline;
 pub mod tree;
+pub mod union;
 pub mod write;
 
 pub use errno::Errno;
@@ -37,7 +38,7 @@ pub use outcome::{Offer, WriteError, WriteOutcome};
 pub use path::GroupPath;
 pub use rates::{GroupRates, IoRates};
 pub use snapshot::{
-    DetailSources, DeviceInfo, FreezerV1, GroupDetail, GroupSample, HotExtras, HotStats,
+    DetailSources, DeviceInfo, FreezerV1, GroupDetail, GroupSample, HierKind, HotExtras, HotStats,
     KeyedFiles, MountInfo, MountMode, ProcessInfo, ScanCost, Snapshot, Unreadable,
 };
 pub use write::{Mover, Op, SystemdEquivalent, WriteEffect, WriteKind, WriteOp};

@@ -564,6 +564,8 @@ fn hot_of(s: &[Option<u64>; SLOTS], io: Option<IoStat>) -> Result<HotStats, Deco
         psi_full_avg10: psi_full,
         throttled_local_usec: s[9],
         unreadable: Vec::new(),
+        // v1's sources and freezer state are not recorded
+        v1: crate::model::snapshot::V1Hot::default(),
     })
 }
 

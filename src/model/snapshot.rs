@@ -104,6 +104,68 @@ pub struct HotStats {
     /// together with the detail's, as `unreadable`.
     #[serde(skip)]
     pub unreadable: Vec<Unreadable>,
+    /// What cgroup v1 adds: which hierarchy each figure came from, and the
+    /// v1-only figures (flattened into the group's JSON object: empty, and
+    /// so absent, on pure v2). Not carried by recordings.
+    #[serde(flatten)]
+    pub v1: V1Hot,
+}
+
+/// The kind of hierarchy a group's figure was read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum HierKind {
+    #[serde(rename = "v1")]
+    V1,
+    #[serde(rename = "v2")]
+    V2,
+}
+
+/// Per controller, which kind of hierarchy a group's figures came from
+/// (`model::union::merge`): set only where the layout has a v1 hierarchy.
+/// In JSON: `"sources": {"cpu": "v1", "memory": "v1", ...}`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Sources {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<HierKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<HierKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub io: Option<HierKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pids: Option<HierKind>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freezer: Option<HierKind>,
+    /// The IO figures are the group's own, not its subtree's: the kernel
+    /// has no blkio.throttle.*_recursive files (before Linux 4.11), so
+    /// `io` was read from blkio.throttle.io_service_bytes / io_serviced.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub io_own_only: bool,
+}
+
+impl Sources {
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// What cgroup v1 adds to a group's hot figures.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct V1Hot {
+    #[serde(skip_serializing_if = "Sources::is_empty")]
+    pub sources: Sources,
+    /// v1 freezer.state: `thawed`, `freezing` (asked to freeze, not all
+    /// tasks frozen yet) or `frozen`. v1 only: cgroup.events says only
+    /// frozen or not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freezer_state: Option<crate::cgroupfs::v1::FreezerState>,
+    /// v1 cpu.stat's throttling, as read by a v1 scanner, until the merge
+    /// puts it into `cpu` (whose usage comes from cpuacct).
+    #[serde(skip)]
+    pub cpu_throttle: Option<crate::cgroupfs::v1::CpuThrottle>,
+    /// memory.memsw.usage_in_bytes, until the merge makes `swap_current`
+    /// of it (memsw - usage).
+    #[serde(skip)]
+    pub memsw_usage: Option<u64>,
 }
 
 /// Which hot files beyond the always-read ones the scanner reads for every

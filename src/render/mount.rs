@@ -28,16 +28,26 @@ pub fn mode_forms(mode: &MountMode) -> Vec<String> {
         MountMode::Directory => vec!["directory".into()],
         MountMode::V1 { v1_controllers } => vec![
             format!(
-                "cgroup v1, {}",
+                "v1 only, v1 holds {}",
                 v1_controllers
                     .iter()
                     .map(|c| crate::model::text::escape_str(c))
                     .collect::<Vec<_>>()
                     .join(",")
             ),
-            format!("cgroup v1, {} controllers", v1_controllers.len()),
-            "cgroup v1".into(),
+            format!("v1 only, {} controllers", v1_controllers.len()),
+            "v1 only".into(),
         ],
+    }
+}
+
+/// The kind of filesystem the root is, before its path in the header and
+/// `-b`'s first line: "cgroup2", or "cgroup v1" where the root is a v1
+/// hierarchy (a v1-only host, or `--root` naming one).
+pub fn root_kind(mode: &MountMode) -> &'static str {
+    match mode {
+        MountMode::V1 { .. } => "cgroup v1",
+        _ => "cgroup2",
     }
 }
 
@@ -59,5 +69,22 @@ mod tests {
             ]
         );
         assert_eq!(mode_forms(&MountMode::PureV2), ["pure v2"]);
+        assert_eq!(root_kind(&m), "cgroup2");
+    }
+
+    #[test]
+    fn a_v1_root_is_not_called_cgroup2() {
+        let m = MountMode::V1 {
+            v1_controllers: vec!["cpu".into(), "cpuacct".into(), "memory".into()],
+        };
+        assert_eq!(root_kind(&m), "cgroup v1");
+        assert_eq!(
+            mode_forms(&m),
+            [
+                "v1 only, v1 holds cpu,cpuacct,memory",
+                "v1 only, 3 controllers",
+                "v1 only"
+            ]
+        );
     }
 }

@@ -11,14 +11,18 @@ use super::read::{
     read_cpu_max, read_cpu_max_layout, read_cpu_stat_local, read_detail_layout, read_io_cost,
     read_memory_limits, read_memory_limits_layout, read_pids_max,
 };
-use super::scan::{ScanConfig, Scanner};
+use super::scan::{KeptPool, ScanConfig, ScanKind, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
 use crate::model::host::{meminfo_bytes, CpuTimes, MachineLoad};
+use crate::model::layout::HierId;
 use crate::model::limits::{under_throttling, Throttling};
 pub use crate::model::rates::rates_within;
 use crate::model::rates::Rater;
+use crate::model::snapshot::fill_memory_limits;
+use crate::model::union::{self, Plan};
 use crate::model::{
-    DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, HotExtras, ProcessInfo, Snapshot,
+    DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, HotExtras, ProcessInfo, ScanCost,
+    Snapshot,
 };
 use crate::render::severity::{effective_limits, Limits, OwnLimits};
 use std::collections::HashMap;
@@ -122,6 +126,16 @@ pub struct Collector {
     /// The hierarchy, opened once: every read goes beneath it.
     hier: Arc<Hier>,
     scanner: Scanner,
+    /// The other hierarchies' scanners (cgroup v1 and hybrid hosts): one
+    /// per hierarchy holding a controller whose figures are read, merged
+    /// with the primary's by `plan` ([`union::merge`]).
+    others: Vec<(HierId, Scanner)>,
+    /// How the scanners' samples make one tree; `None` on pure cgroup2
+    /// (and a fixture like it), where the one scanner's samples are the
+    /// tree, as before.
+    plan: Option<Plan>,
+    /// The extra files read (for the merged tree's memory limits).
+    extras: HotExtras,
     /// The rate step, with the last snapshot as its baseline (shared with
     /// a replay: `source::record`).
     rater: Rater,
@@ -165,6 +179,9 @@ impl Collector {
             cfg,
             hier,
             scanner,
+            others: Vec::new(),
+            plan: None,
+            extras: HotExtras::default(),
             // CPU figures never exceed the online CPUs (see `rates::credit`)
             rater: Rater::new(Some(online_cpus())),
             procs: ProcReader::default(),
@@ -177,6 +194,74 @@ impl Collector {
             own_limits: None,
             cpu_times: None,
         }
+    }
+
+    /// A collector of every hierarchy of `hiers` (a cgroup v1 or hybrid
+    /// host): one tree, the union of their groups, each figure from the
+    /// hierarchy holding its controller ([`union::merge`]). `hier` is the
+    /// primary hierarchy's handle (`run::locate`'s); every other read
+    /// (inspection, limits, events) goes there. With no v1 hierarchy, the
+    /// same as [`Collector::with_hier`].
+    pub fn with_hiers(cfg: CollectorConfig, hier: Arc<Hier>, hiers: &Arc<Hiers>) -> Self {
+        let plan = Plan::of(&hiers.layout).filter(|_| !hiers.layout.v1.is_empty());
+        let Some(plan) = plan else {
+            let mut c = Self::with_hier(cfg, hier);
+            c.hiers = Arc::clone(hiers);
+            return c;
+        };
+        let kind = |id: HierId| match id {
+            HierId::V2 => ScanKind::V2,
+            HierId::V1(_) => ScanKind::V1 {
+                procs: id == plan.primary,
+            },
+        };
+        let start = hier::group_rel(&cfg.start).to_path_buf();
+        let ids = plan.hierarchies();
+        // the descriptor budget is the program's: one, shared
+        let pool = KeptPool::new(ids.len());
+        let each = cfg.scan.clone();
+        let mut c = Self::with_hier(cfg, Arc::clone(&hier));
+        c.hiers = Arc::clone(hiers);
+        c.scanner = Scanner::of_kind(hier, kind(plan.primary), start.clone(), each.clone());
+        c.scanner.share_budget(Arc::clone(&pool), 0);
+        for (k, id) in ids.into_iter().enumerate().skip(1) {
+            if let Some(h) = hiers.get(id) {
+                let mut s = Scanner::of_kind(Arc::clone(h), kind(id), start.clone(), each.clone());
+                s.share_budget(Arc::clone(&pool), k);
+                c.others.push((id, s));
+            }
+        }
+        c.plan = Some(plan);
+        c
+    }
+
+    /// Scans every hierarchy: all list first, then `clock`, then all
+    /// read; merged into one tree.
+    fn scan_all<T>(
+        &mut self,
+        plan: &Plan,
+        clock: impl FnOnce() -> T,
+    ) -> (Vec<GroupSample>, ScanCost, T) {
+        let first = self.scanner.prepare();
+        let rest: Vec<ScanCost> = self.others.iter_mut().map(|(_, s)| s.prepare()).collect();
+        let at = clock();
+        let mut parts = Vec::with_capacity(1 + self.others.len());
+        let (g, mut cost) = self.scanner.read_prepared(first);
+        parts.push((plan.primary, g));
+        for ((id, s), c) in self.others.iter_mut().zip(rest) {
+            let (g, c) = s.read_prepared(c);
+            cost.files_read += c.files_read;
+            cost.files_kept += c.files_kept;
+            cost.dirs_listed += c.dirs_listed;
+            cost.fd_limited |= c.fd_limited;
+            cost.walked |= c.walked;
+            parts.push((*id, g));
+        }
+        let mut groups = union::merge(plan, parts);
+        if self.extras.memory_max {
+            fill_memory_limits(&mut groups);
+        }
+        (groups, cost, at)
     }
 
     /// The machine's load from the /proc given ([`Collector::set_proc_dir`]),
@@ -245,7 +330,11 @@ impl Collector {
 
     /// The extra files every scan reads (the columns shown).
     pub fn set_extras(&mut self, extras: HotExtras) {
+        self.extras = extras;
         self.scanner.set_extras(extras);
+        for (_, s) in &mut self.others {
+            s.set_extras(extras);
+        }
     }
 
     pub fn set_inspected(&mut self, group: Option<GroupPath>) {
@@ -266,6 +355,14 @@ impl Collector {
 
     pub fn invalidate(&mut self) {
         self.scanner.invalidate();
+        for (_, s) in &mut self.others {
+            s.invalidate();
+        }
+    }
+
+    /// Descriptors kept open by every scanner.
+    fn kept(&self) -> usize {
+        self.scanner.kept() + self.others.iter().map(|(_, s)| s.kept()).sum::<usize>()
     }
 
     fn dir_of(path: &GroupPath) -> &Path {
@@ -403,7 +500,10 @@ impl Collector {
     /// One refresh, its time taken by `clock` after the walk, when the
     /// counters are about to be read (see [`Scanner::scan_stamped`]).
     pub fn refresh_with(&mut self, clock: impl FnOnce() -> Duration) -> Refresh {
-        let (groups, cost, at) = self.scanner.scan_stamped(clock);
+        let (groups, cost, at) = match self.plan {
+            Some(plan) => self.scan_all(&plan, clock),
+            None => self.scanner.scan_stamped(clock),
+        };
         if cost.walked {
             self.devices = Arc::new(devices::list(&self.cfg.sys_dev_block));
         }
@@ -448,7 +548,7 @@ impl Collector {
             throttling,
             inspection,
             devices: Arc::clone(&self.devices),
-            kept_fds: self.scanner.kept(),
+            kept_fds: self.kept(),
             events_since_start,
             protected: None,
             machine: self.read_machine(),

@@ -32,6 +32,7 @@
 //! walk after cgtop's own write list everything.
 
 use super::hier::{self, FsError, Hier};
+use crate::cgroupfs::v1;
 use crate::cgroupfs::{
     self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat, Limit, Pressure,
 };
@@ -40,6 +41,7 @@ use crate::model::snapshot::fill_memory_limits;
 use crate::model::{Errno, GroupPath, GroupSample, HotExtras, HotStats, ScanCost, Unreadable};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -86,14 +88,31 @@ enum Hot {
     CpuPressure,
     MemoryPressure,
     IoPressure,
+    // cgroup v1's counters (`cgroupfs::v1`)
+    CpuacctUsage,
+    CpuacctUser,
+    CpuacctSys,
+    /// v1 cpu.stat: throttling only.
+    V1CpuStat,
+    MemoryUsage,
+    /// memory.limit_in_bytes (for MEM%, with `memory_max`).
+    MemoryLimit,
+    /// memory.memsw.usage_in_bytes (for SWAP, with `swap`).
+    MemswUsage,
+    BlkioBytesRecursive,
+    BlkioIosRecursive,
+    /// The group's own IO: read only where the `_recursive` files are not.
+    BlkioBytes,
+    BlkioIos,
+    FreezerState,
 }
 
 impl Hot {
     /// Whether the scanner reads this file with these extras asked for.
     fn wanted(self, x: HotExtras) -> bool {
         match self {
-            Self::MemoryMax => x.memory_max,
-            Self::SwapCurrent => x.swap,
+            Self::MemoryMax | Self::MemoryLimit => x.memory_max,
+            Self::SwapCurrent | Self::MemswUsage => x.swap,
             Self::CpuPressure | Self::MemoryPressure | Self::IoPressure => x.pressure,
             _ => true,
         }
@@ -114,17 +133,65 @@ const HOT: [(Hot, &str); 11] = [
     (Hot::IoPressure, files::IO_PRESSURE),
 ];
 
-/// Bits of the walk's "which files are here" mask: HOT's indexes, and
-/// cgroup.type.
-const PIDS_BIT: usize = 3;
-const TYPE_BIT: usize = HOT.len();
+/// The files read for every group of a cgroup v1 hierarchy: those of its
+/// controllers are there (a directory's files say which), the rest absent.
+/// cgroup.procs only in the primary hierarchy ([`ScanKind::V1`]).
+const HOT_V1: [(Hot, &str); 14] = [
+    (Hot::CpuacctUsage, v1::files::CPUACCT_USAGE),
+    (Hot::CpuacctUser, v1::files::CPUACCT_USAGE_USER),
+    (Hot::CpuacctSys, v1::files::CPUACCT_USAGE_SYS),
+    (Hot::V1CpuStat, v1::files::CPU_STAT),
+    (Hot::MemoryUsage, v1::files::MEMORY_USAGE),
+    (Hot::BlkioBytesRecursive, v1::files::BLKIO_BYTES_RECURSIVE),
+    (Hot::BlkioIosRecursive, v1::files::BLKIO_IOS_RECURSIVE),
+    (Hot::BlkioBytes, v1::files::BLKIO_BYTES),
+    (Hot::BlkioIos, v1::files::BLKIO_IOS),
+    (Hot::PidsCurrent, v1::files::PIDS_CURRENT),
+    (Hot::FreezerState, v1::files::FREEZER_STATE),
+    (Hot::Procs, files::PROCS),
+    (Hot::MemoryLimit, v1::files::MEMORY_LIMIT),
+    (Hot::MemswUsage, v1::files::MEMSW_USAGE),
+];
+
+/// The most files of a table: the handles of an entry.
+const MAX_FILES: usize = 14;
+
+/// Bits of the walk's "which files are here" mask: the table's indexes,
+/// and cgroup.type.
+const TYPE_BIT: usize = MAX_FILES;
+
+type Table = &'static [(Hot, &'static str)];
+
+/// Which kind of hierarchy a scanner reads, and so which files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanKind {
+    /// cgroup2 (or a fixture laid out like it): [`HOT`].
+    V2,
+    /// A cgroup v1 hierarchy: [`HOT_V1`]; `procs`: read cgroup.procs
+    /// (the primary hierarchy only: the same processes are in every one).
+    V1 { procs: bool },
+}
+
+impl ScanKind {
+    fn table(self) -> Table {
+        match self {
+            Self::V2 => &HOT,
+            Self::V1 { .. } => &HOT_V1,
+        }
+    }
+}
 
 /// The walk's bit for a directory entry, for the files it looks for.
-fn file_bit(name: &[u8]) -> Option<usize> {
+fn file_bit(table: Table, name: &[u8]) -> Option<usize> {
     if name == files::TYPE.as_bytes() {
         return Some(TYPE_BIT);
     }
-    HOT.iter().position(|(_, n)| n.as_bytes() == name)
+    table.iter().position(|(_, n)| n.as_bytes() == name)
+}
+
+/// The bit of a file kind in a table.
+fn bit_of(table: Table, kind: Hot) -> Option<usize> {
+    table.iter().position(|(k, _)| *k == kind)
 }
 
 #[derive(Debug)]
@@ -147,7 +214,27 @@ struct Entry {
     dir: PathBuf,
     inode: u64,
     cgroup_type: Option<CgroupType>,
-    handles: [Handle; HOT.len()],
+    handles: [Handle; MAX_FILES],
+    /// v1 only: how a group made or removed below is noticed (cgroup2
+    /// has cgroup.stat's nr_descendants instead).
+    watch: Watch,
+}
+
+/// How a v1 scanner notices that a group was made or removed below a
+/// directory: v1 has no cgroup.stat.
+#[derive(Debug)]
+enum Watch {
+    None,
+    /// An inotify watch for subdirectories made, removed or renamed (mkdir
+    /// and rmdir go through the VFS, which notifies): one read of the
+    /// scanner's inotify descriptor per refresh, whatever the number of
+    /// groups, and no descriptor per group.
+    Notify,
+    /// Where no watch is to be had (max_user_watches, no /proc): the
+    /// directory kept open and the link count it had when listed (kernfs
+    /// keeps a directory's st_nlink at 2 + its subdirectories), compared
+    /// with one fstat per refresh.
+    Links(OwnedFd, u64),
 }
 
 /// What one reading pass over the entries found.
@@ -262,8 +349,56 @@ pub fn raise_nofile_limit(want: u64) -> u64 {
     soft
 }
 
+/// One descriptor budget shared by the scanners of several hierarchies
+/// (a v1 or hybrid layout): each publishes how many it keeps, and opens
+/// more only while the sum is under the budget, so that a hierarchy with
+/// many files to keep (cpuacct's three a group) is not held to an even
+/// share while another (name=systemd's one) leaves its share unused.
+#[derive(Debug, Default)]
+pub struct KeptPool {
+    slots: Vec<std::sync::atomic::AtomicUsize>,
+}
+
+impl KeptPool {
+    /// A pool of `n` scanners.
+    pub fn new(n: usize) -> Arc<Self> {
+        Arc::new(Self {
+            slots: (0..n)
+                .map(|_| std::sync::atomic::AtomicUsize::new(0))
+                .collect(),
+        })
+    }
+
+    /// Kept by every scanner but `me`.
+    fn others(&self, me: usize) -> usize {
+        use std::sync::atomic::Ordering;
+        (self.slots.iter().enumerate())
+            .filter(|(i, _)| *i != me)
+            .map(|(_, s)| s.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    fn publish(&self, me: usize, kept: usize) {
+        if let Some(s) = self.slots.get(me) {
+            s.store(kept, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
 pub struct Scanner {
     hier: Arc<Hier>,
+    /// v1: the inotify instance of every group directory's watch
+    /// ([`Watch::Notify`]); `None` until the first walk, or where none
+    /// could be made.
+    notify: Option<OwnedFd>,
+    notify_tried: bool,
+    /// Entries watched through their link count ([`Watch::Links`]).
+    by_links: usize,
+    /// The budget shared with other hierarchies' scanners, and this
+    /// one's slot in it.
+    pool: Option<(Arc<KeptPool>, usize)>,
+    kind: ScanKind,
+    table: Table,
     /// The start group's directory, relative to the hierarchy's root.
     root: PathBuf,
     cfg: ScanConfig,
@@ -294,6 +429,7 @@ fn count_kept(e: &Entry) -> usize {
         .iter()
         .filter(|h| matches!(h, Handle::Kept(_)))
         .count()
+        + usize::from(matches!(e.watch, Watch::Links(..)))
 }
 
 /// Out of descriptors (EMFILE, ENFILE).
@@ -316,9 +452,21 @@ impl Scanner {
     /// (the budget from [`fd_budget`]), and [`FD_RESERVE`] below the
     /// descriptor limit in force.
     pub fn with_hier(hier: Arc<Hier>, start: PathBuf, cfg: ScanConfig) -> Self {
+        Self::of_kind(hier, ScanKind::V2, start, cfg)
+    }
+
+    /// [`Scanner::with_hier`] for a hierarchy of this kind (a cgroup v1
+    /// hierarchy reads its own files: [`ScanKind::V1`]).
+    pub fn of_kind(hier: Arc<Hier>, kind: ScanKind, start: PathBuf, cfg: ScanConfig) -> Self {
         let budget = budget_within(cfg.max_kept, nofile_soft_limit());
         Self {
             hier,
+            notify: None,
+            notify_tried: false,
+            by_links: 0,
+            pool: None,
+            kind,
+            table: kind.table(),
             root: start,
             cfg,
             entries: Vec::new(),
@@ -333,6 +481,24 @@ impl Scanner {
             fd_limited: false,
             buf: vec![0; 64 * 1024],
             extras: HotExtras::default(),
+        }
+    }
+
+    /// Shares the descriptor budget with other scanners: slot `me` of
+    /// `pool`.
+    pub fn share_budget(&mut self, pool: Arc<KeptPool>, me: usize) {
+        self.pool = Some((pool, me));
+    }
+
+    /// Room for one more kept descriptor.
+    fn room(&self) -> bool {
+        let others = self.pool.as_ref().map_or(0, |(p, me)| p.others(*me));
+        self.kept + others < self.budget
+    }
+
+    fn publish(&self) {
+        if let Some((p, me)) = &self.pool {
+            p.publish(*me, self.kept);
         }
     }
 
@@ -382,6 +548,17 @@ impl Scanner {
         &mut self,
         clock: impl FnOnce() -> T,
     ) -> (Vec<GroupSample>, ScanCost, T) {
+        let cost = self.prepare();
+        let at = clock();
+        let (out, cost) = self.read_prepared(cost);
+        (out, cost, at)
+    }
+
+    /// A scan's first half: lists the directories again where something
+    /// may have changed. Several scanners (one per hierarchy) all walk
+    /// before the clock is read and the counters of each are
+    /// ([`Scanner::read_prepared`]).
+    pub fn prepare(&mut self) -> ScanCost {
         let mut cost = ScanCost::default();
         if self.descendants_changed(&mut cost) {
             self.need_walk = true;
@@ -392,7 +569,13 @@ impl Scanner {
             self.walk(periodic, &mut cost);
         }
         self.ticks += 1;
-        let at = clock();
+        self.publish();
+        cost
+    }
+
+    /// A scan's second half, after [`Scanner::prepare`]: reads the
+    /// counters.
+    pub fn read_prepared(&mut self, mut cost: ScanCost) -> (Vec<GroupSample>, ScanCost) {
         let mut pass = self.read_pass(|_| true, &mut cost);
         let mut any_gone = pass.gone;
         if pass.recreated {
@@ -432,7 +615,8 @@ impl Scanner {
             fill_memory_limits(&mut out);
         }
         cost.fd_limited |= self.fd_limited;
-        (out, cost, at)
+        self.publish();
+        (out, cost)
     }
 
     /// Lists the directories again: only the subtrees whose
@@ -443,7 +627,8 @@ impl Scanner {
         // whose nr_descendants moved and keeps the known groups'
         // cgroup.type; the periodic one and one after our own write
         // (invalidate) list everything and read the types again
-        let full = self.need_full || periodic || self.reread_types;
+        // v1 has no cgroup.stat to tell which subtree moved: all of it
+        let full = self.need_full || periodic || self.reread_types || self.is_v1();
         let found = if full { None } else { self.list_changed(cost) };
         let found = found.unwrap_or_else(|| {
             let root_ino = self.hier.dir_ino(&self.root).unwrap_or(0);
@@ -471,13 +656,14 @@ impl Scanner {
         let mut changed = false;
         let mut buf = std::mem::take(&mut self.buf);
         let hier = Arc::clone(&self.hier);
+        let table = self.table;
         for (i, e) in self.entries.iter_mut().enumerate() {
             if !want(e) {
                 continue;
             }
             let mut hot = HotStats::default();
             let mut vanished = false;
-            for (k, (kind, name)) in HOT.iter().enumerate() {
+            for (k, (kind, name)) in table.iter().enumerate() {
                 if *kind == Hot::Procs && hot.pids_current.is_some() {
                     continue;
                 }
@@ -556,8 +742,45 @@ impl Scanner {
         }
     }
 
-    /// Reads the start group's cgroup.stat; true when nr_descendants moved.
+    fn is_v1(&self) -> bool {
+        matches!(self.kind, ScanKind::V1 { .. })
+    }
+
+    /// v1: whether a group was made or removed below a listed directory:
+    /// the inotify descriptor holds an event (drained here), or a
+    /// directory watched by its link count has another one. cgroup2 reads
+    /// one cgroup.stat instead.
+    fn links_changed(&mut self) -> bool {
+        let mut changed = false;
+        if let Some(fd) = &self.notify {
+            loop {
+                match rustix::io::read(fd, &mut self.buf[..]) {
+                    Ok(n) if n > 0 => changed = true,
+                    Err(Errno::AGAIN) => break,
+                    // EOF cannot be; any other error: look
+                    _ => {
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+        }
+        changed
+            || (self.by_links > 0
+                && self.entries.iter().any(|e| match &e.watch {
+                    Watch::Links(fd, n) => {
+                        rustix::fs::fstat(fd).map_or(true, |st| links_of(&st) != *n)
+                    }
+                    _ => false,
+                }))
+    }
+
+    /// Reads the start group's cgroup.stat; true when nr_descendants moved
+    /// (v1: [`Scanner::links_changed`]).
     fn descendants_changed(&mut self, cost: &mut ScanCost) -> bool {
+        if self.is_v1() {
+            return self.links_changed();
+        }
         if self.root_stat.is_none() {
             self.root_stat = self.hier.open_read(&self.root.join(files::STAT)).ok();
         }
@@ -581,7 +804,14 @@ impl Scanner {
     /// Lists `start` and every directory below it (to `max_depth`) into
     /// `found`, unsorted.
     fn list_subtree(&self, start: WalkStart, found: &mut Vec<Listed>, cost: &mut ScanCost) {
-        walk_from(&self.hier, start, self.cfg.max_depth, found, cost);
+        walk_from(
+            &self.hier,
+            self.table,
+            start,
+            self.cfg.max_depth,
+            found,
+            cost,
+        );
     }
 
     /// The groups as a walk would find them, listing only the directories
@@ -645,7 +875,7 @@ impl Scanner {
                 carry(i, &mut found);
                 continue;
             }
-            let (present, listed) = list_dir(&self.hier, &e.dir, &mut listed_dirs)?;
+            let (present, listed) = list_dir(&self.hier, self.table, &e.dir, &mut listed_dirs)?;
             found.push((e.path.clone(), e.dir.clone(), e.inode, present));
             let known = |name: &OsStr, ino: u64| {
                 e.path.join(name.as_bytes()).is_ok_and(|p| {
@@ -689,10 +919,37 @@ impl Scanner {
         // descriptors sets it again
         self.fd_limited = false;
         found.sort_by(|a, b| a.0.cmp(&b.0));
+        // v1: how many subdirectories each directory had when listed (its
+        // link count less 2), for the next scans' change check; with a
+        // depth limit the last level's are not listed: taken from fstat
+        let subdirs: std::collections::HashMap<&[u8], u64> = if self.is_v1() {
+            let mut m = std::collections::HashMap::with_capacity(found.len());
+            for (p, ..) in found.iter().skip(1) {
+                *m.entry(parent_bytes(p.as_bytes())).or_insert(0) += 1;
+            }
+            m
+        } else {
+            std::collections::HashMap::new()
+        };
+        let expect_links: Vec<Option<u64>> = found
+            .iter()
+            .map(|(p, ..)| {
+                (self.is_v1() && self.cfg.max_depth.is_none())
+                    .then(|| 2 + subdirs.get(p.as_bytes()).copied().unwrap_or(0))
+            })
+            .collect();
+        drop(subdirs);
+        let table = self.table;
+        let procs = !matches!(self.kind, ScanKind::V1 { procs: false });
+        let pids_bit = bit_of(table, Hot::PidsCurrent);
+        let recursive_bits = (
+            bit_of(table, Hot::BlkioBytesRecursive),
+            bit_of(table, Hot::BlkioIosRecursive),
+        );
         // both lists are sorted by path: match them in one pass
         let mut old = std::mem::take(&mut self.entries).into_iter().peekable();
         let mut entries = Vec::with_capacity(found.len());
-        for (path, dir, inode, present) in found {
+        for ((path, dir, inode, present), links) in found.into_iter().zip(expect_links) {
             while let Some(gone) = old.next_if(|e| e.path < path) {
                 self.kept -= count_kept(&gone);
             }
@@ -707,7 +964,8 @@ impl Scanner {
                         dir,
                         inode,
                         cgroup_type: None,
-                        handles: HOT.map(|_| Handle::Absent),
+                        handles: std::array::from_fn(|_| Handle::Absent),
+                        watch: Watch::None,
                     };
                     (e, true)
                 }
@@ -716,15 +974,30 @@ impl Scanner {
             // a file of a column not shown is left as if absent: no
             // descriptor, no read
             let has = |bit: usize| {
-                present & (1 << bit) != 0 && HOT.get(bit).is_none_or(|(h, _)| h.wanted(extras))
+                present & (1 << bit) != 0
+                    && table.get(bit).is_none_or(|(h, _)| {
+                        h.wanted(extras)
+                            && (procs || *h != Hot::Procs)
+                            // the group's own blkio counters only where
+                            // the subtree's are not (before Linux 4.11)
+                            && match h {
+                                Hot::BlkioBytes => {
+                                    recursive_bits.0.is_none_or(|b| present & (1 << b) == 0)
+                                }
+                                Hot::BlkioIos => {
+                                    recursive_bits.1.is_none_or(|b| present & (1 << b) == 0)
+                                }
+                                _ => true,
+                            }
+                    })
             };
             // cgroup.procs is read only where pids.current is absent: do not
             // hold a descriptor (nor, on kernfs, its page once read) for it
             // otherwise, but keep it reachable should pids.current not parse
-            let lazy_procs = has(PIDS_BIT);
+            let lazy_procs = pids_bit.is_some_and(has);
             // reconcile: a controller enabled or disabled in the parent adds
             // or removes files of a group that stays
-            for (k, (kind, name)) in HOT.iter().enumerate() {
+            for (k, (kind, name)) in table.iter().enumerate() {
                 let lazy = lazy_procs && *kind == Hot::Procs;
                 let h = &mut entry.handles[k];
                 match (has(k), &*h) {
@@ -747,6 +1020,9 @@ impl Scanner {
                     _ => {}
                 }
             }
+            if self.is_v1() {
+                self.watch(&mut entry, links);
+            }
             if new || reread_types {
                 entry.cgroup_type = if has(TYPE_BIT) {
                     self.hier
@@ -763,10 +1039,67 @@ impl Scanner {
             self.kept -= count_kept(&e);
         }
         self.entries = entries;
+        self.by_links = (self.entries.iter())
+            .filter(|e| matches!(e.watch, Watch::Links(..)))
+            .count();
+    }
+
+    /// v1: keeps the entry's directory open (within the budget) with the
+    /// link count it should have (`links`, from the walk; `None`: what
+    /// fstat says now).
+    fn watch(&mut self, entry: &mut Entry, links: Option<u64>) {
+        if matches!(entry.watch, Watch::None) {
+            if self.add_notify(&entry.dir) {
+                entry.watch = Watch::Notify;
+                return;
+            }
+            if !self.room() {
+                // caught by the periodic walk only
+                self.fd_limited = true;
+                return;
+            }
+            let Ok(fd) = self.hier.open_dir(&entry.dir) else {
+                return;
+            };
+            self.kept += 1;
+            self.by_links += 1;
+            entry.watch = Watch::Links(fd, 0);
+        }
+        if let Watch::Links(fd, n) = &mut entry.watch {
+            *n = match links {
+                Some(l) => l,
+                None => rustix::fs::fstat(&*fd).map_or(0, |st| links_of(&st)),
+            };
+        }
+    }
+
+    /// Watches a directory for subdirectories made, removed or renamed:
+    /// the very inode opened beneath the root (an O_PATH descriptor,
+    /// through its /proc/self/fd link), never a path resolved again.
+    /// False where no watch is to be had.
+    fn add_notify(&mut self, dir: &Path) -> bool {
+        use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
+        use std::os::fd::AsRawFd;
+        if !self.notify_tried {
+            self.notify_tried = true;
+            self.notify = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK).ok();
+        }
+        let Some(notify) = &self.notify else {
+            return false;
+        };
+        let Ok((fd, _)) = self.hier.open_watchable(dir, true) else {
+            return false;
+        };
+        inotify::add_watch(
+            notify,
+            format!("/proc/self/fd/{}", fd.as_raw_fd()),
+            WatchFlags::CREATE | WatchFlags::DELETE | WatchFlags::MOVE | WatchFlags::ONLYDIR,
+        )
+        .is_ok()
     }
 
     fn open_handle(&mut self, file: &Path) -> Handle {
-        if self.kept >= self.budget {
+        if !self.room() {
             self.fd_limited = true;
             return Handle::Reopen(None);
         }
@@ -787,6 +1120,12 @@ impl Scanner {
     }
 }
 
+/// A directory's link count (st_nlink is u32 on some architectures).
+#[allow(clippy::useless_conversion)]
+fn links_of(st: &rustix::fs::Stat) -> u64 {
+    u64::from(st.st_nlink)
+}
+
 /// A group a walk found: path, directory, inode, and which of HOT and
 /// cgroup.type it holds (bits, see [`file_bit`]).
 type Listed = (GroupPath, PathBuf, u64, u16);
@@ -796,6 +1135,7 @@ type Listed = (GroupPath, PathBuf, u64, u16);
 /// tree, for the scanner and the event watcher (`source::events`).
 fn walk_from(
     hier: &Hier,
+    table: Table,
     start: WalkStart,
     max_depth: Option<usize>,
     found: &mut Vec<Listed>,
@@ -803,7 +1143,7 @@ fn walk_from(
 ) {
     let mut stack = vec![start];
     while let Some((path, dir, ino, depth)) = stack.pop() {
-        let Some((present, children)) = list_dir(hier, &dir, cost) else {
+        let Some((present, children)) = list_dir(hier, table, &dir, cost) else {
             continue;
         };
         if max_depth.is_none_or(|m| depth < m) {
@@ -837,6 +1177,7 @@ pub fn list_groups(
     let mut found = Vec::new();
     walk_from(
         hier,
+        &HOT,
         (start.clone(), dir, ino, depth),
         max_depth,
         &mut found,
@@ -854,6 +1195,7 @@ type WalkStart = (GroupPath, PathBuf, u64, usize);
 #[allow(clippy::type_complexity)]
 fn list_dir(
     hier: &Hier,
+    table: Table,
     dir: &Path,
     cost: &mut ScanCost,
 ) -> Option<(u16, Vec<(OsString, PathBuf, u64)>)> {
@@ -864,7 +1206,7 @@ fn list_dir(
         // fail, so that its row says why (and that groups below it are
         // not shown) instead of vanishing
         Err(FsError::Errno(Errno::NAMETOOLONG)) => {
-            return Some(((1u16 << HOT.len()) - 1, Vec::new()));
+            return Some(((1u16 << table.len()) - 1, Vec::new()));
         }
         Err(_) => return None,
     };
@@ -877,7 +1219,7 @@ fn list_dir(
             // the name's bytes as they are: a lossy copy would make
             // `bad\xff` and `bad\u{FFFD}` one group (issue 7, 4)
             children.push((de.name, path, de.ino));
-        } else if let Some(bit) = file_bit(de.name.as_bytes()) {
+        } else if let Some(bit) = file_bit(table, de.name.as_bytes()) {
             // a symlink or FIFO by a hot file's name is looked at too: its
             // open fails and the group shows why
             present |= 1 << bit;
@@ -1012,6 +1354,37 @@ fn apply(hot: &mut HotStats, kind: Hot, text: &str) {
         Hot::SwapCurrent => {
             hot.swap_current = cgroupfs::parse_u64("memory.swap.current", text).ok();
         }
+        Hot::CpuacctUsage => {
+            let usage = v1::parse_u64(text).map(v1::ns_to_usec);
+            if let Some(u) = usage {
+                hot.cpu.get_or_insert_with(CpuStat::default).usage_usec = u;
+            }
+        }
+        Hot::CpuacctUser | Hot::CpuacctSys => {
+            // after cpuacct.usage (the table's order): no usage, no CpuStat
+            if let (Some(c), Some(v)) = (hot.cpu.as_mut(), v1::parse_u64(text)) {
+                let slot = if kind == Hot::CpuacctUser {
+                    &mut c.user_usec
+                } else {
+                    &mut c.system_usec
+                };
+                *slot = Some(v1::ns_to_usec(v));
+            }
+        }
+        Hot::V1CpuStat => hot.v1.cpu_throttle = Some(v1::CpuThrottle::parse(text)),
+        Hot::MemoryUsage => hot.memory_current = v1::parse_u64(text),
+        Hot::MemoryLimit => hot.memory_max = v1::parse_memory_limit(text),
+        Hot::MemswUsage => hot.v1.memsw_usage = v1::parse_u64(text),
+        Hot::BlkioBytesRecursive | Hot::BlkioIosRecursive | Hot::BlkioBytes | Hot::BlkioIos => {
+            let k = if matches!(kind, Hot::BlkioBytesRecursive | Hot::BlkioBytes) {
+                v1::BlkioKind::Bytes
+            } else {
+                v1::BlkioKind::Ios
+            };
+            v1::blkio_into(text, k, hot.io.get_or_insert_with(IoStat::default));
+            hot.v1.sources.io_own_only |= matches!(kind, Hot::BlkioBytes | Hot::BlkioIos);
+        }
+        Hot::FreezerState => hot.v1.freezer_state = v1::FreezerState::parse(text),
         Hot::CpuPressure | Hot::MemoryPressure | Hot::IoPressure => {
             if let Ok(p) = Pressure::parse(text) {
                 // hundredths: the kernel prints two decimals
@@ -1688,6 +2061,72 @@ mod tests {
         s.invalidate();
         let (g, _) = s.scan();
         assert_ne!(g[1].inode, ino, "a recreated group is a new incarnation");
+    }
+
+    #[test]
+    fn a_v1_scanner_sees_groups_come_and_go_without_cgroup_stat() {
+        // by inotify, and (no watch to be had) by the directories' link
+        // counts: a group made or removed two levels down is listed in the
+        // next scan; a steady tree is not listed again
+        for by_links in [false, true] {
+            let t = tempfile::tempdir().unwrap();
+            let r = t.path();
+            mk(r, "", &[("cgroup.procs", ""), ("cpuacct.usage", "1000\n")]);
+            mk(
+                r,
+                "a",
+                &[
+                    ("cpuacct.usage", "2000\n"),
+                    ("memory.usage_in_bytes", "7\n"),
+                ],
+            );
+            mk(r, "a/b", &[("cpuacct.usage", "3000\n")]);
+            let cfg = ScanConfig {
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            };
+            let mut s = Scanner::of_kind(
+                Arc::new(Hier::open(r).unwrap()),
+                ScanKind::V1 { procs: true },
+                PathBuf::new(),
+                cfg,
+            );
+            if by_links {
+                s.notify_tried = true;
+            }
+            let (g, cost) = s.scan();
+            assert!(cost.walked);
+            assert_eq!(g.len(), 3);
+            assert_eq!(g[1].hot.cpu.unwrap().usage_usec, 2, "ns -> µs");
+            assert_eq!(g[1].hot.memory_current, Some(7));
+            assert_eq!(s.by_links, if by_links { 3 } else { 0 });
+            let (_, cost) = s.scan();
+            assert!(!cost.walked, "steady (by_links {by_links})");
+            mk(r, "a/b/new", &[("cpuacct.usage", "0\n")]);
+            let (g, cost) = s.scan();
+            assert!(cost.walked);
+            assert_eq!(
+                g.len(),
+                4,
+                "a new group in the next scan (by_links {by_links})"
+            );
+            let (_, cost) = s.scan();
+            assert!(!cost.walked);
+            fs::remove_dir_all(r.join("a/b/new")).unwrap();
+            let (g, _) = s.scan();
+            assert_eq!(g.len(), 3, "a removed one too (by_links {by_links})");
+            // the removed directory's watch goes with an IN_IGNORED of
+            // its own, which may cost one more listing
+            let walks = (0..3).filter(|_| s.scan().1.walked).count();
+            assert!(
+                walks <= 1,
+                "and steady again (by_links {by_links}): {walks}"
+            );
+            // no descriptor per group with inotify
+            // three cpuacct.usage, memory.usage_in_bytes, the root's cgroup.procs
+            let files = 5;
+            assert_eq!(s.kept(), files + if by_links { 3 } else { 0 });
+        }
     }
 
     #[test]

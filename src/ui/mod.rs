@@ -228,7 +228,8 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         format!("  from {}", app.start)
     };
     let root = escape(app.mount.root.as_os_str().as_bytes());
-    let mount = |mode: &str| format!("cgroup2 {root} ({mode})");
+    let fs = crate::render::mount::root_kind(&app.mount.mode);
+    let mount = |mode: &str| format!("{fs} {root} ({mode})");
     // a hybrid host's list of v1 controllers is long: the longest form
     // that fits, rather than cut the line
     let used = "cgtop ".len() + host.chars().count() + from.chars().count();

@@ -1,0 +1,317 @@
+//! `--v1-layout N` (issue 11): the collector on this host's cgroup v1 or
+//! hybrid layout. Makes N groups (shaped like the tmpfs trees) under
+//! `cgtop-test-<pid>-900` in cgroup2 and in each live v1 hierarchy cgtop
+//! reads figures from, and measures, with the collector started at that
+//! group:
+//!
+//! - `floor`: a loop that preads, through kept descriptors, the same files
+//!   the scanners read (each hierarchy's, by its controllers);
+//! - `scan`: the scanners of every hierarchy and the merge into one tree
+//!   (`model::union::merge`), steady (nothing changes);
+//! - `refresh`: `Collector::refresh` as cgtop runs it (scan, merge, rates).
+//!
+//! In blocks, each with only its own descriptors open (a container's
+//! RLIMIT_NOFILE may not hold two sets at 1,000 groups): floor, scan,
+//! refresh, floor again; medians of CPU and wall time. The groups are removed on the way out, also on an error or
+//! a signal (a guard), children first.
+
+use anyhow::{bail, Context, Result};
+use cgtop::model::layout::HierId;
+use cgtop::model::union::{self, Plan};
+use cgtop::model::GroupPath;
+use cgtop::source::collector::{thread_cpu_time, Collector};
+use cgtop::source::scan::{ScanConfig, ScanKind, Scanner};
+use std::fs::{self, File};
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The groups made, parents first; removed children first on drop.
+struct Made(Vec<PathBuf>);
+
+impl Drop for Made {
+    fn drop(&mut self) {
+        let mut left = 0;
+        for d in self.0.iter().rev() {
+            let mut ok = false;
+            for _ in 0..50 {
+                match fs::remove_dir(d) {
+                    Ok(()) => ok = true,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => ok = true,
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+                if ok {
+                    break;
+                }
+            }
+            left += usize::from(!ok);
+        }
+        if left > 0 {
+            eprintln!(
+                "warning: {left} test groups could not be removed (cgtop-test-{}-900)",
+                std::process::id()
+            );
+        }
+    }
+}
+
+/// The files a scanner of this kind reads in `dir` (what it keeps open).
+fn hot_files(dir: &std::path::Path, kind: ScanKind) -> Vec<PathBuf> {
+    let names: Vec<String> = fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let has = |n: &str| names.iter().any(|x| x == n);
+    let want: &[&str] = match kind {
+        ScanKind::V2 => &[
+            "cpu.stat",
+            "memory.current",
+            "io.stat",
+            "pids.current",
+            "cgroup.events",
+        ],
+        ScanKind::V1 { .. } => &[
+            "cpuacct.usage",
+            "cpuacct.usage_user",
+            "cpuacct.usage_sys",
+            "cpu.stat",
+            "memory.usage_in_bytes",
+            "blkio.throttle.io_service_bytes_recursive",
+            "blkio.throttle.io_serviced_recursive",
+            "pids.current",
+            "freezer.state",
+        ],
+    };
+    let mut out: Vec<PathBuf> = want
+        .iter()
+        .filter(|n| has(n))
+        .map(|n| dir.join(n))
+        .collect();
+    // cgroup.procs: the primary's, where it has no pids.current
+    let procs = match kind {
+        ScanKind::V2 => !has("pids.current"),
+        ScanKind::V1 { procs } => procs && !has("pids.current"),
+    };
+    if procs && has("cgroup.procs") {
+        out.push(dir.join("cgroup.procs"));
+    }
+    out
+}
+
+fn ms(d: f64) -> String {
+    format!("{:.2} ms", d / 1e6)
+}
+
+pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
+    let layout = cgtop::source::mount::discover_layout().context("reading mountinfo")?;
+    if layout.v1.is_empty() {
+        bail!("no cgroup v1 hierarchy on this host");
+    }
+    let plan = Plan::of(&layout).context("no hierarchy")?;
+    let ids = plan.hierarchies();
+    let name = format!("cgtop-test-{}-900", std::process::id());
+    let paths = crate::fake::group_paths(n);
+    let mut made = Made(Vec::new());
+    let t0 = Instant::now();
+    for &id in &ids {
+        let base = layout
+            .dir(id)
+            .context("a hierarchy's directory")?
+            .join(&name);
+        for p in &paths {
+            crate::check_stop()?;
+            let d = if p.is_empty() {
+                base.clone()
+            } else {
+                base.join(p)
+            };
+            fs::create_dir(&d).with_context(|| format!("creating {}", d.display()))?;
+            made.0.push(d);
+        }
+    }
+    let labels: Vec<String> = ids
+        .iter()
+        .map(|&id| match id {
+            HierId::V2 => "cgroup2".to_string(),
+            HierId::V1(i) => layout.v1[i].label(),
+        })
+        .collect();
+    println!(
+        "\n## v1 layout: {n} groups in each of {} ({} directories, made in {:.1} s)\n",
+        labels.join(", "),
+        made.0.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    let kind = |id: HierId| match id {
+        HierId::V2 => ScanKind::V2,
+        HierId::V1(_) => ScanKind::V1 {
+            procs: id == plan.primary,
+        },
+    };
+    // the floor's files
+    let mut floor_files: Vec<(PathBuf, bool)> = Vec::new();
+    for &id in &ids {
+        let base = layout.dir(id).context("dir")?.join(&name);
+        for p in &paths {
+            let d = if p.is_empty() {
+                base.clone()
+            } else {
+                base.join(p)
+            };
+            for f in hot_files(&d, kind(id)) {
+                let multi = f.ends_with("cgroup.procs");
+                floor_files.push((f, multi));
+            }
+        }
+    }
+    let files = floor_files.len();
+    let budget = cgtop::source::scan::fd_budget(ScanConfig::default().max_kept);
+    // the collector, as `cgtop -b` sets it up (the program's descriptor
+    // budget), started at the group
+    let opts = cgtop::options::Options {
+        start: GroupPath::new(&name),
+        root: None,
+        interval: Duration::from_secs(1),
+        depth: None,
+        output: cgtop::options::Output::Text,
+        iterations: None,
+        read_only: true,
+        mouse: false,
+        machine_cpu: false,
+        max_kept_fds: Some(budget),
+        brief: true,
+        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
+    };
+    let time = |f: &mut dyn FnMut()| {
+        let (c0, w0) = (thread_cpu_time(), Instant::now());
+        f();
+        (
+            thread_cpu_time().saturating_sub(c0).as_nanos() as u64,
+            w0.elapsed().as_nanos() as u64,
+        )
+    };
+    // Blocks, each with its own descriptors (a container's RLIMIT_NOFILE
+    // may not hold the floor's and the collector's at once): floor, scan,
+    // refresh, floor again; the floor's figure is over both of its blocks.
+    let (mut fc, mut fw) = (Vec::new(), Vec::new());
+    let floor_block = |fc: &mut Vec<u64>, fw: &mut Vec<u64>| -> Result<()> {
+        let floor: Vec<(File, bool)> = floor_files
+            .iter()
+            .map(|(p, m)| {
+                File::open(p)
+                    .map(|f| (f, *m))
+                    .with_context(|| p.display().to_string())
+            })
+            .collect::<Result<_>>()?;
+        let mut buf = vec![0u8; 64 * 1024];
+        for round in 0..warmup + refreshes {
+            crate::check_stop()?;
+            let (c, w) = time(&mut || {
+                for (f, multi) in &floor {
+                    let mut off = 0u64;
+                    while let Ok(k) = f.read_at(&mut buf, off) {
+                        if k == 0 || !*multi {
+                            break;
+                        }
+                        off += k as u64;
+                    }
+                }
+            });
+            if round >= warmup {
+                fc.push(c);
+                fw.push(w);
+            }
+        }
+        Ok(())
+    };
+    floor_block(&mut fc, &mut fw)?;
+    // the scanners alone and the merge
+    let (mut sc, mut sw) = (Vec::new(), Vec::new());
+    let mut groups = 0;
+    let mut kept = 0;
+    {
+        let hiers = cgtop::source::hier::Hiers::open(layout.clone());
+        let cfg = ScanConfig {
+            max_kept: budget,
+            ..ScanConfig::default()
+        };
+        let pool = cgtop::source::scan::KeptPool::new(ids.len());
+        let start = PathBuf::from(&name);
+        let mut scanners: Vec<(HierId, Scanner)> = Vec::new();
+        for (k, &id) in ids.iter().enumerate() {
+            let h = Arc::clone(hiers.get(id).context("a hierarchy")?);
+            let mut s = Scanner::of_kind(h, kind(id), start.clone(), cfg.clone());
+            s.share_budget(Arc::clone(&pool), k);
+            scanners.push((id, s));
+        }
+        for round in 0..warmup + refreshes {
+            crate::check_stop()?;
+            let (c, w) = time(&mut || {
+                let parts: Vec<(HierId, Vec<cgtop::model::GroupSample>)> = scanners
+                    .iter_mut()
+                    .map(|(id, s)| (*id, s.scan().0))
+                    .collect();
+                groups = union::merge(&plan, parts).len();
+            });
+            if round >= warmup {
+                sc.push(c);
+                sw.push(w);
+            }
+        }
+        kept = kept.max(scanners.iter().map(|(_, s)| s.kept()).sum());
+    }
+    let (mut rc, mut rw) = (Vec::new(), Vec::new());
+    let mut limited = false;
+    {
+        let (m, hier, all) = cgtop::run::locate(&opts).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut c =
+            Collector::with_hiers(cgtop::run::collector_config(&opts, &m, false), hier, &all);
+        for round in 0..warmup + refreshes {
+            crate::check_stop()?;
+            let mut r = None;
+            let (cpu, w) = time(&mut || {
+                r = Some(c.refresh(Duration::from_secs(round as u64 + 1)));
+            });
+            let r = r.context("a refresh")?;
+            if r.snapshot.groups.len() != groups {
+                bail!(
+                    "the collector lists {} groups, the scanners {groups}",
+                    r.snapshot.groups.len()
+                );
+            }
+            limited |= r.snapshot.cost.fd_limited;
+            if round >= warmup {
+                rc.push(cpu);
+                rw.push(w);
+            }
+        }
+    }
+    floor_block(&mut fc, &mut fw)?;
+    let med = crate::measure::median;
+    let floor_cpu = med(&fc);
+    println!(
+        "{groups} groups in the tree; the floor reads {files} files, the scanners keep {kept} descriptors \
+         (files; on v1 a group's directory as well where no inotify watch was to be had; budget {budget}{}); median of {refreshes} rounds per block\n",
+        if limited { ", short: some files reopened" } else { "" }
+    );
+    println!("| phase | CPU | wall | CPU vs floor |\n|---|---|---|---|");
+    for (what, cpu, wall) in [
+        ("floor: pread of kept descriptors", &fc, &fw),
+        ("scan: every hierarchy's scanner + merge", &sc, &sw),
+        ("refresh: Collector::refresh", &rc, &rw),
+    ] {
+        println!(
+            "| {what} | {} | {} | {:.2}x |",
+            ms(med(cpu)),
+            ms(med(wall)),
+            med(cpu) / floor_cpu
+        );
+    }
+    drop(made);
+    Ok(())
+}

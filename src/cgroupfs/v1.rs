@@ -1,0 +1,280 @@
+//! PURE: the text of the cgroup v1 COUNTER files cgtop reads on every
+//! refresh -> the same typed values as their v2 counterparts, in v2's
+//! units (ns -> µs). Limit and setting files are `v1_limits`.
+//!
+//! Reference: the kernel's cgroup v1 documentation
+//! (Documentation/admin-guide/cgroup-v1/{cpuacct,memory,blkio-controller,
+//! freezer-subsystem,pids}.rst) and the texts captured on Linux 6.18
+//! (tests/fixtures/v1/v1scan/).
+
+use super::io::{DevId, IoStatDev, IoStatDevice};
+use super::{IoStat, Limit};
+
+/// Interface file names of cgroup v1's counters.
+pub mod files {
+    /// Total CPU time of the group and its descendants, ns.
+    pub const CPUACCT_USAGE: &str = "cpuacct.usage";
+    /// User CPU time, ns (Linux 4.7+).
+    pub const CPUACCT_USAGE_USER: &str = "cpuacct.usage_user";
+    /// System CPU time, ns (Linux 4.7+).
+    pub const CPUACCT_USAGE_SYS: &str = "cpuacct.usage_sys";
+    /// The cpu controller's throttling: nr_periods, nr_throttled,
+    /// throttled_time (ns). Same name as v2's cpu.stat, another text.
+    pub const CPU_STAT: &str = "cpu.stat";
+    pub const MEMORY_USAGE: &str = "memory.usage_in_bytes";
+    pub const MEMORY_LIMIT: &str = "memory.limit_in_bytes";
+    /// Memory + swap (only with swap accounting on).
+    pub const MEMSW_USAGE: &str = "memory.memsw.usage_in_bytes";
+    /// The subtree's IO, as v2's io.stat (Linux 4.? +; see [`blkio_into`]).
+    pub const BLKIO_BYTES_RECURSIVE: &str = "blkio.throttle.io_service_bytes_recursive";
+    pub const BLKIO_IOS_RECURSIVE: &str = "blkio.throttle.io_serviced_recursive";
+    /// The group's own IO: read where the `_recursive` files are absent.
+    pub const BLKIO_BYTES: &str = "blkio.throttle.io_service_bytes";
+    pub const BLKIO_IOS: &str = "blkio.throttle.io_serviced";
+    pub const PIDS_CURRENT: &str = "pids.current";
+    pub const FREEZER_STATE: &str = "freezer.state";
+}
+
+/// ns -> µs, v2's unit for CPU time.
+pub fn ns_to_usec(ns: u64) -> u64 {
+    ns / 1000
+}
+
+/// A file holding one decimal number (cpuacct.usage, memory.usage_in_bytes).
+pub fn parse_u64(text: &str) -> Option<u64> {
+    text.trim().parse().ok()
+}
+
+/// The lowest value v1 prints for "no limit" in memory.limit_in_bytes and
+/// memory.memsw.limit_in_bytes: PAGE_COUNTER_MAX * PAGE_SIZE, that is
+/// LONG_MAX rounded down to a page: 9223372036854771712 with 4 KiB pages,
+/// 9223372036854710272 with 64 KiB pages (arm64, ppc64). Anything from
+/// LONG_MAX rounded down to 64 KiB up is unlimited.
+pub const UNLIMITED_FLOOR: u64 = (i64::MAX as u64) & !0xffff;
+
+/// memory.limit_in_bytes: a number, [`Limit::Max`] for v1's "unlimited"
+/// sentinel ([`UNLIMITED_FLOOR`]).
+pub fn parse_memory_limit(text: &str) -> Option<Limit> {
+    let v = parse_u64(text)?;
+    Some(if v >= UNLIMITED_FLOOR {
+        Limit::Max
+    } else {
+        Limit::Value(v)
+    })
+}
+
+/// v1 cpu.stat's throttling, in v2's units.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuThrottle {
+    pub nr_periods: Option<u64>,
+    pub nr_throttled: Option<u64>,
+    /// throttled_time, ns -> µs.
+    pub throttled_usec: Option<u64>,
+}
+
+impl CpuThrottle {
+    /// "nr_periods N\nnr_throttled N\nthrottled_time NS\n..." (6.x adds
+    /// nr_bursts and burst_time, which are skipped). Unknown keys and
+    /// unreadable lines are skipped; the first of a repeated key wins.
+    pub fn parse(text: &str) -> Self {
+        let mut t = Self::default();
+        for line in text.lines() {
+            let mut it = line.split_ascii_whitespace();
+            let (Some(k), Some(v), None) = (it.next(), it.next(), it.next()) else {
+                continue;
+            };
+            let Ok(v) = v.parse::<u64>() else { continue };
+            let (slot, v) = match k {
+                "nr_periods" => (&mut t.nr_periods, v),
+                "nr_throttled" => (&mut t.nr_throttled, v),
+                "throttled_time" => (&mut t.throttled_usec, ns_to_usec(v)),
+                _ => continue,
+            };
+            if slot.is_none() {
+                *slot = Some(v);
+            }
+        }
+        t
+    }
+}
+
+/// Which counter a blkio.throttle file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlkioKind {
+    /// io_service_bytes: bytes.
+    Bytes,
+    /// io_serviced: IOs.
+    Ios,
+}
+
+/// Adds a blkio.throttle.io_service_bytes(_recursive) or
+/// io_serviced(_recursive) text into `into`, per device: `MAJ:MIN Read N`
+/// -> rbytes (rios), Write -> wbytes (wios), Discard -> dbytes (dios).
+/// Sync, Async and Total lines split or sum the same IO again and are
+/// skipped, as is the last line's device-less `Total N`. The two files
+/// fill different counters of the same entries.
+pub fn blkio_into(text: &str, kind: BlkioKind, into: &mut IoStat) {
+    for line in text.lines() {
+        let mut it = line.split_ascii_whitespace();
+        let (Some(dev), Some(op), Some(v), None) = (it.next(), it.next(), it.next(), it.next())
+        else {
+            continue;
+        };
+        let (Some(dev), Ok(v)) = (DevId::parse(dev), v.parse::<u64>()) else {
+            continue;
+        };
+        let dev = IoStatDevice::Dev(dev);
+        let i = if let Some(i) = into.0.iter().position(|(d, _)| *d == dev) {
+            i
+        } else {
+            // a hostile text with many devices: bounded like io.stat's
+            if into.0.len() >= 4096 {
+                continue;
+            }
+            into.0.push((dev, IoStatDev::default()));
+            into.0.len() - 1
+        };
+        let d = &mut into.0[i].1;
+        let slot = match (kind, op) {
+            (BlkioKind::Bytes, "Read") => &mut d.rbytes,
+            (BlkioKind::Bytes, "Write") => &mut d.wbytes,
+            (BlkioKind::Bytes, "Discard") => &mut d.dbytes,
+            (BlkioKind::Ios, "Read") => &mut d.rios,
+            (BlkioKind::Ios, "Write") => &mut d.wios,
+            (BlkioKind::Ios, "Discard") => &mut d.dios,
+            _ => continue,
+        };
+        if slot.is_none() {
+            *slot = Some(v);
+        }
+    }
+}
+
+/// freezer.state (v1's freezer): the group's state as the kernel says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FreezerState {
+    Thawed,
+    /// Asked to freeze, some task not frozen yet (or a descendant freezing).
+    Freezing,
+    Frozen,
+}
+
+impl FreezerState {
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim() {
+            "THAWED" => Some(Self::Thawed),
+            "FREEZING" => Some(Self::Freezing),
+            "FROZEN" => Some(Self::Frozen),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v1/v1scan/");
+
+    fn fx(name: &str) -> String {
+        std::fs::read_to_string(format!("{FX}{name}")).unwrap()
+    }
+
+    #[test]
+    fn cpuacct_in_usec() {
+        assert_eq!(
+            parse_u64(&fx("cpuacct.usage")).map(ns_to_usec),
+            Some(370_123)
+        );
+        assert_eq!(parse_u64("garbage\n"), None);
+    }
+
+    #[test]
+    fn cpu_stat_of_v1() {
+        let t = CpuThrottle::parse(
+            "nr_periods 10\nnr_throttled 3\nthrottled_time 2500000\nnr_bursts 0\nburst_time 0\n",
+        );
+        assert_eq!(
+            t,
+            CpuThrottle {
+                nr_periods: Some(10),
+                nr_throttled: Some(3),
+                throttled_usec: Some(2500)
+            }
+        );
+        assert_eq!(CpuThrottle::parse(&fx("cpu.stat")).nr_periods, Some(0));
+        assert_eq!(
+            CpuThrottle::parse("nr_periods x\nbad\n"),
+            CpuThrottle::default()
+        );
+    }
+
+    #[test]
+    fn memory_limit_sentinel() {
+        assert_eq!(
+            parse_memory_limit(&fx("memory.limit_in_bytes")),
+            Some(Limit::Max)
+        );
+        assert_eq!(
+            parse_memory_limit("9223372036854710272\n"),
+            Some(Limit::Max),
+            "64 KiB pages"
+        );
+        assert_eq!(
+            parse_memory_limit("67108864\n"),
+            Some(Limit::Value(64 << 20))
+        );
+        assert_eq!(parse_memory_limit("-1\n"), None);
+    }
+
+    #[test]
+    fn blkio_maps_to_io_stat() {
+        let mut io = IoStat::default();
+        blkio_into(
+            &fx("blkio.throttle.io_service_bytes_recursive"),
+            BlkioKind::Bytes,
+            &mut io,
+        );
+        blkio_into(
+            &fx("blkio.throttle.io_serviced_recursive"),
+            BlkioKind::Ios,
+            &mut io,
+        );
+        let d = io
+            .get(DevId {
+                major: 254,
+                minor: 0,
+            })
+            .unwrap();
+        assert_eq!(d.rbytes, Some(20 << 20));
+        assert_eq!(d.wbytes, Some(20 << 20));
+        assert_eq!(d.rios, Some(40));
+        assert_eq!(d.wios, Some(20));
+        assert_eq!(d.dbytes, Some(0));
+        assert_eq!(io.0.len(), 1, "Total lines are no device");
+        // a hostile text: nothing panics, garbage is skipped
+        let mut io = IoStat::default();
+        blkio_into(
+            "8:0 Read\n8:x Read 1\n8:0 Read 5 6\nTotal 9\n8:0 Write 7\n",
+            BlkioKind::Bytes,
+            &mut io,
+        );
+        assert_eq!(io.total().wbytes, Some(7));
+        assert_eq!(io.total().rbytes, None);
+    }
+
+    #[test]
+    fn freezer_states() {
+        assert_eq!(
+            FreezerState::parse(&fx("freezer.state")),
+            Some(FreezerState::Thawed)
+        );
+        assert_eq!(
+            FreezerState::parse("FREEZING\n"),
+            Some(FreezerState::Freezing)
+        );
+        assert_eq!(FreezerState::parse("FROZEN"), Some(FreezerState::Frozen));
+        assert_eq!(FreezerState::parse("frozen"), None);
+    }
+}

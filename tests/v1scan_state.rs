@@ -1,0 +1,394 @@
+//! Issue 11, items 1 and 2 on a fixture laid out like a hybrid host's
+//! /sys/fs/cgroup (`unified/` = cgroup2 with only hugetlb, `cpu,cpuacct/`,
+//! `memory/`, `blkio/`, `pids/`, `freezer/`, `systemd/` = v1 hierarchies),
+//! whose v1 files hold texts captured from this host's real v1 groups
+//! (tests/fixtures/v1/v1scan/): one tree, the union of the hierarchies'
+//! groups, CPU from cpuacct, memory from memory.usage_in_bytes, IO from
+//! blkio.throttle.*_recursive, PIDs from pids.current, frozen from
+//! freezer.state; a group only in cgroup2 keeps cgroup2's figures; a group
+//! only in v1 is in the tree; `-b` and `--json` say so.
+
+// test code: a failed expectation is a failed test
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod common;
+
+use cgtop::model::layout::HierId;
+use cgtop::model::{GroupPath, HierKind};
+use cgtop::options::{Options, Output};
+use cgtop::render::columns::Column;
+use cgtop::source::collector::Collector;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const CAPTURED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v1/v1scan/");
+
+fn captured(name: &str) -> String {
+    fs::read_to_string(format!("{CAPTURED}{name}")).unwrap()
+}
+
+fn put(base: &Path, hier: &str, group: &str, files: &[(&str, String)]) {
+    let d = base.join(hier).join(group);
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join("cgroup.procs"), "").unwrap();
+    for (n, t) in files {
+        fs::write(d.join(n), t).unwrap();
+    }
+}
+
+/// cpuacct files of `usage_ns` (user 5/6 of it, system the rest).
+fn cpuacct(usage_ns: u64) -> Vec<(&'static str, String)> {
+    vec![
+        ("cpuacct.usage", format!("{usage_ns}\n")),
+        ("cpuacct.usage_user", format!("{}\n", usage_ns / 6 * 5)),
+        ("cpuacct.usage_sys", format!("{}\n", usage_ns / 6)),
+        ("cpu.stat", captured("cpu.stat")),
+    ]
+}
+
+/// The hybrid layout: system.slice/web.service in every hierarchy,
+/// user.slice in cgroup2 only (no v1 controller enabled for it),
+/// docker/abc in cpu,cpuacct and memory only (made by a v1 tool).
+fn layout() -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    let b = t.path();
+    // cgroup2: hugetlb only; core cpu.stat, cgroup.events
+    let v2 = |usec: u64| {
+        vec![
+            ("cgroup.controllers", "hugetlb\n".to_string()),
+            (
+                "cpu.stat",
+                format!("usage_usec {usec}\nuser_usec {usec}\nsystem_usec 0\n"),
+            ),
+            ("cgroup.events", "populated 1\nfrozen 0\n".to_string()),
+        ]
+    };
+    put(b, "unified", "", &v2(9_000_000));
+    fs::write(
+        b.join("unified/cgroup.stat"),
+        "nr_descendants 3\nnr_dying_descendants 0\n",
+    )
+    .unwrap();
+    put(b, "unified", "system.slice", &v2(2_000_000));
+    put(b, "unified", "system.slice/web.service", &v2(1_000_000));
+    fs::write(
+        b.join("unified/system.slice/web.service/cgroup.procs"),
+        "41\n42\n",
+    )
+    .unwrap();
+    put(b, "unified", "user.slice", &v2(3_000_000));
+    for g in ["", "system.slice", "system.slice/web.service", "user.slice"] {
+        put(b, "systemd", g, &[]);
+    }
+    for (g, ns) in [
+        ("", 50_000_000_000),
+        ("system.slice", 2_000_000_000),
+        ("system.slice/web.service", 370_123_321),
+        ("docker", 1_000_000_000),
+        ("docker/abc", 1_000_000_000),
+    ] {
+        put(b, "cpu,cpuacct", g, &cpuacct(ns));
+        put(
+            b,
+            "memory",
+            g,
+            &[
+                (
+                    "memory.usage_in_bytes",
+                    if g.is_empty() {
+                        "23820537856\n".into()
+                    } else {
+                        captured("memory.usage_in_bytes")
+                    },
+                ),
+                ("memory.limit_in_bytes", captured("memory.limit_in_bytes")),
+                (
+                    "memory.memsw.usage_in_bytes",
+                    captured("memory.memsw.usage_in_bytes"),
+                ),
+            ],
+        );
+    }
+    for g in ["", "system.slice", "system.slice/web.service"] {
+        let io = if g.is_empty() { "root." } else { "" };
+        put(
+            b,
+            "blkio",
+            g,
+            &[
+                (
+                    "blkio.throttle.io_service_bytes_recursive",
+                    captured(&format!("{io}blkio.throttle.io_service_bytes_recursive")),
+                ),
+                (
+                    "blkio.throttle.io_serviced_recursive",
+                    captured("blkio.throttle.io_serviced_recursive"),
+                ),
+                (
+                    "blkio.throttle.io_service_bytes",
+                    captured("blkio.throttle.io_service_bytes"),
+                ),
+                (
+                    "blkio.throttle.io_serviced",
+                    captured("blkio.throttle.io_serviced"),
+                ),
+            ],
+        );
+        // the root has no pids.current nor freezer.state
+        put(
+            b,
+            "pids",
+            g,
+            &if g.is_empty() {
+                vec![]
+            } else {
+                vec![("pids.current", "3\n".to_string())]
+            },
+        );
+        put(
+            b,
+            "freezer",
+            g,
+            &if g.is_empty() {
+                vec![]
+            } else {
+                vec![("freezer.state", "THAWED\n".to_string())]
+            },
+        );
+    }
+    fs::write(
+        b.join("freezer/system.slice/web.service/freezer.state"),
+        "FROZEN\n",
+    )
+    .unwrap();
+    t
+}
+
+fn opts(root: &Path) -> Options {
+    Options {
+        start: GroupPath::root(),
+        root: Some(root.to_path_buf()),
+        interval: Duration::from_secs(1),
+        depth: None,
+        output: Output::Text,
+        iterations: Some(1),
+        read_only: true,
+        mouse: false,
+        machine_cpu: false,
+        max_kept_fds: None,
+        brief: true,
+        columns: Column::DEFAULT.to_vec(),
+    }
+}
+
+fn collector(root: &Path) -> Collector {
+    let o = opts(root);
+    let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
+    assert_eq!(hiers.layout.primary(), Some(HierId::V2));
+    let mut c = Collector::with_hiers(cgtop::run::collector_config(&o, &m, false), hier, &hiers);
+    c.set_cpu_ceiling(None);
+    c
+}
+
+fn find<'a>(
+    r: &'a cgtop::source::collector::Refresh,
+    p: &str,
+) -> (usize, &'a cgtop::model::GroupSample) {
+    let i = r
+        .snapshot
+        .groups
+        .iter()
+        .position(|g| g.path == GroupPath::new(p))
+        .unwrap_or_else(|| panic!("{p} not in the tree"));
+    (i, &r.snapshot.groups[i])
+}
+
+fn bump_ns(base: &Path, group: &str, add_ns: u64) {
+    let f = base.join("cpu,cpuacct").join(group).join("cpuacct.usage");
+    let now: u64 = fs::read_to_string(&f).unwrap().trim().parse().unwrap();
+    fs::write(&f, format!("{}\n", now + add_ns)).unwrap();
+}
+
+#[test]
+fn one_tree_with_each_figure_from_its_hierarchy() {
+    let t = layout();
+    let b = t.path();
+    let mut c = collector(b);
+    c.refresh(Duration::from_secs(1));
+    bump_ns(b, "system.slice/web.service", 500_000_000);
+    bump_ns(b, "docker/abc", 250_000_000);
+    let r = c.refresh(Duration::from_secs(2));
+    let paths: Vec<&[u8]> = r
+        .snapshot
+        .groups
+        .iter()
+        .map(|g| g.path.as_bytes())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            &b""[..],
+            b"docker",
+            b"docker/abc",
+            b"system.slice",
+            b"system.slice/web.service",
+            b"user.slice"
+        ],
+        "the union of every hierarchy's groups"
+    );
+    let (i, web) = find(&r, "system.slice/web.service");
+    // CPU from cpuacct: ns -> µs; the rate is the cpuacct counter's
+    let cpu = web.hot.cpu.unwrap();
+    assert_eq!(cpu.usage_usec, 370_123 + 500_000);
+    assert_eq!(cpu.nr_periods, Some(0), "v1 cpu.stat's throttling");
+    let pct = r.rates[i].cpu_pct.unwrap();
+    assert!((pct - 50.0).abs() < 0.01, "{pct}");
+    assert_eq!(web.hot.memory_current, Some(380_928));
+    let io = web.hot.io.as_ref().unwrap().total();
+    assert_eq!(
+        (io.rbytes, io.wbytes, io.rios, io.wios),
+        (Some(20 << 20), Some(20 << 20), Some(40), Some(20))
+    );
+    assert_eq!(web.hot.pids_current, Some(3));
+    assert_eq!(
+        web.hot.nr_procs,
+        Some(2),
+        "processes from the primary's cgroup.procs"
+    );
+    assert_eq!(
+        web.hot.events.unwrap().frozen,
+        Some(true),
+        "freezer.state FROZEN"
+    );
+    let s = web.hot.v1.sources;
+    assert_eq!(
+        [s.cpu, s.memory, s.io, s.pids, s.freezer],
+        [Some(HierKind::V1); 5]
+    );
+    // only in v1: in the tree with v1's figures
+    let (i, abc) = find(&r, "docker/abc");
+    assert!((r.rates[i].cpu_pct.unwrap() - 25.0).abs() < 0.01);
+    assert_eq!(abc.hot.memory_current, Some(380_928));
+    assert_eq!(abc.hot.io, None);
+    // only in cgroup2: cgroup2's core cpu.stat stands in for cpuacct
+    let (_, user) = find(&r, "user.slice");
+    assert_eq!(user.hot.cpu.unwrap().usage_usec, 3_000_000);
+    assert_eq!(user.hot.v1.sources.cpu, Some(HierKind::V2));
+    assert_eq!(user.hot.memory_current, None);
+}
+
+#[test]
+fn a_group_made_in_v1_only_shows_within_two_refreshes() {
+    let t = layout();
+    let b = t.path();
+    let mut c = collector(b);
+    // past the first walks
+    for s in 1..4 {
+        c.refresh(Duration::from_secs(s));
+    }
+    put(
+        b,
+        "memory",
+        "docker/new",
+        &[("memory.usage_in_bytes", "4096\n".into())],
+    );
+    let mut seen = false;
+    for s in 4..6 {
+        let r = c.refresh(Duration::from_secs(s));
+        if r.snapshot.find(&GroupPath::new("docker/new")).is_some() {
+            seen = true;
+            break;
+        }
+    }
+    assert!(seen, "a group v1 alone has, made after start");
+    // and removed again: gone as fast
+    fs::remove_dir_all(b.join("memory/docker/new")).unwrap();
+    let r = c.refresh(Duration::from_secs(7));
+    let r2 = c.refresh(Duration::from_secs(8));
+    assert!(
+        r.snapshot.find(&GroupPath::new("docker/new")).is_none()
+            || r2.snapshot.find(&GroupPath::new("docker/new")).is_none()
+    );
+    // nothing changed: no walk
+    let r = c.refresh(Duration::from_secs(9));
+    assert!(
+        !r.snapshot.cost.walked,
+        "a steady v1 tree is not listed again"
+    );
+}
+
+fn cgtop(args: &[&str]) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+#[test]
+fn batch_text_and_json_show_the_union_and_the_sources() {
+    let t = layout();
+    let root = t.path().to_str().unwrap();
+    let text = cgtop(&["--root", root, "-b", "-n", "1", "-d", "0.1"]);
+    let first = text.lines().next().unwrap();
+    assert!(first.contains("(hybrid, v1 holds "), "{first}");
+    let row = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no row {name}:\n{text}"))
+            .to_owned()
+    };
+    // memory.usage_in_bytes 380928 = 372K; 3 PIDs from pids.current
+    let web = row("web.service");
+    assert!(web.contains("372K"), "{web}");
+    assert!(web.split_whitespace().any(|w| w == "3"), "{web}");
+    assert!(row("abc").contains("372K"), "{text}");
+    row("user.slice");
+
+    let json = cgtop(&["--root", root, "--json", "--brief", "-n", "1", "-d", "0.1"]);
+    let doc: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    let groups = doc["groups"].as_array().unwrap();
+    let g = |p: &str| {
+        groups
+            .iter()
+            .find(|g| g["path"] == p)
+            .unwrap_or_else(|| panic!("{p}: {json}"))
+    };
+    let web = g("/system.slice/web.service");
+    assert_eq!(
+        web["sources"],
+        serde_json::json!({"cpu": "v1", "memory": "v1", "io": "v1", "pids": "v1", "freezer": "v1"})
+    );
+    assert_eq!(web["freezer_state"], "frozen");
+    assert_eq!(web["memory_current"], 380_928);
+    assert_eq!(web["cpu"]["usage_usec"], 370_123);
+    assert_eq!(g("/user.slice")["sources"]["cpu"], "v2");
+    assert!(g("/docker/abc")["sources"].get("io").is_none());
+}
+
+#[test]
+fn the_own_blkio_files_where_the_recursive_ones_are_not() {
+    let t = layout();
+    let b = t.path();
+    let web = b.join("blkio/system.slice/web.service");
+    fs::remove_file(web.join("blkio.throttle.io_service_bytes_recursive")).unwrap();
+    fs::remove_file(web.join("blkio.throttle.io_serviced_recursive")).unwrap();
+    fs::write(
+        web.join("blkio.throttle.io_service_bytes"),
+        "8:0 Read 7\n8:0 Write 9\nTotal 16\n",
+    )
+    .unwrap();
+    let mut c = collector(b);
+    let r = c.refresh(Duration::from_secs(1));
+    let (_, w) = find(&r, "system.slice/web.service");
+    let io = w.hot.io.as_ref().unwrap().total();
+    assert_eq!((io.rbytes, io.wbytes), (Some(7), Some(9)));
+    assert!(w.hot.v1.sources.io_own_only);
+    // where the subtree's files are, the group's own are not read
+    let (_, s) = find(&r, "system.slice");
+    assert!(!s.hot.v1.sources.io_own_only);
+}
