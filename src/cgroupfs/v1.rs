@@ -175,16 +175,30 @@ impl FreezerState {
 mod tests {
     use super::*;
 
-    const FX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/v1/v1scan/");
-
-    fn fx(name: &str) -> String {
-        std::fs::read_to_string(format!("{FX}{name}")).unwrap()
+    /// The captured texts (tests/fixtures/v1/v1scan/), built in: this
+    /// layer touches no filesystem, its tests neither.
+    fn fx(name: &str) -> &'static str {
+        match name {
+            "cpuacct.usage" => include_str!("../../tests/fixtures/v1/v1scan/cpuacct.usage"),
+            "cpu.stat" => include_str!("../../tests/fixtures/v1/v1scan/cpu.stat"),
+            "memory.limit_in_bytes" => {
+                include_str!("../../tests/fixtures/v1/v1scan/memory.limit_in_bytes")
+            }
+            "blkio.throttle.io_service_bytes_recursive" => include_str!(
+                "../../tests/fixtures/v1/v1scan/blkio.throttle.io_service_bytes_recursive"
+            ),
+            "blkio.throttle.io_serviced_recursive" => {
+                include_str!("../../tests/fixtures/v1/v1scan/blkio.throttle.io_serviced_recursive")
+            }
+            "freezer.state" => include_str!("../../tests/fixtures/v1/v1scan/freezer.state"),
+            _ => unreachable!("no such fixture: {name}"),
+        }
     }
 
     #[test]
     fn cpuacct_in_usec() {
         assert_eq!(
-            parse_u64(&fx("cpuacct.usage")).map(ns_to_usec),
+            parse_u64(fx("cpuacct.usage")).map(ns_to_usec),
             Some(370_123)
         );
         assert_eq!(parse_u64("garbage\n"), None);
@@ -203,7 +217,7 @@ mod tests {
                 throttled_usec: Some(2500)
             }
         );
-        assert_eq!(CpuThrottle::parse(&fx("cpu.stat")).nr_periods, Some(0));
+        assert_eq!(CpuThrottle::parse(fx("cpu.stat")).nr_periods, Some(0));
         assert_eq!(
             CpuThrottle::parse("nr_periods x\nbad\n"),
             CpuThrottle::default()
@@ -213,7 +227,7 @@ mod tests {
     #[test]
     fn memory_limit_sentinel() {
         assert_eq!(
-            parse_memory_limit(&fx("memory.limit_in_bytes")),
+            parse_memory_limit(fx("memory.limit_in_bytes")),
             Some(Limit::Max)
         );
         assert_eq!(
@@ -232,12 +246,12 @@ mod tests {
     fn blkio_maps_to_io_stat() {
         let mut io = IoStat::default();
         blkio_into(
-            &fx("blkio.throttle.io_service_bytes_recursive"),
+            fx("blkio.throttle.io_service_bytes_recursive"),
             BlkioKind::Bytes,
             &mut io,
         );
         blkio_into(
-            &fx("blkio.throttle.io_serviced_recursive"),
+            fx("blkio.throttle.io_serviced_recursive"),
             BlkioKind::Ios,
             &mut io,
         );
@@ -267,7 +281,7 @@ mod tests {
     #[test]
     fn freezer_states() {
         assert_eq!(
-            FreezerState::parse(&fx("freezer.state")),
+            FreezerState::parse(fx("freezer.state")),
             Some(FreezerState::Thawed)
         );
         assert_eq!(
