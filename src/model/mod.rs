@@ -29,6 +29,7 @@ pub mod text;
 pub mod timeline;
 pub mod tree;
 pub mod write;
+pub mod writeback;
 
 pub use errno::Errno;
 pub use host::{HostInfo, MachineLoad};
