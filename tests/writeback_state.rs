@@ -64,7 +64,7 @@ fn app_with_proc(
 fn the_collector_reads_the_hosts_writeback_each_refresh() {
     let dir = lab_tree();
     let p = fake_proc();
-    let (a, _c) = app_with_proc(dir.path(), Some(p.path()));
+    let (mut a, mut c) = app_with_proc(dir.path(), Some(p.path()));
     let w = a
         .data
         .as_ref()
@@ -82,7 +82,6 @@ fn the_collector_reads_the_hosts_writeback_each_refresh() {
     assert_eq!(t.background, 128 * MIB);
     assert_eq!(t.background_basis, Basis::HalfOfLimit);
     // and the page says so, with periodic flushing off
-    let (mut a, mut c) = (a, _c);
     select(&mut a, &mut c, "batch");
     tick(&mut a, &mut c, 1.0);
     send(&mut a, &mut c, ch('3'));

@@ -84,8 +84,7 @@ impl Thresholds {
         Self {
             limit: limit.saturating_mul(page_size),
             background: background.saturating_mul(page_size),
-            freerun: (limit / 2 + background / 2 + (limit % 2 + background % 2) / 2)
-                .saturating_mul(page_size),
+            freerun: u64::midpoint(limit, background).saturating_mul(page_size),
             limit_basis: bases.0,
             background_basis: bases.1,
         }

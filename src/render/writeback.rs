@@ -195,7 +195,7 @@ mod tests {
             subtree: true,
         };
         assert_eq!(
-            group_line(Some(g), Some(-10.0 * 1048576.0), Some(10 << 20)),
+            group_line(Some(g), Some(-10.0 * 1_048_576.0), Some(10 << 20)),
             "this group: dirty 36.0M, writeback 4.0M, draining 10.0M/s (io.max wbps 10.0M/s)"
         );
         let own = GroupDirty {
