@@ -138,8 +138,12 @@ fn v1_blkio_limit_buffered_writes_not_held_160x48() {
         true,
     );
     let s = screen(&a, 160, 48);
-    assert!(s.contains("blkio throttles direct IO only"), "{s}");
-    assert!(s.contains("counted to the root group"), "{s}");
+    assert!(
+        s.contains("blkio holds only the IO this group's tasks"),
+        "{s}"
+    );
+    assert!(s.contains("buffered writes are NOT held"), "{s}");
+    assert!(s.contains("root group, not here"), "{s}");
     assert!(
         s.contains("dirty 700M, writeback 8.0M, growing 200M/s (io.max wbps 1.0M/s)"),
         "{s}"
@@ -172,7 +176,10 @@ fn v2_io_max_with_memory_on_v1_160x48() {
         false,
     );
     let s = screen(&a, 160, 48);
-    assert!(s.contains("io.max holds direct IO only here"), "{s}");
+    assert!(
+        s.contains("io.max holds only the IO this group's tasks"),
+        "{s}"
+    );
     assert!(s.contains("steady"), "{s}");
     // no vmstat: the limits are computed, and said to be
     assert!(s.contains("a little lower"), "{s}");
@@ -183,7 +190,7 @@ fn v2_io_max_with_memory_on_v1_160x48() {
 fn no_limit_only_the_host_160x48() {
     let (a, _c, _d, _p) = io_page(pure_v2_mount(), "", &v2_stat(0, 0), &v2_stat(0, 0), true);
     let s = screen(&a, 160, 48);
-    assert!(!s.contains("direct IO only"), "{s}");
+    assert!(!s.contains("holds only the IO"), "{s}");
     assert!(!s.contains("ARE held"), "{s}");
     assert!(s.contains("a writer may dirty up to"), "{s}");
     insta::assert_snapshot!(s);

@@ -7,7 +7,7 @@
 //! to disk later. A writer is paced once the machine's dirty pages pass
 //! the "freerun" ceiling and waits at the dirty limit; the flusher starts
 //! at the background limit. On cgroup v1, blkio throttles the IO a task
-//! submits itself (direct IO), while the flusher's IO belongs to the
+//! submits itself (reads, direct writes), while the flusher's IO belongs to the
 //! root group: a blkio limit does not hold buffered writes. On cgroup v2
 //! with io and memory both on the v2 hierarchy (cgroup writeback), the
 //! flusher's IO is charged to the group that dirtied the pages, so io.max
@@ -311,16 +311,18 @@ pub fn drain_rate(before: (Duration, GroupDirty), after: (Duration, GroupDirty))
 /// Which part of the story a group's IO page tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Story {
-    /// A cgroup v1 blkio throttle limit: it holds direct IO only;
-    /// buffered writes are written later by the flusher, outside the
-    /// group, and counted to the root.
+    /// A cgroup v1 blkio throttle limit: it holds the IO the group's tasks
+    /// submit themselves (reads, direct writes); buffered writes are
+    /// written later by the flusher, outside the group, and counted to
+    /// the root.
     BlkioDirectOnly,
     /// io.max on cgroup v2 with memory on v2 too: cgroup writeback charges
     /// the flusher's IO to this group, so buffered writes are held to
     /// io.max as they drain.
     CgroupWriteback,
     /// io.max on cgroup v2 but memory on v1: no cgroup writeback, the
-    /// flusher's IO is the root's and io.max holds direct IO only.
+    /// flusher's IO is the root's and io.max holds only what the group's
+    /// tasks submit themselves.
     NoWritebackAccounting,
     /// No IO limit on the group: nothing holds its writes but the disk
     /// and the host's dirty limits.

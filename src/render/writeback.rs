@@ -10,8 +10,9 @@ use crate::render::units::{bytes_short, MISSING};
 pub fn story_words(s: Story) -> Option<&'static str> {
     match s {
         Story::BlkioDirectOnly => Some(
-            "blkio throttles direct IO only: buffered writes are NOT held by this limit. \
-             A buffered write() lands in the page cache and returns at memory speed; the \
+            "blkio holds only the IO this group's tasks submit themselves (reads, direct \
+             writes): buffered writes are NOT held by this limit. A buffered write() lands \
+             in the page cache and returns at memory speed; the \
              kernel's flusher threads write the dirty pages to disk later, outside this \
              group, and that IO is counted to the root group, not here.",
         ),
@@ -23,8 +24,9 @@ pub fn story_words(s: Story) -> Option<&'static str> {
              ratio of the memory the group may use.",
         ),
         Story::NoWritebackAccounting => Some(
-            "io.max holds direct IO only here: memory is a cgroup v1 controller on this \
-             host, so there is no cgroup writeback. Buffered writes are written later by \
+            "io.max holds only the IO this group's tasks submit themselves here (reads, \
+             direct writes): memory is a cgroup v1 controller on this host, so there is no \
+             cgroup writeback. Buffered writes are written later by \
              the kernel's flusher threads as the root group's IO, not held by this limit.",
         ),
         Story::NoLimit => None,
