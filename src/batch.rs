@@ -154,6 +154,10 @@ struct JsonRefresh<'a> {
     ncpus: usize,
     mount: &'a MountInfo,
     cost: JsonCost,
+    /// The host's writeback settings, dirty limits and dirty pages, read
+    /// once per refresh (`model::writeback::WritebackFigures`); null where
+    /// the collector was given no /proc to read (a replay).
+    writeback: Option<crate::model::writeback::WritebackFigures>,
     /// The events the watcher saw since the previous printed refresh.
     events: Vec<JsonEvent>,
     groups: Vec<JsonGroup<'a>>,
@@ -402,6 +406,7 @@ pub fn write_json(
         ncpus: host.ncpus,
         mount: m,
         cost: JsonCost::from(&r.snapshot.cost),
+        writeback: r.machine.and_then(|m| m.writeback).map(|w| w.figures()),
         events: events.iter().map(JsonEvent::new).collect(),
         groups,
     };

@@ -143,7 +143,11 @@ pub fn run(opts: &Options) -> Result<Option<i32>> {
             // line-buffered: 10,000 writes a refresh at 10,000 groups);
             // batch::run flushes after each refresh
             let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-            let c = Collector::with_hiers(cfg, Arc::clone(&hier), &hiers);
+            let mut c = Collector::with_hiers(cfg, Arc::clone(&hier), &hiers);
+            if opts.output == Output::Json {
+                // JSON's `writeback`: the host's dirty settings and limits
+                c.set_proc_dir(Some(PathBuf::from("/proc")));
+            }
             let events = batch::BatchEvents {
                 hier,
                 cfg: watch_config(opts, &m),

@@ -633,6 +633,26 @@ impl App {
         }
     }
 
+    /// The selected group's dirty + writeback page cache, bytes per second
+    /// of change between its last two kept full reads (at or before the
+    /// moment shown): negative while the flusher drains it. `None` without
+    /// two reads within three refreshes of each other, or without the
+    /// figures (`model::writeback::GroupDirty`).
+    pub fn dirty_drain(&self) -> Option<f64> {
+        use crate::model::writeback::{drain_rate, GroupDirty};
+        let sel = self.selected.as_ref()?;
+        let upto = self.past.as_ref().map(|p| p.moment.stamp.at);
+        let [a, b] = self.kept.last_two(sel, upto)?;
+        // two reads far apart (the group was left and chosen again) would
+        // average over the gap: only neighbours within three refreshes
+        if b.0.saturating_sub(a.0) > self.interval.saturating_mul(3) {
+            return None;
+        }
+        let dirty =
+            |f: &Inspection| GroupDirty::from_memory_stat(f.detail.keyed.memory_stat.as_ref()?);
+        drain_rate((a.0, dirty(a.1)?), (b.0, dirty(b.1)?))
+    }
+
     /// Why writes are refused now, if they are: read-only for the
     /// session, or the past on screen.
     pub fn writes_off(&self) -> Option<WritesOff> {

@@ -76,6 +76,25 @@ impl Kept {
             .find(|(t, f)| *t == at && &f.path == path)
             .map(|(_, f)| f)
     }
+
+    /// The two newest kept reads of `path` made at or before `upto` (all
+    /// of them when `None`), the older first: the group's dirty pages'
+    /// drain on the IO page is the change between them.
+    pub fn last_two(
+        &self,
+        path: &GroupPath,
+        upto: Option<Duration>,
+    ) -> Option<[(Duration, &Inspection); 2]> {
+        let mut reads = self
+            .0
+            .iter()
+            .rev()
+            .filter(|(t, f)| &f.path == path && upto.is_none_or(|u| *t <= u))
+            .map(|(t, f)| (*t, f));
+        let newer = reads.next()?;
+        let older = reads.next()?;
+        Some([older, newer])
+    }
 }
 
 /// A time typed after `@`.

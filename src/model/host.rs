@@ -36,6 +36,9 @@ pub struct MachineLoad {
     pub cpu_pressure: Option<crate::cgroupfs::Pressure>,
     pub memory_pressure: Option<crate::cgroupfs::Pressure>,
     pub io_pressure: Option<crate::cgroupfs::Pressure>,
+    /// The host's writeback settings, dirty limits and dirty pages
+    /// (`model::writeback`): the IO page's story and `--json`'s `writeback`.
+    pub writeback: Option<super::writeback::HostWriteback>,
 }
 
 impl MachineLoad {

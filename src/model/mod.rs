@@ -30,6 +30,7 @@ pub mod timeline;
 pub mod tree;
 pub mod union;
 pub mod write;
+pub mod writeback;
 
 pub use errno::Errno;
 pub use host::{HostInfo, MachineLoad};

@@ -64,6 +64,30 @@ pub fn fit(s: &str, w: usize) -> String {
     t
 }
 
+/// Words of `s` in lines of at most `w` display columns, each after
+/// `indent` (counted in the width); a word longer than a line is cut
+/// with [`fit`]. For prose in a pane that does not wrap by itself.
+pub fn wrap(s: &str, w: usize, indent: &str) -> Vec<String> {
+    let room = w.saturating_sub(width(indent)).max(1);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in s.split_whitespace() {
+        let word = fit(word, room);
+        if !line.is_empty() && width(&line) + 1 + width(&word) > room {
+            out.push(format!("{indent}{line}"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    if !line.is_empty() {
+        out.push(format!("{indent}{line}"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,6 +15,8 @@
 //! - [`meter`]: htop-style bars (`[|||||     42%]`) in plain characters.
 //! - [`spark`]: sparklines of a figure's history (`▁▃█`), their min, max
 //!   and span words, and a past moment's clock time and age.
+//! - [`writeback`]: the writeback story in words (the IO page): what a
+//!   group's IO limit does to buffered writes, the host's dirty limits.
 //!
 //! Escapes are `model::text` (`escape`, `escape_str`): `GroupPath`'s
 //! `Display` uses them, and the model must not import this module.
@@ -33,3 +35,4 @@ pub mod mount;
 pub mod severity;
 pub mod spark;
 pub mod units;
+pub mod writeback;

@@ -558,7 +558,7 @@ impl Collector {
 }
 
 /// A /proc text of at most 64 KiB; `None` when absent or unreadable.
-fn read_small(path: &Path) -> Option<String> {
+pub(crate) fn read_small(path: &Path) -> Option<String> {
     use std::io::Read;
     let f = std::fs::File::open(path).ok()?;
     let mut s = String::new();
@@ -566,9 +566,10 @@ fn read_small(path: &Path) -> Option<String> {
     Some(s)
 }
 
-/// The machine's memory and pressure from a /proc directory: meminfo and
-/// pressure/{cpu,memory,io}. A file that is absent or unreadable is
-/// `None`; at most 64 KiB of each is read (they are a few hundred bytes).
+/// The machine's memory, pressure and writeback from a /proc directory:
+/// meminfo, pressure/{cpu,memory,io}, sys/vm/dirty_* and vmstat. A file
+/// that is absent or unreadable is `None`; at most 64 KiB of each is read
+/// (vmstat, the largest, is a few KiB).
 pub fn read_machine_load(proc_dir: &Path) -> MachineLoad {
     let text = |rel: &str| read_small(&proc_dir.join(rel));
     let meminfo = text("meminfo").unwrap_or_default();
@@ -580,6 +581,7 @@ pub fn read_machine_load(proc_dir: &Path) -> MachineLoad {
         cpu_pressure: psi("pressure/cpu"),
         memory_pressure: psi("pressure/memory"),
         io_pressure: psi("pressure/io"),
+        writeback: Some(super::writeback::read_host_writeback(proc_dir, &meminfo)),
     }
 }
 

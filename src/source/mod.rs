@@ -15,4 +15,5 @@ pub mod read;
 pub mod record;
 pub mod safety;
 pub mod scan;
+pub mod writeback;
 pub mod writer;

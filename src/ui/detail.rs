@@ -47,7 +47,11 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme, beside: b
             theme.dim,
         )],
         DetailPage::Memory => memory(app, theme),
-        DetailPage::Io => io(app, theme),
+        DetailPage::Io => {
+            let mut lines = io(app, theme);
+            lines.extend(writeback(app, theme, inner_w));
+            lines
+        }
         // the process list follows its own cursor
         DetailPage::Processes => {
             return f.render_widget(
@@ -919,6 +923,71 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
                 escape_str(name),
                 escape_str(&text.replace('\n', " | "))
             )));
+        }
+    }
+    out
+}
+
+/// The IO page's writeback part (issue 11, item 4): what the group's IO
+/// limit does to buffered writes (`model::writeback::Story`), the group's
+/// dirty and writeback pages draining, and the host's dirty limits, so an
+/// operator sees why a write finished at memory speed while the disk
+/// keeps writing at the limit. Nothing before the first full read.
+fn writeback(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
+    use crate::cgroupfs::Limit;
+    use crate::model::writeback::{GroupDirty, Story};
+    use crate::render::fit::wrap;
+    use crate::render::writeback::{group_line, host_paragraphs, story_words};
+    let Some((g, _)) = app.selected_data() else {
+        return Vec::new();
+    };
+    let Some(f) = app.inspection.as_ref().filter(|f| f.path == g.path) else {
+        return Vec::new();
+    };
+    let io_max = f.detail.io_max.iter().flat_map(|m| &m.0);
+    let limited = io_max.clone().any(|m| {
+        [m.rbps, m.wbps, m.riops, m.wiops]
+            .iter()
+            .any(|l| *l != Limit::Max)
+    });
+    let wbps = io_max
+        .filter_map(|m| match m.wbps {
+            Limit::Value(v) => Some(v),
+            Limit::Max => None,
+        })
+        .min();
+    let mode = &app.mount.mode;
+    let story = Story::of(mode.on_v1("io"), mode.on_v1("memory"), limited);
+    let dirty = f
+        .detail
+        .keyed
+        .memory_stat
+        .as_ref()
+        .and_then(GroupDirty::from_memory_stat);
+    let mut out = vec![Line::raw(""), Line::styled("writeback", theme.title)];
+    if let Some(words) = story_words(story) {
+        let style = if story.buffered_throttled() {
+            theme.title
+        } else {
+            theme.warn
+        };
+        out.extend(
+            wrap(words, width, "")
+                .into_iter()
+                .map(|l| Line::styled(l, style)),
+        );
+    }
+    let group = group_line(dirty, app.dirty_drain(), wbps);
+    out.extend(wrap(&group, width, "").into_iter().map(Line::raw));
+    let host = app
+        .data
+        .as_ref()
+        .and_then(|d| d.refresh.machine)
+        .and_then(|m| m.writeback);
+    if let Some(h) = host {
+        out.push(Line::styled("host (vm.dirty_*):", theme.title));
+        for p in host_paragraphs(&h) {
+            out.extend(wrap(&p, width, "  ").into_iter().map(Line::raw));
         }
     }
     out
