@@ -392,3 +392,30 @@ fn the_own_blkio_files_where_the_recursive_ones_are_not() {
     let (_, s) = find(&r, "system.slice");
     assert!(!s.hot.v1.sources.io_own_only);
 }
+
+#[test]
+fn the_tui_header_names_a_v1_root_as_such_and_fits_narrow_screens() {
+    use cgtop::model::{MountInfo, MountMode};
+    let t = layout();
+    let v1 = MountInfo {
+        root: "/sys/fs/cgroup/systemd".into(),
+        mode: MountMode::V1 {
+            v1_controllers: [
+                "cpu", "cpuacct", "memory", "blkio", "net_cls", "net_prio", "pids", "freezer",
+            ]
+            .map(String::from)
+            .to_vec(),
+        },
+    };
+    for (w, want) in [
+        (200, "cgroup v1 /sys/fs/cgroup/systemd (v1 only, v1 holds cpu,cpuacct,memory,blkio,net_cls,net_prio,pids,freezer)"),
+        (100, "cgroup v1 /sys/fs/cgroup/systemd (v1 only, 8 controllers)"),
+        (80, "cgroup v1 /sys/fs/cgroup/systemd (v1 only)"),
+    ] {
+        let (a, _c) = common::app_on(&t.path().join("memory"), v1.clone(), w, 30);
+        let s = common::screen(&a, w, 30);
+        let first = s.lines().next().unwrap();
+        assert!(first.contains(want), "{w}: {first}");
+        assert!(!first.contains("cgroup2"), "{first}");
+    }
+}
