@@ -307,3 +307,44 @@ fn the_event_watcher_on_a_v1_hierarchy_neither_fails_nor_spins() {
     }
     h.send(WatchCommand::Stop);
 }
+
+#[test]
+fn batch_on_a_v1_hierarchy_says_cgroup_v1() {
+    if !rustix::process::geteuid().is_root()
+        || !Path::new(BASE)
+            .join("memory/memory.usage_in_bytes")
+            .exists()
+    {
+        eprintln!("skipped: needs root and a v1 memory hierarchy");
+        return;
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args([
+            "--root",
+            "/sys/fs/cgroup/memory",
+            "-b",
+            "-n",
+            "1",
+            "-d",
+            "0.1",
+            "--depth",
+            "0",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains("cgroup v1 /sys/fs/cgroup/memory (v1 only, v1 holds memory)"),
+        "{first}"
+    );
+    assert!(!first.contains("cgroup2"), "{first}");
+    // the root's memory.usage_in_bytes, not "-"
+    let root = text.lines().nth(2).unwrap();
+    assert!(
+        root.starts_with('/') && root.split_whitespace().nth(2) != Some("-"),
+        "{text}"
+    );
+}

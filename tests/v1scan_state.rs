@@ -392,3 +392,57 @@ fn the_own_blkio_files_where_the_recursive_ones_are_not() {
     let (_, s) = find(&r, "system.slice");
     assert!(!s.hot.v1.sources.io_own_only);
 }
+
+#[test]
+fn the_tui_header_names_a_v1_root_as_such_and_fits_narrow_screens() {
+    use cgtop::model::{MountInfo, MountMode};
+    let t = layout();
+    let v1 = MountInfo {
+        root: "/sys/fs/cgroup/systemd".into(),
+        mode: MountMode::V1 {
+            v1_controllers: [
+                "cpu", "cpuacct", "memory", "blkio", "net_cls", "net_prio", "pids", "freezer",
+            ]
+            .map(String::from)
+            .to_vec(),
+        },
+    };
+    for (w, want) in [
+        (200, "cgroup v1 /sys/fs/cgroup/systemd (v1 only, v1 holds cpu,cpuacct,memory,blkio,net_cls,net_prio,pids,freezer)"),
+        (100, "cgroup v1 /sys/fs/cgroup/systemd (v1 only, 8 controllers)"),
+        (80, "cgroup v1 /sys/fs/cgroup/systemd (v1 only)"),
+    ] {
+        let (a, _c) = common::app_on(&t.path().join("memory"), v1.clone(), w, 30);
+        let s = common::screen(&a, w, 30);
+        let first = s.lines().next().unwrap();
+        assert!(first.contains(want), "{w}: {first}");
+        assert!(!first.contains("cgroup2"), "{first}");
+    }
+}
+
+#[test]
+fn no_rate_across_a_change_of_source() {
+    // user.slice is in cgroup2 only (its CPU: cgroup2's core cpu.stat,
+    // 3 s); systemd then makes it in cpu,cpuacct (CPUAccounting=yes), whose
+    // counter says 40 s: no 3,700 % for that refresh, a rate the next
+    let t = layout();
+    let b = t.path();
+    let mut c = collector(b);
+    c.refresh(Duration::from_secs(1));
+    let r = c.refresh(Duration::from_secs(2));
+    let (i, _) = find(&r, "user.slice");
+    assert_eq!(r.rates[i].cpu_pct, Some(0.0));
+    put(b, "cpu,cpuacct", "user.slice", &cpuacct(40_000_000_000));
+    let r = c.refresh(Duration::from_secs(3));
+    let (i, g) = find(&r, "user.slice");
+    assert_eq!(g.hot.v1.sources.cpu, Some(HierKind::V1));
+    assert_eq!(
+        r.rates[i].cpu_pct, None,
+        "two counters of different origins"
+    );
+    bump_ns(b, "user.slice", 100_000_000);
+    let r = c.refresh(Duration::from_secs(4));
+    let (i, _) = find(&r, "user.slice");
+    let pct = r.rates[i].cpu_pct.unwrap();
+    assert!((pct - 10.0).abs() < 0.01, "{pct}");
+}

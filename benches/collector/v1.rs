@@ -267,6 +267,8 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
     }
     let (mut rc, mut rw) = (Vec::new(), Vec::new());
     let mut limited = false;
+    let (mut cc, mut cw) = (Vec::new(), Vec::new());
+    let mut churn_walked = 0;
     {
         let (m, hier, all) = cgtop::run::locate(&opts).map_err(|e| anyhow::anyhow!("{e}"))?;
         let mut c =
@@ -290,6 +292,29 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
                 rw.push(w);
             }
         }
+        // a group made (and the one before removed) in one v1 hierarchy
+        // before each refresh: that hierarchy is listed again, whole
+        let churn_id = ids.iter().copied().find(|id| matches!(id, HierId::V1(_)));
+        if let Some(dir) = churn_id.and_then(|id| layout.dir(id)) {
+            let base = dir.join(&name).join("system.slice");
+            let mut prev: Option<PathBuf> = None;
+            for round in 0..refreshes {
+                crate::check_stop()?;
+                if let Some(p) = prev.take() {
+                    let _ = fs::remove_dir(&p);
+                }
+                let d = base.join(format!("churn-{round}.service"));
+                fs::create_dir(&d).with_context(|| d.display().to_string())?;
+                made.0.push(d.clone());
+                prev = Some(d);
+                let (cpu, w) = time(&mut || {
+                    let r = c.refresh(Duration::from_secs((warmup + refreshes + round) as u64 + 1));
+                    churn_walked += usize::from(r.snapshot.cost.walked);
+                });
+                cc.push(cpu);
+                cw.push(w);
+            }
+        }
     }
     floor_block(&mut fc, &mut fw)?;
     let med = crate::measure::median;
@@ -304,6 +329,11 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
         ("floor: pread of kept descriptors", &fc, &fw),
         ("scan: every hierarchy's scanner + merge", &sc, &sw),
         ("refresh: Collector::refresh", &rc, &rw),
+        (
+            "refresh right after a group came and one went in one v1 hierarchy (that hierarchy listed again)",
+            &cc,
+            &cw,
+        ),
     ] {
         println!(
             "| {what} | {} | {} | {:.2}x |",
@@ -312,6 +342,9 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
             med(cpu) / floor_cpu
         );
     }
+    println!(
+        "\n(the refreshes after a change listed the tree again in {churn_walked} of {refreshes})"
+    );
     drop(made);
     Ok(())
 }

@@ -136,6 +136,11 @@ pub struct Collector {
     plan: Option<Plan>,
     /// The extra files read (for the merged tree's memory limits).
     extras: HotExtras,
+    /// Where each group's figures came from at the last refresh (with a
+    /// plan): a counter whose source changed (a unit given a v1
+    /// controller: cgroup2's core cpu.stat, then cpuacct) has no rate
+    /// across the change.
+    last_sources: HashMap<GroupPath, crate::model::snapshot::Sources>,
     /// The rate step, with the last snapshot as its baseline (shared with
     /// a replay: `source::record`).
     rater: Rater,
@@ -182,6 +187,7 @@ impl Collector {
             others: Vec::new(),
             plan: None,
             extras: HotExtras::default(),
+            last_sources: HashMap::new(),
             // CPU figures never exceed the online CPUs (see `rates::credit`)
             rater: Rater::new(Some(online_cpus())),
             procs: ProcReader::default(),
@@ -262,6 +268,31 @@ impl Collector {
             fill_memory_limits(&mut groups);
         }
         (groups, cost, at)
+    }
+
+    /// Drops the rates whose counters came from another hierarchy at the
+    /// last refresh (two counters of different origins: their difference
+    /// is no rate), and keeps this refresh's sources.
+    fn no_rate_across_a_source_change(&mut self, snapshot: &Snapshot, rates: &mut [GroupRates]) {
+        let mut now = HashMap::with_capacity(snapshot.groups.len());
+        for (g, r) in snapshot.groups.iter().zip(rates.iter_mut()) {
+            let src = g.hot.v1.sources;
+            if let Some(old) = self.last_sources.get(&g.path) {
+                if old.cpu != src.cpu {
+                    r.cpu_pct = None;
+                    r.user_pct = None;
+                    r.system_pct = None;
+                    r.throttled_per_s = None;
+                    r.throttled_pct = None;
+                }
+                if old.io != src.io || old.io_own_only != src.io_own_only {
+                    r.io = None;
+                    r.io_by_dev.clear();
+                }
+            }
+            now.insert(g.path.clone(), src);
+        }
+        self.last_sources = now;
     }
 
     /// The machine's load from the /proc given ([`Collector::set_proc_dir`]),
@@ -535,6 +566,9 @@ impl Collector {
         let limits = self.grade_limits(&groups, cost.walked);
         let mut snapshot = Snapshot { at, groups, cost };
         let mut step = self.rater.rates(&snapshot);
+        if self.plan.is_some() {
+            self.no_rate_across_a_source_change(&snapshot, &mut step.rates);
+        }
         self.read_cpu_stat_local(&mut snapshot, &mut step.rates);
         let inspection = self.inspected.clone().map(|p| {
             let inode = snapshot.find(&p).map(|g| g.inode);
