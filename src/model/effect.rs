@@ -97,6 +97,11 @@ pub fn measures(op: &Op) -> Vec<Measure> {
         WriteKind::IoMax(_) | WriteKind::IoWeight { .. } | WriteKind::IoLatency { .. } => io(),
         WriteKind::PidsMax(_) => vec![F(Figure::Pids)],
         WriteKind::Freeze(_) => freeze(),
+        WriteKind::CfsQuota(_) | WriteKind::CfsPeriod(_) | WriteKind::CpuShares(_) => cpu(),
+        WriteKind::V1Memory(..) => memory(),
+        WriteKind::BlkioThrottle { .. } | WriteKind::BlkioWeight(_) => io(),
+        // v1 has no cgroup.events: the CPU the group stops using
+        WriteKind::FreezerState(_) => vec![F(Figure::Cpu)],
         // a move names only its target; the app measures the group the
         // process left as well (the outcome's old value names it)
         WriteKind::Kill | WriteKind::MoveProcess { .. } => procs(),

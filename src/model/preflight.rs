@@ -373,8 +373,8 @@ fn refuse(errno: Errno, context: ErrorContext) -> Verdict {
 /// the threaded domain of the group a moved thread comes from, when known.
 pub fn check(op: &Op, target: &Facts, source: Option<&GroupPath>) -> Verdict {
     match op {
-        Op::CreateGroup(_) => Verdict::Clear,
-        Op::RemoveGroup(_) => check_remove(target),
+        Op::CreateGroup(_, _) => Verdict::Clear,
+        Op::RemoveGroup(_, _) => check_remove(target),
         Op::Write(w) => match &w.kind {
             WriteKind::MoveProcess { threads, .. } => check_move(target, *threads, source),
             WriteKind::SubtreeControl(changes) => check_enable(target, changes),
