@@ -1,4 +1,5 @@
-//! PURE: the text of cgroup v2 interface files <-> typed values.
+//! PURE: the text of cgroup interface files <-> typed values (v2, and the
+//! v1 limit and setting files in `v1_limits`).
 //!
 //! One module per family of files. Every type that the kernel also accepts
 //! as input prints back the kernel's own text, so a parse/print round trip is
@@ -14,6 +15,7 @@ pub mod io;
 mod keyed;
 pub mod memory;
 pub mod pressure;
+pub mod v1_limits;
 
 pub use self::core::{CgroupEvents, CgroupStat, CgroupType, Controllers};
 pub use cpu::{CpuMax, CpuStat, CpuStatLocal};

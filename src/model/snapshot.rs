@@ -2,6 +2,7 @@
 
 use super::GroupPath;
 use crate::cgroupfs::io::DevId;
+use crate::cgroupfs::v1_limits::{BlkioWeight, FreezerState, MemoryStatV1, OomControl};
 use crate::cgroupfs::{
     CgroupEvents, CgroupStat, CgroupType, Controllers, CpuMax, CpuStat, IoLatency, IoMax, IoStat,
     IoWeight, Keyed, Limit, MemoryEvents, MemoryStat, Pressure,
@@ -174,6 +175,41 @@ pub struct GroupDetail {
     pub cpu_pressure: Option<Pressure>,
     pub memory_pressure: Option<Pressure>,
     pub io_pressure: Option<Pressure>,
+    /// cgroup v1 figures without a v2 field of the same meaning (hybrid
+    /// and v1 hosts, README "JSON output"): absent from JSON where the
+    /// group is in no v1 hierarchy holding them, so pure v2 prints as
+    /// before. The v1 figures that mean what a v2 field means fill that
+    /// field instead (cfs quota/period: `cpu_max`; memory.limit_in_bytes:
+    /// `memory_max`; blkio.throttle.*: `io_max`; pids.max: `pids_max`;
+    /// freezer.self_freezing: `freeze`; memory.stat's `total_*`:
+    /// `memory_stat`; memory.max_usage_in_bytes: `memory_peak`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_shares: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_soft_limit: Option<Limit>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memsw_limit: Option<Limit>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memsw_usage: Option<u64>,
+    /// memory.usage_in_bytes (bytes), the figure v2's memory.current is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_usage: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_failcnt: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oom_control: Option<OomControl>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_stat_v1: Option<MemoryStatV1>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freezer_state: Option<FreezerState>,
+    /// blkio.weight or blkio.bfq.weight (`default`) with the per-device
+    /// lines of blkio.weight_device or blkio.bfq.weight_device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blkio_weight: Option<BlkioWeight>,
+    /// Which hierarchy each controller's figures came from; `None` on a
+    /// pure v2 host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sources: Option<DetailSources>,
     /// Every key of the flat-keyed files, beside the typed fields above.
     pub keyed: KeyedFiles,
     /// Processes of this group (not descendants).
@@ -182,6 +218,10 @@ pub struct GroupDetail {
     /// raw view; unreadable files carry the error text. Only filled for the
     /// selected group.
     pub raw: Vec<(String, Result<String, String>)>,
+    /// How many of `raw`'s files are the primary hierarchy's (the first
+    /// ones); the rest are the v1 hierarchies' as `label:file`.
+    #[serde(skip)]
+    pub raw_primary: usize,
     /// Names of the files the owner may write (the raw editor's list).
     /// Only filled for the selected group.
     pub writable: Vec<String>,
@@ -190,6 +230,24 @@ pub struct GroupDetail {
     /// one that is a FIFO, a symlink or too large is listed here.
     #[serde(skip)]
     pub unreadable: Vec<Unreadable>,
+}
+
+/// Where a group's figures of each controller were read, on a host with
+/// cgroup v1 hierarchies: `"v2"`, or `"v1:"` and the v1 hierarchy's name
+/// as the kernel names it (`"v1:cpu,cpuacct"`, `"v1:memory"`,
+/// `"v1:name=systemd"`); `None` where the group is not in the hierarchy
+/// holding that controller (systemd makes a unit's group only in the
+/// hierarchies of the controllers it uses).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DetailSources {
+    pub cpu: Option<String>,
+    pub cpuacct: Option<String>,
+    pub memory: Option<String>,
+    pub io: Option<String>,
+    pub pids: Option<String>,
+    pub freezer: Option<String>,
+    /// Whose cgroup.procs gave `pids`.
+    pub procs: Option<String>,
 }
 
 /// Every `key value` pair of each flat-keyed file of a group, in the

@@ -5,10 +5,11 @@
 //! without threads; [`spawn`] wraps it in the timer thread.
 
 use super::devices;
-use super::hier::{self, Hier};
+use super::hier::{self, Hier, Hiers};
 use super::procs::ProcReader;
 use super::read::{
-    read_cpu_max, read_cpu_stat_local, read_detail, read_io_cost, read_memory_limits, read_pids_max,
+    read_cpu_max, read_cpu_max_layout, read_cpu_stat_local, read_detail_layout, read_io_cost,
+    read_memory_limits, read_memory_limits_layout, read_pids_max,
 };
 use super::scan::{ScanConfig, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
@@ -140,6 +141,9 @@ pub struct Collector {
     own_limits: Option<HashMap<(GroupPath, u64), OwnLimits>>,
     /// /proc/stat's CPU times at the last refresh, for the machine's CPU.
     cpu_times: Option<CpuTimes>,
+    /// Every hierarchy of the layout (the detail reads each controller's
+    /// files from its holder); the one handle alone until told otherwise.
+    hiers: Arc<Hiers>,
 }
 
 impl Collector {
@@ -155,7 +159,9 @@ impl Collector {
         let start = hier::group_rel(&cfg.start).to_path_buf();
         let scanner = Scanner::with_hier(Arc::clone(&hier), start, cfg.scan.clone());
         let devices = Arc::new(devices::list(&cfg.sys_dev_block));
+        let hiers = Arc::new(Hiers::single(Arc::clone(&hier)));
         Self {
+            hiers,
             cfg,
             hier,
             scanner,
@@ -294,6 +300,12 @@ impl Collector {
         now.since(&base)
     }
 
+    /// Reads the details from every hierarchy of the layout (hybrid and v1
+    /// hosts), not only the one the scanner walks.
+    pub fn set_hiers(&mut self, hiers: Arc<Hiers>) {
+        self.hiers = hiers;
+    }
+
     /// Reads the inspected group in full. `now_secs` is for process CPU %.
     pub fn read_inspection(
         &mut self,
@@ -302,14 +314,14 @@ impl Collector {
         now_secs: f64,
     ) -> Inspection {
         let dir = Self::dir_of(path);
-        let detail = read_detail(&self.hier, dir, true);
+        let detail = read_detail_layout(&self.hiers, dir, true);
         let mut memory_limits = Vec::new();
         let mut cpu_max_path = Vec::new();
         for a in path.ancestors() {
             let adir = Self::dir_of(&a);
-            let (max, high) = read_memory_limits(&self.hier, adir);
+            let (max, high) = read_memory_limits_layout(&self.hiers, adir);
             memory_limits.push((a.clone(), max, high));
-            cpu_max_path.push((a.clone(), read_cpu_max(&self.hier, adir)));
+            cpu_max_path.push((a.clone(), read_cpu_max_layout(&self.hiers, adir)));
             if a == self.cfg.start {
                 break;
             }
@@ -412,7 +424,7 @@ impl Collector {
         let mut events_since_start = HashMap::new();
         if self.cfg.full_detail {
             for g in &mut groups {
-                let d = read_detail(&self.hier, Self::dir_of(&g.path), false);
+                let d = read_detail_layout(&self.hiers, Self::dir_of(&g.path), false);
                 if let Some(ev) = d.memory_events {
                     let s = self.since_start(&g.path, g.inode, ev);
                     events_since_start.insert(g.path.clone(), s);

@@ -7,12 +7,17 @@
 //! missing is `None` (a controller that is off); one that is there but
 //! cannot be read is listed in `GroupDetail::unreadable` with why.
 
-use super::hier::{FsError, Hier};
+use super::hier::{FsError, Hier, Hiers};
+use crate::cgroupfs::v1_limits::{
+    self, files as v1, BlkioWeight, CfsQuota, CpuShares, FreezerState, MemLimitV1, MemoryStatV1,
+    OomControl, ThrottleDevices,
+};
 use crate::cgroupfs::{
     self, files, CgroupStat, Controllers, CpuMax, IoLatency, IoMax, IoWeight, Keyed, Limit,
     MemoryEvents, MemoryStat, Pressure,
 };
-use crate::model::{GroupDetail, KeyedFiles, Unreadable};
+use crate::model::layout::HierId;
+use crate::model::{DetailSources, GroupDetail, KeyedFiles, Unreadable};
 use std::cell::RefCell;
 use std::path::Path;
 
@@ -93,6 +98,17 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
         cpu_pressure: read(files::CPU_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         memory_pressure: read(files::MEMORY_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         io_pressure: read(files::IO_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
+        cpu_shares: None,
+        memory_soft_limit: None,
+        memsw_limit: None,
+        memsw_usage: None,
+        memory_usage: None,
+        memory_failcnt: None,
+        oom_control: None,
+        memory_stat_v1: None,
+        freezer_state: None,
+        blkio_weight: None,
+        sources: None,
         keyed: KeyedFiles {
             cgroup_stat: stat_text.as_deref().map(Keyed::parse),
             cpu_stat: keyed(files::CPU_STAT),
@@ -107,15 +123,293 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
             .map(|t| cgroupfs::parse_pids(&t))
             .unwrap_or_default(),
         raw: Vec::new(),
+        raw_primary: 0,
         writable: Vec::new(),
         unreadable: Vec::new(),
     };
     d.unreadable = g.errors.take();
     if raw {
         d.raw = read_raw(hier, dir);
+        d.raw_primary = d.raw.len();
         d.writable = writable_files(hier, dir);
     }
     d
+}
+
+/// Reads one group in full on any layout: the primary hierarchy's files
+/// as [`read_detail`] does, then, on a host with cgroup v1 hierarchies,
+/// each v1 controller's files from the hierarchy holding it
+/// ([`Hiers::holder`]), into the v2 field of the same meaning where there
+/// is one and the v1 fields otherwise, with where each came from
+/// ([`GroupDetail::sources`]). `raw` lists the files of every hierarchy
+/// the group is in: the primary's under their names, a v1 hierarchy's as
+/// `label:file` (`memory:memory.limit_in_bytes`). A pure v2 layout reads
+/// exactly what [`read_detail`] reads.
+pub fn read_detail_layout(hiers: &Hiers, dir: &Path, raw: bool) -> GroupDetail {
+    read_detail_paged(hiers, dir, raw, procfs::page_size())
+}
+
+/// [`read_detail_layout`] with the host's page size given (it decides
+/// which number a v1 memory limit prints for "no limit").
+pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -> GroupDetail {
+    let Some(primary_id) = hiers.layout.primary() else {
+        return GroupDetail::default();
+    };
+    let Some(primary) = hiers.get(primary_id) else {
+        return GroupDetail::default();
+    };
+    let mut d = read_detail(primary, dir, raw);
+    if hiers.layout.v1.is_empty() {
+        return d;
+    }
+    let label = |id: HierId| match id {
+        HierId::V2 => "v2".to_owned(),
+        HierId::V1(i) => hiers
+            .layout
+            .v1
+            .get(i)
+            .map_or_else(|| "v1".to_owned(), |m| format!("v1:{}", m.label())),
+    };
+    let has_group = |id: HierId| hiers.get(id).is_some_and(|h| h.dir_ino(dir).is_ok());
+    let mut sources = DetailSources::default();
+    let mut errors: Vec<Unreadable> = Vec::new();
+    // where the group is in the holder of a controller, its name
+    let held = |c: &str| -> Option<(HierId, Group<'_>)> {
+        let (id, h) = hiers.holder(c)?;
+        if !has_group(id) {
+            return None;
+        }
+        Some((
+            id,
+            Group {
+                hier: h,
+                dir,
+                errors: RefCell::new(Vec::new()),
+            },
+        ))
+    };
+    let read_from = |c: &str, sources_slot: &mut Option<String>| {
+        let g = held(c)?;
+        *sources_slot = Some(label(g.0));
+        Some(g)
+    };
+    if let Some((id, g)) = read_from("cpu", &mut sources.cpu) {
+        if id != HierId::V2 {
+            v1_cpu(&g, &mut d);
+        }
+        errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
+    }
+    sources.cpuacct = held("cpuacct").map(|(id, _)| label(id));
+    if let Some((id, g)) = read_from("memory", &mut sources.memory) {
+        if id != HierId::V2 {
+            v1_memory(&g, &mut d, page_size);
+        }
+        errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
+    }
+    if let Some((id, g)) = read_from("io", &mut sources.io) {
+        if id != HierId::V2 {
+            v1_blkio(&g, &mut d);
+        }
+        errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
+    }
+    if let Some((id, g)) = read_from("pids", &mut sources.pids) {
+        if id != HierId::V2 {
+            d.pids_max = g.limit(v1::PIDS_MAX);
+        }
+        errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
+    }
+    if let Some((id, g)) = read_from("freezer", &mut sources.freezer) {
+        if id != HierId::V2 {
+            v1_freezer(&g, &mut d);
+        }
+        errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
+    }
+    // processes: the primary's list; a group only in v1 hierarchies lists
+    // them in the first of those that has it (every v1 hierarchy lists
+    // each process once, in one group)
+    if has_group(primary_id) {
+        sources.procs = Some(label(primary_id));
+    } else if let Some((id, h)) = hiers
+        .v1()
+        .find(|(id, _, _)| has_group(*id))
+        .map(|(id, _, h)| (id, h))
+    {
+        let g = Group {
+            hier: h,
+            dir,
+            errors: RefCell::new(Vec::new()),
+        };
+        d.pids = g
+            .read(v1::PROCS)
+            .map(|t| cgroupfs::parse_pids(&t))
+            .unwrap_or_default();
+        sources.procs = Some(label(id));
+        errors.extend(tagged(&label(id), false, g.errors.take()));
+    }
+    d.unreadable.extend(errors);
+    d.sources = Some(sources);
+    if raw {
+        for (id, m, h) in hiers.v1() {
+            if id == primary_id || !has_group(id) {
+                continue;
+            }
+            let name = m.label();
+            d.raw.extend(
+                read_raw(h, dir)
+                    .into_iter()
+                    .map(|(f, v)| (format!("{name}:{f}"), v)),
+            );
+        }
+    }
+    d
+}
+
+/// The memory limits of one group for the effective-limit walk, from the
+/// hierarchy holding memory: memory.max and memory.high on v2;
+/// memory.limit_in_bytes on v1 (which has no memory.high: its soft limit
+/// only steers reclaim under global pressure, v1 guide memory.rst 7).
+pub fn read_memory_limits_layout(hiers: &Hiers, dir: &Path) -> (Option<Limit>, Option<Limit>) {
+    match hiers.holder("memory") {
+        Some((HierId::V1(_), h)) => {
+            let t = h.read_text(&dir.join(v1::MEMORY_LIMIT)).ok();
+            let l =
+                t.and_then(|t| MemLimitV1::parse(v1::MEMORY_LIMIT, &t, procfs::page_size()).ok());
+            (l.map(|l| l.0), None)
+        }
+        Some((HierId::V2, h)) => read_memory_limits(h, dir),
+        None => (None, None),
+    }
+}
+
+/// The CPU bandwidth limit of one group, from the hierarchy holding cpu:
+/// cpu.max on v2, cpu.cfs_quota_us and cpu.cfs_period_us on v1.
+pub fn read_cpu_max_layout(hiers: &Hiers, dir: &Path) -> Option<CpuMax> {
+    match hiers.holder("cpu")? {
+        (HierId::V1(_), h) => {
+            let q = h.read_text(&dir.join(v1::CPU_CFS_QUOTA)).ok()?;
+            let p = h.read_text(&dir.join(v1::CPU_CFS_PERIOD)).ok()?;
+            Some(v1_limits::cfs_to_cpu_max(
+                CfsQuota::parse(&q).ok()?,
+                v1_limits::parse_cfs_period(&p).ok()?,
+            ))
+        }
+        (HierId::V2, h) => read_cpu_max(h, dir),
+    }
+}
+
+/// A v1 hierarchy's unreadable files, named as the raw page names them.
+fn tagged(label: &str, primary: bool, errors: Vec<Unreadable>) -> Vec<Unreadable> {
+    let prefix = label.strip_prefix("v1:").unwrap_or(label);
+    errors
+        .into_iter()
+        .map(|mut u| {
+            if !primary {
+                u.file = format!("{prefix}:{}", u.file);
+            }
+            u
+        })
+        .collect()
+}
+
+/// The v1 cpu hierarchy's limits: CFS bandwidth as cpu.max, and shares.
+fn v1_cpu(g: &Group<'_>, d: &mut GroupDetail) {
+    let quota = g
+        .read(v1::CPU_CFS_QUOTA)
+        .and_then(|t| CfsQuota::parse(&t).ok());
+    let period = g
+        .read(v1::CPU_CFS_PERIOD)
+        .and_then(|t| v1_limits::parse_cfs_period(&t).ok());
+    if let (Some(q), Some(p)) = (quota, period) {
+        d.cpu_max = Some(v1_limits::cfs_to_cpu_max(q, p));
+    }
+    d.cpu_shares = g
+        .read(v1::CPU_SHARES)
+        .and_then(|t| CpuShares::parse(&t).ok())
+        .map(|s| s.0);
+}
+
+/// The v1 memory hierarchy's files.
+fn v1_memory(g: &Group<'_>, d: &mut GroupDetail, page_size: u64) {
+    let mem_limit = |name: &'static str| {
+        g.read(name)
+            .and_then(|t| MemLimitV1::parse(name, &t, page_size).ok())
+            .map(|l| l.0)
+    };
+    d.memory_max = mem_limit(v1::MEMORY_LIMIT);
+    d.memory_soft_limit = mem_limit(v1::MEMORY_SOFT_LIMIT);
+    d.memsw_limit = mem_limit(v1::MEMSW_LIMIT);
+    d.memsw_usage = g.number(v1::MEMSW_USAGE);
+    d.memory_peak = g.number(v1::MEMORY_MAX_USAGE);
+    d.memory_failcnt = g.number(v1::MEMORY_FAILCNT);
+    d.oom_control = g
+        .read(v1::MEMORY_OOM_CONTROL)
+        .and_then(|t| OomControl::parse(&t).ok());
+    // swap in use: what memsw counts beyond memory (v1 guide memory.rst
+    // 2.4: memsw is memory + swap)
+    d.memory_usage = g.number(v1::MEMORY_USAGE);
+    if let (Some(sw), Some(u)) = (d.memsw_usage, d.memory_usage) {
+        d.swap_current = Some(sw.saturating_sub(u));
+    }
+    if let Some(t) = g.read(v1::MEMORY_STAT) {
+        let v = MemoryStatV1::parse(&t);
+        // v2's memory.stat counts the subtree: the total_ forms are that
+        d.memory_stat = Some(MemoryStat {
+            anon: v.total_rss,
+            file: v.total_cache,
+            shmem: v.total_shmem,
+            file_mapped: v.total_mapped_file,
+            file_dirty: v.total_dirty,
+            file_writeback: v.total_writeback,
+            ..MemoryStat::default()
+        });
+        d.memory_stat_v1 = Some(v);
+        d.keyed.memory_stat = Some(Keyed::parse(&t));
+    }
+}
+
+/// The v1 blkio hierarchy's limits: the four throttle files as io.max,
+/// and the weight (cfq's files, or bfq's where that is the kernel's).
+fn v1_blkio(g: &Group<'_>, d: &mut GroupDetail) {
+    let list = |name: &'static str| {
+        g.read(name)
+            .and_then(|t| ThrottleDevices::parse(name, &t).ok())
+    };
+    let files = [
+        list(v1::BLKIO_READ_BPS),
+        list(v1::BLKIO_WRITE_BPS),
+        list(v1::BLKIO_READ_IOPS),
+        list(v1::BLKIO_WRITE_IOPS),
+    ];
+    if files.iter().any(Option::is_some) {
+        let [r, w, ri, wi] = files.map(Option::unwrap_or_default);
+        d.io_max = Some(v1_limits::throttle_io_max(&r, &w, &ri, &wi));
+    }
+    let weight = |name: &'static str| g.read(name).and_then(|t| BlkioWeight::parse(name, &t).ok());
+    let plain = weight(v1::BLKIO_WEIGHT).or_else(|| weight(v1::BLKIO_BFQ_WEIGHT));
+    let devices = weight(v1::BLKIO_WEIGHT_DEVICE).or_else(|| weight(v1::BLKIO_BFQ_WEIGHT_DEVICE));
+    d.blkio_weight = match (plain, devices) {
+        (None, None) => None,
+        (p, dv) => {
+            let dv = dv.unwrap_or_default();
+            Some(BlkioWeight {
+                default: dv.default.or(p.and_then(|p| p.default)),
+                devices: dv.devices,
+            })
+        }
+    };
+}
+
+/// The v1 freezer: its state, and whether the group itself was asked to
+/// freeze (freezer.self_freezing, as cgroup.freeze says on v2; FROZEN
+/// through a parent is `freeze: false`, as on v2).
+fn v1_freezer(g: &Group<'_>, d: &mut GroupDetail) {
+    d.freezer_state = g
+        .read(v1::FREEZER_STATE)
+        .and_then(|t| FreezerState::parse(&t).ok());
+    d.freeze = g
+        .read(v1::FREEZER_SELF)
+        .and_then(|t| v1_limits::parse_flag(v1::FREEZER_SELF, &t).ok())
+        .or(d.freezer_state.map(|s| s != FreezerState::Thawed));
 }
 
 /// Files of the group with the owner's write bit (cgroupfs marks

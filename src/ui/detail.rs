@@ -2,10 +2,11 @@
 
 use super::Theme;
 use crate::app::{App, DetailPage, Pane};
+use crate::cgroupfs::v1_limits::{self, FreezerState, MemoryStatV1};
 use crate::cgroupfs::{CpuMax, IoStatDevice, Pressure};
 use crate::model::limits::{cpu_max_of, effective_memory, ThrottleSource, Throttling};
 use crate::model::text::{escape, escape_str};
-use crate::model::GroupPath;
+use crate::model::{GroupDetail, GroupPath};
 use crate::render::fit::{fit, fit_left};
 use crate::render::severity;
 use crate::render::units::{
@@ -299,6 +300,32 @@ fn on_v1(app: &App, controller: &str) -> bool {
     app.mount.mode.on_v1(controller)
 }
 
+/// Where the inspected group's figures of a controller that cgroup v1
+/// holds here come from: `Some(true)` its v1 hierarchy has the group,
+/// `Some(false)` it does not (systemd makes a unit's group only in the
+/// hierarchies of its controllers), `None` the controller is not on v1
+/// (or the group's full read is not in yet).
+fn in_v1(app: &App, det: Option<&GroupDetail>, controller: &str) -> Option<bool> {
+    if !on_v1(app, controller) {
+        return None;
+    }
+    let s = det?.sources.as_ref()?;
+    let slot = match controller {
+        "cpu" => &s.cpu,
+        "memory" => &s.memory,
+        "io" | "blkio" => &s.io,
+        "pids" => &s.pids,
+        "freezer" => &s.freezer,
+        _ => return None,
+    };
+    Some(slot.is_some())
+}
+
+/// The v1 words for a controller's figures that are not there.
+fn not_in_v1(controller: &str) -> String {
+    format!("not in the v1 {controller} hierarchy")
+}
+
 fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let Some((g, r)) = app.selected_data() else {
         return vec![Line::styled("no group selected", theme.dim)];
@@ -323,6 +350,17 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         marks.push(&frozen_text);
     } else if app.freezing.contains(&g.path) {
         marks.push("freezing…");
+    }
+    // v1's freezer.state, where the scan has no cgroup.events to say it:
+    // FREEZING is its own state there (a task the kernel could not stop
+    // yet keeps it so), shown as the kernel says it
+    let v1_freezer = det.and_then(|d| d.freezer_state);
+    if !ev.is_frozen() {
+        match v1_freezer {
+            Some(FreezerState::Frozen) => marks.push("frozen (freezer.state FROZEN)"),
+            Some(FreezerState::Freezing) => marks.push("FREEZING (freezer.state)"),
+            _ => {}
+        }
     }
     let ty = g.cgroup_type.map_or("root", |t| t.as_str());
     // the figures come first: on a small screen the pane shows only the
@@ -382,12 +420,23 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         Span::raw(cpu),
     ]));
     if let Some(det) = det {
-        if det.cpu_max.is_some() || det.cpu_weight.is_some() {
+        if let Some(shares) = det.cpu_shares {
+            // v1: cpu.cfs_quota_us / cpu.cfs_period_us, and cpu.shares
+            out.push(Line::raw(format!(
+                "       quota={}  shares={shares}",
+                cpu_max_text(det.cpu_max),
+            )));
+        } else if det.cpu_max.is_some() || det.cpu_weight.is_some() {
             out.push(Line::raw(format!(
                 "       quota={}  weight={}",
                 cpu_max_text(det.cpu_max),
                 count_cell(det.cpu_weight)
             )));
+        } else if in_v1(app, Some(det), "cpu") == Some(false) {
+            out.push(Line::styled(
+                format!("       quota -  ({})", not_in_v1("cpu")),
+                theme.dim,
+            ));
         }
     }
     // throttling by the group's own cpu.max is on the CPU line already
@@ -405,17 +454,25 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         )));
     }
     // Memory, against the effective limit
-    let cur = g.hot.memory_current;
+    // on v1, the inspected group's memory.usage_in_bytes where the scan
+    // has no figure of its own
+    let cur = g.hot.memory_current.or(det.and_then(|d| d.memory_usage));
     let eff = d.and_then(|f| effective_memory(&f.memory_limits));
     let mem = match (cur, &eff) {
         (Some(c), Some(e)) => {
             let frac = (c as f64 / e.bytes.max(1) as f64).min(1.0);
             let bar_w = 10;
             let filled = (frac * bar_w as f64).round() as usize;
-            let whose = if e.set_by == g.path {
-                format!("{} here", e.file)
+            // on v1 the walk read memory.limit_in_bytes
+            let file = if in_v1(app, det, "memory").is_some() {
+                v1_limits::files::MEMORY_LIMIT
             } else {
-                format!("{} of {}", e.file, e.set_by.name_display())
+                e.file
+            };
+            let whose = if e.set_by == g.path {
+                format!("{file} here")
+            } else {
+                format!("{file} of {}", e.set_by.name_display())
             };
             let level = severity::memory(Some(c), Some(e.bytes));
             vec![
@@ -433,6 +490,9 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         (None, _) if g.cgroup_type.is_none() => {
             vec![Span::raw("- (not reported for the root group)")]
         }
+        (None, _) if in_v1(app, det, "memory") == Some(false) => {
+            vec![Span::raw(format!("- ({})", not_in_v1("memory")))]
+        }
         (None, _) if on_v1(app, "memory") => {
             vec![Span::raw(
                 "- (memory is a cgroup v1 controller on this host)",
@@ -443,7 +503,9 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let mut l = vec![label("MEM", theme)];
     l.extend(mem);
     out.push(Line::from(l));
-    if let Some(det) = det {
+    if let Some(det) = det.filter(|d| in_v1(app, Some(d), "memory") == Some(true)) {
+        v1_memory_lines(&mut out, det, theme);
+    } else if let Some(det) = det {
         if det.memory_max.is_some() {
             out.push(Line::raw(format!(
                 "       min={}  low={}  high={}  max={}",
@@ -486,8 +548,15 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             let what = if n == 1 { "process" } else { "processes" };
             if g.cgroup_type.is_none() {
                 format!("{n} {what} in the root group itself")
+            } else if in_v1(app, det, "pids") == Some(false) {
+                format!("{n} {what} here ({})", not_in_v1("pids"))
             } else if on_v1(app, "pids") {
-                format!("{n} {what} here (pids is a cgroup v1 controller on this host)")
+                match pids_max {
+                    Some(max) => format!("{n} {what} here  max={max}"),
+                    None => {
+                        format!("{n} {what} here (pids is a cgroup v1 controller on this host)")
+                    }
+                }
             } else {
                 format!("{n} {what} here (pids controller off)")
             }
@@ -548,11 +617,123 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     out
 }
 
+/// The overview's v1 memory limits: memory.limit_in_bytes, the soft
+/// limit, memsw (memory + swap, where swap accounting is on), failcnt and
+/// memory.oom_control.
+fn v1_memory_lines(out: &mut Vec<Line<'static>>, det: &GroupDetail, theme: &Theme) {
+    out.push(Line::raw(format!(
+        "       limit={}  soft={}",
+        limit_bytes(det.memory_max),
+        limit_bytes(det.memory_soft_limit),
+    )));
+    if det.memsw_limit.is_some() || det.memsw_usage.is_some() {
+        out.push(Line::raw(format!(
+            "       memsw {} / {}  swap {}",
+            bytes_cell(det.memsw_usage),
+            limit_bytes(det.memsw_limit),
+            bytes_cell(det.swap_current),
+        )));
+    }
+    let kills = det.oom_control.and_then(|o| o.oom_kill);
+    let mut l = format!(
+        "       failcnt {}  OOM kills {}",
+        count_cell(det.memory_failcnt),
+        count_cell(kills)
+    );
+    if let Some(o) = det.oom_control {
+        if o.oom_kill_disable {
+            l.push_str("  OOM killer off");
+        }
+        if o.under_oom {
+            l.push_str("  UNDER OOM");
+        }
+    }
+    let hot = det.oom_control.is_some_and(|o| o.under_oom) || kills.is_some_and(|k| k > 0);
+    out.push(if hot {
+        Line::styled(l, theme.warn)
+    } else {
+        Line::raw(l)
+    });
+}
+
+/// The memory page on v1: memory.oom_control and failcnt first (what a
+/// small screen must not cut off), then v1 memory.stat, the group's own
+/// pages beside its subtree's (`total_*`).
+fn v1_memory_page(
+    f: &crate::source::collector::Inspection,
+    v: &MemoryStatV1,
+) -> Vec<Line<'static>> {
+    let d = &f.detail;
+    let mut out = Vec::new();
+    if let Some(o) = d.oom_control {
+        out.push(Line::raw(format!(
+            "memory.oom_control  oom_kill {}  under_oom {}  oom_kill_disable {}",
+            count_cell(o.oom_kill),
+            u8::from(o.under_oom),
+            u8::from(o.oom_kill_disable)
+        )));
+    }
+    out.push(Line::raw(format!(
+        "failcnt {}  limit {}  soft {}  memsw {}",
+        count_cell(d.memory_failcnt),
+        limit_bytes(d.memory_max),
+        limit_bytes(d.memory_soft_limit),
+        limit_bytes(d.memsw_limit)
+    )));
+    out.push(Line::raw(format!(
+        "{:<17}{:>10} {:>10}",
+        "memory.stat (v1)", "own", "subtree"
+    )));
+    for (name, own, total) in [
+        ("cache", v.cache, v.total_cache),
+        ("rss", v.rss, v.total_rss),
+        ("shmem", v.shmem, v.total_shmem),
+        ("mapped_file", v.mapped_file, v.total_mapped_file),
+        ("dirty", v.dirty, v.total_dirty),
+        ("writeback", v.writeback, v.total_writeback),
+        ("swap", v.swap, v.total_swap),
+    ] {
+        out.push(Line::raw(format!(
+            "  {name:<15}{:>10} {:>10}",
+            bytes_cell(own),
+            bytes_cell(total)
+        )));
+    }
+    if let Some(peak) = d.memory_peak {
+        out.push(Line::raw(format!(
+            "  {:<15}{:>10}",
+            "max usage",
+            bytes_short(peak)
+        )));
+    }
+    out
+}
+
 fn memory(app: &App, theme: &Theme) -> Vec<Line<'static>> {
     let Some(f) = app.inspection.as_ref() else {
         return vec![Line::styled("reading…", theme.dim)];
     };
     let d = &f.detail;
+    match in_v1(app, Some(d), "memory") {
+        Some(false) => return vec![Line::styled(not_in_v1("memory"), theme.dim)],
+        Some(true) => {
+            if let Some(v) = &d.memory_stat_v1 {
+                let mut out = v1_memory_page(f, v);
+                if let Some(first) = out.first_mut() {
+                    if d.oom_control
+                        .is_some_and(|o| o.under_oom || o.oom_kill.is_some_and(|k| k > 0))
+                    {
+                        *first = first.clone().style(theme.warn);
+                    }
+                }
+                if let Some(l) = out.get_mut(2) {
+                    *l = l.clone().style(theme.title);
+                }
+                return out;
+            }
+        }
+        None => {}
+    }
     let mut out = Vec::new();
     let Some(st) = d.memory_stat else {
         return vec![Line::styled(
@@ -669,7 +850,10 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
             devs.push(dev.into());
         }
     }
-    if devs.is_empty() {
+    let io_v1 = in_v1(app, f.map(|f| &f.detail), "blkio") == Some(true);
+    if devs.is_empty() && in_v1(app, f.map(|f| &f.detail), "blkio") == Some(false) {
+        out.push(Line::styled(not_in_v1("blkio"), theme.dim));
+    } else if devs.is_empty() {
         out.push(Line::styled(
             match (g.hot.io.is_none(), on_v1(app, "blkio")) {
                 (true, true) => "io is cgroup v1's blkio on this host (no io.stat in v2)",
@@ -693,9 +877,11 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
         )));
         if let (Some(f), Some(dev)) = (f, dev.dev()) {
             if let Some(m) = f.detail.io_max.as_ref().and_then(|m| m.get(dev)) {
+                // on v1 the same four limits are blkio.throttle's files
+                let file = if io_v1 { "blkio.throttle" } else { "io.max" };
                 out.push(Line::styled(
                     format!(
-                        "  io.max  rbps {}  wbps {}  riops {}  wiops {}",
+                        "  {file}  rbps {}  wbps {}  riops {}  wiops {}",
                         limit_rate(m.rbps),
                         limit_rate(m.wbps),
                         limit_count(m.riops),
@@ -716,6 +902,13 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
         if let Some(w) = &f.detail.io_weight {
             let mut s = format!("io.weight default {}", w.default);
             for (d, v) in &w.overrides {
+                s.push_str(&format!(", {} {v}", name_of(*d)));
+            }
+            out.push(Line::raw(s));
+        }
+        if let Some(w) = &f.detail.blkio_weight {
+            let mut s = format!("blkio weight default {}", count_cell(w.default));
+            for (d, v) in &w.devices {
                 s.push_str(&format!(", {} {v}", name_of(*d)));
             }
             out.push(Line::raw(s));
@@ -776,7 +969,24 @@ fn raw(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     // names, contents and error text as they are, made visible: a file
     // of a --root tree can hold anything
-    for (name, v) in &f.detail.raw {
+    let mut heading: Option<&str> = None;
+    for (i, (name, v)) in f.detail.raw.iter().enumerate() {
+        // a v1 hierarchy's files come as `label:file` (`source::read`),
+        // after the primary's: each hierarchy under a heading of its name
+        let v1 = i >= f.detail.raw_primary;
+        let name = match name.split_once(':').filter(|_| v1) {
+            Some((h, file)) => {
+                if heading != Some(h) {
+                    heading = Some(h);
+                    out.push(Line::styled(
+                        format!("-- v1 {} --", escape_str(h)),
+                        theme.title,
+                    ));
+                }
+                file
+            }
+            None => name.as_str(),
+        };
         let name = escape_str(name);
         match v {
             Ok(text) if text.contains('\n') => {
