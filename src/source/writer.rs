@@ -131,6 +131,9 @@ pub fn perform_in(h: &Hier, op: &Op) -> WriteOutcome {
     if !right_kind {
         return outcome(Err(refusal(op, FsError::NotCgroup2)));
     }
+    if let Some(note) = absent_in_v1(h, op) {
+        return outcome(Ok(())).with_notes(vec![note]);
+    }
     let dir_op = |r: Result<(), FsError>| {
         r.map_err(|e| match e {
             FsError::Errno(errno) => explain(op, errno, &gather_context_in(h, op, errno)),
@@ -192,6 +195,29 @@ fn perform_write(h: &Hier, op: &Op, w: &WriteOp) -> WriteOutcome {
         .with_values(old, new_readback)
         .with_offer(offer)
         .with_notes(notes)
+}
+
+/// A move, mkdir or rmdir in a v1 hierarchy where the group (for a
+/// mkdir, its parent) is not: nothing to do there, said in a note. cgtop
+/// makes, removes and moves in every hierarchy of the host, and systemd
+/// makes a unit's group only in the hierarchies of its controllers.
+fn absent_in_v1(h: &Hier, op: &Op) -> Option<String> {
+    if !matches!(op.hier(), HierId::V1(_)) {
+        return None;
+    }
+    let (dir, what) = match op {
+        Op::Write(w) if matches!(w.kind, WriteKind::MoveProcess { .. }) => {
+            (w.group.clone(), "not moved there")
+        }
+        Op::CreateGroup(p, _) => (p.parent()?, "not made there"),
+        Op::RemoveGroup(p, _) => (p.clone(), "nothing to remove there"),
+        Op::Write(_) => return None,
+    };
+    if h.dir_ino(hier::group_rel(&dir)).is_ok() {
+        return None;
+    }
+    let name = mapping_of(h).map_or_else(|| "v1".to_owned(), |(l, ..)| format!("v1 {}", l.0));
+    Some(format!("{dir} is not in the {name} hierarchy: {what}"))
 }
 
 /// How many times (50 ms apart) a v1 freeze is read back while it says
