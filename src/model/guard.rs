@@ -502,6 +502,29 @@ mod tests {
 701 690 0:30 /docker/abc/x /mnt/cg\\040x rw - cgroup2 cgroup rw
 ";
 
+    #[test]
+    fn the_line_of_each_hierarchy() {
+        let text = "12:memory:/a/b\n3:cpu,cpuacct:/c\n1:name=systemd:/d\n0::/e (deleted)\n";
+        assert_eq!(ProcLine("memory".into()).path(text), Some("/a/b"));
+        assert_eq!(ProcLine("cpu,cpuacct".into()).path(text), Some("/c"));
+        assert_eq!(ProcLine("cpu".into()).path(text), None);
+        assert_eq!(ProcLine("name=systemd".into()).path(text), Some("/d"));
+        assert_eq!(ProcLine::v2().path(text), Some("/e (deleted)"));
+        assert_eq!(ProcLine::v2().live_path(text), None);
+        // a v1 line with empty controllers is not cgroup2's
+        assert_eq!(ProcLine::v2().path("5::/x\n"), None);
+        let m = mounts(HYBRID);
+        assert_eq!(
+            hier_mapping(&m, Path::new("/sys/fs/cgroup/memory/x")),
+            Some((ProcLine("memory".into()), GroupPath::root(), g("x")))
+        );
+        assert_eq!(
+            hier_mapping(&m, Path::new("/sys/fs/cgroup/unified")),
+            Some((ProcLine::v2(), GroupPath::root(), GroupPath::root()))
+        );
+        assert_eq!(hier_mapping(&m, Path::new("/tmp")), None);
+    }
+
     fn mounts(text: &str) -> Vec<MountEntry> {
         crate::model::mountinfo::parse(text.as_bytes())
     }

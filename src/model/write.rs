@@ -1404,6 +1404,173 @@ mod tests {
 
     const SDA: DevId = DevId { major: 8, minor: 0 };
 
+    #[test]
+    fn v1_ops_name_their_hierarchy_and_undo_there() {
+        let a = g("job");
+        let h = HierId::V1(3);
+        let t = set_blkio_throttle(&a, h, Throttle::WriteBps, SDA, Some(1 << 20));
+        let w = t.as_write().unwrap();
+        assert_eq!(
+            (w.file.as_str(), w.contents.as_str(), w.hier),
+            ("blkio.throttle.write_bps_device", "8:0 1048576", h)
+        );
+        // undo from the file's old text: no rule for 8:0 before, so 0
+        assert_eq!(
+            t.undo(Some("8:16 100\n")),
+            Some(set_blkio_throttle(&a, h, Throttle::WriteBps, SDA, None))
+        );
+        assert_eq!(
+            t.undo(Some("8:0 2048\n")),
+            Some(set_blkio_throttle(
+                &a,
+                h,
+                Throttle::WriteBps,
+                SDA,
+                Some(2048)
+            ))
+        );
+        assert_eq!(
+            set_blkio_throttle(&a, h, Throttle::ReadIops, SDA, None)
+                .as_write()
+                .unwrap()
+                .contents,
+            "8:0 0"
+        );
+        let w = t.as_write().unwrap();
+        assert_eq!(w.check_readback("8:0 1048576\n"), None);
+        assert!(w.check_readback("").is_some());
+        // CFS: -1 is no quota
+        let q = set_cfs_quota(&a, h, None);
+        assert_eq!(q.as_write().unwrap().contents, "-1");
+        assert_eq!(
+            q.undo(Some("50000\n")),
+            Some(set_cfs_quota(&a, h, Some(50_000)))
+        );
+        assert_eq!(
+            set_cfs(
+                &a,
+                h,
+                CpuMax {
+                    quota: Some(25_000),
+                    period: 50_000
+                },
+                Some(100_000)
+            ),
+            [
+                set_cfs_period(&a, h, 50_000),
+                set_cfs_quota(&a, h, Some(25_000))
+            ]
+        );
+        // memory: max is -1; the kernel's page-counter maximum reads as max
+        let m = set_v1_memory(&a, h, V1MemoryFile::Limit, Limit::Value(1 << 26));
+        assert_eq!(
+            m.undo(Some("9223372036854771712\n")),
+            Some(set_v1_memory(&a, h, V1MemoryFile::Limit, Limit::Max))
+        );
+        assert_eq!(
+            set_v1_memory(&a, h, V1MemoryFile::Limit, Limit::Max)
+                .as_write()
+                .unwrap()
+                .check_readback("9223372036854771712"),
+            None
+        );
+        let rise = set_v1_memory_pair(
+            &a,
+            h,
+            Limit::Value(200),
+            Limit::Value(400),
+            Limit::Value(100),
+        );
+        assert_eq!(
+            rise[0].as_write().unwrap().file,
+            "memory.memsw.limit_in_bytes"
+        );
+        let cut = set_v1_memory_pair(&a, h, Limit::Value(50), Limit::Value(60), Limit::Value(100));
+        assert_eq!(cut[0].as_write().unwrap().file, "memory.limit_in_bytes");
+        let unl = set_v1_memory_pair(&a, h, Limit::Max, Limit::Max, Limit::Value(100));
+        assert_eq!(
+            unl[0].as_write().unwrap().file,
+            "memory.memsw.limit_in_bytes"
+        );
+        // freezer: FREEZING is on its way, not a different value
+        let f = set_freezer(&a, h, true);
+        assert!(f.is_destructive());
+        assert_eq!(f.effect(), WriteEffect::Freeze);
+        assert_eq!(f.as_write().unwrap().check_readback("FREEZING\n"), None);
+        assert_eq!(f.undo(Some("THAWED\n")), Some(set_freezer(&a, h, false)));
+        assert_eq!(
+            raw(&a, "freezer.state", " FROZEN\n").effect(),
+            WriteEffect::Freeze
+        );
+        assert_eq!(
+            raw(&a, "freezer.state", "frozen").effect(),
+            WriteEffect::Other
+        );
+        assert_eq!(
+            raw(&a, "freezer.state", "THAWED").effect(),
+            WriteEffect::Thaw
+        );
+        // a pid to v1's tasks moves one thread
+        assert_eq!(
+            raw(&a, "tasks", "7").effect(),
+            WriteEffect::Move {
+                who: Mover::Pid(7),
+                threads: true
+            }
+        );
+        // a move's undo goes back in the same hierarchy
+        let mv = move_process_in(7, &a, false, h);
+        assert_eq!(
+            mv.undo(Some("other")),
+            Some(move_process_in(7, &g("other"), false, h))
+        );
+        // create and remove, in each hierarchy; removal in reverse
+        let hs = [HierId::V2, HierId::V1(0), HierId::V1(1)];
+        let made = create_group_in(&a, &hs);
+        assert_eq!(made[2], create_group(&a).on(HierId::V1(1)));
+        assert_eq!(made[1].undo(None), Some(remove_group(&a).on(HierId::V1(0))));
+        let gone = remove_group_in(&a, &hs);
+        assert_eq!(gone.last().unwrap().hier(), HierId::V2);
+        assert_eq!(gone[0].hier(), HierId::V1(1));
+    }
+
+    #[test]
+    fn descriptions_name_the_hierarchy_where_there_are_several() {
+        use crate::model::layout::V1Mount;
+        let layout = Layout {
+            v2: Some("/sys/fs/cgroup/unified".into()),
+            v1: vec![V1Mount {
+                dir: "/sys/fs/cgroup/blkio".into(),
+                controllers: vec!["blkio".into()],
+                name: None,
+            }],
+        };
+        let op = set_blkio_throttle(
+            &g("a"),
+            HierId::V1(0),
+            Throttle::WriteBps,
+            SDA,
+            Some(1 << 20),
+        );
+        assert_eq!(
+            op.describe_in(&layout),
+            "write 8:0 1048576 to blkio.throttle.write_bps_device of /a in the v1 blkio hierarchy"
+        );
+        assert_eq!(
+            freeze(&g("a"), true).describe_in(&layout),
+            "freeze /a and everything below it in cgroup2"
+        );
+        // one hierarchy: nothing to say
+        assert_eq!(
+            freeze(&g("a"), true).describe_in(&Layout::default()),
+            "freeze /a and everything below it"
+        );
+        assert_eq!(
+            hiers_words(&layout, &[HierId::V2, HierId::V1(0)]),
+            "cgroup2 and the v1 blkio hierarchy"
+        );
+    }
+
     fn g(s: &str) -> GroupPath {
         GroupPath::new(s)
     }
