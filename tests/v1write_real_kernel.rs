@@ -14,6 +14,9 @@
 //! then rmdir. Without root or without a v1 hierarchy a test prints
 //! `skipped: <reason>`.
 
+// test code: a failed expectation is a failed test
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use cgtop::cgroupfs::io::DevId;
 use cgtop::cgroupfs::{CpuMax, Limit};
 use cgtop::model::layout::{HierId, Layout};

@@ -362,7 +362,7 @@ fn a_field_of_a_hierarchy_without_the_group_says_so() {
             assert!(
                 m.to_string().contains("not in the v1 memory hierarchy"),
                 "{m}"
-            )
+            );
         }
         p => panic!("{p:?}"),
     }
@@ -481,7 +481,10 @@ fn new_group_and_remove_in_every_hierarchy_said_before() {
         .into_iter()
         .map(|o| cgtop::model::WriteOutcome::done(o, None, None))
         .collect();
-    let undos: Vec<_> = outs.iter().filter_map(|o| o.undo()).collect();
+    let undos: Vec<_> = outs
+        .iter()
+        .filter_map(cgtop::model::WriteOutcome::undo)
+        .collect();
     assert_eq!(
         undos,
         every

@@ -1021,7 +1021,17 @@ impl WriteOp {
                 (rb != self.contents).then_some(())?;
                 differs(rb, " (a nice value stands for the nearest weight)")
             }
-            WriteKind::CpuMaxBurst(_) | WriteKind::CpuWeight(_) | WriteKind::Freeze(_) => {
+            // FREEZING is on the way to FROZEN: the writer waits for it
+            // and says so when it has not settled
+            WriteKind::FreezerState(true) if rb == "FREEZING" => None,
+            WriteKind::CpuMaxBurst(_)
+            | WriteKind::CpuWeight(_)
+            | WriteKind::Freeze(_)
+            | WriteKind::FreezerState(_)
+            | WriteKind::BlkioWeight(_)
+            | WriteKind::CfsPeriod(_)
+            | WriteKind::CpuShares(_)
+            | WriteKind::CfsQuota(Some(_)) => {
                 (rb != self.contents).then_some(())?;
                 differs(rb, "")
             }
@@ -1033,13 +1043,6 @@ impl WriteOp {
                     "",
                 )
             }
-            WriteKind::BlkioWeight(_)
-            | WriteKind::CfsPeriod(_)
-            | WriteKind::CpuShares(_)
-            | WriteKind::CfsQuota(Some(_)) => {
-                (rb != self.contents).then_some(())?;
-                differs(rb, "")
-            }
             WriteKind::CfsQuota(None) => {
                 (rb != "-1").then_some(())?;
                 differs(rb, "")
@@ -1048,13 +1051,7 @@ impl WriteOp {
                 Some(s) if s == *v => None,
                 _ => differs(rb, " (it keeps whole pages)"),
             },
-            // FREEZING is on the way to FROZEN: the writer waits for it
-            // and says so when it has not settled
-            WriteKind::FreezerState(true) if rb == "FREEZING" => None,
-            WriteKind::FreezerState(_) => {
-                (rb != self.contents).then_some(())?;
-                differs(rb, "")
-            }
+
             WriteKind::IoMax(set) => {
                 let dev = set.dev;
                 let now = IoMax::parse(rb).ok()?;

@@ -53,7 +53,7 @@ pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
     // one only in v1 hierarchies through the v1 freezer's freezer.state
     if g.cgroup_type.is_none() && !group.is_root() {
         if let Some(h) = v1_holder(app, "freezer") {
-            return freeze_v1(app, group, h, fx);
+            return freeze_v1(app, &group, h, fx);
         }
     }
     if group.is_root() || g.cgroup_type.is_none() {
@@ -91,7 +91,7 @@ pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
 /// `f` on cgroup v1: FROZEN or THAWED to freezer.state, from the state
 /// the inspected detail read (FREEZING counts as frozen: the freeze was
 /// asked for, and `f` again thaws).
-fn freeze_v1(app: &mut App, group: GroupPath, h: HierId, fx: &mut Vec<Effect>) -> Transition {
+fn freeze_v1(app: &mut App, group: &GroupPath, h: HierId, fx: &mut Vec<Effect>) -> Transition {
     let Some(d) = inspected_detail(app) else {
         app.set_status(
             Level::Warn,
@@ -110,10 +110,10 @@ fn freeze_v1(app: &mut App, group: GroupPath, h: HierId, fx: &mut Vec<Effect>) -
         );
         return Transition::Stay;
     };
-    let frozen = state != FreezerState::Thawed || app.freezing.contains(&group);
+    let frozen = state != FreezerState::Thawed || app.freezing.contains(group);
     // freezer.self_freezing 0 while frozen: an ancestor froze it, and
     // THAWED here changes nothing (cgroup-v1/freezer-subsystem.rst)
-    if frozen && own == Some(false) && !app.freezing.contains(&group) {
+    if frozen && own == Some(false) && !app.freezing.contains(group) {
         app.set_status(
             Level::Warn,
             format!(
@@ -123,7 +123,7 @@ fn freeze_v1(app: &mut App, group: GroupPath, h: HierId, fx: &mut Vec<Effect>) -
         );
         return Transition::Stay;
     }
-    confirm::request(app, vec![write::set_freezer(&group, h, !frozen)], fx)
+    confirm::request(app, vec![write::set_freezer(group, h, !frozen)], fx)
 }
 
 /// The ancestor that freezes `group`: the top of the run of frozen

@@ -125,7 +125,10 @@ impl FieldKind {
             Self::CpuMaxBurst => "microseconds",
             Self::CpuWeight => "1..10000 (default 100)",
             Self::CpuWeightNice => "-20..19, like nice(1); sets cpu.weight",
-            Self::Memory(_) => "max | bytes | 512M, 1.5G (binary units)",
+            Self::V1Memory(V1MemoryFile::Limit) => {
+                "max | 512M | LIMIT MEMSW (both, written in the order the kernel takes)"
+            }
+            Self::Memory(_) | Self::V1Memory(_) => "max | bytes | 512M, 1.5G (binary units)",
             Self::PidsMax => "max | number of tasks",
             // the device is on its own line, with its keys
             Self::IoMax => "rbps=2M wbps=max riops=100 wiops=max (keys left out stay)",
@@ -133,10 +136,6 @@ impl FieldKind {
             Self::IoLatency => "10ms | 500us | max (removes the target)",
             Self::V1Cfs => "50% | 1.5 (CPUs) | max | QUOTA PERIOD (us); writes cpu.cfs_quota_us (and cpu.cfs_period_us)",
             Self::V1Shares => "2..262144 (default 1024)",
-            Self::V1Memory(V1MemoryFile::Limit) => {
-                "max | 512M | LIMIT MEMSW (both, written in the order the kernel takes)"
-            }
-            Self::V1Memory(_) => "max | bytes | 512M, 1.5G (binary units)",
             Self::V1Throttle(Throttle::ReadBps | Throttle::WriteBps) => {
                 "1M (bytes/s) for the device; 0 or max removes its limit"
             }
