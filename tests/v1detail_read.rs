@@ -56,7 +56,9 @@ fn v1_limits_fill_the_v2_fields_of_the_same_meaning() {
         )
     );
     assert_eq!(d.pids_max, Some(Limit::Value(42)));
-    assert_eq!(d.freeze, Some(true));
+    // cgroup2's cgroup.freeze (what cgtop's freeze writes on a hybrid
+    // host) stays `freeze`; v1's state is `freezer`
+    assert_eq!(d.freeze, Some(false));
     // v1 memory.stat's subtree (total_) figures as v2's memory.stat
     let st = d.memory_stat.expect("memory.stat");
     assert_eq!(st.file_dirty, Some(20_971_520));
@@ -89,10 +91,14 @@ fn v1_only_figures_get_their_own_fields_and_their_sources() {
         })
     );
     assert_eq!(d.memory_stat_v1.and_then(|m| m.dirty), Some(20_971_520));
-    assert_eq!(d.freezer_state, Some(FreezerState::Freezing));
+    assert_eq!(
+        d.freezer
+            .map(|f| (f.state, f.self_freezing, f.parent_freezing)),
+        Some((FreezerState::Freezing, Some(true), Some(false)))
+    );
     let w = d.blkio_weight.as_ref().expect("bfq weight");
     assert_eq!(w.default, Some(200));
-    let s = d.sources.as_ref().expect("sources on a hybrid layout");
+    let s = d.hierarchies.as_ref().expect("sources on a hybrid layout");
     assert_eq!(s.cpu.as_deref(), Some("v1:cpu,cpuacct"));
     assert_eq!(s.cpuacct.as_deref(), Some("v1:cpu,cpuacct"));
     assert_eq!(s.memory.as_deref(), Some("v1:memory"));
@@ -106,9 +112,11 @@ fn v1_only_figures_get_their_own_fields_and_their_sources() {
     assert_eq!(j["memory_soft_limit"]["value"], 32 << 20);
     assert_eq!(j["memsw_limit"], "max");
     assert_eq!(j["oom_control"]["oom_kill"], 2);
-    assert_eq!(j["freezer_state"], "FREEZING");
+    assert_eq!(j["freezer"]["state"], "freezing");
+    // the scan's JSON keys (`sources`, `freezer_state`) are not the detail's
+    assert!(j.get("sources").is_none() && j.get("freezer_state").is_none());
     assert_eq!(j["blkio_weight"]["default"], 200);
-    assert_eq!(j["sources"]["memory"], "v1:memory");
+    assert_eq!(j["hierarchies"]["memory"], "v1:memory");
     assert_eq!(j["memory_failcnt"], 3);
 }
 
@@ -116,7 +124,7 @@ fn v1_only_figures_get_their_own_fields_and_their_sources() {
 fn a_group_missing_from_a_v1_hierarchy_has_none_of_its_figures() {
     let t = layout_tree();
     let d = read(t.path(), WORKER);
-    let s = d.sources.as_ref().unwrap();
+    let s = d.hierarchies.as_ref().unwrap();
     assert_eq!(s.memory, None);
     assert_eq!(s.io, None);
     assert_eq!(s.cpu.as_deref(), Some("v1:cpu,cpuacct"));
@@ -175,13 +183,41 @@ fn the_no_limit_number_depends_on_the_page_size() {
     // a 64 KiB-page kernel's "no limit"
     put(&mem, "memory.limit_in_bytes", "9223372036854710272\n");
     let hiers = hiers_of(t.path());
-    let on_64k = read_detail_paged(&hiers, Path::new(WEB), false, 65536);
-    assert_eq!(on_64k.memory_max, Some(Limit::Max));
-    let on_4k = read_detail_paged(&hiers, Path::new(WEB), false, 4096);
+    let large_pages = read_detail_paged(&hiers, Path::new(WEB), false, 65536);
+    assert_eq!(large_pages.memory_max, Some(Limit::Max));
+    let small_pages = read_detail_paged(&hiers, Path::new(WEB), false, 4096);
     assert_eq!(
-        on_4k.memory_max,
+        small_pages.memory_max,
         Some(Limit::Value(9_223_372_036_854_710_272))
     );
+}
+
+#[test]
+fn a_v1_only_layout_reads_processes_and_freeze_from_v1() {
+    let t = layout_tree();
+    std::fs::remove_dir_all(t.path().join("unified")).unwrap();
+    let d = read(t.path(), WEB);
+    let s = d.hierarchies.as_ref().unwrap();
+    assert_eq!(s.procs.as_deref(), Some("v1:name=systemd"));
+    assert_eq!(d.pids, vec![4_190_101]);
+    // no cgroup.freeze: freezer.self_freezing says it
+    assert_eq!(d.freeze, Some(true));
+    assert_eq!(d.memory_max, Some(Limit::Value(64 << 20)));
+    // the primary's raw files are name=systemd's, under their own names
+    assert!(d.raw.iter().any(|(n, _)| n == "cgroup.procs"));
+    assert!(!d.raw.iter().any(|(n, _)| n.starts_with("name=systemd:")));
+}
+
+#[test]
+fn a_group_only_in_a_v1_hierarchy_lists_its_processes_from_there() {
+    let t = layout_tree();
+    let only = "cgtop-only-in-memory";
+    put(&t.path().join("memory").join(only), "cgroup.procs", "77\n");
+    let d = read(t.path(), only);
+    assert_eq!(d.pids, vec![77]);
+    let s = d.hierarchies.as_ref().unwrap();
+    assert_eq!(s.procs.as_deref(), Some("v1:memory"));
+    assert_eq!(s.cpu, None);
 }
 
 #[test]
@@ -193,7 +229,7 @@ fn a_pure_v2_tree_reads_as_before() {
     let before = cgtop::source::read::read_detail(&hier, p, true);
     let after = read_detail_layout(&hiers, p, true);
     assert_eq!(before, after);
-    assert!(after.sources.is_none());
+    assert!(after.hierarchies.is_none());
 }
 
 #[test]
@@ -325,8 +361,7 @@ fn real_kernel_v1_files_read_back_through_the_detail() {
     assert_eq!(d.memory_max, Some(Limit::Value(64 << 20)));
     assert_eq!(d.memory_soft_limit, Some(Limit::Value(32 << 20)));
     assert_eq!(d.pids_max, Some(Limit::Value(42)));
-    assert_eq!(d.freezer_state, Some(FreezerState::Frozen));
-    assert_eq!(d.freeze, Some(true));
+    assert_eq!(d.freezer.map(|f| f.state), Some(FreezerState::Frozen));
     assert!(d.oom_control.is_some());
     assert!(d.memory_stat_v1.is_some());
     if let Some(dev) = disk {
@@ -345,7 +380,7 @@ fn real_kernel_v1_files_read_back_through_the_detail() {
     let names: Vec<&str> = d.raw.iter().map(|(n, _)| n.as_str()).collect();
     assert!(names.contains(&"memory:memory.limit_in_bytes"), "{names:?}");
     assert!(names.contains(&"freezer:freezer.state"), "{names:?}");
-    let s = d.sources.unwrap();
+    let s = d.hierarchies.unwrap();
     assert_eq!(s.memory.as_deref(), Some("v1:memory"));
     assert_eq!(s.cpu.as_deref(), Some("v1:cpu"));
 }

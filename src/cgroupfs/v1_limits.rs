@@ -444,7 +444,7 @@ impl fmt::Display for BlkioWeight {
 /// kernel is still stopping tasks (or when a task could not be frozen);
 /// only FROZEN and THAWED may be written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "UPPERCASE")]
+#[serde(rename_all = "snake_case")]
 pub enum FreezerState {
     Thawed,
     Freezing,

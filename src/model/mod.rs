@@ -37,7 +37,7 @@ pub use outcome::{Offer, WriteError, WriteOutcome};
 pub use path::GroupPath;
 pub use rates::{GroupRates, IoRates};
 pub use snapshot::{
-    DetailSources, DeviceInfo, GroupDetail, GroupSample, HotExtras, HotStats, KeyedFiles,
-    MountInfo, MountMode, ProcessInfo, ScanCost, Snapshot, Unreadable,
+    DetailSources, DeviceInfo, FreezerV1, GroupDetail, GroupSample, HotExtras, HotStats,
+    KeyedFiles, MountInfo, MountMode, ProcessInfo, ScanCost, Snapshot, Unreadable,
 };
 pub use write::{Mover, Op, SystemdEquivalent, WriteEffect, WriteKind, WriteOp};

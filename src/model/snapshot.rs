@@ -200,16 +200,20 @@ pub struct GroupDetail {
     pub oom_control: Option<OomControl>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_stat_v1: Option<MemoryStatV1>,
+    /// v1 freezer.state with freezer.self_freezing and
+    /// freezer.parent_freezing (JSON `freezer`; the scan's
+    /// `freezer_state` says the state of every group).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub freezer_state: Option<FreezerState>,
+    pub freezer: Option<FreezerV1>,
     /// blkio.weight or blkio.bfq.weight (`default`) with the per-device
     /// lines of blkio.weight_device or blkio.bfq.weight_device.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blkio_weight: Option<BlkioWeight>,
-    /// Which hierarchy each controller's figures came from; `None` on a
-    /// pure v2 host.
+    /// Which hierarchy each controller's detail came from, by name
+    /// (JSON `hierarchies`; the scan's `sources` says the kind, v1 or
+    /// v2); `None` on a pure v2 host.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sources: Option<DetailSources>,
+    pub hierarchies: Option<DetailSources>,
     /// Every key of the flat-keyed files, beside the typed fields above.
     pub keyed: KeyedFiles,
     /// Processes of this group (not descendants).
@@ -248,6 +252,17 @@ pub struct DetailSources {
     pub freezer: Option<String>,
     /// Whose cgroup.procs gave `pids`.
     pub procs: Option<String>,
+}
+
+/// A group's v1 freezer files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct FreezerV1 {
+    /// freezer.state.
+    pub state: FreezerState,
+    /// freezer.self_freezing: the group itself was asked to freeze.
+    pub self_freezing: Option<bool>,
+    /// freezer.parent_freezing: an ancestor was.
+    pub parent_freezing: Option<bool>,
 }
 
 /// Every `key value` pair of each flat-keyed file of a group, in the

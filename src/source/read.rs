@@ -17,7 +17,7 @@ use crate::cgroupfs::{
     MemoryEvents, MemoryStat, Pressure,
 };
 use crate::model::layout::HierId;
-use crate::model::{DetailSources, GroupDetail, KeyedFiles, Unreadable};
+use crate::model::{DetailSources, FreezerV1, GroupDetail, KeyedFiles, Unreadable};
 use std::cell::RefCell;
 use std::path::Path;
 
@@ -106,9 +106,9 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
         memory_failcnt: None,
         oom_control: None,
         memory_stat_v1: None,
-        freezer_state: None,
+        freezer: None,
         blkio_weight: None,
-        sources: None,
+        hierarchies: None,
         keyed: KeyedFiles {
             cgroup_stat: stat_text.as_deref().map(Keyed::parse),
             cpu_stat: keyed(files::CPU_STAT),
@@ -141,7 +141,7 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
 /// each v1 controller's files from the hierarchy holding it
 /// ([`Hiers::holder`]), into the v2 field of the same meaning where there
 /// is one and the v1 fields otherwise, with where each came from
-/// ([`GroupDetail::sources`]). `raw` lists the files of every hierarchy
+/// ([`GroupDetail::hierarchies`]). `raw` lists the files of every hierarchy
 /// the group is in: the primary's under their names, a v1 hierarchy's as
 /// `label:file` (`memory:memory.limit_in_bytes`). A pure v2 layout reads
 /// exactly what [`read_detail`] reads.
@@ -170,7 +170,12 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
             .get(i)
             .map_or_else(|| "v1".to_owned(), |m| format!("v1:{}", m.label())),
     };
-    let has_group = |id: HierId| hiers.get(id).is_some_and(|h| h.dir_ino(dir).is_ok());
+    // whether each hierarchy has the group: one open per hierarchy
+    let present: Vec<(HierId, bool)> = std::iter::once(HierId::V2)
+        .chain((0..hiers.layout.v1.len()).map(HierId::V1))
+        .map(|id| (id, hiers.get(id).is_some_and(|h| h.dir_ino(dir).is_ok())))
+        .collect();
+    let has_group = |id: HierId| present.iter().any(|&(i, here)| i == id && here);
     let mut sources = DetailSources::default();
     let mut errors: Vec<Unreadable> = Vec::new();
     // where the group is in the holder of a controller, its name
@@ -247,7 +252,7 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
         errors.extend(tagged(&label(id), false, g.errors.take()));
     }
     d.unreadable.extend(errors);
-    d.sources = Some(sources);
+    d.hierarchies = Some(sources);
     if raw {
         for (id, m, h) in hiers.v1() {
             if id == primary_id || !has_group(id) {
@@ -399,17 +404,29 @@ fn v1_blkio(g: &Group<'_>, d: &mut GroupDetail) {
     };
 }
 
-/// The v1 freezer: its state, and whether the group itself was asked to
+/// The v1 freezer: its state, and, where the primary hierarchy has no
+/// cgroup.freeze (a v1-only host), whether the group itself was asked to
 /// freeze (freezer.self_freezing, as cgroup.freeze says on v2; FROZEN
 /// through a parent is `freeze: false`, as on v2).
 fn v1_freezer(g: &Group<'_>, d: &mut GroupDetail) {
-    d.freezer_state = g
+    let flag = |name: &'static str| {
+        g.read(name)
+            .and_then(|t| v1_limits::parse_flag(name, &t).ok())
+    };
+    let state = g
         .read(v1::FREEZER_STATE)
         .and_then(|t| FreezerState::parse(&t).ok());
-    d.freeze = g
-        .read(v1::FREEZER_SELF)
-        .and_then(|t| v1_limits::parse_flag(v1::FREEZER_SELF, &t).ok())
-        .or(d.freezer_state.map(|s| s != FreezerState::Thawed));
+    let self_freezing = flag(v1::FREEZER_SELF);
+    d.freezer = state.map(|state| FreezerV1 {
+        state,
+        self_freezing,
+        parent_freezing: flag(v1::FREEZER_PARENT),
+    });
+    // on a hybrid host cgroup2's cgroup.freeze (a core file, apart from
+    // v1's freezer) is what cgtop's freeze writes: it stays `freeze`
+    if d.freeze.is_none() {
+        d.freeze = self_freezing.or(state.map(|s| s != FreezerState::Thawed));
+    }
 }
 
 /// Files of the group with the owner's write bit (cgroupfs marks

@@ -309,7 +309,7 @@ fn in_v1(app: &App, det: Option<&GroupDetail>, controller: &str) -> Option<bool>
     if !on_v1(app, controller) {
         return None;
     }
-    let s = det?.sources.as_ref()?;
+    let s = det?.hierarchies.as_ref()?;
     let slot = match controller {
         "cpu" => &s.cpu,
         "memory" => &s.memory,
@@ -354,7 +354,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     // v1's freezer.state, where the scan has no cgroup.events to say it:
     // FREEZING is its own state there (a task the kernel could not stop
     // yet keeps it so), shown as the kernel says it
-    let v1_freezer = det.and_then(|d| d.freezer_state);
+    let v1_freezer = det.and_then(|d| d.freezer).map(|f| f.state);
     if !ev.is_frozen() {
         match v1_freezer {
             Some(FreezerState::Frozen) => marks.push("frozen (freezer.state FROZEN)"),
