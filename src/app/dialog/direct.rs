@@ -99,8 +99,7 @@ fn freeze_v1(app: &mut App, group: &GroupPath, h: HierId, fx: &mut Vec<Effect>) 
         );
         return Transition::Stay;
     };
-    let (state, own) = (d.freezer_state, d.freeze);
-    let Some(state) = state else {
+    let Some(fz) = d.freezer else {
         app.set_status(
             Level::Warn,
             format!(
@@ -110,7 +109,8 @@ fn freeze_v1(app: &mut App, group: &GroupPath, h: HierId, fx: &mut Vec<Effect>) 
         );
         return Transition::Stay;
     };
-    let frozen = state != FreezerState::Thawed || app.freezing.contains(group);
+    let frozen = fz.state != FreezerState::Thawed || app.freezing.contains(group);
+    let own = fz.self_freezing;
     // freezer.self_freezing 0 while frozen: an ancestor froze it, and
     // THAWED here changes nothing (cgroup-v1/freezer-subsystem.rst)
     if frozen && own == Some(false) && !app.freezing.contains(group) {
@@ -154,7 +154,7 @@ pub fn kill_group(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
     // primary hierarchy
     if g.cgroup_type.is_none() && !group.is_root() && !app.layout.v1.is_empty() {
         let in_freezer = inspected_detail(app)
-            .and_then(|d| d.sources.as_ref())
+            .and_then(|d| d.hierarchies.as_ref())
             .is_some_and(|s| s.freezer.is_some());
         let h = v1_holder(app, "freezer")
             .filter(|_| in_freezer)
