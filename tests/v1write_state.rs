@@ -516,3 +516,39 @@ fn a_v1_op_is_never_written_to_a_plain_directory() {
     );
     assert!(!v2.is_ok());
 }
+
+#[test]
+fn the_v1_limits_form_and_a_question_on_screen() {
+    let (mut a, mut c, _t) = on_layout(WEB, false);
+    send(&mut a, &mut c, ch('e'));
+    typed(
+        &mut a,
+        &mut c,
+        FieldKind::V1Memory(V1MemoryFile::Limit),
+        "256M 512M",
+    );
+    // the device line is this host's: the form is checked by its rows
+    let s = screen(&a, 120, 40);
+    for row in [
+        "cpu.cfs_quota_us                 50000 100000",
+        "memory.limit_in_bytes            64M",
+        "memory.memsw.limit_in_bytes      max",
+        "blkio.throttle.write_iops_device (no limit)",
+        "Enter set memory.memsw.limit_in_bytes of /demo.slice/web.service to 536870912, then",
+    ] {
+        assert!(s.contains(row), "{row}\n{s}");
+    }
+    let (mut a, mut c, _t) = on_layout(WEB, true);
+    send(&mut a, &mut c, key(KeyCode::Delete));
+    // rows of the question on screen (the tree and detail around it are
+    // the scan's and the detail's)
+    let s = screen(&a, 120, 40);
+    for row in [
+        "confirm (cannot be undone)",
+        "• remove the group /demo.slice/web.service in the v1 pids hierarchy",
+        "• remove the group /demo.slice/web.service in the v1 name=systemd hierarchy",
+        "removing a group cannot be undone",
+    ] {
+        assert!(s.contains(row), "{row}\n{s}");
+    }
+}

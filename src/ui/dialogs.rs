@@ -306,7 +306,16 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
     let shown = |fd: &Field| limits_current(fd, form);
     // the current values as wide as the widest, up to what leaves the
     // input 20 columns
-    let room = inner_width(area).saturating_sub(16 + 1 + 20).max(10);
+    // the files' column: 16 as on cgroup2, wider for v1's long names
+    // (memory.memsw.limit_in_bytes)
+    let name_w = form
+        .fields
+        .iter()
+        .map(|fd| fd.kind.file().len() + 1)
+        .max()
+        .unwrap_or(0)
+        .max(16);
+    let room = inner_width(area).saturating_sub(name_w + 1 + 20).max(10);
     let cur_w = form
         .fields
         .iter()
@@ -317,7 +326,7 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
     for (i, fd) in form.fields.iter().enumerate() {
         let cur = shown(fd);
         let sel = i == form.cursor;
-        let head = format!("{:<16}{:<cur_w$} ", fd.kind.file(), fit(&cur, cur_w));
+        let head = format!("{:<name_w$}{:<cur_w$} ", fd.kind.file(), fit(&cur, cur_w));
         let room = inner_width(area).saturating_sub(head.chars().count());
         let line = if sel {
             let mut spans = vec![Span::raw(head)];
