@@ -127,8 +127,24 @@ pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u3
             "refused: checked again just before writing, {} {why}, and its name was not typed",
             op.group()
         ),
-        "ask again: cgtop now asks for the group's name to be typed",
+        again(op),
     )
+}
+
+/// The way out of a refusal by the writer's check. The app judges with
+/// the primary hierarchy's protection; in a v1 hierarchy a process may sit
+/// in a group it does not see there, and asking again would not ask for
+/// the name.
+fn again(op: &Op) -> &'static str {
+    match op.hier() {
+        crate::model::layout::HierId::V2 => {
+            "ask again: cgtop now asks for the group's name to be typed"
+        }
+        crate::model::layout::HierId::V1(_) => {
+            "in this v1 hierarchy the group holds such a process (its line of /proc/PID/cgroup \
+             says so): move that process out of the group there first"
+        }
+    }
 }
 
 /// [`perform_checked`] through the handle of the op's hierarchy: the
@@ -175,7 +191,7 @@ fn perform_checked_in(
                     "refused: checked again just before writing, {} {why}, and its name was not typed",
                     op.group()
                 ),
-                "ask again: cgtop now asks for the group's name to be typed",
+                again(op),
             );
         }
     }

@@ -230,7 +230,7 @@ impl std::fmt::Display for Missing {
         let controller = self.controller();
         match self.why {
             MissingWhy::NotInKernel => write!(f, "this kernel has no {file}: the {controller} controller is on, but the feature is not built in"),
-            MissingWhy::OnCgroupV1 => write!(f, "{file} is not on cgroup2 here: this hybrid host has the {controller} controller on cgroup v1, which cgtop does not edit"),
+            MissingWhy::OnCgroupV1 => write!(f, "{file} is not on cgroup2 here: this hybrid host has the {controller} controller on cgroup v1, whose files the form shows instead where it knows the host's hierarchies"),
             MissingWhy::ControllerOff => write!(f, "{file} does not exist for this group: its controller is off (enable it in the parent with c)"),
             MissingWhy::NotInV1Hierarchy => write!(f, "{file} does not exist for this group: the group is not in the v1 {} hierarchy (systemd makes it there only for a unit that uses {}), or this kernel lacks the file", v1_name(controller), v1_name(controller)),
         }
@@ -821,7 +821,7 @@ mod tests {
         assert_eq!(
             v1.to_string(),
             "memory.max is not on cgroup2 here: this hybrid host has the memory controller on \
-             cgroup v1, which cgtop does not edit"
+             cgroup v1, whose files the form shows instead where it knows the host's hierarchies"
         );
         assert_eq!(v1.label(), "(on cgroup v1)");
     }
