@@ -28,6 +28,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -670,4 +671,47 @@ fn create_and_remove_a_group_in_every_hierarchy_and_undo() {
     for d in v2_top.iter().chain(&v1_tops) {
         assert!(!d.exists(), "{}", d.display());
     }
+}
+
+#[test]
+fn the_writer_thread_performs_each_op_in_its_hierarchy_and_logs_it() {
+    use cgtop::app::writes::WriteRequest;
+    use cgtop::app::Msg;
+    let b = sandbox!("pids", "cpu");
+    let (g, pids, cpu) = (b.group(), b.hier("pids"), b.hier("cpu"));
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("actions.log");
+    let hiers = Arc::new(Hiers::open(b.layout().clone()));
+    let (tx, rx) = std::sync::mpsc::channel::<Msg>();
+    let w = cgtop::run::spawn_writer(
+        Arc::clone(&hiers),
+        actionlog::ActionLog::at(log.clone()),
+        tx,
+    )
+    .unwrap();
+    // one request, two hierarchies, as the limits form sends them
+    w.send(WriteRequest::Ops(vec![
+        write::set_pids_max(&g, Limit::Value(64)).on(pids),
+        write::set_cpu_shares(&g, cpu, 256),
+    ]))
+    .unwrap();
+    let msg = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    let Msg::WriteFinished { outcomes, .. } = msg else {
+        panic!("not a write's answer");
+    };
+    assert_eq!(outcomes.len(), 2);
+    assert!(outcomes.iter().all(cgtop::model::WriteOutcome::is_ok));
+    assert_eq!(b.read("pids", "pids.max"), "64");
+    assert_eq!(b.read("cpu", v1_files::CPU_SHARES), "256");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].contains(&format!(" pids:/{} pids.max max to 64 ok", b.name)),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains(&format!(" cpu:/{} cpu.shares 1024 to 256 ok", b.name)),
+        "{text}"
+    );
 }
