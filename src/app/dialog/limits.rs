@@ -785,6 +785,36 @@ pub(crate) fn show_readback(form: &mut LimitsForm, outcomes: &[WriteOutcome], pa
         if w.group != form.group {
             continue;
         }
+        // the CFS field shows quota and period together, as cpu.max does
+        if w.file == v1_files::CFS_QUOTA || w.file == v1_files::CFS_PERIOD {
+            for f in form
+                .fields
+                .iter_mut()
+                .filter(|f| f.kind == FieldKind::V1Cfs)
+            {
+                let now = f.current.as_deref().and_then(|c| CpuMax::parse(c).ok());
+                let rb = rb.trim();
+                let v = if w.file == v1_files::CFS_QUOTA {
+                    crate::cgroupfs::v1_limits::CfsQuota::parse(rb)
+                        .ok()
+                        .zip(now)
+                        .map(|(q, n)| crate::cgroupfs::v1_limits::cfs_to_cpu_max(q, n.period))
+                } else {
+                    crate::cgroupfs::v1_limits::parse_cfs_period(rb)
+                        .ok()
+                        .zip(now)
+                        .map(|(p, n)| CpuMax {
+                            quota: n.quota,
+                            period: p,
+                        })
+                };
+                if let Some(v) = v {
+                    f.current = Some(v.to_string());
+                    changed = true;
+                }
+            }
+            continue;
+        }
         for f in form.fields.iter_mut().filter(|f| f.kind.file() == w.file) {
             f.current = Some(rb.trim_end().replace('\n', " | "));
             changed = true;
@@ -800,6 +830,59 @@ pub(crate) fn show_readback(form: &mut LimitsForm, outcomes: &[WriteOutcome], pa
 #[cfg(test)]
 mod tests {
     use super::{Missing, MissingWhy};
+
+    #[test]
+    fn the_cfs_field_takes_the_quota_and_period_read_back() {
+        use super::*;
+        let group = GroupPath::new("job");
+        let h = HierId::V1(0);
+        let mut form = LimitsForm {
+            group: group.clone(),
+            fields: vec![Field {
+                kind: FieldKind::V1Cfs,
+                current: Some("50000 100000".into()),
+                input: TextInput::new(TextInput::LINE),
+                preview: Preview::Empty,
+                op: None,
+                warning: None,
+                hier: h,
+                before: Vec::new(),
+                place: None,
+            }],
+            cursor: 0,
+            devices: Vec::new(),
+            device: 0,
+            cgroup_writeback: false,
+            controllers_on: Vec::new(),
+            v1_controllers: Vec::new(),
+        };
+        let done = |op: Op, rb: &str| WriteOutcome::done(op, None, Some(rb.into()));
+        show_readback(
+            &mut form,
+            &[done(
+                write::set_cfs_quota(&group, h, Some(25_000)),
+                "25000\n",
+            )],
+            4096,
+        );
+        assert_eq!(form.fields[0].current.as_deref(), Some("25000 100000"));
+        show_readback(
+            &mut form,
+            &[
+                done(write::set_cfs_period(&group, h, 50_000), "50000\n"),
+                done(write::set_cfs_quota(&group, h, None), "-1\n"),
+            ],
+            4096,
+        );
+        assert_eq!(form.fields[0].current.as_deref(), Some("max 50000"));
+        // "50%" is then half of the new period
+        form.fields[0].input = TextInput::with_text(TextInput::LINE, "50%");
+        refresh_preview(&mut form, 0, 4096);
+        assert_eq!(
+            form.fields[0].op,
+            Some(write::set_cfs_quota(&group, h, Some(25_000)))
+        );
+    }
 
     #[test]
     fn a_missing_file_says_whether_the_controller_the_feature_or_v2_lacks_it() {
