@@ -715,3 +715,15 @@ fn the_writer_thread_performs_each_op_in_its_hierarchy_and_logs_it() {
         "{text}"
     );
 }
+
+#[test]
+fn a_move_into_a_new_cpuset_group_is_enospc_in_words() {
+    let mut b = sandbox!("cpuset");
+    let (g, h) = (b.group(), b.hier("cpuset"));
+    let pid = b.spawn();
+    let o = b.do_op(&write::move_process_in(pid, &g, false, h));
+    let err = o.result.unwrap_err();
+    assert_eq!(err.errno_name(), "ENOSPC");
+    assert!(err.explanation.contains("no CPUs or memory nodes"), "{err}");
+    assert!(err.fix.unwrap_or_default().contains("cpuset.cpus"));
+}

@@ -484,6 +484,17 @@ fn subtree_words(
 fn move_words(w: &WriteOp, pid: u32, threads: bool, e: Errno, ctx: &ErrorContext) -> Option<Words> {
     let g = &w.group;
     Some(match e {
+        // cgroup v1 cpuset: a group without CPUs or memory nodes takes no
+        // task (cgroup-v1/cpusets.rst 2.1; measured ENOSPC on 6.18)
+        Errno::NOSPC if matches!(w.hier, crate::model::layout::HierId::V1(_)) => (
+            format!(
+                "{g} has no CPUs or memory nodes in the v1 cpuset hierarchy (cpuset.cpus or \
+                 cpuset.mems is empty, as in every new cpuset group), so it takes no process"
+            ),
+            Some(format!(
+                "write its parent's cpuset.cpus and cpuset.mems to {g}'s, then move process {pid} again"
+            )),
+        ),
         Errno::SRCH => (
             format!("process {pid} no longer exists"),
             Some("nothing to move: it has exited".into()),

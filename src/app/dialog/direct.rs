@@ -34,6 +34,16 @@ pub(crate) fn every_hier(app: &App) -> Vec<HierId> {
             out.push(h);
         }
     }
+    // cpuset last: a new cpuset group has no CPUs until someone writes
+    // cpuset.cpus and cpuset.mems, and a move into it fails (ENOSPC), which
+    // ends the request; the other hierarchies are done by then
+    let is_cpuset = |h: &HierId| match h {
+        HierId::V1(i) => l.v1.get(*i).is_some_and(|m| m.holds("cpuset")),
+        HierId::V2 => false,
+    };
+    if let Some(rest) = out.get_mut(1..) {
+        rest.sort_by_key(is_cpuset);
+    }
     if out.is_empty() {
         out.push(HierId::V2);
     }
