@@ -181,11 +181,18 @@ pub fn write_access(hier: &Hier, start: &GroupPath, read_only_flag: bool) -> Opt
     (!hier.can_write(&probe)).then_some(ReadOnly::NoPermission)
 }
 
-fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>, hiers: &Arc<Hiers>) -> Result<Option<i32>> {
+fn run_tui(
+    opts: &Options,
+    m: &MountInfo,
+    hier: &Arc<Hier>,
+    hiers: &Arc<Hiers>,
+) -> Result<Option<i32>> {
     let (tx, rx) = mpsc::channel::<Msg>();
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>();
     let cfg = collector_config(opts, m, false);
     let mut app = App::new(host_info(), m.clone(), opts.start.clone(), opts.interval);
+    // which hierarchy holds each controller: the writes go there
+    app.layout = hiers.layout.clone();
     app.read_only = write_access(hier, &opts.start, opts.read_only);
     app.cpu_machine = opts.machine_cpu;
     app.columns = crate::render::columns::Column::in_order(&opts.columns);
@@ -242,7 +249,7 @@ fn run_tui(opts: &Options, m: &MountInfo, hier: &Arc<Hier>, hiers: &Arc<Hiers>) 
     let log = ActionLog::from_env();
     app.log_place = Some(log.place().clone());
     let writer_tx =
-        spawn_writer(Arc::clone(hier), log, tx.clone()).context("starting the writer thread")?;
+        spawn_writer(Arc::clone(hiers), log, tx.clone()).context("starting the writer thread")?;
     let outlets = Outlets {
         collector: cmd_tx,
         writer: writer_tx,
@@ -442,9 +449,10 @@ pub struct Outlets {
 
 /// Performs write requests in their own thread, so that a slow write never
 /// stalls the screen; appends each outcome to the action log file and
-/// reports back with `Msg::WriteFinished`.
+/// reports back with `Msg::WriteFinished`. Each op goes through the handle
+/// of the hierarchy it names (`Op::hier`); the leaf fix is cgroup2's.
 pub fn spawn_writer(
-    root: Arc<Hier>,
+    hiers: Arc<Hiers>,
     log: ActionLog,
     tx: Sender<Msg>,
 ) -> std::io::Result<Sender<WriteRequest>> {
@@ -454,15 +462,22 @@ pub fn spawn_writer(
         .spawn(move || {
             for req in req_rx {
                 let mut outcomes = match req {
-                    WriteRequest::Ops(ops) => perform_all(&root, &ops, None),
-                    WriteRequest::Typed { ops, name } => perform_all(&root, &ops, Some(&name)),
+                    WriteRequest::Ops(ops) => perform_all(&hiers, &ops, None),
+                    WriteRequest::Typed { ops, name } => perform_all(&hiers, &ops, Some(&name)),
                     WriteRequest::LeafFix {
                         group,
                         leaf,
                         changes,
-                    } => {
-                        safety::leaf_fix_checked(&root, &group, &leaf, &changes, std::process::id())
-                    }
+                    } => match hiers.get(crate::model::layout::HierId::V2) {
+                        Some(root) => safety::leaf_fix_checked(
+                            root,
+                            &group,
+                            &leaf,
+                            &changes,
+                            std::process::id(),
+                        ),
+                        None => Vec::new(),
+                    },
                     WriteRequest::LogEffect(record) => {
                         // the same file, the same checks as the write's own
                         // line; nothing comes back (the app has the words).
@@ -475,7 +490,7 @@ pub fn spawn_writer(
                 };
                 let now = SystemTime::now();
                 for o in &mut outcomes {
-                    if let Err(e) = log.append(o, now) {
+                    if let Err(e) = log.append_in(o, &hiers.layout, now) {
                         o.notes.push(format!("not written to the action log: {e}"));
                     }
                 }
@@ -499,10 +514,10 @@ pub fn spawn_writer(
 /// Performs `ops` in order, each checked against protection computed
 /// just before it (`typed`: the group whose name the operator typed);
 /// stops at the first failure.
-fn perform_all(root: &Hier, ops: &[Op], typed: Option<&GroupPath>) -> Vec<WriteOutcome> {
+fn perform_all(hiers: &Hiers, ops: &[Op], typed: Option<&GroupPath>) -> Vec<WriteOutcome> {
     let mut out = Vec::new();
     for op in ops {
-        let o = safety::perform_checked(root, op, typed, std::process::id());
+        let o = safety::perform_checked_on(hiers, op, typed, std::process::id());
         let failed = o.result.is_err();
         out.push(o);
         if failed {

@@ -80,6 +80,7 @@ fn wop(group: &str, file: &str, contents: &str, kind: WriteKind) -> Op {
         file: file.into(),
         contents: contents.into(),
         kind,
+        hier: cgtop::model::layout::HierId::V2,
     })
 }
 
@@ -1250,7 +1251,7 @@ fn new_group_names_are_checked_before_anything_is_written() {
     assert_eq!(check(&a), Ok("web".into()));
     assert_eq!(
         send(&mut a, &mut c, key(KeyCode::Enter)),
-        [write_of(Op::CreateGroup(g("lab/web")))],
+        [write_of(cgtop::model::write::create_group(&g("lab/web")))],
         "creating is undoable (rmdir): no confirmation"
     );
     assert_eq!(a.mode, Mode::Normal);
@@ -1372,7 +1373,7 @@ fn remove_is_confirmed_and_the_start_group_is_refused() {
     tick(&mut a, &mut c, 1.0);
     on(&mut a, &mut c, "lab/dd");
     assert!(send(&mut a, &mut c, key(KeyCode::Delete)).is_empty());
-    let rm = Op::RemoveGroup(g("lab/dd"));
+    let rm = cgtop::model::write::remove_group(&g("lab/dd"));
     let cf = confirm(&a);
     assert_eq!(cf.request, WriteRequest::Ops(vec![rm.clone()]));
     assert_eq!(cf.reasons, [Reason::Destructive(rm.clone())]);
@@ -1529,7 +1530,7 @@ fn a_cancelled_undo_stays_on_the_stack() {
     finished(
         &mut a,
         &mut c,
-        vec![done(Op::CreateGroup(g("lab/web")), None)],
+        vec![done(cgtop::model::write::create_group(&g("lab/web")), None)],
     );
     let pids_back = wop(
         "lab",
@@ -1537,7 +1538,7 @@ fn a_cancelled_undo_stays_on_the_stack() {
         "1140",
         WriteKind::PidsMax(Limit::Value(1140)),
     );
-    let rm = Op::RemoveGroup(g("lab/web"));
+    let rm = cgtop::model::write::remove_group(&g("lab/web"));
     assert_eq!(undo_ops(&a), [pids_back.clone(), rm.clone()]);
     // u asks before removing; n, Esc: the remove is still the next undo,
     // and u does not write the pids.max entry below it without asking
@@ -1564,7 +1565,7 @@ fn kill_move_and_remove_leave_nothing_to_undo() {
         vec![
             done(kill_of("batch"), None),
             done(move_of(4_190_202, "lab/dd", false), None),
-            done(Op::RemoveGroup(g("lab/dd")), None),
+            done(cgtop::model::write::remove_group(&g("lab/dd")), None),
         ],
     );
     assert!(a.history.undo.is_empty());
@@ -1580,13 +1581,16 @@ fn undo_of_a_create_is_a_confirmed_remove() {
     finished(
         &mut a,
         &mut c,
-        vec![done(Op::CreateGroup(g("lab/web")), None)],
+        vec![done(cgtop::model::write::create_group(&g("lab/web")), None)],
     );
-    assert_eq!(undo_ops(&a), [Op::RemoveGroup(g("lab/web"))]);
+    assert_eq!(
+        undo_ops(&a),
+        [cgtop::model::write::remove_group(&g("lab/web"))]
+    );
     assert!(send(&mut a, &mut c, ch('u')).is_empty());
     assert_eq!(
         confirm(&a).request,
-        WriteRequest::Ops(vec![Op::RemoveGroup(g("lab/web"))])
+        WriteRequest::Ops(vec![cgtop::model::write::remove_group(&g("lab/web"))])
     );
 }
 

@@ -22,6 +22,7 @@ fn subtree(group: &str, what: &str) -> Op {
         file: "cgroup.subtree_control".into(),
         contents: format!("+{what}"),
         kind: WriteKind::SubtreeControl(vec![ControllerChange::enable(what)]),
+        hier: cgtop::model::layout::HierId::V2,
     })
 }
 

@@ -106,6 +106,7 @@ fn memory_op(group: &str, file: MemoryFile, v: u64) -> Op {
         file: file.file().into(),
         contents: v.to_string(),
         kind: WriteKind::Memory(file, Limit::Value(v)),
+        hier: cgtop::model::layout::HierId::V2,
     })
 }
 

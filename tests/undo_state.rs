@@ -79,11 +79,11 @@ fn make_dir(root: &Path, group: &str) {
 fn perform(root: &Path, ops: &[Op]) -> Vec<WriteOutcome> {
     ops.iter()
         .map(|op| match op {
-            Op::CreateGroup(p) => {
+            Op::CreateGroup(p, _) => {
                 make_dir(root, rel(p));
                 WriteOutcome::done(op.clone(), None, None)
             }
-            Op::RemoveGroup(p) => {
+            Op::RemoveGroup(p, _) => {
                 remove_group(root, rel(p));
                 WriteOutcome::done(op.clone(), None, None)
             }

@@ -410,6 +410,10 @@ impl std::fmt::Display for ReadOnly {
 pub struct App {
     pub host: HostInfo,
     pub mount: MountInfo,
+    /// Every hierarchy and the controllers each holds: a write goes to
+    /// the hierarchy of its controller (`Layout::holder`). Set by the
+    /// caller (run_tui); empty means cgroup2 alone.
+    pub layout: crate::model::layout::Layout,
     pub start: GroupPath,
     pub interval: Duration,
     pub paused: bool,
@@ -516,6 +520,7 @@ impl App {
         Self {
             host,
             mount,
+            layout: crate::model::layout::Layout::default(),
             selected: Some(start.clone()),
             start,
             interval,

@@ -79,8 +79,16 @@ pub fn on_write_finished(
                 WriteKind::Freeze(true) => {
                     app.freezing.insert(w.group.clone());
                 }
-                WriteKind::Freeze(false) => {
+                WriteKind::Freeze(false) | WriteKind::FreezerState(false) => {
                     app.freezing.remove(&w.group);
+                }
+                // v1: "freezing" while freezer.state still says FREEZING
+                WriteKind::FreezerState(true) => {
+                    if o.new_readback.as_deref().map(str::trim) == Some("FREEZING") {
+                        app.freezing.insert(w.group.clone());
+                    } else {
+                        app.freezing.remove(&w.group);
+                    }
                 }
                 _ => {}
             }

@@ -92,11 +92,20 @@ pub fn measures(op: &Op) -> Vec<Measure> {
         WriteKind::CpuMax(_)
         | WriteKind::CpuMaxBurst(_)
         | WriteKind::CpuWeight(_)
-        | WriteKind::CpuWeightNice(_) => cpu(),
-        WriteKind::Memory(..) => memory(),
-        WriteKind::IoMax(_) | WriteKind::IoWeight { .. } | WriteKind::IoLatency { .. } => io(),
+        | WriteKind::CpuWeightNice(_)
+        | WriteKind::CfsQuota(_)
+        | WriteKind::CfsPeriod(_)
+        | WriteKind::CpuShares(_) => cpu(),
+        WriteKind::Memory(..) | WriteKind::V1Memory(..) => memory(),
+        WriteKind::IoMax(_)
+        | WriteKind::IoWeight { .. }
+        | WriteKind::IoLatency { .. }
+        | WriteKind::BlkioThrottle { .. }
+        | WriteKind::BlkioWeight(_) => io(),
         WriteKind::PidsMax(_) => vec![F(Figure::Pids)],
         WriteKind::Freeze(_) => freeze(),
+        // v1 has no cgroup.events: the CPU the group stops using
+        WriteKind::FreezerState(_) => vec![F(Figure::Cpu)],
         // a move names only its target; the app measures the group the
         // process left as well (the outcome's old value names it)
         WriteKind::Kill | WriteKind::MoveProcess { .. } => procs(),

@@ -90,8 +90,8 @@ pub fn offer_for(op: &Op, errno: Errno, ctx: &ErrorContext) -> Option<Offer> {
 /// What was attempted, as messages name it: "/a/b/memory.max", "mkdir /a/b".
 fn what(op: &Op) -> String {
     match op {
-        Op::CreateGroup(p) => format!("mkdir {p}"),
-        Op::RemoveGroup(p) => format!("rmdir {p}"),
+        Op::CreateGroup(p, _) => format!("mkdir {p}"),
+        Op::RemoveGroup(p, _) => format!("rmdir {p}"),
         Op::Write(w) if w.group.is_root() => format!("/{}", escape_str(&w.file)),
         Op::Write(w) => format!("{}/{}", w.group, escape_str(&w.file)),
     }
@@ -155,9 +155,19 @@ pub fn short_write(op: &Op, written: usize, len: usize) -> WriteError {
 /// how many processes were `killed`, `skipped` (never signalled) and
 /// `left` (appeared while killing).
 pub fn kill_fallback_notes(killed: usize, skipped: usize, left: usize) -> Vec<String> {
+    kill_fallback_notes_in(false, killed, skipped, left)
+}
+
+/// [`kill_fallback_notes`], on cgroup v1 (`v1`), which has no cgroup.kill
+/// on any kernel.
+pub fn kill_fallback_notes_in(v1: bool, killed: usize, skipped: usize, left: usize) -> Vec<String> {
+    let why = if v1 {
+        "cgroup v1 has no cgroup.kill"
+    } else {
+        "this kernel has no cgroup.kill (Linux 5.14 added it)"
+    };
     let mut notes = vec![format!(
-        "this kernel has no cgroup.kill (Linux 5.14 added it): sent SIGKILL to {} process{} \
-         of the subtree one by one",
+        "{why}: sent SIGKILL to {} process{} of the subtree one by one",
         killed,
         if killed == 1 { "" } else { "es" }
     )];
@@ -210,7 +220,7 @@ fn words(op: &Op, e: Errno, ctx: &ErrorContext) -> Words {
         }
         Errno::NOENT | Errno::NODEV if !ctx.group_exists => {
             return match op {
-                Op::CreateGroup(p) => (
+                Op::CreateGroup(p, _) => (
                     format!(
                         "the parent group {} no longer exists",
                         p.parent().unwrap_or_default()
@@ -226,8 +236,8 @@ fn words(op: &Op, e: Errno, ctx: &ErrorContext) -> Words {
         _ => {}
     }
     match op {
-        Op::CreateGroup(p) => create_words(p, e),
-        Op::RemoveGroup(p) => remove_words(p, e, ctx),
+        Op::CreateGroup(p, _) => create_words(p, e),
+        Op::RemoveGroup(p, _) => remove_words(p, e, ctx),
         Op::Write(w) => write_words(w, e, ctx),
     }
 }
@@ -287,13 +297,76 @@ fn remove_words(p: &GroupPath, e: Errno, ctx: &ErrorContext) -> Words {
     }
 }
 
+/// The note of a v1 freeze that still says FREEZING after `ms`.
+pub fn still_freezing(ms: u64) -> String {
+    format!(
+        "freezer.state still says FREEZING after {ms} ms: a task has not stopped yet (one in \
+         an uninterruptible sleep, such as IO); the kernel finishes the freeze when it can"
+    )
+}
+
 fn write_words(w: &WriteOp, e: Errno, ctx: &ErrorContext) -> Words {
     let specific = match &w.kind {
         WriteKind::SubtreeControl(changes) => subtree_words(w, changes, e, ctx),
         WriteKind::MoveProcess { pid, threads } => move_words(w, *pid, *threads, e, ctx),
+        k @ (WriteKind::BlkioThrottle { .. }
+        | WriteKind::BlkioWeight(_)
+        | WriteKind::CfsQuota(_)
+        | WriteKind::CfsPeriod(_)
+        | WriteKind::CpuShares(_)
+        | WriteKind::V1Memory(..)
+        | WriteKind::FreezerState(_)) => v1_words(w, k, e),
         _ => None,
     };
     specific.unwrap_or_else(|| file_words(w, e, ctx))
+}
+
+/// The cgroup v1 files, with what this kernel (6.18) answers, measured:
+/// see tests/v1write_real_kernel.rs.
+fn v1_words(w: &WriteOp, kind: &WriteKind, e: Errno) -> Option<Words> {
+    use crate::model::write::V1MemoryFile;
+    let g = &w.group;
+    let c = escape_str(&w.contents);
+    Some(match (kind, e) {
+        // blkg_conf_open_bdev: no such block device, or a partition
+        (WriteKind::BlkioThrottle { dev, .. }, Errno::NODEV) => (
+            format!("{dev} is not a whole disk this kernel knows: blkio throttles whole disks only, not partitions"),
+            Some("pick the disk (PgUp/PgDn), not one of its partitions".into()),
+        ),
+        (WriteKind::BlkioThrottle { .. }, Errno::INVAL) => (
+            format!("the kernel refused \"{c}\": it takes \"MAJ:MIN BYTES\" (or IOs), 0 removing the rule"),
+            None,
+        ),
+        (WriteKind::BlkioWeight(_), Errno::RANGE | Errno::INVAL) => (
+            format!("{c} is outside the weights {} takes", escape_str(&w.file)),
+            Some("a weight from 1 to 1000 (blkio.bfq.weight), 10 to 1000 (blkio.weight)".into()),
+        ),
+        (WriteKind::CfsQuota(_), Errno::INVAL) => (
+            format!("the kernel refused a quota of {c} us: a quota is at least 1000 us (1 ms), and a child's quota/period cannot exceed its parent's"),
+            Some("a quota of 1000 us or more, or -1 (max); raise the parent's quota first".into()),
+        ),
+        (WriteKind::CfsPeriod(_), Errno::INVAL) => (
+            format!("the kernel refused a period of {c} us: the period is between 1000 us (1 ms) and 1000000 us (1 s)"),
+            None,
+        ),
+        (WriteKind::V1Memory(f, _), Errno::BUSY) => (
+            format!("{g} uses more memory than {c} bytes and the kernel could not reclaim enough to fit: cgroup v1 refuses the limit rather than OOM-kill (EBUSY)"),
+            Some(format!("free memory in {g} first, or set {} at or above its usage", f.file())),
+        ),
+        (WriteKind::V1Memory(V1MemoryFile::Limit, _), Errno::INVAL) => (
+            format!("the kernel refused memory.limit_in_bytes {c}: it must stay at or below memory.memsw.limit_in_bytes"),
+            Some("raise memory.memsw.limit_in_bytes first (the form writes both in the right order)".into()),
+        ),
+        (WriteKind::V1Memory(V1MemoryFile::MemswLimit, _), Errno::INVAL) => (
+            format!("the kernel refused memory.memsw.limit_in_bytes {c}: it must stay at or above memory.limit_in_bytes"),
+            Some("lower memory.limit_in_bytes first (the form writes both in the right order)".into()),
+        ),
+        (WriteKind::FreezerState(_), Errno::INVAL) => (
+            format!("freezer.state takes FROZEN or THAWED, not \"{c}\""),
+            None,
+        ),
+        _ => return None,
+    })
 }
 
 /// cgroup.subtree_control (admin guide 2-4).
@@ -411,6 +484,17 @@ fn subtree_words(
 fn move_words(w: &WriteOp, pid: u32, threads: bool, e: Errno, ctx: &ErrorContext) -> Option<Words> {
     let g = &w.group;
     Some(match e {
+        // cgroup v1 cpuset: a group without CPUs or memory nodes takes no
+        // task (cgroup-v1/cpusets.rst 2.1; measured ENOSPC on 6.18)
+        Errno::NOSPC if matches!(w.hier, crate::model::layout::HierId::V1(_)) => (
+            format!(
+                "{g} has no CPUs or memory nodes in the v1 cpuset hierarchy (cpuset.cpus or \
+                 cpuset.mems is empty, as in every new cpuset group), so it takes no process"
+            ),
+            Some(format!(
+                "write its parent's cpuset.cpus and cpuset.mems to {g}'s, then move process {pid} again"
+            )),
+        ),
         Errno::SRCH => (
             format!("process {pid} no longer exists"),
             Some("nothing to move: it has exited".into()),

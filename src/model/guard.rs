@@ -408,6 +408,71 @@ pub fn view_mapping(mounts: &[MountEntry], view_root: &Path) -> Option<(GroupPat
         .map(|(_, root, below)| (root, below))
 }
 
+/// The line of /proc/PID/cgroup that names a hierarchy, by its middle
+/// field: "" for cgroup2 (the "0::" line), a v1 hierarchy's controllers
+/// as the kernel joins them ("memory", "cpu,cpuacct") or "name=systemd".
+/// The same text as [`crate::model::layout::V1Mount::label`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProcLine(pub String);
+
+impl ProcLine {
+    pub fn v2() -> Self {
+        Self(String::new())
+    }
+
+    pub fn is_v2(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The path on this line of a /proc/PID/cgroup text (" (deleted)"
+    /// kept: see [`Self::live_path`]).
+    pub fn path<'a>(&self, proc_cgroup: &'a str) -> Option<&'a str> {
+        proc_cgroup.lines().find_map(|l| {
+            let (id, rest) = l.split_once(':')?;
+            let (ctrl, path) = rest.split_once(':')?;
+            let v2 = self.is_v2();
+            (ctrl == self.0 && (!v2 || id == "0")).then_some(path)
+        })
+    }
+
+    /// The path of a group still there: `None` for " (deleted)".
+    pub fn live_path<'a>(&self, proc_cgroup: &'a str) -> Option<&'a str> {
+        self.path(proc_cgroup)
+            .filter(|p| !p.ends_with(" (deleted)"))
+    }
+}
+
+/// For the directory cgtop views or writes, on any cgroup hierarchy: the
+/// line of /proc/PID/cgroup that is its hierarchy, and as
+/// [`view_mapping`] the mount's root within the filesystem and the view's
+/// path below the mount point. The mount with the longest matching
+/// mount point wins.
+pub fn hier_mapping(
+    mounts: &[MountEntry],
+    view_root: &Path,
+) -> Option<(ProcLine, GroupPath, GroupPath)> {
+    mounts
+        .iter()
+        .filter(|m| m.fs_type == "cgroup2" || m.fs_type == "cgroup")
+        .filter_map(|m| {
+            let below = view_root.strip_prefix(&m.mount_point).ok()?;
+            let line = if m.fs_type == "cgroup2" {
+                ProcLine::v2()
+            } else {
+                let l = crate::model::layout::Layout::from_mounts(std::slice::from_ref(m));
+                ProcLine(l.v1.first()?.label())
+            };
+            Some((
+                m.mount_point.as_os_str().len(),
+                line,
+                GroupPath::parse(m.root.as_os_str().as_bytes()).ok()?,
+                GroupPath::parse(below.as_os_str().as_bytes()).ok()?,
+            ))
+        })
+        .max_by_key(|(len, ..)| *len)
+        .map(|(_, line, root, below)| (line, root, below))
+}
+
 /// Maps a path from /proc/PID/cgroup to a group relative to the view:
 /// strip the mount's root within the filesystem, then the view's path
 /// below the mount point. `None` when the group is outside the view.
@@ -436,6 +501,29 @@ mod tests {
     const CONTAINER: &str = "700 690 0:30 /docker/abc /sys/fs/cgroup ro,nosuid - cgroup2 cgroup rw
 701 690 0:30 /docker/abc/x /mnt/cg\\040x rw - cgroup2 cgroup rw
 ";
+
+    #[test]
+    fn the_line_of_each_hierarchy() {
+        let text = "12:memory:/a/b\n3:cpu,cpuacct:/c\n1:name=systemd:/d\n0::/e (deleted)\n";
+        assert_eq!(ProcLine("memory".into()).path(text), Some("/a/b"));
+        assert_eq!(ProcLine("cpu,cpuacct".into()).path(text), Some("/c"));
+        assert_eq!(ProcLine("cpu".into()).path(text), None);
+        assert_eq!(ProcLine("name=systemd".into()).path(text), Some("/d"));
+        assert_eq!(ProcLine::v2().path(text), Some("/e (deleted)"));
+        assert_eq!(ProcLine::v2().live_path(text), None);
+        // a v1 line with empty controllers is not cgroup2's
+        assert_eq!(ProcLine::v2().path("5::/x\n"), None);
+        let m = mounts(HYBRID);
+        assert_eq!(
+            hier_mapping(&m, Path::new("/sys/fs/cgroup/memory/x")),
+            Some((ProcLine("memory".into()), GroupPath::root(), g("x")))
+        );
+        assert_eq!(
+            hier_mapping(&m, Path::new("/sys/fs/cgroup/unified")),
+            Some((ProcLine::v2(), GroupPath::root(), GroupPath::root()))
+        );
+        assert_eq!(hier_mapping(&m, Path::new("/tmp")), None);
+    }
 
     fn mounts(text: &str) -> Vec<MountEntry> {
         crate::model::mountinfo::parse(text.as_bytes())

@@ -509,6 +509,62 @@ fn parse_size_with(
         .ok_or_else(|| err(num_problem(NumErr::Overflow, t)))
 }
 
+// cgroup v1.
+
+const ACCEPT_THROTTLE_BPS: &str = "bytes per second with an optional unit K, M, G or T \
+     (binary), like 1M; 0 or max removes the device's limit";
+const ACCEPT_THROTTLE_IOPS: &str =
+    "a whole number of IO operations per second; 0 or max removes the device's limit";
+const ACCEPT_SHARES: &str = "a whole number from 2 to 262144 (the default is 1024)";
+const ACCEPT_BFQ_WEIGHT: &str = "a whole number from 1 to 1000 (the default is 100)";
+const ACCEPT_BLKIO_WEIGHT: &str = "a whole number from 10 to 1000 (the default is 500)";
+
+/// One blkio.throttle.*_device rate: `None` removes the device's rule
+/// (the kernel's 0; "max" means the same here).
+pub fn parse_blkio_throttle(
+    which: super::write::Throttle,
+    input: &str,
+) -> Result<Option<u64>, InputError> {
+    use super::write::Throttle;
+    let file = which.file();
+    let v = match which {
+        Throttle::ReadBps | Throttle::WriteBps => {
+            parse_size_with(file, ACCEPT_THROTTLE_BPS, input, "/s")?
+        }
+        Throttle::ReadIops | Throttle::WriteIops => {
+            let t = input.trim();
+            if is_max(t) {
+                Limit::Max
+            } else {
+                Limit::Value(ranged(
+                    file,
+                    ACCEPT_THROTTLE_IOPS,
+                    input,
+                    0,
+                    u64::from(u32::MAX),
+                )?)
+            }
+        }
+    };
+    Ok(v.value().filter(|&n| n > 0))
+}
+
+/// cpu.shares: the kernel takes 2 to 262144 (MIN_SHARES, MAX_SHARES in
+/// kernel/sched/sched.h), clamping anything else.
+pub fn parse_cpu_shares(input: &str) -> Result<u64, InputError> {
+    ranged("cpu.shares", ACCEPT_SHARES, input, 2, 262_144)
+}
+
+/// blkio.bfq.weight (1..=1000) or CFQ's blkio.weight (10..=1000).
+pub fn parse_blkio_weight(bfq: bool, input: &str) -> Result<u32, InputError> {
+    let (file, accepted, lo) = if bfq {
+        ("blkio.bfq.weight", ACCEPT_BFQ_WEIGHT, 1)
+    } else {
+        ("blkio.weight", ACCEPT_BLKIO_WEIGHT, 10)
+    };
+    ranged(file, accepted, input, lo, 1000).map(|v| v as u32)
+}
+
 /// A size in bytes with an optional unit K, M, G or T (binary), as the
 /// limits take it: `--max-size` of `cgtop record`. "max" is refused.
 pub fn parse_size(field: &'static str, input: &str) -> Result<u64, InputError> {

@@ -5,6 +5,7 @@
 //!
 //! Must not depend on: the filesystem, the clock, the terminal.
 
+use super::guard::ProcLine;
 use super::procstat::StatLine;
 
 /// PF_KTHREAD in /proc/PID/stat's flags (include/linux/sched.h).
@@ -26,8 +27,22 @@ pub enum NotSignalled {
 
 /// Whether the SIGKILL fallback may signal `pid`, listed in the group
 /// whose /proc/PID/cgroup path is `want` ("/a/b"), from the texts of its
-/// /proc/PID/stat and /proc/PID/cgroup.
+/// /proc/PID/stat and /proc/PID/cgroup (its cgroup2 line).
 pub fn may_signal(
+    pid: u32,
+    self_pid: u32,
+    stat: &[u8],
+    cgroup: &str,
+    want: &str,
+) -> Result<(), NotSignalled> {
+    may_signal_in(&ProcLine::v2(), pid, self_pid, stat, cgroup, want)
+}
+
+/// [`may_signal`] for a group of the hierarchy whose /proc/PID/cgroup
+/// line is `line` (cgroup v1 has no cgroup.kill at all: this fallback is
+/// its kill).
+pub fn may_signal_in(
+    line: &ProcLine,
     pid: u32,
     self_pid: u32,
     stat: &[u8],
@@ -47,10 +62,7 @@ pub fn may_signal(
         Some(_) => return Err(NotSignalled::KernelThread),
         None => return Err(NotSignalled::NotInGroup),
     }
-    let here = cgroup
-        .lines()
-        .find_map(|l| l.strip_prefix("0::"))
-        .is_some_and(|p| p == want);
+    let here = line.path(cgroup).is_some_and(|p| p == want);
     if here {
         Ok(())
     } else {
@@ -90,6 +102,29 @@ mod tests {
             may_signal(42, 7, b"", here, "/job/sub"),
             Err(NotSignalled::NotInGroup),
             "no /proc entry: exited"
+        );
+        // cgroup v1: the line of the hierarchy the group is in, not another
+        let v1 = "4:memory:/job/sub\n3:cpu,cpuacct:/\n0::/\n";
+        let mem = ProcLine("memory".into());
+        assert_eq!(may_signal_in(&mem, 42, 7, &stat(0), v1, "/job/sub"), Ok(()));
+        assert_eq!(
+            may_signal_in(
+                &ProcLine("cpu,cpuacct".into()),
+                42,
+                7,
+                &stat(0),
+                v1,
+                "/job/sub"
+            ),
+            Err(NotSignalled::NotInGroup)
+        );
+        assert_eq!(
+            may_signal(42, 7, &stat(0), v1, "/job/sub"),
+            Err(NotSignalled::NotInGroup)
+        );
+        assert_eq!(
+            may_signal_in(&mem, 1, 7, &stat(0), "4:memory:/job/sub\n", "/job/sub"),
+            Err(NotSignalled::Init)
         );
         // a name that is not UTF-8 (any user picks their own) is still read
         assert_eq!(

@@ -372,9 +372,15 @@ fn refuse(errno: Errno, context: ErrorContext) -> Verdict {
 /// Judges `op` against `target` (the facts of `op.group()`); `source` is
 /// the threaded domain of the group a moved thread comes from, when known.
 pub fn check(op: &Op, target: &Facts, source: Option<&GroupPath>) -> Verdict {
+    // the facts are cgroup2's; a cgroup v1 hierarchy has none of its
+    // rules (no internal process rule, no subtree_control): the kernel's
+    // answer, in words, is the check there
+    if matches!(op.hier(), crate::model::layout::HierId::V1(_)) {
+        return Verdict::Clear;
+    }
     match op {
-        Op::CreateGroup(_) => Verdict::Clear,
-        Op::RemoveGroup(_) => check_remove(target),
+        Op::CreateGroup(_, _) => Verdict::Clear,
+        Op::RemoveGroup(_, _) => check_remove(target),
         Op::Write(w) => match &w.kind {
             WriteKind::MoveProcess { threads, .. } => check_move(target, *threads, source),
             WriteKind::SubtreeControl(changes) => check_enable(target, changes),

@@ -9,6 +9,7 @@
 //! Must not depend on: the filesystem, the clock, the terminal.
 
 use super::input::{ControllerChange, IoMaxSet, MemoryFile};
+use super::layout::{HierId, Layout};
 use super::path::PathError;
 use super::text::escape_str;
 use super::GroupPath;
@@ -47,6 +48,126 @@ pub enum WriteKind {
     },
     /// Any other file, written as typed.
     Raw,
+    // cgroup v1 (admin guide cgroup-v1/*.rst); each op says its hierarchy
+    // in [`WriteOp::hier`].
+    /// blkio.throttle.{read,write}_{bps,iops}_device: "MAJ:MIN N";
+    /// `limit: None` writes 0, which removes the device's rule
+    /// (cgroup-v1/blkio-controller.rst).
+    BlkioThrottle {
+        which: Throttle,
+        dev: DevId,
+        limit: Option<u64>,
+    },
+    /// blkio.weight (CFQ, before 5.0) or blkio.bfq.weight: the group's
+    /// default weight; the file the op names is the one the group has.
+    BlkioWeight(u32),
+    /// cpu.cfs_quota_us in microseconds; `None` is -1, no quota.
+    CfsQuota(Option<u64>),
+    /// cpu.cfs_period_us in microseconds.
+    CfsPeriod(u64),
+    /// cpu.shares (v1's weight, 1024 the default).
+    CpuShares(u64),
+    /// memory.limit_in_bytes, memory.memsw.limit_in_bytes,
+    /// memory.soft_limit_in_bytes; `Limit::Max` is written as -1.
+    V1Memory(V1MemoryFile, Limit),
+    /// freezer.state: FROZEN (true) or THAWED.
+    FreezerState(bool),
+}
+
+/// The names of the cgroup v1 files cgtop writes.
+pub mod v1_files {
+    pub const THROTTLE_READ_BPS: &str = "blkio.throttle.read_bps_device";
+    pub const THROTTLE_WRITE_BPS: &str = "blkio.throttle.write_bps_device";
+    pub const THROTTLE_READ_IOPS: &str = "blkio.throttle.read_iops_device";
+    pub const THROTTLE_WRITE_IOPS: &str = "blkio.throttle.write_iops_device";
+    pub const BLKIO_WEIGHT: &str = "blkio.weight";
+    pub const BLKIO_BFQ_WEIGHT: &str = "blkio.bfq.weight";
+    pub const CFS_QUOTA: &str = "cpu.cfs_quota_us";
+    pub const CFS_PERIOD: &str = "cpu.cfs_period_us";
+    pub const CPU_SHARES: &str = "cpu.shares";
+    pub const MEMORY_LIMIT: &str = "memory.limit_in_bytes";
+    pub const MEMSW_LIMIT: &str = "memory.memsw.limit_in_bytes";
+    pub const MEMORY_SOFT_LIMIT: &str = "memory.soft_limit_in_bytes";
+    pub const MEMORY_USAGE: &str = "memory.usage_in_bytes";
+    pub const FREEZER_STATE: &str = "freezer.state";
+    /// v1's cgroup.threads: one thread per write.
+    pub const TASKS: &str = "tasks";
+}
+
+/// One of the four blkio throttle files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Throttle {
+    ReadBps,
+    WriteBps,
+    ReadIops,
+    WriteIops,
+}
+
+impl Throttle {
+    pub const ALL: [Self; 4] = [
+        Self::ReadBps,
+        Self::WriteBps,
+        Self::ReadIops,
+        Self::WriteIops,
+    ];
+
+    pub fn file(self) -> &'static str {
+        match self {
+            Self::ReadBps => v1_files::THROTTLE_READ_BPS,
+            Self::WriteBps => v1_files::THROTTLE_WRITE_BPS,
+            Self::ReadIops => v1_files::THROTTLE_READ_IOPS,
+            Self::WriteIops => v1_files::THROTTLE_WRITE_IOPS,
+        }
+    }
+}
+
+/// A v1 memory limit file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum V1MemoryFile {
+    Limit,
+    MemswLimit,
+    SoftLimit,
+}
+
+impl V1MemoryFile {
+    pub fn file(self) -> &'static str {
+        match self {
+            Self::Limit => v1_files::MEMORY_LIMIT,
+            Self::MemswLimit => v1_files::MEMSW_LIMIT,
+            Self::SoftLimit => v1_files::MEMORY_SOFT_LIMIT,
+        }
+    }
+}
+
+/// A v1 byte limit as the kernel prints it: "no limit" is
+/// PAGE_COUNTER_MAX pages (9223372036854771712 with 4 KiB pages), any
+/// value from 2^62 up is that.
+pub fn v1_limit(text: &str) -> Option<Limit> {
+    let t = text.trim();
+    if t == "-1" {
+        return Some(Limit::Max);
+    }
+    let v: u64 = t.parse().ok()?;
+    Some(if v >= 1 << 62 {
+        Limit::Max
+    } else {
+        Limit::Value(v)
+    })
+}
+
+/// The value of `dev` in a blkio.throttle.* file ("MAJ:MIN N" lines, a
+/// device without a rule absent); `None` when the text is not such a
+/// file.
+pub fn throttle_value(text: &str, dev: DevId) -> Option<Option<u64>> {
+    let mut out = None;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let (d, v) = line.trim().split_once(' ')?;
+        let v: u64 = v.trim().parse().ok()?;
+        if DevId::parse(d)? == dev {
+            out = Some(v);
+        }
+    }
+    Some(out)
 }
 
 /// One write(2) of `contents` to `group`/`file`.
@@ -56,23 +177,28 @@ pub struct WriteOp {
     pub file: String,
     pub contents: String,
     pub kind: WriteKind,
+    /// The hierarchy the file is in: cgroup2, or one cgroup v1 hierarchy
+    /// (the one that holds the file's controller).
+    pub hier: HierId,
 }
 
 /// A change to the hierarchy: a file write, or a group created (mkdir) or
-/// removed (rmdir).
+/// removed (rmdir), each in one hierarchy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
     Write(WriteOp),
-    CreateGroup(GroupPath),
-    RemoveGroup(GroupPath),
+    CreateGroup(GroupPath, HierId),
+    RemoveGroup(GroupPath, HierId),
 }
 
+/// A write to cgroup2; [`Op::on`] moves it to another hierarchy.
 fn write(group: &GroupPath, file: &str, contents: String, kind: WriteKind) -> Op {
     Op::Write(WriteOp {
         group: group.clone(),
         file: file.to_owned(),
         contents,
         kind,
+        hier: HierId::V2,
     })
 }
 
@@ -233,11 +359,182 @@ pub fn raw(group: &GroupPath, file: &str, line: &str) -> Op {
 }
 
 pub fn create_group(path: &GroupPath) -> Op {
-    Op::CreateGroup(path.clone())
+    Op::CreateGroup(path.clone(), HierId::V2)
 }
 
 pub fn remove_group(path: &GroupPath) -> Op {
-    Op::RemoveGroup(path.clone())
+    Op::RemoveGroup(path.clone(), HierId::V2)
+}
+
+// ---------------------------------------------------------------------------
+// cgroup v1 builders: each makes the op for the hierarchy `h` that holds
+// the controller (`Layout::holder`).
+
+/// blkio.throttle.*_device: "MAJ:MIN N", `None` writes 0 (removes).
+pub fn set_blkio_throttle(
+    group: &GroupPath,
+    h: HierId,
+    which: Throttle,
+    dev: DevId,
+    limit: Option<u64>,
+) -> Op {
+    write(
+        group,
+        which.file(),
+        format!("{dev} {}", limit.unwrap_or(0)),
+        WriteKind::BlkioThrottle { which, dev, limit },
+    )
+    .on(h)
+}
+
+/// blkio.weight, or blkio.bfq.weight with `bfq` (what the kernel has).
+pub fn set_blkio_weight(group: &GroupPath, h: HierId, bfq: bool, weight: u32) -> Op {
+    let file = if bfq {
+        v1_files::BLKIO_BFQ_WEIGHT
+    } else {
+        v1_files::BLKIO_WEIGHT
+    };
+    write(
+        group,
+        file,
+        weight.to_string(),
+        WriteKind::BlkioWeight(weight),
+    )
+    .on(h)
+}
+
+/// cpu.cfs_quota_us; `None` writes -1 (no quota).
+pub fn set_cfs_quota(group: &GroupPath, h: HierId, quota_us: Option<u64>) -> Op {
+    let contents = quota_us.map_or_else(|| "-1".to_owned(), |q| q.to_string());
+    write(
+        group,
+        v1_files::CFS_QUOTA,
+        contents,
+        WriteKind::CfsQuota(quota_us),
+    )
+    .on(h)
+}
+
+pub fn set_cfs_period(group: &GroupPath, h: HierId, period_us: u64) -> Op {
+    write(
+        group,
+        v1_files::CFS_PERIOD,
+        period_us.to_string(),
+        WriteKind::CfsPeriod(period_us),
+    )
+    .on(h)
+}
+
+/// A v2 cpu.max value on v1: the period first, then the quota, so the
+/// quota is never judged against the old period. `period_now` is the
+/// group's cpu.cfs_period_us: when it is the same, only the quota is
+/// written.
+pub fn set_cfs(group: &GroupPath, h: HierId, v: CpuMax, period_now: Option<u64>) -> Vec<Op> {
+    let mut ops = Vec::new();
+    if period_now != Some(v.period) {
+        ops.push(set_cfs_period(group, h, v.period));
+    }
+    ops.push(set_cfs_quota(group, h, v.quota));
+    ops
+}
+
+pub fn set_cpu_shares(group: &GroupPath, h: HierId, shares: u64) -> Op {
+    write(
+        group,
+        v1_files::CPU_SHARES,
+        shares.to_string(),
+        WriteKind::CpuShares(shares),
+    )
+    .on(h)
+}
+
+/// memory.limit_in_bytes and friends; "max" is written as -1.
+pub fn set_v1_memory(group: &GroupPath, h: HierId, file: V1MemoryFile, limit: Limit) -> Op {
+    let contents = match limit {
+        Limit::Max => "-1".to_owned(),
+        Limit::Value(v) => v.to_string(),
+    };
+    write(
+        group,
+        file.file(),
+        contents,
+        WriteKind::V1Memory(file, limit),
+    )
+    .on(h)
+}
+
+/// memory.limit_in_bytes and memory.memsw.limit_in_bytes together, in the
+/// order the kernel takes them: it refuses (EINVAL) a limit above memsw
+/// and a memsw below the limit at every moment
+/// (mm/memcontrol-v1.c `mem_cgroup_resize_max`), so a rise writes memsw
+/// first and a cut writes the limit first. `limit_now` is the group's
+/// memory.limit_in_bytes.
+pub fn set_v1_memory_pair(
+    group: &GroupPath,
+    h: HierId,
+    limit: Limit,
+    memsw: Limit,
+    limit_now: Limit,
+) -> Vec<Op> {
+    let l = set_v1_memory(group, h, V1MemoryFile::Limit, limit);
+    let m = set_v1_memory(group, h, V1MemoryFile::MemswLimit, memsw);
+    let rising = match (limit, limit_now) {
+        (Limit::Max, Limit::Max) => false,
+        (Limit::Max, _) => true,
+        (_, Limit::Max) => false,
+        (Limit::Value(a), Limit::Value(b)) => a > b,
+    };
+    if rising {
+        vec![m, l]
+    } else {
+        vec![l, m]
+    }
+}
+
+/// freezer.state: FROZEN or THAWED. The kernel shows FREEZING until every
+/// task has stopped (cgroup-v1/freezer-subsystem.rst).
+pub fn set_freezer(group: &GroupPath, h: HierId, frozen: bool) -> Op {
+    let contents = if frozen { "FROZEN" } else { "THAWED" };
+    write(
+        group,
+        v1_files::FREEZER_STATE,
+        contents.to_owned(),
+        WriteKind::FreezerState(frozen),
+    )
+    .on(h)
+}
+
+/// A process into `target` in hierarchy `h`: cgroup.procs, or for one
+/// thread v1's `tasks` (v1 has no cgroup.threads).
+pub fn move_process_in(pid: u32, target: &GroupPath, threads: bool, h: HierId) -> Op {
+    match (h, threads) {
+        (HierId::V1(_), true) => write(
+            target,
+            v1_files::TASKS,
+            pid.to_string(),
+            WriteKind::MoveProcess { pid, threads },
+        )
+        .on(h),
+        _ => move_process(pid, target, threads).on(h),
+    }
+}
+
+/// The ops that make (or remove) a group in each of `hiers`, in that
+/// order (a removal goes in the reverse order, so that the primary
+/// hierarchy, first, is removed last).
+pub fn create_group_in(path: &GroupPath, hiers: &[HierId]) -> Vec<Op> {
+    hiers
+        .iter()
+        .map(|&h| Op::CreateGroup(path.clone(), h))
+        .collect()
+}
+
+pub fn remove_group_in(path: &GroupPath, hiers: &[HierId]) -> Vec<Op> {
+    hiers
+        .iter()
+        .rev()
+        .map(|&h| Op::RemoveGroup(path.clone(), h))
+        .collect()
 }
 
 /// The ops that make `group` able to hand domain controllers to its
@@ -331,6 +628,18 @@ pub fn kernel_int(buf: &[u8]) -> Option<i32> {
     i32::try_from(if neg { -v } else { v }).ok()
 }
 
+/// `strstrip()`: the kernel's whitespace off both ends.
+fn kernel_strip(buf: &[u8]) -> &[u8] {
+    let Some(start) = buf.iter().position(|&b| !kernel_space(b)) else {
+        return &[];
+    };
+    let end = buf
+        .iter()
+        .rposition(|&b| !kernel_space(b))
+        .map_or(start, |e| e + 1);
+    &buf[start..end]
+}
+
 impl WriteOp {
     /// What this write does ([`WriteEffect`]).
     pub fn effect(&self) -> WriteEffect {
@@ -339,13 +648,22 @@ impl WriteOp {
             (files::FREEZE, Some(1)) => WriteEffect::Freeze,
             (files::FREEZE, Some(0)) => WriteEffect::Thaw,
             (files::KILL, Some(1)) => WriteEffect::Kill,
-            (files::PROCS | files::THREADS, Some(pid)) if pid >= 0 => WriteEffect::Move {
-                who: if pid == 0 {
-                    Mover::Writer
-                } else {
-                    Mover::Pid(pid.unsigned_abs())
-                },
-                threads: self.file == files::THREADS,
+            (files::PROCS | files::THREADS | v1_files::TASKS, Some(pid)) if pid >= 0 => {
+                WriteEffect::Move {
+                    who: if pid == 0 {
+                        Mover::Writer
+                    } else {
+                        Mover::Pid(pid.unsigned_abs())
+                    },
+                    threads: self.file != files::PROCS,
+                }
+            }
+            // freezer_write: strstrip, then an exact "FROZEN" or "THAWED"
+            // (kernel/cgroup/legacy_freezer.c)
+            (v1_files::FREEZER_STATE, _) => match kernel_strip(self.contents.as_bytes()) {
+                b"FROZEN" => WriteEffect::Freeze,
+                b"THAWED" => WriteEffect::Thaw,
+                _ => WriteEffect::Other,
             },
             _ => WriteEffect::Other,
         }
@@ -360,8 +678,26 @@ impl Op {
     pub fn group(&self) -> &GroupPath {
         match self {
             Self::Write(w) => &w.group,
-            Self::CreateGroup(p) | Self::RemoveGroup(p) => p,
+            Self::CreateGroup(p, _) | Self::RemoveGroup(p, _) => p,
         }
+    }
+
+    /// The hierarchy the op changes.
+    pub fn hier(&self) -> HierId {
+        match self {
+            Self::Write(w) => w.hier,
+            Self::CreateGroup(_, h) | Self::RemoveGroup(_, h) => *h,
+        }
+    }
+
+    /// The same op in hierarchy `h`.
+    #[must_use]
+    pub fn on(mut self, h: HierId) -> Self {
+        match &mut self {
+            Self::Write(w) => w.hier = h,
+            Self::CreateGroup(_, x) | Self::RemoveGroup(_, x) => *x = h,
+        }
+        self
     }
 
     pub fn as_write(&self) -> Option<&WriteOp> {
@@ -381,11 +717,11 @@ impl Op {
     /// once. Limits and weights are undoable and need no confirmation.
     pub fn confirm_reason(&self) -> Option<&'static str> {
         match self {
-            Self::RemoveGroup(_) => Some("removing a group cannot be undone"),
-            Self::CreateGroup(_) => None,
+            Self::RemoveGroup(..) => Some("removing a group cannot be undone"),
+            Self::CreateGroup(..) => None,
             Self::Write(w) => match &w.kind {
                 WriteKind::Kill => Some("every process in the group and below is killed"),
-                WriteKind::Freeze(true) => Some(
+                WriteKind::Freeze(true) | WriteKind::FreezerState(true) => Some(
                     "every process in the group and below stops until the group is thawed",
                 ),
                 WriteKind::MoveProcess { .. } => Some(
@@ -424,8 +760,8 @@ impl Op {
     /// every write whose file is read before it.
     pub fn can_undo(&self) -> bool {
         match self {
-            Self::CreateGroup(_) => true,
-            Self::RemoveGroup(_) => false,
+            Self::CreateGroup(..) => true,
+            Self::RemoveGroup(..) => false,
             Self::Write(w) => {
                 matches!(w.kind, WriteKind::MoveProcess { .. }) || self.undo_source().is_some()
             }
@@ -443,9 +779,14 @@ impl Op {
     /// of [`Self::undo_source`] read before the write. Kill, move and
     /// remove have no undo; create's undo is remove.
     pub fn undo(&self, old: Option<&str>) -> Option<Op> {
+        // the way back is in the same hierarchy
+        self.undo_v2(old).map(|o| o.on(self.hier()))
+    }
+
+    fn undo_v2(&self, old: Option<&str>) -> Option<Op> {
         let w = match self {
-            Self::CreateGroup(p) => return Some(remove_group(p)),
-            Self::RemoveGroup(_) => return None,
+            Self::CreateGroup(p, _) => return Some(remove_group(p)),
+            Self::RemoveGroup(..) => return None,
             Self::Write(w) => w,
         };
         let old = old?;
@@ -457,7 +798,37 @@ impl Op {
             WriteKind::MoveProcess { pid, threads } => GroupPath::parse(old.as_bytes())
                 .ok()
                 .filter(|from| from != g)
-                .map(|from| move_process(*pid, &from, *threads)),
+                .map(|from| move_process_in(*pid, &from, *threads, w.hier)),
+            WriteKind::BlkioThrottle { which, dev, .. } => {
+                let was = throttle_value(old, *dev)?;
+                Some(set_blkio_throttle(g, w.hier, *which, *dev, was))
+            }
+            WriteKind::BlkioWeight(_) => old
+                .trim()
+                .parse()
+                .ok()
+                .map(|v| set_blkio_weight(g, w.hier, w.file == v1_files::BLKIO_BFQ_WEIGHT, v)),
+            WriteKind::CfsQuota(_) => match old.trim() {
+                "-1" => Some(set_cfs_quota(g, w.hier, None)),
+                t => t.parse().ok().map(|q| set_cfs_quota(g, w.hier, Some(q))),
+            },
+            WriteKind::CfsPeriod(_) => old
+                .trim()
+                .parse()
+                .ok()
+                .map(|p| set_cfs_period(g, w.hier, p)),
+            WriteKind::CpuShares(_) => old
+                .trim()
+                .parse()
+                .ok()
+                .map(|v| set_cpu_shares(g, w.hier, v)),
+            WriteKind::V1Memory(f, _) => v1_limit(old).map(|l| set_v1_memory(g, w.hier, *f, l)),
+            // FREEZING: a freeze asked for and not yet done; back to it
+            WriteKind::FreezerState(_) => match old.trim() {
+                "FROZEN" | "FREEZING" => Some(set_freezer(g, w.hier, true)),
+                "THAWED" => Some(set_freezer(g, w.hier, false)),
+                _ => None,
+            },
             WriteKind::CpuMax(_) => CpuMax::parse(old).ok().map(|v| set_cpu_max(g, v)),
             WriteKind::CpuMaxBurst(_) => parse_u64("cpu.max.burst", old)
                 .ok()
@@ -532,8 +903,8 @@ impl Op {
     /// One line for a confirmation prompt or the status line.
     pub fn describe(&self) -> String {
         let w = match self {
-            Self::CreateGroup(p) => return format!("create the group {}", p.display()),
-            Self::RemoveGroup(p) => return format!("remove the group {}", p.display()),
+            Self::CreateGroup(p, _) => return format!("create the group {}", p.display()),
+            Self::RemoveGroup(p, _) => return format!("remove the group {}", p.display()),
             Self::Write(w) => w,
         };
         let g = w.group.display();
@@ -542,6 +913,11 @@ impl Op {
             WriteKind::Kill => format!("kill every process in {g} and below"),
             WriteKind::Freeze(true) => format!("freeze {g} and everything below it"),
             WriteKind::Freeze(false) => format!("thaw {g}"),
+            WriteKind::FreezerState(true) => {
+                format!("freeze {g} and everything below it (write {contents} to {file})")
+            }
+            WriteKind::FreezerState(false) => format!("thaw {g} (write {contents} to {file})"),
+            WriteKind::BlkioThrottle { .. } => format!("write {contents} to {file} of {g}"),
             WriteKind::MoveProcess {
                 pid,
                 threads: false,
@@ -554,6 +930,59 @@ impl Op {
             }
             _ => format!("set {file} of {g} to {contents}"),
         }
+    }
+}
+
+impl Op {
+    /// [`Self::describe`] with the hierarchy named where there is more than
+    /// one: "write 8:0 1048576 to blkio.throttle.write_bps_device of /a in
+    /// the v1 blkio hierarchy".
+    pub fn describe_in(&self, layout: &Layout) -> String {
+        let mut s = self.describe();
+        if let Some(w) = hier_words(layout, self.hier()) {
+            s.push_str(" in ");
+            s.push_str(&w);
+        }
+        s
+    }
+}
+
+/// "the v1 blkio hierarchy", "cgroup2": where a layout has more than one
+/// hierarchy; `None` on a host with only one.
+pub fn hier_words(layout: &Layout, h: HierId) -> Option<String> {
+    if layout.v1.is_empty() {
+        return None;
+    }
+    Some(match h {
+        HierId::V2 => "cgroup2".to_owned(),
+        HierId::V1(i) => match layout.v1.get(i) {
+            Some(m) => format!("the v1 {} hierarchy", m.label()),
+            None => "a v1 hierarchy".to_owned(),
+        },
+    })
+}
+
+/// The hierarchies of a layout by name, joined: "cgroup2 and the v1
+/// blkio, cpu, memory hierarchies".
+pub fn hiers_words(layout: &Layout, hs: &[HierId]) -> String {
+    let v2 = hs.contains(&HierId::V2).then(|| "cgroup2".to_owned());
+    let v1: Vec<String> = hs
+        .iter()
+        .filter_map(|h| match h {
+            HierId::V1(i) => layout.v1.get(*i).map(crate::model::layout::V1Mount::label),
+            HierId::V2 => None,
+        })
+        .collect();
+    let v1 = match v1.len() {
+        0 => None,
+        1 => Some(format!("the v1 {} hierarchy", v1[0])),
+        _ => Some(format!("the v1 {} hierarchies", v1.join(", "))),
+    };
+    match (v2, v1) {
+        (Some(a), Some(b)) => format!("{a} and {b}"),
+        (Some(a), None) => a,
+        (None, Some(b)) => b,
+        (None, None) => "no hierarchy".to_owned(),
     }
 }
 
@@ -592,10 +1021,37 @@ impl WriteOp {
                 (rb != self.contents).then_some(())?;
                 differs(rb, " (a nice value stands for the nearest weight)")
             }
-            WriteKind::CpuMaxBurst(_) | WriteKind::CpuWeight(_) | WriteKind::Freeze(_) => {
+            // FREEZING is on the way to FROZEN: the writer waits for it
+            // and says so when it has not settled
+            WriteKind::FreezerState(true) if rb == "FREEZING" => None,
+            WriteKind::CpuMaxBurst(_)
+            | WriteKind::CpuWeight(_)
+            | WriteKind::Freeze(_)
+            | WriteKind::FreezerState(_)
+            | WriteKind::BlkioWeight(_)
+            | WriteKind::CfsPeriod(_)
+            | WriteKind::CpuShares(_)
+            | WriteKind::CfsQuota(Some(_)) => {
                 (rb != self.contents).then_some(())?;
                 differs(rb, "")
             }
+            WriteKind::BlkioThrottle { dev, limit, .. } => {
+                let got = throttle_value(rb, *dev)?;
+                (got != *limit).then_some(())?;
+                differs(
+                    &got.map_or_else(|| format!("no rule for {dev}"), |v| format!("{dev} {v}")),
+                    "",
+                )
+            }
+            WriteKind::CfsQuota(None) => {
+                (rb != "-1").then_some(())?;
+                differs(rb, "")
+            }
+            WriteKind::V1Memory(_, v) => match v1_limit(rb) {
+                Some(s) if s == *v => None,
+                _ => differs(rb, " (it keeps whole pages)"),
+            },
+
             WriteKind::IoMax(set) => {
                 let dev = set.dev;
                 let now = IoMax::parse(rb).ok()?;
@@ -764,8 +1220,8 @@ pub fn systemd_equivalent(op: &Op, device: Option<&str>) -> Option<SystemdEquiva
         })
     };
     let (verb, props): (&[&str], Vec<String>) = match &w.kind {
-        WriteKind::Freeze(true) => (&["freeze"], Vec::new()),
-        WriteKind::Freeze(false) => (&["thaw"], Vec::new()),
+        WriteKind::Freeze(true) | WriteKind::FreezerState(true) => (&["freeze"], Vec::new()),
+        WriteKind::Freeze(false) | WriteKind::FreezerState(false) => (&["thaw"], Vec::new()),
         WriteKind::Kill => (&["kill", "--signal=SIGKILL"], Vec::new()),
         WriteKind::CpuMax(v) => (
             SET,
@@ -945,6 +1401,173 @@ mod tests {
 
     const SDA: DevId = DevId { major: 8, minor: 0 };
 
+    #[test]
+    fn v1_ops_name_their_hierarchy_and_undo_there() {
+        let a = g("job");
+        let h = HierId::V1(3);
+        let t = set_blkio_throttle(&a, h, Throttle::WriteBps, SDA, Some(1 << 20));
+        let w = t.as_write().unwrap();
+        assert_eq!(
+            (w.file.as_str(), w.contents.as_str(), w.hier),
+            ("blkio.throttle.write_bps_device", "8:0 1048576", h)
+        );
+        // undo from the file's old text: no rule for 8:0 before, so 0
+        assert_eq!(
+            t.undo(Some("8:16 100\n")),
+            Some(set_blkio_throttle(&a, h, Throttle::WriteBps, SDA, None))
+        );
+        assert_eq!(
+            t.undo(Some("8:0 2048\n")),
+            Some(set_blkio_throttle(
+                &a,
+                h,
+                Throttle::WriteBps,
+                SDA,
+                Some(2048)
+            ))
+        );
+        assert_eq!(
+            set_blkio_throttle(&a, h, Throttle::ReadIops, SDA, None)
+                .as_write()
+                .unwrap()
+                .contents,
+            "8:0 0"
+        );
+        let w = t.as_write().unwrap();
+        assert_eq!(w.check_readback("8:0 1048576\n"), None);
+        assert!(w.check_readback("").is_some());
+        // CFS: -1 is no quota
+        let q = set_cfs_quota(&a, h, None);
+        assert_eq!(q.as_write().unwrap().contents, "-1");
+        assert_eq!(
+            q.undo(Some("50000\n")),
+            Some(set_cfs_quota(&a, h, Some(50_000)))
+        );
+        assert_eq!(
+            set_cfs(
+                &a,
+                h,
+                CpuMax {
+                    quota: Some(25_000),
+                    period: 50_000
+                },
+                Some(100_000)
+            ),
+            [
+                set_cfs_period(&a, h, 50_000),
+                set_cfs_quota(&a, h, Some(25_000))
+            ]
+        );
+        // memory: max is -1; the kernel's page-counter maximum reads as max
+        let m = set_v1_memory(&a, h, V1MemoryFile::Limit, Limit::Value(1 << 26));
+        assert_eq!(
+            m.undo(Some("9223372036854771712\n")),
+            Some(set_v1_memory(&a, h, V1MemoryFile::Limit, Limit::Max))
+        );
+        assert_eq!(
+            set_v1_memory(&a, h, V1MemoryFile::Limit, Limit::Max)
+                .as_write()
+                .unwrap()
+                .check_readback("9223372036854771712"),
+            None
+        );
+        let rise = set_v1_memory_pair(
+            &a,
+            h,
+            Limit::Value(200),
+            Limit::Value(400),
+            Limit::Value(100),
+        );
+        assert_eq!(
+            rise[0].as_write().unwrap().file,
+            "memory.memsw.limit_in_bytes"
+        );
+        let cut = set_v1_memory_pair(&a, h, Limit::Value(50), Limit::Value(60), Limit::Value(100));
+        assert_eq!(cut[0].as_write().unwrap().file, "memory.limit_in_bytes");
+        let unl = set_v1_memory_pair(&a, h, Limit::Max, Limit::Max, Limit::Value(100));
+        assert_eq!(
+            unl[0].as_write().unwrap().file,
+            "memory.memsw.limit_in_bytes"
+        );
+        // freezer: FREEZING is on its way, not a different value
+        let f = set_freezer(&a, h, true);
+        assert!(f.is_destructive());
+        assert_eq!(f.effect(), WriteEffect::Freeze);
+        assert_eq!(f.as_write().unwrap().check_readback("FREEZING\n"), None);
+        assert_eq!(f.undo(Some("THAWED\n")), Some(set_freezer(&a, h, false)));
+        assert_eq!(
+            raw(&a, "freezer.state", " FROZEN\n").effect(),
+            WriteEffect::Freeze
+        );
+        assert_eq!(
+            raw(&a, "freezer.state", "frozen").effect(),
+            WriteEffect::Other
+        );
+        assert_eq!(
+            raw(&a, "freezer.state", "THAWED").effect(),
+            WriteEffect::Thaw
+        );
+        // a pid to v1's tasks moves one thread
+        assert_eq!(
+            raw(&a, "tasks", "7").effect(),
+            WriteEffect::Move {
+                who: Mover::Pid(7),
+                threads: true
+            }
+        );
+        // a move's undo goes back in the same hierarchy
+        let mv = move_process_in(7, &a, false, h);
+        assert_eq!(
+            mv.undo(Some("other")),
+            Some(move_process_in(7, &g("other"), false, h))
+        );
+        // create and remove, in each hierarchy; removal in reverse
+        let hs = [HierId::V2, HierId::V1(0), HierId::V1(1)];
+        let made = create_group_in(&a, &hs);
+        assert_eq!(made[2], create_group(&a).on(HierId::V1(1)));
+        assert_eq!(made[1].undo(None), Some(remove_group(&a).on(HierId::V1(0))));
+        let gone = remove_group_in(&a, &hs);
+        assert_eq!(gone.last().unwrap().hier(), HierId::V2);
+        assert_eq!(gone[0].hier(), HierId::V1(1));
+    }
+
+    #[test]
+    fn descriptions_name_the_hierarchy_where_there_are_several() {
+        use crate::model::layout::V1Mount;
+        let layout = Layout {
+            v2: Some("/sys/fs/cgroup/unified".into()),
+            v1: vec![V1Mount {
+                dir: "/sys/fs/cgroup/blkio".into(),
+                controllers: vec!["blkio".into()],
+                name: None,
+            }],
+        };
+        let op = set_blkio_throttle(
+            &g("a"),
+            HierId::V1(0),
+            Throttle::WriteBps,
+            SDA,
+            Some(1 << 20),
+        );
+        assert_eq!(
+            op.describe_in(&layout),
+            "write 8:0 1048576 to blkio.throttle.write_bps_device of /a in the v1 blkio hierarchy"
+        );
+        assert_eq!(
+            freeze(&g("a"), true).describe_in(&layout),
+            "freeze /a and everything below it in cgroup2"
+        );
+        // one hierarchy: nothing to say
+        assert_eq!(
+            freeze(&g("a"), true).describe_in(&Layout::default()),
+            "freeze /a and everything below it"
+        );
+        assert_eq!(
+            hiers_words(&layout, &[HierId::V2, HierId::V1(0)]),
+            "cgroup2 and the v1 blkio hierarchy"
+        );
+    }
+
     fn g(s: &str) -> GroupPath {
         GroupPath::new(s)
     }
@@ -955,6 +1578,7 @@ mod tests {
             file: file.into(),
             contents: contents.into(),
             kind,
+            hier: HierId::V2,
         })
     }
 
@@ -1165,8 +1789,8 @@ mod tests {
             raw(&a, "memory.oom.group", "1"),
             op("a/b", "memory.oom.group", "1", WriteKind::Raw)
         );
-        assert_eq!(create_group(&a), Op::CreateGroup(g("a/b")));
-        assert_eq!(remove_group(&a), Op::RemoveGroup(g("a/b")));
+        assert_eq!(create_group(&a), create_group(&g("a/b")));
+        assert_eq!(remove_group(&a), remove_group(&g("a/b")));
     }
 
     #[test]
@@ -1181,7 +1805,7 @@ mod tests {
         assert_eq!(
             plan,
             vec![
-                Op::CreateGroup(g("job/leaf")),
+                create_group(&g("job/leaf")),
                 move_process(10, &g("job/leaf"), false),
                 move_process(11, &g("job/leaf"), false),
                 op(

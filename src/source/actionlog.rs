@@ -53,6 +53,7 @@
 //! Must not depend on: `app`, `ui`, the terminal.
 
 use crate::model::effect::Record;
+use crate::model::layout::{HierId, Layout, V1Mount};
 use crate::model::outcome::WriteOutcome;
 use crate::model::text;
 use crate::model::write::{Op, WriteKind};
@@ -225,10 +226,31 @@ fn field_str(s: &str) -> String {
 /// 2024-05-01T12:00:00Z /a/b rmdir failed "rmdir /a/b: ... [EBUSY]"
 /// ```
 pub fn format_line(unix_secs: u64, o: &WriteOutcome) -> String {
+    format_line_in(unix_secs, o, &Layout::default())
+}
+
+/// [`format_line`] with the hierarchy of a cgroup v1 op before its path,
+/// as the kernel names it in /proc/PID/cgroup:
+///
+/// ```text
+/// 2024-05-01T12:00:00Z blkio:/a/b blkio.throttle.write_bps_device "" to "8:0 1048576" ok
+/// 2024-05-01T12:00:00Z cpu,cpuacct:/a/b mkdir ok
+/// ```
+pub fn format_line_in(unix_secs: u64, o: &WriteOutcome, layout: &Layout) -> String {
     let time = rfc3339_utc(unix_secs);
+    let place = |p: &crate::model::GroupPath| match o.op.hier() {
+        HierId::V1(i) => {
+            let label = layout
+                .v1
+                .get(i)
+                .map_or_else(|| format!("v1#{i}"), V1Mount::label);
+            format!("{}:{}", field_str(&label), path_field(p))
+        }
+        HierId::V2 => path_field(p),
+    };
     let mut line = match &o.op {
-        Op::CreateGroup(p) => format!("{time} {} mkdir", path_field(p)),
-        Op::RemoveGroup(p) => format!("{time} {} rmdir", path_field(p)),
+        Op::CreateGroup(p, _) => format!("{time} {} mkdir", place(p)),
+        Op::RemoveGroup(p, _) => format!("{time} {} rmdir", place(p)),
         Op::Write(w) => {
             // a move's old value is the group the process left: a path
             // field like the group's own, its exact bytes (escaped once)
@@ -242,7 +264,7 @@ pub fn format_line(unix_secs: u64, o: &WriteOutcome) -> String {
             };
             let mut s = format!(
                 "{time} {} {} {old} to {}",
-                path_field(&w.group),
+                place(&w.group),
                 field_str(&w.file),
                 field_str(&w.contents)
             );
@@ -672,8 +694,19 @@ impl ActionLog {
     /// again on every append (a symlink planted since is refused). The
     /// error says which file and why, for the status line.
     pub fn append(&self, o: &WriteOutcome, at: SystemTime) -> Result<(), String> {
+        self.append_in(o, &Layout::default(), at)
+    }
+
+    /// [`Self::append`], naming a cgroup v1 op's hierarchy from `layout`
+    /// ([`format_line_in`]).
+    pub fn append_in(
+        &self,
+        o: &WriteOutcome,
+        layout: &Layout,
+        at: SystemTime,
+    ) -> Result<(), String> {
         let secs = at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        self.append_line(format_line(secs, o))
+        self.append_line(format_line_in(secs, o, layout))
     }
 
     /// Appends the effect line of a write ([`format_effect_line`]), the

@@ -23,10 +23,10 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
-use super::hier::{self, Hier};
+use super::hier::{self, Hier, Hiers};
 use super::writer;
 use crate::cgroupfs::files;
-use crate::model::guard::{map_to_view, roles, v2_path, view_mapping, Harm, ProcEntry, Protected};
+use crate::model::guard::{hier_mapping, map_to_view, roles, Harm, ProcEntry, Protected};
 use crate::model::outcome::{WriteError, WriteOutcome};
 use crate::model::write::{Op, WriteEffect};
 use crate::model::GroupPath;
@@ -39,17 +39,20 @@ pub fn discover(view_root: &Path) -> Protected {
 
 /// Reads from `/proc` what protects process `subject` (cgtop itself, or
 /// a stand-in in tests), mapped to `view_root` (the directory cgtop
-/// reads). Anything unreadable is left out; the root is always protected.
+/// reads or writes: cgroup2, or a v1 hierarchy, whose line of
+/// /proc/PID/cgroup is then the one read, `N:memory:/path`). Anything
+/// unreadable is left out; the root is always protected.
 pub fn discover_for(view_root: &Path, subject: u32) -> Protected {
     let mounts = super::mount::read_mountinfo().unwrap_or_default();
-    let mapping = view_mapping(&mounts, view_root);
+    let mapping = hier_mapping(&mounts, view_root);
     let table = read_table();
     let tids = read_tids(subject);
     let roles = roles(subject, &tids, &table);
     let group_of = |pid: u32| {
-        let (fs_root, view_rel) = mapping.as_ref()?;
+        let (line, fs_root, view_rel) = mapping.as_ref()?;
         let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
-        map_to_view(v2_path(&text)?, fs_root, view_rel)
+        let p = line.path(&text)?;
+        map_to_view(p.strip_suffix(" (deleted)").unwrap_or(p), fs_root, view_rel)
     };
     Protected::from_roles(subject, roles, group_of)
 }
@@ -87,12 +90,16 @@ fn read_tids(pid: u32) -> Vec<u32> {
 }
 
 /// Whether `group` is frozen now, read from the hierarchy: its own or an
-/// ancestor's cgroup.freeze says 1, or its cgroup.events says frozen.
+/// ancestor's cgroup.freeze says 1, or its cgroup.events says frozen; on
+/// a v1 freezer hierarchy its freezer.state (which an ancestor's freeze
+/// sets too) is FROZEN or FREEZING.
 pub fn frozen_on_disk(h: &Hier, group: &GroupPath) -> bool {
     let read = |g: &GroupPath, f: &str| h.read_text(&hier::file_rel(g, f));
+    let v1 = read(group, crate::model::write::v1_files::FREEZER_STATE)
+        .is_ok_and(|t| matches!(t.trim(), "FROZEN" | "FREEZING"));
     let events_frozen =
         read(group, files::EVENTS).is_ok_and(|t| t.lines().any(|l| l.trim() == "frozen 1"));
-    events_frozen
+    v1 || events_frozen
         || group
             .ancestors()
             .any(|g| read(&g, files::FREEZE).is_ok_and(|t| t.trim() == "1"))
@@ -120,8 +127,75 @@ pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u3
             "refused: checked again just before writing, {} {why}, and its name was not typed",
             op.group()
         ),
-        "ask again: cgtop now asks for the group's name to be typed",
+        again(op),
     )
+}
+
+/// The way out of a refusal by the writer's check. The app judges with
+/// the primary hierarchy's protection; in a v1 hierarchy a process may sit
+/// in a group it does not see there, and asking again would not ask for
+/// the name.
+fn again(op: &Op) -> &'static str {
+    match op.hier() {
+        crate::model::layout::HierId::V2 => {
+            "ask again: cgtop now asks for the group's name to be typed"
+        }
+        crate::model::layout::HierId::V1(_) => {
+            "in this v1 hierarchy the group holds such a process (its line of /proc/PID/cgroup \
+             says so): move that process out of the group there first"
+        }
+    }
+}
+
+/// [`perform_checked`] through the handle of the op's hierarchy: the
+/// protection is read on that hierarchy's line of /proc/PID/cgroup, and a
+/// move is judged against that hierarchy's freezer.
+pub fn perform_checked_on(
+    hiers: &Hiers,
+    op: &Op,
+    typed: Option<&GroupPath>,
+    subject: u32,
+) -> WriteOutcome {
+    match hiers.get(op.hier()) {
+        Some(h) => perform_checked_in(hiers, h, op, typed, subject),
+        None => writer::perform_on(hiers, op),
+    }
+}
+
+fn perform_checked_in(
+    hiers: &Hiers,
+    h: &Hier,
+    op: &Op,
+    typed: Option<&GroupPath>,
+    subject: u32,
+) -> WriteOutcome {
+    // a move into a v1 hierarchy stops the process where the group is
+    // frozen in the v1 freezer hierarchy, whichever hierarchy it moves in
+    let v1_frozen = matches!(op.effect(), WriteEffect::Move { .. })
+        && hiers
+            .holder("freezer")
+            .filter(|(id, _)| matches!(id, crate::model::layout::HierId::V1(_)))
+            .is_some_and(|(_, f)| frozen_on_disk(f, op.group()));
+    if v1_frozen && typed != Some(op.group()) {
+        let p = discover_for(h.path(), subject);
+        let dangers = p.op_dangers(op, true);
+        if !dangers.is_empty() {
+            let why = dangers
+                .iter()
+                .map(|d| d.sentence(Harm::of(op)))
+                .collect::<Vec<_>>()
+                .join("; it ");
+            return refused(
+                op,
+                format!(
+                    "refused: checked again just before writing, {} {why}, and its name was not typed",
+                    op.group()
+                ),
+                again(op),
+            );
+        }
+    }
+    perform_checked(h, op, typed, subject)
 }
 
 fn refused(op: &Op, explanation: String, fix: &str) -> WriteOutcome {

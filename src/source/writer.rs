@@ -15,14 +15,16 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
-use super::hier::{self, FsError, Hier};
+use super::hier::{self, FsError, Hier, Hiers};
 use crate::cgroupfs::{self, files, CgroupType, Controllers};
 use crate::model::errno::{self, Errno};
 use crate::model::explain::{self, explain, offer_for, Availability};
 use crate::model::guard;
+use crate::model::guard::ProcLine;
 use crate::model::input::ControllerChange;
-use crate::model::killable::may_signal;
-use crate::model::write::{self, Op, WriteKind, WriteOp};
+use crate::model::killable::may_signal_in;
+use crate::model::layout::HierId;
+use crate::model::write::{self, v1_files, Op, WriteKind, WriteOp};
 use crate::model::GroupPath;
 use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt;
@@ -107,12 +109,30 @@ pub fn perform(root: &Path, op: &Op) -> WriteOutcome {
     }
 }
 
-/// Performs one op beneath the hierarchy handle `h`. Nothing is ever
-/// written to a hierarchy that is not cgroup2.
+/// Performs one op through the handle of the hierarchy it names
+/// ([`Op::hier`]): cgroup2 or one v1 hierarchy of `hiers`.
+pub fn perform_on(hiers: &Hiers, op: &Op) -> WriteOutcome {
+    match hiers.get(op.hier()) {
+        Some(h) => perform_in(h, op),
+        None => WriteOutcome::failed(op.clone(), refusal(op, FsError::NotCgroup2)),
+    }
+}
+
+/// Performs one op beneath the hierarchy handle `h`, which must be the
+/// kind of hierarchy the op names: cgroup2 for a cgroup2 op, a v1
+/// hierarchy for a v1 op (the handle's writes stay on its own cgroupfs).
+/// Nothing is ever written to a directory that is not cgroupfs.
 pub fn perform_in(h: &Hier, op: &Op) -> WriteOutcome {
     let outcome = |result| WriteOutcome::from_result(op.clone(), result);
-    if !h.is_cgroup2() {
+    let right_kind = match op.hier() {
+        HierId::V2 => h.is_cgroup2(),
+        HierId::V1(_) => h.is_cgroup1(),
+    };
+    if !right_kind {
         return outcome(Err(refusal(op, FsError::NotCgroup2)));
+    }
+    if let Some(note) = absent_in_v1(h, op) {
+        return outcome(Ok(())).with_notes(vec![note]);
     }
     let dir_op = |r: Result<(), FsError>| {
         r.map_err(|e| match e {
@@ -121,8 +141,8 @@ pub fn perform_in(h: &Hier, op: &Op) -> WriteOutcome {
         })
     };
     match op {
-        Op::CreateGroup(p) => outcome(dir_op(h.mkdir(hier::group_rel(p)))),
-        Op::RemoveGroup(p) => outcome(dir_op(h.rmdir(hier::group_rel(p)))),
+        Op::CreateGroup(p, _) => outcome(dir_op(h.mkdir(hier::group_rel(p)))),
+        Op::RemoveGroup(p, _) => outcome(dir_op(h.rmdir(hier::group_rel(p)))),
         Op::Write(w) => perform_write(h, op, w),
     }
 }
@@ -152,6 +172,20 @@ fn perform_write(h: &Hier, op: &Op, w: &WriteOp) -> WriteOutcome {
         WriteFail::Short { written, len } => explain::short_write(op, written, len),
         WriteFail::Refused(e) => refusal(op, e),
     });
+    let mut notes = Vec::new();
+    if result.is_ok() && matches!(w.kind, WriteKind::FreezerState(true)) {
+        // v1 shows FREEZING until every task has stopped
+        // (cgroup-v1/freezer-subsystem.rst): wait a little for FROZEN
+        for _ in 0..FREEZING_POLLS {
+            if read(h, &path).is_none_or(|t| t.trim() != "FREEZING") {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        if read(h, &path).is_some_and(|t| t.trim() == "FREEZING") {
+            notes.push(explain::still_freezing(FREEZING_POLLS * 50));
+        }
+    }
     let new_readback = if op.reads_back() {
         read(h, &path)
     } else {
@@ -160,6 +194,42 @@ fn perform_write(h: &Hier, op: &Op, w: &WriteOp) -> WriteOutcome {
     WriteOutcome::from_result(op.clone(), result)
         .with_values(old, new_readback)
         .with_offer(offer)
+        .with_notes(notes)
+}
+
+/// A move, mkdir or rmdir in a v1 hierarchy where the group (for a
+/// mkdir, its parent) is not: nothing to do there, said in a note. cgtop
+/// makes, removes and moves in every hierarchy of the host, and systemd
+/// makes a unit's group only in the hierarchies of its controllers.
+fn absent_in_v1(h: &Hier, op: &Op) -> Option<String> {
+    if !matches!(op.hier(), HierId::V1(_)) {
+        return None;
+    }
+    let (dir, what) = match op {
+        Op::Write(w) if matches!(w.kind, WriteKind::MoveProcess { .. }) => {
+            (w.group.clone(), "not moved there")
+        }
+        Op::CreateGroup(p, _) => (p.parent()?, "not made there"),
+        Op::RemoveGroup(p, _) => (p.clone(), "nothing to remove there"),
+        Op::Write(_) => return None,
+    };
+    if h.dir_ino(hier::group_rel(&dir)).is_ok() {
+        return None;
+    }
+    let name = mapping_of(h).map_or_else(|| "v1".to_owned(), |(l, ..)| format!("v1 {}", l.0));
+    Some(format!("{dir} is not in the {name} hierarchy: {what}"))
+}
+
+/// How many times (50 ms apart) a v1 freeze is read back while it says
+/// FREEZING.
+const FREEZING_POLLS: u64 = 20;
+
+/// The line of /proc/PID/cgroup for the hierarchy `h` is on, with the
+/// mapping of its paths to the handle's view (see
+/// [`guard::hier_mapping`]).
+fn mapping_of(h: &Hier) -> Option<(ProcLine, GroupPath, GroupPath)> {
+    let mounts = super::mount::read_mountinfo().ok()?;
+    guard::hier_mapping(&mounts, &h.real_path()?)
 }
 
 /// The group that process (or, with `threads`, thread) `pid` is in now,
@@ -173,10 +243,9 @@ fn group_of_task(h: &Hier, pid: u32, threads: bool) -> Option<String> {
         (p, _) => format!("/proc/{p}/cgroup"),
     };
     let text = std::fs::read_to_string(file).ok()?;
-    let mounts = super::mount::read_mountinfo().ok()?;
-    let (fs_root, view_rel) = guard::view_mapping(&mounts, &h.real_path()?)?;
+    let (line, fs_root, view_rel) = mapping_of(h)?;
     // a group shown as deleted gives no way back (see v2_path_live)
-    let group = guard::map_to_view(guard::v2_path_live(&text)?, &fs_root, &view_rel)?;
+    let group = guard::map_to_view(line.live_path(&text)?, &fs_root, &view_rel)?;
     String::from_utf8(group.as_bytes().to_vec()).ok()
 }
 
@@ -200,24 +269,29 @@ fn subtree_pids(h: &Hier, group: &GroupPath, out: &mut Vec<(u32, GroupPath)>) {
     }
 }
 
-/// The path /proc/PID/cgroup shows for `group` ("/a/b"): the hierarchy
-/// root's place in the cgroup2 mount (read from the root's descriptor, so
-/// a `--root` inside the mount counts) plus the group.
-fn proc_cgroup_path(h: &Hier, group: &GroupPath) -> Option<String> {
-    let real = h.real_path()?;
-    let mount = super::mount::discover().ok()?.root;
-    let below = real.strip_prefix(&mount).ok()?;
-    let mut p = String::from("/");
-    let below = below.to_str()?;
-    p.push_str(below);
-    if !group.is_root() {
-        if !below.is_empty() {
-            p.push('/');
+/// The path /proc/PID/cgroup shows for `group` ("/a/b") on the line of
+/// its hierarchy: the mount's root within the filesystem, the handle's
+/// place below the mount point (read from the root's descriptor, so a
+/// `--root` inside the mount counts), then the group.
+fn proc_cgroup_path(
+    mapping: &(ProcLine, GroupPath, GroupPath),
+    group: &GroupPath,
+) -> Option<String> {
+    let (_, fs_root, view_rel) = mapping;
+    let mut p = String::new();
+    for part in [fs_root, view_rel, group] {
+        if part.is_root() {
+            continue;
         }
+        p.push('/');
         // /proc/PID/cgroup is compared as text: a group whose name is not
         // UTF-8 gets no per-process fallback (a kernel without cgroup.kill,
-        // before 5.14), rather than a lossy name that may be another group
-        p.push_str(std::str::from_utf8(group.as_bytes()).ok()?);
+        // before 5.14, or cgroup v1), rather than a lossy name that may be
+        // another group
+        p.push_str(std::str::from_utf8(part.as_bytes()).ok()?);
+    }
+    if p.is_empty() {
+        p.push('/');
     }
     Some(p)
 }
@@ -225,7 +299,7 @@ fn proc_cgroup_path(h: &Hier, group: &GroupPath) -> Option<String> {
 /// Sends SIGKILL to `pid` if [`may_signal`] allows it. The process is
 /// held by a pidfd before it is checked, so a pid reused after the check
 /// is not the one signalled.
-fn kill_checked(pid: u32, want: &str) -> Result<bool, Errno> {
+fn kill_checked(line: &ProcLine, pid: u32, want: &str) -> Result<bool, Errno> {
     use rustix::process::{kill_process, pidfd_open, pidfd_send_signal, Pid, PidfdFlags, Signal};
     let Some(p) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
         return Ok(false);
@@ -238,7 +312,7 @@ fn kill_checked(pid: u32, want: &str) -> Result<bool, Errno> {
     // bytes: a name that is not UTF-8 must not make the process unreadable
     let stat = std::fs::read(format!("/proc/{pid}/stat")).unwrap_or_default();
     let cgroup = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
-    if may_signal(pid, std::process::id(), &stat, &cgroup, want).is_err() {
+    if may_signal_in(line, pid, std::process::id(), &stat, &cgroup, want).is_err() {
         return Ok(false);
     }
     let r = match &pidfd {
@@ -252,22 +326,32 @@ fn kill_checked(pid: u32, want: &str) -> Result<bool, Errno> {
     }
 }
 
-/// cgroup.kill for kernels before 5.14: SIGKILL to each pid of the
-/// subtree. Runs only on cgroup2 (the caller found no cgroup.kill there);
-/// each pid is checked first ([`may_signal`]: never PID 1, a kernel
-/// thread or cgtop, and only where /proc/PID/cgroup names the group that
-/// listed it). The subtree is frozen first where cgroup.freeze exists, so
-/// that nothing forks between listing and killing (a fatal signal still
-/// reaches a frozen process, admin guide 4-3 cgroup.freeze), and thawed
-/// after.
+/// cgroup.kill for kernels before 5.14 and for cgroup v1 (which has none):
+/// SIGKILL to each pid of the subtree. Runs only on cgroupfs (the caller
+/// found no cgroup.kill there); each pid is checked first
+/// ([`may_signal_in`]: never PID 1, a kernel thread or cgtop, and only
+/// where /proc/PID/cgroup names, on the line of this hierarchy, the group
+/// that listed it). The subtree is frozen first where cgroup.freeze (or
+/// v1's freezer.state) exists, so that nothing forks between listing and
+/// killing (a fatal signal still reaches a frozen process, admin guide 4-3
+/// cgroup.freeze; a v1-frozen one dies when thawed), and thawed after.
 fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
     let dir = hier::group_rel(group);
-    if !h.is_cgroup2() || !h.dir_is_cgroup2(dir) {
+    let cgroupfs = if h.is_cgroup1() {
+        h.dir_ino(dir).is_ok()
+    } else {
+        h.is_cgroup2() && h.dir_is_cgroup2(dir)
+    };
+    let Some(mapping) = mapping_of(h).filter(|_| cgroupfs) else {
         return WriteOutcome::failed(op.clone(), refusal(op, FsError::NotCgroup2));
-    }
-    let freeze_path = dir.join(files::FREEZE);
+    };
+    let (freeze_path, freeze, thaw) = if h.is_cgroup1() {
+        (dir.join(v1_files::FREEZER_STATE), "FROZEN", "THAWED")
+    } else {
+        (dir.join(files::FREEZE), "1", "0")
+    };
     let was_frozen = read(h, &freeze_path);
-    let froze = was_frozen.is_some() && write_once(h, &freeze_path, "1").is_ok();
+    let froze = was_frozen.is_some() && write_once(h, &freeze_path, freeze).is_ok();
     let mut killed = std::collections::BTreeSet::new();
     let mut skipped = std::collections::BTreeSet::new();
     let mut failure: Option<Errno> = None;
@@ -283,11 +367,11 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         for (pid, g) in &left {
-            let Some(want) = proc_cgroup_path(h, g) else {
+            let Some(want) = proc_cgroup_path(&mapping, g) else {
                 skipped.insert(*pid);
                 continue;
             };
-            match kill_checked(*pid, &want) {
+            match kill_checked(&mapping.0, *pid, &want) {
                 Ok(true) => {
                     killed.insert(*pid);
                 }
@@ -302,15 +386,16 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
         }
     }
     if froze {
-        let back = if was_frozen.as_deref().map(str::trim) == Some("1") {
-            "1"
+        let back = if was_frozen.as_deref().map(str::trim) == Some(freeze) {
+            freeze
         } else {
-            "0"
+            thaw
         };
         let _ = write_once(h, &freeze_path, back);
     }
     left.retain(|(p, _)| !killed.contains(p) && !skipped.contains(p));
-    let notes = explain::kill_fallback_notes(killed.len(), skipped.len(), left.len());
+    let notes =
+        explain::kill_fallback_notes_in(h.is_cgroup1(), killed.len(), skipped.len(), left.len());
     let result = match failure {
         None => Ok(()),
         Some(errno) => Err(explain(op, errno, &gather_context_in(h, op, errno))),
@@ -628,7 +713,7 @@ mod tests {
                 .find_map(|l| l.strip_prefix("0::"))
                 .unwrap_or("/");
             assert_eq!(
-                may_signal(2, 7, &kthreadd, &cg, want),
+                crate::model::killable::may_signal(2, 7, &kthreadd, &cg, want),
                 Err(crate::model::killable::NotSignalled::KernelThread)
             );
         }

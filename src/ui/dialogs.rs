@@ -286,8 +286,17 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
         let keys = [keymap::Action::PrevDevice, keymap::Action::NextDevice]
             .map(|a| keymap::keys_of(Scope::Limits, a).join("/"))
             .join("/");
+        let which = if form
+            .fields
+            .iter()
+            .any(|f| matches!(f.kind, FieldKind::V1Throttle(_)))
+        {
+            "blkio.throttle.*"
+        } else {
+            "io.max and io.latency"
+        };
         lines.push(Line::raw(format!(
-            "device for io.max and io.latency ({keys}): {} ({}){}",
+            "device for {which} ({keys}): {} ({}){}",
             escape_str(&d.name),
             d.dev,
             if d.partition { " partition" } else { "" }
@@ -297,7 +306,16 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
     let shown = |fd: &Field| limits_current(fd, form);
     // the current values as wide as the widest, up to what leaves the
     // input 20 columns
-    let room = inner_width(area).saturating_sub(16 + 1 + 20).max(10);
+    // the files' column: 16 as on cgroup2, wider for v1's long names
+    // (memory.memsw.limit_in_bytes)
+    let name_w = form
+        .fields
+        .iter()
+        .map(|fd| fd.kind.file().len() + 1)
+        .max()
+        .unwrap_or(0)
+        .max(16);
+    let room = inner_width(area).saturating_sub(name_w + 1 + 20).max(10);
     let cur_w = form
         .fields
         .iter()
@@ -308,7 +326,7 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
     for (i, fd) in form.fields.iter().enumerate() {
         let cur = shown(fd);
         let sel = i == form.cursor;
-        let head = format!("{:<16}{:<cur_w$} ", fd.kind.file(), fit(&cur, cur_w));
+        let head = format!("{:<name_w$}{:<cur_w$} ", fd.kind.file(), fit(&cur, cur_w));
         let room = inner_width(area).saturating_sub(head.chars().count());
         let line = if sel {
             let mut spans = vec![Span::raw(head)];
@@ -335,9 +353,12 @@ fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {
         match &fd.preview {
             Preview::Writes { contents, file } => lines.extend(para(
                 &format!(
-                    "Enter writes \"{}\" to {}",
+                    "Enter writes \"{}\" to {}{}",
                     escape_str(contents),
-                    escape_str(file)
+                    escape_str(file),
+                    fd.place
+                        .as_deref()
+                        .map_or_else(String::new, |p| format!(" in {p}"))
                 ),
                 theme.header,
                 w,
@@ -370,7 +391,7 @@ fn limits_current(fd: &Field, form: &LimitsForm) -> String {
     // the kernel lists nothing where nothing is set
     if c.is_empty() {
         return match fd.kind {
-            FieldKind::IoMax => "(no limit)".into(),
+            FieldKind::IoMax | FieldKind::V1Throttle(_) => "(no limit)".into(),
             FieldKind::IoLatency => "(no target)".into(),
             _ => "(empty)".into(),
         };
@@ -385,6 +406,7 @@ fn limits_current(fd: &Field, form: &LimitsForm) -> String {
     let text = c.replace(" | ", "\n");
     let typed = match fd.kind {
         FieldKind::Memory(_) => Limit::parse("memory", c).ok().map(limit_typed),
+        FieldKind::V1Memory(_) => crate::model::write::v1_limit(c).map(limit_typed),
         FieldKind::IoMax => IoMax::parse(&text).ok().map(|m| {
             m.0.iter()
                 .map(|d| format!("{} {}", name(d.dev), io_max_typed(d)))
@@ -474,7 +496,11 @@ pub fn confirm_lines(c: &Confirm) -> Vec<String> {
                 .to_owned(),
         );
     }
-    lines.extend(c.ops().iter().map(|o| format!("• {}", o.describe())));
+    lines.extend(
+        c.ops()
+            .iter()
+            .map(|o| format!("• {}", o.describe_in(&c.layout))),
+    );
     lines.extend(c.reasons.iter().map(|r| format!("  {}", reason_text(r))));
     lines
 }
@@ -510,6 +536,11 @@ fn reason_text(r: &Reason) -> String {
         }
         Reason::NoCgroupKill => {
             "this kernel has no cgroup.kill: cgtop sends SIGKILL to every process of the subtree"
+                .to_owned()
+        }
+        Reason::NoCgroupKillV1 => {
+            "cgroup v1 has no cgroup.kill: cgtop freezes the group (freezer.state), sends SIGKILL \
+             to every process of the subtree in that hierarchy, never PID 1 or cgtop, then thaws it"
                 .to_owned()
         }
         Reason::SystemdMayRevert { unit } => format!(

@@ -53,6 +53,9 @@ pub enum Reason {
     InitStays,
     /// The kernel has no cgroup.kill: cgtop sends SIGKILL itself.
     NoCgroupKill,
+    /// The kill is in a cgroup v1 hierarchy, which has no cgroup.kill on
+    /// any kernel: the same SIGKILL to each process.
+    NoCgroupKillV1,
     /// A systemd unit, which may re-apply its own settings.
     SystemdMayRevert { unit: String },
     /// The systemctl command that does the same the unit's way.
@@ -76,6 +79,9 @@ pub struct Confirm {
     /// stack when the question is cancelled, so that the next u does not
     /// silently write the entry below it instead.
     pub replay: Option<Replay>,
+    /// The hierarchies, so that each op says where it writes on a host
+    /// with more than one (`Op::describe_in`).
+    pub layout: crate::model::layout::Layout,
 }
 
 impl Confirm {
@@ -97,6 +103,7 @@ impl Confirm {
             typed: None,
             dangers: Vec::new(),
             replay: None,
+            layout: crate::model::layout::Layout::default(),
         }
     }
 
@@ -172,7 +179,11 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
         }
     }
     for op in &ops {
-        if op.confirm_reason().is_some() {
+        // one reason for the same act in several hierarchies
+        let said = reasons.iter().any(
+            |r| matches!(r, Reason::Destructive(o) if o.confirm_reason() == op.confirm_reason()),
+        );
+        if op.confirm_reason().is_some() && !said {
             reasons.push(Reason::Destructive(op.clone()));
             needs = true;
         }
@@ -209,7 +220,9 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
                 .filter(|f| f.path == w.group)
                 // cgroup.kill is write-only: in the writable list, not the raw one
                 .is_none_or(|f| f.detail.writable.iter().any(|n| n == files::KILL));
-            if !has_kill {
+            if matches!(op.hier(), crate::model::layout::HierId::V1(_)) {
+                reasons.push(Reason::NoCgroupKillV1);
+            } else if !has_kill {
                 reasons.push(Reason::NoCgroupKill);
             }
         }
@@ -271,6 +284,7 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
             typed,
             dangers,
             replay: None,
+            layout: app.layout.clone(),
         })))
     } else {
         fx.push(Effect::Write(request));

@@ -3,9 +3,52 @@
 
 use super::{confirm, inspected_detail, writable, Transition};
 use crate::app::{App, Effect, Level, Mode};
+use crate::cgroupfs::v1_limits::FreezerState;
 use crate::model::history::{Direction, Dropped, Taken};
+use crate::model::layout::HierId;
 use crate::model::write;
 use crate::model::GroupPath;
+
+/// The v1 hierarchy that holds `controller` on this host, where one does.
+pub(crate) fn v1_holder(app: &App, controller: &str) -> Option<HierId> {
+    app.layout
+        .holder(controller)
+        .filter(|h| matches!(h, HierId::V1(_)))
+}
+
+/// Every hierarchy of the host, the primary first (the tree's backbone),
+/// then cgroup2 and each v1 hierarchy in the layout's order; cgroup2
+/// alone where the layout is not known. A group is made, removed, and a
+/// process moved, in each of these (the writer passes over a v1
+/// hierarchy where the group, or for a new group its parent, is not).
+pub(crate) fn every_hier(app: &App) -> Vec<HierId> {
+    let l = &app.layout;
+    let mut out: Vec<HierId> = l.primary().into_iter().collect();
+    let rest =
+        l.v2.as_ref()
+            .map(|_| HierId::V2)
+            .into_iter()
+            .chain((0..l.v1.len()).map(HierId::V1));
+    for h in rest {
+        if !out.contains(&h) {
+            out.push(h);
+        }
+    }
+    // cpuset last: a new cpuset group has no CPUs until someone writes
+    // cpuset.cpus and cpuset.mems, and a move into it fails (ENOSPC), which
+    // ends the request; the other hierarchies are done by then
+    let is_cpuset = |h: &HierId| match h {
+        HierId::V1(i) => l.v1.get(*i).is_some_and(|m| m.holds("cpuset")),
+        HierId::V2 => false,
+    };
+    if let Some(rest) = out.get_mut(1..) {
+        rest.sort_by_key(is_cpuset);
+    }
+    if out.is_empty() {
+        out.push(HierId::V2);
+    }
+    out
+}
 
 pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
     if !writable(app) {
@@ -15,6 +58,14 @@ pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
         return Transition::Stay;
     };
     let group = g.path.clone();
+    // a group in cgroup2 freezes there (cgroup.freeze is in every
+    // non-root cgroup2 group, as systemd freezes units on a hybrid host);
+    // one only in v1 hierarchies through the v1 freezer's freezer.state
+    if g.cgroup_type.is_none() && !group.is_root() {
+        if let Some(h) = v1_holder(app, "freezer") {
+            return freeze_v1(app, &group, h, fx);
+        }
+    }
     if group.is_root() || g.cgroup_type.is_none() {
         app.set_status(
             Level::Warn,
@@ -47,6 +98,44 @@ pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
     confirm::request(app, vec![write::freeze(&group, !frozen)], fx)
 }
 
+/// `f` on cgroup v1: FROZEN or THAWED to freezer.state, from the state
+/// the inspected detail read (FREEZING counts as frozen: the freeze was
+/// asked for, and `f` again thaws).
+fn freeze_v1(app: &mut App, group: &GroupPath, h: HierId, fx: &mut Vec<Effect>) -> Transition {
+    let Some(d) = inspected_detail(app) else {
+        app.set_status(
+            Level::Warn,
+            "still reading this group; try again in a moment",
+        );
+        return Transition::Stay;
+    };
+    let Some(fz) = d.freezer else {
+        app.set_status(
+            Level::Warn,
+            format!(
+                "{} is not in the v1 freezer hierarchy: there is nothing to freeze it with",
+                group.name_display()
+            ),
+        );
+        return Transition::Stay;
+    };
+    let frozen = fz.state != FreezerState::Thawed || app.freezing.contains(group);
+    let own = fz.self_freezing;
+    // freezer.self_freezing 0 while frozen: an ancestor froze it, and
+    // THAWED here changes nothing (cgroup-v1/freezer-subsystem.rst)
+    if frozen && own == Some(false) && !app.freezing.contains(group) {
+        app.set_status(
+            Level::Warn,
+            format!(
+                "{} is frozen because an ancestor is (freezer.parent_freezing): a thaw here changes nothing",
+                group.name_display()
+            ),
+        );
+        return Transition::Stay;
+    }
+    confirm::request(app, vec![write::set_freezer(group, h, !frozen)], fx)
+}
+
 /// The ancestor that freezes `group`: the top of the run of frozen
 /// ancestors (its own parent is not frozen, so its own cgroup.freeze is).
 fn frozen_ancestor(app: &App, group: &GroupPath) -> Option<GroupPath> {
@@ -68,6 +157,21 @@ pub fn kill_group(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
     let Some((g, _)) = app.selected_data() else {
         return Transition::Stay;
     };
+    let group = g.path.clone();
+    // not in cgroup2 (a v1-only host, or a group only in v1 hierarchies):
+    // v1 has no cgroup.kill; the writer signals each process of the
+    // group in the v1 freezer hierarchy (frozen first), else in the
+    // primary hierarchy
+    if g.cgroup_type.is_none() && !group.is_root() && !app.layout.v1.is_empty() {
+        let in_freezer = inspected_detail(app)
+            .and_then(|d| d.hierarchies.as_ref())
+            .is_some_and(|s| s.freezer.is_some());
+        let h = v1_holder(app, "freezer")
+            .filter(|_| in_freezer)
+            .or(app.layout.primary())
+            .unwrap_or(HierId::V2);
+        return confirm::request(app, vec![write::kill(&group).on(h)], fx);
+    }
     if g.cgroup_type.is_none() {
         app.set_status(
             Level::Warn,
@@ -75,7 +179,7 @@ pub fn kill_group(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
         );
         return Transition::Stay;
     }
-    confirm::request(app, vec![write::kill(&g.path.clone())], fx)
+    confirm::request(app, vec![write::kill(&group)], fx)
 }
 
 pub fn remove_group(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
@@ -92,7 +196,12 @@ pub fn remove_group(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
         );
         return Transition::Stay;
     }
-    confirm::request(app, vec![write::remove_group(&group)], fx)
+    let ops = if app.layout.v1.is_empty() {
+        vec![write::remove_group(&group)]
+    } else {
+        write::remove_group_in(&group, &every_hier(app))
+    };
+    confirm::request(app, ops, fx)
 }
 
 /// Writes the top entry of the undo (or redo) stack, through the policy:

@@ -263,6 +263,7 @@ mod tests {
             typed: None,
             dangers: Vec::new(),
             replay,
+            layout: crate::model::layout::Layout::default(),
         }))
     }
 

@@ -83,11 +83,18 @@ impl MovePicker {
             }
             Some(Action::Accept) => {
                 if let Some(target) = self.matches.get(self.cursor).cloned() {
-                    return confirm::request(
-                        app,
-                        vec![write::move_process(self.pid, &target, self.threads)],
-                        fx,
-                    );
+                    // on a host with v1 hierarchies: in each of them
+                    // where the target is (the confirmation lists them),
+                    // so that every controller takes the process
+                    let ops = if app.layout.v1.is_empty() {
+                        vec![write::move_process(self.pid, &target, self.threads)]
+                    } else {
+                        super::direct::every_hier(app)
+                            .into_iter()
+                            .map(|h| write::move_process_in(self.pid, &target, self.threads, h))
+                            .collect()
+                    };
+                    return confirm::request(app, ops, fx);
                 }
             }
             _ => {

@@ -47,7 +47,15 @@ impl NamePrompt {
             Some(Action::Accept) => {
                 // the check refused every name that is not one component
                 if let Ok(Ok(path)) = self.check.as_ref().map(|name| self.parent.join(name)) {
-                    return confirm::request(app, vec![write::create_group(&path)], fx);
+                    let ops = if app.layout.v1.is_empty() {
+                        vec![write::create_group(&path)]
+                    } else {
+                        // in every hierarchy, so that each controller can
+                        // take the group (systemd's units are at the same
+                        // path in each); the confirmation lists them
+                        write::create_group_in(&path, &super::direct::every_hier(app))
+                    };
+                    return confirm::request(app, ops, fx);
                 }
             }
             _ => {
