@@ -224,7 +224,7 @@ fn blkio_throttle_set_read_back_undo_and_remove_on_the_root_disk() {
     let o = b.do_op(&op);
     assert!(o.is_ok(), "{}", o.summary());
     assert_eq!(
-        b.read("blkio", v1_files::THROTTLE_WRITE_BPS),
+        b.read("blkio", v1_files::BLKIO_WRITE_BPS),
         format!("{disk} 1048576")
     );
     assert_eq!(o.stored_differs(), None);
@@ -258,7 +258,7 @@ fn blkio_throttle_set_read_back_undo_and_remove_on_the_root_disk() {
     );
     let u = b.do_op(&undo);
     assert!(u.is_ok(), "{}", u.summary());
-    assert_eq!(b.read("blkio", v1_files::THROTTLE_WRITE_BPS), "");
+    assert_eq!(b.read("blkio", v1_files::BLKIO_WRITE_BPS), "");
     // read: set, then 0 removes
     let r = b.do_op(&write::set_blkio_throttle(
         &g,
@@ -286,7 +286,7 @@ fn blkio_throttle_set_read_back_undo_and_remove_on_the_root_disk() {
             Some(1 << 20)
         ))
     );
-    assert_eq!(b.read("blkio", v1_files::THROTTLE_READ_BPS), "");
+    assert_eq!(b.read("blkio", v1_files::BLKIO_READ_BPS), "");
     // a device the kernel does not have: ENODEV, in words
     let bad = DevId {
         major: 4095,
@@ -326,7 +326,7 @@ fn blkio_bfq_weight_where_the_kernel_has_it() {
 fn cfs_quota_at_half_a_cpu_shares_and_undo() {
     let b = sandbox!("cpu");
     let (g, h) = (b.group(), b.hier("cpu"));
-    let period: u64 = b.read("cpu", v1_files::CFS_PERIOD).parse().unwrap();
+    let period: u64 = b.read("cpu", v1_files::CPU_CFS_PERIOD).parse().unwrap();
     // "50%": quota = 0.5 * period, as cpu.max on v2
     let half = CpuMax {
         quota: Some(period / 2),
@@ -336,10 +336,13 @@ fn cfs_quota_at_half_a_cpu_shares_and_undo() {
     assert_eq!(ops, [write::set_cfs_quota(&g, h, Some(period / 2))]);
     let o = b.do_op(&ops[0]);
     assert!(o.is_ok(), "{}", o.summary());
-    assert_eq!(b.read("cpu", v1_files::CFS_QUOTA), (period / 2).to_string());
+    assert_eq!(
+        b.read("cpu", v1_files::CPU_CFS_QUOTA),
+        (period / 2).to_string()
+    );
     let u = b.do_op(&o.undo().unwrap());
     assert!(u.is_ok(), "{}", u.summary());
-    assert_eq!(b.read("cpu", v1_files::CFS_QUOTA), "-1");
+    assert_eq!(b.read("cpu", v1_files::CPU_CFS_QUOTA), "-1");
     // a new period goes first, then the quota
     let ops = write::set_cfs(
         &g,
@@ -354,8 +357,8 @@ fn cfs_quota_at_half_a_cpu_shares_and_undo() {
         let o = b.do_op(op);
         assert!(o.is_ok(), "{}", o.summary());
     }
-    assert_eq!(b.read("cpu", v1_files::CFS_PERIOD), "50000");
-    assert_eq!(b.read("cpu", v1_files::CFS_QUOTA), "25000");
+    assert_eq!(b.read("cpu", v1_files::CPU_CFS_PERIOD), "50000");
+    assert_eq!(b.read("cpu", v1_files::CPU_CFS_QUOTA), "25000");
     // below 1 ms: EINVAL, in words
     let e = b.do_op(&write::set_cfs_quota(&g, h, Some(500)));
     let err = e.result.unwrap_err();

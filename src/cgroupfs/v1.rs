@@ -45,23 +45,19 @@ pub fn parse_u64(text: &str) -> Option<u64> {
     text.trim().parse().ok()
 }
 
-/// The lowest value v1 prints for "no limit" in memory.limit_in_bytes and
-/// memory.memsw.limit_in_bytes: PAGE_COUNTER_MAX * PAGE_SIZE, that is
-/// LONG_MAX rounded down to a page: 9223372036854771712 with 4 KiB pages,
-/// 9223372036854710272 with 64 KiB pages (arm64, ppc64). Anything from
-/// LONG_MAX rounded down to 64 KiB up is unlimited.
-pub const UNLIMITED_FLOOR: u64 = (i64::MAX as u64) & !0xffff;
-
 /// memory.limit_in_bytes: a number, [`Limit::Max`] for v1's "unlimited"
-/// sentinel ([`UNLIMITED_FLOOR`]).
+/// sentinel. The hot scan knows no page size: it takes the lowest
+/// sentinel there is (64 KiB pages, arm64 and ppc64), which is below 4 KiB
+/// pages' too ([`super::v1_limits::page_counter_max_bytes`]): no limit a
+/// kernel can hold lies between the two.
 pub fn parse_memory_limit(text: &str) -> Option<Limit> {
-    let v = parse_u64(text)?;
-    Some(if v >= UNLIMITED_FLOOR {
-        Limit::Max
-    } else {
-        Limit::Value(v)
-    })
+    super::v1_limits::MemLimitV1::parse(super::v1_limits::files::MEMORY_LIMIT, text, LARGEST_PAGE)
+        .ok()
+        .map(|m| m.0)
 }
+
+/// The largest page size a kernel runs with (64 KiB).
+const LARGEST_PAGE: u64 = 65_536;
 
 /// v1 cpu.stat's throttling, in v2's units.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -150,26 +146,8 @@ pub fn blkio_into(text: &str, kind: BlkioKind, into: &mut IoStat) {
     }
 }
 
-/// freezer.state (v1's freezer): the group's state as the kernel says it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FreezerState {
-    Thawed,
-    /// Asked to freeze, some task not frozen yet (or a descendant freezing).
-    Freezing,
-    Frozen,
-}
-
-impl FreezerState {
-    pub fn parse(text: &str) -> Option<Self> {
-        match text.trim() {
-            "THAWED" => Some(Self::Thawed),
-            "FREEZING" => Some(Self::Freezing),
-            "FROZEN" => Some(Self::Frozen),
-            _ => None,
-        }
-    }
-}
+/// freezer.state, the one type for reading and writing it.
+pub use super::v1_limits::FreezerState;
 
 #[cfg(test)]
 mod tests {
@@ -239,7 +217,9 @@ mod tests {
             parse_memory_limit("67108864\n"),
             Some(Limit::Value(64 << 20))
         );
-        assert_eq!(parse_memory_limit("-1\n"), None);
+        // the kernel prints no -1, but takes it as "no limit"
+        assert_eq!(parse_memory_limit("-1\n"), Some(Limit::Max));
+        assert_eq!(parse_memory_limit("lots\n"), None);
     }
 
     #[test]
@@ -281,14 +261,17 @@ mod tests {
     #[test]
     fn freezer_states() {
         assert_eq!(
-            FreezerState::parse(fx("freezer.state")),
+            FreezerState::parse(fx("freezer.state")).ok(),
             Some(FreezerState::Thawed)
         );
         assert_eq!(
-            FreezerState::parse("FREEZING\n"),
+            FreezerState::parse("FREEZING\n").ok(),
             Some(FreezerState::Freezing)
         );
-        assert_eq!(FreezerState::parse("FROZEN"), Some(FreezerState::Frozen));
-        assert_eq!(FreezerState::parse("frozen"), None);
+        assert_eq!(
+            FreezerState::parse("FROZEN").ok(),
+            Some(FreezerState::Frozen)
+        );
+        assert!(FreezerState::parse("frozen").is_err());
     }
 }

@@ -42,6 +42,8 @@ pub mod files {
     pub const PIDS_CURRENT: &str = "pids.current";
     /// Every v1 process list (the same name as v2's).
     pub const PROCS: &str = "cgroup.procs";
+    /// v1's cgroup.threads: one thread per write.
+    pub const TASKS: &str = "tasks";
 }
 
 // ---------------------------------------------------------------- cpu

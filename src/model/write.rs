@@ -74,25 +74,8 @@ pub enum WriteKind {
     FreezerState(bool),
 }
 
-/// The names of the cgroup v1 files cgtop writes.
-pub mod v1_files {
-    pub const THROTTLE_READ_BPS: &str = "blkio.throttle.read_bps_device";
-    pub const THROTTLE_WRITE_BPS: &str = "blkio.throttle.write_bps_device";
-    pub const THROTTLE_READ_IOPS: &str = "blkio.throttle.read_iops_device";
-    pub const THROTTLE_WRITE_IOPS: &str = "blkio.throttle.write_iops_device";
-    pub const BLKIO_WEIGHT: &str = "blkio.weight";
-    pub const BLKIO_BFQ_WEIGHT: &str = "blkio.bfq.weight";
-    pub const CFS_QUOTA: &str = "cpu.cfs_quota_us";
-    pub const CFS_PERIOD: &str = "cpu.cfs_period_us";
-    pub const CPU_SHARES: &str = "cpu.shares";
-    pub const MEMORY_LIMIT: &str = "memory.limit_in_bytes";
-    pub const MEMSW_LIMIT: &str = "memory.memsw.limit_in_bytes";
-    pub const MEMORY_SOFT_LIMIT: &str = "memory.soft_limit_in_bytes";
-    pub const MEMORY_USAGE: &str = "memory.usage_in_bytes";
-    pub const FREEZER_STATE: &str = "freezer.state";
-    /// v1's cgroup.threads: one thread per write.
-    pub const TASKS: &str = "tasks";
-}
+/// The v1 file names, kept with their parsers.
+pub use crate::cgroupfs::v1_limits::files as v1_files;
 
 /// One of the four blkio throttle files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,10 +96,10 @@ impl Throttle {
 
     pub fn file(self) -> &'static str {
         match self {
-            Self::ReadBps => v1_files::THROTTLE_READ_BPS,
-            Self::WriteBps => v1_files::THROTTLE_WRITE_BPS,
-            Self::ReadIops => v1_files::THROTTLE_READ_IOPS,
-            Self::WriteIops => v1_files::THROTTLE_WRITE_IOPS,
+            Self::ReadBps => v1_files::BLKIO_READ_BPS,
+            Self::WriteBps => v1_files::BLKIO_WRITE_BPS,
+            Self::ReadIops => v1_files::BLKIO_READ_IOPS,
+            Self::WriteIops => v1_files::BLKIO_WRITE_IOPS,
         }
     }
 }
@@ -408,7 +391,7 @@ pub fn set_cfs_quota(group: &GroupPath, h: HierId, quota_us: Option<u64>) -> Op 
     let contents = quota_us.map_or_else(|| "-1".to_owned(), |q| q.to_string());
     write(
         group,
-        v1_files::CFS_QUOTA,
+        v1_files::CPU_CFS_QUOTA,
         contents,
         WriteKind::CfsQuota(quota_us),
     )
@@ -418,7 +401,7 @@ pub fn set_cfs_quota(group: &GroupPath, h: HierId, quota_us: Option<u64>) -> Op 
 pub fn set_cfs_period(group: &GroupPath, h: HierId, period_us: u64) -> Op {
     write(
         group,
-        v1_files::CFS_PERIOD,
+        v1_files::CPU_CFS_PERIOD,
         period_us.to_string(),
         WriteKind::CfsPeriod(period_us),
     )

@@ -1384,7 +1384,7 @@ fn apply(hot: &mut HotStats, kind: Hot, text: &str) {
             v1::blkio_into(text, k, hot.io.get_or_insert_with(IoStat::default));
             hot.v1.sources.io_own_only |= matches!(kind, Hot::BlkioBytes | Hot::BlkioIos);
         }
-        Hot::FreezerState => hot.v1.freezer_state = v1::FreezerState::parse(text),
+        Hot::FreezerState => hot.v1.freezer_state = v1::FreezerState::parse(text).ok(),
         Hot::CpuPressure | Hot::MemoryPressure | Hot::IoPressure => {
             if let Ok(p) = Pressure::parse(text) {
                 // hundredths: the kernel prints two decimals

@@ -76,7 +76,7 @@ impl FieldKind {
             Self::IoMax => files::IO_MAX,
             Self::IoWeight => files::IO_WEIGHT,
             Self::IoLatency => files::IO_LATENCY,
-            Self::V1Cfs => v1_files::CFS_QUOTA,
+            Self::V1Cfs => v1_files::CPU_CFS_QUOTA,
             Self::V1Shares => v1_files::CPU_SHARES,
             Self::V1Memory(m) => m.file(),
             Self::V1Throttle(t) => t.file(),
@@ -762,9 +762,10 @@ fn current_of(app: &App, layout: &Layout, kind: FieldKind, h: HierId) -> Option<
     let raw = |f: &str| raw_in(app, layout, Some(h), f);
     match kind {
         FieldKind::V1Cfs => {
-            let q = crate::cgroupfs::v1_limits::CfsQuota::parse(&raw(v1_files::CFS_QUOTA)?).ok()?;
-            let p =
-                crate::cgroupfs::v1_limits::parse_cfs_period(&raw(v1_files::CFS_PERIOD)?).ok()?;
+            let q =
+                crate::cgroupfs::v1_limits::CfsQuota::parse(&raw(v1_files::CPU_CFS_QUOTA)?).ok()?;
+            let p = crate::cgroupfs::v1_limits::parse_cfs_period(&raw(v1_files::CPU_CFS_PERIOD)?)
+                .ok()?;
             Some(crate::cgroupfs::v1_limits::cfs_to_cpu_max(q, p).to_string())
         }
         k if k.is_v1() || h != HierId::V2 => raw(k.file()),
@@ -786,7 +787,7 @@ pub(crate) fn show_readback(form: &mut LimitsForm, outcomes: &[WriteOutcome], pa
             continue;
         }
         // the CFS field shows quota and period together, as cpu.max does
-        if w.file == v1_files::CFS_QUOTA || w.file == v1_files::CFS_PERIOD {
+        if w.file == v1_files::CPU_CFS_QUOTA || w.file == v1_files::CPU_CFS_PERIOD {
             for f in form
                 .fields
                 .iter_mut()
@@ -794,7 +795,7 @@ pub(crate) fn show_readback(form: &mut LimitsForm, outcomes: &[WriteOutcome], pa
             {
                 let now = f.current.as_deref().and_then(|c| CpuMax::parse(c).ok());
                 let rb = rb.trim();
-                let v = if w.file == v1_files::CFS_QUOTA {
+                let v = if w.file == v1_files::CPU_CFS_QUOTA {
                     crate::cgroupfs::v1_limits::CfsQuota::parse(rb)
                         .ok()
                         .zip(now)
