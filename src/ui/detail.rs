@@ -366,7 +366,12 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             _ => {}
         }
     }
-    let ty = g.cgroup_type.map_or("root", |t| t.as_str());
+    // no cgroup.type: the root, or a group of a v1 hierarchy (v1 has none)
+    let ty = match g.cgroup_type {
+        Some(t) => t.as_str(),
+        None if g.path.is_root() => "root",
+        None => "-",
+    };
     // the figures come first: on a small screen the pane shows only the
     // top lines, and the structure below them changes rarely
     let mut out = vec![
