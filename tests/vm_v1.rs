@@ -556,7 +556,8 @@ fn v1_systemd_cgtop_agrees() {
             "--",
             "perl",
             "-e",
-            "$x = 'x' x (40 << 20); 1 while 1",
+            // no "$": systemd expands $NAME in a unit's command line
+            "@x = ('x' x (40 << 20)); 1 while 1",
         ])
         .output()
         .expect("systemd-run");
@@ -570,6 +571,15 @@ fn v1_systemd_cgtop_agrees() {
     let g = GroupPath::new(&path);
     // let perl allocate
     sleep(Duration::from_secs(3));
+    let active = Command::new("systemctl")
+        .args(["is-active", &name])
+        .output()
+        .expect("systemctl is-active");
+    assert!(
+        active.status.success(),
+        "{name} is not running: {}",
+        String::from_utf8_lossy(&active.stdout)
+    );
     let sd = Command::new("systemd-cgtop")
         .args(["-b", "-r", "-n", "3", "-d", "2", "--depth", "3"])
         .stdout(std::process::Stdio::piped())
@@ -609,4 +619,100 @@ fn v1_systemd_cgtop_agrees() {
         mib(mem),
         mib(sd_mem)
     );
+}
+
+// ---------------------------------------------------------------------------
+// The TUI, by keys, on a v1 hierarchy
+
+/// `cgtop GROUP` in tmux on the v1 or hybrid layout, as an operator uses
+/// it: `f`, `y` freezes the group through `freezer.state`, `u` thaws it,
+/// `e` then `50%` and Enter sets the CFS quota (`cpu.cfs_quota_us` 50000
+/// over a 100000 period), `q` ends cgtop. The kernel's v1 files are the
+/// judge.
+#[test]
+#[ignore = "runs in the QEMU guest on cgroup v1 or hybrid: tests/vm/run-suite"]
+fn v1_tui_keys_freeze_thaw_and_quota() {
+    let _timed = Timed("v1_tui_keys_freeze_thaw_and_quota", Instant::now());
+    require_v1_vm();
+    let mut sb = sandbox("tui");
+    let g = sb.mkdir("busy");
+    sb.spawn_in(&g, BUSY);
+    let state = || sb.read("freezer", &g, "freezer.state").trim().to_owned();
+    let long = Duration::from_secs(20);
+    let tmux = vm_common::Tmux::run(
+        &format!("{} {}", env!("CARGO_BIN_EXE_cgtop"), g.display()),
+        160,
+        45,
+    );
+    tmux.wait_until("the group", long, |s| s.contains("busy"));
+    // the first refresh with detail makes the actions ready
+    sleep(Duration::from_millis(1500));
+
+    tmux.send(&["f"]);
+    let confirm = tmux.wait_until("the freeze confirmation", long, |s| {
+        s.contains(&format!("freeze {g}"))
+    });
+    let t = Instant::now();
+    tmux.send(&["y"]);
+    let frozen = poll(Duration::from_secs(10), || {
+        (state() == "FROZEN").then(Instant::now)
+    })
+    .map(|at| at - t);
+    let frozen_screen = tmux.capture();
+    let t = Instant::now();
+    tmux.send(&["u"]);
+    let thawed = poll(Duration::from_secs(10), || {
+        (state() == "THAWED").then(Instant::now)
+    })
+    .map(|at| at - t);
+
+    tmux.send(&["e"]);
+    let form = tmux.wait_until("the limits form", long, |s| {
+        s.contains("cpu.max") || s.contains("cfs_quota")
+    });
+    tmux.type_text("50%");
+    sleep(Duration::from_millis(500));
+    let preview = tmux.capture();
+    let t = Instant::now();
+    tmux.send(&["Enter"]);
+    let quota = poll(Duration::from_secs(10), || {
+        (sb.read("cpu", &g, "cpu.cfs_quota_us").trim() == "50000").then(Instant::now)
+    })
+    .map(|at| at - t);
+    tmux.send(&["Escape"]);
+    sleep(Duration::from_millis(300));
+    tmux.send(&["q"]);
+    let quit = poll(Duration::from_secs(10), || (!tmux.alive()).then_some(()));
+    let line = |s: &str, needle: &str| {
+        s.lines()
+            .find(|l| l.contains(needle))
+            .unwrap_or("")
+            .trim()
+            .to_owned()
+    };
+    figure(
+        &label("TUI in tmux"),
+        &format!(
+            "f: {:?}; y: FROZEN after {frozen:?}, row {:?}; u: THAWED after {thawed:?}; e: {:?}; \
+             50%: {:?}; Enter: cfs_quota_us 50000 after {quota:?}; period {}",
+            line(&confirm, "freeze"),
+            line(&frozen_screen, "busy"),
+            line(&form, "cpu"),
+            line(&preview, "50"),
+            sb.read("cpu", &g, "cpu.cfs_period_us").trim()
+        ),
+    );
+    assert!(
+        frozen.is_some(),
+        "f, y did not freeze the group: {}",
+        state()
+    );
+    assert!(thawed.is_some(), "u did not thaw the group: {}", state());
+    assert!(
+        quota.is_some(),
+        "e, 50%, Enter did not set cpu.cfs_quota_us: {}\n{preview}",
+        sb.read("cpu", &g, "cpu.cfs_quota_us").trim()
+    );
+    assert_eq!(sb.read("cpu", &g, "cpu.cfs_period_us").trim(), "100000");
+    assert!(quit.is_some(), "q did not end cgtop");
 }

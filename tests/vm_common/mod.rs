@@ -490,6 +490,7 @@ pub fn strings(v: Option<&Value>) -> Vec<String> {
 /// or, while the writer refuses v1 hierarchies, by the sandbox's plain
 /// write. Returns how it was written, for the figures ("cgtop's writer",
 /// or "a plain write (cgtop's writer refused: ...)").
+#[allow(dead_code)] // used by tests/vm_v1.rs and tests/v1_fio_real.rs only
 pub fn set_v1(
     sb: &sandbox_v1::V1Sandbox,
     controller: &str,
@@ -509,6 +510,7 @@ pub fn set_v1(
 /// Every number under a key named `key` anywhere in `v` (a group's JSON
 /// object: where cgtop puts a v1 figure such as `oom_kill` or `failcnt`
 /// is its own choice, the number is the kernel's).
+#[allow(dead_code)] // used by tests/vm_v1.rs and tests/v1_fio_real.rs only
 pub fn find_key(v: &Value, key: &str) -> Vec<f64> {
     let mut out = Vec::new();
     match v {
@@ -534,6 +536,7 @@ pub fn find_key(v: &Value, key: &str) -> Vec<f64> {
 
 /// The layout of the guest (`CGTOP_VM_CGROUP`: v1 or hybrid), after
 /// [`require_vm`]; stops a case run in a v2 guest.
+#[allow(dead_code)] // used by tests/vm_v1.rs and tests/v1_fio_real.rs only
 pub fn require_v1_vm() -> String {
     require_vm();
     let layout = std::env::var("CGTOP_VM_CGROUP").unwrap_or_default();
