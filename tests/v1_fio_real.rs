@@ -56,11 +56,11 @@ fn root_disk() -> Result<(DevId, DevId), String> {
     let mi = std::fs::read_to_string("/proc/self/mountinfo").map_err(|e| e.to_string())?;
     let dev = mi
         .lines()
-        .filter_map(|l| {
+        .rev()
+        .find_map(|l| {
             let f: Vec<&str> = l.split(' ').collect();
             (f.get(4) == Some(&"/")).then(|| f[2].to_owned())
         })
-        .last()
         .ok_or("no mount of / in /proc/self/mountinfo")?;
     let part = DevId::parse(&dev).ok_or(format!("bad MAJ:MIN {dev}"))?;
     let sys = Path::new("/sys/dev/block").join(&dev);
@@ -124,10 +124,10 @@ struct FioRun {
 fn fio_in(sb: &mut V1Sandbox, g: &GroupPath, way: &str, args: &[&str]) -> FioRun {
     let run = CgtopRun::start(&sb.top, "1", 60);
     run.wait_lines(1, Duration::from_secs(20));
-    let mut argv = vec!["fio", "--output-format=json"];
-    argv.extend_from_slice(args);
+    let mut fio = vec!["fio", "--output-format=json"];
+    fio.extend_from_slice(args);
     let t0 = Instant::now();
-    let pid = sb.spawn_in(g, &argv);
+    let pid = sb.spawn_in(g, &fio);
     let mut out = sb.child(pid).stdout.take().expect("fio's stdout");
     let status = sb.wait_child(pid, Duration::from_secs(120));
     let ended = Instant::now();
@@ -446,8 +446,7 @@ fn blkio_throttle_with_fio_on_the_root_disk() {
     let host = buffered
         .last
         .as_ref()
-        .map(|s| s.doc["writeback"].clone())
-        .unwrap_or(Value::Null);
+        .map_or(Value::Null, |s| s.doc["writeback"].clone());
     if host["limit_bytes"].as_f64().is_none() {
         failures.push(format!(
             "buffered write: cgtop's JSON has no host dirty limit (writeback = {host})"

@@ -414,8 +414,7 @@ fn v1_memory_limit_shows_the_oom_kill() {
     assert!(failcnt > 0, "memory.failcnt {failcnt}");
     assert!(
         seen.is_some(),
-        "cgtop never showed oom_kill >= 1 for {g}: {}",
-        last
+        "cgtop never showed oom_kill >= 1 for {g}: {last}"
     );
     assert!(
         find_key(&last, "failcnt").iter().any(|f| *f > 0.0),

@@ -409,10 +409,12 @@ impl V1Sandbox {
             }
             // only the test's processes and their children are in here
             for pid in pids {
-                if let Some(p) = rustix::process::Pid::from_raw(pid as i32) {
-                    if pid > 1 {
-                        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
-                    }
+                let p = i32::try_from(pid)
+                    .ok()
+                    .filter(|p| *p > 1)
+                    .and_then(rustix::process::Pid::from_raw);
+                if let Some(p) = p {
+                    let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
                 }
             }
             for c in &mut self.children {
