@@ -10,21 +10,28 @@
 #             test would); its measured figures ("FIGURE case: ...") go to
 #             DIR/figures through CGTOP_VM_FIGURES
 # usage (inside the VM, from the package root):
-#   guest-suite.sh [--cgtop BIN] [--vm-truth BIN] [--filter NAME] [--results DIR]
+#   guest-suite.sh [--cgtop BIN] [--vm-truth BIN] [--name STEP] [--filter NAME]
+#                  [--skip NAME] [--results DIR]
 #   --filter NAME  run only the vm_truth case NAME (exact name; run-suite
 #                  uses it for io_latency_round_trip on the custom kernel)
+#   --skip NAME    leave the case NAME out (repeatable)
+#   --name STEP    the test binary's step name in the results (default
+#                  vm_truth; run-suite passes the vm_v1 binary as --vm-truth
+#                  with --name vm_v1 in the v1 and hybrid guests)
 # Writes "STEP RESULT SECONDS [NOTE]" lines (RESULT: pass, fail, skip) to
 # DIR/results and the figures to DIR/figures for the host.  Exit status 1 if
 # a step failed.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CGTOP='' VM_TRUTH='' RESULTS='' FILTER=()
+CGTOP='' VM_TRUTH='' RESULTS='' FILTER=() STEP=vm_truth
 while (($#)); do
     case $1 in
         --cgtop) CGTOP=$2; shift 2 ;;
         --vm-truth) VM_TRUTH=$2; shift 2 ;;
         --results) RESULTS=$2; shift 2 ;;
-        --filter) FILTER=(--exact "$2"); shift 2 ;;
+        --filter) FILTER+=(--exact "$2"); shift 2 ;;
+        --skip) FILTER+=(--skip "$2"); shift 2 ;;
+        --name) STEP=$2; shift 2 ;;
         *) echo "guest-suite: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -46,7 +53,7 @@ record() { # record STEP RESULT [NOTE]
     [[ $2 == fail ]] && failed=1
 }
 
-echo "guest-suite: kernel $(uname -r)"
+echo "guest-suite: kernel $(uname -r), cgroup ${CGTOP_VM_CGROUP:-v2}, init ${CGTOP_VM_INIT:-sh}"
 # ---- smoke
 begin smoke
 if "$HERE/smoke.sh"; then record smoke pass; else record smoke fail; fi
@@ -75,9 +82,9 @@ else
 fi
 
 # ---- vm_truth
-begin vm_truth
+begin "$STEP"
 if [[ -z $VM_TRUTH ]]; then
-    record vm_truth skip "no test binary"
+    record "$STEP" skip "no test binary"
 else
     log=$(mktemp)
     # --nocapture: the measured figures are the point, also of passing tests
@@ -89,9 +96,9 @@ else
     failed_tests=$(sed -n 's/^test \(.*\) \.\.\. .*FAILED$/\1/p; s/^    \([a-z_0-9]*\)$/\1/p' "$log" | sort -u | paste -sd' ' -)
     rm -f "$log"
     if ((rc == 0)); then
-        record vm_truth pass "${counts:-no test count}"
+        record "$STEP" pass "${counts:-no test count}"
     else
-        record vm_truth fail "exit status $rc${counts:+, $counts}${failed_tests:+: $failed_tests}"
+        record "$STEP" fail "exit status $rc${counts:+, $counts}${failed_tests:+: $failed_tests}"
     fi
 fi
 

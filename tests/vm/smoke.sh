@@ -23,25 +23,54 @@ check() { # check DESCRIPTION GOT EXPECTED
     fi
 }
 
-# ---- cgroup2 is the only cgroup filesystem, at /sys/fs/cgroup
+LAYOUT=${CGTOP_VM_CGROUP:-v2}
 # mountinfo: ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - FSTYPE SOURCE SUPEROPTS
-cg_mounts=$(awk '{ split($0, p, " - "); split(p[2], f, " ") }
-    f[1] ~ /^cgroup2?$/ { print f[1] "@" $5 }' /proc/self/mountinfo | tr '\n' ' ')
-check "cgroup2 is the only cgroup mount" "$cg_mounts" "cgroup2@$CG "
-super=$(awk -v m=$CG '$5 == m { split($0, p, " - "); split(p[2], f, " "); print f[3] }' /proc/self/mountinfo)
-for o in nsdelegate memory_recursiveprot; do
-    check "cgroup2 mounted with $o" "$([[ ,$super, == *,$o,* ]] && echo yes)" yes
-done
-check "cgroup_no_v1=all on the kernel command line" \
-    "$(grep -qw cgroup_no_v1=all /proc/cmdline && echo yes)" yes
+if [[ $LAYOUT == v2 ]]; then
+    # ---- cgroup2 is the only cgroup filesystem, at /sys/fs/cgroup
+    cg_mounts=$(awk '{ split($0, p, " - "); split(p[2], f, " ") }
+        f[1] ~ /^cgroup2?$/ { print f[1] "@" $5 }' /proc/self/mountinfo | tr '\n' ' ')
+    check "cgroup2 is the only cgroup mount" "$cg_mounts" "cgroup2@$CG "
+    super=$(awk -v m=$CG '$5 == m { split($0, p, " - "); split(p[2], f, " "); print f[3] }' /proc/self/mountinfo)
+    for o in nsdelegate memory_recursiveprot; do
+        check "cgroup2 mounted with $o" "$([[ ,$super, == *,$o,* ]] && echo yes)" yes
+    done
+    check "cgroup_no_v1=all on the kernel command line" \
+        "$(grep -qw cgroup_no_v1=all /proc/cmdline && echo yes)" yes
 
-# ---- controllers enabled for the children of the root
-sub=" $(cat $CG/cgroup.subtree_control) "
-for c in cpu memory io pids; do
-    check "$c in the root's cgroup.subtree_control" "$([[ $sub == *" $c "* ]] && echo yes)" yes
-done
-if [[ ${CGTOP_VM_INIT:-sh} == sh ]]; then
-    check "the command runs in the root cgroup" "$(cat /proc/self/cgroup)" "0::/"
+    # ---- controllers enabled for the children of the root
+    sub=" $(cat $CG/cgroup.subtree_control) "
+    for c in cpu memory io pids; do
+        check "$c in the root's cgroup.subtree_control" "$([[ $sub == *" $c "* ]] && echo yes)" yes
+    done
+    if [[ ${CGTOP_VM_INIT:-sh} == sh ]]; then
+        check "the command runs in the root cgroup" "$(cat /proc/self/cgroup)" "0::/"
+    fi
+else
+    # ---- cgroup v1 (--cgroup v1|hybrid): the v1 hierarchies cgtop's v1
+    # cases use, each a cgroup v1 mount below /sys/fs/cgroup, cpu and
+    # cpuacct co-mounted; cgroup2 only at unified/ and only on hybrid
+    v1_of() { # the mount point of the v1 hierarchy whose options hold $1
+        awk -v c="$1" '{ split($0, p, " - "); split(p[2], f, " ") }
+            f[1] == "cgroup" { n = split(f[3], o, ","); for (i = 1; i <= n; i++) if (o[i] == c) print $5 }' \
+            /proc/self/mountinfo | head -n1
+    }
+    for c in cpu cpuacct memory blkio pids freezer name=systemd; do
+        m=$(v1_of "$c")
+        check "$c is a v1 hierarchy below $CG" "$([[ $m == $CG/* ]] && echo yes)" yes
+    done
+    check "cpu and cpuacct are one co-mounted hierarchy" "$(v1_of cpu)" "$(v1_of cpuacct)"
+    v2=$(awk '{ split($0, p, " - "); split(p[2], f, " ") } f[1] == "cgroup2" { print $5 }' /proc/self/mountinfo | tr '\n' ' ')
+    if [[ $LAYOUT == hybrid ]]; then
+        check "cgroup2 only at $CG/unified (hybrid)" "$v2" "$CG/unified "
+    else
+        check "no cgroup2 mount (v1 only)" "$v2" ""
+    fi
+    check "no cgroup_no_v1 on the kernel command line" \
+        "$(grep -q cgroup_no_v1 /proc/cmdline && echo yes || echo no)" no
+    if [[ ${CGTOP_VM_INIT:-sh} == sh ]]; then
+        check "the command runs in the root of every hierarchy" \
+            "$(cut -d: -f3 /proc/self/cgroup | sort -u | tr '\n' ' ')" "/ "
+    fi
 fi
 
 # ---- the scratch disk: a whole virtio disk whose MAJ:MIN io.max can use
@@ -66,4 +95,8 @@ if ((failed)); then
     echo "smoke: $failed of $n checks failed"
     exit 1
 fi
-echo "smoke: all $n checks passed ($(uname -r), controllers: $(cat $CG/cgroup.subtree_control))"
+if [[ $LAYOUT == v2 ]]; then
+    echo "smoke: all $n checks passed ($(uname -r), controllers: $(cat $CG/cgroup.subtree_control))"
+else
+    echo "smoke: all $n checks passed ($(uname -r), cgroup $LAYOUT: $(awk '{ split($0, p, " - "); split(p[2], f, " ") } f[1] ~ /^cgroup2?$/ { print f[1] "@" $5 }' /proc/self/mountinfo | paste -sd' ' -))"
+fi

@@ -26,6 +26,8 @@ use std::time::{Duration, Instant};
 
 #[path = "../common/sandbox.rs"]
 pub mod sandbox;
+#[path = "../common/sandbox_v1.rs"]
+pub mod sandbox_v1;
 #[path = "../common/tmux.rs"]
 pub mod tmux;
 
@@ -478,4 +480,70 @@ pub fn strings(v: Option<&Value>) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+// ---------------------------------------------------------------------------
+// cgroup v1 (tests/vm_v1.rs, tests/v1_fio_real.rs)
+
+/// Writes `value` to `file` of `g` in the v1 hierarchy of `controller`:
+/// through cgtop's writer (a `model::write` op, one write(2), read back),
+/// or, while the writer refuses v1 hierarchies, by the sandbox's plain
+/// write. Returns how it was written, for the figures ("cgtop's writer",
+/// or "a plain write (cgtop's writer refused: ...)").
+#[allow(dead_code)] // used by tests/vm_v1.rs and tests/v1_fio_real.rs only
+pub fn set_v1(
+    sb: &sandbox_v1::V1Sandbox,
+    controller: &str,
+    g: &GroupPath,
+    file: &str,
+    value: &str,
+) -> String {
+    let o = perform(&sb.hier(controller).mount, &write::raw(g, file, value));
+    if o.is_ok() {
+        "cgtop's writer".to_owned()
+    } else {
+        sb.write(controller, g, file, value);
+        format!("a plain write (cgtop's writer refused: {})", o.summary())
+    }
+}
+
+/// Every number under a key named `key` anywhere in `v` (a group's JSON
+/// object: where cgtop puts a v1 figure such as `oom_kill` or `failcnt`
+/// is its own choice, the number is the kernel's).
+#[allow(dead_code)] // used by tests/vm_v1.rs and tests/v1_fio_real.rs only
+pub fn find_key(v: &Value, key: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if k == key {
+                    if let Some(n) = x.as_f64() {
+                        out.push(n);
+                    }
+                }
+                out.extend(find_key(x, key));
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                out.extend(find_key(x, key));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The layout of the guest (`CGTOP_VM_CGROUP`: v1 or hybrid), after
+/// [`require_vm`]; stops a case run in a v2 guest.
+#[allow(dead_code)] // used by tests/vm_v1.rs and tests/v1_fio_real.rs only
+pub fn require_v1_vm() -> String {
+    require_vm();
+    let layout = std::env::var("CGTOP_VM_CGROUP").unwrap_or_default();
+    assert!(
+        layout == "v1" || layout == "hybrid",
+        "not in a v1 or hybrid guest (CGTOP_VM_CGROUP={layout:?}): run it with \
+         tests/vm/run-in-vm --cgroup v1|hybrid, or tests/vm/run-suite"
+    );
+    layout
 }
