@@ -486,10 +486,9 @@ pub fn strings(v: Option<&Value>) -> Vec<String> {
 // cgroup v1 (tests/vm_v1.rs, tests/v1_fio_real.rs)
 
 /// Writes `value` to `file` of `g` in the v1 hierarchy of `controller`:
-/// through cgtop's writer (a `model::write` op, one write(2), read back),
-/// or, while the writer refuses v1 hierarchies, by the sandbox's plain
-/// write. Returns how it was written, for the figures ("cgtop's writer",
-/// or "a plain write (cgtop's writer refused: ...)").
+/// through cgtop's writer (a `model::write` op naming a v1 hierarchy, one
+/// write(2), read back); a refusal fails the test. Returns how it was
+/// written, for the figures.
 #[allow(dead_code)] // used by tests/vm_v1.rs and tests/v1_fio_real.rs only
 pub fn set_v1(
     sb: &sandbox_v1::V1Sandbox,
@@ -498,13 +497,12 @@ pub fn set_v1(
     file: &str,
     value: &str,
 ) -> String {
-    let o = perform(&sb.hier(controller).mount, &write::raw(g, file, value));
-    if o.is_ok() {
-        "cgtop's writer".to_owned()
-    } else {
-        sb.write(controller, g, file, value);
-        format!("a plain write (cgtop's writer refused: {})", o.summary())
-    }
+    // the op names a v1 hierarchy: the writer takes it only through a v1
+    // handle (a cgroup2 op is refused there), opened at the mount
+    let op = write::raw(g, file, value).on(cgtop::model::layout::HierId::V1(0));
+    let o = perform(&sb.hier(controller).mount, &op);
+    assert!(o.is_ok(), "cgtop's writer refused: {}", o.summary());
+    "cgtop's writer".to_owned()
 }
 
 /// Every number under a key named `key` anywhere in `v` (a group's JSON
