@@ -334,7 +334,10 @@ fn kill_checked(line: &ProcLine, pid: u32, want: &str) -> Result<bool, Errno> {
 /// that listed it). The subtree is frozen first where cgroup.freeze (or
 /// v1's freezer.state) exists, so that nothing forks between listing and
 /// killing (a fatal signal still reaches a frozen process, admin guide 4-3
-/// cgroup.freeze; a v1-frozen one dies when thawed), and thawed after.
+/// cgroup.freeze; a v1-frozen one dies only when thawed), and thawed
+/// after. A group that was frozen before is frozen again after; on v1 it
+/// is thawed first until the killed processes are gone (at most a
+/// second), else they would stay, killed and frozen, for good.
 fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
     let dir = hier::group_rel(group);
     let cgroupfs = if h.is_cgroup1() {
@@ -386,11 +389,26 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
         }
     }
     if froze {
-        let back = if was_frozen.as_deref().map(str::trim) == Some(freeze) {
-            freeze
-        } else {
-            thaw
-        };
+        let refreeze = was_frozen.as_deref().map(str::trim) == Some(freeze);
+        if refreeze && h.is_cgroup1() && !killed.is_empty() {
+            // a v1-frozen process does not die of SIGKILL until it is
+            // thawed: thaw, let the killed ones go, then freeze again
+            // what was frozen
+            let _ = write_once(h, &freeze_path, thaw);
+            let end = std::time::Instant::now() + std::time::Duration::from_secs(1);
+            let mut listed = Vec::new();
+            loop {
+                listed.clear();
+                subtree_pids(h, group, &mut listed);
+                if !listed.iter().any(|(p, _)| killed.contains(p))
+                    || std::time::Instant::now() > end
+                {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
+        let back = if refreeze { freeze } else { thaw };
         let _ = write_once(h, &freeze_path, back);
     }
     left.retain(|(p, _)| !killed.contains(p) && !skipped.contains(p));
