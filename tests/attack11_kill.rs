@@ -115,3 +115,74 @@ fn killing_a_frozen_v1_group_kills_its_processes_and_keeps_it_frozen() {
         "FROZEN"
     );
 }
+
+/// The thread id of the caller.
+fn gettid() -> u32 {
+    rustix::thread::gettid().as_raw_nonzero().get() as u32
+}
+
+#[test]
+fn killing_a_v1_group_that_holds_cgtop_does_not_freeze_cgtop() {
+    // the operator typed the name of the group that holds cgtop: the
+    // fallback froze the group first, and so the writer itself, with
+    // nothing left to thaw it (here a watchdog thaws it after 3 s)
+    if !rustix::process::geteuid().is_root() {
+        return println!("skipped: not root");
+    }
+    let Some(mount) = v1_mount("freezer") else {
+        return println!("skipped: no v1 freezer hierarchy");
+    };
+    let layout = match cgtop::source::mount::discover_layout() {
+        Ok(l) => l,
+        Err(e) => return println!("skipped: {e}"),
+    };
+    let name = format!("cgtop-test-{}-1", std::process::id());
+    let dir = mount.join(&name);
+    std::fs::create_dir(&dir).unwrap();
+    let mut b = Box1 {
+        dir,
+        name,
+        child: None,
+    };
+    let c = Command::new("sleep").arg("300").spawn().unwrap();
+    let pid = c.id();
+    b.child = Some(c);
+    std::fs::write(b.dir.join("cgroup.procs"), pid.to_string()).unwrap();
+    let state = b.dir.join("freezer.state");
+    let mut watchdog = Command::new("sh")
+        .arg("-c")
+        .arg(format!("sleep 3; echo THAWED > '{}'", state.display()))
+        .spawn()
+        .unwrap();
+    let (group, tasks) = (GroupPath::new(&b.name), b.dir.join("tasks"));
+    // the writer: a thread of this process, in the group (v1 moves one
+    // thread through `tasks`); it leaves the group when it ends
+    let took = std::thread::spawn(move || {
+        std::fs::write(&tasks, gettid().to_string()).unwrap();
+        let hiers = Hiers::open(layout);
+        let h = hiers.layout.holder("freezer").unwrap();
+        let t = Instant::now();
+        let o = writer::perform_on(&hiers, &write::kill(&group).on(h));
+        (t.elapsed(), o.is_ok())
+    })
+    .join()
+    .unwrap();
+    let _ = watchdog.kill();
+    let _ = watchdog.wait();
+    assert!(took.1);
+    assert!(
+        took.0 < Duration::from_secs(2),
+        "the writer froze itself for {:?}",
+        took.0
+    );
+    let child = b.child.as_mut().unwrap();
+    let end = Instant::now() + Duration::from_secs(3);
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            Instant::now() < end,
+            "the group's other process was not killed"
+        );
+        sleep(Duration::from_millis(20));
+    }
+    assert_eq!(std::fs::read_to_string(&state).unwrap().trim(), "THAWED");
+}

@@ -335,7 +335,8 @@ fn kill_checked(line: &ProcLine, pid: u32, want: &str) -> Result<bool, Errno> {
 /// v1's freezer.state) exists, so that nothing forks between listing and
 /// killing (a fatal signal still reaches a frozen process, admin guide 4-3
 /// cgroup.freeze; a v1-frozen one dies only when thawed), and thawed
-/// after. A group that was frozen before is frozen again after; on v1 it
+/// after (not when cgtop itself is in the subtree: frozen, it could not
+/// go on). A group that was frozen before is frozen again after; on v1 it
 /// is thawed first until the killed processes are gone (at most a
 /// second), else they would stay, killed and frozen, for good.
 fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
@@ -354,7 +355,13 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
         (dir.join(files::FREEZE), "1", "0")
     };
     let was_frozen = read(h, &freeze_path);
-    let froze = was_frozen.is_some() && write_once(h, &freeze_path, freeze).is_ok();
+    // never freeze a subtree that holds cgtop (its name was typed): the
+    // writer would stop there with nothing left to thaw it, and nothing
+    // killed
+    let mut listed = Vec::new();
+    subtree_pids(h, group, &mut listed);
+    let holds_self = listed.iter().any(|(p, _)| *p == std::process::id());
+    let froze = !holds_self && was_frozen.is_some() && write_once(h, &freeze_path, freeze).is_ok();
     let mut killed = std::collections::BTreeSet::new();
     let mut skipped = std::collections::BTreeSet::new();
     let mut failure: Option<Errno> = None;
@@ -396,7 +403,6 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
             // what was frozen
             let _ = write_once(h, &freeze_path, thaw);
             let end = std::time::Instant::now() + std::time::Duration::from_secs(1);
-            let mut listed = Vec::new();
             loop {
                 listed.clear();
                 subtree_pids(h, group, &mut listed);
