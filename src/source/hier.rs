@@ -302,12 +302,14 @@ impl Hier {
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::empty(),
         )
-        .map(|fd| Self {
-            cgroupfs: cgroupfs_of(fd.as_fd()),
-            fd: Some(fd),
-            path: path.to_path_buf(),
-        })
-        .unwrap_or_else(|_| Self::nothing(path))
+        .map_or_else(
+            |_| Self::nothing(path),
+            |fd| Self {
+                cgroupfs: cgroupfs_of(fd.as_fd()),
+                fd: Some(fd),
+                path: path.to_path_buf(),
+            },
+        )
     }
 
     /// This handle, never written through (its reads go on).

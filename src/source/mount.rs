@@ -150,7 +150,7 @@ pub fn check_root(dir: &Path) -> Result<(MountInfo, Hier, Layout), MountError> {
             .flatten()
             .unwrap_or_else(|| dir.to_path_buf());
         for m in &mut v1 {
-            m.dir = given.clone();
+            m.dir.clone_from(&given);
         }
         if v1.is_empty() {
             v1.push(V1Mount {
