@@ -199,7 +199,7 @@ fn perform_checked_in(
             );
         }
     }
-    perform_checked(h, op, typed, subject)
+    writer::after_kill(hiers, op, perform_checked(h, op, typed, subject))
 }
 
 fn refused(op: &Op, explanation: String, fix: &str) -> WriteOutcome {

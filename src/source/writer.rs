@@ -113,9 +113,56 @@ pub fn perform(root: &Path, op: &Op) -> WriteOutcome {
 /// ([`Op::hier`]): cgroup2 or one v1 hierarchy of `hiers`.
 pub fn perform_on(hiers: &Hiers, op: &Op) -> WriteOutcome {
     match hiers.get(op.hier()) {
-        Some(h) => perform_in(h, op),
+        Some(h) => after_kill(hiers, op, perform_in(h, op)),
         None => WriteOutcome::failed(op.clone(), refusal(op, FsError::NotCgroup2)),
     }
+}
+
+/// What follows a kill through cgroup2's cgroup.kill on a host whose
+/// freezer is a v1 hierarchy (hybrid): a process frozen there does not
+/// die of SIGKILL until it is thawed, so a group frozen in that hierarchy
+/// (by its own freezer.state) is thawed there, and frozen again once the
+/// processes cgroup2 lists are gone (at most a second), with a note.
+pub fn after_kill(hiers: &Hiers, op: &Op, outcome: WriteOutcome) -> WriteOutcome {
+    let Some(w) = op.as_write() else {
+        return outcome;
+    };
+    if !matches!(w.kind, WriteKind::Kill) || op.hier() != HierId::V2 || outcome.result.is_err() {
+        return outcome;
+    }
+    let (Some((HierId::V1(_), f)), Some(v2)) = (hiers.holder("freezer"), hiers.get(HierId::V2))
+    else {
+        return outcome;
+    };
+    let state = hier::file_rel(&w.group, v1_files::FREEZER_STATE);
+    if !read(f, &state).is_some_and(|t| matches!(t.trim(), "FROZEN" | "FREEZING")) {
+        return outcome;
+    }
+    let own = read(
+        f,
+        &hier::file_rel(&w.group, crate::cgroupfs::v1_limits::files::FREEZER_SELF),
+    )
+    .is_some_and(|t| t.trim() == "1");
+    if write_once(f, &state, "THAWED").is_err() {
+        return outcome;
+    }
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    let mut listed = Vec::new();
+    let gone = loop {
+        listed.clear();
+        subtree_pids(v2, &w.group, &mut listed);
+        if listed.is_empty() {
+            break true;
+        }
+        if std::time::Instant::now() > end {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let refrozen = own && write_once(f, &state, "FROZEN").is_ok();
+    let mut notes = outcome.notes.clone();
+    notes.push(explain::v1_frozen_kill_note(refrozen, gone));
+    outcome.with_notes(notes)
 }
 
 /// Performs one op beneath the hierarchy handle `h`, which must be the
