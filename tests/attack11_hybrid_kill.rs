@@ -3,7 +3,8 @@
 //! the freezer, and kills through cgroup2's cgroup.kill where the group
 //! is in cgroup2: a v1-frozen process does not die of SIGKILL until it is
 //! thawed, so the processes stayed, killed and frozen, while the outcome
-//! said done. Real kernel: `cgtop-test-<pid>-<n>` in cgroup2 and in the
+//! said done. The same when the v1 fallback signals in another v1
+//! hierarchy than the freezer's (a v1-only host, name=systemd). Real kernel: `cgtop-test-<pid>-<n>` in cgroup2 and in the
 //! v1 freezer hierarchy, a `sleep` the test started in both; thawed,
 //! killed and removed on drop. Without root, cgroup2 or a v1 freezer the
 //! test prints `skipped: <reason>`.
@@ -43,7 +44,10 @@ impl Drop for Box2 {
     }
 }
 
-fn hybrid_frozen_kill(n: u32, checked: bool) {
+/// `via`: the hierarchy K goes through (None: cgroup2's cgroup.kill;
+/// Some(name): the fallback in that v1 hierarchy, as on a v1-only host
+/// where the group's freezer is not where K signals).
+fn hybrid_frozen_kill(n: u32, checked: bool, via: Option<&str>) {
     if !rustix::process::geteuid().is_root() {
         return println!("skipped: not root");
     }
@@ -54,14 +58,25 @@ fn hybrid_frozen_kill(n: u32, checked: bool) {
     let (Some(v2), Some(HierId::V1(i))) = (layout.v2.clone(), layout.holder("freezer")) else {
         return println!("skipped: not a hybrid host with a v1 freezer");
     };
+    let other = match via {
+        None => None,
+        Some(n) => match layout.v1.iter().position(|m| m.label() == n) {
+            Some(k) => Some(k),
+            None => return println!("skipped: no v1 {n} hierarchy"),
+        },
+    };
     let name = format!("cgtop-test-{}-{n}", std::process::id());
     let freezer = layout.v1[i].dir.join(&name);
+    let killed_in = match other {
+        None => v2.join(&name),
+        Some(k) => layout.v1[k].dir.join(&name),
+    };
     let mut b = Box2 {
         dirs: Vec::new(),
         freezer: freezer.clone(),
         child: None,
     };
-    for d in [v2.join(&name), freezer.clone()] {
+    for d in [killed_in, freezer.clone()] {
         std::fs::create_dir(&d).unwrap();
         b.dirs.push(d);
     }
@@ -83,8 +98,10 @@ fn hybrid_frozen_kill(n: u32, checked: bool) {
     }
     let hiers = Hiers::open(layout);
     // K of a group that is in cgroup2: its cgroup.kill
-    let op = write::kill(&GroupPath::new(&name));
-    assert_eq!(op.hier(), HierId::V2);
+    let op = match other {
+        None => write::kill(&GroupPath::new(&name)),
+        Some(k) => write::kill(&GroupPath::new(&name)).on(HierId::V1(k)),
+    };
     let o = if checked {
         safety::perform_checked_on(&hiers, &op, None, std::process::id())
     } else {
@@ -118,10 +135,17 @@ fn hybrid_frozen_kill(n: u32, checked: bool) {
 
 #[test]
 fn a_v1_frozen_group_killed_through_cgroup_kill_dies() {
-    hybrid_frozen_kill(0, false);
+    hybrid_frozen_kill(0, false, None);
 }
 
 #[test]
 fn the_same_through_the_guarded_writer() {
-    hybrid_frozen_kill(1, true);
+    hybrid_frozen_kill(1, true, None);
+}
+
+#[test]
+fn a_v1_frozen_group_killed_through_the_fallback_in_another_hierarchy_dies() {
+    // K on a v1-only host signals in the primary (name=systemd) when the
+    // group's freezer hierarchy was not inspected
+    hybrid_frozen_kill(2, false, Some("name=systemd"));
 }

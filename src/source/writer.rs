@@ -118,22 +118,28 @@ pub fn perform_on(hiers: &Hiers, op: &Op) -> WriteOutcome {
     }
 }
 
-/// What follows a kill through cgroup2's cgroup.kill on a host whose
-/// freezer is a v1 hierarchy (hybrid): a process frozen there does not
-/// die of SIGKILL until it is thawed, so a group frozen in that hierarchy
-/// (by its own freezer.state) is thawed there, and frozen again once the
-/// processes cgroup2 lists are gone (at most a second), with a note.
+/// What follows a kill in another hierarchy than the v1 freezer's
+/// (cgroup2's cgroup.kill on a hybrid host, or the fallback in the
+/// primary v1 hierarchy): a process frozen in the v1 freezer does not
+/// die of SIGKILL until it is thawed, so a group frozen there is thawed,
+/// and frozen again (where its own freezer.state froze it) once the
+/// processes the killed hierarchy lists are gone (at most a second),
+/// with a note.
 pub fn after_kill(hiers: &Hiers, op: &Op, outcome: WriteOutcome) -> WriteOutcome {
     let Some(w) = op.as_write() else {
         return outcome;
     };
-    if !matches!(w.kind, WriteKind::Kill) || op.hier() != HierId::V2 || outcome.result.is_err() {
+    if !matches!(w.kind, WriteKind::Kill) || outcome.result.is_err() {
         return outcome;
     }
-    let (Some((HierId::V1(_), f)), Some(v2)) = (hiers.holder("freezer"), hiers.get(HierId::V2))
+    // the fallback in the freezer's own hierarchy handles it itself
+    let (Some((fid @ HierId::V1(_), f)), Some(h)) = (hiers.holder("freezer"), hiers.get(op.hier()))
     else {
         return outcome;
     };
+    if fid == op.hier() {
+        return outcome;
+    }
     let state = hier::file_rel(&w.group, v1_files::FREEZER_STATE);
     if !read(f, &state).is_some_and(|t| matches!(t.trim(), "FROZEN" | "FREEZING")) {
         return outcome;
@@ -150,7 +156,7 @@ pub fn after_kill(hiers: &Hiers, op: &Op, outcome: WriteOutcome) -> WriteOutcome
     let mut listed = Vec::new();
     let gone = loop {
         listed.clear();
-        subtree_pids(v2, &w.group, &mut listed);
+        subtree_pids(h, &w.group, &mut listed);
         if listed.is_empty() {
             break true;
         }
