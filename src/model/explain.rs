@@ -298,6 +298,25 @@ fn remove_words(p: &GroupPath, e: Errno, ctx: &ErrorContext) -> Words {
 }
 
 /// The note of a v1 freeze that still says FREEZING after `ms`.
+/// After cgroup2's cgroup.kill of a group frozen in the v1 freezer
+/// hierarchy (a hybrid host): a v1-frozen process does not die of SIGKILL
+/// until it is thawed, so the group was thawed there; `refrozen`: and
+/// frozen again once its processes were gone; `gone`: they were.
+pub fn v1_frozen_kill_note(refrozen: bool, gone: bool) -> String {
+    let mut s = String::from(
+        "the group was frozen in the v1 freezer hierarchy, where a killed process dies only          once thawed: thawed there",
+    );
+    if refrozen {
+        s.push_str(", then frozen again");
+    }
+    if !gone {
+        s.push_str(
+            "; some process is still there after 1 s (frozen by an ancestor in the v1 freezer              hierarchy? it dies when that one is thawed)",
+        );
+    }
+    s
+}
+
 pub fn still_freezing(ms: u64) -> String {
     format!(
         "freezer.state still says FREEZING after {ms} ms: a task has not stopped yet (one in \

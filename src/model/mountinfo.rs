@@ -21,6 +21,10 @@ use std::path::PathBuf;
 pub struct MountEntry {
     pub id: u32,
     pub parent: u32,
+    /// The filesystem's device, "major:minor" as mountinfo prints it
+    /// ("0:29"): the same for every mount of one superblock, and what
+    /// `st_dev` of a file on it says.
+    pub dev: String,
     /// The directory of the filesystem that is the root of this mount
     /// ("/" for a whole filesystem, "/docker/abc" for a bind mount of a
     /// subtree, as a container sees its cgroup2).
@@ -44,7 +48,7 @@ impl MountEntry {
         let mut f = line.split(|&b| b == b' ');
         let id = number(f.next()?)?;
         let parent = number(f.next()?)?;
-        let _dev = f.next()?;
+        let dev = text(f.next()?);
         let root = unescape(f.next()?);
         let mount_point = unescape(f.next()?);
         let options = text(f.next()?);
@@ -62,6 +66,7 @@ impl MountEntry {
         Some(Self {
             id,
             parent,
+            dev,
             root,
             mount_point,
             options,
@@ -138,6 +143,7 @@ mod tests {
             MountEntry {
                 id: 24,
                 parent: 30,
+                dev: "0:22".into(),
                 root: PathBuf::from("/"),
                 mount_point: PathBuf::from("/sys/fs/cgroup"),
                 options: "rw,nosuid,nodev,noexec,relatime".into(),

@@ -24,7 +24,8 @@
 //! [`group_rel`] is the one place that turns a [`GroupPath`] into one.
 
 use crate::model::errno::{self, Errno};
-use crate::model::layout::{HierId, Layout};
+use crate::model::layout::{HierId, Layout, V1Mount};
+use crate::model::mountinfo::MountEntry;
 use crate::model::GroupPath;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
 use std::ffi::{OsStr, OsString};
@@ -293,6 +294,72 @@ impl Hier {
         })
     }
 
+    /// [`Hier::open_lenient`], without following a symlink as the last
+    /// component of `path`.
+    fn open_leaf_lenient(path: &Path) -> Self {
+        rustix::fs::open(
+            path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_or_else(
+            |_| Self::nothing(path),
+            |fd| Self {
+                cgroupfs: cgroupfs_of(fd.as_fd()),
+                fd: Some(fd),
+                path: path.to_path_buf(),
+            },
+        )
+    }
+
+    /// This handle, never written through (its reads go on).
+    fn read_only(mut self) -> Self {
+        self.cgroupfs = None;
+        self
+    }
+
+    /// A handle that finds nothing and writes nothing.
+    fn nothing(path: &Path) -> Self {
+        Self {
+            fd: None,
+            path: path.to_path_buf(),
+            cgroupfs: None,
+        }
+    }
+
+    /// The root is on a cgroup v1 superblock that a cgroup mount among
+    /// `mounts` shows bound to `claim`'s controllers (in any order) and
+    /// name: matched by device ("major:minor"), the same in every mount
+    /// namespace.
+    fn is_v1_mount(&self, claim: &V1Mount, mounts: &[MountEntry]) -> bool {
+        let Some(st) = self.root().ok().and_then(|fd| rustix::fs::fstat(fd).ok()) else {
+            return false;
+        };
+        let dev = format!(
+            "{}:{}",
+            rustix::fs::major(st.st_dev),
+            rustix::fs::minor(st.st_dev)
+        );
+        let sorted = |c: &[String]| {
+            let mut c = c.to_vec();
+            c.sort_unstable();
+            c
+        };
+        self.is_cgroup1()
+            && mounts
+                .iter()
+                .filter(|e| e.fs_type == "cgroup" && e.dev == dev)
+                .any(|e| {
+                    Layout::from_mounts(std::slice::from_ref(e))
+                        .v1
+                        .first()
+                        .is_some_and(|v| {
+                            v.name == claim.name
+                                && sorted(&v.controllers) == sorted(&claim.controllers)
+                        })
+                })
+    }
+
     /// The root as it was given (for messages; never opened again).
     pub fn path(&self) -> &Path {
         &self.path
@@ -555,15 +622,35 @@ impl Hiers {
     /// Opens each hierarchy's directory; one that cannot be opened is a
     /// handle that finds nothing ([`Hier::open_lenient`]), so a hierarchy
     /// unmounted under us shows as figures missing, not as a failed start.
+    ///
+    /// Each directory's last component is opened without following a
+    /// symlink (a mount point never is one; a directory laid out like
+    /// /sys/fs/cgroup may be the work of whoever owns it, as a container's
+    /// root seen through /proc/PID/root is). A handle on a cgroup
+    /// filesystem must be the hierarchy its place in the layout names:
+    /// cgroup2 for v2, and for a v1 hierarchy the superblock (its device,
+    /// `st_dev`) of a cgroup mount in /proc/self/mountinfo bound to the
+    /// same controllers (or name). One that is not (a directory named
+    /// `memory` that is the freezer hierarchy, or cgroup2) is read but
+    /// never written, so that no write meant for one hierarchy lands in
+    /// another.
     pub fn open(layout: Layout) -> Self {
-        let v2 = layout
-            .v2
-            .as_deref()
-            .map(|p| Arc::new(Hier::open_lenient(p)));
+        let mounts = super::mount::read_mountinfo().unwrap_or_default();
+        let v2 = layout.v2.as_deref().map(|p| {
+            let h = Hier::open_leaf_lenient(p);
+            Arc::new(if h.is_cgroup1() { h.read_only() } else { h })
+        });
         let v1 = layout
             .v1
             .iter()
-            .map(|m| Arc::new(Hier::open_lenient(&m.dir)))
+            .map(|m| {
+                let h = Hier::open_leaf_lenient(&m.dir);
+                Arc::new(if h.cgroupfs.is_none() || h.is_v1_mount(m, &mounts) {
+                    h
+                } else {
+                    h.read_only()
+                })
+            })
             .collect();
         Self { layout, v2, v1 }
     }

@@ -141,12 +141,20 @@ pub fn check_root(dir: &Path) -> Result<(MountInfo, Hier, Layout), MountError> {
             .max_by_key(|m| m.mount_point.as_os_str().len());
         let mut v1 =
             Layout::from_mounts(mount.into_iter().cloned().collect::<Vec<_>>().as_slice()).v1;
+        // the hierarchies are opened again without following a symlink
+        // as the last component: the operator's --root may be one
+        // (/sys/fs/cgroup/cpu -> cpu,cpuacct)
+        let given = std::fs::symlink_metadata(dir)
+            .is_ok_and(|m| m.file_type().is_symlink())
+            .then(|| std::fs::canonicalize(dir).ok())
+            .flatten()
+            .unwrap_or_else(|| dir.to_path_buf());
         for m in &mut v1 {
-            m.dir = dir.to_path_buf();
+            m.dir.clone_from(&given);
         }
         if v1.is_empty() {
             v1.push(V1Mount {
-                dir: dir.to_path_buf(),
+                dir: given,
                 controllers: Vec::new(),
                 name: None,
             });

@@ -44,7 +44,11 @@ pub fn discover(view_root: &Path) -> Protected {
 /// unreadable is left out; the root is always protected.
 pub fn discover_for(view_root: &Path, subject: u32) -> Protected {
     let mounts = super::mount::read_mountinfo().unwrap_or_default();
-    let mapping = hier_mapping(&mounts, view_root);
+    // mount points are real paths: a root given through a symlink
+    // (/sys/fs/cgroup/cpu -> cpu,cpuacct) is matched by where it leads,
+    // else no group would be protected at all
+    let real = std::fs::canonicalize(view_root);
+    let mapping = hier_mapping(&mounts, real.as_deref().unwrap_or(view_root));
     let table = read_table();
     let tids = read_tids(subject);
     let roles = roles(subject, &tids, &table);
@@ -195,7 +199,7 @@ fn perform_checked_in(
             );
         }
     }
-    perform_checked(h, op, typed, subject)
+    writer::after_kill(hiers, op, perform_checked(h, op, typed, subject))
 }
 
 fn refused(op: &Op, explanation: String, fix: &str) -> WriteOutcome {

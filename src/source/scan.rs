@@ -46,6 +46,25 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// The most inotify watches one scanner adds (one per group directory
+/// of a v1 hierarchy), and at most 1/64 of fs.inotify.max_user_watches
+/// ([`watch_cap`]). Watches are counted per user against that limit
+/// (8,192 on kernels before 5.11; since, a share of RAM), and cgtop runs
+/// as root: a delegated user making directories without limit (v1 has no
+/// cgroup.max.descendants) would spend the watches PID 1 and every root
+/// daemon share. The groups beyond are watched by their link count
+/// (within the descriptor budget), or seen by the periodic walk.
+pub const MAX_WATCHES: usize = 2048;
+
+/// This scanner's cap of inotify watches: [`MAX_WATCHES`], less where
+/// 1/64 of fs.inotify.max_user_watches is less.
+fn watch_cap() -> usize {
+    std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
+        .ok()
+        .and_then(|t| t.trim().parse::<usize>().ok())
+        .map_or(MAX_WATCHES, |m| (m / 64).min(MAX_WATCHES))
+}
+
 /// Scanner settings.
 #[derive(Debug, Clone)]
 pub struct ScanConfig {
@@ -394,6 +413,10 @@ pub struct Scanner {
     notify_tried: bool,
     /// Entries watched through their link count ([`Watch::Links`]).
     by_links: usize,
+    /// Entries watched by inotify ([`Watch::Notify`]), and the most
+    /// there may be ([`watch_cap`]).
+    by_notify: usize,
+    max_notify: usize,
     /// The budget shared with other hierarchies' scanners, and this
     /// one's slot in it.
     pool: Option<(Arc<KeptPool>, usize)>,
@@ -464,6 +487,8 @@ impl Scanner {
             notify: None,
             notify_tried: false,
             by_links: 0,
+            by_notify: 0,
+            max_notify: watch_cap(),
             pool: None,
             kind,
             table: kind.table(),
@@ -1042,6 +1067,9 @@ impl Scanner {
         self.by_links = (self.entries.iter())
             .filter(|e| matches!(e.watch, Watch::Links(..)))
             .count();
+        self.by_notify = (self.entries.iter())
+            .filter(|e| matches!(e.watch, Watch::Notify))
+            .count();
     }
 
     /// v1: keeps the entry's directory open (within the budget) with the
@@ -1049,7 +1077,10 @@ impl Scanner {
     /// fstat says now).
     fn watch(&mut self, entry: &mut Entry, links: Option<u64>) {
         if matches!(entry.watch, Watch::None) {
-            if self.add_notify(&entry.dir) {
+            // counted high during a walk (entries gone are counted until
+            // its end): never more than the cap
+            if self.by_notify < self.max_notify && self.add_notify(&entry.dir) {
+                self.by_notify += 1;
                 entry.watch = Watch::Notify;
                 return;
             }

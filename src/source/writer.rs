@@ -113,9 +113,62 @@ pub fn perform(root: &Path, op: &Op) -> WriteOutcome {
 /// ([`Op::hier`]): cgroup2 or one v1 hierarchy of `hiers`.
 pub fn perform_on(hiers: &Hiers, op: &Op) -> WriteOutcome {
     match hiers.get(op.hier()) {
-        Some(h) => perform_in(h, op),
+        Some(h) => after_kill(hiers, op, perform_in(h, op)),
         None => WriteOutcome::failed(op.clone(), refusal(op, FsError::NotCgroup2)),
     }
+}
+
+/// What follows a kill in another hierarchy than the v1 freezer's
+/// (cgroup2's cgroup.kill on a hybrid host, or the fallback in the
+/// primary v1 hierarchy): a process frozen in the v1 freezer does not
+/// die of SIGKILL until it is thawed, so a group frozen there is thawed,
+/// and frozen again (where its own freezer.state froze it) once the
+/// processes the killed hierarchy lists are gone (at most a second),
+/// with a note.
+pub fn after_kill(hiers: &Hiers, op: &Op, outcome: WriteOutcome) -> WriteOutcome {
+    let Some(w) = op.as_write() else {
+        return outcome;
+    };
+    if !matches!(w.kind, WriteKind::Kill) || outcome.result.is_err() {
+        return outcome;
+    }
+    // the fallback in the freezer's own hierarchy handles it itself
+    let (Some((fid @ HierId::V1(_), f)), Some(h)) = (hiers.holder("freezer"), hiers.get(op.hier()))
+    else {
+        return outcome;
+    };
+    if fid == op.hier() {
+        return outcome;
+    }
+    let state = hier::file_rel(&w.group, v1_files::FREEZER_STATE);
+    if !read(f, &state).is_some_and(|t| matches!(t.trim(), "FROZEN" | "FREEZING")) {
+        return outcome;
+    }
+    let own = read(
+        f,
+        &hier::file_rel(&w.group, crate::cgroupfs::v1_limits::files::FREEZER_SELF),
+    )
+    .is_some_and(|t| t.trim() == "1");
+    if write_once(f, &state, "THAWED").is_err() {
+        return outcome;
+    }
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    let mut listed = Vec::new();
+    let gone = loop {
+        listed.clear();
+        subtree_pids(h, &w.group, &mut listed);
+        if listed.is_empty() {
+            break true;
+        }
+        if std::time::Instant::now() > end {
+            break false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let refrozen = own && write_once(f, &state, "FROZEN").is_ok();
+    let mut notes = outcome.notes.clone();
+    notes.push(explain::v1_frozen_kill_note(refrozen, gone));
+    outcome.with_notes(notes)
 }
 
 /// Performs one op beneath the hierarchy handle `h`, which must be the
@@ -334,7 +387,11 @@ fn kill_checked(line: &ProcLine, pid: u32, want: &str) -> Result<bool, Errno> {
 /// that listed it). The subtree is frozen first where cgroup.freeze (or
 /// v1's freezer.state) exists, so that nothing forks between listing and
 /// killing (a fatal signal still reaches a frozen process, admin guide 4-3
-/// cgroup.freeze; a v1-frozen one dies when thawed), and thawed after.
+/// cgroup.freeze; a v1-frozen one dies only when thawed), and thawed
+/// after (not when cgtop itself is in the subtree: frozen, it could not
+/// go on). A group that was frozen before is frozen again after; on v1 it
+/// is thawed first until the killed processes are gone (at most a
+/// second), else they would stay, killed and frozen, for good.
 fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
     let dir = hier::group_rel(group);
     let cgroupfs = if h.is_cgroup1() {
@@ -351,7 +408,13 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
         (dir.join(files::FREEZE), "1", "0")
     };
     let was_frozen = read(h, &freeze_path);
-    let froze = was_frozen.is_some() && write_once(h, &freeze_path, freeze).is_ok();
+    // never freeze a subtree that holds cgtop (its name was typed): the
+    // writer would stop there with nothing left to thaw it, and nothing
+    // killed
+    let mut listed = Vec::new();
+    subtree_pids(h, group, &mut listed);
+    let holds_self = listed.iter().any(|(p, _)| *p == std::process::id());
+    let froze = !holds_self && was_frozen.is_some() && write_once(h, &freeze_path, freeze).is_ok();
     let mut killed = std::collections::BTreeSet::new();
     let mut skipped = std::collections::BTreeSet::new();
     let mut failure: Option<Errno> = None;
@@ -386,11 +449,25 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
         }
     }
     if froze {
-        let back = if was_frozen.as_deref().map(str::trim) == Some(freeze) {
-            freeze
-        } else {
-            thaw
-        };
+        let refreeze = was_frozen.as_deref().map(str::trim) == Some(freeze);
+        if refreeze && h.is_cgroup1() && !killed.is_empty() {
+            // a v1-frozen process does not die of SIGKILL until it is
+            // thawed: thaw, let the killed ones go, then freeze again
+            // what was frozen
+            let _ = write_once(h, &freeze_path, thaw);
+            let end = std::time::Instant::now() + std::time::Duration::from_secs(1);
+            loop {
+                listed.clear();
+                subtree_pids(h, group, &mut listed);
+                if !listed.iter().any(|(p, _)| killed.contains(p))
+                    || std::time::Instant::now() > end
+                {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
+        let back = if refreeze { freeze } else { thaw };
         let _ = write_once(h, &freeze_path, back);
     }
     left.retain(|(p, _)| !killed.contains(p) && !skipped.contains(p));
