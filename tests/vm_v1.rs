@@ -361,7 +361,7 @@ fn v1_cfs_quota_half_reads_half() {
 
 /// `memory.limit_in_bytes` 64M, then 200M through `head | tail`: the
 /// kernel kills it (memory.oom_control oom_kill, memory.failcnt), and
-/// cgtop shows the kill.
+/// cgtop shows the kill (`oom_kill`) and the failures (`memory_failcnt`).
 #[test]
 #[ignore = "runs in the QEMU guest on cgroup v1 or hybrid: tests/vm/run-suite"]
 fn v1_memory_limit_shows_the_oom_kill() {
@@ -403,7 +403,7 @@ fn v1_memory_limit_shows_the_oom_kill() {
              failcnt {failcnt}; cgtop oom_kill {:?} failcnt {:?} memory_max {}; events {}",
             took.as_secs_f64(),
             find_key(&last, "oom_kill"),
-            find_key(&last, "failcnt"),
+            find_key(&last, "memory_failcnt"),
             last["memory_max"],
             if events.is_empty() { "none".to_owned() } else { events.join(" | ") }
         ),
@@ -417,7 +417,7 @@ fn v1_memory_limit_shows_the_oom_kill() {
         "cgtop never showed oom_kill >= 1 for {g}: {last}"
     );
     assert!(
-        find_key(&last, "failcnt").iter().any(|f| *f > 0.0),
+        find_key(&last, "memory_failcnt").iter().any(|f| *f > 0.0),
         "cgtop does not show memory.failcnt: {last}"
     );
     assert!(
