@@ -92,7 +92,7 @@ fn batch_header_says_hybrid() {
     let hybrid = first(hybrid_mount());
     assert!(
         hybrid.contains(
-            "cgroup2 /sys/fs/cgroup/unified (hybrid, v1 holds cpu,cpuacct,cpuset,memory,devices,freezer,blkio,pids)"
+            "cgroup2 /sys/fs/cgroup/unified (hybrid, v1 holds cpu,cpuacct,cpuset,memory,devices,freezer,blkio,pids; the rest on v2)"
         ),
         "{hybrid}"
     );

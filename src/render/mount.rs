@@ -12,19 +12,21 @@ pub fn mode_forms(mode: &MountMode) -> Vec<String> {
         MountMode::Hybrid { v1_controllers } if v1_controllers.is_empty() => {
             vec!["hybrid".into()]
         }
-        MountMode::Hybrid { v1_controllers } => vec![
+        MountMode::Hybrid { v1_controllers } => {
             // escaped: a recording's header is anybody's bytes
-            format!(
-                "hybrid, v1 holds {}",
-                v1_controllers
-                    .iter()
-                    .map(|c| crate::model::text::escape_str(c))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            ),
-            format!("hybrid, {} controllers on v1", v1_controllers.len()),
-            "hybrid".into(),
-        ],
+            let v1 = v1_controllers
+                .iter()
+                .map(|c| crate::model::text::escape_str(c))
+                .collect::<Vec<_>>()
+                .join(",");
+            // every controller has a place: v1's by name, cgroup2 the rest
+            vec![
+                format!("hybrid, v1 holds {v1}; the rest on v2"),
+                format!("hybrid, v1 holds {v1}"),
+                format!("hybrid, {} controllers on v1", v1_controllers.len()),
+                "hybrid".into(),
+            ]
+        }
         MountMode::Directory => vec!["directory".into()],
         MountMode::V1 { v1_controllers } => vec![
             format!(
@@ -63,6 +65,7 @@ mod tests {
         assert_eq!(
             mode_forms(&m),
             [
+                "hybrid, v1 holds cpu,memory; the rest on v2",
                 "hybrid, v1 holds cpu,memory",
                 "hybrid, 2 controllers on v1",
                 "hybrid"
