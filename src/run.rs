@@ -105,7 +105,8 @@ pub fn watch_config(opts: &Options, m: &MountInfo) -> WatchConfig {
     WatchConfig {
         start: opts.start.clone(),
         max_depth: opts.depth,
-        max_watches: None,
+        // a share of root's watches, not all of them (systemd's too)
+        max_watches: watch::host_watch_budget(),
         kmsg: Some(PathBuf::from("/dev/kmsg")),
         mapping: crate::model::guard::view_mapping(&mounts, &m.root),
         clock: collector::clock_start(),

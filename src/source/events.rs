@@ -54,7 +54,8 @@ pub struct WatchConfig {
     /// Levels below it (`--depth`).
     pub max_depth: Option<usize>,
     /// The most inotify watches to set (`None`: as many as the kernel
-    /// gives). Tests give a small one to see what ENOSPC does.
+    /// gives; the program gives [`watch_budget`]). Tests give a small one
+    /// to see what ENOSPC does.
     pub max_watches: Option<usize>,
     /// /dev/kmsg, or `None` to read no kernel log.
     pub kmsg: Option<PathBuf>,
@@ -724,6 +725,25 @@ impl Watcher {
     }
 }
 
+/// The event watcher's share of the user's inotify watches: a quarter of
+/// `max_user_watches` (the file's text). cgtop runs as root, and root's
+/// watches are systemd's and every root daemon's too: groups a delegated
+/// user makes by the thousand must not spend them all (past the share,
+/// the groups left are counted as not watched and read at each refresh,
+/// as after ENOSPC). `None` when the text is no number.
+pub fn watch_budget(max_user_watches: &str) -> Option<usize> {
+    max_user_watches
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .map(|m| (m / 4).max(1))
+}
+
+/// [`watch_budget`] of this host (`/proc/sys/fs/inotify/max_user_watches`).
+pub fn host_watch_budget() -> Option<usize> {
+    watch_budget(&std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches").ok()?)
+}
+
 /// Opens /dev/kmsg at its end (only records from now on).
 fn open_kmsg(path: &std::path::Path) -> Result<OwnedFd, Errno> {
     use rustix::fs::{Mode, OFlags, SeekFrom};
@@ -844,5 +864,17 @@ fn run<M: From<Watched>>(
         if kmsg_ready {
             w.on_kmsg();
         }
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::watch_budget;
+
+    #[test]
+    fn a_quarter_of_the_users_watches() {
+        assert_eq!(watch_budget("192536\n"), Some(48_134));
+        assert_eq!(watch_budget("3"), Some(1));
+        assert_eq!(watch_budget("lots"), None);
     }
 }
