@@ -74,21 +74,14 @@ impl CpuThrottle {
     /// unreadable lines are skipped; the first of a repeated key wins.
     pub fn parse(text: &str) -> Self {
         let mut t = Self::default();
-        for line in text.lines() {
-            let mut it = line.split_ascii_whitespace();
-            let (Some(k), Some(v), None) = (it.next(), it.next(), it.next()) else {
-                continue;
-            };
-            let Ok(v) = v.parse::<u64>() else { continue };
+        for (k, v) in super::flat_keyed(text) {
             let (slot, v) = match k {
                 "nr_periods" => (&mut t.nr_periods, v),
                 "nr_throttled" => (&mut t.nr_throttled, v),
                 "throttled_time" => (&mut t.throttled_usec, ns_to_usec(v)),
                 _ => continue,
             };
-            if slot.is_none() {
-                *slot = Some(v);
-            }
+            super::set_once(slot, v);
         }
         t
     }
