@@ -1,0 +1,421 @@
+//! The command line: its definition (clap's derive, the one source of the
+//! help, the man page and the shell completions) and `main`, which parses
+//! it, runs, and maps errors to exit codes (2: no usable hierarchy, bad
+//! arguments or a bad config file, 1: anything else, 128 + N after signal
+//! N: 143 for SIGTERM, 129 for SIGHUP or a hung-up terminal, as a shell
+//! reports a program that a signal killed). Each subcommand's glue is a
+//! file of its own here.
+
+pub mod export_log;
+pub mod native;
+pub mod serve;
+
+use crate::model::input::parse_size;
+use crate::model::text::escape;
+use crate::model::GroupPath;
+use crate::options::{Options, Output, RecordOptions};
+use crate::render::columns::Column;
+use crate::run::{self, SetupError};
+use crate::source::scan::{self, ScanConfig};
+use clap::Parser;
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// An htop-like view of the cgroup v2 tree: live CPU, memory, IO,
+/// processes and pressure for every group.
+///
+/// Without --root, cgroup2 is found in /proc/self/mountinfo (pure v2 at
+/// /sys/fs/cgroup, or hybrid at /sys/fs/cgroup/unified). When stdout is
+/// not a terminal, cgtop behaves as --batch.
+#[derive(Parser, Debug)]
+#[command(
+    name = "cgtop",
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+
+    /// Start at this group, a path relative to the hierarchy (e.g.
+    /// system.slice or /system.slice); `..` is refused. A group named
+    /// like a command is given as /record (or after --)
+    group: Option<OsString>,
+
+    /// Read this directory instead of the cgroup2 mount: a delegated
+    /// subtree, or any tree laid out like cgroupfs (a fixture)
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+
+    /// Seconds between refreshes (0.1 to 3600)
+    #[arg(short, long, value_name = "SECS", default_value = "1")]
+    delay: String,
+
+    /// Show at most N levels below the start group
+    #[arg(long, value_name = "N")]
+    depth: Option<usize>,
+
+    /// Print plain text refreshes (like top -b) instead of the full-screen view
+    #[arg(short, long)]
+    batch: bool,
+
+    /// Stop after N refreshes (batch and JSON)
+    #[arg(short = 'n', long, value_name = "N")]
+    iterations: Option<u64>,
+
+    /// Print one JSON object per refresh (JSON Lines) with every group's
+    /// raw counters, limits and rates; see README "JSON output"
+    #[arg(long)]
+    json: bool,
+
+    /// With --json: only what the tree shows (cpu.stat, memory.current,
+    /// io.stat, pids, cgroup.events) and the rates; no limits, pressure or
+    /// memory.stat. Reads 5 files a group through kept descriptors instead
+    /// of about 25 opened anew: for big hosts and short intervals
+    #[arg(long, requires = "json")]
+    brief: bool,
+
+    /// Never write to the hierarchy (every changing action is disabled)
+    #[arg(long)]
+    read_only: bool,
+
+    /// Capture the mouse (off by default so that the terminal's own
+    /// selection and copy keep working)
+    #[arg(long)]
+    mouse: bool,
+
+    /// Show CPU % as a share of the whole machine instead of one core
+    #[arg(long)]
+    machine_cpu: bool,
+
+    /// Keep at most N files open between refreshes (each costs the kernel
+    /// about a page of memory; beyond it files are opened per read)
+    #[arg(long, value_name = "N")]
+    max_kept_fds: Option<usize>,
+
+    /// The figure columns of the tree and of --batch, comma-separated:
+    /// cpu, thr (throttled %), mem, mempct (% of memory.max), swap, read,
+    /// write, pids, psi (highest pressure some avg10). Default:
+    /// cpu,mem,read,write,pids. In the full-screen view F2 (or C) chooses
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    columns: Option<Vec<String>>,
+
+    /// Print one OpenMetrics exposition of GROUP and below and exit (for
+    /// node_exporter's textfile collector, or a cron job); see README
+    /// "Prometheus"
+    #[arg(long, conflicts_with_all = ["json", "batch"])]
+    openmetrics: bool,
+
+    /// With --openmetrics: write FILE atomically (a temporary file beside
+    /// it, then rename) instead of printing
+    #[arg(short, long, value_name = "FILE", requires = "openmetrics")]
+    output: Option<PathBuf>,
+
+    /// Read settings from FILE instead of $XDG_CONFIG_HOME/cgtop/config.toml
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    config: Option<PathBuf>,
+
+    /// Read no config file: every setting at its default
+    #[arg(long)]
+    no_config: bool,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Cmd {
+    /// Record the tree's figures, limits and the processes of the busiest
+    /// groups to FILE (zstd frames, flushed every refresh), for `cgtop
+    /// replay` here or on another machine
+    Record(RecordArgs),
+    /// Print a recording's refreshes as the live -b or --json run printed
+    /// them
+    Replay(ReplayArgs),
+    /// Serve /metrics over HTTP for Prometheus (OpenMetrics or the
+    /// Prometheus text format by content negotiation); reads only, never
+    /// writes to the hierarchy
+    Serve(serve::ServeArgs),
+    /// Write the changes in the action log as a reviewable shell script,
+    /// with an undo script beside it
+    ExportLog(export_log::ExportLogArgs),
+    /// Print the shell completion script for SHELL (bash, zsh, fish)
+    Completions(native::CompletionsArgs),
+    /// Print the man page (roff) to stdout
+    Man,
+}
+
+#[derive(clap::Args, Debug)]
+struct RecordArgs {
+    /// Record this group and below (as `cgtop GROUP`)
+    group: Option<OsString>,
+
+    /// The recording: a new file (mode 0600), never a symlink; an existing
+    /// one is refused unless --append
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+
+    /// Add to FILE if it exists (a regular file of this user's with one link)
+    #[arg(long)]
+    append: bool,
+
+    /// Seconds between samples (0.1 to 3600)
+    #[arg(short, long, value_name = "SECS", default_value = "5")]
+    delay: String,
+
+    /// Stop after N samples past the first (as -b -n N prints N)
+    #[arg(short = 'n', long, value_name = "N")]
+    iterations: Option<u64>,
+
+    /// Keep FILE under SIZE (10M, 1G): at the cap FILE becomes FILE.1
+    /// (replacing an older FILE.1) and a new FILE begins, so at most about
+    /// twice SIZE is on disk; with --stop, the recording ends instead
+    #[arg(long, value_name = "SIZE")]
+    max_size: Option<String>,
+
+    /// With --max-size: stop at the cap instead of rotating
+    #[arg(long, requires = "max_size")]
+    stop: bool,
+
+    /// Do not record the processes of the busiest groups
+    #[arg(long)]
+    no_processes: bool,
+
+    /// Also print each refresh recorded as -b prints it
+    #[arg(short, long, conflicts_with = "json")]
+    batch: bool,
+
+    /// Also print each refresh recorded as --json --brief prints it
+    #[arg(long)]
+    json: bool,
+
+    /// Read this directory instead of the cgroup2 mount (as `cgtop --root`)
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+
+    /// Record at most N levels below the start group
+    #[arg(long, value_name = "N")]
+    depth: Option<usize>,
+
+    /// Keep at most N files open between samples
+    #[arg(long, value_name = "N")]
+    max_kept_fds: Option<usize>,
+}
+
+#[derive(clap::Args, Debug)]
+struct ReplayArgs {
+    /// A recording made by `cgtop record`
+    file: PathBuf,
+
+    /// Print the refreshes as -b text
+    #[arg(short, long, conflicts_with = "json")]
+    batch: bool,
+
+    /// Print the refreshes as JSON Lines, as `cgtop --json --brief` printed
+    /// them live (a recording keeps what --brief prints)
+    #[arg(long)]
+    json: bool,
+
+    /// Accepted for symmetry with `cgtop --json --brief`: replay --json
+    /// always prints what --brief prints
+    #[arg(long, requires = "json")]
+    brief: bool,
+
+    /// Print at most N refreshes
+    #[arg(short = 'n', long, value_name = "N")]
+    iterations: Option<u64>,
+
+    /// The figure columns of -b (as `cgtop --columns`)
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    columns: Option<Vec<String>>,
+}
+
+/// Prints an error line; never panics (`eprintln!` does when stderr is a
+/// tty that hung up).
+pub(crate) fn complain(text: &str) {
+    let _ = writeln!(std::io::stderr(), "cgtop: {text}");
+}
+
+/// GROUP as given (its bytes: a group name need not be UTF-8); `..`
+/// would lead out of the hierarchy, so it is refused rather than resolved.
+pub(crate) fn parse_group(g: Option<&OsString>) -> Result<GroupPath, ExitCode> {
+    match g {
+        None => Ok(GroupPath::root()),
+        Some(g) => GroupPath::parse(g.as_bytes()).map_err(|e| {
+            complain(&format!("GROUP {}: {e}", escape(g.as_bytes())));
+            ExitCode::from(2)
+        }),
+    }
+}
+
+pub(crate) fn parse_columns(names: Option<&Vec<String>>) -> Result<Vec<Column>, ExitCode> {
+    let Some(names) = names else {
+        return Ok(Column::DEFAULT.to_vec());
+    };
+    let mut cols = Vec::new();
+    for n in names {
+        let Some(c) = Column::from_name(n) else {
+            let known: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
+            complain(&format!(
+                "--columns: no column {:?}; the columns are {}",
+                escape(n.as_bytes()),
+                known.join(",")
+            ));
+            return Err(ExitCode::from(2));
+        };
+        cols.push(c);
+    }
+    Ok(Column::in_order(&cols))
+}
+
+/// The exit code of a run's result.
+pub(crate) fn exit_code(res: anyhow::Result<Option<i32>>) -> ExitCode {
+    match res {
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(sig)) => ExitCode::from(128u8.saturating_add(u8::try_from(sig).unwrap_or(0))),
+        Err(e) => {
+            complain(&format!("{e:#}"));
+            if e.downcast_ref::<SetupError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+fn record(a: RecordArgs) -> ExitCode {
+    let interval = match crate::app::parse_interval(&a.delay) {
+        Ok(d) => d,
+        Err(e) => {
+            complain(&e);
+            return ExitCode::from(2);
+        }
+    };
+    let max_size = match a.max_size.as_deref().map(|s| parse_size("--max-size", s)) {
+        None => None,
+        Some(Ok(b)) => Some(b),
+        Some(Err(e)) => {
+            complain(&e.to_string());
+            return ExitCode::from(2);
+        }
+    };
+    let start = match parse_group(a.group.as_ref()) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let output = if a.json {
+        Output::Json
+    } else if a.batch {
+        Output::Text
+    } else {
+        // nothing printed
+        Output::Tui
+    };
+    let opts = Options {
+        start,
+        root: a.root,
+        interval,
+        depth: a.depth,
+        output,
+        iterations: a.iterations,
+        read_only: true,
+        mouse: false,
+        machine_cpu: false,
+        max_kept_fds: Some(scan::fd_budget(
+            a.max_kept_fds.unwrap_or(ScanConfig::default().max_kept),
+        )),
+        brief: true,
+        columns: Column::DEFAULT.to_vec(),
+    };
+    let ro = RecordOptions {
+        file: a.output,
+        append: a.append,
+        max_size,
+        stop_at_max: a.stop,
+        processes: !a.no_processes,
+    };
+    exit_code(run::run_record(&opts, &ro))
+}
+
+fn replay(a: &ReplayArgs) -> ExitCode {
+    let columns = match parse_columns(a.columns.as_ref()) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
+    let output = if a.json {
+        Output::Json
+    } else if a.batch || !std::io::stdout().is_terminal() {
+        Output::Text
+    } else {
+        return exit_code(run::run_replay_tui(&a.file));
+    };
+    exit_code(run::run_replay(&a.file, output, a.iterations, &columns).map(|()| None))
+}
+
+/// The whole program: `cgtop`'s `main`.
+pub fn main() -> ExitCode {
+    crate::term::pin_path();
+    let cli = Cli::parse();
+    match cli.cmd {
+        Some(Cmd::Record(a)) => return record(a),
+        Some(Cmd::Replay(a)) => return replay(&a),
+        Some(Cmd::Serve(a)) => return serve::main(a),
+        Some(Cmd::ExportLog(a)) => return export_log::main(a),
+        Some(Cmd::Completions(a)) => return native::completions(&a),
+        Some(Cmd::Man) => return native::man(),
+        None => {}
+    }
+    let interval = match crate::app::parse_interval(&cli.delay) {
+        Ok(d) => d,
+        Err(e) => {
+            complain(&e);
+            return ExitCode::from(2);
+        }
+    };
+    let output = if cli.json {
+        Output::Json
+    } else if cli.batch || !std::io::stdout().is_terminal() {
+        Output::Text
+    } else {
+        Output::Tui
+    };
+    let start = match parse_group(cli.group.as_ref()) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let columns = match parse_columns(cli.columns.as_ref()) {
+        Ok(c) => c,
+        Err(c) => return c,
+    };
+    let opts = Options {
+        start,
+        root: cli.root,
+        interval,
+        depth: cli.depth,
+        output,
+        iterations: cli.iterations,
+        read_only: cli.read_only,
+        mouse: cli.mouse,
+        machine_cpu: cli.machine_cpu,
+        // the descriptor budget is decided here, once: RLIMIT_NOFILE is
+        // raised as far as it needs, and the scanner is given the result
+        max_kept_fds: Some(scan::fd_budget(
+            cli.max_kept_fds.unwrap_or(ScanConfig::default().max_kept),
+        )),
+        brief: cli.brief,
+        columns,
+    };
+    if cli.openmetrics {
+        return serve::once(&opts, cli.output.as_deref());
+    }
+    exit_code(run::run(&opts))
+}
+
+/// The command line's definition, for the man page and the completions.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
