@@ -9,8 +9,9 @@
 //! 4. [`source`]: the only code that touches `/sys` and `/proc` (reading and writing).
 //! 5. [`app`]: state and `update(&mut App, Msg) -> Vec<Effect>`, no I/O.
 //! 6. [`ui`]: the thin view; [`batch`]: the plain-text and JSON views.
-//! 7. [`term`] and [`run`]: the terminal, signals, threads and the main loop;
-//!    [`cli`]: the command line and `main`.
+//! 7. [`term`] and [`run`]: the terminal, signals, threads and the main loop.
+//! 8. [`cli`]: the command line (one clap definition: help, man page,
+//!    completions) and `main`.
 
 pub mod app;
 pub mod batch;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// Every top-level module of `src/lib.rs` and its rank: lower ranks are
 /// used by higher ones. Equal ranks must not use each other.
-const RANKS: [(&str, u8); 10] = [
+const RANKS: [(&str, u8); 11] = [
     ("cgroupfs", 0),
     ("model", 1),
     ("render", 2),
@@ -26,6 +26,8 @@ const RANKS: [(&str, u8); 10] = [
     ("batch", 5),
     ("term", 6),
     ("run", 7),
+    // the command line and main: parses, then calls run
+    ("cli", 8),
 ];
 
 /// Modules that must not touch the terminal or the filesystem.
