@@ -479,6 +479,13 @@ pub fn spawn_writer(
                         ),
                         None => Vec::new(),
                     },
+                    WriteRequest::ExportScript(entries) => {
+                        let r = log.write_session_script(&entries, SystemTime::now());
+                        if tx.send(Msg::ScriptWritten(r)).is_err() {
+                            return;
+                        }
+                        continue;
+                    }
                     WriteRequest::LogEffect(record) => {
                         // the same file, the same checks as the write's own
                         // line; nothing comes back (the app has the words).

@@ -159,7 +159,7 @@ impl Scope {
             ],
             Self::RawChoose => &[A::Up, A::Down, A::Accept, A::Cancel],
             Self::Move => &[A::Up, A::Down, A::ToggleThreads, A::Accept, A::Cancel],
-            Self::Log => &[A::Up, A::Down, A::Close],
+            Self::Log => &[A::Up, A::Down, A::ExportScript, A::Close],
             Self::Events => &[
                 A::Up,
                 A::Down,
@@ -271,6 +271,8 @@ actions! {
     Events,
     JumpToGroup,
     ClearEvents,
+    // the action log screen
+    ExportScript,
     // writes
     Controllers,
     EditLimits,
@@ -510,6 +512,7 @@ pub const KEYMAP: &[Binding] = &[
     b(LeafFix, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "leave it", Some("leave it")),
     b(Log, &[code(KeyCode::Up), k('k')], Action::Up, "scroll up", Some("scroll")),
     b(Log, &[code(KeyCode::Down), k('j')], Action::Down, "scroll down", Some("scroll")),
+    b(Log, &[k('e')], Action::ExportScript, "write this session's writes as a shell script and its undo, beside the action log", Some("script")),
     b(Log, &[code(KeyCode::Esc), k('q'), k('L'), code(KeyCode::Enter)], Action::Close, "close the log", Some("close")),
     b(Events, &[code(KeyCode::Up), k('k')], Action::Up, "previous event (newer)", Some("move")),
     b(Events, &[code(KeyCode::Down), k('j')], Action::Down, "next event (older)", Some("move")),

@@ -97,6 +97,9 @@ pub enum Msg {
     Events(Vec<Event>),
     /// The event watcher's state changed (watches short, kernel log).
     EventWatch(WatchStatus),
+    /// The session's script was written (the apply and undo paths), or
+    /// why not.
+    ScriptWritten(Result<(std::path::PathBuf, std::path::PathBuf), String>),
 }
 
 impl From<Collected> for Msg {
@@ -1007,6 +1010,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::Events(events) => app.on_events(events),
         Msg::EventWatch(s) => app.event_watch = Some(s),
+        Msg::ScriptWritten(r) => dialog::log::script_written(app, r),
     }
     fx
 }
@@ -1444,6 +1448,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         | Action::Close
         | Action::JumpToGroup
         | Action::ClearEvents
+        | Action::ExportScript
         | Action::CloseHelp => {}
     }
 }

@@ -36,6 +36,10 @@ pub enum WriteRequest {
     /// writer thread owns the file). Nothing is written to the hierarchy
     /// and no `WriteFinished` comes back.
     LogEffect(Record),
+    /// Write this session's writes as a shell script and its undo beside
+    /// the action log (the log screen's `e`); `Msg::ScriptWritten` comes
+    /// back. Nothing is written to the hierarchy.
+    ExportScript(Vec<crate::model::script::Entry>),
 }
 
 /// The effect of a write to one group, by the action log entry it

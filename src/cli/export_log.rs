@@ -1,8 +1,22 @@
-//! `cgtop export-log`: the action log as a shell script (issue 10).
-//! Placeholder of the foundation commit: the script work replaces it.
+//! `cgtop export-log`: the action log as a reviewable shell script and its
+//! undo (issue 10 item 4). Reads the log (`source::actionlog::read_log`),
+//! makes the scripts (`model::script`), writes them as new files
+//! (`source::actionlog::write_script`).
+//!
+//! `-o FILE` writes FILE and its undo beside it (`apply.sh` ->
+//! `apply.undo.sh`, or `--undo FILE`): two files, because an undo script
+//! is only of use if it is made at the same time, from the same log lines,
+//! as the script it takes back. Without `-o` the apply script goes to
+//! stdout (for a quick review or a pipe), and the undo only with `--undo`.
 
-use std::path::PathBuf;
+use crate::model::script::{self, Meta};
+use crate::model::text::escape;
+use crate::source::actionlog::{self, ActionLog, MAX_ENTRIES};
+use std::ffi::OsString;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 #[derive(clap::Args, Debug)]
 pub struct ExportLogArgs {
@@ -10,9 +24,152 @@ pub struct ExportLogArgs {
     /// $XDG_STATE_HOME/cgtop/actions.log)
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
+
+    /// Only the changes at or after TIME: UTC as the log writes it
+    /// (2024-05-01T12:00:00Z), a date (2024-05-01), 2024-05-01T12:00, or
+    /// an age (30m, 2h, 1d)
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+
+    /// systemd units: `systemctl set-property` without --runtime, so that
+    /// the change outlives a reboot
+    #[arg(long)]
+    pub persist: bool,
+
+    /// Write the script to FILE (a new file, mode 0700) and its undo
+    /// beside it (FILE.sh -> FILE.undo.sh); without -o the script goes to
+    /// stdout
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Write the undo script to FILE (default: beside -o's)
+    #[arg(long, value_name = "FILE")]
+    pub undo: Option<PathBuf>,
+
+    /// Replace existing output files (regular files of this user's only)
+    #[arg(long)]
+    pub force: bool,
 }
 
-pub fn main(_a: ExportLogArgs) -> ExitCode {
-    super::complain("export-log: not built yet");
-    ExitCode::FAILURE
+/// The undo script's path beside the apply script's: `x.sh` ->
+/// `x.undo.sh`, `x` -> `x.undo`.
+pub fn undo_path(apply: &Path) -> PathBuf {
+    let mut name: OsString = apply
+        .file_stem()
+        .map_or_else(OsString::new, ToOwned::to_owned);
+    match apply.extension() {
+        Some(ext) if ext == "sh" => name.push(".undo.sh"),
+        Some(ext) => {
+            name.push(".");
+            name.push(ext);
+            name.push(".undo");
+        }
+        None => name.push(".undo"),
+    }
+    apply.with_file_name(name)
+}
+
+fn shown(p: &Path) -> String {
+    escape(p.as_os_str().as_encoded_bytes()).into_owned()
+}
+
+pub fn main(a: ExportLogArgs) -> ExitCode {
+    match run(&a) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((code, e)) => {
+            super::complain(&format!("export-log: {e}"));
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn run(a: &ExportLogArgs) -> Result<(), (u8, String)> {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let since = a
+        .since
+        .as_deref()
+        .map(|s| script::parse_since(s, now))
+        .transpose()
+        .map_err(|e| (2, e))?;
+    let log = match &a.log {
+        Some(p) => p.clone(),
+        None => ActionLog::from_env()
+            .path()
+            .map(Path::to_path_buf)
+            .ok_or((2, "no action log here (give --log FILE)".to_owned()))?,
+    };
+    // O_NOFOLLOW is not needed to read: the log is only read, and any
+    // file the caller may read is theirs to export
+    let f = std::fs::File::open(&log).map_err(|e| (1, format!("{}: {e}", shown(&log))))?;
+    let read = actionlog::read_log(std::io::BufReader::new(f), since.as_deref())
+        .map_err(|e| (1, format!("{}: {e}", shown(&log))))?;
+    if read.over_cap > 0 {
+        return Err((
+            1,
+            format!(
+                "{}: more than {MAX_ENTRIES} changes; narrow them with --since",
+                shown(&log)
+            ),
+        ));
+    }
+    let undo = match (&a.undo, &a.output) {
+        (Some(u), _) => Some(u.clone()),
+        (None, Some(o)) => Some(undo_path(o)),
+        (None, None) => None,
+    };
+    let name = |p: &Option<PathBuf>| {
+        p.as_ref()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let meta = Meta {
+        made: script::rfc3339(now),
+        host: rustix::system::uname().nodename().to_bytes().to_vec(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        source: log.as_os_str().as_encoded_bytes().to_vec(),
+        since,
+        malformed: read.malformed,
+        persist: a.persist,
+        undo_name: name(&undo),
+        apply_name: name(&a.output),
+    };
+    let s = script::scripts(&read.entries, &meta);
+    let mut say = Vec::new();
+    match &a.output {
+        Some(o) => {
+            actionlog::write_script(o, &s.apply, a.force).map_err(|e| (1, e))?;
+            say.push(format!("wrote {}", shown(o)));
+        }
+        None => {
+            std::io::stdout()
+                .write_all(s.apply.as_bytes())
+                .map_err(|e| (1, format!("stdout: {e}")))?;
+        }
+    }
+    match &undo {
+        Some(u) => {
+            actionlog::write_script(u, &s.undo, a.force).map_err(|e| (1, e))?;
+            say.push(format!("undo {}", shown(u)));
+        }
+        None => say.push("no undo script (give -o FILE or --undo FILE)".into()),
+    }
+    let mut summary = format!(
+        "{} change(s) replayed, {} as comments only",
+        s.replayed, s.comments
+    );
+    if read.malformed > 0 {
+        summary.push_str(&format!(
+            "; {} malformed line(s) skipped, the first line {}",
+            read.malformed,
+            read.first_malformed.unwrap_or(0)
+        ));
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "cgtop export-log: {}; {summary}",
+        say.join(", ")
+    );
+    Ok(())
 }

@@ -24,6 +24,7 @@ pub mod preflight;
 pub mod procstat;
 pub mod rates;
 pub mod record;
+pub mod script;
 pub mod snapshot;
 pub mod text;
 pub mod timeline;

@@ -55,13 +55,14 @@
 use crate::model::effect::Record;
 use crate::model::layout::{HierId, Layout, V1Mount};
 use crate::model::outcome::WriteOutcome;
+use crate::model::script::{is_log_time, scripts, Entry, Meta, Place, What};
 use crate::model::text;
 use crate::model::write::{Op, WriteKind};
 use crate::model::Errno;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat, CWD};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::io::Write as _;
+use std::io::{BufRead, Write as _};
 use std::os::fd::OwnedFd;
 use std::path::{Component, Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -537,30 +538,18 @@ fn check_file(path: &Path, st: &Stat, euid: u32) -> Result<(), Unsafe> {
     Ok(())
 }
 
-/// Walks `path` from `/` one component at a time without following a
-/// symlink, checking each directory and the file. With `create`, missing
-/// directories are made (0700) and the file is opened for append (created
-/// 0600); without, the walk stops at the first missing component (`Ok(None)`:
-/// it would be created, by us).
-fn walk(path: &Path, euid: u32, create: bool) -> Result<Option<OwnedFd>, Unsafe> {
-    let not_plain = || Unsafe::NotPlain(path.to_owned());
+/// Opens the directories `dirs` from `/` one at a time (see [`walk`]),
+/// each checked, the last as the log's own; with `create`, a missing one is
+/// made 0700, else `Ok(None)` at the first missing. The last directory and
+/// its path.
+fn open_dirs(
+    dirs: &[&OsStr],
+    euid: u32,
+    create: bool,
+) -> Result<Option<(OwnedFd, PathBuf)>, Unsafe> {
     let io = |at: &Path, e: Errno| Unsafe::Io {
         path: at.to_owned(),
         errno: e,
-    };
-    let mut names = Vec::new();
-    for c in path.components() {
-        match c {
-            Component::RootDir => {}
-            Component::Normal(n) => names.push(n),
-            _ => return Err(not_plain()),
-        }
-    }
-    if !path.is_absolute() {
-        return Err(not_plain());
-    }
-    let Some((file, dirs)) = names.split_last() else {
-        return Err(not_plain());
     };
     let dflags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let mut at = PathBuf::from("/");
@@ -587,6 +576,57 @@ fn walk(path: &Path, euid: u32, create: bool) -> Result<Option<OwnedFd>, Unsafe>
         check_dir(&at, &st, euid, last)?;
         dir = next;
     }
+    Ok(Some((dir, at)))
+}
+
+/// The directory `path` (absolute, plain) opened through the checked walk,
+/// made where missing, as the log's own directory is.
+fn walk_dir(path: &Path, euid: u32) -> Result<OwnedFd, Unsafe> {
+    let mut names = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::RootDir => {}
+            Component::Normal(n) => names.push(n),
+            _ => return Err(Unsafe::NotPlain(path.to_owned())),
+        }
+    }
+    if !path.is_absolute() {
+        return Err(Unsafe::NotPlain(path.to_owned()));
+    }
+    match open_dirs(&names, euid, true)? {
+        Some((fd, _)) => Ok(fd),
+        None => Err(Unsafe::NotPlain(path.to_owned())),
+    }
+}
+
+/// Walks `path` from `/` one component at a time without following a
+/// symlink, checking each directory and the file. With `create`, missing
+/// directories are made (0700) and the file is opened for append (created
+/// 0600); without, the walk stops at the first missing component (`Ok(None)`:
+/// it would be created, by us).
+fn walk(path: &Path, euid: u32, create: bool) -> Result<Option<OwnedFd>, Unsafe> {
+    let not_plain = || Unsafe::NotPlain(path.to_owned());
+    let io = |at: &Path, e: Errno| Unsafe::Io {
+        path: at.to_owned(),
+        errno: e,
+    };
+    let mut names = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::RootDir => {}
+            Component::Normal(n) => names.push(n),
+            _ => return Err(not_plain()),
+        }
+    }
+    if !path.is_absolute() {
+        return Err(not_plain());
+    }
+    let Some((file, dirs)) = names.split_last() else {
+        return Err(not_plain());
+    };
+    let Some((dir, mut at)) = open_dirs(dirs, euid, create)? else {
+        return Ok(None);
+    };
     at.push(file);
     if !create {
         return match rustix::fs::statat(&dir, *file, AtFlags::SYMLINK_NOFOLLOW) {
@@ -738,6 +778,325 @@ impl ActionLog {
         std::fs::File::from(fd)
             .write_all(line.as_bytes())
             .map_err(|e| format!("action log {shown}: {e}"))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reading the log back (`cgtop export-log`, the log screen's script).
+
+/// The longest line the reader takes; a longer one is skipped as
+/// malformed without being held in memory (cgtop's own lines are far
+/// shorter: a group path is at most a few KiB escaped).
+pub const MAX_LINE: usize = 64 * 1024;
+
+/// The most entries one read keeps: past it they are counted, not kept
+/// (`--since` narrows the read).
+pub const MAX_ENTRIES: usize = 200_000;
+
+/// One line of the log, read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed {
+    Entry(Entry),
+    /// The effect line of a write (not a change of its own).
+    Effect,
+}
+
+/// What a read of the log found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogRead {
+    /// The entries at or after `since`, in the log's order.
+    pub entries: Vec<Entry>,
+    pub lines: u64,
+    /// Lines that are not lines cgtop writes (too long, not UTF-8, a
+    /// field out of place): skipped.
+    pub malformed: u64,
+    /// The number of the first malformed line (from 1).
+    pub first_malformed: Option<u64>,
+    pub effects: u64,
+    /// Entries before `since`, skipped.
+    pub before: u64,
+    /// Entries past [`MAX_ENTRIES`], counted and dropped.
+    pub over_cap: u64,
+}
+
+/// A log line's fields: split at spaces outside double quotes (a quoted
+/// field holds no raw `"`: [`field`] writes it as `\x22`). `None` for an
+/// empty field or an open quote.
+fn tokens(line: &str) -> Option<Vec<&str>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut quoted = false;
+    for (i, c) in line.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ' ' if !quoted => {
+                out.push(&line[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&line[start..]);
+    (!quoted && out.iter().all(|t| !t.is_empty())).then_some(out)
+}
+
+/// `ok` or `failed ERROR`, then `note NOTE` pairs: the end of a line.
+fn result_of(rest: &[&str]) -> Option<Result<(), Vec<u8>>> {
+    let (result, notes) = match rest {
+        ["ok", notes @ ..] => (Ok(()), notes),
+        ["failed", e, notes @ ..] => (Err(unfield(e)), notes),
+        _ => return None,
+    };
+    (notes.len() % 2 == 0 && notes.chunks(2).all(|p| p[0] == "note")).then_some(result)
+}
+
+/// One line of the log (see the module doc), or `None` when it is not a
+/// line cgtop writes.
+pub fn parse_line(line: &str) -> Option<Parsed> {
+    let t = tokens(line)?;
+    let (time, place, rest) = match t.as_slice() {
+        [time, place, rest @ ..] if is_log_time(time) => (*time, *place, rest),
+        _ => return None,
+    };
+    let (place, group) = if place.starts_with('"') || place.starts_with('/') {
+        (Place::V2, unfield(place))
+    } else {
+        let (label, path) = place.split_once(':')?;
+        let plain = !label.is_empty() && !label.contains('"') && !label.contains('\\');
+        (plain && (path.starts_with('/') || path.starts_with('"'))).then_some(())?;
+        (Place::V1(label.to_owned()), unfield(path))
+    };
+    let entry = |what, result| {
+        Some(Parsed::Entry(Entry {
+            time: time.to_owned(),
+            place: place.clone(),
+            group: group.clone(),
+            what,
+            result,
+        }))
+    };
+    match rest {
+        [dir @ ("mkdir" | "rmdir"), end @ ..] if result_of(end).is_some() => {
+            let what = if *dir == "mkdir" {
+                What::Mkdir
+            } else {
+                What::Rmdir
+            };
+            entry(what, result_of(end)?)
+        }
+        [_, "effect", w, _] if is_log_time(w) => Some(Parsed::Effect),
+        [file, old, "to", new, end @ ..] => {
+            let (stored, end) = match end {
+                ["stored", v, end @ ..] => (Some(unfield(v)), end),
+                _ => (None, end),
+            };
+            let what = What::Write {
+                file: unfield(file),
+                old: (*old != "-").then(|| unfield(old)),
+                new: unfield(new),
+                stored,
+            };
+            entry(what, result_of(end)?)
+        }
+        _ => None,
+    }
+}
+
+/// Reads one line into `buf` (without its newline) unless it is longer
+/// than `cap`; the bytes consumed (0 at the end) and whether it was too
+/// long. A long line is passed over in chunks, never held whole.
+fn read_capped(
+    r: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    cap: usize,
+) -> std::io::Result<(usize, bool)> {
+    buf.clear();
+    let (mut total, mut long) = (0, false);
+    loop {
+        let avail = match r.fill_buf() {
+            Ok(a) => a,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if avail.is_empty() {
+            return Ok((total, long));
+        }
+        let (take, done) = match avail.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (avail.len(), false),
+        };
+        let body = &avail[..if done { take - 1 } else { take }];
+        if !long {
+            if buf.len() + body.len() > cap {
+                long = true;
+                buf.clear();
+            } else {
+                buf.extend_from_slice(body);
+            }
+        }
+        r.consume(take);
+        total += take;
+        if done {
+            return Ok((total, long));
+        }
+    }
+}
+
+/// Reads a whole log, line by line (see [`LogRead`]): entries before
+/// `since` (a time as the log writes it) are skipped, malformed lines
+/// counted; never a panic whatever the bytes.
+pub fn read_log(mut r: impl BufRead, since: Option<&str>) -> std::io::Result<LogRead> {
+    let mut out = LogRead::default();
+    let mut buf = Vec::new();
+    loop {
+        let (n, long) = read_capped(&mut r, &mut buf, MAX_LINE)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        out.lines += 1;
+        let parsed = if long {
+            None
+        } else {
+            std::str::from_utf8(&buf).ok().and_then(parse_line)
+        };
+        match parsed {
+            None => {
+                out.malformed += 1;
+                out.first_malformed.get_or_insert(out.lines);
+            }
+            Some(Parsed::Effect) => out.effects += 1,
+            Some(Parsed::Entry(e)) => {
+                if since.is_some_and(|s| e.time.as_str() < s) {
+                    out.before += 1;
+                } else if out.entries.len() >= MAX_ENTRIES {
+                    out.over_cap += 1;
+                } else {
+                    out.entries.push(e);
+                }
+            }
+        }
+    }
+}
+
+/// The entries of this session's outcomes, as the log has them: each
+/// formatted as its log line and read back, so that the log screen's
+/// script and `cgtop export-log` see the same thing.
+pub fn entries_of<'a>(
+    outcomes: impl IntoIterator<Item = (u64, &'a WriteOutcome)>,
+    layout: &Layout,
+) -> Vec<Entry> {
+    outcomes
+        .into_iter()
+        .filter_map(|(t, o)| match parse_line(&format_line_in(t, o, layout)) {
+            Some(Parsed::Entry(e)) => Some(e),
+            _ => None,
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// Script files.
+
+/// Opens `name` in `dir` as a new file of this user's (O_EXCL, never a
+/// link), or with `force` an existing regular file of this user's with
+/// one link, emptied; then writes `text` and sets mode 0700 (a script
+/// meant to be run as root). `shown`: the path for the error.
+fn write_script_at(
+    dir: &impl rustix::fd::AsFd,
+    name: &Path,
+    text: &str,
+    force: bool,
+    euid: u32,
+) -> Result<(), String> {
+    let shown = text::escape(name.as_os_str().as_encoded_bytes()).into_owned();
+    let base =
+        OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOCTTY;
+    let mode = Mode::from_raw_mode(0o700);
+    let fd = match rustix::fs::openat(dir, name, base | OFlags::CREATE | OFlags::EXCL, mode) {
+        Ok(fd) => fd,
+        Err(Errno::EXIST) if force => {
+            let fd = rustix::fs::openat(dir, name, base, Mode::empty())
+                .map_err(|e| format!("{shown}: {}", std::io::Error::from(e)))?;
+            let st = rustix::fs::fstat(&fd).map_err(|e| format!("{shown}: {e}"))?;
+            check_file(name, &st, euid).map_err(|why| format!("{shown}: refused: {why}"))?;
+            rustix::fs::ftruncate(&fd, 0).map_err(|e| format!("{shown}: {e}"))?;
+            fd
+        }
+        Err(Errno::EXIST) => return Err(format!("{shown} exists (give --force to replace it)")),
+        Err(Errno::LOOP) => return Err(format!("{shown}: refused: a symbolic link")),
+        Err(e) => return Err(format!("{shown}: {}", std::io::Error::from(e))),
+    };
+    rustix::fs::fchmod(&fd, mode).map_err(|e| format!("{shown}: {e}"))?;
+    std::fs::File::from(fd)
+        .write_all(text.as_bytes())
+        .map_err(|e| format!("{shown}: {e}"))
+}
+
+/// `cgtop export-log -o FILE`: FILE as a new script (see
+/// [`write_script_at`]), relative to the working directory.
+pub fn write_script(path: &Path, text: &str, force: bool) -> Result<(), String> {
+    write_script_at(&CWD, path, text, force, rustix::process::geteuid().as_raw())
+}
+
+impl ActionLog {
+    /// The log screen's script (`e`): this session's `entries` as the
+    /// apply and undo scripts, new files beside the log
+    /// (`cgtop-YYYYMMDD-HHMMSS.sh` and `.undo.sh`; `-1`, `-2`, ... after
+    /// the time when taken), its directory reached through the log's own
+    /// checked walk (no symlink, owned, not writable by others). The
+    /// paths written.
+    pub fn write_session_script(
+        &self,
+        entries: &[Entry],
+        at: SystemTime,
+    ) -> Result<(PathBuf, PathBuf), String> {
+        let Some(path) = &self.place.path else {
+            return Err("no safe place for the action log, so none for its script".into());
+        };
+        let dir_path = path.parent().unwrap_or(Path::new("/"));
+        let shown = text::escape(dir_path.as_os_str().as_encoded_bytes()).into_owned();
+        let dir =
+            walk_dir(dir_path, self.euid).map_err(|why| format!("{shown}: refused: {why}"))?;
+        let secs = at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let t = rfc3339_utc(secs);
+        let stamp = format!(
+            "{}{}{}-{}{}{}",
+            &t[0..4],
+            &t[5..7],
+            &t[8..10],
+            &t[11..13],
+            &t[14..16],
+            &t[17..19]
+        );
+        let mut source = b"this session's writes, as logged in ".to_vec();
+        source.extend_from_slice(path.as_os_str().as_encoded_bytes());
+        for n in 0..100 {
+            let base = if n == 0 {
+                format!("cgtop-{stamp}")
+            } else {
+                format!("cgtop-{stamp}-{n}")
+            };
+            let (a, u) = (format!("{base}.sh"), format!("{base}.undo.sh"));
+            let meta = Meta {
+                made: t.clone(),
+                host: rustix::system::uname().nodename().to_bytes().to_vec(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                source: source.clone(),
+                undo_name: Some(u.clone()),
+                apply_name: Some(a.clone()),
+                ..Meta::default()
+            };
+            let s = scripts(entries, &meta);
+            match write_script_at(&dir, Path::new(&a), &s.apply, false, self.euid) {
+                Ok(()) => {
+                    write_script_at(&dir, Path::new(&u), &s.undo, false, self.euid)?;
+                    return Ok((dir_path.join(a), dir_path.join(u)));
+                }
+                Err(e) if e.contains(" exists ") => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Err(format!("{shown}: no free name for the script"))
     }
 }
 

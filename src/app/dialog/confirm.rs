@@ -90,7 +90,9 @@ impl Confirm {
     pub fn ops(&self) -> &[Op] {
         match &self.request {
             WriteRequest::Ops(ops) | WriteRequest::Typed { ops, .. } => ops,
-            WriteRequest::LeafFix { .. } | WriteRequest::LogEffect(_) => &[],
+            WriteRequest::LeafFix { .. }
+            | WriteRequest::LogEffect(_)
+            | WriteRequest::ExportScript(_) => &[],
         }
     }
 

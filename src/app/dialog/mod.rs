@@ -119,7 +119,7 @@ pub fn on_input(app: &mut App, ev: Input<'_>, fx: &mut Vec<Effect>) -> bool {
             (Mode::LeafFix(l), t)
         }
         Mode::Log { mut scroll } => {
-            let t = log::key(&mut scroll, app, action);
+            let t = log::key(&mut scroll, app, action, fx);
             (Mode::Log { scroll }, t)
         }
         Mode::Events { mut cursor } => {
