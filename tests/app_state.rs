@@ -948,6 +948,7 @@ fn every_main_action_is_reachable() {
             | Action::Close
             | Action::JumpToGroup
             | Action::ClearEvents
+            | Action::ExportScript
             | Action::CloseHelp => false,
         }
     }

@@ -108,7 +108,7 @@ fn the_log_screen_says_its_key() {
     let (mut a, mut c, _dir) = lab();
     send(&mut a, &mut c, ch('L'));
     let s = screen(&a, 120, 40);
-    assert!(s.contains("script"), "{s}");
+    assert!(s.contains("e script"), "{s}");
 }
 
 #[test]

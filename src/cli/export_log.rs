@@ -73,8 +73,8 @@ fn shown(p: &Path) -> String {
     escape(p.as_os_str().as_encoded_bytes()).into_owned()
 }
 
-pub fn main(a: ExportLogArgs) -> ExitCode {
-    match run(&a) {
+pub fn main(a: &ExportLogArgs) -> ExitCode {
+    match run(a) {
         Ok(()) => ExitCode::SUCCESS,
         Err((code, e)) => {
             super::complain(&format!("export-log: {e}"));

@@ -364,7 +364,7 @@ pub fn main() -> ExitCode {
         Some(Cmd::Record(a)) => return record(a),
         Some(Cmd::Replay(a)) => return replay(&a),
         Some(Cmd::Serve(a)) => return serve::main(a),
-        Some(Cmd::ExportLog(a)) => return export_log::main(a),
+        Some(Cmd::ExportLog(a)) => return export_log::main(&a),
         Some(Cmd::Completions(a)) => return native::completions(&a),
         Some(Cmd::Man) => return native::man(),
         None => {}

@@ -410,18 +410,22 @@ pub fn check_of(w: &WriteOp, stored: Option<&[u8]>) -> Option<Check> {
         WriteKind::Kill
         | WriteKind::MoveProcess { .. }
         | WriteKind::Freeze(_)
-        | WriteKind::FreezerState(_) => return None,
+        | WriteKind::FreezerState(_)
+        | WriteKind::IoWeight {
+            dev: None,
+            weight: None,
+        } => return None,
         WriteKind::CpuMax(v) => exact(v.to_string()),
-        WriteKind::CpuMaxBurst(v) | WriteKind::CfsPeriod(v) | WriteKind::CpuShares(v) => {
-            exact(v.to_string())
-        }
-        WriteKind::CfsQuota(Some(v)) => exact(v.to_string()),
+        WriteKind::CpuMaxBurst(v)
+        | WriteKind::CfsPeriod(v)
+        | WriteKind::CpuShares(v)
+        | WriteKind::CfsQuota(Some(v))
+        | WriteKind::V1Memory(_, Limit::Value(v)) => exact(v.to_string()),
         WriteKind::CfsQuota(None) => exact("-1".to_owned()),
         WriteKind::CpuWeight(v) | WriteKind::BlkioWeight(v) => exact(v.to_string()),
         WriteKind::CpuWeightNice(v) => exact(v.to_string()),
         WriteKind::Memory(_, l) | WriteKind::PidsMax(l) => exact(l.to_string()),
         WriteKind::V1Memory(_, Limit::Max) => Check::V1Unlimited,
-        WriteKind::V1Memory(_, Limit::Value(v)) => exact(v.to_string()),
         WriteKind::IoMax(set) => Check::IoMax(
             set.dev,
             set.pairs()
@@ -440,27 +444,25 @@ pub fn check_of(w: &WriteOp, stored: Option<&[u8]>) -> Option<Check> {
         WriteKind::IoWeight {
             dev: Some(d),
             weight: None,
+        }
+        | WriteKind::IoLatency {
+            dev: d,
+            target_usec: None,
+        }
+        | WriteKind::BlkioThrottle {
+            dev: d,
+            limit: None,
+            ..
         } => Check::NoLine(*d),
-        WriteKind::IoWeight {
-            dev: None,
-            weight: None,
-        } => return None,
         WriteKind::IoLatency {
             dev,
             target_usec: Some(t),
         } => Check::Line(format!("{dev} target={t}")),
-        WriteKind::IoLatency {
-            dev,
-            target_usec: None,
-        } => Check::NoLine(*dev),
         WriteKind::BlkioThrottle {
             dev,
             limit: Some(n),
             ..
         } => Check::Line(format!("{dev} {n}")),
-        WriteKind::BlkioThrottle {
-            dev, limit: None, ..
-        } => Check::NoLine(*dev),
         WriteKind::SubtreeControl(c) => Check::Controllers(c.clone()),
         WriteKind::Raw => Check::Raw(w.contents.trim().as_bytes().to_vec()),
     })
@@ -517,12 +519,11 @@ struct Lines {
 
 impl Lines {
     fn root(&mut self, r: Root) -> String {
-        let i = match self.roots.iter().position(|x| *x == r) {
-            Some(i) => i,
-            None => {
-                self.roots.push(r);
-                self.roots.len() - 1
-            }
+        let i = if let Some(i) = self.roots.iter().position(|x| *x == r) {
+            i
+        } else {
+            self.roots.push(r);
+            self.roots.len() - 1
         };
         format!("\"${}\"", root_var(i))
     }
