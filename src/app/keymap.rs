@@ -834,7 +834,7 @@ mod tests {
         );
         assert_eq!(
             footer_text(Scope::Log),
-            "Up/k/Down/j scroll  Esc/q/L/Enter close"
+            "Up/k/Down/j scroll  e script  Esc/q/L/Enter close"
         );
         assert_eq!(footer_text(Scope::Message), "any key closes");
         assert_eq!(
