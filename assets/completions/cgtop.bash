@@ -113,13 +113,29 @@ _cgtop() {
             return 0
             ;;
         cgtop__subcmd__export__subcmd__log)
-            opts="-h --log --help"
+            opts="-o -h --log --since --persist --output --undo --force --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --log)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --undo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -72,6 +72,11 @@ complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -l root -d 'Read this
 complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -l depth -d 'Expose at most N levels below the start group' -r
 complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c cgtop -n "__fish_cgtop_using_subcommand export-log" -l log -d 'The action log to read (default: the one cgtop writes, $XDG_STATE_HOME/cgtop/actions.log)' -r -F
+complete -c cgtop -n "__fish_cgtop_using_subcommand export-log" -l since -d 'Only the changes at or after TIME: UTC as the log writes it (2024-05-01T12:00:00Z), a date (2024-05-01), 2024-05-01T12:00, or an age (30m, 2h, 1d)' -r
+complete -c cgtop -n "__fish_cgtop_using_subcommand export-log" -s o -l output -d 'Write the script to FILE (a new file, mode 0700) and its undo beside it (FILE.sh -> FILE.undo.sh); without -o the script goes to stdout' -r -F
+complete -c cgtop -n "__fish_cgtop_using_subcommand export-log" -l undo -d 'Write the undo script to FILE (default: beside -o\'s)' -r -F
+complete -c cgtop -n "__fish_cgtop_using_subcommand export-log" -l persist -d 'systemd units: systemctl set-property without --runtime, so that the change outlives a reboot'
+complete -c cgtop -n "__fish_cgtop_using_subcommand export-log" -l force -d 'Replace existing output files (regular files of this user\'s only)'
 complete -c cgtop -n "__fish_cgtop_using_subcommand export-log" -s h -l help -d 'Print help'
 complete -c cgtop -n "__fish_cgtop_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c cgtop -n "__fish_cgtop_using_subcommand man" -s h -l help -d 'Print help'

@@ -31,7 +31,7 @@ pub struct ExportLogArgs {
     #[arg(long, value_name = "TIME")]
     pub since: Option<String>,
 
-    /// systemd units: `systemctl set-property` without --runtime, so that
+    /// systemd units: systemctl set-property without --runtime, so that
     /// the change outlives a reboot
     #[arg(long)]
     pub persist: bool,
