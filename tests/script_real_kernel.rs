@@ -150,4 +150,25 @@ fn a_session_on_v1_replays_from_its_script_and_its_undo_takes_it_back() {
     assert!(unlimited(&sb.read("memory", &g, v1_files::MEMORY_LIMIT)));
     assert_eq!(sb.read("pids", &g, "pids.max").trim(), "max");
     assert!(!sb.dir_of("cpu", &made).exists());
+
+    // the script's own lookup in /proc/self/mountinfo finds each mount as
+    // the test's (independent) reading of it does: cgroup2 (hybrid:
+    // /sys/fs/cgroup/unified), and v1 by controller or name
+    let funcs = text.split("# --- the changes").next().unwrap();
+    let found = |key: &str| {
+        let s = format!("{funcs}\ncg_mount '{key}' X; printf %s \"$cg_r\"\n");
+        let out = Command::new("dash").arg("-c").arg(&s).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{key}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::path::PathBuf::from(String::from_utf8(out.stdout).unwrap())
+    };
+    for c in ["cpu", "memory", "pids"] {
+        assert_eq!(found(c), sb.hier(c).mount, "{c}");
+    }
+    if sb.hiers.iter().any(|h| h.v2) {
+        assert_eq!(found("cgroup2"), sb.hier("").mount);
+    }
 }
