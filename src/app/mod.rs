@@ -414,6 +414,10 @@ pub struct App {
     /// the hierarchy of its controller (`Layout::holder`). Set by the
     /// caller (run_tui); empty means cgroup2 alone.
     pub layout: crate::model::layout::Layout,
+    /// Whether a unit's change can go through systemd here (systemd is
+    /// the init and systemctl is there). Set by the caller (run_tui);
+    /// `NotBooted` until then.
+    pub systemd: crate::model::systemd::Presence,
     pub start: GroupPath,
     pub interval: Duration,
     pub paused: bool,
@@ -521,6 +525,7 @@ impl App {
             host,
             mount,
             layout: crate::model::layout::Layout::default(),
+            systemd: crate::model::systemd::Presence::default(),
             selected: Some(start.clone()),
             start,
             interval,
@@ -1423,6 +1428,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         | Action::ChooseColumns
         // the other scopes' actions (filter, prompt, text, dialogs, help)
         | Action::Accept
+        | Action::ThroughSystemd
         | Action::Cancel
         | Action::CursorLeft
         | Action::CursorRight
