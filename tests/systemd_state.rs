@@ -198,10 +198,20 @@ fn read_only_refuses_the_systemd_path() {
     let (mut a, mut c, _d) = lab();
     a.systemd = Presence::Ready;
     ask_memory_max(&mut a, &mut c, "512M");
+    assert!(confirm(&a).systemd.is_some());
     // writing went off while the question was shown (as after `T`)
     a.read_only = Some(ReadOnly::Flag);
     assert!(writes(&send(&mut a, &mut c, ch('s'))).is_empty());
     confirm(&a);
+    // on again: the same key sends it
+    a.read_only = None;
+    let fx = send(&mut a, &mut c, ch('s'));
+    assert_eq!(
+        writes(&fx),
+        [&WriteRequest::Ops(vec![via_systemd(memory_max(
+            Limit::Value(536_870_912)
+        ))])]
+    );
 }
 
 #[test]
