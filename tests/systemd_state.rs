@@ -331,3 +331,28 @@ fn a_typed_confirmation_takes_ctrl_s_once_the_name_matches() {
     assert_eq!(name, &g(PG_SERVICE));
     assert_eq!(ops, &[via_systemd(memory_max(Limit::Value(1_048_576)))]);
 }
+
+#[test]
+fn a_value_systemd_rounded_is_said_as_systemds() {
+    let unit = g(PG_SERVICE);
+    let third = CpuMax {
+        quota: Some(33_333),
+        period: 100_000,
+    };
+    let op = via_systemd(write::set_cpu_max(&unit, third));
+    assert_eq!(args(&op)[3], "CPUQuota=33.33%");
+    // systemd writes 33.33 % of the period: 33330
+    let o = WriteOutcome::done(
+        op,
+        Some("max 100000\n".into()),
+        Some("33330 100000\n".into()),
+    );
+    assert_eq!(
+        o.stored_differs().as_deref(),
+        Some(
+            "after systemctl cpu.max holds 33330 100000, not 33333 100000 (systemd takes \
+             CPUQuota= in hundredths of a percent)"
+        )
+    );
+    assert!(o.summary().ends_with("via systemd; after systemctl cpu.max holds 33330 100000, not 33333 100000 (systemd takes CPUQuota= in hundredths of a percent)"), "{}", o.summary());
+}

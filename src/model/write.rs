@@ -1061,12 +1061,28 @@ impl WriteOp {
     pub fn check_readback(&self, readback: &str) -> Option<String> {
         let rb = readback.trim();
         let differs = |stored: &str, why: &str| {
-            Some(format!(
-                "the kernel stored {} in {}, not {}{why}",
+            // through systemd, systemd chose the bytes: a CPUQuota= is a
+            // percentage to two decimals, so a quota between two of them
+            // lands on the one below (systemd.resource-control(5))
+            let (stored, file, contents) = (
                 escape_str(stored),
                 escape_str(&self.file),
-                escape_str(&self.contents)
-            ))
+                escape_str(&self.contents),
+            );
+            Some(match (&self.via, &self.kind) {
+                (Via::Direct, _) => {
+                    format!("the kernel stored {stored} in {file}, not {contents}{why}")
+                }
+                (Via::Systemd { .. }, kind) => {
+                    let why = match kind {
+                        WriteKind::CpuMax(_) => {
+                            " (systemd takes CPUQuota= in hundredths of a percent)"
+                        }
+                        _ => why,
+                    };
+                    format!("after systemctl {file} holds {stored}, not {contents}{why}")
+                }
+            })
         };
         match &self.kind {
             WriteKind::Kill | WriteKind::MoveProcess { .. } => None,
