@@ -194,6 +194,7 @@ fn run_tui(
     let mut app = App::new(host_info(), m.clone(), opts.start.clone(), opts.interval);
     // which hierarchy holds each controller: the writes go there
     app.layout = hiers.layout.clone();
+    app.systemd = crate::source::systemctl::Systemctl::system().presence();
     app.read_only = write_access(hier, &opts.start, opts.read_only);
     app.cpu_machine = opts.machine_cpu;
     app.columns = crate::render::columns::Column::in_order(&opts.columns);

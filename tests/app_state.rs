@@ -927,6 +927,7 @@ fn every_main_action_is_reachable() {
             | Action::ActionLog
             | Action::Events => true,
             Action::Accept
+            | Action::ThroughSystemd
             | Action::Cancel
             | Action::CursorLeft
             | Action::CursorRight

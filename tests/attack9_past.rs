@@ -23,6 +23,7 @@ fn subtree(group: &str, what: &str) -> Op {
         contents: format!("+{what}"),
         kind: WriteKind::SubtreeControl(vec![ControllerChange::enable(what)]),
         hier: cgtop::model::layout::HierId::V2,
+        via: cgtop::model::write::Via::Direct,
     })
 }
 

@@ -262,6 +262,8 @@ fn confirm_typed_name() {
 #[test]
 fn confirm_systemd_unit() {
     let (mut a, mut c, _d) = limits_typed(PG_SERVICE, "memory.max", "512M");
+    // systemd runs here: s offers the change through it
+    a.systemd = cgtop::model::systemd::Presence::Ready;
     enter(&mut a, &mut c);
     snap_both("confirm_systemd_unit", &mut a);
 }

@@ -107,6 +107,7 @@ fn memory_op(group: &str, file: MemoryFile, v: u64) -> Op {
         contents: v.to_string(),
         kind: WriteKind::Memory(file, Limit::Value(v)),
         hier: cgtop::model::layout::HierId::V2,
+        via: cgtop::model::write::Via::Direct,
     })
 }
 

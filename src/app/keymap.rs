@@ -130,9 +130,7 @@ impl Scope {
             Self::Filter
             | Self::Prompt
             | Self::Jump
-            | Self::Confirm
             | Self::RawLine
-            | Self::ConfirmTyped
             | Self::NewGroup
             | Self::LeafFix => &[A::Accept, A::Cancel],
             Self::Text => &[
@@ -148,6 +146,8 @@ impl Scope {
                 A::DeleteToStart,
                 A::DeleteToEnd,
             ],
+            // a write to a systemd unit may go through systemd instead
+            Self::Confirm | Self::ConfirmTyped => &[A::Accept, A::ThroughSystemd, A::Cancel],
             Self::Controllers | Self::Columns => &[A::Up, A::Down, A::Toggle, A::Accept, A::Cancel],
             Self::Limits => &[
                 A::PrevField,
@@ -285,6 +285,8 @@ actions! {
     Undo,
     Redo,
     ActionLog,
+    /// In a confirmation: make a unit's change through systemd.
+    ThroughSystemd,
 }
 
 impl Action {
@@ -302,6 +304,7 @@ impl Action {
                 | Self::RemoveGroup
                 | Self::Undo
                 | Self::Redo
+                | Self::ThroughSystemd
         )
     }
 }
@@ -498,8 +501,10 @@ pub const KEYMAP: &[Binding] = &[
     b(RawLine, &[code(KeyCode::Enter)], Action::Accept, "write the line (after a confirmation)", Some("write")),
     b(RawLine, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "back to the files", Some("back")),
     b(Confirm, &[k('y'), k('Y'), code(KeyCode::Enter)], Action::Accept, "go ahead", Some("go ahead")),
+    b(Confirm, &[k('s'), k('S')], Action::ThroughSystemd, "a systemd unit: make the change through systemd (systemctl set-property --runtime), which a daemon-reload keeps", None),
     b(Confirm, &[k('n'), k('N'), code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
     b(ConfirmTyped, &[code(KeyCode::Enter)], Action::Accept, "go ahead once the name typed matches", Some("go ahead")),
+    b(ConfirmTyped, &[ctrl('s')], Action::ThroughSystemd, "a systemd unit: the same through systemd, once the name typed matches", None),
     b(ConfirmTyped, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
     b(Move, &[code(KeyCode::Up)], Action::Up, "previous group", Some("choose")),
     b(Move, &[code(KeyCode::Down)], Action::Down, "next group", Some("choose")),

@@ -417,6 +417,10 @@ pub struct App {
     /// the hierarchy of its controller (`Layout::holder`). Set by the
     /// caller (run_tui); empty means cgroup2 alone.
     pub layout: crate::model::layout::Layout,
+    /// Whether a unit's change can go through systemd here (systemd is
+    /// the init and systemctl is there). Set by the caller (run_tui);
+    /// `NotBooted` until then.
+    pub systemd: crate::model::systemd::Presence,
     pub start: GroupPath,
     pub interval: Duration,
     pub paused: bool,
@@ -524,6 +528,7 @@ impl App {
             host,
             mount,
             layout: crate::model::layout::Layout::default(),
+            systemd: crate::model::systemd::Presence::default(),
             selected: Some(start.clone()),
             start,
             interval,
@@ -1427,6 +1432,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         | Action::ChooseColumns
         // the other scopes' actions (filter, prompt, text, dialogs, help)
         | Action::Accept
+        | Action::ThroughSystemd
         | Action::Cancel
         | Action::CursorLeft
         | Action::CursorRight

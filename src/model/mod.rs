@@ -26,6 +26,7 @@ pub mod rates;
 pub mod record;
 pub mod script;
 pub mod snapshot;
+pub mod systemd;
 pub mod text;
 pub mod timeline;
 pub mod tree;
@@ -43,4 +44,4 @@ pub use snapshot::{
     DetailSources, DeviceInfo, FreezerV1, GroupDetail, GroupSample, HierKind, HotExtras, HotStats,
     KeyedFiles, MountInfo, MountMode, ProcessInfo, ScanCost, Snapshot, Unreadable,
 };
-pub use write::{Mover, Op, SystemdEquivalent, WriteEffect, WriteKind, WriteOp};
+pub use write::{Mover, Op, SystemdEquivalent, Via, WriteEffect, WriteKind, WriteOp};

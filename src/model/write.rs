@@ -163,6 +163,24 @@ pub struct WriteOp {
     /// The hierarchy the file is in: cgroup2, or one cgroup v1 hierarchy
     /// (the one that holds the file's controller).
     pub hier: HierId,
+    /// How the change is made: one write(2) of `contents`, or through
+    /// systemd (`systemctl set-property --runtime`), which writes the same
+    /// file itself and keeps the value across a daemon-reload.
+    pub via: Via,
+}
+
+/// The way a write reaches the kernel.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Via {
+    /// cgtop writes the file (write(2)).
+    #[default]
+    Direct,
+    /// `systemctl set-property --runtime UNIT PROP=VALUE...`
+    /// ([`systemd_equivalent`]): the group is a unit, and systemd has the
+    /// property. `device` is the block device an io op names ("sda"),
+    /// which systemd's properties take by node; kept here so that the
+    /// undo names it too.
+    Systemd { device: Option<String> },
 }
 
 /// A change to the hierarchy: a file write, or a group created (mkdir) or
@@ -182,6 +200,7 @@ fn write(group: &GroupPath, file: &str, contents: String, kind: WriteKind) -> Op
         contents,
         kind,
         hier: HierId::V2,
+        via: Via::Direct,
     })
 }
 
@@ -761,9 +780,62 @@ impl Op {
     /// The op that restores the state before this one, from `old`: the text
     /// of [`Self::undo_source`] read before the write. Kill, move and
     /// remove have no undo; create's undo is remove.
+    ///
+    /// The undo of a write made through systemd goes through systemd too
+    /// (systemd would otherwise put the undone value back at the next
+    /// daemon-reload), where systemd has a property for it; where it has
+    /// none (a device weight back to the default), it is a direct write.
     pub fn undo(&self, old: Option<&str>) -> Option<Op> {
         // the way back is in the same hierarchy
-        self.undo_v2(old).map(|o| o.on(self.hier()))
+        let back = self.undo_v2(old).map(|o| o.on(self.hier()))?;
+        match self.as_write().map(|w| &w.via) {
+            Some(Via::Systemd { device }) => {
+                let device = device.clone();
+                Some(
+                    back.clone()
+                        .through_systemd(device.as_deref())
+                        .unwrap_or(back),
+                )
+            }
+            _ => Some(back),
+        }
+    }
+
+    /// The same write made through systemd: `None` when the group is not
+    /// a unit or systemd has no property for it (see
+    /// [`systemd_equivalent`]). Only `set-property` changes go this way:
+    /// freeze, thaw and kill are not unit properties, and systemd does not
+    /// re-apply them at a daemon-reload, so there is nothing to keep.
+    pub fn through_systemd(self, device: Option<&str>) -> Option<Op> {
+        let eq = systemd_equivalent(&self, device)?;
+        if eq.args.get(1).map(String::as_str) != Some("set-property") {
+            return None;
+        }
+        match self {
+            Self::Write(mut w) if w.hier == HierId::V2 => {
+                w.via = Via::Systemd {
+                    device: device.map(str::to_owned),
+                };
+                Some(Self::Write(w))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the op goes through systemd.
+    pub fn via_systemd(&self) -> bool {
+        self.as_write()
+            .is_some_and(|w| matches!(w.via, Via::Systemd { .. }))
+    }
+
+    /// The arguments systemctl is run with for a write through systemd
+    /// (without "systemctl" itself); `None` for any other op.
+    pub fn systemctl_args(&self) -> Option<Vec<String>> {
+        let Some(Via::Systemd { device }) = self.as_write().map(|w| &w.via) else {
+            return None;
+        };
+        let eq = systemd_equivalent(self, device.as_deref())?;
+        Some(eq.args.into_iter().skip(1).collect())
     }
 
     fn undo_v2(&self, old: Option<&str>) -> Option<Op> {
@@ -883,8 +955,18 @@ impl Op {
         }
     }
 
-    /// One line for a confirmation prompt or the status line.
+    /// One line for a confirmation prompt or the status line; a write
+    /// through systemd says so.
     pub fn describe(&self) -> String {
+        let s = self.describe_what();
+        if self.via_systemd() {
+            format!("{s} via systemd")
+        } else {
+            s
+        }
+    }
+
+    fn describe_what(&self) -> String {
         let w = match self {
             Self::CreateGroup(p, _) => return format!("create the group {}", p.display()),
             Self::RemoveGroup(p, _) => return format!("remove the group {}", p.display()),
@@ -979,12 +1061,28 @@ impl WriteOp {
     pub fn check_readback(&self, readback: &str) -> Option<String> {
         let rb = readback.trim();
         let differs = |stored: &str, why: &str| {
-            Some(format!(
-                "the kernel stored {} in {}, not {}{why}",
+            // through systemd, systemd chose the bytes: a CPUQuota= is a
+            // percentage to two decimals, so a quota between two of them
+            // lands on the one below (systemd.resource-control(5))
+            let (stored, file, contents) = (
                 escape_str(stored),
                 escape_str(&self.file),
-                escape_str(&self.contents)
-            ))
+                escape_str(&self.contents),
+            );
+            Some(match (&self.via, &self.kind) {
+                (Via::Direct, _) => {
+                    format!("the kernel stored {stored} in {file}, not {contents}{why}")
+                }
+                (Via::Systemd { .. }, kind) => {
+                    let why = match kind {
+                        WriteKind::CpuMax(_) => {
+                            " (systemd takes CPUQuota= in hundredths of a percent)"
+                        }
+                        _ => why,
+                    };
+                    format!("after systemctl {file} holds {stored}, not {contents}{why}")
+                }
+            })
         };
         match &self.kind {
             WriteKind::Kill | WriteKind::MoveProcess { .. } => None,
@@ -1193,6 +1291,16 @@ pub fn systemd_equivalent(op: &Op, device: Option<&str>) -> Option<SystemdEquiva
     const SET: &[&str] = &["set-property", "--runtime"];
     let w = op.as_write()?;
     let unit = systemd_unit(&w.group)?.to_owned();
+    // a device name from the outside becomes part of an argument: only a
+    // plain kernel device name ("sda", "nvme0n1", "dm-0", "/dev/sda")
+    let device = device.filter(|d| {
+        let name = d.strip_prefix("/dev/").unwrap_or(d);
+        !name.is_empty()
+            && name.len() <= 64
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.!".contains(&b))
+    });
     let dev = || {
         device.map(|d| {
             if d.starts_with('/') {
@@ -1562,6 +1670,7 @@ mod tests {
             contents: contents.into(),
             kind,
             hier: HierId::V2,
+            via: Via::Direct,
         })
     }
 

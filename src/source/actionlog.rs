@@ -225,7 +225,12 @@ fn field_str(s: &str) -> String {
 /// 2024-05-01T12:00:00Z /a/b cgroup.kill - to 1 ok
 /// 2024-05-01T12:00:00Z /a/b mkdir ok
 /// 2024-05-01T12:00:00Z /a/b rmdir failed "rmdir /a/b: ... [EBUSY]"
+/// 2024-05-01T12:00:00Z /system.slice/web.service memory.max max to 1073741824 via systemd ok
 /// ```
+///
+/// `via systemd`: the change was made by `systemctl set-property
+/// --runtime` (`model::write::Via::Systemd`); the old and stored values
+/// are the file's, read by cgtop before and after.
 pub fn format_line(unix_secs: u64, o: &WriteOutcome) -> String {
     format_line_in(unix_secs, o, &Layout::default())
 }
@@ -275,6 +280,10 @@ pub fn format_line_in(unix_secs: u64, o: &WriteOutcome, layout: &Layout) -> Stri
                     s.push_str(" stored ");
                     s.push_str(&field_str(rb));
                 }
+            }
+            // made by systemctl, not by cgtop's write(2)
+            if matches!(w.via, crate::model::write::Via::Systemd { .. }) {
+                s.push_str(" via systemd");
             }
             s
         }

@@ -15,5 +15,6 @@ pub mod read;
 pub mod record;
 pub mod safety;
 pub mod scan;
+pub mod systemctl;
 pub mod writeback;
 pub mod writer;

@@ -16,6 +16,7 @@
 //! Must not depend on: `app`, `ui`, the terminal.
 
 use super::hier::{self, FsError, Hier, Hiers};
+use super::systemctl::Systemctl;
 use crate::cgroupfs::{self, files, CgroupType, Controllers};
 use crate::model::errno::{self, Errno};
 use crate::model::explain::{self, explain, offer_for, Availability};
@@ -24,6 +25,7 @@ use crate::model::guard::ProcLine;
 use crate::model::input::ControllerChange;
 use crate::model::killable::may_signal_in;
 use crate::model::layout::HierId;
+use crate::model::systemd as model_systemd;
 use crate::model::write::{self, v1_files, Op, WriteKind, WriteOp};
 use crate::model::GroupPath;
 use std::io::Write as _;
@@ -201,6 +203,9 @@ pub fn perform_in(h: &Hier, op: &Op) -> WriteOutcome {
 }
 
 fn perform_write(h: &Hier, op: &Op, w: &WriteOp) -> WriteOutcome {
+    if matches!(w.via, write::Via::Systemd { .. }) {
+        return perform_systemd_in(h, op, &Systemctl::system());
+    }
     let dir = hier::group_rel(&w.group);
     let path = dir.join(&w.file);
     if matches!(w.kind, WriteKind::Kill)
@@ -248,6 +253,39 @@ fn perform_write(h: &Hier, op: &Op, w: &WriteOp) -> WriteOutcome {
         .with_values(old, new_readback)
         .with_offer(offer)
         .with_notes(notes)
+}
+
+/// A write through systemd (`Via::Systemd`): the old value read as for
+/// a direct write (for undo), then `systemctl set-property --runtime UNIT
+/// PROP=VALUE...` (systemd writes the cgroup file itself before it
+/// answers), then the same read-back of the file, so a value systemd
+/// rounded or did not write shows as for any write.
+pub fn perform_systemd_in(h: &Hier, op: &Op, sd: &Systemctl) -> WriteOutcome {
+    let Some(w) = op.as_write() else {
+        return WriteOutcome::from_result(op.clone(), Ok(()));
+    };
+    let dir = hier::group_rel(&w.group);
+    let path = dir.join(&w.file);
+    let old = op.undo_source().and_then(|f| read(h, &dir.join(f)));
+    let result = match op.systemctl_args() {
+        Some(args) => sd
+            .run(&args)
+            .map_err(|f| model_systemd::failure_error(op, &f)),
+        // never a direct write in its place: the operator chose systemd
+        None => Err(model_systemd::failure_error(
+            op,
+            &model_systemd::SystemctlFailure::Exit {
+                code: None,
+                stderr: String::new(),
+            },
+        )),
+    };
+    let new_readback = if op.reads_back() {
+        read(h, &path)
+    } else {
+        None
+    };
+    WriteOutcome::from_result(op.clone(), result).with_values(old, new_readback)
 }
 
 /// A move, mkdir or rmdir in a v1 hierarchy where the group (for a

@@ -16,6 +16,7 @@ use crate::app::{App, Mode};
 use crate::model::guard::{typed_prompt, Harm};
 use crate::model::history::Direction;
 use crate::model::preflight::Warning;
+use crate::model::systemd::Presence;
 use crate::model::text::{escape, escape_str};
 use crate::model::write::WriteKind;
 use crate::render::fit::fit;
@@ -501,7 +502,14 @@ pub fn confirm_lines(c: &Confirm) -> Vec<String> {
             .iter()
             .map(|o| format!("• {}", o.describe_in(&c.layout))),
     );
-    lines.extend(c.reasons.iter().map(|r| format!("  {}", reason_text(r))));
+    lines.extend(c.reasons.iter().map(|r| match r {
+        // the key of the offer: s, or Ctrl-S where s is typed into the name
+        Reason::SystemdOffer(Presence::Ready) => format!(
+            "  {} makes it through systemd instead: runtime only, and a daemon-reload keeps it",
+            if c.typed.is_some() { "Ctrl-S" } else { "s" }
+        ),
+        _ => format!("  {}", reason_text(r)),
+    }));
     lines
 }
 
@@ -547,6 +555,19 @@ fn reason_text(r: &Reason) -> String {
             "{unit} is managed by systemd: a daemon-reload or unit restart may revert a direct write"
         ),
         Reason::SystemdWay { command } => format!("systemd's way: {command}"),
+        Reason::SystemdOffer(Presence::Ready) => {
+            "s makes it through systemd instead: runtime only, and a daemon-reload keeps it"
+                .to_owned()
+        }
+        Reason::SystemdOffer(Presence::NotBooted) => {
+            "not offered through systemd: this host was not booted with systemd".to_owned()
+        }
+        Reason::SystemdOffer(Presence::NoSystemctl) => {
+            "not offered through systemd: systemctl is not installed".to_owned()
+        }
+        Reason::ViaSystemd => {
+            "made through systemd (systemctl), as the change it replays was".to_owned()
+        }
         Reason::Preflight(w) => warning_text(w),
     }
 }

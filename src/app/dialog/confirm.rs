@@ -18,6 +18,7 @@ use crate::cgroupfs::files;
 use crate::model::guard::{typed_name_matches, Danger};
 use crate::model::history::Replay;
 use crate::model::preflight::{self, Verdict, Warning};
+use crate::model::systemd::Presence;
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::{GroupPath, Offer};
 
@@ -60,6 +61,13 @@ pub enum Reason {
     SystemdMayRevert { unit: String },
     /// The systemctl command that does the same the unit's way.
     SystemdWay { command: String },
+    /// The change can be made through systemd instead (the keymap's
+    /// `ThroughSystemd`, s), which a daemon-reload keeps; or, when the
+    /// presence is not `Ready`, why it cannot be here.
+    SystemdOffer(Presence),
+    /// The ops go through systemd already: the undo or redo of a change
+    /// made that way.
+    ViaSystemd,
     /// What the write will do to the group's processes, known before it
     /// is made (`model::preflight`).
     Preflight(Warning),
@@ -82,6 +90,11 @@ pub struct Confirm {
     /// The hierarchies, so that each op says where it writes on a host
     /// with more than one (`Op::describe_in`).
     pub layout: crate::model::layout::Layout,
+    /// What the `ThroughSystemd` key (s) sends: the same request with
+    /// every op made through systemd (`Via::Systemd`); `None` when it is
+    /// not offered (not a unit, an op systemd has no property for, no
+    /// systemd here, an undo or redo).
+    pub systemd: Option<WriteRequest>,
 }
 
 impl Confirm {
@@ -106,7 +119,19 @@ impl Confirm {
             dangers: Vec::new(),
             replay: None,
             layout: crate::model::layout::Layout::default(),
+            systemd: None,
         }
+    }
+
+    /// An undo or redo replays the ops of its entry as they were made
+    /// (the history matches the writer's answer by its ops): the systemd
+    /// offer is withdrawn; a change made through systemd is undone
+    /// through systemd anyway.
+    pub fn for_replay(&mut self, r: Replay) {
+        self.replay = Some(r);
+        self.systemd = None;
+        self.reasons
+            .retain(|x| !matches!(x, Reason::SystemdOffer(_)));
     }
 
     pub fn key(
@@ -127,14 +152,22 @@ impl Confirm {
             }
             // an answer can reach the past (an offer made after `T`, a
             // question asked live): nothing goes out while it is shown
-            Some(Action::Accept) if !super::writable(app) => Transition::Stay,
-            Some(Action::Accept) => {
+            Some(Action::Accept | Action::ThroughSystemd) if !super::writable(app) => {
+                Transition::Stay
+            }
+            Some(a @ (Action::Accept | Action::ThroughSystemd)) => {
+                let request = match (a, &self.systemd) {
+                    (Action::Accept, _) => self.request.clone(),
+                    (_, Some(r)) => r.clone(),
+                    // not offered: the question says why
+                    (_, None) => return Transition::Stay,
+                };
                 let ok = self
                     .typed
                     .as_ref()
                     .is_none_or(|(target, typed)| typed_name_matches(target, typed.as_str()));
                 if ok {
-                    fx.push(Effect::Write(self.request.clone()));
+                    fx.push(Effect::Write(request));
                     if let Some(r) = self.replay.take() {
                         app.history.sent(r);
                     }
@@ -230,15 +263,17 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
         }
     }
     // systemd owns .service/.scope/.slice groups and may rewrite them
+    let mut through: Option<Vec<Op>> = None;
     if let Some(unit) = write::systemd_unit(op.group()) {
         needs = true;
+        let via = ops.iter().any(Op::via_systemd);
         // systemd re-applies a unit's settings; it does not bring back
         // killed processes or move a process out again
         let settles = !matches!(
             op.as_write().map(|w| &w.kind),
             Some(WriteKind::Kill | WriteKind::MoveProcess { .. })
         );
-        if settles {
+        if settles && !via {
             reasons.push(Reason::SystemdMayRevert {
                 unit: unit.to_string(),
             });
@@ -248,6 +283,20 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
             reasons.push(Reason::SystemdWay {
                 command: eq.command_line(),
             });
+        }
+        // every op through systemd, or none: one request, one way
+        let all: Option<Vec<Op>> = ops
+            .iter()
+            .map(|o| {
+                let d = device_name_for(app, o);
+                o.clone().through_systemd(d.as_deref())
+            })
+            .collect();
+        if via {
+            reasons.push(Reason::ViaSystemd);
+        } else if let Some(all) = all {
+            reasons.push(Reason::SystemdOffer(app.systemd));
+            through = (app.systemd == Presence::Ready).then_some(all);
         }
     }
     // the guard judges each op by its effect (a raw "0x1" to
@@ -278,6 +327,14 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
         }
         None => (WriteRequest::Ops(ops), None, Vec::new()),
     };
+    // the same request, its ops through systemd
+    let systemd = through.map(|ops| match &request {
+        WriteRequest::Typed { name, .. } => WriteRequest::Typed {
+            ops,
+            name: name.clone(),
+        },
+        _ => WriteRequest::Ops(ops),
+    });
     if needs {
         Transition::Open(Mode::Confirm(Box::new(Confirm {
             question: Question::Write,
@@ -287,6 +344,7 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
             dangers,
             replay: None,
             layout: app.layout.clone(),
+            systemd,
         })))
     } else {
         fx.push(Effect::Write(request));

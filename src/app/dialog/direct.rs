@@ -237,7 +237,7 @@ pub fn replay(app: &mut App, dir: Direction, fx: &mut Vec<Effect>) -> Transition
     let written = fx.len();
     let mut t = confirm::request(app, r.entry.ops(dir), fx);
     match &mut t {
-        Transition::Open(Mode::Confirm(c)) => c.replay = Some(r),
+        Transition::Open(Mode::Confirm(c)) => c.for_replay(r),
         // the write went out
         Transition::Close if fx.len() > written => app.history.sent(r),
         // refused by pre-flight, or another dialog first: nothing was

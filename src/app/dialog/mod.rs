@@ -264,6 +264,7 @@ mod tests {
             dangers: Vec::new(),
             replay,
             layout: crate::model::layout::Layout::default(),
+            systemd: None,
         }))
     }
 

@@ -1,0 +1,237 @@
+//! PURE: making a unit's change through systemd, as values: whether the
+//! way is open on this host ([`Presence`]), how running `systemctl` went
+//! ([`SystemctlFailure`]), and the words and fix for a failure
+//! ([`failure_error`]), read from systemctl's own stderr.
+//!
+//! Why systemctl and not D-Bus: `systemctl set-property --runtime` is the
+//! documented, stable interface for this (systemctl(1)); it speaks the
+//! same D-Bus call (SetUnitProperties) with systemd's own parsing of every
+//! property's value, so cgtop needs no D-Bus library, no second parser of
+//! "CPUQuota=50%" or "IOReadBandwidthMax=/dev/sda 1M", and the command the
+//! operator is shown is exactly the one that runs.
+//!
+//! Must not depend on: the filesystem, the clock, the terminal.
+
+use super::errno::{self, Errno};
+use super::outcome::WriteError;
+use super::text::escape_str;
+use super::write::Op;
+
+/// Whether cgtop can make a change through systemd on this host: systemd
+/// is the init system (`/run/systemd/system` is a directory, the test of
+/// sd_booted(3)) and systemctl is there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Presence {
+    Ready,
+    /// The host was not booted with systemd (another init, a container
+    /// without it): there is no manager to ask.
+    #[default]
+    NotBooted,
+    /// systemd runs, but no systemctl in /usr/bin, /bin, /usr/sbin or
+    /// /sbin.
+    NoSystemctl,
+}
+
+/// How running systemctl failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SystemctlFailure {
+    NotBooted,
+    NoSystemctl,
+    /// It could not be started (fork or exec failed).
+    Spawn(Errno),
+    /// It ran longer than this and was killed (by its pid).
+    TimedOut {
+        secs: u64,
+    },
+    /// It ended with a failure: its exit code (`None`: killed by a
+    /// signal) and the start of its stderr, as it printed it.
+    Exit {
+        code: Option<i32>,
+        stderr: String,
+    },
+}
+
+/// What systemctl's stderr says, in the cases an operator meets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    NotLoaded,
+    NoBus,
+    Denied,
+    UnknownProperty,
+    BadValue,
+    Other,
+}
+
+fn cause(stderr: &str) -> Cause {
+    let s = stderr.to_ascii_lowercase();
+    if s.contains("not loaded") || s.contains("not found") || s.contains("no such unit") {
+        Cause::NotLoaded
+    } else if s.contains("failed to connect to bus")
+        || s.contains("not been booted with systemd")
+        || s.contains("failed to get d-bus connection")
+    {
+        Cause::NoBus
+    } else if s.contains("access denied")
+        || s.contains("interactive authentication required")
+        || s.contains("permission denied")
+    {
+        Cause::Denied
+    } else if s.contains("unknown assignment") || s.contains("unknown property") {
+        Cause::UnknownProperty
+    } else if s.contains("failed to parse") || s.contains("invalid argument") {
+        Cause::BadValue
+    } else {
+        Cause::Other
+    }
+}
+
+/// At most this much of systemctl's stderr is kept and shown.
+pub const STDERR_MAX: usize = 512;
+
+/// The error of a write through systemd that failed: what was run, why
+/// (systemctl's own words, escaped, after cgtop's), and what to do.
+pub fn failure_error(op: &Op, f: &SystemctlFailure) -> WriteError {
+    let unit = op
+        .as_write()
+        .and_then(|w| super::write::systemd_unit(&w.group))
+        .unwrap_or("the unit");
+    let what = match op.systemctl_args() {
+        Some(args) => format!(
+            "systemctl {}",
+            escape_str(&args.join(" "))
+                .chars()
+                .take(200)
+                .collect::<String>()
+        ),
+        None => format!("systemctl set-property {unit}"),
+    };
+    let direct = "or press y in the confirmation instead of s to write the file directly \
+                  (systemd may then put its own value back)";
+    let (explanation, fix) = match f {
+        SystemctlFailure::NotBooted => (
+            "this host was not booted with systemd (no /run/systemd/system): there is no \
+             systemd to ask"
+                .to_owned(),
+            format!("write the file directly: {direct}"),
+        ),
+        SystemctlFailure::NoSystemctl => (
+            "systemctl is not in /usr/bin, /bin, /usr/sbin or /sbin".to_owned(),
+            format!("install systemd's systemctl, {direct}"),
+        ),
+        SystemctlFailure::Spawn(e) => (
+            format!("systemctl could not be started: {}", errno::strerror(*e)),
+            direct.to_owned(),
+        ),
+        SystemctlFailure::TimedOut { secs } => (
+            format!(
+                "systemctl did not answer within {secs} s and was stopped; systemd may be busy \
+                 (a job running, a daemon-reload) or hung, and may still apply the change"
+            ),
+            format!(
+                "look at `systemctl status {unit}` and `systemctl list-jobs`, then try again, {direct}"
+            ),
+        ),
+        SystemctlFailure::Exit { code, stderr } => {
+            let said = escape_str(stderr.trim()).chars().take(STDERR_MAX).collect::<String>();
+            let how = match code {
+                Some(c) => format!("systemctl failed (exit status {c})"),
+                None => "systemctl was killed by a signal".to_owned(),
+            };
+            let (why, fix) = match cause(stderr) {
+                Cause::NotLoaded => (
+                    format!("systemd has no unit {unit} loaded (a transient unit that has ended, or a group made by hand with a unit's name)"),
+                    format!("check `systemctl status {unit}`; {direct}"),
+                ),
+                Cause::NoBus => (
+                    "systemctl cannot reach systemd (no system bus: systemd is not PID 1 here, or this is a container without it)".to_owned(),
+                    format!("run cgtop where systemd runs (on the host, not in the container), {direct}"),
+                ),
+                Cause::Denied => (
+                    "systemd refused: changing a unit needs root".to_owned(),
+                    "run cgtop as root".to_owned(),
+                ),
+                Cause::UnknownProperty => (
+                    "this systemd does not know the property (it is older than the property)".to_owned(),
+                    direct.to_owned(),
+                ),
+                Cause::BadValue => (
+                    "systemd refused the value".to_owned(),
+                    format!("see systemd.resource-control(5) for the property's range, {direct}"),
+                ),
+                Cause::Other => (String::new(), direct.to_owned()),
+            };
+            let mut e = how;
+            if !why.is_empty() {
+                e.push_str(": ");
+                e.push_str(&why);
+            }
+            if !said.is_empty() {
+                e.push_str(&format!("; it said: \"{said}\""));
+            }
+            (e, fix)
+        }
+    };
+    WriteError::refused(what, explanation, Some(fix))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cgroupfs::Limit;
+    use crate::model::input::MemoryFile;
+    use crate::model::write::set_memory_limit;
+    use crate::model::GroupPath;
+
+    fn op() -> Op {
+        set_memory_limit(
+            &GroupPath::new("system.slice/web.service"),
+            MemoryFile::Max,
+            Limit::Value(1 << 30),
+        )
+        .through_systemd(None)
+        .unwrap()
+    }
+
+    #[test]
+    fn systemctl_words_become_a_reason_and_a_fix() {
+        let e = failure_error(
+            &op(),
+            &SystemctlFailure::Exit {
+                code: Some(1),
+                stderr:
+                    "Failed to set unit properties on web.service: Unit web.service not loaded.\n"
+                        .into(),
+            },
+        );
+        assert_eq!(
+            e.what,
+            "systemctl set-property --runtime web.service MemoryMax=1073741824"
+        );
+        assert!(e.explanation.contains("no unit web.service loaded"), "{e}");
+        assert!(e.explanation.contains("it said: \"Failed to set"), "{e}");
+        assert!(e
+            .fix
+            .as_deref()
+            .unwrap()
+            .contains("systemctl status web.service"));
+        let e = failure_error(
+            &op(),
+            &SystemctlFailure::Exit {
+                code: Some(1),
+                stderr: "Failed to connect to bus: No such file or directory".into(),
+            },
+        );
+        assert!(e.explanation.contains("cannot reach systemd"), "{e}");
+        // hostile bytes in what systemctl printed are escaped
+        let e = failure_error(
+            &op(),
+            &SystemctlFailure::Exit {
+                code: Some(1),
+                stderr: "boom \x1b[2J".into(),
+            },
+        );
+        assert!(!e.explanation.contains('\x1b'), "{e}");
+        let e = failure_error(&op(), &SystemctlFailure::TimedOut { secs: 10 });
+        assert!(e.explanation.contains("within 10 s"), "{e}");
+    }
+}

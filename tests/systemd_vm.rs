@@ -1,0 +1,221 @@
+//! A unit's change made directly and through systemd, against systemd 252
+//! as PID 1 on a pure cgroup2 guest (issue 10 item 3, the proof; see
+//! tests/vm/README.md, "systemd units"): a transient unit
+//! `cgtop-test-<pid>-sd.service` (`systemd-run -p CPUQuota=50% -p
+//! MemoryMax=200M sleep 600`), then for cpu.max and memory.max:
+//!
+//! 1. a direct write through cgtop's writer (`source::writer::perform`),
+//!    `systemctl daemon-reload`: the file is back at the unit's property;
+//! 2. the same change through systemd (`Op::through_systemd`, the writer
+//!    runs `systemctl set-property --runtime`), `systemctl daemon-reload`:
+//!    the file keeps it;
+//! 3. its undo (through systemd as well), daemon-reload: the unit's value
+//!    again, and kept.
+//!
+//! Every read is printed as a figure. `#[ignore]`d on the host: the guest
+//! runs it with `--include-ignored` (tests/vm/run-suite, step "systemd");
+//! outside a systemd guest it fails at once instead of passing unchecked.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+#[allow(dead_code, unused_imports)]
+mod vm_common;
+
+use cgtop::cgroupfs::{CpuMax, Limit};
+use cgtop::model::input::MemoryFile;
+use cgtop::model::write::{self, Op};
+use cgtop::model::GroupPath;
+use cgtop::source::writer::perform;
+use std::path::Path;
+use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+use vm_common::{figure, require_vm};
+
+const ROOT: &str = "/sys/fs/cgroup";
+
+/// The transient unit, stopped (and its failure state reset) at the
+/// end, also after a failed assertion.
+struct Unit(String);
+
+impl Drop for Unit {
+    fn drop(&mut self) {
+        for verb in ["stop", "reset-failed"] {
+            let _ = Command::new("systemctl")
+                .args([verb, &self.0])
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
+    }
+}
+
+fn read(group: &str, file: &str) -> String {
+    std::fs::read_to_string(Path::new(ROOT).join(group).join(file))
+        .unwrap_or_else(|e| panic!("{group}/{file}: {e}"))
+        .trim()
+        .to_owned()
+}
+
+fn systemctl(args: &[&str]) {
+    let out = Command::new("systemctl")
+        .args(args)
+        .output()
+        .expect("systemctl");
+    assert!(
+        out.status.success(),
+        "systemctl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `systemctl daemon-reload` returns once the manager has reloaded and
+/// re-applied what it applies; a short wait more for the cgroup realize
+/// queue, which runs from the event loop after it.
+fn daemon_reload() {
+    systemctl(&["daemon-reload"]);
+    sleep(Duration::from_millis(500));
+}
+
+fn write_ok(op: &Op) -> cgtop::model::WriteOutcome {
+    let o = perform(Path::new(ROOT), op);
+    assert!(o.result.is_ok(), "{op}: {:?}", o.result);
+    o
+}
+
+#[test]
+#[ignore = "runs in the QEMU guest with systemd as PID 1: tests/vm/run-suite"]
+fn a_direct_write_is_reverted_by_daemon_reload_and_the_systemd_path_is_kept() {
+    let t0 = Instant::now();
+    require_vm();
+    assert_eq!(
+        std::env::var("CGTOP_VM_INIT").as_deref(),
+        Ok("systemd"),
+        "this case needs systemd as PID 1: tests/vm/run-in-vm --init systemd"
+    );
+    assert!(
+        Path::new("/run/systemd/system").is_dir(),
+        "not booted with systemd"
+    );
+    let name = format!("cgtop-test-{}-sd.service", std::process::id());
+    let started = Command::new("systemd-run")
+        .args([
+            "--unit",
+            &name,
+            "-p",
+            "CPUQuota=50%",
+            "-p",
+            "MemoryMax=200M",
+            "--",
+            "sleep",
+            "600",
+        ])
+        .output()
+        .expect("systemd-run");
+    assert!(
+        started.status.success(),
+        "systemd-run: {}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+    let _unit = Unit(name.clone());
+    let path = format!("system.slice/{name}");
+    let g = GroupPath::new(&path);
+    let label = "systemd_unit_write";
+    let version = Command::new("systemctl")
+        .arg("--version")
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .unwrap_or_default();
+    figure(label, &format!("{version}; unit {name}"));
+
+    let unit_cpu = "50000 100000";
+    let unit_mem = (200u64 << 20).to_string();
+    assert_eq!(read(&path, "cpu.max"), unit_cpu);
+    assert_eq!(read(&path, "memory.max"), unit_mem);
+    let quarter = CpuMax {
+        quota: Some(25_000),
+        period: 100_000,
+    };
+    let cases: [(&str, Op, &str, String); 2] = [
+        (
+            "cpu.max",
+            write::set_cpu_max(&g, quarter),
+            unit_cpu,
+            "25000 100000".to_owned(),
+        ),
+        (
+            "memory.max",
+            write::set_memory_limit(&g, MemoryFile::Max, Limit::Value(100 << 20)),
+            &unit_mem,
+            (100u64 << 20).to_string(),
+        ),
+    ];
+    for (file, op, unit_value, new_value) in cases {
+        // 1. direct: cgtop's write(2), then a daemon-reload
+        write_ok(&op);
+        let written = read(&path, file);
+        daemon_reload();
+        let after = read(&path, file);
+        figure(
+            label,
+            &format!(
+                "{file} direct write: unit {unit_value:?}, written {written:?}, after daemon-reload {after:?}"
+            ),
+        );
+        assert_eq!(written, new_value);
+        assert_eq!(
+            after, unit_value,
+            "daemon-reload did not put the unit's {file} back over a direct write"
+        );
+
+        // 2. through systemd: systemctl set-property --runtime, then a
+        // daemon-reload
+        let via = op.clone().through_systemd(None).expect("a property");
+        let args = via.systemctl_args().unwrap().join(" ");
+        let t = Instant::now();
+        let o = write_ok(&via);
+        let took = t.elapsed();
+        assert_eq!(o.stored_differs(), None, "{:?}", o.new_readback);
+        let written = read(&path, file);
+        let t = Instant::now();
+        daemon_reload();
+        let reload = t.elapsed().saturating_sub(Duration::from_millis(500));
+        let after = read(&path, file);
+        figure(
+            label,
+            &format!(
+                "{file} through systemd (systemctl {args}): the write took {} ms (old value, \
+                 systemctl, read-back), read back {:?}, after daemon-reload ({} ms) {after:?}",
+                took.as_millis(),
+                o.new_readback.as_deref().map(str::trim),
+                reload.as_millis()
+            ),
+        );
+        assert_eq!(written, new_value);
+        assert_eq!(after, new_value, "daemon-reload undid the systemd path");
+
+        // 3. its undo goes through systemd too, and is kept
+        let back = o.undo().expect("an undo");
+        assert!(back.via_systemd(), "{back:?}");
+        write_ok(&back);
+        daemon_reload();
+        let after = read(&path, file);
+        figure(
+            label,
+            &format!(
+                "{file} undo through systemd (systemctl {}): after daemon-reload {after:?}",
+                back.systemctl_args().unwrap().join(" ")
+            ),
+        );
+        assert_eq!(after, unit_value);
+    }
+    figure(
+        "time",
+        &format!("{label} took {:.1} s", t0.elapsed().as_secs_f64()),
+    );
+}
