@@ -899,6 +899,12 @@ pub fn parse_line(line: &str) -> Option<Parsed> {
                 ["stored", v, end @ ..] => (Some(unfield(v)), end),
                 _ => (None, end),
             };
+            // a change made through systemd (`via systemd`): the script
+            // gives a unit's change to systemctl whichever way it was made
+            let end = match end {
+                ["via", "systemd", end @ ..] => end,
+                _ => end,
+            };
             let what = What::Write {
                 file: unfield(file),
                 old: (*old != "-").then(|| unfield(old)),
@@ -1124,6 +1130,27 @@ mod tests {
 
     fn ok(op: Op, old: Option<&str>, rb: Option<&str>) -> WriteOutcome {
         WriteOutcome::done(op, old.map(str::to_owned), rb.map(str::to_owned))
+    }
+
+    /// A change made through systemd logs `via systemd`; the log reader
+    /// (export-log, the log screen's `e`) still reads it as a change.
+    #[test]
+    fn a_write_through_systemd_reads_back() {
+        let unit = g("system.slice/web.service");
+        let op = set_memory_limit(&unit, MemoryFile::Max, Limit::Value(1 << 30))
+            .through_systemd(None)
+            .unwrap();
+        let line = format_line(0, &ok(op, Some("max"), Some("1073741824")));
+        assert!(line.contains(" via systemd "), "{line}");
+        let Some(Parsed::Entry(e)) = parse_line(line.trim_end()) else {
+            panic!("not read back: {line}");
+        };
+        assert_eq!(e.group, b"/system.slice/web.service");
+        assert!(
+            matches!(e.what, crate::model::script::What::Write { .. }),
+            "{e:?}"
+        );
+        assert!(e.result.is_ok(), "{e:?}");
     }
 
     #[test]
