@@ -948,6 +948,9 @@ fn every_main_action_is_reachable() {
             | Action::Close
             | Action::JumpToGroup
             | Action::ClearEvents
+            | Action::MoveItemUp
+            | Action::MoveItemDown
+            | Action::Save
             | Action::CloseHelp => false,
         }
     }

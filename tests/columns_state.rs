@@ -42,7 +42,11 @@ fn choose(
     send(a, c, open);
     assert!(matches!(a.mode, Mode::Columns(_)), "the chooser is open");
     for t in toggle {
-        let at = Column::ALL.iter().position(|x| x.title() == *t).unwrap();
+        // the list: the columns shown, in their order, then the others
+        let Mode::Columns(d) = &a.mode else {
+            panic!("the chooser is open")
+        };
+        let at = d.items.iter().position(|(x, _)| x.title() == *t).unwrap();
         send(a, c, key(KeyCode::Home));
         for _ in 0..Column::ALL.len() {
             send(a, c, key(KeyCode::Up));
@@ -64,14 +68,16 @@ fn the_chooser_toggles_and_applies() {
     let fx = choose(&mut a, &mut c, key(KeyCode::F(2)), &["THR%", "PIDS"]);
     assert_eq!(a.mode, Mode::Normal);
     assert!(extras_sent(&fx, &mut c).is_empty());
+    // a column marked anew comes after those shown (where the list has
+    // it): `[`/`]` move it
     assert_eq!(
         a.columns,
         [
             Column::Cpu,
-            Column::Throttled,
             Column::Memory,
             Column::IoRead,
-            Column::IoWrite
+            Column::IoWrite,
+            Column::Throttled,
         ]
     );
     // Esc leaves the columns as they were, whatever was marked
