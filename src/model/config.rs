@@ -428,13 +428,15 @@ pub fn parse_str(text: &str) -> Result<Config, ConfigError> {
         cfg.cpu = Some(match cpu.get_ref().as_str() {
             "core" => CpuUnit::Core,
             "machine" => CpuUnit::Machine,
-            other => return Err(ConfigError {
-                line: Some(line),
-                key: Some(key),
-                what: format!(
+            other => {
+                return Err(ConfigError {
+                    line: Some(line),
+                    key: Some(key),
+                    what: format!(
                     "{other:?}: write \"core\" (100 = one core) or \"machine\" (100 = every CPU)"
                 ),
-            }),
+                })
+            }
         });
     }
     let c = raw.colours.unwrap_or_default();
