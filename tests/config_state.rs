@@ -40,7 +40,7 @@ fn build_err(r: &[Rebind]) -> String {
 fn footer(s: &str) -> String {
     s.lines()
         .rev()
-        .find(|l| l.trim_matches(['|', ' ', '>']).len() > 0)
+        .find(|l| !l.trim_matches(['|', ' ', '>']).is_empty())
         .unwrap_or("")
         .to_owned()
 }
@@ -352,7 +352,13 @@ fn the_example_is_the_defaults() {
     let example: String = text
         .lines()
         .skip_while(|l| !l.starts_with("# [keys.main]"))
-        .map(|l| format!("{}\n", l.trim_start_matches('#').trim_start()))
+        .flat_map(|l| {
+            [
+                l.trim_start_matches('#').trim_start(),
+                "
+",
+            ]
+        })
         .collect();
     let ex = config::parse(example.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{example}"));
     assert_eq!(ex.keys.len(), 3);
@@ -375,8 +381,7 @@ fn home() -> tempfile::TempDir {
 fn why(path: &Path) -> Why {
     load(path, euid(), true)
         .err()
-        .map(|e| e.why)
-        .unwrap_or(Why::Missing)
+        .map_or(Why::Missing, |e| e.why)
 }
 
 #[test]
@@ -458,7 +463,7 @@ fn hostile_files_are_refused_unread() {
     std::fs::write(&p, "[colours]\nwarm = \"\x1b]0;pwned\x07\"\n").unwrap();
     let e = load(&p, euid(), true).unwrap_err().to_string();
     assert!(e.contains("line 2: key `colours.warm`"), "{e}");
-    assert!(!e.chars().any(|c| c.is_control()), "{e:?}");
+    assert!(!e.chars().any(char::is_control), "{e:?}");
 }
 
 #[test]

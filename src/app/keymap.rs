@@ -646,6 +646,9 @@ pub fn help_lines(scope: Scope) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A run of detail-page rows: their keys, texts and setting names.
+type Pages<'a> = (Vec<String>, Vec<&'a str>, Vec<String>);
+
 /// [`help_lines`] with the settings-file names of each line's actions.
 fn help_rows(scope: Scope) -> Vec<(String, String, Vec<String>)> {
     let mut out: Vec<(String, String, Vec<String>)> = Vec::new();
@@ -657,7 +660,6 @@ fn help_rows(scope: Scope) -> Vec<(String, String, Vec<String>)> {
             Vec::new(),
         ));
     }
-    type Pages<'a> = (Vec<String>, Vec<&'a str>, Vec<String>);
     let flush = |pages: Pages<'_>, out: &mut Vec<(String, String, Vec<String>)>| {
         let (k, h, n) = pages;
         out.push((k.join(" "), format!("detail: {}", h.join(", ")), n));
@@ -1021,8 +1023,7 @@ pub fn build(rebinds: &[Rebind]) -> Result<Vec<Binding>, ConfigError> {
                 ));
             }
         }
-        for j in (i + 1)..table.len() {
-            let b = &table[j];
+        for (j, b) in table.iter().enumerate().skip(i + 1) {
             let clash = b.scope == a.scope
                 || (a.scope == Scope::Text && b.scope.has_text())
                 || (b.scope == Scope::Text && a.scope.has_text())

@@ -1020,15 +1020,18 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             writes::on_write_finished(app, &outcomes, unix_secs, &mut fx);
         }
         Msg::Events(events) => app.on_events(events),
-        Msg::ColumnsSaved(Ok(path)) => app.set_status(
-            Level::Info,
-            format!(
-                "columns saved to {}",
-                crate::model::text::escape(path.as_os_str().as_encoded_bytes())
-            ),
-        ),
-        Msg::ColumnsSaved(Err(e)) => {
-            app.set_status(Level::Error, format!("columns not saved: {e}"))
+        Msg::ColumnsSaved(res) => {
+            let (level, text) = match res {
+                Ok(path) => (
+                    Level::Info,
+                    format!(
+                        "columns saved to {}",
+                        crate::model::text::escape(path.as_os_str().as_encoded_bytes())
+                    ),
+                ),
+                Err(e) => (Level::Error, format!("columns not saved: {e}")),
+            };
+            app.set_status(level, text);
         }
         Msg::EventWatch(s) => app.event_watch = Some(s),
     }

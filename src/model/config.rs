@@ -292,6 +292,9 @@ struct RawColours {
     column_header: Option<Spanned<String>>,
 }
 
+/// One `[keys.SCOPE]` table: action = key(s).
+type RawScope = BTreeMap<Spanned<String>, Spanned<OneOrMany>>;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw {
@@ -301,17 +304,14 @@ struct Raw {
     sort_descending: Option<bool>,
     units: Option<RawUnits>,
     colours: Option<RawColours>,
-    keys: Option<BTreeMap<String, BTreeMap<Spanned<String>, Spanned<OneOrMany>>>>,
+    keys: Option<BTreeMap<String, RawScope>>,
 }
 
 /// The 1-based line of byte `at` in `text`.
 pub fn line_of(text: &str, at: usize) -> usize {
     let at = at.min(text.len());
-    text.as_bytes()[..at]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
+    // pieces between newlines: one more than the newlines before `at`
+    text.as_bytes()[..at].split(|b| *b == b'\n').count()
 }
 
 /// The key a parse error at byte `at` is about: the `key =` on its line
@@ -504,13 +504,12 @@ pub fn with_columns(text: &str, names: &[&str]) -> Result<String, ConfigError> {
         key: None,
         what: e.message().trim().to_owned(),
     })?;
-    let out = match only.columns {
-        Some(v) => {
-            let span = v.span();
-            let start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
-            format!("{}{line}{}", &text[..start], &text[span.end..])
-        }
-        None => {
+    let out = if let Some(v) = only.columns {
+        let span = v.span();
+        let start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+        format!("{}{line}{}", &text[..start], &text[span.end..])
+    } else {
+        {
             // before the first table: a key after a header is the table's
             let mut at = text.len();
             let mut pos = 0;
