@@ -349,6 +349,14 @@ pub fn replay_tiers(samples: usize, widest: usize) -> [crate::model::timeline::T
 /// read twice: once to size the history, once to load it (up to what the
 /// first reading saw: a recorder may still be adding to the file).
 pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
+    run_replay_tui_with(file, &crate::model::config::Colours::default())
+}
+
+/// [`run_replay_tui`] in the settings file's colours.
+pub fn run_replay_tui_with(
+    file: &std::path::Path,
+    colours: &crate::model::config::Colours,
+) -> Result<Option<i32>> {
     use crate::model::timeline::Timeline;
     use crate::source::record::Replay;
     let open = || Replay::open(file).map_err(|e| SetupError(e.to_string()));
@@ -415,7 +423,7 @@ pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
             clock(end),
         ),
     });
-    let theme = Theme::from_no_color(std::env::var("NO_COLOR").ok().as_deref());
+    let theme = Theme::from_settings(std::env::var("NO_COLOR").ok().as_deref(), colours);
     let (tx, rx) = mpsc::channel::<Msg>();
     // nothing listens: a replay has no collector and no writer
     let outlets = Outlets {

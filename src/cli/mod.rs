@@ -352,9 +352,34 @@ fn replay(a: &ReplayArgs) -> ExitCode {
     } else if a.batch || !std::io::stdout().is_terminal() {
         Output::Text
     } else {
-        return exit_code(run::run_replay_tui(&a.file));
+        // the full-screen replay is the view: the settings file's keys and
+        // colours (from the environment's place) apply to it too
+        let colours = match env_keys_and_colours() {
+            Ok(c) => c,
+            Err(e) => {
+                complain(&e.to_string());
+                return ExitCode::from(2);
+            }
+        };
+        return exit_code(run::run_replay_tui_with(&a.file, &colours));
     };
     exit_code(run::run_replay(&a.file, output, a.iterations, &columns).map(|()| None))
+}
+
+/// The environment's settings file's keys, installed, and colours (for
+/// `cgtop replay`'s view, which has no --config).
+fn env_keys_and_colours() -> Result<crate::model::config::Colours, LoadError> {
+    let euid = rustix::process::geteuid().as_raw();
+    let Some(p) = config::env_path() else {
+        return Ok(crate::model::config::Colours::default());
+    };
+    let cfg = config::load(&p, euid, false)?;
+    let keys = crate::app::keymap::build(&cfg.keys).map_err(|e| LoadError {
+        path: p,
+        why: config::Why::Bad(e),
+    })?;
+    crate::app::keymap::install(keys);
+    Ok(cfg.colours)
 }
 
 /// The settings file's path and what it says: `--no-config` none,
@@ -395,9 +420,8 @@ fn settle(
 ) -> Result<Settled, ConfigError> {
     use crate::model::config::CpuUnit;
     let interval = match (&cfg.interval, delay_given) {
-        (Some(i), false) => {
-            crate::app::parse_interval(&i.value.to_string()).map_err(|e| i.error(e))?
-        }
+        (Some(i), false) => crate::app::parse_interval(&i.value.to_string())
+            .map_err(|e| i.error(e.trim_start_matches("interval: ")))?,
         _ => crate::app::parse_interval(&cli.delay).map_err(|e| ConfigError {
             line: None,
             key: None,

@@ -260,14 +260,17 @@ pub struct Config {
 pub const MAX_BYTES: usize = 1 << 20;
 
 #[derive(Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "a number of seconds (2 or 0.5)")]
 enum Number {
     Int(i64),
     Float(f64),
 }
 
 #[derive(Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "a key (\"F\") or a list of keys ([\"F\", \"f5\"])"
+)]
 enum OneOrMany {
     One(String),
     Many(Vec<String>),
@@ -624,7 +627,12 @@ kill = ["ctrl-k", "F9"]
         let e = err("sort = \n");
         assert!(e.starts_with("line 1: "), "{e}");
         let e = err("[keys.main]\nfreeze = 3\n");
-        assert!(e.starts_with("line 2: key `keys.main.freeze`: "), "{e}");
+        assert!(
+            e.starts_with("line 2: key `keys.main.freeze`: a key (\"F\") or a list"),
+            "{e}"
+        );
+        let e = err("interval = \"fast\"\n");
+        assert_eq!(e, "line 1: key `interval`: a number of seconds (2 or 0.5)");
     }
 
     #[test]
