@@ -520,7 +520,7 @@ fn saving_keeps_the_rest_of_the_file() {
 }
 
 #[test]
-fn interval_zero_keys_and_ctrl() {
+fn a_ctrl_key_rebinding_dispatches_as_the_terminal_reports_it() {
     // Ctrl-letter rebinding dispatches as the terminal reports it
     let t = keymap::build(&[rebind("main", "kill", &["ctrl-k"], 2)]).unwrap();
     keymap::install(t);
