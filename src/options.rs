@@ -4,6 +4,7 @@
 //! `GroupPath` and render's `Column`, so the views below `run` can take it without importing
 //! `run` (which would make a cycle: `run` calls `batch`).
 
+use crate::model::config::Colours;
 use crate::model::GroupPath;
 use crate::render::columns::Column;
 use std::path::PathBuf;
@@ -27,6 +28,30 @@ pub struct Options {
     /// The figure columns of the tree and of `-b` (`--columns`), in
     /// display order; the default five without it.
     pub columns: Vec<Column>,
+}
+
+/// What the settings file (README "Configuration") asks of the
+/// full-screen view beyond [`Options`]; every field at its default
+/// without one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ViewSettings {
+    /// The first sort (`sort`); `None`: CPU, highest first.
+    pub sort: Option<SortBy>,
+    /// `sort_descending`; `None`: highest first for a figure, A to Z for
+    /// the name (as `<`/`>` choose).
+    pub sort_descending: Option<bool>,
+    /// `[colours]`; NO_COLOR still wins.
+    pub colours: Colours,
+    /// Where the column chooser saves (`s`): the file read, or the one the
+    /// environment names; `None` with --no-config.
+    pub config_file: Option<PathBuf>,
+}
+
+/// What the tree is sorted by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortBy {
+    Name,
+    Column(Column),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

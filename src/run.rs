@@ -6,7 +6,7 @@ use crate::app::{self, App, Effect, MouseAction, Msg, ReadOnly};
 use crate::batch;
 use crate::model::WriteOutcome;
 use crate::model::{GroupPath, HostInfo, MountInfo, Op};
-use crate::options::{Options, Output};
+use crate::options::{Options, Output, SortBy, ViewSettings};
 use crate::source::actionlog::ActionLog;
 use crate::source::collector::{self, Collected, Collector, CollectorConfig, Command};
 use crate::source::events::{self as watch, WatchCommand, WatchConfig, WatchHandle};
@@ -134,9 +134,15 @@ fn spawn_watcher(
 /// `Ok(Some(sig))`: the TUI ended on signal `sig` (or on a hung-up
 /// terminal, SIGHUP), after the normal teardown; exit 128 + `sig`.
 pub fn run(opts: &Options) -> Result<Option<i32>> {
+    run_with(opts, &ViewSettings::default())
+}
+
+/// [`run`] with the settings file's view settings (the full-screen view's
+/// first sort, colours, where the column chooser saves).
+pub fn run_with(opts: &Options, view: &ViewSettings) -> Result<Option<i32>> {
     let (m, hier, hiers) = locate(opts)?;
     match opts.output {
-        Output::Tui => run_tui(opts, &m, &hier, &hiers),
+        Output::Tui => run_tui(opts, view, &m, &hier, &hiers),
         Output::Text | Output::Json => {
             let full_detail = opts.output == Output::Json && !opts.brief;
             let cfg = collector_config(opts, &m, full_detail);
@@ -184,6 +190,7 @@ pub fn write_access(hier: &Hier, start: &GroupPath, read_only_flag: bool) -> Opt
 
 fn run_tui(
     opts: &Options,
+    view: &ViewSettings,
     m: &MountInfo,
     hier: &Arc<Hier>,
     hiers: &Arc<Hiers>,
@@ -198,13 +205,23 @@ fn run_tui(
     app.read_only = write_access(hier, &opts.start, opts.read_only);
     app.cpu_machine = opts.machine_cpu;
     app.columns = crate::render::columns::Column::in_order(&opts.columns);
+    app.config_file.clone_from(&view.config_file);
+    if let Some(by) = view.sort {
+        app.sort = match by {
+            SortBy::Name => app::SortKey::Name,
+            SortBy::Column(c) => app::SortKey::of(c),
+        };
+        app.sort_desc = view.sort_descending.unwrap_or(by != SortBy::Name);
+    } else if let Some(desc) = view.sort_descending {
+        app.sort_desc = desc;
+    }
     if let Some(depth) = opts.depth {
         app.status = Some(app::Status {
             level: app::Level::Info,
             text: format!("showing {depth} levels below {}", opts.start),
         });
     }
-    let theme = Theme::from_no_color(std::env::var("NO_COLOR").ok().as_deref());
+    let theme = Theme::from_settings(std::env::var("NO_COLOR").ok().as_deref(), &view.colours);
     app.protected = safety::discover(&m.root);
     app.page_size = procfs::page_size();
     let mut collector = Collector::with_hiers(cfg, Arc::clone(hier), hiers);
@@ -333,6 +350,14 @@ pub fn replay_tiers(samples: usize, widest: usize) -> [crate::model::timeline::T
 /// read twice: once to size the history, once to load it (up to what the
 /// first reading saw: a recorder may still be adding to the file).
 pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
+    run_replay_tui_with(file, &crate::model::config::Colours::default())
+}
+
+/// [`run_replay_tui`] in the settings file's colours.
+pub fn run_replay_tui_with(
+    file: &std::path::Path,
+    colours: &crate::model::config::Colours,
+) -> Result<Option<i32>> {
     use crate::model::timeline::Timeline;
     use crate::source::record::Replay;
     let open = || Replay::open(file).map_err(|e| SetupError(e.to_string()));
@@ -399,7 +424,7 @@ pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
             clock(end),
         ),
     });
-    let theme = Theme::from_no_color(std::env::var("NO_COLOR").ok().as_deref());
+    let theme = Theme::from_settings(std::env::var("NO_COLOR").ok().as_deref(), colours);
     let (tx, rx) = mpsc::channel::<Msg>();
     // nothing listens: a replay has no collector and no writer
     let outlets = Outlets {
@@ -604,6 +629,17 @@ where
                     Effect::Redraw => {
                         tty.resume()?;
                         terminal.clear()?;
+                    }
+                    Effect::SaveColumns { path, columns } => {
+                        // a few hundred bytes, here: the outcome is on the
+                        // status line at once
+                        let names: Vec<&str> = columns.iter().map(|c| c.name()).collect();
+                        let euid = rustix::process::geteuid().as_raw();
+                        let res = crate::source::config::save_columns(&path, euid, &names)
+                            .map(|()| path)
+                            .map_err(|e| e.to_string());
+                        // only a status line: no effect comes of it
+                        let _ = app::update(app, Msg::ColumnsSaved(res));
                     }
                 }
             }

@@ -950,6 +950,9 @@ fn every_main_action_is_reachable() {
             | Action::JumpToGroup
             | Action::ClearEvents
             | Action::ExportScript
+            | Action::MoveItemUp
+            | Action::MoveItemDown
+            | Action::Save
             | Action::CloseHelp => false,
         }
     }

@@ -42,7 +42,11 @@ fn choose(
     send(a, c, open);
     assert!(matches!(a.mode, Mode::Columns(_)), "the chooser is open");
     for t in toggle {
-        let at = Column::ALL.iter().position(|x| x.title() == *t).unwrap();
+        // the list: the columns shown, in their order, then the others
+        let Mode::Columns(d) = &a.mode else {
+            panic!("the chooser is open")
+        };
+        let at = d.items.iter().position(|(x, _)| x.title() == *t).unwrap();
         send(a, c, key(KeyCode::Home));
         for _ in 0..Column::ALL.len() {
             send(a, c, key(KeyCode::Up));
@@ -64,14 +68,16 @@ fn the_chooser_toggles_and_applies() {
     let fx = choose(&mut a, &mut c, key(KeyCode::F(2)), &["THR%", "PIDS"]);
     assert_eq!(a.mode, Mode::Normal);
     assert!(extras_sent(&fx, &mut c).is_empty());
+    // a column marked anew comes after those shown (where the list has
+    // it): `[`/`]` move it
     assert_eq!(
         a.columns,
         [
             Column::Cpu,
-            Column::Throttled,
             Column::Memory,
             Column::IoRead,
-            Column::IoWrite
+            Column::IoWrite,
+            Column::Throttled,
         ]
     );
     // Esc leaves the columns as they were, whatever was marked
@@ -162,7 +168,8 @@ fn sorting_walks_the_shown_columns_and_sorts_by_the_new_ones() {
     )
     .unwrap();
     tick(&mut a, &mut c, 1.0);
-    // from CPU: MEM, MEM%, SWAP, READ/s, WRITE/s, PIDS, the name, CPU
+    // in the order shown (the two marked anew after the five): from CPU:
+    // MEM, READ/s, WRITE/s, PIDS, MEM%, SWAP, the name, CPU
     let mut seen = Vec::new();
     for _ in 0..8 {
         send(&mut a, &mut c, ch('>'));
@@ -172,11 +179,11 @@ fn sorting_walks_the_shown_columns_and_sorts_by_the_new_ones() {
         seen,
         [
             SortKey::Memory,
-            SortKey::MemPct,
-            SortKey::Swap,
             SortKey::IoRead,
             SortKey::IoWrite,
             SortKey::Pids,
+            SortKey::MemPct,
+            SortKey::Swap,
             SortKey::Name,
             SortKey::Cpu
         ]
@@ -185,9 +192,7 @@ fn sorting_walks_the_shown_columns_and_sorts_by_the_new_ones() {
     assert_eq!(a.sort, SortKey::Name);
     // by SWAP, biggest first: the service swapping is the first below its
     // slice, and the slice (5 groups deep) is above its siblings
-    for _ in 0..4 {
-        send(&mut a, &mut c, ch('>'));
-    }
+    send(&mut a, &mut c, ch('<'));
     assert_eq!((a.sort, a.sort_desc), (SortKey::Swap, true));
     let rows = visible_paths(&a);
     let slice = rows.iter().position(|p| rel(p) == PG_SLICE).unwrap();

@@ -4,8 +4,17 @@
 //! bottom border, the help screen and README's key tables are all drawn
 //! from [`KEYMAP`], so none of them drifts from the real keys. Typed
 //! characters going into a text input are not rows.
+//!
+//! The settings file's `[keys.SCOPE]` tables rebind rows ([`build`]:
+//! `freeze = "F"` gives the main view's Freeze row the key F instead of
+//! f); the result is checked as the built-in table is (a key bound twice
+//! in one scope is an error naming both actions) and [`install`]ed once
+//! at start on the thread that runs the view: from then on dispatch, the
+//! footers, the help screen and the dialogs' key hints all read it
+//! ([`active`]). README's tables are the built-in ones.
 
 use super::text_input::Edit;
+use crate::model::config::{ConfigError, Rebind};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// Which bindings apply: each mode has its own table slice.
@@ -148,7 +157,17 @@ impl Scope {
             ],
             // a write to a systemd unit may go through systemd instead
             Self::Confirm | Self::ConfirmTyped => &[A::Accept, A::ThroughSystemd, A::Cancel],
-            Self::Controllers | Self::Columns => &[A::Up, A::Down, A::Toggle, A::Accept, A::Cancel],
+            Self::Controllers => &[A::Up, A::Down, A::Toggle, A::Accept, A::Cancel],
+            Self::Columns => &[
+                A::Up,
+                A::Down,
+                A::Toggle,
+                A::MoveItemUp,
+                A::MoveItemDown,
+                A::Accept,
+                A::Save,
+                A::Cancel,
+            ],
             Self::Limits => &[
                 A::PrevField,
                 A::NextField,
@@ -265,6 +284,10 @@ actions! {
     NextDevice,
     ToggleThreads,
     Close,
+    // the column chooser
+    MoveItemUp,
+    MoveItemDown,
+    Save,
     // help scope
     CloseHelp,
     // the events screen
@@ -486,7 +509,10 @@ pub const KEYMAP: &[Binding] = &[
     b(Columns, &[code(KeyCode::Up)], Action::Up, "previous column", Some("move")),
     b(Columns, &[code(KeyCode::Down)], Action::Down, "next column", Some("move")),
     b(Columns, &[k(' '), k('x')], Action::Toggle, "show or hide the column", Some("toggle")),
-    b(Columns, &[code(KeyCode::Enter)], Action::Accept, "show the marked columns", Some("apply")),
+    b(Columns, &[k('[')], Action::MoveItemUp, "move the column left (up the list)", Some("order")),
+    b(Columns, &[k(']')], Action::MoveItemDown, "move the column right (down the list)", Some("order")),
+    b(Columns, &[code(KeyCode::Enter)], Action::Accept, "show the marked columns, in the list's order", Some("apply")),
+    b(Columns, &[k('s')], Action::Save, "show them and save them as `columns` in the settings file", Some("save")),
     b(Columns, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close without a change", Some("cancel")),
     b(Limits, &[code(KeyCode::Up), code(KeyCode::BackTab)], Action::PrevField, "previous field", Some("field")),
     b(Limits, &[code(KeyCode::Down), code(KeyCode::Tab)], Action::NextField, "next field", Some("field")),
@@ -561,7 +587,7 @@ pub const GLOBAL: &[Action] = &[Action::Suspend];
 
 /// The global action (see [`GLOBAL`]) bound to `ev`, if any.
 pub fn global(ev: &KeyEvent) -> Option<Action> {
-    KEYMAP
+    active()
         .iter()
         .filter(|b| GLOBAL.contains(&b.action))
         .find(|b| b.keys.iter().any(|k| matches(k, ev)))
@@ -569,7 +595,7 @@ pub fn global(ev: &KeyEvent) -> Option<Action> {
 }
 
 pub fn lookup(scope: Scope, ev: &KeyEvent) -> Option<Action> {
-    KEYMAP
+    active()
         .iter()
         .filter(|b| b.scope == scope)
         .find(|b| b.keys.iter().any(|k| matches(k, ev)))
@@ -615,37 +641,58 @@ pub fn key_name(key: &Key) -> String {
 /// Bindings of one scope, for the help screen, without duplicate keys
 /// that only differ by an implied SHIFT.
 pub fn bindings(scope: Scope) -> impl Iterator<Item = &'static Binding> {
-    KEYMAP.iter().filter(move |b| b.scope == scope)
+    active().iter().filter(move |b| b.scope == scope)
 }
 
 /// The help lines of one scope: each binding's keys (a key that differs
 /// only by an implied SHIFT once) and its text; the run of detail-page
 /// bindings is one line.
 pub fn help_lines(scope: Scope) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
+    help_rows(scope)
+        .into_iter()
+        .map(|(keys, help, _)| (keys, help))
+        .collect()
+}
+
+/// A run of detail-page rows: their keys, texts and setting names.
+type Pages<'a> = (Vec<String>, Vec<&'a str>, Vec<String>);
+
+/// [`help_lines`] with the settings-file names of each line's actions.
+fn help_rows(scope: Scope) -> Vec<(String, String, Vec<String>)> {
+    let mut out: Vec<(String, String, Vec<String>)> = Vec::new();
     if scope == Scope::Text {
         // typed characters are not rows: every other key would be one
         out.push((
             "(characters)".into(),
             "typed into the text at the cursor".into(),
+            Vec::new(),
         ));
     }
-    let mut pages: Option<(Vec<String>, Vec<&str>)> = None;
+    let flush = |pages: Pages<'_>, out: &mut Vec<(String, String, Vec<String>)>| {
+        let (k, h, n) = pages;
+        out.push((k.join(" "), format!("detail: {}", h.join(", ")), n));
+    };
+    let mut pages: Option<Pages<'_>> = None;
     for b in bindings(scope) {
         let keys = key_names(b);
         if matches!(b.action, Action::DetailPage(_)) {
-            let (k, h) = pages.get_or_insert_with(Default::default);
+            let (k, h, n) = pages.get_or_insert_with(Default::default);
             k.extend(keys);
             h.push(b.help.trim_start_matches("detail: "));
+            n.push(action_name(b.action));
             continue;
         }
-        if let Some((k, h)) = pages.take() {
-            out.push((k.join(" "), format!("detail: {}", h.join(", "))));
+        if let Some(p) = pages.take() {
+            flush(p, &mut out);
         }
-        out.push((keys.join(" "), b.help.to_owned()));
+        out.push((
+            keys.join(" "),
+            b.help.to_owned(),
+            vec![action_name(b.action)],
+        ));
     }
-    if let Some((k, h)) = pages.take() {
-        out.push((k.join(" "), format!("detail: {}", h.join(", "))));
+    if let Some(p) = pages.take() {
+        flush(p, &mut out);
     }
     out
 }
@@ -735,23 +782,289 @@ pub fn keys_of(scope: Scope, action: Action) -> Vec<String> {
         .collect()
 }
 
-/// README's key tables: one per scope, from the table itself (a test
-/// compares them with README.md).
+/// README's key tables: one per scope, from the built-in table (a test
+/// compares them with README.md), with the names the settings file's
+/// `[keys.SCOPE]` tables use.
 pub fn markdown() -> String {
     let mut out = String::new();
     for scope in Scope::ALL {
         out.push_str(&format!(
-            "**{}**\n\n| keys | what |\n|---|---|\n",
-            scope.title()
+            "**{}** (`[keys.{}]`)\n\n| keys | what | setting |\n|---|---|---|\n",
+            scope.title(),
+            scope_name(scope)
         ));
-        for (keys, help) in help_lines(scope) {
+        for (keys, help, names) in help_rows(scope) {
             // a `|` key would end the cell
             let keys = keys.replace('|', "\\|");
-            out.push_str(&format!("| {keys} | {help} |\n"));
+            let names: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+            out.push_str(&format!("| {keys} | {help} | {} |\n", names.join(" ")));
         }
         out.push('\n');
     }
     out
+}
+
+thread_local! {
+    /// The table in force on this thread: [`KEYMAP`] until [`install`].
+    static ACTIVE: std::cell::Cell<&'static [Binding]> = const { std::cell::Cell::new(KEYMAP) };
+}
+
+/// The table dispatch, the footers and the help read: the built-in
+/// [`KEYMAP`], or the one [`install`] put in force on this thread.
+pub fn active() -> &'static [Binding] {
+    ACTIVE.with(std::cell::Cell::get)
+}
+
+/// Puts `table` (from [`build`]) in force on this thread: once, at
+/// start, before the view runs (a state test: before its keys). The
+/// table lives as long as the program, so it is leaked, once.
+pub fn install(table: Vec<Binding>) {
+    let table: &'static [Binding] = Box::leak(table.into_boxed_slice());
+    ACTIVE.with(|a| a.set(table));
+}
+
+/// The name of a scope in the settings file (`[keys.main]`).
+pub fn scope_name(scope: Scope) -> String {
+    snake(&format!("{scope:?}"))
+}
+
+/// The name of an action in the settings file (`freeze`,
+/// `detail_page_1`).
+pub fn action_name(action: Action) -> String {
+    match action {
+        Action::DetailPage(n) => format!("detail_page_{}", u16::from(n) + 1),
+        a => snake(&format!("{a:?}")),
+    }
+}
+
+/// `SortPrev` -> `sort_prev`.
+fn snake(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The keys a settings file may name besides one character, and what
+/// each is.
+const KEY_NAMES: [(&str, KeyCode); 20] = [
+    ("up", KeyCode::Up),
+    ("down", KeyCode::Down),
+    ("left", KeyCode::Left),
+    ("right", KeyCode::Right),
+    ("pgup", KeyCode::PageUp),
+    ("pageup", KeyCode::PageUp),
+    ("pgdn", KeyCode::PageDown),
+    ("pagedown", KeyCode::PageDown),
+    ("home", KeyCode::Home),
+    ("end", KeyCode::End),
+    ("tab", KeyCode::Tab),
+    ("backtab", KeyCode::BackTab),
+    ("enter", KeyCode::Enter),
+    ("return", KeyCode::Enter),
+    ("esc", KeyCode::Esc),
+    ("escape", KeyCode::Esc),
+    ("backspace", KeyCode::Backspace),
+    ("bksp", KeyCode::Backspace),
+    ("delete", KeyCode::Delete),
+    ("del", KeyCode::Delete),
+];
+
+/// A key as the settings file writes it: one character (`F`, `!`),
+/// `space`, a key's name (`enter`, `pgdn`, `f2`: any case), or one of
+/// these after `ctrl-`, `alt-` or `shift-` (`ctrl-k`; the help's own
+/// spellings `^K`, `C-Left`, `M-b`, `S-Up` too).
+pub fn parse_key(text: &str) -> Result<Key, String> {
+    let bad = || {
+        format!(
+            "no key {text:?}: write one character (\"F\"), a name (\"enter\", \"pgdn\", \"f2\", \"space\") or ctrl-, alt-, shift- before one (\"ctrl-k\")"
+        )
+    };
+    let (mods, rest) = if let Some(r) = text.strip_prefix('^').filter(|r| r.chars().count() == 1) {
+        (KeyModifiers::CONTROL, r)
+    } else {
+        let lower = text.to_ascii_lowercase();
+        let pre = [
+            ("ctrl-", KeyModifiers::CONTROL),
+            ("c-", KeyModifiers::CONTROL),
+            ("alt-", KeyModifiers::ALT),
+            ("m-", KeyModifiers::ALT),
+            ("shift-", KeyModifiers::SHIFT),
+            ("s-", KeyModifiers::SHIFT),
+        ];
+        match pre
+            .iter()
+            .find(|(p, _)| lower.starts_with(p) && text.len() > p.len())
+        {
+            Some((p, m)) => (*m, &text[p.len()..]),
+            None => (KeyModifiers::NONE, text),
+        }
+    };
+    let lower = rest.to_ascii_lowercase();
+    let mut chars = rest.chars();
+    let kc = match (chars.next(), chars.next()) {
+        (Some(c), None) if !c.is_control() => KeyCode::Char(c),
+        _ if lower == "space" => KeyCode::Char(' '),
+        _ => {
+            if let Some((_, c)) = KEY_NAMES.iter().find(|(n, _)| *n == lower) {
+                *c
+            } else if let Some(n) = lower
+                .strip_prefix('f')
+                .and_then(|n| n.parse::<u8>().ok())
+                .filter(|n| (1..=12).contains(n))
+            {
+                KeyCode::F(n)
+            } else {
+                return Err(bad());
+            }
+        }
+    };
+    Ok(match (kc, mods) {
+        // a control letter comes as the lower-case letter with CONTROL
+        (KeyCode::Char(c), KeyModifiers::CONTROL) => ctrl(c.to_ascii_lowercase()),
+        // a shifted character is the character itself ("shift-g" is G)
+        (KeyCode::Char(c), KeyModifiers::SHIFT) => k(c.to_ascii_uppercase()),
+        // Shift-Tab comes as BackTab
+        (KeyCode::BackTab, _) | (KeyCode::Tab, KeyModifiers::SHIFT) => code(KeyCode::BackTab),
+        (kc, mods) => Key { code: kc, mods },
+    })
+}
+
+/// Whether `a` and `b` are one key to [`lookup`]: the same, or a
+/// character with and without an implied SHIFT.
+fn same_key(a: &Key, b: &Key) -> bool {
+    let ev = KeyEvent::new(b.code, b.mods);
+    *a != ANY && *b != ANY && (matches(a, &ev) || matches(b, &KeyEvent::new(a.code, a.mods)))
+}
+
+/// The built-in table with the settings file's `[keys]` in force: each
+/// line gives its row its keys instead of the built-in ones. An unknown
+/// scope, action (one the scope has no row for) or key name is an error
+/// of that line, and so is the table it makes where a key is bound twice
+/// in a scope (naming both actions), where a screen with a text field
+/// would lose a character to a key, or where a key would shadow Ctrl-Z's
+/// suspend.
+pub fn build(rebinds: &[Rebind]) -> Result<Vec<Binding>, ConfigError> {
+    let mut table: Vec<Binding> = KEYMAP.to_vec();
+    // which line rebound each row, for the error of a conflict
+    let mut line_of: Vec<Option<&Rebind>> = vec![None; table.len()];
+    for r in rebinds {
+        let Some(scope) = Scope::ALL.into_iter().find(|s| scope_name(*s) == r.scope) else {
+            let names: Vec<String> = Scope::ALL.into_iter().map(scope_name).collect();
+            return Err(r.error(format!(
+                "no screen {:?}; the screens are {}",
+                r.scope,
+                names.join(", ")
+            )));
+        };
+        let Some(row) = table
+            .iter()
+            .position(|b| b.scope == scope && action_name(b.action) == r.action)
+        else {
+            let names: Vec<String> = table
+                .iter()
+                .filter(|b| b.scope == scope)
+                .map(|b| action_name(b.action))
+                .collect();
+            return Err(r.error(format!(
+                "no action {:?} in {}; its actions are {}",
+                r.action,
+                r.scope,
+                names.join(", ")
+            )));
+        };
+        if r.keys.is_empty() {
+            return Err(r.error("no key: give one (\"F\") or a list ([\"F\", \"f5\"])"));
+        }
+        let mut keys: Vec<Key> = Vec::new();
+        for t in &r.keys {
+            let key = parse_key(t).map_err(|e| r.error(e))?;
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        table[row].keys = Box::leak(keys.into_boxed_slice());
+        line_of[row] = Some(r);
+    }
+    // the first conflict, blamed on the later line of the two rows
+    let blame = |i: usize, j: usize, what: String| -> ConfigError {
+        let r = match (line_of[i], line_of[j]) {
+            (Some(a), Some(b)) => Some(if a.line >= b.line { a } else { b }),
+            (a, b) => a.or(b),
+        };
+        match r {
+            Some(r) => r.error(what),
+            None => ConfigError {
+                line: None,
+                key: None,
+                what,
+            },
+        }
+    };
+    let suspend: Vec<usize> = (0..table.len())
+        .filter(|&i| GLOBAL.contains(&table[i].action))
+        .collect();
+    for i in 0..table.len() {
+        let a = &table[i];
+        // a screen with a text field: a plain character is typed
+        if a.scope.has_text() || a.scope == Scope::Text {
+            if let Some(key) = a.keys.iter().find(|k| {
+                matches!(k.code, KeyCode::Char(_))
+                    && !k.mods.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+            }) {
+                return Err(blame(
+                    i,
+                    i,
+                    format!(
+                        "{} in {} would not be typed into the text: a key here needs ctrl- or alt-, or is not a character",
+                        key_name(key),
+                        scope_name(a.scope)
+                    ),
+                ));
+            }
+        }
+        for (j, b) in table.iter().enumerate().skip(i + 1) {
+            let clash = b.scope == a.scope
+                || (a.scope == Scope::Text && b.scope.has_text())
+                || (b.scope == Scope::Text && a.scope.has_text())
+                || suspend.contains(&i)
+                || suspend.contains(&j);
+            if !clash {
+                continue;
+            }
+            if let Some(key) = a
+                .keys
+                .iter()
+                .find(|x| b.keys.iter().any(|y| same_key(x, y)))
+            {
+                let scope = if suspend.contains(&i) || a.scope == Scope::Text {
+                    b.scope
+                } else {
+                    a.scope
+                };
+                return Err(blame(
+                    i,
+                    j,
+                    format!(
+                        "{} is bound to both {} and {} in {}",
+                        key_name(key),
+                        action_name(a.action),
+                        action_name(b.action),
+                        scope_name(scope)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(table)
 }
 
 #[cfg(test)]

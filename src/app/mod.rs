@@ -95,6 +95,9 @@ pub enum Msg {
     },
     /// The event watcher saw these, oldest first (`source::events`).
     Events(Vec<Event>),
+    /// The column chooser's save: the file written, or the error's words
+    /// (already escaped).
+    ColumnsSaved(Result<std::path::PathBuf, String>),
     /// The event watcher's state changed (watches short, kernel log).
     EventWatch(WatchStatus),
     /// The session's script was written (the apply and undo paths), or
@@ -193,6 +196,13 @@ pub enum Effect {
     /// Set the terminal up again and draw every cell anew (after SIGCONT:
     /// the shell used the screen and the tty modes meanwhile).
     Redraw,
+    /// Write `columns` (in order) as the settings file's `columns`
+    /// (the column chooser's save); the outcome comes back as
+    /// [`Msg::ColumnsSaved`].
+    SaveColumns {
+        path: std::path::PathBuf,
+        columns: Vec<Column>,
+    },
     Quit,
 }
 
@@ -486,6 +496,9 @@ pub struct App {
     /// Where the action log file is, and why there when it fell back;
     /// `None` when no writer runs (tests).
     pub log_place: Option<crate::source::actionlog::LogPlace>,
+    /// The settings file the column chooser saves to (`s`): the one
+    /// read, or the one the environment names; `None` with --no-config.
+    pub config_file: Option<std::path::PathBuf>,
     /// The undo and redo stacks: one entry per action, last on top.
     pub history: crate::model::history::History,
     /// Frozen by cgtop, not yet reported frozen by cgroup.events.
@@ -568,6 +581,7 @@ impl App {
             log: Vec::new(),
             effects: Vec::new(),
             log_place: None,
+            config_file: None,
             history: crate::model::history::History::default(),
             timeline: crate::model::timeline::Timeline::default(),
             unix_base: Duration::ZERO,
@@ -1014,6 +1028,19 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             writes::on_write_finished(app, &outcomes, unix_secs, &mut fx);
         }
         Msg::Events(events) => app.on_events(events),
+        Msg::ColumnsSaved(res) => {
+            let (level, text) = match res {
+                Ok(path) => (
+                    Level::Info,
+                    format!(
+                        "columns saved to {}",
+                        crate::model::text::escape(path.as_os_str().as_encoded_bytes())
+                    ),
+                ),
+                Err(e) => (Level::Error, format!("columns not saved: {e}")),
+            };
+            app.set_status(level, text);
+        }
         Msg::EventWatch(s) => app.event_watch = Some(s),
         Msg::ScriptWritten(r) => dialog::log::script_written(app, r),
     }
@@ -1452,6 +1479,9 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         | Action::NextDevice
         | Action::ToggleThreads
         | Action::Close
+        | Action::MoveItemUp
+        | Action::MoveItemDown
+        | Action::Save
         | Action::JumpToGroup
         | Action::ClearEvents
         | Action::ExportScript

@@ -10,14 +10,15 @@ pub mod export_log;
 pub mod native;
 pub mod serve;
 
+use crate::model::config::{Config, ConfigError};
 use crate::model::input::parse_size;
 use crate::model::text::escape;
 use crate::model::GroupPath;
-use crate::options::{Options, Output, RecordOptions};
+use crate::options::{Options, Output, RecordOptions, SortBy, ViewSettings};
 use crate::render::columns::Column;
 use crate::run::{self, SetupError};
+use crate::source::config::{self, LoadError};
 use crate::source::scan::{self, ScanConfig};
-use clap::Parser;
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::os::unix::ffi::OsStrExt;
@@ -30,7 +31,7 @@ use std::process::ExitCode;
 /// Without --root, cgroup2 is found in /proc/self/mountinfo (pure v2 at
 /// /sys/fs/cgroup, or hybrid at /sys/fs/cgroup/unified). When stdout is
 /// not a terminal, cgtop behaves as --batch.
-#[derive(Parser, Debug)]
+#[derive(clap::Parser, Debug)]
 #[command(
     name = "cgtop",
     version,
@@ -351,15 +352,161 @@ fn replay(a: &ReplayArgs) -> ExitCode {
     } else if a.batch || !std::io::stdout().is_terminal() {
         Output::Text
     } else {
-        return exit_code(run::run_replay_tui(&a.file));
+        // the full-screen replay is the view: the settings file's keys and
+        // colours (from the environment's place) apply to it too
+        let colours = match env_keys_and_colours() {
+            Ok(c) => c,
+            Err(e) => {
+                complain(&e.to_string());
+                return ExitCode::from(2);
+            }
+        };
+        return exit_code(run::run_replay_tui_with(&a.file, &colours));
     };
     exit_code(run::run_replay(&a.file, output, a.iterations, &columns).map(|()| None))
+}
+
+/// The environment's settings file's keys, installed, and colours (for
+/// `cgtop replay`'s view, which has no --config).
+fn env_keys_and_colours() -> Result<crate::model::config::Colours, LoadError> {
+    let euid = rustix::process::geteuid().as_raw();
+    let Some(p) = config::env_path() else {
+        return Ok(crate::model::config::Colours::default());
+    };
+    let cfg = config::load(&p, euid, false)?;
+    let keys = crate::app::keymap::build(&cfg.keys).map_err(|e| LoadError {
+        path: p,
+        why: config::Why::Bad(e),
+    })?;
+    crate::app::keymap::install(keys);
+    Ok(cfg.colours)
+}
+
+/// The settings file's path and what it says: `--no-config` none,
+/// `--config FILE` that one (which must exist), else the environment's
+/// (missing: every default).
+fn load_config(cli: &Cli) -> Result<(Option<PathBuf>, Config), LoadError> {
+    let euid = rustix::process::geteuid().as_raw();
+    if cli.no_config {
+        return Ok((None, Config::default()));
+    }
+    if let Some(file) = &cli.config {
+        return config::load(file, euid, true).map(|c| (Some(file.clone()), c));
+    }
+    match config::env_path() {
+        Some(p) => config::load(&p, euid, false).map(|c| (Some(p), c)),
+        None => Ok((None, Config::default())),
+    }
+}
+
+/// What the command line and the settings file say together: a flag
+/// given on the command line wins over the file, the file over the
+/// built-in default. The file's names are checked here (columns, keys,
+/// the interval's bounds), each error with its line and key.
+struct Settled {
+    interval: std::time::Duration,
+    columns: Vec<Column>,
+    machine_cpu: bool,
+    view: ViewSettings,
+    keymap: Vec<crate::app::keymap::Binding>,
+}
+
+fn settle(
+    cli: &Cli,
+    cli_columns: Option<Vec<Column>>,
+    delay_given: bool,
+    file: Option<PathBuf>,
+    cfg: &Config,
+) -> Result<Settled, ConfigError> {
+    use crate::model::config::CpuUnit;
+    let interval = match (&cfg.interval, delay_given) {
+        (Some(i), false) => crate::app::parse_interval(&i.value.to_string())
+            .map_err(|e| i.error(e.trim_start_matches("interval: ")))?,
+        _ => crate::app::parse_interval(&cli.delay).map_err(|e| ConfigError {
+            line: None,
+            key: None,
+            what: e,
+        })?,
+    };
+    let file_columns = match &cfg.columns {
+        None => None,
+        Some(list) => {
+            let mut cols = Vec::new();
+            for n in &list.value {
+                let Some(c) = Column::from_name(&n.value) else {
+                    let known: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
+                    return Err(n.error(format!(
+                        "no column {:?}; the columns are {}",
+                        n.value,
+                        known.join(", ")
+                    )));
+                };
+                if cols.contains(&c) {
+                    return Err(n.error(format!("{:?} is named twice", n.value)));
+                }
+                cols.push(c);
+            }
+            Some(cols)
+        }
+    };
+    let file_or_default = file_columns
+        .clone()
+        .unwrap_or_else(|| Column::DEFAULT.to_vec());
+    let sort = match &cfg.sort {
+        None => None,
+        Some(s) if s.value == "name" => Some(SortBy::Name),
+        Some(s) => {
+            let Some(c) = Column::from_name(&s.value) else {
+                return Err(s.error(format!(
+                    "no column {:?}: write \"name\" or a column's name (\"cpu\")",
+                    s.value
+                )));
+            };
+            if !file_or_default.contains(&c) {
+                return Err(s.error(format!(
+                    "{:?} is not among the columns shown: add it to `columns`",
+                    s.value
+                )));
+            }
+            Some(SortBy::Column(c))
+        }
+    };
+    // --columns wins; a sort by a column it leaves out is dropped, as the
+    // chooser drops it
+    let (columns, sort) = match cli_columns {
+        Some(c) => {
+            let keep = match sort {
+                Some(SortBy::Column(s)) if !c.contains(&s) => None,
+                s => s,
+            };
+            (c, keep)
+        }
+        None => (file_or_default, sort),
+    };
+    let keymap = crate::app::keymap::build(&cfg.keys)?;
+    Ok(Settled {
+        interval,
+        columns,
+        machine_cpu: cli.machine_cpu || cfg.cpu == Some(CpuUnit::Machine),
+        view: ViewSettings {
+            sort,
+            sort_descending: cfg.sort_descending,
+            colours: cfg.colours,
+            config_file: file,
+        },
+        keymap,
+    })
 }
 
 /// The whole program: `cgtop`'s `main`.
 pub fn main() -> ExitCode {
     crate::term::pin_path();
-    let cli = Cli::parse();
+    let matches = command().get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    };
+    let delay_given = matches.value_source("delay") == Some(clap::parser::ValueSource::CommandLine);
     match cli.cmd {
         Some(Cmd::Record(a)) => return record(a),
         Some(Cmd::Replay(a)) => return replay(&a),
@@ -369,13 +516,33 @@ pub fn main() -> ExitCode {
         Some(Cmd::Man) => return native::man(),
         None => {}
     }
-    let interval = match crate::app::parse_interval(&cli.delay) {
-        Ok(d) => d,
-        Err(e) => {
+    // a bad --columns or -d is the command line's error, said as before
+    let cli_columns = match cli.columns.as_ref().map(|c| parse_columns(Some(c))) {
+        None => None,
+        Some(Ok(c)) => Some(c),
+        Some(Err(c)) => return c,
+    };
+    if delay_given {
+        if let Err(e) = crate::app::parse_interval(&cli.delay) {
             complain(&e);
             return ExitCode::from(2);
         }
+    }
+    let settled = load_config(&cli).and_then(|(file, cfg)| {
+        settle(&cli, cli_columns, delay_given, file.clone(), &cfg).map_err(|e| LoadError {
+            path: file.unwrap_or_default(),
+            why: config::Why::Bad(e),
+        })
+    });
+    let settled = match settled {
+        Ok(s) => s,
+        Err(e) => {
+            complain(&e.to_string());
+            return ExitCode::from(2);
+        }
     };
+    // the view runs on this thread: its keys from here on
+    crate::app::keymap::install(settled.keymap);
     let output = if cli.json {
         Output::Json
     } else if cli.batch || !std::io::stdout().is_terminal() {
@@ -387,32 +554,28 @@ pub fn main() -> ExitCode {
         Ok(p) => p,
         Err(c) => return c,
     };
-    let columns = match parse_columns(cli.columns.as_ref()) {
-        Ok(c) => c,
-        Err(c) => return c,
-    };
     let opts = Options {
         start,
         root: cli.root,
-        interval,
+        interval: settled.interval,
         depth: cli.depth,
         output,
         iterations: cli.iterations,
         read_only: cli.read_only,
         mouse: cli.mouse,
-        machine_cpu: cli.machine_cpu,
+        machine_cpu: settled.machine_cpu,
         // the descriptor budget is decided here, once: RLIMIT_NOFILE is
         // raised as far as it needs, and the scanner is given the result
         max_kept_fds: Some(scan::fd_budget(
             cli.max_kept_fds.unwrap_or(ScanConfig::default().max_kept),
         )),
         brief: cli.brief,
-        columns,
+        columns: settled.columns,
     };
     if cli.openmetrics {
         return serve::once(&opts, cli.output.as_deref());
     }
-    exit_code(run::run(&opts))
+    exit_code(run::run_with(&opts, &settled.view))
 }
 
 /// The command line's definition, for the man page and the completions.

@@ -6,6 +6,7 @@
 //! Must not depend on: the filesystem, the clock, the terminal
 //! (no `std::fs`, no `Instant::now`, no ratatui/crossterm).
 
+pub mod config;
 pub mod effect;
 pub mod errno;
 pub mod events;

@@ -179,13 +179,21 @@ impl Column {
         }
     }
 
-    /// `cols` (a chosen set, any order) in display order, each once.
+    /// `cols` in the order given, each once (the first place of a column
+    /// named twice): the order is the user's (`--columns`, the settings
+    /// file, the chooser), not a canonical one.
     pub fn in_order(cols: &[Self]) -> Vec<Self> {
-        Self::ALL.into_iter().filter(|c| cols.contains(c)).collect()
+        let mut out: Vec<Self> = Vec::with_capacity(cols.len());
+        for c in cols {
+            if !out.contains(c) {
+                out.push(*c);
+            }
+        }
+        out
     }
 
     /// Which of `shown` fit in `width` cells beside a name column of at
-    /// least [`NAME_MIN`] and the state column, in display order.
+    /// least [`NAME_MIN`] and the state column, in `shown`'s order.
     pub fn fitting(shown: &[Self], width: usize) -> Vec<Self> {
         let groups: Vec<Vec<Self>> = DROP_GROUPS
             .iter()
@@ -200,7 +208,8 @@ impl Column {
             }
             n -= 1;
         }
-        Self::in_order(&groups[..n].concat())
+        let kept = groups[..n].concat();
+        shown.iter().copied().filter(|c| kept.contains(c)).collect()
     }
 }
 
@@ -304,6 +313,20 @@ mod tests {
             Column::fitting(&[Column::Swap, Column::Pids], 10),
             [Column::Pids]
         );
+    }
+
+    #[test]
+    fn the_order_is_the_users() {
+        let mine = [Column::Psi, Column::Pids, Column::Cpu, Column::Psi];
+        assert_eq!(
+            Column::in_order(&mine),
+            [Column::Psi, Column::Pids, Column::Cpu]
+        );
+        // dropping keeps the order of what stays
+        let shown = [Column::Pids, Column::Swap, Column::Cpu];
+        assert_eq!(Column::fitting(&shown, 200), shown);
+        let w = NAME_MIN + fixed_width(&[Column::Pids, Column::Cpu]);
+        assert_eq!(Column::fitting(&shown, w), [Column::Pids, Column::Cpu]);
     }
 
     #[test]

@@ -492,14 +492,16 @@ pub fn root_home(passwd: &str) -> Option<PathBuf> {
 }
 
 /// Whether a directory may hold (the way to) the log of user `euid`.
-/// `last`: it is the log's own directory.
-fn check_dir(path: &Path, st: &Stat, euid: u32, last: bool) -> Result<(), Unsafe> {
+/// `last`: it is the log's own directory. `read`: the file is only read
+/// (a settings file), so a directory of root's is as good as one of
+/// `euid`'s at every level, the last too.
+fn check_dir(path: &Path, st: &Stat, euid: u32, last: bool, read: bool) -> Result<(), Unsafe> {
     if FileType::from_raw_mode(st.st_mode) != FileType::Directory {
         return Err(Unsafe::NotDirectory(path.to_owned()));
     }
     let owner = st.st_uid;
     let want = euid;
-    let allowed = owner == euid || (euid != 0 && !last && owner == 0);
+    let allowed = owner == euid || (euid != 0 && (!last || read) && owner == 0);
     if !allowed {
         return Err(Unsafe::NotOwned {
             path: path.to_owned(),
@@ -521,7 +523,9 @@ fn check_dir(path: &Path, st: &Stat, euid: u32, last: bool) -> Result<(), Unsafe
     Ok(())
 }
 
-fn check_file(path: &Path, st: &Stat, euid: u32) -> Result<(), Unsafe> {
+/// Whether the file may be the log of user `euid` (`read`: a settings
+/// file, which root may own too).
+fn check_file(path: &Path, st: &Stat, euid: u32, read: bool) -> Result<(), Unsafe> {
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
         return Err(Unsafe::NotRegular(path.to_owned()));
     }
@@ -531,7 +535,7 @@ fn check_file(path: &Path, st: &Stat, euid: u32) -> Result<(), Unsafe> {
             links: st.st_nlink,
         });
     }
-    if st.st_uid != euid {
+    if st.st_uid != euid && !(read && st.st_uid == 0) {
         return Err(Unsafe::NotOwned {
             path: path.to_owned(),
             owner: st.st_uid,
@@ -547,14 +551,97 @@ fn check_file(path: &Path, st: &Stat, euid: u32) -> Result<(), Unsafe> {
     Ok(())
 }
 
-/// Opens the directories `dirs` from `/` one at a time (see [`walk`]),
-/// each checked, the last as the log's own; with `create`, a missing one is
-/// made 0700, else `Ok(None)` at the first missing. The last directory and
-/// its path.
+/// How [`walk`] ends at the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Open {
+    /// Check what is there, open nothing; a missing part is `Ok(None)`.
+    Check,
+    /// Make the missing directories (0700) and open the file for append
+    /// (created 0600).
+    Append,
+    /// Open the file for reading; a missing part is `Ok(None)`.
+    Read,
+}
+
+/// Walks `path` from `/` one component at a time without following a
+/// symlink, checking each directory and the file (see [`Open`]).
+fn walk(path: &Path, euid: u32, open: Open) -> Result<Option<OwnedFd>, Unsafe> {
+    let read = open == Open::Read;
+    let Some((dir, at, file)) = walk_dirs(path, euid, open == Open::Append, read)? else {
+        return Ok(None);
+    };
+    let io = |at: &Path, e: Errno| Unsafe::Io {
+        path: at.to_owned(),
+        errno: e,
+    };
+    let fflags = match open {
+        Open::Check => {
+            return match rustix::fs::statat(&dir, &file, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Symlink => {
+                    Err(Unsafe::Symlink(at))
+                }
+                Ok(st) => check_file(&at, &st, euid, false).map(|()| None),
+                Err(Errno::NOENT) => Ok(None),
+                Err(e) => Err(io(&at, e)),
+            };
+        }
+        // O_NONBLOCK: a FIFO planted as the log fails (ENXIO) instead of
+        // waiting for a reader
+        Open::Append => {
+            OFlags::WRONLY
+                | OFlags::APPEND
+                | OFlags::CREATE
+                | OFlags::NOFOLLOW
+                | OFlags::CLOEXEC
+                | OFlags::NONBLOCK
+                | OFlags::NOCTTY
+        }
+        // O_NONBLOCK: opening a FIFO for reading does not wait for a
+        // writer; fstat then refuses it before a byte is read
+        Open::Read => {
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOCTTY
+        }
+    };
+    if read {
+        // a device is refused before it is opened (opening one can act:
+        // a tape rewinds); the directory is no one else's, so what is
+        // checked here is what is opened, and fstat checks it again
+        match rustix::fs::statat(&dir, &file, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Symlink => {
+                return Err(Unsafe::Symlink(at));
+            }
+            Ok(st) => check_file(&at, &st, euid, read)?,
+            Err(Errno::NOENT) => return Ok(None),
+            Err(e) => return Err(io(&at, e)),
+        }
+    }
+    let fd = match rustix::fs::openat(&dir, &file, fflags, Mode::from_raw_mode(0o600)) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) if read => return Ok(None),
+        Err(e) => return Err(refusal(&dir, &file, &at, e)),
+    };
+    let st = rustix::fs::fstat(&fd).map_err(|e| io(&at, e))?;
+    check_file(&at, &st, euid, read)?;
+    Ok(Some(fd))
+}
+
+/// Opens `path` for reading as [`walk`] does: no symlink anywhere, every
+/// directory of `euid`'s or root's and written by no one else, the file
+/// a regular one of `euid`'s or root's with one link, written by no one
+/// else. `Ok(None)`: it is not there.
+pub(crate) fn open_read(path: &Path, euid: u32) -> Result<Option<OwnedFd>, Unsafe> {
+    walk(path, euid, Open::Read)
+}
+
+/// Opens the directories `dirs` from `/` one at a time without following
+/// a symlink, each checked (see [`check_dir`]), the last as the file's own;
+/// with `create`, a missing one is made 0700, else `Ok(None)` at the first
+/// missing. The last directory and its path.
 fn open_dirs(
     dirs: &[&OsStr],
     euid: u32,
     create: bool,
+    read: bool,
 ) -> Result<Option<(OwnedFd, PathBuf)>, Unsafe> {
     let io = |at: &Path, e: Errno| Unsafe::Io {
         path: at.to_owned(),
@@ -564,7 +651,7 @@ fn open_dirs(
     let mut at = PathBuf::from("/");
     let mut dir = rustix::fs::openat(CWD, "/", dflags, Mode::empty()).map_err(|e| io(&at, e))?;
     let st = rustix::fs::fstat(&dir).map_err(|e| io(&at, e))?;
-    check_dir(&at, &st, euid, dirs.is_empty())?;
+    check_dir(&at, &st, euid, dirs.is_empty(), read)?;
     for (i, name) in dirs.iter().enumerate() {
         at.push(name);
         let last = i + 1 == dirs.len();
@@ -582,15 +669,14 @@ fn open_dirs(
             Err(e) => return Err(refusal(&dir, name, &at, e)),
         };
         let st = rustix::fs::fstat(&next).map_err(|e| io(&at, e))?;
-        check_dir(&at, &st, euid, last)?;
+        check_dir(&at, &st, euid, last, read)?;
         dir = next;
     }
     Ok(Some((dir, at)))
 }
 
-/// The directory `path` (absolute, plain) opened through the checked walk,
-/// made where missing, as the log's own directory is.
-fn walk_dir(path: &Path, euid: u32) -> Result<OwnedFd, Unsafe> {
+/// The components of `path`, absolute and plain (no `.`, `..`).
+fn plain_names(path: &Path) -> Result<Vec<&OsStr>, Unsafe> {
     let mut names = Vec::new();
     for c in path.components() {
         match c {
@@ -602,70 +688,42 @@ fn walk_dir(path: &Path, euid: u32) -> Result<OwnedFd, Unsafe> {
     if !path.is_absolute() {
         return Err(Unsafe::NotPlain(path.to_owned()));
     }
-    match open_dirs(&names, euid, true)? {
+    Ok(names)
+}
+
+/// The directory `path` (absolute, plain) opened through the checked walk,
+/// made where missing, as the log's own directory is.
+fn walk_dir(path: &Path, euid: u32) -> Result<OwnedFd, Unsafe> {
+    let names = plain_names(path)?;
+    match open_dirs(&names, euid, true, false)? {
         Some((fd, _)) => Ok(fd),
         None => Err(Unsafe::NotPlain(path.to_owned())),
     }
 }
 
-/// Walks `path` from `/` one component at a time without following a
-/// symlink, checking each directory and the file. With `create`, missing
-/// directories are made (0700) and the file is opened for append (created
-/// 0600); without, the walk stops at the first missing component (`Ok(None)`:
-/// it would be created, by us).
-fn walk(path: &Path, euid: u32, create: bool) -> Result<Option<OwnedFd>, Unsafe> {
-    let not_plain = || Unsafe::NotPlain(path.to_owned());
-    let io = |at: &Path, e: Errno| Unsafe::Io {
-        path: at.to_owned(),
-        errno: e,
-    };
-    let mut names = Vec::new();
-    for c in path.components() {
-        match c {
-            Component::RootDir => {}
-            Component::Normal(n) => names.push(n),
-            _ => return Err(not_plain()),
-        }
-    }
-    if !path.is_absolute() {
-        return Err(not_plain());
-    }
+/// The walk to the directory of `path` (made, 0700, where missing with
+/// `create`): that directory open, the file's path and its name.
+/// `Ok(None)` where a directory is missing and not to be made.
+pub(crate) fn walk_dirs(
+    path: &Path,
+    euid: u32,
+    create: bool,
+    read: bool,
+) -> Result<Option<(OwnedFd, PathBuf, OsString)>, Unsafe> {
+    let names = plain_names(path)?;
     let Some((file, dirs)) = names.split_last() else {
-        return Err(not_plain());
+        return Err(Unsafe::NotPlain(path.to_owned()));
     };
-    let Some((dir, mut at)) = open_dirs(dirs, euid, create)? else {
+    let Some((dir, mut at)) = open_dirs(dirs, euid, create, read)? else {
         return Ok(None);
     };
     at.push(file);
-    if !create {
-        return match rustix::fs::statat(&dir, *file, AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Symlink => {
-                Err(Unsafe::Symlink(at))
-            }
-            Ok(st) => check_file(&at, &st, euid).map(|()| None),
-            Err(Errno::NOENT) => Ok(None),
-            Err(e) => Err(io(&at, e)),
-        };
-    }
-    // O_NONBLOCK: a FIFO planted as the log fails (ENXIO) instead of
-    // waiting for a reader
-    let fflags = OFlags::WRONLY
-        | OFlags::APPEND
-        | OFlags::CREATE
-        | OFlags::NOFOLLOW
-        | OFlags::CLOEXEC
-        | OFlags::NONBLOCK
-        | OFlags::NOCTTY;
-    let fd = rustix::fs::openat(&dir, *file, fflags, Mode::from_raw_mode(0o600))
-        .map_err(|e| refusal(&dir, file, &at, e))?;
-    let st = rustix::fs::fstat(&fd).map_err(|e| io(&at, e))?;
-    check_file(&at, &st, euid)?;
-    Ok(Some(fd))
+    Ok(Some((dir, at, (*file).to_owned())))
 }
 
 /// Words for an open that failed: a symlink or a non-directory where the
 /// walk expected a directory or a plain file.
-fn refusal(dir: &OwnedFd, name: &OsStr, at: &Path, e: Errno) -> Unsafe {
+pub(crate) fn refusal(dir: &OwnedFd, name: &OsStr, at: &Path, e: Errno) -> Unsafe {
     match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Symlink => {
             Unsafe::Symlink(at.to_owned())
@@ -697,7 +755,7 @@ impl ActionLog {
     pub fn choose(env: &LogEnv) -> Self {
         let mut skipped = Vec::new();
         for (source, path) in env.candidates() {
-            match walk(&path, env.euid, false) {
+            match walk(&path, env.euid, Open::Check) {
                 Ok(_) => {
                     return Self {
                         place: LogPlace {
@@ -779,7 +837,7 @@ impl ActionLog {
         };
         line.push('\n');
         let shown = text::escape(path.as_os_str().as_encoded_bytes()).into_owned();
-        let fd = match walk(path, self.euid, true) {
+        let fd = match walk(path, self.euid, Open::Append) {
             Ok(Some(fd)) => fd,
             Ok(None) => return Err(format!("action log {shown}: could not be opened")),
             Err(why) => return Err(format!("action log {shown}: refused: {why}")),
@@ -1033,7 +1091,7 @@ fn write_script_at(
             let fd = rustix::fs::openat(dir, name, base, Mode::empty())
                 .map_err(|e| format!("{shown}: {}", std::io::Error::from(e)))?;
             let st = rustix::fs::fstat(&fd).map_err(|e| format!("{shown}: {e}"))?;
-            check_file(name, &st, euid).map_err(|why| format!("{shown}: refused: {why}"))?;
+            check_file(name, &st, euid, false).map_err(|why| format!("{shown}: refused: {why}"))?;
             rustix::fs::ftruncate(&fd, 0).map_err(|e| format!("{shown}: {e}"))?;
             fd
         }

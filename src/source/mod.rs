@@ -6,6 +6,7 @@
 
 pub mod actionlog;
 pub mod collector;
+pub mod config;
 pub mod devices;
 pub mod events;
 pub mod hier;

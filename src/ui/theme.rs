@@ -24,8 +24,13 @@
 //!   contrast on both.
 //!
 //! NO_COLOR ([`Theme::mono`]) keeps attributes only (bold, reverse,
-//! underline, dim), never a colour.
+//! underline, dim), never a colour. The settings file's `[colours]` turns
+//! colour off (`enabled = false`: the same as NO_COLOR) or repaints the
+//! slots it names ([`Theme::from_settings`]); its choices are the
+//! user's, and the rules above are the defaults'. The cursor bar stays
+//! reverse video: no slot of the file changes it.
 
+use crate::model::config::{Ansi, Colours, Paint};
 use crate::render::severity::Severity;
 use ratatui::style::{Color, Modifier, Style};
 
@@ -104,6 +109,34 @@ impl Theme {
         }
     }
 
+    /// NO_COLOR, then the settings file's `[colours]`: NO_COLOR present
+    /// and not empty, or `enabled = false`, is [`Theme::mono`]; else the
+    /// colours with the file's slots repainted (each keeps its
+    /// attributes: hot stays bold).
+    pub fn from_settings(no_color: Option<&str>, c: &Colours) -> Self {
+        let base = Self::from_no_color(no_color);
+        if base == Self::mono() || !c.enabled {
+            return Self::mono();
+        }
+        let mut t = base;
+        let set = |style: &mut Style, p: Option<Paint>| {
+            if let Some(p) = p {
+                style.fg = Some(ansi(p.fg));
+                style.bg = p.bg.map(ansi);
+            }
+        };
+        set(&mut t.warm, c.warm);
+        set(&mut t.warn, c.warm);
+        set(&mut t.hot, c.hot);
+        set(&mut t.error, c.hot);
+        set(&mut t.bar, c.bar);
+        set(&mut t.frozen, c.frozen);
+        set(&mut t.matched, c.matched);
+        set(&mut t.key, c.key);
+        set(&mut t.column_header, c.column_header);
+        t
+    }
+
     /// The style of a figure at this level: plain where the level is
     /// unknown (no limit) or normal.
     pub fn severity(&self, level: Option<Severity>) -> Style {
@@ -120,5 +153,81 @@ impl Theme {
             Some(Severity::Hot | Severity::Warm) => self.severity(level),
             Some(Severity::Normal) | None => self.bar,
         }
+    }
+}
+
+/// The terminal's colour of an ANSI name.
+fn ansi(a: Ansi) -> Color {
+    match a {
+        Ansi::Black => Color::Black,
+        Ansi::Red => Color::Red,
+        Ansi::Green => Color::Green,
+        Ansi::Yellow => Color::Yellow,
+        Ansi::Blue => Color::Blue,
+        Ansi::Magenta => Color::Magenta,
+        Ansi::Cyan => Color::Cyan,
+        Ansi::Gray => Color::Gray,
+        Ansi::DarkGray => Color::DarkGray,
+        Ansi::LightRed => Color::LightRed,
+        Ansi::LightGreen => Color::LightGreen,
+        Ansi::LightYellow => Color::LightYellow,
+        Ansi::LightBlue => Color::LightBlue,
+        Ansi::LightMagenta => Color::LightMagenta,
+        Ansi::LightCyan => Color::LightCyan,
+        Ansi::White => Color::White,
+    }
+}
+
+/// The built-in palette in the settings file's words, slot by slot, as
+/// assets/config.toml writes it (a test checks the two agree).
+pub fn default_paints() -> [(&'static str, Paint); 7] {
+    let t = Theme::color();
+    let paint = |s: Style| Paint {
+        fg: s.fg.and_then(ansi_of).unwrap_or(Ansi::Black),
+        bg: s.bg.and_then(ansi_of),
+    };
+    [
+        ("warm", paint(t.warm)),
+        ("hot", paint(t.hot)),
+        ("bar", paint(t.bar)),
+        ("frozen", paint(t.frozen)),
+        ("matched", paint(t.matched)),
+        ("key", paint(t.key)),
+        ("column_header", paint(t.column_header)),
+    ]
+}
+
+fn ansi_of(c: Color) -> Option<Ansi> {
+    Ansi::ALL.into_iter().find(|a| ansi(*a) == c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_color_beats_the_file() {
+        let mut c = Colours::default();
+        assert_eq!(Theme::from_settings(Some("1"), &c), Theme::mono());
+        assert_eq!(Theme::from_settings(None, &c), Theme::color());
+        c.enabled = false;
+        assert_eq!(Theme::from_settings(None, &c), Theme::mono());
+        c.enabled = true;
+        c.warm = Some(Paint {
+            fg: Ansi::White,
+            bg: Some(Ansi::Blue),
+        });
+        c.bar = Some(Paint {
+            fg: Ansi::Cyan,
+            bg: None,
+        });
+        let t = Theme::from_settings(None, &c);
+        assert_eq!(t.warm, Style::new().fg(Color::White).bg(Color::Blue));
+        assert_eq!(t.warn, t.warm);
+        assert_eq!(t.bar, Style::new().fg(Color::Cyan));
+        assert_eq!(t.hot, Theme::color().hot);
+        assert_eq!(Theme::from_settings(Some("1"), &c), Theme::mono());
+        // an empty NO_COLOR is no NO_COLOR (no-color.org)
+        assert_eq!(Theme::from_settings(Some(""), &c), t);
     }
 }

@@ -19,7 +19,8 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-const ALL_COLUMNS: &str = "cpu,thr,mem,mempct,swap,psi,read,write,pids";
+// in display order: the columns show in the order given
+const ALL_COLUMNS: &str = "cpu,thr,mem,mempct,swap,read,write,pids,psi";
 
 /// Fails on any character a terminal acts on or that hides or reorders
 /// text: C0/C1 controls (but the newline), DEL, and the invisible and

@@ -1,6 +1,11 @@
-//! The column chooser (F2, C): which figure columns the tree shows, as
-//! htop's F2 setup does. Not a write: Enter applies the marks to the view
-//! (and asks the collector for the files of the columns now shown).
+//! The column chooser (F2, C): which figure columns the tree shows and
+//! in what order, as htop's F2 setup does. Not a write: Enter applies the
+//! marks to the view (and asks the collector for the files of the columns
+//! now shown); `[`/`]` move the column under the cursor (htop's keys in
+//! its setup); `s` applies and asks for the list to be saved as the
+//! settings file's `columns` (an [`Effect::SaveColumns`]: the app does no
+//! I/O). htop saves its setup on leaving it; here saving is asked for, so
+//! a quick look at other columns does not change the next start.
 
 use super::{list_step, Transition};
 use crate::app::keymap::Action;
@@ -17,16 +22,24 @@ pub struct ColumnsDialog {
 }
 
 impl ColumnsDialog {
-    /// Opens the chooser with the columns shown now marked.
+    /// Opens the chooser: the columns shown now, marked, in their order,
+    /// then the others.
     pub fn open(app: &App) -> Transition {
-        let items = Column::ALL
-            .into_iter()
-            .map(|c| (c, app.columns.contains(&c)))
+        let items = app
+            .columns
+            .iter()
+            .map(|c| (*c, true))
+            .chain(
+                Column::ALL
+                    .into_iter()
+                    .filter(|c| !app.columns.contains(c))
+                    .map(|c| (c, false)),
+            )
             .collect();
         Transition::Open(Mode::Columns(Self { items, cursor: 0 }))
     }
 
-    /// The marked columns, in display order.
+    /// The marked columns, in the list's order.
     pub fn chosen(&self) -> Vec<Column> {
         self.items
             .iter()
@@ -53,8 +66,36 @@ impl ColumnsDialog {
                 }
                 Transition::Stay
             }
+            Some(a @ (Action::MoveItemUp | Action::MoveItemDown)) => {
+                let to = if a == Action::MoveItemUp {
+                    self.cursor.checked_sub(1)
+                } else {
+                    Some(self.cursor + 1).filter(|t| *t < self.items.len())
+                };
+                if let Some(to) = to {
+                    self.items.swap(self.cursor, to);
+                    self.cursor = to;
+                }
+                Transition::Stay
+            }
             Some(Action::Accept) => {
                 set_columns(app, &self.chosen(), fx);
+                Transition::Close
+            }
+            Some(Action::Save) => {
+                let Some(path) = app.config_file.clone() else {
+                    app.set_status(
+                        Level::Warn,
+                        "not saved: no settings file (--no-config, or neither XDG_CONFIG_HOME nor HOME is set)",
+                    );
+                    return Transition::Stay;
+                };
+                let chosen = self.chosen();
+                set_columns(app, &chosen, fx);
+                fx.push(Effect::SaveColumns {
+                    path,
+                    columns: chosen,
+                });
                 Transition::Close
             }
             _ => Transition::Stay,
