@@ -92,7 +92,10 @@ impl Exporter {
     /// younger than the minimum interval, else from a new one. Scrapers
     /// that come meanwhile wait for that reading and share it.
     pub fn scrape(&self, format: Format) -> Arc<String> {
-        let mut st = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut st = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut reading = match st.last.take() {
             Some(r) if r.at.elapsed() < self.min_interval => r,
             _ => {
@@ -111,18 +114,17 @@ impl Exporter {
             Format::OpenMetrics => 0,
             Format::Text => 1,
         };
-        let body = match &reading.bodies[slot] {
-            Some(b) => Arc::clone(b),
-            None => {
-                let b = Arc::new(render(
-                    &reading.refresh,
-                    self.filter.as_deref(),
-                    reading.duration,
-                    format,
-                ));
-                reading.bodies[slot] = Some(Arc::clone(&b));
-                b
-            }
+        let body = if let Some(b) = &reading.bodies[slot] {
+            Arc::clone(b)
+        } else {
+            let b = Arc::new(render(
+                &reading.refresh,
+                self.filter.as_deref(),
+                reading.duration,
+                format,
+            ));
+            reading.bodies[slot] = Some(Arc::clone(&b));
+            b
         };
         st.last = Some(reading);
         body
@@ -167,17 +169,15 @@ pub fn once(opts: &Options, export: &ExportOptions, output: Option<&Path>) -> Re
     let (_, c) = exporter_collector(opts)?;
     let ex = Exporter::new(c, export.filter.clone(), Duration::ZERO);
     let body = ex.scrape(Format::OpenMetrics);
-    match output {
-        Some(p) => write_atomic(p, body.as_bytes()),
-        None => {
-            let mut out = std::io::stdout().lock();
-            match out.write_all(body.as_bytes()).and_then(|()| out.flush()) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    Err(e).context("writing the exposition")
-                }
-                _ => Ok(()),
-            }
+    if let Some(p) = output {
+        return write_atomic(p, body.as_bytes());
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_all(body.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("writing the exposition")
         }
+        _ => Ok(()),
     }
 }
 
@@ -254,7 +254,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 fn libc_o_nofollow() -> i32 {
-    rustix::fs::OFlags::NOFOLLOW.bits().cast_signed()
+    // O_NOFOLLOW (0o400000 on every Linux architecture) fits an i32
+    i32::try_from(rustix::fs::OFlags::NOFOLLOW.bits()).unwrap_or(0o400_000)
 }
 
 /// `cgtop serve`'s settings.
@@ -438,9 +439,8 @@ pub fn serve(opts: &Options, cfg: &ServeConfig) -> Result<Option<i32>> {
             tv_nsec: 200_000_000,
         };
         match poll(&mut fds, Some(&t)) {
-            Ok(0) => continue,
+            Ok(0) | Err(rustix::io::Errno::INTR) => continue,
             Ok(_) => {}
-            Err(rustix::io::Errno::INTR) => continue,
             Err(e) => return Err(std::io::Error::from(e)).context("poll"),
         }
         let Ok((mut s, _)) = listener.accept() else {
