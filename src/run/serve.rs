@@ -500,7 +500,8 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                v.push(b"GET /metrics HTTP/1.1\r\n:aA \xff"[(x % 30) as usize]);
+                let alphabet = b"GET /metrics HTTP/1.1\r\n:aA \xff";
+                v.push(alphabet[(x % alphabet.len() as u64) as usize]);
             }
             let _ = route(&v);
         }
