@@ -638,7 +638,11 @@ fn device_name(devices: &[DeviceInfo], d: DevId) -> String {
     devices
         .iter()
         .find(|i| i.dev == d)
-        .map_or_else(|| format!("{}:{}", d.major, d.minor), |i| i.name.clone())
+        // a name from sysfs, shown escaped as every outside text is
+        .map_or_else(
+            || format!("{}:{}", d.major, d.minor),
+            |i| crate::model::text::escape_str(&i.name).into_owned(),
+        )
 }
 
 fn type_word(t: CgroupType) -> &'static str {
