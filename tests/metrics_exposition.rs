@@ -37,7 +37,9 @@ fn exporter_collector(root: &Path) -> Collector {
 }
 
 fn reading(root: &Path) -> Refresh {
-    exporter_collector(root).refresh(Duration::from_secs(1))
+    let mut c = exporter_collector(root);
+    c.set_export_reading(true);
+    c.refresh(Duration::from_secs(1))
 }
 
 fn expose(root: &Path, filter: Option<&str>, f: Format) -> String {
@@ -571,5 +573,29 @@ fn the_exporter_names_nothing_that_writes() {
         "Op::",
     ] {
         assert!(!code.contains(bad), "src/run/serve.rs names {bad}");
+    }
+}
+
+/// The exporter's reading (the 14 files the exposition shows) gives the
+/// exposition the full reading (`--json`'s) gives: no figure is lost by
+/// reading less.
+#[test]
+fn the_export_reading_misses_nothing_of_the_full_one() {
+    let t = limited_tree();
+    let hostile = t.path().join("q\"\\x");
+    std::fs::create_dir(&hostile).unwrap();
+    std::fs::copy(
+        t.path().join(LAB).join("cgroup.procs"),
+        hostile.join("cgroup.procs"),
+    )
+    .unwrap();
+    for root in [t.path().to_path_buf(), common::fixture("pure-v2-systemd")] {
+        let full = exporter_collector(&root).refresh(Duration::from_secs(1));
+        let light = reading(&root);
+        for f in [Format::OpenMetrics, Format::Text] {
+            let a = export::render(&full, None, Duration::from_millis(3), f);
+            let b = export::render(&light, None, Duration::from_millis(3), f);
+            assert_eq!(a, b);
+        }
     }
 }

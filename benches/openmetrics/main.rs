@@ -128,7 +128,9 @@ fn main() -> Result<()> {
             columns: Vec::new(),
         };
         let (m, hier, hiers) = cgtop::run::locate(&opts)?;
-        let c = Collector::with_hiers(cgtop::run::collector_config(&opts, &m, true), hier, &hiers);
+        let mut c =
+            Collector::with_hiers(cgtop::run::collector_config(&opts, &m, true), hier, &hiers);
+        c.set_export_reading(true);
         measure(
             &format!("this host's hierarchy ({})", m.root.display()),
             c,
@@ -141,7 +143,7 @@ fn main() -> Result<()> {
         eprintln!("  building {n} groups under {}", base.display());
         let tree = fake::build(&base, n)?;
         fill(&tree.dir, &fake::group_paths(n))?;
-        let c = Collector::new(CollectorConfig {
+        let mut c = Collector::new(CollectorConfig {
             root: tree.dir.clone(),
             start: GroupPath::root(),
             scan: ScanConfig {
@@ -151,6 +153,7 @@ fn main() -> Result<()> {
             full_detail: true,
             sys_dev_block: PathBuf::from("/sys/dev/block"),
         });
+        c.set_export_reading(true);
         measure(&format!("tmpfs tree, {n} groups"), c, args.scrapes);
     }
     Ok(())

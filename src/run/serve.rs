@@ -155,7 +155,8 @@ pub fn render(r: &Refresh, filter: Option<&str>, duration: Duration, format: For
 /// The collector of an exporter: every group read in full, no writer.
 fn exporter_collector(opts: &Options) -> Result<(MountInfo, Collector)> {
     let (m, hier, hiers) = locate(opts)?;
-    let c = Collector::with_hiers(collector_config(opts, &m, true), hier, &hiers);
+    let mut c = Collector::with_hiers(collector_config(opts, &m, true), hier, &hiers);
+    c.set_export_reading(true);
     Ok((m, c))
 }
 
