@@ -41,7 +41,7 @@ _cgtop() {
 
     case "${cmd}" in
         cgtop)
-            opts="-d -b -n -o -h -V --root --delay --depth --batch --iterations --json --brief --read-only --mouse --machine-cpu --max-kept-fds --columns --openmetrics --output --config --no-config --help --version record replay serve export-log completions man"
+            opts="-d -b -n -o -h -V --root --delay --depth --batch --iterations --json --brief --read-only --mouse --machine-cpu --max-kept-fds --columns --openmetrics --output --filter --config --no-config --help --version record replay serve export-log completions man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -84,6 +84,10 @@ _cgtop() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -241,7 +245,7 @@ _cgtop() {
             return 0
             ;;
         cgtop__subcmd__serve)
-            opts="-h --listen --root --depth --help"
+            opts="-h --listen --root --depth --filter --min-interval --max-kept-fds --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -256,6 +260,18 @@ _cgtop() {
                     return 0
                     ;;
                 --depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-kept-fds)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_cgtop_global_optspecs
-    string join \n root= d/delay= depth= b/batch n/iterations= json brief read-only mouse machine-cpu max-kept-fds= columns= openmetrics o/output= config= no-config h/help V/version
+    string join \n root= d/delay= depth= b/batch n/iterations= json brief read-only mouse machine-cpu max-kept-fds= columns= openmetrics o/output= filter= config= no-config h/help V/version
 end
 
 function __fish_cgtop_needs_command
@@ -31,6 +31,7 @@ complete -c cgtop -n "__fish_cgtop_needs_command" -s n -l iterations -d 'Stop af
 complete -c cgtop -n "__fish_cgtop_needs_command" -l max-kept-fds -d 'Keep at most N files open between refreshes (each costs the kernel about a page of memory; beyond it files are opened per read)' -r
 complete -c cgtop -n "__fish_cgtop_needs_command" -l columns -d 'The figure columns of the tree and of --batch, comma-separated: cpu, thr (throttled %), mem, mempct (% of memory.max), swap, read, write, pids, psi (highest pressure some avg10). Default: cpu,mem,read,write,pids. In the full-screen view F2 (or C) chooses' -r
 complete -c cgtop -n "__fish_cgtop_needs_command" -s o -l output -d 'With --openmetrics: write FILE atomically (a temporary file beside it, then rename) instead of printing' -r -F
+complete -c cgtop -n "__fish_cgtop_needs_command" -l filter -d 'With --openmetrics: only the groups whose name contains PATTERN (case aside, as the full-screen view\'s / filter matches), their ancestors and their subtrees' -r
 complete -c cgtop -n "__fish_cgtop_needs_command" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/cgtop/config.toml' -r -F
 complete -c cgtop -n "__fish_cgtop_needs_command" -s b -l batch -d 'Print plain text refreshes (like top -b) instead of the full-screen view'
 complete -c cgtop -n "__fish_cgtop_needs_command" -l json -d 'Print one JSON object per refresh (JSON Lines) with every group\'s raw counters, limits and rates; see README "JSON output"'
@@ -67,9 +68,12 @@ complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -s b -l batch -d 'Pr
 complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -l json -d 'Print the refreshes as JSON Lines, as `cgtop --json --brief` printed them live (a recording keeps what --brief prints)'
 complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -l brief -d 'Accepted for symmetry with `cgtop --json --brief`: replay --json always prints what --brief prints'
 complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -s h -l help -d 'Print help'
-complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -l listen -d 'The address to listen on (loopback by default)' -r
+complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -l listen -d 'The address to listen on: HOST:PORT, or :PORT for every address (loopback 127.0.0.1:19586 by default; expose it to the network only behind a firewall: group names are visible)' -r
 complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -l root -d 'Read this directory instead of the cgroup2 mount (as `cgtop --root`)' -r -F
 complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -l depth -d 'Expose at most N levels below the start group' -r
+complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -l filter -d 'Expose only the groups whose name contains PATTERN (case aside, as the full-screen view\'s / filter matches), their ancestors and their subtrees' -r
+complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -l min-interval -d 'Read the hierarchy at most once per SECS (0 to 3600); scrapes within it share the last reading' -r
+complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -l max-kept-fds -d 'Keep at most N files open between readings' -r
 complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -s h -l help -d 'Print help'
 complete -c cgtop -n "__fish_cgtop_using_subcommand export-log" -l log -d 'The action log to read (default: the one cgtop writes, $XDG_STATE_HOME/cgtop/actions.log)' -r -F
 complete -c cgtop -n "__fish_cgtop_using_subcommand export-log" -l since -d 'Only the changes at or after TIME: UTC as the log writes it (2024-05-01T12:00:00Z), a date (2024-05-01), 2024-05-01T12:00, or an age (30m, 2h, 1d)' -r
