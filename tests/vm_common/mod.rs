@@ -26,6 +26,8 @@ use std::time::{Duration, Instant};
 
 #[path = "../common/sandbox.rs"]
 pub mod sandbox;
+#[path = "../common/prometheus.rs"]
+pub mod prometheus;
 #[path = "../common/sandbox_v1.rs"]
 pub mod sandbox_v1;
 #[path = "../common/tmux.rs"]
