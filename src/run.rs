@@ -24,6 +24,8 @@ use std::sync::Arc;
 use std::time::SystemTime;
 use std::time::{Duration, Instant};
 
+pub mod serve;
+
 /// A failure that maps to exit code 2: no usable hierarchy.
 #[derive(Debug)]
 pub struct SetupError(pub String);

@@ -117,6 +117,12 @@ pub struct Cli {
     #[arg(short, long, value_name = "FILE", requires = "openmetrics")]
     output: Option<PathBuf>,
 
+    /// With --openmetrics: only the groups whose name contains PATTERN
+    /// (case aside, as the full-screen view's / filter matches), their
+    /// ancestors and their subtrees
+    #[arg(long, value_name = "PATTERN", requires = "openmetrics")]
+    filter: Option<String>,
+
     /// Read settings from FILE instead of $XDG_CONFIG_HOME/cgtop/config.toml
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
     config: Option<PathBuf>,
@@ -410,7 +416,7 @@ pub fn main() -> ExitCode {
         columns,
     };
     if cli.openmetrics {
-        return serve::once(&opts, cli.output.as_deref());
+        return serve::once(&opts, cli.filter, cli.output.as_deref());
     }
     exit_code(run::run(&opts))
 }

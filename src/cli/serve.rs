@@ -1,17 +1,24 @@
-//! `cgtop serve` and `cgtop --openmetrics`: the Prometheus side (issue 10).
-//! Placeholder of the foundation commit: the metrics work replaces it.
+//! `cgtop serve` and `cgtop --openmetrics`: the command line of the
+//! Prometheus exporter (`run::serve` does the work).
 
-use crate::options::Options;
+use super::{complain, exit_code, parse_group};
+use crate::options::{Options, Output};
+use crate::run::serve::{self as export, ExportOptions, ServeConfig};
+use crate::source::scan::{self, ScanConfig};
 use std::ffi::OsString;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
     /// Serve this group and below (as `cgtop GROUP`)
     pub group: Option<OsString>,
 
-    /// The address to listen on (loopback by default)
+    /// The address to listen on: HOST:PORT, or :PORT for every address
+    /// (loopback 127.0.0.1:19586 by default; expose it to the network
+    /// only behind a firewall: group names are visible)
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
 
@@ -22,14 +29,105 @@ pub struct ServeArgs {
     /// Expose at most N levels below the start group
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
+
+    /// Expose only the groups whose name contains PATTERN (case aside, as
+    /// the full-screen view's / filter matches), their ancestors and
+    /// their subtrees
+    #[arg(long, value_name = "PATTERN")]
+    pub filter: Option<String>,
+
+    /// Read the hierarchy at most once per SECS (0 to 3600); scrapes
+    /// within it share the last reading
+    #[arg(long, value_name = "SECS", default_value = "1")]
+    pub min_interval: String,
+
+    /// Keep at most N files open between readings
+    #[arg(long, value_name = "N")]
+    pub max_kept_fds: Option<usize>,
 }
 
-pub fn main(_a: ServeArgs) -> ExitCode {
-    super::complain("serve: not built yet");
-    ExitCode::FAILURE
+/// `--listen`'s text as an address: `:PORT` is every address.
+fn parse_listen(s: &str) -> Result<SocketAddr, String> {
+    let full = if s.starts_with(':') {
+        format!("0.0.0.0{s}")
+    } else {
+        s.to_owned()
+    };
+    full.to_socket_addrs()
+        .map_err(|e| format!("--listen {s:?}: {e} (give HOST:PORT, e.g. 127.0.0.1:19586)"))?
+        .next()
+        .ok_or_else(|| format!("--listen {s:?}: no address"))
 }
 
-pub fn once(_opts: &Options, _output: Option<&Path>) -> ExitCode {
-    super::complain("--openmetrics: not built yet");
-    ExitCode::FAILURE
+fn parse_min_interval(s: &str) -> Result<Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=3600.0).contains(&v) => Ok(Duration::from_secs_f64(v)),
+        _ => Err(format!(
+            "--min-interval {s:?}: give seconds from 0 to 3600 (e.g. 1, 0.5)"
+        )),
+    }
+}
+
+/// The options of a reading exporter: read-only, every group in full.
+pub(crate) fn export_options(
+    start: crate::model::GroupPath,
+    root: Option<PathBuf>,
+    depth: Option<usize>,
+    max_kept_fds: Option<usize>,
+) -> Options {
+    Options {
+        start,
+        root,
+        interval: Duration::from_secs(1),
+        depth,
+        output: Output::Json,
+        iterations: None,
+        read_only: true,
+        mouse: false,
+        machine_cpu: false,
+        max_kept_fds: Some(scan::fd_budget(
+            max_kept_fds.unwrap_or(ScanConfig::default().max_kept),
+        )),
+        brief: false,
+        columns: crate::render::columns::Column::DEFAULT.to_vec(),
+    }
+}
+
+pub fn main(a: ServeArgs) -> ExitCode {
+    let listen = match parse_listen(a.listen.as_deref().unwrap_or(export::DEFAULT_LISTEN)) {
+        Ok(l) => l,
+        Err(e) => {
+            complain(&e);
+            return ExitCode::from(2);
+        }
+    };
+    let min_interval = match parse_min_interval(&a.min_interval) {
+        Ok(d) => d,
+        Err(e) => {
+            complain(&e);
+            return ExitCode::from(2);
+        }
+    };
+    let start = match parse_group(a.group.as_ref()) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let opts = export_options(start, a.root, a.depth, a.max_kept_fds);
+    let cfg = ServeConfig {
+        listen,
+        min_interval,
+        export: ExportOptions { filter: a.filter },
+    };
+    exit_code(export::serve(&opts, &cfg))
+}
+
+/// `cgtop --openmetrics [-o FILE]`.
+pub fn once(opts: &Options, filter: Option<String>, output: Option<&Path>) -> ExitCode {
+    let opts = export_options(
+        opts.start.clone(),
+        opts.root.clone(),
+        opts.depth,
+        opts.max_kept_fds,
+    );
+    exit_code(export::once(&opts, &ExportOptions { filter }, output).map(|()| None))
 }

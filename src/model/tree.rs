@@ -133,6 +133,64 @@ impl Tree {
             .map(|n| &n.path)
     }
 
+    /// The name filter's marks per node (`needle` lowercase): which
+    /// nodes match (the escaped name as shown contains the needle, case
+    /// aside), which lead to a match (its ancestors), and which are shown
+    /// (a match's ancestors, the match and its whole subtree).
+    fn filter_marks(&self, needle: &str) -> (Vec<bool>, Vec<bool>, Vec<bool>) {
+        let matched: Vec<bool> = self
+            .nodes
+            .iter()
+            // the text on screen, escapes and all: what the
+            // operator sees is what they can type
+            .map(|nd| nd.path.name_display().to_lowercase().contains(needle))
+            .collect();
+        let mut leads = vec![false; self.nodes.len()];
+        for (i, m) in matched.iter().enumerate() {
+            if *m {
+                let mut cur = self.nodes[i].parent;
+                while let Some(c) = cur {
+                    if leads[c] {
+                        break;
+                    }
+                    leads[c] = true;
+                    cur = self.nodes[c].parent;
+                }
+            }
+        }
+        // nodes come parents first (build adds them by depth)
+        let mut in_match: Vec<bool> = Vec::with_capacity(self.nodes.len());
+        for (nd, m) in self.nodes.iter().zip(&matched) {
+            let below_a_match = nd.parent.is_some_and(|p| in_match[p]);
+            in_match.push(*m || below_a_match);
+        }
+        let shown: Vec<bool> = (0..self.nodes.len())
+            .map(|i| leads[i] || in_match[i])
+            .collect();
+        (matched, leads, shown)
+    }
+
+    /// The groups the TUI's `/` filter `filter` keeps, whether folded or
+    /// not, as indexes of the snapshot the tree was built from (in
+    /// its order): every group whose name (escaped, as shown) contains
+    /// it, case aside, their ancestors and their subtrees. An empty
+    /// filter keeps all. The name filter of `--openmetrics` and `serve`.
+    pub fn filter_samples(&self, filter: &str) -> Vec<usize> {
+        if filter.is_empty() {
+            return self.nodes.iter().map(|n| n.sample).collect();
+        }
+        let (_, _, shown) = self.filter_marks(&filter.to_lowercase());
+        let mut keep: Vec<usize> = self
+            .nodes
+            .iter()
+            .zip(shown)
+            .filter(|(_, s)| *s)
+            .map(|(n, _)| n.sample)
+            .collect();
+        keep.sort_unstable();
+        keep
+    }
+
     /// The visible rows, depth-first, siblings ordered by `cmp` (then by
     /// name).
     pub fn rows(&self, opts: &RowOptions<'_>, cmp: impl Fn(usize, usize) -> Ordering) -> Vec<Row> {
@@ -146,38 +204,7 @@ impl Tree {
         // (shown under it, folded by default)
         let (matched, leads, shown) = match &needle {
             None => (Vec::new(), Vec::new(), Vec::new()),
-            Some(n) => {
-                let matched: Vec<bool> = self
-                    .nodes
-                    .iter()
-                    // the text on screen, escapes and all: what the
-                    // operator sees is what they can type
-                    .map(|nd| nd.path.name_display().to_lowercase().contains(n.as_str()))
-                    .collect();
-                let mut leads = vec![false; self.nodes.len()];
-                for (i, m) in matched.iter().enumerate() {
-                    if *m {
-                        let mut cur = self.nodes[i].parent;
-                        while let Some(c) = cur {
-                            if leads[c] {
-                                break;
-                            }
-                            leads[c] = true;
-                            cur = self.nodes[c].parent;
-                        }
-                    }
-                }
-                // nodes come parents first (build adds them by depth)
-                let mut in_match: Vec<bool> = Vec::with_capacity(self.nodes.len());
-                for (nd, m) in self.nodes.iter().zip(&matched) {
-                    let below_a_match = nd.parent.is_some_and(|p| in_match[p]);
-                    in_match.push(*m || below_a_match);
-                }
-                let shown: Vec<bool> = (0..self.nodes.len())
-                    .map(|i| leads[i] || in_match[i])
-                    .collect();
-                (matched, leads, shown)
-            }
+            Some(n) => self.filter_marks(n),
         };
         let filtering = needle.is_some();
         let sorted_children = |id: usize| -> Vec<usize> {

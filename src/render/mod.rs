@@ -32,6 +32,7 @@ pub mod fit;
 pub mod marks;
 pub mod meter;
 pub mod mount;
+pub mod openmetrics;
 pub mod severity;
 pub mod spark;
 pub mod units;
