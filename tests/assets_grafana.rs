@@ -10,68 +10,28 @@
 
 mod common;
 
+use cgtop::render::openmetrics::{Family, FAMILIES};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-/// The names of samples cgtop's exposition can hold (README,
-/// "Prometheus"; the contract of tests/metrics_*.rs).
-const EMITTED: &[&str] = &[
-    "cgroup_cpu_usage_seconds_total",
-    "cgroup_cpu_user_seconds_total",
-    "cgroup_cpu_system_seconds_total",
-    "cgroup_cpu_periods_total",
-    "cgroup_cpu_throttled_periods_total",
-    "cgroup_cpu_throttled_seconds_total",
-    "cgroup_io_read_bytes_total",
-    "cgroup_io_written_bytes_total",
-    "cgroup_io_reads_total",
-    "cgroup_io_writes_total",
-    "cgroup_io_discarded_bytes_total",
-    "cgroup_io_discards_total",
-    "cgroup_memory_events_total",
-    "cgroup_pressure_cpu_waiting_seconds_total",
-    "cgroup_pressure_cpu_stalled_seconds_total",
-    "cgroup_pressure_memory_waiting_seconds_total",
-    "cgroup_pressure_memory_stalled_seconds_total",
-    "cgroup_pressure_io_waiting_seconds_total",
-    "cgroup_pressure_io_stalled_seconds_total",
-    "cgroup_memory_current_bytes",
-    "cgroup_memory_swap_current_bytes",
-    "cgroup_pids_current",
-    "cgroup_memory_max_bytes",
-    "cgroup_memory_high_bytes",
-    "cgroup_memory_low_bytes",
-    "cgroup_memory_min_bytes",
-    "cgroup_memory_swap_max_bytes",
-    "cgroup_pids_max",
-    "cgroup_cpu_max_quota_seconds",
-    "cgroup_cpu_max_period_seconds",
-    "cgroup_cpu_weight",
-    "cgroup_io_max_read_bytes_per_second",
-    "cgroup_io_max_write_bytes_per_second",
-    "cgroup_io_max_read_iops",
-    "cgroup_io_max_write_iops",
-    "cgroup_info",
-    "cgtop_scrape_duration_seconds",
-    "cgtop_scrape_groups",
-];
+/// The names of the samples cgtop's exposition can hold: its one table
+/// of metric families (`render::openmetrics::FAMILIES`, which the
+/// formatter writes from and README lists).
+fn emitted() -> BTreeSet<String> {
+    FAMILIES.iter().map(Family::sample_name).collect()
+}
 
-/// The labels a legend or a grouping may name: cgtop's (`cgroup`,
-/// `device`, `major_minor`, `event`, and cgroup_info's) and the ones
-/// Prometheus adds to every scraped series.
-const LABELS: &[&str] = &[
-    "cgroup",
-    "device",
-    "major_minor",
-    "event",
-    "type",
-    "frozen",
-    "populated",
-    "instance",
-    "job",
-];
+/// The labels a legend, a grouping or a variable may name: the families'
+/// own and the two Prometheus adds to every scraped series.
+fn labels() -> BTreeSet<&'static str> {
+    FAMILIES
+        .iter()
+        .flat_map(|f| f.labels.iter().copied())
+        .chain(["instance", "job"])
+        .collect()
+}
 
 fn dashboard() -> Value {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/grafana/cgtop-dashboard.json");
@@ -191,6 +151,7 @@ fn the_name_reader_finds_names_and_only_names() {
 
 #[test]
 fn every_metric_in_the_dashboard_is_one_cgtop_emits() {
+    let (emitted, labels) = (emitted(), labels());
     let d = dashboard();
     let all = exprs(&d);
     assert!(all.len() >= 10, "only {} queries", all.len());
@@ -200,7 +161,7 @@ fn every_metric_in_the_dashboard_is_one_cgtop_emits() {
         assert!(!names.is_empty(), "{title}: no metric in {e}");
         for n in names {
             assert!(
-                EMITTED.contains(&n.as_str()),
+                emitted.contains(&n),
                 "{title}: {n} (in {e}) is not a name cgtop emits"
             );
             used.insert(n);
@@ -214,9 +175,9 @@ fn every_metric_in_the_dashboard_is_one_cgtop_emits() {
             .and_then(|r| r.strip_suffix(')'))
             .unwrap_or_else(|| panic!("variable {}: not label_values(..): {q}", v["name"]));
         let (sel, label) = inner.rsplit_once(',').expect("label_values(SELECTOR, LABEL)");
-        assert!(LABELS.contains(&label.trim()), "{q}: label {label}");
+        assert!(labels.contains(label.trim()), "{q}: label {label}");
         for n in metric_names(sel) {
-            assert!(EMITTED.contains(&n.as_str()), "{q}: {n}");
+            assert!(emitted.contains(&n), "{q}: {n}");
         }
     }
     // what the README promises the dashboard shows
@@ -240,6 +201,7 @@ fn every_metric_in_the_dashboard_is_one_cgtop_emits() {
 
 #[test]
 fn legends_name_labels_that_exist() {
+    let labels = labels();
     for p in panels(&dashboard()) {
         for t in p["targets"].as_array().into_iter().flatten() {
             let legend = t["legendFormat"].as_str().unwrap_or("");
@@ -247,7 +209,7 @@ fn legends_name_labels_that_exist() {
             while let Some((_, r)) = rest.split_once("{{") {
                 let (label, r) = r.split_once("}}").expect("a closed {{label}}");
                 assert!(
-                    LABELS.contains(&label.trim()),
+                    labels.contains(label.trim()),
                     "{}: legend {legend:?} names {label}",
                     p["title"]
                 );

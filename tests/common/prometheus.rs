@@ -22,8 +22,9 @@ use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// How long a start waits for the process to answer.
-const START_LIMIT: Duration = Duration::from_secs(20);
+/// How long a start waits for the process to answer (a Go binary read
+/// over 9p and run under TCG in the test VM is slow to start).
+const START_LIMIT: Duration = Duration::from_secs(60);
 
 /// The `prometheus` binary on PATH (Debian's package installs
 /// /usr/bin/prometheus), or why there is none.
