@@ -159,6 +159,14 @@ fn prometheus_rate_of_a_busy_group_is_one_core() {
         .query_one(&expr, Some(t))
         .unwrap_or_else(|e| panic!("{e}\nthe exposition:\n{}", serve.metrics().unwrap_or_default()));
     let kernel = (at(&samples, t) - at(&samples, t - WINDOW_S)) / WINDOW_S;
+    // the OpenMetrics info family (which promtool's text parser cannot
+    // read) as Prometheus stored it: one series, 1, populated by the loop
+    let info_expr = format!("cgroup_info{{cgroup=\"/{}\"}}", sb.rel);
+    let info = prom.query(&info_expr, Some(t)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        matches!(info.as_slice(), [(labels, v)] if *v == 1.0 && labels["populated"] == "1"),
+        "{info_expr}: {info:?}"
+    );
     let scrapes = prom
         .query_one(
             &format!("count_over_time(up{{job=\"cgtop\"}}[{WINDOW_S}s])"),
