@@ -16,7 +16,9 @@ use std::process::Command;
 const UNIT: &str = "cgtop-exporter.service";
 
 fn unit_text() -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets").join(UNIT);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(UNIT);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -160,11 +162,19 @@ fn it_is_hardened_and_cannot_write_cgroupfs() {
         assert_eq!(one(&text, key), want, "{key}=");
     }
     assert_eq!(
-        service(&text, "SystemCallFilter").first().map(String::as_str),
+        service(&text, "SystemCallFilter")
+            .first()
+            .map(String::as_str),
         Some("@system-service")
     );
     // nothing may hand a writable path back, least of all cgroupfs
-    for key in ["ReadWritePaths", "User", "Group", "SupplementaryGroups", "Delegate"] {
+    for key in [
+        "ReadWritePaths",
+        "User",
+        "Group",
+        "SupplementaryGroups",
+        "Delegate",
+    ] {
         assert!(service(&text, key).is_empty(), "{key}= is set");
     }
 }

@@ -69,8 +69,17 @@ fn exprs(d: &Value) -> Vec<(String, String)> {
 /// a grouping), a keyword or a number.
 fn metric_names(expr: &str) -> Vec<String> {
     const KEYWORDS: &[&str] = &[
-        "by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or",
-        "unless", "offset",
+        "by",
+        "without",
+        "on",
+        "ignoring",
+        "group_left",
+        "group_right",
+        "bool",
+        "and",
+        "or",
+        "unless",
+        "offset",
     ];
     let b = expr.as_bytes();
     let mut out = Vec::new();
@@ -174,7 +183,9 @@ fn every_metric_in_the_dashboard_is_one_cgtop_emits() {
             .strip_prefix("label_values(")
             .and_then(|r| r.strip_suffix(')'))
             .unwrap_or_else(|| panic!("variable {}: not label_values(..): {q}", v["name"]));
-        let (sel, label) = inner.rsplit_once(',').expect("label_values(SELECTOR, LABEL)");
+        let (sel, label) = inner
+            .rsplit_once(',')
+            .expect("label_values(SELECTOR, LABEL)");
         assert!(labels.contains(label.trim()), "{q}: label {label}");
         for n in metric_names(sel) {
             assert!(emitted.contains(&n), "{q}: {n}");
@@ -244,7 +255,11 @@ fn it_imports_with_a_prometheus_input_and_the_two_variables() {
             assert_eq!(t["datasource"]["uid"], "${DS_PROMETHEUS}", "{}", p["title"]);
         }
         let g = &p["gridPos"];
-        assert!(g["w"].as_u64().unwrap() + g["x"].as_u64().unwrap() <= 24, "{}", p["title"]);
+        assert!(
+            g["w"].as_u64().unwrap() + g["x"].as_u64().unwrap() <= 24,
+            "{}",
+            p["title"]
+        );
     }
     let names: Vec<&str> = d["templating"]["list"]
         .as_array()
@@ -260,7 +275,10 @@ fn it_imports_with_a_prometheus_input_and_the_two_variables() {
             assert!(e.contains("cgroup=~\"$cgroup\""), "{title}: {e}");
         }
     }
-    let ids: BTreeSet<u64> = panels(&d).iter().map(|p| p["id"].as_u64().unwrap()).collect();
+    let ids: BTreeSet<u64> = panels(&d)
+        .iter()
+        .map(|p| p["id"].as_u64().unwrap())
+        .collect();
     assert_eq!(ids.len(), panels(&d).len(), "panel ids repeat");
 }
 
@@ -285,7 +303,9 @@ fn every_query_parses_with_promtool() {
     for (i, (_, e)) in exprs(&dashboard()).iter().enumerate() {
         // JSON strings are YAML strings
         let quoted = serde_json::to_string(&as_promql(e)).unwrap();
-        rules.push_str(&format!("      - record: cgtop_dashboard:query_{i}\n        expr: {quoted}\n"));
+        rules.push_str(&format!(
+            "      - record: cgtop_dashboard:query_{i}\n        expr: {quoted}\n"
+        ));
     }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("dashboard.rules.yml");
@@ -301,5 +321,8 @@ fn every_query_parses_with_promtool() {
         String::from_utf8_lossy(&out.stderr)
     );
     println!("{text}");
-    assert!(out.status.success(), "promtool check rules:\n{text}\n{rules}");
+    assert!(
+        out.status.success(),
+        "promtool check rules:\n{text}\n{rules}"
+    );
 }

@@ -54,7 +54,11 @@ const AGREEMENT: f64 = 0.10;
 /// through cgtop): cpuacct.usage (ns) in v1, else cpu.stat usage_usec.
 fn kernel_cpu_seconds(sb: &V1Sandbox) -> f64 {
     let g = sb.path("");
-    if sb.hiers.iter().any(|h| h.controllers.iter().any(|c| c == "cpuacct")) {
+    if sb
+        .hiers
+        .iter()
+        .any(|h| h.controllers.iter().any(|c| c == "cpuacct"))
+    {
         sb.read_u64("cpuacct", &g, "cpuacct.usage") as f64 / 1e9
     } else {
         let text = sb.read("", &g, "cpu.stat");
@@ -127,7 +131,7 @@ fn prometheus_rate_of_a_busy_group_is_one_core() {
         &["--min-interval", "0.25", &sb.rel],
         logs.path(),
     )
-        .unwrap_or_else(|e| panic!("cgtop serve did not start: {e}"));
+    .unwrap_or_else(|e| panic!("cgtop serve did not start: {e}"));
     let prom = Prometheus::start(&prometheus, &serve.addr, "1s")
         .unwrap_or_else(|e| panic!("prometheus did not start: {e}"));
     println!(
@@ -139,8 +143,12 @@ fn prometheus_rate_of_a_busy_group_is_one_core() {
         prom.addr,
         Prometheus::config(&serve.addr, "1s")
     );
-    prom.wait_up(Duration::from_secs(15))
-        .unwrap_or_else(|e| panic!("the cgtop target never came up: {e}\n{}", serve.proc.tail(20)));
+    prom.wait_up(Duration::from_secs(15)).unwrap_or_else(|e| {
+        panic!(
+            "the cgtop target never came up: {e}\n{}",
+            serve.proc.tail(20)
+        )
+    });
     let up_at = unix_now();
 
     // the kernel's own counter every 100 ms until the window is full of
@@ -155,14 +163,19 @@ fn prometheus_rate_of_a_busy_group_is_one_core() {
         "rate(cgroup_cpu_usage_seconds_total{{cgroup=\"/{}\"}}[{WINDOW_S}s])",
         sb.rel
     );
-    let rate = prom
-        .query_one(&expr, Some(t))
-        .unwrap_or_else(|e| panic!("{e}\nthe exposition:\n{}", serve.metrics().unwrap_or_default()));
+    let rate = prom.query_one(&expr, Some(t)).unwrap_or_else(|e| {
+        panic!(
+            "{e}\nthe exposition:\n{}",
+            serve.metrics().unwrap_or_default()
+        )
+    });
     let kernel = (at(&samples, t) - at(&samples, t - WINDOW_S)) / WINDOW_S;
     // the OpenMetrics info family (which promtool's text parser cannot
     // read) as Prometheus stored it: one series, 1, populated by the loop
     let info_expr = format!("cgroup_info{{cgroup=\"/{}\"}}", sb.rel);
-    let info = prom.query(&info_expr, Some(t)).unwrap_or_else(|e| panic!("{e}"));
+    let info = prom
+        .query(&info_expr, Some(t))
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(
         matches!(info.as_slice(), [(labels, v)] if *v == 1.0 && labels["populated"] == "1"),
         "{info_expr}: {info:?}"

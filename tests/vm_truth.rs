@@ -277,7 +277,10 @@ fn io_max_write_rate_through_prometheus() {
     let prometheus = match prometheus_binary() {
         Ok(p) => p,
         Err(reason) => {
-            figure("io.max wbps=2M through Prometheus", &format!("skipped: {reason}"));
+            figure(
+                "io.max wbps=2M through Prometheus",
+                &format!("skipped: {reason}"),
+            );
             return;
         }
     };
@@ -298,15 +301,26 @@ fn io_max_write_rate_through_prometheus() {
     .unwrap_or_else(|e| panic!("cgtop serve did not start: {e}"));
     let prom = Prometheus::start(&prometheus, &serve.addr, "1s")
         .unwrap_or_else(|e| panic!("prometheus did not start: {e}"));
-    prom.wait_up(Duration::from_secs(60))
-        .unwrap_or_else(|e| panic!("the cgtop target never came up: {e}\n{}", serve.proc.tail(20)));
+    prom.wait_up(Duration::from_secs(60)).unwrap_or_else(|e| {
+        panic!(
+            "the cgtop target never came up: {e}\n{}",
+            serve.proc.tail(20)
+        )
+    });
     let started_in = t0.elapsed();
     // 48 MiB at 2 MiB/s: 24 s, longer than the wait below; killed after
     let file = dir.join("cgtop-vm-promio");
     let of = format!("of={}", file.display());
     let job = case.spawn_in(
         &g,
-        &["dd", "if=/dev/zero", &of, "bs=1M", "count=48", "oflag=direct"],
+        &[
+            "dd",
+            "if=/dev/zero",
+            &of,
+            "bs=1M",
+            "count=48",
+            "oflag=direct",
+        ],
     );
     let dd_at = unix_now();
     // the kernel's own counter every 250 ms; the window starts 3 s after
@@ -326,10 +340,16 @@ fn io_max_write_rate_through_prometheus() {
     let got = prom.query_one(&expr, Some(t));
     drop(job);
     let _ = std::fs::remove_file(&file);
-    let rate =
-        got.unwrap_or_else(|e| panic!("{e}\nthe exposition:\n{}", serve.metrics().unwrap_or_default()));
+    let rate = got.unwrap_or_else(|e| {
+        panic!(
+            "{e}\nthe exposition:\n{}",
+            serve.metrics().unwrap_or_default()
+        )
+    });
     let at = |when: f64| {
-        let i = kernel.partition_point(|(ts, _)| *ts < when).clamp(1, kernel.len() - 1);
+        let i = kernel
+            .partition_point(|(ts, _)| *ts < when)
+            .clamp(1, kernel.len() - 1);
         let ((t0, v0), (t1, v1)) = (kernel[i - 1], kernel[i]);
         v0 + (v1 - v0) * (when - t0) / (t1 - t0)
     };

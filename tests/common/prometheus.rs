@@ -40,8 +40,10 @@ pub fn find_on_path(name: &str) -> Option<PathBuf> {
         .chain([PathBuf::from("/usr/bin")])
         .map(|d| d.join(name))
         .find(|p| {
-            std::fs::metadata(p)
-                .is_ok_and(|m| m.is_file() && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0)
+            std::fs::metadata(p).is_ok_and(|m| {
+                m.is_file()
+                    && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
+            })
         })
 }
 
@@ -141,7 +143,9 @@ pub fn http_get(addr: &str, target: &str, accept: Option<&str>) -> Result<(u16, 
     let mut s = TcpStream::connect(addr).map_err(|e| format!("connect {addr}: {e}"))?;
     s.set_read_timeout(Some(Duration::from_secs(10)))
         .map_err(|e| e.to_string())?;
-    let accept = accept.map(|a| format!("Accept: {a}\r\n")).unwrap_or_default();
+    let accept = accept
+        .map(|a| format!("Accept: {a}\r\n"))
+        .unwrap_or_default();
     let req = format!("GET {target} HTTP/1.0\r\nHost: {addr}\r\n{accept}Connection: close\r\n\r\n");
     s.write_all(req.as_bytes())
         .map_err(|e| format!("send to {addr}: {e}"))?;
@@ -255,7 +259,10 @@ impl Prometheus {
         let addr = format!("127.0.0.1:{}", free_port());
         let mut cmd = Command::new(bin);
         cmd.arg(format!("--config.file={}", config.display()))
-            .arg(format!("--storage.tsdb.path={}", dir.path().join("data").display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
             .arg(format!("--web.listen-address={addr}"))
             .current_dir(dir.path());
         let mut proc = Proc::spawn(&mut cmd, "prometheus", &dir.path().join("prometheus.log"))?;
@@ -277,8 +284,8 @@ impl Prometheus {
     /// A GET of an API path; the `data` member of a `success` answer.
     pub fn api(&self, target: &str) -> Result<Value, String> {
         let (code, body) = http_get(&self.addr, target, None)?;
-        let v: Value =
-            serde_json::from_str(&body).map_err(|e| format!("{target}: {code}: not JSON ({e}): {body}"))?;
+        let v: Value = serde_json::from_str(&body)
+            .map_err(|e| format!("{target}: {code}: not JSON ({e}): {body}"))?;
         if code != 200 || v["status"] != "success" {
             return Err(format!("{target}: {code}: {body}"));
         }
@@ -290,7 +297,10 @@ impl Prometheus {
     pub fn wait_up(&self, limit: Duration) -> Result<(), String> {
         poll(limit, || {
             let data = self.api("/api/v1/targets")?;
-            let targets = data["activeTargets"].as_array().cloned().unwrap_or_default();
+            let targets = data["activeTargets"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
             if targets.is_empty() {
                 return Err("no active target yet".into());
             }
@@ -316,7 +326,10 @@ impl Prometheus {
         }
         let data = self.api(&target)?;
         if data["resultType"] != "vector" {
-            return Err(format!("{expr}: a {} rather than a vector", data["resultType"]));
+            return Err(format!(
+                "{expr}: a {} rather than a vector",
+                data["resultType"]
+            ));
         }
         let mut out = Vec::new();
         for r in data["result"].as_array().cloned().unwrap_or_default() {

@@ -24,10 +24,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::{sleep, JoinHandle};
 use std::time::{Duration, Instant};
 
-#[path = "../common/sandbox.rs"]
-pub mod sandbox;
 #[path = "../common/prometheus.rs"]
 pub mod prometheus;
+#[path = "../common/sandbox.rs"]
+pub mod sandbox;
 #[path = "../common/sandbox_v1.rs"]
 pub mod sandbox_v1;
 #[path = "../common/tmux.rs"]
