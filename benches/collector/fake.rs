@@ -25,7 +25,7 @@ pub const INSPECTED: &str = "init.scope";
 
 /// Interface files of a non-root pure-v2 group (cpu, io, memory, pids on)
 /// that cgtop does not read on every refresh: created empty.
-const OTHER_FILES: &[&str] = &[
+pub const OTHER_FILES: &[&str] = &[
     "cgroup.controllers",
     "cgroup.subtree_control",
     "cgroup.threads",
@@ -235,7 +235,7 @@ fn io_stat(seed: u64) -> String {
 
 /// Full text for the inspected group's other files, so the inspection does
 /// the kernel's amount of parsing.
-fn inspected_text(name: &str, seed: u64) -> String {
+pub fn inspected_text(name: &str, seed: u64) -> String {
     match name {
         "memory.stat" => [
             "anon",

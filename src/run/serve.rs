@@ -92,40 +92,39 @@ impl Exporter {
     /// younger than the minimum interval, else from a new one. Scrapers
     /// that come meanwhile wait for that reading and share it.
     pub fn scrape(&self, format: Format) -> Arc<String> {
-        let mut st = self
-            .state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let fresh = st
-            .last
-            .as_ref()
-            .is_some_and(|r| r.at.elapsed() < self.min_interval);
-        if !fresh {
-            let t0 = Instant::now();
-            let start = st.start;
-            let refresh = st.collector.refresh_timed(start);
-            st.last = Some(Reading {
-                at: Instant::now(),
-                refresh,
-                duration: t0.elapsed(),
-                bodies: [None, None],
-            });
-        }
-        let r = st.last.as_mut().expect("a reading");
+        let mut st = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut reading = match st.last.take() {
+            Some(r) if r.at.elapsed() < self.min_interval => r,
+            _ => {
+                let t0 = Instant::now();
+                let start = st.start;
+                let refresh = st.collector.refresh_timed(start);
+                Reading {
+                    at: Instant::now(),
+                    refresh,
+                    duration: t0.elapsed(),
+                    bodies: [None, None],
+                }
+            }
+        };
         let slot = match format {
             Format::OpenMetrics => 0,
             Format::Text => 1,
         };
-        if let Some(b) = &r.bodies[slot] {
-            return Arc::clone(b);
-        }
-        let body = Arc::new(render(
-            &r.refresh,
-            self.filter.as_deref(),
-            r.duration,
-            format,
-        ));
-        r.bodies[slot] = Some(Arc::clone(&body));
+        let body = match &reading.bodies[slot] {
+            Some(b) => Arc::clone(b),
+            None => {
+                let b = Arc::new(render(
+                    &reading.refresh,
+                    self.filter.as_deref(),
+                    reading.duration,
+                    format,
+                ));
+                reading.bodies[slot] = Some(Arc::clone(&b));
+                b
+            }
+        };
+        st.last = Some(reading);
         body
     }
 }
@@ -255,7 +254,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 fn libc_o_nofollow() -> i32 {
-    rustix::fs::OFlags::NOFOLLOW.bits() as i32
+    rustix::fs::OFlags::NOFOLLOW.bits().cast_signed()
 }
 
 /// `cgtop serve`'s settings.
