@@ -272,8 +272,8 @@ fn io_max_direct_read_shows_the_limit() {
 #[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
 fn io_max_write_rate_through_prometheus() {
     use vm_common::prometheus::{prometheus_binary, unix_now, Prometheus, Serve};
-    require_vm();
     const WINDOW_S: f64 = 15.0;
+    require_vm();
     let prometheus = match prometheus_binary() {
         Ok(p) => p,
         Err(reason) => {

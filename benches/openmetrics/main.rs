@@ -128,11 +128,7 @@ fn main() -> Result<()> {
             columns: Vec::new(),
         };
         let (m, hier, hiers) = cgtop::run::locate(&opts)?;
-        let c = Collector::with_hiers(
-            cgtop::run::collector_config(&opts, &m, true),
-            hier,
-            &hiers,
-        );
+        let c = Collector::with_hiers(cgtop::run::collector_config(&opts, &m, true), hier, &hiers);
         measure(
             &format!("this host's hierarchy ({})", m.root.display()),
             c,

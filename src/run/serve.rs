@@ -92,7 +92,10 @@ impl Exporter {
     /// younger than the minimum interval, else from a new one. Scrapers
     /// that come meanwhile wait for that reading and share it.
     pub fn scrape(&self, format: Format) -> Arc<String> {
-        let mut st = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut st = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut reading = match st.last.take() {
             Some(r) if r.at.elapsed() < self.min_interval => r,
             _ => {
