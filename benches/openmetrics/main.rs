@@ -73,9 +73,9 @@ fn measure(label: &str, mut c: Collector, n: usize) {
         let cpu2 = thread_cpu_time();
         let txt = render(&r, None, Duration::ZERO, Format::Text);
         let cpu3 = thread_cpu_time();
-        read_ms.push((cpu1 - cpu0).as_secs_f64() * 1e3);
-        om_ms.push((cpu2 - cpu1).as_secs_f64() * 1e3);
-        txt_ms.push((cpu3 - cpu2).as_secs_f64() * 1e3);
+        read_ms.push(cpu1.saturating_sub(cpu0).as_secs_f64() * 1e3);
+        om_ms.push(cpu2.saturating_sub(cpu1).as_secs_f64() * 1e3);
+        txt_ms.push(cpu3.saturating_sub(cpu2).as_secs_f64() * 1e3);
         om_bytes = om.len();
         txt_bytes = txt.len();
         series = om.lines().filter(|l| !l.starts_with('#')).count();

@@ -114,18 +114,17 @@ impl Exporter {
             Format::OpenMetrics => 0,
             Format::Text => 1,
         };
-        let body = match &reading.bodies[slot] {
-            Some(b) => Arc::clone(b),
-            None => {
-                let b = Arc::new(render(
-                    &reading.refresh,
-                    self.filter.as_deref(),
-                    reading.duration,
-                    format,
-                ));
-                reading.bodies[slot] = Some(Arc::clone(&b));
-                b
-            }
+        let body = if let Some(b) = &reading.bodies[slot] {
+            Arc::clone(b)
+        } else {
+            let b = Arc::new(render(
+                &reading.refresh,
+                self.filter.as_deref(),
+                reading.duration,
+                format,
+            ));
+            reading.bodies[slot] = Some(Arc::clone(&b));
+            b
         };
         st.last = Some(reading);
         body
@@ -170,17 +169,15 @@ pub fn once(opts: &Options, export: &ExportOptions, output: Option<&Path>) -> Re
     let (_, c) = exporter_collector(opts)?;
     let ex = Exporter::new(c, export.filter.clone(), Duration::ZERO);
     let body = ex.scrape(Format::OpenMetrics);
-    match output {
-        Some(p) => write_atomic(p, body.as_bytes()),
-        None => {
-            let mut out = std::io::stdout().lock();
-            match out.write_all(body.as_bytes()).and_then(|()| out.flush()) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    Err(e).context("writing the exposition")
-                }
-                _ => Ok(()),
-            }
+    if let Some(p) = output {
+        return write_atomic(p, body.as_bytes());
+    }
+    let mut out = std::io::stdout().lock();
+    match out.write_all(body.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("writing the exposition")
         }
+        _ => Ok(()),
     }
 }
 
@@ -257,7 +254,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 fn libc_o_nofollow() -> i32 {
-    rustix::fs::OFlags::NOFOLLOW.bits().cast_signed()
+    // O_NOFOLLOW (0o400000 on every Linux architecture) fits an i32
+    i32::try_from(rustix::fs::OFlags::NOFOLLOW.bits()).unwrap_or(0o400_000)
 }
 
 /// `cgtop serve`'s settings.
@@ -441,9 +439,8 @@ pub fn serve(opts: &Options, cfg: &ServeConfig) -> Result<Option<i32>> {
             tv_nsec: 200_000_000,
         };
         match poll(&mut fds, Some(&t)) {
-            Ok(0) => continue,
+            Ok(0) | Err(rustix::io::Errno::INTR) => continue,
             Ok(_) => {}
-            Err(rustix::io::Errno::INTR) => continue,
             Err(e) => return Err(std::io::Error::from(e)).context("poll"),
         }
         let Ok((mut s, _)) = listener.accept() else {
@@ -503,7 +500,8 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                v.push(b"GET /metrics HTTP/1.1\r\n:aA \xff"[(x % 30) as usize]);
+                let alphabet = b"GET /metrics HTTP/1.1\r\n:aA \xff";
+                v.push(alphabet[(x % alphabet.len() as u64) as usize]);
             }
             let _ = route(&v);
         }
