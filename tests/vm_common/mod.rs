@@ -24,6 +24,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::{sleep, JoinHandle};
 use std::time::{Duration, Instant};
 
+#[path = "../common/prometheus.rs"]
+pub mod prometheus;
 #[path = "../common/sandbox.rs"]
 pub mod sandbox;
 #[path = "../common/sandbox_v1.rs"]
