@@ -71,12 +71,12 @@ fn promtool(text: &str) -> Option<(bool, String)> {
         .stderr(Stdio::piped())
         .spawn()
         .expect("promtool");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
+    // promtool stops reading at the first error: a broken pipe then is
+    // its verdict, which the exit status gives
+    let fed = child.stdin.take().unwrap().write_all(text.as_bytes());
+    if let Err(e) = fed {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
     let out = child.wait_with_output().unwrap();
     let words = format!(
         "{}{}",
@@ -598,4 +598,48 @@ fn the_export_reading_misses_nothing_of_the_full_one() {
             assert_eq!(a, b);
         }
     }
+}
+
+/// node_exporter's textfile collector parses `*.prom` as the Prometheus
+/// text format and drops an OpenMetrics file: `--exposition text -o`
+/// writes what it reads (promtool agrees), while the default OpenMetrics
+/// file is refused by the same parser (why the option exists).
+#[test]
+fn textfile_collector_gets_the_text_format() {
+    let root = common::fixture("memory-limited");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cgtop.prom");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--openmetrics", "--root", root.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-o", file.to_str().unwrap()]);
+        let out = cgtop(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(&file).unwrap()
+    };
+    let text = run(&["--exposition", "text"]);
+    parse(&text, Format::Text);
+    assert!(!text.contains("# EOF"), "{text}");
+    assert!(
+        text.contains("# TYPE cgroup_cpu_usage_seconds_total counter"),
+        "{text}"
+    );
+    let om = run(&[]);
+    parse(&om, Format::OpenMetrics);
+    assert!(om.ends_with("# EOF\n"));
+    if let Some((ok, words)) = promtool(&text) {
+        assert!(ok, "promtool refused the text file:\n{words}");
+        let (ok, _) = promtool(&om).unwrap();
+        assert!(
+            !ok,
+            "promtool's text parser took OpenMetrics: the option would be moot"
+        );
+    }
+    // --exposition without --openmetrics is a usage error
+    let out = cgtop(&["--exposition", "text", "--root", root.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
 }

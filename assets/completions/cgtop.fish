@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_cgtop_global_optspecs
-    string join \n root= d/delay= depth= b/batch n/iterations= json brief read-only mouse machine-cpu max-kept-fds= columns= openmetrics o/output= filter= config= no-config h/help V/version
+    string join \n root= d/delay= depth= b/batch n/iterations= json brief read-only mouse machine-cpu max-kept-fds= columns= openmetrics o/output= exposition= filter= config= no-config h/help V/version
 end
 
 function __fish_cgtop_needs_command
@@ -31,6 +31,8 @@ complete -c cgtop -n "__fish_cgtop_needs_command" -s n -l iterations -d 'Stop af
 complete -c cgtop -n "__fish_cgtop_needs_command" -l max-kept-fds -d 'Keep at most N files open between refreshes (each costs the kernel about a page of memory; beyond it files are opened per read)' -r
 complete -c cgtop -n "__fish_cgtop_needs_command" -l columns -d 'The figure columns of the tree and of --batch, comma-separated: cpu, thr (throttled %), mem, mempct (% of memory.max), swap, read, write, pids, psi (highest pressure some avg10). Default: cpu,mem,read,write,pids. In the full-screen view F2 (or C) chooses' -r
 complete -c cgtop -n "__fish_cgtop_needs_command" -s o -l output -d 'With --openmetrics: write FILE atomically (a temporary file beside it, then rename) instead of printing' -r -F
+complete -c cgtop -n "__fish_cgtop_needs_command" -l exposition -d 'With --openmetrics: the exposition format. `text` is the Prometheus text format 0.0.4, which node_exporter\'s textfile collector reads (it parses *.prom files as text and refuses OpenMetrics)' -r -f -a "openmetrics\t'OpenMetrics 1.0.0 (what `serve` answers a Prometheus that asks for it)'
+text\t'The Prometheus text format 0.0.4 (node_exporter\'s textfile collector)'"
 complete -c cgtop -n "__fish_cgtop_needs_command" -l filter -d 'With --openmetrics: only the groups whose name contains PATTERN (case aside, as the full-screen view\'s / filter matches), their ancestors and their subtrees' -r
 complete -c cgtop -n "__fish_cgtop_needs_command" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/cgtop/config.toml' -r -F
 complete -c cgtop -n "__fish_cgtop_needs_command" -s b -l batch -d 'Print plain text refreshes (like top -b) instead of the full-screen view'

@@ -118,6 +118,12 @@ pub struct Cli {
     #[arg(short, long, value_name = "FILE", requires = "openmetrics")]
     output: Option<PathBuf>,
 
+    /// With --openmetrics: the exposition format. `text` is the Prometheus
+    /// text format 0.0.4, which node_exporter's textfile collector reads
+    /// (it parses *.prom files as text and refuses OpenMetrics)
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "openmetrics")]
+    exposition: Option<serve::Exposition>,
+
     /// With --openmetrics: only the groups whose name contains PATTERN
     /// (case aside, as the full-screen view's / filter matches), their
     /// ancestors and their subtrees
@@ -579,7 +585,8 @@ pub fn main() -> ExitCode {
         columns: settled.columns,
     };
     if cli.openmetrics {
-        return serve::once(&opts, cli.filter, cli.output.as_deref());
+        let format = cli.exposition.unwrap_or(serve::Exposition::Openmetrics);
+        return serve::once(&opts, cli.filter, cli.output.as_deref(), format);
     }
     exit_code(run::run_with(&opts, &settled.view))
 }

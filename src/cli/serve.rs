@@ -121,13 +121,31 @@ pub fn main(a: ServeArgs) -> ExitCode {
     exit_code(export::serve(&opts, &cfg))
 }
 
-/// `cgtop --openmetrics [-o FILE]`.
-pub fn once(opts: &Options, filter: Option<String>, output: Option<&Path>) -> ExitCode {
+/// The format of `--openmetrics`' exposition (`--exposition`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exposition {
+    /// OpenMetrics 1.0.0 (what `serve` answers a Prometheus that asks for it)
+    Openmetrics,
+    /// The Prometheus text format 0.0.4 (node_exporter's textfile collector)
+    Text,
+}
+
+/// `cgtop --openmetrics [-o FILE] [--exposition FORMAT]`.
+pub fn once(
+    opts: &Options,
+    filter: Option<String>,
+    output: Option<&Path>,
+    format: Exposition,
+) -> ExitCode {
+    let format = match format {
+        Exposition::Openmetrics => crate::render::openmetrics::Format::OpenMetrics,
+        Exposition::Text => crate::render::openmetrics::Format::Text,
+    };
     let opts = export_options(
         opts.start.clone(),
         opts.root.clone(),
         opts.depth,
         opts.max_kept_fds,
     );
-    exit_code(export::once(&opts, &ExportOptions { filter }, output).map(|()| None))
+    exit_code(export::once(&opts, &ExportOptions { filter }, output, format).map(|()| None))
 }

@@ -160,16 +160,21 @@ fn exporter_collector(opts: &Options) -> Result<(MountInfo, Collector)> {
     Ok((m, c))
 }
 
-/// `cgtop --openmetrics [-o FILE]`: one reading, one exposition
-/// (OpenMetrics), printed or written atomically to `output`.
-pub fn once(opts: &Options, export: &ExportOptions, output: Option<&Path>) -> Result<()> {
+/// `cgtop --openmetrics [-o FILE]`: one reading, one exposition (in
+/// `format`), printed or written atomically to `output`.
+pub fn once(
+    opts: &Options,
+    export: &ExportOptions,
+    output: Option<&Path>,
+    format: Format,
+) -> Result<()> {
     // refuse a bad FILE before reading anything
     if let Some(p) = output {
         check_output(p)?;
     }
     let (_, c) = exporter_collector(opts)?;
     let ex = Exporter::new(c, export.filter.clone(), Duration::ZERO);
-    let body = ex.scrape(Format::OpenMetrics);
+    let body = ex.scrape(format);
     if let Some(p) = output {
         return write_atomic(p, body.as_bytes());
     }
