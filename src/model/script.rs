@@ -977,7 +977,10 @@ pub fn parse_since(text: &str, now_unix: u64) -> Result<String, String> {
     }
 }
 
-/// UTC time as RFC 3339 (the log's own format).
+/// UTC time as RFC 3339 (the log's own format: "2024-05-01T12:00:00Z";
+/// `source::actionlog::rfc3339_utc` is this). Days to a date by the
+/// "civil from days" algorithm: eras of 400 years, years counted from
+/// March so that the leap day is last.
 pub fn rfc3339(unix_secs: u64) -> String {
     let days = unix_secs / 86_400;
     let secs = unix_secs % 86_400;

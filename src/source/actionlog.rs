@@ -88,33 +88,10 @@ fn env_place(xdg_state_home: Option<&OsStr>, home: Option<&OsStr>) -> Option<(So
     })
 }
 
-/// UTC time as RFC 3339: "2024-05-01T12:00:00Z".
+/// UTC time as RFC 3339: "2024-05-01T12:00:00Z" (the one formatter, in
+/// the pure layer, that the scripts made from the log use too).
 pub fn rfc3339_utc(unix_secs: u64) -> String {
-    let days = unix_secs / 86_400;
-    let secs = unix_secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
-}
-
-/// Days since 1970-01-01 -> (year, month, day) in the proleptic Gregorian
-/// calendar (the "civil from days" algorithm: eras of 400 years, years
-/// counted from March so that the leap day is last).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + u64::from(m <= 2);
-    (y, m, d)
+    crate::model::script::rfc3339(unix_secs)
 }
 
 // ---------------------------------------------------------------------------
