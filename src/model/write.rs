@@ -1237,7 +1237,7 @@ pub fn system_unit(group: &GroupPath) -> Option<&str> {
         return None;
     }
     // the base of the slice the next component must be in ("" = the root)
-    let mut parent = String::new();
+    let mut parent = "";
     let comps: Vec<&[u8]> = group
         .as_bytes()
         .split(|&b| b == b'/')
@@ -1252,13 +1252,13 @@ pub fn system_unit(group: &GroupPath) -> Option<&str> {
     };
     for c in ancestors {
         let base = std::str::from_utf8(c).ok()?.strip_suffix(".slice")?;
-        if !in_slice(&parent, base) {
+        if !in_slice(parent, base) {
             return None;
         }
-        parent = base.to_owned();
+        parent = base;
     }
     match unit.strip_suffix(".slice") {
-        Some(base) => in_slice(&parent, base).then_some(unit),
+        Some(base) => in_slice(parent, base).then_some(unit),
         // a service or scope sits directly in a slice (or the root slice)
         None => Some(unit),
     }
