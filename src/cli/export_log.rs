@@ -119,6 +119,31 @@ fn run(a: &ExportLogArgs) -> Result<(), (u8, String)> {
         (None, Some(o)) => Some(undo_path(o)),
         (None, None) => None,
     };
+    if let (Some(o), Some(u)) = (&a.output, &undo) {
+        // one file for both: the undo would replace the apply script (with
+        // --force) under the apply script's name
+        let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        if abs(o) == abs(u) {
+            return Err((
+                2,
+                format!(
+                    "{}: the apply script and its undo cannot be one file",
+                    shown(o)
+                ),
+            ));
+        }
+        // neither is written when the other would be refused as existing
+        if !a.force {
+            for p in [o, u] {
+                if std::fs::symlink_metadata(p).is_ok() {
+                    return Err((
+                        1,
+                        format!("{} exists (give --force to replace it)", shown(p)),
+                    ));
+                }
+            }
+        }
+    }
     let name = |p: &Option<PathBuf>| {
         p.as_ref()
             .and_then(|p| p.file_name())

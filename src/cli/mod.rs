@@ -382,10 +382,9 @@ fn replay(a: &ReplayArgs) -> ExitCode {
 /// `cgtop replay`'s view, which has no --config).
 fn env_keys_and_colours() -> Result<crate::model::config::Colours, LoadError> {
     let euid = rustix::process::geteuid().as_raw();
-    let Some(p) = config::env_path() else {
+    let (Some(p), cfg) = config::load_env(&config::env_candidates(euid), euid)? else {
         return Ok(crate::model::config::Colours::default());
     };
-    let cfg = config::load(&p, euid, false)?;
     let keys = crate::app::keymap::build(&cfg.keys).map_err(|e| LoadError {
         path: p,
         why: config::Why::Bad(e),
@@ -405,10 +404,7 @@ fn load_config(cli: &Cli) -> Result<(Option<PathBuf>, Config), LoadError> {
     if let Some(file) = &cli.config {
         return config::load(file, euid, true).map(|c| (Some(file.clone()), c));
     }
-    match config::env_path() {
-        Some(p) => config::load(&p, euid, false).map(|c| (Some(p), c)),
-        None => Ok((None, Config::default())),
-    }
+    config::load_env(&config::env_candidates(euid), euid)
 }
 
 /// What the command line and the settings file say together: a flag

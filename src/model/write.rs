@@ -1222,6 +1222,48 @@ pub fn systemd_unit(group: &GroupPath) -> Option<&str> {
         .then_some(name)
 }
 
+/// The unit of the system manager a group is, by where systemd puts a
+/// unit's group: every ancestor a slice, each slice under the one its
+/// name says (`a-b.slice` in `a.slice`, a slice without `-` at the top),
+/// the group itself a slice under the same rule or a service or scope
+/// directly in a slice. Only such a group is what `systemctl` (the
+/// system manager) names by its last component: a group
+/// `user@1000.service/x/sshd.service`, made by a delegated user, is not
+/// the system's `sshd.service`, and a name starting with `-` would be
+/// read by systemctl as an option. `None` for any other group.
+pub fn system_unit(group: &GroupPath) -> Option<&str> {
+    let unit = systemd_unit(group)?;
+    if unit.starts_with('-') {
+        return None;
+    }
+    // the base of the slice the next component must be in ("" = the root)
+    let mut parent = "";
+    let comps: Vec<&[u8]> = group
+        .as_bytes()
+        .split(|&b| b == b'/')
+        .filter(|c| !c.is_empty())
+        .collect();
+    let (_, ancestors) = comps.split_last()?;
+    let in_slice = |parent: &str, base: &str| -> bool {
+        match base.rsplit_once('-') {
+            None => parent.is_empty() && !base.is_empty(),
+            Some((up, last)) => up == parent && !last.is_empty(),
+        }
+    };
+    for c in ancestors {
+        let base = std::str::from_utf8(c).ok()?.strip_suffix(".slice")?;
+        if !in_slice(parent, base) {
+            return None;
+        }
+        parent = base;
+    }
+    match unit.strip_suffix(".slice") {
+        Some(base) => in_slice(parent, base).then_some(unit),
+        // a service or scope sits directly in a slice (or the root slice)
+        None => Some(unit),
+    }
+}
+
 /// The `systemctl` command that makes the same change through systemd.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SystemdEquivalent {
@@ -1290,7 +1332,7 @@ fn infinity(l: Limit) -> String {
 pub fn systemd_equivalent(op: &Op, device: Option<&str>) -> Option<SystemdEquivalent> {
     const SET: &[&str] = &["set-property", "--runtime"];
     let w = op.as_write()?;
-    let unit = systemd_unit(&w.group)?.to_owned();
+    let unit = system_unit(&w.group)?.to_owned();
     // a device name from the outside becomes part of an argument: only a
     // plain kernel device name ("sda", "nvme0n1", "dm-0", "/dev/sda")
     let device = device.filter(|d| {

@@ -40,7 +40,8 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:19586";
 pub const MAX_REQUEST: usize = 8 << 10;
 /// Connections served at once; more are answered 503 and closed.
 pub const MAX_CONNECTIONS: usize = 16;
-/// The time a client has to send its request, and to take the answer.
+/// The time a client has to send its request, and then again to take
+/// the whole answer.
 pub const CLIENT_DEADLINE: Duration = Duration::from_secs(10);
 /// The default `--min-interval`.
 pub const DEFAULT_MIN_INTERVAL: Duration = Duration::from_secs(1);
@@ -353,20 +354,47 @@ fn find_end(b: &[u8]) -> Option<usize> {
         .or_else(|| b.windows(2).position(|w| w == b"\n\n"))
 }
 
-fn respond(s: &mut TcpStream, status: &str, headers: &str, body: &[u8]) -> std::io::Result<()> {
+/// Writes the answer by `deadline` as a whole: each write may wait only
+/// for what is left of it, so a client that takes the answer slowly, but
+/// never slowly enough for one write to wait the whole deadline, still
+/// loses its connection (its slot and its thread) at the deadline.
+fn respond(
+    s: &mut TcpStream,
+    status: &str,
+    headers: &str,
+    body: &[u8],
+    deadline: Instant,
+) -> std::io::Result<()> {
     let head = format!(
         "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n{headers}\r\n",
         body.len()
     );
-    s.write_all(head.as_bytes())?;
-    s.write_all(body)?;
-    s.flush()
+    write_by(s, head.as_bytes(), deadline)?;
+    write_by(s, body, deadline)
+}
+
+fn write_by(s: &mut TcpStream, mut b: &[u8], deadline: Instant) -> std::io::Result<()> {
+    while !b.is_empty() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        // SO_SNDTIMEO bounds the whole of one send, however many times
+        // it waits for room
+        s.set_write_timeout(Some(left))?;
+        match s.write(b) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => b = &b[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// Serves one connection: one request, one answer, then close.
 fn serve_one(mut s: TcpStream, ex: &Exporter) {
     let deadline = Instant::now() + CLIENT_DEADLINE;
-    let _ = s.set_write_timeout(Some(CLIENT_DEADLINE));
     let text = "Content-Type: text/plain; charset=utf-8\r\n";
     let res = match read_head(&mut s, deadline) {
         Err(_) => return,
@@ -377,26 +405,32 @@ fn serve_one(mut s: TcpStream, ex: &Exporter) {
     let _ = s.shutdown(std::net::Shutdown::Both);
 }
 
+/// Answers a request; the client then has [`CLIENT_DEADLINE`] to take
+/// the answer (counted from when it is ready: a scrape that waited for a
+/// reading does not eat into it).
 fn route_answer(s: &mut TcpStream, r: Route, ex: &Exporter, text: &str) -> std::io::Result<()> {
+    let by = || Instant::now() + CLIENT_DEADLINE;
     match r {
         Route::Metrics(f) => {
             let body = ex.scrape(f);
             let ct = format!("Content-Type: {}\r\n", f.content_type());
-            respond(s, "200 OK", &ct, body.as_bytes())
+            respond(s, "200 OK", &ct, body.as_bytes(), by())
         }
-        Route::NotFound => respond(s, "404 Not Found", text, b"cgtop serves /metrics\n"),
+        Route::NotFound => respond(s, "404 Not Found", text, b"cgtop serves /metrics\n", by()),
         Route::MethodNotAllowed => respond(
             s,
             "405 Method Not Allowed",
             &format!("{text}Allow: GET\r\n"),
             b"GET only\n",
+            by(),
         ),
-        Route::BadRequest => respond(s, "400 Bad Request", text, b"bad request\n"),
+        Route::BadRequest => respond(s, "400 Bad Request", text, b"bad request\n", by()),
         Route::TooLarge => respond(
             s,
             "431 Request Header Fields Too Large",
             text,
             b"request too large\n",
+            by(),
         ),
     }
 }
@@ -455,12 +489,12 @@ pub fn serve(opts: &Options, cfg: &ServeConfig) -> Result<Option<i32>> {
         let _ = s.set_nonblocking(false);
         if busy.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
             busy.fetch_sub(1, Ordering::AcqRel);
-            let _ = s.set_write_timeout(Some(Duration::from_secs(1)));
             let _ = respond(
                 &mut s,
                 "503 Service Unavailable",
                 "Content-Type: text/plain; charset=utf-8\r\nRetry-After: 1\r\n",
                 b"too many connections\n",
+                Instant::now() + Duration::from_secs(1),
             );
             continue;
         }

@@ -1,6 +1,7 @@
 //! The settings file on disk: where it is (`$XDG_CONFIG_HOME/cgtop/
 //! config.toml`, else `$HOME/.config/cgtop/config.toml`, or `--config
-//! FILE`), reading it as the action log's directory is checked (no
+//! FILE`; as root, a place of another user's is passed over for root's
+//! own, [`load_env`]), reading it as the action log's directory is checked (no
 //! symlink on the way, every directory and the file the user's or
 //! root's and written by no one else, a regular file: a FIFO or a device
 //! is refused before a byte is read, at most `model::config::MAX_BYTES`),
@@ -39,6 +40,54 @@ pub fn env_path() -> Option<PathBuf> {
         std::env::var_os("XDG_CONFIG_HOME").as_deref(),
         std::env::var_os("HOME").as_deref(),
     )
+}
+
+/// The places the environment's settings file is looked for, in order:
+/// [`env_path`], then, for root only, root's own
+/// (`~root/.config/cgtop/config.toml`, the home from `/etc/passwd`): under
+/// `sudo -E` or `su -m` the environment names the caller's directory,
+/// which root does not trust ([`load_env`] refuses it and goes on to
+/// root's own place, as the action log does).
+pub fn env_candidates(euid: u32) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = env_path().into_iter().collect();
+    if euid == 0 {
+        let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+        if let Some(h) = actionlog::root_home(&passwd) {
+            let p = h.join(".config/cgtop/config.toml");
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The environment's settings: the first of `candidates` that is not
+/// someone else's place (a directory or the file of another user's, a
+/// directory others may write), read as [`load`] does. Any other
+/// refusal (a symlink, a FIFO, a file of the user's own that others may
+/// write) is the error, as is the last place's, so the user's own
+/// mistake still says why. A missing file is the defaults. `None` as the
+/// path: no place at all.
+pub fn load_env(candidates: &[PathBuf], euid: u32) -> Result<(Option<PathBuf>, Config), LoadError> {
+    for (i, p) in candidates.iter().enumerate() {
+        let res = load(p, euid, false);
+        let others = match &res {
+            Err(LoadError {
+                why: Why::Unsafe(Unsafe::NotOwned { .. }),
+                ..
+            }) => true,
+            Err(LoadError {
+                why: Why::Unsafe(Unsafe::Writable { path, .. }),
+                path: file,
+            }) => path != file,
+            _ => false,
+        };
+        if !(others && i + 1 < candidates.len()) {
+            return res.map(|c| (Some(p.clone()), c));
+        }
+    }
+    Ok((None, Config::default()))
 }
 
 /// Why the file could not be had.
