@@ -65,7 +65,6 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
         errors: RefCell::new(Vec::new()),
     };
     let read = |name: &str| g.read(name);
-    let limit = |name: &'static str| g.limit(name);
     let number = |name: &'static str| g.number(name);
     // the flat-keyed files are parsed twice from one read: into their
     // typed fields and into KeyedFiles, which keeps every key
@@ -78,37 +77,12 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
         subtree_control: read(files::SUBTREE_CONTROL).map(|t| Controllers::parse(&t)),
         stat: stat_text.as_deref().map(CgroupStat::parse),
         freeze: read(files::FREEZE).map(|t| t.trim() == "1"),
-        cpu_max: read(files::CPU_MAX).and_then(|t| CpuMax::parse(&t).ok()),
         cpu_max_burst: number(files::CPU_MAX_BURST),
-        cpu_weight: read(files::CPU_WEIGHT).and_then(|t| t.trim().parse().ok()),
         cpu_weight_nice: read(files::CPU_WEIGHT_NICE).and_then(|t| t.trim().parse().ok()),
-        memory_min: limit(files::MEMORY_MIN),
-        memory_low: limit(files::MEMORY_LOW),
-        memory_high: limit(files::MEMORY_HIGH),
-        memory_max: limit(files::MEMORY_MAX),
         memory_peak: number(files::MEMORY_PEAK),
-        swap_current: number(files::MEMORY_SWAP_CURRENT),
-        swap_max: limit(files::MEMORY_SWAP_MAX),
         memory_stat: memory_stat_text.as_deref().map(MemoryStat::parse),
-        memory_events: memory_events_text.as_deref().map(MemoryEvents::parse),
-        io_max: read(files::IO_MAX).and_then(|t| IoMax::parse(&t).ok()),
         io_weight: read(files::IO_WEIGHT).and_then(|t| IoWeight::parse(&t).ok()),
         io_latency: read(files::IO_LATENCY).and_then(|t| IoLatency::parse(&t).ok()),
-        pids_max: limit(files::PIDS_MAX),
-        cpu_pressure: read(files::CPU_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
-        memory_pressure: read(files::MEMORY_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
-        io_pressure: read(files::IO_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
-        cpu_shares: None,
-        memory_soft_limit: None,
-        memsw_limit: None,
-        memsw_usage: None,
-        memory_usage: None,
-        memory_failcnt: None,
-        oom_control: None,
-        memory_stat_v1: None,
-        freezer: None,
-        blkio_weight: None,
-        hierarchies: None,
         keyed: KeyedFiles {
             cgroup_stat: stat_text.as_deref().map(Keyed::parse),
             cpu_stat: keyed(files::CPU_STAT),
@@ -122,10 +96,8 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
         pids: read(files::PROCS)
             .map(|t| cgroupfs::parse_pids(&t))
             .unwrap_or_default(),
-        raw: Vec::new(),
-        raw_primary: 0,
-        writable: Vec::new(),
-        unreadable: Vec::new(),
+        // the limits, memory.events and pressure: the exposition's part
+        ..exported(&g, memory_events_text.as_deref())
     };
     d.unreadable = g.errors.take();
     if raw {
@@ -147,8 +119,18 @@ pub fn read_export(hier: &Hier, dir: &Path) -> GroupDetail {
         dir,
         errors: RefCell::new(Vec::new()),
     };
+    let events = g.read(files::MEMORY_EVENTS);
+    let mut d = exported(&g, events.as_deref());
+    d.unreadable = g.errors.take();
+    d
+}
+
+/// The exposition's files of `g` (see [`read_export`]), the part of
+/// [`read_detail`] both share; memory.events' text is read by the caller
+/// (read_detail keeps its keyed copy from the same read).
+fn exported(g: &Group, memory_events: Option<&str>) -> GroupDetail {
     let read = |name: &str| g.read(name);
-    let mut d = GroupDetail {
+    GroupDetail {
         cpu_max: read(files::CPU_MAX).and_then(|t| CpuMax::parse(&t).ok()),
         cpu_weight: read(files::CPU_WEIGHT).and_then(|t| t.trim().parse().ok()),
         memory_min: g.limit(files::MEMORY_MIN),
@@ -157,16 +139,14 @@ pub fn read_export(hier: &Hier, dir: &Path) -> GroupDetail {
         memory_max: g.limit(files::MEMORY_MAX),
         swap_current: g.number(files::MEMORY_SWAP_CURRENT),
         swap_max: g.limit(files::MEMORY_SWAP_MAX),
-        memory_events: read(files::MEMORY_EVENTS).map(|t| MemoryEvents::parse(&t)),
+        memory_events: memory_events.map(MemoryEvents::parse),
         io_max: read(files::IO_MAX).and_then(|t| IoMax::parse(&t).ok()),
         pids_max: g.limit(files::PIDS_MAX),
         cpu_pressure: read(files::CPU_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         memory_pressure: read(files::MEMORY_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         io_pressure: read(files::IO_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         ..GroupDetail::default()
-    };
-    d.unreadable = g.errors.take();
-    d
+    }
 }
 
 /// Reads one group in full on any layout: the primary hierarchy's files
