@@ -9,9 +9,9 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 struct Server {
@@ -21,24 +21,7 @@ struct Server {
 
 impl Server {
     fn on(root: &std::path::Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cgtop"))
-            .arg("serve")
-            .args(["--listen", "127.0.0.1:0", "--root"])
-            .arg(root)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("cgtop serve");
-        let mut err = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        err.read_line(&mut line).unwrap();
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|r| r.split('/').next())
-            .unwrap_or_else(|| panic!("no address in {line:?}"))
-            .parse()
-            .unwrap();
+        let (child, addr) = common::start_serve(&["--root", root.to_str().unwrap()]);
         Self { child, addr }
     }
 }

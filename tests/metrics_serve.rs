@@ -9,7 +9,7 @@ mod common;
 mod metrics_parse;
 
 use cgtop::render::openmetrics::Format;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -24,25 +24,7 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cgtop"))
-            .arg("serve")
-            .args(["--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("cgtop serve");
-        let mut err = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        err.read_line(&mut line).unwrap();
-        // "cgtop: serving / under DIR at http://127.0.0.1:PORT/metrics (read-only)"
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|r| r.split('/').next())
-            .unwrap_or_else(|| panic!("no address in {line:?}"))
-            .parse()
-            .unwrap();
+        let (child, addr) = common::start_serve(args);
         Self { child, addr }
     }
 

@@ -656,3 +656,30 @@ pub fn screen(app: &App, w: u16, h: u16) -> String {
     }
     out
 }
+
+/// Starts the real `cgtop serve --listen 127.0.0.1:0 ARGS` and reads the
+/// address it bound from its first stderr line ("cgtop: serving / under
+/// DIR at http://127.0.0.1:PORT/metrics (read-only)"). The caller ends the
+/// child (by its pid, through `Child::kill`).
+pub fn start_serve(args: &[&str]) -> (std::process::Child, std::net::SocketAddr) {
+    use std::io::BufRead as _;
+    let mut child = Process::new(env!("CARGO_BIN_EXE_cgtop"))
+        .arg("serve")
+        .args(["--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cgtop serve");
+    let mut err = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    err.read_line(&mut line).expect("serve's first line");
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .parse()
+        .expect("an address");
+    (child, addr)
+}
