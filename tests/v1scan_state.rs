@@ -446,3 +446,99 @@ fn no_rate_across_a_change_of_source() {
     let pct = r.rates[i].cpu_pct.unwrap();
     assert!((pct - 10.0).abs() < 0.01, "{pct}");
 }
+
+/// Limit colours on v1: a row is graded against the limits of the v1
+/// hierarchies that hold its controllers (cpu.cfs_quota_us,
+/// memory.limit_in_bytes, pids.max), on a hybrid host and on a v1-only
+/// one, for a group in every hierarchy and for one made in v1 only; the
+/// cursor stays on "/", so no row borrows the inspected group's limits.
+///
+/// ```text
+/// /
+/// ├─docker/abc                 memory at 80 % of its limit: warm
+/// └─system.slice/web.service   46 % of one core under half a CPU, 95 %
+///                              of its memory limit, 3 of 3 pids: hot
+/// ```
+#[test]
+fn rows_are_graded_against_their_v1_limits_on_hybrid_and_v1_only_hosts() {
+    use cgtop::app::App;
+    use cgtop::ui::Theme;
+    const WEB: &str = "system.slice/web.service";
+    for v1_only in [false, true] {
+        let t = layout();
+        let b = t.path();
+        let web = |h: &str| b.join(h).join(WEB);
+        fs::write(web("cpu,cpuacct").join("cpu.cfs_quota_us"), "50000\n").unwrap();
+        fs::write(web("cpu,cpuacct").join("cpu.cfs_period_us"), "100000\n").unwrap();
+        // 380928 bytes in use (the captured memory.usage_in_bytes): 95 %
+        // of 98 pages, 80 % of 116
+        fs::write(web("memory").join("memory.limit_in_bytes"), "401408\n").unwrap();
+        fs::write(
+            b.join("memory/docker/abc/memory.limit_in_bytes"),
+            "475136\n",
+        )
+        .unwrap();
+        fs::write(web("pids").join("pids.max"), "3\n").unwrap();
+        if v1_only {
+            fs::remove_dir_all(b.join("unified")).unwrap();
+        }
+        let o = opts(b);
+        let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
+        let primary = if v1_only { "systemd" } else { "unified" };
+        assert_eq!(m.root, b.join(primary), "{v1_only}");
+        let mut c =
+            Collector::with_hiers(cgtop::run::collector_config(&o, &m, false), hier, &hiers);
+        c.set_cpu_ceiling(None);
+        c.set_grade_limits(true);
+        let mut a = App::new(common::host(), m, GroupPath::root(), Duration::from_secs(1));
+        common::resize(&mut a, 120, 40);
+        common::tick(&mut a, &mut c, 1.0);
+        bump_ns(b, WEB, 460_000_000);
+        common::tick(&mut a, &mut c, 2.0);
+        // the tree alone, every row on screen, the cursor on "/"
+        common::send(&mut a, &mut c, common::ch('z'));
+        assert_eq!(a.cursor, 0);
+        let theme = Theme::color();
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+        term.draw(|f| cgtop::ui::render(f, &a, &theme)).unwrap();
+        let buf = term.backend().buffer().clone();
+        let line = |y: u16| -> String { (0..120).map(|x| buf[(x, y)].symbol()).collect() };
+        let row = |name: &str| {
+            (0..40)
+                .find(|&y| line(y).contains(name))
+                .unwrap_or_else(|| panic!("no row {name}:\n{}", common::screen(&a, 120, 40)))
+        };
+        // the style of every cell of `figure` on row `y`
+        let styles = |y: u16, figure: &str| {
+            let text = line(y);
+            let at = text
+                .find(figure)
+                .unwrap_or_else(|| panic!("{figure} not in {text}"));
+            let x0 = text[..at].chars().count() as u16;
+            (x0..x0 + figure.chars().count() as u16)
+                .map(|x| (buf[(x, y)].fg, buf[(x, y)].bg))
+                .collect::<Vec<_>>()
+        };
+        let hot = (
+            theme.hot.fg.unwrap_or(ratatui::style::Color::Reset),
+            theme.hot.bg.unwrap_or(ratatui::style::Color::Reset),
+        );
+        let warm = (
+            theme.warm.fg.unwrap_or(ratatui::style::Color::Reset),
+            theme.warm.bg.unwrap_or(ratatui::style::Color::Reset),
+        );
+        let w = row("web.service");
+        let text = line(w);
+        for figure in ["46.0", "372K"] {
+            for s in styles(w, figure) {
+                assert_eq!(s, hot, "{v1_only} {figure}: {text}");
+            }
+        }
+        // PIDS: the "3" right-aligned before the state marks
+        assert_eq!(styles(w, "     3 ")[5], hot, "{v1_only}: {text}");
+        let d = row("abc");
+        for s in styles(d, "372K") {
+            assert_eq!(s, warm, "{v1_only}: {}", line(d));
+        }
+    }
+}

@@ -8,8 +8,8 @@ use super::devices;
 use super::hier::{self, Hier, Hiers};
 use super::procs::ProcReader;
 use super::read::{
-    read_cpu_max, read_cpu_max_layout, read_cpu_stat_local, read_detail_layout, read_export,
-    read_io_cost, read_memory_limits, read_memory_limits_layout, read_pids_max,
+    read_cpu_max_layout, read_cpu_stat_local, read_detail_layout, read_export, read_io_cost,
+    read_memory_limits_layout, read_own_limits,
 };
 use super::scan::{KeptPool, ScanConfig, ScanKind, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
@@ -326,20 +326,14 @@ impl Collector {
         if walked {
             cache.clear();
         }
-        let hier = &self.hier;
+        // each from the hierarchy holding its controller, as the detail's
+        let hiers = &self.hiers;
         let own: Vec<OwnLimits> = groups
             .iter()
             .map(|g| {
-                *cache.entry((g.path.clone(), g.inode)).or_insert_with(|| {
-                    let dir = hier::group_rel(&g.path);
-                    let (memory_max, memory_high) = read_memory_limits(hier, dir);
-                    OwnLimits {
-                        memory_max,
-                        memory_high,
-                        pids_max: read_pids_max(hier, dir),
-                        cpu_max: read_cpu_max(hier, dir),
-                    }
-                })
+                *cache
+                    .entry((g.path.clone(), g.inode))
+                    .or_insert_with(|| read_own_limits(hiers, hier::group_rel(&g.path)))
             })
             .collect();
         // groups gone since are not kept

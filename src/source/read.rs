@@ -299,6 +299,23 @@ pub fn read_memory_limits_layout(hiers: &Hiers, dir: &Path) -> (Option<Limit>, O
     }
 }
 
+/// A group's own limit files for grading its figures
+/// (`render::severity::OwnLimits`), each from the hierarchy holding its
+/// controller, as the detail reads them: one reader for every layout, so
+/// a row of a v1 or hybrid host is graded against its v1 limits as the
+/// inspected group is. pids.max has the same name and text on v1.
+pub fn read_own_limits(hiers: &Hiers, dir: &Path) -> crate::render::severity::OwnLimits {
+    let (memory_max, memory_high) = read_memory_limits_layout(hiers, dir);
+    crate::render::severity::OwnLimits {
+        memory_max,
+        memory_high,
+        pids_max: hiers
+            .holder("pids")
+            .and_then(|(_, h)| read_pids_max(h, dir)),
+        cpu_max: read_cpu_max_layout(hiers, dir),
+    }
+}
+
 /// The CPU bandwidth limit of one group, from the hierarchy holding cpu:
 /// cpu.max on v2, cpu.cfs_quota_us and cpu.cfs_period_us on v1.
 pub fn read_cpu_max_layout(hiers: &Hiers, dir: &Path) -> Option<CpuMax> {
