@@ -523,6 +523,19 @@ mod tests {
             Some((ProcLine::v2(), GroupPath::root(), GroupPath::root()))
         );
         assert_eq!(hier_mapping(&m, Path::new("/tmp")), None);
+        // an SELinux host (seclabel among every cgroup mount's options):
+        // the lines are named by controllers, as /proc/PID/cgroup names them
+        let m = mounts(include_str!(
+            "../../tests/fixtures/mountinfo/centos7-selinux"
+        ));
+        let text = "3:cpuacct,cpu:/c\n1:name=systemd:/d\n";
+        for (dir, path) in [
+            ("/sys/fs/cgroup/cpu,cpuacct/c", "/c"),
+            ("/sys/fs/cgroup/systemd/d", "/d"),
+        ] {
+            let (line, _, _) = hier_mapping(&m, Path::new(dir)).unwrap();
+            assert_eq!(line.path(text), Some(path), "{dir}: {line:?}");
+        }
     }
 
     fn mounts(text: &str) -> Vec<MountEntry> {

@@ -60,15 +60,15 @@ pub struct Layout {
     pub v1: Vec<V1Mount>,
 }
 
-/// Mount options of a v1 superblock that are not controllers.
+/// A v1 superblock option that names a controller: one of the kernel's
+/// v1 controllers ([`V1_CONTROLLERS`]), never whatever else the options
+/// hold. An allow-list, because the options are open-ended: SELinux adds
+/// `seclabel` to every cgroup mount of Fedora and RHEL, and the kernel
+/// adds `xattr`, `noprefix`, `clone_children`, `cpuset_v2_mode`,
+/// `favordynmods`, `release_agent=`... A controller newer than the list
+/// is not seen (its figures are not read) rather than a word taken for one.
 fn is_controller_option(opt: &str) -> bool {
-    !matches!(
-        opt,
-        "rw" | "ro" | "" | "relatime" | "noatime" | "nosuid" | "nodev" | "noexec" | "xattr"
-    ) && !opt.contains('=')
-        && opt != "noprefix"
-        && opt != "clone_children"
-        && opt != "cpuset_v2_mode"
+    V1_CONTROLLERS.contains(&opt)
 }
 
 /// The v1 name of a cgroup2 controller: v2's io is v1's blkio (admin guide
@@ -256,13 +256,14 @@ impl Layout {
     }
 }
 
-/// The controllers cgroup v1 knows (Linux 6.x `cgroup_subsys.h`), for
-/// telling a fixture's hierarchy directory from any other directory.
+/// The controllers cgroup v1 knows (Linux 6.x `cgroup_subsys.h`, by
+/// their v1 names: v2's io is blkio there): the only words of a v1
+/// mount's options taken for controllers, and of a fixture's directory
+/// names.
 pub const V1_CONTROLLERS: &[&str] = &[
     "cpuset",
     "cpu",
     "cpuacct",
-    "io",
     "blkio",
     "memory",
     "devices",
@@ -351,6 +352,74 @@ mod tests {
         assert!(
             matches!(m.mode, MountMode::V1 { ref v1_controllers } if v1_controllers.len() == 8)
         );
+    }
+
+    /// Real mountinfo texts (tests/fixtures/mountinfo/README.md says
+    /// where each is from): SELinux hosts put `seclabel` among every
+    /// cgroup mount's super options.
+    const CENTOS7_SELINUX: &str = include_str!("../../tests/fixtures/mountinfo/centos7-selinux");
+    const CENTOS7_SELINUX_DOCKER: &str =
+        include_str!("../../tests/fixtures/mountinfo/centos7-selinux-docker");
+    const THIS_HYBRID_HOST: &str = include_str!("../../tests/fixtures/mountinfo/this-hybrid-host");
+
+    fn labels(l: &Layout) -> Vec<String> {
+        l.v1.iter().map(V1Mount::label).collect()
+    }
+
+    #[test]
+    fn selinux_hosts_seclabel_is_no_controller() {
+        let l = Layout::from_mounts(&parse(CENTOS7_SELINUX.as_bytes()));
+        assert_eq!(
+            labels(&l),
+            [
+                "name=systemd",
+                "net_prio,net_cls",
+                "blkio",
+                "cpuacct,cpu",
+                "memory",
+                "freezer",
+                "cpuset",
+                "perf_event",
+                "hugetlb",
+                "pids",
+                "devices"
+            ]
+        );
+        let m = l.mount_info().unwrap();
+        assert_eq!(m.root, PathBuf::from("/sys/fs/cgroup/systemd"));
+        let MountMode::V1 { v1_controllers } = m.mode else {
+            panic!("{:?}", m.mode)
+        };
+        assert_eq!(v1_controllers.len(), 12, "{v1_controllers:?}");
+        assert!(v1_controllers
+            .iter()
+            .all(|c| V1_CONTROLLERS.contains(&c.as_str())));
+        assert_eq!(
+            l.dir(l.holder("cpu").unwrap()),
+            Some(Path::new("/sys/fs/cgroup/cpu,cpuacct"))
+        );
+        // a container's view of the same kind of host: bind mounts of its
+        // own group, seclabel on each
+        let l = Layout::from_mounts(&parse(CENTOS7_SELINUX_DOCKER.as_bytes()));
+        assert_eq!(l.v1.len(), 11);
+        assert_eq!(l.v1[0].label(), "name=systemd");
+        assert_eq!(l.v1[4].label(), "cpuacct,cpu");
+        assert!(l.v1_controllers().iter().all(|c| c != "seclabel"));
+    }
+
+    #[test]
+    fn options_that_are_not_controllers_are_never_taken_for_one() {
+        let text =
+            "1 0 0:30 / /a rw - cgroup cgroup rw,seclabel,favordynmods,nsdelegate,memory,bogus\n\
+                    2 0 0:31 / /b rw - cgroup cgroup rw,seclabel,name=x\n\
+                    3 0 0:32 / /c rw - cgroup cgroup rw,seclabel,xattr\n";
+        let l = Layout::from_mounts(&parse(text.as_bytes()));
+        assert_eq!(labels(&l), ["memory", "name=x"]);
+        // the fixture's own capture of this host: unchanged
+        let here = Layout::from_mounts(&parse(THIS_HYBRID_HOST.as_bytes()));
+        assert_eq!(here.v1.len(), 9);
+        assert!(here.v2.is_some());
+        assert_eq!(here.v1[8].label(), "name=systemd");
     }
 
     #[test]

@@ -274,9 +274,11 @@ fn v1_key(label: &str) -> Result<(String, String), Refusal> {
             && s.bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
     };
+    // the layout's own allow-list: a log of an older cgtop that took
+    // SELinux's `seclabel` for a controller is refused, not looked up
     let all_ok = label.split(',').all(|c| match c.strip_prefix("name=") {
         Some(n) => word(&n.to_ascii_lowercase()),
-        None => word(c),
+        None => super::layout::V1_CONTROLLERS.contains(&c),
     });
     if !all_ok {
         return Err(Refusal::Hierarchy);
@@ -1054,6 +1056,11 @@ mod tests {
         );
         assert!(v1_key("cpu;x").is_err());
         assert!(v1_key("v1#0").is_err());
+        // a word of the mount options that is no controller (SELinux's
+        // seclabel, as an older cgtop logged it) names no hierarchy: the
+        // script would look up the first mount with that option
+        assert_eq!(v1_key("seclabel,cpu,cpuacct"), Err(Refusal::Hierarchy));
+        assert_eq!(v1_key("seclabel"), Err(Refusal::Hierarchy));
     }
 
     #[test]
