@@ -45,6 +45,9 @@ pub struct ViewSettings {
     /// Where the column chooser saves (`s`): the file read, or the one the
     /// environment names; `None` with --no-config.
     pub config_file: Option<PathBuf>,
+    /// Said on the status line at start (the default settings place
+    /// could not be read).
+    pub notice: Option<String>,
 }
 
 /// What the tree is sorted by.

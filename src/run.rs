@@ -223,6 +223,12 @@ fn run_tui(
             text: format!("showing {depth} levels below {}", opts.start),
         });
     }
+    if let Some(note) = &view.notice {
+        app.status = Some(app::Status {
+            level: app::Level::Warn,
+            text: note.clone(),
+        });
+    }
     let theme = Theme::from_settings(std::env::var("NO_COLOR").ok().as_deref(), &view.colours);
     app.protected = safety::discover(&m.root);
     app.page_size = procfs::page_size();

@@ -266,3 +266,72 @@ fn the_chooser_saves_and_the_next_start_reads_it() {
     assert!(s.contains("PIDS"), "{s}");
     term.send(&["q"]);
 }
+
+/// A user who may not read the default settings place (`HOME=/root` under
+/// `setpriv --reuid=65534`, or any HOME of another user's) runs with the
+/// defaults, said once on stderr; only `--config FILE` that cannot be read
+/// is fatal. Against the real binary, as uid 65534.
+#[test]
+fn an_unreadable_default_place_is_no_settings_file() {
+    if !rustix::process::geteuid().is_root() {
+        println!("skipped: needs root (to run the binary as uid 65534 with setpriv)");
+        return;
+    }
+    if Command::new("setpriv").arg("--version").output().is_err() {
+        println!("skipped: no setpriv (util-linux) on this host");
+        return;
+    }
+    let bin = Path::new(env!("CARGO_BIN_EXE_cgtop"));
+    let root = common::fixture("pure-v2-systemd");
+    let as_nobody = |home: &Path, args: &[&str]| {
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(bin)
+            .args(["-b", "-n", "1", "--root"])
+            .arg(&root)
+            .args(args)
+            .env_clear()
+            .env("HOME", home)
+            .env("PATH", "/usr/bin:/bin")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run cgtop through setpriv")
+    };
+    // the binary and the fixture must be reachable by uid 65534
+    let probe = as_nobody(Path::new("/"), &["--no-config"]);
+    if !probe.status.success() {
+        println!(
+            "skipped: uid 65534 cannot run {} on {} here: {}",
+            bin.display(),
+            root.display(),
+            stderr(&probe)
+        );
+        return;
+    }
+    // a home of root's that others may not enter, made here (and /root as
+    // the issue ran it, where it is closed to others)
+    let private = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(private.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    let mut homes = vec![private.path().to_path_buf()];
+    let root_home = std::fs::metadata("/root").map(|m| m.permissions().mode() & 0o005);
+    if root_home.is_ok_and(|others| others == 0) {
+        homes.push("/root".into());
+    }
+    for home in &homes {
+        let o = as_nobody(home, &[]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{}: {err}", home.display());
+        assert!(String::from_utf8_lossy(&o.stdout).contains("GROUP"));
+        let want = format!(
+            "settings file {}/.config/cgtop/config.toml not read",
+            home.display()
+        );
+        assert_eq!(err.matches(&want).count(), 1, "{err}");
+        assert!(err.contains("Permission denied"), "{err}");
+        // named on the command line, the same file is an error
+        let named = home.join("cgtop.toml");
+        let o = as_nobody(home, &["--config", named.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("Permission denied"), "{}", stderr(&o));
+    }
+}

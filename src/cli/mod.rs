@@ -382,7 +382,10 @@ fn replay(a: &ReplayArgs) -> ExitCode {
 /// `cgtop replay`'s view, which has no --config).
 fn env_keys_and_colours() -> Result<crate::model::config::Colours, LoadError> {
     let euid = rustix::process::geteuid().as_raw();
-    let (Some(p), cfg) = config::load_env(&config::env_candidates(euid), euid)? else {
+    // an unreadable default place is no settings file (the replay's view
+    // has no status line before its first frame: the defaults, unsaid)
+    let env = config::load_env(&config::env_candidates(euid), euid)?;
+    let (Some(p), cfg) = (env.path, env.config) else {
         return Ok(crate::model::config::Colours::default());
     };
     let keys = crate::app::keymap::build(&cfg.keys).map_err(|e| LoadError {
@@ -394,15 +397,21 @@ fn env_keys_and_colours() -> Result<crate::model::config::Colours, LoadError> {
 }
 
 /// The settings file's path and what it says: `--no-config` none,
-/// `--config FILE` that one (which must exist), else the environment's
-/// (missing: every default).
-fn load_config(cli: &Cli) -> Result<(Option<PathBuf>, Config), LoadError> {
+/// `--config FILE` that one (which must exist and be read), else the
+/// environment's (missing or unreadable: every default, the latter with
+/// the note to say once).
+fn load_config(cli: &Cli) -> Result<config::EnvSettings, LoadError> {
     let euid = rustix::process::geteuid().as_raw();
+    let named = |path, config| config::EnvSettings {
+        path,
+        config,
+        unreadable: None,
+    };
     if cli.no_config {
-        return Ok((None, Config::default()));
+        return Ok(named(None, Config::default()));
     }
     if let Some(file) = &cli.config {
-        return config::load(file, euid, true).map(|c| (Some(file.clone()), c));
+        return config::load(file, euid, true).map(|c| named(Some(file.clone()), c));
     }
     config::load_env(&config::env_candidates(euid), euid)
 }
@@ -501,6 +510,7 @@ fn settle(
             sort_descending: cfg.sort_descending,
             colours: cfg.colours,
             config_file: file,
+            notice: None,
         },
         keymap,
     })
@@ -536,13 +546,16 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let settled = load_config(&cli).and_then(|(file, cfg)| {
-        settle(&cli, cli_columns, delay_given, file.clone(), &cfg).map_err(|e| LoadError {
+    let mut unread_note = None;
+    let settled = load_config(&cli).and_then(|env| {
+        unread_note = env.unreadable.as_ref().map(LoadError::as_unread_note);
+        let file = env.path;
+        settle(&cli, cli_columns, delay_given, file.clone(), &env.config).map_err(|e| LoadError {
             path: file.unwrap_or_default(),
             why: config::Why::Bad(e),
         })
     });
-    let settled = match settled {
+    let mut settled = match settled {
         Ok(s) => s,
         Err(e) => {
             complain(&e.to_string());
@@ -558,6 +571,12 @@ pub fn main() -> ExitCode {
     } else {
         Output::Tui
     };
+    // said once: the TUI's status line, or stderr beside any other output
+    match (output, unread_note) {
+        (Output::Tui, note) if !cli.openmetrics => settled.view.notice = note,
+        (_, Some(note)) => complain(&note),
+        (_, None) => {}
+    }
     let start = match parse_group(cli.group.as_ref()) {
         Ok(p) => p,
         Err(c) => return c,

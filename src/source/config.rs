@@ -62,14 +62,40 @@ pub fn env_candidates(euid: u32) -> Vec<PathBuf> {
     out
 }
 
+/// The environment's settings ([`load_env`]): the file read (or the one
+/// the environment names, where the column chooser saves), what it says,
+/// and a place passed over because this user may not read it.
+#[derive(Debug, Clone)]
+pub struct EnvSettings {
+    pub path: Option<PathBuf>,
+    pub config: Config,
+    /// The default place could not be read (EACCES/EPERM on the way or on
+    /// the file: a HOME of another user's under `setpriv` or `su`, an NFS
+    /// home that root may not read): no settings file, said once.
+    pub unreadable: Option<LoadError>,
+}
+
+/// Whether a load failed only because this user may not read the place:
+/// EACCES or EPERM on a directory on the way or on the file.
+fn not_readable(e: &LoadError) -> bool {
+    let denied = |e: Errno| e == Errno::ACCESS || e == Errno::PERM;
+    match &e.why {
+        Why::Unsafe(Unsafe::Io { errno, .. }) | Why::Io(errno) => denied(*errno),
+        _ => false,
+    }
+}
+
 /// The environment's settings: the first of `candidates` that is not
 /// someone else's place (a directory or the file of another user's, a
-/// directory others may write), read as [`load`] does. Any other
-/// refusal (a symlink, a FIFO, a file of the user's own that others may
-/// write) is the error, as is the last place's, so the user's own
-/// mistake still says why. A missing file is the defaults. `None` as the
-/// path: no place at all.
-pub fn load_env(candidates: &[PathBuf], euid: u32) -> Result<(Option<PathBuf>, Config), LoadError> {
+/// directory others may write) nor one this user may not read, read as
+/// [`load`] does. Any other refusal (a symlink, a FIFO, a file of the
+/// user's own that others may write) is the error, as is the last
+/// place's, so the user's own mistake still says why. A missing file is
+/// the defaults, and so is an unreadable default place (in
+/// [`EnvSettings::unreadable`], for the caller to say): only `--config
+/// FILE` must be read. `None` as the path: no place at all.
+pub fn load_env(candidates: &[PathBuf], euid: u32) -> Result<EnvSettings, LoadError> {
+    let mut unreadable = None;
     for (i, p) in candidates.iter().enumerate() {
         let res = load(p, euid, false);
         let others = match &res {
@@ -83,11 +109,39 @@ pub fn load_env(candidates: &[PathBuf], euid: u32) -> Result<(Option<PathBuf>, C
             }) => path != file,
             _ => false,
         };
-        if !(others && i + 1 < candidates.len()) {
-            return res.map(|c| (Some(p.clone()), c));
+        match res {
+            Err(e) if not_readable(&e) => {
+                unreadable.get_or_insert(e);
+            }
+            res if !(others && i + 1 < candidates.len()) => {
+                return res.map(|config| EnvSettings {
+                    path: Some(p.clone()),
+                    config,
+                    unreadable: None,
+                });
+            }
+            _ => {}
         }
     }
-    Ok((None, Config::default()))
+    Ok(EnvSettings {
+        path: unreadable.as_ref().map(|e| e.path.clone()),
+        config: Config::default(),
+        unreadable,
+    })
+}
+
+impl LoadError {
+    /// How an unreadable default place is said (once: on stderr in `-b`
+    /// and `--json`, on the status line in the TUI).
+    pub fn as_unread_note(&self) -> String {
+        let p = text::escape(self.path.as_os_str().as_encoded_bytes());
+        let why = match &self.why {
+            Why::Unsafe(u) => u.to_string(),
+            Why::Io(e) => std::io::Error::from(*e).to_string(),
+            other => format!("{other:?}"),
+        };
+        format!("settings file {p} not read ({why}): the defaults apply")
+    }
 }
 
 /// Why the file could not be had.
