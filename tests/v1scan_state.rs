@@ -542,3 +542,77 @@ fn rows_are_graded_against_their_v1_limits_on_hybrid_and_v1_only_hosts() {
         }
     }
 }
+
+/// A kernel before 4.7 (CentOS/RHEL 7's 3.10) has no cpuacct.usage_user
+/// nor usage_sys: the user/system split comes from cpuacct.stat's USER_HZ
+/// ticks (100 a second), in `--json` and the OpenMetrics exposition of the
+/// real binary; a kernel with both keeps the ns files.
+#[test]
+fn old_kernels_split_user_and_system_from_cpuacct_stat() {
+    let t = layout();
+    let b = t.path();
+    let cpu = b.join("cpu,cpuacct");
+    for g in [
+        "",
+        "system.slice",
+        "system.slice/web.service",
+        "docker",
+        "docker/abc",
+    ] {
+        fs::remove_file(cpu.join(g).join("cpuacct.usage_user")).unwrap();
+        fs::remove_file(cpu.join(g).join("cpuacct.usage_sys")).unwrap();
+        fs::write(cpu.join(g).join("cpuacct.stat"), captured("cpuacct.stat")).unwrap();
+    }
+    // where both are there, the ns files win (web.service keeps them)
+    let web = cpu.join("system.slice/web.service");
+    fs::write(web.join("cpuacct.usage_user"), "300000000\n").unwrap();
+    fs::write(web.join("cpuacct.usage_sys"), "70123321\n").unwrap();
+    // captured: user 121860, system 35737 ticks of 10 ms
+    let (user, system) = (1_218_600_000_u64, 357_370_000_u64);
+    let root = b.to_str().unwrap();
+    let json = cgtop(&["--root", root, "--json", "-n", "1", "-d", "0.1"]);
+    let doc: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
+    let g = |p: &str| {
+        doc["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["path"] == p)
+            .unwrap_or_else(|| panic!("{p}: {json}"))
+            .clone()
+    };
+    for p in ["/docker/abc", "/system.slice"] {
+        let c = &g(p)["cpu"];
+        assert_eq!(
+            (&c["user_usec"], &c["system_usec"]),
+            (&user.into(), &system.into()),
+            "{p}: {c}"
+        );
+    }
+    let c = &g("/system.slice/web.service")["cpu"];
+    assert_eq!(
+        (&c["user_usec"], &c["system_usec"]),
+        (&300_000.into(), &70_123.into()),
+        "{c}"
+    );
+
+    let m = cgtop(&["--root", root, "--openmetrics"]);
+    let sample = |family: &str, group: &str| {
+        m.lines()
+            .find(|l| l.starts_with(family) && l.contains(&format!("cgroup=\"{group}\"")))
+            .unwrap_or_else(|| panic!("no {family} for {group}:\n{m}"))
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .parse::<f64>()
+            .unwrap()
+    };
+    assert_eq!(
+        sample("cgroup_cpu_user_seconds_total", "/docker/abc"),
+        1218.6
+    );
+    assert_eq!(
+        sample("cgroup_cpu_system_seconds_total", "/docker/abc"),
+        357.37
+    );
+}

@@ -18,6 +18,10 @@ pub mod files {
     pub const CPUACCT_USAGE_USER: &str = "cpuacct.usage_user";
     /// System CPU time, ns (Linux 4.7+).
     pub const CPUACCT_USAGE_SYS: &str = "cpuacct.usage_sys";
+    /// `user N` and `system N` in USER_HZ ticks: the only user/system
+    /// split before Linux 4.7 (CentOS/RHEL 7's 3.10), read where
+    /// cpuacct.usage_user is absent.
+    pub const CPUACCT_STAT: &str = "cpuacct.stat";
     /// The cpu controller's throttling: nr_periods, nr_throttled,
     /// throttled_time (ns). Same name as v2's cpu.stat, another text.
     pub const CPU_STAT: &str = "cpu.stat";
@@ -43,6 +47,33 @@ pub fn ns_to_usec(ns: u64) -> u64 {
 /// A file holding one decimal number (cpuacct.usage, memory.usage_in_bytes).
 pub fn parse_u64(text: &str) -> Option<u64> {
     text.trim().parse().ok()
+}
+
+/// The kernel's USER_HZ, the unit of cpuacct.stat (cgroup-v1/cpuacct.rst:
+/// "user and system are in USER_HZ unit"; kernel/sched/cpuacct.c prints
+/// them with `nsec_to_clock_t`). It is 100 on every architecture but alpha
+/// (asm-generic/param.h `#define USER_HZ 100`, used by x86, arm, arm64,
+/// powerpc, s390, riscv...), whatever the kernel's HZ: it is the tick
+/// /proc/stat and times(2) count in too (`getconf CLK_TCK`).
+pub const USER_HZ: u64 = 100;
+
+/// cpuacct.stat -> (user, system) in µs; each `None` where its line is
+/// missing or not a number.
+pub fn parse_cpuacct_stat(text: &str) -> (Option<u64>, Option<u64>) {
+    let (mut user, mut system) = (None, None);
+    for line in text.lines() {
+        let mut f = line.split_ascii_whitespace();
+        let slot = match f.next() {
+            Some("user") => &mut user,
+            Some("system") => &mut system,
+            _ => continue,
+        };
+        *slot = f
+            .next()
+            .and_then(|v| v.parse::<u64>().ok())
+            .and_then(|t| t.checked_mul(1_000_000 / USER_HZ));
+    }
+    (user, system)
 }
 
 /// memory.limit_in_bytes: a number, [`Limit::Max`] for v1's "unlimited"
@@ -145,6 +176,21 @@ pub use super::v1_limits::FreezerState;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpuacct_stat_ticks_to_usec() {
+        // this host's root cpuacct.stat (tests/fixtures/v1/v1scan)
+        assert_eq!(
+            parse_cpuacct_stat("user 121860\nsystem 35737\n"),
+            (Some(1_218_600_000), Some(357_370_000))
+        );
+        assert_eq!(parse_cpuacct_stat("system 3\n"), (None, Some(30_000)));
+        assert_eq!(parse_cpuacct_stat("user x\nbogus 1\n"), (None, None));
+        assert_eq!(
+            parse_cpuacct_stat(&format!("user {}\n", u64::MAX)),
+            (None, None)
+        );
+    }
 
     /// The captured texts (tests/fixtures/v1/v1scan/), built in: this
     /// layer touches no filesystem, its tests neither.

@@ -111,6 +111,8 @@ enum Hot {
     CpuacctUsage,
     CpuacctUser,
     CpuacctSys,
+    /// cpuacct.stat: the user/system split where the two above are absent.
+    CpuacctStat,
     /// v1 cpu.stat: throttling only.
     V1CpuStat,
     MemoryUsage,
@@ -155,10 +157,11 @@ const HOT: [(Hot, &str); 11] = [
 /// The files read for every group of a cgroup v1 hierarchy: those of its
 /// controllers are there (a directory's files say which), the rest absent.
 /// cgroup.procs only in the primary hierarchy ([`ScanKind::V1`]).
-const HOT_V1: [(Hot, &str); 14] = [
+const HOT_V1: [(Hot, &str); 15] = [
     (Hot::CpuacctUsage, v1::files::CPUACCT_USAGE),
     (Hot::CpuacctUser, v1::files::CPUACCT_USAGE_USER),
     (Hot::CpuacctSys, v1::files::CPUACCT_USAGE_SYS),
+    (Hot::CpuacctStat, v1::files::CPUACCT_STAT),
     (Hot::V1CpuStat, v1::files::CPU_STAT),
     (Hot::MemoryUsage, v1::files::MEMORY_USAGE),
     (Hot::BlkioBytesRecursive, v1::files::BLKIO_BYTES_RECURSIVE),
@@ -173,7 +176,7 @@ const HOT_V1: [(Hot, &str); 14] = [
 ];
 
 /// The most files of a table: the handles of an entry.
-const MAX_FILES: usize = 14;
+const MAX_FILES: usize = 15;
 
 /// Bits of the walk's "which files are here" mask: the table's indexes,
 /// and cgroup.type.
@@ -971,6 +974,7 @@ impl Scanner {
             bit_of(table, Hot::BlkioBytesRecursive),
             bit_of(table, Hot::BlkioIosRecursive),
         );
+        let usage_user_bit = bit_of(table, Hot::CpuacctUser);
         // both lists are sorted by path: match them in one pass
         let mut old = std::mem::take(&mut self.entries).into_iter().peekable();
         let mut entries = Vec::with_capacity(found.len());
@@ -1011,6 +1015,11 @@ impl Scanner {
                                 }
                                 Hot::BlkioIos => {
                                     recursive_bits.1.is_none_or(|b| present & (1 << b) == 0)
+                                }
+                                // cpuacct.stat's ticks only where the ns
+                                // split is not (before Linux 4.7)
+                                Hot::CpuacctStat => {
+                                    usage_user_bit.is_none_or(|b| present & (1 << b) == 0)
                                 }
                                 _ => true,
                             }
@@ -1400,6 +1409,12 @@ fn apply(hot: &mut HotStats, kind: Hot, text: &str) {
                     &mut c.system_usec
                 };
                 *slot = Some(v1::ns_to_usec(v));
+            }
+        }
+        Hot::CpuacctStat => {
+            // after cpuacct.usage, as the two above
+            if let Some(c) = hot.cpu.as_mut() {
+                (c.user_usec, c.system_usec) = v1::parse_cpuacct_stat(text);
             }
         }
         Hot::V1CpuStat => hot.v1.cpu_throttle = Some(v1::CpuThrottle::parse(text)),
