@@ -226,7 +226,8 @@ impl Collector {
             },
         };
         let start = hier::group_rel(&cfg.start).to_path_buf();
-        let ids = plan.hierarchies();
+        // every hierarchy listed, so that each group says which hold it
+        let ids = plan.listed(&hiers.layout);
         // the descriptor budget is the program's: one, shared
         let pool = KeptPool::new(ids.len());
         let each = cfg.scan.clone();
