@@ -650,3 +650,96 @@ fn a_move_and_a_remove_name_only_the_hierarchies_that_hold_the_group() {
         "{lines:?}"
     );
 }
+
+/// The raw editor (E) on a hybrid host lists the v1 files of every v1
+/// hierarchy that holds the group, as the raw page names them
+/// (`memory:memory.oom_control`), and writes the line in that hierarchy;
+/// a pid typed into a v1 `cgroup.procs` is a move in that hierarchy, with
+/// its guard and its undo. Only the hierarchies that hold the group:
+/// worker.service lists no `memory:` file.
+#[test]
+fn the_raw_editor_offers_and_writes_the_v1_files_of_each_hierarchy() {
+    let (mut a, mut c, _t) = on_layout(WEB, false);
+    send(&mut a, &mut c, ch('E'));
+    let Mode::Raw(r) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    let names: Vec<&str> = r.files.iter().map(|(n, _)| n.as_str()).collect();
+    for want in [
+        "memory:memory.limit_in_bytes",
+        "memory:memory.oom_control",
+        "cpu,cpuacct:cpu.cfs_quota_us",
+        "pids:pids.max",
+        "freezer:freezer.state",
+        "memory:cgroup.procs",
+    ] {
+        assert!(names.contains(&want), "{want}: {names:?}");
+    }
+    let at = names
+        .iter()
+        .position(|n| *n == "memory:memory.limit_in_bytes")
+        .unwrap();
+    assert_eq!(r.files[at].1, "67108864", "with its current value");
+    for _ in 0..at {
+        send(&mut a, &mut c, key(KeyCode::Down));
+    }
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    type_text(&mut a, &mut c, "128M");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    let want = write::raw(&g(WEB), "memory.limit_in_bytes", "128M").on(hier(&a, "memory"));
+    assert_eq!(confirm(&a).ops(), [want.clone()]);
+    let lines = cgtop::ui::dialogs::confirm_lines(confirm(&a));
+    assert!(
+        lines.contains(
+            &"• set memory.limit_in_bytes of /demo.slice/web.service to 128M in the v1 memory \
+              hierarchy"
+                .to_owned()
+        ),
+        "{lines:?}"
+    );
+    // undone in the same hierarchy, with the old text
+    let done = cgtop::model::WriteOutcome::done(want, Some("67108864".into()), None);
+    assert_eq!(
+        done.undo(),
+        Some(write::raw(&g(WEB), "memory.limit_in_bytes", "67108864").on(hier(&a, "memory")))
+    );
+    send(&mut a, &mut c, key(KeyCode::Esc));
+
+    // a pid into the memory hierarchy's cgroup.procs: a move there
+    send(&mut a, &mut c, ch('E'));
+    let Mode::Raw(r) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    let at = r
+        .files
+        .iter()
+        .position(|(n, _)| n == "memory:cgroup.procs")
+        .unwrap();
+    for _ in 0..at {
+        send(&mut a, &mut c, key(KeyCode::Down));
+    }
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    type_text(&mut a, &mut c, "4242");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert_eq!(
+        confirm(&a).ops(),
+        [write::move_process_in(
+            4242,
+            &g(WEB),
+            false,
+            hier(&a, "memory")
+        )]
+    );
+
+    // worker.service is not in the memory hierarchy: none of its files
+    let (mut a, mut c, _t) = on_layout(WORKER, false);
+    send(&mut a, &mut c, ch('E'));
+    let Mode::Raw(r) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    assert!(r.files.iter().all(|(n, _)| !n.starts_with("memory:")));
+    assert!(r
+        .files
+        .iter()
+        .any(|(n, _)| n == "cpu,cpuacct:cpu.cfs_quota_us"));
+}
