@@ -687,7 +687,7 @@ fn the_raw_editor_offers_and_writes_the_v1_files_of_each_hierarchy() {
     type_text(&mut a, &mut c, "128M");
     send(&mut a, &mut c, key(KeyCode::Enter));
     let want = write::raw(&g(WEB), "memory.limit_in_bytes", "128M").on(hier(&a, "memory"));
-    assert_eq!(confirm(&a).ops(), [want.clone()]);
+    assert_eq!(confirm(&a).ops(), std::slice::from_ref(&want));
     let lines = cgtop::ui::dialogs::confirm_lines(confirm(&a));
     assert!(
         lines.contains(
