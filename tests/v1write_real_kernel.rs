@@ -494,6 +494,45 @@ fn pids_max_on_v1() {
     assert_eq!(b.read("pids", "pids.max"), "max");
 }
 
+/// The raw editor's v1 file on the real kernel: the group's full read
+/// lists the v1 memory hierarchy's writable files as the editor names
+/// them (`memory:memory.swappiness`; not `cgroup.event_control`), and the
+/// op the editor makes of a line typed there (tests/v1write_state.rs
+/// `the_raw_editor_offers_and_writes_the_v1_files_of_each_hierarchy`) is
+/// written in that hierarchy, read back, and undone to the old text.
+#[test]
+fn the_raw_editors_v1_file_written_read_back_and_undone() {
+    let b = sandbox!("memory");
+    let (g, h) = (b.group(), b.hier("memory"));
+    let d =
+        cgtop::source::read::read_detail_layout(&b.hiers, cgtop::source::hier::group_rel(&g), true);
+    for want in ["memory:memory.swappiness", "memory:memory.limit_in_bytes"] {
+        assert!(
+            d.writable.iter().any(|f| f == want),
+            "{want}: {:?}",
+            d.writable
+        );
+    }
+    assert!(
+        !d.writable
+            .iter()
+            .any(|f| f.ends_with(":cgroup.event_control")),
+        "{:?}",
+        d.writable
+    );
+    let old = b.read("memory", "memory.swappiness");
+    let new = if old == "17" { "23" } else { "17" };
+    let op = write::raw(&g, "memory.swappiness", new).on(h);
+    let o = b.do_op(&op);
+    assert!(o.is_ok(), "{}", o.summary());
+    assert_eq!(o.new_readback.as_deref().map(str::trim), Some(new));
+    assert_eq!(b.read("memory", "memory.swappiness"), new);
+    let back = o.undo().unwrap();
+    assert_eq!(back, write::raw(&g, "memory.swappiness", &old).on(h));
+    assert!(b.do_op(&back).is_ok());
+    assert_eq!(b.read("memory", "memory.swappiness"), old);
+}
+
 #[test]
 fn freeze_and_thaw_through_freezer_state() {
     let mut b = sandbox!("freezer");

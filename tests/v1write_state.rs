@@ -51,11 +51,11 @@ fn on_layout(path: &str, v1_only: bool) -> (App, Collector, tempfile::TempDir) {
     } else {
         (t.path().join("unified"), hybrid_mount())
     };
-    let hiers = hiers_of(t.path());
-    let (mut a, mut c) = app_on(&root, mount, 120, 40);
+    let hiers = Arc::new(hiers_of(t.path()));
+    let (mut a, _) = app_on(&root, mount, 120, 40);
     a.layout = hiers.layout.clone();
     a.read_only = None;
-    c.set_hiers(Arc::new(hiers));
+    let mut c = collector_of_layout(&root, &hiers);
     select(&mut a, &mut c, path);
     tick(&mut a, &mut c, 1.0);
     read_inspection(&mut a, &mut c, 1.0);
@@ -461,14 +461,17 @@ fn new_group_and_remove_in_every_hierarchy_said_before() {
     let ops = q.ops().to_vec();
     assert_eq!(ops, write::remove_group_in(&g(WEB), &every));
     assert_eq!(ops.last().unwrap().hier(), a.layout.primary().unwrap());
+    // one action, one bullet, every hierarchy named in it
     let lines = cgtop::ui::dialogs::confirm_lines(q);
-    for want in [
-        "• remove the group /demo.slice/web.service in the v1 cpu,cpuacct hierarchy",
-        "• remove the group /demo.slice/web.service in the v1 blkio hierarchy",
-        "• remove the group /demo.slice/web.service in the v1 name=systemd hierarchy",
-    ] {
-        assert!(lines.iter().any(|l| l == want), "{want}: {lines:?}");
-    }
+    let bullets: Vec<&String> = lines.iter().filter(|l| l.starts_with('•')).collect();
+    assert_eq!(
+        bullets,
+        [
+            "• remove the group /demo.slice/web.service in the v1 blkio, cpu,cpuacct, freezer, \
+          memory, pids, name=systemd hierarchies"
+        ],
+        "{lines:?}"
+    );
     // one reason, not one per hierarchy
     let n = q
         .reasons
@@ -545,10 +548,198 @@ fn the_v1_limits_form_and_a_question_on_screen() {
     let s = screen(&a, 120, 40);
     for row in [
         "confirm (cannot be undone)",
-        "• remove the group /demo.slice/web.service in the v1 pids hierarchy",
-        "• remove the group /demo.slice/web.service in the v1 name=systemd hierarchy",
+        "• remove the group /demo.slice/web.service in the v1 blkio, cpu,cpuacct, freezer,",
         "removing a group cannot be undone",
     ] {
         assert!(s.contains(row), "{row}\n{s}");
     }
+}
+
+/// Where each step of one operator action goes, and how it is said: a
+/// move into worker.service, which is in cgroup2, `cpu,cpuacct` and
+/// `name=systemd` only (3 of the layout's 7 hierarchies), is made in those
+/// 3 and said once, naming them, in the question, the "done" line, `u`'s
+/// question and its "undone" line; Del on it asks about those 3 only.
+#[test]
+fn a_move_and_a_remove_name_only_the_hierarchies_that_hold_the_group() {
+    let (mut a, mut c, _t) = on_layout(WEB, false);
+    let systemd = HierId::V1(
+        a.layout
+            .v1
+            .iter()
+            .position(|m| m.name.as_deref() == Some("systemd"))
+            .unwrap(),
+    );
+    let holding = [HierId::V2, hier(&a, "cpu"), systemd];
+    let in_three = "in cgroup2 and the v1 cpu,cpuacct, name=systemd hierarchies";
+    set_processes(&mut a, vec![process(4242, "root", 0.0, 1, "worker")]);
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    send(&mut a, &mut c, ch('m'));
+    type_text(&mut a, &mut c, "worker");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    let moves: Vec<Op> = holding
+        .iter()
+        .map(|&h| write::move_process_in(4242, &g(WORKER), false, h))
+        .collect();
+    let q = confirm(&a);
+    assert_eq!(q.ops(), moves);
+    let lines = cgtop::ui::dialogs::confirm_lines(q);
+    let bullets: Vec<&String> = lines.iter().filter(|l| l.starts_with('•')).collect();
+    assert_eq!(
+        bullets,
+        [&format!(
+            "• move process 4242 into /demo.slice/worker.service {in_three}"
+        )]
+    );
+    send(&mut a, &mut c, ch('y'));
+    let outcomes: Vec<_> = moves
+        .iter()
+        .map(|o| cgtop::model::WriteOutcome::done(o.clone(), Some(format!("/{WEB}")), None))
+        .collect();
+    send(
+        &mut a,
+        &mut c,
+        cgtop::app::Msg::WriteFinished {
+            outcomes,
+            unix_secs: 1_700_000_000,
+        },
+    );
+    assert_eq!(
+        a.status.as_ref().unwrap().text,
+        format!("done: move process 4242 into /demo.slice/worker.service {in_three}")
+    );
+    // u: one sentence for the action, one for what undoing it writes
+    send(&mut a, &mut c, ch('u'));
+    let q = confirm(&a);
+    assert_eq!(q.ops().len(), 3);
+    let lines = cgtop::ui::dialogs::confirm_lines(q);
+    assert_eq!(
+        lines[0],
+        format!("This undoes: move process 4242 into /demo.slice/worker.service {in_three}")
+    );
+    let bullets: Vec<&String> = lines.iter().filter(|l| l.starts_with('•')).collect();
+    assert_eq!(
+        bullets,
+        [&format!(
+            "• move process 4242 into /demo.slice/web.service {in_three}"
+        )]
+    );
+    send(&mut a, &mut c, key(KeyCode::Esc));
+
+    // Del on worker.service, emptied: the 3 hierarchies that hold it
+    let (mut a, mut c, t) = on_layout(WORKER, false);
+    for h in ["unified", "cpu,cpuacct", "systemd"] {
+        let dir = t.path().join(h).join(WORKER);
+        std::fs::write(dir.join("cgroup.procs"), "").unwrap();
+    }
+    std::fs::write(
+        t.path().join("unified").join(WORKER).join("cgroup.events"),
+        "populated 0\nfrozen 0\n",
+    )
+    .unwrap();
+    tick(&mut a, &mut c, 2.0);
+    read_inspection(&mut a, &mut c, 2.0);
+    send(&mut a, &mut c, key(KeyCode::Delete));
+    let q = confirm(&a);
+    assert_eq!(q.ops(), write::remove_group_in(&g(WORKER), &holding));
+    let lines = cgtop::ui::dialogs::confirm_lines(q);
+    assert!(
+        lines.contains(&format!(
+            "• remove the group /demo.slice/worker.service {in_three}"
+        )),
+        "{lines:?}"
+    );
+}
+
+/// The raw editor (E) on a hybrid host lists the v1 files of every v1
+/// hierarchy that holds the group, as the raw page names them
+/// (`memory:memory.oom_control`), and writes the line in that hierarchy;
+/// a pid typed into a v1 `cgroup.procs` is a move in that hierarchy, with
+/// its guard and its undo. Only the hierarchies that hold the group:
+/// worker.service lists no `memory:` file.
+#[test]
+fn the_raw_editor_offers_and_writes_the_v1_files_of_each_hierarchy() {
+    let (mut a, mut c, _t) = on_layout(WEB, false);
+    send(&mut a, &mut c, ch('E'));
+    let Mode::Raw(r) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    let names: Vec<&str> = r.files.iter().map(|(n, _)| n.as_str()).collect();
+    for want in [
+        "memory:memory.limit_in_bytes",
+        "memory:memory.oom_control",
+        "cpu,cpuacct:cpu.cfs_quota_us",
+        "pids:pids.max",
+        "freezer:freezer.state",
+        "memory:cgroup.procs",
+    ] {
+        assert!(names.contains(&want), "{want}: {names:?}");
+    }
+    let at = names
+        .iter()
+        .position(|n| *n == "memory:memory.limit_in_bytes")
+        .unwrap();
+    assert_eq!(r.files[at].1, "67108864", "with its current value");
+    for _ in 0..at {
+        send(&mut a, &mut c, key(KeyCode::Down));
+    }
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    type_text(&mut a, &mut c, "128M");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    let want = write::raw(&g(WEB), "memory.limit_in_bytes", "128M").on(hier(&a, "memory"));
+    assert_eq!(confirm(&a).ops(), std::slice::from_ref(&want));
+    let lines = cgtop::ui::dialogs::confirm_lines(confirm(&a));
+    assert!(
+        lines.contains(
+            &"• set memory.limit_in_bytes of /demo.slice/web.service to 128M in the v1 memory \
+              hierarchy"
+                .to_owned()
+        ),
+        "{lines:?}"
+    );
+    // undone in the same hierarchy, with the old text
+    let done = cgtop::model::WriteOutcome::done(want, Some("67108864".into()), None);
+    assert_eq!(
+        done.undo(),
+        Some(write::raw(&g(WEB), "memory.limit_in_bytes", "67108864").on(hier(&a, "memory")))
+    );
+    send(&mut a, &mut c, key(KeyCode::Esc));
+
+    // a pid into the memory hierarchy's cgroup.procs: a move there
+    send(&mut a, &mut c, ch('E'));
+    let Mode::Raw(r) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    let at = r
+        .files
+        .iter()
+        .position(|(n, _)| n == "memory:cgroup.procs")
+        .unwrap();
+    for _ in 0..at {
+        send(&mut a, &mut c, key(KeyCode::Down));
+    }
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    type_text(&mut a, &mut c, "4242");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert_eq!(
+        confirm(&a).ops(),
+        [write::move_process_in(
+            4242,
+            &g(WEB),
+            false,
+            hier(&a, "memory")
+        )]
+    );
+
+    // worker.service is not in the memory hierarchy: none of its files
+    let (mut a, mut c, _t) = on_layout(WORKER, false);
+    send(&mut a, &mut c, ch('E'));
+    let Mode::Raw(r) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    assert!(r.files.iter().all(|(n, _)| !n.starts_with("memory:")));
+    assert!(r
+        .files
+        .iter()
+        .any(|(n, _)| n == "cpu,cpuacct:cpu.cfs_quota_us"));
 }

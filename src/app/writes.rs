@@ -11,7 +11,8 @@ use super::{App, Effect, Level, Mode};
 use crate::model::effect::{self, NotMeasured, Now, Pending, Record};
 use crate::model::history::{Direction, Dropped, Recorded};
 use crate::model::input::ControllerChange;
-use crate::model::write::{Op, WriteKind};
+use crate::model::layout::Layout;
+use crate::model::write::{self, Op, WriteKind};
 use crate::model::GroupPath;
 use crate::model::{Offer, WriteError, WriteOutcome};
 use crate::render::effect as render;
@@ -119,8 +120,13 @@ pub fn on_write_finished(
             outcome: o.clone(),
         });
     }
+    // every op done: one sentence per action, naming the hierarchies it
+    // was made in (a move into a group in 7 hierarchies is 7 outcomes)
+    if outcomes.len() > 1 && outcomes.iter().all(|o| o.result.is_ok()) {
+        status = Some(done_words(&app.layout, outcomes));
+    }
     if let Some((level, text)) = status {
-        let text = history_words(&recorded, text, outcomes);
+        let text = history_words(&app.layout, &recorded, text, outcomes);
         let text = match Dropped::summary(&dropped) {
             Some(d) => format!("{text}; {d}"),
             None => text,
@@ -167,24 +173,60 @@ pub fn on_write_finished(
     }
 }
 
+/// The status line after a request whose ops all succeeded: "done: "
+/// and one sentence per action with the hierarchies it was made in, then
+/// what the kernel stored instead and the notes, each once.
+fn done_words(layout: &Layout, outcomes: &[WriteOutcome]) -> (Level, String) {
+    let mut s = format!(
+        "done: {}",
+        write::sentences(outcomes.iter().map(|o| &o.op), layout).join("; ")
+    );
+    let mut extras: Vec<String> = Vec::new();
+    let mut differs = false;
+    for o in outcomes {
+        let stored = o.stored_differs();
+        differs |= stored.is_some();
+        for e in stored.into_iter().chain(o.notes.iter().cloned()) {
+            if !extras.contains(&e) {
+                extras.push(e);
+            }
+        }
+    }
+    for e in extras {
+        s.push_str("; ");
+        s.push_str(&e);
+    }
+    (if differs { Level::Warn } else { Level::Info }, s)
+}
+
 /// The status line for an undo or redo: "undone: set pids.max of /lab to
 /// 5 (wrote 100 to pids.max)", "redone: ...", or the failure and what
 /// became of the entry; an ordinary write keeps `text`.
-fn history_words(recorded: &Recorded, text: String, outcomes: &[WriteOutcome]) -> String {
+fn history_words(
+    layout: &Layout,
+    recorded: &Recorded,
+    text: String,
+    outcomes: &[WriteOutcome],
+) -> String {
     match recorded {
         Recorded::Write => text,
         Recorded::Replayed(r) => {
-            let mut s = format!("{}: {}", r.dir.done_word(), r.entry.describe());
+            let mut s = format!("{}: {}", r.dir.done_word(), r.entry.describe_in(layout));
             if r.dir == Direction::Undo {
                 s.push_str(&format!(" ({})", r.entry.undone_words()));
             }
-            // what the kernel stored instead, notes: as after any write
+            // what the kernel stored instead, notes: as after any write,
+            // each once
+            let mut said: Vec<String> = Vec::new();
             for extra in outcomes
                 .iter()
                 .flat_map(|o| o.stored_differs().into_iter().chain(o.notes.clone()))
             {
-                s.push_str("; ");
-                s.push_str(&extra);
+                if !said.contains(&extra) {
+                    s.push_str("; ");
+                    s.push_str(&extra);
+                    said.push(extra);
+                }
             }
             s
         }

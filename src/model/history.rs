@@ -21,10 +21,11 @@
 //! Must not depend on: the filesystem, the clock, the terminal.
 
 use super::errno::Errno;
+use super::layout::Layout;
 use super::outcome::WriteOutcome;
 use super::snapshot::Snapshot;
 use super::text::escape_str;
-use super::write::{Op, WriteKind};
+use super::write::{self, Op, WriteKind};
 use super::GroupPath;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -122,13 +123,16 @@ impl Entry {
         }
     }
 
-    /// What the operator did: "set pids.max of /lab to 5".
+    /// What the operator did: "set pids.max of /lab to 5"; an action
+    /// made in several hierarchies once ([`write::sentences`]).
     pub fn describe(&self) -> String {
-        self.steps
-            .iter()
-            .map(|s| s.did.describe())
-            .collect::<Vec<_>>()
-            .join("; ")
+        self.describe_in(&Layout::default())
+    }
+
+    /// [`Self::describe`] naming the hierarchies of `layout` each action
+    /// was made in, where it has v1 hierarchies.
+    pub fn describe_in(&self, layout: &Layout) -> String {
+        write::sentences(self.steps.iter().map(|s| &s.did), layout).join("; ")
     }
 
     /// What undoing it wrote: "wrote 100 to pids.max".
@@ -142,12 +146,14 @@ impl Entry {
     }
 
     fn back_words(&self, will: bool) -> String {
-        self.steps
-            .iter()
-            .rev()
-            .map(|s| s.back_words(will))
-            .collect::<Vec<_>>()
-            .join("; ")
+        // a move back made in several hierarchies is one sentence
+        let mut said: Vec<String> = Vec::new();
+        for w in self.steps.iter().rev().map(|s| s.back_words(will)) {
+            if !said.contains(&w) {
+                said.push(w);
+            }
+        }
+        said.join("; ")
     }
 
     /// The groups each op of `dir` writes to, in order, with whether the

@@ -51,6 +51,46 @@ pub enum HierId {
     V1(usize),
 }
 
+/// A set of hierarchies: which of them hold a group (a bit per
+/// [`HierId`]: cgroup2's, then one per v1 hierarchy; a host has at most
+/// 16 controllers and one named hierarchy or two, far below 32).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct HierSet(u32);
+
+impl HierSet {
+    fn bit(h: HierId) -> u32 {
+        match h {
+            HierId::V2 => 1,
+            HierId::V1(i) => u32::try_from(i)
+                .ok()
+                .and_then(|i| 2u32.checked_shl(i))
+                .unwrap_or(0),
+        }
+    }
+
+    pub fn insert(&mut self, h: HierId) {
+        self.0 |= Self::bit(h);
+    }
+
+    pub fn contains(self, h: HierId) -> bool {
+        self.0 & Self::bit(h) != 0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl FromIterator<HierId> for HierSet {
+    fn from_iter<I: IntoIterator<Item = HierId>>(iter: I) -> Self {
+        let mut s = Self::default();
+        for h in iter {
+            s.insert(h);
+        }
+        s
+    }
+}
+
 /// Every cgroup hierarchy of the host.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Layout {
@@ -213,6 +253,39 @@ impl Layout {
             .position(|m| m.holds(name))
             .map(HierId::V1)
             .or(self.v2.as_ref().map(|_| HierId::V2))
+    }
+
+    /// Every hierarchy in the order cgtop makes, moves into and removes a
+    /// group in each: the primary first (the tree's backbone), then
+    /// cgroup2 and each v1 hierarchy in the layout's order, cpuset last (a
+    /// new cpuset group has no CPUs until cpuset.cpus and cpuset.mems are
+    /// written, so a move into it fails with ENOSPC and ends the request:
+    /// the other hierarchies are done by then); cgroup2 alone where the
+    /// layout is not known.
+    pub fn write_order(&self) -> Vec<HierId> {
+        let mut out: Vec<HierId> = self.primary().into_iter().collect();
+        let rest = self
+            .v2
+            .as_ref()
+            .map(|_| HierId::V2)
+            .into_iter()
+            .chain((0..self.v1.len()).map(HierId::V1));
+        for h in rest {
+            if !out.contains(&h) {
+                out.push(h);
+            }
+        }
+        let is_cpuset = |h: &HierId| match h {
+            HierId::V1(i) => self.v1.get(*i).is_some_and(|m| m.holds("cpuset")),
+            HierId::V2 => false,
+        };
+        if let Some(rest) = out.get_mut(1..) {
+            rest.sort_by_key(is_cpuset);
+        }
+        if out.is_empty() {
+            out.push(HierId::V2);
+        }
+        out
     }
 
     /// The directory of a hierarchy.

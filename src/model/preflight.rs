@@ -18,7 +18,7 @@
 //! Must not depend on: the filesystem, the clock, the terminal.
 
 use super::errno::Errno;
-use super::explain::{self, ErrorContext};
+use super::explain::{self, Availability, ErrorContext};
 use super::input::{ControllerChange, MemoryFile};
 use super::outcome::{Offer, WriteError};
 use super::snapshot::{GroupDetail, Snapshot};
@@ -71,6 +71,12 @@ pub struct Facts {
     pub pids_current: Option<u64>,
     /// CPU use over the last interval, % of one CPU.
     pub cpu_pct: Option<f64>,
+    /// Its cgroup.controllers: what its parent hands it, when read.
+    pub offered: Option<Vec<String>>,
+    /// The cgroup.controllers of each ancestor, nearest first, as far as
+    /// read (`None`: not read): where a controller not offered can be
+    /// enabled from.
+    pub offered_up: Vec<(GroupPath, Option<Vec<String>>)>,
 }
 
 /// The group's memory as far as reclaim is concerned.
@@ -214,6 +220,9 @@ pub fn move_facts(
         populated_domain_child: ev.populated_domain_child,
         children: ev.children,
         domain: domain_of(snap, path),
+        offered: detail
+            .and_then(|d| d.controllers.as_ref())
+            .map(|c| c.0.clone()),
         ..Facts::default()
     })
 }
@@ -454,6 +463,26 @@ fn check_enable(t: &Facts, changes: &[ControllerChange]) -> Verdict {
         .filter(|c| c.enable)
         .map(|c| c.name.as_str())
         .collect();
+    // first, as the kernel does (cgroup_subtree_control_write): a
+    // controller the parent does not hand down cannot be enabled here,
+    // ENOENT (top-down rule, admin guide 2-4-2), whatever else holds
+    if let Some(offered) = &t.offered {
+        let missing: Vec<(String, Availability)> = enables
+            .iter()
+            .filter(|c| !offered.iter().any(|o| o == *c))
+            .filter_map(|c| Some(((*c).to_owned(), availability(t, c)?)))
+            .collect();
+        if enables.iter().any(|c| !offered.iter().any(|o| o == *c)) {
+            return refuse(
+                Errno::NOENT,
+                ErrorContext {
+                    missing,
+                    controllers: Some(Controllers(offered.clone())),
+                    ..ErrorContext::default()
+                },
+            );
+        }
+    }
     // the root is mixable: nothing applies (admin guide 2-4-3); a type not
     // read is not judged
     let Some(ty) = t.cgroup_type.filter(|_| !enables.is_empty()) else {
@@ -492,6 +521,27 @@ fn check_enable(t: &Facts, changes: &[ControllerChange]) -> Verdict {
         ),
         _ => Verdict::Clear,
     }
+}
+
+/// Where `name` can be enabled from for `t` to be offered it: the chain
+/// from the nearest ancestor that has it in its cgroup.controllers down to
+/// the parent, as the writer finds it after the kernel's ENOENT; not in
+/// this hierarchy where the topmost ancestor (the root, which offers every
+/// controller the hierarchy has) lacks it; `None` where an ancestor on
+/// the way was not read.
+fn availability(t: &Facts, name: &str) -> Option<Availability> {
+    let mut chain = Vec::new();
+    let mut last = None;
+    for (a, offered) in &t.offered_up {
+        chain.push(a.clone());
+        last = Some(a);
+        if offered.as_ref()?.iter().any(|c| c == name) {
+            chain.reverse();
+            return Some(Availability::EnableDown(chain));
+        }
+    }
+    last.filter(|a| a.is_root())
+        .map(|_| Availability::NotInHierarchy)
 }
 
 /// A limit a write sets, as far as pre-flight judges it.
@@ -704,6 +754,64 @@ mod tests {
             check(&create_group(&g("x/y")), &populated, None),
             Verdict::Clear
         );
+    }
+
+    /// This hybrid host: cgroup2 holds only hugetlb, which the root does
+    /// not hand down, so a group's cgroup.controllers is empty. Enabling
+    /// +hugetlb in a group with processes is ENOENT before any EBUSY (the
+    /// kernel's order): no leaf fix, the words say the parent does not
+    /// enable it, and the offer is the write at the right level (the
+    /// root's subtree_control, then the group's), first-level and nested.
+    #[test]
+    fn enabling_a_controller_the_parent_does_not_hand_down_is_enoent_not_the_leaf_fix() {
+        let plus = [ControllerChange::enable("hugetlb")];
+        let hug = || Some(vec!["hugetlb".to_owned()]);
+        let mut job = domain("job");
+        job.own_procs = Some(3);
+        job.offered = Some(Vec::new());
+        job.offered_up = vec![(GroupPath::root(), hug())];
+        let op = set_subtree_control(&g("job"), &plus);
+        let v = check(&op, &job, None);
+        assert_eq!(busy(&v), Some(Errno::NOENT));
+        assert_eq!(
+            v.refusal(&op).unwrap().explanation,
+            "not written: the kernel would refuse it (ENOENT): hugetlb is not offered to /job: \
+             its parent / does not enable it (top-down rule, admin guide 2-4-2); the nearest \
+             ancestor that has hugetlb is /"
+        );
+        assert_eq!(
+            v.offer(&op),
+            Some(Offer::EnableAlongPath(vec![
+                set_subtree_control(&GroupPath::root(), &plus),
+                op.clone()
+            ]))
+        );
+        // nested: /a offers it, /a/b does not hand it down
+        let mut deep = domain("a/b/c");
+        deep.offered = Some(Vec::new());
+        deep.offered_up = vec![
+            (g("a/b"), Some(Vec::new())),
+            (g("a"), hug()),
+            (GroupPath::root(), hug()),
+        ];
+        let op = set_subtree_control(&g("a/b/c"), &plus);
+        assert_eq!(
+            check(&op, &deep, None).offer(&op),
+            Some(Offer::EnableAlongPath(vec![
+                set_subtree_control(&g("a"), &plus),
+                set_subtree_control(&g("a/b"), &plus),
+                op.clone()
+            ]))
+        );
+        // an ancestor not read: refused all the same, no chain guessed
+        deep.offered_up[0].1 = None;
+        let v = check(&op, &deep, None);
+        assert_eq!(busy(&v), Some(Errno::NOENT));
+        assert_eq!(v.offer(&op), None);
+        // offered: judged as before (the leaf fix for a group with processes)
+        job.offered = hug();
+        let op = set_subtree_control(&g("job"), &plus);
+        assert_eq!(busy(&check(&op, &job, None)), Some(Errno::BUSY));
     }
 
     #[test]

@@ -166,6 +166,11 @@ pub struct V1Hot {
     /// of it (memsw - usage).
     #[serde(skip)]
     pub memsw_usage: Option<u64>,
+    /// The hierarchies whose scanner listed the group (set by the merge of
+    /// a v1 or hybrid layout's hierarchies, `model::union`; empty on a
+    /// pure cgroup2 layout): see `union::holding`.
+    #[serde(skip)]
+    pub held_in: crate::model::layout::HierSet,
 }
 
 /// Which hot files beyond the always-read ones the scanner reads for every

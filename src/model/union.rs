@@ -6,8 +6,8 @@
 //! PURE.
 
 use super::layout::{HierId, Layout};
-use super::snapshot::{HierKind, Sources};
-use super::GroupSample;
+use super::snapshot::{HierKind, Snapshot, Sources};
+use super::{GroupPath, GroupSample};
 use crate::cgroupfs::v1::FreezerState;
 use crate::cgroupfs::CgroupEvents;
 
@@ -56,6 +56,23 @@ impl Plan {
         .into_iter()
         .flatten()
         {
+            if !out.contains(&h) {
+                out.push(h);
+            }
+        }
+        out
+    }
+}
+
+impl Plan {
+    /// The hierarchies a collector lists: those whose files it reads
+    /// ([`Self::hierarchies`]), then every other hierarchy of `layout`
+    /// (devices, cpuset, `name=systemd` beside cgroup2, ...), whose
+    /// directories are listed though no figure is read from them, so that
+    /// the merge knows which hierarchies hold each group ([`holding`]).
+    pub fn listed(&self, layout: &Layout) -> Vec<HierId> {
+        let mut out = self.hierarchies();
+        for h in layout.write_order() {
             if !out.contains(&h) {
                 out.push(h);
             }
@@ -232,7 +249,33 @@ fn merge_row(plan: &Plan, mut row: Row<'_>) -> GroupSample {
         g.hot.unreadable.extend(s.hot.unreadable.iter().cloned());
     }
     g.hot.v1.sources = src;
+    g.hot.v1.held_in = row
+        .ids
+        .iter()
+        .zip(&row.samples)
+        .filter(|(_, s)| s.is_some())
+        .map(|(&id, _)| id)
+        .collect();
     g
+}
+
+/// The hierarchies that hold `group`, in the order cgtop writes them
+/// ([`Layout::write_order`]): where a move, a mkdir below it or its rmdir
+/// is made, and what a confirmation, the status line and the log name.
+/// cgroup2 alone on a pure cgroup2 layout. On a v1 or hybrid layout, those
+/// whose scanner listed the group in `snap` (every hierarchy is listed:
+/// [`Plan::listed`]); a group the snapshot does not have (made since,
+/// or no refresh yet) is not known to be anywhere, so every hierarchy is
+/// named and the writer passes over those without it.
+pub fn holding(layout: &Layout, snap: &Snapshot, group: &GroupPath) -> Vec<HierId> {
+    let order = layout.write_order();
+    if layout.v1.is_empty() {
+        return order;
+    }
+    match snap.find(group).map(|g| g.hot.v1.held_in) {
+        Some(set) if !set.is_empty() => order.into_iter().filter(|&h| set.contains(h)).collect(),
+        _ => order,
+    }
 }
 
 #[cfg(test)]
@@ -425,5 +468,63 @@ mod tests {
             p.hierarchies(),
             [HierId::V2, HierId::V1(1), HierId::V1(0), HierId::V1(3)]
         );
+    }
+
+    /// This host's kind of layout: cgroup2 beside v1 cpu,cpuacct, memory,
+    /// devices, cpuset and name=systemd.
+    fn hybrid_layout() -> Layout {
+        use crate::model::mountinfo::parse;
+        let text = "30 29 0:26 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw
+31 29 0:27 / /sys/fs/cgroup/systemd rw - cgroup cgroup rw,xattr,name=systemd
+32 29 0:28 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct
+33 29 0:29 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset
+34 29 0:30 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory
+35 29 0:31 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices
+";
+        Layout::from_mounts(&parse(text.as_bytes()))
+    }
+
+    #[test]
+    fn every_hierarchy_is_listed_and_each_group_says_which_hold_it() {
+        let l = hybrid_layout();
+        let p = Plan::of(&l).unwrap();
+        // systemd (0), cpu,cpuacct (1), cpuset (2), memory (3), devices (4)
+        let listed = p.listed(&l);
+        assert_eq!(listed.len(), 6, "{listed:?}");
+        assert_eq!(&listed[..3], &p.hierarchies()[..]);
+        // /a is in cgroup2, cpu,cpuacct and memory; not in systemd,
+        // cpuset, devices
+        let parts = listed
+            .iter()
+            .map(|&id| {
+                let mut v = vec![g("", 1, |_| ())];
+                if matches!(id, HierId::V2 | HierId::V1(1 | 3)) {
+                    v.push(g("a", 2, |_| ()));
+                }
+                (id, v)
+            })
+            .collect();
+        let snap = Snapshot {
+            at: std::time::Duration::ZERO,
+            groups: merge(&p, parts),
+            cost: crate::model::snapshot::ScanCost::default(),
+        };
+        assert_eq!(
+            holding(&l, &snap, &GroupPath::new("a")),
+            [HierId::V2, HierId::V1(1), HierId::V1(3)]
+        );
+        // the root is in every one, cpuset last
+        let all = holding(&l, &snap, &GroupPath::root());
+        assert_eq!(all.len(), 6);
+        assert_eq!(all.first(), Some(&HierId::V2));
+        assert_eq!(all.last(), Some(&HierId::V1(2)));
+        // a group the snapshot does not have yet: every hierarchy
+        assert_eq!(holding(&l, &snap, &GroupPath::new("new")), all);
+        // pure cgroup2: cgroup2 alone
+        let v2 = Layout {
+            v2: l.v2.clone(),
+            v1: Vec::new(),
+        };
+        assert_eq!(holding(&v2, &snap, &GroupPath::new("a")), [HierId::V2]);
     }
 }

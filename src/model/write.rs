@@ -1012,6 +1012,35 @@ impl Op {
     }
 }
 
+/// What `ops` do, one sentence per operator action: the ops that differ
+/// only in their hierarchy (a move, a mkdir or an rmdir made in each
+/// hierarchy that holds the group) are said once, with the hierarchies
+/// they are made in, "move process 7 into /a in cgroup2 and the v1
+/// cpu,cpuacct, memory hierarchies"; in the order each was first done.
+/// Without v1 hierarchies no hierarchy is named.
+pub fn sentences<'a>(ops: impl IntoIterator<Item = &'a Op>, layout: &Layout) -> Vec<String> {
+    let mut said: Vec<(String, Vec<HierId>)> = Vec::new();
+    for op in ops {
+        let s = op.describe();
+        match said.iter_mut().find(|(t, _)| *t == s) {
+            Some((_, hs)) if !hs.contains(&op.hier()) => hs.push(op.hier()),
+            Some(_) => {}
+            None => said.push((s, vec![op.hier()])),
+        }
+    }
+    said.into_iter()
+        .map(|(s, mut hs)| {
+            // named in the layout's order, whatever order they were made in
+            hs.sort();
+            if layout.v1.is_empty() {
+                s
+            } else {
+                format!("{s} in {}", hiers_words(layout, &hs))
+            }
+        })
+        .collect()
+}
+
 /// "the v1 blkio hierarchy", "cgroup2": where a layout has more than one
 /// hierarchy; `None` on a host with only one.
 pub fn hier_words(layout: &Layout, h: HierId) -> Option<String> {

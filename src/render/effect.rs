@@ -53,9 +53,16 @@ pub fn op_label(op: &Op) -> String {
     }
 }
 
-/// The labels of a write's ops, joined.
+/// The labels of a write's ops, joined; an action made in several
+/// hierarchies (a move into a group in each that holds it) is said once.
 pub fn ops_label(ops: &[Op]) -> String {
-    ops.iter().map(op_label).collect::<Vec<_>>().join(", ")
+    let mut said: Vec<String> = Vec::new();
+    for l in ops.iter().map(op_label) {
+        if !said.contains(&l) {
+            said.push(l);
+        }
+    }
+    said.join(", ")
 }
 
 fn measure_name(m: &Measure) -> String {

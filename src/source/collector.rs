@@ -79,6 +79,10 @@ pub struct Inspection {
     /// The mount root's cgroup.controllers: every controller this
     /// hierarchy has (one the inspected group is not offered must come from there).
     pub top_controllers: Option<crate::cgroupfs::Controllers>,
+    /// The cgroup.controllers of each ancestor up to the mount root,
+    /// nearest first (`None`: not read): where pre-flight finds the level
+    /// a controller not offered can be enabled from.
+    pub offered_up: Vec<(GroupPath, Option<crate::cgroupfs::Controllers>)>,
 }
 
 /// One refresh: the snapshot, rates parallel to `snapshot.groups`, and the
@@ -226,7 +230,8 @@ impl Collector {
             },
         };
         let start = hier::group_rel(&cfg.start).to_path_buf();
-        let ids = plan.hierarchies();
+        // every hierarchy listed, so that each group says which hold it
+        let ids = plan.listed(&hiers.layout);
         // the descriptor budget is the program's: one, shared
         let pool = KeptPool::new(ids.len());
         let each = cfg.scan.clone();
@@ -477,7 +482,17 @@ impl Collector {
             .read_text(Path::new(crate::cgroupfs::files::CONTROLLERS))
             .ok()
             .map(|t| crate::cgroupfs::Controllers::parse(&t));
+        let offered_up = path
+            .ancestors()
+            .skip(1)
+            .map(|a| {
+                let file = Self::dir_of(&a).join(crate::cgroupfs::files::CONTROLLERS);
+                let c = self.hier.read_text(&file).ok();
+                (a, c.map(|t| crate::cgroupfs::Controllers::parse(&t)))
+            })
+            .collect();
         Inspection {
+            offered_up,
             path: path.clone(),
             detail,
             memory_limits,

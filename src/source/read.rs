@@ -277,6 +277,16 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
                     .into_iter()
                     .map(|(f, v)| (format!("{name}:{f}"), v)),
             );
+            // the raw editor's v1 files, named as the raw page names them;
+            // not cgroup.event_control (it takes descriptors of the
+            // writer's own process, not a value) nor release_agent (a
+            // program the kernel runs as root: no knob to type in)
+            d.writable.extend(
+                writable_files(h, dir)
+                    .into_iter()
+                    .filter(|f| !V1_NOT_RAW.contains(&f.as_str()))
+                    .map(|f| format!("{name}:{f}")),
+            );
         }
     }
     d
@@ -479,6 +489,9 @@ pub fn writable_files(hier: &Hier, dir: &Path) -> Vec<String> {
     out.sort();
     out
 }
+
+/// v1 files the raw editor does not offer (see `read_detail_paged`).
+const V1_NOT_RAW: &[&str] = &["cgroup.event_control", "release_agent"];
 
 /// Files that are write-only or whose read has a side effect or blocks:
 /// never read them for the raw view.

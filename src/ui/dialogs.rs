@@ -489,7 +489,7 @@ pub fn confirm_lines(c: &Confirm) -> Vec<String> {
             Direction::Undo => "This undoes",
             Direction::Redo => "This redoes",
         };
-        lines.push(format!("{verb}: {}", r.entry.describe()));
+        lines.push(format!("{verb}: {}", r.entry.describe_in(&c.layout)));
     }
     if c.question == Question::EnableAlongPath {
         lines.push(
@@ -497,10 +497,12 @@ pub fn confirm_lines(c: &Confirm) -> Vec<String> {
                 .to_owned(),
         );
     }
+    // one bullet per action: a move made in each hierarchy that holds
+    // the group is one, naming them
     lines.extend(
-        c.ops()
-            .iter()
-            .map(|o| format!("• {}", o.describe_in(&c.layout))),
+        crate::model::write::sentences(c.ops(), &c.layout)
+            .into_iter()
+            .map(|s| format!("• {s}")),
     );
     lines.extend(c.reasons.iter().map(|r| match r {
         // the key of the offer: s, or Ctrl-S where s is typed into the name
@@ -972,8 +974,12 @@ fn stack_lines(app: &App, width: usize, theme: &Theme) -> Vec<Line<'static>> {
         lines.push(Line::styled(title, theme.title));
         for e in stack.iter().rev().take(STACK_SHOWN) {
             let text = match dir {
-                Direction::Undo => format!("  {} ({undo_keys} {})", e.describe(), e.undo_words()),
-                Direction::Redo => format!("  {}", e.describe()),
+                Direction::Undo => format!(
+                    "  {} ({undo_keys} {})",
+                    e.describe_in(&app.layout),
+                    e.undo_words()
+                ),
+                Direction::Redo => format!("  {}", e.describe_in(&app.layout)),
             };
             lines.push(Line::raw(fit(&text, width)));
         }

@@ -105,6 +105,31 @@ pub fn collector(root: &Path) -> Collector {
     })
 }
 
+/// A collector over every hierarchy of `hiers` (as `cgtop` runs on a v1
+/// or hybrid host: each hierarchy scanned and merged), its primary's
+/// directory `root`.
+pub fn collector_of_layout(
+    root: &Path,
+    hiers: &std::sync::Arc<cgtop::source::hier::Hiers>,
+) -> Collector {
+    let primary = hiers
+        .layout
+        .primary()
+        .and_then(|p| hiers.get(p))
+        .expect("a primary hierarchy");
+    Collector::with_hiers(
+        CollectorConfig {
+            root: root.to_path_buf(),
+            start: GroupPath::root(),
+            scan: ScanConfig::default(),
+            full_detail: false,
+            sys_dev_block: fixture("sys-dev-block"),
+        },
+        std::sync::Arc::clone(primary),
+        hiers,
+    )
+}
+
 /// One refresh at `secs` seconds. The processes of the inspected group are
 /// dropped: the fixtures' PIDs may be live processes of the test host.
 pub fn refresh(c: &mut Collector, secs: f64) -> Refresh {

@@ -374,10 +374,17 @@ fn preflight_of(app: &App, op: &Op) -> Verdict {
         .ok()
         .and_then(|i| d.refresh.rates.get(i))
         .and_then(|r| r.cpu_pct);
-    let Some(facts) = preflight::facts(snap, &evidence, path, detail, cpu, app.host.swap_total)
+    let Some(mut facts) = preflight::facts(snap, &evidence, path, detail, cpu, app.host.swap_total)
     else {
         return Verdict::Clear;
     };
+    if let Some(f) = app.inspection.as_ref().filter(|f| &f.path == path) {
+        facts.offered_up = f
+            .offered_up
+            .iter()
+            .map(|(a, c)| (a.clone(), c.as_ref().map(|c| c.0.clone())))
+            .collect();
+    }
     let source = match op.as_write().map(|w| &w.kind) {
         Some(WriteKind::MoveProcess { pid, threads: true }) => app
             .inspection
@@ -407,6 +414,13 @@ fn refuse(app: &mut App, op: &Op, v: &Verdict) -> Transition {
         return Transition::Open(Mode::LeafFix(LeafFixDialog::offer(
             group, changes, nr_procs,
         )));
+    }
+    // a controller the parent does not hand down: enabling it at the
+    // right level is a question of its own, written only if the
+    // operator says so
+    if let Some(Offer::EnableAlongPath(ops)) = v.offer(op) {
+        app.set_status(Level::Warn, e.to_string());
+        return Transition::Open(Mode::Confirm(Box::new(Confirm::enable_along_path(ops))));
     }
     app.set_status(Level::Error, format!("{}: not written", e.what));
     Transition::Open(writes::error_box(

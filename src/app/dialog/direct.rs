@@ -6,6 +6,7 @@ use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::v1_limits::FreezerState;
 use crate::model::history::{Direction, Dropped, Taken};
 use crate::model::layout::HierId;
+use crate::model::union;
 use crate::model::write;
 use crate::model::GroupPath;
 
@@ -16,38 +17,14 @@ pub(crate) fn v1_holder(app: &App, controller: &str) -> Option<HierId> {
         .filter(|h| matches!(h, HierId::V1(_)))
 }
 
-/// Every hierarchy of the host, the primary first (the tree's backbone),
-/// then cgroup2 and each v1 hierarchy in the layout's order; cgroup2
-/// alone where the layout is not known. A group is made, removed, and a
-/// process moved, in each of these (the writer passes over a v1
-/// hierarchy where the group, or for a new group its parent, is not).
-pub(crate) fn every_hier(app: &App) -> Vec<HierId> {
-    let l = &app.layout;
-    let mut out: Vec<HierId> = l.primary().into_iter().collect();
-    let rest =
-        l.v2.as_ref()
-            .map(|_| HierId::V2)
-            .into_iter()
-            .chain((0..l.v1.len()).map(HierId::V1));
-    for h in rest {
-        if !out.contains(&h) {
-            out.push(h);
-        }
+/// The hierarchies that hold `group` in the last refresh
+/// ([`union::holding`]): where a move into it, a group made below it or its
+/// removal is written, and all that a confirmation names.
+pub(crate) fn holding(app: &App, group: &GroupPath) -> Vec<HierId> {
+    match &app.data {
+        Some(d) => union::holding(&app.layout, &d.refresh.snapshot, group),
+        None => app.layout.write_order(),
     }
-    // cpuset last: a new cpuset group has no CPUs until someone writes
-    // cpuset.cpus and cpuset.mems, and a move into it fails (ENOSPC), which
-    // ends the request; the other hierarchies are done by then
-    let is_cpuset = |h: &HierId| match h {
-        HierId::V1(i) => l.v1.get(*i).is_some_and(|m| m.holds("cpuset")),
-        HierId::V2 => false,
-    };
-    if let Some(rest) = out.get_mut(1..) {
-        rest.sort_by_key(is_cpuset);
-    }
-    if out.is_empty() {
-        out.push(HierId::V2);
-    }
-    out
 }
 
 pub fn freeze_toggle(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
@@ -199,7 +176,7 @@ pub fn remove_group(app: &mut App, fx: &mut Vec<Effect>) -> Transition {
     let ops = if app.layout.v1.is_empty() {
         vec![write::remove_group(&group)]
     } else {
-        write::remove_group_in(&group, &every_hier(app))
+        write::remove_group_in(&group, &holding(app, &group))
     };
     confirm::request(app, ops, fx)
 }

@@ -84,12 +84,12 @@ impl MovePicker {
             Some(Action::Accept) => {
                 if let Some(target) = self.matches.get(self.cursor).cloned() {
                     // on a host with v1 hierarchies: in each of them
-                    // where the target is (the confirmation lists them),
+                    // that holds the target (the confirmation lists them),
                     // so that every controller takes the process
                     let ops = if app.layout.v1.is_empty() {
                         vec![write::move_process(self.pid, &target, self.threads)]
                     } else {
-                        super::direct::every_hier(app)
+                        super::direct::holding(app, &target)
                             .into_iter()
                             .map(|h| write::move_process_in(self.pid, &target, self.threads, h))
                             .collect()

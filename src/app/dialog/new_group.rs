@@ -50,10 +50,12 @@ impl NamePrompt {
                     let ops = if app.layout.v1.is_empty() {
                         vec![write::create_group(&path)]
                     } else {
-                        // in every hierarchy, so that each controller can
-                        // take the group (systemd's units are at the same
-                        // path in each); the confirmation lists them
-                        write::create_group_in(&path, &super::direct::every_hier(app))
+                        // in every hierarchy that holds the parent, so that
+                        // each controller can take the group (systemd's
+                        // units are at the same path in each); the
+                        // confirmation lists them
+                        let hs = super::direct::holding(app, &self.parent);
+                        write::create_group_in(&path, &hs)
                     };
                     return confirm::request(app, ops, fx);
                 }

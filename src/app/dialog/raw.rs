@@ -6,7 +6,9 @@ use crate::app::keymap::Action;
 use crate::app::text_input::{Input, TextInput};
 use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
+use crate::cgroupfs::v1_limits::files as v1_files;
 use crate::model::input;
+use crate::model::layout::{HierId, Layout};
 use crate::model::write::{self, Op};
 use crate::model::GroupPath;
 
@@ -90,8 +92,10 @@ impl RawEditor {
                     app.set_status(Level::Error, "type the line to write");
                     return Transition::Stay;
                 }
-                let file = self.files[self.cursor].0.clone();
-                return match confirm::request(app, vec![raw_op(&self.group, &file, &text)], fx) {
+                let name = &self.files[self.cursor].0;
+                let (h, file) = hier_of(&app.layout, name);
+                let op = raw_op(&self.group, h, file, &text);
+                return match confirm::request(app, vec![op], fx) {
                     Transition::Stay => Transition::Close,
                     t => t,
                 };
@@ -104,13 +108,40 @@ impl RawEditor {
     }
 }
 
+/// The hierarchy and file of a name in the editor's list: a v1
+/// hierarchy's files are listed as the raw page names them,
+/// `label:file` (`memory:memory.swappiness`); the others are the
+/// primary hierarchy's.
+fn hier_of<'a>(layout: &Layout, name: &'a str) -> (HierId, &'a str) {
+    let primary = layout.primary().unwrap_or(HierId::V2);
+    let Some((label, file)) = name.split_once(':') else {
+        return (primary, name);
+    };
+    match layout.v1.iter().position(|m| m.label() == label) {
+        Some(i) => (HierId::V1(i), file),
+        None => (primary, name),
+    }
+}
+
 /// A line typed in the raw editor as an op. The files that have a typed
 /// op get it, so that they keep its guards and its undo: a raw "1" to
 /// cgroup.freeze still needs a protected group's name typed, and a raw
 /// subtree_control change is undone with +/- (its old text, "cpu io",
 /// is not something the kernel accepts back). Anything else is written
 /// as typed.
-fn raw_op(group: &GroupPath, file: &str, line: &str) -> Op {
+fn raw_op(group: &GroupPath, h: HierId, file: &str, line: &str) -> Op {
+    if let HierId::V1(_) = h {
+        // a v1 hierarchy: a move keeps its guard and its undo (the group
+        // the process left, in that hierarchy); freezer.state's guard
+        // reads the raw text (`WriteOp::effect`)
+        return match file {
+            files::PROCS | v1_files::TASKS => match input::parse_pid(line) {
+                Ok(pid) => write::move_process_in(pid, group, file == v1_files::TASKS, h),
+                Err(_) => write::raw(group, file, line).on(h),
+            },
+            _ => write::raw(group, file, line).on(h),
+        };
+    }
     match file {
         files::FREEZE if matches!(line, "0" | "1") => write::freeze(group, line == "1"),
         files::SUBTREE_CONTROL => match input::parse_controller_changes(line) {
