@@ -444,6 +444,51 @@ fn blanks_and_invisible_selectors_do_not_make_two_groups_look_alike() {
 }
 
 #[test]
+fn slash_like_and_look_alike_letters_are_shown_escaped() {
+    // attack: `∕etc` (U+2215) under a delegated group read as `//etc`, and
+    // `pаypal` with a Cyrillic `а` as `paypal`; a name wholly in Cyrillic
+    // stays readable
+    let names: [&str; 7] = [
+        "\u{2215}etc",
+        "\u{ff0f}etc",
+        "\u{2024}\u{2024}",
+        "p\u{430}ypal",
+        "\u{430}\u{441}\u{435}",
+        "paypal",
+        "привет",
+    ];
+    let (_t, text) = batch_of_groups(&names, "");
+    let (header, rows) = common::batch::first(&text);
+    let name_w = header.find("CPU%").unwrap();
+    let shown: Vec<String> = rows
+        .iter()
+        .skip(1)
+        .map(|r| r.chars().take(name_w).collect::<String>().trim().to_owned())
+        .collect();
+    assert_eq!(shown.len(), names.len(), "{text}");
+    for s in &shown {
+        let raw_look_alike = s.chars().any(|c| {
+            cgtop::model::text::SLASH_DOT_LIKE.contains(&c)
+                || cgtop::model::text::LOOK_ALIKE_LETTERS.contains(&c)
+        });
+        assert!(!raw_look_alike || s == "привет", "{s:?} in\n{text}");
+    }
+    for want in [
+        "\\u{2215}etc",
+        "p\\u{430}ypal",
+        "\\u{430}\\u{441}\\u{435}",
+        "привет",
+    ] {
+        assert!(shown.iter().any(|s| s == want), "{want} in {shown:?}");
+    }
+    let mut back: Vec<Vec<u8>> = shown.iter().map(|s| unescape(s)).collect();
+    back.sort();
+    let mut want: Vec<Vec<u8>> = names.iter().map(|n| n.as_bytes().to_vec()).collect();
+    want.sort();
+    assert_eq!(back, want);
+}
+
+#[test]
 fn wide_names_keep_the_columns_in_line() {
     // attack: a name of fullwidth letters (`ＷＩＤＥ`, two columns each)
     // was measured in characters: its row's figures slid right, under the
