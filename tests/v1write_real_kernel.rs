@@ -567,7 +567,9 @@ fn kill_on_v1_signals_the_groups_processes_and_nothing_else() {
 /// group's path is past PATH_MAX (4,096 bytes), so nothing that resolves
 /// a path reaches it.
 fn nest_past_path_max(sb: &sandbox_v1::V1Sandbox) -> GroupPath {
-    let sub: Vec<String> = (0..18).map(|i| format!("d{i:02}{}", "x".repeat(237))).collect();
+    let sub: Vec<String> = (0..18)
+        .map(|i| format!("d{i:02}{}", "x".repeat(237)))
+        .collect();
     let g = sb.mkdir(&sub.join("/"));
     assert!(g.as_bytes().len() > 4096);
     g
@@ -636,7 +638,10 @@ fn a_kill_that_leaves_a_process_says_so() {
     let top = sb.path("");
     let inside = sb.spawn_in(&deep, &["sleep", "300"]);
     sb.write("freezer", &top, "freezer.state", "FROZEN");
-    let first = deep.ancestors().find(|g| g.parent() == Some(top.clone())).unwrap();
+    let first = deep
+        .ancestors()
+        .find(|g| g.parent() == Some(top.clone()))
+        .unwrap();
     let o = safety::perform_checked_on(&hiers, &write::kill(&first).on(pids), None, 0);
     assert!(
         o.summary().contains("1 process of the subtree still runs"),
@@ -645,10 +650,7 @@ fn a_kill_that_leaves_a_process_says_so() {
     );
     assert!(!o.is_ok());
     sb.write("freezer", &top, "freezer.state", "THAWED");
-    assert_eq!(
-        exits(&mut sb, &[inside], Duration::from_secs(5)),
-        [Some(9)]
-    );
+    assert_eq!(exits(&mut sb, &[inside], Duration::from_secs(5)), [Some(9)]);
 }
 
 #[test]

@@ -1075,7 +1075,11 @@ pub fn build(rebinds: &[Rebind]) -> Result<Vec<Binding>, ConfigError> {
             if m.scope != Scope::Main || !CONFIRMED.contains(&m.action) {
                 continue;
             }
-            if let Some(key) = c.keys.iter().find(|x| m.keys.iter().any(|y| same_key(x, y))) {
+            if let Some(key) = c
+                .keys
+                .iter()
+                .find(|x| m.keys.iter().any(|y| same_key(x, y)))
+            {
                 return Err(blame(
                     i,
                     j,

@@ -1068,9 +1068,11 @@ mod tests {
         );
         assert_eq!(
             kill_fallback_notes(3, 2)[1..],
-            ["2 processes not signalled: PID 1, a kernel thread, cgtop itself, or no longer \
+            [
+                "2 processes not signalled: PID 1, a kernel thread, cgtop itself, or no longer \
               in the group"
-                .to_owned()]
+                    .to_owned()
+            ]
         );
         assert!(kill_fallback_notes(0, 0)[0].contains("to 0 processes"));
         assert_eq!(

@@ -50,7 +50,12 @@ pub fn may_signal_in(
     cgroup: &str,
     want: &str,
 ) -> Result<(), NotSignalled> {
-    may_signal_listed(pid, self_pid, stat, line.path(cgroup).is_some_and(|p| p == want))
+    may_signal_listed(
+        pid,
+        self_pid,
+        stat,
+        line.path(cgroup).is_some_and(|p| p == want),
+    )
 }
 
 /// Whether the SIGKILL fallback may signal `pid`, from the text of its

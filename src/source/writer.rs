@@ -421,8 +421,10 @@ fn kill_listed(
                 Err(_) => held.push((pid, p, None)),
             }
         }
-        let now: std::collections::BTreeSet<u32> =
-            hier::procs_in(dir).unwrap_or_default().into_iter().collect();
+        let now: std::collections::BTreeSet<u32> = hier::procs_in(dir)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
         for (pid, p, pidfd) in held {
             // bytes: a name that is not UTF-8 must not make the process unreadable
             let stat = std::fs::read(format!("/proc/{pid}/stat")).unwrap_or_default();
