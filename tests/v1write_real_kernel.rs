@@ -22,6 +22,7 @@ use cgtop::cgroupfs::{CpuMax, Limit};
 use cgtop::model::layout::{HierId, Layout};
 use cgtop::model::write::{self, v1_files, Op, Throttle, V1MemoryFile};
 use cgtop::model::GroupPath;
+use cgtop::source::collector::{Collector, CollectorConfig};
 use cgtop::source::hier::Hiers;
 use cgtop::source::{actionlog, safety, writer};
 use std::os::unix::process::ExitStatusExt;
@@ -618,6 +619,40 @@ fn kill_reaches_processes_in_groups_nested_past_path_max() {
             );
         }
     }
+}
+
+#[test]
+fn the_kill_confirmation_counts_processes_nested_past_path_max() {
+    // K's dialog said "0 processes in 18 groups will die" for a tree whose
+    // sleep sat past PATH_MAX: it counted the snapshot, which the scan
+    // cannot open there. The inspection of the group counts its subtree
+    // with the kill's own descriptor walk.
+    let Some(mut sb) = sandbox_v1::V1Sandbox::or_skip("deepcount", &["freezer"]) else {
+        return;
+    };
+    let deep = nest_past_path_max(&sb);
+    let top = sb.path("");
+    sb.spawn_in(&top, &["sleep", "300"]);
+    sb.spawn_in(&deep, &["sleep", "300"]);
+    let mut c = Collector::new(CollectorConfig {
+        root: sb.hier("freezer").mount.clone(),
+        start: top.clone(),
+        scan: cgtop::source::scan::ScanConfig::default(),
+        full_detail: false,
+        sys_dev_block: PathBuf::from("/sys/dev/block"),
+    });
+    let r = c.refresh(Duration::from_secs(1));
+    let seen: u64 = r
+        .snapshot
+        .groups
+        .iter()
+        .filter_map(|g| g.hot.nr_procs)
+        .sum();
+    assert_eq!(seen, 1, "the scan sees only the shallow sleep");
+    let _ = c.refresh(Duration::from_secs(2));
+    let i = c.read_inspection(&top, None, 2.0);
+    let n = i.deep_count.expect("a subtree past PATH_MAX is walked");
+    assert_eq!((n.procs, n.groups, n.complete), (2, 19, true));
 }
 
 #[test]

@@ -683,6 +683,28 @@ impl Hier {
     }
 }
 
+/// The processes and groups of a subtree, counted by [`Hier::walk_subtree`]
+/// (groups nested past PATH_MAX too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SubtreeCount {
+    pub procs: u64,
+    pub groups: u64,
+    /// The walk saw every directory of the subtree.
+    pub complete: bool,
+}
+
+impl Hier {
+    /// [`SubtreeCount`] of the group at `rel`.
+    pub fn count_subtree(&self, rel: &Path) -> Result<SubtreeCount, FsError> {
+        let mut c = SubtreeCount::default();
+        c.complete = self.walk_subtree(rel, |dir| {
+            c.groups += 1;
+            c.procs += procs_in(dir).map_or(0, |p| p.len() as u64);
+        })?;
+        Ok(c)
+    }
+}
+
 /// The names of the child directories of an open directory (symlinks are
 /// never directories here).
 fn subdirs(dir: BorrowedFd<'_>) -> Result<Vec<OsString>, Errno> {
