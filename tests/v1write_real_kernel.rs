@@ -33,10 +33,8 @@ use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-#[allow(dead_code)]
 #[path = "common/sandbox.rs"]
 mod sandbox;
-#[allow(dead_code)]
 #[path = "common/sandbox_v1.rs"]
 mod sandbox_v1;
 

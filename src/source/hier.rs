@@ -640,13 +640,10 @@ impl Hier {
             if entered {
                 visit(cur.as_fd());
                 let me = id(&cur).map_err(FsError::from_errno)?;
-                let children = match subdirs(cur.as_fd()) {
-                    Ok(c) => c,
-                    Err(_) => {
-                        complete = false;
-                        Vec::new()
-                    }
-                };
+                let children = subdirs(cur.as_fd()).unwrap_or_else(|_| {
+                    complete = false;
+                    Vec::new()
+                });
                 stack.push((me, children));
             }
             let Some((_, left)) = stack.last_mut() else {
