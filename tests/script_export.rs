@@ -486,16 +486,22 @@ proptest::proptest! {
     }
 }
 
-#[test]
-fn output_files_are_new_never_links_and_force_only_replaces_ours() {
+/// `dir/actions.log` holding one logged change (pids.max of /a to 1).
+fn one_change_log(dir: &Path) -> PathBuf {
+    let logf = dir.join("actions.log");
     let g = GroupPath::new("a");
-    let work = tempfile::tempdir().unwrap();
-    let logf = work.path().join("actions.log");
     std::fs::write(
         &logf,
         log_text(&[ok(write::set_pids_max(&g, Limit::Value(1)), "max\n", "1\n")]),
     )
     .unwrap();
+    logf
+}
+
+#[test]
+fn output_files_are_new_never_links_and_force_only_replaces_ours() {
+    let work = tempfile::tempdir().unwrap();
+    let logf = one_change_log(work.path());
     let export = |o: &Path, force: bool| {
         let mut c = cgtop();
         c.args(["export-log", "--log"]).arg(&logf).arg("-o").arg(o);
@@ -535,14 +541,8 @@ fn output_files_are_new_never_links_and_force_only_replaces_ours() {
 
 #[test]
 fn output_files_are_resolved_and_a_log_must_be_a_regular_file() {
-    let g = GroupPath::new("a");
     let work = tempfile::tempdir().unwrap();
-    let logf = work.path().join("actions.log");
-    std::fs::write(
-        &logf,
-        log_text(&[ok(write::set_pids_max(&g, Limit::Value(1)), "max\n", "1\n")]),
-    )
-    .unwrap();
+    let logf = one_change_log(work.path());
     let real = work.path().join("real");
     std::fs::create_dir(&real).unwrap();
     let link = work.path().join("link");
@@ -606,18 +606,7 @@ fn output_files_are_resolved_and_a_log_must_be_a_regular_file() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        let status = loop {
-            if let Some(st) = child.try_wait().unwrap() {
-                break Some(st);
-            }
-            if std::time::Instant::now() > end {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        };
+        let status = common::wait_exit(&mut child, std::time::Duration::from_secs(10));
         let mut err = String::new();
         std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
         assert_eq!(status.and_then(|s| s.code()), Some(1), "{log:?}: {err}");
