@@ -157,6 +157,22 @@ fn every_kind_of_bad_value() {
             "line 2: key `keys.main.freeze`: no key",
         ),
         ("[keys]\nmain = 3\n", "line 2: key `keys.main`: "),
+        // the confirmation's go-ahead on the action's own key: `k k` killed
+        (
+            "[keys.main]\nup = \"up\"\nkill = \"k\"\n[keys.confirm]\naccept = [\"k\", \"y\"]\n",
+            "line 5: key `keys.confirm.accept`: k goes ahead (accept) in confirm and is kill in \
+             main",
+        ),
+        (
+            "[keys.confirm]\nthrough_systemd = \"f\"\n",
+            "line 2: key `keys.confirm.through_systemd`: f goes ahead (through_systemd) in \
+             confirm and is freeze in main",
+        ),
+        (
+            "[keys.main]\nremove_group = \"y\"\n",
+            "line 2: key `keys.main.remove_group`: y goes ahead (accept) in confirm and is \
+             remove_group in main",
+        ),
         ("columns = [\n", "line "),
     ];
     for (text, want) in cases {
@@ -170,6 +186,24 @@ fn every_kind_of_bad_value() {
         assert_eq!(e.lines().count(), 1, "{e}");
         assert!(!e.contains("panicked"), "{e}");
     }
+}
+
+#[test]
+fn a_huge_columns_list_is_refused_before_its_names_are_read() {
+    // 100,000 names took 22 s (a line number found by a scan of the text
+    // for each name) before "named twice"
+    let names = vec!["\"cpu\""; 100_000].join(",\n");
+    let d = xdg_with(&format!("columns = [\n{names}\n]\n"));
+    let t0 = std::time::Instant::now();
+    let o = run(d.path(), &[]);
+    let took = t0.elapsed();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("line 1: key `columns`: 100000 names, and there are 9 columns"),
+        "{e}"
+    );
+    assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
 }
 
 #[test]

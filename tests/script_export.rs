@@ -303,12 +303,18 @@ fn a_read_back_that_differs_stops_the_script_loudly_with_both_values() {
     let root = tempfile::tempdir().unwrap();
     put(root.path(), b"lab", "memory.max", "max");
     put(root.path(), b"lab", "pids.max", "max");
-    let (okay, err) = run(&["bash"], &apply, root.path(), work.path());
-    assert!(!okay);
-    assert!(
-        err.contains("lab/memory.max: wrote '1000', read back '1000' (wanted exact '0')"),
-        "{err}"
-    );
+    // in every shell, busybox sh too, whose tr has no [:print:] (the
+    // message came out as `??t?p???ript:...`)
+    for sh in shells() {
+        put(root.path(), b"lab", "memory.max", "max");
+        let (okay, err) = run(&sh, &apply, root.path(), work.path());
+        assert!(!okay, "{sh:?}");
+        assert!(err.starts_with("cgtop script: "), "{sh:?}: {err}");
+        assert!(
+            err.contains("lab/memory.max: wrote '1000', read back '1000' (wanted exact '0')"),
+            "{sh:?}: {err}"
+        );
+    }
     // it stopped there
     assert_eq!(
         std::fs::read_to_string(root.path().join("lab/pids.max")).unwrap(),
@@ -480,16 +486,22 @@ proptest::proptest! {
     }
 }
 
-#[test]
-fn output_files_are_new_never_links_and_force_only_replaces_ours() {
+/// `dir/actions.log` holding one logged change (pids.max of /a to 1).
+fn one_change_log(dir: &Path) -> PathBuf {
+    let logf = dir.join("actions.log");
     let g = GroupPath::new("a");
-    let work = tempfile::tempdir().unwrap();
-    let logf = work.path().join("actions.log");
     std::fs::write(
         &logf,
         log_text(&[ok(write::set_pids_max(&g, Limit::Value(1)), "max\n", "1\n")]),
     )
     .unwrap();
+    logf
+}
+
+#[test]
+fn output_files_are_new_never_links_and_force_only_replaces_ours() {
+    let work = tempfile::tempdir().unwrap();
+    let logf = one_change_log(work.path());
     let export = |o: &Path, force: bool| {
         let mut c = cgtop();
         c.args(["export-log", "--log"]).arg(&logf).arg("-o").arg(o);
@@ -525,6 +537,81 @@ fn output_files_are_new_never_links_and_force_only_replaces_ours() {
     std::fs::hard_link(&target, &h).unwrap();
     assert!(!export(&h, true).status.success());
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+}
+
+#[test]
+fn output_files_are_resolved_and_a_log_must_be_a_regular_file() {
+    let work = tempfile::tempdir().unwrap();
+    let logf = one_change_log(work.path());
+    let real = work.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    let link = work.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let export = |args: &[&OsStr]| {
+        cgtop()
+            .args(["export-log", "--log"])
+            .arg(&logf)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // -o and --undo one file through a symlinked directory: with --force
+    // the apply script held the undo
+    let (a, u) = (real.join("a.sh"), link.join("a.sh"));
+    let out = export(&[
+        OsStr::new("-o"),
+        a.as_os_str(),
+        OsStr::new("--undo"),
+        u.as_os_str(),
+        OsStr::new("--force"),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert!(!a.exists(), "nothing is written when one place is refused");
+    // -o through a directory symlink wrote into the link's target
+    let out = export(&[OsStr::new("-o"), link.join("b.sh").as_os_str()]);
+    assert!(!out.status.success());
+    assert!(!real.join("b.sh").exists());
+    assert!(!real.join("b.undo.sh").exists());
+    // two names of one file (a hard link), with --force: one file
+    let h = real.join("h.sh");
+    std::fs::write(&h, "mine").unwrap();
+    std::fs::hard_link(&h, real.join("h2.sh")).unwrap();
+    let out = export(&[
+        OsStr::new("-o"),
+        h.as_os_str(),
+        OsStr::new("--undo"),
+        real.join("h2.sh").as_os_str(),
+        OsStr::new("--force"),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be one file"));
+    assert_eq!(std::fs::read_to_string(&h).unwrap(), "mine");
+    // --log a FIFO blocked, /dev/zero ran until killed: refused at once
+    let fifo = work.path().join("fifo");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    for log in [fifo.as_path(), Path::new("/dev/zero")] {
+        let mut child = cgtop()
+            .args(["export-log", "--log"])
+            .arg(log)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let status = common::wait_exit(&mut child, std::time::Duration::from_secs(10));
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.and_then(|s| s.code()), Some(1), "{log:?}: {err}");
+        assert!(err.contains("not a regular file"), "{err}");
+    }
 }
 
 #[test]

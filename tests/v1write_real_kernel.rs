@@ -22,6 +22,7 @@ use cgtop::cgroupfs::{CpuMax, Limit};
 use cgtop::model::layout::{HierId, Layout};
 use cgtop::model::write::{self, v1_files, Op, Throttle, V1MemoryFile};
 use cgtop::model::GroupPath;
+use cgtop::source::collector::{Collector, CollectorConfig};
 use cgtop::source::hier::Hiers;
 use cgtop::source::{actionlog, safety, writer};
 use std::os::unix::process::ExitStatusExt;
@@ -31,6 +32,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
+
+#[path = "common/sandbox.rs"]
+mod sandbox;
+#[path = "common/sandbox_v1.rs"]
+mod sandbox_v1;
 
 static NEXT: AtomicU32 = AtomicU32::new(0);
 
@@ -593,6 +599,130 @@ fn kill_on_v1_signals_the_groups_processes_and_nothing_else() {
     assert_eq!((dead, alive), (2, 1));
     // the group was thawed after (it was not frozen before)
     assert_eq!(b.read("freezer", v1_files::FREEZER_STATE), "THAWED");
+}
+
+/// 18 levels of 240-byte names below the sandbox's top: the deepest
+/// group's path is past PATH_MAX (4,096 bytes), so nothing that resolves
+/// a path reaches it.
+fn nest_past_path_max(sb: &sandbox_v1::V1Sandbox) -> GroupPath {
+    let sub: Vec<String> = (0..18)
+        .map(|i| format!("d{i:02}{}", "x".repeat(237)))
+        .collect();
+    let g = sb.mkdir(&sub.join("/"));
+    assert!(g.as_bytes().len() > 4096);
+    g
+}
+
+/// The pids a test's children ended with, by pid, after up to `limit`;
+/// `None` for one still running.
+fn exits(sb: &mut sandbox_v1::V1Sandbox, pids: &[u32], limit: Duration) -> Vec<Option<i32>> {
+    pids.iter()
+        .map(|&p| sb.wait_child(p, limit).and_then(|st| st.signal()))
+        .collect()
+}
+
+#[test]
+fn kill_reaches_processes_in_groups_nested_past_path_max() {
+    // K on v1 found processes through paths: a group nested past PATH_MAX
+    // gave ENAMETOOLONG, its sleep went on running, and the outcome said
+    // "sent SIGKILL to 1 process", done. Then through cgroup2's
+    // cgroup.kill on the same tree (this hybrid host's), checked by the
+    // same walk.
+    let Some(mut sb) = sandbox_v1::V1Sandbox::or_skip("deepkill", &["freezer", "pids"]) else {
+        return;
+    };
+    let layout = cgtop::source::mount::discover_layout().unwrap();
+    let hiers = Hiers::open(layout);
+    let deep = nest_past_path_max(&sb);
+    let top = sb.path("");
+    let mut vias = vec![hiers.layout.holder("freezer").unwrap()];
+    if sb.hiers.iter().any(|h| h.v2) {
+        vias.push(HierId::V2);
+    }
+    for via in vias {
+        let shallow = sb.spawn_in(&top, &["sleep", "300"]);
+        let inside = sb.spawn_in(&deep, &["sleep", "300"]);
+        let o = safety::perform_checked_on(&hiers, &write::kill(&top).on(via), None, 0);
+        let died = exits(&mut sb, &[shallow, inside], Duration::from_secs(5));
+        assert_eq!(died, [Some(9), Some(9)], "via {via:?}: {}", o.summary());
+        assert!(o.is_ok(), "via {via:?}: {}", o.summary());
+        if via != HierId::V2 {
+            assert!(
+                o.notes
+                    .iter()
+                    .any(|n| n.contains("sent SIGKILL to 2 processes")),
+                "{:?}",
+                o.notes
+            );
+        }
+    }
+}
+
+#[test]
+fn the_kill_confirmation_counts_processes_nested_past_path_max() {
+    // K's dialog said "0 processes in 18 groups will die" for a tree whose
+    // sleep sat past PATH_MAX: it counted the snapshot, which the scan
+    // cannot open there. The inspection of the group counts its subtree
+    // with the kill's own descriptor walk.
+    let Some(mut sb) = sandbox_v1::V1Sandbox::or_skip("deepcount", &["freezer"]) else {
+        return;
+    };
+    let deep = nest_past_path_max(&sb);
+    let top = sb.path("");
+    sb.spawn_in(&top, &["sleep", "300"]);
+    sb.spawn_in(&deep, &["sleep", "300"]);
+    let mut c = Collector::new(CollectorConfig {
+        root: sb.hier("freezer").mount.clone(),
+        start: top.clone(),
+        scan: cgtop::source::scan::ScanConfig::default(),
+        full_detail: false,
+        sys_dev_block: PathBuf::from("/sys/dev/block"),
+    });
+    let r = c.refresh(Duration::from_secs(1));
+    let seen: u64 = r
+        .snapshot
+        .groups
+        .iter()
+        .filter_map(|g| g.hot.nr_procs)
+        .sum();
+    assert_eq!(seen, 1, "the scan sees only the shallow sleep");
+    let _ = c.refresh(Duration::from_secs(2));
+    let i = c.read_inspection(&top, None, 2.0);
+    let n = i.deep_count.expect("a subtree past PATH_MAX is walked");
+    assert_eq!((n.procs, n.groups, n.complete), (2, 19, true));
+}
+
+#[test]
+fn a_kill_that_leaves_a_process_says_so() {
+    // the group's ancestor is frozen in the v1 freezer: a killed process
+    // there dies only once that ancestor is thawed. K through the pids
+    // hierarchy signals it, but it is still there: the outcome is a
+    // failure that counts it, never "done"
+    let Some(mut sb) = sandbox_v1::V1Sandbox::or_skip("survivor", &["freezer", "pids"]) else {
+        return;
+    };
+    let layout = cgtop::source::mount::discover_layout().unwrap();
+    let hiers = Hiers::open(layout);
+    let Some(pids) = hiers.layout.holder("pids").filter(|h| *h != HierId::V2) else {
+        return println!("skipped: no v1 pids hierarchy");
+    };
+    let deep = nest_past_path_max(&sb);
+    let top = sb.path("");
+    let inside = sb.spawn_in(&deep, &["sleep", "300"]);
+    sb.write("freezer", &top, "freezer.state", "FROZEN");
+    let first = deep
+        .ancestors()
+        .find(|g| g.parent() == Some(top.clone()))
+        .unwrap();
+    let o = safety::perform_checked_on(&hiers, &write::kill(&first).on(pids), None, 0);
+    assert!(
+        o.summary().contains("1 process of the subtree still runs"),
+        "{}",
+        o.summary()
+    );
+    assert!(!o.is_ok());
+    sb.write("freezer", &top, "freezer.state", "THAWED");
+    assert_eq!(exits(&mut sb, &[inside], Duration::from_secs(5)), [Some(9)]);
 }
 
 #[test]

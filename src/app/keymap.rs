@@ -1064,8 +1064,59 @@ pub fn build(rebinds: &[Rebind]) -> Result<Vec<Binding>, ConfigError> {
             }
         }
     }
+    // the key that goes ahead in a confirmation must not be a key of the
+    // main screen's action it confirms: pressed twice, it would kill,
+    // freeze or remove without a look at the dialog
+    for (i, c) in table.iter().enumerate() {
+        if !CONFIRMING.contains(&(c.scope, c.action)) {
+            continue;
+        }
+        for (j, m) in table.iter().enumerate() {
+            if m.scope != Scope::Main || !CONFIRMED.contains(&m.action) {
+                continue;
+            }
+            if let Some(key) = c
+                .keys
+                .iter()
+                .find(|x| m.keys.iter().any(|y| same_key(x, y)))
+            {
+                return Err(blame(
+                    i,
+                    j,
+                    format!(
+                        "{} goes ahead ({}) in {} and is {} in main: pressed twice it would {} \
+                         without reading the confirmation",
+                        key_name(key),
+                        action_name(c.action),
+                        scope_name(c.scope),
+                        action_name(m.action),
+                        action_name(m.action),
+                    ),
+                ));
+            }
+        }
+    }
     Ok(table)
 }
+
+/// The rows that go ahead in a confirmation.
+const CONFIRMING: [(Scope, Action); 4] = [
+    (Scope::Confirm, Action::Accept),
+    (Scope::Confirm, Action::ThroughSystemd),
+    (Scope::ConfirmTyped, Action::Accept),
+    (Scope::ConfirmTyped, Action::ThroughSystemd),
+];
+
+/// The main screen's actions whose write asks for a confirmation
+/// (`Op::confirm_reason`: a kill, a freeze, a removal) or may (an undo or
+/// redo of one).
+const CONFIRMED: [Action; 5] = [
+    Action::Kill,
+    Action::Freeze,
+    Action::RemoveGroup,
+    Action::Undo,
+    Action::Redo,
+];
 
 #[cfg(test)]
 mod tests {

@@ -13,7 +13,8 @@ use crate::model::script::{self, Meta};
 use crate::model::text::escape;
 use crate::source::actionlog::{self, ActionLog, MAX_ENTRIES};
 use std::ffi::OsString;
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -69,6 +70,42 @@ pub fn undo_path(apply: &Path) -> PathBuf {
     apply.with_file_name(name)
 }
 
+/// The most bytes of a log `export-log` reads: 5,000 times the
+/// [`MAX_ENTRIES`] lines it keeps at their usual 200 bytes, room for a
+/// long history before `--since`; a log that goes on past it (a file that
+/// grows without end) ends there.
+const MAX_LOG_BYTES: u64 = 1 << 30;
+
+/// The log, opened without following a symbolic link and without waiting
+/// (a FIFO with no writer would block the open), and only if it is a
+/// regular file (`/dev/zero` or a FIFO is refused, not read forever).
+fn open_log(p: &Path) -> std::io::Result<std::fs::File> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
+    let fd = rustix::fs::open(p, flags | OFlags::CLOEXEC, Mode::empty())?;
+    let st = rustix::fs::fstat(&fd)?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return Err(std::io::Error::other(
+            "not a regular file (a FIFO, device or directory): not an action log",
+        ));
+    }
+    Ok(std::fs::File::from(fd))
+}
+
+/// Whether two places of [`actionlog::script_place`] are one file: the
+/// same name in the same directory (device and inode: through a symlink
+/// or `..` too), or two names of one existing file.
+fn same_file(a: &(OwnedFd, OsString), b: &(OwnedFd, OsString)) -> bool {
+    use rustix::fs::{fstat, statat, AtFlags};
+    let id = |st: rustix::fs::Stat| (st.st_dev, st.st_ino);
+    let dirs = fstat(&a.0).ok().map(id) == fstat(&b.0).ok().map(id);
+    if dirs && a.1 == b.1 {
+        return true;
+    }
+    let file = |p: &(OwnedFd, OsString)| statat(&p.0, &p.1, AtFlags::SYMLINK_NOFOLLOW).ok().map(id);
+    file(a).is_some() && file(a) == file(b)
+}
+
 fn shown(p: &Path) -> String {
     escape(p.as_os_str().as_encoded_bytes()).into_owned()
 }
@@ -100,11 +137,12 @@ fn run(a: &ExportLogArgs) -> Result<(), (u8, String)> {
             .map(Path::to_path_buf)
             .ok_or((2, "no action log here (give --log FILE)".to_owned()))?,
     };
-    // O_NOFOLLOW is not needed to read: the log is only read, and any
-    // file the caller may read is theirs to export
-    let f = std::fs::File::open(&log).map_err(|e| (1, format!("{}: {e}", shown(&log))))?;
-    let read = actionlog::read_log(std::io::BufReader::new(f), since.as_deref())
-        .map_err(|e| (1, format!("{}: {e}", shown(&log))))?;
+    let f = open_log(&log).map_err(|e| (1, format!("{}: {e}", shown(&log))))?;
+    let read = actionlog::read_log(
+        std::io::BufReader::new(f.take(MAX_LOG_BYTES)),
+        since.as_deref(),
+    )
+    .map_err(|e| (1, format!("{}: {e}", shown(&log))))?;
     if read.over_cap > 0 {
         return Err((
             1,
@@ -119,11 +157,19 @@ fn run(a: &ExportLogArgs) -> Result<(), (u8, String)> {
         (None, Some(o)) => Some(undo_path(o)),
         (None, None) => None,
     };
-    if let (Some(o), Some(u)) = (&a.output, &undo) {
+    // both places resolved (the checked walk: no symlinked directory)
+    // before either is written
+    let place = |p: &Option<PathBuf>| {
+        p.as_deref()
+            .map(actionlog::script_place)
+            .transpose()
+            .map_err(|e| (1, e))
+    };
+    let (o_place, u_place) = (place(&a.output)?, place(&undo)?);
+    if let (Some(o), Some(op), Some(up)) = (&a.output, &o_place, &u_place) {
         // one file for both: the undo would replace the apply script (with
         // --force) under the apply script's name
-        let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
-        if abs(o) == abs(u) {
+        if same_file(op, up) {
             return Err((
                 2,
                 format!(
@@ -132,10 +178,12 @@ fn run(a: &ExportLogArgs) -> Result<(), (u8, String)> {
                 ),
             ));
         }
+    }
+    if !a.force {
         // neither is written when the other would be refused as existing
-        if !a.force {
-            for p in [o, u] {
-                if std::fs::symlink_metadata(p).is_ok() {
+        for (p, pl) in [(&a.output, &o_place), (&undo, &u_place)] {
+            if let (Some(p), Some((dir, name))) = (p, pl) {
+                if rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).is_ok() {
                     return Err((
                         1,
                         format!("{} exists (give --force to replace it)", shown(p)),
@@ -162,23 +210,23 @@ fn run(a: &ExportLogArgs) -> Result<(), (u8, String)> {
     };
     let s = script::scripts(&read.entries, &meta);
     let mut say = Vec::new();
-    match &a.output {
-        Some(o) => {
-            actionlog::write_script(o, &s.apply, a.force).map_err(|e| (1, e))?;
+    match (&a.output, &o_place) {
+        (Some(o), Some(place)) => {
+            actionlog::write_script(place, &s.apply, a.force).map_err(|e| (1, e))?;
             say.push(format!("wrote {}", shown(o)));
         }
-        None => {
+        _ => {
             std::io::stdout()
                 .write_all(s.apply.as_bytes())
                 .map_err(|e| (1, format!("stdout: {e}")))?;
         }
     }
-    match &undo {
-        Some(u) => {
-            actionlog::write_script(u, &s.undo, a.force).map_err(|e| (1, e))?;
+    match (&undo, &u_place) {
+        (Some(u), Some(place)) => {
+            actionlog::write_script(place, &s.undo, a.force).map_err(|e| (1, e))?;
             say.push(format!("undo {}", shown(u)));
         }
-        None => say.push("no undo script (give -o FILE or --undo FILE)".into()),
+        _ => say.push("no undo script (give -o FILE or --undo FILE)".into()),
     }
     let mut summary = format!(
         "{} change(s) replayed, {} as comments only",

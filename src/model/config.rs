@@ -310,6 +310,34 @@ struct Raw {
     keys: Option<BTreeMap<String, RawScope>>,
 }
 
+/// The most names `columns` may hold: the number of columns that exist
+/// (`render::columns::Column::ALL`, which a test there holds to it). A
+/// longer list is refused before any name is looked at: each would be
+/// an error anyway (unknown or named twice), and a 100,000-name list
+/// must not cost a name's work 100,000 times.
+pub const MAX_COLUMNS: usize = 9;
+
+/// The 1-based lines of byte offsets in one text, each found by a binary
+/// search over where its newlines are: the lines of a file's many values
+/// cost O(n log n), not a scan of the text each.
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn of(text: &str) -> Self {
+        Self(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i)
+                .collect(),
+        )
+    }
+
+    fn at(&self, at: usize) -> usize {
+        self.0.partition_point(|&nl| nl < at) + 1
+    }
+}
+
 /// The 1-based line of byte `at` in `text`.
 pub fn line_of(text: &str, at: usize) -> usize {
     let at = at.min(text.len());
@@ -386,7 +414,8 @@ pub fn parse_str(text: &str) -> Result<Config, ConfigError> {
             what: e.message().trim().to_owned(),
         }
     })?;
-    let at = |span: std::ops::Range<usize>| line_of(text, span.start);
+    let lines = Lines::of(text);
+    let at = |span: std::ops::Range<usize>| lines.at(span.start.min(text.len()));
     let loc = |key: &str, span: std::ops::Range<usize>| (at(span), key.to_owned());
     let mut cfg = Config::default();
     if let Some(v) = raw.interval {
@@ -399,6 +428,16 @@ pub fn parse_str(text: &str) -> Result<Config, ConfigError> {
     }
     if let Some(v) = raw.columns {
         let (line, key) = loc("columns", v.span());
+        if v.get_ref().len() > MAX_COLUMNS {
+            return Err(ConfigError {
+                line: Some(line),
+                key: Some(key),
+                what: format!(
+                    "{} names, and there are {MAX_COLUMNS} columns: name each at most once",
+                    v.get_ref().len()
+                ),
+            });
+        }
         let names = v
             .into_inner()
             .into_iter()

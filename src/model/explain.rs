@@ -152,15 +152,15 @@ pub fn short_write(op: &Op, written: usize, len: usize) -> WriteError {
 }
 
 /// The notes of the SIGKILL fallback for kernels without cgroup.kill:
-/// how many processes were `killed`, `skipped` (never signalled) and
-/// `left` (appeared while killing).
-pub fn kill_fallback_notes(killed: usize, skipped: usize, left: usize) -> Vec<String> {
-    kill_fallback_notes_in(false, killed, skipped, left)
+/// how many processes were `killed` and `skipped` (never signalled); what
+/// is still there after it is [`kill_survivors`]' failure.
+pub fn kill_fallback_notes(killed: usize, skipped: usize) -> Vec<String> {
+    kill_fallback_notes_in(false, killed, skipped)
 }
 
 /// [`kill_fallback_notes`], on cgroup v1 (`v1`), which has no cgroup.kill
 /// on any kernel.
-pub fn kill_fallback_notes_in(v1: bool, killed: usize, skipped: usize, left: usize) -> Vec<String> {
+pub fn kill_fallback_notes_in(v1: bool, killed: usize, skipped: usize) -> Vec<String> {
     let why = if v1 {
         "cgroup v1 has no cgroup.kill"
     } else {
@@ -177,14 +177,32 @@ pub fn kill_fallback_notes_in(v1: bool, killed: usize, skipped: usize, left: usi
             plural(skipped, "process", "processes")
         ));
     }
-    if left > 0 {
-        notes.push(format!(
-            "{} process{} appeared while killing and may still run",
-            left,
-            if left == 1 { "" } else { "es" }
-        ));
-    }
     notes
+}
+
+/// A kill whose subtree, walked again a second after it, still holds
+/// `left` processes that should have died (`None`: the walk could not see
+/// the whole subtree, so no death can be vouched for).
+pub fn kill_survivors(op: &Op, left: Option<usize>) -> WriteError {
+    let explanation = match left {
+        Some(n) => format!(
+            "{} of the subtree still {} a second after the kill",
+            plural(n, "process", "processes"),
+            if n == 1 { "runs" } else { "run" }
+        ),
+        None => "the subtree could not be walked whole after the kill: whether every process \
+                 died is not known"
+            .to_owned(),
+    };
+    WriteError::refused(
+        what(op),
+        explanation,
+        Some(
+            "look at the group again; a process frozen by an ancestor dies when that one is \
+             thawed"
+                .into(),
+        ),
+    )
 }
 
 type Words = (String, Option<String>);
@@ -1041,7 +1059,7 @@ mod tests {
     #[test]
     fn kill_fallback_and_refusals() {
         assert_eq!(
-            kill_fallback_notes(1, 0, 0),
+            kill_fallback_notes(1, 0),
             vec![
                 "this kernel has no cgroup.kill (Linux 5.14 added it): sent SIGKILL to 1 \
                   process of the subtree one by one"
@@ -1049,16 +1067,19 @@ mod tests {
             ]
         );
         assert_eq!(
-            kill_fallback_notes(3, 2, 1)[1..],
+            kill_fallback_notes(3, 2)[1..],
             [
                 "2 processes not signalled: PID 1, a kernel thread, cgtop itself, or no longer \
-                 in the group"
-                    .to_owned(),
-                "1 process appeared while killing and may still run".to_owned(),
+              in the group"
+                    .to_owned()
             ]
         );
-        assert!(kill_fallback_notes(0, 0, 2)[0].contains("to 0 processes"));
-        assert!(kill_fallback_notes(0, 0, 2)[1].starts_with("2 processes appeared"));
+        assert!(kill_fallback_notes(0, 0)[0].contains("to 0 processes"));
+        assert_eq!(
+            kill_survivors(&kill(&g("a")), Some(1)).to_string(),
+            "/a/cgroup.kill: 1 process of the subtree still runs a second after the kill (look \
+             at the group again; a process frozen by an ancestor dies when that one is thawed)"
+        );
         let op = kill(&g("a"));
         assert_eq!(
             short_write(&op, 1, 2).to_string(),

@@ -1,7 +1,8 @@
 //! Whether the SIGKILL fallback for kernels without cgroup.kill (before
 //! 5.14, `source::writer`) may signal a process listed in a group: a pure
-//! decision from the texts of its /proc/PID/stat and /proc/PID/cgroup,
-//! which the writer reads while it holds the process by a pidfd.
+//! decision from the text of its /proc/PID/stat and whether the group's
+//! cgroup.procs lists it, which the writer reads while it holds the
+//! process by a pidfd.
 //!
 //! Must not depend on: the filesystem, the clock, the terminal.
 
@@ -49,6 +50,25 @@ pub fn may_signal_in(
     cgroup: &str,
     want: &str,
 ) -> Result<(), NotSignalled> {
+    may_signal_listed(
+        pid,
+        self_pid,
+        stat,
+        line.path(cgroup).is_some_and(|p| p == want),
+    )
+}
+
+/// Whether the SIGKILL fallback may signal `pid`, from the text of its
+/// /proc/PID/stat and whether the group's own cgroup.procs still `listed`
+/// it once the writer held it by a pidfd: the kernel's list, read through
+/// the group's directory descriptor, which needs no path (a group nested
+/// past PATH_MAX has none that /proc/PID/cgroup could print whole).
+pub fn may_signal_listed(
+    pid: u32,
+    self_pid: u32,
+    stat: &[u8],
+    listed: bool,
+) -> Result<(), NotSignalled> {
     if pid <= 1 {
         return Err(NotSignalled::Init);
     }
@@ -62,8 +82,7 @@ pub fn may_signal_in(
         Some(_) => return Err(NotSignalled::KernelThread),
         None => return Err(NotSignalled::NotInGroup),
     }
-    let here = line.path(cgroup).is_some_and(|p| p == want);
-    if here {
+    if listed {
         Ok(())
     } else {
         Err(NotSignalled::NotInGroup)

@@ -746,7 +746,7 @@ const FUNCTIONS: &str = r#"# --- cgtop's functions -----------------------------
 # Every name and value below is single-quoted in printf's %b form: bytes
 # that are not printable ASCII are octal escapes (\0ooo), decoded here.
 cg_fail() {
-	printf 'cgtop script: %s\n' "$*" | LC_ALL=C tr -c '[:print:]\n' '?' >&2
+	printf 'cgtop script: %s\n' "$*" | LC_ALL=C tr -c ' -~\n' '?' >&2
 	exit 1
 }
 cg_dec() { cg_r=$(printf '%bx' "$1"); cg_r=${cg_r%x}; }

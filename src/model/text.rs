@@ -11,6 +11,7 @@
 //! | `\a \b \t \n \v \f \r \e` | BEL, BS, TAB, LF, VT, FF, CR, ESC |
 //! | `\xHH` | any other C0 control byte, DEL, or a byte that is not UTF-8 (`\x9b`) |
 //! | `\u{HHHH}` | a C1 control character (U+0080-U+009F), an invisible formatting or direction character (U+200B, U+202E, U+FEFF, ...), or a blank other than the space (U+00A0, U+3000, U+3164, ...) |
+//! | `\u{HHHH}` | a look-alike (see below): a character that renders as or like `/`, `\` or `.` (`\u{2215}`), a fullwidth Latin letter or digit, or a Cyrillic or Greek letter that looks like an ASCII one (`p\u{430}ypal`) |
 //! | `\ ` | a space at the start or the end (invisible otherwise) |
 //! | `\\` | a backslash that would otherwise read as one of the escapes above |
 //!
@@ -21,6 +22,19 @@
 //! show as systemd and `systemctl` spell them, while a name holding a real
 //! ESC byte (`a\eb` on screen) stays distinct from one holding the
 //! characters backslash and e (`a\\eb`).
+//!
+//! The look-alikes, in one sentence: every character that renders as or
+//! like `/`, `\` or `.` ([`SLASH_DOT_LIKE`]) and every fullwidth Latin
+//! letter or digit is escaped always, and a Cyrillic or Greek letter that
+//! looks like an ASCII letter or digit ([`LOOK_ALIKE_LETTERS`], from
+//! Unicode's confusables.txt for the Latin letters and digits) is escaped
+//! unless its name (the text between two `/`) has no ASCII letter or digit
+//! and has a letter of the same script that looks like no ASCII one. So
+//! `/a/∕etc` cannot read as `//etc`, nor `pаypal` (Cyrillic `а`) as
+//! `paypal`, nor `асе` (all three Cyrillic) as `ace`, while a name wholly
+//! in Cyrillic, Greek or CJK (`привет`, `ΑΘΗΝΑ`, `日本`) stays readable.
+//! Two names that show without escapes differ in a character that is
+//! neither of these, so they never show alike by these tables.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -68,6 +82,133 @@ pub fn is_escaped_char(c: char) -> bool {
     )
 }
 
+/// Characters that render as or like `/`, `\` or `.`, from Unicode's
+/// confusables.txt for those three and the overlays that draw one over
+/// the character before: a name holding one can read as a path
+/// (`/a/\u{2215}etc` as `/a//etc`) or as `..`.
+pub const SLASH_DOT_LIKE: &[char] = &[
+    // solidus-like
+    '\u{337}',
+    '\u{338}',
+    '\u{1735}',
+    '\u{2044}',
+    '\u{2215}',
+    '\u{2571}',
+    '\u{27cb}',
+    '\u{29f8}',
+    '\u{2cc6}',
+    '\u{3033}',
+    '\u{ff0f}',
+    '\u{1d23a}',
+    // reverse-solidus-like
+    '\u{20e5}',
+    '\u{2216}',
+    '\u{2572}',
+    '\u{27cd}',
+    '\u{29f5}',
+    '\u{29f9}',
+    '\u{fe68}',
+    '\u{ff3c}',
+    '\u{31d4}',
+    // full-stop-like
+    '\u{701}',
+    '\u{702}',
+    '\u{2024}',
+    '\u{2025}',
+    '\u{2026}',
+    '\u{a4f8}',
+    '\u{a60e}',
+    '\u{fe52}',
+    '\u{ff0e}',
+    '\u{10a50}',
+    '\u{1d16d}',
+];
+
+/// Cyrillic and Greek letters that look like an ASCII letter or digit
+/// (Unicode's confusables.txt, the entries whose target is one of
+/// `A-Z a-z 0-9`).
+pub const LOOK_ALIKE_LETTERS: &[char] = &[
+    // Greek
+    'Α', 'Β', 'Ε', 'Ζ', 'Η', 'Ι', 'Κ', 'Μ', 'Ν', 'Ο', 'Ρ', 'Τ', 'Υ', 'Χ', 'α', 'γ', 'ι', 'κ', 'ν',
+    'ο', 'ρ', 'σ', 'υ', 'χ', 'ϲ', 'ϳ', 'Ϲ', 'Ϳ', // Cyrillic
+    'Ѕ', 'І', 'Ј', 'А', 'В', 'Е', 'З', 'К', 'М', 'Н', 'О', 'Р', 'С', 'Т', 'У', 'Х', 'Ь', 'а', 'б',
+    'е', 'о', 'р', 'с', 'у', 'х', 'ѕ', 'і', 'ј', 'ѡ', 'Ү', 'ү', 'Һ', 'һ', 'Ӏ', 'ӏ', 'Ԁ', 'ԁ', 'Ԍ',
+    'Ԛ', 'ԛ', 'Ԝ', 'ԝ',
+];
+
+/// The script of a letter of [`LOOK_ALIKE_LETTERS`]' scripts: 0 Greek,
+/// 1 Cyrillic.
+fn script(c: char) -> Option<usize> {
+    match c {
+        '\u{370}'..='\u{3ff}' | '\u{1f00}'..='\u{1fff}' => Some(0),
+        '\u{400}'..='\u{52f}'
+        | '\u{1c80}'..='\u{1c8f}'
+        | '\u{2de0}'..='\u{2dff}'
+        | '\u{a640}'..='\u{a69f}' => Some(1),
+        _ => None,
+    }
+}
+
+/// What decides whether a look-alike letter of a name is escaped: whether
+/// the name has an ASCII letter or digit, and for each script whether it
+/// has a letter of that script that looks like no ASCII one.
+#[derive(Debug, Clone, Copy, Default)]
+struct NameFacts {
+    ascii: bool,
+    own: [bool; 2],
+}
+
+impl NameFacts {
+    fn of(name: &[u8]) -> Self {
+        let mut f = Self::default();
+        for chunk in name.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                if c.is_ascii_alphanumeric() {
+                    f.ascii = true;
+                } else if let Some(k) = script(c) {
+                    if c.is_alphabetic() && !LOOK_ALIKE_LETTERS.contains(&c) {
+                        f.own[k] = true;
+                    }
+                }
+            }
+        }
+        f
+    }
+}
+
+/// Whether `c` is shown as `\u{HHHH}` in a name with these facts: an
+/// escaped character ([`is_escaped_char`]) or a look-alike (module doc).
+fn escaped_in(c: char, facts: NameFacts) -> bool {
+    if c.is_ascii() {
+        return false;
+    }
+    if is_escaped_char(c) || is_confusable_always(c) {
+        return true;
+    }
+    LOOK_ALIKE_LETTERS.contains(&c) && (facts.ascii || script(c).is_none_or(|k| !facts.own[k]))
+}
+
+/// A look-alike escaped wherever it is: slash-, backslash- and dot-like
+/// characters, and fullwidth Latin letters and digits.
+fn is_confusable_always(c: char) -> bool {
+    SLASH_DOT_LIKE.contains(&c)
+        || matches!(c, '\u{ff10}'..='\u{ff19}' | '\u{ff21}'..='\u{ff3a}' | '\u{ff41}'..='\u{ff5a}')
+}
+
+/// The facts of the name that byte `at` of `bytes` is in (between two
+/// `/`).
+fn facts_at(bytes: &[u8], at: usize) -> NameFacts {
+    let start = bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'/')
+        .map_or(0, |i| i + 1);
+    let end = bytes[at..]
+        .iter()
+        .position(|&b| b == b'/')
+        .map_or(bytes.len(), |i| at + i);
+    NameFacts::of(&bytes[start..end])
+}
+
 fn named(b: u8) -> Option<char> {
     Some(match b {
         0x07 => 'a',
@@ -97,7 +238,9 @@ fn would_read_as_escape(rest: &[u8]) -> bool {
 /// True when a backslash followed by `bytes[next..]` must be written
 /// `\\`: what follows would read as an escape, or is itself escaped (its
 /// output starts with a backslash, and `\\` would read as one).
-fn backslash_needs_doubling(bytes: &[u8], next: usize) -> bool {
+/// `facts`: those of the name the backslash is in (what follows it is in
+/// the same name: a `/` is never escaped).
+fn backslash_needs_doubling(bytes: &[u8], next: usize, facts: NameFacts) -> bool {
     let rest = &bytes[next..];
     if would_read_as_escape(rest) {
         return true;
@@ -107,7 +250,11 @@ fn backslash_needs_doubling(bytes: &[u8], next: usize) -> bool {
         Some(b' ') => next + 1 == bytes.len(),
         Some(&b) if b < 0x80 => is_escaped_byte(b),
         Some(_) => match rest.utf8_chunks().next() {
-            Some(chunk) => chunk.valid().chars().next().is_none_or(is_escaped_char),
+            Some(chunk) => chunk
+                .valid()
+                .chars()
+                .next()
+                .is_none_or(|c| escaped_in(c, facts)),
             None => false,
         },
     }
@@ -138,15 +285,20 @@ pub fn escape(bytes: &[u8]) -> Cow<'_, str> {
     let mut out = String::with_capacity(bytes.len() + 8);
     let last = bytes.len().saturating_sub(1);
     let mut at = 0usize;
+    let mut facts = facts_at(bytes, 0);
     for chunk in bytes.utf8_chunks() {
         let valid = chunk.valid();
         for (i, c) in valid.char_indices() {
             let pos = at + i;
             match c {
-                '\\' if backslash_needs_doubling(bytes, pos + 1) => out.push_str("\\\\"),
+                '/' => {
+                    out.push('/');
+                    facts = facts_at(bytes, pos + 1);
+                }
+                '\\' if backslash_needs_doubling(bytes, pos + 1, facts) => out.push_str("\\\\"),
                 ' ' if pos == 0 || pos == last => out.push_str("\\ "),
                 c if c.is_ascii() && is_escaped_byte(c as u8) => push_byte(&mut out, c as u8),
-                c if is_escaped_char(c) => {
+                c if escaped_in(c, facts) => {
                     let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
                 }
                 c => out.push(c),
@@ -172,10 +324,17 @@ fn needs_escape(s: &str) -> bool {
     if b.first() == Some(&b' ') || b.last() == Some(&b' ') {
         return true;
     }
+    // the facts of the name each character is in, found once per name
+    // and only for a name with a character beyond ASCII
+    let mut facts: Option<NameFacts> = None;
     s.char_indices().any(|(i, c)| match c {
-        '\\' => backslash_needs_doubling(b, i + 1),
+        '/' => {
+            facts = None;
+            false
+        }
+        '\\' => backslash_needs_doubling(b, i + 1, *facts.get_or_insert_with(|| facts_at(b, i))),
         c if c.is_ascii() => is_escaped_byte(c as u8),
-        c => is_escaped_char(c),
+        c => escaped_in(c, *facts.get_or_insert_with(|| facts_at(b, i))),
     })
 }
 
@@ -279,6 +438,72 @@ mod tests {
         assert_eq!(escape(b"a\\x1b"), "a\\\\x1b");
         // systemd's own escapes are not ours: left as systemd spells them
         assert_eq!(escape(b"a\\x2db"), "a\\x2db");
+    }
+
+    #[test]
+    fn slash_like_and_look_alike_characters_are_escaped() {
+        // `/a/∕etc` read as `/a//etc`; `pаypal` (Cyrillic а) as `paypal`
+        assert_eq!(
+            escape("/cgsec3-17741-1/\u{2215}etc".as_bytes()),
+            "/cgsec3-17741-1/\\u{2215}etc"
+        );
+        assert_eq!(escape("a\u{ff0f}b".as_bytes()), "a\\u{ff0f}b");
+        assert_eq!(escape("\u{2024}\u{2024}".as_bytes()), "\\u{2024}\\u{2024}");
+        assert_eq!(escape("p\u{430}ypal".as_bytes()), "p\\u{430}ypal");
+        assert_eq!(escape("\u{ff41}b".as_bytes()), "\\u{ff41}b");
+        // wholly look-alikes: Cyrillic асе would read as ace
+        assert_eq!(
+            escape("\u{430}\u{441}\u{435}".as_bytes()),
+            "\\u{430}\\u{441}\\u{435}"
+        );
+        // a backslash before an escaped look-alike is doubled
+        assert_eq!(escape("x\\\u{430}".as_bytes()), "x\\\\\\u{430}");
+        // names wholly in another script stay readable, each name on its own
+        for s in ["привет", "ΑΘΗΝΑ", "日本語", "/srv/привет/日本", "ü a"] {
+            assert!(matches!(escape(s.as_bytes()), Cow::Borrowed(_)), "{s}");
+        }
+        assert_eq!(escape("/a/привет".as_bytes()), "/a/привет");
+        assert_eq!(escape("привет-x".as_bytes()), "п\\u{440}ив\\u{435}т-x");
+        // a Greek look-alike in a Cyrillic name: no Greek letter of its own
+        assert_eq!(escape("п\u{3bf}ка".as_bytes()), "п\\u{3bf}ка");
+    }
+
+    /// The characters the look-alike property test draws from.
+    fn confusable_alphabet() -> Vec<char> {
+        let mut a: Vec<char> = "aAo0l1/\\. xu{}пиΘ日".chars().collect();
+        a.extend(SLASH_DOT_LIKE.iter().take(12));
+        a.extend(['\u{ff0f}', '\u{ff41}', '\u{ff10}']);
+        a.extend(LOOK_ALIKE_LETTERS.iter().step_by(5));
+        a
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Escape is injective (unescape gives the bytes back), and what
+        /// it shows holds no slash- or dot-like character, no fullwidth
+        /// letter or digit, and a raw look-alike letter only in a name
+        /// with no ASCII letter or digit and a letter of its script that
+        /// looks like no ASCII one.
+        #[test]
+        fn escape_is_injective_and_shows_no_look_alike(
+            picks in proptest::collection::vec(0usize..64, 0..24)
+        ) {
+            let alphabet = confusable_alphabet();
+            let s: String = picks.iter().map(|i| alphabet[i % alphabet.len()]).collect();
+            let e = escape(s.as_bytes());
+            proptest::prop_assert_eq!(unescape(&e), s.as_bytes(), "{:?} -> {:?}", s, e);
+            for c in e.chars() {
+                proptest::prop_assert!(!is_confusable_always(c), "{:?} -> {:?}", s, e);
+            }
+            for (name, shown) in s.split('/').zip(e.split('/')) {
+                let facts = NameFacts::of(name.as_bytes());
+                for c in shown.chars().filter(|c| LOOK_ALIKE_LETTERS.contains(c)) {
+                    let own = script(c).is_some_and(|k| facts.own[k]);
+                    proptest::prop_assert!(!facts.ascii && own, "{:?} -> {:?}", s, e);
+                }
+            }
+        }
     }
 
     #[test]

@@ -277,6 +277,11 @@ mod tests {
     use crate::model::IoRates;
 
     #[test]
+    fn the_settings_file_caps_columns_at_the_number_there_are() {
+        assert_eq!(Column::ALL.len(), crate::model::config::MAX_COLUMNS);
+    }
+
+    #[test]
     fn columns_drop_in_order() {
         let d = &Column::DEFAULT;
         assert_eq!(Column::fitting(d, 120), Column::DEFAULT);

@@ -1082,10 +1082,27 @@ fn write_script_at(
         .map_err(|e| format!("{shown}: {e}"))
 }
 
+/// Where `cgtop export-log -o FILE` writes: FILE's directory opened
+/// through the log's checked walk (FILE made absolute; no `.` or `..`, no
+/// symbolic link on the way, each directory this user's, or root's for
+/// another user above the last, and writable by no one else but a sticky
+/// /tmp), and FILE's name in it. A script is run as root: a directory
+/// another user may change could swap it after it is written.
+pub fn script_place(path: &Path) -> Result<(OwnedFd, OsString), String> {
+    let shown = text::escape(path.as_os_str().as_encoded_bytes()).into_owned();
+    let abs = std::path::absolute(path).map_err(|e| format!("{shown}: {e}"))?;
+    match walk_dirs(&abs, rustix::process::geteuid().as_raw(), false, false) {
+        Ok(Some((dir, _, name))) => Ok((dir, name)),
+        Ok(None) => Err(format!("{shown}: no such directory")),
+        Err(why) => Err(format!("{shown}: refused: {why}")),
+    }
+}
+
 /// `cgtop export-log -o FILE`: FILE as a new script (see
-/// [`write_script_at`]), relative to the working directory.
-pub fn write_script(path: &Path, text: &str, force: bool) -> Result<(), String> {
-    write_script_at(&CWD, path, text, force, rustix::process::geteuid().as_raw())
+/// [`write_script_at`]) at its [`script_place`].
+pub fn write_script(place: &(OwnedFd, OsString), text: &str, force: bool) -> Result<(), String> {
+    let euid = rustix::process::geteuid().as_raw();
+    write_script_at(&place.0, Path::new(&place.1), text, force, euid)
 }
 
 impl ActionLog {

@@ -83,6 +83,12 @@ pub struct Inspection {
     /// nearest first (`None`: not read): where pre-flight finds the level
     /// a controller not offered can be enabled from.
     pub offered_up: Vec<(GroupPath, Option<crate::cgroupfs::Controllers>)>,
+    /// Where the subtree may go on past PATH_MAX (a group of it so deep
+    /// that a child's path can pass 4,096 bytes, which the scan cannot
+    /// open): its processes and groups counted by the descriptor walk the
+    /// kill uses (`Hier::walk_subtree`), so that K's confirmation counts
+    /// what K kills.
+    pub deep_count: Option<hier::SubtreeCount>,
 }
 
 /// One refresh: the snapshot, rates parallel to `snapshot.groups`, and the
@@ -491,6 +497,14 @@ impl Collector {
                 (a, c.map(|t| crate::cgroupfs::Controllers::parse(&t)))
             })
             .collect();
+        // a group whose path is within one name (NAME_MAX + '/') of
+        // PATH_MAX may have children the scan cannot open
+        let deep = self.rater.prev().is_some_and(|snap| {
+            snap.groups
+                .iter()
+                .any(|g| g.path.is_within(path) && g.path.as_bytes().len() + 257 >= 4096)
+        });
+        let deep_count = deep.then(|| self.hier.count_subtree(dir).ok()).flatten();
         Inspection {
             offered_up,
             path: path.clone(),
@@ -501,6 +515,7 @@ impl Collector {
             processes,
             io_cost,
             top_controllers,
+            deep_count,
         }
     }
 

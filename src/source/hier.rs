@@ -607,6 +607,129 @@ impl Hier {
         let (parent, name) = self.parent_of(rel)?;
         rustix::fs::unlinkat(&parent, name, AtFlags::REMOVEDIR).map_err(FsError::from_errno)
     }
+
+    /// Visits the directory `rel` and every directory below it, each
+    /// opened from its parent's descriptor by one name (`openat` with
+    /// `O_NOFOLLOW | O_DIRECTORY`: a symlink is never followed), so that
+    /// no path is ever resolved and groups nested past PATH_MAX are
+    /// reached like any other (a path-based walk stops there with
+    /// ENAMETOOLONG). One directory descriptor is open at a time: the walk
+    /// climbs back through `..`, checked to be the directory it came from
+    /// (device and inode), so a deep tree cannot exhaust descriptors.
+    /// `visit` gets each directory's descriptor; the answer says whether
+    /// the walk saw the whole subtree (false: a directory that could not
+    /// be listed or opened for another reason than being gone).
+    pub fn walk_subtree(
+        &self,
+        rel: &Path,
+        mut visit: impl FnMut(BorrowedFd<'_>),
+    ) -> Result<bool, FsError> {
+        let dir_flags = OFlags::RDONLY
+            | OFlags::DIRECTORY
+            | OFlags::NOFOLLOW
+            | OFlags::CLOEXEC
+            | OFlags::NONBLOCK;
+        let id = |fd: &OwnedFd| rustix::fs::fstat(fd).map(|s| (s.st_dev, s.st_ino));
+        let mut complete = true;
+        let mut cur = self.open_dir(rel)?;
+        // each directory on the way down: its (device, inode) and the
+        // names of its children not visited yet
+        let mut stack: Vec<((u64, u64), Vec<OsString>)> = Vec::new();
+        let mut entered = true;
+        loop {
+            if entered {
+                visit(cur.as_fd());
+                let me = id(&cur).map_err(FsError::from_errno)?;
+                let children = subdirs(cur.as_fd()).unwrap_or_else(|_| {
+                    complete = false;
+                    Vec::new()
+                });
+                stack.push((me, children));
+            }
+            let Some((_, left)) = stack.last_mut() else {
+                return Ok(complete);
+            };
+            if let Some(name) = left.pop() {
+                match rustix::fs::openat(&cur, name.as_os_str(), dir_flags, Mode::empty()) {
+                    Ok(child) => {
+                        cur = child;
+                        entered = true;
+                    }
+                    // removed meanwhile: nothing left in it
+                    Err(Errno::NOENT | Errno::NODEV) => entered = false,
+                    Err(_) => {
+                        complete = false;
+                        entered = false;
+                    }
+                }
+                continue;
+            }
+            stack.pop();
+            let Some((parent, _)) = stack.last() else {
+                return Ok(complete);
+            };
+            let up = rustix::fs::openat(&cur, "..", dir_flags, Mode::empty());
+            match up {
+                Ok(fd) if id(&fd).ok().as_ref() == Some(parent) => cur = fd,
+                // the directory left its parent (removed): the walk
+                // cannot go on from a known place
+                _ => return Ok(false),
+            }
+            entered = false;
+        }
+    }
+}
+
+/// The processes and groups of a subtree, counted by [`Hier::walk_subtree`]
+/// (groups nested past PATH_MAX too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SubtreeCount {
+    pub procs: u64,
+    pub groups: u64,
+    /// The walk saw every directory of the subtree.
+    pub complete: bool,
+}
+
+impl Hier {
+    /// [`SubtreeCount`] of the group at `rel`.
+    pub fn count_subtree(&self, rel: &Path) -> Result<SubtreeCount, FsError> {
+        let mut c = SubtreeCount::default();
+        c.complete = self.walk_subtree(rel, |dir| {
+            c.groups += 1;
+            c.procs += procs_in(dir).map_or(0, |p| p.len() as u64);
+        })?;
+        Ok(c)
+    }
+}
+
+/// The names of the child directories of an open directory (symlinks are
+/// never directories here).
+fn subdirs(dir: BorrowedFd<'_>) -> Result<Vec<OsString>, Errno> {
+    let mut d = rustix::fs::Dir::read_from(dir)?;
+    let mut out = Vec::new();
+    while let Some(e) = d.read() {
+        let e = e?;
+        let name = e.file_name().to_bytes();
+        if name != b"." && name != b".." && e.file_type() == FileType::Directory {
+            out.push(OsStr::from_bytes(name).to_owned());
+        }
+    }
+    Ok(out)
+}
+
+/// The pids a group's cgroup.procs lists, read through the group's open
+/// directory (no path: see [`Hier::walk_subtree`]); a regular file only,
+/// capped as every cgroup.procs read.
+pub fn procs_in(dir: BorrowedFd<'_>) -> Result<Vec<u32>, FsError> {
+    let fd = rustix::fs::openat(dir, "cgroup.procs", READ_FLAGS, Mode::empty())
+        .map_err(FsError::from_errno)?;
+    check_regular(&fd)?;
+    let f = File::from(fd);
+    let mut buf = Vec::new();
+    let n = read_capped(&f, &mut buf, CAP_PROCS, true)?;
+    Ok(crate::cgroupfs::parse_pids(&String::from_utf8_lossy(
+        &buf[..n],
+    )))
 }
 
 /// Every hierarchy of a layout, each opened once ([`Hier::open`]): the

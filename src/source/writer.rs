@@ -23,7 +23,7 @@ use crate::model::explain::{self, explain, offer_for, Availability};
 use crate::model::guard;
 use crate::model::guard::ProcLine;
 use crate::model::input::ControllerChange;
-use crate::model::killable::may_signal_in;
+use crate::model::killable::may_signal_listed;
 use crate::model::layout::HierId;
 use crate::model::systemd as model_systemd;
 use crate::model::write::{self, v1_files, Op, WriteKind, WriteOp};
@@ -126,7 +126,8 @@ pub fn perform_on(hiers: &Hiers, op: &Op) -> WriteOutcome {
 /// die of SIGKILL until it is thawed, so a group frozen there is thawed,
 /// and frozen again (where its own freezer.state froze it) once the
 /// processes the killed hierarchy lists are gone (at most a second),
-/// with a note.
+/// with a note. Then the kill is checked in the hierarchy it went
+/// through ([`checked_kill`]): a process still there makes it a failure.
 pub fn after_kill(hiers: &Hiers, op: &Op, outcome: WriteOutcome) -> WriteOutcome {
     let Some(w) = op.as_write() else {
         return outcome;
@@ -134,6 +135,15 @@ pub fn after_kill(hiers: &Hiers, op: &Op, outcome: WriteOutcome) -> WriteOutcome
     if !matches!(w.kind, WriteKind::Kill) || outcome.result.is_err() {
         return outcome;
     }
+    let outcome = thaw_after_kill(hiers, op, w, outcome);
+    match hiers.get(op.hier()) {
+        Some(h) => checked_kill(h, op, &w.group, outcome),
+        None => outcome,
+    }
+}
+
+/// The thaw of [`after_kill`].
+fn thaw_after_kill(hiers: &Hiers, op: &Op, w: &WriteOp, outcome: WriteOutcome) -> WriteOutcome {
     // the fallback in the freezer's own hierarchy handles it itself
     let (Some((fid @ HierId::V1(_), f)), Some(h)) = (hiers.holder("freezer"), hiers.get(op.hier()))
     else {
@@ -154,19 +164,7 @@ pub fn after_kill(hiers: &Hiers, op: &Op, outcome: WriteOutcome) -> WriteOutcome
     if write_once(f, &state, "THAWED").is_err() {
         return outcome;
     }
-    let end = std::time::Instant::now() + std::time::Duration::from_secs(1);
-    let mut listed = Vec::new();
-    let gone = loop {
-        listed.clear();
-        subtree_pids(h, &w.group, &mut listed);
-        if listed.is_empty() {
-            break true;
-        }
-        if std::time::Instant::now() > end {
-            break false;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    };
+    let gone = survivors(h, &w.group, std::time::Duration::from_secs(1)) == Some(0);
     let refrozen = own && write_once(f, &state, "FROZEN").is_ok();
     let mut notes = outcome.notes.clone();
     notes.push(explain::v1_frozen_kill_note(refrozen, gone));
@@ -340,96 +338,131 @@ fn group_of_task(h: &Hier, pid: u32, threads: bool) -> Option<String> {
     String::from_utf8(group.as_bytes().to_vec()).ok()
 }
 
-/// Every pid in the group and below, from cgroup.procs, with the group
-/// that listed it.
-fn subtree_pids(h: &Hier, group: &GroupPath, out: &mut Vec<(u32, GroupPath)>) {
-    let dir = hier::group_rel(group);
-    if let Some(t) = read(h, &dir.join(files::PROCS)) {
-        out.extend(
-            cgroupfs::parse_pids(&t)
-                .into_iter()
-                .map(|p| (p, group.clone())),
-        );
+/// Every pid in the group and below, from each cgroup.procs, read through
+/// the descriptor walk ([`Hier::walk_subtree`]: no path length limit, so
+/// groups nested past PATH_MAX count too), and whether the walk saw the
+/// whole subtree.
+fn subtree_pids(h: &Hier, group: &GroupPath) -> (Vec<u32>, bool) {
+    let mut out = Vec::new();
+    let complete = h
+        .walk_subtree(hier::group_rel(group), |dir| {
+            out.extend(hier::procs_in(dir).unwrap_or_default());
+        })
+        .unwrap_or(false);
+    (out, complete)
+}
+
+/// The processes of the subtree that a kill should have ended and that
+/// are still there: every pid its cgroup.procs files list but PID 1,
+/// kernel threads and cgtop ([`may_signal_listed`]), after waiting up to
+/// `wait` for the killed ones to go; `None` when the walk could not see
+/// the whole subtree (then nothing can be said to be dead).
+pub fn survivors(h: &Hier, group: &GroupPath, wait: std::time::Duration) -> Option<usize> {
+    let end = std::time::Instant::now() + wait;
+    loop {
+        let (pids, complete) = subtree_pids(h, group);
+        let left = pids
+            .into_iter()
+            .filter(|&p| {
+                let stat = std::fs::read(format!("/proc/{p}/stat")).unwrap_or_default();
+                // an exited process has no stat: gone
+                !stat.is_empty() && may_signal_listed(p, std::process::id(), &stat, true).is_ok()
+            })
+            .count();
+        if left == 0 || std::time::Instant::now() > end {
+            return complete.then_some(left);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    if let Ok(entries) = h.list(dir) {
-        for e in entries.into_iter().filter(|e| e.is_dir) {
-            if let Ok(child) = group.join(e.name.as_bytes()) {
-                subtree_pids(h, &child, out);
+}
+
+/// The outcome of a kill that reported success, checked: a process of
+/// the subtree still there after a second, or a subtree the walk could not
+/// see whole, makes it a failure that says so (a kill never reports a
+/// success it did not see).
+fn checked_kill(h: &Hier, op: &Op, group: &GroupPath, outcome: WriteOutcome) -> WriteOutcome {
+    if outcome.result.is_err() {
+        return outcome;
+    }
+    match survivors(h, group, std::time::Duration::from_secs(1)) {
+        Some(0) => outcome,
+        left => WriteOutcome {
+            result: Err(explain::kill_survivors(op, left)),
+            ..outcome
+        },
+    }
+}
+
+/// SIGKILL to the pids `listed` in the group whose directory is `dir`,
+/// in batches: each pid is held by a pidfd first, then the group's
+/// cgroup.procs is read again and only a pid it still lists is signalled
+/// (a pid reused after the first read is not the process held), and only
+/// if [`may_signal_listed`] allows it (never PID 1, a kernel thread or
+/// cgtop).
+fn kill_listed(
+    dir: std::os::fd::BorrowedFd<'_>,
+    listed: &[u32],
+    killed: &mut std::collections::BTreeSet<u32>,
+    skipped: &mut std::collections::BTreeSet<u32>,
+) -> Result<(), Errno> {
+    use rustix::process::{kill_process, pidfd_open, pidfd_send_signal, Pid, PidfdFlags, Signal};
+    // descriptors held at once
+    const BATCH: usize = 256;
+    for batch in listed.chunks(BATCH) {
+        let mut held = Vec::with_capacity(batch.len());
+        for &pid in batch {
+            let Some(p) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+                skipped.insert(pid);
+                continue;
+            };
+            match pidfd_open(p, PidfdFlags::empty()) {
+                Ok(fd) => held.push((pid, p, Some(fd))),
+                Err(Errno::SRCH) => {}
+                Err(_) => held.push((pid, p, None)),
+            }
+        }
+        let now: std::collections::BTreeSet<u32> = hier::procs_in(dir)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        for (pid, p, pidfd) in held {
+            // bytes: a name that is not UTF-8 must not make the process unreadable
+            let stat = std::fs::read(format!("/proc/{pid}/stat")).unwrap_or_default();
+            if may_signal_listed(pid, std::process::id(), &stat, now.contains(&pid)).is_err() {
+                skipped.insert(pid);
+                continue;
+            }
+            let r = match &pidfd {
+                Some(fd) => pidfd_send_signal(fd, Signal::KILL),
+                None => kill_process(p, Signal::KILL),
+            };
+            match r {
+                Ok(()) => {
+                    killed.insert(pid);
+                }
+                Err(Errno::SRCH) => {}
+                Err(e) => return Err(e),
             }
         }
     }
-}
-
-/// The path /proc/PID/cgroup shows for `group` ("/a/b") on the line of
-/// its hierarchy: the mount's root within the filesystem, the handle's
-/// place below the mount point (read from the root's descriptor, so a
-/// `--root` inside the mount counts), then the group.
-fn proc_cgroup_path(
-    mapping: &(ProcLine, GroupPath, GroupPath),
-    group: &GroupPath,
-) -> Option<String> {
-    let (_, fs_root, view_rel) = mapping;
-    let mut p = String::new();
-    for part in [fs_root, view_rel, group] {
-        if part.is_root() {
-            continue;
-        }
-        p.push('/');
-        // /proc/PID/cgroup is compared as text: a group whose name is not
-        // UTF-8 gets no per-process fallback (a kernel without cgroup.kill,
-        // before 5.14, or cgroup v1), rather than a lossy name that may be
-        // another group
-        p.push_str(std::str::from_utf8(part.as_bytes()).ok()?);
-    }
-    if p.is_empty() {
-        p.push('/');
-    }
-    Some(p)
-}
-
-/// Sends SIGKILL to `pid` if [`may_signal`] allows it. The process is
-/// held by a pidfd before it is checked, so a pid reused after the check
-/// is not the one signalled.
-fn kill_checked(line: &ProcLine, pid: u32, want: &str) -> Result<bool, Errno> {
-    use rustix::process::{kill_process, pidfd_open, pidfd_send_signal, Pid, PidfdFlags, Signal};
-    let Some(p) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
-        return Ok(false);
-    };
-    let pidfd = match pidfd_open(p, PidfdFlags::empty()) {
-        Ok(fd) => Some(fd),
-        Err(Errno::SRCH) => return Ok(false),
-        Err(_) => None,
-    };
-    // bytes: a name that is not UTF-8 must not make the process unreadable
-    let stat = std::fs::read(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let cgroup = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
-    if may_signal_in(line, pid, std::process::id(), &stat, &cgroup, want).is_err() {
-        return Ok(false);
-    }
-    let r = match &pidfd {
-        Some(fd) => pidfd_send_signal(fd, Signal::KILL),
-        None => kill_process(p, Signal::KILL),
-    };
-    match r {
-        Ok(()) => Ok(true),
-        Err(Errno::SRCH) => Ok(false),
-        Err(e) => Err(e),
-    }
+    Ok(())
 }
 
 /// cgroup.kill for kernels before 5.14 and for cgroup v1 (which has none):
-/// SIGKILL to each pid of the subtree. Runs only on cgroupfs (the caller
-/// found no cgroup.kill there); each pid is checked first
-/// ([`may_signal_in`]: never PID 1, a kernel thread or cgtop, and only
-/// where /proc/PID/cgroup names, on the line of this hierarchy, the group
-/// that listed it). The subtree is frozen first where cgroup.freeze (or
-/// v1's freezer.state) exists, so that nothing forks between listing and
-/// killing (a fatal signal still reaches a frozen process, admin guide 4-3
-/// cgroup.freeze; a v1-frozen one dies only when thawed), and thawed
-/// after (not when cgtop itself is in the subtree: frozen, it could not
-/// go on). A group that was frozen before is frozen again after; on v1 it
-/// is thawed first until the killed processes are gone (at most a
-/// second), else they would stay, killed and frozen, for good.
+/// SIGKILL to each pid of the subtree, found by the descriptor walk
+/// ([`Hier::walk_subtree`]: groups nested past PATH_MAX too). Runs only on
+/// cgroupfs (the caller found no cgroup.kill there); each pid is held and
+/// checked first ([`kill_listed`]: never PID 1, a kernel thread or cgtop,
+/// and only while the group that listed it still lists it). The subtree is
+/// frozen first where cgroup.freeze (or v1's freezer.state) exists, so
+/// that nothing forks between listing and killing (a fatal signal still
+/// reaches a frozen process, admin guide 4-3 cgroup.freeze; a v1-frozen
+/// one dies only when thawed), and thawed after (not when cgtop itself is
+/// in the subtree: frozen, it could not go on). A group that was frozen
+/// before is frozen again after; on v1 it is thawed first until the
+/// killed processes are gone (at most a second), else they would stay,
+/// killed and frozen, for good. Whether they died is [`after_kill`]'s
+/// check, made once the v1 freezer's hierarchy has thawed them too.
 fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
     let dir = hier::group_rel(group);
     let cgroupfs = if h.is_cgroup1() {
@@ -437,9 +470,9 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
     } else {
         h.is_cgroup2() && h.dir_is_cgroup2(dir)
     };
-    let Some(mapping) = mapping_of(h).filter(|_| cgroupfs) else {
+    if !cgroupfs {
         return WriteOutcome::failed(op.clone(), refusal(op, FsError::NotCgroup2));
-    };
+    }
     let (freeze_path, freeze, thaw) = if h.is_cgroup1() {
         (dir.join(v1_files::FREEZER_STATE), "FROZEN", "THAWED")
     } else {
@@ -449,40 +482,28 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
     // never freeze a subtree that holds cgtop (its name was typed): the
     // writer would stop there with nothing left to thaw it, and nothing
     // killed
-    let mut listed = Vec::new();
-    subtree_pids(h, group, &mut listed);
-    let holds_self = listed.iter().any(|(p, _)| *p == std::process::id());
+    let holds_self = subtree_pids(h, group).0.contains(&std::process::id());
     let froze = !holds_self && was_frozen.is_some() && write_once(h, &freeze_path, freeze).is_ok();
     let mut killed = std::collections::BTreeSet::new();
     let mut skipped = std::collections::BTreeSet::new();
     let mut failure: Option<Errno> = None;
-    let mut left = Vec::new();
     for pass in 0..5 {
-        left.clear();
-        subtree_pids(h, group, &mut left);
-        left.retain(|(p, _)| !killed.contains(p) && !skipped.contains(p));
-        if left.is_empty() {
-            break;
-        }
         if pass > 0 {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        for (pid, g) in &left {
-            let Some(want) = proc_cgroup_path(&mapping, g) else {
-                skipped.insert(*pid);
-                continue;
-            };
-            match kill_checked(&mapping.0, *pid, &want) {
-                Ok(true) => {
-                    killed.insert(*pid);
-                }
-                Ok(false) => {
-                    skipped.insert(*pid);
-                }
-                Err(e) => failure = failure.or(Some(e)),
+        let mut any = false;
+        let walked = h.walk_subtree(dir, |d| {
+            if failure.is_some() {
+                return;
             }
-        }
-        if failure.is_some() {
+            let mut listed = hier::procs_in(d).unwrap_or_default();
+            listed.retain(|p| !killed.contains(p) && !skipped.contains(p));
+            any |= !listed.is_empty();
+            if let Err(e) = kill_listed(d, &listed, &mut killed, &mut skipped) {
+                failure = Some(e);
+            }
+        });
+        if walked.is_err() || !any || failure.is_some() {
             break;
         }
     }
@@ -493,24 +514,12 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
             // thawed: thaw, let the killed ones go, then freeze again
             // what was frozen
             let _ = write_once(h, &freeze_path, thaw);
-            let end = std::time::Instant::now() + std::time::Duration::from_secs(1);
-            loop {
-                listed.clear();
-                subtree_pids(h, group, &mut listed);
-                if !listed.iter().any(|(p, _)| killed.contains(p))
-                    || std::time::Instant::now() > end
-                {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
+            let _ = survivors(h, group, std::time::Duration::from_secs(1));
         }
         let back = if refreeze { freeze } else { thaw };
         let _ = write_once(h, &freeze_path, back);
     }
-    left.retain(|(p, _)| !killed.contains(p) && !skipped.contains(p));
-    let notes =
-        explain::kill_fallback_notes_in(h.is_cgroup1(), killed.len(), skipped.len(), left.len());
+    let notes = explain::kill_fallback_notes_in(h.is_cgroup1(), killed.len(), skipped.len());
     let result = match failure {
         None => Ok(()),
         Some(errno) => Err(explain(op, errno, &gather_context_in(h, op, errno))),

@@ -14,7 +14,9 @@
 //! SIGKILLs each process listed in the group's `cgroup.procs` (only the
 //! processes the test started and their children are ever moved in), and
 //! removes the directories deepest first, in every hierarchy, also when an
-//! assertion panicked.
+//! assertion panicked. Groups are made, read, written and removed through
+//! directory descriptors, one name at a time, so a test may nest them past
+//! PATH_MAX.
 //!
 //! The mounts are read here from /proc/self/mountinfo rather than through
 //! `cgtop::source::mount`, so that what the tests may touch does not rest
@@ -23,7 +25,10 @@
 #![allow(dead_code)]
 
 use cgtop::model::GroupPath;
+use std::ffi::OsStr;
 use std::io::Write as _;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -249,7 +254,9 @@ impl V1Sandbox {
     /// Reads a file of a group in the hierarchy of `controller`.
     pub fn read(&self, controller: &str, g: &GroupPath, file: &str) -> String {
         let p = self.dir_of(controller, g).join(file);
-        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))
+        let dir = open_group(self.hier(controller), g)
+            .unwrap_or_else(|e| panic!("open {}: {e}", p.display()));
+        read_at(dir.as_fd(), file).unwrap_or_else(|e| panic!("read {}: {e}", p.display()))
     }
 
     /// The number in a one-number file ("memory.failcnt").
@@ -265,20 +272,29 @@ impl V1Sandbox {
     /// cgtop's writer); panics with the error.
     pub fn write(&self, controller: &str, g: &GroupPath, file: &str, value: &str) {
         let p = self.dir_of(controller, g).join(file);
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&p)
+        let dir = open_group(self.hier(controller), g)
             .unwrap_or_else(|e| panic!("open {}: {e}", p.display()));
-        f.write_all(value.as_bytes())
+        write_at(dir.as_fd(), file, value)
             .unwrap_or_else(|e| panic!("write {value:?} to {}: {e}", p.display()));
     }
 
-    /// Creates `sub` (and its missing parents) in every hierarchy.
+    /// Creates `sub` (and its missing parents) in every hierarchy, one
+    /// name at a time from the parent's descriptor: a group may be nested
+    /// past PATH_MAX.
     pub fn mkdir(&self, sub: &str) -> GroupPath {
         let g = self.path(sub);
         for h in &self.hiers {
-            let d = h.mount.join(g.as_rel_path());
-            std::fs::create_dir_all(&d).unwrap_or_else(|e| panic!("mkdir {}: {e}", d.display()));
+            let mut dir = open_dir_at(None, &h.mount)
+                .unwrap_or_else(|e| panic!("open {}: {e}", h.mount.display()));
+            for name in g.components() {
+                let name = std::ffi::OsStr::from_bytes(name);
+                match rustix::fs::mkdirat(&dir, name, rustix::fs::Mode::from_raw_mode(0o755)) {
+                    Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                    Err(e) => panic!("mkdir {} in {}: {e}", g, h.mount.display()),
+                }
+                dir = open_dir_at(Some(dir.as_fd()), Path::new(name))
+                    .unwrap_or_else(|e| panic!("open {g} in {}: {e}", h.mount.display()));
+            }
         }
         g
     }
@@ -288,7 +304,9 @@ impl V1Sandbox {
     pub fn move_pid(&self, pid: u32, g: &GroupPath) {
         for h in &self.hiers {
             let procs = h.mount.join(g.as_rel_path()).join("cgroup.procs");
-            std::fs::write(&procs, pid.to_string())
+            open_group(h, g)
+                .map_err(std::io::Error::from)
+                .and_then(|d| write_at(d.as_fd(), "cgroup.procs", &pid.to_string()))
                 .unwrap_or_else(|e| panic!("move {pid} into {}: {e}", procs.display()));
         }
     }
@@ -348,34 +366,46 @@ impl V1Sandbox {
             .collect()
     }
 
-    /// Every directory of the sandbox in hierarchy `h`, deepest first.
-    fn dirs(&self, h: &Mounted) -> Vec<PathBuf> {
-        fn walk(d: &Path, out: &mut Vec<PathBuf>) {
-            if let Ok(rd) = std::fs::read_dir(d) {
-                for e in rd.flatten() {
-                    if e.file_type().is_ok_and(|t| t.is_dir()) {
-                        walk(&e.path(), out);
+    /// Calls `f` with every directory of the sandbox in hierarchy `h`,
+    /// deepest first: its parent's descriptor, its name and its own
+    /// descriptor. Each is opened from its parent's descriptor by one name
+    /// (never a symlink), so groups nested past PATH_MAX are reached too.
+    fn each_dir(&self, h: &Mounted, f: &mut dyn FnMut(BorrowedFd<'_>, &OsStr, BorrowedFd<'_>)) {
+        fn walk(
+            parent: BorrowedFd<'_>,
+            name: &OsStr,
+            f: &mut dyn FnMut(BorrowedFd<'_>, &OsStr, BorrowedFd<'_>),
+        ) {
+            let Ok(dir) = open_dir_at(Some(parent), Path::new(name)) else {
+                return;
+            };
+            let mut names = Vec::new();
+            if let Ok(mut d) = rustix::fs::Dir::read_from(&dir) {
+                while let Some(Ok(e)) = d.read() {
+                    let n = e.file_name().to_bytes();
+                    if n != b"." && n != b".." && e.file_type() == rustix::fs::FileType::Directory {
+                        names.push(OsStr::from_bytes(n).to_owned());
                     }
                 }
             }
-            out.push(d.to_path_buf());
+            for n in &names {
+                walk(dir.as_fd(), n, f);
+            }
+            f(parent, name, dir.as_fd());
         }
-        let mut out = Vec::new();
-        let top = h.mount.join(&self.rel);
-        if top.is_dir() {
-            walk(&top, &mut out);
+        if let Ok(mount) = open_dir_at(None, &h.mount) {
+            walk(mount.as_fd(), OsStr::new(&self.rel), f);
         }
-        out
     }
 
     /// Every pid in any cgroup.procs of the sandbox.
     fn all_procs(&self) -> Vec<u32> {
         let mut pids = Vec::new();
         for h in &self.hiers {
-            for d in self.dirs(h) {
-                let text = std::fs::read_to_string(d.join("cgroup.procs")).unwrap_or_default();
+            self.each_dir(h, &mut |_, _, dir| {
+                let text = read_at(dir, "cgroup.procs").unwrap_or_default();
                 pids.extend(text.lines().filter_map(|l| l.trim().parse::<u32>().ok()));
-            }
+            });
         }
         pids.sort_unstable();
         pids.dedup();
@@ -396,9 +426,9 @@ impl V1Sandbox {
         // a frozen process only dies once thawed
         for h in self.hiers.clone() {
             if h.controllers.iter().any(|c| c == "freezer") {
-                for d in self.dirs(&h) {
-                    let _ = std::fs::write(d.join("freezer.state"), "THAWED");
-                }
+                self.each_dir(&h, &mut |_, _, dir| {
+                    let _ = write_at(dir, "freezer.state", "THAWED");
+                });
             }
         }
         let t0 = Instant::now();
@@ -429,9 +459,9 @@ impl V1Sandbox {
         while t0.elapsed() < CLEANUP_LIMIT {
             let mut left = false;
             for h in self.hiers.clone() {
-                for d in self.dirs(&h) {
-                    let _ = std::fs::remove_dir(&d);
-                }
+                self.each_dir(&h, &mut |parent, name, _| {
+                    let _ = rustix::fs::unlinkat(parent, name, rustix::fs::AtFlags::REMOVEDIR);
+                });
                 left |= h.mount.join(&self.rel).exists();
             }
             if !left {
@@ -441,6 +471,40 @@ impl V1Sandbox {
         }
         eprintln!("warning: could not remove {} everywhere", self.rel);
     }
+}
+
+/// A directory opened with `O_NOFOLLOW`, below `at` (or the working
+/// directory).
+fn open_dir_at(at: Option<BorrowedFd<'_>>, p: &Path) -> rustix::io::Result<OwnedFd> {
+    use rustix::fs::{Mode, OFlags, CWD};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    match at {
+        Some(d) => rustix::fs::openat(d, p, flags, Mode::empty()),
+        None => rustix::fs::openat(CWD, p, flags, Mode::empty()),
+    }
+}
+
+/// The directory of group `g` in hierarchy `h`, opened one name at a time.
+fn open_group(h: &Mounted, g: &GroupPath) -> rustix::io::Result<OwnedFd> {
+    let mut dir = open_dir_at(None, &h.mount)?;
+    for name in g.components() {
+        dir = open_dir_at(Some(dir.as_fd()), Path::new(OsStr::from_bytes(name)))?;
+    }
+    Ok(dir)
+}
+
+/// A file of an open group, as text.
+fn read_at(dir: BorrowedFd<'_>, file: &str) -> std::io::Result<String> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::openat(dir, file, OFlags::RDONLY | OFlags::NOFOLLOW, Mode::empty())?;
+    std::io::read_to_string(std::fs::File::from(fd))
+}
+
+/// One write(2) of `value` to a file of an open group.
+fn write_at(dir: BorrowedFd<'_>, file: &str, value: &str) -> std::io::Result<()> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::openat(dir, file, OFlags::WRONLY | OFlags::NOFOLLOW, Mode::empty())?;
+    std::fs::File::from(fd).write_all(value.as_bytes())
 }
 
 impl Drop for V1Sandbox {

@@ -396,6 +396,26 @@ fn batch_of_groups(names: &[&str], procs: &str) -> (tempfile::TempDir, String) {
     (t, String::from_utf8(o.stdout).unwrap())
 }
 
+/// The names of `-b` text's group rows (the root's row left out), as
+/// shown: each row's name column, trimmed.
+fn shown_names(text: &str) -> Vec<String> {
+    let (header, rows) = common::batch::first(text);
+    let name_w = header.find("CPU%").unwrap();
+    rows.iter()
+        .skip(1)
+        .map(|r| r.chars().take(name_w).collect::<String>().trim().to_owned())
+        .collect()
+}
+
+/// Each shown name gives back the bytes of one of `names`, all of them.
+fn assert_unescape_to(shown: &[String], names: &[&str]) {
+    let mut back: Vec<Vec<u8>> = shown.iter().map(|s| unescape(s)).collect();
+    back.sort();
+    let mut want: Vec<Vec<u8>> = names.iter().map(|n| n.as_bytes().to_vec()).collect();
+    want.sort();
+    assert_eq!(back, want);
+}
+
 #[test]
 fn blanks_and_invisible_selectors_do_not_make_two_groups_look_alike() {
     // attack: next to a victim's `a b` (or `ab`), the owner of a delegated
@@ -417,13 +437,8 @@ fn blanks_and_invisible_selectors_do_not_make_two_groups_look_alike() {
         "a\u{e0041}b",
     ];
     let (_t, text) = batch_of_groups(&look_alikes, "");
-    let (header, rows) = common::batch::first(&text);
-    let name_w = header.find("CPU%").unwrap();
-    let seen: Vec<String> = rows
-        .iter()
-        .skip(1)
-        .map(|r| as_seen(r.chars().take(name_w).collect::<String>().trim()))
-        .collect();
+    let shown = shown_names(&text);
+    let seen: Vec<String> = shown.iter().map(|s| as_seen(s)).collect();
     assert_eq!(seen.len(), look_alikes.len(), "{text}");
     let distinct: HashSet<&String> = seen.iter().collect();
     assert_eq!(
@@ -432,23 +447,52 @@ fn blanks_and_invisible_selectors_do_not_make_two_groups_look_alike() {
         "two rows look the same: {seen:?}"
     );
     // and each shown name gives back its directory's bytes
-    let mut back: Vec<Vec<u8>> = rows
-        .iter()
-        .skip(1)
-        .map(|r| unescape(r.chars().take(name_w).collect::<String>().trim()))
-        .collect();
-    back.sort();
-    let mut want: Vec<Vec<u8>> = look_alikes.iter().map(|n| n.as_bytes().to_vec()).collect();
-    want.sort();
-    assert_eq!(back, want);
+    assert_unescape_to(&shown, &look_alikes);
+}
+
+#[test]
+fn slash_like_and_look_alike_letters_are_shown_escaped() {
+    // attack: `∕etc` (U+2215) under a delegated group read as `//etc`, and
+    // `pаypal` with a Cyrillic `а` as `paypal`; a name wholly in Cyrillic
+    // stays readable
+    let names: [&str; 7] = [
+        "\u{2215}etc",
+        "\u{ff0f}etc",
+        "\u{2024}\u{2024}",
+        "p\u{430}ypal",
+        "\u{430}\u{441}\u{435}",
+        "paypal",
+        "привет",
+    ];
+    let (_t, text) = batch_of_groups(&names, "");
+    let shown = shown_names(&text);
+    assert_eq!(shown.len(), names.len(), "{text}");
+    for s in &shown {
+        let raw_look_alike = s.chars().any(|c| {
+            cgtop::model::text::SLASH_DOT_LIKE.contains(&c)
+                || cgtop::model::text::LOOK_ALIKE_LETTERS.contains(&c)
+        });
+        assert!(!raw_look_alike || s == "привет", "{s:?} in\n{text}");
+    }
+    for want in [
+        "\\u{2215}etc",
+        "p\\u{430}ypal",
+        "\\u{430}\\u{441}\\u{435}",
+        "привет",
+    ] {
+        assert!(shown.iter().any(|s| s == want), "{want} in {shown:?}");
+    }
+    assert_unescape_to(&shown, &names);
 }
 
 #[test]
 fn wide_names_keep_the_columns_in_line() {
-    // attack: a name of fullwidth letters (`ＷＩＤＥ`, two columns each)
+    // attack: a name of wide characters (`ＷＩＤＥ`, two columns each)
     // was measured in characters: its row's figures slid right, under the
-    // next column's header, in `-b` and in the TUI
-    let (t, text) = batch_of_groups(&["\u{ff37}\u{ff29}\u{ff24}\u{ff25}", "narrow"], "1\n");
+    // next column's header, in `-b` and in the TUI. Fullwidth Latin letters
+    // are escaped now (they read as ASCII), so the wide name is CJK, which
+    // is shown as it is
+    let (t, text) = batch_of_groups(&["\u{65e5}\u{672c}\u{8a9e}\u{540d}", "narrow"], "1\n");
     let (header, rows) = common::batch::first(&text);
     let cols = |s: &str| unicode_width::UnicodeWidthStr::width(s);
     let pids_end = cols(&header[..header.find("PIDS").unwrap() + 4]);
@@ -478,10 +522,12 @@ fn wide_names_keep_the_columns_in_line() {
         .find(|&x| head[x] == "P" && head[x + 1] == "I" && head[x + 2] == "D" && head[x + 3] == "S")
         .unwrap()
         + 3;
+    let mut checked = 0;
     for y in head_y + 1..12 {
         let r = row(y);
         let line = r.concat();
-        if line.contains("narrow") || line.contains('\u{ff37}') {
+        if line.contains("narrow") || line.contains('\u{65e5}') {
+            checked += 1;
             assert_eq!(
                 r[s_x],
                 "1",
@@ -490,4 +536,5 @@ fn wide_names_keep_the_columns_in_line() {
             );
         }
     }
+    assert_eq!(checked, 2, "both rows on screen");
 }

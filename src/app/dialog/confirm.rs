@@ -465,8 +465,18 @@ fn device_name_for(app: &App, op: &Op) -> Option<String> {
         .map(|x| x.name.clone())
 }
 
-/// Processes and groups in the subtree of `group` (from the snapshot).
+/// Processes and groups in the subtree of `group`: from the snapshot, or
+/// where the subtree goes on past PATH_MAX (which the scan cannot open),
+/// from the inspection's descriptor walk, the one the kill uses.
 fn subtree_counts(app: &App, group: &GroupPath) -> (u64, u64) {
+    if let Some(c) = app
+        .inspection
+        .as_ref()
+        .filter(|f| f.path == *group)
+        .and_then(|f| f.deep_count)
+    {
+        return (c.procs, c.groups);
+    }
     let Some(d) = &app.data else { return (0, 0) };
     let mut procs = 0;
     let mut groups = 0;
