@@ -72,6 +72,13 @@ pub struct Entry {
     pub what: What,
     /// `Err`: the words the log kept of the failure.
     pub result: Result<(), Vec<u8>>,
+    /// Where the group really is in its hierarchy ("/a/b", from the
+    /// hierarchy's root, not yet checked): the log's `at` field. `None`
+    /// on a line without it, which is never replayed (under `--root` its
+    /// path is relative to the directory viewed, not to the hierarchy).
+    pub real: Option<Vec<u8>>,
+    /// Nothing was done (the log says `skipped`): never replayed.
+    pub skipped: bool,
 }
 
 /// What the header says about the script's making.
@@ -515,7 +522,14 @@ struct Lines {
     undo: Vec<Vec<String>>,
     replayed: usize,
     comments: usize,
+    /// Entries without the real path (see [`Entry::real`]).
+    unplaced: usize,
 }
+
+/// Why a line without its real path is not replayed.
+const UNPLACED: &str = "the log line does not record where the group is in its hierarchy \
+     (a line written before cgtop recorded it, or the place could not be told); \
+     its path may be relative to a --root directory, not to the hierarchy";
 
 impl Lines {
     fn root(&mut self, r: Root) -> String {
@@ -534,6 +548,11 @@ fn entry_words(e: &Entry) -> String {
     let place = match &e.place {
         Place::V2 => shown(&e.group),
         Place::V1(l) => format!("{}:{}", shown(l.as_bytes()), shown(&e.group)),
+    };
+    // viewed under --root: where it really is, too
+    let place = match &e.real {
+        Some(r) if *r != e.group => format!("{place} (at {})", shown(r)),
+        _ => place,
     };
     let what = match &e.what {
         What::Mkdir => "mkdir".to_owned(),
@@ -602,7 +621,14 @@ fn plan(e: &Entry, persist: bool, out: &mut Lines) {
         let why = format!("it failed here ({})", shown(err));
         return comment(out, &why);
     }
-    let group = match checked_group(&e.group) {
+    if e.skipped {
+        return comment(out, "nothing was done in this hierarchy (the group is not in it)");
+    }
+    let Some(real) = &e.real else {
+        out.unplaced += 1;
+        return comment(out, UNPLACED);
+    };
+    let group = match checked_group(real) {
         Ok(g) => g,
         Err(r) => return comment(out, &format!("refused: {}", r.words())),
     };
@@ -829,7 +855,8 @@ cg_rmdir() {
 }
 # --- the changes ---------------------------------------------------------"#;
 
-fn header(meta: &Meta, undo: bool, replayed: usize, comments: usize) -> String {
+fn header(meta: &Meta, undo: bool, l: &Lines) -> String {
+    let (replayed, comments) = (l.replayed, l.comments);
     let mut h = String::from("#!/bin/sh\n");
     if undo {
         let _ = writeln!(
@@ -858,6 +885,13 @@ fn header(meta: &Meta, undo: bool, replayed: usize, comments: usize) -> String {
         "#   {replayed} change(s) replayed, {comments} kept as comments only; {} malformed log line(s) skipped",
         meta.malformed
     );
+    if l.unplaced > 0 {
+        let _ = writeln!(
+            h,
+            "#   {} of them skipped: {UNPLACED}",
+            l.unplaced
+        );
+    }
     if let (false, Some(u)) = (undo, &meta.undo_name) {
         let _ = writeln!(h, "#   undo  {}", shown(u.as_bytes()));
     }
@@ -900,14 +934,14 @@ pub fn scripts(entries: &[Entry], meta: &Meta) -> Scripts {
         plan(e, meta.persist, &mut l);
     }
     let roots = roots_block(&l.roots);
-    let mut apply = header(meta, false, l.replayed, l.comments);
+    let mut apply = header(meta, false, &l);
     apply.push_str(&roots);
     for line in &l.apply {
         apply.push_str(line);
         apply.push('\n');
     }
     let _ = writeln!(apply, "echo 'cgtop script: {} change(s) made'", l.replayed);
-    let mut undo = header(meta, true, l.replayed, l.comments);
+    let mut undo = header(meta, true, &l);
     undo.push_str(&roots);
     for block in l.undo.iter().rev() {
         for line in block {
@@ -1017,6 +1051,8 @@ mod tests {
                 stored: None,
             },
             result: Ok(()),
+            real: Some(group.as_bytes().to_vec()),
+            skipped: false,
         }
     }
 

@@ -279,7 +279,10 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
             });
         }
         let dev = device_name_for(app, &op);
-        if let Some(eq) = write::systemd_equivalent(&op, dev.as_deref()) {
+        // below the hierarchy's root the path names no unit of systemd's
+        let eq = write::systemd_equivalent(&op, dev.as_deref())
+            .filter(|_| app.systemd != Presence::BelowRoot);
+        if let Some(eq) = eq {
             reasons.push(Reason::SystemdWay {
                 command: eq.command_line(),
             });
