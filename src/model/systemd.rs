@@ -299,6 +299,48 @@ mod tests {
     }
 
     #[test]
+    fn only_the_group_systemd_keeps_for_the_unit_is_the_unit() {
+        let real = GroupPath::new("system.slice/web.service");
+        let says = |t: &'static str| move |_: &str| Ok::<_, SystemctlFailure>(t.as_bytes().to_vec());
+        assert_eq!(
+            unit_of(Some(&real), says("/system.slice/web.service\n")),
+            Ok("web.service".to_owned())
+        );
+        // a group of the same name elsewhere (a delegated user's)
+        let theirs = GroupPath::new("system.slice/app.service/system.slice/web.service");
+        assert_eq!(
+            unit_of(Some(&theirs), says("/system.slice/web.service\n")),
+            Err(NotTheUnit::NotAUnit {
+                real: theirs.clone()
+            })
+        );
+        // the right place, but systemd keeps the unit elsewhere, or not at all
+        let elsewhere = unit_of(Some(&real), says("/other.slice/web.service\n"));
+        assert!(
+            matches!(&elsewhere, Err(NotTheUnit::Elsewhere { systemd: Some(s), .. }) if *s == GroupPath::new("other.slice/web.service")),
+            "{elsewhere:?}"
+        );
+        assert!(matches!(
+            unit_of(Some(&real), says("\n")),
+            Err(NotTheUnit::Elsewhere { systemd: None, .. })
+        ));
+        assert_eq!(unit_of(None, says("/x")), Err(NotTheUnit::Unplaced));
+        let asked = unit_of(Some(&real), |_| Err(SystemctlFailure::NotBooted));
+        assert_eq!(asked, Err(NotTheUnit::Unasked(SystemctlFailure::NotBooted)));
+        // each says it was not made, and the way left
+        for why in [
+            NotTheUnit::Unplaced,
+            NotTheUnit::NotAUnit { real: theirs },
+            elsewhere.unwrap_err(),
+            asked.unwrap_err(),
+        ] {
+            let e = not_the_unit_error(&op(), &why);
+            assert!(e.explanation.starts_with("not made: "), "{e}");
+            assert!(e.fix.as_deref().unwrap().contains("press y"), "{e}");
+        }
+    }
+
+    #[test]
     fn systemctl_words_become_a_reason_and_a_fix() {
         let e = failure_error(
             &op(),
