@@ -8,8 +8,10 @@
 //! defined once at the top that writes the file, reads it back and
 //! compares as cgtop's read-back does ([`Check`]), failing loudly with the
 //! file and both values. mkdir, rmdir and `cgroup.subtree_control` are
-//! replayed; moves, kills and freezes, failed and refused writes are
-//! comments that say why. The undo script holds the inverse of every
+//! replayed, each at the path the log records as the group's real place
+//! in its hierarchy ([`Entry::real`]: under `--root`, not the view's
+//! path); moves, kills and freezes, failed, refused and skipped writes,
+//! and lines without that record are comments that say why. The undo script holds the inverse of every
 //! replayed line, in the reverse order.
 //!
 //! # Why no byte of the log can run
@@ -112,6 +114,8 @@ pub struct Scripts {
     pub replayed: usize,
     /// Entries kept only as comments.
     pub comments: usize,
+    /// Of those, lines without where the group is ([`Entry::real`]).
+    pub unplaced: usize,
 }
 
 /// How a read-back is judged, as cgtop's `WriteOp::check_readback` judges
@@ -955,6 +959,7 @@ pub fn scripts(entries: &[Entry], meta: &Meta) -> Scripts {
         undo,
         replayed: l.replayed,
         comments: l.comments,
+        unplaced: l.unplaced,
     }
 }
 
