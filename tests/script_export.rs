@@ -204,26 +204,10 @@ fn hostile_names_write_exactly_their_files_and_run_nothing() {
     log.push_str("2024-05-01T12:10:01Z /ok ../../etc/passwd max to 1 ok at /ok\n");
 
     let work = tempfile::tempdir().unwrap();
-    let logf = work.path().join("actions.log");
-    std::fs::write(&logf, &log).unwrap();
-    let apply = work.path().join("apply.sh");
-    let out = cgtop()
-        .args(["export-log", "--log"])
-        .arg(&logf)
-        .arg("-o")
-        .arg(&apply)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let undo = work.path().join("apply.undo.sh");
+    let (apply, undo) = export(work.path(), &log);
     for s in [&apply, &undo] {
         let meta = std::fs::metadata(s).unwrap();
         assert_eq!(meta.permissions().mode() & 0o7777, 0o700, "{}", s.display());
-        syntax_ok(s);
         // no control byte anywhere (comments are escaped text), and every
         // line that runs is printable ASCII: no byte of a name reaches it raw
         let text = String::from_utf8(std::fs::read(s).unwrap()).unwrap();
@@ -293,17 +277,7 @@ fn a_read_back_that_differs_stops_the_script_loudly_with_both_values() {
         ok(write::set_pids_max(&g, Limit::Value(5)), "max\n", "5\n"),
     ]);
     let work = tempfile::tempdir().unwrap();
-    let logf = work.path().join("actions.log");
-    std::fs::write(&logf, log).unwrap();
-    let apply = work.path().join("apply.sh");
-    let out = cgtop()
-        .args(["export-log", "--log"])
-        .arg(&logf)
-        .arg("-o")
-        .arg(&apply)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let (apply, _) = export(work.path(), &log);
     let root = tempfile::tempdir().unwrap();
     put(root.path(), b"lab", "memory.max", "max");
     put(root.path(), b"lab", "pids.max", "max");
@@ -638,8 +612,11 @@ fn a_group_made_in_some_v1_hierarchies_replays_only_there() {
             WriteOutcome::done(op, None, None).at(real)
         } else {
             let real = Some(op.group().clone());
-            WriteOutcome::passed_over(op, "svc.service is not in this hierarchy: not made there".into())
-                .at(real)
+            WriteOutcome::passed_over(
+                op,
+                "svc.service is not in this hierarchy: not made there".into(),
+            )
+            .at(real)
         }
     };
     let mut outcomes: Vec<WriteOutcome> = write::create_group_in(&child, &hiers)
@@ -656,14 +633,20 @@ fn a_group_made_in_some_v1_hierarchies_replays_only_there() {
         log.push_str(&format_line_in(T0 + i as u64, o, &layout));
         log.push('\n');
     }
-    assert!(log.contains("freezer:/svc.service/child1 mkdir skipped at /svc.service/child1 note"), "{log}");
+    assert!(
+        log.contains("freezer:/svc.service/child1 mkdir skipped at /svc.service/child1 note"),
+        "{log}"
+    );
 
     let work = tempfile::tempdir().unwrap();
     let (apply, undo) = export(work.path(), &log);
     let text = std::fs::read_to_string(&apply).unwrap();
     assert_eq!(text.matches("\ncg_mkdir ").count(), 1, "{text}");
     assert_eq!(text.matches("\ncg_rmdir ").count(), 1, "{text}");
-    assert!(text.contains("not replayed: nothing was done in this hierarchy"), "{text}");
+    assert!(
+        text.contains("not replayed: nothing was done in this hierarchy"),
+        "{text}"
+    );
     let undo_text = std::fs::read_to_string(&undo).unwrap();
     assert_eq!(undo_text.matches("\ncg_rmdir ").count(), 1, "{undo_text}");
 
@@ -687,7 +670,11 @@ fn a_group_made_in_some_v1_hierarchies_replays_only_there() {
         let cwd = tempfile::tempdir().unwrap();
         let (ok, said) = run_in(&sh, &apply, &env, cwd.path());
         assert!(ok, "{sh:?} apply: {said}\n{text}");
-        assert_eq!(tree(hosts.path()), before, "{sh:?}: made and removed in cpu only");
+        assert_eq!(
+            tree(hosts.path()),
+            before,
+            "{sh:?}: made and removed in cpu only"
+        );
         // the apply script without its rmdir: the group made, in cpu only
         let made_only = work.path().join(format!("made-{}.sh", sh.join("-")));
         let cut = text.rsplit_once("\ncg_rmdir ").unwrap().0;
@@ -699,7 +686,11 @@ fn a_group_made_in_some_v1_hierarchies_replays_only_there() {
         assert!(!dirs[2].join("svc.service").exists());
         let (ok, said) = run_in(&sh, &undo, &env, cwd.path());
         assert!(ok, "{sh:?} undo: {said}\n{undo_text}");
-        assert_eq!(tree(hosts.path()), before, "{sh:?}: the undo removes it again");
+        assert_eq!(
+            tree(hosts.path()),
+            before,
+            "{sh:?}: the undo removes it again"
+        );
         assert!(std::fs::read_dir(cwd.path()).unwrap().next().is_none());
     }
 }
@@ -729,7 +720,10 @@ fn a_root_session_replays_at_the_real_paths_and_old_lines_not_at_all() {
     let work = tempfile::tempdir().unwrap();
     let (apply, undo) = export(work.path(), &log);
     let text = std::fs::read_to_string(&apply).unwrap();
-    assert!(text.contains("#   2 change(s) replayed, 1 kept as comments only"), "{text}");
+    assert!(
+        text.contains("#   2 change(s) replayed, 1 kept as comments only"),
+        "{text}"
+    );
     assert!(
         text.contains("#   1 of them skipped: the log line does not record where the group is"),
         "{text}"

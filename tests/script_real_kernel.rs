@@ -36,22 +36,7 @@ fn unlimited(text: &str) -> bool {
 }
 
 fn bash(script: &Path) -> (bool, String) {
-    let out = Command::new("bash")
-        .arg(script)
-        .env_remove("CGTOP_CGROUP2")
-        .env_remove("CGTOP_V1_CPU")
-        .env_remove("CGTOP_V1_MEMORY")
-        .env_remove("CGTOP_V1_PIDS")
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
+    run_sh(&["bash"], script)
 }
 
 #[test]
@@ -104,20 +89,7 @@ fn a_session_on_v1_replays_from_its_script_and_its_undo_takes_it_back() {
     );
 
     // the scripts
-    let apply = state.path().join("apply.sh");
-    let out = Command::new(env!("CARGO_BIN_EXE_cgtop"))
-        .args(["export-log", "--log"])
-        .arg(&log)
-        .arg("-o")
-        .arg(&apply)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let undo = state.path().join("apply.undo.sh");
+    let (apply, undo) = export(&log, state.path());
     let text = std::fs::read_to_string(&apply).unwrap();
     assert!(
         text.contains("cg_root \"${CGTOP_V1_CPU:-}\" CGTOP_V1_CPU cpu;"),
@@ -195,11 +167,15 @@ fn shells() -> Vec<Vec<&'static str>> {
     v
 }
 
+/// Runs `script` with `sh`, every hierarchy found in mountinfo (no
+/// `CGTOP_*` variable); its status and output.
 fn run_sh(sh: &[&str], script: &Path) -> (bool, String) {
     let out = Command::new(sh[0])
         .args(&sh[1..])
         .arg(script)
         .env_remove("CGTOP_CGROUP2")
+        .env_remove("CGTOP_V1_CPU")
+        .env_remove("CGTOP_V1_MEMORY")
         .env_remove("CGTOP_V1_PIDS")
         .output()
         .unwrap();
@@ -228,10 +204,16 @@ fn session(hiers: Hiers, ops: Vec<cgtop::model::write::Op>, dir: &Path) -> (Path
     for o in &outcomes {
         assert!(o.is_ok(), "{}", o.summary());
     }
+    export(&log, dir)
+}
+
+/// `cgtop export-log --log LOG -o DIR/apply.sh`: the apply and undo
+/// scripts' paths.
+fn export(log: &Path, dir: &Path) -> (PathBuf, PathBuf) {
     let apply = dir.join("apply.sh");
     let out = Command::new(env!("CARGO_BIN_EXE_cgtop"))
         .args(["export-log", "--log"])
-        .arg(&log)
+        .arg(log)
         .arg("-o")
         .arg(&apply)
         .output()
@@ -257,20 +239,7 @@ fn a_root_session_script_touches_only_the_groups_it_viewed() {
     };
     let deleg = sb.mkdir("deleg");
     let inner = sb.mkdir(&format!("deleg/{}", sb.rel));
-    let o = cgtop::options::Options {
-        start: cgtop::model::GroupPath::root(),
-        root: Some(sb.dir_of("pids", &deleg)),
-        interval: Duration::from_secs(1),
-        depth: None,
-        output: cgtop::options::Output::Text,
-        iterations: Some(1),
-        read_only: false,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
-    };
+    let o = vm_common::root_options(sb.dir_of("pids", &deleg));
     let (_, _, hiers) = cgtop::run::locate(&o).unwrap();
     let hiers = Arc::try_unwrap(hiers).unwrap();
     let pids = hiers.layout.holder("pids").unwrap();
@@ -292,9 +261,17 @@ fn a_root_session_script_touches_only_the_groups_it_viewed() {
         let _ = std::fs::remove_dir(sb.dir_of("pids", &inner_child));
         let (ok, said) = run_sh(&sh, &apply);
         assert!(ok, "{sh:?}: {said}\n{text}");
-        assert_eq!(sb.read("pids", &inner, "pids.max").trim(), "3", "{sh:?}\n{text}");
+        assert_eq!(
+            sb.read("pids", &inner, "pids.max").trim(),
+            "3",
+            "{sh:?}\n{text}"
+        );
         assert!(sb.dir_of("pids", &inner_child).is_dir(), "{sh:?}");
-        assert_eq!(sb.read("pids", &top, "pids.max").trim(), "max", "{sh:?}\n{text}");
+        assert_eq!(
+            sb.read("pids", &top, "pids.max").trim(),
+            "max",
+            "{sh:?}\n{text}"
+        );
         assert!(!sb.dir_of("pids", &top_child).exists(), "{sh:?}\n{text}");
         let (ok, said) = run_sh(&sh, &undo);
         assert!(ok, "{sh:?} undo: {said}");

@@ -177,7 +177,11 @@ fn the_runner_on_fake_systemctls() {
     );
     let e = o.result.expect_err("not the unit's group");
     assert!(e.explanation.contains("no unit of systemd's own"), "{e}");
-    assert!(!changed.exists(), "{}", std::fs::read_to_string(&changed).unwrap());
+    assert!(
+        !changed.exists(),
+        "{}",
+        std::fs::read_to_string(&changed).unwrap()
+    );
     // the hierarchy's own root is one
     let whole = cgtop::source::hier::Hier::open(&sb.root).unwrap();
     assert!(whole.is_hierarchy_root());

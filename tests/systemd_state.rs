@@ -223,7 +223,9 @@ fn a_view_below_the_hierarchys_root_offers_no_systemd_path_and_says_why() {
     let fx = send(&mut a, &mut c, ch('y'));
     assert_eq!(
         writes(&fx),
-        [&WriteRequest::Ops(vec![memory_max(Limit::Value(536_870_912))])]
+        [&WriteRequest::Ops(vec![memory_max(Limit::Value(
+            536_870_912
+        ))])]
     );
 }
 

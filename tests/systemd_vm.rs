@@ -43,6 +43,27 @@ const ROOT: &str = "/sys/fs/cgroup";
 /// end, also after a failed assertion.
 struct Unit(String);
 
+impl Unit {
+    /// `systemd-run --unit NAME -p PROP... -- sleep 600`.
+    fn start(name: &str, props: &[&str]) -> Self {
+        let mut c = Command::new("systemd-run");
+        c.args(["--unit", name]);
+        for p in props {
+            c.args(["-p", p]);
+        }
+        let started = c
+            .args(["--", "sleep", "600"])
+            .output()
+            .expect("systemd-run");
+        assert!(
+            started.status.success(),
+            "systemd-run: {}",
+            String::from_utf8_lossy(&started.stderr)
+        );
+        Self(name.to_owned())
+    }
+}
+
 impl Drop for Unit {
     fn drop(&mut self) {
         for verb in ["stop", "reset-failed"] {
@@ -102,26 +123,7 @@ fn a_direct_write_is_reverted_by_daemon_reload_and_the_systemd_path_is_kept() {
         "not booted with systemd"
     );
     let name = format!("cgtop-test-{}-sd.service", std::process::id());
-    let started = Command::new("systemd-run")
-        .args([
-            "--unit",
-            &name,
-            "-p",
-            "CPUQuota=50%",
-            "-p",
-            "MemoryMax=200M",
-            "--",
-            "sleep",
-            "600",
-        ])
-        .output()
-        .expect("systemd-run");
-    assert!(
-        started.status.success(),
-        "systemd-run: {}",
-        String::from_utf8_lossy(&started.stderr)
-    );
-    let _unit = Unit(name.clone());
+    let _unit = Unit::start(&name, &["CPUQuota=50%", "MemoryMax=200M"]);
     let path = format!("system.slice/{name}");
     let g = GroupPath::new(&path);
     let label = "systemd_unit_write";
@@ -253,16 +255,7 @@ fn a_root_view_of_a_delegated_service_never_changes_the_hosts_unit() {
     // the delegated service: its process in a leaf, pids and memory
     // handed down to the groups its user makes
     let name = format!("cgtop-test-{}-deleg.service", std::process::id());
-    let started = Command::new("systemd-run")
-        .args(["--unit", &name, "-p", "Delegate=pids memory", "--", "sleep", "600"])
-        .output()
-        .expect("systemd-run");
-    assert!(
-        started.status.success(),
-        "systemd-run: {}",
-        String::from_utf8_lossy(&started.stderr)
-    );
-    let _unit = Unit(name.clone());
+    let _unit = Unit::start(&name, &["Delegate=pids memory"]);
     let d = Path::new(ROOT).join("system.slice").join(&name);
     let pid = property(&name, "MainPID");
     std::fs::create_dir(d.join("main")).unwrap();
@@ -275,32 +268,31 @@ fn a_root_view_of_a_delegated_service_never_changes_the_hosts_unit() {
 
     // cgtop --root D: the view starts below the hierarchy's root, so the
     // TUI says Presence::BelowRoot and offers no `s` (run::run_tui)
-    let opts = cgtop::options::Options {
-        start: GroupPath::root(),
-        root: Some(d.clone()),
-        interval: Duration::from_secs(1),
-        depth: None,
-        output: cgtop::options::Output::Text,
-        iterations: Some(1),
-        read_only: false,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
-    };
+    let opts = vm_common::root_options(d.clone());
     let (_, hier, _) = cgtop::run::locate(&opts).unwrap();
-    assert!(!hier.is_hierarchy_root(), "{} is below the root", d.display());
+    assert!(
+        !hier.is_hierarchy_root(),
+        "{} is below the root",
+        d.display()
+    );
     let g = GroupPath::new(&format!("system.slice/{host_unit}"));
     assert_eq!(
         hier.real_group(&g),
-        Some(GroupPath::new(&format!("system.slice/{name}/system.slice/{host_unit}")))
+        Some(GroupPath::new(&format!(
+            "system.slice/{name}/system.slice/{host_unit}"
+        )))
     );
     // the writer, given the change through systemd anyway, refuses it
     let op = write::set_pids_max(&g, Limit::Value(7));
-    let via = op.clone().through_systemd(None).expect("the view's path has a unit's shape");
+    let via = op
+        .clone()
+        .through_systemd(None)
+        .expect("the view's path has a unit's shape");
     let o = cgtop::source::writer::perform_in(&hier, &via);
-    let err = o.result.clone().expect_err("a change through systemd below --root");
+    let err = o
+        .result
+        .clone()
+        .expect_err("a change through systemd below --root");
     let fake_max = std::fs::read_to_string(fake.join(host_unit).join("pids.max")).unwrap();
     let tasks_after = property(host_unit, "TasksMax");
     figure(
@@ -314,12 +306,16 @@ fn a_root_view_of_a_delegated_service_never_changes_the_hosts_unit() {
     );
     assert_eq!(tasks_after, host_tasks, "the host's unit was changed");
     assert_eq!(fake_max.trim(), "max");
-    assert!(!Path::new("/run/systemd/system.control").join(format!("{host_unit}.d")).exists());
+    assert!(!Path::new("/run/systemd/system.control")
+        .join(format!("{host_unit}.d"))
+        .exists());
     // the direct write lands on the user's group only
     let o = cgtop::source::writer::perform_in(&hier, &op);
     assert!(o.result.is_ok(), "{:?}", o.result);
     assert_eq!(
-        std::fs::read_to_string(fake.join(host_unit).join("pids.max")).unwrap().trim(),
+        std::fs::read_to_string(fake.join(host_unit).join("pids.max"))
+            .unwrap()
+            .trim(),
         "7"
     );
     assert_eq!(property(host_unit, "TasksMax"), host_tasks);
