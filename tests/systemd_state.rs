@@ -227,6 +227,18 @@ fn a_view_below_the_hierarchys_root_offers_no_systemd_path_and_says_why() {
             536_870_912
         ))])]
     );
+    // a freeze (no property; `systemctl freeze UNIT` elsewhere): no
+    // command shown, and the same why
+    on(&mut a, &mut c, PG_SERVICE);
+    send(&mut a, &mut c, ch('f'));
+    let cf = confirm(&a);
+    assert_eq!(
+        cf.reasons.last(),
+        Some(&Reason::SystemdOffer(Presence::BelowRoot)),
+        "{:?}",
+        cf.reasons
+    );
+    assert!(!screen(&a, 120, 40).contains("systemctl"));
 }
 
 #[test]

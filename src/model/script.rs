@@ -626,7 +626,10 @@ fn plan(e: &Entry, persist: bool, out: &mut Lines) {
         return comment(out, &why);
     }
     if e.skipped {
-        return comment(out, "nothing was done in this hierarchy (the group is not in it)");
+        return comment(
+            out,
+            "nothing was done in this hierarchy (the group is not in it)",
+        );
     }
     let Some(real) = &e.real else {
         out.unplaced += 1;
@@ -890,11 +893,7 @@ fn header(meta: &Meta, undo: bool, l: &Lines) -> String {
         meta.malformed
     );
     if l.unplaced > 0 {
-        let _ = writeln!(
-            h,
-            "#   {} of them skipped: {UNPLACED}",
-            l.unplaced
-        );
+        let _ = writeln!(h, "#   {} of them skipped: {UNPLACED}", l.unplaced);
     }
     if let (false, Some(u)) = (undo, &meta.undo_name) {
         let _ = writeln!(h, "#   undo  {}", shown(u.as_bytes()));

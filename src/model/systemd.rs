@@ -120,9 +120,8 @@ pub fn unit_of(
     control_group: impl FnOnce(&str) -> Result<Vec<u8>, SystemctlFailure>,
 ) -> Result<String, NotTheUnit> {
     let real = real.ok_or(NotTheUnit::Unplaced)?;
-    let unit = super::write::system_unit(real).ok_or_else(|| NotTheUnit::NotAUnit {
-        real: real.clone(),
-    })?;
+    let unit = super::write::system_unit(real)
+        .ok_or_else(|| NotTheUnit::NotAUnit { real: real.clone() })?;
     let said = control_group(unit).map_err(NotTheUnit::Unasked)?;
     // `systemctl show --value` prints the path and a newline; an empty
     // value is a unit systemd has not loaded
@@ -301,7 +300,8 @@ mod tests {
     #[test]
     fn only_the_group_systemd_keeps_for_the_unit_is_the_unit() {
         let real = GroupPath::new("system.slice/web.service");
-        let says = |t: &'static str| move |_: &str| Ok::<_, SystemctlFailure>(t.as_bytes().to_vec());
+        let says =
+            |t: &'static str| move |_: &str| Ok::<_, SystemctlFailure>(t.as_bytes().to_vec());
         assert_eq!(
             unit_of(Some(&real), says("/system.slice/web.service\n")),
             Ok("web.service".to_owned())

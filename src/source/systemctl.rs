@@ -152,10 +152,7 @@ pub const STDOUT_MAX: usize = 64 * 1024;
 
 /// Reads `r` to its end on a thread of its own, keeping the first `cap`
 /// bytes.
-fn kept(
-    mut r: impl Read + Send + 'static,
-    cap: usize,
-) -> std::thread::JoinHandle<Vec<u8>> {
+fn kept(mut r: impl Read + Send + 'static, cap: usize) -> std::thread::JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut kept = Vec::new();
         let mut buf = [0u8; 1024];

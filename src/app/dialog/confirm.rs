@@ -297,6 +297,9 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
             .collect();
         if via {
             reasons.push(Reason::ViaSystemd);
+        } else if app.systemd == Presence::BelowRoot {
+            // said for every op, freeze and kill too: no unit is named
+            reasons.push(Reason::SystemdOffer(Presence::BelowRoot));
         } else if let Some(all) = all {
             reasons.push(Reason::SystemdOffer(app.systemd));
             through = (app.systemd == Presence::Ready).then_some(all);
