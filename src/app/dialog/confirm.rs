@@ -273,7 +273,8 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
             op.as_write().map(|w| &w.kind),
             Some(WriteKind::Kill | WriteKind::MoveProcess { .. })
         );
-        if settles && !via {
+        // below the hierarchy's root a unit's name is anyone's
+        if settles && !via && app.systemd != Presence::BelowRoot {
             reasons.push(Reason::SystemdMayRevert {
                 unit: unit.to_string(),
             });
