@@ -147,7 +147,7 @@ pub fn not_the_unit_error(op: &Op, why: &NotTheUnit) -> WriteError {
         || "systemctl".to_owned(),
         |w| format!("{} through systemd", w.group.display()),
     );
-    let place = |g: &GroupPath| format!("/{}", g.display());
+    let place = |g: &GroupPath| g.display().to_string();
     let explanation = match why {
         NotTheUnit::Unplaced => "not made: where the group is in its hierarchy could not be \
                                  told (no cgroup mount in /proc/self/mountinfo holds it), so \
@@ -336,6 +336,7 @@ mod tests {
         ] {
             let e = not_the_unit_error(&op(), &why);
             assert!(e.explanation.starts_with("not made: "), "{e}");
+            assert!(!e.explanation.contains("//"), "{e}");
             assert!(e.fix.as_deref().unwrap().contains("press y"), "{e}");
         }
     }
