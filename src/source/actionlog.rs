@@ -855,7 +855,8 @@ pub const MAX_ENTRIES: usize = 200_000;
 /// One line of the log, read back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Parsed {
-    Entry(Entry),
+    /// Boxed: an entry is a dozen fields, an effect line none.
+    Entry(Box<Entry>),
     /// The effect line of a write (not a change of its own).
     Effect,
 }
@@ -945,7 +946,7 @@ pub fn parse_line(line: &str) -> Option<Parsed> {
         (Place::V1(label.to_owned()), unfield(path))
     };
     let entry = |what, end: End| {
-        Some(Parsed::Entry(Entry {
+        Some(Parsed::Entry(Box::new(Entry {
             time: time.to_owned(),
             place: place.clone(),
             group: group.clone(),
@@ -953,7 +954,7 @@ pub fn parse_line(line: &str) -> Option<Parsed> {
             result: end.result,
             real: end.real,
             skipped: end.skipped,
-        }))
+        })))
     };
     match rest {
         [dir @ ("mkdir" | "rmdir"), end @ ..] if result_of(end).is_some() => {
@@ -1057,7 +1058,7 @@ pub fn read_log(mut r: impl BufRead, since: Option<&str>) -> std::io::Result<Log
                 } else if out.entries.len() >= MAX_ENTRIES {
                     out.over_cap += 1;
                 } else {
-                    out.entries.push(e);
+                    out.entries.push(*e);
                 }
             }
         }
@@ -1074,7 +1075,7 @@ pub fn entries_of<'a>(
     outcomes
         .into_iter()
         .filter_map(|(t, o)| match parse_line(&format_line_in(t, o, layout)) {
-            Some(Parsed::Entry(e)) => Some(e),
+            Some(Parsed::Entry(e)) => Some(*e),
             _ => None,
         })
         .collect()

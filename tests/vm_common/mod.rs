@@ -550,6 +550,8 @@ pub fn require_v1_vm() -> String {
 
 /// The options of `cgtop --root DIR` (the view the binary opens with
 /// `run::locate`), writes allowed.
+// used by systemd_vm and script_real_kernel, not by vm_truth
+#[allow(dead_code)]
 pub fn root_options(dir: PathBuf) -> cgtop::options::Options {
     cgtop::options::Options {
         start: GroupPath::root(),
