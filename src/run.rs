@@ -203,7 +203,13 @@ fn run_tui(
     let mut app = App::new(host_info(), m.clone(), opts.start.clone(), opts.interval);
     // which hierarchy holds each controller: the writes go there
     app.layout = hiers.layout.clone();
-    app.systemd = crate::source::systemctl::Systemctl::system().presence();
+    // a view below its hierarchy's root (--root on a delegated subtree)
+    // never names a systemd unit: its paths are not systemd's
+    app.systemd = if hier.is_hierarchy_root() {
+        crate::source::systemctl::Systemctl::system().presence()
+    } else {
+        crate::model::systemd::Presence::BelowRoot
+    };
     app.read_only = write_access(hier, &opts.start, opts.read_only);
     app.cpu_machine = opts.machine_cpu;
     app.columns = crate::render::columns::Column::in_order(&opts.columns);

@@ -82,6 +82,8 @@ fn an_exported_script_writes_a_spoofed_unit_directly() {
             stored: None,
         },
         result: Ok(()),
+        real: Some(b"/user.slice/user-1000.slice/user@1000.service/x/sshd.service".to_vec()),
+        skipped: false,
     };
     for persist in [false, true] {
         let s = scripts(

@@ -49,8 +49,16 @@ const HOSTILE: &[&[u8]] = &[
     b"caf\xc3\xa9 \"q\" !x",
 ];
 
+/// A write done at the hierarchy's root, where the view's path is the
+/// group's real one, as the writer reports it.
 fn ok(op: Op, old: &str, rb: &str) -> WriteOutcome {
-    WriteOutcome::done(op, Some(old.to_owned()), Some(rb.to_owned()))
+    let real = Some(op.group().clone());
+    WriteOutcome::done(op, Some(old.to_owned()), Some(rb.to_owned())).at(real)
+}
+
+/// A group made at the hierarchy's root, as the writer reports it.
+fn made(g: &GroupPath) -> WriteOutcome {
+    WriteOutcome::done(write::create_group(g), None, None).at(Some(g.clone()))
 }
 
 fn log_text(outcomes: &[WriteOutcome]) -> String {
@@ -178,11 +186,7 @@ fn hostile_names_write_exactly_their_files_and_run_nothing() {
     }
     // a made group, a value with bytes of its own, then a line naming a
     // path out of the hierarchy: refused
-    outcomes.push(WriteOutcome::done(
-        write::create_group(&GroupPath::parse(b"made $(id)").unwrap()),
-        None,
-        None,
-    ));
+    outcomes.push(made(&GroupPath::parse(b"made $(id)").unwrap()));
     let raw_g = GroupPath::new("rawg");
     outcomes.push(ok(
         write::raw(&raw_g, "memory.oom.group", "1'$(touch z)\u{1b}"),
@@ -196,30 +200,14 @@ fn hostile_names_write_exactly_their_files_and_run_nothing() {
         "1'$(touch z)\u{1b}".into(),
     ));
     let mut log = log_text(&outcomes);
-    log.push_str("2024-05-01T12:10:00Z \"/a/../../etc\" pids.max max to 1 ok\n");
-    log.push_str("2024-05-01T12:10:01Z /ok ../../etc/passwd max to 1 ok\n");
+    log.push_str("2024-05-01T12:10:00Z /a pids.max max to 1 ok at \"/a/../../etc\"\n");
+    log.push_str("2024-05-01T12:10:01Z /ok ../../etc/passwd max to 1 ok at /ok\n");
 
     let work = tempfile::tempdir().unwrap();
-    let logf = work.path().join("actions.log");
-    std::fs::write(&logf, &log).unwrap();
-    let apply = work.path().join("apply.sh");
-    let out = cgtop()
-        .args(["export-log", "--log"])
-        .arg(&logf)
-        .arg("-o")
-        .arg(&apply)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let undo = work.path().join("apply.undo.sh");
+    let (apply, undo) = export(work.path(), &log);
     for s in [&apply, &undo] {
         let meta = std::fs::metadata(s).unwrap();
         assert_eq!(meta.permissions().mode() & 0o7777, 0o700, "{}", s.display());
-        syntax_ok(s);
         // no control byte anywhere (comments are escaped text), and every
         // line that runs is printable ASCII: no byte of a name reaches it raw
         let text = String::from_utf8(std::fs::read(s).unwrap()).unwrap();
@@ -289,17 +277,7 @@ fn a_read_back_that_differs_stops_the_script_loudly_with_both_values() {
         ok(write::set_pids_max(&g, Limit::Value(5)), "max\n", "5\n"),
     ]);
     let work = tempfile::tempdir().unwrap();
-    let logf = work.path().join("actions.log");
-    std::fs::write(&logf, log).unwrap();
-    let apply = work.path().join("apply.sh");
-    let out = cgtop()
-        .args(["export-log", "--log"])
-        .arg(&logf)
-        .arg("-o")
-        .arg(&apply)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let (apply, _) = export(work.path(), &log);
     let root = tempfile::tempdir().unwrap();
     put(root.path(), b"lab", "memory.max", "max");
     put(root.path(), b"lab", "pids.max", "max");
@@ -408,7 +386,7 @@ fn the_log_reads_back_as_it_was_written() {
     for name in HOSTILE {
         let g = GroupPath::parse(name).unwrap();
         outcomes.push(ok(write::set_pids_max(&g, Limit::Value(7)), "max\n", "7\n"));
-        outcomes.push(WriteOutcome::done(write::create_group(&g), None, None));
+        outcomes.push(made(&g));
     }
     let dev = DevId { major: 8, minor: 0 };
     outcomes.push(ok(
@@ -650,4 +628,210 @@ fn since_persist_and_stdout() {
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// Runs `script` with `sh` in `cwd`, each hierarchy named by its
+/// environment variable (`CGTOP_CGROUP2`, `CGTOP_V1_CPU`, ...), none
+/// found in the host's mountinfo; its status and stderr.
+fn run_in(sh: &[&str], script: &Path, env: &[(&str, &Path)], cwd: &Path) -> (bool, String) {
+    let mut c = Command::new(sh[0]);
+    c.args(&sh[1..]).arg(script).current_dir(cwd);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Exports `log` to `dir/apply.sh` (and its undo) with the real binary;
+/// the two scripts' paths.
+fn export(dir: &Path, log: &str) -> (PathBuf, PathBuf) {
+    let logf = dir.join("actions.log");
+    std::fs::write(&logf, log).unwrap();
+    let apply = dir.join("apply.sh");
+    let out = cgtop()
+        .args(["export-log", "--log"])
+        .arg(&logf)
+        .arg("-o")
+        .arg(&apply)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let undo = dir.join("apply.undo.sh");
+    syntax_ok(&apply);
+    syntax_ok(&undo);
+    (apply, undo)
+}
+
+/// `n` then Del of a group on a host of v1 hierarchies whose parent is in
+/// some hierarchies only (systemd makes a unit's group only where its
+/// controllers are): the writer passes over the others, the log says
+/// `skipped`, and the scripts replay the mkdir and rmdir only where they
+/// were made, in bash, dash and busybox sh, apply and undo both, against
+/// a copy of that layout where the other hierarchies lack the parent.
+#[test]
+fn a_group_made_in_some_v1_hierarchies_replays_only_there() {
+    let layout = Layout {
+        v2: None,
+        v1: ["cpu", "freezer", "devices"]
+            .iter()
+            .map(|c| cgtop::model::layout::V1Mount {
+                dir: PathBuf::from(format!("/sys/fs/cgroup/{c}")),
+                controllers: vec![(*c).to_owned()],
+                name: None,
+            })
+            .collect(),
+    };
+    let parent = GroupPath::new("svc.service");
+    let child = parent.join("child1").unwrap();
+    let hiers: Vec<_> = (0..3).map(cgtop::model::layout::HierId::V1).collect();
+    // the parent is only in cpu: freezer and devices pass the ops over
+    let outcome = |op: Op| {
+        if op.hier() == hiers[0] {
+            let real = Some(op.group().clone());
+            WriteOutcome::done(op, None, None).at(real)
+        } else {
+            let real = Some(op.group().clone());
+            WriteOutcome::passed_over(
+                op,
+                "svc.service is not in this hierarchy: not made there".into(),
+            )
+            .at(real)
+        }
+    };
+    let mut outcomes: Vec<WriteOutcome> = write::create_group_in(&child, &hiers)
+        .into_iter()
+        .map(outcome)
+        .collect();
+    outcomes.extend(
+        write::remove_group_in(&child, &hiers)
+            .into_iter()
+            .map(outcome),
+    );
+    let mut log = String::new();
+    for (i, o) in outcomes.iter().enumerate() {
+        log.push_str(&format_line_in(T0 + i as u64, o, &layout));
+        log.push('\n');
+    }
+    assert!(
+        log.contains("freezer:/svc.service/child1 mkdir skipped at /svc.service/child1 note"),
+        "{log}"
+    );
+
+    let work = tempfile::tempdir().unwrap();
+    let (apply, undo) = export(work.path(), &log);
+    let text = std::fs::read_to_string(&apply).unwrap();
+    assert_eq!(text.matches("\ncg_mkdir ").count(), 1, "{text}");
+    assert_eq!(text.matches("\ncg_rmdir ").count(), 1, "{text}");
+    assert!(
+        text.contains("not replayed: nothing was done in this hierarchy"),
+        "{text}"
+    );
+    let undo_text = std::fs::read_to_string(&undo).unwrap();
+    assert_eq!(undo_text.matches("\ncg_rmdir ").count(), 1, "{undo_text}");
+
+    for sh in shells() {
+        // the layout: the parent in cpu only
+        let hosts = tempfile::tempdir().unwrap();
+        let dirs: Vec<PathBuf> = ["cpu", "freezer", "devices"]
+            .iter()
+            .map(|c| hosts.path().join(c))
+            .collect();
+        for d in &dirs {
+            std::fs::create_dir(d).unwrap();
+        }
+        std::fs::create_dir(dirs[0].join("svc.service")).unwrap();
+        let env = [
+            ("CGTOP_V1_CPU", dirs[0].as_path()),
+            ("CGTOP_V1_FREEZER", dirs[1].as_path()),
+            ("CGTOP_V1_DEVICES", dirs[2].as_path()),
+        ];
+        let before = tree(hosts.path());
+        let cwd = tempfile::tempdir().unwrap();
+        let (ok, said) = run_in(&sh, &apply, &env, cwd.path());
+        assert!(ok, "{sh:?} apply: {said}\n{text}");
+        assert_eq!(
+            tree(hosts.path()),
+            before,
+            "{sh:?}: made and removed in cpu only"
+        );
+        // the apply script without its rmdir: the group made, in cpu only
+        let made_only = work.path().join(format!("made-{}.sh", sh.join("-")));
+        let cut = text.rsplit_once("\ncg_rmdir ").unwrap().0;
+        std::fs::write(&made_only, format!("{cut}\n")).unwrap();
+        let (ok, said) = run_in(&sh, &made_only, &env, cwd.path());
+        assert!(ok, "{sh:?} mkdir: {said}");
+        assert!(dirs[0].join("svc.service/child1").is_dir());
+        assert!(!dirs[1].join("svc.service").exists());
+        assert!(!dirs[2].join("svc.service").exists());
+        let (ok, said) = run_in(&sh, &undo, &env, cwd.path());
+        assert!(ok, "{sh:?} undo: {said}\n{undo_text}");
+        assert_eq!(
+            tree(hosts.path()),
+            before,
+            "{sh:?}: the undo removes it again"
+        );
+        assert!(std::fs::read_dir(cwd.path()).unwrap().next().is_none());
+    }
+}
+
+/// A `--root` session's log (the view's paths, each line with where the
+/// group really is) replays only at the real paths; a line of an older
+/// log without that record is not replayed anywhere and the header says
+/// why.
+#[test]
+fn a_root_session_replays_at_the_real_paths_and_old_lines_not_at_all() {
+    let view = GroupPath::new("deleg-x");
+    let real_of = |g: &GroupPath| GroupPath::new("delegated").concat(g);
+    let set = |g: &GroupPath| {
+        let op = write::set_pids_max(g, Limit::Value(3));
+        let real = Some(real_of(g));
+        WriteOutcome::done(op, Some("max\n".into()), Some("3\n".into())).at(real)
+    };
+    let child = view.join("child").unwrap();
+    let outcomes = vec![
+        set(&view),
+        WriteOutcome::done(write::create_group(&child), None, None).at(Some(real_of(&child))),
+    ];
+    let mut log = log_text(&outcomes);
+    // as a cgtop before the record wrote it: no `at`
+    log.push_str("2024-05-01T12:10:00Z /deleg-x pids.max max to 5 ok\n");
+
+    let work = tempfile::tempdir().unwrap();
+    let (apply, undo) = export(work.path(), &log);
+    let text = std::fs::read_to_string(&apply).unwrap();
+    assert!(
+        text.contains("#   2 change(s) replayed, 1 kept as comments only"),
+        "{text}"
+    );
+    assert!(
+        text.contains("#   1 of them skipped: the log line does not record where the group is"),
+        "{text}"
+    );
+    for sh in shells() {
+        let root = tempfile::tempdir().unwrap();
+        // the host: a top-level group with the view's name, and the
+        // delegated directory the session viewed
+        let host_pids = put(root.path(), b"deleg-x", "pids.max", "max\n");
+        let real_pids = put(root.path(), b"delegated/deleg-x", "pids.max", "max\n");
+        let cwd = tempfile::tempdir().unwrap();
+        let (ok, said) = run(&sh, &apply, root.path(), cwd.path());
+        assert!(ok, "{sh:?}: {said}\n{text}");
+        assert_eq!(std::fs::read_to_string(&real_pids).unwrap(), "3");
+        assert_eq!(std::fs::read_to_string(&host_pids).unwrap(), "max\n");
+        assert!(root.path().join("delegated/deleg-x/child").is_dir());
+        assert!(!root.path().join("deleg-x/child").exists());
+        let (ok, said) = run(&sh, &undo, root.path(), cwd.path());
+        assert!(ok, "{sh:?} undo: {said}");
+        assert_eq!(std::fs::read_to_string(&real_pids).unwrap(), "max");
+        assert_eq!(std::fs::read_to_string(&host_pids).unwrap(), "max\n");
+        assert!(!root.path().join("delegated/deleg-x/child").exists());
+    }
 }

@@ -23,7 +23,7 @@ use cgtop::model::layout::HierId;
 use cgtop::model::write::{self, v1_files, V1MemoryFile};
 use cgtop::source::actionlog::ActionLog;
 use cgtop::source::hier::Hiers;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,22 +36,7 @@ fn unlimited(text: &str) -> bool {
 }
 
 fn bash(script: &Path) -> (bool, String) {
-    let out = Command::new("bash")
-        .arg(script)
-        .env_remove("CGTOP_CGROUP2")
-        .env_remove("CGTOP_V1_CPU")
-        .env_remove("CGTOP_V1_MEMORY")
-        .env_remove("CGTOP_V1_PIDS")
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
+    run_sh(&["bash"], script)
 }
 
 #[test]
@@ -104,20 +89,7 @@ fn a_session_on_v1_replays_from_its_script_and_its_undo_takes_it_back() {
     );
 
     // the scripts
-    let apply = state.path().join("apply.sh");
-    let out = Command::new(env!("CARGO_BIN_EXE_cgtop"))
-        .args(["export-log", "--log"])
-        .arg(&log)
-        .arg("-o")
-        .arg(&apply)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let undo = state.path().join("apply.undo.sh");
+    let (apply, undo) = export(&log, state.path());
     let text = std::fs::read_to_string(&apply).unwrap();
     assert!(
         text.contains("cg_root \"${CGTOP_V1_CPU:-}\" CGTOP_V1_CPU cpu;"),
@@ -170,5 +142,191 @@ fn a_session_on_v1_replays_from_its_script_and_its_undo_takes_it_back() {
     }
     if sb.hiers.iter().any(|h| h.v2) {
         assert_eq!(found("cgroup2"), sb.hier("").mount);
+    }
+}
+
+/// The shells a script is run with: bash, dash and busybox sh, those
+/// installed.
+fn shells() -> Vec<Vec<&'static str>> {
+    let have = |t: &str| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {t}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let mut v: Vec<Vec<&str>> = ["bash", "dash"]
+        .into_iter()
+        .filter(|s| have(s))
+        .map(|s| vec![s])
+        .collect();
+    if have("busybox") {
+        v.push(vec!["busybox", "sh"]);
+    } else {
+        println!("skipped: busybox sh (no busybox)");
+    }
+    v
+}
+
+/// Runs `script` with `sh`, every hierarchy found in mountinfo (no
+/// `CGTOP_*` variable); its status and output.
+fn run_sh(sh: &[&str], script: &Path) -> (bool, String) {
+    let out = Command::new(sh[0])
+        .args(&sh[1..])
+        .arg(script)
+        .env_remove("CGTOP_CGROUP2")
+        .env_remove("CGTOP_V1_CPU")
+        .env_remove("CGTOP_V1_MEMORY")
+        .env_remove("CGTOP_V1_PIDS")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+/// Performs `ops` through cgtop's writer thread on `hiers`, logged to
+/// `dir/actions.log`, then `cgtop export-log` of that log: the apply and
+/// undo scripts' paths.
+fn session(hiers: Hiers, ops: Vec<cgtop::model::write::Op>, dir: &Path) -> (PathBuf, PathBuf) {
+    let log = dir.join("cgtop/actions.log");
+    let (tx, rx) = std::sync::mpsc::channel::<Msg>();
+    let w = cgtop::run::spawn_writer(Arc::new(hiers), ActionLog::at(log.clone()), tx).unwrap();
+    w.send(WriteRequest::Ops(ops)).unwrap();
+    let Msg::WriteFinished { outcomes, .. } = rx.recv_timeout(Duration::from_secs(10)).unwrap()
+    else {
+        panic!("not a write's answer");
+    };
+    for o in &outcomes {
+        assert!(o.is_ok(), "{}", o.summary());
+    }
+    export(&log, dir)
+}
+
+/// `cgtop export-log --log LOG -o DIR/apply.sh`: the apply and undo
+/// scripts' paths.
+fn export(log: &Path, dir: &Path) -> (PathBuf, PathBuf) {
+    let apply = dir.join("apply.sh");
+    let out = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args(["export-log", "--log"])
+        .arg(log)
+        .arg("-o")
+        .arg(&apply)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (apply, dir.join("apply.undo.sh"))
+}
+
+/// A session under `--root` on a delegated-like group of the pids
+/// hierarchy (`S/deleg`) sets pids.max of its group named like the
+/// sandbox itself (`S/deleg/S`) and makes a child there. Its script
+/// touches only those real paths, never the top-level `S` that the
+/// view's path `/S` names from the hierarchy's root, in bash, dash and
+/// busybox sh; the undo takes it back there.
+#[test]
+fn a_root_session_script_touches_only_the_groups_it_viewed() {
+    let Some(sb) = V1Sandbox::or_skip("rootview", &["pids"]) else {
+        return;
+    };
+    let deleg = sb.mkdir("deleg");
+    let inner = sb.mkdir(&format!("deleg/{}", sb.rel));
+    let o = vm_common::root_options(sb.dir_of("pids", &deleg));
+    let (_, _, hiers) = cgtop::run::locate(&o).unwrap();
+    let hiers = Arc::try_unwrap(hiers).unwrap();
+    let pids = hiers.layout.holder("pids").unwrap();
+    // the view's path of S/deleg/S is /S: the sandbox's own name
+    let viewed = cgtop::model::GroupPath::new(&sb.rel);
+    let child = viewed.join("child").unwrap();
+    let mut ops = vec![write::set_pids_max(&viewed, Limit::Value(3)).on(pids)];
+    ops.extend(write::create_group_in(&child, &[pids]));
+    let state = tempfile::tempdir().unwrap();
+    let (apply, undo) = session(hiers, ops, state.path());
+    let text = std::fs::read_to_string(&apply).unwrap();
+    let top = sb.path("");
+    let inner_child = inner.join("child").unwrap();
+    let top_child = top.join("child").unwrap();
+    assert_eq!(sb.read("pids", &inner, "pids.max").trim(), "3");
+    for sh in shells() {
+        // as on the next server: the old values, no child
+        sb.write("pids", &inner, "pids.max", "max");
+        let _ = std::fs::remove_dir(sb.dir_of("pids", &inner_child));
+        let (ok, said) = run_sh(&sh, &apply);
+        assert!(ok, "{sh:?}: {said}\n{text}");
+        assert_eq!(
+            sb.read("pids", &inner, "pids.max").trim(),
+            "3",
+            "{sh:?}\n{text}"
+        );
+        assert!(sb.dir_of("pids", &inner_child).is_dir(), "{sh:?}");
+        assert_eq!(
+            sb.read("pids", &top, "pids.max").trim(),
+            "max",
+            "{sh:?}\n{text}"
+        );
+        assert!(!sb.dir_of("pids", &top_child).exists(), "{sh:?}\n{text}");
+        let (ok, said) = run_sh(&sh, &undo);
+        assert!(ok, "{sh:?} undo: {said}");
+        assert_eq!(sb.read("pids", &inner, "pids.max").trim(), "max", "{sh:?}");
+        assert!(!sb.dir_of("pids", &inner_child).exists(), "{sh:?}");
+        assert_eq!(sb.read("pids", &top, "pids.max").trim(), "max", "{sh:?}");
+    }
+}
+
+/// `n child1` then Del, for a group that is in some of this host's
+/// hierarchies only (the sandbox: cpu, memory, pids and cgroup2; not
+/// freezer, devices, name=systemd, ...): the writer passes the others
+/// over, and the scripts replay the mkdir and rmdir only where they were
+/// done, in bash, dash and busybox sh, apply and undo both.
+#[test]
+fn a_group_made_where_its_parent_is_replays_only_there() {
+    let Some(sb) = V1Sandbox::or_skip("made", &["cpu", "memory", "pids"]) else {
+        return;
+    };
+    let layout = match cgtop::source::mount::discover_layout() {
+        Ok(l) => l,
+        Err(e) => {
+            println!("skipped: {e}");
+            return;
+        }
+    };
+    let all: Vec<HierId> = layout
+        .v2
+        .iter()
+        .map(|_| HierId::V2)
+        .chain((0..layout.v1.len()).map(HierId::V1))
+        .collect();
+    let without = all.len() - sb.hiers.len();
+    if without == 0 {
+        println!("skipped: every hierarchy here holds the sandbox");
+        return;
+    }
+    let child = sb.path("child1");
+    let mut ops = write::create_group_in(&child, &all);
+    ops.extend(write::remove_group_in(&child, &all));
+    let state = tempfile::tempdir().unwrap();
+    let (apply, undo) = session(Hiers::open(layout), ops, state.path());
+    let text = std::fs::read_to_string(&apply).unwrap();
+    for sh in shells() {
+        let (ok, said) = run_sh(&sh, &apply);
+        assert!(ok, "{sh:?}: {said}\n{text}");
+        let (ok, said) = run_sh(&sh, &undo);
+        assert!(ok, "{sh:?} undo: {said}");
+        for h in &sb.hiers {
+            assert!(!h.mount.join(child.as_rel_path()).exists(), "{sh:?}");
+        }
+    }
+    // made, and removed, in the sandbox's hierarchies only
+    for verb in ["cg_mkdir", "cg_rmdir"] {
+        let n = text.matches(&format!("\n{verb} ")).count();
+        assert_eq!(n, sb.hiers.len(), "{verb}: {without} passed over\n{text}");
     }
 }

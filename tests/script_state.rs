@@ -52,8 +52,10 @@ fn e_in_the_log_hands_the_sessions_writes_to_the_writer() {
         write::set_pids_max(&lab_g, Limit::Value(64)),
         Some("max\n".into()),
         Some("64\n".into()),
-    );
-    let mkdir = WriteOutcome::done(write::create_group(&g("lab/new")), None, None);
+    )
+    .at(Some(lab_g.clone()));
+    let mkdir =
+        WriteOutcome::done(write::create_group(&g("lab/new")), None, None).at(Some(g("lab/new")));
     send(
         &mut a,
         &mut c,
@@ -120,7 +122,8 @@ fn the_session_script_is_written_beside_the_log_as_new_0700_files() {
         write::set_pids_max(&g("lab"), Limit::Value(64)),
         Some("max\n".into()),
         Some("64\n".into()),
-    );
+    )
+    .at(Some(g("lab")));
     let entries =
         cgtop::source::actionlog::entries_of([(T0, &o)], &cgtop::model::layout::Layout::default());
     let at = UNIX_EPOCH + Duration::from_secs(T0);

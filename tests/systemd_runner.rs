@@ -11,6 +11,8 @@
 // test code: a failed expectation is a failed test
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod common;
+
 use cgtop::cgroupfs::Limit;
 use cgtop::model::input::MemoryFile;
 use cgtop::model::systemd::{failure_error, SystemctlFailure, STDERR_MAX};
@@ -61,6 +63,17 @@ fn the_runner_on_fake_systemctls() {
         dir,
         "hangs",
         &format!("echo $$ > '{}'; exec sleep 60", pidfile.display()),
+    );
+    // systemd as the host has it: journald's group is the host's own
+    let changed = dir.join("changed");
+    let host = script(
+        dir,
+        "host",
+        &format!(
+            "if [ \"$1\" = show ]; then echo /system.slice/systemd-journald.service; exit 0; fi; \
+             printf '%s\\n' \"$*\" >> '{}'",
+            changed.display()
+        ),
     );
 
     // success: each argument arrives whole, spaces and quotes and `$`
@@ -140,4 +153,37 @@ fn the_runner_on_fake_systemctls() {
     // a path that is not there: a spawn failure, not a panic
     let gone = Systemctl::at(&dir.join("missing"), Duration::from_secs(1)).run(&given);
     assert!(matches!(gone, Err(SystemctlFailure::Spawn(_))), "{gone:?}");
+
+    // `--root D` on a delegated-like subtree whose user made
+    // D/system.slice/systemd-journald.service: the writer, given the
+    // change through systemd, asks systemd for the unit's group, finds
+    // the host's, and runs no set-property (before, it changed the host's
+    // journald)
+    let Some(sb) = common::sandbox::Sandbox::or_skip() else {
+        return;
+    };
+    sb.mkdir("deleg/system.slice/systemd-journald.service");
+    let view = cgtop::source::hier::Hier::open(&sb.dir("deleg")).unwrap();
+    assert!(!view.is_hierarchy_root());
+    let g = GroupPath::new("system.slice/systemd-journald.service");
+    assert_eq!(view.real_group(&g), Some(sb.path("deleg").concat(&g)));
+    let op = write::set_pids_max(&g, Limit::Value(7))
+        .through_systemd(None)
+        .unwrap();
+    let o = cgtop::source::writer::perform_systemd_in(
+        &view,
+        &op,
+        &Systemctl::at(&host, Duration::from_secs(10)),
+    );
+    let e = o.result.expect_err("not the unit's group");
+    assert!(e.explanation.contains("no unit of systemd's own"), "{e}");
+    assert!(
+        !changed.exists(),
+        "{}",
+        std::fs::read_to_string(&changed).unwrap()
+    );
+    // the hierarchy's own root is one
+    let whole = cgtop::source::hier::Hier::open(&sb.root).unwrap();
+    assert!(whole.is_hierarchy_root());
+    assert_eq!(whole.real_group(&g), Some(g.clone()));
 }

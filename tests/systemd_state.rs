@@ -193,6 +193,54 @@ fn without_systemd_the_offer_says_why_and_s_writes_nothing() {
     }
 }
 
+/// `cgtop --root D` on a delegated subtree where the user made a group
+/// with a unit's name and a unit's place *below D*: the view's path is not
+/// the group's place in systemd's tree, so the confirmation shows no
+/// systemctl command, offers no `s`, and says why (`run_tui` sets
+/// `Presence::BelowRoot` for such a view).
+#[test]
+fn a_view_below_the_hierarchys_root_offers_no_systemd_path_and_says_why() {
+    let (mut a, mut c, _d) = lab();
+    a.systemd = Presence::BelowRoot;
+    ask_memory_max(&mut a, &mut c, "512M");
+    let cf = confirm(&a);
+    assert!(
+        !cf.reasons
+            .iter()
+            .any(|r| matches!(r, Reason::SystemdWay { .. })),
+        "{:?}",
+        cf.reasons
+    );
+    assert_eq!(
+        cf.reasons.last(),
+        Some(&Reason::SystemdOffer(Presence::BelowRoot))
+    );
+    assert_eq!(cf.systemd, None);
+    let shown = screen(&a, 120, 40);
+    assert!(shown.contains("not offered through systemd"), "{shown}");
+    assert!(!shown.contains("systemctl"), "{shown}");
+    assert!(writes(&send(&mut a, &mut c, ch('s'))).is_empty());
+    let fx = send(&mut a, &mut c, ch('y'));
+    assert_eq!(
+        writes(&fx),
+        [&WriteRequest::Ops(vec![memory_max(Limit::Value(
+            536_870_912
+        ))])]
+    );
+    // a freeze (no property; `systemctl freeze UNIT` elsewhere): no
+    // command shown, and the same why
+    on(&mut a, &mut c, PG_SERVICE);
+    send(&mut a, &mut c, ch('f'));
+    let cf = confirm(&a);
+    assert_eq!(
+        cf.reasons.last(),
+        Some(&Reason::SystemdOffer(Presence::BelowRoot)),
+        "{:?}",
+        cf.reasons
+    );
+    assert!(!screen(&a, 120, 40).contains("systemctl"));
+}
+
 #[test]
 fn read_only_refuses_the_systemd_path() {
     let (mut a, mut c, _d) = lab();

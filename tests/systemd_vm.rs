@@ -12,6 +12,11 @@
 //! 3. its undo (through systemd as well), daemon-reload: the unit's value
 //!    again, and kept.
 //!
+//! And a delegated service whose user made a group with a host unit's
+//! name (`D/system.slice/systemd-journald.service`): cgtop with `--root D`
+//! neither offers nor performs the change through systemd, and the host's
+//! journald keeps its TasksMax.
+//!
 //! Every read is printed as a figure. `#[ignore]`d on the host: the guest
 //! runs it with `--include-ignored` (tests/vm/run-suite, step "systemd");
 //! outside a systemd guest it fails at once instead of passing unchecked.
@@ -37,6 +42,27 @@ const ROOT: &str = "/sys/fs/cgroup";
 /// The transient unit, stopped (and its failure state reset) at the
 /// end, also after a failed assertion.
 struct Unit(String);
+
+impl Unit {
+    /// `systemd-run --unit NAME -p PROP... -- sleep 600`.
+    fn start(name: &str, props: &[&str]) -> Self {
+        let mut c = Command::new("systemd-run");
+        c.args(["--unit", name]);
+        for p in props {
+            c.args(["-p", p]);
+        }
+        let started = c
+            .args(["--", "sleep", "600"])
+            .output()
+            .expect("systemd-run");
+        assert!(
+            started.status.success(),
+            "systemd-run: {}",
+            String::from_utf8_lossy(&started.stderr)
+        );
+        Self(name.to_owned())
+    }
+}
 
 impl Drop for Unit {
     fn drop(&mut self) {
@@ -97,26 +123,7 @@ fn a_direct_write_is_reverted_by_daemon_reload_and_the_systemd_path_is_kept() {
         "not booted with systemd"
     );
     let name = format!("cgtop-test-{}-sd.service", std::process::id());
-    let started = Command::new("systemd-run")
-        .args([
-            "--unit",
-            &name,
-            "-p",
-            "CPUQuota=50%",
-            "-p",
-            "MemoryMax=200M",
-            "--",
-            "sleep",
-            "600",
-        ])
-        .output()
-        .expect("systemd-run");
-    assert!(
-        started.status.success(),
-        "systemd-run: {}",
-        String::from_utf8_lossy(&started.stderr)
-    );
-    let _unit = Unit(name.clone());
+    let _unit = Unit::start(&name, &["CPUQuota=50%", "MemoryMax=200M"]);
     let path = format!("system.slice/{name}");
     let g = GroupPath::new(&path);
     let label = "systemd_unit_write";
@@ -217,5 +224,106 @@ fn a_direct_write_is_reverted_by_daemon_reload_and_the_systemd_path_is_kept() {
     figure(
         "time",
         &format!("{label} took {:.1} s", t0.elapsed().as_secs_f64()),
+    );
+}
+
+/// `systemctl show -p PROP --value UNIT`.
+fn property(unit: &str, prop: &str) -> String {
+    let out = Command::new("systemctl")
+        .args(["show", "-p", prop, "--value", unit])
+        .output()
+        .expect("systemctl");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+#[test]
+#[ignore = "runs in the QEMU guest with systemd as PID 1: tests/vm/run-suite"]
+fn a_root_view_of_a_delegated_service_never_changes_the_hosts_unit() {
+    let t0 = Instant::now();
+    require_vm();
+    assert_eq!(
+        std::env::var("CGTOP_VM_INIT").as_deref(),
+        Ok("systemd"),
+        "this case needs systemd as PID 1: tests/vm/run-in-vm --init systemd"
+    );
+    let host_unit = "systemd-journald.service";
+    let host_tasks = property(host_unit, "TasksMax");
+    assert_eq!(
+        property(host_unit, "ControlGroup"),
+        format!("/system.slice/{host_unit}")
+    );
+    // the delegated service: its process in a leaf, pids and memory
+    // handed down to the groups its user makes
+    let name = format!("cgtop-test-{}-deleg.service", std::process::id());
+    let _unit = Unit::start(&name, &["Delegate=pids memory"]);
+    let d = Path::new(ROOT).join("system.slice").join(&name);
+    let pid = property(&name, "MainPID");
+    std::fs::create_dir(d.join("main")).unwrap();
+    std::fs::write(d.join("main/cgroup.procs"), &pid).unwrap();
+    std::fs::write(d.join("cgroup.subtree_control"), "+pids +memory").unwrap();
+    let fake = d.join("system.slice");
+    std::fs::create_dir(&fake).unwrap();
+    std::fs::write(fake.join("cgroup.subtree_control"), "+pids +memory").unwrap();
+    std::fs::create_dir(fake.join(host_unit)).unwrap();
+
+    // cgtop --root D: the view starts below the hierarchy's root, so the
+    // TUI says Presence::BelowRoot and offers no `s` (run::run_tui)
+    let opts = vm_common::root_options(d.clone());
+    let (_, hier, _) = cgtop::run::locate(&opts).unwrap();
+    assert!(
+        !hier.is_hierarchy_root(),
+        "{} is below the root",
+        d.display()
+    );
+    let g = GroupPath::new(&format!("system.slice/{host_unit}"));
+    assert_eq!(
+        hier.real_group(&g),
+        Some(GroupPath::new(&format!(
+            "system.slice/{name}/system.slice/{host_unit}"
+        )))
+    );
+    // the writer, given the change through systemd anyway, refuses it
+    let op = write::set_pids_max(&g, Limit::Value(7));
+    let via = op
+        .clone()
+        .through_systemd(None)
+        .expect("the view's path has a unit's shape");
+    let o = cgtop::source::writer::perform_in(&hier, &via);
+    let err = o
+        .result
+        .clone()
+        .expect_err("a change through systemd below --root");
+    let fake_max = std::fs::read_to_string(fake.join(host_unit).join("pids.max")).unwrap();
+    let tasks_after = property(host_unit, "TasksMax");
+    figure(
+        "systemd_root_view",
+        &format!(
+            "--root {}: through systemd refused ({}); host {host_unit} TasksMax {host_tasks} -> {tasks_after}; the user's group pids.max {:?}",
+            d.display(),
+            err.explanation,
+            fake_max.trim()
+        ),
+    );
+    assert_eq!(tasks_after, host_tasks, "the host's unit was changed");
+    assert_eq!(fake_max.trim(), "max");
+    assert!(!Path::new("/run/systemd/system.control")
+        .join(format!("{host_unit}.d"))
+        .exists());
+    // the direct write lands on the user's group only
+    let o = cgtop::source::writer::perform_in(&hier, &op);
+    assert!(o.result.is_ok(), "{:?}", o.result);
+    assert_eq!(
+        std::fs::read_to_string(fake.join(host_unit).join("pids.max"))
+            .unwrap()
+            .trim(),
+        "7"
+    );
+    assert_eq!(property(host_unit, "TasksMax"), host_tasks);
+    for dir in [fake.join(host_unit), fake.clone()] {
+        let _ = std::fs::remove_dir(dir);
+    }
+    figure(
+        "time",
+        &format!("systemd_root_view took {:.1} s", t0.elapsed().as_secs_f64()),
     );
 }

@@ -232,6 +232,12 @@ fn run(a: &ExportLogArgs) -> Result<(), (u8, String)> {
         "{} change(s) replayed, {} as comments only",
         s.replayed, s.comments
     );
+    if s.unplaced > 0 {
+        summary.push_str(&format!(
+            "; {} line(s) without where the group is in its hierarchy, not replayed (see the header)",
+            s.unplaced
+        ));
+    }
     if read.malformed > 0 {
         summary.push_str(&format!(
             "; {} malformed line(s) skipped, the first line {}",

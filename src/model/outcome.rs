@@ -74,6 +74,16 @@ pub struct WriteOutcome {
     pub notes: Vec<String>,
     /// A fix cgtop can carry out for the operator after this failure.
     pub offer: Option<Offer>,
+    /// The group's path in its hierarchy as the kernel names it (from the
+    /// hierarchy's root, whatever directory `--root` viewed), read by the
+    /// writer from where its handle really is; `None` when it could not
+    /// tell. The action log records it, and a script replays a write only
+    /// there (`model::script`).
+    pub real: Option<GroupPath>,
+    /// Nothing was done: the group (for a mkdir, its parent) is not in
+    /// this hierarchy, so a move, mkdir or rmdir there was passed over
+    /// (the notes say so). Not an error, and never replayed.
+    pub skipped: bool,
 }
 
 /// A fix that follows from a failure, offered to the operator.
@@ -112,6 +122,25 @@ impl WriteOutcome {
             result,
             notes: Vec::new(),
             offer: None,
+            real: None,
+            skipped: false,
+        }
+    }
+
+    /// Where the group really is in its hierarchy (see [`Self::real`]).
+    #[must_use]
+    pub fn at(self, real: Option<GroupPath>) -> Self {
+        Self { real, ..self }
+    }
+
+    /// The op was passed over, for the reason `note` (see
+    /// [`Self::skipped`]).
+    #[must_use]
+    pub fn passed_over(op: Op, note: String) -> Self {
+        Self {
+            skipped: true,
+            notes: vec![note],
+            ..Self::from_result(op, Ok(()))
         }
     }
 
@@ -262,6 +291,8 @@ mod tests {
                 result: Err(e.clone()),
                 notes: vec!["n".into()],
                 offer: Some(Offer::EnableAlongPath(vec![op.clone()])),
+                real: None,
+                skipped: false,
             }
         );
         assert_eq!(failed.errno(), None);

@@ -8,8 +8,10 @@
 //! defined once at the top that writes the file, reads it back and
 //! compares as cgtop's read-back does ([`Check`]), failing loudly with the
 //! file and both values. mkdir, rmdir and `cgroup.subtree_control` are
-//! replayed; moves, kills and freezes, failed and refused writes are
-//! comments that say why. The undo script holds the inverse of every
+//! replayed, each at the path the log records as the group's real place
+//! in its hierarchy ([`Entry::real`]: under `--root`, not the view's
+//! path); moves, kills and freezes, failed, refused and skipped writes,
+//! and lines without that record are comments that say why. The undo script holds the inverse of every
 //! replayed line, in the reverse order.
 //!
 //! # Why no byte of the log can run
@@ -72,6 +74,13 @@ pub struct Entry {
     pub what: What,
     /// `Err`: the words the log kept of the failure.
     pub result: Result<(), Vec<u8>>,
+    /// Where the group really is in its hierarchy ("/a/b", from the
+    /// hierarchy's root, not yet checked): the log's `at` field. `None`
+    /// on a line without it, which is never replayed (under `--root` its
+    /// path is relative to the directory viewed, not to the hierarchy).
+    pub real: Option<Vec<u8>>,
+    /// Nothing was done (the log says `skipped`): never replayed.
+    pub skipped: bool,
 }
 
 /// What the header says about the script's making.
@@ -105,6 +114,8 @@ pub struct Scripts {
     pub replayed: usize,
     /// Entries kept only as comments.
     pub comments: usize,
+    /// Of those, lines without where the group is ([`Entry::real`]).
+    pub unplaced: usize,
 }
 
 /// How a read-back is judged, as cgtop's `WriteOp::check_readback` judges
@@ -517,7 +528,14 @@ struct Lines {
     undo: Vec<Vec<String>>,
     replayed: usize,
     comments: usize,
+    /// Entries without the real path (see [`Entry::real`]).
+    unplaced: usize,
 }
+
+/// Why a line without its real path is not replayed.
+const UNPLACED: &str = "the log line does not record where the group is in its hierarchy \
+     (a line written before cgtop recorded it, or the place could not be told); \
+     its path may be relative to a --root directory, not to the hierarchy";
 
 impl Lines {
     fn root(&mut self, r: Root) -> String {
@@ -536,6 +554,11 @@ fn entry_words(e: &Entry) -> String {
     let place = match &e.place {
         Place::V2 => shown(&e.group),
         Place::V1(l) => format!("{}:{}", shown(l.as_bytes()), shown(&e.group)),
+    };
+    // viewed under --root: where it really is, too
+    let place = match &e.real {
+        Some(r) if *r != e.group => format!("{place} (at {})", shown(r)),
+        _ => place,
     };
     let what = match &e.what {
         What::Mkdir => "mkdir".to_owned(),
@@ -604,7 +627,17 @@ fn plan(e: &Entry, persist: bool, out: &mut Lines) {
         let why = format!("it failed here ({})", shown(err));
         return comment(out, &why);
     }
-    let group = match checked_group(&e.group) {
+    if e.skipped {
+        return comment(
+            out,
+            "nothing was done in this hierarchy (the group is not in it)",
+        );
+    }
+    let Some(real) = &e.real else {
+        out.unplaced += 1;
+        return comment(out, UNPLACED);
+    };
+    let group = match checked_group(real) {
         Ok(g) => g,
         Err(r) => return comment(out, &format!("refused: {}", r.words())),
     };
@@ -831,7 +864,8 @@ cg_rmdir() {
 }
 # --- the changes ---------------------------------------------------------"#;
 
-fn header(meta: &Meta, undo: bool, replayed: usize, comments: usize) -> String {
+fn header(meta: &Meta, undo: bool, l: &Lines) -> String {
+    let (replayed, comments) = (l.replayed, l.comments);
     let mut h = String::from("#!/bin/sh\n");
     if undo {
         let _ = writeln!(
@@ -860,6 +894,9 @@ fn header(meta: &Meta, undo: bool, replayed: usize, comments: usize) -> String {
         "#   {replayed} change(s) replayed, {comments} kept as comments only; {} malformed log line(s) skipped",
         meta.malformed
     );
+    if l.unplaced > 0 {
+        let _ = writeln!(h, "#   {} of them skipped: {UNPLACED}", l.unplaced);
+    }
     if let (false, Some(u)) = (undo, &meta.undo_name) {
         let _ = writeln!(h, "#   undo  {}", shown(u.as_bytes()));
     }
@@ -902,14 +939,14 @@ pub fn scripts(entries: &[Entry], meta: &Meta) -> Scripts {
         plan(e, meta.persist, &mut l);
     }
     let roots = roots_block(&l.roots);
-    let mut apply = header(meta, false, l.replayed, l.comments);
+    let mut apply = header(meta, false, &l);
     apply.push_str(&roots);
     for line in &l.apply {
         apply.push_str(line);
         apply.push('\n');
     }
     let _ = writeln!(apply, "echo 'cgtop script: {} change(s) made'", l.replayed);
-    let mut undo = header(meta, true, l.replayed, l.comments);
+    let mut undo = header(meta, true, &l);
     undo.push_str(&roots);
     for block in l.undo.iter().rev() {
         for line in block {
@@ -923,6 +960,7 @@ pub fn scripts(entries: &[Entry], meta: &Meta) -> Scripts {
         undo,
         replayed: l.replayed,
         comments: l.comments,
+        unplaced: l.unplaced,
     }
 }
 
@@ -1019,6 +1057,8 @@ mod tests {
                 stored: None,
             },
             result: Ok(()),
+            real: Some(group.as_bytes().to_vec()),
+            skipped: false,
         }
     }
 

@@ -16,6 +16,7 @@ use super::errno::{self, Errno};
 use super::outcome::WriteError;
 use super::text::escape_str;
 use super::write::Op;
+use super::GroupPath;
 
 /// Whether cgtop can make a change through systemd on this host: systemd
 /// is the init system (`/run/systemd/system` is a directory, the test of
@@ -30,6 +31,10 @@ pub enum Presence {
     /// systemd runs, but no systemctl in /usr/bin, /bin, /usr/sbin or
     /// /sbin.
     NoSystemctl,
+    /// The view starts below its hierarchy's root (`--root` naming a
+    /// group, such as a delegated subtree): a group's path here is not
+    /// its place in systemd's tree, so no unit is judged from it.
+    BelowRoot,
 }
 
 /// How running systemctl failed.
@@ -83,6 +88,106 @@ fn cause(stderr: &str) -> Cause {
     } else {
         Cause::Other
     }
+}
+
+/// Why a write through systemd is not made: the group written is not
+/// the group systemd keeps for the unit the command would change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotTheUnit {
+    /// Where the group is in its hierarchy could not be told.
+    Unplaced,
+    /// Its place in the hierarchy is not where systemd puts a unit of
+    /// the system manager ([`super::write::system_unit`]).
+    NotAUnit { real: GroupPath },
+    /// systemd's unit has another group, or none (not loaded).
+    Elsewhere {
+        unit: String,
+        real: GroupPath,
+        systemd: Option<GroupPath>,
+    },
+    /// systemd could not be asked which group the unit has.
+    Unasked(SystemctlFailure),
+}
+
+/// Whether the group at `real` (its path in the hierarchy, from the
+/// hierarchy's root) is the unit's own: the unit its place names, whose
+/// `ControlGroup` property, as `control_group` asks systemd for it, is
+/// that very path. The unit's name on success. A group with a unit's
+/// name that systemd did not make (in a delegated subtree, or by hand)
+/// is not the unit, whatever its path looks like.
+pub fn unit_of(
+    real: Option<&GroupPath>,
+    control_group: impl FnOnce(&str) -> Result<Vec<u8>, SystemctlFailure>,
+) -> Result<String, NotTheUnit> {
+    let real = real.ok_or(NotTheUnit::Unplaced)?;
+    let unit = super::write::system_unit(real)
+        .ok_or_else(|| NotTheUnit::NotAUnit { real: real.clone() })?;
+    let said = control_group(unit).map_err(NotTheUnit::Unasked)?;
+    // `systemctl show --value` prints the path and a newline; an empty
+    // value is a unit systemd has not loaded
+    let text = said.strip_suffix(b"\n").unwrap_or(&said);
+    let systemd = (!text.is_empty() && text.starts_with(b"/"))
+        .then(|| GroupPath::parse(text).ok())
+        .flatten();
+    if systemd.as_ref() == Some(real) {
+        Ok(unit.to_owned())
+    } else {
+        Err(NotTheUnit::Elsewhere {
+            unit: unit.to_owned(),
+            real: real.clone(),
+            systemd,
+        })
+    }
+}
+
+/// The error of a write through systemd refused by [`unit_of`]: nothing
+/// was changed, and the direct write is the way left.
+pub fn not_the_unit_error(op: &Op, why: &NotTheUnit) -> WriteError {
+    let what = op.as_write().map_or_else(
+        || "systemctl".to_owned(),
+        |w| format!("{} through systemd", w.group.display()),
+    );
+    let place = |g: &GroupPath| g.display().to_string();
+    let explanation = match why {
+        NotTheUnit::Unplaced => "not made: where the group is in its hierarchy could not be \
+                                 told (no cgroup mount in /proc/self/mountinfo holds it), so \
+                                 no systemd unit can be named for it"
+            .to_owned(),
+        NotTheUnit::NotAUnit { real } => format!(
+            "not made: the group is {} in its hierarchy, which is no unit of systemd's own \
+             (a group with a unit's name below another unit, or made by hand)",
+            place(real)
+        ),
+        NotTheUnit::Elsewhere {
+            unit,
+            real,
+            systemd: Some(s),
+        } => format!(
+            "not made: systemd's {unit} is the group {}, not {}: this group only has its name",
+            place(s),
+            place(real)
+        ),
+        NotTheUnit::Elsewhere {
+            unit,
+            real,
+            systemd: None,
+        } => format!(
+            "not made: systemd has no group for {unit} (not loaded), so {} is not its group",
+            place(real)
+        ),
+        NotTheUnit::Unasked(f) => {
+            let e = failure_error(op, f);
+            format!(
+                "not made: systemd could not be asked which group the unit has ({})",
+                e.explanation
+            )
+        }
+    };
+    WriteError::refused(
+        what,
+        explanation,
+        Some("press y in the confirmation instead of s to write the file directly".to_owned()),
+    )
 }
 
 /// At most this much of systemctl's stderr is kept and shown.
@@ -190,6 +295,50 @@ mod tests {
         )
         .through_systemd(None)
         .unwrap()
+    }
+
+    #[test]
+    fn only_the_group_systemd_keeps_for_the_unit_is_the_unit() {
+        let real = GroupPath::new("system.slice/web.service");
+        let says =
+            |t: &'static str| move |_: &str| Ok::<_, SystemctlFailure>(t.as_bytes().to_vec());
+        assert_eq!(
+            unit_of(Some(&real), says("/system.slice/web.service\n")),
+            Ok("web.service".to_owned())
+        );
+        // a group of the same name elsewhere (a delegated user's)
+        let theirs = GroupPath::new("system.slice/app.service/system.slice/web.service");
+        assert_eq!(
+            unit_of(Some(&theirs), says("/system.slice/web.service\n")),
+            Err(NotTheUnit::NotAUnit {
+                real: theirs.clone()
+            })
+        );
+        // the right place, but systemd keeps the unit elsewhere, or not at all
+        let elsewhere = unit_of(Some(&real), says("/other.slice/web.service\n"));
+        assert!(
+            matches!(&elsewhere, Err(NotTheUnit::Elsewhere { systemd: Some(s), .. }) if *s == GroupPath::new("other.slice/web.service")),
+            "{elsewhere:?}"
+        );
+        assert!(matches!(
+            unit_of(Some(&real), says("\n")),
+            Err(NotTheUnit::Elsewhere { systemd: None, .. })
+        ));
+        assert_eq!(unit_of(None, says("/x")), Err(NotTheUnit::Unplaced));
+        let asked = unit_of(Some(&real), |_| Err(SystemctlFailure::NotBooted));
+        assert_eq!(asked, Err(NotTheUnit::Unasked(SystemctlFailure::NotBooted)));
+        // each says it was not made, and the way left
+        for why in [
+            NotTheUnit::Unplaced,
+            NotTheUnit::NotAUnit { real: theirs },
+            elsewhere.unwrap_err(),
+            asked.unwrap_err(),
+        ] {
+            let e = not_the_unit_error(&op(), &why);
+            assert!(e.explanation.starts_with("not made: "), "{e}");
+            assert!(!e.explanation.contains("//"), "{e}");
+            assert!(e.fix.as_deref().unwrap().contains("press y"), "{e}");
+        }
     }
 
     #[test]

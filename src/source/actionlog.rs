@@ -28,10 +28,18 @@
 //! # The line, and why no line can be forged or run
 //!
 //! ```text
-//! TIME GROUP FILE OLD to NEW [stored VALUE] ok|failed ERROR [note NOTE]...
-//! TIME GROUP mkdir|rmdir ok|failed ERROR [note NOTE]...
+//! TIME GROUP FILE OLD to NEW [stored VALUE] [via systemd] ok|skipped|failed ERROR [at REAL] [note NOTE]...
+//! TIME GROUP mkdir|rmdir ok|skipped|failed ERROR [at REAL] [note NOTE]...
 //! TIME GROUP FILE[,FILE]... effect WRITE-TIME WORDS
 //! ```
+//!
+//! GROUP is the path in the view (under `--root`, relative to the
+//! directory given); REAL is where the writer's handle found the group in
+//! its hierarchy, from the hierarchy's root (`Hier::real_group`): the only
+//! path a script replays a line at. A line without it (written before it
+//! was recorded, or where the place could not be told) is never replayed.
+//! `skipped`: nothing was done (a mkdir, rmdir or move in a v1 hierarchy
+//! without the group), never replayed either.
 //!
 //! The third is the effect of a write (`model::effect`), appended when its
 //! after window is in, a few seconds after the write's own line: it names
@@ -266,11 +274,18 @@ pub fn format_line_in(unix_secs: u64, o: &WriteOutcome, layout: &Layout) -> Stri
         }
     };
     match &o.result {
+        Ok(()) if o.skipped => line.push_str(" skipped"),
         Ok(()) => line.push_str(" ok"),
         Err(e) => {
             line.push_str(" failed ");
             line.push_str(&field_str(&e.to_string()));
         }
+    }
+    // where the group really is in its hierarchy (under --root, not the
+    // view's path above): the one path a script may replay the line at
+    if let Some(r) = &o.real {
+        line.push_str(" at ");
+        line.push_str(&path_field(r));
     }
     for n in &o.notes {
         line.push_str(" note ");
@@ -840,7 +855,8 @@ pub const MAX_ENTRIES: usize = 200_000;
 /// One line of the log, read back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Parsed {
-    Entry(Entry),
+    /// Boxed: an entry is a dozen fields, an effect line none.
+    Entry(Box<Entry>),
     /// The effect line of a write (not a change of its own).
     Effect,
 }
@@ -884,14 +900,33 @@ fn tokens(line: &str) -> Option<Vec<&str>> {
     (!quoted && out.iter().all(|t| !t.is_empty())).then_some(out)
 }
 
-/// `ok` or `failed ERROR`, then `note NOTE` pairs: the end of a line.
-fn result_of(rest: &[&str]) -> Option<Result<(), Vec<u8>>> {
-    let (result, notes) = match rest {
-        ["ok", notes @ ..] => (Ok(()), notes),
-        ["failed", e, notes @ ..] => (Err(unfield(e)), notes),
+/// The end of a line: how it went, where, and the notes.
+struct End {
+    result: Result<(), Vec<u8>>,
+    skipped: bool,
+    real: Option<Vec<u8>>,
+}
+
+/// `ok`, `skipped` or `failed ERROR`, then `at PATH` (lines before it was
+/// recorded have none), then `note NOTE` pairs: the end of a line.
+fn result_of(rest: &[&str]) -> Option<End> {
+    let (result, skipped, rest) = match rest {
+        ["ok", rest @ ..] => (Ok(()), false, rest),
+        ["skipped", rest @ ..] => (Ok(()), true, rest),
+        ["failed", e, rest @ ..] => (Err(unfield(e)), false, rest),
         _ => return None,
     };
-    (notes.len() % 2 == 0 && notes.chunks(2).all(|p| p[0] == "note")).then_some(result)
+    let (real, notes) = match rest {
+        ["at", p, notes @ ..] if p.starts_with('/') || p.starts_with("\"/") => {
+            (Some(unfield(p)), notes)
+        }
+        notes => (None, notes),
+    };
+    (notes.len() % 2 == 0 && notes.chunks(2).all(|p| p[0] == "note")).then_some(End {
+        result,
+        skipped,
+        real,
+    })
 }
 
 /// One line of the log (see the module doc), or `None` when it is not a
@@ -910,14 +945,16 @@ pub fn parse_line(line: &str) -> Option<Parsed> {
         (plain && (path.starts_with('/') || path.starts_with('"'))).then_some(())?;
         (Place::V1(label.to_owned()), unfield(path))
     };
-    let entry = |what, result| {
-        Some(Parsed::Entry(Entry {
+    let entry = |what, end: End| {
+        Some(Parsed::Entry(Box::new(Entry {
             time: time.to_owned(),
             place: place.clone(),
             group: group.clone(),
             what,
-            result,
-        }))
+            result: end.result,
+            real: end.real,
+            skipped: end.skipped,
+        })))
     };
     match rest {
         [dir @ ("mkdir" | "rmdir"), end @ ..] if result_of(end).is_some() => {
@@ -1021,7 +1058,7 @@ pub fn read_log(mut r: impl BufRead, since: Option<&str>) -> std::io::Result<Log
                 } else if out.entries.len() >= MAX_ENTRIES {
                     out.over_cap += 1;
                 } else {
-                    out.entries.push(e);
+                    out.entries.push(*e);
                 }
             }
         }
@@ -1038,7 +1075,7 @@ pub fn entries_of<'a>(
     outcomes
         .into_iter()
         .filter_map(|(t, o)| match parse_line(&format_line_in(t, o, layout)) {
-            Some(Parsed::Entry(e)) => Some(e),
+            Some(Parsed::Entry(e)) => Some(*e),
             _ => None,
         })
         .collect()

@@ -381,6 +381,26 @@ impl Hier {
         std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok()
     }
 
+    /// Where group `g` of this view really is in its hierarchy, as the
+    /// kernel names it (in /proc/PID/cgroup, and from the root of a mount
+    /// of the whole hierarchy): the mount's root within the filesystem,
+    /// then where the handle's directory really is below the mount point
+    /// (its /proc/self/fd link, whatever `--root` was given as), then
+    /// `g`. `None` when it cannot be told (no descriptor, no cgroup mount
+    /// in /proc/self/mountinfo holds it).
+    pub fn real_group(&self, g: &GroupPath) -> Option<GroupPath> {
+        let mounts = super::mount::read_mountinfo().ok()?;
+        let (_, fs_root, below) = crate::model::guard::hier_mapping(&mounts, &self.real_path()?)?;
+        Some(fs_root.concat(&below).concat(g))
+    }
+
+    /// The view's root is the hierarchy's own root ([`Self::real_group`]
+    /// of the root is the root): not a subdirectory given to `--root`.
+    pub fn is_hierarchy_root(&self) -> bool {
+        self.real_group(&GroupPath::root())
+            .is_some_and(|g| g.is_root())
+    }
+
     /// The directory `rel` below the root is on cgroup2 (fstatfs of its
     /// descriptor).
     pub fn dir_is_cgroup2(&self, rel: &Path) -> bool {

@@ -1,7 +1,8 @@
 //! Runs `systemctl` for a write through systemd (`model::write::Via`):
 //! found by absolute path, never through a shell, stdin from /dev/null,
-//! stdout dropped, stderr kept (bounded) for the words of a failure, and
-//! killed by its pid when it does not end in time.
+//! stdout kept (bounded) for `systemctl show`, stderr kept (bounded) for
+//! the words of a failure, and killed by its pid when it does not end in
+//! time.
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
@@ -66,6 +67,24 @@ impl Systemctl {
 
     /// Runs systemctl with `args`; `Ok` when it exits 0.
     pub fn run(&self, args: &[String]) -> Result<(), SystemctlFailure> {
+        self.output(args).map(drop)
+    }
+
+    /// The group systemd keeps for `unit` (its `ControlGroup` property,
+    /// as `systemctl show` prints it: the path from the hierarchy's root
+    /// and a newline; empty for a unit not loaded).
+    pub fn control_group(&self, unit: &str) -> Result<Vec<u8>, SystemctlFailure> {
+        self.output(&[
+            "show".to_owned(),
+            "--property=ControlGroup".to_owned(),
+            "--value".to_owned(),
+            unit.to_owned(),
+        ])
+    }
+
+    /// Runs systemctl with `args`; what it printed on stdout (at most
+    /// [`STDOUT_MAX`] bytes) when it exits 0.
+    pub fn output(&self, args: &[String]) -> Result<Vec<u8>, SystemctlFailure> {
         let path = match (self.booted, &self.path) {
             (false, _) => return Err(SystemctlFailure::NotBooted),
             (true, None) => return Err(SystemctlFailure::NoSystemctl),
@@ -79,26 +98,15 @@ impl Systemctl {
             .env("SYSTEMD_PAGER", "")
             .env("SYSTEMD_COLORS", "0")
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| SystemctlFailure::Spawn(errno::of_io(&e)))?;
-        // stderr read on its own thread, so a chatty child never blocks on
-        // a full pipe while this one waits; only the start is kept
-        let reader = child.stderr.take().map(|mut err| {
-            std::thread::spawn(move || {
-                let mut kept = Vec::new();
-                let mut buf = [0u8; 1024];
-                while let Ok(n) = err.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    let room = STDERR_MAX.saturating_sub(kept.len());
-                    kept.extend_from_slice(&buf[..n.min(room)]);
-                }
-                kept
-            })
-        });
+        // stdout and stderr read on threads of their own, so a chatty
+        // child never blocks on a full pipe while this one waits; only the
+        // start of each is kept
+        let reader = child.stderr.take().map(|err| kept(err, STDERR_MAX));
+        let out_reader = child.stdout.take().map(|out| kept(out, STDOUT_MAX));
         let start = Instant::now();
         let status = loop {
             match child.try_wait() {
@@ -128,7 +136,7 @@ impl Systemctl {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
         if status.success() {
-            Ok(())
+            Ok(out_reader.and_then(|r| r.join().ok()).unwrap_or_default())
         } else {
             Err(SystemctlFailure::Exit {
                 code: status.code(),
@@ -136,6 +144,27 @@ impl Systemctl {
             })
         }
     }
+}
+
+/// The most of systemctl's stdout that is kept: a `show` of one
+/// property (a group path is at most a few KiB).
+pub const STDOUT_MAX: usize = 64 * 1024;
+
+/// Reads `r` to its end on a thread of its own, keeping the first `cap`
+/// bytes.
+fn kept(mut r: impl Read + Send + 'static, cap: usize) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut buf = [0u8; 1024];
+        while let Ok(n) = r.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            let room = cap.saturating_sub(kept.len());
+            kept.extend_from_slice(&buf[..n.min(room)]);
+        }
+        kept
+    })
 }
 
 fn executable(p: &Path) -> bool {

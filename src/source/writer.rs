@@ -175,7 +175,15 @@ fn thaw_after_kill(hiers: &Hiers, op: &Op, w: &WriteOp, outcome: WriteOutcome) -
 /// kind of hierarchy the op names: cgroup2 for a cgroup2 op, a v1
 /// hierarchy for a v1 op (the handle's writes stay on its own cgroupfs).
 /// Nothing is ever written to a directory that is not cgroupfs.
+///
+/// The outcome records where the group really is in its hierarchy
+/// ([`Hier::real_group`]: under `--root`, not the view's path), which the
+/// action log keeps and a script replays.
 pub fn perform_in(h: &Hier, op: &Op) -> WriteOutcome {
+    perform_here(h, op).at(h.real_group(op.group()))
+}
+
+fn perform_here(h: &Hier, op: &Op) -> WriteOutcome {
     let outcome = |result| WriteOutcome::from_result(op.clone(), result);
     let right_kind = match op.hier() {
         HierId::V2 => h.is_cgroup2(),
@@ -185,7 +193,7 @@ pub fn perform_in(h: &Hier, op: &Op) -> WriteOutcome {
         return outcome(Err(refusal(op, FsError::NotCgroup2)));
     }
     if let Some(note) = absent_in_v1(h, op) {
-        return outcome(Ok(())).with_notes(vec![note]);
+        return WriteOutcome::passed_over(op.clone(), note);
     }
     let dir_op = |r: Result<(), FsError>| {
         r.map_err(|e| match e {
@@ -265,12 +273,19 @@ pub fn perform_systemd_in(h: &Hier, op: &Op, sd: &Systemctl) -> WriteOutcome {
     let dir = hier::group_rel(&w.group);
     let path = dir.join(&w.file);
     let old = op.undo_source().and_then(|f| read(h, &dir.join(f)));
-    let result = match op.systemctl_args() {
-        Some(args) => sd
+    // only the unit's own group, as systemd has it, is changed through
+    // systemd: the group's place in the hierarchy (not the view's path)
+    // names the unit, and systemd must say that group is the unit's
+    let real = h.real_group(&w.group);
+    let owned = model_systemd::unit_of(real.as_ref(), |unit| sd.control_group(unit))
+        .map_err(|why| model_systemd::not_the_unit_error(op, &why));
+    let result = match (owned, op.systemctl_args()) {
+        (Err(e), _) => Err(e),
+        (Ok(_), Some(args)) => sd
             .run(&args)
             .map_err(|f| model_systemd::failure_error(op, &f)),
         // never a direct write in its place: the operator chose systemd
-        None => Err(model_systemd::failure_error(
+        (Ok(_), None) => Err(model_systemd::failure_error(
             op,
             &model_systemd::SystemctlFailure::Exit {
                 code: None,

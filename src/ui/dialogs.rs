@@ -567,6 +567,11 @@ fn reason_text(r: &Reason) -> String {
         Reason::SystemdOffer(Presence::NoSystemctl) => {
             "not offered through systemd: systemctl is not installed".to_owned()
         }
+        Reason::SystemdOffer(Presence::BelowRoot) => {
+            "not offered through systemd: this view starts below the hierarchy's root (--root), \
+             so a group's path here is not its place in systemd's tree"
+                .to_owned()
+        }
         Reason::ViaSystemd => {
             "made through systemd (systemctl), as the change it replays was".to_owned()
         }

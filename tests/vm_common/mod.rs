@@ -547,3 +547,24 @@ pub fn require_v1_vm() -> String {
     );
     layout
 }
+
+/// The options of `cgtop --root DIR` (the view the binary opens with
+/// `run::locate`), writes allowed.
+// used by systemd_vm and script_real_kernel, not by vm_truth
+#[allow(dead_code)]
+pub fn root_options(dir: PathBuf) -> cgtop::options::Options {
+    cgtop::options::Options {
+        start: GroupPath::root(),
+        root: Some(dir),
+        interval: Duration::from_secs(1),
+        depth: None,
+        output: cgtop::options::Output::Text,
+        iterations: Some(1),
+        read_only: false,
+        mouse: false,
+        machine_cpu: false,
+        max_kept_fds: None,
+        brief: true,
+        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
+    }
+}

@@ -273,13 +273,17 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
             op.as_write().map(|w| &w.kind),
             Some(WriteKind::Kill | WriteKind::MoveProcess { .. })
         );
-        if settles && !via {
+        // below the hierarchy's root a unit's name is anyone's
+        if settles && !via && app.systemd != Presence::BelowRoot {
             reasons.push(Reason::SystemdMayRevert {
                 unit: unit.to_string(),
             });
         }
         let dev = device_name_for(app, &op);
-        if let Some(eq) = write::systemd_equivalent(&op, dev.as_deref()) {
+        // below the hierarchy's root the path names no unit of systemd's
+        let eq = write::systemd_equivalent(&op, dev.as_deref())
+            .filter(|_| app.systemd != Presence::BelowRoot);
+        if let Some(eq) = eq {
             reasons.push(Reason::SystemdWay {
                 command: eq.command_line(),
             });
@@ -294,6 +298,9 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
             .collect();
         if via {
             reasons.push(Reason::ViaSystemd);
+        } else if app.systemd == Presence::BelowRoot {
+            // said for every op, freeze and kill too: no unit is named
+            reasons.push(Reason::SystemdOffer(Presence::BelowRoot));
         } else if let Some(all) = all {
             reasons.push(Reason::SystemdOffer(app.systemd));
             through = (app.systemd == Presence::Ready).then_some(all);
