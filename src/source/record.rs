@@ -425,6 +425,9 @@ pub struct Reader<R> {
     pub damaged: usize,
     /// Records read, of kinds this version does not know (skipped).
     pub unknown: usize,
+    /// Bytes decompressed in all (the work done: at most
+    /// [`MAX_FRAME_DECODED`] a frame).
+    pub decoded: u64,
 }
 
 impl<R: Read> Reader<R> {
@@ -449,6 +452,7 @@ impl<R: Read> Reader<R> {
             decoder: Decoder::new(),
             damaged: 0,
             unknown: 0,
+            decoded: 0,
         })
     }
 
@@ -623,6 +627,7 @@ impl<R: Read> Reader<R> {
                     self.opos = 0;
                     self.out.extend_from_slice(&self.tmp[..st.bytes_written]);
                     self.frame_decoded += st.bytes_written;
+                    self.decoded += st.bytes_written as u64;
                     if self.frame_decoded > MAX_FRAME_DECODED {
                         self.resync()?;
                         continue;
@@ -719,11 +724,21 @@ impl Replay {
     /// Opens FILE and reads up to its first sample.
     pub fn open(path: &Path) -> io::Result<Self> {
         let file = open_input(path)?;
+        // a recording begins with a zstd frame (as --append checks): any
+        // other file is refused at once, not searched to its end for one
+        let mut magic = [0u8; 4];
+        let n = std::os::unix::fs::FileExt::read_at(&file, &mut magic, 0)?;
+        if n < 4 || magic != ZSTD_MAGIC {
+            return Err(refuse(
+                path,
+                "not a cgtop recording (it does not begin with a zstd frame)",
+            ));
+        }
         let mut reader = Reader::new(io::BufReader::new(file))?;
         let first = reader.next_sample()?;
         let header = reader.header().cloned().ok_or_else(|| {
             let why = if reader.damaged > 0 {
-                "no readable sample: not a cgtop recording, or damaged"
+                "no readable sample: not a cgtop recording, or damaged throughout"
             } else {
                 "no sample in it"
             };

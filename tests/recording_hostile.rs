@@ -467,3 +467,105 @@ fn a_frame_asking_for_a_giant_window_is_skipped() {
     let (giant, damaged) = cgtop::source::record::read_all(&frame(27));
     assert_eq!((giant.len(), damaged), (0, 1), "a 128 MiB window");
 }
+
+/// `n` MiB of zeros through zstd at the recorder's level, after `head`
+/// (in the same frame): `head -c 256M /dev/zero | zstd -3` is 8 KB.
+fn zstd_of_zeros(head: &[u8], mib: usize) -> Vec<u8> {
+    use std::io::Write;
+    let mut z = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+    z.write_all(head).unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..mib {
+        z.write_all(&zeros).unwrap();
+    }
+    z.finish().unwrap()
+}
+
+/// All the records a reader gives, and the reader.
+fn read_through(bytes: &[u8]) -> (usize, cgtop::source::record::Reader<&[u8]>) {
+    let mut r = cgtop::source::record::Reader::new(bytes).unwrap();
+    let mut n = 0;
+    while r.next_record().unwrap().is_some() {
+        n += 1;
+    }
+    (n, r)
+}
+
+/// The zstd of 256 MiB of zeros (8 KB) decodes to a 2-byte record of an
+/// unknown kind per 2 bytes: the reader drained them one at a time off
+/// each 128 KiB block (a copy of the block each) and `cgtop replay` spun
+/// for minutes. A frame that does not begin with a header is given up
+/// after a few unknown records: the work is a block, not the 256 MiB.
+#[test]
+fn the_zstd_of_zeros_is_given_up_before_its_header() {
+    use cgtop::source::record::MAX_UNKNOWN_BEFORE_HEADER;
+    let z = zstd_of_zeros(&[], 256);
+    assert!(z.len() < 16 << 10, "{} bytes", z.len());
+    let (records, r) = read_through(&z);
+    assert_eq!(records, 0);
+    assert!(r.unknown <= MAX_UNKNOWN_BEFORE_HEADER + 1, "{}", r.unknown);
+    assert!(r.decoded <= 1 << 20, "{} bytes decoded", r.decoded);
+    assert!(r.damaged >= 1);
+}
+
+/// After a real header the same zeros: unknown records are capped in a
+/// frame too, and so are its decoded bytes; the header still counts.
+#[test]
+fn a_frame_of_zeros_after_its_header_is_capped() {
+    use cgtop::model::record::Encoder;
+    use cgtop::source::record::{MAX_FRAME_DECODED, MAX_UNKNOWN_PER_FRAME};
+    let mut head = Vec::new();
+    Encoder::new().start_frame(&header(), &mut head);
+    let z = zstd_of_zeros(&head, 256);
+    let (records, r) = read_through(&z);
+    assert_eq!(records, 1, "the header");
+    assert!(r.unknown <= MAX_UNKNOWN_PER_FRAME + 1, "{}", r.unknown);
+    assert!(r.decoded <= MAX_FRAME_DECODED as u64, "{}", r.decoded);
+    assert!(r.damaged >= 1);
+}
+
+/// The binary on the zstd of zeros: refused in seconds (it ran for
+/// minutes), naming the file, as a file that is no zstd at all is.
+#[test]
+fn the_binary_refuses_the_zstd_of_zeros_naming_the_file() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = dir.path().join("z.zst");
+    std::fs::write(&bomb, zstd_of_zeros(&[], 256)).unwrap();
+    let plain = dir.path().join("zeros");
+    std::fs::write(&plain, vec![0u8; 1 << 20]).unwrap();
+    for (file, why) in [
+        (&bomb, "no readable sample"),
+        (&plain, "does not begin with a zstd frame"),
+    ] {
+        for out in ["--json", "-b"] {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+                .args(["replay", file.to_str().unwrap(), out])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // a hang guard, not a speed test: the fixed reader takes
+            // milliseconds (BENCHMARKS.md), the old one minutes
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            let status = loop {
+                if let Some(s) = child.try_wait().unwrap() {
+                    break s;
+                }
+                if std::time::Instant::now() > deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!("cgtop replay {out} still running after 30 s on {file:?}");
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            };
+            let mut err = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+            assert_eq!(status.code(), Some(2), "{err}");
+            assert!(err.contains(file.to_str().unwrap()), "{err}");
+            assert!(err.contains("not a cgtop recording"), "{err}");
+            assert!(err.contains(why), "{err}");
+        }
+    }
+}
