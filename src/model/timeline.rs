@@ -14,8 +14,10 @@
 //! when it is first seen there: 10,000 groups x 180 samples is 32 MB at
 //! most (with 32-byte `f32` entries the hour took the benchmark to 98 MiB
 //! resident, over the 100 MB). A group gone from every
-//! ring gives its slot back, and past [`HISTORY_BYTES`] of slots the
-//! groups gone longest give theirs back first (churn must not balloon it).
+//! ring gives its slot back, and past [`HISTORY_BYTES`] (rings, paths
+//! and index counted) the groups gone longest give theirs back first:
+//! churn must not balloon it, however long the paths it makes up. A
+//! path is held once, shared by the index and the slot.
 //!
 //! A group is kept by path: one made again under its name (`systemctl
 //! restart`) continues its history, as it keeps its row.
@@ -24,6 +26,7 @@ use super::path::GroupPath;
 use super::rates::GroupRates;
 use super::snapshot::GroupSample;
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The figures kept for every group.
@@ -268,12 +271,14 @@ pub struct TierSpec {
 /// Samples a tier keeps.
 pub const TIER_LEN: usize = 60;
 
-/// The rings of groups no longer there may hold at most about this much
-/// (twice the hour of 10,000 groups): groups that come and go (a
+/// The history holds at most this much with groups no longer there in
+/// it (twice the hour of 10,000 groups): groups that come and go (a
 /// delegated user making and removing groups, a recording whose every
 /// frame names new ones) each keep a slot for as long as a ring holds
-/// them, an hour by default. Past this many slots' worth the groups gone
-/// longest are forgotten first; the groups there now always keep theirs.
+/// them, an hour by default. Every byte of a slot counts (its rings, its
+/// path: a delegated user chooses its length, up to 4 KiB a name level,
+/// its index entry); past this many the groups gone longest are
+/// forgotten first. The groups there now always keep theirs.
 pub const HISTORY_BYTES: usize = 64 << 20;
 
 /// Every refresh, every 10 s, every minute; 60 of each.
@@ -372,7 +377,8 @@ impl Agg {
 }
 
 struct Slot {
-    path: GroupPath,
+    /// The one copy of the path, shared with the index.
+    path: Arc<GroupPath>,
     /// Per tier: `len` entries, sample `no` at `no % len`; `None` until
     /// the group is first there in that tier.
     rings: Vec<Option<Box<[Entry]>>>,
@@ -404,12 +410,12 @@ pub struct Stats {
 /// Every group's history.
 pub struct Timeline {
     tiers: Vec<Tier>,
-    index: HashMap<GroupPath, usize>,
+    index: HashMap<Arc<GroupPath>, usize>,
     slots: Vec<Option<Slot>>,
     free: Vec<usize>,
-    /// The most slots kept with groups gone among them (see
-    /// [`HISTORY_BYTES`]).
-    max_slots: usize,
+    /// What the slots hold by [`Timeline::slot_bytes`], kept as they
+    /// change (see [`HISTORY_BYTES`]).
+    held: usize,
 }
 
 impl Default for Timeline {
@@ -435,10 +441,39 @@ impl Timeline {
             index: HashMap::new(),
             slots: Vec::new(),
             free: Vec::new(),
-            max_slots: {
-                let ring: usize = specs.iter().map(|s| s.len.max(1)).sum();
-                (HISTORY_BYTES / (ring * std::mem::size_of::<Entry>()).max(1)).max(1)
-            },
+            held: 0,
+        }
+    }
+
+    /// What a slot costs besides its rings: the slot with its spans, its
+    /// path (once, with the shared pointer's counts) and its index entry
+    /// (a hash map's slot and control byte, at its 7/8 load).
+    fn slot_overhead(&self, path_len: usize) -> usize {
+        std::mem::size_of::<Option<Slot>>()
+            + self.tiers.len()
+                * (std::mem::size_of::<Agg>() + std::mem::size_of::<Option<u64>>() + 16)
+            + path_len
+            + 2 * std::mem::size_of::<usize>()
+            + std::mem::size_of::<GroupPath>()
+            + (std::mem::size_of::<(Arc<GroupPath>, usize)>() + 1) * 8 / 7
+    }
+
+    /// Everything a slot holds (its overhead and its rings).
+    fn slot_bytes(&self, s: &Slot) -> usize {
+        self.slot_overhead(s.path.as_bytes().len())
+            + s.rings
+                .iter()
+                .flatten()
+                .map(|r| r.len() * std::mem::size_of::<Entry>())
+                .sum::<usize>()
+    }
+
+    /// Frees slot `i`.
+    fn forget(&mut self, i: usize) {
+        if let Some(s) = self.slots[i].take() {
+            self.held -= self.slot_bytes(&s);
+            self.index.remove(&*s.path);
+            self.free.push(i);
         }
     }
 
@@ -452,8 +487,10 @@ impl Timeline {
             return i;
         }
         let n = self.tiers.len();
+        let path = Arc::new(path.clone());
+        self.held += self.slot_overhead(path.as_bytes().len());
         let slot = Slot {
-            path: path.clone(),
+            path: Arc::clone(&path),
             rings: (0..n).map(|_| None).collect(),
             pending: vec![Agg::EMPTY; n],
             last_seen: vec![None; n],
@@ -465,7 +502,7 @@ impl Timeline {
             self.slots.push(Some(slot));
             self.slots.len() - 1
         };
-        self.index.insert(path.clone(), i);
+        self.index.insert(path, i);
         i
     }
 
@@ -507,13 +544,10 @@ impl Timeline {
         self.evict(&now);
     }
 
-    /// Over [`Self::max_slots`]: forgets the groups gone longest (not in
+    /// Over [`HISTORY_BYTES`]: forgets the groups gone longest (not in
     /// `now`), until under it or only groups there now are left.
     fn evict(&mut self, now: &[Option<Entry>]) {
-        let Some(over) = self.index.len().checked_sub(self.max_slots) else {
-            return;
-        };
-        if over == 0 {
+        if self.held <= HISTORY_BYTES {
             return;
         }
         let mut gone: Vec<(u64, usize)> = self
@@ -528,11 +562,11 @@ impl Timeline {
             })
             .collect();
         gone.sort_unstable();
-        for (_, i) in gone.into_iter().take(over) {
-            if let Some(s) = self.slots[i].take() {
-                self.index.remove(&s.path);
-                self.free.push(i);
+        for (_, i) in gone {
+            if self.held <= HISTORY_BYTES {
+                break;
             }
+            self.forget(i);
         }
     }
 
@@ -562,13 +596,16 @@ impl Timeline {
         }
         tier.stamps.push_back(stamp);
         let pos = (no % len as u64) as usize;
+        let held = &mut self.held;
         for (i, slot) in self.slots.iter_mut().enumerate() {
             let Some(slot) = slot else { continue };
             let e = entry(i, slot);
             match (e, &mut slot.rings[t]) {
                 (Some(e), ring) => {
-                    let ring =
-                        ring.get_or_insert_with(|| vec![Entry::ABSENT; len].into_boxed_slice());
+                    let ring = ring.get_or_insert_with(|| {
+                        *held += len * std::mem::size_of::<Entry>();
+                        vec![Entry::ABSENT; len].into_boxed_slice()
+                    });
                     ring[pos] = e;
                     slot.last_seen[t] = Some(no);
                 }
@@ -596,10 +633,7 @@ impl Timeline {
             })
             .collect();
         for i in gone {
-            if let Some(s) = self.slots[i].take() {
-                self.index.remove(&s.path);
-                self.free.push(i);
-            }
+            self.forget(i);
         }
     }
 
@@ -677,7 +711,7 @@ impl Timeline {
             .filter_map(|s| {
                 let ring = s.rings.get(m.tier)?.as_ref()?;
                 let e = ring[(m.no % ring.len() as u64) as usize];
-                e.is_present().then_some((&s.path, e))
+                e.is_present().then_some((&*s.path, e))
             })
             .collect()
     }
@@ -751,23 +785,12 @@ impl Timeline {
 
     /// About how many bytes the history holds (rings, spans, the index).
     pub fn bytes(&self) -> usize {
-        let entry = std::mem::size_of::<Entry>();
-        let per_slot = std::mem::size_of::<Option<Slot>>()
-            + self.tiers.len() * (std::mem::size_of::<Agg>() + 24);
-        self.slots
-            .iter()
-            .flatten()
-            .map(|s| {
-                per_slot
-                    + 2 * s.path.as_bytes().len()
-                    + s.rings
-                        .iter()
-                        .flatten()
-                        .map(|r| r.len() * entry)
-                        .sum::<usize>()
-            })
-            .sum::<usize>()
-            + self.index.capacity() * (std::mem::size_of::<(GroupPath, usize)>() + 8)
+        // the slots as the budget counts them, and what the index and the
+        // slot list keep spare
+        self.held
+            + (self.index.capacity() - self.index.len())
+                * (std::mem::size_of::<(Arc<GroupPath>, usize)>() + 1)
+            + self.free.len() * std::mem::size_of::<Option<Slot>>()
     }
 }
 
@@ -997,8 +1020,44 @@ mod tests {
             t.push(at(s), paths.iter().map(|p| (p, cpu(1.0))));
         }
         let per_group = t.bytes() / paths.len();
-        // 180 samples x 16 bytes, plus the spans, the index and the path
-        assert!(per_group < 3_600, "{per_group} bytes a group");
-        assert!(per_group >= 180 * 16, "{per_group} bytes a group");
+        // 180 samples x 18 bytes, plus the spans, the index and the path
+        assert!(per_group < 3_700, "{per_group} bytes a group");
+        assert!(per_group >= 180 * 18, "{per_group} bytes a group");
+    }
+
+    /// Groups of unique 2 KB paths made and removed at every refresh (a
+    /// delegated user chooses the length): the history held twice each
+    /// path, uncounted, and capped its slots by their rings alone, so it
+    /// grew to 2.5 times its budget. Every byte counts, and what the
+    /// groups gone hold stays within [`HISTORY_BYTES`].
+    #[test]
+    fn churn_of_long_unique_paths_stays_within_the_budget() {
+        let mut t = Timeline::default();
+        let level = "x".repeat(250);
+        let long = |r: u64, k: u64| {
+            let mut s = format!("churn-{r}-{k}");
+            for _ in 0..8 {
+                s.push('/');
+                s.push_str(&level);
+            }
+            p(&s)
+        };
+        let mut peak = 0;
+        for r in 0..60u64 {
+            let paths: Vec<GroupPath> = (0..500).map(|k| long(r, k)).collect();
+            t.push(at(r * 10), paths.iter().map(|p| (p, cpu(1.0))));
+            peak = peak.max(t.bytes());
+        }
+        // the groups there now (500 with a ring of each tier) beside the
+        // budget of the gone
+        let now = 500 * (2_100 + 180 * 18 + 400);
+        assert!(
+            peak <= HISTORY_BYTES + now,
+            "{} MiB held at the peak, {} groups",
+            peak >> 20,
+            t.groups()
+        );
+        // and the budget is used, not a few slots
+        assert!(peak > HISTORY_BYTES / 2, "{} MiB", peak >> 20);
     }
 }
