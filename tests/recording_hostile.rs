@@ -569,3 +569,57 @@ fn the_binary_refuses_the_zstd_of_zeros_naming_the_file() {
         }
     }
 }
+
+/// Groups with unique 4 KB paths made at every sample: the writer's path
+/// table grew for a whole frame (a minute, 120 samples), past what a
+/// reader takes (`MAX_PATH_BYTES`), so the frame was written, held in
+/// the recorder's memory, and lost at replay. A frame now ends once its
+/// table passes `FRAME_PATH_BYTES`: every sample reads back.
+#[test]
+fn churn_of_long_unique_paths_is_recorded_in_frames_that_replay() {
+    use cgtop::model::rates::Rater;
+    use cgtop::model::snapshot::{GroupSample, Snapshot};
+    use cgtop::source::record::{read_all, refresh_of, AtCap, RecordConfig, Recorder};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("churn.rec");
+    let mut rec = Recorder::create(
+        RecordConfig {
+            path: file.clone(),
+            append: false,
+            max_size: None,
+            at_cap: AtCap::Stop,
+            frame_every: cgtop::source::record::FRAME_SECS,
+        },
+        header(),
+    )
+    .unwrap();
+    let level = "y".repeat(250);
+    let mut rater = Rater::new(Some(2));
+    // 80 MB of paths in 2 s: past MAX_PATH_BYTES in one frame
+    let samples = 20u64;
+    for s in 0..samples {
+        let mut groups: Vec<GroupSample> = (0..1_000u64)
+            .map(|k| {
+                let mut p = format!("churn/s{s}-{k}");
+                for _ in 0..16 {
+                    p.push('/');
+                    p.push_str(&level);
+                }
+                GroupSample::new(GroupPath::parse(p.as_bytes()).unwrap(), s * 10_000 + k)
+            })
+            .collect();
+        groups.sort_by(|a, b| a.path.cmp(&b.path));
+        let snap = Snapshot {
+            at: Duration::from_millis(100 * s),
+            groups,
+            cost: Default::default(),
+        };
+        rec.write(&refresh_of(&mut rater, snap, None, Vec::new()), &[])
+            .unwrap();
+    }
+    rec.finish().unwrap();
+    let bytes = std::fs::read(&file).unwrap();
+    let (back, damaged) = read_all(&bytes);
+    assert_eq!(damaged, 0);
+    assert_eq!(back.len() as u64, samples);
+}

@@ -296,6 +296,7 @@ impl Recorder {
         let new_frame = self.frame.is_none()
             || self.enc.samples_in_frame >= FRAME_SAMPLES
             || self.frame_bytes >= FRAME_BYTES
+            || self.enc.table_full()
             || at.saturating_sub(self.frame_at) >= self.cfg.frame_every;
         if let Some(max) = self.cfg.max_size {
             let len = self.len();
