@@ -959,7 +959,11 @@ fn the_binary_replays_a_recording_with_a_flipped_bit_without_panic() {
         "-n",
         "3",
     ]);
-    assert!(rec.status.success(), "{}", String::from_utf8_lossy(&rec.stderr));
+    assert!(
+        rec.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rec.stderr)
+    );
     let bytes = std::fs::read(&file).unwrap();
     let mutant = dir.path().join("m.rec");
     let m = mutant.to_str().unwrap();

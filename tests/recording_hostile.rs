@@ -22,6 +22,17 @@ fn header() -> Header {
     }
 }
 
+/// How `cgtop record` writes FILE (no cap, a frame a minute).
+fn config(file: &std::path::Path) -> cgtop::source::record::RecordConfig {
+    cgtop::source::record::RecordConfig {
+        path: file.to_path_buf(),
+        append: false,
+        max_size: None,
+        at_cap: cgtop::source::record::AtCap::Rotate,
+        frame_every: cgtop::source::record::FRAME_SECS,
+    }
+}
+
 fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
@@ -246,7 +257,7 @@ fn the_replay_history_fits_its_budget_at_any_width() {
 #[test]
 fn a_recorded_controller_name_reaches_no_terminal_raw() {
     use cgtop::model::{MountInfo, MountMode};
-    use cgtop::source::record::{AtCap, RecordConfig, Recorder};
+    use cgtop::source::record::Recorder;
     let hostile = "cpu\u{1b}]0;pwned\u{7}\u{202e}lav";
     let tree = common::copy_fixture("pure-v2-systemd");
     let dir = tempfile::tempdir().unwrap();
@@ -259,17 +270,7 @@ fn a_recorded_controller_name_reaches_no_terminal_raw() {
         },
     };
     let mut c = common::collector(tree.path());
-    let mut rec = Recorder::create(
-        RecordConfig {
-            path: file.clone(),
-            append: false,
-            max_size: None,
-            at_cap: AtCap::Rotate,
-            frame_every: cgtop::source::record::FRAME_SECS,
-        },
-        h.clone(),
-    )
-    .unwrap();
+    let mut rec = Recorder::create(config(&file), h.clone()).unwrap();
     for k in 1..=2 {
         rec.write(&common::refresh(&mut c, f64::from(k)), &[])
             .unwrap();
@@ -318,7 +319,7 @@ fn a_recorded_controller_name_reaches_no_terminal_raw() {
 fn extreme_recorded_values_replay_without_panic() {
     use cgtop::cgroupfs::io::{DevId, IoStat, IoStatDev, IoStatDevice};
     use cgtop::cgroupfs::{CpuStat, Limit};
-    use cgtop::source::record::{AtCap, RecordConfig, Recorder};
+    use cgtop::source::record::Recorder;
     let tree = common::copy_fixture("pure-v2-systemd");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("odd.rec");
@@ -326,17 +327,7 @@ fn extreme_recorded_values_replay_without_panic() {
     h.start_unix = Duration::from_nanos(u64::MAX - 5);
     h.interval = Duration::from_nanos(u64::MAX);
     let mut c = common::collector(tree.path());
-    let mut rec = Recorder::create(
-        RecordConfig {
-            path: file.clone(),
-            append: false,
-            max_size: None,
-            at_cap: AtCap::Rotate,
-            frame_every: cgtop::source::record::FRAME_SECS,
-        },
-        h.clone(),
-    )
-    .unwrap();
+    let mut rec = Recorder::create(config(&file), h.clone()).unwrap();
     let ats = [0, u64::MAX, 1, u64::MAX / 2, u64::MAX / 2, 3, u64::MAX - 1];
     for (k, &at) in ats.iter().enumerate() {
         let mut r = common::refresh(&mut c, 1.0 + k as f64);
@@ -579,20 +570,10 @@ fn the_binary_refuses_the_zstd_of_zeros_naming_the_file() {
 fn churn_of_long_unique_paths_is_recorded_in_frames_that_replay() {
     use cgtop::model::rates::Rater;
     use cgtop::model::snapshot::{GroupSample, Snapshot};
-    use cgtop::source::record::{read_all, refresh_of, AtCap, RecordConfig, Recorder};
+    use cgtop::source::record::{read_all, refresh_of, Recorder};
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("churn.rec");
-    let mut rec = Recorder::create(
-        RecordConfig {
-            path: file.clone(),
-            append: false,
-            max_size: None,
-            at_cap: AtCap::Stop,
-            frame_every: cgtop::source::record::FRAME_SECS,
-        },
-        header(),
-    )
-    .unwrap();
+    let mut rec = Recorder::create(config(&file), header()).unwrap();
     let level = "y".repeat(250);
     let mut rater = Rater::new(Some(2));
     // 80 MB of paths in 2 s: past MAX_PATH_BYTES in one frame

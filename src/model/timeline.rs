@@ -414,8 +414,10 @@ pub struct Timeline {
     slots: Vec<Option<Slot>>,
     free: Vec<usize>,
     /// What the slots hold by [`Timeline::slot_bytes`], kept as they
-    /// change (see [`HISTORY_BYTES`]).
+    /// change (see [`HISTORY_BYTES`]), and the most they held at any
+    /// moment (within a push too).
     held: usize,
+    peak: usize,
 }
 
 impl Default for Timeline {
@@ -442,6 +444,7 @@ impl Timeline {
             slots: Vec::new(),
             free: Vec::new(),
             held: 0,
+            peak: 0,
         }
     }
 
@@ -529,6 +532,9 @@ impl Timeline {
             let bucket = (stamp.at.as_nanos() / every.as_nanos().max(1)) as u64;
             if let Some((open, last)) = self.tiers[t].open {
                 if bucket != open {
+                    // the close gives a ring to every group of the span
+                    // without one: room for them first, not after
+                    self.evict(&now, Some(t));
                     self.close(t, last);
                 }
             }
@@ -541,13 +547,24 @@ impl Timeline {
         }
         self.record(0, stamp, |i, _| now.get(i).copied().flatten());
         self.reclaim();
-        self.evict(&now);
+        self.evict(&now, None);
     }
 
     /// Over [`HISTORY_BYTES`]: forgets the groups gone longest (not in
-    /// `now`), until under it or only groups there now are left.
-    fn evict(&mut self, now: &[Option<Entry>]) {
-        if self.held <= HISTORY_BYTES {
+    /// `now`), until under it or only groups there now are left. With
+    /// `closing`, the rings that closing that tier's span will give the
+    /// groups in it count as held already (a span of churn gives
+    /// thousands at once).
+    fn evict(&mut self, now: &[Option<Entry>], closing: Option<usize>) {
+        let ring = closing.map_or(0, |t| {
+            self.tiers[t].spec.len.max(1) * std::mem::size_of::<Entry>()
+        });
+        let to_come = |s: &Slot| match closing {
+            Some(t) if s.rings[t].is_none() && s.pending[t].flags & PRESENT != 0 => ring,
+            _ => 0,
+        };
+        let mut need = self.held + self.slots.iter().flatten().map(to_come).sum::<usize>();
+        if need <= HISTORY_BYTES {
             return;
         }
         let mut gone: Vec<(u64, usize)> = self
@@ -563,8 +580,11 @@ impl Timeline {
             .collect();
         gone.sort_unstable();
         for (_, i) in gone {
-            if self.held <= HISTORY_BYTES {
+            if need <= HISTORY_BYTES {
                 break;
+            }
+            if let Some(s) = &self.slots[i] {
+                need -= self.slot_bytes(s) + to_come(s);
             }
             self.forget(i);
         }
@@ -613,6 +633,7 @@ impl Timeline {
                 (None, None) => {}
             }
         }
+        self.peak = self.peak.max(self.held);
     }
 
     /// Frees the slots of groups gone from every ring (and from every open
@@ -776,6 +797,12 @@ impl Timeline {
             max: vals.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             n,
         })
+    }
+
+    /// The most the slots held at any moment, by the count of
+    /// [`Timeline::bytes`] (a push allocates before it forgets).
+    pub fn peak_bytes(&self) -> usize {
+        self.peak
     }
 
     /// Groups with a slot (there now, or still in some ring).
@@ -1059,5 +1086,36 @@ mod tests {
         );
         // and the budget is used, not a few slots
         assert!(peak > HISTORY_BYTES / 2, "{} MiB", peak >> 20);
+    }
+
+    /// The replay's tiers (every refresh, then a day of minutes: 1,440
+    /// entries a ring) under churn: closing a minute gave each of the
+    /// thousands of groups of that minute a 26 KB ring at once, and only
+    /// then forgot the gone ones (the replay TUI peaked at 352 MB for a
+    /// 117 KB recording). Room is made before the close.
+    #[test]
+    fn closing_a_span_of_churn_stays_within_the_budget() {
+        let tiers = [
+            TierSpec {
+                every: None,
+                len: 200,
+            },
+            TierSpec {
+                every: Some(Duration::from_secs(60)),
+                len: 24 * 60,
+            },
+        ];
+        let mut t = Timeline::new(&tiers);
+        for r in 0..130u64 {
+            let paths: Vec<GroupPath> = (0..200).map(|k| p(&format!("c/r{r}-{k}"))).collect();
+            t.push(at(r), paths.iter().map(|p| (p, cpu(1.0))));
+        }
+        // the 200 groups there now, with a ring of each tier
+        let now = 200 * (200 + 24 * 60) * std::mem::size_of::<Entry>() * 2;
+        assert!(
+            t.peak_bytes() <= HISTORY_BYTES + now,
+            "{} MiB at the peak",
+            t.peak_bytes() >> 20
+        );
     }
 }

@@ -47,8 +47,7 @@ pub const FRAME_BYTES: usize = 64 << 20;
 /// to about 43,000 bytes from one compressed byte (a run-length block: 3
 /// bytes for 128 KiB), so without it a few KB of zstd are gigabytes to
 /// walk through.
-pub const MAX_FRAME_DECODED: usize =
-    FRAME_BYTES + 2 * crate::model::record::MAX_RECORD + (1 << 20);
+pub const MAX_FRAME_DECODED: usize = FRAME_BYTES + 2 * crate::model::record::MAX_RECORD + (1 << 20);
 
 /// The most records of unknown kinds a reader skips in a frame before its
 /// header, and in a frame in all. Our frames begin with the header and
