@@ -593,7 +593,7 @@ fn churn_of_long_unique_paths_is_recorded_in_frames_that_replay() {
         let snap = Snapshot {
             at: Duration::from_millis(100 * s),
             groups,
-            cost: Default::default(),
+            cost: cgtop::model::snapshot::ScanCost::default(),
         };
         rec.write(&refresh_of(&mut rater, snap, None, Vec::new()), &[])
             .unwrap();
