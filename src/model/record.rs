@@ -85,6 +85,13 @@ pub const MAX_GROUPS: usize = 200_000;
 /// each path's last values, so these bound its memory).
 pub const MAX_PATHS: usize = 200_000;
 pub const MAX_PATH_BYTES: usize = 64 << 20;
+/// A writer begins a new frame once its path table (every path seen in
+/// the frame, new ones written in full) passes this many paths or bytes,
+/// so that groups that come and go with long names (a delegated user
+/// chooses both) keep the writer's table, and a reader's, within a
+/// quarter of the caps above, not a minute of churn.
+pub const FRAME_PATHS: usize = MAX_PATHS / 4;
+pub const FRAME_PATH_BYTES: usize = MAX_PATH_BYTES / 4;
 /// Any one string (a path, a host name, a command line).
 pub const MAX_STRING: usize = 64 << 10;
 /// Devices of an io.stat or of the device list; processes of a group;
@@ -835,6 +842,8 @@ const HAS_BUSY: u8 = 8;
 #[derive(Debug, Default)]
 pub struct Encoder {
     ids: HashMap<GroupPath, u32>,
+    /// The bytes of the paths in `ids`.
+    path_bytes: usize,
     last: Vec<Last>,
     layout: Vec<u32>,
     devices: Option<Vec<DeviceInfo>>,
@@ -845,6 +854,12 @@ pub struct Encoder {
 impl Encoder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether the frame's path table is full ([`FRAME_PATHS`],
+    /// [`FRAME_PATH_BYTES`]): the next sample should begin a new frame.
+    pub fn table_full(&self) -> bool {
+        self.ids.len() >= FRAME_PATHS || self.path_bytes >= FRAME_PATH_BYTES
     }
 
     /// Begins a frame: forgets every path and value, and writes the header
@@ -866,6 +881,7 @@ impl Encoder {
             .map(|g| {
                 let n = self.ids.len() as u32;
                 *self.ids.entry(g.path.clone()).or_insert_with(|| {
+                    self.path_bytes += g.path.as_bytes().len();
                     fresh.push(n);
                     n
                 })

@@ -14,8 +14,10 @@
 //! when it is first seen there: 10,000 groups x 180 samples is 32 MB at
 //! most (with 32-byte `f32` entries the hour took the benchmark to 98 MiB
 //! resident, over the 100 MB). A group gone from every
-//! ring gives its slot back, and past [`HISTORY_BYTES`] of slots the
-//! groups gone longest give theirs back first (churn must not balloon it).
+//! ring gives its slot back, and past [`HISTORY_BYTES`] (rings, paths
+//! and index counted) the groups gone longest give theirs back first:
+//! churn must not balloon it, however long the paths it makes up. A
+//! path is held once, shared by the index and the slot.
 //!
 //! A group is kept by path: one made again under its name (`systemctl
 //! restart`) continues its history, as it keeps its row.
@@ -24,6 +26,7 @@ use super::path::GroupPath;
 use super::rates::GroupRates;
 use super::snapshot::GroupSample;
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The figures kept for every group.
@@ -268,12 +271,14 @@ pub struct TierSpec {
 /// Samples a tier keeps.
 pub const TIER_LEN: usize = 60;
 
-/// The rings of groups no longer there may hold at most about this much
-/// (twice the hour of 10,000 groups): groups that come and go (a
+/// The history holds at most this much with groups no longer there in
+/// it (twice the hour of 10,000 groups): groups that come and go (a
 /// delegated user making and removing groups, a recording whose every
 /// frame names new ones) each keep a slot for as long as a ring holds
-/// them, an hour by default. Past this many slots' worth the groups gone
-/// longest are forgotten first; the groups there now always keep theirs.
+/// them, an hour by default. Every byte of a slot counts (its rings, its
+/// path: a delegated user chooses its length, up to 4 KiB a name level,
+/// its index entry); past this many the groups gone longest are
+/// forgotten first. The groups there now always keep theirs.
 pub const HISTORY_BYTES: usize = 64 << 20;
 
 /// Every refresh, every 10 s, every minute; 60 of each.
@@ -372,7 +377,8 @@ impl Agg {
 }
 
 struct Slot {
-    path: GroupPath,
+    /// The one copy of the path, shared with the index.
+    path: Arc<GroupPath>,
     /// Per tier: `len` entries, sample `no` at `no % len`; `None` until
     /// the group is first there in that tier.
     rings: Vec<Option<Box<[Entry]>>>,
@@ -404,12 +410,14 @@ pub struct Stats {
 /// Every group's history.
 pub struct Timeline {
     tiers: Vec<Tier>,
-    index: HashMap<GroupPath, usize>,
+    index: HashMap<Arc<GroupPath>, usize>,
     slots: Vec<Option<Slot>>,
     free: Vec<usize>,
-    /// The most slots kept with groups gone among them (see
-    /// [`HISTORY_BYTES`]).
-    max_slots: usize,
+    /// What the slots hold by [`Timeline::slot_bytes`], kept as they
+    /// change (see [`HISTORY_BYTES`]), and the most they held at any
+    /// moment (within a push too).
+    held: usize,
+    peak: usize,
 }
 
 impl Default for Timeline {
@@ -435,10 +443,40 @@ impl Timeline {
             index: HashMap::new(),
             slots: Vec::new(),
             free: Vec::new(),
-            max_slots: {
-                let ring: usize = specs.iter().map(|s| s.len.max(1)).sum();
-                (HISTORY_BYTES / (ring * std::mem::size_of::<Entry>()).max(1)).max(1)
-            },
+            held: 0,
+            peak: 0,
+        }
+    }
+
+    /// What a slot costs besides its rings: the slot with its spans, its
+    /// path (once, with the shared pointer's counts) and its index entry
+    /// (a hash map's slot and control byte, at its 7/8 load).
+    fn slot_overhead(&self, path_len: usize) -> usize {
+        std::mem::size_of::<Option<Slot>>()
+            + self.tiers.len()
+                * (std::mem::size_of::<Agg>() + std::mem::size_of::<Option<u64>>() + 16)
+            + path_len
+            + 2 * std::mem::size_of::<usize>()
+            + std::mem::size_of::<GroupPath>()
+            + (std::mem::size_of::<(Arc<GroupPath>, usize)>() + 1) * 8 / 7
+    }
+
+    /// Everything a slot holds (its overhead and its rings).
+    fn slot_bytes(&self, s: &Slot) -> usize {
+        self.slot_overhead(s.path.as_bytes().len())
+            + s.rings
+                .iter()
+                .flatten()
+                .map(|r| r.len() * std::mem::size_of::<Entry>())
+                .sum::<usize>()
+    }
+
+    /// Frees slot `i`.
+    fn forget(&mut self, i: usize) {
+        if let Some(s) = self.slots[i].take() {
+            self.held -= self.slot_bytes(&s);
+            self.index.remove(&*s.path);
+            self.free.push(i);
         }
     }
 
@@ -452,8 +490,10 @@ impl Timeline {
             return i;
         }
         let n = self.tiers.len();
+        let path = Arc::new(path.clone());
+        self.held += self.slot_overhead(path.as_bytes().len());
         let slot = Slot {
-            path: path.clone(),
+            path: Arc::clone(&path),
             rings: (0..n).map(|_| None).collect(),
             pending: vec![Agg::EMPTY; n],
             last_seen: vec![None; n],
@@ -465,7 +505,7 @@ impl Timeline {
             self.slots.push(Some(slot));
             self.slots.len() - 1
         };
-        self.index.insert(path.clone(), i);
+        self.index.insert(path, i);
         i
     }
 
@@ -492,6 +532,9 @@ impl Timeline {
             let bucket = (stamp.at.as_nanos() / every.as_nanos().max(1)) as u64;
             if let Some((open, last)) = self.tiers[t].open {
                 if bucket != open {
+                    // the close gives a ring to every group of the span
+                    // without one: room for them first, not after
+                    self.evict(&now, Some(t));
                     self.close(t, last);
                 }
             }
@@ -504,16 +547,24 @@ impl Timeline {
         }
         self.record(0, stamp, |i, _| now.get(i).copied().flatten());
         self.reclaim();
-        self.evict(&now);
+        self.evict(&now, None);
     }
 
-    /// Over [`Self::max_slots`]: forgets the groups gone longest (not in
-    /// `now`), until under it or only groups there now are left.
-    fn evict(&mut self, now: &[Option<Entry>]) {
-        let Some(over) = self.index.len().checked_sub(self.max_slots) else {
-            return;
+    /// Over [`HISTORY_BYTES`]: forgets the groups gone longest (not in
+    /// `now`), until under it or only groups there now are left. With
+    /// `closing`, the rings that closing that tier's span will give the
+    /// groups in it count as held already (a span of churn gives
+    /// thousands at once).
+    fn evict(&mut self, now: &[Option<Entry>], closing: Option<usize>) {
+        let ring = closing.map_or(0, |t| {
+            self.tiers[t].spec.len.max(1) * std::mem::size_of::<Entry>()
+        });
+        let to_come = |s: &Slot| match closing {
+            Some(t) if s.rings[t].is_none() && s.pending[t].flags & PRESENT != 0 => ring,
+            _ => 0,
         };
-        if over == 0 {
+        let mut need = self.held + self.slots.iter().flatten().map(to_come).sum::<usize>();
+        if need <= HISTORY_BYTES {
             return;
         }
         let mut gone: Vec<(u64, usize)> = self
@@ -528,11 +579,14 @@ impl Timeline {
             })
             .collect();
         gone.sort_unstable();
-        for (_, i) in gone.into_iter().take(over) {
-            if let Some(s) = self.slots[i].take() {
-                self.index.remove(&s.path);
-                self.free.push(i);
+        for (_, i) in gone {
+            if need <= HISTORY_BYTES {
+                break;
             }
+            if let Some(s) = &self.slots[i] {
+                need -= self.slot_bytes(s) + to_come(s);
+            }
+            self.forget(i);
         }
     }
 
@@ -562,13 +616,16 @@ impl Timeline {
         }
         tier.stamps.push_back(stamp);
         let pos = (no % len as u64) as usize;
+        let held = &mut self.held;
         for (i, slot) in self.slots.iter_mut().enumerate() {
             let Some(slot) = slot else { continue };
             let e = entry(i, slot);
             match (e, &mut slot.rings[t]) {
                 (Some(e), ring) => {
-                    let ring =
-                        ring.get_or_insert_with(|| vec![Entry::ABSENT; len].into_boxed_slice());
+                    let ring = ring.get_or_insert_with(|| {
+                        *held += len * std::mem::size_of::<Entry>();
+                        vec![Entry::ABSENT; len].into_boxed_slice()
+                    });
                     ring[pos] = e;
                     slot.last_seen[t] = Some(no);
                 }
@@ -576,6 +633,7 @@ impl Timeline {
                 (None, None) => {}
             }
         }
+        self.peak = self.peak.max(self.held);
     }
 
     /// Frees the slots of groups gone from every ring (and from every open
@@ -596,10 +654,7 @@ impl Timeline {
             })
             .collect();
         for i in gone {
-            if let Some(s) = self.slots[i].take() {
-                self.index.remove(&s.path);
-                self.free.push(i);
-            }
+            self.forget(i);
         }
     }
 
@@ -677,7 +732,7 @@ impl Timeline {
             .filter_map(|s| {
                 let ring = s.rings.get(m.tier)?.as_ref()?;
                 let e = ring[(m.no % ring.len() as u64) as usize];
-                e.is_present().then_some((&s.path, e))
+                e.is_present().then_some((&*s.path, e))
             })
             .collect()
     }
@@ -744,6 +799,12 @@ impl Timeline {
         })
     }
 
+    /// The most the slots held at any moment, by the count of
+    /// [`Timeline::bytes`] (a push allocates before it forgets).
+    pub fn peak_bytes(&self) -> usize {
+        self.peak
+    }
+
     /// Groups with a slot (there now, or still in some ring).
     pub fn groups(&self) -> usize {
         self.index.len()
@@ -751,23 +812,12 @@ impl Timeline {
 
     /// About how many bytes the history holds (rings, spans, the index).
     pub fn bytes(&self) -> usize {
-        let entry = std::mem::size_of::<Entry>();
-        let per_slot = std::mem::size_of::<Option<Slot>>()
-            + self.tiers.len() * (std::mem::size_of::<Agg>() + 24);
-        self.slots
-            .iter()
-            .flatten()
-            .map(|s| {
-                per_slot
-                    + 2 * s.path.as_bytes().len()
-                    + s.rings
-                        .iter()
-                        .flatten()
-                        .map(|r| r.len() * entry)
-                        .sum::<usize>()
-            })
-            .sum::<usize>()
-            + self.index.capacity() * (std::mem::size_of::<(GroupPath, usize)>() + 8)
+        // the slots as the budget counts them, and what the index and the
+        // slot list keep spare
+        self.held
+            + (self.index.capacity() - self.index.len())
+                * (std::mem::size_of::<(Arc<GroupPath>, usize)>() + 1)
+            + self.free.len() * std::mem::size_of::<Option<Slot>>()
     }
 }
 
@@ -997,8 +1047,75 @@ mod tests {
             t.push(at(s), paths.iter().map(|p| (p, cpu(1.0))));
         }
         let per_group = t.bytes() / paths.len();
-        // 180 samples x 16 bytes, plus the spans, the index and the path
-        assert!(per_group < 3_600, "{per_group} bytes a group");
-        assert!(per_group >= 180 * 16, "{per_group} bytes a group");
+        // 180 samples x 18 bytes, plus the spans, the index and the path
+        assert!(per_group < 3_700, "{per_group} bytes a group");
+        assert!(per_group >= 180 * 18, "{per_group} bytes a group");
+    }
+
+    /// Groups of unique 2 KB paths made and removed at every refresh (a
+    /// delegated user chooses the length): the history held twice each
+    /// path, uncounted, and capped its slots by their rings alone, so it
+    /// grew to 2.5 times its budget. Every byte counts, and what the
+    /// groups gone hold stays within [`HISTORY_BYTES`].
+    #[test]
+    fn churn_of_long_unique_paths_stays_within_the_budget() {
+        let mut t = Timeline::default();
+        let level = "x".repeat(250);
+        let long = |r: u64, k: u64| {
+            let mut s = format!("churn-{r}-{k}");
+            for _ in 0..8 {
+                s.push('/');
+                s.push_str(&level);
+            }
+            p(&s)
+        };
+        let mut peak = 0;
+        for r in 0..60u64 {
+            let paths: Vec<GroupPath> = (0..500).map(|k| long(r, k)).collect();
+            t.push(at(r * 10), paths.iter().map(|p| (p, cpu(1.0))));
+            peak = peak.max(t.bytes());
+        }
+        // the groups there now (500 with a ring of each tier) beside the
+        // budget of the gone
+        let now = 500 * (2_100 + 180 * 18 + 400);
+        assert!(
+            peak <= HISTORY_BYTES + now,
+            "{} MiB held at the peak, {} groups",
+            peak >> 20,
+            t.groups()
+        );
+        // and the budget is used, not a few slots
+        assert!(peak > HISTORY_BYTES / 2, "{} MiB", peak >> 20);
+    }
+
+    /// The replay's tiers (every refresh, then a day of minutes: 1,440
+    /// entries a ring) under churn: closing a minute gave each of the
+    /// thousands of groups of that minute a 26 KB ring at once, and only
+    /// then forgot the gone ones (the replay TUI peaked at 352 MB for a
+    /// 117 KB recording). Room is made before the close.
+    #[test]
+    fn closing_a_span_of_churn_stays_within_the_budget() {
+        let tiers = [
+            TierSpec {
+                every: None,
+                len: 200,
+            },
+            TierSpec {
+                every: Some(Duration::from_secs(60)),
+                len: 24 * 60,
+            },
+        ];
+        let mut t = Timeline::new(&tiers);
+        for r in 0..130u64 {
+            let paths: Vec<GroupPath> = (0..200).map(|k| p(&format!("c/r{r}-{k}"))).collect();
+            t.push(at(r), paths.iter().map(|p| (p, cpu(1.0))));
+        }
+        // the 200 groups there now, with a ring of each tier
+        let now = 200 * (200 + 24 * 60) * std::mem::size_of::<Entry>() * 2;
+        assert!(
+            t.peak_bytes() <= HISTORY_BYTES + now,
+            "{} MiB at the peak",
+            t.peak_bytes() >> 20
+        );
     }
 }

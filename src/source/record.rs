@@ -36,6 +36,29 @@ pub const LEVEL: i32 = 3;
 /// The most of one frame's compressed bytes a reader keeps for a resync.
 const MAX_KEPT_FRAME: usize = 64 << 20;
 
+/// The recorder starts a new frame once the open one holds this many
+/// decoded bytes (besides [`FRAME_SECS`] and [`FRAME_SAMPLES`]), so that
+/// a frame of ours decodes to at most this plus its last events record
+/// and sample: [`MAX_FRAME_DECODED`].
+pub const FRAME_BYTES: usize = 64 << 20;
+
+/// The most decoded bytes a reader takes from one frame: past it the
+/// frame is damage and the reader skips to the next one. zstd decodes up
+/// to about 43,000 bytes from one compressed byte (a run-length block: 3
+/// bytes for 128 KiB), so without it a few KB of zstd are gigabytes to
+/// walk through.
+pub const MAX_FRAME_DECODED: usize = FRAME_BYTES + 2 * crate::model::record::MAX_RECORD + (1 << 20);
+
+/// The most records of unknown kinds a reader skips in a frame before its
+/// header, and in a frame in all. Our frames begin with the header and
+/// hold none (a newer version may add kinds, a few a sample); a file
+/// that decodes to anything else (the zstd of a file of zeros decodes to
+/// a 2-byte unknown record per 2 bytes) is not ours, and each frame of it
+/// stops here, as damage.
+pub const MAX_UNKNOWN_BEFORE_HEADER: usize = 8;
+/// See [`MAX_UNKNOWN_BEFORE_HEADER`]: 34 a sample at [`FRAME_SAMPLES`].
+pub const MAX_UNKNOWN_PER_FRAME: usize = 4096;
+
 /// The input given to zstd at the start of a frame: at most a frame
 /// header (zstd then says how much its first block needs).
 const FRAME_HEADER_HINT: usize = 18;
@@ -180,6 +203,8 @@ pub struct Recorder {
     /// length then.
     frame_at: Duration,
     frame_start_len: u64,
+    /// The open frame's decoded bytes (a new frame past [`FRAME_BYTES`]).
+    frame_bytes: usize,
     /// The compressed size of the last whole frame and of the last sample.
     last_frame_len: u64,
     last_sample_len: u64,
@@ -205,6 +230,7 @@ impl Recorder {
             idle: Some(Sink { file, len }),
             frame_at: Duration::ZERO,
             frame_start_len: len,
+            frame_bytes: 0,
             last_frame_len: 0,
             last_sample_len: 0,
             buf: Vec::new(),
@@ -268,6 +294,8 @@ impl Recorder {
         let at = r.snapshot.at;
         let new_frame = self.frame.is_none()
             || self.enc.samples_in_frame >= FRAME_SAMPLES
+            || self.frame_bytes >= FRAME_BYTES
+            || self.enc.table_full()
             || at.saturating_sub(self.frame_at) >= self.cfg.frame_every;
         if let Some(max) = self.cfg.max_size {
             let len = self.len();
@@ -300,6 +328,7 @@ impl Recorder {
             self.frame_start_len = sink.len;
             self.frame = Some(zstd::stream::write::Encoder::new(sink, LEVEL)?);
             self.frame_at = at;
+            self.frame_bytes = 0;
             self.enc.start_frame(&self.header, &mut self.buf);
         }
         crate::model::record::put_events(&mut self.buf, events);
@@ -321,6 +350,7 @@ impl Recorder {
             .ok_or_else(|| io::Error::other("recording closed"))?;
         f.write_all(&self.buf)?;
         f.flush()?;
+        self.frame_bytes += self.buf.len();
         // the estimate of the next sample: twice the last delta sample (a
         // keyframe says nothing of the samples after it)
         if !keyframe {
@@ -376,8 +406,17 @@ pub struct Reader<R> {
     /// How much input zstd wants next.
     hint: usize,
     eof: bool,
-    /// Decompressed bytes not yet made into records.
+    /// Decompressed bytes; those from `opos` on are not yet made into
+    /// records (a cursor, not a drain per record: draining a 2-byte
+    /// record off a 128 KiB buffer is a copy of the buffer each time).
     out: Vec<u8>,
+    opos: usize,
+    /// The frame being decoded: its decoded bytes (at most
+    /// [`MAX_FRAME_DECODED`]), whether its header was read, and its
+    /// records of unknown kinds.
+    frame_decoded: usize,
+    frame_header: bool,
+    frame_unknown: usize,
     /// zstd's output buffer (a block is at most 128 KiB).
     tmp: Vec<u8>,
     /// Set after damage: drop output until the next frame begins.
@@ -386,6 +425,9 @@ pub struct Reader<R> {
     pub damaged: usize,
     /// Records read, of kinds this version does not know (skipped).
     pub unknown: usize,
+    /// Bytes decompressed in all (the work done: at most
+    /// [`MAX_FRAME_DECODED`] a frame).
+    pub decoded: u64,
 }
 
 impl<R: Read> Reader<R> {
@@ -402,10 +444,15 @@ impl<R: Read> Reader<R> {
             hint: FRAME_HEADER_HINT,
             eof: false,
             out: Vec::new(),
+            opos: 0,
+            frame_decoded: 0,
+            frame_header: false,
+            frame_unknown: 0,
             tmp: vec![0; 128 << 10],
             decoder: Decoder::new(),
             damaged: 0,
             unknown: 0,
+            decoded: 0,
         })
     }
 
@@ -421,6 +468,10 @@ impl<R: Read> Reader<R> {
         }
         // keep the frame's bytes (up to a cap: a hostile frame may be
         // endless) for a resync
+        // frame_start <= ipos <= inbuf.len() (resync keeps them so); the
+        // clamps keep the drain in range whatever a damaged file did
+        self.ipos = self.ipos.min(self.inbuf.len());
+        self.frame_start = self.frame_start.min(self.ipos);
         if self.ipos - self.frame_start > MAX_KEPT_FRAME {
             self.frame_start = self.ipos;
         }
@@ -450,11 +501,13 @@ impl<R: Read> Reader<R> {
     fn resync(&mut self) -> io::Result<()> {
         use zstd::stream::raw::Operation;
         self.damaged += 1;
-        self.out.clear();
-        self.decoder.reset();
+        self.forget_frame();
         self.zstd.reinit()?;
         self.hint = FRAME_HEADER_HINT;
-        let mut from = self.frame_start + 1;
+        // the frame may have begun at the very end of what was read (a
+        // frame that ended there, whose records were damage): the search
+        // starts at most at the end, never past it
+        let mut from = (self.frame_start + 1).min(self.inbuf.len());
         loop {
             if let Some(k) = self
                 .inbuf
@@ -478,18 +531,49 @@ impl<R: Read> Reader<R> {
         }
     }
 
+    /// Forgets the decoded state of the frame being read.
+    fn forget_frame(&mut self) {
+        self.out.clear();
+        self.opos = 0;
+        self.decoder.reset();
+        self.new_frame();
+    }
+
+    /// A frame begins: nothing decoded from it yet.
+    fn new_frame(&mut self) {
+        self.frame_decoded = 0;
+        self.frame_header = false;
+        self.frame_unknown = 0;
+    }
+
     /// The next record; `None` at the end of the input.
     pub fn next_record(&mut self) -> io::Result<Option<Record>> {
         use zstd::stream::raw::Operation;
         loop {
             // a whole record already decompressed?
-            match split_record(&self.out) {
+            match split_record(&self.out[self.opos..]) {
                 Ok(Some((tag, payload, used))) => {
                     let rec = self.decoder.record(tag, payload);
-                    self.out.drain(..used);
+                    self.opos += used;
                     match rec {
-                        Ok(Record::Unknown(_)) => self.unknown += 1,
-                        Ok(r) => return Ok(Some(r)),
+                        Ok(Record::Unknown(_)) => {
+                            self.unknown += 1;
+                            self.frame_unknown += 1;
+                            let cap = if self.frame_header {
+                                MAX_UNKNOWN_PER_FRAME
+                            } else {
+                                MAX_UNKNOWN_BEFORE_HEADER
+                            };
+                            if self.frame_unknown > cap {
+                                self.resync()?;
+                            }
+                        }
+                        Ok(r) => {
+                            if matches!(r, Record::Header(_)) {
+                                self.frame_header = true;
+                            }
+                            return Ok(Some(r));
+                        }
                         // a record that does not decode: the frame's
                         // state is lost with it
                         Err(_) => self.resync()?,
@@ -497,10 +581,13 @@ impl<R: Read> Reader<R> {
                     continue;
                 }
                 Ok(None) => {
-                    if std::mem::take(&mut self.frame_ended) && !self.out.is_empty() {
-                        self.damaged += 1;
-                        self.out.clear();
-                        self.decoder.reset();
+                    if std::mem::take(&mut self.frame_ended) {
+                        if self.opos < self.out.len() {
+                            self.damaged += 1;
+                            self.forget_frame();
+                        } else {
+                            self.new_frame();
+                        }
                     }
                 }
                 Err(_) => {
@@ -535,7 +622,16 @@ impl<R: Read> Reader<R> {
                         st.remaining
                     };
                     self.ipos += st.bytes_read;
+                    // what was made into records goes once per block
+                    self.out.drain(..self.opos);
+                    self.opos = 0;
                     self.out.extend_from_slice(&self.tmp[..st.bytes_written]);
+                    self.frame_decoded += st.bytes_written;
+                    self.decoded += st.bytes_written as u64;
+                    if self.frame_decoded > MAX_FRAME_DECODED {
+                        self.resync()?;
+                        continue;
+                    }
                     if st.remaining == 0 {
                         // a frame ended: the next begins here
                         self.frame_start = self.ipos;
@@ -628,11 +724,21 @@ impl Replay {
     /// Opens FILE and reads up to its first sample.
     pub fn open(path: &Path) -> io::Result<Self> {
         let file = open_input(path)?;
+        // a recording begins with a zstd frame (as --append checks): any
+        // other file is refused at once, not searched to its end for one
+        let mut magic = [0u8; 4];
+        let n = std::os::unix::fs::FileExt::read_at(&file, &mut magic, 0)?;
+        if n < 4 || magic != ZSTD_MAGIC {
+            return Err(refuse(
+                path,
+                "not a cgtop recording (it does not begin with a zstd frame)",
+            ));
+        }
         let mut reader = Reader::new(io::BufReader::new(file))?;
         let first = reader.next_sample()?;
         let header = reader.header().cloned().ok_or_else(|| {
             let why = if reader.damaged > 0 {
-                "no readable sample: not a cgtop recording, or damaged"
+                "no readable sample: not a cgtop recording, or damaged throughout"
             } else {
                 "no sample in it"
             };

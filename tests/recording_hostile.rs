@@ -22,6 +22,17 @@ fn header() -> Header {
     }
 }
 
+/// How `cgtop record` writes FILE (no cap, a frame a minute).
+fn config(file: &std::path::Path) -> cgtop::source::record::RecordConfig {
+    cgtop::source::record::RecordConfig {
+        path: file.to_path_buf(),
+        append: false,
+        max_size: None,
+        at_cap: cgtop::source::record::AtCap::Rotate,
+        frame_every: cgtop::source::record::FRAME_SECS,
+    }
+}
+
 fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
@@ -246,7 +257,7 @@ fn the_replay_history_fits_its_budget_at_any_width() {
 #[test]
 fn a_recorded_controller_name_reaches_no_terminal_raw() {
     use cgtop::model::{MountInfo, MountMode};
-    use cgtop::source::record::{AtCap, RecordConfig, Recorder};
+    use cgtop::source::record::Recorder;
     let hostile = "cpu\u{1b}]0;pwned\u{7}\u{202e}lav";
     let tree = common::copy_fixture("pure-v2-systemd");
     let dir = tempfile::tempdir().unwrap();
@@ -259,17 +270,7 @@ fn a_recorded_controller_name_reaches_no_terminal_raw() {
         },
     };
     let mut c = common::collector(tree.path());
-    let mut rec = Recorder::create(
-        RecordConfig {
-            path: file.clone(),
-            append: false,
-            max_size: None,
-            at_cap: AtCap::Rotate,
-            frame_every: cgtop::source::record::FRAME_SECS,
-        },
-        h.clone(),
-    )
-    .unwrap();
+    let mut rec = Recorder::create(config(&file), h.clone()).unwrap();
     for k in 1..=2 {
         rec.write(&common::refresh(&mut c, f64::from(k)), &[])
             .unwrap();
@@ -318,7 +319,7 @@ fn a_recorded_controller_name_reaches_no_terminal_raw() {
 fn extreme_recorded_values_replay_without_panic() {
     use cgtop::cgroupfs::io::{DevId, IoStat, IoStatDev, IoStatDevice};
     use cgtop::cgroupfs::{CpuStat, Limit};
-    use cgtop::source::record::{AtCap, RecordConfig, Recorder};
+    use cgtop::source::record::Recorder;
     let tree = common::copy_fixture("pure-v2-systemd");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("odd.rec");
@@ -326,17 +327,7 @@ fn extreme_recorded_values_replay_without_panic() {
     h.start_unix = Duration::from_nanos(u64::MAX - 5);
     h.interval = Duration::from_nanos(u64::MAX);
     let mut c = common::collector(tree.path());
-    let mut rec = Recorder::create(
-        RecordConfig {
-            path: file.clone(),
-            append: false,
-            max_size: None,
-            at_cap: AtCap::Rotate,
-            frame_every: cgtop::source::record::FRAME_SECS,
-        },
-        h.clone(),
-    )
-    .unwrap();
+    let mut rec = Recorder::create(config(&file), h.clone()).unwrap();
     let ats = [0, u64::MAX, 1, u64::MAX / 2, u64::MAX / 2, 3, u64::MAX - 1];
     for (k, &at) in ats.iter().enumerate() {
         let mut r = common::refresh(&mut c, 1.0 + k as f64);
@@ -466,4 +457,150 @@ fn a_frame_asking_for_a_giant_window_is_skipped() {
     assert_eq!(ours.len(), 1, "a frame of our window reads");
     let (giant, damaged) = cgtop::source::record::read_all(&frame(27));
     assert_eq!((giant.len(), damaged), (0, 1), "a 128 MiB window");
+}
+
+/// `n` MiB of zeros through zstd at the recorder's level, after `head`
+/// (in the same frame): `head -c 256M /dev/zero | zstd -3` is 8 KB.
+fn zstd_of_zeros(head: &[u8], mib: usize) -> Vec<u8> {
+    use std::io::Write;
+    let mut z = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+    z.write_all(head).unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..mib {
+        z.write_all(&zeros).unwrap();
+    }
+    z.finish().unwrap()
+}
+
+/// All the records a reader gives, and the reader.
+fn read_through(bytes: &[u8]) -> (usize, cgtop::source::record::Reader<&[u8]>) {
+    let mut r = cgtop::source::record::Reader::new(bytes).unwrap();
+    let mut n = 0;
+    while r.next_record().unwrap().is_some() {
+        n += 1;
+    }
+    (n, r)
+}
+
+/// The zstd of 256 MiB of zeros (8 KB) decodes to a 2-byte record of an
+/// unknown kind per 2 bytes: the reader drained them one at a time off
+/// each 128 KiB block (a copy of the block each) and `cgtop replay` spun
+/// for minutes. A frame that does not begin with a header is given up
+/// after a few unknown records: the work is a block, not the 256 MiB.
+#[test]
+fn the_zstd_of_zeros_is_given_up_before_its_header() {
+    use cgtop::source::record::MAX_UNKNOWN_BEFORE_HEADER;
+    let z = zstd_of_zeros(&[], 256);
+    assert!(z.len() < 16 << 10, "{} bytes", z.len());
+    let (records, r) = read_through(&z);
+    assert_eq!(records, 0);
+    assert!(r.unknown <= MAX_UNKNOWN_BEFORE_HEADER + 1, "{}", r.unknown);
+    assert!(r.decoded <= 1 << 20, "{} bytes decoded", r.decoded);
+    assert!(r.damaged >= 1);
+}
+
+/// After a real header the same zeros: unknown records are capped in a
+/// frame too, and so are its decoded bytes; the header still counts.
+#[test]
+fn a_frame_of_zeros_after_its_header_is_capped() {
+    use cgtop::model::record::Encoder;
+    use cgtop::source::record::{MAX_FRAME_DECODED, MAX_UNKNOWN_PER_FRAME};
+    let mut head = Vec::new();
+    Encoder::new().start_frame(&header(), &mut head);
+    let z = zstd_of_zeros(&head, 256);
+    let (records, r) = read_through(&z);
+    assert_eq!(records, 1, "the header");
+    assert!(r.unknown <= MAX_UNKNOWN_PER_FRAME + 1, "{}", r.unknown);
+    assert!(r.decoded <= MAX_FRAME_DECODED as u64, "{}", r.decoded);
+    assert!(r.damaged >= 1);
+}
+
+/// The binary on the zstd of zeros: refused in seconds (it ran for
+/// minutes), naming the file, as a file that is no zstd at all is.
+#[test]
+fn the_binary_refuses_the_zstd_of_zeros_naming_the_file() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = dir.path().join("z.zst");
+    std::fs::write(&bomb, zstd_of_zeros(&[], 256)).unwrap();
+    let plain = dir.path().join("zeros");
+    std::fs::write(&plain, vec![0u8; 1 << 20]).unwrap();
+    for (file, why) in [
+        (&bomb, "no readable sample"),
+        (&plain, "does not begin with a zstd frame"),
+    ] {
+        for out in ["--json", "-b"] {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+                .args(["replay", file.to_str().unwrap(), out])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // a hang guard, not a speed test: the fixed reader takes
+            // milliseconds (BENCHMARKS.md), the old one minutes
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            let status = loop {
+                if let Some(s) = child.try_wait().unwrap() {
+                    break s;
+                }
+                if std::time::Instant::now() > deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!("cgtop replay {out} still running after 30 s on {file:?}");
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            };
+            let mut err = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+            assert_eq!(status.code(), Some(2), "{err}");
+            assert!(err.contains(file.to_str().unwrap()), "{err}");
+            assert!(err.contains("not a cgtop recording"), "{err}");
+            assert!(err.contains(why), "{err}");
+        }
+    }
+}
+
+/// Groups with unique 4 KB paths made at every sample: the writer's path
+/// table grew for a whole frame (a minute, 120 samples), past what a
+/// reader takes (`MAX_PATH_BYTES`), so the frame was written, held in
+/// the recorder's memory, and lost at replay. A frame now ends once its
+/// table passes `FRAME_PATH_BYTES`: every sample reads back.
+#[test]
+fn churn_of_long_unique_paths_is_recorded_in_frames_that_replay() {
+    use cgtop::model::rates::Rater;
+    use cgtop::model::snapshot::{GroupSample, Snapshot};
+    use cgtop::source::record::{read_all, refresh_of, Recorder};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("churn.rec");
+    let mut rec = Recorder::create(config(&file), header()).unwrap();
+    let level = "y".repeat(250);
+    let mut rater = Rater::new(Some(2));
+    // 80 MB of paths in 2 s: past MAX_PATH_BYTES in one frame
+    let samples = 20u64;
+    for s in 0..samples {
+        let mut groups: Vec<GroupSample> = (0..1_000u64)
+            .map(|k| {
+                let mut p = format!("churn/s{s}-{k}");
+                for _ in 0..16 {
+                    p.push('/');
+                    p.push_str(&level);
+                }
+                GroupSample::new(GroupPath::parse(p.as_bytes()).unwrap(), s * 10_000 + k)
+            })
+            .collect();
+        groups.sort_by(|a, b| a.path.cmp(&b.path));
+        let snap = Snapshot {
+            at: Duration::from_millis(100 * s),
+            groups,
+            cost: cgtop::model::snapshot::ScanCost::default(),
+        };
+        rec.write(&refresh_of(&mut rater, snap, None, Vec::new()), &[])
+            .unwrap();
+    }
+    rec.finish().unwrap();
+    let bytes = std::fs::read(&file).unwrap();
+    let (back, damaged) = read_all(&bytes);
+    assert_eq!(damaged, 0);
+    assert_eq!(back.len() as u64, samples);
 }
