@@ -934,6 +934,34 @@ mod tests {
         assert_eq!(route(b""), Route::BadRequest);
     }
 
+    /// Whatever the interval, at most two readings' bodies are alive: a
+    /// new reading waits until nobody holds the one before last.
+    #[test]
+    fn at_most_two_readings_bodies_alive() {
+        use crate::model::GroupPath;
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/memory-limited");
+        let opts = crate::cli::serve::export_options(GroupPath::root(), Some(root), None, None);
+        let (_, c) = exporter_collector(&opts).expect("the fixture is a cgroup2 tree");
+        let ex = Exporter::new(c, None, Duration::ZERO);
+        // a client still sending the first body
+        let first = ex.scrape(Format::Text);
+        let second = ex.scrape(Format::Text);
+        assert!(!Arc::ptr_eq(&first, &second), "interval 0: a new reading");
+        // `first` is still held: no third body, the last one again
+        let third = ex.scrape(Format::Text);
+        assert!(Arc::ptr_eq(&second, &third));
+        // both formats of one reading, from that reading
+        let om = ex.scrape_formats(&[Format::OpenMetrics, Format::Text]);
+        assert!(Arc::ptr_eq(&om[1], &second));
+        drop(first);
+        let fourth = ex.scrape(Format::Text);
+        assert!(
+            !Arc::ptr_eq(&second, &fourth),
+            "a new reading once it is let go"
+        );
+    }
+
     #[test]
     fn route_never_panics() {
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
