@@ -22,6 +22,7 @@ use crate::render::openmetrics::{self, Format, Scrape};
 use crate::run::{collector_config, locate};
 use crate::source::collector::{clock_start, Collector, Refresh};
 use anyhow::{Context, Result};
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::fs::OpenOptionsExt;
@@ -48,19 +49,24 @@ pub const MAX_PENDING: usize = 256;
 /// Of those, from one peer (an IPv4 address or an IPv6 /64); past it
 /// that peer's oldest is closed.
 pub const MAX_PENDING_PER_PEER: usize = 64;
-/// Complete requests answered at once (waiting for their reading, or
-/// being sent their answer); past it the answer whose client has gone
-/// longest without taking a byte is dropped for the newest request, or,
-/// when none is being sent, the request that has waited longest.
-pub const MAX_CONNECTIONS: usize = 128;
-/// Of those, from one peer.
-pub const MAX_CONNECTIONS_PER_PEER: usize = 32;
+/// Complete scrape requests waiting for their reading (all share the
+/// next one, so each costs only its socket); past it the oldest of the
+/// peer with the most is closed.
+pub const MAX_WAITING: usize = 1024;
+/// Of those, from one peer; past it that peer's oldest is closed.
+pub const MAX_WAITING_PER_PEER: usize = 256;
+/// Answers being sent (each holds its socket's buffers, and its
+/// reading's body until it is sent); past it the one whose client has
+/// gone longest without taking a byte is dropped.
+pub const MAX_SENDING: usize = 128;
+/// Of those, to one peer.
+pub const MAX_SENDING_PER_PEER: usize = 32;
 /// The time a client has to take the whole answer, from when it is
 /// ready (a scrape that waited for a reading does not eat into it).
 pub const CLIENT_DEADLINE: Duration = Duration::from_secs(10);
 /// Descriptors the connections may hold at once: the collector keeps
 /// that many fewer open between readings.
-pub const CONNECTION_FDS: u64 = (MAX_PENDING + MAX_CONNECTIONS + ACCEPT_BATCH) as u64;
+pub const CONNECTION_FDS: u64 = (MAX_PENDING + MAX_WAITING + MAX_SENDING + ACCEPT_BATCH) as u64;
 /// Connections accepted per turn of the loop: the heads already in are
 /// read between two batches.
 const ACCEPT_BATCH: usize = 32;
@@ -624,35 +630,9 @@ impl Front {
         }
     }
 
-    /// Takes a complete request: when its peer has
-    /// [`MAX_CONNECTIONS_PER_PEER`] already, or [`MAX_CONNECTIONS`] are
-    /// taken, one of that peer's (or of all) is closed for it: the answer
-    /// whose client has gone longest without taking a byte, or, when
-    /// none is being sent, the request that has waited longest for its
-    /// reading.
+    /// Takes a complete request (the limits are kept by [`Front::trim`]
+    /// once per turn of the loop).
     fn admit_active(&mut self, s: TcpStream, peer: IpAddr, r: Route, now: Instant) {
-        let of_peer = self.active.iter().filter(|a| a.peer == peer).count();
-        let scope_peer = of_peer >= MAX_CONNECTIONS_PER_PEER;
-        if scope_peer || self.active.len() >= MAX_CONNECTIONS {
-            let in_scope = |a: &&Active| !scope_peer || a.peer == peer;
-            let stalled = self
-                .active
-                .iter()
-                .enumerate()
-                .filter(|(_, a)| in_scope(a))
-                .filter_map(|(i, a)| match &a.state {
-                    ActiveState::Sending(o) => Some((i, o.progress)),
-                    ActiveState::Waiting { .. } => None,
-                })
-                .min_by_key(|&(_, t)| t)
-                .map(|(i, _)| i);
-            // `active` keeps its order of arrival but for the answers
-            // taken out: the first waiting one in scope is the oldest
-            let victim = stalled.or_else(|| self.active.iter().position(|a| in_scope(&a)));
-            if let Some(i) = victim {
-                close(&self.active.remove(i).s);
-            }
-        }
         let state = match fixed_answer(r, now) {
             Some(o) => ActiveState::Sending(o),
             None => match r {
@@ -667,6 +647,75 @@ impl Front {
         if send(&mut a) {
             self.active.push(a);
         }
+    }
+
+    /// Keeps the limits on complete requests: past
+    /// [`MAX_WAITING_PER_PEER`] requests of one peer waiting for their
+    /// reading, that peer's oldest are closed, and past [`MAX_WAITING`]
+    /// in all, the oldest of the peer with the most; past
+    /// [`MAX_SENDING_PER_PEER`] answers being sent to one peer, or
+    /// [`MAX_SENDING`] in all, those whose clients have gone longest
+    /// without taking a byte are dropped.
+    fn trim(&mut self) {
+        let waiting = |a: &Active| matches!(a.state, ActiveState::Waiting { .. });
+        let stalled_since = |a: &Active| match &a.state {
+            ActiveState::Sending(o) => Some(o.progress),
+            ActiveState::Waiting { .. } => None,
+        };
+        let mut drop = vec![false; self.active.len()];
+        let mut per_peer: HashMap<IpAddr, (usize, usize)> = HashMap::new();
+        for a in &self.active {
+            let e = per_peer.entry(a.peer).or_default();
+            if waiting(a) {
+                e.0 += 1;
+            } else {
+                e.1 += 1;
+            }
+        }
+        let mut waiting_all: usize = per_peer.values().map(|c| c.0).sum();
+        let mut sending_all: usize = per_peer.values().map(|c| c.1).sum();
+        // `active` is in order of arrival: a peer's first waiting
+        // requests are its oldest
+        for (i, a) in self.active.iter().enumerate() {
+            if !waiting(a) {
+                continue;
+            }
+            let over_all = waiting_all > MAX_WAITING
+                && per_peer
+                    .iter()
+                    .max_by_key(|(_, c)| c.0)
+                    .is_some_and(|(p, _)| *p == a.peer);
+            let c = per_peer.entry(a.peer).or_default();
+            if c.0 > MAX_WAITING_PER_PEER || over_all {
+                c.0 -= 1;
+                waiting_all -= 1;
+                drop[i] = true;
+            }
+        }
+        let mut by_stall: Vec<(Instant, usize)> = self
+            .active
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| Some((stalled_since(a)?, i)))
+            .collect();
+        by_stall.sort_unstable();
+        for (_, i) in by_stall {
+            let c = per_peer.entry(self.active[i].peer).or_default();
+            if c.1 > MAX_SENDING_PER_PEER || sending_all > MAX_SENDING {
+                c.1 -= 1;
+                sending_all -= 1;
+                drop[i] = true;
+            }
+        }
+        let mut i = 0;
+        self.active.retain(|a| {
+            let keep = !drop[i];
+            i += 1;
+            if !keep {
+                close(&a.s);
+            }
+            keep
+        });
     }
 
     /// Starts sending the bodies of a finished reading.
@@ -910,6 +959,7 @@ pub fn serve(opts: &Options, cfg: &ServeConfig) -> Result<Option<i32>> {
                 }
             }
         }
+        front.trim();
         front.ask(&jobs);
     }
     Ok(None)
