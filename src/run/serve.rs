@@ -748,10 +748,10 @@ impl Front {
 
     /// Asks the scraping thread for a reading for every request waiting
     /// for one, unless a reading is being taken (those that come
-    /// meanwhile share the next one).
-    fn ask(&mut self, jobs: &std::sync::mpsc::Sender<Job>) {
+    /// meanwhile share the next one). `false` when that thread is gone.
+    fn ask(&mut self, jobs: &std::sync::mpsc::Sender<Job>) -> bool {
         if self.scraping {
-            return;
+            return true;
         }
         let batch = self.next_batch;
         let mut formats = Vec::new();
@@ -766,10 +766,11 @@ impl Front {
             }
         }
         if formats.is_empty() {
-            return;
+            return true;
         }
         self.next_batch += 1;
         self.scraping = jobs.send(Job { batch, formats }).is_ok();
+        self.scraping
     }
 
     /// Drops the heads and the answers past their deadlines.
@@ -960,7 +961,9 @@ pub fn serve(opts: &Options, cfg: &ServeConfig) -> Result<Option<i32>> {
             }
         }
         front.trim();
-        front.ask(&jobs);
+        if !front.ask(&jobs) {
+            anyhow::bail!("the scraping thread ended");
+        }
     }
     Ok(None)
 }
