@@ -44,11 +44,14 @@ pub const MAX_REQUEST: usize = 8 << 10;
 /// needs (no thread, no slot).
 pub const HEAD_DEADLINE: Duration = Duration::from_secs(2);
 /// Connections whose request head is still coming; past it the oldest is
-/// closed for the newest.
-pub const MAX_PENDING: usize = 256;
+/// closed for the newest. A real scraper sends its head within
+/// milliseconds of connecting: it is pushed out only by this many newer
+/// connections before then. Each holds its socket and at most
+/// [`MAX_REQUEST`] bytes (8 MiB in all).
+pub const MAX_PENDING: usize = 1024;
 /// Of those, from one peer (an IPv4 address or an IPv6 /64); past it
 /// that peer's oldest is closed.
-pub const MAX_PENDING_PER_PEER: usize = 64;
+pub const MAX_PENDING_PER_PEER: usize = 256;
 /// Complete scrape requests waiting for their reading (all share the
 /// next one, so each costs only its socket); past it the oldest of the
 /// peer with the most is closed.
@@ -602,9 +605,12 @@ struct Front {
 impl Front {
     /// Takes a new connection among the pending ones: when its peer has
     /// [`MAX_PENDING_PER_PEER`] already, that peer's oldest is closed;
-    /// when [`MAX_PENDING`] are pending, the oldest of all is.
+    /// when [`MAX_PENDING`] are pending, the oldest of all (not of the
+    /// peer with the most: a local attacker shares the scraper's address
+    /// and would make it that peer).
     fn admit_pending(&mut self, s: TcpStream, peer: IpAddr, now: Instant) {
         let of_peer = self.pending.iter().filter(|p| p.peer == peer).count();
+        // `pending` is in order of arrival: a peer's first is its oldest
         let oldest = if of_peer >= MAX_PENDING_PER_PEER {
             self.pending.iter().position(|p| p.peer == peer)
         } else if self.pending.len() >= MAX_PENDING {
