@@ -8,12 +8,15 @@
 //! user's rights.
 //!
 //! The HTTP server is our own, on `std::net`, not tiny_http: it must
-//! bound what a client can cost (a request of at most
-//! [`MAX_REQUEST`] bytes read within one deadline, however slowly it
-//! trickles in; at most [`MAX_CONNECTIONS`] connections at once, the
-//! next answered 503 at once), and tiny_http 0.12 has no read deadline
-//! or header size limit to set. One request per connection (`Connection:
-//! close`), GET /metrics only.
+//! bound what a client can cost, and tiny_http 0.12 has no read deadline
+//! or header size limit to set. One thread polls every connection
+//! (non-blocking): a request head of at most [`MAX_REQUEST`] bytes whole
+//! within [`HEAD_DEADLINE`], read without holding anything a scrape
+//! needs; the answer sent as the client takes it, within
+//! [`CLIENT_DEADLINE`]; every kind of connection capped in all and per
+//! peer, the least useful closed first. One more thread takes the
+//! readings. One request per connection (`Connection: close`), GET
+//! /metrics only.
 
 use crate::model::tree::Tree;
 use crate::model::MountInfo;
@@ -53,10 +56,10 @@ pub const MAX_PENDING: usize = 1024;
 /// that peer's oldest is closed.
 pub const MAX_PENDING_PER_PEER: usize = 256;
 /// Complete scrape requests waiting for their reading (all share the
-/// next one, so each costs only its socket); past it the oldest of the
-/// peer with the most is closed.
+/// next one, so each costs only its socket); past it the oldest is
+/// answered 503 (`Retry-After: 1`) and closed.
 pub const MAX_WAITING: usize = 1024;
-/// Of those, from one peer; past it that peer's oldest is closed.
+/// Of those, from one peer; past it that peer's oldest is answered 503.
 pub const MAX_WAITING_PER_PEER: usize = 256;
 /// Answers being sent (each holds its socket's buffers, and its
 /// reading's body until it is sent); past it the one whose client has
@@ -545,6 +548,18 @@ fn fixed_answer(r: Route, now: Instant) -> Option<Sending> {
     ))
 }
 
+/// The 503 of a request closed for lack of room: what the socket takes
+/// at once, then closed.
+fn refuse(a: &mut Active, now: Instant) {
+    let mut o = Sending::new(
+        "503 Service Unavailable",
+        &format!("{TEXT}Retry-After: 1\r\n"),
+        Body::Fixed(b"too many connections\n"),
+        now,
+    );
+    let _ = o.write(&mut a.s);
+}
+
 fn close(s: &TcpStream) {
     let _ = s.shutdown(std::net::Shutdown::Both);
 }
@@ -657,8 +672,8 @@ impl Front {
 
     /// Keeps the limits on complete requests: past
     /// [`MAX_WAITING_PER_PEER`] requests of one peer waiting for their
-    /// reading, that peer's oldest are closed, and past [`MAX_WAITING`]
-    /// in all, the oldest of the peer with the most; past
+    /// reading, that peer's oldest are answered 503, and past
+    /// [`MAX_WAITING`] in all, the oldest of all; past
     /// [`MAX_SENDING_PER_PEER`] answers being sent to one peer, or
     /// [`MAX_SENDING`] in all, those whose clients have gone longest
     /// without taking a byte are dropped.
@@ -686,11 +701,7 @@ impl Front {
             if !waiting(a) {
                 continue;
             }
-            let over_all = waiting_all > MAX_WAITING
-                && per_peer
-                    .iter()
-                    .max_by_key(|(_, c)| c.0)
-                    .is_some_and(|(p, _)| *p == a.peer);
+            let over_all = waiting_all > MAX_WAITING;
             let c = per_peer.entry(a.peer).or_default();
             if c.0 > MAX_WAITING_PER_PEER || over_all {
                 c.0 -= 1;
@@ -713,11 +724,15 @@ impl Front {
                 drop[i] = true;
             }
         }
+        let now = Instant::now();
         let mut i = 0;
-        self.active.retain(|a| {
+        self.active.retain_mut(|a| {
             let keep = !drop[i];
             i += 1;
             if !keep {
+                if waiting(a) {
+                    refuse(a, now);
+                }
                 close(&a.s);
             }
             keep
