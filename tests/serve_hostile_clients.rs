@@ -52,7 +52,7 @@ fn big_tree() -> tempfile::TempDir {
             .status()
             .unwrap()
             .success();
-        assert!(ok, "cp -a {from:?}");
+        assert!(ok, "cp -a {}", from.display());
         t
     } else {
         common::copy_fixture("memory-limited")

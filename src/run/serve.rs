@@ -397,7 +397,7 @@ fn peer_of(addr: SocketAddr) -> IpAddr {
             o[8..].fill(0);
             IpAddr::V6(o.into())
         }
-        v4 => v4,
+        v4 @ IpAddr::V4(_) => v4,
     }
 }
 
@@ -829,13 +829,11 @@ fn send(a: &mut Active) -> bool {
     let ActiveState::Sending(o) = &mut a.state else {
         return true;
     };
-    match o.write(&mut a.s) {
-        Ok(false) => true,
-        Ok(true) | Err(_) => {
-            close(&a.s);
-            false
-        }
+    if let Ok(false) = o.write(&mut a.s) {
+        return true;
     }
+    close(&a.s);
+    false
 }
 
 /// `cgtop serve`: binds, prints one line on stderr, serves until SIGTERM
