@@ -278,9 +278,11 @@ fn unfinished_request_heads_do_not_keep_scrapes_out() {
     assert_all_answered("under 308 unfinished request heads", &scrapes, 1.0);
 }
 
-/// 20 connections that send a whole request for a large answer and never
-/// read it (each a new one once the server drops it) cannot keep a
-/// scrape out: an answer being sent holds no scrape slot.
+/// 40 connections from the scraper's own address that send a whole
+/// request for a large answer and never read it (each a new one once the
+/// server drops it) cannot keep a scrape out: an answer being sent holds
+/// no scrape slot, and past 32 answers to one address the most stalled
+/// goes.
 #[test]
 fn clients_that_never_read_the_answer_do_not_keep_scrapes_out() {
     let tree = big_tree();
@@ -288,7 +290,7 @@ fn clients_that_never_read_the_answer_do_not_keep_scrapes_out() {
     let mut attack = Attack::new();
     attack.clients(
         srv.addr,
-        20,
+        40,
         b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
         b"",
         Duration::ZERO,
@@ -299,5 +301,5 @@ fn clients_that_never_read_the_answer_do_not_keep_scrapes_out() {
     // the answer here is 12 MB read from 400 groups: a scrape alone may
     // take a few seconds of a loaded machine's debug build; what counts
     // is that none is refused or left waiting for the attackers
-    assert_all_answered("under 20 clients that never read", &scrapes, 8.0);
+    assert_all_answered("under 40 clients that never read", &scrapes, 8.0);
 }
