@@ -112,7 +112,16 @@ pub fn main(a: ServeArgs) -> ExitCode {
         Ok(p) => p,
         Err(c) => return c,
     };
-    let opts = export_options(start, a.root, a.depth, a.max_kept_fds);
+    let mut opts = export_options(start, a.root, a.depth, a.max_kept_fds);
+    // the connections' descriptors come out of the collector's budget
+    if let Some(kept) = opts.max_kept_fds {
+        let soft =
+            scan::raise_nofile_limit(kept as u64 + scan::FD_RESERVE + export::CONNECTION_FDS);
+        opts.max_kept_fds = Some(scan::budget_within(
+            kept,
+            soft.saturating_sub(export::CONNECTION_FDS),
+        ));
+    }
     let cfg = ServeConfig {
         listen,
         min_interval,

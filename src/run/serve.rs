@@ -8,12 +8,15 @@
 //! user's rights.
 //!
 //! The HTTP server is our own, on `std::net`, not tiny_http: it must
-//! bound what a client can cost (a request of at most
-//! [`MAX_REQUEST`] bytes read within one deadline, however slowly it
-//! trickles in; at most [`MAX_CONNECTIONS`] connections at once, the
-//! next answered 503 at once), and tiny_http 0.12 has no read deadline
-//! or header size limit to set. One request per connection (`Connection:
-//! close`), GET /metrics only.
+//! bound what a client can cost, and tiny_http 0.12 has no read deadline
+//! or header size limit to set. One thread polls every connection
+//! (non-blocking): a request head of at most [`MAX_REQUEST`] bytes whole
+//! within [`HEAD_DEADLINE`], read without holding anything a scrape
+//! needs; the answer sent as the client takes it, within
+//! [`CLIENT_DEADLINE`]; every kind of connection capped in all and per
+//! peer, the least useful closed first. One more thread takes the
+//! readings. One request per connection (`Connection: close`), GET
+//! /metrics only.
 
 use crate::model::tree::Tree;
 use crate::model::MountInfo;
@@ -22,12 +25,13 @@ use crate::render::openmetrics::{self, Format, Scrape};
 use crate::run::{collector_config, locate};
 use crate::source::collector::{clock_start, Collector, Refresh};
 use anyhow::{Context, Result};
+use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 /// The default address of `cgtop serve`: loopback only (an exporter of
@@ -38,11 +42,40 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:19586";
 /// The largest request (request line and headers) read.
 pub const MAX_REQUEST: usize = 8 << 10;
-/// Connections served at once; more are answered 503 and closed.
-pub const MAX_CONNECTIONS: usize = 16;
-/// The time a client has to send its request, and then again to take
-/// the whole answer.
+/// The time a client has, from its connection, to send its whole request
+/// head; the head is read meanwhile without holding anything a scrape
+/// needs (no thread, no slot).
+pub const HEAD_DEADLINE: Duration = Duration::from_secs(2);
+/// Connections whose request head is still coming; past it the oldest is
+/// closed for the newest. A real scraper sends its head within
+/// milliseconds of connecting: it is pushed out only by this many newer
+/// connections before then. Each holds its socket and at most
+/// [`MAX_REQUEST`] bytes (8 MiB in all).
+pub const MAX_PENDING: usize = 1024;
+/// Of those, from one peer (an IPv4 address or an IPv6 /64); past it
+/// that peer's oldest is closed.
+pub const MAX_PENDING_PER_PEER: usize = 256;
+/// Complete scrape requests waiting for their reading (all share the
+/// next one, so each costs only its socket); past it the oldest is
+/// answered 503 (`Retry-After: 1`) and closed.
+pub const MAX_WAITING: usize = 1024;
+/// Of those, from one peer; past it that peer's oldest is answered 503.
+pub const MAX_WAITING_PER_PEER: usize = 256;
+/// Answers being sent (each holds its socket's buffers, and its
+/// reading's body until it is sent); past it the one whose client has
+/// gone longest without taking a byte is dropped.
+pub const MAX_SENDING: usize = 128;
+/// Of those, to one peer.
+pub const MAX_SENDING_PER_PEER: usize = 32;
+/// The time a client has to take the whole answer, from when it is
+/// ready (a scrape that waited for a reading does not eat into it).
 pub const CLIENT_DEADLINE: Duration = Duration::from_secs(10);
+/// Descriptors the connections may hold at once: the collector keeps
+/// that many fewer open between readings.
+pub const CONNECTION_FDS: u64 = (MAX_PENDING + MAX_WAITING + MAX_SENDING + ACCEPT_BATCH) as u64;
+/// Connections accepted per turn of the loop: the heads already in are
+/// read between two batches.
+const ACCEPT_BATCH: usize = 32;
 /// The default `--min-interval`.
 pub const DEFAULT_MIN_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -55,6 +88,12 @@ pub struct ExportOptions {
 }
 
 /// One collector and its last reading, shared by every scraper.
+///
+/// Memory: at most two readings' bodies are alive at once, the last one
+/// and the one before it while some client is still being sent it (a new
+/// reading is taken only once nobody holds the one before last, so a
+/// client that takes its answer slowly delays the next reading by at
+/// most the answer's deadline, and never makes a third body).
 pub struct Exporter {
     state: Mutex<State>,
     filter: Option<String>,
@@ -65,6 +104,8 @@ struct State {
     collector: Collector,
     start: Instant,
     last: Option<Reading>,
+    /// The bodies of the reading before `last`, while anyone sends them.
+    before_last: Vec<Weak<String>>,
 }
 
 struct Reading {
@@ -83,6 +124,7 @@ impl Exporter {
                 collector,
                 start: clock_start(),
                 last: None,
+                before_last: Vec::new(),
             }),
             filter: filter.filter(|f| !f.is_empty()),
             min_interval,
@@ -93,42 +135,60 @@ impl Exporter {
     /// younger than the minimum interval, else from a new one. Scrapers
     /// that come meanwhile wait for that reading and share it.
     pub fn scrape(&self, format: Format) -> Arc<String> {
+        let mut out = self.scrape_formats(&[format]);
+        out.pop().unwrap_or_default()
+    }
+
+    /// The exposition in each of `formats`, all from one reading.
+    pub fn scrape_formats(&self, formats: &[Format]) -> Vec<Arc<String>> {
         let mut st = self
             .state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut reading = match st.last.take() {
-            Some(r) if r.at.elapsed() < self.min_interval => r,
-            _ => {
-                let t0 = Instant::now();
-                let start = st.start;
-                let refresh = st.collector.refresh_timed(start);
-                Reading {
-                    at: Instant::now(),
-                    refresh,
-                    duration: t0.elapsed(),
-                    bodies: [None, None],
+        let st = &mut *st;
+        let young = st
+            .last
+            .as_ref()
+            .is_some_and(|r| r.at.elapsed() < self.min_interval);
+        let before_last_sent = st.before_last.iter().any(|w| w.strong_count() > 0);
+        if st.last.is_none() || !(young || before_last_sent) {
+            st.before_last = st
+                .last
+                .take()
+                .map(|r| r.bodies.iter().flatten().map(Arc::downgrade).collect())
+                .unwrap_or_default();
+            let t0 = Instant::now();
+            let refresh = st.collector.refresh_timed(st.start);
+            st.last = Some(Reading {
+                at: Instant::now(),
+                refresh,
+                duration: t0.elapsed(),
+                bodies: [None, None],
+            });
+        }
+        let Some(reading) = st.last.as_mut() else {
+            return Vec::new();
+        };
+        formats
+            .iter()
+            .map(|&format| {
+                let slot = match format {
+                    Format::OpenMetrics => 0,
+                    Format::Text => 1,
+                };
+                if let Some(b) = &reading.bodies[slot] {
+                    return Arc::clone(b);
                 }
-            }
-        };
-        let slot = match format {
-            Format::OpenMetrics => 0,
-            Format::Text => 1,
-        };
-        let body = if let Some(b) = &reading.bodies[slot] {
-            Arc::clone(b)
-        } else {
-            let b = Arc::new(render(
-                &reading.refresh,
-                self.filter.as_deref(),
-                reading.duration,
-                format,
-            ));
-            reading.bodies[slot] = Some(Arc::clone(&b));
-            b
-        };
-        st.last = Some(reading);
-        body
+                let b = Arc::new(render(
+                    &reading.refresh,
+                    self.filter.as_deref(),
+                    reading.duration,
+                    format,
+                ));
+                reading.bodies[slot] = Some(Arc::clone(&b));
+                b
+            })
+            .collect()
     }
 }
 
@@ -321,32 +381,6 @@ pub fn route(head: &[u8]) -> Route {
     Route::Metrics(Format::negotiate(accept))
 }
 
-/// Reads a request's head within the deadline: `Err` when the client is
-/// too slow or goes away, `Ok(None)` when it is too large.
-fn read_head(s: &mut TcpStream, deadline: Instant) -> std::io::Result<Option<Vec<u8>>> {
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 1024];
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(std::io::ErrorKind::TimedOut.into());
-        }
-        s.set_read_timeout(Some(left))?;
-        let n = s.read(&mut chunk)?;
-        if n == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(end) = find_end(&buf) {
-            buf.truncate(end);
-            return Ok(Some(buf));
-        }
-        if buf.len() >= MAX_REQUEST {
-            return Ok(None);
-        }
-    }
-}
-
 /// Where the head ends (the blank line), from its start.
 fn find_end(b: &[u8]) -> Option<usize> {
     b.windows(4)
@@ -354,100 +388,459 @@ fn find_end(b: &[u8]) -> Option<usize> {
         .or_else(|| b.windows(2).position(|w| w == b"\n\n"))
 }
 
-/// Writes the answer by `deadline` as a whole: each write may wait only
-/// for what is left of it, so a client that takes the answer slowly, but
-/// never slowly enough for one write to wait the whole deadline, still
-/// loses its connection (its slot and its thread) at the deadline.
-fn respond(
-    s: &mut TcpStream,
-    status: &str,
-    headers: &str,
-    body: &[u8],
-    deadline: Instant,
-) -> std::io::Result<()> {
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n{headers}\r\n",
-        body.len()
-    );
-    write_by(s, head.as_bytes(), deadline)?;
-    write_by(s, body, deadline)
+/// Whom the per-peer limits count together: an IPv4 address, or an IPv6
+/// /64 (one host is given a whole /64 to pick its addresses from).
+fn peer_of(addr: SocketAddr) -> IpAddr {
+    match addr.ip().to_canonical() {
+        IpAddr::V6(v6) => {
+            let mut o = v6.octets();
+            o[8..].fill(0);
+            IpAddr::V6(o.into())
+        }
+        v4 @ IpAddr::V4(_) => v4,
+    }
 }
 
-fn write_by(s: &mut TcpStream, mut b: &[u8], deadline: Instant) -> std::io::Result<()> {
-    while !b.is_empty() {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(std::io::ErrorKind::TimedOut.into());
-        }
-        // SO_SNDTIMEO bounds the whole of one send, however many times
-        // it waits for room
-        s.set_write_timeout(Some(left))?;
-        match s.write(b) {
-            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-            Ok(n) => b = &b[n..],
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+/// A connection whose request head is still coming.
+struct Pending {
+    s: TcpStream,
+    peer: IpAddr,
+    since: Instant,
+    head: Vec<u8>,
+}
+
+/// What reading more of a head gave.
+enum HeadRead {
+    More,
+    Done(Route),
+    Gone,
+}
+
+impl Pending {
+    /// Reads what has come (the socket is non-blocking), up to
+    /// [`MAX_REQUEST`] bytes in all.
+    fn read(&mut self) -> HeadRead {
+        let mut chunk = [0u8; 2048];
+        loop {
+            let room = MAX_REQUEST - self.head.len();
+            match self.s.read(&mut chunk[..room.min(2048)]) {
+                Ok(0) => return HeadRead::Gone,
+                Ok(n) => {
+                    self.head.extend_from_slice(&chunk[..n]);
+                    if let Some(end) = find_end(&self.head) {
+                        return HeadRead::Done(route(&self.head[..end]));
+                    }
+                    if self.head.len() >= MAX_REQUEST {
+                        return HeadRead::Done(Route::TooLarge);
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return HeadRead::More,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return HeadRead::Gone,
+            }
         }
     }
-    Ok(())
 }
 
-/// Serves one connection: one request, one answer, then close.
-fn serve_one(mut s: TcpStream, ex: &Exporter) {
-    let deadline = Instant::now() + CLIENT_DEADLINE;
-    let text = "Content-Type: text/plain; charset=utf-8\r\n";
-    let res = match read_head(&mut s, deadline) {
-        Err(_) => return,
-        Ok(None) => route_answer(&mut s, Route::TooLarge, ex, text),
-        Ok(Some(head)) => route_answer(&mut s, route(&head), ex, text),
+/// An answer's bytes: the exposition, shared by every client sent it, or
+/// a short fixed text.
+enum Body {
+    Shared(Arc<String>),
+    Fixed(&'static [u8]),
+}
+
+impl Body {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Body::Shared(b) => b.as_bytes(),
+            Body::Fixed(b) => b,
+        }
+    }
+}
+
+/// An answer being sent, with no thread and no wait: as much as the
+/// socket takes whenever it takes some.
+struct Sending {
+    head: Vec<u8>,
+    body: Body,
+    done: usize,
+    deadline: Instant,
+    /// When the client last took a byte: the one that has gone longest
+    /// without is dropped first when room is needed.
+    progress: Instant,
+}
+
+impl Sending {
+    fn new(status: &str, headers: &str, body: Body, now: Instant) -> Self {
+        let head = format!(
+            "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n{headers}\r\n",
+            body.bytes().len()
+        );
+        Self {
+            head: head.into_bytes(),
+            body,
+            done: 0,
+            deadline: now + CLIENT_DEADLINE,
+            progress: now,
+        }
+    }
+
+    /// Writes what the socket takes: `Ok(true)` once all is sent.
+    fn write(&mut self, s: &mut TcpStream) -> std::io::Result<bool> {
+        loop {
+            let h = self.head.len();
+            let rest = if self.done < h {
+                &self.head[self.done..]
+            } else {
+                &self.body.bytes()[self.done - h..]
+            };
+            if rest.is_empty() {
+                return Ok(true);
+            }
+            match s.write(rest) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    self.done += n;
+                    self.progress = Instant::now();
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// A connection with a complete request: waiting for a reading (in
+/// `batch`, once one is asked for it), or being sent its answer.
+struct Active {
+    s: TcpStream,
+    peer: IpAddr,
+    state: ActiveState,
+}
+
+enum ActiveState {
+    Waiting { format: Format, batch: Option<u64> },
+    Sending(Sending),
+}
+
+const TEXT: &str = "Content-Type: text/plain; charset=utf-8\r\n";
+
+/// The answer to a request that is not a scrape (a scrape waits for its
+/// reading).
+fn fixed_answer(r: Route, now: Instant) -> Option<Sending> {
+    let (status, extra, body): (&str, &str, &'static [u8]) = match r {
+        Route::Metrics(_) => return None,
+        Route::NotFound => ("404 Not Found", "", b"cgtop serves /metrics\n"),
+        Route::MethodNotAllowed => ("405 Method Not Allowed", "Allow: GET\r\n", b"GET only\n"),
+        Route::BadRequest => ("400 Bad Request", "", b"bad request\n"),
+        Route::TooLarge => (
+            "431 Request Header Fields Too Large",
+            "",
+            b"request too large\n",
+        ),
     };
-    let _ = res;
+    Some(Sending::new(
+        status,
+        &format!("{TEXT}{extra}"),
+        Body::Fixed(body),
+        now,
+    ))
+}
+
+/// The 503 of a request closed for lack of room: what the socket takes
+/// at once, then closed.
+fn refuse(a: &mut Active, now: Instant) {
+    let mut o = Sending::new(
+        "503 Service Unavailable",
+        &format!("{TEXT}Retry-After: 1\r\n"),
+        Body::Fixed(b"too many connections\n"),
+        now,
+    );
+    let _ = o.write(&mut a.s);
+}
+
+fn close(s: &TcpStream) {
     let _ = s.shutdown(std::net::Shutdown::Both);
 }
 
-/// Answers a request; the client then has [`CLIENT_DEADLINE`] to take
-/// the answer (counted from when it is ready: a scrape that waited for a
-/// reading does not eat into it).
-fn route_answer(s: &mut TcpStream, r: Route, ex: &Exporter, text: &str) -> std::io::Result<()> {
-    let by = || Instant::now() + CLIENT_DEADLINE;
-    match r {
-        Route::Metrics(f) => {
-            let body = ex.scrape(f);
-            let ct = format!("Content-Type: {}\r\n", f.content_type());
-            respond(s, "200 OK", &ct, body.as_bytes(), by())
+/// A reading asked of the scraping thread, for every request waiting in
+/// `batch`, in the formats they asked for.
+struct Job {
+    batch: u64,
+    formats: Vec<Format>,
+}
+
+/// What the scraping thread sends back.
+struct Done {
+    batch: u64,
+    bodies: Vec<(Format, Arc<String>)>,
+}
+
+/// The scraping thread: one reading at a time, for every request that
+/// came while the one before was taken; wakes the loop through `wake`.
+fn spawn_scraper(
+    ex: Exporter,
+    wake: Arc<rustix::fd::OwnedFd>,
+) -> Result<(
+    std::sync::mpsc::Sender<Job>,
+    std::sync::mpsc::Receiver<Done>,
+)> {
+    let (job_tx, job_rx) = std::sync::mpsc::channel::<Job>();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<Done>();
+    std::thread::Builder::new()
+        .name("cgtop-scrape".into())
+        .spawn(move || {
+            for job in job_rx {
+                let bodies = ex.scrape_formats(&job.formats);
+                let done = Done {
+                    batch: job.batch,
+                    bodies: job.formats.iter().copied().zip(bodies).collect(),
+                };
+                if done_tx.send(done).is_err() {
+                    return;
+                }
+                let _ = rustix::io::write(&*wake, &1u64.to_ne_bytes());
+            }
+        })
+        .context("the scraping thread")?;
+    Ok((job_tx, done_rx))
+}
+
+/// The connections of `cgtop serve`, all in one thread: request heads
+/// read as they come from non-blocking sockets, answers sent as the
+/// clients take them; only the reading itself is done elsewhere.
+struct Front {
+    pending: Vec<Pending>,
+    active: Vec<Active>,
+    next_batch: u64,
+    scraping: bool,
+}
+
+impl Front {
+    /// Takes a new connection among the pending ones: when its peer has
+    /// [`MAX_PENDING_PER_PEER`] already, that peer's oldest is closed;
+    /// when [`MAX_PENDING`] are pending, the oldest of all (not of the
+    /// peer with the most: a local attacker shares the scraper's address
+    /// and would make it that peer).
+    fn admit_pending(&mut self, s: TcpStream, peer: IpAddr, now: Instant) {
+        let of_peer = self.pending.iter().filter(|p| p.peer == peer).count();
+        // `pending` is in order of arrival: a peer's first is its oldest
+        let oldest = if of_peer >= MAX_PENDING_PER_PEER {
+            self.pending.iter().position(|p| p.peer == peer)
+        } else if self.pending.len() >= MAX_PENDING {
+            Some(0)
+        } else {
+            None
+        };
+        if let Some(i) = oldest {
+            close(&self.pending.remove(i).s);
         }
-        Route::NotFound => respond(s, "404 Not Found", text, b"cgtop serves /metrics\n", by()),
-        Route::MethodNotAllowed => respond(
+        let mut p = Pending {
             s,
-            "405 Method Not Allowed",
-            &format!("{text}Allow: GET\r\n"),
-            b"GET only\n",
-            by(),
-        ),
-        Route::BadRequest => respond(s, "400 Bad Request", text, b"bad request\n", by()),
-        Route::TooLarge => respond(
-            s,
-            "431 Request Header Fields Too Large",
-            text,
-            b"request too large\n",
-            by(),
-        ),
+            peer,
+            since: now,
+            head: Vec::new(),
+        };
+        // the head often came with the connection: no turn of the loop
+        // for it, and nothing newer can push it out meanwhile
+        match p.read() {
+            HeadRead::More => self.pending.push(p),
+            HeadRead::Done(r) => self.admit_active(p.s, p.peer, r, now),
+            HeadRead::Gone => {}
+        }
+    }
+
+    /// Takes a complete request (the limits are kept by [`Front::trim`]
+    /// once per turn of the loop).
+    fn admit_active(&mut self, s: TcpStream, peer: IpAddr, r: Route, now: Instant) {
+        let state = match fixed_answer(r, now) {
+            Some(o) => ActiveState::Sending(o),
+            None => match r {
+                Route::Metrics(format) => ActiveState::Waiting {
+                    format,
+                    batch: None,
+                },
+                _ => return,
+            },
+        };
+        let mut a = Active { s, peer, state };
+        if send(&mut a) {
+            self.active.push(a);
+        }
+    }
+
+    /// Keeps the limits on complete requests: past
+    /// [`MAX_WAITING_PER_PEER`] requests of one peer waiting for their
+    /// reading, that peer's oldest are answered 503, and past
+    /// [`MAX_WAITING`] in all, the oldest of all; past
+    /// [`MAX_SENDING_PER_PEER`] answers being sent to one peer, or
+    /// [`MAX_SENDING`] in all, those whose clients have gone longest
+    /// without taking a byte are dropped.
+    fn trim(&mut self) {
+        let waiting = |a: &Active| matches!(a.state, ActiveState::Waiting { .. });
+        let stalled_since = |a: &Active| match &a.state {
+            ActiveState::Sending(o) => Some(o.progress),
+            ActiveState::Waiting { .. } => None,
+        };
+        let mut drop = vec![false; self.active.len()];
+        let mut per_peer: HashMap<IpAddr, (usize, usize)> = HashMap::new();
+        for a in &self.active {
+            let e = per_peer.entry(a.peer).or_default();
+            if waiting(a) {
+                e.0 += 1;
+            } else {
+                e.1 += 1;
+            }
+        }
+        let mut waiting_all: usize = per_peer.values().map(|c| c.0).sum();
+        let mut sending_all: usize = per_peer.values().map(|c| c.1).sum();
+        // `active` is in order of arrival: a peer's first waiting
+        // requests are its oldest
+        for (i, a) in self.active.iter().enumerate() {
+            if !waiting(a) {
+                continue;
+            }
+            let over_all = waiting_all > MAX_WAITING;
+            let c = per_peer.entry(a.peer).or_default();
+            if c.0 > MAX_WAITING_PER_PEER || over_all {
+                c.0 -= 1;
+                waiting_all -= 1;
+                drop[i] = true;
+            }
+        }
+        let mut by_stall: Vec<(Instant, usize)> = self
+            .active
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| Some((stalled_since(a)?, i)))
+            .collect();
+        by_stall.sort_unstable();
+        for (_, i) in by_stall {
+            let c = per_peer.entry(self.active[i].peer).or_default();
+            if c.1 > MAX_SENDING_PER_PEER || sending_all > MAX_SENDING {
+                c.1 -= 1;
+                sending_all -= 1;
+                drop[i] = true;
+            }
+        }
+        let now = Instant::now();
+        let mut i = 0;
+        self.active.retain_mut(|a| {
+            let keep = !drop[i];
+            i += 1;
+            if !keep {
+                if waiting(a) {
+                    refuse(a, now);
+                }
+                close(&a.s);
+            }
+            keep
+        });
+    }
+
+    /// Starts sending the bodies of a finished reading.
+    fn finished(&mut self, done: &Done, now: Instant) {
+        self.scraping = false;
+        let mut i = 0;
+        while i < self.active.len() {
+            let a = &mut self.active[i];
+            if let ActiveState::Waiting { format, batch } = a.state {
+                if batch == Some(done.batch) {
+                    let Some((_, body)) = done.bodies.iter().find(|(f, _)| *f == format) else {
+                        close(&self.active.remove(i).s);
+                        continue;
+                    };
+                    a.state = ActiveState::Sending(Sending::new(
+                        "200 OK",
+                        &format!("Content-Type: {}\r\n", format.content_type()),
+                        Body::Shared(Arc::clone(body)),
+                        now,
+                    ));
+                    if !send(a) {
+                        self.active.remove(i);
+                        continue;
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+
+    /// Asks the scraping thread for a reading for every request waiting
+    /// for one, unless a reading is being taken (those that come
+    /// meanwhile share the next one). `false` when that thread is gone.
+    fn ask(&mut self, jobs: &std::sync::mpsc::Sender<Job>) -> bool {
+        if self.scraping {
+            return true;
+        }
+        let batch = self.next_batch;
+        let mut formats = Vec::new();
+        for a in &mut self.active {
+            if let ActiveState::Waiting { format, batch: b } = &mut a.state {
+                if b.is_none() {
+                    *b = Some(batch);
+                    if !formats.contains(format) {
+                        formats.push(*format);
+                    }
+                }
+            }
+        }
+        if formats.is_empty() {
+            return true;
+        }
+        self.next_batch += 1;
+        self.scraping = jobs.send(Job { batch, formats }).is_ok();
+        self.scraping
+    }
+
+    /// Drops the heads and the answers past their deadlines.
+    fn expire(&mut self, now: Instant) {
+        self.pending.retain(|p| {
+            let keep = now < p.since + HEAD_DEADLINE;
+            if !keep {
+                close(&p.s);
+            }
+            keep
+        });
+        self.active.retain(|a| match &a.state {
+            ActiveState::Sending(o) if now >= o.deadline => {
+                close(&a.s);
+                false
+            }
+            _ => true,
+        });
+    }
+
+    /// The nearest deadline.
+    fn next_deadline(&self) -> Option<Instant> {
+        let heads = self.pending.iter().map(|p| p.since + HEAD_DEADLINE);
+        let answers = self.active.iter().filter_map(|a| match &a.state {
+            ActiveState::Sending(o) => Some(o.deadline),
+            ActiveState::Waiting { .. } => None,
+        });
+        heads.chain(answers).min()
     }
 }
 
-/// Counts a connection while it is served.
-struct Slot(Arc<AtomicUsize>);
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+/// Sends what the socket takes of a connection's answer: `false` once
+/// the connection is done with (all sent, or the client gone).
+fn send(a: &mut Active) -> bool {
+    let ActiveState::Sending(o) = &mut a.state else {
+        return true;
+    };
+    if let Ok(false) = o.write(&mut a.s) {
+        return true;
     }
+    close(&a.s);
+    false
 }
 
 /// `cgtop serve`: binds, prints one line on stderr, serves until SIGTERM
 /// or SIGINT (then ends with status 0, as `cgtop record` does: a service
 /// manager's stop is a clean end).
 pub fn serve(opts: &Options, cfg: &ServeConfig) -> Result<Option<i32>> {
+    use rustix::event::{eventfd, poll, EventfdFlags, PollFd, PollFlags, Timespec};
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         signal_hook::flag::register(sig, Arc::clone(&stop)).context("signal handler")?;
@@ -465,49 +858,131 @@ pub fn serve(opts: &Options, cfg: &ServeConfig) -> Result<Option<i32>> {
         );
     }
     listener.set_nonblocking(true).context("listener")?;
-    let ex = Arc::new(Exporter::new(
-        c,
-        cfg.export.filter.clone(),
-        cfg.min_interval,
-    ));
-    let busy = Arc::new(AtomicUsize::new(0));
+    let wake = Arc::new(
+        eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)
+            .map_err(std::io::Error::from)
+            .context("eventfd")?,
+    );
+    let ex = Exporter::new(c, cfg.export.filter.clone(), cfg.min_interval);
+    let (jobs, dones) = spawn_scraper(ex, Arc::clone(&wake))?;
+    let mut front = Front {
+        pending: Vec::new(),
+        active: Vec::new(),
+        next_batch: 0,
+        scraping: false,
+    };
+    // out of descriptors: accepting waits a while (the listener stays
+    // readable, and the loop must not spin on it)
+    let mut accept_after = Instant::now();
     while !stop.load(Ordering::Relaxed) {
-        use rustix::event::{poll, PollFd, PollFlags, Timespec};
-        let mut fds = [PollFd::new(&listener, PollFlags::IN)];
+        let now = Instant::now();
+        let accepting = now >= accept_after;
+        let wait = front
+            .next_deadline()
+            .map_or(Duration::MAX, |d| d.saturating_duration_since(now))
+            .min(if accepting {
+                Duration::from_millis(200)
+            } else {
+                accept_after - now
+            });
         let t = Timespec {
             tv_sec: 0,
-            tv_nsec: 200_000_000,
+            // at most 200 ms: within an i64
+            tv_nsec: i64::try_from(wait.as_nanos()).unwrap_or(0) + 1_000_000,
         };
+        let listen_for = if accepting {
+            PollFlags::IN
+        } else {
+            PollFlags::empty()
+        };
+        let mut fds = Vec::with_capacity(2 + front.pending.len() + front.active.len());
+        fds.push(PollFd::new(&listener, listen_for));
+        fds.push(PollFd::new(&*wake, PollFlags::IN));
+        fds.extend(
+            front
+                .pending
+                .iter()
+                .map(|p| PollFd::new(&p.s, PollFlags::IN)),
+        );
+        fds.extend(front.active.iter().map(|a| {
+            let f = match a.state {
+                ActiveState::Sending(_) => PollFlags::OUT,
+                ActiveState::Waiting { .. } => PollFlags::empty(),
+            };
+            PollFd::new(&a.s, f)
+        }));
         match poll(&mut fds, Some(&t)) {
-            Ok(0) | Err(rustix::io::Errno::INTR) => continue,
-            Ok(_) => {}
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
             Err(e) => return Err(std::io::Error::from(e)).context("poll"),
         }
-        let Ok((mut s, _)) = listener.accept() else {
-            continue;
-        };
-        let _ = s.set_nonblocking(false);
-        if busy.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
-            busy.fetch_sub(1, Ordering::AcqRel);
-            let _ = respond(
-                &mut s,
-                "503 Service Unavailable",
-                "Content-Type: text/plain; charset=utf-8\r\nRetry-After: 1\r\n",
-                b"too many connections\n",
-                Instant::now() + Duration::from_secs(1),
-            );
-            continue;
+        let ready: Vec<bool> = fds.iter().map(|f| !f.revents().is_empty()).collect();
+        drop(fds);
+        let now = Instant::now();
+        if ready[1] {
+            let mut b = [0u8; 8];
+            let _ = rustix::io::read(&*wake, &mut b);
         }
-        let slot = Slot(Arc::clone(&busy));
-        let ex = Arc::clone(&ex);
-        let spawned = std::thread::Builder::new()
-            .name("cgtop-http".into())
-            .spawn(move || {
-                let _slot = slot;
-                serve_one(s, &ex);
-            });
-        // no thread to be had: the connection is dropped (closed)
-        let _ = spawned;
+        // heads, then answers, by their places in `fds` (taken out of
+        // their lists from the back, so that the places stay true)
+        let (np, na) = (front.pending.len(), front.active.len());
+        for i in (0..na).rev() {
+            if !ready[2 + np + i] {
+                continue;
+            }
+            // a waiting request is polled for nothing: what wakes it is
+            // its client gone (HUP or an error), and it is answered no more
+            let gone = match front.active[i].state {
+                ActiveState::Waiting { .. } => {
+                    close(&front.active[i].s);
+                    true
+                }
+                ActiveState::Sending(_) => !send(&mut front.active[i]),
+            };
+            if gone {
+                front.active.remove(i);
+            }
+        }
+        for i in (0..np).rev() {
+            if !ready[2 + i] {
+                continue;
+            }
+            match front.pending[i].read() {
+                HeadRead::More => {}
+                HeadRead::Gone => {
+                    front.pending.remove(i);
+                }
+                HeadRead::Done(r) => {
+                    let p = front.pending.remove(i);
+                    front.admit_active(p.s, p.peer, r, now);
+                }
+            }
+        }
+        while let Ok(done) = dones.try_recv() {
+            front.finished(&done, now);
+        }
+        front.expire(now);
+        if ready[0] {
+            for _ in 0..ACCEPT_BATCH {
+                match listener.accept() {
+                    Ok((s, from)) => {
+                        if s.set_nonblocking(true).is_ok() {
+                            front.admit_pending(s, peer_of(from), now);
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(e) if matches!(e.raw_os_error(), Some(23 | 24 | 105 | 12)) => {
+                        // ENFILE, EMFILE, ENOBUFS, ENOMEM
+                        accept_after = now + Duration::from_millis(100);
+                        break;
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
+        front.trim();
+        if !front.ask(&jobs) {
+            anyhow::bail!("the scraping thread ended");
+        }
     }
     Ok(None)
 }
@@ -529,6 +1004,34 @@ mod tests {
         assert_eq!(route(b"GET /metrics"), Route::BadRequest);
         assert_eq!(route(b"\xff\xfe"), Route::BadRequest);
         assert_eq!(route(b""), Route::BadRequest);
+    }
+
+    /// Whatever the interval, at most two readings' bodies are alive: a
+    /// new reading waits until nobody holds the one before last.
+    #[test]
+    fn at_most_two_readings_bodies_alive() {
+        use crate::model::GroupPath;
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/memory-limited");
+        let opts = crate::cli::serve::export_options(GroupPath::root(), Some(root), None, None);
+        let (_, c) = exporter_collector(&opts).expect("the fixture is a cgroup2 tree");
+        let ex = Exporter::new(c, None, Duration::ZERO);
+        // a client still sending the first body
+        let first = ex.scrape(Format::Text);
+        let second = ex.scrape(Format::Text);
+        assert!(!Arc::ptr_eq(&first, &second), "interval 0: a new reading");
+        // `first` is still held: no third body, the last one again
+        let third = ex.scrape(Format::Text);
+        assert!(Arc::ptr_eq(&second, &third));
+        // both formats of one reading, from that reading
+        let om = ex.scrape_formats(&[Format::OpenMetrics, Format::Text]);
+        assert!(Arc::ptr_eq(&om[1], &second));
+        drop(first);
+        let fourth = ex.scrape(Format::Text);
+        assert!(
+            !Arc::ptr_eq(&second, &fourth),
+            "a new reading once it is let go"
+        );
     }
 
     #[test]
