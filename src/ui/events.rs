@@ -33,6 +33,30 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     };
     let mut lines: Vec<Line<'_>> = Vec::new();
     if let Some(w) = app.event_watch {
+        if let Some(why) = w.stopped {
+            lines.push(Line::styled(
+                fit(
+                    &format!("events: stopped ({why}); the tree is still read at every refresh"),
+                    inner,
+                ),
+                theme.warn,
+            ));
+        }
+        if w.v1_oom.over_cap > 0 || w.v1_oom.failed > 0 {
+            let err = w.v1_oom.last_error.map_or("", errno::name);
+            lines.push(Line::styled(
+                fit(
+                    &format!(
+                        "v1 memory: OOM kills not watched in {} groups (past the cap of {}), {} registrations failed {err}",
+                        w.v1_oom.over_cap,
+                        crate::source::events::V1_OOM_MAX,
+                        w.v1_oom.failed,
+                    ),
+                    inner,
+                ),
+                theme.warn,
+            ));
+        }
         if let KmsgState::Unreadable(e) = w.kmsg {
             lines.push(Line::styled(
                 fit(
@@ -77,11 +101,9 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     lines.push(Line::styled(fit(&head, inner), theme.column_header));
     let now = app.now();
     if n == 0 {
+        let watched = app.event_watch.map_or_else(String::new, |w| watched_words(&w));
         lines.push(Line::styled(
-            fit(
-                "no events yet: cgroup.events, memory.events, memory.swap.events and pids.events of every group are watched",
-                inner,
-            ),
+            fit(&format!("no events yet: {watched}"), inner),
             theme.dim,
         ));
     }
@@ -127,4 +149,24 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
         .title(Span::styled(title, theme.title))
         .title_bottom(Line::styled(format!(" {keys} "), theme.dim));
     f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// What the watcher watches, on which hierarchy, in words.
+pub fn watched_words(w: &crate::source::events::WatchStatus) -> String {
+    let mut parts = Vec::new();
+    if w.cgroup2 {
+        parts.push(
+            "cgroup2: cgroup.events, memory.events, memory.swap.events and pids.events of every group"
+                .to_owned(),
+        );
+    } else {
+        parts.push("groups made and removed".to_owned());
+    }
+    if w.v1_oom.on {
+        parts.push(format!(
+            "v1 memory: OOM kills of {} groups (memory.oom_control)",
+            w.v1_oom.registered
+        ));
+    }
+    format!("watched: {}", parts.join("; "))
 }
