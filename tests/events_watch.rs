@@ -57,6 +57,7 @@ fn config(max_watches: Option<usize>) -> WatchConfig {
         mapping: None,
         clock: Instant::now(),
         clock_unix: Duration::from_secs(1_700_000_000),
+        v1_memory: None,
     }
 }
 
