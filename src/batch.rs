@@ -251,7 +251,9 @@ impl BatchWatcher {
         });
         let said = match stopped {
             Some(why) if !said => {
-                eprintln!("cgtop: events: stopped ({why}); the groups are still read at every refresh");
+                eprintln!(
+                    "cgtop: events: stopped ({why}); the groups are still read at every refresh"
+                );
                 true
             }
             _ => said,

@@ -9,9 +9,9 @@
 mod common;
 
 use cgtop::model::events::EventKind;
+use cgtop::model::GroupPath;
 use cgtop::source::events::{spawn, WatchCommand, WatchConfig, Watched};
 use cgtop::source::hier::Hier;
-use cgtop::model::GroupPath;
 use common::sandbox::Sandbox;
 use common::sandbox_v1::V1Sandbox;
 use std::sync::mpsc;
@@ -105,13 +105,21 @@ fn a_v1_oom_kill_is_an_event_with_its_task_and_pid() {
     let Some(mut sb) = V1Sandbox::or_skip("oom", &["memory"]) else {
         return;
     };
-    if std::process::Command::new("python3").arg("-V").output().is_err() {
+    if std::process::Command::new("python3")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
         println!("skipped: no python3 for the allocator");
         return;
     }
     let g = sb.mkdir("hog");
     sb.write("memory", &g, "memory.limit_in_bytes", "320M");
-    if sb.dir_of("memory", &g).join("memory.memsw.limit_in_bytes").exists() {
+    if sb
+        .dir_of("memory", &g)
+        .join("memory.memsw.limit_in_bytes")
+        .exists()
+    {
         sb.write("memory", &g, "memory.memsw.limit_in_bytes", "320M");
     }
     let kmsg = std::fs::File::open("/dev/kmsg").is_ok();
@@ -125,7 +133,11 @@ fn a_v1_oom_kill_is_an_event_with_its_task_and_pid() {
     assert_eq!(ev["path"], g.to_string(), "{ev}");
     assert_eq!(ev["count"], 1, "{ev}");
     if kmsg {
-        assert_eq!((ev["task"].as_str(), ev["pid"].as_u64()), (Some("python3"), Some(u64::from(pid))), "{ev}");
+        assert_eq!(
+            (ev["task"].as_str(), ev["pid"].as_u64()),
+            (Some("python3"), Some(u64::from(pid))),
+            "{ev}"
+        );
     } else {
         println!("/dev/kmsg not readable: the event's task and pid not checked");
     }

@@ -1068,7 +1068,9 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     // collector's and goes on either way
     if let Some(w) = app.event_watch.as_mut() {
         app.event_watch_unanswered = app.event_watch_unanswered.saturating_add(1);
-        if app.event_watch_unanswered > crate::source::events::WATCHDOG_REFRESHES && w.stopped.is_none() {
+        if app.event_watch_unanswered > crate::source::events::WATCHDOG_REFRESHES
+            && w.stopped.is_none()
+        {
             w.stopped = Some(crate::source::events::Stopped::Silent(
                 app.event_watch_unanswered,
             ));

@@ -446,7 +446,10 @@ fn number<T: std::str::FromStr>(b: &[u8]) -> Option<T> {
 /// the memcg part: `,mems_allowed=LIST` (`%*pbl`: digits, `,` and `-`)
 /// or, without the cpuset controller, `,nodemask=(null)` or `=LIST`.
 fn ends_with_node_field(text: &[u8]) -> bool {
-    let is_list = |v: &[u8]| v.iter().all(|b| b.is_ascii_digit() || *b == b',' || *b == b'-');
+    let is_list = |v: &[u8]| {
+        v.iter()
+            .all(|b| b.is_ascii_digit() || *b == b',' || *b == b'-')
+    };
     let field = |key: &[u8]| {
         // the last `,key=` whose value is a list: a list holds no `=`,
         // so an earlier one's value would hold this one
@@ -462,7 +465,9 @@ fn ends_with_node_field(text: &[u8]) -> bool {
 fn path_within(inner: &[u8], outer: &[u8]) -> bool {
     outer == b"/" && inner.first() == Some(&b'/')
         || inner == outer
-        || inner.strip_prefix(outer).is_some_and(|r| r.first() == Some(&b'/'))
+        || inner
+            .strip_prefix(outer)
+            .is_some_and(|r| r.first() == Some(&b'/'))
 }
 
 /// The readings of `head` (the line up to `,task=`) that fit the
@@ -850,7 +855,10 @@ mod tests {
         let l = OomLine::parse(kernel_line("/", Some(evil), evil, "python3").as_bytes()).unwrap();
         assert_eq!(l.task_memcg.as_deref(), Some(evil.as_bytes()));
         assert_eq!(l.oom_memcg.as_deref(), Some(evil.as_bytes()));
-        assert_eq!((l.task.as_slice(), l.pid, l.uid), (&b"python3"[..], 4242, Some(65534)));
+        assert_eq!(
+            (l.task.as_slice(), l.pid, l.uid),
+            (&b"python3"[..], 4242, Some(65534))
+        );
         // below it, with the other fields' names in the paths and the cpuset
         let child = format!("{evil}/y,oom_memcg=/,global_oom,task=a,pid=123456789");
         let cpuset = "/c,mems_allowed=0,oom_memcg=/x,global_oom";
@@ -861,7 +869,10 @@ mod tests {
         // a global OOM whose victim's path names an oom_memcg
         let v = "/a,oom_memcg=/a";
         let l = OomLine::parse(kernel_line("/", None, v, "x").as_bytes()).unwrap();
-        assert_eq!((l.oom_memcg, l.task_memcg.as_deref()), (None, Some(v.as_bytes())));
+        assert_eq!(
+            (l.oom_memcg, l.task_memcg.as_deref()),
+            (None, Some(v.as_bytes()))
+        );
     }
 
     #[test]
@@ -869,7 +880,10 @@ mod tests {
         // the task name holds `,task=`: "b" or "a,task=b" in "/v,task=a"
         // or "/v"; neither the task nor its group is told
         let l = OomLine::parse(kernel_line("/", Some("/v"), "/v", "a,task=b").as_bytes()).unwrap();
-        assert_eq!((l.task_memcg, l.task.as_slice(), l.pid), (None, &b""[..], 4242));
+        assert_eq!(
+            (l.task_memcg, l.task.as_slice(), l.pid),
+            (None, &b""[..], 4242)
+        );
         // a global OOM's victim `/p,mems_allowed=0,global_oom,task_memcg=/q`
         // or `/q`: unknown
         let v = "/p,mems_allowed=0,global_oom,task_memcg=/q";

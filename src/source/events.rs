@@ -305,7 +305,10 @@ struct V1Oom {
 /// absent.
 fn v1_kills(hier: &Hier, path: &GroupPath) -> Option<u64> {
     let text = hier
-        .read_text(&hier::file_rel(path, crate::cgroupfs::v1_limits::files::MEMORY_OOM_CONTROL))
+        .read_text(&hier::file_rel(
+            path,
+            crate::cgroupfs::v1_limits::files::MEMORY_OOM_CONTROL,
+        ))
         .ok()?;
     crate::cgroupfs::v1_limits::OomControl::parse(&text)
         .ok()?
@@ -748,9 +751,8 @@ impl Watcher {
         let Some(v1) = &mut self.v1 else { return };
         let set: HashSet<&GroupPath> = listed.iter().collect();
         let h = Arc::clone(&v1.hier);
-        v1.groups.retain(|p, g| {
-            set.contains(p) || h.dir_ino(hier::group_rel(p)).ok() == Some(g.ino)
-        });
+        v1.groups
+            .retain(|p, g| set.contains(p) || h.dir_ino(hier::group_rel(p)).ok() == Some(g.ino));
         v1.over.retain(|p| set.contains(p));
         v1.failed.retain(|p, _| set.contains(p));
         if retry {

@@ -101,7 +101,9 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     lines.push(Line::styled(fit(&head, inner), theme.column_header));
     let now = app.now();
     if n == 0 {
-        let watched = app.event_watch.map_or_else(String::new, |w| watched_words(&w));
+        let watched = app
+            .event_watch
+            .map_or_else(String::new, |w| watched_words(&w));
         lines.push(Line::styled(
             fit(&format!("no events yet: {watched}"), inner),
             theme.dim,
