@@ -67,7 +67,9 @@ pub fn what(kind: &EventKind) -> String {
 }
 
 /// Where the event came from, for the detail column: the file and key.
-pub fn source(kind: &EventKind) -> String {
+/// `v1_memory`: the memory controller is on a cgroup v1 hierarchy, whose
+/// OOM kills are counted in memory.oom_control (v1 has no memory.events).
+pub fn source(kind: &EventKind, v1_memory: bool) -> String {
     match kind {
         EventKind::Populated(v) => format!("cgroup.events populated {}", u8::from(*v)),
         EventKind::Frozen(v) => format!("cgroup.events frozen {}", u8::from(*v)),
@@ -76,7 +78,11 @@ pub fn source(kind: &EventKind) -> String {
             count,
             victim,
         } => {
-            let mut s = format!("memory.events {} +{count}", what.key());
+            let mut s = if v1_memory && kind.is_oom_kill() {
+                format!("memory.oom_control oom_kill +{count}")
+            } else {
+                format!("memory.events {} +{count}", what.key())
+            };
             if let Some(t) = victim.as_ref().and_then(|v| v.task_memcg.as_ref()) {
                 s.push_str(&format!(", task in {}", t.display()));
             }
@@ -184,6 +190,23 @@ mod tests {
         assert_eq!(
             what(&EventKind::PidsMax { count: 3 }),
             "fork refused at pids.max (3 times)"
+        );
+    }
+
+    #[test]
+    fn an_oom_kill_names_the_file_that_counted_it() {
+        assert_eq!(
+            source(&oom(b"dd"), false),
+            "memory.events oom_kill +1, task in /a/b"
+        );
+        // cgroup v1 has no memory.events: the kill is memory.oom_control's
+        assert_eq!(
+            source(&oom(b"dd"), true),
+            "memory.oom_control oom_kill +1, task in /a/b"
+        );
+        assert_eq!(
+            source(&EventKind::PidsMax { count: 2 }, true),
+            "pids.events max +2"
         );
     }
 

@@ -140,7 +140,11 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
         lines.push(Line::from(vec![
             Span::styled("from: ", theme.title),
             Span::raw(fit(
-                &format!("{} of {}", source(&e.kind), e.path),
+                &format!(
+                    "{} of {}",
+                    source(&e.kind, app.event_watch.is_some_and(|w| w.v1_oom.on)),
+                    e.path
+                ),
                 inner.saturating_sub(6),
             )),
         ]));
