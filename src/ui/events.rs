@@ -101,13 +101,17 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     lines.push(Line::styled(fit(&head, inner), theme.column_header));
     let now = app.now();
     if n == 0 {
-        let watched = app
-            .event_watch
-            .map_or_else(String::new, |w| watched_words(&w));
-        lines.push(Line::styled(
-            fit(&format!("no events yet: {watched}"), inner),
-            theme.dim,
-        ));
+        // one line a hierarchy: a narrow terminal must not cut the v1 one
+        let watched = app.event_watch.map_or_else(Vec::new, |w| watched_words(&w));
+        let head = if watched.is_empty() {
+            "no events yet"
+        } else {
+            "no events yet; watched:"
+        };
+        lines.push(Line::styled(fit(head, inner), theme.dim));
+        for w in watched {
+            lines.push(Line::styled(fit(&format!("  {w}"), inner), theme.dim));
+        }
     }
     for (i, e) in shown {
         let text = format!(
@@ -157,8 +161,9 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     f.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-/// What the watcher watches, on which hierarchy, in words.
-pub fn watched_words(w: &crate::source::events::WatchStatus) -> String {
+/// What the watcher watches, on which hierarchy, in words: one entry a
+/// hierarchy.
+pub fn watched_words(w: &crate::source::events::WatchStatus) -> Vec<String> {
     let mut parts = Vec::new();
     if w.cgroup2 {
         parts.push(
@@ -174,5 +179,5 @@ pub fn watched_words(w: &crate::source::events::WatchStatus) -> String {
             w.v1_oom.registered
         ));
     }
-    format!("watched: {}", parts.join("; "))
+    parts
 }
