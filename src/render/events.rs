@@ -10,11 +10,17 @@ use std::time::Duration;
 
 /// The victim of an OOM kill, in words: "python3 (pid 4242, uid 1000),
 /// memory.max of /a hit".
-fn victim_words(v: &OomVictim) -> String {
+fn victim_words(v: &OomVictim, v1_memory: bool) -> String {
     let uid = v.uid.map_or(String::new(), |u| format!(", uid {u}"));
     let mut s = format!("{} (pid {}{uid})", escape(&v.task), v.pid);
+    // v1's limit is memory.limit_in_bytes (or memsw's): no memory.max there
+    let limit = if v1_memory {
+        "the memory limit"
+    } else {
+        "memory.max"
+    };
     match &v.oom_memcg {
-        Some(g) => s.push_str(&format!(", memory.max of {} hit", g.display())),
+        Some(g) => s.push_str(&format!(", {limit} of {} hit", g.display())),
         None => s.push_str(", the machine out of memory"),
     }
     s
@@ -28,8 +34,9 @@ fn times(n: u64) -> String {
     }
 }
 
-/// What happened, in words.
-pub fn what(kind: &EventKind) -> String {
+/// What happened, in words (`v1_memory`: the memory controller is on a
+/// cgroup v1 hierarchy, see [`source`]).
+pub fn what(kind: &EventKind, v1_memory: bool) -> String {
     match kind {
         EventKind::Populated(true) => "populated: processes came".into(),
         EventKind::Populated(false) => "empty: its last process left".into(),
@@ -40,7 +47,7 @@ pub fn what(kind: &EventKind) -> String {
             count,
             victim,
         } => match victim {
-            Some(v) => format!("OOM kill: {}{}", victim_words(v), times(*count)),
+            Some(v) => format!("OOM kill: {}{}", victim_words(v, v1_memory), times(*count)),
             None => format!("OOM kill{}", times(*count)),
         },
         EventKind::Memory { what, count, .. } => {
@@ -178,17 +185,21 @@ mod tests {
     #[test]
     fn an_oom_kill_in_words() {
         assert_eq!(
-            what(&oom(b"python")),
+            what(&oom(b"python"), false),
             "OOM kill: python (pid 4242, uid 1000), memory.max of /a hit"
         );
         // a hostile name reaches no terminal as it is
         assert_eq!(
-            what(&oom(b"\x1b]0;x\x07")),
+            what(&oom(b"\x1b]0;x\x07"), false),
             "OOM kill: \\e]0;x\\a (pid 4242, uid 1000), memory.max of /a hit"
         );
-        assert_eq!(what(&EventKind::Frozen(false)), "thawed");
+        assert_eq!(what(&EventKind::Frozen(false), false), "thawed");
         assert_eq!(
-            what(&EventKind::PidsMax { count: 3 }),
+            what(&oom(b"dd"), true),
+            "OOM kill: dd (pid 4242, uid 1000), the memory limit of /a hit"
+        );
+        assert_eq!(
+            what(&EventKind::PidsMax { count: 3 }, false),
             "fork refused at pids.max (3 times)"
         );
     }

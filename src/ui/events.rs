@@ -100,6 +100,9 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     let head = format!("{:<8} {:>4} {} WHAT", "UTC", "AGE", pad("GROUP", group_w));
     lines.push(Line::styled(fit(&head, inner), theme.column_header));
     let now = app.now();
+    // the memory controller on a v1 hierarchy: its kills are counted in
+    // memory.oom_control against memory.limit_in_bytes
+    let v1_memory = app.event_watch.is_some_and(|w| w.v1_oom.on);
     if n == 0 {
         // one line a hierarchy: a narrow terminal must not cut the v1 one
         let watched = app.event_watch.map_or_else(Vec::new, |w| watched_words(&w));
@@ -119,7 +122,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
             clock_utc(e.unix_s),
             age(now.saturating_sub(e.at)),
             pad(&fit(&e.path.to_string(), group_w), group_w),
-            what(&e.kind)
+            what(&e.kind, v1_memory)
         );
         let text = fit(&text, inner);
         lines.push(if i == cursor {
@@ -139,16 +142,12 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     if let Some(e) = event_at(app, cursor) {
         lines.push(Line::from(vec![
             Span::styled("what: ", theme.title),
-            Span::raw(fit(&what(&e.kind), inner.saturating_sub(6))),
+            Span::raw(fit(&what(&e.kind, v1_memory), inner.saturating_sub(6))),
         ]));
         lines.push(Line::from(vec![
             Span::styled("from: ", theme.title),
             Span::raw(fit(
-                &format!(
-                    "{} of {}",
-                    source(&e.kind, app.event_watch.is_some_and(|w| w.v1_oom.on)),
-                    e.path
-                ),
+                &format!("{} of {}", source(&e.kind, v1_memory), e.path),
                 inner.saturating_sub(6),
             )),
         ]));
