@@ -13,7 +13,7 @@ use cgtop::model::GroupPath;
 use cgtop::source::events::{spawn, WatchCommand, WatchConfig, Watched};
 use cgtop::source::hier::Hier;
 use common::sandbox::Sandbox;
-use common::sandbox_v1::V1Sandbox;
+use common::sandbox_v1::{self, V1Sandbox};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -102,26 +102,9 @@ fn oom_kills(sb: &V1Sandbox, g: &GroupPath) -> u64 {
 /// printed by `--json` and `-b` with its task and pid from /dev/kmsg.
 #[test]
 fn a_v1_oom_kill_is_an_event_with_its_task_and_pid() {
-    let Some(mut sb) = V1Sandbox::or_skip("oom", &["memory"]) else {
+    let Some((mut sb, g)) = sandbox_v1::oom_group_or_skip("oom") else {
         return;
     };
-    if std::process::Command::new("python3")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        println!("skipped: no python3 for the allocator");
-        return;
-    }
-    let g = sb.mkdir("hog");
-    sb.write("memory", &g, "memory.limit_in_bytes", "320M");
-    if sb
-        .dir_of("memory", &g)
-        .join("memory.memsw.limit_in_bytes")
-        .exists()
-    {
-        sb.write("memory", &g, "memory.memsw.limit_in_bytes", "320M");
-    }
     let kmsg = std::fs::File::open("/dev/kmsg").is_ok();
     let (json, pid) = cgtop_over_a_v1_oom(&mut sb, &g, &["--json", "-d", "0.5", "-n", "10"]);
     let ev = json
