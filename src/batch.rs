@@ -198,8 +198,14 @@ impl Drop for StopOnDrop {
     }
 }
 
-/// A running watcher of a batch run or a recording, and its channel.
-struct BatchWatcher(StopOnDrop, std::sync::mpsc::Receiver<Watched>);
+/// A running watcher of a batch run or a recording, its channel, and
+/// the watchdog's count of refreshes it has not answered (with whether
+/// its end was said).
+struct BatchWatcher(
+    StopOnDrop,
+    std::sync::mpsc::Receiver<Watched>,
+    std::cell::Cell<(u32, bool)>,
+);
 
 impl BatchWatcher {
     /// Starts the watcher on the refreshes' clock (`clock`, and the UNIX
@@ -213,7 +219,7 @@ impl BatchWatcher {
             ..e.cfg
         };
         let h = watch::spawn(e.hier, cfg, tx).ok()?;
-        Some(Self(StopOnDrop(h), rx))
+        Some(Self(StopOnDrop(h), rx, std::cell::Cell::new((0, false))))
     }
 
     /// Gives the watcher `r`'s groups and takes the events seen since
@@ -222,11 +228,37 @@ impl BatchWatcher {
         let paths = r.snapshot.groups.iter().map(|g| g.path.clone()).collect();
         self.0 .0.send(WatchCommand::Groups(paths));
         let mut evs = Vec::new();
-        for w in self.1.try_iter() {
-            if let Watched::Events(e) = w {
-                evs.extend(e);
+        let (mut unanswered, said) = self.2.get();
+        unanswered += 1;
+        let mut stopped = None;
+        loop {
+            match self.1.try_recv() {
+                Ok(Watched::Events(e)) => evs.extend(e),
+                Ok(Watched::Alive) => unanswered = 0,
+                Ok(Watched::Status(s)) => stopped = s.stopped.or(stopped),
+                Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    stopped = stopped.or(Some(watch::Stopped::Gone));
+                    break;
+                }
             }
         }
+        // the watchdog: a watcher that ended or stopped answering is said
+        // once (stderr: the output stays the refreshes'); the refreshes
+        // go on, read by the collector as ever
+        let stopped = stopped.or_else(|| {
+            (unanswered > watch::WATCHDOG_REFRESHES).then_some(watch::Stopped::Silent(unanswered))
+        });
+        let said = match stopped {
+            Some(why) if !said => {
+                eprintln!(
+                    "cgtop: events: stopped ({why}); the groups are still read at every refresh"
+                );
+                true
+            }
+            _ => said,
+        };
+        self.2.set((unanswered, said));
         evs
     }
 }

@@ -102,9 +102,26 @@ pub fn collector_config(opts: &Options, m: &MountInfo, full_detail: bool) -> Col
 /// The event watcher's settings for the view: its start group and depth,
 /// /dev/kmsg, and kmsg's paths mapped to the view as /proc/PID/cgroup's
 /// are (`guard::view_mapping`); the clock is set where it starts.
-pub fn watch_config(opts: &Options, m: &MountInfo) -> WatchConfig {
+pub fn watch_config(opts: &Options, m: &MountInfo, hiers: &Hiers) -> WatchConfig {
     let mounts = mount::read_mountinfo().unwrap_or_default();
+    // v1's OOM kills: the memory hierarchy's notification, kmsg's paths
+    // from that hierarchy's root (the mount's root within it)
+    let v1_memory = hiers
+        .holder("memory")
+        .filter(|(id, _)| matches!(id, crate::model::layout::HierId::V1(_)))
+        .map(|(_, h)| {
+            let mapping = mounts
+                .iter()
+                .find(|e| e.fs_type == "cgroup" && e.mount_point == h.path())
+                .and_then(|e| {
+                    use std::os::unix::ffi::OsStrExt;
+                    crate::model::GroupPath::parse(e.root.as_os_str().as_bytes()).ok()
+                })
+                .map(|root| (root, crate::model::GroupPath::root()));
+            (Arc::clone(h), mapping)
+        });
     WatchConfig {
+        v1_memory,
         start: opts.start.clone(),
         max_depth: opts.depth,
         // a share of root's watches, not all of them (systemd's too)
@@ -122,11 +139,11 @@ pub fn watch_config(opts: &Options, m: &MountInfo) -> WatchConfig {
 fn spawn_watcher(
     opts: &Options,
     m: &MountInfo,
-    hier: &Arc<Hier>,
+    (hier, hiers): (&Arc<Hier>, &Hiers),
     (clock, clock_unix): (Instant, Duration),
     tx: Sender<Msg>,
 ) -> Option<WatchHandle> {
-    let mut cfg = watch_config(opts, m);
+    let mut cfg = watch_config(opts, m, hiers);
     cfg.clock = clock;
     cfg.clock_unix = clock_unix;
     watch::spawn(Arc::clone(hier), cfg, tx).ok()
@@ -158,8 +175,8 @@ pub fn run_with(opts: &Options, view: &ViewSettings) -> Result<Option<i32>> {
                 c.set_proc_dir(Some(PathBuf::from("/proc")));
             }
             let events = batch::BatchEvents {
+                cfg: watch_config(opts, &m, &hiers),
                 hier,
-                cfg: watch_config(opts, &m),
             };
             batch::run_collector_with(
                 &mut out,
@@ -251,7 +268,7 @@ fn run_tui(
     app.unix_base = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap_or_default();
-    let watcher = spawn_watcher(opts, m, hier, (clock, app.unix_base), tx.clone());
+    let watcher = spawn_watcher(opts, m, (hier, hiers), (clock, app.unix_base), tx.clone());
     // each refresh's group list goes to the watcher on its way to the
     // main loop: groups it missed are watched, those gone forgotten
     let (col_tx, col_rx) = mpsc::channel::<Collected>();
@@ -756,7 +773,7 @@ pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<
     };
     let events = batch::BatchEvents {
         hier: Arc::clone(&hier),
-        cfg: watch_config(opts, &m),
+        cfg: watch_config(opts, &m, &hiers),
     };
     let res = batch::record_with(
         &mut out,

@@ -51,6 +51,7 @@ fn run(root: &Path, output: Output, brief: bool) -> String {
             mapping: None,
             clock: Instant::now(),
             clock_unix: Duration::ZERO,
+            v1_memory: None,
         },
     };
     let mut out = Vec::new();

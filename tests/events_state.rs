@@ -242,3 +242,145 @@ fn events_screen_80x24() {
     send(&mut a, &mut c, ch('j'));
     insta::assert_snapshot!(screen(&a, 80, 24));
 }
+
+/// The events watcher of a view on the fixture (a real thread, on the
+/// fixture's copy), its messages going to the app as the main loop's.
+fn watcher_of(
+    root: &std::path::Path,
+) -> (
+    cgtop::source::events::WatchHandle,
+    std::sync::mpsc::Receiver<Msg>,
+) {
+    use cgtop::source::events::{spawn, WatchConfig};
+    let hier = std::sync::Arc::new(cgtop::source::hier::Hier::open(root).unwrap());
+    let cfg = WatchConfig {
+        start: GroupPath::root(),
+        max_depth: None,
+        max_watches: None,
+        kmsg: None,
+        mapping: None,
+        clock: std::time::Instant::now(),
+        clock_unix: Duration::ZERO,
+        v1_memory: None,
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    (spawn(hier, cfg, tx).unwrap(), rx)
+}
+
+/// One refresh as the TUI makes it: the group list goes to the watcher
+/// on its way, the watcher's answer (if any comes within `wait`) and the
+/// refresh reach the app.
+fn watched_tick(
+    a: &mut app::App,
+    c: &mut cgtop::source::collector::Collector,
+    (h, rx): &(
+        cgtop::source::events::WatchHandle,
+        std::sync::mpsc::Receiver<Msg>,
+    ),
+    secs: f64,
+    wait: Duration,
+) {
+    use cgtop::source::collector::Collected;
+    let r = refresh(c, secs);
+    let paths = r.snapshot.groups.iter().map(|g| g.path.clone()).collect();
+    h.send(cgtop::source::events::WatchCommand::Groups(paths));
+    send(a, c, Msg::Collected(Collected::Refresh(Box::new(r))));
+    let t0 = std::time::Instant::now();
+    while let Ok(m) = rx.recv_timeout(wait.saturating_sub(t0.elapsed())) {
+        let alive = matches!(m, Msg::EventWatchAlive);
+        send(a, c, m);
+        if alive {
+            break;
+        }
+    }
+}
+
+/// Whether the app's last refresh lists `name` at the root.
+fn listed(a: &app::App, name: &str) -> bool {
+    a.data.as_ref().is_some_and(|d| {
+        d.refresh
+            .snapshot
+            .groups
+            .iter()
+            .any(|g| g.path == GroupPath::new(name))
+    })
+}
+
+/// A watcher whose thread ended takes no more group lists: after
+/// `WATCHDOG_REFRESHES` refreshes without its answer the header and the
+/// events screen say "events: stopped", while the tree goes on following
+/// the groups (one made after the watcher ended is listed). A live
+/// watcher over as many refreshes is never said stopped.
+#[test]
+fn a_watcher_that_stops_answering_is_said_stopped_and_the_tree_goes_on() {
+    use cgtop::source::events::{WatchCommand, WATCHDOG_REFRESHES};
+    let t = copy_fixture("pure-v2-systemd");
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 120, 40);
+    let w = watcher_of(t.path());
+    let first = w.1.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert!(matches!(first, Msg::EventWatch(_)), "{first:?}");
+    send(&mut a, &mut c, first);
+    let refreshes = WATCHDOG_REFRESHES + 2;
+    for i in 1..=refreshes {
+        watched_tick(&mut a, &mut c, &w, f64::from(i), Duration::from_secs(5));
+    }
+    assert_eq!(a.event_watch.and_then(|s| s.stopped), None);
+    assert!(!screen(&a, 120, 40).contains("events: stopped"));
+
+    w.0.send(WatchCommand::Stop);
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!listed(&a, "made-after-the-watcher"));
+    let d = t.path().join("made-after-the-watcher");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::write(d.join("cgroup.procs"), "").unwrap();
+    // as the kernel counts it: the collector re-lists on that, not on
+    // the watcher's word
+    count_descendants(t.path(), "made-after-the-watcher", 1);
+    for i in 1..=refreshes {
+        let at = f64::from(refreshes + i);
+        watched_tick(&mut a, &mut c, &w, at, Duration::from_millis(50));
+        let s = screen(&a, 120, 40);
+        assert_eq!(
+            s.contains("events: stopped"),
+            i > WATCHDOG_REFRESHES,
+            "after {i} refreshes without an answer:\n{s}"
+        );
+    }
+    // said once, when the count first passed the watchdog's
+    let said = format!(
+        "events: stopped (no answer for {} refreshes)",
+        WATCHDOG_REFRESHES + 1
+    );
+    let s = screen(&a, 120, 40);
+    assert!(s.contains(&said), "{s}");
+    assert!(
+        listed(&a, "made-after-the-watcher"),
+        "the tree stopped with the watcher"
+    );
+    send(&mut a, &mut c, ch('!'));
+    let s = screen(&a, 120, 40);
+    assert!(
+        s.contains(&format!("{said}; the tree is still read")),
+        "{s}"
+    );
+}
+
+/// A watcher that ended on its own says why, and the view says it at
+/// once, without waiting for the watchdog.
+#[test]
+fn a_watcher_that_says_it_ended_is_said_stopped_at_once() {
+    use cgtop::source::events::Stopped;
+    let t = copy_fixture("pure-v2-systemd");
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 120, 40);
+    send(
+        &mut a,
+        &mut c,
+        Msg::EventWatch(WatchStatus {
+            stopped: Some(Stopped::Poll(rustix::io::Errno::NOMEM)),
+            ..WatchStatus::default()
+        }),
+    );
+    tick(&mut a, &mut c, 1.0);
+    let s = screen(&a, 120, 40);
+    assert!(s.contains("events: stopped (poll failed: ENOMEM)"), "{s}");
+}

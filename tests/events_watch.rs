@@ -57,6 +57,7 @@ fn config(max_watches: Option<usize>) -> WatchConfig {
         mapping: None,
         clock: Instant::now(),
         clock_unix: Duration::from_secs(1_700_000_000),
+        v1_memory: None,
     }
 }
 
@@ -344,4 +345,61 @@ fn a_file_that_goes_is_not_counted_unwatched_and_one_that_comes_is_watched() {
         w.resync(&listed);
     }
     assert_eq!(w.watched_files(&b).len(), 4);
+}
+
+/// A group of a cgroup v1 memory hierarchy laid out on tmpfs: its
+/// cgroup.event_control, and its memory.oom_control unless `control` is
+/// false (a group whose registration fails with ENOENT).
+fn v1_group(root: &Path, rel: &str, control: bool) {
+    let d = root.join(rel);
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join("cgroup.procs"), "").unwrap();
+    fs::write(d.join("cgroup.event_control"), "").unwrap();
+    if control {
+        fs::write(
+            d.join("memory.oom_control"),
+            "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n",
+        )
+        .unwrap();
+    }
+}
+
+/// The status of a watcher on `tree()` whose v1 memory hierarchy is `v1`.
+fn v1_status(v1: &Path) -> cgtop::source::events::V1OomStatus {
+    let t = tree();
+    let cfg = WatchConfig {
+        v1_memory: Some((Arc::new(Hier::open(v1).unwrap()), None)),
+        ..config(None)
+    };
+    let w = Watcher::new(Arc::new(Hier::open(t.path()).unwrap()), cfg).unwrap();
+    w.status().v1_oom
+}
+
+/// A v1 group whose OOM registration fails is counted with its errno,
+/// and the watcher runs on: here a tree on tmpfs, where the write to
+/// cgroup.event_control is refused (not a cgroup file system: EINVAL),
+/// and a group without memory.oom_control (ENOENT).
+#[test]
+fn failed_v1_oom_registrations_are_counted_with_their_error() {
+    let dir = || tempfile::tempdir_in("/dev/shm").unwrap_or_else(|_| tempfile::tempdir().unwrap());
+    let v1 = dir();
+    v1_group(v1.path(), "", true);
+    v1_group(v1.path(), "a", true);
+    v1_group(v1.path(), "a/b", true);
+    let s = v1_status(v1.path());
+    assert!(s.on, "{s:?}");
+    assert_eq!(
+        (s.registered, s.over_cap, s.failed, s.last_error),
+        (0, 0, 3, Some(rustix::io::Errno::INVAL)),
+        "{s:?}"
+    );
+    let v1 = dir();
+    v1_group(v1.path(), "", false);
+    v1_group(v1.path(), "no-oom-control", false);
+    let s = v1_status(v1.path());
+    assert_eq!(
+        (s.registered, s.failed, s.last_error),
+        (0, 2, Some(rustix::io::Errno::NOENT)),
+        "{s:?}"
+    );
 }

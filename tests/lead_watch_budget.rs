@@ -28,7 +28,7 @@ fn the_programs_event_watcher_takes_a_share_of_roots_watches() {
         brief: true,
         columns: Column::DEFAULT.to_vec(),
     };
-    let (m, _, _) = cgtop::run::locate(&opts).unwrap_or_else(|e| panic!("{e}"));
-    let cfg = cgtop::run::watch_config(&opts, &m);
+    let (m, _, hiers) = cgtop::run::locate(&opts).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = cgtop::run::watch_config(&opts, &m, &hiers);
     assert_eq!(cfg.max_watches, Some((max / 4).max(1)), "{max}");
 }

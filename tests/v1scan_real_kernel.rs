@@ -267,6 +267,7 @@ fn the_event_watcher_on_a_v1_hierarchy_neither_fails_nor_spins() {
         mapping: None,
         clock: Instant::now(),
         clock_unix: Duration::from_secs(1_700_000_000),
+        v1_memory: None,
     };
     let (tx, rx) = std::sync::mpsc::channel::<Watched>();
     let h = spawn(hier, cfg, tx).unwrap();
@@ -299,6 +300,7 @@ fn the_event_watcher_on_a_v1_hierarchy_neither_fails_nor_spins() {
         match w {
             Watched::Status(st) => last = Some(st),
             Watched::Events(e) => panic!("no event file, no event: {e:?}"),
+            Watched::Alive => {}
         }
     }
     if let Some(st) = last {

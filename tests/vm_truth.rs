@@ -1815,6 +1815,217 @@ fn an_oom_kill_event_outlives_its_group() {
     assert_eq!(k["task_memcg"].as_str(), Some(path.as_str()), "{k}");
 }
 
+/// Where an OOM-killed group sits, how often cgtop refreshes, and
+/// whether cgtop may read the kernel's log.
+struct OomShape {
+    /// The killed group is a child of the case's group, not a group at
+    /// the root's first level.
+    nested: bool,
+    delay: &'static str,
+    kmsg: bool,
+}
+
+/// kernel.dmesg_restrict set for a case, put back on drop: with it, a
+/// process without CAP_SYSLOG cannot open /dev/kmsg.
+struct DmesgRestrict(Option<String>);
+
+impl DmesgRestrict {
+    const FILE: &'static str = "/proc/sys/kernel/dmesg_restrict";
+
+    fn on() -> Self {
+        let old = std::fs::read_to_string(Self::FILE).ok();
+        std::fs::write(Self::FILE, "1").expect("set kernel.dmesg_restrict");
+        Self(old)
+    }
+}
+
+impl Drop for DmesgRestrict {
+    fn drop(&mut self) {
+        if let Some(old) = self.0.take() {
+            let _ = std::fs::write(Self::FILE, old.trim());
+        }
+    }
+}
+
+/// An allocator the kernel OOM-kills within a second or two even under
+/// TCG: dd's one 64 MiB buffer filled from /dev/zero in one read, under
+/// memory.max 16M without swap. Its file pages are few (no interpreter
+/// to evict and fault back in, which made python3 thrash for 10-20 s
+/// before its kill).
+const OOM_ALLOCATOR: [&str; 5] = ["dd", "if=/dev/zero", "of=/dev/null", "bs=64M", "count=1"];
+
+/// An OOM kill in a group with memory.max 16M and memory.swap.max 0,
+/// that group removed right after the kill, a sibling left: cgtop
+/// `--json` prints `memory_oom_kill` for the group (with dd's name and
+/// pid when it may read /dev/kmsg, with the count alone when not), then
+/// `populated: false`, and the removed group is gone from the first
+/// refresh scanned after the rmdir while the sibling stays.
+fn oom_kill_then_rmdir(name: &'static str, shape: &OomShape) {
+    require_vm();
+    // first level: the killed group and its sibling are each a case's
+    // own group, directly below the root, and cgtop looks at the root
+    let (case, other, scope, g, left) = if shape.nested {
+        let case = Case::new(name, "+memory");
+        let g = case.mkdir("oom");
+        let left = case.mkdir("left");
+        let scope = case.top.clone();
+        (case, None, scope, g, left)
+    } else {
+        let case = Case::new(name, "");
+        let other = Case::new(name, "");
+        let (g, left) = (case.top.clone(), other.top.clone());
+        (case, Some(other), GroupPath::root(), g, left)
+    };
+    let max = parse_memory(MemoryFile::Max, "16M").unwrap();
+    case.apply(&write::set_memory_limit(&g, MemoryFile::Max, max));
+    if case.group_dir(&g).join("memory.swap.max").exists() {
+        let swap = parse_memory(MemoryFile::SwapMax, "0").unwrap();
+        case.apply(&write::set_memory_limit(&g, MemoryFile::SwapMax, swap));
+    }
+    let _restrict = (!shape.kmsg).then(DmesgRestrict::on);
+    let run = if shape.kmsg {
+        CgtopRun::start(&scope, shape.delay, 300)
+    } else {
+        // cgtop without CAP_SYSLOG, and without CAP_SYS_ADMIN, which the
+        // kernel still accepts for it ("for historical reasons",
+        // kernel/printk/printk.c check_syslog_permissions): /dev/kmsg
+        // refuses it (EPERM)
+        let drop_syslog = [
+            "setpriv",
+            "--bounding-set",
+            "-syslog,-sys_admin",
+            "--inh-caps",
+            "-syslog,-sys_admin",
+            "--",
+        ];
+        CgtopRun::start_via(&drop_syslog, &scope, shape.delay, 300)
+    };
+    run.wait_lines(2, Duration::from_secs(30));
+    let kills_before = kv(&case.file(&g, "memory.events"), "oom_kill").unwrap();
+    let hog = case.spawn_in(&g, &OOM_ALLOCATOR);
+    let pid = hog.pid;
+    let end = hog.wait(Duration::from_secs(120));
+    // the kernel's own count, read before the group goes
+    let kills = kv(&case.file(&g, "memory.events"), "oom_kill").unwrap();
+    case.apply(&write::remove_group(&g));
+    let removed = Instant::now();
+    let at_rmdir = run.len();
+    // the refresh scanned after the rmdir is printed within two
+    // intervals (one may have been under way); wait for a third
+    run.wait_lines(at_rmdir + 3, Duration::from_secs(30));
+    let samples = run.stop();
+    drop(other);
+    let kill_events = events_of(&samples, &g, "memory_oom_kill");
+    let emptied = events_of(&samples, &g, "populated")
+        .into_iter()
+        .filter(|e| e["populated"] == false)
+        .collect::<Vec<_>>();
+    let listed_after: Vec<bool> = samples[at_rmdir..]
+        .iter()
+        .map(|s| s.group(&g).is_some())
+        .collect();
+    let gone_at = listed_after.iter().position(|l| !l);
+    figure(
+        "oom_kill, then rmdir",
+        &format!(
+            "{} -d {} kmsg {}: dd exit {:?} after {:.2} s, memory.events oom_kill {kills_before} -> \
+             {kills}; events {kill_events:?}; populated false {}; removed group listed in the \
+             refreshes after the rmdir: {listed_after:?} (gone {:.2} s after it)",
+            if shape.nested { "nested" } else { "first level" },
+            shape.delay,
+            if shape.kmsg { "readable" } else { "refused" },
+            end.status.code(),
+            secs(end.elapsed),
+            emptied.len(),
+            samples
+                .get(at_rmdir + gone_at.unwrap_or(0))
+                .map_or(f64::NAN, |s| secs(s.at.saturating_duration_since(removed))),
+        ),
+    );
+    assert!(!end.status.success(), "dd was not killed: {}", end.stderr);
+    assert!(kills > kills_before, "the kernel counted no OOM kill");
+    let k = kill_events
+        .first()
+        .expect("no memory_oom_kill event for the killed group");
+    assert_eq!(k["count"].as_u64(), Some(kills - kills_before), "{k}");
+    if shape.kmsg {
+        assert_eq!(
+            (k["task"].as_str(), k["pid"].as_u64()),
+            (Some("dd"), Some(u64::from(pid))),
+            "{k}"
+        );
+    } else {
+        assert_eq!((k.get("task"), k.get("pid")), (None, None), "{k}");
+    }
+    let e = emptied
+        .first()
+        .expect("no populated: false event for the killed group");
+    assert!(
+        e["time_s"].as_f64() >= k["time_s"].as_f64(),
+        "populated: false {e} before the kill {k}"
+    );
+    assert!(
+        matches!(gone_at, Some(0 | 1)) && listed_after[gone_at.unwrap()..].iter().all(|l| !l),
+        "the removed group is listed in the refreshes after the rmdir: {listed_after:?}"
+    );
+    assert!(
+        samples[at_rmdir..].iter().all(|s| s.group(&left).is_some()),
+        "the group left in place is missing from a refresh"
+    );
+}
+
+#[test]
+#[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
+fn oom_kill_first_level_every_second_with_kmsg() {
+    oom_kill_then_rmdir(
+        "oom1",
+        &OomShape {
+            nested: false,
+            delay: "1",
+            kmsg: true,
+        },
+    );
+}
+
+#[test]
+#[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
+fn oom_kill_nested_every_half_second_with_kmsg() {
+    oom_kill_then_rmdir(
+        "oom2",
+        &OomShape {
+            nested: true,
+            delay: "0.5",
+            kmsg: true,
+        },
+    );
+}
+
+#[test]
+#[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
+fn oom_kill_first_level_every_half_second_without_kmsg() {
+    oom_kill_then_rmdir(
+        "oom3",
+        &OomShape {
+            nested: false,
+            delay: "0.5",
+            kmsg: false,
+        },
+    );
+}
+
+#[test]
+#[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
+fn oom_kill_nested_every_second_without_kmsg() {
+    oom_kill_then_rmdir(
+        "oom4",
+        &OomShape {
+            nested: true,
+            delay: "1",
+            kmsg: false,
+        },
+    );
+}
+
 /// A freeze and a thaw written by cgtop's writer each come as an event
 /// in `cgtop --json` within 200 ms of the write (by the event's UNIX
 /// time: the watcher stamps it when it reads cgroup.events, not at the

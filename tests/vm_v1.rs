@@ -361,7 +361,8 @@ fn v1_cfs_quota_half_reads_half() {
 
 /// `memory.limit_in_bytes` 64M, then 200M through `head | tail`: the
 /// kernel kills it (memory.oom_control oom_kill, memory.failcnt), and
-/// cgtop shows the kill (`oom_kill`) and the failures (`memory_failcnt`).
+/// cgtop shows the kill (`oom_kill`) and the failures (`memory_failcnt`),
+/// and prints the kill as a `memory_oom_kill` event with its task and pid.
 #[test]
 #[ignore = "runs in the QEMU guest on cgroup v1 or hybrid: tests/vm/run-suite"]
 fn v1_memory_limit_shows_the_oom_kill() {
@@ -416,6 +417,22 @@ fn v1_memory_limit_shows_the_oom_kill() {
         seen.is_some(),
         "cgtop never showed oom_kill >= 1 for {g}: {last}"
     );
+    // the kill is an event too (v1's notification through
+    // cgroup.event_control), with its victim from the kernel's line
+    let want = g.to_string();
+    let kill = samples
+        .iter()
+        .flat_map(|s| s.doc["events"].as_array().cloned().unwrap_or_default())
+        .find(|e| e["kind"] == "memory_oom_kill" && e["path"].as_str() == Some(want.as_str()))
+        .unwrap_or_else(|| panic!("no memory_oom_kill event for {g}: {}", events.join(" | ")));
+    assert_eq!(kill["count"].as_u64(), Some(oom1 - oom0), "{kill}");
+    if std::fs::File::open("/dev/kmsg").is_ok() {
+        assert!(
+            kill["task"].as_str().is_some_and(|t| !t.is_empty())
+                && kill["pid"].as_u64().is_some_and(|p| p > 1),
+            "no victim from /dev/kmsg: {kill}"
+        );
+    }
     assert!(
         find_key(&last, "memory_failcnt").iter().any(|f| *f > 0.0),
         "cgtop does not show memory.failcnt: {last}"

@@ -223,6 +223,7 @@ fn start_watcher(root: &Path) -> Result<cgtop::source::events::WatchHandle> {
         mapping: None,
         clock: std::time::Instant::now(),
         clock_unix: std::time::Duration::ZERO,
+        v1_memory: None,
     };
     let (tx, rx) = std::sync::mpsc::channel::<Watched>();
     let t0 = std::time::Instant::now();
@@ -240,7 +241,7 @@ fn start_watcher(root: &Path) -> Result<cgtop::source::events::WatchHandle> {
                 std::thread::spawn(move || for _ in rx {});
                 return Ok(h);
             }
-            Ok(Watched::Events(_)) => {}
+            Ok(Watched::Events(_) | Watched::Alive) => {}
             Err(e) => {
                 h.send(WatchCommand::Stop);
                 bail!("the event watcher gave no status: {e}");

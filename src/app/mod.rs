@@ -100,6 +100,8 @@ pub enum Msg {
     ColumnsSaved(Result<std::path::PathBuf, String>),
     /// The event watcher's state changed (watches short, kernel log).
     EventWatch(WatchStatus),
+    /// The event watcher took a refresh's group list (the watchdog).
+    EventWatchAlive,
     /// The session's script was written (the apply and undo paths), or
     /// why not.
     ScriptWritten(Result<(std::path::PathBuf, std::path::PathBuf), String>),
@@ -116,6 +118,7 @@ impl From<Watched> for Msg {
         match w {
             Watched::Events(e) => Self::Events(e),
             Watched::Status(s) => Self::EventWatch(s),
+            Watched::Alive => Self::EventWatchAlive,
         }
     }
 }
@@ -513,6 +516,9 @@ pub struct App {
     pub events: EventList,
     /// The watcher's state; `None` when no watcher runs.
     pub event_watch: Option<WatchStatus>,
+    /// Refreshes whose group list the watcher has not taken yet: past
+    /// [`crate::source::events::WATCHDOG_REFRESHES`] it is said stopped (the tree goes on).
+    pub event_watch_unanswered: u32,
     /// The groups with an event in the last [`EVENT_MARK_FOR`]: their
     /// rows are marked (set on each refresh and each event).
     pub event_marks: HashSet<GroupPath>,
@@ -595,6 +601,7 @@ impl App {
             page_size: 4096,
             events: EventList::default(),
             event_watch: None,
+            event_watch_unanswered: 0,
             event_marks: HashSet::new(),
         }
     }
@@ -1042,12 +1049,33 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.set_status(level, text);
         }
         Msg::EventWatch(s) => app.event_watch = Some(s),
+        Msg::EventWatchAlive => {
+            app.event_watch_unanswered = 0;
+            if let Some(w) = app.event_watch.as_mut() {
+                if matches!(w.stopped, Some(crate::source::events::Stopped::Silent(_))) {
+                    w.stopped = None;
+                }
+            }
+        }
         Msg::ScriptWritten(r) => dialog::log::script_written(app, r),
     }
     fx
 }
 
 fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
+    // the watchdog: a watcher that takes no group list for this many
+    // refreshes is stalled (its events are not coming); the tree is the
+    // collector's and goes on either way
+    if let Some(w) = app.event_watch.as_mut() {
+        app.event_watch_unanswered = app.event_watch_unanswered.saturating_add(1);
+        if app.event_watch_unanswered > crate::source::events::WATCHDOG_REFRESHES
+            && w.stopped.is_none()
+        {
+            w.stopped = Some(crate::source::events::Stopped::Silent(
+                app.event_watch_unanswered,
+            ));
+        }
+    }
     if let Some(p) = r.protected.take() {
         app.protected = p;
     }

@@ -392,20 +392,30 @@ pub fn parse_record(bytes: &[u8]) -> Option<KmsgRecord> {
 }
 
 /// The kernel's `oom-kill:` summary line (mm/oom_kill.c,
-/// dump_oom_summary), paths relative to the cgroup2 root:
-/// `oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,
+/// dump_oom_summary), paths relative to the memory controller's
+/// hierarchy (cgroup2, or v1's memory hierarchy), its fields always in
+/// this order:
+/// `oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/c,
 /// mems_allowed=0,oom_memcg=/a,task_memcg=/a/b,task=NAME,pid=N,uid=U`
-/// (`global_oom` in place of `oom_memcg=` for a machine-wide OOM).
+/// (`global_oom` in place of `oom_memcg=` for a machine-wide OOM; no
+/// `cpuset=...,mems_allowed=...` without the cpuset controller built).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OomLine {
     pub constraint: Vec<u8>,
-    /// `None` for a global OOM.
+    /// `None` for a global OOM, or where the line cannot tell it.
     pub oom_memcg: Option<Vec<u8>>,
-    pub task_memcg: Vec<u8>,
+    /// `None` where the line cannot tell it: group names hold the very
+    /// text that separates the fields, and more than one reading of the
+    /// line fits the kernel's layout.
+    pub task_memcg: Option<Vec<u8>>,
     pub task: Vec<u8>,
     pub pid: u32,
     pub uid: Option<u32>,
 }
+
+/// The longest task name (comm) the kernel prints: TASK_COMM_LEN (16)
+/// less its NUL.
+const COMM_MAX: usize = 15;
 
 fn cap(b: &[u8], n: usize) -> Vec<u8> {
     b[..b.len().min(n)].to_vec()
@@ -420,18 +430,78 @@ fn find(hay: &[u8], pat: &[u8]) -> Option<usize> {
     hay.windows(pat.len()).position(|w| w == pat)
 }
 
+/// Every occurrence of `pat` in `hay`.
+fn find_all<'a>(hay: &'a [u8], pat: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    hay.windows(pat.len())
+        .enumerate()
+        .filter(move |(_, w)| *w == pat)
+        .map(|(i, _)| i)
+}
+
 fn number<T: std::str::FromStr>(b: &[u8]) -> Option<T> {
     std::str::from_utf8(b).ok()?.parse().ok()
 }
 
+/// Whether `text` ends with one of the kernel's node-list fields before
+/// the memcg part: `,mems_allowed=LIST` (`%*pbl`: digits, `,` and `-`)
+/// or, without the cpuset controller, `,nodemask=(null)` or `=LIST`.
+fn ends_with_node_field(text: &[u8]) -> bool {
+    let is_list = |v: &[u8]| {
+        v.iter()
+            .all(|b| b.is_ascii_digit() || *b == b',' || *b == b'-')
+    };
+    let field = |key: &[u8]| {
+        // the last `,key=` whose value is a list: a list holds no `=`,
+        // so an earlier one's value would hold this one
+        rfind(text, key).is_some_and(|i| {
+            let v = &text[i + key.len()..];
+            is_list(v) || (key == b",nodemask=" && v == b"(null)")
+        })
+    };
+    field(b",mems_allowed=") || field(b",nodemask=")
+}
+
+/// Whether group path `inner` is `outer` or below it (bytes, as printed).
+fn path_within(inner: &[u8], outer: &[u8]) -> bool {
+    outer == b"/" && inner.first() == Some(&b'/')
+        || inner == outer
+        || inner
+            .strip_prefix(outer)
+            .is_some_and(|r| r.first() == Some(&b'/'))
+}
+
+/// The readings of `head` (the line up to `,task=`) that fit the
+/// kernel's layout: `...,NODE-FIELD,oom_memcg=A,task_memcg=B` with B
+/// within A (a memcg OOM picks its victim below the group that hit its
+/// limit), or `...,NODE-FIELD,global_oom,task_memcg=B`.
+fn memcg_readings(head: &[u8]) -> Vec<(Option<&[u8]>, &[u8])> {
+    let mut out = Vec::new();
+    for j in find_all(head, b",task_memcg=") {
+        let (pre, b) = (&head[..j], &head[j + 12..]);
+        if let Some(before) = pre.strip_suffix(b",global_oom") {
+            if ends_with_node_field(before) {
+                out.push((None, b));
+            }
+        }
+        for k in find_all(pre, b",oom_memcg=") {
+            let a = &pre[k + 11..];
+            if ends_with_node_field(&pre[..k]) && path_within(b, a) {
+                out.push((Some(a), b));
+            }
+        }
+    }
+    out
+}
+
 impl OomLine {
-    /// Parses the message of a kmsg record. Values may hold commas (a
-    /// group or task name is anyone's text), so it splits on `,key=` of
-    /// the known keys only, in the kernel's order: the numbers (`uid`,
-    /// `pid`) and the task from the right (the last such key is the
-    /// kernel's, the task name follows the paths), the rest from the
-    /// left. A path holding `,task_memcg=` itself can still mislead it;
-    /// then the victim's group is not the event's, and no join is made.
+    /// Parses the message of a kmsg record by the kernel's layout: the
+    /// fields come in a fixed order and only the paths and the task name
+    /// are anyone's text (they may hold `,task_memcg=` or any other
+    /// field's name). The numbers (`uid`, `pid`) parse from the end; the
+    /// task name is what follows the one `,task=` that leaves at most
+    /// [`COMM_MAX`] bytes; the paths are split where the line fits the
+    /// layout (see `memcg_readings`). Where more than one reading fits,
+    /// the group (or the task) is unknown, never a guess.
     pub fn parse(message: &[u8]) -> Option<Self> {
         let body = message.strip_prefix(b"oom-kill:")?;
         let body = &body[..body.len().min(RECORD_CAP)];
@@ -442,17 +512,33 @@ impl OomLine {
         let i = rfind(body, b",pid=")?;
         let pid = number(&body[i + 5..])?;
         let body = &body[..i];
-        let i = rfind(body, b",task=")?;
-        let task = cap(&body[i + 6..], TASK_CAP);
-        let body = &body[..i];
-        let i = rfind(body, b",task_memcg=")?;
-        let task_memcg = cap(&body[i + 12..], PATH_CAP);
-        let head = &body[..i];
-        let oom_memcg = find(head, b",oom_memcg=").map(|j| cap(&head[j + 11..], PATH_CAP));
-        let constraint = head
+        let constraint = body
             .strip_prefix(b"constraint=")
             .map(|c| cap(&c[..find(c, b",").unwrap_or(c.len())], 64))
             .unwrap_or_default();
+        let tasks: Vec<usize> = find_all(body, b",task=")
+            .filter(|&t| body.len() - (t + 6) <= COMM_MAX)
+            .collect();
+        let (oom_memcg, task_memcg, task) = match tasks.as_slice() {
+            [] => return None,
+            [t] => {
+                let readings = memcg_readings(&body[..*t]);
+                let task = cap(&body[t + 6..], TASK_CAP);
+                let Some(&(a, b)) = readings.first() else {
+                    return Some(Self::unknown(constraint, task, pid, uid));
+                };
+                let one_b = readings.iter().all(|r| r.1 == b);
+                let one_a = readings.iter().all(|r| r.0 == a);
+                (
+                    a.filter(|_| one_a && one_b).map(|a| cap(a, PATH_CAP)),
+                    one_b.then(|| cap(b, PATH_CAP)),
+                    task,
+                )
+            }
+            // the task name or the victim's path holds `,task=`: which
+            // is which cannot be told
+            _ => return Some(Self::unknown(constraint, Vec::new(), pid, uid)),
+        };
         Some(Self {
             constraint,
             oom_memcg,
@@ -461,6 +547,18 @@ impl OomLine {
             pid,
             uid,
         })
+    }
+
+    /// A line whose groups cannot be told.
+    fn unknown(constraint: Vec<u8>, task: Vec<u8>, pid: u32, uid: Option<u32>) -> Self {
+        Self {
+            constraint,
+            oom_memcg: None,
+            task_memcg: None,
+            task,
+            pid,
+            uid,
+        }
     }
 }
 
@@ -500,7 +598,10 @@ impl OomLine {
             pid: self.pid,
             uid: self.uid,
             oom_memcg: self.oom_memcg.as_deref().and_then(|p| map_path(p, mapping)),
-            task_memcg: map_path(&self.task_memcg, mapping),
+            task_memcg: self
+                .task_memcg
+                .as_deref()
+                .and_then(|p| map_path(p, mapping)),
         }
     }
 }
@@ -715,7 +816,7 @@ mod tests {
         let l = OomLine::parse(&r.message).unwrap();
         assert_eq!(l.constraint, b"CONSTRAINT_MEMCG");
         assert_eq!(l.oom_memcg.as_deref(), Some(&b"/cgtop-test-1-0"[..]));
-        assert_eq!(l.task_memcg, b"/cgtop-test-1-0/leaf");
+        assert_eq!(l.task_memcg.as_deref(), Some(&b"/cgtop-test-1-0/leaf"[..]));
         assert_eq!(
             (l.task.as_slice(), l.pid, l.uid),
             (&b"python3"[..], 4242, Some(1000))
@@ -731,13 +832,76 @@ mod tests {
     fn values_with_commas_and_a_global_oom() {
         let l = OomLine::parse(b"oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/a,b,task_memcg=/a,b/c,d,task=x,pid=1,y,pid=77,uid=0").unwrap();
         assert_eq!(l.oom_memcg.as_deref(), Some(&b"/a,b"[..]));
-        assert_eq!(l.task_memcg, b"/a,b/c,d");
+        assert_eq!(l.task_memcg.as_deref(), Some(&b"/a,b/c,d"[..]));
         assert_eq!((l.task.as_slice(), l.pid), (&b"x,pid=1,y"[..], 77));
         let g = OomLine::parse(b"oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=/user.slice,task=stress,pid=9,uid=0").unwrap();
         assert_eq!(g.oom_memcg, None);
-        assert_eq!(g.task_memcg, b"/user.slice");
+        assert_eq!(g.task_memcg.as_deref(), Some(&b"/user.slice"[..]));
         assert_eq!(OomLine::parse(b"oom-kill:garbage"), None);
         assert_eq!(OomLine::parse(b"Out of memory"), None);
+    }
+
+    /// A line as dump_oom_summary prints it.
+    fn kernel_line(cpuset: &str, oom: Option<&str>, victim: &str, task: &str) -> String {
+        let memcg = oom.map_or("global_oom".to_owned(), |a| format!("oom_memcg={a}"));
+        format!("oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset={cpuset},mems_allowed=0-1,{memcg},task_memcg={victim},task={task},pid=4242,uid=65534")
+    }
+
+    #[test]
+    fn a_field_name_inside_a_path_does_not_move_the_victims_group() {
+        // the user's group is named so that the text after its last
+        // `,task_memcg=` is root's session scope
+        let evil = "/user.slice/u/x,task_memcg=/user.slice/user-0.slice/session-1.scope";
+        let l = OomLine::parse(kernel_line("/", Some(evil), evil, "python3").as_bytes()).unwrap();
+        assert_eq!(l.task_memcg.as_deref(), Some(evil.as_bytes()));
+        assert_eq!(l.oom_memcg.as_deref(), Some(evil.as_bytes()));
+        assert_eq!(
+            (l.task.as_slice(), l.pid, l.uid),
+            (&b"python3"[..], 4242, Some(65534))
+        );
+        // below it, with the other fields' names in the paths and the cpuset
+        let child = format!("{evil}/y,oom_memcg=/,global_oom,task=a,pid=123456789");
+        let cpuset = "/c,mems_allowed=0,oom_memcg=/x,global_oom";
+        let l = OomLine::parse(kernel_line(cpuset, Some(evil), &child, "sh").as_bytes()).unwrap();
+        assert_eq!(l.task_memcg.as_deref(), Some(child.as_bytes()));
+        assert_eq!(l.oom_memcg.as_deref(), Some(evil.as_bytes()));
+        assert_eq!(l.task, b"sh");
+        // a global OOM whose victim's path names an oom_memcg
+        let v = "/a,oom_memcg=/a";
+        let l = OomLine::parse(kernel_line("/", None, v, "x").as_bytes()).unwrap();
+        assert_eq!(
+            (l.oom_memcg, l.task_memcg.as_deref()),
+            (None, Some(v.as_bytes()))
+        );
+    }
+
+    #[test]
+    fn a_line_that_reads_two_ways_names_no_group() {
+        // the task name holds `,task=`: "b" or "a,task=b" in "/v,task=a"
+        // or "/v"; neither the task nor its group is told
+        let l = OomLine::parse(kernel_line("/", Some("/v"), "/v", "a,task=b").as_bytes()).unwrap();
+        assert_eq!(
+            (l.task_memcg, l.task.as_slice(), l.pid),
+            (None, &b""[..], 4242)
+        );
+        // a global OOM's victim `/p,mems_allowed=0,global_oom,task_memcg=/q`
+        // or `/q`: unknown
+        let v = "/p,mems_allowed=0,global_oom,task_memcg=/q";
+        let l = OomLine::parse(kernel_line("/", None, v, "x").as_bytes()).unwrap();
+        assert_eq!(l.task_memcg, None);
+        // and no join: an event is not given a victim it may not have
+        let mut ev = Event {
+            at: Duration::ZERO,
+            unix_s: 0.0,
+            path: GroupPath::new("q"),
+            kind: EventKind::Memory {
+                what: MemoryEvent::OomKill,
+                count: 1,
+                victim: None,
+            },
+        };
+        let whole: Mapping = Some((GroupPath::root(), GroupPath::root()));
+        assert!(!join_oom(&mut ev, &l, &whole));
     }
 
     #[test]
@@ -822,13 +986,41 @@ mod tests {
             m.extend_from_slice(&b);
             if let Some(l) = OomLine::parse(&m) {
                 proptest::prop_assert!(l.task.len() <= TASK_CAP);
-                proptest::prop_assert!(l.task_memcg.len() <= PATH_CAP);
+                proptest::prop_assert!(l.task_memcg.map_or(0, |p| p.len()) <= PATH_CAP);
             }
             let text = String::from_utf8_lossy(&b);
             for f in EventFile::ALL {
                 let (x, d) = (Reading::parse(f, &text), Reading::parse(f, DOCKER));
                 let _ = diff(f, Some(&x), &d);
                 let _ = diff(f, Some(&d), &x.over(&d));
+            }
+        }
+
+        /// Kernel-shaped lines whose names are made of the fields' own
+        /// text: the victim's group, the OOM's group and the task are the
+        /// ones printed, or unknown; never another.
+        #[test]
+        fn hostile_names_never_name_another_group(
+            a in proptest::collection::vec(proptest::sample::select(vec!["/", "x", ",", "=", ",task_memcg=", ",oom_memcg=", "global_oom", ",task=", ",pid=", ",uid=", "0", ",mems_allowed=", ",nodemask=(null)"]), 0..6),
+            b in proptest::collection::vec(proptest::sample::select(vec!["/", "y", ",", ",task_memcg=/", ",oom_memcg=/", ",global_oom", ",task=", ",pid=7", "1"]), 0..6),
+            cpuset in proptest::collection::vec(proptest::sample::select(vec!["/", "c", ",mems_allowed=0", ",oom_memcg=/", ",task_memcg=/", ",global_oom"]), 0..5),
+            task in proptest::collection::vec(proptest::sample::select(vec!["t", ",", "=", ",task=", ",pid=", "9"]), 0..4),
+            global in proptest::prelude::any::<bool>(),
+        ) {
+            let oom = format!("/{}", a.concat());
+            let victim = if b.is_empty() { oom.clone() } else { format!("{oom}/{}", b.concat()) };
+            let task: String = task.concat().chars().take(15).collect();
+            let cpuset = format!("/{}", cpuset.concat());
+            let line = kernel_line(&cpuset, (!global).then_some(oom.as_str()), &victim, &task);
+            let l = OomLine::parse(line.as_bytes()).expect("a kernel line parses");
+            proptest::prop_assert_eq!((l.pid, l.uid), (4242, Some(65534)));
+            if let Some(t) = &l.task_memcg {
+                proptest::prop_assert_eq!(t.as_slice(), victim.as_bytes());
+                proptest::prop_assert_eq!(l.task.as_slice(), task.as_bytes());
+            }
+            if let Some(o) = &l.oom_memcg {
+                proptest::prop_assert!(!global);
+                proptest::prop_assert_eq!(o.as_slice(), oom.as_bytes());
             }
         }
 

@@ -10,11 +10,17 @@ use std::time::Duration;
 
 /// The victim of an OOM kill, in words: "python3 (pid 4242, uid 1000),
 /// memory.max of /a hit".
-fn victim_words(v: &OomVictim) -> String {
+fn victim_words(v: &OomVictim, v1_memory: bool) -> String {
     let uid = v.uid.map_or(String::new(), |u| format!(", uid {u}"));
     let mut s = format!("{} (pid {}{uid})", escape(&v.task), v.pid);
+    // v1's limit is memory.limit_in_bytes (or memsw's): no memory.max there
+    let limit = if v1_memory {
+        "the memory limit"
+    } else {
+        "memory.max"
+    };
     match &v.oom_memcg {
-        Some(g) => s.push_str(&format!(", memory.max of {} hit", g.display())),
+        Some(g) => s.push_str(&format!(", {limit} of {} hit", g.display())),
         None => s.push_str(", the machine out of memory"),
     }
     s
@@ -28,8 +34,9 @@ fn times(n: u64) -> String {
     }
 }
 
-/// What happened, in words.
-pub fn what(kind: &EventKind) -> String {
+/// What happened, in words (`v1_memory`: the memory controller is on a
+/// cgroup v1 hierarchy, see [`source`]).
+pub fn what(kind: &EventKind, v1_memory: bool) -> String {
     match kind {
         EventKind::Populated(true) => "populated: processes came".into(),
         EventKind::Populated(false) => "empty: its last process left".into(),
@@ -40,7 +47,7 @@ pub fn what(kind: &EventKind) -> String {
             count,
             victim,
         } => match victim {
-            Some(v) => format!("OOM kill: {}{}", victim_words(v), times(*count)),
+            Some(v) => format!("OOM kill: {}{}", victim_words(v, v1_memory), times(*count)),
             None => format!("OOM kill{}", times(*count)),
         },
         EventKind::Memory { what, count, .. } => {
@@ -67,7 +74,9 @@ pub fn what(kind: &EventKind) -> String {
 }
 
 /// Where the event came from, for the detail column: the file and key.
-pub fn source(kind: &EventKind) -> String {
+/// `v1_memory`: the memory controller is on a cgroup v1 hierarchy, whose
+/// OOM kills are counted in memory.oom_control (v1 has no memory.events).
+pub fn source(kind: &EventKind, v1_memory: bool) -> String {
     match kind {
         EventKind::Populated(v) => format!("cgroup.events populated {}", u8::from(*v)),
         EventKind::Frozen(v) => format!("cgroup.events frozen {}", u8::from(*v)),
@@ -76,7 +85,11 @@ pub fn source(kind: &EventKind) -> String {
             count,
             victim,
         } => {
-            let mut s = format!("memory.events {} +{count}", what.key());
+            let mut s = if v1_memory && kind.is_oom_kill() {
+                format!("memory.oom_control oom_kill +{count}")
+            } else {
+                format!("memory.events {} +{count}", what.key())
+            };
             if let Some(t) = victim.as_ref().and_then(|v| v.task_memcg.as_ref()) {
                 s.push_str(&format!(", task in {}", t.display()));
             }
@@ -172,18 +185,39 @@ mod tests {
     #[test]
     fn an_oom_kill_in_words() {
         assert_eq!(
-            what(&oom(b"python")),
+            what(&oom(b"python"), false),
             "OOM kill: python (pid 4242, uid 1000), memory.max of /a hit"
         );
         // a hostile name reaches no terminal as it is
         assert_eq!(
-            what(&oom(b"\x1b]0;x\x07")),
+            what(&oom(b"\x1b]0;x\x07"), false),
             "OOM kill: \\e]0;x\\a (pid 4242, uid 1000), memory.max of /a hit"
         );
-        assert_eq!(what(&EventKind::Frozen(false)), "thawed");
+        assert_eq!(what(&EventKind::Frozen(false), false), "thawed");
         assert_eq!(
-            what(&EventKind::PidsMax { count: 3 }),
+            what(&oom(b"dd"), true),
+            "OOM kill: dd (pid 4242, uid 1000), the memory limit of /a hit"
+        );
+        assert_eq!(
+            what(&EventKind::PidsMax { count: 3 }, false),
             "fork refused at pids.max (3 times)"
+        );
+    }
+
+    #[test]
+    fn an_oom_kill_names_the_file_that_counted_it() {
+        assert_eq!(
+            source(&oom(b"dd"), false),
+            "memory.events oom_kill +1, task in /a/b"
+        );
+        // cgroup v1 has no memory.events: the kill is memory.oom_control's
+        assert_eq!(
+            source(&oom(b"dd"), true),
+            "memory.oom_control oom_kill +1, task in /a/b"
+        );
+        assert_eq!(
+            source(&EventKind::PidsMax { count: 2 }, true),
+            "pids.events max +2"
         );
     }
 

@@ -65,6 +65,11 @@ pub struct WatchConfig {
     pub clock: Instant,
     /// The UNIX time at `clock`.
     pub clock_unix: Duration,
+    /// The cgroup v1 memory hierarchy (v1 and hybrid hosts), where
+    /// OOM kills are seen through `cgroup.event_control` (v1 has no
+    /// memory.events), and kmsg's paths in its terms (the mount's root
+    /// within the hierarchy, the view below the mount).
+    pub v1_memory: Option<(Arc<Hier>, Mapping)>,
 }
 
 /// What the watcher is told.
@@ -101,6 +106,55 @@ pub struct WatchStatus {
     pub kmsg_overruns: u64,
     /// Times the inotify queue overflowed (every file was read again).
     pub overflows: u64,
+    /// The watched hierarchy is cgroup2 (its groups have event files);
+    /// a v1 hierarchy's groups are watched for made and removed only.
+    pub cgroup2: bool,
+    /// OOM kills in the cgroup v1 memory hierarchy.
+    pub v1_oom: V1OomStatus,
+    /// The watcher thread ended on its own: no more events come (the
+    /// tree is the collector's and goes on).
+    pub stopped: Option<Stopped>,
+}
+
+/// Why the watcher ended on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// Its inotify instance could not be made (EMFILE: the user's
+    /// fs.inotify.max_user_instances).
+    Start(Errno),
+    /// poll(2) failed.
+    Poll(Errno),
+    /// The thread went away without a word (a panic).
+    Gone,
+    /// It has not taken the group list of this many refreshes (a stall).
+    Silent(u32),
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Start(e) => write!(f, "no inotify instance: {}", crate::model::errno::name(*e)),
+            Self::Poll(e) => write!(f, "poll failed: {}", crate::model::errno::name(*e)),
+            Self::Gone => f.write_str("the watcher thread ended"),
+            Self::Silent(n) => write!(f, "no answer for {n} refreshes"),
+        }
+    }
+}
+
+/// OOM kills in a cgroup v1 memory hierarchy: an eventfd registered for
+/// each group's memory.oom_control through its cgroup.event_control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct V1OomStatus {
+    /// A v1 memory hierarchy is there (the rest is about it).
+    pub on: bool,
+    /// Groups registered.
+    pub registered: usize,
+    /// Groups not registered: past [`V1_OOM_MAX`].
+    pub over_cap: usize,
+    /// Registrations that failed (EACCES, ENOSPC, a group removed
+    /// meanwhile, no memory.oom_control), and the last error.
+    pub failed: u64,
+    pub last_error: Option<Errno>,
 }
 
 /// What the watcher sends.
@@ -108,6 +162,8 @@ pub struct WatchStatus {
 pub enum Watched {
     Events(Vec<Event>),
     Status(WatchStatus),
+    /// The refresh's group list was taken: the watcher is alive.
+    Alive,
 }
 
 /// The way to talk to a running watcher.
@@ -133,6 +189,22 @@ const JOIN_WAIT: Duration = Duration::from_millis(50);
 const LINE_KEEP: Duration = Duration::from_secs(5);
 /// Lines kept at most.
 const LINES_MAX: usize = 64;
+/// Refreshes whose group list the watcher has not taken before a view
+/// says its events stopped (the watchdog: the tree goes on).
+pub const WATCHDOG_REFRESHES: u32 = 5;
+
+/// The most groups registered for v1 OOM notification. Each costs the
+/// kernel a small event (and a wait-queue entry on the one eventfd),
+/// and every wake-up reads each group's memory.oom_control: past it,
+/// the groups left are counted ([`V1OomStatus::over_cap`]) and their
+/// OOM kills are not events (their memory.oom_control still shows the
+/// count in the detail).
+pub const V1_OOM_MAX: usize = 2048;
+/// After a v1 OOM notification, memory.oom_control's counters are read
+/// again this often until a kill is counted (the notification comes
+/// before the kill), for at most [`V1_OOM_RECHECKS`] times.
+const V1_OOM_RECHECK: Duration = Duration::from_millis(50);
+const V1_OOM_RECHECKS: u32 = 20;
 /// A resync retries the files left unwatched this often (in refreshes),
 /// and at once after watches were freed.
 const RETRY_EVERY: u32 = 30;
@@ -189,7 +261,7 @@ pub struct Watcher {
     resyncs: u32,
     proc_fd: bool,
     out: Vec<Event>,
-    pending: Vec<(Event, Instant)>,
+    pending: Vec<(Event, Instant, Mapping)>,
     /// The kernel's recent OOM lines, with the groups each was joined
     /// to: one kill is one line, counted in its group and each ancestor's
     /// memory.events, so a line joins one event per group.
@@ -197,6 +269,154 @@ pub struct Watcher {
     /// /dev/kmsg, opened at its end.
     kmsg: Option<OwnedFd>,
     status: WatchStatus,
+    /// OOM kills of the cgroup v1 memory hierarchy.
+    v1: Option<V1Oom>,
+}
+
+/// A group registered for v1 OOM notification.
+#[derive(Debug)]
+struct V1Group {
+    /// Its directory's inode: a group made again under its name is
+    /// another, and has no registration.
+    ino: u64,
+    /// memory.oom_control's `oom_kill` at the last reading.
+    kills: u64,
+}
+
+/// The cgroup v1 memory hierarchy's OOM notification: one eventfd,
+/// registered through each group's `cgroup.event_control` for its
+/// `memory.oom_control` (the kernel signals it when the group, or one
+/// above it, runs out of memory, and when the group is removed); on it
+/// every registered group's `oom_kill` counter is read and diffed.
+struct V1Oom {
+    hier: Arc<Hier>,
+    mapping: Mapping,
+    efd: OwnedFd,
+    groups: HashMap<GroupPath, V1Group>,
+    /// Wanted but past [`V1_OOM_MAX`].
+    over: HashSet<GroupPath>,
+    /// Failed, by directory inode: tried again on a retry only.
+    failed: HashMap<GroupPath, u64>,
+    /// A notification came and no kill was counted yet: read again then.
+    recheck: Option<(Instant, u32)>,
+}
+
+/// memory.oom_control's `oom_kill` (Linux 4.13); `None`: unreadable or
+/// absent.
+fn v1_kills(hier: &Hier, path: &GroupPath) -> Option<u64> {
+    let text = hier
+        .read_text(&hier::file_rel(
+            path,
+            crate::cgroupfs::v1_limits::files::MEMORY_OOM_CONTROL,
+        ))
+        .ok()?;
+    crate::cgroupfs::v1_limits::OomControl::parse(&text)
+        .ok()?
+        .oom_kill
+}
+
+impl V1Oom {
+    fn new(hier: Arc<Hier>, mapping: Mapping) -> std::io::Result<Self> {
+        let efd = rustix::event::eventfd(
+            0,
+            rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK,
+        )?;
+        Ok(Self {
+            hier,
+            mapping,
+            efd,
+            groups: HashMap::new(),
+            over: HashSet::new(),
+            failed: HashMap::new(),
+            recheck: None,
+        })
+    }
+
+    /// Registers `path` (`fresh`: made after watching began, its kills
+    /// counted from zero); a failure is counted in `status`.
+    fn register(&mut self, path: &GroupPath, fresh: bool, status: &mut V1OomStatus) {
+        if self.groups.contains_key(path) {
+            return;
+        }
+        if self.groups.len() >= V1_OOM_MAX {
+            self.over.insert(path.clone());
+            return;
+        }
+        match self.try_register(path, fresh) {
+            Ok(g) => {
+                self.failed.remove(path);
+                self.groups.insert(path.clone(), g);
+            }
+            Err(e) => {
+                status.failed += 1;
+                status.last_error = Some(e);
+                let ino = self.hier.dir_ino(hier::group_rel(path)).unwrap_or(0);
+                self.failed.insert(path.clone(), ino);
+            }
+        }
+    }
+
+    fn try_register(&self, path: &GroupPath, fresh: bool) -> Result<V1Group, Errno> {
+        use std::io::Write;
+        let errno = |e: hier::FsError| e.errno().unwrap_or(Errno::INVAL);
+        let ino = self.hier.dir_ino(hier::group_rel(path)).map_err(errno)?;
+        let control = self
+            .hier
+            .open_read(&hier::file_rel(
+                path,
+                crate::cgroupfs::v1_limits::files::MEMORY_OOM_CONTROL,
+            ))
+            .map_err(errno)?;
+        let mut ec = self
+            .hier
+            .open_write(&hier::file_rel(path, "cgroup.event_control"))
+            .map_err(errno)?;
+        let line = format!("{} {}", self.efd.as_raw_fd(), control.as_raw_fd());
+        ec.write_all(line.as_bytes())
+            .map_err(|e| e.raw_os_error().map_or(Errno::IO, Errno::from_raw_os_error))?;
+        // the baseline after the registration: no kill falls between
+        let kills = if fresh {
+            0
+        } else {
+            v1_kills(&self.hier, path).unwrap_or(0)
+        };
+        Ok(V1Group { ino, kills })
+    }
+
+    /// Reads every registered group's kills; the groups whose count
+    /// went up, with how many. A group gone (its file unreadable, its
+    /// directory another) is forgotten: the kernel dropped its
+    /// registration with it.
+    fn read_all(&mut self) -> Vec<(GroupPath, u64)> {
+        let mut out = Vec::new();
+        let mut gone = Vec::new();
+        for (p, g) in &mut self.groups {
+            match v1_kills(&self.hier, p) {
+                Some(k) if k > g.kills => {
+                    out.push((p.clone(), k - g.kills));
+                    g.kills = k;
+                }
+                Some(k) => g.kills = k,
+                None => {
+                    if self.hier.dir_ino(hier::group_rel(p)).ok() != Some(g.ino) {
+                        gone.push(p.clone());
+                    }
+                }
+            }
+        }
+        for p in gone {
+            self.groups.remove(&p);
+        }
+        out.sort();
+        out
+    }
+
+    fn status(&self, mut s: V1OomStatus) -> V1OomStatus {
+        s.on = true;
+        s.registered = self.groups.len();
+        s.over_cap = self.over.len();
+        s
+    }
 }
 
 fn file_index(f: EventFile) -> usize {
@@ -222,7 +442,9 @@ impl Watcher {
             lines: VecDeque::new(),
             kmsg: None,
             status: WatchStatus::default(),
+            v1: None,
         };
+        w.status.cgroup2 = w.hier.is_cgroup2();
         if let Some(p) = w.cfg.kmsg.clone() {
             match open_kmsg(&p) {
                 Ok(fd) => {
@@ -234,6 +456,14 @@ impl Watcher {
         }
         let start = w.cfg.start.clone();
         w.add_tree(&start, false);
+        if let Some((h, mapping)) = w.cfg.v1_memory.clone() {
+            let mut v1 = V1Oom::new(Arc::clone(&h), mapping)?;
+            let depth = w.depth_of(&start);
+            for (p, _) in list_groups(&h, &start, depth, w.cfg.max_depth) {
+                v1.register(&p, false, &mut w.status.v1_oom);
+            }
+            w.v1 = Some(v1);
+        }
         w.update_status();
         Ok(w)
     }
@@ -418,40 +648,137 @@ impl Watcher {
             return;
         }
         let (at, unix_s) = self.now();
+        let mapping = self.cfg.mapping.clone();
         for kind in kinds {
-            let mut ev = Event {
+            let ev = Event {
                 at,
                 unix_s,
                 path: path.clone(),
                 kind,
             };
-            if matches!(
-                ev.kind,
-                EventKind::Memory {
-                    what: MemoryEvent::OomKill,
-                    ..
-                }
-            ) {
-                let mapping = &self.cfg.mapping;
-                let joined = self.lines.iter_mut().rev().any(|(l, _, used)| {
-                    let j = !used.contains(&ev.path) && join_oom(&mut ev, l, mapping);
-                    if j {
-                        used.push(ev.path.clone());
-                    }
-                    j
-                });
-                if !joined && self.lines_expected() {
-                    self.pending.push((ev, Instant::now()));
-                    continue;
-                }
-            }
-            self.out.push(ev);
+            self.emit(ev, &mapping);
         }
     }
 
+    /// An event out: an OOM kill is joined with its kernel line (paths
+    /// in `mapping`'s terms), or waits [`JOIN_WAIT`] for it.
+    fn emit(&mut self, mut ev: Event, mapping: &Mapping) {
+        if matches!(
+            ev.kind,
+            EventKind::Memory {
+                what: MemoryEvent::OomKill,
+                ..
+            }
+        ) {
+            let joined = self.lines.iter_mut().rev().any(|(l, _, used)| {
+                let j = !used.contains(&ev.path) && join_oom(&mut ev, l, mapping);
+                if j {
+                    used.push(ev.path.clone());
+                }
+                j
+            });
+            if !joined && self.lines_expected(mapping) {
+                self.pending.push((ev, Instant::now(), mapping.clone()));
+                return;
+            }
+        }
+        self.out.push(ev);
+    }
+
     /// Whether a kernel line may still come to join an OOM kill.
-    fn lines_expected(&self) -> bool {
-        self.status.kmsg == KmsgState::Reading && self.cfg.mapping.is_some()
+    fn lines_expected(&self, mapping: &Mapping) -> bool {
+        self.status.kmsg == KmsgState::Reading && mapping.is_some()
+    }
+
+    /// The v1 memory hierarchy's eventfd was signalled: an OOM (or a
+    /// registered group removed). Reads the counters; until a kill is
+    /// counted, again every [`V1_OOM_RECHECK`].
+    pub fn on_v1_oom(&mut self) {
+        let Some(v1) = &mut self.v1 else { return };
+        let mut b = [0u8; 8];
+        let _ = rustix::io::read(&v1.efd, &mut b);
+        v1.recheck = Some((Instant::now() + V1_OOM_RECHECK, V1_OOM_RECHECKS));
+        self.v1_read();
+    }
+
+    /// Reads the v1 counters when a recheck is due.
+    fn v1_due(&mut self) {
+        if self
+            .v1
+            .as_ref()
+            .and_then(|v| v.recheck)
+            .is_some_and(|(t, _)| Instant::now() >= t)
+        {
+            self.v1_read();
+        }
+    }
+
+    fn v1_read(&mut self) {
+        let Some(v1) = &mut self.v1 else { return };
+        let kills = v1.read_all();
+        v1.recheck = match v1.recheck {
+            Some((_, n)) if kills.is_empty() && n > 1 => {
+                Some((Instant::now() + V1_OOM_RECHECK, n - 1))
+            }
+            _ => None,
+        };
+        let mapping = v1.mapping.clone();
+        let (at, unix_s) = self.now();
+        for (path, count) in kills {
+            let ev = Event {
+                at,
+                unix_s,
+                path,
+                kind: EventKind::Memory {
+                    what: MemoryEvent::OomKill,
+                    count,
+                    victim: None,
+                },
+            };
+            self.emit(ev, &mapping);
+        }
+        self.update_status();
+    }
+
+    /// The v1 memory hierarchy's groups of a refresh: registers those
+    /// not registered (made since: their kills count from zero), and
+    /// again those made anew under their name; failures again on a
+    /// retry only.
+    fn v1_resync(&mut self, listed: &[GroupPath], retry: bool) {
+        let start = self.cfg.start.clone();
+        let max_depth = self.cfg.max_depth;
+        let depth_of = |p: &GroupPath| p.depth().saturating_sub(start.depth());
+        let Some(v1) = &mut self.v1 else { return };
+        let set: HashSet<&GroupPath> = listed.iter().collect();
+        let h = Arc::clone(&v1.hier);
+        v1.groups
+            .retain(|p, g| set.contains(p) || h.dir_ino(hier::group_rel(p)).ok() == Some(g.ino));
+        v1.over.retain(|p| set.contains(p));
+        v1.failed.retain(|p, _| set.contains(p));
+        if retry {
+            // room made since: the groups past the cap get their turn
+            v1.over.clear();
+        }
+        let mut status = self.status.v1_oom;
+        for p in listed {
+            if !p.is_within(&start) || max_depth.is_some_and(|m| depth_of(p) > m) {
+                continue;
+            }
+            let Ok(ino) = h.dir_ino(hier::group_rel(p)) else {
+                continue;
+            };
+            if let Some(g) = v1.groups.get(p) {
+                if g.ino == ino {
+                    continue;
+                }
+                v1.groups.remove(p);
+            }
+            if v1.over.contains(p) || (!retry && v1.failed.get(p) == Some(&ino)) {
+                continue;
+            }
+            v1.register(p, true, &mut status);
+        }
+        self.status.v1_oom = status;
     }
 
     /// Forgets `path` and every group below it, removing their watches.
@@ -517,6 +844,7 @@ impl Watcher {
                 self.add_group(p, ino, false, &EventFile::ALL, true);
             }
         }
+        self.v1_resync(listed, retry);
         if retry {
             self.freed = false;
         }
@@ -553,6 +881,9 @@ impl Watcher {
     fn update_status(&mut self) {
         self.status.unwatched = self.groups.values().filter(|g| g.unwatched()).count();
         self.status.watches = self.wds.len();
+        if let Some(v1) = &self.v1 {
+            self.status.v1_oom = v1.status(self.status.v1_oom);
+        }
     }
 
     /// Reads every watched file again (after the inotify queue
@@ -679,13 +1010,13 @@ impl Watcher {
         let Some(line) = OomLine::parse(&rec.message) else {
             return;
         };
-        let mapping = self.cfg.mapping.clone();
         let mut used = Vec::new();
         let mut i = 0;
         while i < self.pending.len() {
-            let path = self.pending[i].0.path.clone();
-            if !used.contains(&path) && join_oom(&mut self.pending[i].0, &line, &mapping) {
-                let (ev, _) = self.pending.remove(i);
+            let (ev, _, mapping) = &mut self.pending[i];
+            let path = ev.path.clone();
+            if !used.contains(&path) && join_oom(ev, &line, mapping) {
+                let (ev, _, _) = self.pending.remove(i);
                 self.out.push(ev);
                 used.push(path);
             } else {
@@ -704,9 +1035,9 @@ impl Watcher {
         let now = Instant::now();
         let (late, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
             .into_iter()
-            .partition(|(_, t)| now.duration_since(*t) >= JOIN_WAIT || !self.lines_expected());
+            .partition(|(_, t, m)| now.duration_since(*t) >= JOIN_WAIT || !self.lines_expected(m));
         self.pending = keep;
-        self.out.extend(late.into_iter().map(|(e, _)| e));
+        self.out.extend(late.into_iter().map(|(e, _, _)| e));
         self.lines
             .retain(|(_, t, _)| now.duration_since(*t) < LINE_KEEP);
         let mut out = std::mem::take(&mut self.out);
@@ -718,9 +1049,15 @@ impl Watcher {
     /// due.
     fn next_due(&self) -> Option<Duration> {
         let now = Instant::now();
+        let recheck = self
+            .v1
+            .as_ref()
+            .and_then(|v| v.recheck)
+            .map(|(t, _)| t.saturating_duration_since(now));
         self.pending
             .iter()
-            .map(|(_, t)| JOIN_WAIT.saturating_sub(now.duration_since(*t)))
+            .map(|(_, t, _)| JOIN_WAIT.saturating_sub(now.duration_since(*t)))
+            .chain(recheck)
             .min()
     }
 }
@@ -814,11 +1151,22 @@ fn run<M: From<Watched>>(
     rx: &Receiver<WatchCommand>,
     wake: &OwnedFd,
 ) {
-    let Ok(mut w) = Watcher::new(hier, cfg) else {
-        return;
+    // ending on its own, the watcher says why: the view says "events:
+    // stopped (why)" and its tree goes on (the collector's, not ours)
+    let stop = |why: Stopped, mut status: WatchStatus| {
+        status.stopped = Some(why);
+        let _ = tx.send(M::from(Watched::Status(status)));
+    };
+    let mut w = match Watcher::new(hier, cfg) {
+        Ok(w) => w,
+        Err(e) => {
+            let e = e.raw_os_error().map_or(Errno::IO, Errno::from_raw_os_error);
+            return stop(Stopped::Start(e), WatchStatus::default());
+        }
     };
     let mut sent = None;
     loop {
+        w.v1_due();
         let ready = w.take_ready();
         if !ready.is_empty() && tx.send(M::from(Watched::Events(ready))).is_err() {
             return;
@@ -833,20 +1181,28 @@ fn run<M: From<Watched>>(
             tv_sec: 0,
             tv_nsec: i64::from(d.subsec_nanos()).max(1_000_000),
         });
-        let (ino_ready, kmsg_ready, wake_ready) = {
+        let (ino_ready, kmsg_ready, wake_ready, v1_ready) = {
             let mut fds = vec![
                 PollFd::new(&w.inotify, PollFlags::IN),
                 PollFd::new(wake, PollFlags::IN),
             ];
-            if let Some(k) = &w.kmsg {
+            let v1_at = w.v1.as_ref().map(|v| {
+                fds.push(PollFd::new(&v.efd, PollFlags::IN));
+                fds.len() - 1
+            });
+            let kmsg_at = w.kmsg.as_ref().map(|k| {
                 fds.push(PollFd::new(k, PollFlags::IN));
-            }
+                fds.len() - 1
+            });
             match poll(&mut fds, timeout.as_ref()) {
                 Ok(_) | Err(Errno::INTR) => {}
-                Err(_) => return,
+                Err(e) => return stop(Stopped::Poll(e), w.status),
             }
-            let r = |i: usize| fds.get(i).is_some_and(|f| !f.revents().is_empty());
-            (r(0), r(2), r(1))
+            let r = |i: Option<usize>| {
+                i.and_then(|i| fds.get(i))
+                    .is_some_and(|f| !f.revents().is_empty())
+            };
+            (r(Some(0)), r(kmsg_at), r(Some(1)), r(v1_at))
         };
         if wake_ready {
             let mut b = [0u8; 8];
@@ -857,9 +1213,17 @@ fn run<M: From<Watched>>(
                     WatchCommand::Groups(list) => w.resync(&list),
                 }
             }
+            // an answer to every refresh: the view's watchdog hears the
+            // watcher is alive
+            if tx.send(M::from(Watched::Alive)).is_err() {
+                return;
+            }
         }
         if ino_ready {
             w.on_inotify();
+        }
+        if v1_ready {
+            w.on_v1_oom();
         }
         if kmsg_ready {
             w.on_kmsg();

@@ -33,6 +33,30 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     };
     let mut lines: Vec<Line<'_>> = Vec::new();
     if let Some(w) = app.event_watch {
+        if let Some(why) = w.stopped {
+            lines.push(Line::styled(
+                fit(
+                    &format!("events: stopped ({why}); the tree is still read at every refresh"),
+                    inner,
+                ),
+                theme.warn,
+            ));
+        }
+        if w.v1_oom.over_cap > 0 || w.v1_oom.failed > 0 {
+            let err = w.v1_oom.last_error.map_or("", errno::name);
+            lines.push(Line::styled(
+                fit(
+                    &format!(
+                        "v1 memory: OOM kills not watched in {} groups (past the cap of {}), {} registrations failed {err}",
+                        w.v1_oom.over_cap,
+                        crate::source::events::V1_OOM_MAX,
+                        w.v1_oom.failed,
+                    ),
+                    inner,
+                ),
+                theme.warn,
+            ));
+        }
         if let KmsgState::Unreadable(e) = w.kmsg {
             lines.push(Line::styled(
                 fit(
@@ -76,14 +100,21 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     let head = format!("{:<8} {:>4} {} WHAT", "UTC", "AGE", pad("GROUP", group_w));
     lines.push(Line::styled(fit(&head, inner), theme.column_header));
     let now = app.now();
+    // the memory controller on a v1 hierarchy: its kills are counted in
+    // memory.oom_control against memory.limit_in_bytes
+    let v1_memory = app.event_watch.is_some_and(|w| w.v1_oom.on);
     if n == 0 {
-        lines.push(Line::styled(
-            fit(
-                "no events yet: cgroup.events, memory.events, memory.swap.events and pids.events of every group are watched",
-                inner,
-            ),
-            theme.dim,
-        ));
+        // one line a hierarchy: a narrow terminal must not cut the v1 one
+        let watched = app.event_watch.map_or_else(Vec::new, |w| watched_words(&w));
+        let head = if watched.is_empty() {
+            "no events yet"
+        } else {
+            "no events yet; watched:"
+        };
+        lines.push(Line::styled(fit(head, inner), theme.dim));
+        for w in watched {
+            lines.push(Line::styled(fit(&format!("  {w}"), inner), theme.dim));
+        }
     }
     for (i, e) in shown {
         let text = format!(
@@ -91,7 +122,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
             clock_utc(e.unix_s),
             age(now.saturating_sub(e.at)),
             pad(&fit(&e.path.to_string(), group_w), group_w),
-            what(&e.kind)
+            what(&e.kind, v1_memory)
         );
         let text = fit(&text, inner);
         lines.push(if i == cursor {
@@ -111,12 +142,12 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     if let Some(e) = event_at(app, cursor) {
         lines.push(Line::from(vec![
             Span::styled("what: ", theme.title),
-            Span::raw(fit(&what(&e.kind), inner.saturating_sub(6))),
+            Span::raw(fit(&what(&e.kind, v1_memory), inner.saturating_sub(6))),
         ]));
         lines.push(Line::from(vec![
             Span::styled("from: ", theme.title),
             Span::raw(fit(
-                &format!("{} of {}", source(&e.kind), e.path),
+                &format!("{} of {}", source(&e.kind, v1_memory), e.path),
                 inner.saturating_sub(6),
             )),
         ]));
@@ -127,4 +158,25 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
         .title(Span::styled(title, theme.title))
         .title_bottom(Line::styled(format!(" {keys} "), theme.dim));
     f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// What the watcher watches, on which hierarchy, in words: one entry a
+/// hierarchy.
+pub fn watched_words(w: &crate::source::events::WatchStatus) -> Vec<String> {
+    let mut parts = Vec::new();
+    if w.cgroup2 {
+        parts.push(
+            "cgroup2: cgroup.events, memory.events, memory.swap.events and pids.events of every group"
+                .to_owned(),
+        );
+    } else {
+        parts.push("groups made and removed".to_owned());
+    }
+    if w.v1_oom.on {
+        parts.push(format!(
+            "v1 memory: OOM kills of {} groups (memory.oom_control)",
+            w.v1_oom.registered
+        ));
+    }
+    parts
 }

@@ -12,6 +12,7 @@
 pub mod batch;
 pub mod lab;
 pub mod sandbox;
+pub mod sandbox_v1;
 pub mod tmux;
 
 use cgtop::app::{self, App, Effect, HostInfo, Msg};

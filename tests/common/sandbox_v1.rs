@@ -512,3 +512,25 @@ impl Drop for V1Sandbox {
         self.cleanup();
     }
 }
+
+/// A sandbox in the v1 memory hierarchy with a group `hog` limited to
+/// 320M (and memory+swap to the same where the kernel counts swap), for
+/// a 400 MiB python3 allocator the kernel OOM-kills; `None` after a
+/// `skipped:` line (not root, no v1 memory hierarchy, no python3).
+pub fn oom_group_or_skip(label: &str) -> Option<(V1Sandbox, GroupPath)> {
+    let sb = V1Sandbox::or_skip(label, &["memory"])?;
+    if Command::new("python3").arg("-V").output().is_err() {
+        println!("skipped: no python3 for the allocator");
+        return None;
+    }
+    let g = sb.mkdir("hog");
+    sb.write("memory", &g, "memory.limit_in_bytes", "320M");
+    if sb
+        .dir_of("memory", &g)
+        .join("memory.memsw.limit_in_bytes")
+        .exists()
+    {
+        sb.write("memory", &g, "memory.memsw.limit_in_bytes", "320M");
+    }
+    Some((sb, g))
+}

@@ -367,9 +367,25 @@ pub struct CgtopRun {
 
 impl CgtopRun {
     pub fn start(group: &GroupPath, delay: &str, n: u32) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        Self::start_via(&[], group, delay, n)
+    }
+
+    /// The same, started through `wrapper` (`setpriv ... --`: cgtop
+    /// without a capability), which must exec the binary it is given.
+    pub fn start_via(wrapper: &[&str], group: &GroupPath, delay: &str, n: u32) -> Self {
+        let bin = env!("CARGO_BIN_EXE_cgtop");
+        let mut cmd = match wrapper.split_first() {
+            Some((first, rest)) => {
+                let mut c = Command::new(first);
+                c.args(rest).arg(bin);
+                c
+            }
+            None => Command::new(bin),
+        };
+        let mut child = cmd
             .args(["--json", "-d", delay, "-n", &n.to_string()])
-            .arg(group.as_rel_path())
+            // the root is cgtop's default (an empty argument is no group)
+            .args((!group.as_bytes().is_empty()).then(|| group.as_rel_path()))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
