@@ -164,7 +164,14 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
 /// hierarchy.
 pub fn watched_words(w: &crate::source::events::WatchStatus) -> Vec<String> {
     let mut parts = Vec::new();
-    if w.cgroup2 {
+    if w.cgroup2 && w.v1_oom.on {
+        // hybrid: memory is a v1 controller here, so cgroup2's groups have
+        // no memory.events to watch (nor pids.events where pids is on v1)
+        parts.push(
+            "cgroup2: cgroup.events of every group, and the memory.events, memory.swap.events and pids.events of groups where cgroup2 holds those controllers"
+                .to_owned(),
+        );
+    } else if w.cgroup2 {
         parts.push(
             "cgroup2: cgroup.events, memory.events, memory.swap.events and pids.events of every group"
                 .to_owned(),
