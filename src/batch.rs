@@ -4,8 +4,8 @@
 //! JSON field names and units are documented in README.md ("JSON output").
 
 use crate::cgroupfs::MemoryEvents;
-use crate::model::events::{Event, EventKind};
-use crate::model::text::{escape, escape_str};
+use crate::model::time::events::{Event, EventKind};
+use crate::model::tree::text::{escape, escape_str};
 use crate::model::tree::{RowOptions, Tree};
 use crate::model::{
     GroupDetail, GroupRates, GroupSample, HostInfo, HotStats, MountInfo, ScanCost, Unreadable,
@@ -45,7 +45,7 @@ struct JsonGroup<'a> {
     unreadable: Vec<&'a Unreadable>,
 }
 
-/// `model::limits::Throttling`, with the throttling group's cpu.max where
+/// `model::tree::limits::Throttling`, with the throttling group's cpu.max where
 /// it was read (not with `--brief`).
 #[derive(serde::Serialize)]
 struct JsonThrottling {
@@ -56,11 +56,11 @@ struct JsonThrottling {
     by_cpu_max: Option<crate::cgroupfs::CpuMax>,
     /// Percent of one CPU's window (summed over CPUs, like CPU %).
     pct: Option<f64>,
-    source: crate::model::limits::ThrottleSource,
+    source: crate::model::tree::limits::ThrottleSource,
 }
 
 impl JsonThrottling {
-    fn new(t: &crate::model::limits::Throttling, r: &Refresh) -> Self {
+    fn new(t: &crate::model::tree::limits::Throttling, r: &Refresh) -> Self {
         Self {
             throttled: t.throttled,
             by: t.by.as_ref().map(ToString::to_string),
@@ -155,9 +155,9 @@ struct JsonRefresh<'a> {
     mount: &'a MountInfo,
     cost: JsonCost,
     /// The host's writeback settings, dirty limits and dirty pages, read
-    /// once per refresh (`model::writeback::WritebackFigures`); null where
+    /// once per refresh (`model::host::writeback::WritebackFigures`); null where
     /// the collector was given no /proc to read (a replay).
-    writeback: Option<crate::model::writeback::WritebackFigures>,
+    writeback: Option<crate::model::host::writeback::WritebackFigures>,
     /// The events the watcher saw since the previous printed refresh.
     events: Vec<JsonEvent>,
     groups: Vec<JsonGroup<'a>>,
@@ -555,7 +555,7 @@ pub fn print_refresh(
     output: Output,
     r: &Refresh,
     interval: Duration,
-    header: &crate::model::record::Header,
+    header: &crate::model::time::record::Header,
     n: u64,
     cols: &[Column],
     events: &[Event],
@@ -596,7 +596,7 @@ pub fn record(
     c: &mut Collector,
     rec: &mut crate::source::record::Recorder,
     busy: Option<&mut crate::source::record::BusyReader>,
-    header: &crate::model::record::Header,
+    header: &crate::model::time::record::Header,
     opts: &Options,
     refresh: impl FnMut(&mut Collector) -> Refresh,
     wait: impl FnMut(Duration) -> bool,
@@ -614,7 +614,7 @@ pub fn record_with(
     c: &mut Collector,
     rec: &mut crate::source::record::Recorder,
     mut busy: Option<&mut crate::source::record::BusyReader>,
-    header: &crate::model::record::Header,
+    header: &crate::model::time::record::Header,
     opts: &Options,
     mut refresh: impl FnMut(&mut Collector) -> Refresh,
     mut wait: impl FnMut(Duration) -> bool,

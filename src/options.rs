@@ -4,7 +4,7 @@
 //! `GroupPath` and render's `Column`, so the views below `run` can take it without importing
 //! `run` (which would make a cycle: `run` calls `batch`).
 
-use crate::model::config::Colours;
+use crate::model::files::config::Colours;
 use crate::model::GroupPath;
 use crate::render::columns::Column;
 use std::path::PathBuf;

@@ -39,7 +39,7 @@ impl std::fmt::Display for SetupError {
 impl std::error::Error for SetupError {}
 
 /// Finds the hierarchies: `--root` or every cgroup mount from mountinfo
-/// (`model::layout`), each opened once as a directory descriptor (every
+/// (`model::host::layout`), each opened once as a directory descriptor (every
 /// later open is beneath it). Returns the primary hierarchy's mount and
 /// handle (the tree's backbone) and all of them.
 pub fn locate(opts: &Options) -> Result<(MountInfo, Arc<Hier>, Arc<Hiers>), SetupError> {
@@ -108,7 +108,7 @@ pub fn watch_config(opts: &Options, m: &MountInfo, hiers: &Hiers) -> WatchConfig
     // from that hierarchy's root (the mount's root within it)
     let v1_memory = hiers
         .holder("memory")
-        .filter(|(id, _)| matches!(id, crate::model::layout::HierId::V1(_)))
+        .filter(|(id, _)| matches!(id, crate::model::host::layout::HierId::V1(_)))
         .map(|(_, h)| {
             let mapping = mounts
                 .iter()
@@ -127,7 +127,7 @@ pub fn watch_config(opts: &Options, m: &MountInfo, hiers: &Hiers) -> WatchConfig
         // a share of root's watches, not all of them (systemd's too)
         max_watches: watch::host_watch_budget(),
         kmsg: Some(PathBuf::from("/dev/kmsg")),
-        mapping: crate::model::guard::view_mapping(&mounts, &m.root),
+        mapping: crate::model::write::guard::view_mapping(&mounts, &m.root),
         clock: collector::clock_start(),
         clock_unix: Duration::ZERO,
     }
@@ -225,7 +225,7 @@ fn run_tui(
     app.systemd = if hier.is_hierarchy_root() {
         crate::source::systemctl::Systemctl::system().presence()
     } else {
-        crate::model::systemd::Presence::BelowRoot
+        crate::model::write::systemd::Presence::BelowRoot
     };
     app.read_only = write_access(hier, &opts.start, opts.read_only);
     app.cpu_machine = opts.machine_cpu;
@@ -355,12 +355,12 @@ const REPLAY_HISTORY_BYTES: usize = 64 << 20;
 /// The tiers of a replay's history: every refresh of `samples`, then one
 /// a minute for a day, each tier within [`REPLAY_HISTORY_BYTES`] at
 /// `widest` groups (at 10,000 groups, about 6 hours of minutes), and at
-/// least the live view's [`crate::model::timeline::TIER_LEN`]. A recording
+/// least the live view's [`crate::model::time::timeline::TIER_LEN`]. A recording
 /// of 200,000 groups (the format's cap) would otherwise give the minute
 /// tier 5 GB.
-pub fn replay_tiers(samples: usize, widest: usize) -> [crate::model::timeline::TierSpec; 2] {
-    use crate::model::timeline::{TierSpec, TIER_LEN};
-    let entry = std::mem::size_of::<crate::model::timeline::Entry>();
+pub fn replay_tiers(samples: usize, widest: usize) -> [crate::model::time::timeline::TierSpec; 2] {
+    use crate::model::time::timeline::{TierSpec, TIER_LEN};
+    let entry = std::mem::size_of::<crate::model::time::timeline::Entry>();
     let fits = REPLAY_HISTORY_BYTES / (entry * widest.max(1));
     [
         TierSpec {
@@ -381,15 +381,15 @@ pub fn replay_tiers(samples: usize, widest: usize) -> [crate::model::timeline::T
 /// read twice: once to size the history, once to load it (up to what the
 /// first reading saw: a recorder may still be adding to the file).
 pub fn run_replay_tui(file: &std::path::Path) -> Result<Option<i32>> {
-    run_replay_tui_with(file, &crate::model::config::Colours::default())
+    run_replay_tui_with(file, &crate::model::files::config::Colours::default())
 }
 
 /// [`run_replay_tui`] in the settings file's colours.
 pub fn run_replay_tui_with(
     file: &std::path::Path,
-    colours: &crate::model::config::Colours,
+    colours: &crate::model::files::config::Colours,
 ) -> Result<Option<i32>> {
-    use crate::model::timeline::Timeline;
+    use crate::model::time::timeline::Timeline;
     use crate::source::record::Replay;
     let open = || Replay::open(file).map_err(|e| SetupError(e.to_string()));
     let (mut samples, mut widest) = (0usize, 0usize);
@@ -421,7 +421,7 @@ pub fn run_replay_tui_with(
         r.refresh.snapshot.at += shift;
         for mut e in r.events {
             e.at += shift;
-            if events.len() == crate::model::events::EventList::CAP {
+            if events.len() == crate::model::time::events::EventList::CAP {
                 events.pop_front();
             }
             events.push_back(e);
@@ -449,8 +449,8 @@ pub fn run_replay_tui_with(
         level: app::Level::Info,
         text: format!(
             "replay of {} ({}): {samples} refreshes, {} to {} UTC; T steps back, @ jumps",
-            crate::model::text::escape(file.as_os_str().as_encoded_bytes()),
-            crate::model::text::escape_str(&h.host.hostname),
+            crate::model::tree::text::escape(file.as_os_str().as_encoded_bytes()),
+            crate::model::tree::text::escape_str(&h.host.hostname),
             first.map_or_else(|| "-".to_owned(), clock),
             clock(end),
         ),
@@ -526,7 +526,7 @@ pub fn spawn_writer(
                         group,
                         leaf,
                         changes,
-                    } => match hiers.get(crate::model::layout::HierId::V2) {
+                    } => match hiers.get(crate::model::host::layout::HierId::V2) {
                         Some(root) => safety::leaf_fix_checked(
                             root,
                             &group,
@@ -685,7 +685,7 @@ where
 /// the recording, until `-n`, the size cap with `--stop`, or SIGTERM,
 /// SIGINT or SIGHUP (each ends the open frame cleanly; exit 0).
 pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<Option<i32>> {
-    use crate::model::record::Header;
+    use crate::model::time::record::Header;
     use crate::source::record::{AtCap, BusyReader, RecordConfig, Recorder};
     use std::sync::atomic::{AtomicBool, Ordering};
     let (m, hier, hiers) = locate(opts)?;
@@ -756,7 +756,7 @@ pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<
             opts.start,
             mount::path_text(&m.root),
             opts.interval.as_secs_f64(),
-            crate::model::text::escape(ro.file.as_os_str().as_encoded_bytes()),
+            crate::model::tree::text::escape(ro.file.as_os_str().as_encoded_bytes()),
         );
     }
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());

@@ -27,7 +27,7 @@
 mod vm_common;
 
 use cgtop::cgroupfs::{CpuMax, Limit};
-use cgtop::model::input::MemoryFile;
+use cgtop::model::write::input::MemoryFile;
 use cgtop::model::write::{self, Op};
 use cgtop::model::GroupPath;
 use cgtop::source::writer::perform;

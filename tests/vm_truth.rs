@@ -1,5 +1,5 @@
 //! What cgtop shows and writes is what the kernel does: each case sets a
-//! limit through cgtop's own chain (operator text -> `model::input` ->
+//! limit through cgtop's own chain (operator text -> `model::write::input` ->
 //! `model::write` op -> `source::writer::perform` -> read-back), runs a
 //! workload inside the group, reads the figure from the real binary
 //! (`cgtop --json` running beside the workload), and compares it with the
@@ -24,11 +24,11 @@ use cgtop::app::dialog::limits::FieldKind;
 use cgtop::app::writes::WriteRequest;
 use cgtop::app::{self, App, Effect, HostInfo, Mode, Msg};
 use cgtop::cgroupfs::DevId;
-use cgtop::model::input::{
+use cgtop::model::write;
+use cgtop::model::write::input::{
     parse_controller_changes, parse_cpu_max, parse_io_latency, parse_io_max, parse_memory,
     MemoryFile,
 };
-use cgtop::model::write;
 use cgtop::model::Offer;
 use cgtop::model::{GroupPath, MountInfo, MountMode};
 use cgtop::source::collector::{Collected, Collector, CollectorConfig};
@@ -294,7 +294,7 @@ fn io_max_write_rate_through_prometheus() {
     let t0 = Instant::now();
     let serve = Serve::start(
         std::path::Path::new(env!("CARGO_BIN_EXE_cgtop")),
-        // a fresher reading than the default 1 s (tests/prometheus_real.rs)
+        // a fresher reading than the default 1 s (tests/kernel/prometheus.rs)
         &["--min-interval", "0.25", &case.rel],
         logs.path(),
     )
@@ -1685,8 +1685,8 @@ fn preflight_refuses_what_the_kernel_refuses() {
 fn memory_max_below_use_warns_of_the_oom_kill_that_follows() {
     use cgtop::app::dialog::confirm::{self, Reason};
     use cgtop::app::dialog::Transition;
-    use cgtop::model::guard::Danger;
-    use cgtop::model::preflight::Warning;
+    use cgtop::model::write::guard::Danger;
+    use cgtop::model::write::preflight::Warning;
     require_vm();
     let case = Case::new("oomwarn", "+memory");
     let g = case.mkdir("hog");
@@ -2106,7 +2106,7 @@ fn cpu_before_after(line: &str) -> Option<(f64, f64)> {
 #[test]
 #[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
 fn cpu_max_edit_shows_its_effect_as_the_kernel_counts_it() {
-    use cgtop::model::effect::each_side;
+    use cgtop::model::write::effect::each_side;
     require_vm();
     let case = Case::new("effect", "+cpu");
     let g = case.mkdir("busy");

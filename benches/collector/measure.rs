@@ -868,7 +868,7 @@ pub const HOUR: u64 = 3_600;
 /// last 60 refreshes, as `app::on_refresh` keeps them.
 fn history(root: &Path, iters: usize) -> Result<Samples> {
     use cgtop::app::{self, App, HostInfo, Msg};
-    use cgtop::model::timeline::{Entry, Figure, Stamp};
+    use cgtop::model::time::timeline::{Entry, Figure, Stamp};
     use cgtop::model::{GroupRates, MountInfo, MountMode};
     use cgtop::source::collector::Collected;
     let mut c = collector(root);

@@ -7,7 +7,7 @@
 //! - `floor`: a loop that preads, through kept descriptors, the same files
 //!   the scanners read (each hierarchy's, by its controllers);
 //! - `scan`: the scanners of every hierarchy and the merge into one tree
-//!   (`model::union::merge`), steady (nothing changes);
+//!   (`model::tree::union::merge`), steady (nothing changes);
 //! - `refresh`: `Collector::refresh` as cgtop runs it (scan, merge, rates).
 //!
 //! In blocks, each with only its own descriptors open (a container's
@@ -16,8 +16,8 @@
 //! a signal (a guard), children first.
 
 use anyhow::{bail, Context, Result};
-use cgtop::model::layout::HierId;
-use cgtop::model::union::{self, Plan};
+use cgtop::model::host::layout::HierId;
+use cgtop::model::tree::union::{self, Plan};
 use cgtop::model::GroupPath;
 use cgtop::source::collector::{thread_cpu_time, Collector};
 use cgtop::source::scan::{ScanConfig, ScanKind, Scanner};

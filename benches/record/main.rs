@@ -15,7 +15,7 @@
 mod fake;
 
 use anyhow::{Context, Result};
-use cgtop::model::record::Header;
+use cgtop::model::time::record::Header;
 use cgtop::model::{GroupPath, HostInfo, MountInfo, MountMode};
 use cgtop::source::collector::{thread_cpu_time, Collector, CollectorConfig};
 use cgtop::source::record::{read_all, AtCap, RecordConfig, Recorder};

@@ -14,7 +14,7 @@
 //! ([`active`]). README's tables are the built-in ones.
 
 use super::text_input::Edit;
-use crate::model::config::{ConfigError, Rebind};
+use crate::model::files::config::{ConfigError, Rebind};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// Which bindings apply: each mode has its own table slice.
@@ -134,7 +134,7 @@ impl Scope {
         use Action as A;
         match self {
             // the main view's list is long: every action the main view
-            // handles is one that has a row there (tests/app_state.rs)
+            // handles is one that has a row there (tests/state/app.rs)
             Self::Main => &[],
             Self::Filter
             | Self::Prompt

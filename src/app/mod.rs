@@ -11,9 +11,9 @@ pub mod past;
 pub mod text_input;
 pub mod writes;
 
-use crate::model::events::{Event, EventList};
-use crate::model::history::{Dropped, Seen};
+use crate::model::time::events::{Event, EventList};
 use crate::model::tree::{Row, RowOptions, Tree};
+use crate::model::write::history::{Dropped, Seen};
 use crate::render::columns::{self, Column};
 use crate::render::fit;
 // the host's facts are the model's; re-exported because App holds them
@@ -429,11 +429,11 @@ pub struct App {
     /// Every hierarchy and the controllers each holds: a write goes to
     /// the hierarchy of its controller (`Layout::holder`). Set by the
     /// caller (run_tui); empty means cgroup2 alone.
-    pub layout: crate::model::layout::Layout,
+    pub layout: crate::model::host::layout::Layout,
     /// Whether a unit's change can go through systemd here (systemd is
     /// the init and systemctl is there). Set by the caller (run_tui);
     /// `NotBooted` until then.
-    pub systemd: crate::model::systemd::Presence,
+    pub systemd: crate::model::write::systemd::Presence,
     pub start: GroupPath,
     pub interval: Duration,
     pub paused: bool,
@@ -490,11 +490,11 @@ pub struct App {
     /// the exit status is 128 + it, as a shell reports a killed program.
     pub exit_signal: Option<i32>,
     /// Groups that must not be frozen or killed without typing the name.
-    pub protected: crate::model::guard::Protected,
+    pub protected: crate::model::write::guard::Protected,
     /// Every write of the session, oldest first.
     pub log: Vec<writes::LogEntry>,
     /// The effect of each write that changed a group's figures, pending
-    /// or done, by its log entry (`model::effect`).
+    /// or done, by its log entry (`model::write::effect`).
     pub effects: Vec<writes::EffectEntry>,
     /// Where the action log file is, and why there when it fell back;
     /// `None` when no writer runs (tests).
@@ -503,7 +503,7 @@ pub struct App {
     /// read, or the one the environment names; `None` with --no-config.
     pub config_file: Option<std::path::PathBuf>,
     /// The undo and redo stacks: one entry per action, last on top.
-    pub history: crate::model::history::History,
+    pub history: crate::model::write::history::History,
     /// Frozen by cgtop, not yet reported frozen by cgroup.events.
     pub freezing: HashSet<GroupPath>,
     /// When each frozen group was first seen frozen (`None`: it already
@@ -522,9 +522,9 @@ pub struct App {
     /// The groups with an event in the last [`EVENT_MARK_FOR`]: their
     /// rows are marked (set on each refresh and each event).
     pub event_marks: HashSet<GroupPath>,
-    /// Every group's figures over the last hour (`model::timeline`): the
+    /// Every group's figures over the last hour (`model::time::timeline`): the
     /// sparklines, time travel and the effect of an edit read it.
-    pub timeline: crate::model::timeline::Timeline,
+    pub timeline: crate::model::time::timeline::Timeline,
     /// The UNIX time at the collector's clock zero (`Snapshot::at` is
     /// counted from it), set by `run`; zero in tests.
     pub unix_base: Duration,
@@ -546,8 +546,8 @@ impl App {
         Self {
             host,
             mount,
-            layout: crate::model::layout::Layout::default(),
-            systemd: crate::model::systemd::Presence::default(),
+            layout: crate::model::host::layout::Layout::default(),
+            systemd: crate::model::write::systemd::Presence::default(),
             selected: Some(start.clone()),
             start,
             interval,
@@ -583,13 +583,13 @@ impl App {
             size: (80, 24),
             quitting: false,
             exit_signal: None,
-            protected: crate::model::guard::Protected::default(),
+            protected: crate::model::write::guard::Protected::default(),
             log: Vec::new(),
             effects: Vec::new(),
             log_place: None,
             config_file: None,
-            history: crate::model::history::History::default(),
-            timeline: crate::model::timeline::Timeline::default(),
+            history: crate::model::write::history::History::default(),
+            timeline: crate::model::time::timeline::Timeline::default(),
             unix_base: Duration::ZERO,
             past: None,
             kept: past::Kept::default(),
@@ -642,7 +642,7 @@ impl App {
     }
 
     /// Who throttles the group on row `i` (`None`: unknown).
-    pub fn row_throttling(&self, i: usize) -> Option<&crate::model::limits::Throttling> {
+    pub fn row_throttling(&self, i: usize) -> Option<&crate::model::tree::limits::Throttling> {
         let d = self.data.as_ref()?;
         let row = self.rows.get(i)?;
         let idx = d.tree.nodes.get(row.node)?.sample;
@@ -671,9 +671,9 @@ impl App {
     /// of change between its last two kept full reads (at or before the
     /// moment shown): negative while the flusher drains it. `None` without
     /// two reads within three refreshes of each other, or without the
-    /// figures (`model::writeback::GroupDirty`).
+    /// figures (`model::host::writeback::GroupDirty`).
     pub fn dirty_drain(&self) -> Option<f64> {
-        use crate::model::writeback::{drain_rate, GroupDirty};
+        use crate::model::host::writeback::{drain_rate, GroupDirty};
         let sel = self.selected.as_ref()?;
         let upto = self.past.as_ref().map(|p| p.moment.stamp.at);
         let [a, b] = self.kept.last_two(sel, upto)?;
@@ -1041,7 +1041,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
                     Level::Info,
                     format!(
                         "columns saved to {}",
-                        crate::model::text::escape(path.as_os_str().as_encoded_bytes())
+                        crate::model::tree::text::escape(path.as_os_str().as_encoded_bytes())
                     ),
                 ),
                 Err(e) => (Level::Error, format!("columns not saved: {e}")),
@@ -1138,7 +1138,7 @@ impl App {
 
 /// Adds a refresh's figures to the timeline.
 fn remember(app: &mut App, r: &Refresh) {
-    use crate::model::timeline::{Entry, Stamp};
+    use crate::model::time::timeline::{Entry, Stamp};
     let at = r.snapshot.at;
     let stamp = Stamp {
         at,

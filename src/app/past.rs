@@ -1,5 +1,5 @@
 //! Time travel (issue 9, item 2): the whole screen at a past moment of
-//! the timeline (`model::timeline`), as below's `t`/`T` do.
+//! the timeline (`model::time::timeline`), as below's `t`/`T` do.
 //!
 //! `T` steps back one moment, `t` forward (onto the newest: live again),
 //! `@` jumps to a time typed in the one [`TextInput`] (`-90s`, `-5m`,
@@ -31,9 +31,9 @@
 use super::text_input::TextInput;
 use super::{App, Data, Effect, Level};
 use crate::cgroupfs::{CgroupEvents, CgroupType};
-use crate::model::limits::Throttling;
-use crate::model::rates::IoRates;
-use crate::model::timeline::{Entry, Figure, Moment, TIER_LEN};
+use crate::model::time::timeline::{Entry, Figure, Moment, TIER_LEN};
+use crate::model::tree::limits::Throttling;
+use crate::model::tree::rates::IoRates;
 use crate::model::tree::Tree;
 use crate::model::{GroupPath, GroupRates, GroupSample, ScanCost, Snapshot};
 use crate::source::collector::{Command, Inspection, Refresh};

@@ -106,12 +106,12 @@ impl TextInput {
     }
 
     /// Inserts `c` at the cursor. A control character would reach the
-    /// screen as it is, and so would a character that `model::text`
+    /// screen as it is, and so would a character that `model::tree::text`
     /// escapes everywhere else (a C1 control, a direction override, an
     /// invisible or look-alike blank, which a paste from a web page can
     /// carry): it is not taken (nor counted as refused).
     pub fn insert(&mut self, c: char) -> Result<(), TooLong> {
-        if c.is_control() || crate::model::text::is_escaped_char(c) {
+        if c.is_control() || crate::model::tree::text::is_escaped_char(c) {
             return Ok(());
         }
         if self.text.chars().count() >= self.cap {

@@ -8,10 +8,10 @@ use super::dialog::confirm::Confirm;
 use super::dialog::leaf_fix::LeafFixDialog;
 use super::dialog::limits;
 use super::{App, Effect, Level, Mode};
-use crate::model::effect::{self, NotMeasured, Now, Pending, Record};
-use crate::model::history::{Direction, Dropped, Recorded};
-use crate::model::input::ControllerChange;
-use crate::model::layout::Layout;
+use crate::model::host::layout::Layout;
+use crate::model::write::effect::{self, NotMeasured, Now, Pending, Record};
+use crate::model::write::history::{Direction, Dropped, Recorded};
+use crate::model::write::input::ControllerChange;
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::GroupPath;
 use crate::model::{Offer, WriteError, WriteOutcome};
@@ -40,7 +40,7 @@ pub enum WriteRequest {
     /// Write this session's writes as a shell script and its undo beside
     /// the action log (the log screen's `e`); `Msg::ScriptWritten` comes
     /// back. Nothing is written to the hierarchy.
-    ExportScript(Vec<crate::model::script::Entry>),
+    ExportScript(Vec<crate::model::files::script::Entry>),
 }
 
 /// The effect of a write to one group, by the action log entry it

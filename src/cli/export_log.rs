@@ -1,6 +1,6 @@
 //! `cgtop export-log`: the action log as a reviewable shell script and its
 //! undo (issue 10 item 4). Reads the log (`source::actionlog::read_log`),
-//! makes the scripts (`model::script`), writes them as new files
+//! makes the scripts (`model::files::script`), writes them as new files
 //! (`source::actionlog::write_script`).
 //!
 //! `-o FILE` writes FILE and its undo beside it (`apply.sh` ->
@@ -9,8 +9,8 @@
 //! as the script it takes back. Without `-o` the apply script goes to
 //! stdout (for a quick review or a pipe), and the undo only with `--undo`.
 
-use crate::model::script::{self, Meta};
-use crate::model::text::escape;
+use crate::model::files::script::{self, Meta};
+use crate::model::tree::text::escape;
 use crate::source::actionlog::{self, ActionLog, MAX_ENTRIES};
 use std::ffi::OsString;
 use std::io::{Read as _, Write as _};

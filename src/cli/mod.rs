@@ -10,9 +10,9 @@ pub mod export_log;
 pub mod native;
 pub mod serve;
 
-use crate::model::config::{Config, ConfigError};
-use crate::model::input::parse_size;
-use crate::model::text::escape;
+use crate::model::files::config::{Config, ConfigError};
+use crate::model::tree::text::escape;
+use crate::model::write::input::parse_size;
 use crate::model::GroupPath;
 use crate::options::{Options, Output, RecordOptions, SortBy, ViewSettings};
 use crate::render::columns::Column;
@@ -380,13 +380,13 @@ fn replay(a: &ReplayArgs) -> ExitCode {
 
 /// The environment's settings file's keys, installed, and colours (for
 /// `cgtop replay`'s view, which has no --config).
-fn env_keys_and_colours() -> Result<crate::model::config::Colours, LoadError> {
+fn env_keys_and_colours() -> Result<crate::model::files::config::Colours, LoadError> {
     let euid = rustix::process::geteuid().as_raw();
     // an unreadable default place is no settings file (the replay's view
     // has no status line before its first frame: the defaults, unsaid)
     let env = config::load_env(&config::env_candidates(euid), euid)?;
     let (Some(p), cfg) = (env.path, env.config) else {
-        return Ok(crate::model::config::Colours::default());
+        return Ok(crate::model::files::config::Colours::default());
     };
     let keys = crate::app::keymap::build(&cfg.keys).map_err(|e| LoadError {
         path: p,
@@ -435,7 +435,7 @@ fn settle(
     file: Option<PathBuf>,
     cfg: &Config,
 ) -> Result<Settled, ConfigError> {
-    use crate::model::config::CpuUnit;
+    use crate::model::files::config::CpuUnit;
     let interval = match (&cfg.interval, delay_given) {
         (Some(i), false) => crate::app::parse_interval(&i.value.to_string())
             .map_err(|e| i.error(e.trim_start_matches("interval: ")))?,

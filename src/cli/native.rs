@@ -1,6 +1,6 @@
 //! `cgtop completions SHELL` and `cgtop man`: made from the same clap
 //! definition as the help, so they cannot drift from the real options
-//! (tests/native.rs checks the committed copies are current).
+//! (tests/cli/native.rs checks the committed copies are current).
 
 use clap_mangen::roff::{bold, roman, Roff};
 use std::io::Write;
@@ -75,7 +75,7 @@ pub fn completion_script(shell: Shell) -> Vec<u8> {
 /// page, so `man cgtop` has all of it), the keys of every screen from the
 /// one keymap, then the environment, files and exit status. Made from the
 /// same definitions as `--help` and the help screen; the committed copy
-/// (assets/man/cgtop.1) is checked against it by tests/native.rs.
+/// (assets/man/cgtop.1) is checked against it by tests/cli/native.rs.
 pub fn man_page() -> std::io::Result<Vec<u8>> {
     let mut cmd = super::command();
     cmd.build();

@@ -5,44 +5,28 @@
 //!
 //! Must not depend on: the filesystem, the clock, the terminal
 //! (no `std::fs`, no `Instant::now`, no ratatui/crossterm).
+//!
+//! One folder per concern: [`tree`] the tree and its figures (snapshots,
+//! rates, limits, paths and how names are shown), [`host`] the machine
+//! (mounts, the hierarchies' layout, writeback settings), [`write`] every
+//! change as a value with its checks, guard, words and undo history,
+//! [`time`] the timeline, events and the recording format, [`files`] the
+//! script export and the settings file.
 
-pub mod config;
-pub mod effect;
-pub mod errno;
-pub mod events;
-pub mod explain;
-pub mod guard;
-pub mod history;
+pub mod files;
 pub mod host;
-pub mod input;
-pub mod killable;
-pub mod layout;
-pub mod limits;
-pub mod mountinfo;
-pub mod outcome;
-pub mod path;
-pub mod preflight;
-pub mod procstat;
-pub mod rates;
-pub mod record;
-pub mod script;
-pub mod snapshot;
-pub mod systemd;
-pub mod text;
-pub mod timeline;
+pub mod time;
 pub mod tree;
-pub mod union;
 pub mod write;
-pub mod writeback;
 
-pub use errno::Errno;
 pub use host::{HostInfo, MachineLoad};
-pub use input::{ControllerChange, InputError, IoMaxSet, MemoryFile};
-pub use outcome::{Offer, WriteError, WriteOutcome};
-pub use path::GroupPath;
-pub use rates::{GroupRates, IoRates};
-pub use snapshot::{
+pub use tree::path::GroupPath;
+pub use tree::rates::{GroupRates, IoRates};
+pub use tree::snapshot::{
     DetailSources, DeviceInfo, FreezerV1, GroupDetail, GroupSample, HierKind, HotExtras, HotStats,
     KeyedFiles, MountInfo, MountMode, ProcessInfo, ScanCost, Snapshot, Unreadable,
 };
+pub use write::errno::Errno;
+pub use write::input::{ControllerChange, InputError, IoMaxSet, MemoryFile};
+pub use write::outcome::{Offer, WriteError, WriteOutcome};
 pub use write::{Mover, Op, SystemdEquivalent, Via, WriteEffect, WriteKind, WriteOp};

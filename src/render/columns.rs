@@ -262,7 +262,7 @@ pub fn guides_width(guides: usize, depth: usize) -> usize {
 
 /// The name cell of a group `depth` levels below the first row: the first
 /// row (the start group) by its whole path, the others by their own name,
-/// escaped as every path is (`model::text`).
+/// escaped as every path is (`model::tree::text`).
 pub fn name_label(path: &GroupPath, depth: usize) -> String {
     if depth == 0 {
         path.to_string()
@@ -278,7 +278,7 @@ mod tests {
 
     #[test]
     fn the_settings_file_caps_columns_at_the_number_there_are() {
-        assert_eq!(Column::ALL.len(), crate::model::config::MAX_COLUMNS);
+        assert_eq!(Column::ALL.len(), crate::model::files::config::MAX_COLUMNS);
     }
 
     #[test]

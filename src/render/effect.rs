@@ -1,7 +1,7 @@
-//! The words of an edit's effect (`model::effect`): the line the status
+//! The words of an edit's effect (`model::write::effect`): the line the status
 //! line, the log screen and the action log file show, with every figure
 //! through [`super::units`] and every name from outside escaped
-//! (`model::text`), e.g.
+//! (`model::tree::text`), e.g.
 //!
 //! ```text
 //! cpu.max 30%: CPU 98.0% -> 29.9%, throttled 0.0% -> 68.2% (5 s each side)
@@ -12,9 +12,11 @@
 //! on both is named with "no figures".
 
 use super::units::{bytes_short, count_short, limit_count, limit_typed, pct, rate_short};
-use crate::model::effect::{Compared, Effect, Measure, NotMeasured, Outcome, Resource, Span};
-use crate::model::text::escape_str;
-use crate::model::timeline::Figure;
+use crate::model::time::timeline::Figure;
+use crate::model::tree::text::escape_str;
+use crate::model::write::effect::{
+    Compared, Effect, Measure, NotMeasured, Outcome, Resource, Span,
+};
 use crate::model::write::{Op, WriteKind};
 use std::time::Duration;
 
@@ -188,8 +190,8 @@ pub fn waiting(refreshes_left: usize, paused: bool) -> String {
 mod tests {
     use super::*;
     use crate::cgroupfs::{CpuMax, Limit};
-    use crate::model::input::MemoryFile;
     use crate::model::write;
+    use crate::model::write::input::MemoryFile;
     use crate::model::GroupPath;
 
     fn g() -> GroupPath {
@@ -219,9 +221,9 @@ mod tests {
 
     use crate::cgroupfs::io::DevId;
     use crate::cgroupfs::Pressure;
-    use crate::model::effect::{each_side, measures, Now, Pending};
-    use crate::model::input::{ControllerChange, IoMaxSet};
-    use crate::model::timeline::{Entry, Stamp, Timeline};
+    use crate::model::time::timeline::{Entry, Stamp, Timeline};
+    use crate::model::write::effect::{each_side, measures, Now, Pending};
+    use crate::model::write::input::{ControllerChange, IoMaxSet};
     use std::time::Duration;
 
     /// A timeline of `lab` (and its children `lab/a`, `lab/b`) over

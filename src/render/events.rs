@@ -2,10 +2,10 @@
 //! `-b`'s event lines: what happened ([`what`]), the clock time
 //! ([`clock_utc`]) and the age ([`age`]), and `-b`'s one line
 //! ([`batch_line`]). Every name from outside (task, paths) is escaped
-//! through `model::text`.
+//! through `model::tree::text`.
 
-use crate::model::events::{Event, EventKind, MemoryEvent, OomVictim, SwapEvent};
-use crate::model::text::escape;
+use crate::model::time::events::{Event, EventKind, MemoryEvent, OomVictim, SwapEvent};
+use crate::model::tree::text::escape;
 use std::time::Duration;
 
 /// The victim of an OOM kill, in words: "python3 (pid 4242, uid 1000),

@@ -1,6 +1,6 @@
 //! Display widths: a column is counted in terminal cells, not characters.
 //! A wide (CJK, fullwidth) character takes two cells, a combining mark
-//! none. Names are shown escaped (`model::text`), so no control character
+//! none. Names are shown escaped (`model::tree::text`), so no control character
 //! is left to measure.
 
 /// Display columns of `s`.

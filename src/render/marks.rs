@@ -1,6 +1,6 @@
 //! The state column: four cells, the same in the TUI's tree and `-b`.
 //! P populated, F frozen or t throttled (by its own or an ancestor's
-//! cpu.max: `model::limits::throttling`), T threaded, `!` an event (the
+//! cpu.max: `model::tree::limits::throttling`), T threaded, `!` an event (the
 //! TUI: in the last minute; `-b`: among the refresh's event lines); a
 //! blank where not. A frozen group runs nothing, so it cannot also be
 //! throttled: the two share a cell. `!` is the events screen's key, and
@@ -25,7 +25,7 @@ pub struct StateMarks {
     pub populated: bool,
     pub held: Held,
     pub threaded: bool,
-    /// An event came from the group lately (`model::events`).
+    /// An event came from the group lately (`model::time::events`).
     pub event: bool,
 }
 

@@ -18,7 +18,7 @@
 //! - [`writeback`]: the writeback story in words (the IO page): what a
 //!   group's IO limit does to buffered writes, the host's dirty limits.
 //!
-//! Escapes are `model::text` (`escape`, `escape_str`): `GroupPath`'s
+//! Escapes are `model::tree::text` (`escape`, `escape_str`): `GroupPath`'s
 //! `Display` uses them, and the model must not import this module.
 //!
 //! Must not depend on: `app`, `ui`, `source`, the terminal (no ratatui or

@@ -16,7 +16,7 @@ pub fn mode_forms(mode: &MountMode) -> Vec<String> {
             // escaped: a recording's header is anybody's bytes
             let v1 = v1_controllers
                 .iter()
-                .map(|c| crate::model::text::escape_str(c))
+                .map(|c| crate::model::tree::text::escape_str(c))
                 .collect::<Vec<_>>()
                 .join(",");
             // every controller has a place: v1's by name, cgroup2 the rest
@@ -33,7 +33,7 @@ pub fn mode_forms(mode: &MountMode) -> Vec<String> {
                 "v1 only, v1 holds {}",
                 v1_controllers
                     .iter()
-                    .map(|c| crate::model::text::escape_str(c))
+                    .map(|c| crate::model::tree::text::escape_str(c))
                     .collect::<Vec<_>>()
                     .join(",")
             ),

@@ -8,7 +8,7 @@
 //! it. The names are a contract (dashboards, alerts, the real-Prometheus
 //! test): add, never rename.
 //!
-//! Label values: a group's path is its escaped text (`model::text`, the
+//! Label values: a group's path is its escaped text (`model::tree::text`, the
 //! escapes the TUI and `--json` show: control bytes as `\n`, `\x1b`, bytes
 //! that are not UTF-8 as `\xff`, a backslash doubled where it would read as
 //! an escape), then the exposition's own escapes (`\\`, `\"`, `\n`). Both
@@ -641,7 +641,7 @@ fn device_name(devices: &[DeviceInfo], d: DevId) -> String {
         // a name from sysfs, shown escaped as every outside text is
         .map_or_else(
             || format!("{}:{}", d.major, d.minor),
-            |i| crate::model::text::escape_str(&i.name).into_owned(),
+            |i| crate::model::tree::text::escape_str(&i.name).into_owned(),
         )
 }
 

@@ -53,7 +53,7 @@ pub fn of_share(used: f64, limit: f64) -> Option<Severity> {
 }
 
 /// memory.current against the effective limit in bytes (see
-/// `model::limits::effective_memory`); `None` without either.
+/// `model::tree::limits::effective_memory`); `None` without either.
 pub fn memory(current: Option<u64>, limit: Option<u64>) -> Option<Severity> {
     of_share(current? as f64, limit? as f64)
 }
@@ -115,7 +115,7 @@ impl Limits {
     /// From a group's own files alone (its detail, where the snapshot has
     /// one): the smaller of its memory.max and memory.high, its cpu.max,
     /// its pids.max. An ancestor's tighter limit is not seen here; the
-    /// inspected group's path is (`model::limits::effective_memory`).
+    /// inspected group's path is (`model::tree::limits::effective_memory`).
     pub fn of_detail(d: &GroupDetail) -> Self {
         let bytes = |l: Option<Limit>| match l {
             Some(Limit::Value(v)) => Some(v),

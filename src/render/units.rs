@@ -123,7 +123,7 @@ pub fn limit_rate(l: Limit) -> String {
     }
 }
 
-/// A size as an operator types it (`model::input` reads it back):
+/// A size as an operator types it (`model::write::input` reads it back):
 /// "1.5G", "512M", "4K", "100". The largest binary unit in which the
 /// figure has at most two decimals and at most four digits before the
 /// point, so that the text parses back to exactly these bytes. `None`
@@ -206,7 +206,7 @@ pub fn io_max_typed(m: &IoMaxDev) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::input::{parse_io_latency, parse_memory, MemoryFile};
+    use crate::model::write::input::{parse_io_latency, parse_memory, MemoryFile};
     use proptest::prelude::*;
 
     #[test]

@@ -1,8 +1,8 @@
-//! The words of the writeback story (`model::writeback`): why a buffered
+//! The words of the writeback story (`model::host::writeback`): why a buffered
 //! write finished at memory speed while the disk keeps writing at the
 //! limit. The IO page of the detail pane says them; styling is the view's.
 
-use crate::model::writeback::{Basis, GroupDirty, HostWriteback, Story, Thresholds};
+use crate::model::host::writeback::{Basis, GroupDirty, HostWriteback, Story, Thresholds};
 use crate::render::units::{bytes_short, MISSING};
 
 /// What the group's IO limit does to buffered writes, in one paragraph
@@ -146,7 +146,7 @@ fn limits_words(t: &Thresholds, dirtyable: Option<u64>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::writeback::VmDirty;
+    use crate::model::host::writeback::VmDirty;
 
     #[test]
     fn the_host_in_words() {

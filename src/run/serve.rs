@@ -3,7 +3,7 @@
 //! collector) and `cgtop serve` (`/metrics` over HTTP).
 //!
 //! Reads only: no writer thread is ever started here and nothing here
-//! names `source::writer` or `model::write` (tests/metrics_exposition.rs
+//! names `source::writer` or `model::write` (tests/state/exposition.rs
 //! checks this file's text), so cgroupfs is never written whatever the
 //! user's rights.
 //!
@@ -251,7 +251,7 @@ pub fn once(
 /// FILE must not be a symlink or a directory (what else is there is
 /// replaced: node_exporter's textfile collector reads the new one).
 fn check_output(p: &Path) -> Result<()> {
-    let shown = crate::model::text::escape(p.as_os_str().as_encoded_bytes()).into_owned();
+    let shown = crate::model::tree::text::escape(p.as_os_str().as_encoded_bytes()).into_owned();
     if p.as_os_str().is_empty() {
         anyhow::bail!("-o: an empty file name");
     }
@@ -278,7 +278,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     static N: AtomicUsize = AtomicUsize::new(0);
     check_output(path)?;
-    let shown = crate::model::text::escape(path.as_os_str().as_encoded_bytes()).into_owned();
+    let shown = crate::model::tree::text::escape(path.as_os_str().as_encoded_bytes()).into_owned();
     let name = path
         .file_name()
         .with_context(|| format!("{shown}: not a file name"))?;

@@ -41,14 +41,14 @@
 //! `skipped`: nothing was done (a mkdir, rmdir or move in a v1 hierarchy
 //! without the group), never replayed either.
 //!
-//! The third is the effect of a write (`model::effect`), appended when its
+//! The third is the effect of a write (`model::write::effect`), appended when its
 //! after window is in, a few seconds after the write's own line: it names
 //! the write by its group, files and time (WRITE-TIME is the TIME of the
 //! write's own line) and says the figures before and after in WORDS, one
 //! field like any other.
 //!
 //! Every field (group, file, values, the kernel's error text, notes) is
-//! written through [`field`]: first `model::text::escape` (control
+//! written through [`field`]: first `model::tree::text::escape` (control
 //! characters as `\n`, `\e`, `\x9b`, ..., so a line is always one line), then
 //! the characters a shell acts on even inside double quotes, `$`, `` ` ``,
 //! `"` and `!`, as `\x24`, `\x60`, `\x22`, `\x21` (a backslash that would
@@ -60,11 +60,11 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
-use crate::model::effect::Record;
-use crate::model::layout::{HierId, Layout, V1Mount};
-use crate::model::outcome::WriteOutcome;
-use crate::model::script::{is_log_time, scripts, Entry, Meta, Place, What};
-use crate::model::text;
+use crate::model::files::script::{is_log_time, scripts, Entry, Meta, Place, What};
+use crate::model::host::layout::{HierId, Layout, V1Mount};
+use crate::model::tree::text;
+use crate::model::write::effect::Record;
+use crate::model::write::outcome::WriteOutcome;
 use crate::model::write::{Op, WriteKind};
 use crate::model::Errno;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat, CWD};
@@ -99,7 +99,7 @@ fn env_place(xdg_state_home: Option<&OsStr>, home: Option<&OsStr>) -> Option<(So
 /// UTC time as RFC 3339: "2024-05-01T12:00:00Z" (the one formatter, in
 /// the pure layer, that the scripts made from the log use too).
 pub fn rfc3339_utc(unix_secs: u64) -> String {
-    crate::model::script::rfc3339(unix_secs)
+    crate::model::files::script::rfc3339(unix_secs)
 }
 
 // ---------------------------------------------------------------------------
@@ -1208,8 +1208,8 @@ impl ActionLog {
 mod tests {
     use super::*;
     use crate::cgroupfs::{CpuMax, Limit};
-    use crate::model::explain::{explain, ErrorContext};
-    use crate::model::input::MemoryFile;
+    use crate::model::write::explain::{explain, ErrorContext};
+    use crate::model::write::input::MemoryFile;
     use crate::model::write::*;
     use crate::model::GroupPath;
 
@@ -1236,7 +1236,7 @@ mod tests {
         };
         assert_eq!(e.group, b"/system.slice/web.service");
         assert!(
-            matches!(e.what, crate::model::script::What::Write { .. }),
+            matches!(e.what, crate::model::files::script::What::Write { .. }),
             "{e:?}"
         );
         assert!(e.result.is_ok(), "{e:?}");

@@ -13,13 +13,13 @@ use super::read::{
 };
 use super::scan::{KeptPool, ScanConfig, ScanKind, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
+use crate::model::host::layout::HierId;
 use crate::model::host::{meminfo_bytes, CpuTimes, MachineLoad};
-use crate::model::layout::HierId;
-use crate::model::limits::{under_throttling, Throttling};
-pub use crate::model::rates::rates_within;
-use crate::model::rates::Rater;
-use crate::model::snapshot::fill_memory_limits;
-use crate::model::union::{self, Plan};
+use crate::model::tree::limits::{under_throttling, Throttling};
+pub use crate::model::tree::rates::rates_within;
+use crate::model::tree::rates::Rater;
+use crate::model::tree::snapshot::fill_memory_limits;
+use crate::model::tree::union::{self, Plan};
 use crate::model::{
     DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, HotExtras, ProcessInfo, ScanCost,
     Snapshot,
@@ -109,7 +109,7 @@ pub struct Refresh {
     /// (the TUI's collector thread only: cgtop, its session or its
     /// terminal may have moved since the last one). Read here, off the
     /// main loop, which must answer keys at once.
-    pub protected: Option<crate::model::guard::Protected>,
+    pub protected: Option<crate::model::write::guard::Protected>,
     /// The machine's CPU, memory and pressure (/proc/stat, /proc/meminfo,
     /// /proc/pressure), read once per refresh for the TUI header's meters;
     /// `None` where the collector was not given a /proc to read
@@ -150,7 +150,7 @@ pub struct Collector {
     /// plan): a counter whose source changed (a unit given a v1
     /// controller: cgroup2's core cpu.stat, then cpuacct) has no rate
     /// across the change.
-    last_sources: HashMap<GroupPath, crate::model::snapshot::Sources>,
+    last_sources: HashMap<GroupPath, crate::model::tree::snapshot::Sources>,
     /// The rate step, with the last snapshot as its baseline (shared with
     /// a replay: `source::record`).
     rater: Rater,

@@ -4,13 +4,13 @@
 //! own, [`load_env`]), reading it as the action log's directory is checked (no
 //! symlink on the way, every directory and the file the user's or
 //! root's and written by no one else, a regular file: a FIFO or a device
-//! is refused before a byte is read, at most `model::config::MAX_BYTES`),
+//! is refused before a byte is read, at most `model::files::config::MAX_BYTES`),
 //! and writing its `columns` line for the column chooser (a temporary
-//! file beside it, then rename). The parsing is `model::config`.
+//! file beside it, then rename). The parsing is `model::files::config`.
 
 use super::actionlog::{self, Unsafe};
-use crate::model::config::{self, Config, ConfigError};
-use crate::model::text;
+use crate::model::files::config::{self, Config, ConfigError};
+use crate::model::tree::text;
 use crate::model::Errno;
 use rustix::fs::{Mode, OFlags};
 use std::ffi::OsStr;
@@ -194,7 +194,7 @@ fn read_bytes(path: &Path, euid: u32) -> Result<Option<Vec<u8>>, Why> {
     std::fs::File::from(fd)
         .take(config::MAX_BYTES as u64 + 1)
         .read_to_end(&mut buf)
-        .map_err(|e| Why::Io(crate::model::errno::of_io(&e)))?;
+        .map_err(|e| Why::Io(crate::model::write::errno::of_io(&e)))?;
     Ok(Some(buf))
 }
 
@@ -214,7 +214,7 @@ pub fn load(path: &Path, euid: u32, must_exist: bool) -> Result<Config, LoadErro
 }
 
 /// Writes `names` as the `columns` of the file at `path`, keeping the
-/// rest of it (`model::config::with_columns`); a new file (and its
+/// rest of it (`model::files::config::with_columns`); a new file (and its
 /// directories, 0700) where there is none. A temporary file beside it
 /// (O_EXCL, O_NOFOLLOW), then rename: a reader sees the old file or the
 /// new one, never half. The file is `euid`'s own.
@@ -255,7 +255,7 @@ pub fn save_columns(path: &Path, euid: u32, names: &[&str]) -> Result<(), LoadEr
     let written = f
         .write_all(new.as_bytes())
         .and_then(|()| f.sync_all())
-        .map_err(|e| crate::model::errno::of_io(&e));
+        .map_err(|e| crate::model::write::errno::of_io(&e));
     let renamed = written.and_then(|()| rustix::fs::renameat(&dir, &tmp_name, &dir, &file));
     if let Err(e) = renamed {
         let _ = rustix::fs::unlinkat(&dir, &tmp_name, rustix::fs::AtFlags::empty());

@@ -18,7 +18,7 @@
 //! - Each event file is watched for IN_MODIFY (kernfs's notify, which
 //!   poll(POLLPRI) also gets); on it the file is read through
 //!   [`Hier`] (beneath the root, no symlink, regular files only, capped)
-//!   and diffed with its last reading (`model::events::diff`).
+//!   and diffed with its last reading (`model::time::events::diff`).
 //! - A watch is set on the inode opened beneath the root (`O_PATH`, then
 //!   inotify_add_watch on /proc/self/fd/N), never on a path resolved
 //!   again: a symlink or FIFO by an event file's name is not watched.
@@ -31,7 +31,7 @@
 
 use super::hier::{self, Hier};
 use super::scan::list_groups;
-use crate::model::events::{
+use crate::model::time::events::{
     diff, join_oom, parse_record, Event, EventFile, EventKind, Mapping, MemoryEvent, OomLine,
     Reading,
 };
@@ -133,8 +133,12 @@ pub enum Stopped {
 impl std::fmt::Display for Stopped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Start(e) => write!(f, "no inotify instance: {}", crate::model::errno::name(*e)),
-            Self::Poll(e) => write!(f, "poll failed: {}", crate::model::errno::name(*e)),
+            Self::Start(e) => write!(
+                f,
+                "no inotify instance: {}",
+                crate::model::write::errno::name(*e)
+            ),
+            Self::Poll(e) => write!(f, "poll failed: {}", crate::model::write::errno::name(*e)),
             Self::Gone => f.write_str("the watcher thread ended"),
             Self::Silent(n) => write!(f, "no answer for {n} refreshes"),
         }

@@ -1,6 +1,6 @@
 //! The hierarchy handle: the ONLY code that opens a path inside a cgroup
 //! mount (cgroup2 or a v1 hierarchy) or a `--root` tree; [`Hiers`] holds
-//! one per hierarchy of the host's layout (`model::layout`).
+//! one per hierarchy of the host's layout (`model::host::layout`).
 //!
 //! The hierarchy's root directory is opened once, at start, as a directory
 //! descriptor ([`Hier::open`]); whether it is cgroup2 or a plain directory
@@ -23,9 +23,9 @@
 //! Paths given to it are relative to the root ("" is the root itself);
 //! [`group_rel`] is the one place that turns a [`GroupPath`] into one.
 
-use crate::model::errno::{self, Errno};
-use crate::model::layout::{HierId, Layout, V1Mount};
-use crate::model::mountinfo::MountEntry;
+use crate::model::host::layout::{HierId, Layout, V1Mount};
+use crate::model::host::mountinfo::MountEntry;
+use crate::model::write::errno::{self, Errno};
 use crate::model::GroupPath;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, ResolveFlags};
 use std::ffi::{OsStr, OsString};
@@ -390,7 +390,8 @@ impl Hier {
     /// in /proc/self/mountinfo holds it).
     pub fn real_group(&self, g: &GroupPath) -> Option<GroupPath> {
         let mounts = super::mount::read_mountinfo().ok()?;
-        let (_, fs_root, below) = crate::model::guard::hier_mapping(&mounts, &self.real_path()?)?;
+        let (_, fs_root, below) =
+            crate::model::write::guard::hier_mapping(&mounts, &self.real_path()?)?;
         Some(fs_root.concat(&below).concat(g))
     }
 
@@ -832,7 +833,9 @@ impl Hiers {
     }
 
     /// Every v1 hierarchy with its handle, in the layout's order.
-    pub fn v1(&self) -> impl Iterator<Item = (HierId, &crate::model::layout::V1Mount, &Arc<Hier>)> {
+    pub fn v1(
+        &self,
+    ) -> impl Iterator<Item = (HierId, &crate::model::host::layout::V1Mount, &Arc<Hier>)> {
         self.layout
             .v1
             .iter()

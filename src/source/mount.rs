@@ -1,11 +1,11 @@
 //! Finding the hierarchies: read `/proc/self/mountinfo` ([`read_mountinfo`],
-//! the one reader; `model::mountinfo` parses it), find cgroup2 and every v1
+//! the one reader; `model::host::mountinfo` parses it), find cgroup2 and every v1
 //! hierarchy among its entries ([`find_layout`], pure, through
-//! `model::layout`), or check a `--root` directory's filesystem type.
+//! `model::host::layout`), or check a `--root` directory's filesystem type.
 
 use super::hier::{Hier, CGROUP_SUPER_MAGIC};
-use crate::model::layout::{Layout, V1Mount};
-use crate::model::mountinfo::{self, MountEntry};
+use crate::model::host::layout::{Layout, V1Mount};
+use crate::model::host::mountinfo::{self, MountEntry};
 use crate::model::{MountInfo, MountMode};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -47,9 +47,9 @@ impl std::fmt::Display for MountError {
 impl std::error::Error for MountError {}
 
 /// A path from outside (`--root`, a mount point) as a message shows it:
-/// escaped ([`crate::model::text::escape`]), never lossy, never raw.
+/// escaped ([`crate::model::tree::text::escape`]), never lossy, never raw.
 pub fn path_text(p: &Path) -> String {
-    crate::model::text::escape(p.as_os_str().as_bytes()).into_owned()
+    crate::model::tree::text::escape(p.as_os_str().as_bytes()).into_owned()
 }
 
 /// Every cgroup hierarchy among the mounts: cgroup2 and each v1
@@ -105,7 +105,7 @@ pub fn discover_layout() -> Result<Layout, MountError> {
 /// changes nothing.
 pub fn check_root(dir: &Path) -> Result<(MountInfo, Hier, Layout), MountError> {
     let hier = Hier::open(dir).map_err(|e| {
-        if crate::model::errno::of_io(&e) == crate::model::Errno::NOTDIR {
+        if crate::model::write::errno::of_io(&e) == crate::model::Errno::NOTDIR {
             MountError::NotCgroup2 {
                 dir: dir.to_path_buf(),
                 found: "a file, not a directory".into(),

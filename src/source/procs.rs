@@ -4,19 +4,19 @@
 //! default, a fixture directory in tests): every file is opened beneath
 //! it without following a symlink, non-blocking, regular files only, and
 //! read up to a cap; a pid whose entry is missing or unreadable is left
-//! out. `/proc/PID/stat` is parsed by [`crate::model::procstat`].
+//! out. `/proc/PID/stat` is parsed by [`crate::model::tree::procstat`].
 //!
 //! A process's name and arguments are whatever bytes it chose (it can
 //! rename itself with `prctl(PR_SET_NAME)` or by exec'ing a file with any
 //! name), and a user name is whatever bytes /etc/passwd holds: all are
 //! read as bytes, never as lossy text, and shown through
-//! [`crate::model::text::escape`]. Every read is capped
+//! [`crate::model::tree::text::escape`]. Every read is capped
 //! ([`CAP_CMDLINE`], [`CAP_COMM`], [`CAP_PASSWD`]); a command line longer
 //! than its cap is cut and ends in `…`.
 
 use super::hier::Hier;
-use crate::model::procstat::ProcStat;
-use crate::model::text::escape;
+use crate::model::tree::procstat::ProcStat;
+use crate::model::tree::text::escape;
 use crate::model::ProcessInfo;
 use std::collections::HashMap;
 use std::fs::File;

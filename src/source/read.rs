@@ -16,7 +16,7 @@ use crate::cgroupfs::{
     self, files, CgroupStat, Controllers, CpuMax, IoLatency, IoMax, IoWeight, Keyed, Limit,
     MemoryEvents, MemoryStat, Pressure,
 };
-use crate::model::layout::HierId;
+use crate::model::host::layout::HierId;
 use crate::model::{DetailSources, FreezerV1, GroupDetail, KeyedFiles, Unreadable};
 use std::cell::RefCell;
 use std::path::Path;

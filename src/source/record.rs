@@ -1,5 +1,5 @@
 //! Recordings on disk (`cgtop record`, `cgtop replay`): the records of
-//! `model::record` in zstd frames, written safely as root and read back
+//! `model::time::record` in zstd frames, written safely as root and read back
 //! from any bytes. ARCHITECTURE.md ("Recordings") has the format.
 //!
 //! - [`Recorder`] writes one sample per refresh and flushes it (a zstd
@@ -10,13 +10,13 @@
 //! - [`Reader`] decodes frames from a file, skipping to the next frame
 //!   past damage, and gives every complete sample of a truncated one.
 //! - [`Replay`] turns the samples back into `Refresh`es through the same
-//!   rate step the collector uses (`model::rates::Rater`).
+//!   rate step the collector uses (`model::tree::rates::Rater`).
 
 use super::collector::Refresh;
-use crate::model::rates::Rater;
-use crate::model::record::{
+use crate::model::time::record::{
     split_record, Busy, Decoder, Encoder, GroupLimits, Header, Record, Sample, SampleRef,
 };
+use crate::model::tree::rates::Rater;
 use crate::render::severity::Limits;
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -47,7 +47,8 @@ pub const FRAME_BYTES: usize = 64 << 20;
 /// to about 43,000 bytes from one compressed byte (a run-length block: 3
 /// bytes for 128 KiB), so without it a few KB of zstd are gigabytes to
 /// walk through.
-pub const MAX_FRAME_DECODED: usize = FRAME_BYTES + 2 * crate::model::record::MAX_RECORD + (1 << 20);
+pub const MAX_FRAME_DECODED: usize =
+    FRAME_BYTES + 2 * crate::model::time::record::MAX_RECORD + (1 << 20);
 
 /// The most records of unknown kinds a reader skips in a frame before its
 /// header, and in a frame in all. Our frames begin with the header and
@@ -109,7 +110,7 @@ pub enum Written {
 fn refuse(path: &Path, why: &str) -> io::Error {
     io::Error::other(format!(
         "{}: {why}",
-        crate::model::text::escape(path.as_os_str().as_encoded_bytes())
+        crate::model::tree::text::escape(path.as_os_str().as_encoded_bytes())
     ))
 }
 
@@ -281,12 +282,12 @@ impl Recorder {
     }
 
     /// [`Recorder::write`] with the events seen since the sample before,
-    /// written just before this sample (`model::record::TAG_EVENTS`).
+    /// written just before this sample (`model::time::record::TAG_EVENTS`).
     pub fn write_with_events(
         &mut self,
         r: &Refresh,
         busy: &[Busy],
-        events: &[crate::model::events::Event],
+        events: &[crate::model::time::events::Event],
     ) -> io::Result<Written> {
         if self.full {
             return Ok(Written::Full);
@@ -331,7 +332,7 @@ impl Recorder {
             self.frame_bytes = 0;
             self.enc.start_frame(&self.header, &mut self.buf);
         }
-        crate::model::record::put_events(&mut self.buf, events);
+        crate::model::time::record::put_events(&mut self.buf, events);
         let limits: Vec<GroupLimits> = r.limits.iter().map(group_limits).collect();
         self.enc.sample(
             &SampleRef {
@@ -650,7 +651,7 @@ impl<R: Read> Reader<R> {
     /// The next sample (headers are taken in passing), with the events
     /// recorded just before it.
     pub fn next_sample(&mut self) -> io::Result<Option<Sample>> {
-        use crate::model::record::{event_bytes, MAX_EVENTS, MAX_EVENT_BYTES};
+        use crate::model::time::record::{event_bytes, MAX_EVENTS, MAX_EVENT_BYTES};
         let (mut events, mut bytes) = (Vec::new(), 0usize);
         loop {
             match self.next_record()? {
@@ -702,7 +703,7 @@ pub struct Replayed {
     /// The time since the refresh before (the window of the rates).
     pub interval: Duration,
     /// The events seen since the refresh before, as recorded.
-    pub events: Vec<crate::model::events::Event>,
+    pub events: Vec<crate::model::time::events::Event>,
 }
 
 /// A recording opened for replay: its header, and its refreshes in order
@@ -897,7 +898,7 @@ impl BusyReader {
                 pids.extend(
                     t.lines()
                         .filter_map(|l| l.trim().parse::<u32>().ok())
-                        .take(crate::model::record::MAX_PROCS)
+                        .take(crate::model::time::record::MAX_PROCS)
                         .map(|p| (k, p)),
                 );
             }

@@ -16,7 +16,7 @@
 //! (cgtop itself, after `m`) cannot slip past it.
 //!
 //! This module reads `/proc` ([`discover_for`]) and checks again before a
-//! write; the decisions ([`crate::model::guard`]: the roles, the dangers,
+//! write; the decisions ([`crate::model::write::guard`]: the roles, the dangers,
 //! the mapping of `/proc/PID/cgroup` paths through the mount to the view)
 //! are pure and take the subject's pid and the process table as
 //! parameters.
@@ -26,8 +26,8 @@
 use super::hier::{self, Hier, Hiers};
 use super::writer;
 use crate::cgroupfs::files;
-use crate::model::guard::{hier_mapping, map_to_view, roles, Harm, ProcEntry, Protected};
-use crate::model::outcome::{WriteError, WriteOutcome};
+use crate::model::write::guard::{hier_mapping, map_to_view, roles, Harm, ProcEntry, Protected};
+use crate::model::write::outcome::{WriteError, WriteOutcome};
 use crate::model::write::{Op, WriteEffect};
 use crate::model::GroupPath;
 use std::path::Path;
@@ -141,10 +141,10 @@ pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u3
 /// the name.
 fn again(op: &Op) -> &'static str {
     match op.hier() {
-        crate::model::layout::HierId::V2 => {
+        crate::model::host::layout::HierId::V2 => {
             "ask again: cgtop now asks for the group's name to be typed"
         }
-        crate::model::layout::HierId::V1(_) => {
+        crate::model::host::layout::HierId::V1(_) => {
             "in this v1 hierarchy the group holds such a process (its line of /proc/PID/cgroup \
              says so): move that process out of the group there first"
         }
@@ -178,7 +178,7 @@ fn perform_checked_in(
     let v1_frozen = matches!(op.effect(), WriteEffect::Move { .. })
         && hiers
             .holder("freezer")
-            .filter(|(id, _)| matches!(id, crate::model::layout::HierId::V1(_)))
+            .filter(|(id, _)| matches!(id, crate::model::host::layout::HierId::V1(_)))
             .is_some_and(|(_, f)| frozen_on_disk(f, op.group()));
     if v1_frozen && typed != Some(op.group()) {
         let p = discover_for(h.path(), subject);
@@ -247,7 +247,7 @@ pub fn leaf_fix_checked(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::guard::{Danger, Role};
+    use crate::model::write::guard::{Danger, Role};
 
     #[test]
     fn discover_on_this_machine() {

@@ -36,8 +36,8 @@ use crate::cgroupfs::v1;
 use crate::cgroupfs::{
     self, files, CgroupEvents, CgroupStat, CgroupType, CpuStat, IoStat, Limit, Pressure,
 };
-use crate::model::path::parent_bytes;
-use crate::model::snapshot::fill_memory_limits;
+use crate::model::tree::path::parent_bytes;
+use crate::model::tree::snapshot::fill_memory_limits;
 use crate::model::{Errno, GroupPath, GroupSample, HotExtras, HotStats, ScanCost, Unreadable};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;

@@ -6,8 +6,8 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
-use crate::model::errno;
-use crate::model::systemd::{Presence, SystemctlFailure, STDERR_MAX};
+use crate::model::write::errno;
+use crate::model::write::systemd::{Presence, SystemctlFailure, STDERR_MAX};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

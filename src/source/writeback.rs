@@ -1,7 +1,7 @@
 //! The host's writeback settings and state: the six /proc/sys/vm/dirty_*
 //! sysctls, /proc/vmstat's dirty thresholds, and (from the /proc/meminfo
 //! text the collector has read already, parsed by `model::host`) the
-//! figures the limits are made from. The maths is `model::writeback`'s.
+//! figures the limits are made from. The maths is `model::host::writeback`'s.
 //!
 //! Reads beneath the /proc directory it is given (a fixture in tests),
 //! each file capped like the collector's other /proc reads.
@@ -9,7 +9,7 @@
 //! Must not depend on: `app`, `ui`, the terminal.
 
 use super::collector::read_small;
-use crate::model::writeback::{HostWriteback, VmDirty};
+use crate::model::host::writeback::{HostWriteback, VmDirty};
 use std::path::Path;
 
 /// The `vm.dirty_*` sysctls from `proc_dir`/sys/vm; one that is absent

@@ -4,8 +4,8 @@
 //! reads the file back, and on a failure reads the facts that explain it
 //! ([`gather_context_in`]: process counts, controllers of ancestors, ...).
 //! The words, the fix and the offer are made from those facts by the pure
-//! [`crate::model::explain`]; the values it returns live in
-//! [`crate::model::outcome`] (re-exported here, where callers look for
+//! [`crate::model::write::explain`]; the values it returns live in
+//! [`crate::model::write::outcome`] (re-exported here, where callers look for
 //! what the writer returns).
 //!
 //! The writer targets cgroupfs semantics: files are opened for writing
@@ -18,22 +18,22 @@
 use super::hier::{self, FsError, Hier, Hiers};
 use super::systemctl::Systemctl;
 use crate::cgroupfs::{self, files, CgroupType, Controllers};
-use crate::model::errno::{self, Errno};
-use crate::model::explain::{self, explain, offer_for, Availability};
-use crate::model::guard;
-use crate::model::guard::ProcLine;
-use crate::model::input::ControllerChange;
-use crate::model::killable::may_signal_listed;
-use crate::model::layout::HierId;
-use crate::model::systemd as model_systemd;
+use crate::model::host::layout::HierId;
+use crate::model::write::errno::{self, Errno};
+use crate::model::write::explain::{self, explain, offer_for, Availability};
+use crate::model::write::guard;
+use crate::model::write::guard::ProcLine;
+use crate::model::write::input::ControllerChange;
+use crate::model::write::killable::may_signal_listed;
+use crate::model::write::systemd as model_systemd;
 use crate::model::write::{self, v1_files, Op, WriteKind, WriteOp};
 use crate::model::GroupPath;
 use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use crate::model::explain::ErrorContext;
-use crate::model::outcome::{WriteError, WriteOutcome};
+use crate::model::write::explain::ErrorContext;
+use crate::model::write::outcome::{WriteError, WriteOutcome};
 
 // ---------------------------------------------------------------------------
 // Performing.
@@ -704,7 +704,7 @@ fn availability(h: &Hier, group: &GroupPath, name: &str) -> Availability {
 mod tests {
     use super::*;
     use crate::cgroupfs::{CgroupType, Limit};
-    use crate::model::input::MemoryFile;
+    use crate::model::write::input::MemoryFile;
     use crate::model::write::*;
 
     fn g(s: &str) -> GroupPath {
@@ -842,7 +842,7 @@ mod tests {
 
     #[test]
     fn the_hosts_kthreadd_is_never_signalled() {
-        // the decision is model::killable's; here it meets this host's
+        // the decision is model::write::killable's; here it meets this host's
         // own texts: kthreadd is a kernel thread
         let kthreadd = std::fs::read("/proc/2/stat").unwrap_or_default();
         if kthreadd.windows(10).any(|w| w == b"(kthreadd)") {
@@ -852,8 +852,8 @@ mod tests {
                 .find_map(|l| l.strip_prefix("0::"))
                 .unwrap_or("/");
             assert_eq!(
-                crate::model::killable::may_signal(2, 7, &kthreadd, &cg, want),
-                Err(crate::model::killable::NotSignalled::KernelThread)
+                crate::model::write::killable::may_signal(2, 7, &kthreadd, &cg, want),
+                Err(crate::model::write::killable::NotSignalled::KernelThread)
             );
         }
     }

@@ -4,8 +4,8 @@ use super::Theme;
 use crate::app::{App, DetailPage, Pane};
 use crate::cgroupfs::v1_limits::{self, FreezerState, MemoryStatV1};
 use crate::cgroupfs::{CpuMax, IoStatDevice, Pressure};
-use crate::model::limits::{cpu_max_of, effective_memory, ThrottleSource, Throttling};
-use crate::model::text::{escape, escape_str};
+use crate::model::tree::limits::{cpu_max_of, effective_memory, ThrottleSource, Throttling};
+use crate::model::tree::text::{escape, escape_str};
 use crate::model::{GroupDetail, GroupPath};
 use crate::render::fit::{fit, fit_left};
 use crate::render::severity;
@@ -111,7 +111,7 @@ fn history(
     path: &GroupPath,
     limits: &severity::Limits,
 ) {
-    use crate::model::timeline::Figure;
+    use crate::model::time::timeline::Figure;
     use crate::render::spark::{self, Scale};
     let tier = app.span_tier();
     let series = app.timeline.series(path, tier);
@@ -252,7 +252,7 @@ fn cpu_max_text(m: Option<CpuMax>) -> String {
 }
 
 /// "throttled 78% of the last window by /a.slice's cpu.max 20%": who
-/// throttles the group (`model::limits::throttling`), with the quota where
+/// throttles the group (`model::tree::limits::throttling`), with the quota where
 /// the inspection read it. `~` and "(inferred)" where no cpu.stat.local says
 /// it: the share is then the throttling group's own.
 fn throttled_text(t: &Throttling, path: &GroupPath, cpu_max: Option<CpuMax>) -> String {
@@ -934,13 +934,13 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
 }
 
 /// The IO page's writeback part (issue 11, item 4): what the group's IO
-/// limit does to buffered writes (`model::writeback::Story`), the group's
+/// limit does to buffered writes (`model::host::writeback::Story`), the group's
 /// dirty and writeback pages draining, and the host's dirty limits, so an
 /// operator sees why a write finished at memory speed while the disk
 /// keeps writing at the limit. Nothing before the first full read.
 fn writeback(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     use crate::cgroupfs::Limit;
-    use crate::model::writeback::{GroupDirty, Story};
+    use crate::model::host::writeback::{GroupDirty, Story};
     use crate::render::fit::wrap;
     use crate::render::writeback::{group_line, host_paragraphs, story_words};
     let Some((g, _)) = app.selected_data() else {

@@ -13,11 +13,11 @@ use crate::app::dialog::raw::RawEditor;
 use crate::app::keymap::{self, Action, Scope};
 use crate::app::text_input::TextInput;
 use crate::app::{App, Mode};
-use crate::model::guard::{typed_prompt, Harm};
-use crate::model::history::Direction;
-use crate::model::preflight::Warning;
-use crate::model::systemd::Presence;
-use crate::model::text::{escape, escape_str};
+use crate::model::tree::text::{escape, escape_str};
+use crate::model::write::guard::{typed_prompt, Harm};
+use crate::model::write::history::Direction;
+use crate::model::write::preflight::Warning;
+use crate::model::write::systemd::Presence;
 use crate::model::write::WriteKind;
 use crate::render::fit::fit;
 use crate::render::units::bytes_short;
@@ -579,7 +579,7 @@ fn reason_text(r: &Reason) -> String {
     }
 }
 
-/// What a write will do, known before it is made (`model::preflight`).
+/// What a write will do, known before it is made (`model::write::preflight`).
 fn warning_text(w: &Warning) -> String {
     let b = |n: u64| bytes_short(n);
     let procs = |n: u64| format!("{n} process{}", if n == 1 { "" } else { "es" });
@@ -800,7 +800,7 @@ fn new_group(f: &mut Frame<'_>, area: Rect, p: &NamePrompt, theme: &Theme) {
         )),
         // nothing typed yet is not an error: say what is accepted
         Err(_) if p.input.is_empty() => lines.extend(para(
-            &format!("Type {}.", crate::model::input::ACCEPT_NAME),
+            &format!("Type {}.", crate::model::write::input::ACCEPT_NAME),
             theme.dim,
             w,
         )),
@@ -1058,7 +1058,7 @@ mod tests {
 
     #[test]
     fn preflight_warnings_in_words() {
-        use crate::model::preflight::Warning;
+        use crate::model::write::preflight::Warning;
         let say = |w| reason_text(&Reason::Preflight(w));
         assert_eq!(
             say(Warning::OomKill {

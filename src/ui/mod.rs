@@ -26,8 +26,8 @@ pub mod tree;
 
 use crate::app::keymap::{self, Scope};
 use crate::app::{fmt_secs, App, Level, Mode, TreeRows, Zoom};
-use crate::model::limits::effective_memory;
-use crate::model::text::{escape, escape_str};
+use crate::model::tree::limits::effective_memory;
+use crate::model::tree::text::{escape, escape_str};
 use crate::model::GroupSample;
 use crate::render::columns::{self, Column};
 use crate::render::meter::Meter;
@@ -328,7 +328,7 @@ fn past_header(app: &App, p: &crate::app::past::Past, theme: &Theme) -> Vec<Span
     let sample = if m.tier == 0 {
         "one refresh".to_owned()
     } else {
-        // rates are the span's mean, levels its peak (model::timeline)
+        // rates are the span's mean, levels its peak (model::time::timeline)
         format!("{} mean/peak", every_words(app.tier_every(m.tier)))
     };
     vec![

@@ -30,7 +30,7 @@
 //! user's, and the rules above are the defaults'. The cursor bar stays
 //! reverse video: no slot of the file changes it.
 
-use crate::model::config::{Ansi, Colours, Paint};
+use crate::model::files::config::{Ansi, Colours, Paint};
 use crate::render::severity::Severity;
 use ratatui::style::{Color, Modifier, Style};
 

@@ -2,7 +2,7 @@
 
 use super::Theme;
 use crate::app::{App, SortKey};
-use crate::model::timeline::Figure;
+use crate::model::time::timeline::Figure;
 use crate::model::{GroupRates, GroupSample};
 use crate::render::columns::{self, Column, NAME_TITLE, STATE_TITLE};
 use crate::render::fit::{self, fit};

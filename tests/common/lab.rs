@@ -1,7 +1,7 @@
 //! The write tests' shared steps on the lab tree (`common::lab_tree`):
 //! a writable app on it, selecting and inspecting a group, the open
 //! confirmation, the write requests among effects, and the limits form's
-//! field moves. One copy for tests/actions_state.rs, preflight_state.rs,
+//! field moves. One copy for tests/state/actions.rs, preflight_state.rs,
 //! limits_form_state.rs and undo_state.rs.
 
 use super::{app_on, key, lab_tree, pure_v2_mount, read_inspection, select, send, type_text};

@@ -11,9 +11,11 @@
 
 pub mod batch;
 pub mod lab;
+pub mod metrics_parse;
 pub mod sandbox;
 pub mod sandbox_v1;
 pub mod tmux;
+pub mod v1detail_fixture;
 
 use cgtop::app::{self, App, Effect, HostInfo, Msg};
 use cgtop::model::{GroupPath, MountInfo, MountMode, ProcessInfo};
@@ -471,7 +473,7 @@ pub fn child_of(parent: u32) -> Option<u32> {
 }
 
 // ---------------------------------------------------------------------------
-// The write dialogs' trees (tests/actions_state.rs, tests/dialog_snapshots.rs).
+// The write dialogs' trees (tests/state/actions.rs, tests/state/dialog_views.rs).
 
 pub const PG_SERVICE: &str = "system.slice/system-postgresql.slice/postgresql@15-main.service";
 

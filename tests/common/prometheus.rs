@@ -1,7 +1,7 @@
 //! The real Prometheus beside the real `cgtop serve` (issue 10, "tested
 //! against the real thing"): the tests start both on loopback, let
 //! Prometheus scrape cgtop every second, and ask Prometheus' HTTP API for
-//! a PromQL rate. Used by `tests/prometheus_real.rs` on this host and by
+//! a PromQL rate. Used by `tests/kernel/prometheus.rs` on this host and by
 //! the `vm_truth` case in the pure cgroup v2 guest (through
 //! `tests/vm_common`), which runs the host's /usr/bin/prometheus off the
 //! guest's 9p view of the host's root.

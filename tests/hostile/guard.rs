@@ -5,7 +5,7 @@
 //! called with that pid.
 
 use crate::common::sandbox::Sandbox;
-use cgtop::model::guard::Danger;
+use cgtop::model::write::guard::Danger;
 use cgtop::model::write::{self, Op};
 use cgtop::model::WriteOutcome;
 use cgtop::source::safety::{self, perform_checked};

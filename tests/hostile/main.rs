@@ -14,10 +14,23 @@
 mod common;
 
 mod actionlog;
+mod effect_renamed_group;
+mod export_files;
 mod fs_access;
 mod guard;
+mod guard_symlinked_root;
+mod hierarchy_handles;
+mod hybrid_frozen_kill;
 mod parsers;
+mod past_read_only;
 mod paths;
 mod procs;
+mod recording;
+mod serve_clients;
+mod settings_place;
+mod systemd_units;
 mod terminal;
 mod today;
+mod v1_frozen_kill;
+mod v1_watches;
+mod watch_budget;

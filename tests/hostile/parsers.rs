@@ -1,6 +1,6 @@
 //! Hostile inputs: parsers. A `--root` tree, or a file in a delegated
 //! subtree read through a bind mount, can hold any bytes. Every parser of
-//! `src/cgroupfs` (and the typed-input parsers of `model::input`, which see
+//! `src/cgroupfs` (and the typed-input parsers of `model::write::input`, which see
 //! what the operator types or pastes) must return a value or an error for
 //! any text, never panic; and what follows a parse in cgtop (totals, rates'
 //! inputs, Display, JSON) must not panic either. The second half checks the
@@ -19,7 +19,7 @@ use cgtop::cgroupfs::{
     self, CgroupEvents, CgroupStat, CgroupType, Controllers, CpuMax, CpuStat, DevId, IoLatency,
     IoMax, IoStat, IoStatDevice, IoWeight, Keyed, Limit, MemoryEvents, MemoryStat, Pressure,
 };
-use cgtop::model::input::{self, ControllerChange, IoMaxSet, MemoryFile};
+use cgtop::model::write::input::{self, ControllerChange, IoMaxSet, MemoryFile};
 use cgtop::model::write::{self, Op};
 use cgtop::model::GroupPath;
 use proptest::prelude::*;
@@ -304,7 +304,7 @@ proptest! {
 /// group and refresh.
 #[test]
 fn a_huge_io_stat_costs_linear_time() {
-    use cgtop::model::{rates, GroupSample};
+    use cgtop::model::{tree::rates, GroupSample};
     use std::time::{Duration, Instant};
     const N: u32 = 50_000;
     let text = |add: u64| -> String {

@@ -8,7 +8,7 @@
 //! GROUP argument with `..` must be refused before anything is read.
 
 use crate::common;
-use cgtop::model::text::unescape;
+use cgtop::model::tree::text::unescape;
 use cgtop::model::{write, MountInfo, MountMode};
 use cgtop::source::writer;
 use std::collections::HashSet;
@@ -469,8 +469,8 @@ fn slash_like_and_look_alike_letters_are_shown_escaped() {
     assert_eq!(shown.len(), names.len(), "{text}");
     for s in &shown {
         let raw_look_alike = s.chars().any(|c| {
-            cgtop::model::text::SLASH_DOT_LIKE.contains(&c)
-                || cgtop::model::text::LOOK_ALIKE_LETTERS.contains(&c)
+            cgtop::model::tree::text::SLASH_DOT_LIKE.contains(&c)
+                || cgtop::model::tree::text::LOOK_ALIKE_LETTERS.contains(&c)
         });
         assert!(!raw_look_alike || s == "привет", "{s:?} in\n{text}");
     }

@@ -9,8 +9,8 @@
 use super::common::{self, ch, key, send, tick};
 use super::fs_access::{cgtop, mkfifo, peak_rss_kib, tree, unreadable_in, write};
 use cgtop::app::{writes::LogEntry, Msg};
-use cgtop::model::outcome::WriteOutcome;
 use cgtop::model::write::move_process;
+use cgtop::model::write::outcome::WriteOutcome;
 use cgtop::model::GroupPath;
 use cgtop::render::columns::Column;
 use cgtop::source::actionlog::{format_line, unfield};
@@ -24,7 +24,7 @@ const ALL_COLUMNS: &str = "cpu,thr,mem,mempct,swap,read,write,pids,psi";
 
 /// Fails on any character a terminal acts on or that hides or reorders
 /// text: C0/C1 controls (but the newline), DEL, and the invisible and
-/// direction characters `model::text` escapes (a sample of them).
+/// direction characters `model::tree::text` escapes (a sample of them).
 fn assert_clean(what: &str, s: &str) {
     for c in s.chars() {
         let bad = (c.is_control() && c != '\n')

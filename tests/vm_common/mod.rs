@@ -11,7 +11,7 @@
 //! asked to run ([`require_vm`]).
 
 use cgtop::cgroupfs::io::DevId;
-use cgtop::model::input::parse_controller_changes;
+use cgtop::model::write::input::parse_controller_changes;
 use cgtop::model::write::{self, Op};
 use cgtop::model::GroupPath;
 use cgtop::model::WriteOutcome;
@@ -501,13 +501,13 @@ pub fn strings(v: Option<&Value>) -> Vec<String> {
 }
 
 // ---------------------------------------------------------------------------
-// cgroup v1 (tests/vm_v1.rs, tests/v1_fio_real.rs)
+// cgroup v1 (tests/vm_v1.rs, tests/kernel/v1_fio.rs)
 
 /// Writes `value` to `file` of `g` in the v1 hierarchy of `controller`:
 /// through cgtop's writer (a `model::write` op naming a v1 hierarchy, one
 /// write(2), read back); a refusal fails the test. Returns how it was
 /// written, for the figures.
-#[allow(dead_code)] // used by tests/vm_v1.rs and tests/v1_fio_real.rs only
+#[allow(dead_code)] // used by tests/vm_v1.rs and tests/kernel/v1_fio.rs only
 pub fn set_v1(
     sb: &sandbox_v1::V1Sandbox,
     controller: &str,
@@ -517,7 +517,7 @@ pub fn set_v1(
 ) -> String {
     // the op names a v1 hierarchy: the writer takes it only through a v1
     // handle (a cgroup2 op is refused there), opened at the mount
-    let op = write::raw(g, file, value).on(cgtop::model::layout::HierId::V1(0));
+    let op = write::raw(g, file, value).on(cgtop::model::host::layout::HierId::V1(0));
     let o = perform(&sb.hier(controller).mount, &op);
     assert!(o.is_ok(), "cgtop's writer refused: {}", o.summary());
     "cgtop's writer".to_owned()
@@ -526,7 +526,7 @@ pub fn set_v1(
 /// Every number under a key named `key` anywhere in `v` (a group's JSON
 /// object: where cgtop puts a v1 figure such as `oom_kill` or `failcnt`
 /// is its own choice, the number is the kernel's).
-#[allow(dead_code)] // used by tests/vm_v1.rs and tests/v1_fio_real.rs only
+#[allow(dead_code)] // used by tests/vm_v1.rs and tests/kernel/v1_fio.rs only
 pub fn find_key(v: &Value, key: &str) -> Vec<f64> {
     let mut out = Vec::new();
     match v {
@@ -552,7 +552,7 @@ pub fn find_key(v: &Value, key: &str) -> Vec<f64> {
 
 /// The layout of the guest (`CGTOP_VM_CGROUP`: v1 or hybrid), after
 /// [`require_vm`]; stops a case run in a v2 guest.
-#[allow(dead_code)] // used by tests/vm_v1.rs and tests/v1_fio_real.rs only
+#[allow(dead_code)] // used by tests/vm_v1.rs and tests/kernel/v1_fio.rs only
 pub fn require_v1_vm() -> String {
     require_vm();
     let layout = std::env::var("CGTOP_VM_CGROUP").unwrap_or_default();

@@ -2,7 +2,7 @@
 //! write goes through it, straight to the writer or through a question:
 //! destructive ops, raw writes, systemd units (with the systemctl
 //! equivalent), and a typed group name where the guard says so. Before
-//! any of that, pre-flight (`model::preflight`) judges each op against
+//! any of that, pre-flight (`model::write::preflight`) judges each op against
 //! what the app knows of its group: a write the kernel is certain to
 //! refuse is not written (the kernel's reason and fix, or the leaf fix at
 //! once), and one that hurts is said in the question (an OOM kill asks for
@@ -15,10 +15,10 @@ use crate::app::text_input::{Input, TextInput};
 use crate::app::writes::{self, WriteRequest};
 use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
-use crate::model::guard::{typed_name_matches, Danger};
-use crate::model::history::Replay;
-use crate::model::preflight::{self, Verdict, Warning};
-use crate::model::systemd::Presence;
+use crate::model::write::guard::{typed_name_matches, Danger};
+use crate::model::write::history::Replay;
+use crate::model::write::preflight::{self, Verdict, Warning};
+use crate::model::write::systemd::Presence;
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::{GroupPath, Offer};
 
@@ -69,7 +69,7 @@ pub enum Reason {
     /// made that way.
     ViaSystemd,
     /// What the write will do to the group's processes, known before it
-    /// is made (`model::preflight`).
+    /// is made (`model::write::preflight`).
     Preflight(Warning),
 }
 
@@ -89,7 +89,7 @@ pub struct Confirm {
     pub replay: Option<Replay>,
     /// The hierarchies, so that each op says where it writes on a host
     /// with more than one (`Op::describe_in`).
-    pub layout: crate::model::layout::Layout,
+    pub layout: crate::model::host::layout::Layout,
     /// What the `ThroughSystemd` key (s) sends: the same request with
     /// every op made through systemd (`Via::Systemd`); `None` when it is
     /// not offered (not a unit, an op systemd has no property for, no
@@ -118,7 +118,7 @@ impl Confirm {
             typed: None,
             dangers: Vec::new(),
             replay: None,
-            layout: crate::model::layout::Layout::default(),
+            layout: crate::model::host::layout::Layout::default(),
             systemd: None,
         }
     }
@@ -255,7 +255,7 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
                 .filter(|f| f.path == w.group)
                 // cgroup.kill is write-only: in the writable list, not the raw one
                 .is_none_or(|f| f.detail.writable.iter().any(|n| n == files::KILL));
-            if matches!(op.hier(), crate::model::layout::HierId::V1(_)) {
+            if matches!(op.hier(), crate::model::host::layout::HierId::V1(_)) {
                 reasons.push(Reason::NoCgroupKillV1);
             } else if !has_kill {
                 reasons.push(Reason::NoCgroupKill);

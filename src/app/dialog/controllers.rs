@@ -4,8 +4,8 @@
 use super::{confirm, inspected_detail, list_step, not_ready, writable, Transition};
 use crate::app::keymap::Action;
 use crate::app::{App, Effect, Level, Mode};
-use crate::model::input::ControllerChange;
 use crate::model::write;
+use crate::model::write::input::ControllerChange;
 use crate::model::GroupPath;
 
 /// One controller in the controllers dialog.

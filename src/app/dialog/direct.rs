@@ -4,10 +4,10 @@
 use super::{confirm, inspected_detail, writable, Transition};
 use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::v1_limits::FreezerState;
-use crate::model::history::{Direction, Dropped, Taken};
-use crate::model::layout::HierId;
-use crate::model::union;
+use crate::model::host::layout::HierId;
+use crate::model::tree::union;
 use crate::model::write;
+use crate::model::write::history::{Direction, Dropped, Taken};
 use crate::model::GroupPath;
 
 /// The v1 hierarchy that holds `controller` on this host, where one does.

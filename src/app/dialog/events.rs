@@ -14,7 +14,7 @@ pub fn open(app: &mut App) -> Transition {
 }
 
 /// The event on row `row` of the screen (newest first).
-pub fn event_at(app: &App, row: usize) -> Option<&crate::model::events::Event> {
+pub fn event_at(app: &App, row: usize) -> Option<&crate::model::time::events::Event> {
     let i = app.events.len().checked_sub(row + 1)?;
     app.events.get(i)
 }

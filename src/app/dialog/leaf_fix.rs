@@ -7,7 +7,7 @@ use crate::app::keymap::Action;
 use crate::app::text_input::{Input, TextInput};
 use crate::app::writes::WriteRequest;
 use crate::app::{App, Effect};
-use crate::model::input::{self, ControllerChange};
+use crate::model::write::input::{self, ControllerChange};
 use crate::model::GroupPath;
 
 #[derive(Debug, Clone, PartialEq, Eq)]

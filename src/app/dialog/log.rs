@@ -1,6 +1,6 @@
 //! The action log (L): every write of the session, scrolled; `e` writes
 //! the session's writes as a shell script and its undo beside the log
-//! file (`model::script`, written by the writer thread, which owns the
+//! file (`model::files::script`, written by the writer thread, which owns the
 //! log: `WriteRequest::ExportScript`).
 //!
 //! The session's writes, not the whole log file: the key is for "what I
@@ -11,7 +11,7 @@ use super::{list_step, Transition};
 use crate::app::keymap::Action;
 use crate::app::writes::WriteRequest;
 use crate::app::{App, Effect, Level, Mode};
-use crate::model::text::escape;
+use crate::model::tree::text::escape;
 use crate::source::actionlog::entries_of;
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 //! key (the dialog's own scope) and returns one [`Transition`]; the
 //! dispatcher here is the only code that changes `app.mode` for a key in
 //! a dialog. Nothing here performs I/O: ops are built with `model::write`,
-//! input is parsed with `model::input`, and the writer thread does the
+//! input is parsed with `model::write::input`, and the writer thread does the
 //! rest.
 //!
 //! Flow of every write: action key -> dialog (or straight to)
@@ -26,7 +26,7 @@ pub mod raw;
 use super::keymap;
 use super::text_input::{Input, TextInput, Typed};
 use super::{App, Effect, Level, Mode};
-use crate::model::history::Direction;
+use crate::model::write::history::Direction;
 use crate::model::GroupPath;
 
 /// What a key (or an opener) does to the screen.
@@ -223,8 +223,8 @@ mod tests {
     use super::*;
     use crate::app::writes::WriteRequest;
     use crate::app::HostInfo;
-    use crate::model::history::{Entry, Replay, Step};
     use crate::model::write;
+    use crate::model::write::history::{Entry, Replay, Step};
     use crate::model::{MountInfo, MountMode};
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     use std::time::Duration;
@@ -263,7 +263,7 @@ mod tests {
             typed: None,
             dangers: Vec::new(),
             replay,
-            layout: crate::model::layout::Layout::default(),
+            layout: crate::model::host::layout::Layout::default(),
             systemd: None,
         }))
     }

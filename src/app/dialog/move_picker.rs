@@ -1,6 +1,6 @@
 //! The move picker (m, in the process list): the selected process (or
 //! one thread) into a group chosen by typing part of its path. Groups
-//! that cannot take it are not offered (`model::preflight`: a group that
+//! that cannot take it are not offered (`model::write::preflight`: a group that
 //! hands domain controllers to its children, one of invalid type, and for
 //! a thread any group outside its threaded domain). PID 1 is offered, and
 //! its move asks for the target's name (the guard's `Danger::MovesInit`).
@@ -9,8 +9,8 @@ use super::{confirm, list_step, type_into, writable, Transition};
 use crate::app::keymap::Action;
 use crate::app::text_input::{Input, TextInput};
 use crate::app::{App, Effect, Level, Mode, Pane};
-use crate::model::preflight::{self, Verdict};
 use crate::model::write;
+use crate::model::write::preflight::{self, Verdict};
 use crate::model::GroupPath;
 use std::collections::HashSet;
 

@@ -6,8 +6,8 @@ use super::{confirm, inspected_detail, type_into, writable, Transition};
 use crate::app::keymap::Action;
 use crate::app::text_input::{Input, TextInput};
 use crate::app::{App, Effect, Mode};
-use crate::model::input;
 use crate::model::write;
+use crate::model::write::input;
 use crate::model::GroupPath;
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,8 +7,8 @@ use crate::app::text_input::{Input, TextInput};
 use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
 use crate::cgroupfs::v1_limits::files as v1_files;
-use crate::model::input;
-use crate::model::layout::{HierId, Layout};
+use crate::model::host::layout::{HierId, Layout};
+use crate::model::write::input;
 use crate::model::write::{self, Op};
 use crate::model::GroupPath;
 

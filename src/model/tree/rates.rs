@@ -1,0 +1,471 @@
+//! Rates between two samples of the same group: pure functions of the two
+//! samples and the elapsed time. A counter that went backwards, or a group
+//! that was recreated (new inode), gives no rate for that tick rather than
+//! an absurd one.
+//!
+//! CPU figures have a ceiling: no window shows more CPU time than the
+//! machine's CPUs can give in it (see [`credit`] for why a counter can
+//! overshoot, and where the excess goes).
+
+use crate::cgroupfs::io::{IoStat, IoStatDev, IoStatDevice};
+use crate::cgroupfs::CpuStat;
+use crate::model::{GroupSample, Snapshot};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// Byte and operation rates, per second.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct IoRates {
+    pub rbps: f64,
+    pub wbps: f64,
+    pub riops: f64,
+    pub wiops: f64,
+}
+
+/// Rates of one group over one interval. `None` means "no rate this tick".
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct GroupRates {
+    /// CPU time per wall time, in percent of one CPU (100 = one core busy).
+    pub cpu_pct: Option<f64>,
+    pub user_pct: Option<f64>,
+    pub system_pct: Option<f64>,
+    /// Periods throttled per second (cpu.stat nr_throttled).
+    pub throttled_per_s: Option<f64>,
+    /// Throttled time per wall time, in percent.
+    pub throttled_pct: Option<f64>,
+    /// cpu.stat.local's throttled_usec per wall time, in percent: this
+    /// group's time throttled by any cpu.max on its path. Only where the
+    /// collector read the file on both ends of the window.
+    pub throttled_local_pct: Option<f64>,
+    /// Sum over devices.
+    pub io: Option<IoRates>,
+    pub io_by_dev: Vec<(IoStatDevice, IoRates)>,
+}
+
+fn delta(a: u64, b: u64) -> Option<u64> {
+    b.checked_sub(a)
+}
+
+fn per_s(a: u64, b: u64, secs: f64) -> Option<f64> {
+    delta(a, b).map(|d| d as f64 / secs)
+}
+
+/// A rate of a counter that both samples have.
+fn per_s_opt(a: Option<u64>, b: Option<u64>, secs: f64) -> Option<f64> {
+    per_s(a?, b?, secs)
+}
+
+fn io_rates(a: &IoStatDev, b: &IoStatDev, secs: f64) -> Option<IoRates> {
+    Some(IoRates {
+        rbps: per_s_opt(a.rbytes, b.rbytes, secs)?,
+        wbps: per_s_opt(a.wbytes, b.wbytes, secs)?,
+        riops: per_s_opt(a.rios, b.rios, secs)?,
+        wiops: per_s_opt(a.wios, b.wios, secs)?,
+    })
+}
+
+/// How much of a CPU-time counter's change one window may show, and the
+/// counter value the next window counts from: `Some((shown, baseline))`,
+/// `None` when the counter went backwards.
+///
+/// Why a counter can overshoot: with tick-based CPU accounting
+/// (CONFIG_TICK_CPU_ACCOUNTING, the common default) the root group's
+/// cpu.stat on cgroup v2 is the sum of every CPU's /proc/stat times, which
+/// grow by one whole tick (4 ms at HZ=250) at a time. A window then holds
+/// up to one tick more per CPU than it lasted: 2 x 4 ms in 0.2 s on 2 busy
+/// CPUs read 203 %. The kernel, not the clock, is off; but no machine gives
+/// more than `cap_usec` (ncpus x the window) of CPU time in a window, so a
+/// figure above it is shown at the ceiling, and the excess is counted into
+/// the next window (a lower baseline), so that the long-run average stays
+/// true. The carried excess is at most one window's ceiling: a counter that
+/// keeps running fast (a wrong CPU count) cannot pile up a debt forever.
+pub fn credit(prev: u64, cur: u64, cap_usec: u64) -> Option<(u64, u64)> {
+    let d = delta(prev, cur)?;
+    if d <= cap_usec {
+        return Some((d, cur));
+    }
+    let carried = (d - cap_usec).min(cap_usec);
+    Some((cap_usec, cur - carried))
+}
+
+/// Percent over `secs` of a microsecond counter, with [`credit`]'s
+/// ceiling when there is one; updates `baseline` to where the next window
+/// counts from.
+fn capped_pct(prev: u64, cur: u64, secs: f64, cap: Option<u64>, baseline: &mut u64) -> Option<f64> {
+    let shown = match cap {
+        Some(cap) => {
+            let (shown, next) = credit(prev, cur, cap)?;
+            *baseline = next;
+            shown
+        }
+        None => delta(prev, cur)?,
+    };
+    Some(shown as f64 / (secs * 1e6) * 100.0)
+}
+
+/// Rates for every group of `cur` against `prev`, matched by path (both
+/// sorted), with a ceiling of `ncpus` CPUs on CPU figures; also the
+/// cpu.stat each group's next window counts from (`None`: its own).
+pub fn rates_within(
+    prev: &Snapshot,
+    cur: &Snapshot,
+    ncpus: Option<usize>,
+) -> (Vec<GroupRates>, Vec<Option<CpuStat>>) {
+    let elapsed = cur.at.saturating_sub(prev.at);
+    let mut j = 0;
+    cur.groups
+        .iter()
+        .map(|g| {
+            while j < prev.groups.len() && prev.groups[j].path < g.path {
+                j += 1;
+            }
+            match prev.groups.get(j) {
+                Some(p) if p.path == g.path => compute_within(p, g, elapsed, ncpus),
+                _ => (GroupRates::default(), None),
+            }
+        })
+        .unzip()
+}
+
+/// The rate step of every refresh, live (`source::collector`) or
+/// replayed from a recording (`source::record`): one code, so that a
+/// recording replays to the figures the live run showed. It keeps the
+/// last snapshot's hot part as the baseline, with the CPU counters less
+/// what a window over the ceiling could not show (see [`credit`]).
+#[derive(Debug, Clone, Default)]
+pub struct Rater {
+    prev: Option<Snapshot>,
+    ncpus: Option<usize>,
+}
+
+/// The rates of one snapshot, before [`Rater::keep`].
+#[derive(Debug, Clone)]
+pub struct Rated {
+    /// Parallel to the snapshot's groups.
+    pub rates: Vec<GroupRates>,
+    baselines: Vec<Option<CpuStat>>,
+}
+
+impl Rater {
+    /// `ncpus`: the ceiling of CPU figures (`None`: counters as they are).
+    pub fn new(ncpus: Option<usize>) -> Self {
+        Self { prev: None, ncpus }
+    }
+
+    pub fn set_ncpus(&mut self, ncpus: Option<usize>) {
+        self.ncpus = ncpus;
+    }
+
+    /// The baseline: the last snapshot kept (hot part only).
+    pub fn prev(&self) -> Option<&Snapshot> {
+        self.prev.as_ref()
+    }
+
+    /// Rates of `cur` against the baseline; all `None` on the first.
+    pub fn rates(&self, cur: &Snapshot) -> Rated {
+        let (rates, baselines) = match &self.prev {
+            Some(prev) => rates_within(prev, cur, self.ncpus),
+            None => (
+                vec![GroupRates::default(); cur.groups.len()],
+                vec![None; cur.groups.len()],
+            ),
+        };
+        Rated { rates, baselines }
+    }
+
+    /// cpu.stat.local's throttled % of `g`, read after [`Self::rates`]
+    /// (the collector reads that file only where the rates say it
+    /// matters): against the baseline, with the same ceiling.
+    pub fn local_pct(&self, g: &GroupSample, at: Duration) -> Option<f64> {
+        let prev = self.prev.as_ref()?;
+        let p = prev
+            .groups
+            .binary_search_by(|x| x.path.cmp(&g.path))
+            .ok()
+            .map(|i| &prev.groups[i])?;
+        compute_within(p, g, at.saturating_sub(prev.at), self.ncpus)
+            .0
+            .throttled_local_pct
+    }
+
+    /// Who throttles each group, then `snapshot` becomes the baseline of
+    /// the next rates. Returns the rates and who throttles.
+    pub fn keep(
+        &mut self,
+        snapshot: &Snapshot,
+        rated: Rated,
+    ) -> (
+        Vec<GroupRates>,
+        Vec<Option<crate::model::tree::limits::Throttling>>,
+    ) {
+        let throttling = crate::model::tree::limits::throttling(snapshot, &rated.rates);
+        let mut prev = Snapshot {
+            at: snapshot.at,
+            groups: Vec::with_capacity(snapshot.groups.len()),
+            cost: snapshot.cost,
+        };
+        for (g, base) in snapshot.groups.iter().zip(rated.baselines) {
+            let mut g = GroupSample {
+                path: g.path.clone(),
+                inode: g.inode,
+                cgroup_type: g.cgroup_type,
+                hot: g.hot.clone(),
+                detail: None,
+            };
+            if base.is_some() {
+                g.hot.cpu = base;
+            }
+            prev.groups.push(g);
+        }
+        self.prev = Some(prev);
+        (rated.rates, throttling)
+    }
+
+    /// The whole step for a snapshot nothing more is read for (a
+    /// replay): rates, who throttles, and the new baseline.
+    pub fn step(
+        &mut self,
+        snapshot: &Snapshot,
+    ) -> (
+        Vec<GroupRates>,
+        Vec<Option<crate::model::tree::limits::Throttling>>,
+    ) {
+        let rated = self.rates(snapshot);
+        self.keep(snapshot, rated)
+    }
+}
+
+/// Rates from `prev` to `cur`, `elapsed` apart. Returns all-`None` rates
+/// when the samples are not of the same incarnation of the group or the
+/// interval is empty.
+pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> GroupRates {
+    compute_within(prev, cur, elapsed, None).0
+}
+
+/// [`compute`] with a ceiling of `ncpus` CPUs on every CPU figure (see
+/// [`credit`]). Also returns cpu.stat as the next window must count from
+/// it: `cur`'s counters less what this window could not show (`None`
+/// when there was no rate; keep `cur`'s then).
+pub fn compute_within(
+    prev: &GroupSample,
+    cur: &GroupSample,
+    elapsed: Duration,
+    ncpus: Option<usize>,
+) -> (GroupRates, Option<CpuStat>) {
+    let secs = elapsed.as_secs_f64();
+    if prev.inode != cur.inode || prev.path != cur.path || secs <= 0.0 {
+        return (GroupRates::default(), None);
+    }
+    let mut r = GroupRates::default();
+    let mut next = None;
+    if let (Some(a), Some(b)) = (&prev.hot.cpu, &cur.hot.cpu) {
+        // the most CPU time the window can hold, in microseconds
+        let cap = ncpus.map(|n| (n as f64 * secs * 1e6) as u64);
+        let mut base = *b;
+        r.cpu_pct = capped_pct(a.usage_usec, b.usage_usec, secs, cap, &mut base.usage_usec);
+        if let (Some(x), Some(y)) = (a.user_usec, b.user_usec) {
+            let mut t = y;
+            r.user_pct = capped_pct(x, y, secs, cap, &mut t);
+            base.user_usec = Some(t);
+        }
+        if let (Some(x), Some(y)) = (a.system_usec, b.system_usec) {
+            let mut t = y;
+            r.system_pct = capped_pct(x, y, secs, cap, &mut t);
+            base.system_usec = Some(t);
+        }
+        if let (Some(x), Some(y)) = (a.nr_throttled, b.nr_throttled) {
+            r.throttled_per_s = per_s(x, y, secs);
+        }
+        if let (Some(x), Some(y)) = (a.throttled_usec, b.throttled_usec) {
+            // throttled time is summed over the CPUs' run queues: the same
+            // ceiling holds
+            let mut t = y;
+            r.throttled_pct = capped_pct(x, y, secs, cap, &mut t);
+            base.throttled_usec = Some(t);
+        }
+        next = Some(base);
+    }
+    if let (Some(x), Some(y)) = (prev.hot.throttled_local_usec, cur.hot.throttled_local_usec) {
+        // not carried over (cpu.stat.local is read only where needed, so
+        // there is no kept baseline): capped like the other CPU figures
+        let ceiling = ncpus.map_or(f64::INFINITY, |n| n as f64 * 100.0);
+        r.throttled_local_pct = delta(x, y).map(|d| (d as f64 / (secs * 1e6) * 100.0).min(ceiling));
+    }
+    if let (Some(a), Some(b)) = (&prev.hot.io, &cur.hot.io) {
+        // Per device; a device that appeared since counts from zero, which
+        // is right: io.stat lists a device once the group has done IO on it.
+        let zero = IoStatDev::ZERO;
+        let mut total = IoRates::default();
+        let mut ok = true;
+        // an index where io.stat lists many devices (a hostile text):
+        // no quadratic search
+        let index = |s: &'_ IoStat| -> Option<HashMap<IoStatDevice, usize>> {
+            (s.0.len() > 32).then(|| s.0.iter().enumerate().map(|(i, (d, _))| (*d, i)).collect())
+        };
+        let (ia, ib) = (index(a), index(b));
+        let find =
+            |s: &'_ IoStat, i: &Option<HashMap<IoStatDevice, usize>>, dev: IoStatDevice| match i {
+                Some(i) => i.get(&dev).map(|&n| s.0[n].1),
+                None => s.get(dev).copied(),
+            };
+        for (dev, now) in &b.0 {
+            let before = find(a, &ia, *dev).unwrap_or(zero);
+            let before = &before;
+            if let Some(x) = io_rates(before, now, secs) {
+                total.rbps += x.rbps;
+                total.wbps += x.wbps;
+                total.riops += x.riops;
+                total.wiops += x.wiops;
+                r.io_by_dev.push((*dev, x));
+            } else {
+                ok = false;
+            }
+        }
+        // a device that vanished from io.stat is a reset as well
+        ok &= a.0.iter().all(|(d, _)| find(b, &ib, *d).is_some());
+        if ok {
+            r.io = Some(total);
+        } else {
+            r.io_by_dev.clear();
+        }
+    }
+    (r, next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cgroupfs::CpuStat;
+    use crate::model::GroupPath;
+
+    fn sample(inode: u64, usage: u64, io: &str) -> GroupSample {
+        let mut s = GroupSample::new(GroupPath::new("a"), inode);
+        s.hot.cpu = Some(CpuStat {
+            usage_usec: usage,
+            user_usec: Some(usage / 2),
+            system_usec: Some(usage / 2),
+            nr_periods: Some(usage / 100),
+            nr_throttled: Some(usage / 1000),
+            throttled_usec: Some(usage / 10),
+        });
+        s.hot.io = Some(IoStat::parse(io));
+        s
+    }
+
+    #[test]
+    fn half_a_cpu() {
+        // cpu.max "50000 100000": 1 s of CPU in 2 s of wall time = 50 %
+        let a = sample(1, 1_000_000, "254:0 rbytes=0 wbytes=0 rios=0 wios=0");
+        let b = sample(1, 2_000_000, "254:0 rbytes=0 wbytes=4194304 rios=0 wios=32");
+        let r = compute(&a, &b, Duration::from_secs(2));
+        assert!((r.cpu_pct.unwrap() - 50.0).abs() < 1e-9);
+        assert!((r.user_pct.unwrap() - 25.0).abs() < 1e-9);
+        let io = r.io.unwrap();
+        assert!((io.wbps - 2_097_152.0).abs() < 1e-6);
+        assert!((io.wiops - 16.0).abs() < 1e-9);
+        assert_eq!(r.io_by_dev.len(), 1);
+    }
+
+    #[test]
+    fn backwards_counter_gives_no_rate() {
+        let a = sample(1, 2_000_000, "254:0 rbytes=100 wbytes=0 rios=1 wios=0");
+        let b = sample(1, 1_000_000, "254:0 rbytes=50 wbytes=0 rios=1 wios=0");
+        let r = compute(&a, &b, Duration::from_secs(1));
+        assert_eq!(r.cpu_pct, None);
+        assert_eq!(r.io, None);
+    }
+
+    #[test]
+    fn recreated_group_gives_no_rate() {
+        let a = sample(1, 1_000, "");
+        let b = sample(2, 5_000_000, "");
+        assert_eq!(
+            compute(&a, &b, Duration::from_secs(1)),
+            GroupRates::default()
+        );
+    }
+
+    /// The root of a 2-CPU host under full load at `-d 0.2`, as the kernel
+    /// counts it (whole 4 ms ticks): windows of 102, 98, 101, 99 ticks.
+    /// Shown raw, the first read 204 %; with the ceiling none is above
+    /// 200 %, and what a window could not show comes in the next one, so
+    /// the total stays the kernel's.
+    #[test]
+    fn cpu_never_above_the_machine_and_the_excess_carries_over() {
+        let window = Duration::from_millis(200);
+        let ticks = [102u64, 98, 101, 99];
+        let mut counter = 10_000_000u64;
+        let mut kept = sample(1, counter, "");
+        let mut before = kept.clone();
+        let mut shown_total = 0.0;
+        let mut raw_max = 0.0f64;
+        for t in ticks {
+            counter += t * 4_000;
+            let cur = sample(1, counter, "");
+            let raw = compute(&before, &cur, window).cpu_pct.unwrap();
+            assert!((raw - (t * 4_000) as f64 / 2_000.0).abs() < 1e-9);
+            raw_max = raw_max.max(raw);
+            before = cur.clone();
+            let (r, next) = compute_within(&kept, &cur, window, Some(2));
+            let pct = r.cpu_pct.unwrap();
+            assert!(pct <= 200.0 + 1e-9, "{pct} % on 2 CPUs");
+            for p in [r.user_pct, r.system_pct, r.throttled_pct] {
+                assert!(p.unwrap() <= 200.0 + 1e-9);
+            }
+            shown_total += pct;
+            kept = cur;
+            kept.hot.cpu = next;
+        }
+        assert!((raw_max - 204.0).abs() < 1e-9, "the counters do overshoot");
+        // 400 ticks of 4 ms in 4 windows of 0.2 s: 200 % on average
+        assert!((shown_total / 4.0 - 200.0).abs() < 1e-9, "{shown_total}");
+        // nothing left over: the last window was under the ceiling
+        assert_eq!(kept.hot.cpu.unwrap().usage_usec, counter);
+    }
+
+    #[test]
+    fn credit_carries_at_most_one_window() {
+        assert_eq!(credit(0, 150, 200), Some((150, 150)));
+        assert_eq!(credit(0, 250, 200), Some((200, 200)));
+        // a counter far too fast (a wrong CPU count) owes one window at most
+        assert_eq!(credit(0, 1_000, 200), Some((200, 800)));
+        assert_eq!(credit(5, 4, 200), None);
+    }
+
+    #[test]
+    fn zero_interval_gives_no_rate() {
+        let a = sample(1, 1_000, "");
+        assert_eq!(compute(&a, &a, Duration::ZERO), GroupRates::default());
+    }
+
+    #[test]
+    fn new_device_counts_from_zero_vanished_device_resets() {
+        let a = sample(1, 0, "");
+        let b = sample(1, 0, "8:0 rbytes=1000 wbytes=0 rios=1 wios=0");
+        let r = compute(&a, &b, Duration::from_secs(1));
+        assert!((r.io.unwrap().rbps - 1000.0).abs() < 1e-9);
+        let r = compute(&b, &a, Duration::from_secs(1));
+        assert_eq!(r.io, None);
+    }
+}
+
+#[cfg(test)]
+mod local_tests {
+    use super::*;
+    use crate::model::GroupPath;
+
+    #[test]
+    fn cpu_stat_local_rate_only_with_both_ends() {
+        let mut a = GroupSample::new(GroupPath::new("a"), 1);
+        let mut b = a.clone();
+        a.hot.throttled_local_usec = Some(100_000);
+        b.hot.throttled_local_usec = Some(900_000);
+        let r = compute(&a, &b, Duration::from_secs(2));
+        assert!((r.throttled_local_pct.unwrap() - 40.0).abs() < 1e-9);
+        a.hot.throttled_local_usec = None;
+        assert_eq!(
+            compute(&a, &b, Duration::from_secs(2)).throttled_local_pct,
+            None
+        );
+    }
+}

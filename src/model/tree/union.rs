@@ -1,0 +1,530 @@
+//! One tree from every hierarchy: the union of the group paths each
+//! hierarchy's scanner found, each figure taken from the hierarchy that
+//! holds its controller ([`Layout::holder`]), falling back to cgroup2's
+//! where that hierarchy lacks the group (hybrid: systemd makes a unit in a
+//! v1 hierarchy only for the controllers the unit enables) or the figure.
+//! PURE.
+
+use crate::cgroupfs::v1::FreezerState;
+use crate::cgroupfs::CgroupEvents;
+use crate::model::host::layout::{HierId, Layout};
+use crate::model::tree::snapshot::{HierKind, Snapshot, Sources};
+use crate::model::{GroupPath, GroupSample};
+
+/// Which hierarchy each figure is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// The tree's backbone: cgroup.procs, cgroup.type, cgroup.events,
+    /// pressure, the inode.
+    pub primary: HierId,
+    /// CPU time: v1 cpuacct, else cgroup2's cpu.stat.
+    pub cpu_usage: Option<HierId>,
+    /// Throttling: v1 cpu's cpu.stat, else cgroup2's.
+    pub cpu_throttle: Option<HierId>,
+    pub memory: Option<HierId>,
+    pub io: Option<HierId>,
+    pub pids: Option<HierId>,
+    pub freezer: Option<HierId>,
+}
+
+impl Plan {
+    /// The plan of a layout; `None` without a hierarchy.
+    pub fn of(layout: &Layout) -> Option<Self> {
+        Some(Self {
+            primary: layout.primary()?,
+            cpu_usage: layout.holder("cpuacct"),
+            cpu_throttle: layout.holder("cpu"),
+            memory: layout.holder("memory"),
+            io: layout.holder("io"),
+            pids: layout.holder("pids"),
+            freezer: layout.holder("freezer"),
+        })
+    }
+
+    /// The hierarchies whose files a scanner reads: the primary and each
+    /// holder, each once, the primary first.
+    pub fn hierarchies(&self) -> Vec<HierId> {
+        let mut out = vec![self.primary];
+        for h in [
+            self.cpu_usage,
+            self.cpu_throttle,
+            self.memory,
+            self.io,
+            self.pids,
+            self.freezer,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if !out.contains(&h) {
+                out.push(h);
+            }
+        }
+        out
+    }
+}
+
+impl Plan {
+    /// The hierarchies a collector lists: those whose files it reads
+    /// ([`Self::hierarchies`]), then every other hierarchy of `layout`
+    /// (devices, cpuset, `name=systemd` beside cgroup2, ...), whose
+    /// directories are listed though no figure is read from them, so that
+    /// the merge knows which hierarchies hold each group ([`holding`]).
+    pub fn listed(&self, layout: &Layout) -> Vec<HierId> {
+        let mut out = self.hierarchies();
+        for h in layout.write_order() {
+            if !out.contains(&h) {
+                out.push(h);
+            }
+        }
+        out
+    }
+}
+
+fn kind(id: HierId) -> HierKind {
+    match id {
+        HierId::V2 => HierKind::V2,
+        HierId::V1(_) => HierKind::V1,
+    }
+}
+
+/// The samples of one path, one slot per part.
+struct Row<'a> {
+    ids: &'a [HierId],
+    samples: Vec<Option<GroupSample>>,
+}
+
+impl Row<'_> {
+    fn of(&self, id: Option<HierId>) -> Option<&GroupSample> {
+        let id = id?;
+        let i = self.ids.iter().position(|&x| x == id)?;
+        self.samples[i].as_ref()
+    }
+
+    /// A figure from its holder, else (a holder that lacks the group or
+    /// the file) from cgroup2, with where it came from.
+    fn pick<T>(
+        &self,
+        holder: Option<HierId>,
+        f: impl Fn(&GroupSample) -> Option<T>,
+    ) -> Option<(T, HierId)> {
+        let from = |id: Option<HierId>| {
+            let id = id?;
+            self.of(Some(id)).and_then(&f).map(|v| (v, id))
+        };
+        from(holder).or_else(|| {
+            if holder == Some(HierId::V2) {
+                None
+            } else {
+                from(Some(HierId::V2))
+            }
+        })
+    }
+}
+
+/// Merges the samples each hierarchy's scanner read (`parts`: each sorted
+/// by path, as a scanner gives them) into one list sorted by path: every
+/// path found in any of them, its figures picked by `plan`, and
+/// [`Sources`] saying where each came from.
+pub fn merge(plan: &Plan, parts: Vec<(HierId, Vec<GroupSample>)>) -> Vec<GroupSample> {
+    let ids: Vec<HierId> = parts.iter().map(|(id, _)| *id).collect();
+    let cap = parts.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+    let mut iters: Vec<std::vec::IntoIter<GroupSample>> =
+        parts.into_iter().map(|(_, v)| v.into_iter()).collect();
+    let mut out = Vec::with_capacity(cap);
+    loop {
+        // the part whose next path is the least (the first of equals)
+        let least = (0..iters.len())
+            .filter(|&k| head(&iters[k]).is_some())
+            .min_by(|&a, &b| head(&iters[a]).cmp(&head(&iters[b])));
+        let Some(first) = least.and_then(|l| iters[l].next()) else {
+            break;
+        };
+        let samples: Vec<Option<GroupSample>> = iters
+            .iter_mut()
+            .enumerate()
+            .map(|(k, it)| {
+                if Some(k) == least {
+                    None
+                } else if head(it) == Some(&first.path) {
+                    it.next()
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let mut row = Row { ids: &ids, samples };
+        if let Some(l) = least {
+            row.samples[l] = Some(first);
+        }
+        out.push(merge_row(plan, row));
+    }
+    out
+}
+
+/// The path a part's next sample has.
+fn head(it: &std::vec::IntoIter<GroupSample>) -> Option<&crate::model::GroupPath> {
+    it.as_slice().first().map(|g| &g.path)
+}
+
+fn merge_row(plan: &Plan, mut row: Row<'_>) -> GroupSample {
+    // the backbone: the primary's sample, else the first that has the path
+    let base = row
+        .ids
+        .iter()
+        .position(|&x| x == plan.primary)
+        .filter(|&i| row.samples[i].is_some())
+        .or_else(|| row.samples.iter().position(Option::is_some));
+    let (path, inode, cgroup_type) = match base.and_then(|i| row.samples[i].as_mut()) {
+        Some(b) => (std::mem::take(&mut b.path), b.inode, b.cgroup_type),
+        None => (crate::model::GroupPath::root(), 0, None),
+    };
+    let row = &row;
+    let mut g = GroupSample::new(path, inode);
+    g.cgroup_type = cgroup_type;
+    let primary = row.of(Some(plan.primary));
+    let mut src = Sources::default();
+    // CPU time from cpuacct (or cgroup2), throttling from cpu's cpu.stat
+    if let Some((mut cpu, from)) = row.pick(plan.cpu_usage, |s| s.hot.cpu) {
+        src.cpu = Some(kind(from));
+        if let Some(HierId::V1(_)) = plan.cpu_throttle {
+            if let Some(t) = row
+                .of(plan.cpu_throttle)
+                .and_then(|s| s.hot.v1.cpu_throttle)
+            {
+                cpu.nr_periods = t.nr_periods;
+                cpu.nr_throttled = t.nr_throttled;
+                cpu.throttled_usec = t.throttled_usec;
+            }
+        }
+        g.hot.cpu = Some(cpu);
+    }
+    if let Some((v, from)) = row.pick(plan.memory, |s| s.hot.memory_current) {
+        src.memory = Some(kind(from));
+        g.hot.memory_current = Some(v);
+        let s = row.of(Some(from));
+        g.hot.memory_max = s.and_then(|s| s.hot.memory_max);
+        g.hot.swap_current = s.and_then(|s| match s.hot.v1.memsw_usage {
+            // v1: memory + swap, less memory
+            Some(memsw) => Some(memsw.saturating_sub(v)),
+            None => s.hot.swap_current,
+        });
+    }
+    if let Some((io, from)) = row.pick(plan.io, |s| s.hot.io.clone()) {
+        src.io = Some(kind(from));
+        src.io_own_only = row
+            .of(Some(from))
+            .is_some_and(|s| s.hot.v1.sources.io_own_only);
+        g.hot.io = Some(io);
+    }
+    if let Some((v, from)) = row.pick(plan.pids, |s| s.hot.pids_current) {
+        src.pids = Some(kind(from));
+        g.hot.pids_current = Some(v);
+    }
+    if let Some(p) = primary {
+        g.hot.nr_procs = p.hot.nr_procs;
+        g.hot.events = p.hot.events;
+        g.hot.psi_some_avg10 = p.hot.psi_some_avg10;
+        g.hot.psi_full_avg10 = p.hot.psi_full_avg10;
+    }
+    // frozen: v1's freezer.state where v1 holds the freezer, or cgroup2's
+    // own freezer (cgroup.freeze, which hybrid hosts have too)
+    let state = match plan.freezer {
+        Some(id @ HierId::V1(_)) => row.of(Some(id)).and_then(|s| s.hot.v1.freezer_state),
+        _ => None,
+    };
+    if let Some(state) = state {
+        src.freezer = Some(HierKind::V1);
+        g.hot.v1.freezer_state = Some(state);
+        let mut ev = g.hot.events.unwrap_or(CgroupEvents {
+            populated: None,
+            frozen: None,
+        });
+        ev.frozen = Some(state == FreezerState::Frozen || ev.frozen == Some(true));
+        g.hot.events = Some(ev);
+    } else if g.hot.events.is_some_and(|e| e.frozen.is_some()) {
+        src.freezer = Some(HierKind::V2);
+    }
+    for s in row.samples.iter().flatten() {
+        g.hot.unreadable.extend(s.hot.unreadable.iter().cloned());
+    }
+    g.hot.v1.sources = src;
+    g.hot.v1.held_in = row
+        .ids
+        .iter()
+        .zip(&row.samples)
+        .filter(|(_, s)| s.is_some())
+        .map(|(&id, _)| id)
+        .collect();
+    g
+}
+
+/// The hierarchies that hold `group`, in the order cgtop writes them
+/// ([`Layout::write_order`]): where a move, a mkdir below it or its rmdir
+/// is made, and what a confirmation, the status line and the log name.
+/// cgroup2 alone on a pure cgroup2 layout. On a v1 or hybrid layout, those
+/// whose scanner listed the group in `snap` (every hierarchy is listed:
+/// [`Plan::listed`]); a group the snapshot does not have (made since,
+/// or no refresh yet) is not known to be anywhere, so every hierarchy is
+/// named and the writer passes over those without it.
+pub fn holding(layout: &Layout, snap: &Snapshot, group: &GroupPath) -> Vec<HierId> {
+    let order = layout.write_order();
+    if layout.v1.is_empty() {
+        return order;
+    }
+    match snap.find(group).map(|g| g.hot.v1.held_in) {
+        Some(set) if !set.is_empty() => order.into_iter().filter(|&h| set.contains(h)).collect(),
+        _ => order,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cgroupfs::v1::CpuThrottle;
+    use crate::cgroupfs::{CpuStat, IoStat, Limit};
+    use crate::model::GroupPath;
+
+    /// This host: cgroup2 primary, cpu 0, cpuacct 1, memory 2, blkio 3,
+    /// pids 4, freezer 5.
+    fn hybrid() -> Plan {
+        Plan {
+            primary: HierId::V2,
+            cpu_usage: Some(HierId::V1(1)),
+            cpu_throttle: Some(HierId::V1(0)),
+            memory: Some(HierId::V1(2)),
+            io: Some(HierId::V1(3)),
+            pids: Some(HierId::V1(4)),
+            freezer: Some(HierId::V1(5)),
+        }
+    }
+
+    fn g(path: &str, ino: u64, f: impl FnOnce(&mut GroupSample)) -> GroupSample {
+        let mut s = GroupSample::new(GroupPath::new(path), ino);
+        f(&mut s);
+        s
+    }
+
+    fn cpu(usage: u64) -> CpuStat {
+        CpuStat {
+            usage_usec: usage,
+            ..CpuStat::default()
+        }
+    }
+
+    fn paths(v: &[GroupSample]) -> Vec<&[u8]> {
+        v.iter().map(|g| g.path.as_bytes()).collect()
+    }
+
+    #[test]
+    fn the_union_of_paths_in_order() {
+        let parts = vec![
+            (
+                HierId::V2,
+                vec![g("", 1, |_| ()), g("a", 2, |_| ()), g("c", 3, |_| ())],
+            ),
+            (
+                HierId::V1(2),
+                vec![g("", 10, |_| ()), g("b", 11, |_| ()), g("c", 12, |_| ())],
+            ),
+            (HierId::V1(4), vec![g("", 20, |_| ()), g("b/x", 21, |_| ())]),
+        ];
+        let m = merge(&hybrid(), parts);
+        assert_eq!(paths(&m), [&b""[..], b"a", b"b", b"b/x", b"c"]);
+        // the inode is the primary's where it has the group
+        assert_eq!(m[4].inode, 3);
+        assert_eq!(m[2].inode, 11, "else the first hierarchy that has it");
+    }
+
+    #[test]
+    fn each_figure_from_its_holder_and_its_source_said() {
+        let v2 = g("a", 1, |s| {
+            s.hot.cpu = Some(cpu(5));
+            s.hot.nr_procs = Some(2);
+            s.hot.events = Some(CgroupEvents {
+                populated: Some(true),
+                frozen: Some(false),
+            });
+        });
+        let throttle = g("a", 7, |s| {
+            s.hot.v1.cpu_throttle = Some(CpuThrottle {
+                nr_periods: Some(10),
+                nr_throttled: Some(4),
+                throttled_usec: Some(900),
+            });
+        });
+        let acct = g("a", 8, |s| s.hot.cpu = Some(cpu(1_000)));
+        let mem = g("a", 9, |s| {
+            s.hot.memory_current = Some(100);
+            s.hot.memory_max = Some(Limit::Max);
+            s.hot.v1.memsw_usage = Some(130);
+        });
+        let io = g("a", 10, |s| {
+            s.hot.io = Some(IoStat::default());
+            s.hot.v1.sources.io_own_only = true;
+        });
+        let pids = g("a", 11, |s| s.hot.pids_current = Some(3));
+        let frz = g("a", 12, |s| {
+            s.hot.v1.freezer_state = Some(FreezerState::Freezing);
+        });
+        let parts = vec![
+            (HierId::V2, vec![v2]),
+            (HierId::V1(0), vec![throttle]),
+            (HierId::V1(1), vec![acct]),
+            (HierId::V1(2), vec![mem]),
+            (HierId::V1(3), vec![io]),
+            (HierId::V1(4), vec![pids]),
+            (HierId::V1(5), vec![frz]),
+        ];
+        let m = merge(&hybrid(), parts);
+        let h = &m[0].hot;
+        let c = h.cpu.unwrap();
+        assert_eq!(c.usage_usec, 1_000, "cpuacct, not cgroup2's core cpu.stat");
+        assert_eq!(
+            (c.nr_periods, c.nr_throttled, c.throttled_usec),
+            (Some(10), Some(4), Some(900))
+        );
+        assert_eq!(h.memory_current, Some(100));
+        assert_eq!(h.swap_current, Some(30), "memsw - usage");
+        assert_eq!(h.memory_max, Some(Limit::Max));
+        assert_eq!(h.pids_current, Some(3));
+        assert_eq!(h.nr_procs, Some(2), "the primary's cgroup.procs");
+        assert_eq!(h.v1.freezer_state, Some(FreezerState::Freezing));
+        assert_eq!(
+            h.events.unwrap().frozen,
+            Some(false),
+            "freezing is not frozen yet"
+        );
+        assert_eq!(m[0].inode, 1);
+        let s = h.v1.sources;
+        assert_eq!(
+            [s.cpu, s.memory, s.io, s.pids, s.freezer],
+            [Some(HierKind::V1); 5]
+        );
+        assert!(s.io_own_only);
+        let json = serde_json::to_value(h).unwrap();
+        assert_eq!(json["sources"]["cpu"], "v1");
+        assert_eq!(json["sources"]["io_own_only"], true);
+        assert_eq!(json["freezer_state"], "freezing");
+        assert!(json.get("cpu_throttle").is_none() && json.get("memsw_usage").is_none());
+    }
+
+    #[test]
+    fn a_group_v1_lacks_falls_back_to_cgroup2() {
+        // systemd made the unit in cgroup2 only (no controller of v1
+        // enabled for it): cgroup2's core cpu.stat stands in for cpuacct
+        let parts = vec![
+            (
+                HierId::V2,
+                vec![
+                    g("", 1, |s| s.hot.cpu = Some(cpu(9))),
+                    g("u", 2, |s| s.hot.cpu = Some(cpu(5))),
+                ],
+            ),
+            (HierId::V1(1), vec![g("", 3, |s| s.hot.cpu = Some(cpu(90)))]),
+            (
+                HierId::V1(0),
+                vec![g("", 4, |s| {
+                    s.hot.v1.cpu_throttle = Some(CpuThrottle::default());
+                })],
+            ),
+        ];
+        let m = merge(&hybrid(), parts);
+        assert_eq!(m[0].hot.cpu.unwrap().usage_usec, 90);
+        assert_eq!(m[0].hot.v1.sources.cpu, Some(HierKind::V1));
+        assert_eq!(m[1].hot.cpu.unwrap().usage_usec, 5);
+        assert_eq!(m[1].hot.v1.sources.cpu, Some(HierKind::V2));
+        assert_eq!(m[1].hot.memory_current, None);
+        assert_eq!(m[1].hot.v1.sources.memory, None);
+        // a frozen v1 group is frozen whatever cgroup2 says
+        let parts = vec![
+            (HierId::V2, vec![g("", 1, |_| ())]),
+            (
+                HierId::V1(5),
+                vec![g("", 2, |s| {
+                    s.hot.v1.freezer_state = Some(FreezerState::Frozen);
+                })],
+            ),
+        ];
+        let m = merge(&hybrid(), parts);
+        assert_eq!(m[0].hot.events.unwrap().frozen, Some(true));
+    }
+
+    #[test]
+    fn plan_of_this_hosts_layout() {
+        use crate::model::host::mountinfo::parse;
+        let text = "32 31 0:29 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu
+33 31 0:30 / /sys/fs/cgroup/cpuacct rw - cgroup cgroup rw,cpuacct
+34 31 0:31 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset
+35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory
+41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw
+";
+        let l = Layout::from_mounts(&parse(text.as_bytes()));
+        let p = Plan::of(&l).unwrap();
+        assert_eq!(p.cpu_usage, Some(HierId::V1(1)));
+        assert_eq!(p.io, Some(HierId::V2));
+        // cpuset holds nothing cgtop reads on every refresh: not scanned
+        assert_eq!(
+            p.hierarchies(),
+            [HierId::V2, HierId::V1(1), HierId::V1(0), HierId::V1(3)]
+        );
+    }
+
+    /// This host's kind of layout: cgroup2 beside v1 cpu,cpuacct, memory,
+    /// devices, cpuset and name=systemd.
+    fn hybrid_layout() -> Layout {
+        use crate::model::host::mountinfo::parse;
+        let text = "30 29 0:26 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw
+31 29 0:27 / /sys/fs/cgroup/systemd rw - cgroup cgroup rw,xattr,name=systemd
+32 29 0:28 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct
+33 29 0:29 / /sys/fs/cgroup/cpuset rw - cgroup cgroup rw,cpuset
+34 29 0:30 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory
+35 29 0:31 / /sys/fs/cgroup/devices rw - cgroup cgroup rw,devices
+";
+        Layout::from_mounts(&parse(text.as_bytes()))
+    }
+
+    #[test]
+    fn every_hierarchy_is_listed_and_each_group_says_which_hold_it() {
+        let l = hybrid_layout();
+        let p = Plan::of(&l).unwrap();
+        // systemd (0), cpu,cpuacct (1), cpuset (2), memory (3), devices (4)
+        let listed = p.listed(&l);
+        assert_eq!(listed.len(), 6, "{listed:?}");
+        assert_eq!(&listed[..3], &p.hierarchies()[..]);
+        // /a is in cgroup2, cpu,cpuacct and memory; not in systemd,
+        // cpuset, devices
+        let parts = listed
+            .iter()
+            .map(|&id| {
+                let mut v = vec![g("", 1, |_| ())];
+                if matches!(id, HierId::V2 | HierId::V1(1 | 3)) {
+                    v.push(g("a", 2, |_| ()));
+                }
+                (id, v)
+            })
+            .collect();
+        let snap = Snapshot {
+            at: std::time::Duration::ZERO,
+            groups: merge(&p, parts),
+            cost: crate::model::tree::snapshot::ScanCost::default(),
+        };
+        assert_eq!(
+            holding(&l, &snap, &GroupPath::new("a")),
+            [HierId::V2, HierId::V1(1), HierId::V1(3)]
+        );
+        // the root is in every one, cpuset last
+        let all = holding(&l, &snap, &GroupPath::root());
+        assert_eq!(all.len(), 6);
+        assert_eq!(all.first(), Some(&HierId::V2));
+        assert_eq!(all.last(), Some(&HierId::V1(2)));
+        // a group the snapshot does not have yet: every hierarchy
+        assert_eq!(holding(&l, &snap, &GroupPath::new("new")), all);
+        // pure cgroup2: cgroup2 alone
+        let v2 = Layout {
+            v2: l.v2.clone(),
+            v1: Vec::new(),
+        };
+        assert_eq!(holding(&v2, &snap, &GroupPath::new("a")), [HierId::V2]);
+    }
+}

@@ -1,0 +1,23 @@
+//! The built `cgtop` binary on fixtures and temporary directories, as a user
+//! runs it without root: batch and JSON output, the settings file, man page
+//! and completions, record and replay, the script export, the exporter, and
+//! the assets (exporter unit, dashboard).
+//!
+//! One module per area; shared helpers live in `tests/common/`.
+
+// test code: a failed expectation is a failed test
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod batch;
+mod config;
+mod events;
+mod exporter_unit;
+mod grafana;
+mod native;
+mod record_replay;
+mod script_export;
+mod serve;
+mod systemd_runner;

@@ -1,0 +1,305 @@
+//! `cgtop serve` against hostile clients: none of them, alone or by the
+//! dozen, may keep a real scrape out or hold the exporter for as long as
+//! it likes. Clients that never finish their request head (all at once,
+//! or a byte a second), clients that never read the answer, and a client
+//! that reads the answer slowly, each while a scraper asks every 250 ms
+//! and must be answered 200 within 1 s (the answer of one of the small
+//! fixtures takes milliseconds).
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+use crate::common;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Server {
+    fn on(root: &std::path::Path) -> Self {
+        let (child, addr) = common::start_serve(&["--root", root.to_str().unwrap()]);
+        Self { child, addr }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A tree whose exposition is large (over 12 MB): groups with long
+/// paths, each with a unit's files.
+fn big_tree() -> tempfile::TempDir {
+    // 8,000 files: in memory (/dev/shm) where there is one, as a disk
+    // busy with builds takes minutes to create them
+    let shm = std::path::Path::new("/dev/shm");
+    let t = if shm.is_dir() {
+        let t = tempfile::Builder::new()
+            .prefix("cgtop-test-")
+            .tempdir_in(shm)
+            .unwrap();
+        let from = common::fixture("memory-limited").join(".");
+        let ok = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(&from)
+            .arg(t.path())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "cp -a {}", from.display());
+        t
+    } else {
+        common::copy_fixture("memory-limited")
+    };
+    let unit = t.path().join("system.slice/dbus.service");
+    let files: Vec<_> = std::fs::read_dir(&unit)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| (e.file_name(), std::fs::read(e.path()).unwrap()))
+        .collect();
+    // 40 chains of 10 nested groups with 240-byte names: every sample's
+    // label is its whole path (up to 2.4 KB)
+    for c in 0..40 {
+        let mut g = t.path().to_path_buf();
+        for d in 0..10 {
+            g.push(format!("{c:02}{d}-{}", "x".repeat(240)));
+            std::fs::create_dir(&g).unwrap();
+            for (n, b) in &files {
+                std::fs::write(g.join(n), b).unwrap();
+            }
+        }
+    }
+    t
+}
+
+#[test]
+fn a_slow_reader_is_cut_off_at_the_deadline() {
+    let tree = big_tree();
+    let srv = Server::on(tree.path());
+    let mut s = TcpStream::connect(srv.addr).unwrap();
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut got = Vec::new();
+    let mut buf = vec![0u8; 32 << 10];
+    // 13 s of a trickle (32 KB every 100 ms: progress all along, never
+    // a write waiting anywhere near the deadline), then the rest
+    // counted from the answer's first bytes (the reading before it may
+    // take a while on a loaded machine)
+    let mut t0: Option<Instant> = None;
+    while t0.is_none_or(|t| t.elapsed() < Duration::from_secs(13)) {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+        t0.get_or_insert_with(Instant::now);
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // then everything that is still to come, at full speed
+    let _ = s.read_to_end(&mut got);
+    let text = String::from_utf8_lossy(&got);
+    let (head, body) = text.split_once("\r\n\r\n").expect("an answer");
+    let len: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("Content-Length: "))
+        .expect("a length")
+        .parse()
+        .unwrap();
+    assert!(
+        len > 12 << 20,
+        "the exposition is big enough to outlast the buffers: {len} bytes"
+    );
+    assert!(
+        body.len() < len,
+        "a reader that took more than the deadline got the whole answer ({} of {len} bytes): the connection was held as long as it liked",
+        body.len()
+    );
+}
+
+/// Attack clients, each in a thread that keeps its `n` connections up
+/// (a new one for each the server closes) until dropped.
+struct Attack {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<usize>>,
+}
+
+impl Attack {
+    fn new() -> Self {
+        Self {
+            stop: std::sync::Arc::default(),
+            threads: Vec::new(),
+        }
+    }
+
+    /// `n` connections that send `first` at once, then `more`'s next byte
+    /// every `every` (none when `more` is empty), and never read.
+    fn clients(
+        &mut self,
+        addr: SocketAddr,
+        n: usize,
+        first: &'static [u8],
+        more: &'static [u8],
+        every: Duration,
+    ) {
+        let stop = std::sync::Arc::clone(&self.stop);
+        self.threads.push(std::thread::spawn(move || {
+            let open = || {
+                let mut s = TcpStream::connect(addr).ok()?;
+                s.write_all(first).ok()?;
+                s.set_nonblocking(true).ok()?;
+                Some((s, 0usize))
+            };
+            let mut conns: Vec<Option<(TcpStream, usize)>> = (0..n).map(|_| open()).collect();
+            let mut opened = n;
+            let mut last = Instant::now();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let tick = !more.is_empty() && last.elapsed() >= every;
+                if tick {
+                    last = Instant::now();
+                }
+                for c in &mut conns {
+                    let closed = match c {
+                        None => true,
+                        Some((s, sent)) => {
+                            let mut b = [0u8; 1];
+                            // a close by the server (EOF or a reset) is
+                            // what an attacker sees and answers with a
+                            // new connection; an answer's bytes are
+                            // never read
+                            let gone = match s.peek(&mut b) {
+                                Ok(0) => true,
+                                Ok(_) => false,
+                                Err(e) => e.kind() != std::io::ErrorKind::WouldBlock,
+                            };
+                            if !gone && tick {
+                                let i = *sent % more.len();
+                                *sent += 1;
+                                s.write_all(&more[i..=i]).is_err()
+                            } else {
+                                gone
+                            }
+                        }
+                    };
+                    if closed {
+                        *c = open();
+                        opened += 1;
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            opened
+        }));
+    }
+}
+
+impl Drop for Attack {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Scrapes `addr` every 250 ms for `secs`: (status line, seconds to the
+/// whole answer) of each.
+fn scrape_every_250ms(addr: SocketAddr, secs: u64) -> Vec<(String, f64)> {
+    let t0 = Instant::now();
+    let mut out = Vec::new();
+    while t0.elapsed() < Duration::from_secs(secs) {
+        let at = Instant::now();
+        let mut got = Vec::new();
+        if let Ok(mut s) = TcpStream::connect(addr) {
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            if s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+                .is_ok()
+            {
+                let _ = s.read_to_end(&mut got);
+            }
+        }
+        let text = String::from_utf8_lossy(&got);
+        let status = text.lines().next().unwrap_or("no answer").to_owned();
+        out.push((status, at.elapsed().as_secs_f64()));
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    out
+}
+
+/// Every scrape answered 200 within `within` seconds, or the figures.
+fn assert_all_answered(what: &str, scrapes: &[(String, f64)], within: f64) {
+    let bad: Vec<_> = scrapes
+        .iter()
+        .filter(|(st, t)| !st.ends_with("200 OK") || *t > within)
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{what}: {} of {} scrapes not answered 200 within {within} s: {:?}",
+        bad.len(),
+        scrapes.len(),
+        &bad[..bad.len().min(8)]
+    );
+}
+
+/// 300 connections that send all of a request head but its last blank
+/// line, and 8 that send a header one byte a second (each a new one as
+/// soon as the server drops it), all from the scraper's own address,
+/// cannot keep a scrape out: a request head is read without holding
+/// anything a scrape needs, only for a short while, and past the
+/// per-peer limit the oldest head goes first.
+#[test]
+fn unfinished_request_heads_do_not_keep_scrapes_out() {
+    let srv = Server::on(&common::fixture("memory-limited"));
+    let mut attack = Attack::new();
+    attack.clients(
+        srv.addr,
+        300,
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\n",
+        b"",
+        Duration::ZERO,
+    );
+    attack.clients(
+        srv.addr,
+        8,
+        b"GET /metrics HTTP/1.1\r\nX-Slow: ",
+        b"abcdefghijklmnopqrstuvwxyz",
+        Duration::from_secs(1),
+    );
+    // the attack's connections are all in before the first scrape
+    std::thread::sleep(Duration::from_millis(500));
+    let scrapes = scrape_every_250ms(srv.addr, 8);
+    drop(attack);
+    assert_all_answered("under 308 unfinished request heads", &scrapes, 1.0);
+}
+
+/// 40 connections from the scraper's own address that send a whole
+/// request for a large answer and never read it (each a new one once the
+/// server drops it) cannot keep a scrape out: an answer being sent holds
+/// no scrape slot, and past 32 answers to one address the most stalled
+/// goes.
+#[test]
+fn clients_that_never_read_the_answer_do_not_keep_scrapes_out() {
+    let tree = big_tree();
+    let srv = Server::on(tree.path());
+    let mut attack = Attack::new();
+    attack.clients(
+        srv.addr,
+        40,
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"",
+        Duration::ZERO,
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let scrapes = scrape_every_250ms(srv.addr, 8);
+    drop(attack);
+    // the answer here is 12 MB read from 400 groups: a scrape alone may
+    // take a few seconds of a loaded machine's debug build; what counts
+    // is that none is refused or left waiting for the attackers
+    assert_all_answered("under 40 clients that never read", &scrapes, 8.0);
+}

@@ -1,0 +1,403 @@
+//! The event watcher (`source::events`) on fixture trees in tmpfs (which,
+//! like kernfs, sends IN_MODIFY on a write): an event is delivered when
+//! its group is removed right after, a group made after the start is
+//! watched, a FIFO or symlink by an event file's name neither hangs nor
+//! is followed, and a short watch budget keeps cgroup.events and
+//! memory.events first and counts the rest.
+
+// test code: a failed expectation is a failed test
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use cgtop::model::time::events::{Event, EventFile, EventKind, MemoryEvent};
+use cgtop::model::GroupPath;
+use cgtop::source::events::{
+    spawn, KmsgState, WatchCommand, WatchConfig, WatchHandle, Watched, Watcher,
+};
+use cgtop::source::hier::Hier;
+use std::fs;
+use std::path::Path;
+use std::sync::mpsc::{self, Receiver};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const EVENTS0: &str = "populated 0\nfrozen 0\n";
+const MEM0: &str = "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n";
+const MEM_OOM: &str = "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\noom_group_kill 0\n";
+
+/// A group directory with the event files (and cgroup.procs, which makes
+/// a directory a group for `--root`).
+fn group(root: &Path, rel: &str) {
+    let d = root.join(rel);
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join("cgroup.procs"), "").unwrap();
+    fs::write(d.join("cgroup.events"), EVENTS0).unwrap();
+    fs::write(d.join("memory.events"), MEM0).unwrap();
+    fs::write(d.join("memory.swap.events"), "high 0\nmax 0\nfail 0\n").unwrap();
+    fs::write(d.join("pids.events"), "max 0\n").unwrap();
+}
+
+/// A tree in tmpfs where there is one (/dev/shm), else in the temp dir.
+fn tree() -> tempfile::TempDir {
+    let t = tempfile::tempdir_in("/dev/shm").unwrap_or_else(|_| tempfile::tempdir().unwrap());
+    group(t.path(), "");
+    group(t.path(), "a");
+    group(t.path(), "a/job");
+    group(t.path(), "b");
+    t
+}
+
+fn config(max_watches: Option<usize>) -> WatchConfig {
+    WatchConfig {
+        start: GroupPath::root(),
+        max_depth: None,
+        max_watches,
+        kmsg: None,
+        mapping: None,
+        clock: Instant::now(),
+        clock_unix: Duration::from_secs(1_700_000_000),
+        v1_memory: None,
+    }
+}
+
+fn started(root: &Path) -> (WatchHandle, Receiver<Watched>) {
+    let (tx, rx) = mpsc::channel();
+    let hier = Arc::new(Hier::open(root).unwrap());
+    let h = spawn(hier, config(None), tx).unwrap();
+    // the first status says the initial walk is done
+    match rx.recv_timeout(Duration::from_secs(5)) {
+        Ok(Watched::Status(s)) => assert_eq!((s.unwatched, s.kmsg), (0, KmsgState::Off)),
+        other => panic!("no status first: {other:?}"),
+    }
+    (h, rx)
+}
+
+/// Events received within `limit`, until `enough` says so.
+fn collect(
+    rx: &Receiver<Watched>,
+    limit: Duration,
+    enough: impl Fn(&[Event]) -> bool,
+) -> Vec<Event> {
+    let until = Instant::now() + limit;
+    let mut got = Vec::new();
+    while !enough(&got) {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        if let Ok(Watched::Events(e)) = rx.recv_timeout(left) {
+            got.extend(e);
+        }
+    }
+    got
+}
+
+fn oom_kill_of<'a>(events: &'a [Event], path: &str) -> Option<&'a Event> {
+    events.iter().find(|e| {
+        e.path == GroupPath::new(path)
+            && matches!(
+                e.kind,
+                EventKind::Memory {
+                    what: MemoryEvent::OomKill,
+                    count: 1,
+                    ..
+                }
+            )
+    })
+}
+
+#[test]
+fn an_oom_kill_is_delivered_though_its_group_is_removed_50_ms_later() {
+    let t = tree();
+    let (h, rx) = started(t.path());
+    let t0 = Instant::now();
+    fs::write(t.path().join("a/job/memory.events"), MEM_OOM).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    fs::remove_dir_all(t.path().join("a/job")).unwrap();
+    let got = collect(&rx, Duration::from_secs(3), |e| {
+        oom_kill_of(e, "a/job").is_some()
+    });
+    let seen = t0.elapsed();
+    let ev = oom_kill_of(&got, "a/job").unwrap_or_else(|| panic!("no oom_kill: {got:?}"));
+    println!("oom_kill seen after {seen:?}: {ev:?}");
+    // the other counters of the same write, each with its difference
+    assert!(got.iter().any(|e| e.path == GroupPath::new("a/job")
+        && e.kind
+            == EventKind::Memory {
+                what: MemoryEvent::Max,
+                count: 3,
+                victim: None
+            }));
+    // the time is on the watcher's clock, the UNIX time beside it
+    assert!(ev.at < Duration::from_secs(10));
+    assert!((ev.unix_s - 1_700_000_000.0 - ev.at.as_secs_f64()).abs() < 1e-3);
+    h.send(WatchCommand::Stop);
+}
+
+#[test]
+fn a_group_made_after_the_start_is_watched_at_once() {
+    let t = tree();
+    let (h, rx) = started(t.path());
+    // made as a group is made, then its files (kernfs has them at once;
+    // here they come after the directory's IN_CREATE)
+    group(t.path(), "b/new");
+    std::thread::sleep(Duration::from_millis(100));
+    fs::write(t.path().join("b/new/memory.events"), MEM_OOM).unwrap();
+    fs::write(
+        t.path().join("b/new/cgroup.events"),
+        "populated 1\nfrozen 0\n",
+    )
+    .unwrap();
+    let got = collect(&rx, Duration::from_secs(3), |e| {
+        oom_kill_of(e, "b/new").is_some() && e.iter().any(|e| e.kind == EventKind::Populated(true))
+    });
+    assert!(oom_kill_of(&got, "b/new").is_some(), "{got:?}");
+    assert!(
+        got.iter()
+            .any(|e| e.path == GroupPath::new("b/new") && e.kind == EventKind::Populated(true)),
+        "{got:?}"
+    );
+    // and one made below it while it is new (mkdir -p)
+    group(t.path(), "b/new/x/y");
+    std::thread::sleep(Duration::from_millis(100));
+    fs::write(t.path().join("b/new/x/y/pids.events"), "max 2\n").unwrap();
+    let got = collect(&rx, Duration::from_secs(3), |e| !e.is_empty());
+    assert_eq!(
+        got.iter()
+            .map(|e| (e.path.to_string(), e.kind.clone()))
+            .collect::<Vec<_>>(),
+        [("/b/new/x/y".to_owned(), EventKind::PidsMax { count: 2 })]
+    );
+    h.send(WatchCommand::Stop);
+}
+
+#[test]
+fn a_fifo_or_symlink_by_an_event_files_name_is_not_watched_nor_followed() {
+    let t = tree();
+    group(t.path(), "fifo");
+    group(t.path(), "link");
+    let fifo = t.path().join("fifo/memory.events");
+    fs::remove_file(&fifo).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let link = t.path().join("link/memory.events");
+    fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink(t.path().join("a/memory.events"), &link).unwrap();
+    // the walk and the baseline reads end: no open of the FIFO blocks
+    let (tx, rx) = mpsc::channel::<Watched>();
+    let hier = Arc::new(Hier::open(t.path()).unwrap());
+    let t0 = Instant::now();
+    let w = Watcher::new(Arc::clone(&hier), config(None)).unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(2));
+    assert_eq!(
+        w.watched_files(&GroupPath::new("fifo")),
+        [EventFile::Cgroup, EventFile::Swap, EventFile::Pids]
+    );
+    assert_eq!(
+        w.watched_files(&GroupPath::new("link")),
+        [EventFile::Cgroup, EventFile::Swap, EventFile::Pids]
+    );
+    drop(w);
+    // through the thread: a change of the link's target is a's alone
+    let h = spawn(hier, config(None), tx).unwrap();
+    let _ = rx.recv_timeout(Duration::from_secs(5));
+    fs::write(t.path().join("a/memory.events"), MEM_OOM).unwrap();
+    let got = collect(&rx, Duration::from_millis(700), |_| false);
+    assert!(oom_kill_of(&got, "a").is_some(), "{got:?}");
+    assert!(got.iter().all(|e| e.path == GroupPath::new("a")), "{got:?}");
+    h.send(WatchCommand::Stop);
+}
+
+#[test]
+fn short_of_watches_cgroup_and_memory_events_come_first_and_the_rest_is_counted() {
+    let t = tree();
+    let hier = Arc::new(Hier::open(t.path()).unwrap());
+    // 4 groups: a directory and two files each fit in 12
+    let w = Watcher::new(Arc::clone(&hier), config(Some(12))).unwrap();
+    assert_eq!(w.groups(), 4);
+    for g in ["", "a", "a/job", "b"] {
+        let p = if g.is_empty() {
+            GroupPath::root()
+        } else {
+            GroupPath::new(g)
+        };
+        assert!(w.is_watched(&p), "{g}");
+        assert_eq!(
+            w.watched_files(&p),
+            [EventFile::Cgroup, EventFile::Memory],
+            "{g}"
+        );
+    }
+    let s = w.status();
+    assert_eq!((s.watches, s.unwatched), (12, 4));
+    // with room for everything, nothing is left out
+    let w = Watcher::new(Arc::clone(&hier), config(Some(20))).unwrap();
+    assert_eq!((w.status().watches, w.status().unwatched), (20, 0));
+    // fewer still: some groups keep nothing, and are counted too
+    let w = Watcher::new(hier, config(Some(5))).unwrap();
+    assert_eq!(w.status().unwatched, 4);
+}
+
+#[test]
+fn a_resync_forgets_a_group_whose_directory_is_gone_and_adds_the_new() {
+    let t = tree();
+    let hier = Arc::new(Hier::open(t.path()).unwrap());
+    let mut w = Watcher::new(Arc::clone(&hier), config(None)).unwrap();
+    assert_eq!(w.groups(), 4);
+    fs::remove_dir_all(t.path().join("b")).unwrap();
+    group(t.path(), "c");
+    // the refresh lists c but not b (and not a/job, which is still there)
+    let listed = [GroupPath::root(), GroupPath::new("a"), GroupPath::new("c")];
+    w.resync(&listed);
+    assert!(!w.is_watched(&GroupPath::new("b")));
+    assert!(w.is_watched(&GroupPath::new("c")));
+    assert!(w.is_watched(&GroupPath::new("a/job")));
+    assert_eq!(w.groups(), 4);
+}
+
+fn victim_of(e: &Event) -> Option<(&[u8], u32)> {
+    match &e.kind {
+        EventKind::Memory {
+            victim: Some(v), ..
+        } => Some((v.task.as_slice(), v.pid)),
+        _ => None,
+    }
+}
+
+fn record(pri: u32, task_memcg: &str) -> Vec<u8> {
+    format!(
+        "{pri},77,123456,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg={task_memcg},task_memcg={task_memcg},task=python3,pid=4242,uid=1000\n"
+    )
+    .into_bytes()
+}
+
+#[test]
+fn an_oom_kill_gets_the_kernels_line_in_either_order_and_goes_alone_without_it() {
+    let t = tree();
+    // the kernel log: any readable file opens as one (read here by hand)
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let hier = Arc::new(Hier::open(t.path()).unwrap());
+    let cfg = WatchConfig {
+        kmsg: Some(log.path().to_path_buf()),
+        mapping: Some((GroupPath::root(), GroupPath::root())),
+        ..config(None)
+    };
+    let mut w = Watcher::new(hier, cfg).unwrap();
+    assert_eq!(w.status().kmsg, KmsgState::Reading);
+    // the counter first: the oom_kill waits for its line
+    fs::write(t.path().join("a/job/memory.events"), MEM_OOM).unwrap();
+    w.on_inotify();
+    let first = w.take_ready();
+    assert!(oom_kill_of(&first, "a/job").is_none(), "{first:?}");
+    assert!(!first.is_empty(), "max and oom go at once");
+    w.on_kmsg_record(&record(3, "/a/job"));
+    let joined = w.take_ready();
+    let ev = oom_kill_of(&joined, "a/job").expect("joined");
+    assert_eq!(victim_of(ev), Some((&b"python3"[..], 4242)));
+    // the line first: the counter finds it
+    w.on_kmsg_record(&record(3, "/b"));
+    fs::write(t.path().join("b/memory.events"), MEM_OOM).unwrap();
+    w.on_inotify();
+    let got = w.take_ready();
+    let ev = oom_kill_of(&got, "b").expect("joined at once");
+    assert_eq!(victim_of(ev), Some((&b"python3"[..], 4242)));
+    // a line written from user space (LOG_USER) is not the kernel's:
+    // after the wait the kill goes without a victim
+    fs::write(
+        t.path().join("a/job/memory.events"),
+        MEM_OOM.replace("oom_kill 1", "oom_kill 2"),
+    )
+    .unwrap();
+    w.on_inotify();
+    w.on_kmsg_record(&record(14, "/a/job"));
+    assert!(oom_kill_of(&w.take_ready(), "a/job").is_none());
+    std::thread::sleep(Duration::from_millis(60));
+    let late = w.take_ready();
+    let ev = oom_kill_of(&late, "a/job").expect("sent without its line");
+    assert_eq!(victim_of(ev), None);
+}
+
+#[test]
+fn a_file_that_goes_is_not_counted_unwatched_and_one_that_comes_is_watched() {
+    let t = tree();
+    let hier = Arc::new(Hier::open(t.path()).unwrap());
+    let mut w = Watcher::new(hier, config(None)).unwrap();
+    let b = GroupPath::new("b");
+    // a controller switched off above b: its files go
+    fs::remove_file(t.path().join("b/pids.events")).unwrap();
+    w.on_inotify();
+    assert_eq!(
+        w.watched_files(&b),
+        [EventFile::Cgroup, EventFile::Memory, EventFile::Swap]
+    );
+    assert_eq!(w.status().unwatched, 0);
+    // and on again: kernfs makes the file without an inotify event (here
+    // the queue is not read), so a periodic resync finds it
+    fs::write(t.path().join("b/pids.events"), "max 0\n").unwrap();
+    let listed = [
+        GroupPath::root(),
+        GroupPath::new("a"),
+        GroupPath::new("a/job"),
+        b.clone(),
+    ];
+    for _ in 0..30 {
+        w.resync(&listed);
+    }
+    assert_eq!(w.watched_files(&b).len(), 4);
+}
+
+/// A group of a cgroup v1 memory hierarchy laid out on tmpfs: its
+/// cgroup.event_control, and its memory.oom_control unless `control` is
+/// false (a group whose registration fails with ENOENT).
+fn v1_group(root: &Path, rel: &str, control: bool) {
+    let d = root.join(rel);
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join("cgroup.procs"), "").unwrap();
+    fs::write(d.join("cgroup.event_control"), "").unwrap();
+    if control {
+        fs::write(
+            d.join("memory.oom_control"),
+            "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n",
+        )
+        .unwrap();
+    }
+}
+
+/// The status of a watcher on `tree()` whose v1 memory hierarchy is `v1`.
+fn v1_status(v1: &Path) -> cgtop::source::events::V1OomStatus {
+    let t = tree();
+    let cfg = WatchConfig {
+        v1_memory: Some((Arc::new(Hier::open(v1).unwrap()), None)),
+        ..config(None)
+    };
+    let w = Watcher::new(Arc::new(Hier::open(t.path()).unwrap()), cfg).unwrap();
+    w.status().v1_oom
+}
+
+/// A v1 group whose OOM registration fails is counted with its errno,
+/// and the watcher runs on: here a tree on tmpfs, where the write to
+/// cgroup.event_control is refused (not a cgroup file system: EINVAL),
+/// and a group without memory.oom_control (ENOENT).
+#[test]
+fn failed_v1_oom_registrations_are_counted_with_their_error() {
+    let dir = || tempfile::tempdir_in("/dev/shm").unwrap_or_else(|_| tempfile::tempdir().unwrap());
+    let v1 = dir();
+    v1_group(v1.path(), "", true);
+    v1_group(v1.path(), "a", true);
+    v1_group(v1.path(), "a/b", true);
+    let s = v1_status(v1.path());
+    assert!(s.on, "{s:?}");
+    assert_eq!(
+        (s.registered, s.over_cap, s.failed, s.last_error),
+        (0, 0, 3, Some(rustix::io::Errno::INVAL)),
+        "{s:?}"
+    );
+    let v1 = dir();
+    v1_group(v1.path(), "", false);
+    v1_group(v1.path(), "no-oom-control", false);
+    let s = v1_status(v1.path());
+    assert_eq!(
+        (s.registered, s.failed, s.last_error),
+        (0, 2, Some(rustix::io::Errno::NOENT)),
+        "{s:?}"
+    );
+}
