@@ -243,6 +243,35 @@ fn raw_editor_typing() {
     snap_both("raw_editor_typing", &mut a);
 }
 
+/// A hybrid host's raw editor: v1 names (label:file) longer than any v2
+/// name. Each is cut with '…' where it does not fit, and a space always
+/// parts it from its value (they ran together: "cpuacct:cgroup.clone_children0").
+#[test]
+fn raw_editor_long_v1_names() {
+    let (mut a, mut c, _d) = lab_on("batch");
+    send(&mut a, &mut c, ch('E'));
+    let cgtop::app::Mode::Raw(r) = &mut a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    r.files = [
+        ("cpuacct:cgroup.clone_children", "0"),
+        ("cpuset:cpuset.mem_exclusive", "1"),
+        ("cpuset:cpuset.memory_spread_page", "0"),
+        ("memory:memory.kmem.tcp.limit_in_bytes", "9223372036854771712"),
+        ("name=systemd:notify_on_release", "0"),
+        ("blkio:blkio.throttle.read_bps_device", "8:0 1048576 | 8:16 2097152"),
+        ("memory.max", "max"),
+    ]
+    .map(|(n, v)| (n.to_owned(), v.to_owned()))
+    .to_vec();
+    for (w, h) in [(80, 24), (120, 40)] {
+        resize(&mut a, w, h);
+        let s = screen(&a, w, h);
+        assert!(!s.contains("children0") && !s.contains("exclusive1"), "{s}");
+    }
+    snap_both("raw_editor_long_v1_names", &mut a);
+}
+
 #[test]
 fn confirm_plain() {
     let (mut a, mut c, _d) = lab_on("batch");

@@ -19,7 +19,7 @@ use crate::model::preflight::Warning;
 use crate::model::systemd::Presence;
 use crate::model::text::{escape, escape_str};
 use crate::model::write::WriteKind;
-use crate::render::fit::fit;
+use crate::render::fit::{fit, pad, width};
 use crate::render::units::bytes_short;
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
 use ratatui::layout::Rect;
@@ -425,6 +425,11 @@ fn limits_current(fd: &Field, form: &LimitsForm) -> String {
     typed.unwrap_or_else(|| escape_str(c).into_owned())
 }
 
+/// The raw editor's value keeps at least this many cells beside the name.
+const RAW_VALUE_ROOM: usize = 16;
+/// A name column never narrower than this.
+const RAW_NAME_MIN: usize = 12;
+
 fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
     let mut lines = vec![
         Line::raw(format!(
@@ -441,9 +446,20 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
     // the value takes what is left of the row: a wrapped row would push
     // the line being typed out of the box
     let w = inner_width(area);
+    // the name column is as wide as the longest name (v1 names such as
+    // "cpuacct:cgroup.clone_children" are long), but leaves the value
+    // room; a name that does not fit is cut with '…', and one space
+    // always parts it from the value
+    let longest = r
+        .files
+        .iter()
+        .map(|(n, _)| width(&escape_str(n)))
+        .max()
+        .unwrap_or(0);
+    let name_w = longest.min(w.saturating_sub(RAW_VALUE_ROOM + 2).max(RAW_NAME_MIN));
     for (i, (name, cur)) in r.files.iter().enumerate().skip(start).take(h) {
-        let name = format!(" {:<28}", escape_str(name));
-        let room = w.saturating_sub(name.chars().count());
+        let name = format!(" {} ", pad(&fit(&escape_str(name), name_w), name_w));
+        let room = w.saturating_sub(width(&name));
         lines.push(list_row(
             format!("{name}{}", fit(&escape_str(cur), room)),
             w,
