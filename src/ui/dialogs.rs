@@ -4,7 +4,7 @@
 use super::Theme;
 use crate::app::dialog::columns::ColumnsDialog;
 use crate::app::dialog::confirm::{Confirm, Question, Reason};
-use crate::app::dialog::controllers::ControllersDialog;
+use crate::app::dialog::controllers::{self, ControllersDialog};
 use crate::app::dialog::leaf_fix::LeafFixDialog;
 use crate::app::dialog::limits::{Field, FieldKind, LimitsForm, Preview};
 use crate::app::dialog::move_picker::MovePicker;
@@ -218,10 +218,10 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
             _ => "",
         };
         let note = if it.offered {
-            ""
+            String::new()
         } else {
-            // enabling it fails with ENOENT, and cgtop then offers this
-            "  (not handed down: cgtop offers to enable it along the path)"
+            // writing it here is ENOENT; the plan is asked for by its key
+            format!("  {}", controllers::NOT_AVAILABLE)
         };
         lines.push(list_row(
             format!(" {mark} {:<10}{change}{note}", escape_str(&it.name)),
@@ -231,6 +231,13 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
         ));
     }
     lines.push(Line::raw(""));
+    if d.items.iter().any(|i| !i.offered) {
+        let plan = format!(
+            "{} (a question; nothing is written without y).",
+            controllers::plan_words()
+        );
+        lines.extend(para(&plan, theme.dim, inner_width(area)));
+    }
     let changes: Vec<String> = d
         .changes()
         .iter()
@@ -509,7 +516,8 @@ pub fn confirm_lines(c: &Confirm) -> Vec<String> {
     }
     if c.question == Question::EnableAlongPath {
         lines.push(
-            "The parent does not hand this controller down. cgtop can enable it along the path:"
+            "The parent does not hand this controller down. cgtop can enable it along the path, \
+             in this order (each step was checked: none is known to be refused):"
                 .to_owned(),
         );
     }
@@ -528,12 +536,23 @@ pub fn confirm_lines(c: &Confirm) -> Vec<String> {
         ),
         _ => format!("  {}", reason_text(r)),
     }));
+    if c.y_only() {
+        lines.push("Enter does not answer this question: y goes ahead, n cancels.".to_owned());
+    }
     lines
 }
 
 /// A reason in words.
 fn reason_text(r: &Reason) -> String {
     match r {
+        Reason::BeyondGroup { group, .. } if group.is_root() => format!(
+            "{group} is the root: every group of the machine in this hierarchy is affected, \
+             not only those under the selected group"
+        ),
+        Reason::BeyondGroup { group, selected } => format!(
+            "{group} is above {selected}: every group under {group} is affected, not only \
+             {selected}'s subtree"
+        ),
         Reason::Destructive(op) => op.confirm_reason().unwrap_or_default().to_owned(),
         Reason::Raw {
             group,
@@ -720,6 +739,7 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
             ));
             Scope::ConfirmTyped
         }
+        None if c.y_only() => Scope::ConfirmWide,
         None => Scope::Confirm,
     };
     // kill and remove leave nothing to undo
@@ -1106,7 +1126,8 @@ mod tests {
         assert_eq!(
             confirm_lines(&c),
             [
-                "The parent does not hand this controller down. cgtop can enable it along the path:",
+                "The parent does not hand this controller down. cgtop can enable it along the \
+                 path, in this order (each step was checked: none is known to be refused):",
                 "• freeze /lab and everything below it",
             ]
         );
