@@ -467,11 +467,17 @@ pub fn along_path(app: &mut App, ops: Vec<Op>) -> Mode {
         .iter()
         .map(|o| (o.clone(), facts_of(app, o.group())))
         .collect();
+    let ask = |ops: Vec<Op>, app: &App| {
+        // each step names its hierarchy as the refusal box does
+        let mut c = Confirm::enable_along_path(ops);
+        c.layout = app.layout.clone();
+        Mode::Confirm(Box::new(c))
+    };
     let Some((i, v)) = preflight::check_plan(&steps) else {
-        return Mode::Confirm(Box::new(Confirm::enable_along_path(ops)));
+        return ask(ops, app);
     };
     let (Some(op), Some(e)) = (ops.get(i), ops.get(i).and_then(|o| v.refusal(o))) else {
-        return Mode::Confirm(Box::new(Confirm::enable_along_path(ops)));
+        return ask(ops, app);
     };
     let n = ops.len();
     app.set_status(
