@@ -48,6 +48,9 @@ pub enum Scope {
     Confirm,
     /// A confirmation that needs a group's name typed.
     ConfirmTyped,
+    /// A confirmation of a write beyond the selected group (the root or
+    /// an ancestor): only y goes ahead, never a bare Enter.
+    ConfirmWide,
     /// The move picker (m).
     Move,
     /// The new group prompt (n).
@@ -64,7 +67,7 @@ pub enum Scope {
 
 impl Scope {
     /// Every scope, in the order the help and README list them.
-    pub const ALL: [Self; 19] = [
+    pub const ALL: [Self; 20] = [
         Self::Main,
         Self::Filter,
         Self::Prompt,
@@ -77,6 +80,7 @@ impl Scope {
         Self::RawLine,
         Self::Confirm,
         Self::ConfirmTyped,
+        Self::ConfirmWide,
         Self::Move,
         Self::NewGroup,
         Self::LeafFix,
@@ -101,6 +105,9 @@ impl Scope {
             Self::RawLine => "Raw editor (E): typing the line",
             Self::Confirm => "Confirmation",
             Self::ConfirmTyped => "Confirmation with the group's name typed",
+            Self::ConfirmWide => {
+                "Confirmation of a write above the group (the root or an ancestor)"
+            }
             Self::Move => "Move a process (m)",
             Self::NewGroup => "New group (n)",
             Self::LeafFix => "Leaf fix (offered after EBUSY)",
@@ -141,7 +148,8 @@ impl Scope {
             | Self::Jump
             | Self::RawLine
             | Self::NewGroup
-            | Self::LeafFix => &[A::Accept, A::Cancel],
+            | Self::LeafFix
+            | Self::ConfirmWide => &[A::Accept, A::Cancel],
             Self::Text => &[
                 A::CursorLeft,
                 A::CursorRight,
@@ -157,7 +165,14 @@ impl Scope {
             ],
             // a write to a systemd unit may go through systemd instead
             Self::Confirm | Self::ConfirmTyped => &[A::Accept, A::ThroughSystemd, A::Cancel],
-            Self::Controllers => &[A::Up, A::Down, A::Toggle, A::Accept, A::Cancel],
+            Self::Controllers => &[
+                A::Up,
+                A::Down,
+                A::Toggle,
+                A::PlanAlongPath,
+                A::Accept,
+                A::Cancel,
+            ],
             Self::Columns => &[
                 A::Up,
                 A::Down,
@@ -278,6 +293,9 @@ actions! {
     DeleteToEnd,
     // dialogs
     Toggle,
+    /// In the controllers dialog: the plan to enable a controller the
+    /// parent does not hand down, along the path.
+    PlanAlongPath,
     PrevField,
     NextField,
     PrevDevice,
@@ -428,8 +446,8 @@ const fn b(
 }
 
 use Scope::{
-    Columns, Confirm, ConfirmTyped, Controllers, Events, Filter, Help as HelpScope, Jump, LeafFix,
-    Limits, Log, Main, Message, Move, NewGroup, Prompt, RawChoose, RawLine, Text,
+    Columns, Confirm, ConfirmTyped, ConfirmWide, Controllers, Events, Filter, Help as HelpScope,
+    Jump, LeafFix, Limits, Log, Main, Message, Move, NewGroup, Prompt, RawChoose, RawLine, Text,
 };
 
 // One line per binding, so the table reads as a table.
@@ -504,6 +522,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Controllers, &[code(KeyCode::Up)], Action::Up, "previous controller", Some("move")),
     b(Controllers, &[code(KeyCode::Down)], Action::Down, "next controller", Some("move")),
     b(Controllers, &[k(' '), k('x')], Action::Toggle, "mark or unmark the controller", Some("toggle")),
+    b(Controllers, &[k('p')], Action::PlanAlongPath, "a controller the parent does not enable: the plan to enable it along the path (a question; nothing written without y)", Some("path plan")),
     b(Controllers, &[code(KeyCode::Enter)], Action::Accept, "write every change in one write", Some("apply")),
     b(Controllers, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close without writing", Some("cancel")),
     b(Columns, &[code(KeyCode::Up)], Action::Up, "previous column", Some("move")),
@@ -529,6 +548,8 @@ pub const KEYMAP: &[Binding] = &[
     b(Confirm, &[k('y'), k('Y'), code(KeyCode::Enter)], Action::Accept, "go ahead", Some("go ahead")),
     b(Confirm, &[k('s'), k('S')], Action::ThroughSystemd, "a systemd unit: make the change through systemd (systemctl set-property --runtime), which a daemon-reload keeps", None),
     b(Confirm, &[k('n'), k('N'), code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
+    b(ConfirmWide, &[k('y'), k('Y')], Action::Accept, "go ahead (Enter does not: the write reaches beyond the group)", Some("go ahead")),
+    b(ConfirmWide, &[k('n'), k('N'), code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
     b(ConfirmTyped, &[code(KeyCode::Enter)], Action::Accept, "go ahead once the name typed matches", Some("go ahead")),
     b(ConfirmTyped, &[ctrl('s')], Action::ThroughSystemd, "a systemd unit: the same through systemd, once the name typed matches", None),
     b(ConfirmTyped, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
@@ -1199,7 +1220,7 @@ mod tests {
     fn footers_list_every_labelled_key() {
         assert_eq!(
             footer_text(Scope::Controllers),
-            "Up/Down move  Space/x toggle  Enter apply  Esc/^C cancel"
+            "Up/Down move  Space/x toggle  p path plan  Enter apply  Esc/^C cancel"
         );
         assert_eq!(
             footer_text(Scope::Log),

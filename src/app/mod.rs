@@ -620,6 +620,7 @@ impl App {
             Mode::Raw(r) if r.input.is_some() => Scope::RawLine,
             Mode::Raw(_) => Scope::RawChoose,
             Mode::Confirm(c) if c.typed.is_some() => Scope::ConfirmTyped,
+            Mode::Confirm(c) if c.y_only() => Scope::ConfirmWide,
             Mode::Confirm(_) => Scope::Confirm,
             Mode::Move(_) => Scope::Move,
             Mode::NewGroup(_) => Scope::NewGroup,
@@ -1501,6 +1502,7 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         | Action::DeleteToStart
         | Action::DeleteToEnd
         | Action::Toggle
+        | Action::PlanAlongPath
         | Action::PrevField
         | Action::NextField
         | Action::PrevDevice

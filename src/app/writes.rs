@@ -4,7 +4,6 @@
 //! enable along the path) or a message when the kernel refused; and the
 //! effect of each write ([`register_effects`], [`measure_effects`]).
 
-use super::dialog::confirm::Confirm;
 use super::dialog::leaf_fix::LeafFixDialog;
 use super::dialog::limits;
 use super::{App, Effect, Level, Mode};
@@ -163,8 +162,10 @@ pub fn on_write_finished(
                 group, changes, nr_procs,
             )));
         }
+        // judged as a whole before it is asked: a plan with a step the
+        // kernel would refuse is not offered
         Some(Offer::EnableAlongPath(ops)) => {
-            next = Some(Mode::Confirm(Box::new(Confirm::enable_along_path(ops))));
+            next = Some(super::dialog::confirm::along_path(app, ops));
         }
         None => {}
     }

@@ -4,7 +4,7 @@
 use super::Theme;
 use crate::app::dialog::columns::ColumnsDialog;
 use crate::app::dialog::confirm::{Confirm, Question, Reason};
-use crate::app::dialog::controllers::ControllersDialog;
+use crate::app::dialog::controllers::{self, ControllersDialog};
 use crate::app::dialog::leaf_fix::LeafFixDialog;
 use crate::app::dialog::limits::{Field, FieldKind, LimitsForm, Preview};
 use crate::app::dialog::move_picker::MovePicker;
@@ -19,7 +19,7 @@ use crate::model::write::history::Direction;
 use crate::model::write::preflight::Warning;
 use crate::model::write::systemd::Presence;
 use crate::model::write::WriteKind;
-use crate::render::fit::fit;
+use crate::render::fit::{fit, pad, width};
 use crate::render::units::bytes_short;
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
 use ratatui::layout::Rect;
@@ -218,10 +218,10 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
             _ => "",
         };
         let note = if it.offered {
-            ""
+            String::new()
         } else {
-            // enabling it fails with ENOENT, and cgtop then offers this
-            "  (not handed down: cgtop offers to enable it along the path)"
+            // writing it here is ENOENT; the plan is asked for by its key
+            format!("  {}", controllers::NOT_AVAILABLE)
         };
         lines.push(list_row(
             format!(" {mark} {:<10}{change}{note}", escape_str(&it.name)),
@@ -231,6 +231,13 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
         ));
     }
     lines.push(Line::raw(""));
+    if d.items.iter().any(|i| !i.offered) {
+        let plan = format!(
+            "{} (a question; nothing is written without y).",
+            controllers::plan_words()
+        );
+        lines.extend(para(&plan, theme.dim, inner_width(area)));
+    }
     let changes: Vec<String> = d
         .changes()
         .iter()
@@ -425,6 +432,11 @@ fn limits_current(fd: &Field, form: &LimitsForm) -> String {
     typed.unwrap_or_else(|| escape_str(c).into_owned())
 }
 
+/// The raw editor's value keeps at least this many cells beside the name.
+const RAW_VALUE_ROOM: usize = 16;
+/// A name column never narrower than this.
+const RAW_NAME_MIN: usize = 12;
+
 fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
     let mut lines = vec![
         Line::raw(format!(
@@ -441,9 +453,20 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
     // the value takes what is left of the row: a wrapped row would push
     // the line being typed out of the box
     let w = inner_width(area);
+    // the name column is as wide as the longest name (v1 names such as
+    // "cpuacct:cgroup.clone_children" are long), but leaves the value
+    // room; a name that does not fit is cut with '…', and one space
+    // always parts it from the value
+    let longest = r
+        .files
+        .iter()
+        .map(|(n, _)| width(&escape_str(n)))
+        .max()
+        .unwrap_or(0);
+    let name_w = longest.min(w.saturating_sub(RAW_VALUE_ROOM + 2).max(RAW_NAME_MIN));
     for (i, (name, cur)) in r.files.iter().enumerate().skip(start).take(h) {
-        let name = format!(" {:<28}", escape_str(name));
-        let room = w.saturating_sub(name.chars().count());
+        let name = format!(" {} ", pad(&fit(&escape_str(name), name_w), name_w));
+        let room = w.saturating_sub(width(&name));
         lines.push(list_row(
             format!("{name}{}", fit(&escape_str(cur), room)),
             w,
@@ -493,7 +516,8 @@ pub fn confirm_lines(c: &Confirm) -> Vec<String> {
     }
     if c.question == Question::EnableAlongPath {
         lines.push(
-            "The parent does not hand this controller down. cgtop can enable it along the path:"
+            "The parent does not hand this controller down. cgtop can enable it along the path, \
+             in this order (each step was checked: none is known to be refused):"
                 .to_owned(),
         );
     }
@@ -512,12 +536,23 @@ pub fn confirm_lines(c: &Confirm) -> Vec<String> {
         ),
         _ => format!("  {}", reason_text(r)),
     }));
+    if c.y_only() {
+        lines.push("Enter does not answer this question: y goes ahead, n cancels.".to_owned());
+    }
     lines
 }
 
 /// A reason in words.
 fn reason_text(r: &Reason) -> String {
     match r {
+        Reason::BeyondGroup { group, .. } if group.is_root() => format!(
+            "{group} is the root: every group of the machine in this hierarchy is affected, \
+             not only those under the selected group"
+        ),
+        Reason::BeyondGroup { group, selected } => format!(
+            "{group} is above {selected}: every group under {group} is affected, not only \
+             {selected}'s subtree"
+        ),
         Reason::Destructive(op) => op.confirm_reason().unwrap_or_default().to_owned(),
         Reason::Raw {
             group,
@@ -709,6 +744,7 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
             ));
             Scope::ConfirmTyped
         }
+        None if c.y_only() => Scope::ConfirmWide,
         None => Scope::Confirm,
     };
     // kill and remove leave nothing to undo
@@ -1095,7 +1131,8 @@ mod tests {
         assert_eq!(
             confirm_lines(&c),
             [
-                "The parent does not hand this controller down. cgtop can enable it along the path:",
+                "The parent does not hand this controller down. cgtop can enable it along the \
+                 path, in this order (each step was checked: none is known to be refused):",
                 "• freeze /lab and everything below it",
             ]
         );

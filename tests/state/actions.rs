@@ -1933,9 +1933,42 @@ fn the_leaf_name_is_checked_like_a_new_group_name() {
     );
 }
 
+/// The kernel's ENOENT (pre-flight did not know) offers the plan along
+/// the path, judged as a whole first: with /lab/dd holding a process its
+/// last step would be EBUSY (2-4-3), so it is not offered and nothing
+/// goes out; the plan itself is asserted on the writer's outcome.
+#[test]
+fn enoent_with_a_process_in_the_group_offers_no_plan_that_would_fail() {
+    let (mut a, mut c, d) = lab();
+    on(&mut a, &mut c, "lab/dd");
+    let op = wop(
+        "lab/dd",
+        "cgroup.subtree_control",
+        "+memory",
+        WriteKind::SubtreeControl(vec![ControllerChange::enable("memory")]),
+    );
+    let out = refused(d.path(), op, ENOENT);
+    assert!(matches!(out.offer, Some(Offer::EnableAlongPath(_))));
+    let fx = finished(&mut a, &mut c, vec![out]);
+    let Mode::Message { title, lines } = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    assert_eq!(title, "enable along the path: not offered");
+    assert_eq!(
+        lines[0],
+        "Step 2 of 2 would be refused, so no step is written:"
+    );
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Write(_))), "{fx:?}");
+}
+
+/// The same ENOENT for /lab/dd without a process: the plan is offered
+/// with exactly those ops; its step on /lab, above the group, is said,
+/// and only y goes ahead.
 #[test]
 fn enoent_offers_to_enable_along_the_path_exactly_those_ops() {
     let (mut a, mut c, d) = lab();
+    std::fs::write(d.path().join("lab/dd/cgroup.procs"), "").unwrap();
+    tick(&mut a, &mut c, 1.0);
     on(&mut a, &mut c, "lab/dd");
     let op = wop(
         "lab/dd",
@@ -1959,8 +1992,15 @@ fn enoent_offers_to_enable_along_the_path_exactly_those_ops() {
     assert_eq!(cf.request, WriteRequest::Ops(along.clone()));
     assert_eq!(
         (cf.question, cf.reasons.as_slice()),
-        (Question::EnableAlongPath, &[][..])
+        (
+            Question::EnableAlongPath,
+            &[Reason::BeyondGroup {
+                group: g("lab"),
+                selected: g("lab/dd")
+            }][..]
+        )
     );
+    assert!(send(&mut a, &mut c, key(KeyCode::Enter)).is_empty());
     assert_eq!(
         send(&mut a, &mut c, ch('y')),
         [Effect::Write(WriteRequest::Ops(along))]

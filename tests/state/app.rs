@@ -941,6 +941,7 @@ fn every_main_action_is_reachable() {
             | Action::DeleteToStart
             | Action::DeleteToEnd
             | Action::Toggle
+            | Action::PlanAlongPath
             | Action::PrevField
             | Action::NextField
             | Action::PrevDevice

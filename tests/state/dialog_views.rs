@@ -243,6 +243,75 @@ fn raw_editor_typing() {
     snap_both("raw_editor_typing", &mut a);
 }
 
+/// A hybrid host's raw editor: v1 names (label:file) longer than any v2
+/// name. Each is cut with '…' where it does not fit, and a space always
+/// parts it from its value (they ran together: "cpuacct:cgroup.clone_children0").
+#[test]
+fn raw_editor_long_v1_names() {
+    let (mut a, mut c, _d) = lab_on("batch");
+    send(&mut a, &mut c, ch('E'));
+    let cgtop::app::Mode::Raw(r) = &mut a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    r.files = [
+        ("cpuacct:cgroup.clone_children", "0"),
+        ("cpuset:cpuset.mem_exclusive", "1"),
+        ("cpuset:cpuset.memory_spread_page", "0"),
+        (
+            "memory:memory.kmem.tcp.limit_in_bytes",
+            "9223372036854771712",
+        ),
+        ("name=systemd:notify_on_release", "0"),
+        (
+            "blkio:blkio.throttle.read_bps_device",
+            "8:0 1048576 | 8:16 2097152",
+        ),
+        ("memory.max", "max"),
+    ]
+    .map(|(n, v)| (n.to_owned(), v.to_owned()))
+    .to_vec();
+    for (w, h) in [(80, 24), (120, 40)] {
+        resize(&mut a, w, h);
+        let s = screen(&a, w, h);
+        assert!(!s.contains("children0") && !s.contains("exclusive1"), "{s}");
+    }
+    snap_both("raw_editor_long_v1_names", &mut a);
+}
+
+/// The controllers dialog on /lab/dd, `p` on hugetlb (the root has it,
+/// nobody hands it down).
+fn plan_for_hugetlb(a: &mut App, c: &mut Collector) {
+    send(a, c, ch('c'));
+    let cgtop::app::Mode::Controllers(d) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    let at = d.items.iter().position(|i| i.name == "hugetlb").unwrap();
+    for _ in 0..at {
+        send(a, c, key(KeyCode::Down));
+    }
+    send(a, c, ch('p'));
+}
+
+/// /lab/dd holds a process: the plan's last step would be EBUSY, so it
+/// is not offered; the box names the step.
+#[test]
+fn plan_along_the_path_refused() {
+    let (mut a, mut c, _d) = lab_on("lab/dd");
+    plan_for_hugetlb(&mut a, &mut c);
+    snap_both("plan_along_the_path_refused", &mut a);
+}
+
+/// /lab/dd without a process: the plan is asked, the root's step and
+/// /lab's said as reaching beyond the group, y only.
+#[test]
+fn plan_along_the_path_asked() {
+    let (mut a, mut c, d) = lab_on("lab/dd");
+    std::fs::write(d.path().join("lab/dd/cgroup.procs"), "").unwrap();
+    read_inspection(&mut a, &mut c, 1.0);
+    plan_for_hugetlb(&mut a, &mut c);
+    snap_both("plan_along_the_path_asked", &mut a);
+}
+
 #[test]
 fn confirm_plain() {
     let (mut a, mut c, _d) = lab_on("batch");

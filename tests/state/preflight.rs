@@ -431,3 +431,121 @@ fn an_undo_the_kernel_would_refuse_stays_on_the_stack() {
     assert!(matches!(a.mode, Mode::LeafFix(_)), "{:?}", a.mode);
     assert_eq!(a.history.undo, [entry]);
 }
+
+// ---------------------------------------------------------------------------
+// A controller the parent does not hand down: the plan along the path.
+
+/// The controllers dialog on `group`, the cursor on `name`.
+fn controllers_on(a: &mut App, c: &mut Collector, group: &str, name: &str) {
+    on(a, c, group);
+    send(a, c, ch('c'));
+    let Mode::Controllers(d) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    let at = d.items.iter().position(|i| i.name == name).unwrap();
+    for _ in 0..at {
+        send(a, c, key(KeyCode::Down));
+    }
+}
+
+/// +hugetlb for /lab/dd along the path: the root has it, neither the root
+/// nor /lab hands it down (the hybrid host's cgroup2, where only hugetlb
+/// is bound). Space does not mark it (it says why and which key asks for
+/// the plan); p asks for it. /lab/dd holds a process, so the plan's last
+/// step is EBUSY (no internal process rule, 2-4-3): the plan is not
+/// offered, the box names that step, and nothing is written, not even
+/// the root's step.
+#[test]
+fn a_plan_whose_last_step_the_kernel_refuses_is_not_offered() {
+    let (mut a, mut c, _d) = lab();
+    controllers_on(&mut a, &mut c, "lab/dd", "hugetlb");
+    let fx = send(&mut a, &mut c, ch(' '));
+    assert!(fx.is_empty(), "{fx:?}");
+    let Mode::Controllers(d) = &a.mode else {
+        panic!("{:?}", a.mode)
+    };
+    assert!(d.changes().is_empty(), "{:?}", d.items);
+    assert_eq!(
+        a.status.as_ref().map(|s| s.text.as_str()),
+        Some(
+            "hugetlb: not available here: the parent does not enable it; p: the plan to enable \
+             it along the path"
+        )
+    );
+    let fx = send(&mut a, &mut c, ch('p'));
+    assert!(writes(&fx).is_empty(), "{fx:?}");
+    let (title, lines) = message(&a);
+    assert_eq!(title, "enable along the path: not offered");
+    assert_eq!(
+        lines[0],
+        "Step 3 of 3 would be refused, so no step is written:"
+    );
+    assert_eq!(
+        lines[1],
+        "• change the controllers /lab/dd hands to its children: +hugetlb"
+    );
+    assert!(lines[3].contains("(EBUSY)"), "{lines:?}");
+    assert!(lines[3].contains("2-4-3"), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("The leaf fix for /lab/dd")),
+        "{lines:?}"
+    );
+    assert_eq!(a.status.as_ref().map(|s| s.level), Some(Level::Error));
+    // any key closes it, and still nothing goes out
+    let fx = send(&mut a, &mut c, key(KeyCode::Enter));
+    assert!(writes(&fx).is_empty(), "{fx:?}");
+    assert!(matches!(a.mode, Mode::Normal), "{:?}", a.mode);
+}
+
+/// The same plan for /lab/dd without a process: every step is judged
+/// good, so it is offered. The root's step and /lab's are said to reach
+/// beyond /lab/dd (the root: every group of the machine); Enter does not
+/// go ahead, y does, with the three steps in order.
+#[test]
+fn a_plan_that_writes_the_root_says_so_and_goes_ahead_only_on_y() {
+    let (mut a, mut c, d) = lab();
+    put(d.path(), "lab/dd", "cgroup.procs", "");
+    tick(&mut a, &mut c, 1.0);
+    controllers_on(&mut a, &mut c, "lab/dd", "hugetlb");
+    let fx = send(&mut a, &mut c, ch('p'));
+    assert!(writes(&fx).is_empty(), "{fx:?}");
+    let plus = || vec![ControllerChange::enable("hugetlb")];
+    let step = |p: &str| {
+        let g = if p.is_empty() {
+            GroupPath::root()
+        } else {
+            g(p)
+        };
+        cgtop::model::write::set_subtree_control(&g, &plus())
+    };
+    let plan = vec![step(""), step("lab"), step("lab/dd")];
+    let cf = confirm(&a);
+    assert_eq!(cf.request, WriteRequest::Ops(plan.clone()));
+    assert_eq!(
+        cf.reasons,
+        [
+            Reason::BeyondGroup {
+                group: GroupPath::root(),
+                selected: g("lab/dd")
+            },
+            Reason::BeyondGroup {
+                group: g("lab"),
+                selected: g("lab/dd")
+            },
+        ]
+    );
+    assert_eq!(a.scope(), cgtop::app::keymap::Scope::ConfirmWide);
+    let text = cgtop::ui::dialogs::confirm_lines(confirm(&a)).join("\n");
+    assert!(
+        text.contains("/ is the root: every group of the machine in this hierarchy is affected"),
+        "{text}"
+    );
+    // a bare Enter, out of habit, does nothing
+    let fx = send(&mut a, &mut c, key(KeyCode::Enter));
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(matches!(a.mode, Mode::Confirm(_)), "{:?}", a.mode);
+    assert_eq!(
+        send(&mut a, &mut c, ch('y')),
+        [Effect::Write(WriteRequest::Ops(plan))]
+    );
+}

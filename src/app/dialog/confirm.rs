@@ -17,7 +17,7 @@ use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
 use crate::model::write::guard::{typed_name_matches, Danger};
 use crate::model::write::history::Replay;
-use crate::model::write::preflight::{self, Verdict, Warning};
+use crate::model::write::preflight::{self, Facts, Verdict, Warning};
 use crate::model::write::systemd::Presence;
 use crate::model::write::{self, Op, WriteKind};
 use crate::model::{GroupPath, Offer};
@@ -71,6 +71,14 @@ pub enum Reason {
     /// What the write will do to the group's processes, known before it
     /// is made (`model::write::preflight`).
     Preflight(Warning),
+    /// A step of the plan writes a group above the one it is for (an
+    /// ancestor, or the hierarchy's root): every group below `group` is
+    /// affected, not only the selected group's subtree. Such a question
+    /// goes ahead only on y, never on a bare Enter.
+    BeyondGroup {
+        group: GroupPath,
+        selected: GroupPath,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,11 +117,32 @@ impl Confirm {
         }
     }
 
-    /// The offer to enable a controller along the path.
+    /// The offer to enable a controller along the path: each step on a
+    /// group above the last step's (the selected group) is said as such.
     pub fn enable_along_path(ops: Vec<Op>) -> Self {
+        let reasons = match ops.last() {
+            Some(last) => {
+                let selected = last.group();
+                let mut r: Vec<Reason> = Vec::new();
+                for o in &ops {
+                    let g = o.group();
+                    let said = r
+                        .iter()
+                        .any(|x| matches!(x, Reason::BeyondGroup { group, .. } if group == g));
+                    if !g.is_within(selected) && !said {
+                        r.push(Reason::BeyondGroup {
+                            group: g.clone(),
+                            selected: selected.clone(),
+                        });
+                    }
+                }
+                r
+            }
+            None => Vec::new(),
+        };
         Self {
             question: Question::EnableAlongPath,
-            reasons: Vec::new(),
+            reasons,
             request: WriteRequest::Ops(ops),
             typed: None,
             dangers: Vec::new(),
@@ -121,6 +150,15 @@ impl Confirm {
             layout: crate::model::host::layout::Layout::default(),
             systemd: None,
         }
+    }
+
+    /// Whether only y answers: the question writes beyond the selected
+    /// group (the root or an ancestor), where a bare Enter, pressed out
+    /// of habit, must not go ahead.
+    pub fn y_only(&self) -> bool {
+        self.reasons
+            .iter()
+            .any(|r| matches!(r, Reason::BeyondGroup { .. }))
     }
 
     /// An undo or redo replays the ops of its entry as they were made
@@ -364,11 +402,30 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
 /// threaded domain of the group it comes from (the inspected group, whose
 /// process list it was picked from).
 fn preflight_of(app: &App, op: &Op) -> Verdict {
-    let Some(d) = &app.data else {
+    let Some(facts) = facts_of(app, op.group()) else {
         return Verdict::Clear;
     };
+    let source = match op.as_write().map(|w| &w.kind) {
+        Some(WriteKind::MoveProcess { pid, threads: true }) => app
+            .inspection
+            .as_ref()
+            .filter(|f| f.processes.iter().any(|p| p.pid == *pid))
+            .and_then(|f| {
+                let snap = &app.data.as_ref()?.refresh.snapshot;
+                preflight::domain_of(snap, &f.path)
+            }),
+        _ => None,
+    };
+    preflight::check(op, &facts, source.as_ref())
+}
+
+/// What the last refresh tells of `path` for pre-flight: the snapshot's
+/// facts, the inspected group's full detail and its ancestors'
+/// cgroup.controllers, and for an ancestor of the inspected group its own
+/// cgroup.controllers from there (what a plan along the path needs).
+fn facts_of(app: &App, path: &GroupPath) -> Option<Facts> {
+    let d = app.data.as_ref()?;
     let snap = &d.refresh.snapshot;
-    let path = op.group();
     let evidence = preflight::child_evidence(snap);
     let detail = app
         .inspection
@@ -381,26 +438,87 @@ fn preflight_of(app: &App, op: &Op) -> Verdict {
         .ok()
         .and_then(|i| d.refresh.rates.get(i))
         .and_then(|r| r.cpu_pct);
-    let Some(mut facts) = preflight::facts(snap, &evidence, path, detail, cpu, app.host.swap_total)
-    else {
-        return Verdict::Clear;
-    };
-    if let Some(f) = app.inspection.as_ref().filter(|f| &f.path == path) {
-        facts.offered_up = f
-            .offered_up
-            .iter()
-            .map(|(a, c)| (a.clone(), c.as_ref().map(|c| c.0.clone())))
-            .collect();
+    let mut facts = preflight::facts(snap, &evidence, path, detail, cpu, app.host.swap_total)?;
+    if let Some(f) = &app.inspection {
+        if &f.path == path {
+            facts.offered_up = f
+                .offered_up
+                .iter()
+                .map(|(a, c)| (a.clone(), c.as_ref().map(|c| c.0.clone())))
+                .collect();
+        } else if let Some((_, c)) = f.offered_up.iter().find(|(a, _)| a == path) {
+            facts.offered = c.as_ref().map(|c| c.0.clone());
+        }
     }
-    let source = match op.as_write().map(|w| &w.kind) {
-        Some(WriteKind::MoveProcess { pid, threads: true }) => app
-            .inspection
-            .as_ref()
-            .filter(|f| f.processes.iter().any(|p| p.pid == *pid))
-            .and_then(|f| preflight::domain_of(snap, &f.path)),
+    Some(facts)
+}
+
+/// The plan for `op` (enabling a controller its group is not offered):
+/// pre-flight's ENOENT offer, the writes along the path; `None` where
+/// there is none (an ancestor not read, or not in this hierarchy).
+pub fn plan_along_path(app: &App, op: &Op) -> Option<Vec<Op>> {
+    match preflight_of(app, op).offer(op) {
+        Some(Offer::EnableAlongPath(ops)) => Some(ops),
         _ => None,
+    }
+}
+
+/// The plan to enable a controller along the path (`ops`, from the
+/// nearest ancestor that has it down to the group), judged as a whole
+/// before anything is written (`preflight::check_plan`): a plan one of
+/// whose steps the kernel would refuse is not offered; a box says which
+/// step, why, and what to do, and nothing is written. Otherwise the
+/// question, which names every step above the selected group.
+pub fn along_path(app: &mut App, ops: Vec<Op>) -> Mode {
+    let steps: Vec<(Op, Option<Facts>)> = ops
+        .iter()
+        .map(|o| (o.clone(), facts_of(app, o.group())))
+        .collect();
+    let ask = |ops: Vec<Op>, app: &App| {
+        // each step names its hierarchy as the refusal box does
+        let mut c = Confirm::enable_along_path(ops);
+        c.layout = app.layout.clone();
+        Mode::Confirm(Box::new(c))
     };
-    preflight::check(op, &facts, source.as_ref())
+    let Some((i, v)) = preflight::check_plan(&steps) else {
+        return ask(ops, app);
+    };
+    let (Some(op), Some(e)) = (ops.get(i), ops.get(i).and_then(|o| v.refusal(o))) else {
+        return ask(ops, app);
+    };
+    let n = ops.len();
+    app.set_status(
+        Level::Error,
+        format!(
+            "enable along the path: step {} of {n} ({}) would be refused; nothing written",
+            i + 1,
+            e.what
+        ),
+    );
+    let mut lines = vec![
+        format!(
+            "Step {} of {n} would be refused, so no step is written:",
+            i + 1
+        ),
+        format!("• {}", op.describe_in(&app.layout)),
+        String::new(),
+        e.explanation.clone(),
+    ];
+    if let Some(fix) = &e.fix {
+        lines.push(String::new());
+        lines.push(format!("Fix: {fix}"));
+    }
+    if let Some(Offer::LeafFix { group, .. }) = v.offer(op) {
+        lines.push(String::new());
+        lines.push(format!(
+            "The leaf fix for {group} (a new child, its processes moved there) is a separate \
+             step: once {group} holds no process of its own, ask for this plan again."
+        ));
+    }
+    Mode::Message {
+        title: "enable along the path: not offered".into(),
+        lines,
+    }
 }
 
 /// A write pre-flight refused: nothing is written. Where cgtop can carry
@@ -421,13 +539,6 @@ fn refuse(app: &mut App, op: &Op, v: &Verdict) -> Transition {
         return Transition::Open(Mode::LeafFix(LeafFixDialog::offer(
             group, changes, nr_procs,
         )));
-    }
-    // a controller the parent does not hand down: enabling it at the
-    // right level is a question of its own, written only if the
-    // operator says so
-    if let Some(Offer::EnableAlongPath(ops)) = v.offer(op) {
-        app.set_status(Level::Warn, e.to_string());
-        return Transition::Open(Mode::Confirm(Box::new(Confirm::enable_along_path(ops))));
     }
     app.set_status(Level::Error, format!("{}: not written", e.what));
     Transition::Open(writes::error_box(

@@ -2,7 +2,7 @@
 //! children (cgroup.subtree_control). All changes go in one write.
 
 use super::{confirm, inspected_detail, list_step, not_ready, writable, Transition};
-use crate::app::keymap::Action;
+use crate::app::keymap::{self, Action, Scope};
 use crate::app::{App, Effect, Level, Mode};
 use crate::model::write;
 use crate::model::write::input::ControllerChange;
@@ -91,6 +91,39 @@ impl ControllersDialog {
         }))
     }
 
+    /// The plan to enable the controller under the cursor along the
+    /// path, asked for by the operator: pre-flight finds the level it can
+    /// be enabled from, then the whole plan is judged before it is asked
+    /// (`confirm::along_path`).
+    fn plan(&self, app: &mut App) -> Transition {
+        let Some(item) = self.items.get(self.cursor) else {
+            return Transition::Stay;
+        };
+        if item.offered {
+            app.set_status(
+                Level::Info,
+                format!(
+                    "{}: offered to {} already: Space marks it",
+                    item.name, self.group
+                ),
+            );
+            return Transition::Stay;
+        }
+        let op = write::set_subtree_control(&self.group, &[ControllerChange::enable(&item.name)]);
+        if let Some(ops) = confirm::plan_along_path(app, &op) {
+            return Transition::Open(confirm::along_path(app, ops));
+        }
+        app.set_status(
+            Level::Warn,
+            format!(
+                "{}: no plan: an ancestor's cgroup.controllers was not read, or the \
+                 hierarchy does not have it",
+                item.name
+            ),
+        );
+        Transition::Stay
+    }
+
     pub fn key(
         &mut self,
         app: &mut App,
@@ -103,12 +136,21 @@ impl ControllersDialog {
         }
         match action {
             Some(Action::Cancel) => Transition::Close,
+            // a controller the parent does not hand down cannot be
+            // marked: writing it here is ENOENT (top-down rule, admin
+            // guide 2-4-2); the plan along the path is asked for apart
             Some(Action::Toggle) => {
-                if let Some(i) = self.items.get_mut(self.cursor) {
-                    i.want = !i.want;
+                match self.items.get_mut(self.cursor) {
+                    Some(i) if !i.offered => {
+                        let text = format!("{}: {NOT_AVAILABLE}; {}", i.name, plan_words());
+                        app.set_status(Level::Warn, text);
+                    }
+                    Some(i) => i.want = !i.want,
+                    None => {}
                 }
                 Transition::Stay
             }
+            Some(Action::PlanAlongPath) => self.plan(app),
             Some(Action::Accept) => {
                 let changes = self.changes();
                 if changes.is_empty() {
@@ -124,4 +166,15 @@ impl ControllersDialog {
             _ => Transition::Stay,
         }
     }
+}
+
+/// How the dialog says a controller the parent does not hand down.
+pub const NOT_AVAILABLE: &str = "not available here: the parent does not enable it";
+
+/// How to ask for the plan along the path: the key(s) of the keymap.
+pub fn plan_words() -> String {
+    format!(
+        "{}: the plan to enable it along the path",
+        keymap::keys_text(Scope::Controllers, Action::PlanAlongPath)
+    )
 }

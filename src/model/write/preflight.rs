@@ -398,6 +398,44 @@ pub fn check(op: &Op, target: &Facts, source: Option<&GroupPath>) -> Verdict {
     }
 }
 
+/// Judges a plan of ops written one after the other (enabling a
+/// controller along the path, from an ancestor down to the group) before
+/// any is written: each step against the facts of its group (`None`: not
+/// known, not judged) as they will be once the steps before it are made
+/// (a controller the step before enables in a group's parent is offered
+/// to the group). The first step the kernel would refuse, by its index,
+/// with the verdict; `None` when none is known to fail. A plan with a
+/// refused step is not offered at all: its first steps would be written
+/// and then the plan stop half-way.
+pub fn check_plan(steps: &[(Op, Option<Facts>)]) -> Option<(usize, Verdict)> {
+    let mut enabled: Vec<(&GroupPath, &str)> = Vec::new();
+    for (i, (op, facts)) in steps.iter().enumerate() {
+        if let Some(f) = facts {
+            let mut f = f.clone();
+            if let (Some(offered), Some(parent)) = (&mut f.offered, f.path.parent()) {
+                for (_, name) in enabled.iter().filter(|(g, _)| **g == parent) {
+                    if !offered.iter().any(|o| o == name) {
+                        offered.push((*name).to_owned());
+                    }
+                }
+            }
+            let v = check(op, &f, None);
+            if matches!(v, Verdict::Refuse { .. }) {
+                return Some((i, v));
+            }
+        }
+        if let Some(WriteKind::SubtreeControl(changes)) = op.as_write().map(|w| &w.kind) {
+            enabled.extend(
+                changes
+                    .iter()
+                    .filter(|c| c.enable)
+                    .map(|c| (op.group(), c.name.as_str())),
+            );
+        }
+    }
+    None
+}
+
 /// rmdir: a group with live processes or child groups is busy
 /// (`cgroup_destroy_locked`; admin guide 2-2-1: a group with only zombies
 /// is empty).
@@ -812,6 +850,52 @@ mod tests {
         job.offered = hug();
         let op = set_subtree_control(&g("job"), &plus);
         assert_eq!(busy(&check(&op, &job, None)), Some(Errno::BUSY));
+    }
+
+    /// The plan to enable hugetlb along the path on this hybrid host
+    /// (the root has it, nobody hands it down): / then /t then /t/a. Each
+    /// step is judged as it will be after the steps before it (/t is
+    /// offered hugetlb once / enables it). /t/a holding a process makes
+    /// its step EBUSY (2-4-3), so the plan is refused at step 3, before
+    /// any write; /t/a without processes: no step fails.
+    #[test]
+    fn a_plan_is_judged_step_by_step_before_any_write() {
+        let plus = [ControllerChange::enable("hugetlb")];
+        let root = Facts {
+            path: GroupPath::root(),
+            offered: Some(vec!["hugetlb".to_owned()]),
+            ..Facts::default()
+        };
+        let mut t = domain("t");
+        t.own_procs = Some(0);
+        t.offered = Some(Vec::new());
+        let mut a = domain("t/a");
+        a.own_procs = Some(1);
+        a.offered = Some(Vec::new());
+        let plan = |t: &Facts, a: &Facts| {
+            vec![
+                (
+                    set_subtree_control(&GroupPath::root(), &plus),
+                    Some(root.clone()),
+                ),
+                (set_subtree_control(&g("t"), &plus), Some(t.clone())),
+                (set_subtree_control(&g("t/a"), &plus), Some(a.clone())),
+            ]
+        };
+        let steps = plan(&t, &a);
+        let (i, v) = check_plan(&steps).unwrap();
+        assert_eq!((i, busy(&v)), (2, Some(Errno::BUSY)));
+        assert!(matches!(v.offer(&steps[2].0), Some(Offer::LeafFix { .. })));
+        // no process of its own: every step goes
+        a.own_procs = Some(0);
+        assert_eq!(check_plan(&plan(&t, &a)), None);
+        // a middle group with a process fails at its own step
+        t.own_procs = Some(2);
+        assert_eq!(check_plan(&plan(&t, &a)).map(|(i, _)| i), Some(1));
+        // a step whose facts are unknown is left to the kernel
+        let mut steps = plan(&t, &a);
+        steps[1].1 = None;
+        assert_eq!(check_plan(&steps), None);
     }
 
     #[test]
