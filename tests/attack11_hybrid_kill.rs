@@ -11,6 +11,9 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+#[path = "common/sandbox.rs"]
+mod sandbox;
+
 use cgtop::model::layout::HierId;
 use cgtop::model::write;
 use cgtop::model::GroupPath;
@@ -18,7 +21,7 @@ use cgtop::source::hier::Hiers;
 use cgtop::source::{safety, writer};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::{Child, Command};
+use std::process::Child;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -80,7 +83,8 @@ fn hybrid_frozen_kill(n: u32, checked: bool, via: Option<&str>) {
         std::fs::create_dir(&d).unwrap();
         b.dirs.push(d);
     }
-    let c = Command::new("sleep").arg("300").spawn().unwrap();
+    // in a session of its own, as every workload the guard checks
+    let c = sandbox::spawn_detached(&["sleep", "300"], |_| ());
     let pid = c.id().to_string();
     b.child = Some(c);
     for d in &b.dirs {

@@ -25,7 +25,7 @@
 use cgtop::model::GroupPath;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -299,14 +299,16 @@ impl V1Sandbox {
     /// (take it from [`Self::child`]), its stderr inherited. The child is
     /// killed on drop; returns its pid.
     pub fn spawn_in(&mut self, g: &GroupPath, argv: &[&str]) -> u32 {
-        let mut child = Command::new("sh")
-            .args(["-c", "read go && exec \"$@\"", "sh"])
-            .args(argv)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn sh for {argv:?}: {e}"));
+        // in a session of its own: see `sandbox::spawn_detached`
+        let mut child = super::sandbox::spawn_detached(
+            &["sh", "-c", "read go && exec \"$@\"", "sh"],
+            |c| {
+                c.args(argv)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::inherit());
+            },
+        );
         let pid = child.id();
         let mut stdin = child.stdin.take().expect("stdin");
         self.children.push(child);
