@@ -63,7 +63,10 @@ esac"#,
     );
     let out = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
-    assert!(out.contains("doc tests ran"), "the tier after the failure ran:\n{out}");
+    assert!(
+        out.contains("doc tests ran"),
+        "the tier after the failure ran:\n{out}"
+    );
     assert_eq!(summary_line(&out, "cargo test"), "failed exit status 101");
     assert_eq!(summary_line(&out, "doc tests"), "passed");
     assert_eq!(summary_line(&out, "vm suite"), "skipped --fast");
@@ -89,5 +92,8 @@ echo "test result: ok. 2 passed""#,
     for tier in ["pty", "fio", "cargo install", "vm scale", "vm suite"] {
         assert_eq!(summary_line(&out, tier), "skipped --fast", "{tier}");
     }
-    assert!(out.contains("scripts/test: passed: 7 tiers, 5 skipped"), "{out}");
+    assert!(
+        out.contains("scripts/test: passed: 7 tiers, 5 skipped"),
+        "{out}"
+    );
 }

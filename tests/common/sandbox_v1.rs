@@ -300,15 +300,13 @@ impl V1Sandbox {
     /// killed on drop; returns its pid.
     pub fn spawn_in(&mut self, g: &GroupPath, argv: &[&str]) -> u32 {
         // in a session of its own: see `sandbox::spawn_detached`
-        let mut child = super::sandbox::spawn_detached(
-            &["sh", "-c", "read go && exec \"$@\"", "sh"],
-            |c| {
+        let mut child =
+            super::sandbox::spawn_detached(&["sh", "-c", "read go && exec \"$@\"", "sh"], |c| {
                 c.args(argv)
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())
                     .stderr(Stdio::inherit());
-            },
-        );
+            });
         let pid = child.id();
         let mut stdin = child.stdin.take().expect("stdin");
         self.children.push(child);
