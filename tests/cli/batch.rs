@@ -608,25 +608,18 @@ fn json_keeps_every_key_the_kernel_prints() {
     assert_eq!(printed, want, "all of memory.stat, in the kernel's order");
 }
 
-/// The real kernel texts of `shared/data/real-cgroupfs` (captured by other
-/// projects on many kernels, see its README): each sample's files become a
-/// group of a `--root` tree, and every value the sample states (`expect`,
-/// read off by hand) must be what `--json` says. `shared/` sits beside the
-/// clone in CI; elsewhere set CGTOP_REAL_CGROUPFS to the directory, or the
-/// test says it skipped.
+/// Real kernel texts (`tests/fixtures/kernel-texts`, captured by other
+/// projects on many kernels, see tests/fixtures/README.md): each sample's
+/// files become a group of a `--root` tree, and every value the sample
+/// states (`expect`, read off by hand) must be what `--json` says.
 #[test]
 fn json_matches_real_kernel_texts() {
-    let dir = std::env::var_os("CGTOP_REAL_CGROUPFS").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/real-cgroupfs"),
-        std::path::PathBuf::from,
-    );
-    let (Ok(samples), Ok(captures)) = (
-        std::fs::read_to_string(dir.join("samples.json")),
-        std::fs::read_to_string(dir.join("captures.json")),
-    ) else {
-        println!("skipped: no real kernel texts at {}", dir.display());
-        return;
+    let dir = fixture("kernel-texts");
+    let read = |name: &str| {
+        std::fs::read_to_string(dir.join(name))
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.join(name).display()))
     };
+    let (samples, captures) = (read("samples.json"), read("captures.json"));
     let samples: serde_json::Value = serde_json::from_str(&samples).unwrap();
     let captures: serde_json::Value = serde_json::from_str(&captures).unwrap();
     let mut checked = 0;

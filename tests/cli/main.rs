@@ -21,3 +21,4 @@ mod record_replay;
 mod script_export;
 mod serve;
 mod systemd_runner;
+mod test_command;

@@ -38,7 +38,7 @@ fn check_current(rel: &str, want: &[u8]) {
     assert!(
         have == want,
         "assets/{rel} is not what cgtop makes now: run \
-         UPDATE_NATIVE=1 cargo test --test cli native::and review the diff"
+         UPDATE_NATIVE=1 cargo test --test cli native:: and review the diff"
     );
 }
 

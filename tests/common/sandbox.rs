@@ -169,12 +169,10 @@ impl Sandbox {
         }
     }
 
-    /// Starts a process that the test owns, outside the sandbox's groups.
+    /// Starts a process that the test owns, outside the sandbox's groups,
+    /// in a session of its own ([`spawn_detached`]).
     pub fn spawn(&mut self, argv: &[&str]) -> u32 {
-        let child = Command::new(argv[0])
-            .args(&argv[1..])
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn {argv:?}: {e}"));
+        let child = spawn_detached(argv, |_| ());
         let pid = child.id();
         self.children.push(child);
         pid
@@ -307,4 +305,47 @@ fn unescape_octal(s: &str) -> PathBuf {
         }
     }
     PathBuf::from(std::ffi::OsString::from_vec(out))
+}
+
+/// Starts `argv` in a session of its own, with no controlling terminal,
+/// and returns once it is there. A workload a test puts into a test group
+/// must be neither in the test's session nor on its terminal, or the lockout
+/// guard (`cgtop::model::guard`, which protects the session and the terminal
+/// of the process that writes) refuses to write to that group when the test
+/// runs from a terminal (a tmux pane, an SSH session, `script`) and lets it
+/// through without one (CI): the result would depend on where the test was
+/// started. `setsid` (util-linux; busybox in the VM guest) calls setsid(2)
+/// and execs `argv` in the same process, since a child the test spawns is
+/// never a process group leader: the pid is the workload's. Until setsid(2)
+/// has run, the process is still in the test's session; a test that froze
+/// it or read the guard then would see it there, so this waits for it.
+/// (`pre_exec` would do it without a program, but that is unsafe code,
+/// which the crate forbids.) `setup` adds pipes or arguments before the
+/// spawn.
+pub fn spawn_detached(argv: &[&str], setup: impl FnOnce(&mut Command)) -> Child {
+    let mut c = Command::new("setsid");
+    c.args(argv);
+    setup(&mut c);
+    let mut child = c
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn setsid {argv:?}: {e}"));
+    let pid = child.id();
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        // field 6 of /proc/PID/stat, after the name in parentheses: the session
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let sid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(3))
+            .and_then(|s| s.parse::<u32>().ok());
+        if sid == Some(pid) {
+            return child;
+        }
+        if Instant::now() > end || child.try_wait().ok().flatten().is_some() {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("setsid {argv:?}: pid {pid} never led a session of its own (stat: {stat})");
+        }
+        sleep(Duration::from_millis(5));
+    }
 }

@@ -317,14 +317,14 @@ impl V1Sandbox {
     /// (take it from [`Self::child`]), its stderr inherited. The child is
     /// killed on drop; returns its pid.
     pub fn spawn_in(&mut self, g: &GroupPath, argv: &[&str]) -> u32 {
-        let mut child = Command::new("sh")
-            .args(["-c", "read go && exec \"$@\"", "sh"])
-            .args(argv)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn sh for {argv:?}: {e}"));
+        // in a session of its own: see `sandbox::spawn_detached`
+        let mut child =
+            super::sandbox::spawn_detached(&["sh", "-c", "read go && exec \"$@\"", "sh"], |c| {
+                c.args(argv)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::inherit());
+            });
         let pid = child.id();
         let mut stdin = child.stdin.take().expect("stdin");
         self.children.push(child);

@@ -1,4 +1,4 @@
-//! attack11: the lockout guard when the hierarchy was given through a
+//! The lockout guard when the hierarchy was given through a
 //! symlink (`--root /sys/fs/cgroup/cpu`, a symlink to `cpu,cpuacct` on
 //! most hosts). The guard matched the path as given against mountinfo's
 //! mount points (real paths), found no hierarchy, and so protected no

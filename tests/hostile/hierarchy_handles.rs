@@ -1,4 +1,4 @@
-//! attack11: a hierarchy handle must be the hierarchy its place in the
+//! A hierarchy handle must be the hierarchy its place in the
 //! layout names, or it writes nothing. A directory laid out like
 //! /sys/fs/cgroup belongs to whoever made it (a user's directory, a
 //! container's root seen through /proc/PID/root): its `memory` may be a

@@ -1,4 +1,4 @@
-//! attack11: K on a hybrid host (this one) of a group frozen through the
+//! K on a hybrid host (this one) of a group frozen through the
 //! v1 freezer. cgtop freezes through v1's freezer.state where v1 holds
 //! the freezer, and kills through cgroup2's cgroup.kill where the group
 //! is in cgroup2: a v1-frozen process does not die of SIGKILL until it is
@@ -11,6 +11,8 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use crate::common::sandbox;
+
 use cgtop::model::host::layout::HierId;
 use cgtop::model::write;
 use cgtop::model::GroupPath;
@@ -18,7 +20,7 @@ use cgtop::source::hier::Hiers;
 use cgtop::source::{safety, writer};
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::{Child, Command};
+use std::process::Child;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
@@ -80,7 +82,8 @@ fn hybrid_frozen_kill(n: u32, checked: bool, via: Option<&str>) {
         std::fs::create_dir(&d).unwrap();
         b.dirs.push(d);
     }
-    let c = Command::new("sleep").arg("300").spawn().unwrap();
+    // in a session of its own, as every workload the guard checks
+    let c = sandbox::spawn_detached(&["sleep", "300"], |_| ());
     let pid = c.id().to_string();
     b.child = Some(c);
     for d in &b.dirs {

@@ -1,4 +1,4 @@
-//! attack11: the kill fallback on cgroup v1 (no cgroup.kill) of a group
+//! The kill fallback on cgroup v1 (no cgroup.kill) of a group
 //! frozen through freezer.state. A v1-frozen process does not die of
 //! SIGKILL until it is thawed, and the fallback froze the group again
 //! after signalling: the processes stayed, killed and frozen, while the

@@ -1,4 +1,4 @@
-//! attack11: the v1 scanner's inotify watches. A delegated user of a v1
+//! The v1 scanner's inotify watches. A delegated user of a v1
 //! subtree can make directories without limit (v1 has no
 //! cgroup.max.descendants), and cgtop, as root, added one inotify watch
 //! per group: watches are counted per user against

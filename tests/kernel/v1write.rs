@@ -118,9 +118,10 @@ impl V1Box {
             .to_owned()
     }
 
-    /// A `sleep` the test owns, started outside any of its groups.
+    /// A `sleep` the test owns, started outside any of its groups, in a
+    /// session of its own (the guard checks the groups it is put in).
     fn spawn(&mut self) -> u32 {
-        let c = Command::new("sleep").arg("300").spawn().unwrap();
+        let c = sandbox::spawn_detached(&["sleep", "300"], |_| ());
         let pid = c.id();
         self.children.push(c);
         pid
