@@ -2,9 +2,9 @@
 //! Prometheus exporter (`run::serve` does the work).
 
 use super::{complain, exit_code, parse_group};
-use crate::options::{Options, Output};
-use crate::run::serve::{self as export, ExportOptions, ServeConfig};
-use crate::source::scan::{self, ScanConfig};
+use crate::options::Options;
+use crate::run::serve::{self as export, export_options, ExportOptions, ServeConfig};
+use crate::source::scan;
 use std::ffi::OsString;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
@@ -65,31 +65,6 @@ fn parse_min_interval(s: &str) -> Result<Duration, String> {
         _ => Err(format!(
             "--min-interval {s:?}: give seconds from 0 to 3600 (e.g. 1, 0.5)"
         )),
-    }
-}
-
-/// The options of a reading exporter: read-only, every group in full.
-pub(crate) fn export_options(
-    start: crate::model::GroupPath,
-    root: Option<PathBuf>,
-    depth: Option<usize>,
-    max_kept_fds: Option<usize>,
-) -> Options {
-    Options {
-        start,
-        root,
-        interval: Duration::from_secs(1),
-        depth,
-        output: Output::Json,
-        iterations: None,
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: Some(scan::fd_budget(
-            max_kept_fds.unwrap_or(ScanConfig::default().max_kept),
-        )),
-        brief: false,
-        columns: crate::render::columns::Column::DEFAULT.to_vec(),
     }
 }
 

@@ -213,6 +213,31 @@ pub fn render(r: &Refresh, filter: Option<&str>, duration: Duration, format: For
     )
 }
 
+/// The options of a reading exporter: read-only, every group in full.
+pub fn export_options(
+    start: crate::model::GroupPath,
+    root: Option<std::path::PathBuf>,
+    depth: Option<usize>,
+    max_kept_fds: Option<usize>,
+) -> Options {
+    Options {
+        start,
+        root,
+        interval: Duration::from_secs(1),
+        depth,
+        output: crate::options::Output::Json,
+        iterations: None,
+        read_only: true,
+        mouse: false,
+        machine_cpu: false,
+        max_kept_fds: Some(crate::source::scan::fd_budget(
+            max_kept_fds.unwrap_or(crate::source::scan::ScanConfig::default().max_kept),
+        )),
+        brief: false,
+        columns: crate::render::columns::Column::DEFAULT.to_vec(),
+    }
+}
+
 /// The collector of an exporter: every group read in full, no writer.
 fn exporter_collector(opts: &Options) -> Result<(MountInfo, Collector)> {
     let (m, hier, hiers) = locate(opts)?;
@@ -1013,7 +1038,7 @@ mod tests {
         use crate::model::GroupPath;
         let root =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/memory-limited");
-        let opts = crate::cli::serve::export_options(GroupPath::root(), Some(root), None, None);
+        let opts = export_options(GroupPath::root(), Some(root), None, None);
         let (_, c) = exporter_collector(&opts).expect("the fixture is a cgroup2 tree");
         let ex = Exporter::new(c, None, Duration::ZERO);
         // a client still sending the first body

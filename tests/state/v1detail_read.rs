@@ -168,9 +168,16 @@ fn the_raw_page_lists_the_files_of_every_hierarchy_with_its_name() {
         .find(|(n, _)| n == "memory:memory.limit_in_bytes")
         .unwrap();
     assert_eq!(limit.1.as_deref(), Ok("67108864"));
-    // only the primary's files are offered for editing
+    // the raw editor offers each v1 hierarchy's writable files by the same
+    // `label:file` names, but never the two that make the kernel act on
+    // a path or a program of the writer's choosing
+    for n in ["memory:memory.limit_in_bytes", "cpu,cpuacct:cpu.cfs_quota_us"] {
+        assert!(d.writable.iter().any(|w| w == n), "{n} in {:?}", d.writable);
+    }
     assert!(
-        d.writable.iter().all(|n| !n.contains(':')),
+        d.writable
+            .iter()
+            .all(|n| !n.ends_with(":cgroup.event_control") && !n.ends_with(":release_agent")),
         "{:?}",
         d.writable
     );
