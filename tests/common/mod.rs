@@ -12,6 +12,7 @@
 pub mod batch;
 pub mod lab;
 pub mod metrics_parse;
+pub mod prometheus;
 pub mod sandbox;
 pub mod sandbox_v1;
 pub mod tmux;
@@ -731,4 +732,13 @@ pub fn start_serve(args: &[&str]) -> (std::process::Child, std::net::SocketAddr)
         .parse()
         .expect("an address");
     (child, addr)
+}
+
+/// The `<n>` of a `cgtop-test-<pid>-<n>` name made outside the sandboxes:
+/// one counter for the whole test binary (a crate's modules share one
+/// process, so a fixed or per-module number would meet another test's
+/// group), from 2000 up, above the sandboxes' own (0 and 500 up).
+pub fn unique_n() -> u32 {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(2000);
+    N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }

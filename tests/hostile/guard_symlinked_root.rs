@@ -55,7 +55,11 @@ fn a_hierarchy_given_through_a_symlink_still_protects_the_session() {
     let Some(mount) = v1_mount("freezer") else {
         return println!("skipped: no v1 freezer hierarchy");
     };
-    let name = format!("cgtop-test-{}-0", std::process::id());
+    let name = format!(
+        "cgtop-test-{}-{}",
+        std::process::id(),
+        crate::common::unique_n()
+    );
     let dir = mount.join(&name);
     std::fs::create_dir(&dir).unwrap();
     let b = Box1 {

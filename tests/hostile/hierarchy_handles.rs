@@ -13,9 +13,6 @@
 use cgtop::model::host::layout::{HierId, Layout, V1Mount};
 use cgtop::source::hier::Hiers;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
-
-static NEXT: AtomicU32 = AtomicU32::new(0);
 
 /// The mount point of the v1 hierarchy holding `controller`.
 fn v1_mount(controller: &str) -> Option<PathBuf> {
@@ -44,7 +41,7 @@ impl Group {
         let dir = mount.join(format!(
             "cgtop-test-{}-{}",
             std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
+            crate::common::unique_n()
         ));
         std::fs::create_dir(&dir).map_err(|e| e.to_string())?;
         Ok(Self(dir))

@@ -49,7 +49,7 @@ impl Drop for Box2 {
 /// `via`: the hierarchy K goes through (None: cgroup2's cgroup.kill;
 /// Some(name): the fallback in that v1 hierarchy, as on a v1-only host
 /// where the group's freezer is not where K signals).
-fn hybrid_frozen_kill(n: u32, checked: bool, via: Option<&str>) {
+fn hybrid_frozen_kill(checked: bool, via: Option<&str>) {
     if !rustix::process::geteuid().is_root() {
         return println!("skipped: not root");
     }
@@ -67,7 +67,11 @@ fn hybrid_frozen_kill(n: u32, checked: bool, via: Option<&str>) {
             None => return println!("skipped: no v1 {n} hierarchy"),
         },
     };
-    let name = format!("cgtop-test-{}-{n}", std::process::id());
+    let name = format!(
+        "cgtop-test-{}-{}",
+        std::process::id(),
+        crate::common::unique_n()
+    );
     let freezer = layout.v1[i].dir.join(&name);
     let killed_in = match other {
         None => v2.join(&name),
@@ -138,17 +142,17 @@ fn hybrid_frozen_kill(n: u32, checked: bool, via: Option<&str>) {
 
 #[test]
 fn a_v1_frozen_group_killed_through_cgroup_kill_dies() {
-    hybrid_frozen_kill(0, false, None);
+    hybrid_frozen_kill(false, None);
 }
 
 #[test]
 fn the_same_through_the_guarded_writer() {
-    hybrid_frozen_kill(1, true, None);
+    hybrid_frozen_kill(true, None);
 }
 
 #[test]
 fn a_v1_frozen_group_killed_through_the_fallback_in_another_hierarchy_dies() {
     // K on a v1-only host signals in the primary (name=systemd) when the
     // group's freezer hierarchy was not inspected
-    hybrid_frozen_kill(2, false, Some("name=systemd"));
+    hybrid_frozen_kill(false, Some("name=systemd"));
 }

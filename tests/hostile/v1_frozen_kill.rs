@@ -65,7 +65,11 @@ fn killing_a_frozen_v1_group_kills_its_processes_and_keeps_it_frozen() {
         Ok(l) => l,
         Err(e) => return println!("skipped: {e}"),
     };
-    let name = format!("cgtop-test-{}-0", std::process::id());
+    let name = format!(
+        "cgtop-test-{}-{}",
+        std::process::id(),
+        crate::common::unique_n()
+    );
     let dir = mount.join(&name);
     std::fs::create_dir(&dir).unwrap();
     let mut b = Box1 {
@@ -136,7 +140,11 @@ fn killing_a_v1_group_that_holds_cgtop_does_not_freeze_cgtop() {
         Ok(l) => l,
         Err(e) => return println!("skipped: {e}"),
     };
-    let name = format!("cgtop-test-{}-1", std::process::id());
+    let name = format!(
+        "cgtop-test-{}-{}",
+        std::process::id(),
+        crate::common::unique_n()
+    );
     let dir = mount.join(&name);
     std::fs::create_dir(&dir).unwrap();
     let mut b = Box1 {

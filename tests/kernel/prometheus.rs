@@ -25,13 +25,11 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use crate::vm_common;
-
+use crate::common::prometheus::{prometheus_binary, unix_now, Prometheus, Serve};
+use crate::common::sandbox_v1::{mounted, V1Sandbox};
 use std::path::PathBuf;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
-use vm_common::prometheus::{prometheus_binary, unix_now, Prometheus, Serve};
-use vm_common::sandbox_v1::{mounted, V1Sandbox};
 
 /// The rate's window. With a scrape every second it holds about 15
 /// samples, so one scrape that came late or served a value read a moment

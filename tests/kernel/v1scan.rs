@@ -21,7 +21,6 @@ use cgtop::source::collector::Collector;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 const BASE: &str = "/sys/fs/cgroup";
@@ -30,8 +29,6 @@ const BASE: &str = "/sys/fs/cgroup";
 const HIERS: [&str; 7] = [
     "unified", "cpu", "cpuacct", "memory", "blkio", "pids", "freezer",
 ];
-
-static NEXT: AtomicU32 = AtomicU32::new(0);
 
 /// A group by one name in every hierarchy, and the processes in it.
 struct V1Sandbox {
@@ -51,7 +48,7 @@ impl V1Sandbox {
         let name = format!(
             "cgtop-test-{}-{}",
             std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed) + 700
+            crate::common::unique_n()
         );
         let s = Self {
             name,

@@ -28,17 +28,11 @@ use cgtop::source::{actionlog, safety, writer};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-#[path = "../common/sandbox.rs"]
-mod sandbox;
-#[path = "../common/sandbox_v1.rs"]
-mod sandbox_v1;
-
-static NEXT: AtomicU32 = AtomicU32::new(0);
+use crate::common::{sandbox, sandbox_v1};
 
 /// The v1 hierarchies of this host by controller, from mountinfo (the
 /// mount point of each `cgroup` mount whose options name it).
@@ -75,7 +69,7 @@ impl V1Box {
         let name = format!(
             "cgtop-test-{}-{}",
             std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
+            crate::common::unique_n()
         );
         let layout = cgtop::source::mount::discover_layout().map_err(|e| e.to_string())?;
         let mut b = Self {

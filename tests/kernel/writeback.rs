@@ -162,7 +162,11 @@ fn v1_blkio_holds_direct_writes_not_buffered_ones() {
         );
         return;
     }
-    let name = format!("cgtop-test-{}-1", std::process::id());
+    let name = format!(
+        "cgtop-test-{}-{}",
+        std::process::id(),
+        crate::common::unique_n()
+    );
     let scratch = Path::new("/var/tmp");
     let mut g = V1Groups {
         dirs: vec![mem.join(&name), blkio.join(&name)],

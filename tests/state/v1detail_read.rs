@@ -171,7 +171,10 @@ fn the_raw_page_lists_the_files_of_every_hierarchy_with_its_name() {
     // the raw editor offers each v1 hierarchy's writable files by the same
     // `label:file` names, but never the two that make the kernel act on
     // a path or a program of the writer's choosing
-    for n in ["memory:memory.limit_in_bytes", "cpu,cpuacct:cpu.cfs_quota_us"] {
+    for n in [
+        "memory:memory.limit_in_bytes",
+        "cpu,cpuacct:cpu.cfs_quota_us",
+    ] {
         assert!(d.writable.iter().any(|w| w == n), "{n} in {:?}", d.writable);
     }
     assert!(
