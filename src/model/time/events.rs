@@ -848,6 +848,16 @@ mod tests {
     }
 
     #[test]
+    fn a_delegated_name_cannot_point_the_victim_at_a_sibling() {
+        // the limit is on /t; a user owning /t/deleg names a group so that
+        // the text after its `,task_memcg=` is root's sibling /t/victim
+        let victim = "/t/deleg/x,task_memcg=/t/victim";
+        let l = OomLine::parse(kernel_line("/", Some("/t"), victim, "python3").as_bytes()).unwrap();
+        assert_eq!(l.oom_memcg.as_deref(), Some(&b"/t"[..]));
+        assert_eq!(l.task_memcg.as_deref(), Some(victim.as_bytes()));
+    }
+
+    #[test]
     fn a_field_name_inside_a_path_does_not_move_the_victims_group() {
         // the user's group is named so that the text after its last
         // `,task_memcg=` is root's session scope
