@@ -23,6 +23,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod common;
 #[allow(dead_code, unused_imports)]
 mod vm_common;
 

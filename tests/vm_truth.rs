@@ -18,6 +18,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod common;
 mod vm_common;
 
 use cgtop::app::dialog::limits::FieldKind;

@@ -36,17 +36,6 @@ const CGROUP2_SUPER_MAGIC: i64 = 0x6367_7270;
 /// groups to be removable.
 const CLEANUP_LIMIT: Duration = Duration::from_secs(10);
 
-/// This file is a module of `tests/common` and, through `#[path]`, of
-/// `tests/vm_common` too; a test crate that has both holds two copies
-/// of `NEXT`, so the copies count in ranges of their own.
-fn copy_base() -> u32 {
-    if module_path!().contains("vm_common") {
-        10_000
-    } else {
-        0
-    }
-}
-
 static NEXT: AtomicU32 = AtomicU32::new(0);
 
 /// A test's own group and the processes the test started; Drop thaws,
@@ -94,7 +83,7 @@ impl Sandbox {
         let mut rel = format!(
             "{PREFIX}{}-{}",
             std::process::id(),
-            NEXT.fetch_add(1, Ordering::SeqCst) + copy_base()
+            NEXT.fetch_add(1, Ordering::SeqCst)
         );
         if let Some(l) = label {
             assert!(

@@ -46,17 +46,6 @@ const CLEANUP_LIMIT: Duration = Duration::from_secs(10);
 
 /// Counts from 500 so that a name never repeats one of `sandbox.rs`'s
 /// (which counts from 0) in the same test process.
-/// This file is a module of `tests/common` and, through `#[path]`, of
-/// `tests/vm_common` too; a test crate that has both holds two copies
-/// of `NEXT`, so the copies count in ranges of their own.
-fn copy_base() -> u32 {
-    if module_path!().contains("vm_common") {
-        10_000
-    } else {
-        0
-    }
-}
-
 static NEXT: AtomicU32 = AtomicU32::new(500);
 
 /// One mounted hierarchy: its mount point and what it holds (controller
@@ -199,7 +188,7 @@ impl V1Sandbox {
         let rel = format!(
             "{PREFIX}{}-{}-{label}",
             std::process::id(),
-            NEXT.fetch_add(1, Ordering::SeqCst) + copy_base()
+            NEXT.fetch_add(1, Ordering::SeqCst)
         );
         let mut sb = Self {
             hiers: Vec::new(),

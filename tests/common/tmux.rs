@@ -18,17 +18,6 @@ const WAIT: Duration = Duration::from_secs(10);
 /// The session's name, the target of every command.
 const SESSION: &str = "cgtop";
 
-/// This file is a module of `tests/common` and, through `#[path]`, of
-/// `tests/vm_common` too; a test crate that has both holds two copies
-/// of `NEXT`, so the copies count in ranges of their own.
-fn copy_base() -> u32 {
-    if module_path!().contains("vm_common") {
-        10_000
-    } else {
-        0
-    }
-}
-
 static NEXT: AtomicU32 = AtomicU32::new(0);
 
 /// A tmux server of our own, killed on drop.
@@ -82,7 +71,7 @@ impl Tmux {
         let socket = format!(
             "cgtop-test-{}-{}",
             std::process::id(),
-            NEXT.fetch_add(1, Ordering::SeqCst) + copy_base()
+            NEXT.fetch_add(1, Ordering::SeqCst)
         );
         let t = Self { socket };
         let (w, h) = (width.to_string(), height.to_string());

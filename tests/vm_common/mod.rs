@@ -24,14 +24,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::{sleep, JoinHandle};
 use std::time::{Duration, Instant};
 
-#[path = "../common/prometheus.rs"]
-pub mod prometheus;
-#[path = "../common/sandbox.rs"]
-pub mod sandbox;
-#[path = "../common/sandbox_v1.rs"]
-pub mod sandbox_v1;
-#[path = "../common/tmux.rs"]
-pub mod tmux;
+// the crate's one copy of each (a file loaded as two modules would keep
+// two counters of its names): every crate that has vm_common has common
+pub use crate::common::{prometheus, sandbox, sandbox_v1, tmux};
 
 pub use sandbox::Sandbox;
 pub use tmux::Tmux;
