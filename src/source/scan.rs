@@ -636,6 +636,10 @@ impl Scanner {
             pass.out.sort_by(|a, b| a.path.cmp(&b.path));
         }
         let mut out = pass.out;
+        // entries hold one of each path (reconcile): this costs a compare
+        // a group, and keeps a snapshot free of duplicates whatever the
+        // walk did
+        one_per_path(&mut out, |g| (&g.path, g.inode));
         if any_gone {
             drop_orphans(&mut out);
         }
@@ -947,6 +951,7 @@ impl Scanner {
         // descriptors sets it again
         self.fd_limited = false;
         found.sort_by(|a, b| a.0.cmp(&b.0));
+        one_per_path(&mut found, |f| (&f.0, f.2));
         // v1: how many subdirectories each directory had when listed (its
         // link count less 2), for the next scans' change check; with a
         // depth limit the last level's are not listed: taken from fstat
@@ -1265,7 +1270,48 @@ fn list_dir(
             present |= 1 << bit;
         }
     }
+    once_each(&mut children);
     Some((present, children))
+}
+
+/// Keeps one child of each name, the one listed last. kernfs's readdir
+/// resumes each getdents(2) call at the name hash it stopped at; when the
+/// entry there was removed in between (a group's rmdir under churn), the
+/// lookup of that hash can land on the entry before it, already given,
+/// and give it again (`kernfs_dir_pos`, seen in the VM: "c64 listed
+/// twice", with its `sub`). rustix's `Dir` reads 768 bytes at first, so a
+/// directory of a few dozen groups takes several calls. A name given
+/// twice would be walked twice: both its group and its subtree would be
+/// listed twice in one refresh.
+fn once_each(children: &mut Vec<(OsString, PathBuf, u64)>) {
+    if children.len() < 2 {
+        return;
+    }
+    // stable: of equal names, the one listed last comes last
+    children.sort_by(|a, b| a.0.cmp(&b.0));
+    children.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            std::mem::swap(later, kept);
+        }
+        same
+    });
+}
+
+/// Keeps one of each path in `found` (sorted by path), the newest
+/// directory (the highest inode: kernfs numbers its nodes upward). The
+/// walker lists each name once ([`once_each`]): a guard, so that no
+/// refresh ever holds a path twice (a duplicate confuses the tree, the
+/// history and any action on that row).
+fn one_per_path<T>(items: &mut Vec<T>, key: impl Fn(&T) -> (&GroupPath, u64)) {
+    items.dedup_by(|later, kept| {
+        let ((lp, li), (kp, ki)) = (key(later), key(kept));
+        let same = lp == kp;
+        if same && li > ki {
+            std::mem::swap(later, kept);
+        }
+        same
+    });
 }
 
 /// nr_descendants from a group's cgroup.stat (opened, read, closed).
@@ -1909,6 +1955,67 @@ mod tests {
         let (g, cost) = s.scan();
         assert!(!cost.walked);
         assert_eq!(g.len(), 3);
+    }
+
+    #[test]
+    fn a_name_listed_twice_is_kept_once_the_last_listed() {
+        let entry = |n: &str, ino| (OsString::from(n), PathBuf::from(n), ino);
+        // kernfs under churn: the getdents call after c64 gave c64 again
+        let mut children = vec![
+            entry("c65", 5),
+            entry("c63", 3),
+            entry("c64", 4),
+            entry("c64", 9),
+            entry("c66", 6),
+        ];
+        once_each(&mut children);
+        let got: Vec<(&str, u64)> = children
+            .iter()
+            .map(|(n, _, i)| (n.to_str().unwrap(), *i))
+            .collect();
+        assert_eq!(got, [("c63", 3), ("c64", 9), ("c65", 5), ("c66", 6)]);
+    }
+
+    #[test]
+    fn a_group_walked_twice_is_in_the_scan_once() {
+        // what a walk makes of a listing that gives `c64` twice (the VM
+        // scale tier's churn: "c64 listed twice", "c64/sub listed twice"):
+        // c64 and its subtree found twice. The scan holds each path once
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        mk_group(r, "", 0);
+        mk_group(r, "churn/c63", 1);
+        mk_group(r, "churn/c64/sub", 3);
+        mk_group(r, "churn/c64", 2);
+        mk_group(r, "churn/c65", 4);
+        fix_counts(r);
+        let mut s = Scanner::new(
+            r.to_path_buf(),
+            ScanConfig {
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            },
+        );
+        let (before, _) = seen(&mut s);
+        let root_ino = s.hier.dir_ino(&s.root).unwrap();
+        let mut found = Vec::new();
+        let start = (GroupPath::root(), s.root.clone(), root_ino, 0);
+        s.list_subtree(start, &mut found, &mut ScanCost::default());
+        let again: Vec<Listed> = (found.iter())
+            .filter(|f| as_text(&f.0).starts_with("churn/c64"))
+            .cloned()
+            .collect();
+        assert_eq!(again.len(), 2);
+        found.extend(again);
+        s.reconcile(found, false);
+        let (g, _) = s.read_prepared(ScanCost::default());
+        let after: Vec<(String, u64, Option<u64>)> = g
+            .iter()
+            .map(|x| (x.path.to_string(), x.inode, x.hot.memory_current))
+            .collect();
+        assert_eq!(after, before, "each group once");
+        // and the next scans too
+        assert_eq!(seen(&mut s).0, before);
     }
 
     #[test]

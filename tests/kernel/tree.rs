@@ -153,3 +153,73 @@ fn json_lists_a_restarted_group_in_the_line_where_it_exists_again() {
     assert_ne!(before["inode"], after["inode"], "the new group");
     assert!(after["rates"]["cpu_pct"].is_null(), "no rate yet: {after}");
 }
+
+/// Churn as in the VM scale tier's: groups `cN` (each with a child `sub`)
+/// removed and made again under their names in a tight loop, by another
+/// thread, for at most `secs`, while `look` runs again and again; stops
+/// at the first time `look` says something is wrong. Returns what it said.
+fn under_churn(t: &Sandbox, secs: f64, mut look: impl FnMut() -> Option<String>) -> Option<String> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    const N: usize = 60;
+    for k in 0..N {
+        t.mkdir(&format!("churn/c{k}/sub"));
+    }
+    let stop = AtomicBool::new(false);
+    let dirs: Vec<(PathBuf, PathBuf)> = (0..N)
+        .map(|k| {
+            let c = t.dir(&format!("churn/c{k}"));
+            (c.join("sub"), c)
+        })
+        .collect();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut k = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                // a step of 7 over 60 names: a removed name's neighbours
+                // in the listing are not the last ones touched
+                k = (k + 7) % N;
+                let (sub, c) = &dirs[k];
+                let _ = std::fs::remove_dir(sub);
+                let _ = std::fs::remove_dir(c);
+                let _ = std::fs::create_dir(c);
+                let _ = std::fs::create_dir(sub);
+            }
+        });
+        let end = std::time::Instant::now() + Duration::from_secs_f64(secs);
+        let mut found = None;
+        while found.is_none() && std::time::Instant::now() < end {
+            found = look();
+        }
+        stop.store(true, Ordering::Relaxed);
+        found
+    })
+}
+
+/// The first path listed twice in `paths`, if any.
+fn twice<'a>(paths: impl Iterator<Item = &'a [u8]>) -> Option<String> {
+    let mut seen = std::collections::HashSet::new();
+    for p in paths {
+        if !seen.insert(p) {
+            return Some(String::from_utf8_lossy(p).into_owned());
+        }
+    }
+    None
+}
+
+/// What the VM scale tier saw once ("c64 listed twice", "c64/sub listed
+/// twice" in one refresh of `cgtop --json`): under churn a refresh must
+/// still list each group once.
+#[test]
+fn a_refresh_under_churn_lists_each_group_once() {
+    let Some(t) = Sandbox::or_skip() else { return };
+    t.mkdir("churn");
+    let mut c = collector(&t, 65_536);
+    let mut refreshes = 0u64;
+    let dup = under_churn(&t, 3.0, || {
+        refreshes += 1;
+        let r = c.refresh(Duration::from_secs(refreshes));
+        twice(r.snapshot.groups.iter().map(|g| g.path.as_bytes()))
+            .map(|p| format!("refresh {refreshes}: {p} listed twice"))
+    });
+    assert_eq!(dup, None, "after {refreshes} refreshes under churn");
+}
