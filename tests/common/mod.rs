@@ -742,3 +742,13 @@ pub fn unique_n() -> u32 {
     static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(2000);
     N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
+
+/// Held by each test that runs a busy loop for the length of the test:
+/// a crate's tests share one process and run two at a time, and two busy
+/// loops on this two-core machine take each other's core, so a test that
+/// measures "one core" must not share the machine with another loop.
+pub fn one_busy_loop_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

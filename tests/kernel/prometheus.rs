@@ -82,6 +82,7 @@ fn cgtop_bin() -> PathBuf {
 
 #[test]
 fn prometheus_rate_of_a_busy_group_is_one_core() {
+    let _busy = crate::common::one_busy_loop_at_a_time();
     let prometheus = match prometheus_binary() {
         Ok(p) => p,
         Err(reason) => {

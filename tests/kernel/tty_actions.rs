@@ -18,6 +18,7 @@ fn events(t: &Sandbox, sub: &str) -> String {
 
 #[test]
 fn freeze_by_key_then_undo_thaws() {
+    let _busy = crate::common::one_busy_loop_at_a_time();
     let Some(mut t) = Sandbox::or_skip() else {
         return;
     };

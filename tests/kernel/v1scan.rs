@@ -142,6 +142,7 @@ fn opts(start: &str) -> Options {
 
 #[test]
 fn a_busy_loop_in_v1_groups_shows_cpu_memory_pids_and_frozen() {
+    let _busy = crate::common::one_busy_loop_at_a_time();
     let Some(mut s) = V1Sandbox::or_skip() else {
         return;
     };

@@ -58,6 +58,7 @@ fn proc_cpu_secs(pid: u32) -> f64 {
 
 #[test]
 fn busy_process_shows_a_full_core() {
+    let _busy = crate::common::one_busy_loop_at_a_time();
     let Some(mut t) = Sandbox::or_skip() else {
         return;
     };

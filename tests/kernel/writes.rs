@@ -214,6 +214,7 @@ fn a_move_out_of_a_group_named_deleted_has_no_undo() {
 
 #[test]
 fn freeze_stops_cpu_and_thaw_resumes() {
+    let _busy = crate::common::one_busy_loop_at_a_time();
     let mut sb = sandbox_or_skip!();
     let pid = sb.spawn(&["sh", "-c", "while :; do :; done"]);
     assert!(perform(&sb.root, &move_process(pid, &sb.top, false)).is_ok());
