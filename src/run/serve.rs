@@ -13,8 +13,9 @@
 //! (non-blocking): a request head of at most [`MAX_REQUEST`] bytes whole
 //! within [`HEAD_DEADLINE`], read without holding anything a scrape
 //! needs; the answer sent as the client takes it, within
-//! [`CLIENT_DEADLINE`]; every kind of connection capped in all and per
-//! peer, the least useful closed first. One more thread takes the
+//! [`CLIENT_DEADLINE`]; every kind of connection capped, and past a cap
+//! the newest of whoever holds the most is closed (a local peer counted
+//! by the uid owning its socket, a remote one by its address). One more thread takes the
 //! readings. One request per connection (`Connection: close`), GET
 //! /metrics only.
 
@@ -46,27 +47,23 @@ pub const MAX_REQUEST: usize = 8 << 10;
 /// head; the head is read meanwhile without holding anything a scrape
 /// needs (no thread, no slot).
 pub const HEAD_DEADLINE: Duration = Duration::from_secs(2);
-/// Connections whose request head is still coming; past it the oldest is
-/// closed for the newest. A real scraper sends its head within
-/// milliseconds of connecting: it is pushed out only by this many newer
-/// connections before then. Each holds its socket and at most
-/// [`MAX_REQUEST`] bytes (8 MiB in all).
+/// Connections whose request head is still coming; past it the newest
+/// of the owner with the most is closed ([`Owner`], [`evictions`]). Each
+/// holds its socket and at most [`MAX_REQUEST`] bytes (8 MiB in all).
 pub const MAX_PENDING: usize = 1024;
-/// Of those, from one peer (an IPv4 address or an IPv6 /64); past it
-/// that peer's oldest is closed.
-pub const MAX_PENDING_PER_PEER: usize = 256;
 /// Complete scrape requests waiting for their reading (all share the
-/// next one, so each costs only its socket); past it the oldest is
-/// answered 503 (`Retry-After: 1`) and closed.
+/// next one, so each costs only its socket); past it the newest of the
+/// owner with the most is answered 503 (`Retry-After: 1`) and closed.
 pub const MAX_WAITING: usize = 1024;
-/// Of those, from one peer; past it that peer's oldest is answered 503.
-pub const MAX_WAITING_PER_PEER: usize = 256;
 /// Answers being sent (each holds its socket's buffers, and its
-/// reading's body until it is sent); past it the one whose client has
-/// gone longest without taking a byte is dropped.
+/// reading's body until it is sent); past it, of the owner with the
+/// most, the one whose client has gone longest without taking a byte is
+/// dropped.
 pub const MAX_SENDING: usize = 128;
-/// Of those, to one peer.
-pub const MAX_SENDING_PER_PEER: usize = 32;
+/// The most read of each of /proc/net/tcp and /proc/net/tcp6 (about
+/// 55,000 sockets); a socket past it is not found, and its connection
+/// counts alone.
+const MAX_SOCKET_TABLE: u64 = 8 << 20;
 /// The time a client has to take the whole answer, from when it is
 /// ready (a scrape that waited for a reading does not eat into it).
 pub const CLIENT_DEADLINE: Duration = Duration::from_secs(10);
@@ -413,8 +410,8 @@ fn find_end(b: &[u8]) -> Option<usize> {
         .or_else(|| b.windows(2).position(|w| w == b"\n\n"))
 }
 
-/// Whom the per-peer limits count together: an IPv4 address, or an IPv6
-/// /64 (one host is given a whole /64 to pick its addresses from).
+/// Which remote peers count together: an IPv4 address, or an IPv6 /64
+/// (one host is given a whole /64 to pick its addresses from).
 fn peer_of(addr: SocketAddr) -> IpAddr {
     match addr.ip().to_canonical() {
         IpAddr::V6(v6) => {
@@ -426,10 +423,144 @@ fn peer_of(addr: SocketAddr) -> IpAddr {
     }
 }
 
+/// Whose connections a limit counts together, to close the newest of
+/// whoever holds the most: a peer on this host (its socket is in this
+/// network namespace's table) by the uid owning its socket, as every
+/// address of 127/8 is the same host and any local user may send from
+/// any of them; a remote peer by its address ([`peer_of`]); a loopback
+/// peer whose socket was not found, alone (the `usize` is its place).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Owner {
+    Uid(u32),
+    Peer(IpAddr),
+    Alone(usize),
+}
+
+/// The uid owning each TCP socket of this network namespace, by its
+/// (local, remote) addresses (IPv4-mapped addresses as IPv4).
+#[derive(Default)]
+struct Sockets(HashMap<(SocketAddr, SocketAddr), u32>);
+
+impl Sockets {
+    /// /proc/net/tcp and /proc/net/tcp6, each read once, at most
+    /// [`MAX_SOCKET_TABLE`] bytes; a file that cannot be read adds none.
+    fn read() -> Self {
+        let mut t = Self::default();
+        for path in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            let mut b = Vec::new();
+            let Ok(f) = std::fs::File::open(path) else {
+                continue;
+            };
+            let _ = f.take(MAX_SOCKET_TABLE).read_to_end(&mut b);
+            if b.len() as u64 >= MAX_SOCKET_TABLE {
+                // a line cut short could read as another uid
+                let end = b.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+                b.truncate(end);
+            }
+            t.parse(&String::from_utf8_lossy(&b));
+        }
+        t
+    }
+
+    /// Adds the sockets of a /proc/net/tcp{,6} text; a malformed line
+    /// (the title among them) is skipped.
+    fn parse(&mut self, text: &str) {
+        for line in text.lines() {
+            let f: Vec<&str> = line.split_whitespace().take(8).collect();
+            let (Some(local), Some(remote), Some(uid)) = (
+                f.get(1).and_then(|a| hex_socket(a)),
+                f.get(2).and_then(|a| hex_socket(a)),
+                f.get(7).and_then(|u| u.parse::<u32>().ok()),
+            ) else {
+                continue;
+            };
+            self.0.insert((local, remote), uid);
+        }
+    }
+
+    /// Whose the connection from `from` to our `local` is.
+    fn owner(&self, from: SocketAddr, local: Option<SocketAddr>, place: usize) -> Owner {
+        let canon = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
+        // the peer's socket: its local address is `from`, its remote ours
+        if let Some(uid) = local.and_then(|l| self.0.get(&(canon(from), canon(l)))) {
+            return Owner::Uid(*uid);
+        }
+        if from.ip().to_canonical().is_loopback() {
+            Owner::Alone(place)
+        } else {
+            Owner::Peer(peer_of(from))
+        }
+    }
+}
+
+/// A socket address as /proc/net/tcp{,6} prints it: the address's 32-bit
+/// words in hexadecimal, each in the host's byte order, `:`, the port.
+fn hex_socket(s: &str) -> Option<SocketAddr> {
+    let (addr, port) = s.split_once(':')?;
+    let port = u16::from_str_radix(port, 16).ok()?;
+    if !addr.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let word = |i: usize| -> Option<[u8; 4]> {
+        Some(
+            u32::from_str_radix(addr.get(i * 8..i * 8 + 8)?, 16)
+                .ok()?
+                .to_ne_bytes(),
+        )
+    };
+    let ip = match addr.len() {
+        8 => IpAddr::V4(word(0)?.into()),
+        32 => {
+            let mut o = [0u8; 16];
+            for i in 0..4 {
+                o[i * 4..i * 4 + 4].copy_from_slice(&word(i)?);
+            }
+            IpAddr::V6(o.into()).to_canonical()
+        }
+        _ => return None,
+    };
+    Some(SocketAddr::new(ip, port))
+}
+
+/// Which of `keys` (one a connection, the most expendable last) to close
+/// so that `excess` fewer remain: each time the last of the owner that
+/// has the most (of those with as many, the one whose last is the
+/// later). A flood from one owner, over any number of addresses, only
+/// ever closes its own.
+fn evictions<K: std::hash::Hash + Eq>(keys: &[K], excess: usize) -> Vec<usize> {
+    let mut by_key: HashMap<&K, usize> = HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, k) in keys.iter().enumerate() {
+        let g = *by_key.entry(k).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(i);
+    }
+    let mut heap: std::collections::BinaryHeap<(usize, usize, usize)> = groups
+        .iter()
+        .enumerate()
+        .filter_map(|(g, v)| Some((v.len(), *v.last()?, g)))
+        .collect();
+    let mut out = Vec::with_capacity(excess);
+    while out.len() < excess {
+        let Some((_, _, g)) = heap.pop() else {
+            break;
+        };
+        if let Some(i) = groups[g].pop() {
+            out.push(i);
+        }
+        if let Some(&last) = groups[g].last() {
+            heap.push((groups[g].len(), last, g));
+        }
+    }
+    out
+}
+
 /// A connection whose request head is still coming.
 struct Pending {
     s: TcpStream,
-    peer: IpAddr,
+    from: SocketAddr,
     since: Instant,
     head: Vec<u8>,
 }
@@ -540,7 +671,7 @@ impl Sending {
 /// `batch`, once one is asked for it), or being sent its answer.
 struct Active {
     s: TcpStream,
-    peer: IpAddr,
+    from: SocketAddr,
     state: ActiveState,
 }
 
@@ -643,27 +774,12 @@ struct Front {
 }
 
 impl Front {
-    /// Takes a new connection among the pending ones: when its peer has
-    /// [`MAX_PENDING_PER_PEER`] already, that peer's oldest is closed;
-    /// when [`MAX_PENDING`] are pending, the oldest of all (not of the
-    /// peer with the most: a local attacker shares the scraper's address
-    /// and would make it that peer).
-    fn admit_pending(&mut self, s: TcpStream, peer: IpAddr, now: Instant) {
-        let of_peer = self.pending.iter().filter(|p| p.peer == peer).count();
-        // `pending` is in order of arrival: a peer's first is its oldest
-        let oldest = if of_peer >= MAX_PENDING_PER_PEER {
-            self.pending.iter().position(|p| p.peer == peer)
-        } else if self.pending.len() >= MAX_PENDING {
-            Some(0)
-        } else {
-            None
-        };
-        if let Some(i) = oldest {
-            close(&self.pending.remove(i).s);
-        }
+    /// Takes a new connection among the pending ones (the limit is
+    /// kept by [`Front::trim`] once per turn of the loop).
+    fn admit_pending(&mut self, s: TcpStream, from: SocketAddr, now: Instant) {
         let mut p = Pending {
             s,
-            peer,
+            from,
             since: now,
             head: Vec::new(),
         };
@@ -671,14 +787,14 @@ impl Front {
         // for it, and nothing newer can push it out meanwhile
         match p.read() {
             HeadRead::More => self.pending.push(p),
-            HeadRead::Done(r) => self.admit_active(p.s, p.peer, r, now),
+            HeadRead::Done(r) => self.admit_active(p.s, p.from, r, now),
             HeadRead::Gone => {}
         }
     }
 
     /// Takes a complete request (the limits are kept by [`Front::trim`]
     /// once per turn of the loop).
-    fn admit_active(&mut self, s: TcpStream, peer: IpAddr, r: Route, now: Instant) {
+    fn admit_active(&mut self, s: TcpStream, from: SocketAddr, r: Route, now: Instant) {
         let state = match fixed_answer(r, now) {
             Some(o) => ActiveState::Sending(o),
             None => match r {
@@ -689,64 +805,84 @@ impl Front {
                 _ => return,
             },
         };
-        let mut a = Active { s, peer, state };
+        let mut a = Active { s, from, state };
         if send(&mut a) {
             self.active.push(a);
         }
     }
 
-    /// Keeps the limits on complete requests: past
-    /// [`MAX_WAITING_PER_PEER`] requests of one peer waiting for their
-    /// reading, that peer's oldest are answered 503, and past
-    /// [`MAX_WAITING`] in all, the oldest of all; past
-    /// [`MAX_SENDING_PER_PEER`] answers being sent to one peer, or
-    /// [`MAX_SENDING`] in all, those whose clients have gone longest
-    /// without taking a byte are dropped.
+    /// Keeps the limits: past [`MAX_PENDING`] heads, [`MAX_WAITING`]
+    /// requests waiting for their reading or [`MAX_SENDING`] answers
+    /// being sent, the newest (of answers, the most stalled) of the
+    /// [`Owner`] with the most of that kind is closed, a waiting request
+    /// answered 503 first. Whose each is comes from one read of the
+    /// socket tables, only when a limit is passed.
     fn trim(&mut self) {
         let waiting = |a: &Active| matches!(a.state, ActiveState::Waiting { .. });
-        let stalled_since = |a: &Active| match &a.state {
-            ActiveState::Sending(o) => Some(o.progress),
-            ActiveState::Waiting { .. } => None,
+        let n_waiting = self.active.iter().filter(|a| waiting(a)).count();
+        let n_sending = self.active.len() - n_waiting;
+        if self.pending.len() <= MAX_PENDING && n_waiting <= MAX_WAITING && n_sending <= MAX_SENDING
+        {
+            return;
+        }
+        let table = Sockets::read();
+        let owner = |s: &TcpStream, from: SocketAddr, place: usize| {
+            table.owner(from, s.local_addr().ok(), place)
         };
+        if self.pending.len() > MAX_PENDING {
+            // in order of arrival: the newest last
+            let keys: Vec<Owner> = self
+                .pending
+                .iter()
+                .enumerate()
+                .map(|(i, p)| owner(&p.s, p.from, i))
+                .collect();
+            let mut drop = vec![false; keys.len()];
+            for i in evictions(&keys, keys.len() - MAX_PENDING) {
+                drop[i] = true;
+            }
+            let mut i = 0;
+            self.pending.retain(|p| {
+                let keep = !drop[i];
+                i += 1;
+                if !keep {
+                    close(&p.s);
+                }
+                keep
+            });
+        }
         let mut drop = vec![false; self.active.len()];
-        let mut per_peer: HashMap<IpAddr, (usize, usize)> = HashMap::new();
-        for a in &self.active {
-            let e = per_peer.entry(a.peer).or_default();
-            if waiting(a) {
-                e.0 += 1;
-            } else {
-                e.1 += 1;
+        if n_waiting > MAX_WAITING {
+            // `active` is in order of arrival: the newest last
+            let places: Vec<usize> = (0..self.active.len())
+                .filter(|&i| waiting(&self.active[i]))
+                .collect();
+            let keys: Vec<Owner> = places
+                .iter()
+                .map(|&i| owner(&self.active[i].s, self.active[i].from, i))
+                .collect();
+            for k in evictions(&keys, n_waiting - MAX_WAITING) {
+                drop[places[k]] = true;
             }
         }
-        let mut waiting_all: usize = per_peer.values().map(|c| c.0).sum();
-        let mut sending_all: usize = per_peer.values().map(|c| c.1).sum();
-        // `active` is in order of arrival: a peer's first waiting
-        // requests are its oldest
-        for (i, a) in self.active.iter().enumerate() {
-            if !waiting(a) {
-                continue;
-            }
-            let over_all = waiting_all > MAX_WAITING;
-            let c = per_peer.entry(a.peer).or_default();
-            if c.0 > MAX_WAITING_PER_PEER || over_all {
-                c.0 -= 1;
-                waiting_all -= 1;
-                drop[i] = true;
-            }
-        }
-        let mut by_stall: Vec<(Instant, usize)> = self
-            .active
-            .iter()
-            .enumerate()
-            .filter_map(|(i, a)| Some((stalled_since(a)?, i)))
-            .collect();
-        by_stall.sort_unstable();
-        for (_, i) in by_stall {
-            let c = per_peer.entry(self.active[i].peer).or_default();
-            if c.1 > MAX_SENDING_PER_PEER || sending_all > MAX_SENDING {
-                c.1 -= 1;
-                sending_all -= 1;
-                drop[i] = true;
+        if n_sending > MAX_SENDING {
+            // the client that took a byte the longest ago last
+            let mut places: Vec<(Instant, usize)> = self
+                .active
+                .iter()
+                .enumerate()
+                .filter_map(|(i, a)| match &a.state {
+                    ActiveState::Sending(o) => Some((o.progress, i)),
+                    ActiveState::Waiting { .. } => None,
+                })
+                .collect();
+            places.sort_unstable_by(|a, b| b.cmp(a));
+            let keys: Vec<Owner> = places
+                .iter()
+                .map(|&(_, i)| owner(&self.active[i].s, self.active[i].from, i))
+                .collect();
+            for k in evictions(&keys, n_sending - MAX_SENDING) {
+                drop[places[k].1] = true;
             }
         }
         let now = Instant::now();
@@ -978,7 +1114,7 @@ pub fn serve(opts: &Options, cfg: &ServeConfig) -> Result<Option<i32>> {
                 }
                 HeadRead::Done(r) => {
                     let p = front.pending.remove(i);
-                    front.admit_active(p.s, p.peer, r, now);
+                    front.admit_active(p.s, p.from, r, now);
                 }
             }
         }
@@ -991,7 +1127,7 @@ pub fn serve(opts: &Options, cfg: &ServeConfig) -> Result<Option<i32>> {
                 match listener.accept() {
                     Ok((s, from)) => {
                         if s.set_nonblocking(true).is_ok() {
-                            front.admit_pending(s, peer_of(from), now);
+                            front.admit_pending(s, from, now);
                         }
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
@@ -1057,6 +1193,77 @@ mod tests {
             !Arc::ptr_eq(&second, &fourth),
             "a new reading once it is let go"
         );
+    }
+
+    /// /proc/net/tcp{,6} lines as the kernel prints them on a
+    /// little-endian host: the title and malformed lines skipped.
+    #[cfg(target_endian = "little")]
+    #[test]
+    fn socket_tables_parse() {
+        let mut t = Sockets::default();
+        t.parse(
+            "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:4C82 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0000000000000000 100 0 0 10 0
+   1: 0501007F:A0B2 0100007F:4C82 01 00000000:00000000 00:00000000 00000000 65534        0 2 1 0000000000000000 20 4 30 10 -1
+   2: 0100007F:4C82 0501007F:A0B2 01 00000000:00000000 00:00000000 00000000     0        0 3 1
+   3: zz00007F:4C82 0100007F:4C82 01 0 0 0 1000
+   4: 0100007F:4C82
+   5: 0100007F:4C82 0100007F:1234 01 0 0 0 -1
+",
+        );
+        t.parse(
+            "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid
+   0: 0000000000000000FFFF00000200007F:A0B3 0000000000000000FFFF00000100007F:4C82 01 00000000:00000000 00:00000000 00000000  1000
+   1: 00000000000000000000000001000000:A0B4 00000000000000000000000001000000:4C82 01 00000000:00000000 00:00000000 00000000  1001
+",
+        );
+        let sa = |s: &str| s.parse::<SocketAddr>().unwrap();
+        let server = Some(sa("127.0.0.1:19586"));
+        assert_eq!(t.0.len(), 5, "{:?}", t.0);
+        assert_eq!(t.owner(sa("127.0.1.5:41138"), server, 0), Owner::Uid(65534));
+        // (the server's own socket of that connection, uid 0, is not it)
+        // IPv4-mapped, either way
+        assert_eq!(
+            t.owner(sa("[::ffff:127.0.0.2]:41139"), server, 0),
+            Owner::Uid(1000)
+        );
+        assert_eq!(
+            t.owner(sa("[::1]:41140"), Some(sa("[::1]:19586")), 0),
+            Owner::Uid(1001)
+        );
+        // not found: a loopback peer alone, a remote one by its address
+        assert_eq!(t.owner(sa("127.0.0.3:1"), server, 3), Owner::Alone(3));
+        assert_eq!(
+            t.owner(sa("[2001:db8::1:2]:1"), server, 3),
+            Owner::Peer("2001:db8::".parse().unwrap())
+        );
+        assert_eq!(hex_socket("0100007F"), None);
+        assert_eq!(hex_socket("0100007F:"), None);
+        assert_eq!(hex_socket("+100007F:0001"), None);
+        assert_eq!(hex_socket("0100007F0:0001"), None);
+    }
+
+    /// The newest of whoever holds the most goes, never a lone request,
+    /// however old.
+    #[test]
+    fn evictions_take_the_newest_of_the_largest_owner() {
+        // the scraper's request (uid 0) the oldest, a flood of uid 65534
+        let mut keys = vec![Owner::Uid(0)];
+        keys.extend((1..=10).map(|_| Owner::Uid(65534)));
+        keys.push(Owner::Peer("10.0.0.1".parse().unwrap()));
+        keys.push(Owner::Peer("10.0.0.1".parse().unwrap()));
+        assert_eq!(evictions(&keys, 3), vec![10, 9, 8]);
+        // down to equal sizes: the later last goes first
+        let keys = [1, 2, 2, 1, 3];
+        assert_eq!(evictions(&keys, 1), vec![3]);
+        assert_eq!(evictions(&keys, 3), vec![3, 2, 4]);
+        // never more than there are
+        assert_eq!(evictions(&keys, 9).len(), 5);
+        assert!(evictions::<u8>(&[], 2).is_empty());
+        // 8 addresses of one uid against one other uid's single request
+        let mut keys: Vec<Owner> = (0..2000).map(|_| Owner::Uid(65534)).collect();
+        keys.insert(500, Owner::Uid(0));
+        assert!(!evictions(&keys, 1000).contains(&500));
     }
 
     #[test]

@@ -303,3 +303,141 @@ fn clients_that_never_read_the_answer_do_not_keep_scrapes_out() {
     // is that none is refused or left waiting for the attackers
     assert_all_answered("under 40 clients that never read", &scrapes, 8.0);
 }
+
+/// A tree of `n` groups side by side, each with a unit's files: its
+/// reading takes a while (a debug build's, a second or so for 3,000).
+fn wide_tree(n: usize) -> tempfile::TempDir {
+    let shm = std::path::Path::new("/dev/shm");
+    let t = if shm.is_dir() {
+        tempfile::Builder::new()
+            .prefix("cgtop-test-")
+            .tempdir_in(shm)
+            .unwrap()
+    } else {
+        tempfile::tempdir().unwrap()
+    };
+    let from = common::fixture("memory-limited");
+    for e in std::fs::read_dir(&from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), t.path().join(e.file_name())).unwrap();
+        }
+    }
+    let unit = from.join("system.slice/dbus.service");
+    let files: Vec<_> = std::fs::read_dir(&unit)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| (e.file_name(), std::fs::read(e.path()).unwrap()))
+        .collect();
+    for i in 0..n {
+        let g = t.path().join(format!("u{i}.service"));
+        std::fs::create_dir(&g).unwrap();
+        for (name, b) in &files {
+            std::fs::write(g.join(name), b).unwrap();
+        }
+    }
+    t
+}
+
+/// The flood of one process: complete scrape requests from `src`, never
+/// read, at most `hold` open (the oldest closed for each new one), for
+/// `secs` seconds.
+const FLOOD: &str = r"
+import socket, sys, time, collections
+port, src, secs, hold = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+q = collections.deque(); end = time.time() + secs
+while time.time() < end:
+    try:
+        s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.bind((src, 0)); s.settimeout(1); s.connect(('127.0.0.1', port))
+        s.send(b'GET /metrics HTTP/1.0\r\n\r\n'); q.append(s)
+    except Exception:
+        time.sleep(0.01)
+    while len(q) > hold:
+        q.popleft().close()
+";
+
+/// Another local user (uid 65534) floods complete scrape requests that it
+/// never reads, from 8 addresses of 127/8 (250 open from each: no
+/// per-address limit is ever reached), while root scrapes once a second:
+/// every scrape is answered 200 within about a second. Past the limit on
+/// waiting requests, the newest request of the uid with the most is
+/// answered 503, never root's single one (it was the oldest of all, and
+/// the oldest was what went).
+#[test]
+fn a_local_users_flood_from_many_addresses_does_not_refuse_another_users_scrape() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: not root (the flood runs as uid 65534)");
+        return;
+    }
+    // a python3 that uid 65534 can run (not a shim in root's home)
+    let Some(python) = ["/usr/bin/python3", "python3"].into_iter().find(|py| {
+        std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .args([py, "-c", ""])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }) else {
+        eprintln!("skipped: setpriv missing, or no python3 that uid 65534 can run");
+        return;
+    };
+    let tree = wide_tree(1500);
+    let srv = Server::on(tree.path());
+    // the first reading, before the flood
+    let _ = scrape_every_second(srv.addr, 1);
+    let mut flood: Vec<Child> = (1..=8)
+        .map(|i| {
+            std::process::Command::new("setpriv")
+                .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+                .args([python, "-c", FLOOD])
+                .arg(srv.addr.port().to_string())
+                .arg(format!("127.0.1.{i}"))
+                .args(["14", "250"])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .expect("setpriv python3")
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(2));
+    let scrapes = scrape_every_second(srv.addr, 10);
+    eprintln!("scrapes under the flood: {scrapes:?}");
+    for c in &mut flood {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    // a scrape waits for the reading being taken to end, then for its
+    // own: a debug build's reading of 3,000 groups on a loaded machine
+    assert_all_answered(
+        "under a flood of 2,000 never-read requests from 8 addresses of another uid",
+        &scrapes,
+        5.0,
+    );
+}
+
+/// Scrapes `addr` once a second for `secs`: (status line, seconds to the
+/// whole answer) of each.
+fn scrape_every_second(addr: SocketAddr, secs: u64) -> Vec<(String, f64)> {
+    let t0 = Instant::now();
+    let mut out = Vec::new();
+    while t0.elapsed() < Duration::from_secs(secs) {
+        let at = Instant::now();
+        let mut got = Vec::new();
+        if let Ok(mut s) = TcpStream::connect(addr) {
+            s.set_read_timeout(Some(Duration::from_secs(8))).unwrap();
+            if s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+                .is_ok()
+            {
+                let _ = s.read_to_end(&mut got);
+            }
+        }
+        let text = String::from_utf8_lossy(&got);
+        let status = text.lines().next().unwrap_or("no answer").to_owned();
+        let took = at.elapsed();
+        out.push((status, took.as_secs_f64()));
+        std::thread::sleep(Duration::from_secs(1).saturating_sub(took));
+    }
+    out
+}
