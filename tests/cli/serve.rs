@@ -161,8 +161,8 @@ fn closed_by_server(mut s: &TcpStream, wait: Duration) -> bool {
 }
 
 /// Clients that connect and send nothing hold nothing a scrape needs:
-/// past 256 from one address the oldest are closed at once, the rest at
-/// the head deadline (2 s), and a scrape is answered meanwhile.
+/// each is closed at the head deadline (2 s), and a scrape is answered
+/// meanwhile.
 #[test]
 fn idle_clients_cannot_take_the_server() {
     let srv = Server::on(&common::fixture("memory-limited"), &[]);
@@ -177,19 +177,11 @@ fn idle_clients_cannot_take_the_server() {
         "the scrape waited {:?}",
         t0.elapsed()
     );
-    // the 44 oldest made room for the newer ones from the same address
-    let early = idle[..44]
-        .iter()
-        .filter(|s| closed_by_server(s, Duration::from_millis(100)))
-        .count();
-    assert_eq!(early, 44, "the oldest idle connections were kept");
-    assert!(
-        t0.elapsed() < Duration::from_millis(1500),
-        "{:?}",
-        t0.elapsed()
-    );
-    // and the others are closed by the deadline
-    let kept = idle[44..]
+    // 300 is below the pending limit (1,024): none is closed for room
+    // (past it, the newest of the owner with the most go first: the
+    // hostile crate's serve_clients floods test that), and every one is
+    // closed by the head deadline, 2 s after its connection
+    let kept = idle
         .iter()
         .filter(|s| !closed_by_server(s, Duration::from_secs(4)))
         .count();
