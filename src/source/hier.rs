@@ -448,6 +448,15 @@ impl Hier {
             .map_err(FsError::from_errno)
     }
 
+    /// The inode and owner (uid) of a directory below the root, in one
+    /// fstat.
+    pub fn dir_ino_owner(&self, rel: &Path) -> Result<(u64, u32), FsError> {
+        let fd = self.open_at(rel, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC)?;
+        rustix::fs::fstat(&fd)
+            .map(|s| (s.st_ino, s.st_uid))
+            .map_err(FsError::from_errno)
+    }
+
     /// The owner (uid) of `rel` below the root, not followed if a
     /// symlink: for `/proc/PID`, the process's effective uid.
     pub fn owner_of(&self, rel: &Path) -> Result<u32, FsError> {

@@ -32,7 +32,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
         format!(" events: {n} (the newest {} are kept) ", EventList::CAP)
     };
     let mut lines: Vec<Line<'_>> = Vec::new();
-    if let Some(w) = app.event_watch {
+    if let Some(w) = &app.event_watch {
         if let Some(why) = w.stopped {
             lines.push(Line::styled(
                 fit(
@@ -47,9 +47,12 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
             lines.push(Line::styled(
                 fit(
                     &format!(
-                        "v1 memory: OOM kills not watched in {} groups (past the cap of {}), {} registrations failed {err}",
+                        "v1 memory: OOM kills not watched in {} groups (past the cap of {}: {} of root's{}, {} in users' subtrees), {} registrations failed {err}",
                         w.v1_oom.over_cap,
                         crate::source::events::V1_OOM_MAX,
+                        w.v1_oom.over_root,
+                        root_names(&w.v1_oom),
+                        w.v1_oom.over_user,
                         w.v1_oom.failed,
                     ),
                     inner,
@@ -102,10 +105,13 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     let now = app.now();
     // the memory controller on a v1 hierarchy: its kills are counted in
     // memory.oom_control against memory.limit_in_bytes
-    let v1_memory = app.event_watch.is_some_and(|w| w.v1_oom.on);
+    let v1_memory = app.event_watch.as_ref().is_some_and(|w| w.v1_oom.on);
     if n == 0 {
         // one line a hierarchy: a narrow terminal must not cut the v1 one
-        let watched = app.event_watch.map_or_else(Vec::new, |w| watched_words(&w));
+        let watched = app
+            .event_watch
+            .as_ref()
+            .map_or_else(Vec::new, watched_words);
         let head = if watched.is_empty() {
             "no events yet"
         } else {
@@ -162,6 +168,24 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
 
 /// What the watcher watches, on which hierarchy, in words: one entry a
 /// hierarchy.
+/// Root's first groups past the v1 OOM cap, by path: ` (/a, /b, ...)`.
+fn root_names(s: &crate::source::events::V1OomStatus) -> String {
+    if s.over_root_first.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = s
+        .over_root_first
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let more = if s.over_root > names.len() {
+        ", ..."
+    } else {
+        ""
+    };
+    format!(" ({}{more})", names.join(", "))
+}
+
 pub fn watched_words(w: &crate::source::events::WatchStatus) -> Vec<String> {
     let mut parts = Vec::new();
     if w.cgroup2 && w.v1_oom.on {

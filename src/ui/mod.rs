@@ -258,12 +258,17 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             theme.warn,
         ));
     }
-    if let Some(why) = app.event_watch.and_then(|w| w.stopped) {
+    if let Some(why) = app.event_watch.as_ref().and_then(|w| w.stopped) {
         l2.push(Span::styled(
             format!("events: stopped ({why})  "),
             theme.warn,
         ));
-    } else if let Some(n) = app.event_watch.map(|w| w.unwatched).filter(|n| *n > 0) {
+    } else if let Some(n) = app
+        .event_watch
+        .as_ref()
+        .map(|w| w.unwatched)
+        .filter(|n| *n > 0)
+    {
         l2.push(Span::styled(
             format!("events: {n} groups not watched  "),
             theme.warn,

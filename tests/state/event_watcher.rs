@@ -401,3 +401,58 @@ fn failed_v1_oom_registrations_are_counted_with_their_error() {
         "{s:?}"
     );
 }
+
+/// The v1 OOM slots (the reviewer's F1): root's groups first, shallow
+/// first, whether or not they hold a slot; a user's groups, however
+/// many and however early they came (holding every slot), cannot keep
+/// root's groups out; among the users' groups those holding a slot
+/// keep it (no churn from a user's new groups).
+#[test]
+fn v1_oom_slots_go_to_roots_groups_first_and_a_user_cannot_take_them() {
+    use cgtop::source::events::{v1_oom_slots, OomClass, V1Candidate};
+    let c = |p: &str, class, held| V1Candidate {
+        path: GroupPath::new(p),
+        class,
+        held,
+    };
+    // the user's 2,100 groups came first and hold every slot
+    let mut cands: Vec<V1Candidate> = (1..=2100)
+        .map(|i| c(&format!("u/g{i}"), OomClass::User, i <= 2048))
+        .collect();
+    cands.push(c("aaroot", OomClass::Root, false));
+    cands.push(c("zroot", OomClass::Root, false));
+    cands.push(c("zroot/deep/er", OomClass::Root, false));
+    let slots = v1_oom_slots(&cands, 2048);
+    let got = |p: &str| {
+        slots[cands
+            .iter()
+            .position(|x| x.path == GroupPath::new(p))
+            .unwrap()]
+    };
+    assert!(got("aaroot") && got("zroot") && got("zroot/deep/er"));
+    assert_eq!(slots.iter().filter(|s| **s).count(), 2048);
+    // the user's groups that lose out are theirs: three of the held
+    assert_eq!(
+        cands
+            .iter()
+            .zip(&slots)
+            .filter(|(x, s)| x.held && !**s)
+            .count(),
+        3
+    );
+    // root's own: shallow first, then by path; held or not
+    let cands = vec![
+        c("a/b/c", OomClass::Root, true),
+        c("z", OomClass::Root, false),
+        c("a/b", OomClass::Root, true),
+        c("u", OomClass::User, true),
+    ];
+    assert_eq!(v1_oom_slots(&cands, 2), vec![false, true, true, false]);
+    // users': the held before the new, then shallow first
+    let cands = vec![
+        c("u/new", OomClass::User, false),
+        c("u/old/deep", OomClass::User, true),
+        c("u", OomClass::User, false),
+    ];
+    assert_eq!(v1_oom_slots(&cands, 2), vec![false, true, true]);
+}

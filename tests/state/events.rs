@@ -324,7 +324,7 @@ fn a_watcher_that_stops_answering_is_said_stopped_and_the_tree_goes_on() {
     for i in 1..=refreshes {
         watched_tick(&mut a, &mut c, &w, f64::from(i), Duration::from_secs(5));
     }
-    assert_eq!(a.event_watch.and_then(|s| s.stopped), None);
+    assert_eq!(a.event_watch.as_ref().and_then(|s| s.stopped), None);
     assert!(!screen(&a, 120, 40).contains("events: stopped"));
 
     w.0.send(WatchCommand::Stop);
