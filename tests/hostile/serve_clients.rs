@@ -408,12 +408,15 @@ fn a_local_users_flood_from_many_addresses_does_not_refuse_another_users_scrape(
         let _ = c.kill();
         let _ = c.wait();
     }
-    // a scrape waits for the reading being taken to end, then for its
-    // own: a debug build's reading of 3,000 groups on a loaded machine
+    // what the flood must not do is refuse the scrape (the old code
+    // answered 503): how long it waits is the CPU's, which the flood's 8
+    // processes share with a debug build's reading of 1,500 groups on two
+    // cores (0.2-5.1 s seen), so the bound is the server's own answer
+    // deadline, 10 s; the figures are printed above
     assert_all_answered(
         "under a flood of 2,000 never-read requests from 8 addresses of another uid",
         &scrapes,
-        5.0,
+        10.0,
     );
 }
 
