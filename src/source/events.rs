@@ -1097,7 +1097,12 @@ impl Watcher {
                 continue;
             }
             if let Ok(ino) = self.hier.dir_ino(hier::group_rel(p)) {
-                self.add_group(p, ino, false, &EventFile::ALL, true);
+                // a group the watcher did not know was made after its
+                // first walk, its inotify event missed (made with its
+                // parent, before the parent's watch was set): its
+                // counters count from zero, so an OOM kill in its first
+                // moments is an event, not the baseline
+                self.add_group(p, ino, !known, &EventFile::ALL, true);
             }
         }
         self.v1_resync(listed, retry, true);
