@@ -199,6 +199,8 @@ impl WatchHandle {
 /// without its victim: the line is printed before the counter moves,
 /// but the two reach the watcher in either order.
 const JOIN_WAIT: Duration = Duration::from_millis(50);
+/// Records read from /dev/kmsg in one turn of the loop.
+const KMSG_TURN: usize = 32;
 /// How long a kernel OOM line is kept for a join.
 const LINE_KEEP: Duration = Duration::from_secs(5);
 /// Lines kept at most.
@@ -1365,7 +1367,16 @@ impl Watcher {
     pub fn on_kmsg(&mut self) {
         let Some(fd) = self.kmsg.take() else { return };
         let mut buf = vec![0u8; 8192];
+        // an OOM kill's report is a hundred records or more: at most
+        // KMSG_TURN a turn, so that the inotify events of the same kill
+        // (memory.events, then the group emptied and perhaps removed) are
+        // read before the group is gone, not after its whole report
+        let mut turn = 0;
         let keep = loop {
+            turn += 1;
+            if turn > KMSG_TURN {
+                break true;
+            }
             match rustix::io::read(&fd, &mut buf) {
                 Ok(0) => break false,
                 Ok(n) => self.on_kmsg_record(&buf[..n]),
@@ -1476,6 +1487,11 @@ fn run<M: From<Watched>>(
                 r(v1_at.map(|i| i + 1)),
             )
         };
+        // a file's change first: a group removed right after its OOM kill
+        // must have its memory.events read before anything else is done
+        if ino_ready {
+            w.on_inotify();
+        }
         if wake_ready {
             let mut b = [0u8; 8];
             let _ = rustix::io::read(wake, &mut b);
@@ -1490,9 +1506,6 @@ fn run<M: From<Watched>>(
             if tx.send(M::from(Watched::Alive)).is_err() {
                 return;
             }
-        }
-        if ino_ready {
-            w.on_inotify();
         }
         if v1_root {
             w.on_v1_oom(OomClass::Root);
