@@ -192,7 +192,7 @@ pub fn watched_words(w: &crate::source::events::WatchStatus) -> Vec<String> {
         // hybrid: memory is a v1 controller here, so cgroup2's groups have
         // no memory.events to watch (nor pids.events where pids is on v1)
         parts.push(
-            "cgroup2: cgroup.events of every group, and the memory.events, memory.swap.events and pids.events of groups where cgroup2 holds those controllers"
+            "cgroup2: cgroup.events of each group; memory, pids events where it has them"
                 .to_owned(),
         );
     } else if w.cgroup2 {
