@@ -10,6 +10,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 pub mod batch;
+pub mod kernel_texts;
 pub mod lab;
 pub mod metrics_parse;
 pub mod prometheus;

@@ -16,6 +16,7 @@ mod vm_common;
 
 mod events;
 mod events_tty;
+mod kernel_texts;
 mod prometheus;
 mod script;
 mod tree;

@@ -711,7 +711,7 @@ mod tests {
     }
 
     // memory.events of a docker scope and of systemd's system.slice
-    // (../shared/data/real-cgroupfs/captures.json)
+    // (tests/fixtures/kernel-texts/third-party/captures.json)
     const DOCKER: &str = "low 10\nhigh 3\nmax 2\noom 1\noom_kill 1\n";
     const SYSTEMD: &str = "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n";
 
