@@ -1,0 +1,249 @@
+//! Whether groups came or went since the last walk, without listing:
+//! cgroup2's `cgroup.stat` nr_descendants (one read of the start
+//! group's), and v1's inotify watch on every group directory, or its
+//! link count where no watch is to be had.
+
+use super::{Entry, Scanner};
+use crate::cgroupfs::{files, CgroupStat};
+use crate::model::{Errno, ScanCost};
+use crate::source::hier::{self, Hier};
+use std::os::fd::OwnedFd;
+use std::path::Path;
+
+/// The most inotify watches one scanner adds (one per group directory
+/// of a v1 hierarchy), and at most 1/64 of fs.inotify.max_user_watches
+/// ([`watch_cap`]). Watches are counted per user against that limit
+/// (8,192 on kernels before 5.11; since, a share of RAM), and cgtop runs
+/// as root: a delegated user making directories without limit (v1 has no
+/// cgroup.max.descendants) would spend the watches PID 1 and every root
+/// daemon share. The groups beyond are watched by their link count
+/// (within the descriptor budget), or seen by the periodic walk.
+pub const MAX_WATCHES: usize = 2048;
+
+/// This scanner's cap of inotify watches: [`MAX_WATCHES`], less where
+/// 1/64 of fs.inotify.max_user_watches is less.
+pub(super) fn watch_cap() -> usize {
+    std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
+        .ok()
+        .and_then(|t| t.trim().parse::<usize>().ok())
+        .map_or(MAX_WATCHES, |m| (m / 64).min(MAX_WATCHES))
+}
+
+/// How a v1 scanner notices that a group was made or removed below a
+/// directory: v1 has no cgroup.stat.
+#[derive(Debug)]
+pub(super) enum Watch {
+    None,
+    /// An inotify watch for subdirectories made, removed or renamed (mkdir
+    /// and rmdir go through the VFS, which notifies): one read of the
+    /// scanner's inotify descriptor per refresh, whatever the number of
+    /// groups, and no descriptor per group.
+    Notify,
+    /// Where no watch is to be had (max_user_watches, no /proc): the
+    /// directory kept open and the link count it had when listed (kernfs
+    /// keeps a directory's st_nlink at 2 + its subdirectories), compared
+    /// with one fstat per refresh.
+    Links(OwnedFd, u64),
+}
+
+/// A directory's link count (st_nlink is u32 on some architectures).
+#[allow(clippy::useless_conversion)]
+pub(super) fn links_of(st: &rustix::fs::Stat) -> u64 {
+    u64::from(st.st_nlink)
+}
+
+/// nr_descendants from a group's cgroup.stat (opened, read, closed).
+pub(super) fn read_descendants(hier: &Hier, stat: &Path, buf: &mut [u8]) -> Option<u64> {
+    use std::os::unix::fs::FileExt;
+    let f = hier.open_read(stat).ok()?;
+    let n = f.read_at(buf, 0).ok()?;
+    let text = std::str::from_utf8(&buf[..n]).ok()?;
+    CgroupStat::parse(text).nr_descendants
+}
+
+impl Scanner {
+    /// Reads the start group's cgroup.stat; true when nr_descendants moved
+    /// (v1: [`Scanner::links_changed`]).
+    pub(super) fn descendants_changed(&mut self, cost: &mut ScanCost) -> bool {
+        if self.is_v1() {
+            return self.links_changed();
+        }
+        if self.root_stat.is_none() {
+            self.root_stat = self.hier.open_read(&self.root.join(files::STAT)).ok();
+        }
+        let Some(f) = &self.root_stat else {
+            return false;
+        };
+        let Ok(n) = hier::read_capped(f, &mut self.buf, hier::CAP_STAT, false) else {
+            self.root_stat = None;
+            self.need_full = true;
+            return true;
+        };
+        cost.files_read += 1;
+        cost.files_kept += 1;
+        let text = std::str::from_utf8(&self.buf[..n]).unwrap_or("");
+        let now = CgroupStat::parse(text).nr_descendants;
+        let changed = self.last_descendants.is_some_and(|l| Some(l) != now);
+        self.last_descendants = now;
+        changed
+    }
+
+    /// v1: whether a group was made or removed below a listed directory:
+    /// the inotify descriptor holds an event (drained here), or a
+    /// directory watched by its link count has another one. cgroup2 reads
+    /// one cgroup.stat instead.
+    pub(super) fn links_changed(&mut self) -> bool {
+        let mut changed = false;
+        if let Some(fd) = &self.notify {
+            loop {
+                match rustix::io::read(fd, &mut self.buf[..]) {
+                    Ok(n) if n > 0 => changed = true,
+                    Err(Errno::AGAIN) => break,
+                    // EOF cannot be; any other error: look
+                    _ => {
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+        }
+        changed
+            || (self.by_links > 0
+                && self.entries.iter().any(|e| match &e.watch {
+                    Watch::Links(fd, n) => {
+                        rustix::fs::fstat(fd).map_or(true, |st| links_of(&st) != *n)
+                    }
+                    _ => false,
+                }))
+    }
+
+    /// v1: keeps the entry's directory open (within the budget) with the
+    /// link count it should have (`links`, from the walk; `None`: what
+    /// fstat says now).
+    pub(super) fn watch(&mut self, entry: &mut Entry, links: Option<u64>) {
+        if matches!(entry.watch, Watch::None) {
+            // counted high during a walk (entries gone are counted until
+            // its end): never more than the cap
+            if self.by_notify < self.max_notify && self.add_notify(&entry.dir) {
+                self.by_notify += 1;
+                entry.watch = Watch::Notify;
+                return;
+            }
+            if !self.room() {
+                // caught by the periodic walk only
+                self.fd_limited = true;
+                return;
+            }
+            let Ok(fd) = self.hier.open_dir(&entry.dir) else {
+                return;
+            };
+            self.kept += 1;
+            self.by_links += 1;
+            entry.watch = Watch::Links(fd, 0);
+        }
+        if let Watch::Links(fd, n) = &mut entry.watch {
+            *n = match links {
+                Some(l) => l,
+                None => rustix::fs::fstat(&*fd).map_or(0, |st| links_of(&st)),
+            };
+        }
+    }
+
+    /// Watches a directory for subdirectories made, removed or renamed:
+    /// the very inode opened beneath the root (an O_PATH descriptor,
+    /// through its /proc/self/fd link), never a path resolved again.
+    /// False where no watch is to be had.
+    pub(super) fn add_notify(&mut self, dir: &Path) -> bool {
+        use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
+        use std::os::fd::AsRawFd;
+        if !self.notify_tried {
+            self.notify_tried = true;
+            self.notify = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK).ok();
+        }
+        let Some(notify) = &self.notify else {
+            return false;
+        };
+        let Ok((fd, _)) = self.hier.open_watchable(dir, true) else {
+            return false;
+        };
+        inotify::add_watch(
+            notify,
+            format!("/proc/self/fd/{}", fd.as_raw_fd()),
+            WatchFlags::CREATE | WatchFlags::DELETE | WatchFlags::MOVE | WatchFlags::ONLYDIR,
+        )
+        .is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::super::*;
+    use std::fs;
+
+    #[test]
+    fn a_v1_scanner_sees_groups_come_and_go_without_cgroup_stat() {
+        // by inotify, and (no watch to be had) by the directories' link
+        // counts: a group made or removed two levels down is listed in the
+        // next scan; a steady tree is not listed again
+        for by_links in [false, true] {
+            let t = tempfile::tempdir().unwrap();
+            let r = t.path();
+            mk(r, "", &[("cgroup.procs", ""), ("cpuacct.usage", "1000\n")]);
+            mk(
+                r,
+                "a",
+                &[
+                    ("cpuacct.usage", "2000\n"),
+                    ("memory.usage_in_bytes", "7\n"),
+                ],
+            );
+            mk(r, "a/b", &[("cpuacct.usage", "3000\n")]);
+            let cfg = ScanConfig {
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            };
+            let mut s = Scanner::of_kind(
+                Arc::new(Hier::open(r).unwrap()),
+                ScanKind::V1 { procs: true },
+                PathBuf::new(),
+                cfg,
+            );
+            if by_links {
+                s.notify_tried = true;
+            }
+            let (g, cost) = s.scan();
+            assert!(cost.walked);
+            assert_eq!(g.len(), 3);
+            assert_eq!(g[1].hot.cpu.unwrap().usage_usec, 2, "ns -> µs");
+            assert_eq!(g[1].hot.memory_current, Some(7));
+            assert_eq!(s.by_links, if by_links { 3 } else { 0 });
+            let (_, cost) = s.scan();
+            assert!(!cost.walked, "steady (by_links {by_links})");
+            mk(r, "a/b/new", &[("cpuacct.usage", "0\n")]);
+            let (g, cost) = s.scan();
+            assert!(cost.walked);
+            assert_eq!(
+                g.len(),
+                4,
+                "a new group in the next scan (by_links {by_links})"
+            );
+            let (_, cost) = s.scan();
+            assert!(!cost.walked);
+            fs::remove_dir_all(r.join("a/b/new")).unwrap();
+            let (g, _) = s.scan();
+            assert_eq!(g.len(), 3, "a removed one too (by_links {by_links})");
+            // the removed directory's watch goes with an IN_IGNORED of
+            // its own, which may cost one more listing
+            let walks = (0..3).filter(|_| s.scan().1.walked).count();
+            assert!(
+                walks <= 1,
+                "and steady again (by_links {by_links}): {walks}"
+            );
+            // no descriptor per group with inotify
+            // three cpuacct.usage, memory.usage_in_bytes, the root's cgroup.procs
+            let files = 5;
+            assert_eq!(s.kept(), files + if by_links { 3 } else { 0 });
+        }
+    }
+}

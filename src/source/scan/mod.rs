@@ -1,0 +1,384 @@
+//! The scanner: lists the groups and reads the cheap per-group counters on
+//! every refresh, as cheaply as the kernel allows.
+//!
+//! Cost model (measured, see BENCHMARKS.md): re-reading a kept descriptor
+//! with `pread(fd, buf, n, 0)` costs a fifth to a tenth of open/read/close,
+//! and kernfs regenerates the text at offset 0. So the scanner keeps the hot
+//! files open, up to a budget: each kept file pins about 5 KB of kernel
+//! memory once read (its seq_file's page-sized buffer, struct file, ...),
+//! so the budget is the smallest of `--max-kept-fds`, 1/256 of RAM's worth,
+//! and RLIMIT_NOFILE less a reserve, decided once at start-up
+//! ([`fd_budget`], which raises the limit) and passed in as
+//! [`ScanConfig::max_kept`]; the rest are read with open/read/close.
+//! It re-lists directories only when something may have changed:
+//!
+//! - the start group's `cgroup.stat` `nr_descendants` changed (one read), or
+//! - a group vanished this tick (ENOENT/ENODEV on one of its files): on
+//!   the next refresh, or at once, in the same refresh, when its
+//!   directory is there again under another inode (rmdir + mkdir under
+//!   the same name, as `systemctl restart` does, which moves no count: a
+//!   kept descriptor of the old group reads ENODEV, a reopened file has
+//!   another inode), so that the new group is never missing for a
+//!   refresh, or
+//! - every `rewalk_every` ticks as a safety net: a renamed group, a
+//!   cgroup.type changed by another tool, or a tree without a kernel behind
+//!   it (a fixture), where a create and a remove in the same interval leave
+//!   nr_descendants unchanged and nothing fails.
+//!
+//! After a group came or went only the directories whose own
+//! nr_descendants differs from the number of groups listed below them are
+//! listed again, top down (`Scanner::list_changed`): on a busy host a
+//! few, where a full walk costs 5-13 steady scans. The safety net and a
+//! walk after cgtop's own write list everything.
+//!
+//! The parts, one idea each:
+//!
+//! - `mod.rs`: `Scanner`, its settings and its entries (a group's
+//!   handles), a scan's two halves (`prepare`: walk if needed;
+//!   `read_prepared`: read, and list again at once a group made again).
+//! - `hot`: which files are read for each kind of hierarchy and what each
+//!   one's text sets.
+//! - `changes`: whether groups came or went without listing (cgroup.stat;
+//!   v1's inotify watches and link counts).
+//! - `listing`: the walk, full or partial, and its guards against churn.
+//! - `reconcile`: a listing taken as the entries, their descriptors kept,
+//!   opened or closed.
+//! - `reads`: one reading pass through kept or reopened descriptors, and
+//!   the groups found gone.
+//! - `budget`: how many descriptors may be kept (decided at start-up,
+//!   shared by a layout's scanners).
+
+use super::hier::Hier;
+use crate::cgroupfs::CgroupType;
+use crate::model::tree::snapshot::fill_memory_limits;
+use crate::model::{GroupPath, GroupSample, HotExtras, ScanCost};
+use std::fs::File;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+mod budget;
+mod changes;
+mod hot;
+mod listing;
+mod reads;
+mod reconcile;
+#[cfg(test)]
+mod testing;
+
+pub use budget::{
+    budget_within, fd_budget, kept_budget_for_memory, raise_nofile_limit, swap_total, KeptPool,
+    FD_RESERVE, KEPT_RAM_SHARE, KERNEL_BYTES_PER_KEPT,
+};
+pub use changes::MAX_WATCHES;
+pub use hot::ScanKind;
+pub use listing::list_groups;
+
+use budget::nofile_soft_limit;
+use changes::{watch_cap, Watch};
+use hot::{Table, MAX_FILES};
+use listing::one_per_path;
+use reads::drop_orphans;
+
+/// Scanner settings.
+#[derive(Debug, Clone)]
+pub struct ScanConfig {
+    /// Deepest level listed below the start group (`--depth`).
+    pub max_depth: Option<usize>,
+    /// How many descriptors may be kept open at once: the budget the
+    /// program decided at start-up ([`fd_budget`]). The scanner also stays
+    /// [`FD_RESERVE`] below RLIMIT_NOFILE's soft limit as it finds it (it
+    /// never changes the limit).
+    pub max_kept: usize,
+    /// Re-list directories at least this often (in refreshes).
+    pub rewalk_every: u32,
+}
+
+impl Default for ScanConfig {
+    fn default() -> Self {
+        Self {
+            max_depth: None,
+            max_kept: 65_536,
+            // adds and removes are seen within 1-2 refreshes without it
+            // (nr_descendants, ENODEV); a full walk costs 5-7 steady scans
+            // (BENCHMARKS.md), so every 30th keeps it under 0.25 of one
+            rewalk_every: 30,
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Handle {
+    /// The file does not exist (controller off, or the root's missing files).
+    Absent,
+    /// Kept open, re-read at offset 0.
+    Kept(File),
+    /// Opened, read and closed each time (over the descriptor budget),
+    /// with the file's inode when it was last read: a file by the same
+    /// name with another inode belongs to a group made again (a kept
+    /// descriptor of a removed group reads ENODEV instead).
+    Reopen(Option<u64>),
+}
+
+#[derive(Debug)]
+struct Entry {
+    path: GroupPath,
+    /// The group's directory, relative to the hierarchy's root.
+    dir: PathBuf,
+    inode: u64,
+    cgroup_type: Option<CgroupType>,
+    handles: [Handle; MAX_FILES],
+    /// v1 only: how a group made or removed below is noticed (cgroup2
+    /// has cgroup.stat's nr_descendants instead).
+    watch: Watch,
+}
+
+pub struct Scanner {
+    hier: Arc<Hier>,
+    /// v1: the inotify instance of every group directory's watch
+    /// ([`Watch::Notify`]); `None` until the first walk, or where none
+    /// could be made.
+    notify: Option<OwnedFd>,
+    notify_tried: bool,
+    /// Entries watched through their link count ([`Watch::Links`]).
+    by_links: usize,
+    /// Entries watched by inotify ([`Watch::Notify`]), and the most
+    /// there may be ([`watch_cap`]).
+    by_notify: usize,
+    max_notify: usize,
+    /// The budget shared with other hierarchies' scanners, and this
+    /// one's slot in it.
+    pool: Option<(Arc<KeptPool>, usize)>,
+    kind: ScanKind,
+    table: Table,
+    /// The start group's directory, relative to the hierarchy's root.
+    root: PathBuf,
+    cfg: ScanConfig,
+    entries: Vec<Entry>,
+    kept: usize,
+    /// How many descriptors may be kept: `max_kept`, less when the
+    /// descriptor limit is lower.
+    budget: usize,
+    ticks: u64,
+    /// Something may have changed below: re-list the directories whose
+    /// nr_descendants no longer matches what was listed.
+    need_walk: bool,
+    /// Re-list every directory: a file came or went in a group that stayed
+    /// (a controller switched in its parent), or our own write.
+    need_full: bool,
+    /// The next walk reads every group's cgroup.type again.
+    reread_types: bool,
+    root_stat: Option<File>,
+    last_descendants: Option<u64>,
+    fd_limited: bool,
+    buf: Vec<u8>,
+    /// The files read beyond the always-read ones (the columns shown).
+    extras: HotExtras,
+}
+
+impl Scanner {
+    /// Creates a scanner of the tree at `root`, opened now (tests and
+    /// benches; the collector passes its handle to
+    /// [`Scanner::with_hier`]).
+    // takes the PathBuf its callers (tests, benches) always had
+    #[allow(clippy::needless_pass_by_value)]
+    pub fn new(root: PathBuf, cfg: ScanConfig) -> Self {
+        Self::with_hier(Arc::new(Hier::open_lenient(&root)), PathBuf::new(), cfg)
+    }
+
+    /// Creates a scanner of the groups from `start` (relative to the
+    /// hierarchy's root) down, keeping at most `cfg.max_kept` descriptors
+    /// (the budget from [`fd_budget`]), and [`FD_RESERVE`] below the
+    /// descriptor limit in force.
+    pub fn with_hier(hier: Arc<Hier>, start: PathBuf, cfg: ScanConfig) -> Self {
+        Self::of_kind(hier, ScanKind::V2, start, cfg)
+    }
+
+    /// [`Scanner::with_hier`] for a hierarchy of this kind (a cgroup v1
+    /// hierarchy reads its own files: [`ScanKind::V1`]).
+    pub fn of_kind(hier: Arc<Hier>, kind: ScanKind, start: PathBuf, cfg: ScanConfig) -> Self {
+        let budget = budget_within(cfg.max_kept, nofile_soft_limit());
+        Self {
+            hier,
+            notify: None,
+            notify_tried: false,
+            by_links: 0,
+            by_notify: 0,
+            max_notify: watch_cap(),
+            pool: None,
+            kind,
+            table: kind.table(),
+            root: start,
+            cfg,
+            entries: Vec::new(),
+            kept: 0,
+            budget,
+            ticks: 0,
+            need_walk: true,
+            need_full: true,
+            reread_types: true,
+            root_stat: None,
+            last_descendants: None,
+            fd_limited: false,
+            buf: vec![0; 64 * 1024],
+            extras: HotExtras::default(),
+        }
+    }
+
+    /// Shares the descriptor budget with other scanners: slot `me` of
+    /// `pool`.
+    pub fn share_budget(&mut self, pool: Arc<KeptPool>, me: usize) {
+        self.pool = Some((pool, me));
+    }
+
+    /// Reads these extra files from the next scan on (the columns shown
+    /// changed). A change re-lists every directory once, which opens the
+    /// files now wanted and closes those no longer wanted.
+    pub fn set_extras(&mut self, extras: HotExtras) {
+        if extras != self.extras {
+            self.extras = extras;
+            self.need_walk = true;
+            self.need_full = true;
+        }
+    }
+
+    /// The start group's directory, relative to the hierarchy's root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Asks for a re-listing on the next scan (after a write that created
+    /// or removed a group).
+    pub fn invalidate(&mut self) {
+        self.need_walk = true;
+        self.need_full = true;
+        self.reread_types = true;
+    }
+
+    /// Number of descriptors currently kept open.
+    pub fn kept(&self) -> usize {
+        self.kept
+    }
+
+    /// Reads every group's hot counters. Returns the samples sorted by
+    /// path and what it cost (wall and CPU time are filled by the caller,
+    /// which owns the clock).
+    pub fn scan(&mut self) -> (Vec<GroupSample>, ScanCost) {
+        let (groups, cost, ()) = self.scan_stamped(|| ());
+        (groups, cost)
+    }
+
+    /// [`Scanner::scan`], calling `clock` after any walk and just before
+    /// the counters are read, and returning what it gave. A rate divides a
+    /// counter's change by the time between two reads of it; a walk (a
+    /// group came or went: every refresh on a busy host, 0.3 s at 10,000
+    /// groups) before the reads must not count in that time.
+    pub fn scan_stamped<T>(
+        &mut self,
+        clock: impl FnOnce() -> T,
+    ) -> (Vec<GroupSample>, ScanCost, T) {
+        let cost = self.prepare();
+        let at = clock();
+        let (out, cost) = self.read_prepared(cost);
+        (out, cost, at)
+    }
+
+    /// A scan's first half: lists the directories again where something
+    /// may have changed. Several scanners (one per hierarchy) all walk
+    /// before the clock is read and the counters of each are
+    /// ([`Scanner::read_prepared`]).
+    pub fn prepare(&mut self) -> ScanCost {
+        let mut cost = ScanCost::default();
+        if self.descendants_changed(&mut cost) {
+            self.need_walk = true;
+        }
+        let periodic =
+            self.cfg.rewalk_every > 0 && self.ticks % u64::from(self.cfg.rewalk_every) == 0;
+        if self.need_walk || periodic {
+            self.walk(periodic, &mut cost);
+        }
+        self.ticks += 1;
+        self.publish();
+        cost
+    }
+
+    /// A scan's second half, after [`Scanner::prepare`]: reads the
+    /// counters.
+    pub fn read_prepared(&mut self, mut cost: ScanCost) -> (Vec<GroupSample>, ScanCost) {
+        let mut pass = self.read_pass(|_| true, &mut cost);
+        let mut any_gone = pass.gone;
+        if pass.recreated {
+            // a group was removed and made again under its name since the
+            // last refresh (`systemctl restart`: rmdir + mkdir, so no
+            // nr_descendants moved, and the old directory's files read
+            // ENODEV): list again now, so that the new group is in this
+            // refresh rather than missing from it. Only on a failed read:
+            // the steady state lists nothing more. This walk comes after
+            // the stamp, but what is read after it is new groups only,
+            // which have no rate in this refresh anyway
+            self.walk(false, &mut cost);
+            // a sample read from a directory the walk found replaced
+            // (a child read through reopened files under its old inode)
+            // is not the group now listed there
+            let current: std::collections::HashMap<&[u8], u64> = self
+                .entries
+                .iter()
+                .map(|e| (e.path.as_bytes(), e.inode))
+                .collect();
+            pass.out
+                .retain(|g| current.get(g.path.as_bytes()) == Some(&g.inode));
+            let read: std::collections::HashSet<(GroupPath, u64)> =
+                pass.out.iter().map(|g| (g.path.clone(), g.inode)).collect();
+            // the groups the walk found anew: read once, in this refresh
+            // (a further failure is left to the next refresh's walk)
+            let more = self.read_pass(|e| !read.contains(&(e.path.clone(), e.inode)), &mut cost);
+            any_gone |= more.gone;
+            pass.out.extend(more.out);
+            pass.out.sort_by(|a, b| a.path.cmp(&b.path));
+        }
+        let mut out = pass.out;
+        // entries hold one of each path (reconcile): this costs a compare
+        // a group, and keeps a snapshot free of duplicates whatever the
+        // walk did
+        one_per_path(&mut out, |g| (&g.path, g.inode));
+        if any_gone {
+            drop_orphans(&mut out);
+        }
+        if self.extras.memory_max {
+            fill_memory_limits(&mut out);
+        }
+        cost.fd_limited |= self.fd_limited;
+        self.publish();
+        (out, cost)
+    }
+
+    fn is_v1(&self) -> bool {
+        matches!(self.kind, ScanKind::V1 { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::scan::testing::*;
+    use std::fs;
+
+    #[test]
+    fn the_stamp_falls_between_the_walk_and_the_reads() {
+        let t = tree();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        s.scan();
+        s.invalidate();
+        // what the clock does is seen by the reads but not by the walk
+        let (g, cost, stamp) = s.scan_stamped(|| {
+            mk(t.path(), "late.slice", &[("cgroup.procs", "")]);
+            fs::write(t.path().join("a.slice/memory.current"), "8192\n").unwrap();
+            42
+        });
+        assert!(cost.walked);
+        assert_eq!(stamp, 42);
+        assert!(g.iter().all(|x| as_text(&x.path) != "late.slice"));
+        let a = g.iter().find(|x| as_text(&x.path) == "a.slice").unwrap();
+        assert_eq!(a.hot.memory_current, Some(8192));
+    }
+}

@@ -1,0 +1,367 @@
+//! One reading pass: every entry's hot files read through its kept
+//! descriptors (pread at 0) or opened, read and closed; a group found
+//! gone (ENOENT/ENODEV, or another inode under its name) removed, and
+//! the samples left without their parent dropped.
+
+use super::budget::{count_kept, is_fd_shortage};
+use super::hot::{apply, Hot};
+use super::{Entry, Handle, Scanner};
+use crate::model::tree::path::parent_bytes;
+use crate::model::{GroupSample, HotStats, ScanCost, Unreadable};
+use crate::source::hier::{self, FsError, Hier};
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+/// What one reading pass over the entries found.
+pub(super) struct ReadPass {
+    /// The samples, sorted by path.
+    pub(super) out: Vec<GroupSample>,
+    /// Some group was gone (its entry is removed).
+    pub(super) gone: bool,
+    /// Some gone group's directory is there again under another inode.
+    pub(super) recreated: bool,
+}
+
+/// Outcome of reading one file.
+pub(super) enum Read1 {
+    Text(usize),
+    Absent,
+    /// The group is gone (ENOENT/ENODEV).
+    Gone,
+    /// There, but not read: a FIFO, a symlink, over the cap, EACCES.
+    Error(FsError),
+}
+
+/// Leaves out the samples whose parent is not among them (nor the parent's
+/// descendants): when a group is removed and created again under the same
+/// name while the walk lists it, its children are listed from the new
+/// directory and the group itself, with the old inode, reads as gone. The
+/// walk a vanished group triggers lists both again: in the same scan when
+/// its directory is there again, else on the next one; what is left
+/// without its parent after that (a group gone in the second reading
+/// pass) waits for the next.
+/// `out` is sorted by path, so a parent comes before its children.
+pub(super) fn drop_orphans(out: &mut Vec<GroupSample>) {
+    let keep: Vec<bool> = {
+        let mut present: std::collections::HashSet<&[u8]> =
+            std::collections::HashSet::with_capacity(out.len());
+        out.iter()
+            .enumerate()
+            .map(|(k, g)| {
+                let p = g.path.as_bytes();
+                // the first is the start group
+                let ok = k == 0 || present.contains(parent_bytes(p));
+                if ok {
+                    present.insert(p);
+                }
+                ok
+            })
+            .collect()
+    };
+    let mut keep = keep.into_iter();
+    out.retain(|_| keep.next().unwrap_or(true));
+}
+
+/// Reads one hot file into `buf`. `multi` files (cgroup.procs) may need
+/// several reads: seq_file returns at most a page of records per call.
+pub(super) fn read_handle(
+    hier: &Hier,
+    h: &mut Handle,
+    dir: &Path,
+    name: &str,
+    buf: &mut Vec<u8>,
+    multi: bool,
+    cost: &mut ScanCost,
+) -> Read1 {
+    let res = match h {
+        Handle::Absent => return Read1::Absent,
+        Handle::Kept(f) => {
+            cost.files_kept += 1;
+            read_all_at(f, buf, name, multi)
+        }
+        // open (openat2 + fstat), then the same reads as a kept file
+        // (pread at 0 and on, stopping after a short read of a
+        // single-record file): reading to EOF would cost one more read
+        // for every file
+        Handle::Reopen(seen) => match hier.open_read_ino(&dir.join(name)) {
+            // another file by that name since the last read: its group (or
+            // the file alone, which the caller tells by the directory) was
+            // made again, and the figures are not the old group's
+            Ok((_, ino)) if seen.is_some_and(|s| s != ino) => {
+                *seen = Some(ino);
+                return Read1::Gone;
+            }
+            Ok((f, ino)) => {
+                *seen = Some(ino);
+                read_all_at(&f, buf, name, multi)
+            }
+            Err(e) => {
+                if is_fd_shortage(&e) {
+                    // out of descriptors despite the reserve: the figure
+                    // is missing this tick, and the header says why
+                    cost.fd_limited = true;
+                    return Read1::Absent;
+                }
+                Err(e)
+            }
+        },
+    };
+    cost.files_read += 1;
+    match res {
+        Ok(n) => Read1::Text(n),
+        Err(e) if e.is_gone() => Read1::Gone,
+        // a FIFO, a symlink, over the cap, EACCES, EIO: there, but not read
+        Err(e) => Read1::Error(e),
+    }
+}
+
+/// pread from offset 0, at most the file's cap ([`hier::cap_for`]).
+/// Single-record files (cpu.stat, io.stat, ...) are complete after one
+/// read that did not fill the buffer.
+pub(super) fn read_all_at(
+    f: &File,
+    buf: &mut Vec<u8>,
+    name: &str,
+    multi: bool,
+) -> Result<usize, FsError> {
+    hier::read_capped(f, buf, hier::cap_for(name), multi)
+}
+
+impl Scanner {
+    /// Reads the hot files of the entries `want` picks. Entries whose
+    /// group is gone are removed (and the next refresh walks); a file gone
+    /// from a group that stays loses its handle (and the next walk is a
+    /// full one).
+    pub(super) fn read_pass(
+        &mut self,
+        want: impl Fn(&Entry) -> bool,
+        cost: &mut ScanCost,
+    ) -> ReadPass {
+        let mut out = Vec::with_capacity(self.entries.len());
+        let mut gone = Vec::new();
+        let mut recreated = false;
+        let mut dropped_kept = 0;
+        let mut changed = false;
+        let mut buf = std::mem::take(&mut self.buf);
+        let hier = Arc::clone(&self.hier);
+        let table = self.table;
+        for (i, e) in self.entries.iter_mut().enumerate() {
+            if !want(e) {
+                continue;
+            }
+            let mut hot = HotStats::default();
+            let mut vanished = false;
+            for (k, (kind, name)) in table.iter().enumerate() {
+                if *kind == Hot::Procs && hot.pids_current.is_some() {
+                    continue;
+                }
+                let r = read_handle(
+                    &hier,
+                    &mut e.handles[k],
+                    &e.dir,
+                    name,
+                    &mut buf,
+                    *kind == Hot::Procs,
+                    cost,
+                );
+                match r {
+                    Read1::Gone => {
+                        // a file goes away with its group, or alone when a
+                        // controller is disabled in the parent: tell them
+                        // apart by the directory (same inode = same group;
+                        // another inode = the group made again)
+                        match hier.dir_ino(&e.dir) {
+                            Ok(ino) if ino == e.inode => {
+                                if matches!(e.handles[k], Handle::Kept(_)) {
+                                    dropped_kept += 1;
+                                }
+                                e.handles[k] = Handle::Absent;
+                                changed = true;
+                            }
+                            now => {
+                                recreated |= now.is_ok();
+                                vanished = true;
+                                break;
+                            }
+                        }
+                    }
+                    Read1::Absent => {}
+                    Read1::Error(err) => hot.unreadable.push(Unreadable {
+                        file: (*name).to_owned(),
+                        error: err.to_string(),
+                    }),
+                    Read1::Text(n) => {
+                        let Ok(text) = std::str::from_utf8(&buf[..n]) else {
+                            continue;
+                        };
+                        apply(&mut hot, *kind, text);
+                    }
+                }
+            }
+            if vanished {
+                gone.push(i);
+                continue;
+            }
+            out.push(GroupSample {
+                path: e.path.clone(),
+                inode: e.inode,
+                cgroup_type: e.cgroup_type,
+                hot,
+                detail: None,
+            });
+        }
+        self.buf = buf;
+        self.kept -= dropped_kept;
+        if changed {
+            self.need_walk = true;
+            self.need_full = true;
+        }
+        for &i in gone.iter().rev() {
+            let e = self.entries.remove(i);
+            self.kept -= count_kept(&e);
+        }
+        if !gone.is_empty() {
+            self.need_walk = true;
+        }
+        ReadPass {
+            out,
+            gone: !gone.is_empty(),
+            recreated,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::super::*;
+    use std::fs;
+
+    #[test]
+    fn vanished_group_drops_out_and_rewalks() {
+        let t = tree();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        s.scan();
+        fs::remove_dir_all(t.path().join("a.slice/b c:ü")).unwrap();
+        // the kept descriptors of a removed tmpfs file still read; a
+        // cgroupfs file would give ENODEV. Either way the next walk drops it.
+        s.invalidate();
+        let (g, _) = s.scan();
+        assert_eq!(g.len(), 2);
+    }
+
+    #[test]
+    fn no_group_without_its_parent_when_the_parent_is_replaced() {
+        // The walk lists a directory by path: when a group is removed and
+        // created again under the same name during the walk, its children
+        // come from the new directory while the group itself keeps the old
+        // inode, which then reads as gone. Seen in the VM under churn as a
+        // child listed without its parent. Reopened files reproduce it.
+        let t = tree();
+        let mut s = Scanner::new(
+            t.path().to_path_buf(),
+            ScanConfig {
+                max_kept: 0,
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            },
+        );
+        s.scan();
+        // a new a.slice (made aside, so that no inode number is reused)
+        // without the old one's hot files; its child has the same files
+        mk(t.path(), "a.new", &[("cgroup.procs", "")]);
+        mk(
+            t.path(),
+            "a.new/b c:ü",
+            &[("cgroup.procs", "7\n"), ("io.stat", "")],
+        );
+        fs::remove_dir_all(t.path().join("a.slice")).unwrap();
+        fs::rename(t.path().join("a.new"), t.path().join("a.slice")).unwrap();
+        // the old a.slice reads as gone, its directory is there again:
+        // the same scan lists both again, from the new directories (the
+        // child, read by name under its old inode, is read again as the
+        // new group), never the child without its parent
+        let (g, cost) = s.scan();
+        assert!(cost.walked);
+        let names: Vec<&str> = g.iter().map(|x| as_text(&x.path)).collect();
+        assert_eq!(names, ["", "a.slice", "a.slice/b c:ü"]);
+        let ino = |rel: &str| {
+            use std::os::unix::fs::MetadataExt;
+            fs::metadata(t.path().join(rel)).unwrap().ino()
+        };
+        assert_eq!(g[1].inode, ino("a.slice"));
+        assert_eq!(g[2].inode, ino("a.slice/b c:ü"));
+        assert_eq!(g[2].hot.nr_procs, Some(1));
+        // and the next one has nothing to list
+        let (g, cost) = s.scan();
+        assert!(!cost.walked);
+        assert_eq!(g.len(), 3);
+    }
+
+    #[test]
+    fn a_group_made_again_is_listed_in_the_same_scan() {
+        // systemctl restart: rmdir + mkdir under the same name between two
+        // scans, so no nr_descendants moves. The new group has a file the
+        // old one had not, and lacks one it had (a reopened file that
+        // fails, as a kept descriptor of a removed kernfs group does with
+        // ENODEV); and with the same files (a reopened file by the same
+        // name with another inode). Either way the scan that follows lists
+        // the new group, under its new inode.
+        for same_files in [false, true] {
+            let t = tree();
+            let r = t.path();
+            let mut s = Scanner::new(
+                r.to_path_buf(),
+                ScanConfig {
+                    max_kept: 0,
+                    rewalk_every: 0,
+                    ..ScanConfig::default()
+                },
+            );
+            s.scan();
+            let (g, cost) = s.scan();
+            assert!(!cost.walked);
+            let old = g[1].inode;
+            let files: &[(&str, &str)] = if same_files {
+                &[
+                    ("cgroup.procs", ""),
+                    ("cgroup.events", "populated 0\nfrozen 0\n"),
+                    ("cpu.stat", "usage_usec 0\n"),
+                    ("memory.current", "0\n"),
+                    ("pids.current", "0\n"),
+                ]
+            } else {
+                &[("cgroup.procs", ""), ("memory.current", "0\n")]
+            };
+            mk(r, "a.new", files);
+            mk(r, "a.new/b c:ü", &[("cgroup.procs", "")]);
+            fs::remove_dir_all(r.join("a.slice")).unwrap();
+            fs::rename(r.join("a.new"), r.join("a.slice")).unwrap();
+            let (g, cost) = s.scan();
+            let names: Vec<&str> = g.iter().map(|x| as_text(&x.path)).collect();
+            assert_eq!(
+                names,
+                ["", "a.slice", "a.slice/b c:ü"],
+                "same files: {same_files}"
+            );
+            assert_ne!(g[1].inode, old, "the new group, not the old one");
+            assert_eq!(g[1].hot.memory_current, Some(0));
+            assert!(cost.walked, "listed again at once");
+        }
+    }
+
+    #[test]
+    fn long_procs_file_is_read_whole() {
+        let t = tempfile::tempdir().unwrap();
+        let pids: String = (1..30_000).fold(String::new(), |mut s, p| {
+            s.push_str(&p.to_string());
+            s.push('\n');
+            s
+        });
+        mk(t.path(), "", &[("cgroup.procs", &pids)]);
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let (g, _) = s.scan();
+        assert_eq!(g[0].hot.nr_procs, Some(29_999));
+    }
+}

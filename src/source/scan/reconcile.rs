@@ -1,0 +1,259 @@
+//! A walk's listing taken as the scanner's entries: the descriptors of
+//! groups that are still the same directory kept, the files now wanted
+//! opened (within the budget), those no longer wanted closed, new groups'
+//! cgroup.type read.
+
+use super::budget::count_kept;
+use super::changes::Watch;
+use super::hot::{bit_of, Hot, TYPE_BIT};
+use super::listing::{one_per_path, Listed};
+use super::{Entry, Handle, ScanKind, Scanner};
+use crate::cgroupfs::{files, CgroupType};
+use crate::model::tree::path::parent_bytes;
+
+impl Scanner {
+    /// Takes `found` (every group, from a walk) as the new list, keeping
+    /// the descriptors of groups that are still the same directory (same
+    /// inode). `reread_types` reads cgroup.type of every group; otherwise
+    /// only of new ones: a walk after a group came or went (on a busy host,
+    /// nearly every refresh) then costs no file read for known groups.
+    pub(super) fn reconcile(&mut self, mut found: Vec<Listed>, reread_types: bool) {
+        // recomputed below: a file left to open/read/close for want of
+        // descriptors sets it again
+        self.fd_limited = false;
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        one_per_path(&mut found, |f| (&f.0, f.2));
+        // v1: how many subdirectories each directory had when listed (its
+        // link count less 2), for the next scans' change check; with a
+        // depth limit the last level's are not listed: taken from fstat
+        let subdirs: std::collections::HashMap<&[u8], u64> = if self.is_v1() {
+            let mut m = std::collections::HashMap::with_capacity(found.len());
+            for (p, ..) in found.iter().skip(1) {
+                *m.entry(parent_bytes(p.as_bytes())).or_insert(0) += 1;
+            }
+            m
+        } else {
+            std::collections::HashMap::new()
+        };
+        let expect_links: Vec<Option<u64>> = found
+            .iter()
+            .map(|(p, ..)| {
+                (self.is_v1() && self.cfg.max_depth.is_none())
+                    .then(|| 2 + subdirs.get(p.as_bytes()).copied().unwrap_or(0))
+            })
+            .collect();
+        drop(subdirs);
+        let table = self.table;
+        let procs = !matches!(self.kind, ScanKind::V1 { procs: false });
+        let pids_bit = bit_of(table, Hot::PidsCurrent);
+        let recursive_bits = (
+            bit_of(table, Hot::BlkioBytesRecursive),
+            bit_of(table, Hot::BlkioIosRecursive),
+        );
+        let usage_user_bit = bit_of(table, Hot::CpuacctUser);
+        // both lists are sorted by path: match them in one pass
+        let mut old = std::mem::take(&mut self.entries).into_iter().peekable();
+        let mut entries = Vec::with_capacity(found.len());
+        for ((path, dir, inode, present), links) in found.into_iter().zip(expect_links) {
+            while let Some(gone) = old.next_if(|e| e.path < path) {
+                self.kept -= count_kept(&gone);
+            }
+            let (mut entry, new) = match old.next_if(|e| e.path == path) {
+                Some(e) if e.inode == inode => (e, false),
+                prev => {
+                    if let Some(e) = prev {
+                        self.kept -= count_kept(&e);
+                    }
+                    let e = Entry {
+                        path,
+                        dir,
+                        inode,
+                        cgroup_type: None,
+                        handles: std::array::from_fn(|_| Handle::Absent),
+                        watch: Watch::None,
+                    };
+                    (e, true)
+                }
+            };
+            let extras = self.extras;
+            // a file of a column not shown is left as if absent: no
+            // descriptor, no read
+            let has = |bit: usize| {
+                present & (1 << bit) != 0
+                    && table.get(bit).is_none_or(|(h, _)| {
+                        h.wanted(extras)
+                            && (procs || *h != Hot::Procs)
+                            // the group's own blkio counters only where
+                            // the subtree's are not (before Linux 4.11)
+                            && match h {
+                                Hot::BlkioBytes => {
+                                    recursive_bits.0.is_none_or(|b| present & (1 << b) == 0)
+                                }
+                                Hot::BlkioIos => {
+                                    recursive_bits.1.is_none_or(|b| present & (1 << b) == 0)
+                                }
+                                // cpuacct.stat's ticks only where the ns
+                                // split is not (before Linux 4.7)
+                                Hot::CpuacctStat => {
+                                    usage_user_bit.is_none_or(|b| present & (1 << b) == 0)
+                                }
+                                _ => true,
+                            }
+                    })
+            };
+            // cgroup.procs is read only where pids.current is absent: do not
+            // hold a descriptor (nor, on kernfs, its page once read) for it
+            // otherwise, but keep it reachable should pids.current not parse
+            let lazy_procs = pids_bit.is_some_and(has);
+            // reconcile: a controller enabled or disabled in the parent adds
+            // or removes files of a group that stays
+            for (k, (kind, name)) in table.iter().enumerate() {
+                let lazy = lazy_procs && *kind == Hot::Procs;
+                let h = &mut entry.handles[k];
+                match (has(k), &*h) {
+                    (true, Handle::Kept(_)) if lazy => {
+                        self.kept -= 1;
+                        *h = Handle::Reopen(None);
+                    }
+                    (true, Handle::Absent) if lazy => *h = Handle::Reopen(None),
+                    (true, _) if lazy => {}
+                    // a reopened file gets a kept descriptor once the
+                    // budget has room again (groups went away)
+                    (true, Handle::Absent | Handle::Reopen(_)) => {
+                        *h = self.open_handle(&entry.dir.join(name));
+                    }
+                    (false, Handle::Kept(_)) => {
+                        self.kept -= 1;
+                        *h = Handle::Absent;
+                    }
+                    (false, Handle::Reopen(_)) => *h = Handle::Absent,
+                    _ => {}
+                }
+            }
+            if self.is_v1() {
+                self.watch(&mut entry, links);
+            }
+            if new || reread_types {
+                entry.cgroup_type = if has(TYPE_BIT) {
+                    self.hier
+                        .read_text(&entry.dir.join(files::TYPE))
+                        .ok()
+                        .and_then(|t| CgroupType::parse(&t).ok())
+                } else {
+                    None
+                };
+            }
+            entries.push(entry);
+        }
+        for e in old {
+            self.kept -= count_kept(&e);
+        }
+        self.entries = entries;
+        self.by_links = (self.entries.iter())
+            .filter(|e| matches!(e.watch, Watch::Links(..)))
+            .count();
+        self.by_notify = (self.entries.iter())
+            .filter(|e| matches!(e.watch, Watch::Notify))
+            .count();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::super::*;
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn a_group_walked_twice_is_in_the_scan_once() {
+        // what a walk makes of a listing that gives `c64` twice (the VM
+        // scale tier's churn: "c64 listed twice", "c64/sub listed twice"):
+        // c64 and its subtree found twice. The scan holds each path once
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        mk_group(r, "", 0);
+        mk_group(r, "churn/c63", 1);
+        mk_group(r, "churn/c64/sub", 3);
+        mk_group(r, "churn/c64", 2);
+        mk_group(r, "churn/c65", 4);
+        fix_counts(r);
+        let mut s = Scanner::new(
+            r.to_path_buf(),
+            ScanConfig {
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            },
+        );
+        let (before, _) = seen(&mut s);
+        let root_ino = s.hier.dir_ino(&s.root).unwrap();
+        let mut found = Vec::new();
+        let start = (GroupPath::root(), s.root.clone(), root_ino, 0);
+        s.list_subtree(start, &mut found, &mut ScanCost::default());
+        let again: Vec<Listed> = (found.iter())
+            .filter(|f| as_text(&f.0).starts_with("churn/c64"))
+            .cloned()
+            .collect();
+        assert_eq!(again.len(), 2);
+        found.extend(again);
+        s.reconcile(found, false);
+        let (g, _) = s.read_prepared(ScanCost::default());
+        let after: Vec<(String, u64, Option<u64>)> = g
+            .iter()
+            .map(|x| (x.path.to_string(), x.inode, x.hot.memory_current))
+            .collect();
+        assert_eq!(after, before, "each group once");
+        // and the next scans too
+        assert_eq!(seen(&mut s).0, before);
+    }
+
+    #[test]
+    fn cgroup_type_is_read_for_new_groups_and_after_invalidate() {
+        let t = tree();
+        let mut s = Scanner::new(
+            t.path().to_path_buf(),
+            ScanConfig {
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            },
+        );
+        s.scan();
+        fs::write(t.path().join("a.slice/cgroup.type"), "domain threaded\n").unwrap();
+        // a group appears: the walk it causes reads only the new group's type
+        mk(t.path(), "a.slice/new", &[("cgroup.type", "threaded\n")]);
+        fs::write(
+            t.path().join("cgroup.stat"),
+            "nr_descendants 3\nnr_dying_descendants 0\n",
+        )
+        .unwrap();
+        let (g, cost) = s.scan();
+        assert!(cost.walked);
+        assert_eq!(g.len(), 4);
+        assert_eq!(g[1].cgroup_type, Some(CgroupType::Domain));
+        assert_eq!(g[3].cgroup_type, Some(CgroupType::Threaded));
+        // after our own write (invalidate) every type is read again
+        s.invalidate();
+        let (g, _) = s.scan();
+        assert_eq!(g[1].cgroup_type, Some(CgroupType::DomainThreaded));
+    }
+
+    #[test]
+    fn depth_limit_and_new_inode() {
+        let t = tree();
+        let mut s = Scanner::new(
+            t.path().to_path_buf(),
+            ScanConfig {
+                max_depth: Some(1),
+                ..ScanConfig::default()
+            },
+        );
+        let (g, _) = s.scan();
+        assert_eq!(g.len(), 2);
+        let ino = g[1].inode;
+        fs::remove_dir_all(t.path().join("a.slice")).unwrap();
+        mk(t.path(), "a.slice", &[("cgroup.procs", "")]);
+        s.invalidate();
+        let (g, _) = s.scan();
+        assert_ne!(g[1].inode, ino, "a recreated group is a new incarnation");
+    }
+}
