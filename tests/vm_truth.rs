@@ -1517,7 +1517,11 @@ fn systemd_cgtop_agrees_with_cgtop() {
             "if=/dev/zero",
             &format!("of={}", file.display()),
             "bs=256K",
-            "count=64",
+            // 128 MiB: 64 s at the 2 MB/s limit, longer than both tools'
+            // windows on a loaded host (16 MiB ran out before
+            // systemd-cgtop's last window: 1.47 against 0.12 MiB/s);
+            // killed when the case ends
+            "count=512",
             "oflag=direct",
         ],
     );
