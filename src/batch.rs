@@ -12,7 +12,7 @@ use crate::model::{
 };
 use crate::options::{Options, Output};
 use crate::render::columns::{self, Column, NAME_MIN, NAME_TITLE, STATE_TITLE};
-use crate::render::fit::{fit, fit_left, pad, width};
+use crate::render::fit::{fit, pad, width};
 use crate::render::marks::StateMarks;
 use crate::render::order::Order;
 use crate::source::collector::{Collector, CollectorConfig, Refresh};
@@ -571,7 +571,7 @@ pub fn write_table(
         // a flat list's whole path is cut from the left: its end names
         // the group
         let name = if order.flat {
-            fit_left(&name, w)
+            crate::render::order::fit_path(&name, w)
         } else {
             fit(&name, w)
         };

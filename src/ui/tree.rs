@@ -128,7 +128,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         // the flat list's whole paths are cut from the left, keeping the
         // group's own name: `…/newc-18771-1`
         let label = if app.flat {
-            fit::fit_left(&label, room)
+            crate::render::order::fit_path(&label, room)
         } else {
             fit(&label, room)
         };
