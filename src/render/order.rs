@@ -58,7 +58,7 @@ impl Order {
     /// group's own name (siblings) or, `whole`, by the whole path (the
     /// flat list); a missing figure sorts below every figure.
     fn compare(
-        &self,
+        self,
         a: (&GroupSample, &GroupRates),
         b: (&GroupSample, &GroupRates),
         whole: bool,
@@ -82,7 +82,7 @@ impl Order {
     /// this order: the tree's visible rows under `opts`, or the flat list
     /// (which has no folds; `opts.filter` keeps what the tree's keeps).
     pub fn rows(
-        &self,
+        self,
         tree: &Tree,
         groups: &[GroupSample],
         rates: &[GroupRates],
@@ -111,7 +111,8 @@ pub fn fit_path(s: &str, w: usize) -> String {
     // the first `/` whose tail fits gives the longest such tail
     s.match_indices('/')
         .map(|(i, _)| &s[i..])
-        .find(|tail| 1 + fit::width(tail) <= w)
+        // the ellipsis takes one cell
+        .find(|tail| fit::width(tail) < w)
         .map_or_else(|| fit::fit_left(s, w), |tail| format!("…{tail}"))
 }
 

@@ -256,11 +256,11 @@ fn check_selection(a: &App, before: &GroupPath, step: usize) {
 /// tree and the flat list turned in between, for 60 refreshes.
 #[test]
 fn under_churn_the_selection_is_never_lost_silently() {
+    const N: usize = 300;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     group(root, "");
     group(root, "steady.slice/a.service");
-    const N: usize = 300;
     for k in 0..N {
         group(root, &format!("churn/c{k:03}"));
     }
