@@ -14,11 +14,11 @@ use crate::options::{Options, Output};
 use crate::render::columns::{self, Column, NAME_MIN, NAME_TITLE, STATE_TITLE};
 use crate::render::fit::{fit, pad, width};
 use crate::render::marks::StateMarks;
+use crate::render::order::Order;
 use crate::source::collector::{Collector, CollectorConfig, Refresh};
 use crate::source::events::{self as watch, WatchCommand, WatchConfig, Watched};
 use crate::source::hier::Hier;
 use anyhow::Result;
-use std::cmp::Ordering;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
@@ -305,10 +305,25 @@ pub fn run_collector(
 /// each refresh, after the refresh's group list went to it.
 pub fn run_collector_with(
     out: &mut impl Write,
-    mut c: Collector,
+    c: Collector,
     m: &MountInfo,
     host: &HostInfo,
     opts: &Options,
+    wait: impl FnMut(Duration) -> bool,
+    events: Option<BatchEvents>,
+) -> Result<()> {
+    run_ordered(out, c, (m, host), opts, &Order::default(), wait, events)
+}
+
+/// [`run_collector_with`] with `-b`'s rows in `order` (`--sort`,
+/// `--reverse`, `--flat`, the settings file's sort); JSON lists its
+/// groups parents first by path whatever the order.
+pub fn run_ordered(
+    out: &mut impl Write,
+    mut c: Collector,
+    (m, host): (&MountInfo, &HostInfo),
+    opts: &Options,
+    order: &Order,
     mut wait: impl FnMut(Duration) -> bool,
     events: Option<BatchEvents>,
 ) -> Result<()> {
@@ -334,7 +349,15 @@ pub fn run_collector_with(
         let evs = watcher.as_ref().map(|w| w.drain(&r)).unwrap_or_default();
         let res = match opts.output {
             Output::Json => write_json(out, &r, interval, start_unix, m, host, &evs),
-            _ => write_text_events(out, &r, interval, m, host, n, &opts.columns, &evs),
+            _ => write_table(
+                out,
+                &r,
+                interval,
+                (m, host),
+                n,
+                (&opts.columns, order),
+                &evs,
+            ),
         };
         // a closed pipe (`cgtop -b | head`) ends the run quietly
         if let Err(e) = res.and_then(|()| out.flush()) {
@@ -474,6 +497,22 @@ pub fn write_text_events(
     cols: &[Column],
     events: &[Event],
 ) -> std::io::Result<()> {
+    let order = Order::default();
+    write_table(out, r, interval, (m, host), n, (cols, &order), events)
+}
+
+/// [`write_text_events`] with the rows in `order`: the tree with each
+/// group's children sorted (CPU, highest first, by default, as the view
+/// sorts), or every group in one list with its whole path (`--flat`).
+pub fn write_table(
+    out: &mut impl Write,
+    r: &Refresh,
+    interval: Duration,
+    (m, host): (&MountInfo, &HostInfo),
+    n: u64,
+    (cols, order): (&[Column], &Order),
+    events: &[Event],
+) -> std::io::Result<()> {
     let cols = &Column::in_order(cols);
     let s = &r.snapshot;
     writeln!(
@@ -499,13 +538,7 @@ pub fn write_text_events(
     let marked: std::collections::HashSet<&crate::model::GroupPath> =
         events.iter().map(|e| &e.path).collect();
     let tree = Tree::build(&s.groups);
-    let rows = tree.rows(&RowOptions::default(), |a, b| {
-        tree.nodes[a]
-            .path
-            .name()
-            .cmp(tree.nodes[b].path.name())
-            .then(Ordering::Equal)
-    });
+    let rows = order.rows(&tree, &s.groups, &r.rates, &RowOptions::default());
     let names: Vec<String> = rows
         .iter()
         .map(|row| {
@@ -535,10 +568,17 @@ pub fn write_text_events(
             .get(i)
             .is_some_and(|t| t.as_ref().is_some_and(|t| t.throttled));
         // padded by display columns: a wide character takes two
+        // a flat list's whole path is cut from the left: its end names
+        // the group
+        let name = if order.flat {
+            crate::render::order::fit_path(&name, w)
+        } else {
+            fit(&name, w)
+        };
         writeln!(
             out,
             "{}{} {}",
-            pad(&fit(&name, w), w),
+            pad(&name, w),
             // CPU % of one core: `-b` has never applied --machine-cpu
             columns::cells(cols, g, rt, |p| p),
             StateMarks::of(g, throttled).with_event(marked.contains(&g.path)),

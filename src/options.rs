@@ -7,6 +7,9 @@
 use crate::model::files::config::Colours;
 use crate::model::GroupPath;
 use crate::render::columns::Column;
+// what the tree is sorted by: render's, where `-b` and the view share it
+use crate::render::order::Order;
+pub use crate::render::order::SortBy;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -48,13 +51,22 @@ pub struct ViewSettings {
     /// Said on the status line at start (the default settings place
     /// could not be read).
     pub notice: Option<String>,
+    /// Start in the flat list (`--flat`; F5 turns it).
+    pub flat: bool,
 }
 
-/// What the tree is sorted by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SortBy {
-    Name,
-    Column(Column),
+impl ViewSettings {
+    /// The first order of the rows, the view's and `-b`'s: `sort` (CPU
+    /// without it) in `sort_descending`'s direction (the key's usual one
+    /// without it), flat or as a tree.
+    pub fn order(&self) -> Order {
+        let by = self.sort.unwrap_or(SortBy::Column(Column::Cpu));
+        Order {
+            by,
+            descending: self.sort_descending.unwrap_or(by.descending_by_default()),
+            flat: self.flat,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use crate::app::{self, App, Effect, MouseAction, Msg, ReadOnly};
 use crate::batch;
 use crate::model::WriteOutcome;
 use crate::model::{GroupPath, HostInfo, MountInfo, Op};
-use crate::options::{Options, Output, SortBy, ViewSettings};
+use crate::options::{Options, Output, ViewSettings};
 use crate::source::actionlog::ActionLog;
 use crate::source::collector::{self, Collected, Collector, CollectorConfig, Command};
 use crate::source::events::{self as watch, WatchCommand, WatchConfig, WatchHandle};
@@ -178,12 +178,12 @@ pub fn run_with(opts: &Options, view: &ViewSettings) -> Result<Option<i32>> {
                 cfg: watch_config(opts, &m, &hiers),
                 hier,
             };
-            batch::run_collector_with(
+            batch::run_ordered(
                 &mut out,
                 c,
-                &m,
-                &host_info(),
+                (&m, &host_info()),
                 opts,
+                &view.order(),
                 batch::wait_for_reader,
                 Some(events),
             )?;
@@ -231,15 +231,10 @@ fn run_tui(
     app.cpu_machine = opts.machine_cpu;
     app.columns = crate::render::columns::Column::in_order(&opts.columns);
     app.config_file.clone_from(&view.config_file);
-    if let Some(by) = view.sort {
-        app.sort = match by {
-            SortBy::Name => app::SortKey::Name,
-            SortBy::Column(c) => app::SortKey::of(c),
-        };
-        app.sort_desc = view.sort_descending.unwrap_or(by != SortBy::Name);
-    } else if let Some(desc) = view.sort_descending {
-        app.sort_desc = desc;
-    }
+    let order = view.order();
+    app.sort = app::SortKey::from_by(order.by);
+    app.sort_desc = order.descending;
+    app.flat = order.flat;
     if let Some(depth) = opts.depth {
         app.status = Some(app::Status {
             level: app::Level::Info,

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_cgtop_global_optspecs
-    string join \n root= d/delay= depth= b/batch n/iterations= json brief read-only mouse machine-cpu max-kept-fds= columns= openmetrics o/output= exposition= filter= config= no-config h/help V/version
+    string join \n root= d/delay= depth= b/batch n/iterations= json brief read-only mouse machine-cpu max-kept-fds= columns= sort= reverse flat openmetrics o/output= exposition= filter= config= no-config h/help V/version
 end
 
 function __fish_cgtop_needs_command
@@ -30,6 +30,7 @@ complete -c cgtop -n "__fish_cgtop_needs_command" -l depth -d 'Show at most N le
 complete -c cgtop -n "__fish_cgtop_needs_command" -s n -l iterations -d 'Stop after N refreshes (batch and JSON)' -r
 complete -c cgtop -n "__fish_cgtop_needs_command" -l max-kept-fds -d 'Keep at most N files open between refreshes (each costs the kernel about a page of memory; beyond it files are opened per read)' -r
 complete -c cgtop -n "__fish_cgtop_needs_command" -l columns -d 'The figure columns of the tree and of --batch, comma-separated: cpu, thr (throttled %), mem, mempct (% of memory.max), swap, read, write, pids, psi (highest pressure some avg10). Default: cpu,mem,read,write,pids. In the full-screen view F2 (or C) chooses' -r
+complete -c cgtop -n "__fish_cgtop_needs_command" -l sort -d 'Sort by COLUMN: name, or a column as --columns names it (default cpu, highest first); the tree sorts each group\'s children' -r
 complete -c cgtop -n "__fish_cgtop_needs_command" -s o -l output -d 'With --openmetrics: write FILE atomically (a temporary file beside it, then rename) instead of printing' -r -F
 complete -c cgtop -n "__fish_cgtop_needs_command" -l exposition -d 'With --openmetrics: the exposition format. `text` is the Prometheus text format 0.0.4, which node_exporter\'s textfile collector reads (it parses *.prom files as text and refuses OpenMetrics)' -r -f -a "openmetrics\t'OpenMetrics 1.0.0 (what `serve` answers a Prometheus that asks for it)'
 text\t'The Prometheus text format 0.0.4 (node_exporter\'s textfile collector)'"
@@ -41,6 +42,8 @@ complete -c cgtop -n "__fish_cgtop_needs_command" -l brief -d 'With --json: only
 complete -c cgtop -n "__fish_cgtop_needs_command" -l read-only -d 'Never write to the hierarchy (every changing action is disabled)'
 complete -c cgtop -n "__fish_cgtop_needs_command" -l mouse -d 'Capture the mouse (off by default so that the terminal\'s own selection and copy keep working)'
 complete -c cgtop -n "__fish_cgtop_needs_command" -l machine-cpu -d 'Show CPU % as a share of the whole machine instead of one core'
+complete -c cgtop -n "__fish_cgtop_needs_command" -l reverse -d 'Sort the other way: lowest first (with --sort name, Z to A)'
+complete -c cgtop -n "__fish_cgtop_needs_command" -l flat -d 'Every group in one list, sorted, each with its whole path, instead of the tree (the view\'s F5; -b prints it so)'
 complete -c cgtop -n "__fish_cgtop_needs_command" -l openmetrics -d 'Print one OpenMetrics exposition of GROUP and below and exit (for node_exporter\'s textfile collector, or a cron job); see README "Prometheus"'
 complete -c cgtop -n "__fish_cgtop_needs_command" -l no-config -d 'Read no config file: every setting at its default'
 complete -c cgtop -n "__fish_cgtop_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'

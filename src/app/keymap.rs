@@ -254,6 +254,8 @@ actions! {
     ExpandSubtree,
     CollapseSubtree,
     ToggleAll,
+    /// The flat list of every group or the tree (htop's F5).
+    ToggleFlat,
     StartFilter,
     ClearFilter,
     SortPrev,
@@ -464,6 +466,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[shift(KeyCode::Right), k('}')], Action::ExpandSubtree, "expand the whole subtree", None),
     b(Main, &[shift(KeyCode::Left), k('{')], Action::CollapseSubtree, "collapse the whole subtree", None),
     b(Main, &[k('*')], Action::ToggleAll, "expand or collapse everything", None),
+    b(Main, &[code(KeyCode::F(5))], Action::ToggleFlat, "every group in one list, sorted, with its whole path / the tree", None),
     b(Main, &[k('/')], Action::StartFilter, "filter groups by name (ancestors and each match's subtree stay)", Some("filter")),
     b(Main, &[code(KeyCode::Esc)], Action::ClearFilter, "clear the filter", None),
     b(Main, &[k('<'), shift(KeyCode::Char('<'))], Action::SortPrev, "sort by the previous column", None),

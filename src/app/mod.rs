@@ -6,6 +6,7 @@
 //! Must not depend on: `ui`, the terminal, the filesystem.
 
 pub mod dialog;
+pub mod first_screen;
 pub mod keymap;
 pub mod past;
 pub mod text_input;
@@ -16,6 +17,7 @@ use crate::model::tree::{Row, RowOptions, Tree};
 use crate::model::write::history::{Dropped, Seen};
 use crate::render::columns::{self, Column};
 use crate::render::fit;
+use crate::render::order::{Order, SortBy};
 // the host's facts are the model's; re-exported because App holds them
 pub use crate::model::HostInfo;
 use crate::model::{GroupPath, GroupRates, GroupSample, MountInfo};
@@ -23,7 +25,6 @@ use crate::source::collector::{Collected, Command, Inspection, Refresh};
 use crate::source::events::{WatchStatus, Watched};
 use crossterm::event::KeyEvent;
 use keymap::{Action, Scope};
-use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 use text_input::{Input, TextInput, Typed};
@@ -246,6 +247,19 @@ impl SortKey {
         Column::ALL.into_iter().find(|c| Self::of(*c) == self)
     }
 
+    /// The key as `render::order` (and `-b`) names it.
+    pub fn by(self) -> SortBy {
+        self.column().map_or(SortBy::Name, SortBy::Column)
+    }
+
+    /// The key of `by`.
+    pub fn from_by(by: SortBy) -> Self {
+        match by {
+            SortBy::Name => Self::Name,
+            SortBy::Column(c) => Self::of(c),
+        }
+    }
+
     /// The next (or previous) key among the name and the `shown` columns.
     fn step(self, forward: bool, shown: &[Column]) -> Self {
         let keys: Vec<Self> = std::iter::once(Self::Name)
@@ -448,6 +462,11 @@ pub struct App {
     pub cursor: usize,
     pub scroll: usize,
     pub collapsed: HashSet<GroupPath>,
+    /// The first screen's fold rule: applied to the first refreshes,
+    /// never against the operator (`first_screen`).
+    pub first_screen: first_screen::FirstScreen,
+    /// Every group in one list, sorted (F5, `--flat`), instead of the tree.
+    pub flat: bool,
     /// The folds changed while a filter is on (`true` opened): a match's
     /// subtree is folded until opened, the path to a match open until
     /// folded (see `model::tree::RowOptions::filter_folds`). Kept by path,
@@ -559,6 +578,8 @@ impl App {
             cursor: 0,
             scroll: 0,
             collapsed: HashSet::new(),
+            first_screen: first_screen::FirstScreen::default(),
+            flat: false,
             filter_folds: HashMap::new(),
             vanished: None,
             sort: SortKey::Cpu,
@@ -719,43 +740,21 @@ impl App {
             self.rows.clear();
             return;
         };
-        let groups = &d.refresh.snapshot.groups;
-        let rates = &d.refresh.rates;
-        let tree = &d.tree;
-        let key = self.sort;
-        let desc = self.sort_desc;
-        let val = |node: usize| -> (f64, &GroupSample) {
-            let i = tree.nodes[node].sample;
-            let g = &groups[i];
-            let r = &rates[i];
-            let v = match key {
-                SortKey::Name => 0.0,
-                k => k.column().and_then(|c| c.sort_value(g, r)).unwrap_or(-1.0),
-            };
-            (v, g)
-        };
-        let cmp = |a: usize, b: usize| -> Ordering {
-            let (va, ga) = val(a);
-            let (vb, gb) = val(b);
-            let o = if key == SortKey::Name {
-                ga.path.name().cmp(gb.path.name())
-            } else {
-                va.partial_cmp(&vb).unwrap_or(Ordering::Equal)
-            };
-            if desc {
-                o.reverse()
-            } else {
-                o
-            }
+        let order = Order {
+            by: self.sort.by(),
+            descending: self.sort_desc,
+            flat: self.flat,
         };
         let filter = (!self.filter.is_empty()).then_some(self.filter.as_str());
-        self.rows = tree.rows(
+        self.rows = order.rows(
+            &d.tree,
+            &d.refresh.snapshot.groups,
+            &d.refresh.rates,
             &RowOptions {
                 collapsed: Some(&self.collapsed),
                 filter,
                 filter_folds: Some(&self.filter_folds),
             },
-            cmp,
         );
         self.name_width = self.name_width_of_rows();
         self.place_cursor();
@@ -1106,6 +1105,7 @@ fn show_refresh(app: &mut App, r: Refresh, fx: &mut Vec<Effect>) {
     writes::track_freeze(app);
     let before = app.selected.clone();
     welcome_back(app);
+    first_screen::apply(app);
     let status_before = app.status.clone();
     app.rebuild_rows();
     // undo and redo entries whose group this refresh shows gone
@@ -1350,6 +1350,8 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         Action::Expand | Action::Collapse | Action::ExpandSubtree | Action::CollapseSubtree => {
             fold(app, action, fx);
         }
+        Action::ToggleFlat => toggle_flat(app, fx),
+        Action::ToggleAll if app.flat => app.set_status(Level::Info, NO_FOLDS),
         Action::ToggleAll if !app.filter.is_empty() => {
             // under a filter: open every branch shown when one is folded,
             // else fold everything below the top
@@ -1363,6 +1365,9 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             app.rebuild_rows();
         }
         Action::ToggleAll => {
+            // every fold in the operator's hands: the first screen's
+            // rule must not change one after this
+            app.first_screen.settle();
             if app.collapsed.is_empty() {
                 // everything below the top level folds; the top stays open
                 if let Some(d) = &app.data {
@@ -1530,8 +1535,16 @@ fn fold(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     let Some(d) = &app.data else { return };
     let path = d.tree.nodes[node].path.clone();
     let parent = d.tree.nodes[node].parent;
+    if app.flat && action != Action::Collapse {
+        // the flat list has no folds (its Collapse goes to the parent)
+        app.set_status(Level::Info, NO_FOLDS);
+        return;
+    }
     let filtering = !app.filter.is_empty();
     let set = |app: &mut App, p: GroupPath, open: bool| {
+        if !filtering {
+            app.first_screen.touched(&p);
+        }
         if filtering {
             app.filter_folds.insert(p, open);
         } else if open {
@@ -1561,6 +1574,41 @@ fn fold(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         _ => {}
     }
     app.rebuild_rows();
+}
+
+/// What a fold key says in the flat list.
+const NO_FOLDS: &str = "the flat list has no folds (F5: the tree)";
+
+/// F5: the flat list or the tree, the selection kept. Back in the tree,
+/// the way to the selected group opens (a fold or the filter's fold
+/// would hide it, and the cursor would move to its ancestor).
+fn toggle_flat(app: &mut App, fx: &mut Vec<Effect>) {
+    let before = app.selected.clone();
+    app.flat = !app.flat;
+    if let (false, Some(sel)) = (app.flat, &app.selected) {
+        let filtering = !app.filter.is_empty();
+        for a in sel.ancestors().skip(1) {
+            if filtering {
+                app.filter_folds.insert(a, true);
+            } else {
+                app.collapsed.remove(&a);
+            }
+        }
+    }
+    app.rebuild_rows();
+    app.selection_changed(before.as_ref(), fx);
+    let by = app
+        .sort
+        .column()
+        .map_or("name", crate::render::columns::Column::title);
+    app.set_status(
+        Level::Info,
+        if app.flat {
+            format!("flat list: every group by {by} (F5: the tree)")
+        } else {
+            "the tree (F5: the flat list)".to_owned()
+        },
+    );
 }
 
 /// Parses a refresh interval in seconds ("2", "0.5"); 0.1 s to 1 hour.

@@ -59,8 +59,10 @@ pub struct Cli {
     delay: String,
 
     /// Show at most N levels below the start group
-    #[arg(long, value_name = "N")]
-    depth: Option<usize>,
+    // a number, checked in `main` so that `--depth -1` is refused in one
+    // line as every other bad value is, not taken for an option
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    depth: Option<String>,
 
     /// Print plain text refreshes (like top -b) instead of the full-screen view
     #[arg(short, long)]
@@ -106,6 +108,20 @@ pub struct Cli {
     /// cpu,mem,read,write,pids. In the full-screen view F2 (or C) chooses
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     columns: Option<Vec<String>>,
+
+    /// Sort by COLUMN: name, or a column as --columns names it (default
+    /// cpu, highest first); the tree sorts each group's children
+    #[arg(long, value_name = "COLUMN")]
+    sort: Option<String>,
+
+    /// Sort the other way: lowest first (with --sort name, Z to A)
+    #[arg(long)]
+    reverse: bool,
+
+    /// Every group in one list, sorted, each with its whole path, instead
+    /// of the tree (the view's F5; -b prints it so)
+    #[arg(long)]
+    flat: bool,
 
     /// Print one OpenMetrics exposition of GROUP and below and exit (for
     /// node_exporter's textfile collector, or a cron job); see README
@@ -282,6 +298,62 @@ pub(crate) fn parse_columns(names: Option<&Vec<String>>) -> Result<Vec<Column>, 
         cols.push(c);
     }
     Ok(Column::in_order(&cols))
+}
+
+/// `--depth N`: a number of levels, 0 or more.
+fn parse_depth(d: Option<&str>) -> Result<Option<usize>, ExitCode> {
+    let Some(d) = d else { return Ok(None) };
+    d.trim().parse().map(Some).map_err(|_| {
+        complain(&format!(
+            "--depth: {:?} is not a number of levels (0 or more; 0: the start group alone)",
+            escape(d.as_bytes())
+        ));
+        ExitCode::from(2)
+    })
+}
+
+/// `--sort`, `--reverse` and `--flat`: the first order of the view and
+/// `-b`'s, over the settings file's `sort` and `sort_descending`. JSON
+/// lists its groups parents first by path whatever they say (a stable
+/// order for scripts: sort with jq), so there they are refused rather
+/// than ignored.
+fn order_flags(cli: &Cli, columns: &[Column], view: &mut ViewSettings) -> Result<(), ExitCode> {
+    let refuse = |what: String| {
+        complain(&what);
+        ExitCode::from(2)
+    };
+    if (cli.json || cli.openmetrics) && (cli.sort.is_some() || cli.reverse || cli.flat) {
+        return Err(refuse(
+            "--sort, --reverse and --flat order -b's table and the view; --json and --openmetrics list groups parents first by path".into(),
+        ));
+    }
+    let by = match cli.sort.as_deref() {
+        None => None,
+        Some(s) => match crate::render::order::SortBy::from_name(s) {
+            None => {
+                let known: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
+                return Err(refuse(format!(
+                    "--sort: no column {:?}; sort by name or by one of {}",
+                    escape(s.as_bytes()),
+                    known.join(",")
+                )));
+            }
+            Some(SortBy::Column(c)) if !columns.contains(&c) => {
+                return Err(refuse(format!(
+                    "--sort {}: the column is not shown (add it with --columns)",
+                    c.name()
+                )));
+            }
+            Some(by) => Some(by),
+        },
+    };
+    if by.is_some() || cli.reverse {
+        let by = by.or(view.sort).unwrap_or(SortBy::Column(Column::Cpu));
+        view.sort = Some(by);
+        view.sort_descending = Some(by.descending_by_default() != cli.reverse);
+    }
+    view.flat = cli.flat;
+    Ok(())
 }
 
 /// The exit code of a run's result.
@@ -511,6 +583,7 @@ fn settle(
             colours: cfg.colours,
             config_file: file,
             notice: None,
+            flat: false,
         },
         keymap,
     })
@@ -581,11 +654,18 @@ pub fn main() -> ExitCode {
         Ok(p) => p,
         Err(c) => return c,
     };
+    let depth = match parse_depth(cli.depth.as_deref()) {
+        Ok(d) => d,
+        Err(c) => return c,
+    };
+    if let Err(c) = order_flags(&cli, &settled.columns, &mut settled.view) {
+        return c;
+    }
     let opts = Options {
         start,
         root: cli.root,
         interval: settled.interval,
-        depth: cli.depth,
+        depth,
         output,
         iterations: cli.iterations,
         read_only: cli.read_only,

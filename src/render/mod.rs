@@ -9,6 +9,8 @@
 //! - [`mount`]: how the hierarchy is mounted (pure v2, hybrid, directory).
 //! - [`columns`]: the group table's columns: titles, widths, cells, which
 //!   fit a width, and the name cell.
+//! - [`order`]: the rows' order, the view's and `-b`'s: the tree's siblings
+//!   or the flat list, by the name or a column.
 //! - [`severity`]: how close a figure is to its limit or how high a
 //!   pressure is, as a level (Normal, Warm, Hot) the view styles.
 //! - [`effect`]: the words of an edit's effect (figures before -> after).
@@ -33,6 +35,7 @@ pub mod marks;
 pub mod meter;
 pub mod mount;
 pub mod openmetrics;
+pub mod order;
 pub mod severity;
 pub mod spark;
 pub mod units;

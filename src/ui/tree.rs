@@ -124,7 +124,14 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         let label = columns::name_label(&g.path, row.depth);
         let prefix_len = name.chars().count();
         let mut spans = vec![Span::raw(name)];
-        let label = fit(&label, name_w.saturating_sub(prefix_len));
+        let room = name_w.saturating_sub(prefix_len);
+        // the flat list's whole paths are cut from the left, keeping the
+        // group's own name: `…/newc-18771-1`
+        let label = if app.flat {
+            crate::render::order::fit_path(&label, room)
+        } else {
+            fit(&label, room)
+        };
         let pad = name_w.saturating_sub(prefix_len + fit::width(&label));
         spans.push(Span::styled(
             label,

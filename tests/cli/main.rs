@@ -12,6 +12,7 @@
 mod common;
 
 mod batch;
+mod batch_order;
 mod config;
 mod events;
 mod exporter_unit;

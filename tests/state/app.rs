@@ -892,6 +892,7 @@ fn every_main_action_is_reachable() {
             | Action::ExpandSubtree
             | Action::CollapseSubtree
             | Action::ToggleAll
+            | Action::ToggleFlat
             | Action::StartFilter
             | Action::ClearFilter
             | Action::SortPrev

@@ -20,6 +20,8 @@ mod event_loop;
 mod event_watcher;
 mod events;
 mod exposition;
+mod first_screen;
+mod flat_view;
 mod honesty;
 mod layers;
 mod layout;

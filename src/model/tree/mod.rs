@@ -11,6 +11,7 @@
 //! └─ user.slice          collapsed: its children are not rows
 //! ```
 
+pub mod first_folds;
 pub mod limits;
 pub mod path;
 pub mod procstat;
@@ -269,6 +270,43 @@ impl Tree {
             }
         }
         out
+    }
+
+    /// Every group as one list (the flat view, `--flat`), ordered by
+    /// `cmp` then by path, each row at depth 0 without children or folds
+    /// (the view shows its whole path). With a filter, the groups the
+    /// tree's filter keeps (each match, its ancestors and its subtree, as
+    /// [`Tree::filter_samples`]), so that turning between the two keeps
+    /// the same groups.
+    pub fn flat_rows(
+        &self,
+        filter: Option<&str>,
+        cmp: impl Fn(usize, usize) -> Ordering,
+    ) -> Vec<Row> {
+        let needle = filter.filter(|f| !f.is_empty()).map(str::to_lowercase);
+        let (matched, shown) = match &needle {
+            None => (Vec::new(), Vec::new()),
+            Some(n) => {
+                let (m, _, s) = self.filter_marks(n);
+                (m, s)
+            }
+        };
+        let filtering = needle.is_some();
+        let mut ids: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| !filtering || shown[i])
+            .collect();
+        ids.sort_by(|&a, &b| cmp(a, b).then_with(|| self.nodes[a].path.cmp(&self.nodes[b].path)));
+        ids.into_iter()
+            .map(|id| Row {
+                node: id,
+                depth: 0,
+                guides: Vec::new(),
+                last_child: true,
+                has_children: false,
+                collapsed: false,
+                matched: filtering && matched[id],
+            })
+            .collect()
     }
 }
 
