@@ -96,9 +96,11 @@ fn iops(v: f64) -> String {
     }
 }
 
-/// The words after a sparkline: its scale, min and limit, as the figure
-/// is said ("0..max 240% min 9.8% limit 10% ▁").
-const SPARK_WORDS: usize = 36;
+/// The room for the words after a sparkline (with the space before
+/// them): its scale, max, min and limit, as the figure
+/// is said ("0..100% max 40.6% min 9.8% limit 10% ▁", "0..max 240%
+/// min 9.8%").
+const SPARK_WORDS: usize = 42;
 
 /// The overview's history (issue 9, item 1): a sparkline per figure of
 /// the group over the span of one timeline tier (`,` turns it; a past
@@ -124,7 +126,18 @@ fn history(
     if present < 2 || w < 8 {
         return;
     }
-    let shown = &series[series.len() - w.min(series.len())..];
+    // the newest `w` samples; in the past, those that end at the moment
+    // shown where it is older than them (as the tree's column ends at
+    // it), so the moment and what led to it are on the line
+    let upto = app.past.as_ref().map_or(0, |p| {
+        series.partition_point(|(st, _)| st.at <= p.moment.stamp.at)
+    });
+    let end = if upto == 0 || upto + w > series.len() {
+        series.len()
+    } else {
+        upto.max(w)
+    };
+    let shown = &series[end - w.min(end)..end];
     // the sample of the moment shown (none when the span does not hold it)
     let every = app.tier_every(tier);
     let marked = app.past.as_ref().and_then(|p| {
@@ -146,7 +159,7 @@ fn history(
     ));
     let figs = |f: Figure| -> Vec<Option<f64>> { shown.iter().map(|(_, e)| e.get(f)).collect() };
     // every line on the one scale rule (`render::spark`), its words its
-    // scale, its min and a limit's mark: "0..100% min 9.8% limit 10% ▁"
+    // scale, its max and min and a limit's mark
     let line = |name: &str,
                 vals: &[Option<f64>],
                 floor: f64,
@@ -156,11 +169,17 @@ fn history(
         let text = spark::line(vals, w, scale);
         let words = spark::min_max(vals, w).map_or_else(
             || "no figure".to_owned(),
-            |(lo, _)| {
+            |(lo, hi)| {
                 let mark = limit.map_or_else(String::new, |l| {
                     format!(" limit {} {}", say(l), scale.mark(l))
                 });
-                format!("{} min {}{mark}", scale.words(say), say(lo))
+                // the peak is said once: as the top, or after it
+                let max = if scale.peak {
+                    String::new()
+                } else {
+                    format!(" max {}", say(hi))
+                };
+                format!("{}{max} min {}{mark}", scale.words(say), say(lo))
             },
         );
         let mut spans = vec![label(name, theme)];

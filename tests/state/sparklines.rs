@@ -53,7 +53,8 @@ fn cells(s: &str) -> String {
 /// tree's, after the last `│` of a screen line).
 fn detail_cpu(s: &str) -> String {
     s.lines()
-        .filter_map(|l| l.rsplit_once('│').map(|(_, d)| d))
+        .map(|l| l.trim().trim_start_matches('|'))
+        .map(|l| l.rsplit_once('│').map_or(l, |(_, d)| d))
         .find(|d| d.starts_with("CPU") && d.contains(" min "))
         .unwrap_or_else(|| panic!("a CPU sparkline:\n{s}"))
         .to_owned()
@@ -75,7 +76,7 @@ fn a_drop_under_a_new_quota_reads_the_same_live_in_the_detail_and_the_tree() {
     let line = detail_cpu(&s);
     // the scale is stated, the quota is a mark (the block it reaches)
     assert!(
-        line.contains("0..100% min 9.8% limit 10% ▁"),
+        line.contains("0..100% max 40.6% min 9.8% limit 10% ▁"),
         "the scale and the quota's mark: {line}"
     );
     let detail = cells(line.split(" 0..").next().unwrap());
@@ -112,6 +113,42 @@ fn the_past_view_draws_the_drop_as_the_live_one_did() {
         .collect();
     assert_eq!(row, want, "tree {row} detail {live}");
     insta::assert_snapshot!(s);
+}
+
+#[test]
+fn in_the_past_a_long_history_ends_at_the_moment_shown() {
+    // 58 refreshes, more than the detail's line holds at 160 columns:
+    // 48 at 30-40 %, 10 under the quota
+    let t = copy_fixture("pure-v2-systemd");
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 160, 40);
+    select(&mut a, &mut c, DBUS);
+    send(&mut a, &mut c, ch('s'));
+    for i in 0..58u32 {
+        let usec = if i < 48 {
+            300_000 + u64::from(i % 4) * 30_000
+        } else {
+            100_000
+        };
+        burn_cpu(t.path(), DBUS, usec);
+        tick(&mut a, &mut c, f64::from(i + 1));
+    }
+    let live = cells(detail_cpu(&screen(&a, 160, 40)).split(" 0..").next().unwrap());
+    assert!(live.chars().count() < 30, "the line holds less than the history: {live}");
+    // back 30: before the quota, older than the live line's first cell
+    for _ in 0..30 {
+        send(&mut a, &mut c, ch('T'));
+    }
+    let s = screen(&a, 160, 40);
+    let past = cells(detail_cpu(&s).split(" 0..").next().unwrap());
+    let row = cells(&tree_row(&s));
+    // the line ends at the moment, as the tree's column does, and is full
+    assert_eq!(row.chars().count(), 10, "{s}");
+    assert_eq!(past.chars().count(), live.chars().count(), "{s}");
+    let last: String = past.chars().skip(past.chars().count() - 10).collect();
+    assert_eq!(row, last, "tree {row} detail {past}");
+    assert!(!past.contains('▁'), "no refresh under the quota yet: {past}");
+    let caret = format!("│{}^ ", " ".repeat(7 + past.chars().count() - 1));
+    assert!(s.contains(&caret), "the caret under the last cell:\n{s}");
 }
 
 /// A /proc of the test's making whose memory in use is `used_kb` of
