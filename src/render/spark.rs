@@ -53,7 +53,8 @@ impl Scale {
     #[must_use]
     pub fn of(series: &[Option<f64>], width: usize, floor: f64) -> Self {
         let hi = min_max(series, width).map_or(0.0, |(_, hi)| hi);
-        if hi > floor {
+        // without a floor the top is the peak, even a peak of 0
+        if hi > floor || floor <= 0.0 {
             Self { top: hi, peak: true }
         } else {
             Self {
@@ -256,6 +257,9 @@ mod tests {
         let b = [Some(1.5), Some(3.0)];
         assert_eq!(Scale::of(&b, 2, BYTES_FLOOR), Scale { top: 3.0, peak: true });
         assert_eq!(Scale::of(&[None], 1, BYTES_FLOOR).top, 0.0);
+        let idle = [Some(0.0), Some(0.0)];
+        assert_eq!(Scale::of(&idle, 2, BYTES_FLOOR), Scale { top: 0.0, peak: true });
+        assert_eq!(Scale::of(&idle, 2, PCT_FLOOR), Scale { top: 100.0, peak: false });
         assert_eq!(Scale::of(&[Some(f64::INFINITY), Some(2.0)], 2, 0.0).top, 2.0);
     }
 
