@@ -33,8 +33,8 @@
 use super::text_input::TextInput;
 use super::{App, Data, Effect, Level};
 use crate::cgroupfs::{CgroupEvents, CgroupType};
-use crate::model::time::timeline::{Entry, Figure, Moment, TIER_LEN};
 use crate::model::host::MachineLoad;
+use crate::model::time::timeline::{Entry, Figure, Moment, TIER_LEN};
 use crate::model::tree::limits::Throttling;
 use crate::model::tree::rates::IoRates;
 use crate::model::tree::Tree;

@@ -55,7 +55,10 @@ impl Scale {
         let hi = min_max(series, width).map_or(0.0, |(_, hi)| hi);
         // without a floor the top is the peak, even a peak of 0
         if hi > floor || floor <= 0.0 {
-            Self { top: hi, peak: true }
+            Self {
+                top: hi,
+                peak: true,
+            }
         } else {
             Self {
                 top: floor,
@@ -221,7 +224,11 @@ mod tests {
     fn a_line_is_as_wide_as_asked_with_the_newest_at_the_right() {
         let s = [Some(0.0), Some(50.0), Some(100.0)];
         assert_eq!(line(&s, 3, peak(&s, 3)), "▁▄█");
-        assert_eq!(line(&s, 5, peak(&s, 5)), "  ▁▄█", "short: blank at the left");
+        assert_eq!(
+            line(&s, 5, peak(&s, 5)),
+            "  ▁▄█",
+            "short: blank at the left"
+        );
         assert_eq!(line(&s, 2, peak(&s, 2)), "▄█", "long: the oldest dropped");
         assert_eq!(line(&s, 0, peak(&s, 0)), "");
     }
@@ -243,24 +250,66 @@ mod tests {
         // a percentage under 100: the floor, said as a fixed scale
         let s = [Some(40.6), Some(35.0), Some(10.0), Some(9.0)];
         let sc = Scale::of(&s, 4, PCT_FLOOR);
-        assert_eq!(sc, Scale { top: 100.0, peak: false });
+        assert_eq!(
+            sc,
+            Scale {
+                top: 100.0,
+                peak: false
+            }
+        );
         let pct = crate::render::units::pct_sign;
         assert_eq!(sc.words(&pct), "0..100%");
         // above the floor: the peak of what is shown, not of what is not
         let s = [Some(400.0), Some(50.0), Some(240.0)];
-        assert_eq!(Scale::of(&s, 2, PCT_FLOOR).top, 240.0);
+        assert_eq!(
+            Scale::of(&s, 2, PCT_FLOOR),
+            Scale {
+                top: 240.0,
+                peak: true
+            }
+        );
         assert_eq!(Scale::of(&s, 2, PCT_FLOOR).words(&pct), "0..max 240%");
         assert_eq!(Scale::of(&s[..2], 1, 10.0).words(&pct), "0..max 50%");
         let odd = [Some(40.64)];
         assert_eq!(Scale::of(&odd, 1, 0.0).words(&pct), "0..max 40.6%");
         // bytes: the peak, whatever it is; nothing shown: a top of 0
         let b = [Some(1.5), Some(3.0)];
-        assert_eq!(Scale::of(&b, 2, BYTES_FLOOR), Scale { top: 3.0, peak: true });
-        assert_eq!(Scale::of(&[None], 1, BYTES_FLOOR).top, 0.0);
+        assert_eq!(
+            Scale::of(&b, 2, BYTES_FLOOR),
+            Scale {
+                top: 3.0,
+                peak: true
+            }
+        );
+        assert_eq!(
+            Scale::of(&[None], 1, BYTES_FLOOR),
+            Scale {
+                top: 0.0,
+                peak: true
+            }
+        );
         let idle = [Some(0.0), Some(0.0)];
-        assert_eq!(Scale::of(&idle, 2, BYTES_FLOOR), Scale { top: 0.0, peak: true });
-        assert_eq!(Scale::of(&idle, 2, PCT_FLOOR), Scale { top: 100.0, peak: false });
-        assert_eq!(Scale::of(&[Some(f64::INFINITY), Some(2.0)], 2, 0.0).top, 2.0);
+        assert_eq!(
+            Scale::of(&idle, 2, BYTES_FLOOR),
+            Scale {
+                top: 0.0,
+                peak: true
+            }
+        );
+        assert_eq!(
+            Scale::of(&idle, 2, PCT_FLOOR),
+            Scale {
+                top: 100.0,
+                peak: false
+            }
+        );
+        assert_eq!(
+            Scale::of(&[Some(f64::INFINITY), Some(2.0)], 2, 0.0),
+            Scale {
+                top: 2.0,
+                peak: true
+            }
+        );
     }
 
     #[test]

@@ -372,7 +372,8 @@ mod tests {
         for shift in 0..64 {
             for b in [(1u64 << shift) - 1, 1 << shift, (1 << shift) + 1] {
                 let t = bytes_short(b);
-                let (fig, unit) = t.split_at(t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len()));
+                let (fig, unit) =
+                    t.split_at(t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len()));
                 assert!(fig.len() <= 4 && unit.len() <= 1, "{b}: {t}");
                 assert!(fig.parse::<f64>().unwrap() < 1000.0, "{b}: {t}");
             }

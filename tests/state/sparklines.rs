@@ -27,7 +27,10 @@ const BURN: [u64; 12] = [
 /// Twelve refreshes of dbus.service's CPU as [`BURN`] says, its cpu.max
 /// set to "10000 100000" after the sixth (read by the inspection, as the
 /// limits form's write would leave it), the sparkline column on.
-fn drop_under_a_quota(w: u16, h: u16) -> (tempfile::TempDir, App, cgtop::source::collector::Collector) {
+fn drop_under_a_quota(
+    w: u16,
+    h: u16,
+) -> (tempfile::TempDir, App, cgtop::source::collector::Collector) {
     let t = copy_fixture("pure-v2-systemd");
     let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), w, h);
     a.unix_base = Duration::from_secs(1_700_000_000);
@@ -95,14 +98,18 @@ fn a_drop_under_a_new_quota_reads_the_same_live_in_the_detail_and_the_tree() {
 #[test]
 fn the_past_view_draws_the_drop_as_the_live_one_did() {
     let (_t, mut a, mut c) = drop_under_a_quota(160, 40);
-    let live = cells(detail_cpu(&screen(&a, 160, 40)).split(" 0..").next().unwrap());
+    let live = cells(
+        detail_cpu(&screen(&a, 160, 40))
+            .split(" 0..")
+            .next()
+            .unwrap(),
+    );
     // back to 9 s: three refreshes after the quota
     for _ in 0..3 {
         send(&mut a, &mut c, ch('T'));
     }
     let s = screen(&a, 160, 40);
-    let line = detail_cpu(&s);
-    let past = cells(line.split(" 0..").next().unwrap());
+    let past = cells(detail_cpu(&s).split(" 0..").next().unwrap());
     assert_eq!(past, live, "the same span, the same cells");
     // the tree's column ends at the moment shown: the detail's cells up to it
     let row = cells(&tree_row(&s));
@@ -132,8 +139,16 @@ fn in_the_past_a_long_history_ends_at_the_moment_shown() {
         burn_cpu(t.path(), DBUS, usec);
         tick(&mut a, &mut c, f64::from(i + 1));
     }
-    let live = cells(detail_cpu(&screen(&a, 160, 40)).split(" 0..").next().unwrap());
-    assert!(live.chars().count() < 30, "the line holds less than the history: {live}");
+    let live = cells(
+        detail_cpu(&screen(&a, 160, 40))
+            .split(" 0..")
+            .next()
+            .unwrap(),
+    );
+    assert!(
+        live.chars().count() < 30,
+        "the line holds less than the history: {live}"
+    );
     // back 30: before the quota, older than the live line's first cell
     for _ in 0..30 {
         send(&mut a, &mut c, ch('T'));
@@ -146,7 +161,10 @@ fn in_the_past_a_long_history_ends_at_the_moment_shown() {
     assert_eq!(past.chars().count(), live.chars().count(), "{s}");
     let last: String = past.chars().skip(past.chars().count() - 10).collect();
     assert_eq!(row, last, "tree {row} detail {past}");
-    assert!(!past.contains('▁'), "no refresh under the quota yet: {past}");
+    assert!(
+        !past.contains('▁'),
+        "no refresh under the quota yet: {past}"
+    );
     let caret = format!("│{}^ ", " ".repeat(7 + past.chars().count() - 1));
     assert!(s.contains(&caret), "the caret under the last cell:\n{s}");
 }
@@ -163,7 +181,11 @@ fn write_proc(d: &Path, used_kb: u64, mem_psi: f64, busy: u64) {
         ),
     )
     .unwrap();
-    std::fs::write(d.join("stat"), format!("cpu  {busy} 0 0 {} 0 0 0 0 0 0\n", 4 * busy)).unwrap();
+    std::fs::write(
+        d.join("stat"),
+        format!("cpu  {busy} 0 0 {} 0 0 0 0 0 0\n", 4 * busy),
+    )
+    .unwrap();
     std::fs::create_dir_all(d.join("pressure")).unwrap();
     for (res, v) in [("cpu", 1.0), ("memory", mem_psi), ("io", 2.0)] {
         std::fs::write(
@@ -200,7 +222,10 @@ fn a_past_moment_shows_its_own_meters_every_one() {
         tick(&mut a, &mut c, (s + 1) as f64);
     }
     let live = meters(&a);
-    assert!(live.contains("11.4G/15.3G") && live.contains("mem 60.0%"), "{live}");
+    assert!(
+        live.contains("11.4G/15.3G") && live.contains("mem 60.0%"),
+        "{live}"
+    );
     send(&mut a, &mut c, ch('T'));
     let past = meters(&a);
     assert!(
@@ -208,7 +233,10 @@ fn a_past_moment_shows_its_own_meters_every_one() {
         "the moment's MEM and PSI, not the present's nor '-': {past}"
     );
     assert!(!past.contains("CPU[ ") || !past.contains(" -]"), "{past}");
-    assert!(!past.contains('-'), "every meter has the moment's figure: {past}");
+    assert!(
+        !past.contains('-'),
+        "every meter has the moment's figure: {past}"
+    );
     insta::assert_snapshot!(past);
 }
 
