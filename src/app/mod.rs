@@ -1083,6 +1083,9 @@ fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     if let Some(f) = &r.inspection {
         app.kept.keep(r.snapshot.at, f);
     }
+    if let Some(m) = r.machine {
+        app.kept.keep_machine(r.snapshot.at, m);
+    }
     if app.in_past() {
         // into the timeline, not onto the screen: shown on return
         past::hold(app, r);

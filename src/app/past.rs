@@ -12,8 +12,10 @@
 //! is built from the moment's frame ([`frame_refresh`]) and put in
 //! `App::data`, so the tree, its columns, sort, filter and folds, and the
 //! detail work unchanged. Figures the timeline does not keep (user and
-//! system CPU, throttling, swap, IOPS, the machine's meters) are `None`
-//! and show as "-"; the limits graded against are today's (the last
+//! system CPU, throttling, swap, IOPS) are `None` and show as "-"; the
+//! machine's meters (CPU, MEM, PSI) are those of the moment's refresh,
+//! kept for the last [`TIER_LEN`] refreshes ([`Kept`]), every one "-" at
+//! an older moment; the limits graded against are today's (the last
 //! live refresh's). The live data waits in [`Past`] and comes back on
 //! return; refreshes that arrive meanwhile go into the timeline, and the
 //! newest of them is what the screen shows on return.
@@ -31,6 +33,7 @@
 use super::text_input::TextInput;
 use super::{App, Data, Effect, Level};
 use crate::cgroupfs::{CgroupEvents, CgroupType};
+use crate::model::host::MachineLoad;
 use crate::model::time::timeline::{Entry, Figure, Moment, TIER_LEN};
 use crate::model::tree::limits::Throttling;
 use crate::model::tree::rates::IoRates;
@@ -54,10 +57,14 @@ pub struct Past {
     pending: Option<Refresh>,
 }
 
-/// The inspected group's full reads of the last refreshes, by the
-/// refresh's time.
+/// The inspected group's full reads of the last refreshes, and the
+/// machine's meters of each (CPU, MEM, PSI: the timeline keeps groups'
+/// figures only), by the refresh's time.
 #[derive(Default)]
-pub struct Kept(VecDeque<(Duration, Inspection)>);
+pub struct Kept(
+    VecDeque<(Duration, Inspection)>,
+    VecDeque<(Duration, MachineLoad)>,
+);
 
 impl Kept {
     /// Keeps a refresh's inspection (the oldest goes after [`TIER_LEN`]).
@@ -66,6 +73,20 @@ impl Kept {
             self.0.pop_front();
         }
         self.0.push_back((at, f.clone()));
+    }
+
+    /// Keeps a refresh's machine meters (the oldest go after
+    /// [`TIER_LEN`]: the refreshes of the timeline's finest tier).
+    pub fn keep_machine(&mut self, at: Duration, m: MachineLoad) {
+        if self.1.len() == TIER_LEN {
+            self.1.pop_front();
+        }
+        self.1.push_back((at, m));
+    }
+
+    /// The machine's meters of the refresh made at `at`, if kept.
+    pub fn machine_at(&self, at: Duration) -> Option<MachineLoad> {
+        self.1.iter().rev().find(|(t, _)| *t == at).map(|(_, m)| *m)
     }
 
     /// The full read of `path` made at `at`, if kept.
@@ -437,7 +458,9 @@ pub fn frame_refresh(app: &App, m: Moment, latest: Option<&Refresh>) -> Refresh 
         kept_fds: 0,
         events_since_start: HashMap::new(),
         protected: None,
-        machine: None,
+        // the meters of the moment where kept, else none at all (each
+        // shows "-": no meter shows the present's figure, or another's)
+        machine: app.kept.machine_at(m.stamp.at),
         limits,
     }
 }

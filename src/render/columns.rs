@@ -128,7 +128,8 @@ impl Column {
     }
 
     /// Cells wide: the title and the widest usual figure ("100.0",
-    /// "1023M", "1023.9K") with room to spare.
+    /// "99.9K": a size stays under 1000 of its unit, `render::units`)
+    /// with room to spare.
     pub fn width(self) -> usize {
         match self {
             Self::Cpu | Self::Throttled | Self::MemPct | Self::Psi => 6,

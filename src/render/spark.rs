@@ -1,7 +1,19 @@
 //! Sparklines: a series of figures as a line of block characters
 //! (U+2581 `▁` to U+2588 `█`), the newest at the right, and the words
-//! that go with one (its min, max and the span it covers). PURE: the
-//! detail pane and the tree's sparkline column draw history with them.
+//! that go with one (its scale, min, a limit's mark, the span it covers).
+//! PURE: the detail pane's history (live, in the past, in a replay) and
+//! the tree's sparkline column draw every history with them.
+//!
+//! One scale rule, here and nowhere else ([`Scale::of`]): the full block
+//! stands for the larger of the highest figure shown and the figure's
+//! floor: 100 for a percentage (CPU: one core, or the machine with
+//! `CPU%: of N CPUs`; PSI: stalled the whole time), 0 for bytes and
+//! rates. The line says its scale (`0..100%`, `0..max 240%`). A limit is
+//! never the scale: it is a mark in the words (`limit 10% ▁`, the block
+//! the limit reaches, `↑` when it is above the scale), so a series that
+//! ran at 40 % and then under a new 10 % quota reads as the drop it was,
+//! the same in every view, and a figure above a limit is drawn at its
+//! own height, not as a full block.
 
 use std::time::Duration;
 
@@ -15,38 +27,82 @@ pub const COLUMN_WIDTH: usize = 10;
 /// A cell with no figure (the group was not there, or had no figure).
 pub const GAP: char = ' ';
 
+/// The floor of a percentage's scale (CPU %, PSI %): a full block is at
+/// least 100 %, so an idle group reads idle.
+pub const PCT_FLOOR: f64 = 100.0;
+
+/// The floor of a byte or rate scale: none, the peak shown is the top.
+pub const BYTES_FLOOR: f64 = 0.0;
+
+/// The mark of a limit above the scale's top.
+pub const ABOVE: char = '↑';
+
 /// A sparkline's scale: what the full block stands for.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Scale {
-    /// From 0 to the highest figure of the series shown (a series of
-    /// zeros is all lowest blocks).
-    Max,
-    /// From 0 to this ceiling (memory against its limit, CPU against a
-    /// quota); a figure above it is a full block.
-    Ceiling(f64),
+pub struct Scale {
+    /// The figure of the full block.
+    pub top: f64,
+    /// Whether the top is the highest figure shown (above the floor).
+    pub peak: bool,
+}
+
+impl Scale {
+    /// THE scale rule: the last `width` figures of `series` (what a line
+    /// of that width shows) against the larger of their highest and
+    /// `floor` ([`PCT_FLOOR`], [`BYTES_FLOOR`]). No limit goes in.
+    #[must_use]
+    pub fn of(series: &[Option<f64>], width: usize, floor: f64) -> Self {
+        let hi = min_max(series, width).map_or(0.0, |(_, hi)| hi);
+        // without a floor the top is the peak, even a peak of 0
+        if hi > floor || floor <= 0.0 {
+            Self {
+                top: hi,
+                peak: true,
+            }
+        } else {
+            Self {
+                top: floor,
+                peak: false,
+            }
+        }
+    }
+
+    /// The scale as the line says it, each figure as `say` puts it:
+    /// "0..100%", "0..max 40.6%".
+    #[must_use]
+    pub fn words(&self, say: &dyn Fn(f64) -> String) -> String {
+        if self.peak {
+            format!("0..max {}", say(self.top))
+        } else {
+            format!("0..{}", say(self.top))
+        }
+    }
+
+    /// A limit's mark: the block a figure at the limit is drawn as, or
+    /// [`ABOVE`] when the limit is above the scale's top.
+    #[must_use]
+    pub fn mark(&self, limit: f64) -> char {
+        if limit > self.top {
+            ABOVE
+        } else {
+            BLOCKS[level(limit, self.top)]
+        }
+    }
 }
 
 /// The last `width` figures of `series` (oldest first) as a sparkline of
 /// exactly `width` cells: the newest at the right, blank cells at the
 /// left while the series is shorter, [`GAP`] for `None`. Every figure is
 /// at least the lowest block, so a zero reads as "there, idle" and a gap
-/// as "not there".
+/// as "not there"; a figure above `scale.top` (there is none with
+/// [`Scale::of`]) is a full block.
 #[must_use]
 pub fn line(series: &[Option<f64>], width: usize, scale: Scale) -> String {
     let shown = &series[series.len().saturating_sub(width)..];
-    let top = match scale {
-        Scale::Ceiling(c) => c,
-        Scale::Max => shown
-            .iter()
-            .flatten()
-            .copied()
-            .filter(|v| v.is_finite())
-            .fold(0.0, f64::max),
-    };
     let mut out = GAP.to_string().repeat(width - shown.len());
     for v in shown {
         out.push(match v {
-            Some(v) if v.is_finite() => BLOCKS[level(*v, top)],
+            Some(v) if v.is_finite() => BLOCKS[level(*v, scale.top)],
             _ => GAP,
         });
     }
@@ -54,21 +110,25 @@ pub fn line(series: &[Option<f64>], width: usize, scale: Scale) -> String {
 }
 
 /// The tree's sparkline cell of a group's CPU %: its last
-/// [`COLUMN_WIDTH`] refreshes, scaled to one core busy or to its own
-/// peak above that, so that an idle group reads idle.
+/// [`COLUMN_WIDTH`] refreshes, on the one scale rule ([`Scale::of`],
+/// [`PCT_FLOOR`]) as the detail draws them.
 #[must_use]
 pub fn cpu_cell(series: &[Option<f64>]) -> String {
-    let peak = min_max(series, COLUMN_WIDTH).map_or(0.0, |(_, hi)| hi);
-    line(series, COLUMN_WIDTH, Scale::Ceiling(peak.max(100.0)))
+    line(
+        series,
+        COLUMN_WIDTH,
+        Scale::of(series, COLUMN_WIDTH, PCT_FLOOR),
+    )
 }
 
-/// Which block a figure takes on a scale to `top`.
+/// Which block a figure takes on a scale to `top`: each block an eighth
+/// of it, the lowest from just above zero (and at zero).
 fn level(v: f64, top: f64) -> usize {
     if top.is_nan() || top <= 0.0 || v <= 0.0 {
         return 0;
     }
     let f = (v / top).min(1.0);
-    // 0 < f <= 1 -> 0..=7: the full block only at the top
+    // 0 < f <= 1 -> 0..=7
     ((f * BLOCKS.len() as f64).ceil() as usize).clamp(1, BLOCKS.len()) - 1
 }
 
@@ -156,44 +216,159 @@ pub fn clock_utc(unix_s: f64) -> String {
 mod tests {
     use super::*;
 
+    fn peak(series: &[Option<f64>], w: usize) -> Scale {
+        Scale::of(series, w, BYTES_FLOOR)
+    }
+
     #[test]
     fn a_line_is_as_wide_as_asked_with_the_newest_at_the_right() {
         let s = [Some(0.0), Some(50.0), Some(100.0)];
-        assert_eq!(line(&s, 3, Scale::Max), "▁▄█");
-        assert_eq!(line(&s, 5, Scale::Max), "  ▁▄█", "short: blank at the left");
-        assert_eq!(line(&s, 2, Scale::Max), "▄█", "long: the oldest dropped");
-        assert_eq!(line(&s, 0, Scale::Max), "");
+        assert_eq!(line(&s, 3, peak(&s, 3)), "▁▄█");
+        assert_eq!(
+            line(&s, 5, peak(&s, 5)),
+            "  ▁▄█",
+            "short: blank at the left"
+        );
+        assert_eq!(line(&s, 2, peak(&s, 2)), "▄█", "long: the oldest dropped");
+        assert_eq!(line(&s, 0, peak(&s, 0)), "");
     }
 
     #[test]
     fn a_gap_is_blank_and_zero_is_the_lowest_block() {
         let s = [Some(10.0), None, Some(0.0), Some(f64::NAN)];
-        assert_eq!(line(&s, 4, Scale::Max), "█ ▁ ");
-        assert_eq!(line(&[None, None], 2, Scale::Max), "  ");
-        assert_eq!(line(&[Some(0.0), Some(0.0)], 2, Scale::Max), "▁▁");
-    }
-
-    #[test]
-    fn a_ceiling_scales_against_it_and_caps_above_it() {
-        let s = [Some(25.0), Some(50.0), Some(100.0), Some(400.0)];
-        assert_eq!(line(&s, 4, Scale::Ceiling(100.0)), "▂▄██");
-        assert_eq!(
-            line(&s, 4, Scale::Ceiling(800.0)),
-            "▁▁▁▄",
-            "an eighth: the lowest"
-        );
+        assert_eq!(line(&s, 4, peak(&s, 4)), "█ ▁ ");
+        assert_eq!(line(&[None, None], 2, peak(&[None, None], 2)), "  ");
+        let zeros = [Some(0.0), Some(0.0)];
+        assert_eq!(line(&zeros, 2, peak(&zeros, 2)), "▁▁");
         // a tiny figure is still above zero: the lowest block, not a gap
-        assert_eq!(line(&[Some(1e-9)], 1, Scale::Ceiling(1.0)), "▁");
-        assert_eq!(line(&[Some(5.0)], 1, Scale::Ceiling(0.0)), "▁");
+        let tiny = [Some(1e-9)];
+        assert_eq!(line(&tiny, 1, Scale::of(&tiny, 1, PCT_FLOOR)), "▁");
     }
 
     #[test]
-    fn the_column_scales_to_one_core_or_the_peak_above_it() {
+    fn the_top_is_the_peak_shown_or_the_floor() {
+        // a percentage under 100: the floor, said as a fixed scale
+        let s = [Some(40.6), Some(35.0), Some(10.0), Some(9.0)];
+        let sc = Scale::of(&s, 4, PCT_FLOOR);
+        assert_eq!(
+            sc,
+            Scale {
+                top: 100.0,
+                peak: false
+            }
+        );
+        let pct = crate::render::units::pct_sign;
+        assert_eq!(sc.words(&pct), "0..100%");
+        // above the floor: the peak of what is shown, not of what is not
+        let s = [Some(400.0), Some(50.0), Some(240.0)];
+        assert_eq!(
+            Scale::of(&s, 2, PCT_FLOOR),
+            Scale {
+                top: 240.0,
+                peak: true
+            }
+        );
+        assert_eq!(Scale::of(&s, 2, PCT_FLOOR).words(&pct), "0..max 240%");
+        assert_eq!(Scale::of(&s[..2], 1, 10.0).words(&pct), "0..max 50%");
+        let odd = [Some(40.64)];
+        assert_eq!(Scale::of(&odd, 1, 0.0).words(&pct), "0..max 40.6%");
+        // bytes: the peak, whatever it is; nothing shown: a top of 0
+        let b = [Some(1.5), Some(3.0)];
+        assert_eq!(
+            Scale::of(&b, 2, BYTES_FLOOR),
+            Scale {
+                top: 3.0,
+                peak: true
+            }
+        );
+        assert_eq!(
+            Scale::of(&[None], 1, BYTES_FLOOR),
+            Scale {
+                top: 0.0,
+                peak: true
+            }
+        );
+        let idle = [Some(0.0), Some(0.0)];
+        assert_eq!(
+            Scale::of(&idle, 2, BYTES_FLOOR),
+            Scale {
+                top: 0.0,
+                peak: true
+            }
+        );
+        assert_eq!(
+            Scale::of(&idle, 2, PCT_FLOOR),
+            Scale {
+                top: 100.0,
+                peak: false
+            }
+        );
+        assert_eq!(
+            Scale::of(&[Some(f64::INFINITY), Some(2.0)], 2, 0.0),
+            Scale {
+                top: 2.0,
+                peak: true
+            }
+        );
+    }
+
+    #[test]
+    fn each_block_is_an_eighth_of_the_top() {
+        let sc = Scale {
+            top: 100.0,
+            peak: false,
+        };
+        let s: Vec<Option<f64>> = [0.0, 12.5, 12.6, 25.0, 50.0, 87.5, 87.6, 100.0]
+            .into_iter()
+            .map(Some)
+            .collect();
+        assert_eq!(line(&s, 8, sc), "▁▁▂▂▄▇██");
+        // beyond the top (a scale made by hand): capped
+        assert_eq!(line(&[Some(400.0)], 1, sc), "█");
+        let zero = Scale {
+            top: 0.0,
+            peak: false,
+        };
+        assert_eq!(line(&[Some(5.0)], 1, zero), "▁");
+    }
+
+    #[test]
+    fn a_limit_is_a_mark_not_the_top() {
+        // 30-40 % of a core, then under a new 10 % quota: the drop shows,
+        // and nothing under or over the quota is a full block
+        let s = [Some(38.0), Some(31.0), Some(40.6), Some(10.0), Some(9.9)];
+        let sc = Scale::of(&s, 5, PCT_FLOOR);
+        assert_eq!(line(&s, 5, sc), "▄▃▄▁▁");
+        assert_eq!(sc.mark(10.0), '▁', "the block a figure at the limit takes");
+        // a limit above every figure: above the scale, said so
+        let mem = [Some(100.0), Some(200.0)];
+        let sc = Scale::of(&mem, 2, BYTES_FLOOR);
+        assert_eq!(line(&mem, 2, sc), "▄█");
+        assert_eq!(sc.mark(1000.0), ABOVE);
+        assert_eq!(sc.mark(100.0), '▄');
+        // a figure above its limit is drawn at its own height
+        let over = [Some(10.0), Some(30.0), Some(90.0)];
+        let sc = Scale::of(&over, 3, PCT_FLOOR);
+        assert_eq!(line(&over, 3, sc), "▁▃█");
+        assert_eq!(sc.mark(20.0), '▂');
+    }
+
+    #[test]
+    fn the_column_is_drawn_on_the_same_rule_as_the_detail() {
         let idle = [Some(1.0), Some(2.0), Some(1.0)];
         assert_eq!(cpu_cell(&idle), "       ▁▁▁", "an idle group reads idle");
         let busy = [Some(100.0), Some(400.0), Some(200.0)];
         assert_eq!(cpu_cell(&busy), "       ▂█▄");
         assert_eq!(cpu_cell(&[]).chars().count(), COLUMN_WIDTH);
+        // the column's cells are the detail's last cells, whatever the
+        // series: the same scale of the same figures
+        let s: Vec<Option<f64>> = [38.0, 31.0, 40.6, 35.0, 33.0, 10.0, 9.9, 10.1, 9.0, 10.0]
+            .into_iter()
+            .map(Some)
+            .collect();
+        let detail = line(&s, 10, Scale::of(&s, 10, PCT_FLOOR));
+        assert_eq!(cpu_cell(&s), detail);
+        assert_eq!(cpu_cell(&s), "▄▃▄▃▃▁▁▁▁▁");
     }
 
     #[test]

@@ -9,37 +9,52 @@ use std::fmt::Display;
 /// absent, or there is no rate yet this tick.
 pub const MISSING: &str = "-";
 
-/// "512", "4.0K", "1.5M", "2.0G": compact, for table columns.
-pub fn bytes_short(b: u64) -> String {
-    const UNITS: [&str; 6] = ["", "K", "M", "G", "T", "P"];
-    let mut v = b as f64;
+/// The binary units after bytes, to the largest a `u64` reaches.
+const BINARY: [&str; 6] = ["K", "M", "G", "T", "P", "E"];
+
+/// `b` bytes in the largest binary unit (index into [`BINARY`], `None`
+/// for plain bytes) in which the figure is under 1000, as htop shows
+/// sizes: 1000 bytes is 0.98K, 1048575 is 1.00M (never "1024K").
+/// `bytes_at` and `round_at` are the figures at which the text would
+/// print 1000 bytes, and 1000 of a unit (999.5 with no decimal shown,
+/// 999.995 with two).
+fn binary_unit(b: f64, bytes_at: f64, round_at: f64) -> (f64, Option<usize>) {
+    if b < bytes_at {
+        return (b, None);
+    }
+    let mut v = b / 1024.0;
     let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
+    while v >= round_at && u < BINARY.len() - 1 {
         v /= 1024.0;
         u += 1;
     }
-    if u == 0 {
-        format!("{b}")
-    } else if v >= 100.0 {
-        format!("{v:.0}{}", UNITS[u])
-    } else {
-        format!("{v:.1}{}", UNITS[u])
+    (v, Some(u))
+}
+
+/// "512", "4.0K", "1.5M", "10.5M", "512M", "2.0G": compact, for table
+/// columns and rates. At most four characters before the unit, and under
+/// 1000 of it: bytes from 0 to 999, then one decimal below 100 of a unit
+/// ("1.0K" for 1000 to 1023 bytes, "1.0M" for 1 MiB and the KiB just
+/// under it), then whole. So a cell is at most five characters ("99.9K",
+/// "16.0E" for the largest `u64`).
+pub fn bytes_short(b: u64) -> String {
+    let (v, u) = binary_unit(b as f64, 999.5, 999.5);
+    match u {
+        None => format!("{b}"),
+        Some(u) if v >= 99.95 => format!("{v:.0}{}", BINARY[u]),
+        Some(u) => format!("{v:.1}{}", BINARY[u]),
     }
 }
 
-/// "4.00 KiB", "2.00 MiB": for the detail pane.
+/// "4.00 KiB", "2.00 MiB", "0.98 KiB": for the detail pane. As
+/// [`bytes_short`], the figure stays under 1000 of its unit.
 pub fn bytes_long(b: f64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = b;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
+    if !b.is_finite() || b < 0.0 {
+        return format!("{b:.0} B");
     }
-    if u == 0 {
-        format!("{v:.0} B")
-    } else {
-        format!("{v:.2} {}", UNITS[u])
+    match binary_unit(b, 999.5, 999.995) {
+        (v, None) => format!("{v:.0} B"),
+        (v, Some(u)) => format!("{v:.2} {}iB", BINARY[u]),
     }
 }
 
@@ -96,6 +111,14 @@ pub fn pct(p: Option<f64>) -> String {
         Some(v) if v >= 999.5 => format!("{v:.0}"),
         Some(v) => format!("{v:.1}"),
     }
+}
+
+/// A percentage with its sign, for words rather than columns: "100%",
+/// "40.6%", "1200%" (the decimal dropped when it is 0, or the figure is
+/// 999.5 or more, as [`pct`]).
+pub fn pct_sign(v: f64) -> String {
+    let t = pct(Some(v));
+    format!("{}%", t.strip_suffix(".0").unwrap_or(&t))
 }
 
 /// A byte limit: "max" or the byte size ([`bytes_short`]).
@@ -310,6 +333,62 @@ mod tests {
         assert_eq!(rate_short(None), "-");
         assert_eq!(rate_short(Some(0.2)), "0");
         assert_eq!(pct(Some(49.96)), "50.0");
+    }
+
+    #[test]
+    fn a_size_keeps_under_a_thousand_of_its_unit() {
+        const K: u64 = 1024;
+        for (b, short, long) in [
+            (0, "0", "0 B"),
+            (999, "999", "999 B"),
+            (1000, "1.0K", "0.98 KiB"),
+            (1023, "1.0K", "1.00 KiB"),
+            (1024, "1.0K", "1.00 KiB"),
+            (1535, "1.5K", "1.50 KiB"),
+            (102_348, "99.9K", "99.95 KiB"),
+            (102_349, "100K", "99.95 KiB"),
+            (999 * K, "999K", "999.00 KiB"),
+            (1_023_487, "999K", "999.50 KiB"),
+            (1_023_488, "1.0M", "999.50 KiB"),
+            (1_048_575, "1.0M", "1.00 MiB"),
+            (1_048_576, "1.0M", "1.00 MiB"),
+            (1_572_864, "1.5M", "1.50 MiB"),
+            (11_010_048, "10.5M", "10.50 MiB"),
+            ((1 << 30) - 1, "1.0G", "1.00 GiB"),
+            (1 << 60, "1.0E", "1.00 EiB"),
+            (u64::MAX, "16.0E", "16.00 EiB"),
+        ] {
+            assert_eq!(bytes_short(b), short, "{b}");
+            assert_eq!(bytes_long(b as f64), long, "{b}");
+            // a rate is the same text
+            assert_eq!(rate_short(Some(b as f64)), short, "{b}/s");
+        }
+    }
+
+    #[test]
+    fn a_compact_figure_is_at_most_four_characters_and_a_unit() {
+        // every power of two, and one either side: never "1024K", never
+        // a sixth character
+        for shift in 0..64 {
+            for b in [(1u64 << shift) - 1, 1 << shift, (1 << shift) + 1] {
+                let t = bytes_short(b);
+                let (fig, unit) =
+                    t.split_at(t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len()));
+                assert!(fig.len() <= 4 && unit.len() <= 1, "{b}: {t}");
+                assert!(fig.parse::<f64>().unwrap() < 1000.0, "{b}: {t}");
+            }
+        }
+        assert_eq!(rate_short(Some(1_048_576.0)), "1.0M", "1 MiB/s");
+        assert_eq!(rate_short(Some(1_048_575.4)), "1.0M");
+        assert_eq!(limit_rate(Limit::Value(1_048_575)), "1.00 MiB/s");
+    }
+
+    #[test]
+    fn a_percentage_in_words_has_its_sign() {
+        assert_eq!(pct_sign(100.0), "100%");
+        assert_eq!(pct_sign(40.64), "40.6%");
+        assert_eq!(pct_sign(10.0), "10%");
+        assert_eq!(pct_sign(1200.4), "1200%");
     }
 
     #[test]

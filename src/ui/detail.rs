@@ -96,8 +96,11 @@ fn iops(v: f64) -> String {
     }
 }
 
-/// The words after a sparkline: its min and max, as the figure is said.
-const SPARK_WORDS: usize = 32;
+/// The room for the words after a sparkline (with the space before
+/// them): its scale, max, min and limit, as the figure
+/// is said ("0..100% max 40.6% min 9.8% limit 10% ▁", "0..max 240%
+/// min 9.8%").
+const SPARK_WORDS: usize = 42;
 
 /// The overview's history (issue 9, item 1): a sparkline per figure of
 /// the group over the span of one timeline tier (`,` turns it; a past
@@ -113,6 +116,7 @@ fn history(
 ) {
     use crate::model::time::timeline::Figure;
     use crate::render::spark::{self, Scale};
+    use crate::render::units::{pct_sign, rate_short};
     let tier = app.span_tier();
     let series = app.timeline.series(path, tier);
     let ring = app.timeline.specs().get(tier).map_or(0, |s| s.len);
@@ -122,7 +126,18 @@ fn history(
     if present < 2 || w < 8 {
         return;
     }
-    let shown = &series[series.len() - w.min(series.len())..];
+    // the newest `w` samples; in the past, those that end at the moment
+    // shown where it is older than them (as the tree's column ends at
+    // it), so the moment and what led to it are on the line
+    let upto = app.past.as_ref().map_or(0, |p| {
+        series.partition_point(|(st, _)| st.at <= p.moment.stamp.at)
+    });
+    let end = if upto == 0 || upto + w > series.len() {
+        series.len()
+    } else {
+        upto.max(w)
+    };
+    let shown = &series[end - w.min(end)..end];
     // the sample of the moment shown (none when the span does not hold it)
     let every = app.tier_every(tier);
     let marked = app.past.as_ref().and_then(|p| {
@@ -143,8 +158,30 @@ fn history(
         theme.title,
     ));
     let figs = |f: Figure| -> Vec<Option<f64>> { shown.iter().map(|(_, e)| e.get(f)).collect() };
-    let line = |name: &str, vals: &[Option<f64>], scale: Scale, words: String| {
+    // every line on the one scale rule (`render::spark`), its words its
+    // scale, its max and min and a limit's mark
+    let line = |name: &str,
+                vals: &[Option<f64>],
+                floor: f64,
+                say: &dyn Fn(f64) -> String,
+                limit: Option<f64>| {
+        let scale = Scale::of(vals, w, floor);
         let text = spark::line(vals, w, scale);
+        let words = spark::min_max(vals, w).map_or_else(
+            || "no figure".to_owned(),
+            |(lo, hi)| {
+                let mark = limit.map_or_else(String::new, |l| {
+                    format!(" limit {} {}", say(l), scale.mark(l))
+                });
+                // the peak is said once: as the top, or after it
+                let max = if scale.peak {
+                    String::new()
+                } else {
+                    format!(" max {}", say(hi))
+                };
+                format!("{}{max} min {}{mark}", scale.words(say), say(lo))
+            },
+        );
         let mut spans = vec![label(name, theme)];
         match marked {
             Some(i) => {
@@ -163,13 +200,6 @@ fn history(
         spans.push(Span::styled(format!(" {words}"), theme.dim));
         Line::from(spans)
     };
-    let range = |vals: &[Option<f64>], say: &dyn Fn(f64) -> String| {
-        spark::min_max(vals, w).map_or_else(
-            || "no figure".to_owned(),
-            |(lo, hi)| format!("min {} max {}", say(lo), say(hi)),
-        )
-    };
-    // CPU against the quota where there is one, else its own peak
     let cpu: Vec<Option<f64>> = figs(Figure::Cpu)
         .into_iter()
         .map(|v| v.map(|p| app.cpu_shown(p)))
@@ -178,33 +208,18 @@ fn history(
         .cpu
         .and_then(|m| m.cpus())
         .map(|c| app.cpu_shown(c * 100.0));
-    let pct_of = |v: f64| format!("{}%", pct(Some(v)));
+    let pct_of = pct_sign;
     // a figure the group never had (a controller off, or on v1) has no
     // line: the figures above say why
     let some = |v: &[Option<f64>]| v.iter().any(Option::is_some);
     if some(&cpu) {
-        out.push(line(
-            "CPU",
-            &cpu,
-            quota.map_or(Scale::Max, Scale::Ceiling),
-            range(&cpu, &pct_of),
-        ));
+        out.push(line("CPU", &cpu, spark::PCT_FLOOR, &pct_of, quota));
     }
-    // memory against the effective limit
     let mem = figs(Figure::Memory);
-    let mem_words = range(&mem, &|v| bytes_short(v as u64));
     if some(&mem) {
-        out.push(line(
-            "MEM",
-            &mem,
-            limits
-                .memory
-                .map_or(Scale::Max, |l| Scale::Ceiling(l as f64)),
-            match limits.memory {
-                Some(l) => format!("{mem_words} / {}", bytes_short(l)),
-                None => mem_words,
-            },
-        ));
+        let say = |v: f64| bytes_short(v as u64);
+        let limit = limits.memory.map(|l| l as f64);
+        out.push(line("MEM", &mem, spark::BYTES_FLOOR, &say, limit));
     }
     let io: Vec<Option<f64>> = shown
         .iter()
@@ -216,13 +231,13 @@ fn history(
         )
         .collect();
     if some(&io) {
-        let say = |v: f64| format!("{}/s", bytes_short(v as u64));
-        out.push(line("IO r+w", &io, Scale::Max, range(&io, &say)));
+        let say = |v: f64| format!("{}/s", rate_short(Some(v)));
+        out.push(line("IO r+w", &io, spark::BYTES_FLOOR, &say, None));
     }
     for (name, f) in [("PSI s", Figure::PsiSome), ("PSI f", Figure::PsiFull)] {
         let v = figs(f);
         if some(&v) {
-            out.push(line(name, &v, Scale::Max, range(&v, &pct_of)));
+            out.push(line(name, &v, spark::PCT_FLOOR, &pct_of, None));
         }
     }
     // in the past: a caret under the moment shown (its cell is marked too)

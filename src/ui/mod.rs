@@ -354,12 +354,18 @@ fn past_header(app: &App, p: &crate::app::past::Past, theme: &Theme) -> Vec<Span
 /// `MEM[|||||   3.1G/15.5G]` (MemTotal - MemAvailable of MemTotal: the
 /// root group has no memory.current), and the machine's pressure, PSI
 /// some avg10 of cpu, memory and io, each figure in its severity's style.
+/// In the past, the moment's refresh's figures where they are kept
+/// (`app::past::Kept`), else "-" in every meter; in a replay "-" (a
+/// recording keeps no machine figures).
 fn meters(app: &App, theme: &Theme, width: usize) -> Line<'static> {
     let data = app.data.as_ref().map(|d| &d.refresh);
     let machine = data.and_then(|r| r.machine);
     // the root group's CPU, where the tree has it, over the machine's CPUs
     let ncpus = app.host.ncpus.max(1) as f64;
-    let root_cpu = data.and_then(|r| {
+    // (live only: in the past and in a replay a meter shows the moment's
+    // machine figure or "-", every meter alike, not CPU alone)
+    let live = !app.in_past() && app.read_only != Some(crate::app::ReadOnly::Replay);
+    let root_cpu = data.filter(|_| live).and_then(|r| {
         r.snapshot.groups.first().filter(|g| g.path.is_root())?;
         r.rates.first()?.cpu_pct
     });

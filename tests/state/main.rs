@@ -29,6 +29,7 @@ mod limits_form;
 mod palette;
 mod preflight;
 mod script;
+mod sparklines;
 mod systemd;
 mod time_travel;
 mod tree;

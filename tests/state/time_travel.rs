@@ -259,19 +259,20 @@ fn a_group_absent_at_the_moment_keeps_the_selection_on_its_path() {
 }
 
 #[test]
-fn the_detail_draws_history_with_min_max_and_span() {
+fn the_detail_draws_history_with_scale_min_and_span() {
     let (_t, mut a, mut c) = seven_seconds(120, 40);
     let s = screen(&a, 120, 40);
     assert!(s.contains("history: last 8 s, every 1 s"), "{s}");
+    // CPU on 0..100 % (its 90 % is under a core), memory on its peak
     let cpu_line = s
         .lines()
-        .find(|l| l.contains("min 0.0% max 90.0%"))
+        .find(|l| l.contains("0..100% max 90% min 0%"))
         .unwrap_or_else(|| panic!("a CPU sparkline with its range:\n{s}"));
     assert!(
         cpu_line.contains('█') && cpu_line.contains('▁'),
         "{cpu_line}"
     );
-    assert!(s.contains("min 2.4M max 700M"), "memory's range:\n{s}");
+    assert!(s.contains("0..max 700M min 2.4M"), "memory's range:\n{s}");
     // `,` turns the span to the 10 s tier
     send(&mut a, &mut c, ch(','));
     assert_eq!(status(&a), "history: last 10 min, every 10 s");
