@@ -15,6 +15,7 @@ mod batch;
 mod config;
 mod events;
 mod exporter_unit;
+mod filter_and_errors;
 mod grafana;
 mod native;
 mod record_replay;

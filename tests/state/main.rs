@@ -21,6 +21,7 @@ mod event_watcher;
 mod events;
 mod exposition;
 mod honesty;
+mod htop_keys;
 mod layers;
 mod layout;
 mod limits_form;
