@@ -363,9 +363,6 @@ pub fn filtered(mut r: Refresh, filter: Option<&str>) -> Refresh {
         return r;
     };
     let keep = Tree::build(&r.snapshot.groups).filter_samples(f);
-    fn pick<T: Clone>(v: &[T], keep: &[usize]) -> Vec<T> {
-        keep.iter().filter_map(|&i| v.get(i).cloned()).collect()
-    }
     r.snapshot.groups = pick(&r.snapshot.groups, &keep);
     r.rates = pick(&r.rates, &keep);
     r.throttling = pick(&r.throttling, &keep);
@@ -378,6 +375,11 @@ pub fn filtered(mut r: Refresh, filter: Option<&str>) -> Refresh {
         .filter(|(p, _)| kept.contains(p))
         .collect();
     r
+}
+
+/// The items of `v` at the indexes `keep`, in that order.
+fn pick<T: Clone>(v: &[T], keep: &[usize]) -> Vec<T> {
+    keep.iter().filter_map(|&i| v.get(i).cloned()).collect()
 }
 
 /// Waits `delay`, or less if stdout's reader goes away meanwhile (`cgtop

@@ -807,8 +807,8 @@ pub fn run_replay(
     iterations: Option<u64>,
     columns: &[crate::render::columns::Column],
 ) -> Result<()> {
-    let mut replay =
-        crate::source::record::Replay::open(file).map_err(|e| SetupError(format!("replay: {e}")))?;
+    let mut replay = crate::source::record::Replay::open(file)
+        .map_err(|e| SetupError(format!("replay: {e}")))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     batch::replay(&mut out, &mut replay, output, iterations, columns)?;
     if let Some(e) = replay.error.take() {

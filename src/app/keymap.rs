@@ -485,7 +485,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[shift(KeyCode::Left), k('{')], Action::CollapseSubtree, "collapse the whole subtree", None),
     b(Main, &[k('*')], Action::ToggleAll, "expand or collapse everything", None),
     b(Main, &[k('/'), code(KeyCode::F(4))], Action::StartFilter, "filter groups by name (ancestors and each match's subtree stay)", Some("filter")),
-    b(Main, &[code(KeyCode::F(3))], Action::StartSearch, "search by name: go to the next match, hiding nothing (again: next)", None),
+    b(Main, &[code(KeyCode::F(3))], Action::StartSearch, "search by name: to the next match, hiding nothing (again: next)", None),
     b(Main, &[code(KeyCode::Esc)], Action::ClearFilter, "clear the filter", None),
     b(Main, &[k('<'), shift(KeyCode::Char('<'))], Action::SortPrev, "sort by the previous column", None),
     b(Main, &[k('>'), shift(KeyCode::Char('>'))], Action::SortNext, "sort by the next column", Some("sort")),
@@ -1389,7 +1389,10 @@ mod tests {
                 assert!(!keys_text(Scope::Main, *a).is_empty(), "{a:?} has no key");
             }
             let (_, words) = hint_for(&ev).expect("a hint");
-            assert!(!words.contains("{}") && !words.contains("(unbound)"), "{words}");
+            assert!(
+                !words.contains("{}") && !words.contains("(unbound)"),
+                "{words}"
+            );
         }
     }
 

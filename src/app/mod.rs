@@ -939,7 +939,10 @@ impl App {
         // a match in a folded branch is not on screen to go to
         let folded = hit.is_none()
             && !needle.is_empty()
-            && d.tree.nodes.iter().any(|nd| name_matches(&nd.path, &needle));
+            && d.tree
+                .nodes
+                .iter()
+                .any(|nd| name_matches(&nd.path, &needle));
         let miss = match hit {
             Some(i) => {
                 self.cursor = i;

@@ -3,7 +3,6 @@
 
 use super::Theme;
 use crate::app::dialog::columns::ColumnsDialog;
-use crate::app::dialog::sort_by::SortByDialog;
 use crate::app::dialog::confirm::{Confirm, Question, Reason};
 use crate::app::dialog::controllers::{self, ControllersDialog};
 use crate::app::dialog::leaf_fix::LeafFixDialog;
@@ -11,6 +10,7 @@ use crate::app::dialog::limits::{Field, FieldKind, LimitsForm, Preview};
 use crate::app::dialog::move_picker::MovePicker;
 use crate::app::dialog::new_group::NamePrompt;
 use crate::app::dialog::raw::RawEditor;
+use crate::app::dialog::sort_by::SortByDialog;
 use crate::app::keymap::{self, Action, Scope};
 use crate::app::text_input::TextInput;
 use crate::app::{App, Mode};

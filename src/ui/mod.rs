@@ -452,7 +452,8 @@ fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Mode::Search { miss } => {
             let mut line = typing("search: ", &app.search);
             if let Some(miss) = miss {
-                line.spans.push(Span::styled(format!("  {miss}"), theme.warn));
+                line.spans
+                    .push(Span::styled(format!("  {miss}"), theme.warn));
             }
             line
         }

@@ -32,7 +32,13 @@ fn stderr(o: &Output) -> String {
 /// "/a/b" paths, from the directories themselves: every group whose
 /// name contains it (case aside), its ancestors, its subtree.
 fn kept_by_filter(root: &Path, needle: &str) -> BTreeSet<String> {
-    fn walk(dir: &Path, path: &str, in_match: bool, needle: &str, out: &mut BTreeSet<String>) -> bool {
+    fn walk(
+        dir: &Path,
+        path: &str,
+        in_match: bool,
+        needle: &str,
+        out: &mut BTreeSet<String>,
+    ) -> bool {
         let name = path.rsplit('/').next().unwrap_or("");
         let here = in_match || name.to_lowercase().contains(needle);
         let mut below = false;
@@ -59,7 +65,9 @@ fn filter_keeps_the_views_groups_in_batch_and_json() {
     let want = kept_by_filter(&root, "GETTY");
     assert!(want.len() > 2 && want.len() < 31, "{want:?}");
     let r = root.to_str().unwrap();
-    let o = cgtop(&["--json", "-n", "1", "-d", "0.1", "--root", r, "--filter", "GETTY"]);
+    let o = cgtop(&[
+        "--json", "-n", "1", "-d", "0.1", "--root", r, "--filter", "GETTY",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let line = String::from_utf8(o.stdout).unwrap();
     let doc: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
@@ -71,19 +79,22 @@ fn filter_keeps_the_views_groups_in_batch_and_json() {
         .collect();
     assert_eq!(got, want);
     // -b: the same groups, one row each (two spaces a level)
-    let o = cgtop(&["-b", "-n", "1", "-d", "0.1", "--root", r, "--filter", "GETTY"]);
+    let o = cgtop(&[
+        "-b", "-n", "1", "-d", "0.1", "--root", r, "--filter", "GETTY",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = String::from_utf8(o.stdout).unwrap();
-    let rows: Vec<&str> = text
-        .lines()
-        .skip(2)
-        .take_while(|l| !l.is_empty())
-        .collect();
+    let rows: Vec<&str> = text.lines().skip(2).take_while(|l| !l.is_empty()).collect();
     assert_eq!(rows.len(), want.len(), "{text}");
     for p in &want {
-        let name = p.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or("/");
+        let name = p
+            .rsplit('/')
+            .next()
+            .filter(|n| !n.is_empty())
+            .unwrap_or("/");
         assert!(
-            rows.iter().any(|r| r.trim_start().starts_with(&format!("{name} "))),
+            rows.iter()
+                .any(|r| r.trim_start().starts_with(&format!("{name} "))),
             "{name} not in\n{text}"
         );
     }
@@ -129,7 +140,15 @@ fn a_second_group_is_refused_in_one_line_naming_the_flag() {
     let r = root.to_str().unwrap();
     for args in [
         vec!["-b", "-n", "1", "--root", r, "/system.slice", "/user.slice"],
-        vec!["record", "-o", "/nonexistent-cgtop-test/x.rec", "--root", r, "/a", "/b"],
+        vec![
+            "record",
+            "-o",
+            "/nonexistent-cgtop-test/x.rec",
+            "--root",
+            r,
+            "/a",
+            "/b",
+        ],
     ] {
         let o = cgtop(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

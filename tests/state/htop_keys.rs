@@ -30,7 +30,10 @@ fn systemd() -> (cgtop::app::App, cgtop::source::collector::Collector) {
 }
 
 fn status(a: &cgtop::app::App) -> String {
-    a.status.as_ref().map(|s| s.text.clone()).unwrap_or_default()
+    a.status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default()
 }
 
 #[test]
@@ -41,7 +44,11 @@ fn capital_p_and_m_sort_by_cpu_and_memory_highest_first() {
     send(&mut a, &mut c, ch('r'));
     send(&mut a, &mut c, ch('P'));
     assert_eq!((a.sort, a.sort_desc), (SortKey::Cpu, true));
-    assert!(status(&a).starts_with("sorted by CPU%, highest first"), "{}", status(&a));
+    assert!(
+        status(&a).starts_with("sorted by CPU%, highest first"),
+        "{}",
+        status(&a)
+    );
     send(&mut a, &mut c, ch('<'));
     send(&mut a, &mut c, ch('M'));
     assert_eq!((a.sort, a.sort_desc), (SortKey::Memory, true));
@@ -98,7 +105,12 @@ fn f3_goes_from_match_to_match_and_hides_nothing() {
     );
     // no match: said, and the cursor stays
     type_text(&mut a, &mut c, "-nothing");
-    assert_eq!(a.mode, Mode::Search { miss: Some("no match") });
+    assert_eq!(
+        a.mode,
+        Mode::Search {
+            miss: Some("no match")
+        }
+    );
     assert_eq!(
         selected(&a),
         "/system.slice/system-getty.slice/getty@tty1.service"
@@ -107,7 +119,10 @@ fn f3_goes_from_match_to_match_and_hides_nothing() {
     send(&mut a, &mut c, key(KeyCode::Esc));
     assert_eq!(a.mode, Mode::Normal);
     assert_eq!(
-        keymap::lookup(Scope::Main, &KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE)),
+        keymap::lookup(
+            Scope::Main,
+            &KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE)
+        ),
         Some(Action::NewGroup)
     );
 }
@@ -150,7 +165,10 @@ fn f6_menu_sorts_by_the_name_or_a_column_shown() {
     assert_eq!(d.items[d.cursor], SortKey::Cpu);
     send(&mut a, &mut c, key(KeyCode::Down));
     send(&mut a, &mut c, key(KeyCode::Enter));
-    assert_eq!((a.mode.clone(), a.sort, a.sort_desc), (Mode::Normal, SortKey::Memory, true));
+    assert_eq!(
+        (a.mode.clone(), a.sort, a.sort_desc),
+        (Mode::Normal, SortKey::Memory, true)
+    );
     // Esc closes without a change; the name sorts A to Z
     send(&mut a, &mut c, key(KeyCode::F(6)));
     send(&mut a, &mut c, key(KeyCode::Home));
@@ -172,10 +190,19 @@ fn an_unbound_htop_key_names_cgtops_key_every_time() {
     for (msg, want) in [
         (ch('I'), "I: htop's invert sort is r here"),
         (ch('Z'), "Z: htop's pause is p here"),
-        (key(KeyCode::F(7)), "F7: htop's nice: a group's CPU share is cpu.weight, in the limits form (e)"),
+        (
+            key(KeyCode::F(7)),
+            "F7: htop's nice: a group's CPU share is cpu.weight, in the limits form (e)",
+        ),
         (ch('\\'), "\\: htop's filter is / or F4 here"),
-        (ch('i'), "i: sort by IO is in F6 (READ/s, WRITE/s); io.weight and io.max are in e"),
-        (ch(' '), "Space: no tags (htop) nor refresh now (systemd-cgtop): the interval is d, pause p"),
+        (
+            ch('i'),
+            "i: sort by IO is in F6 (READ/s, WRITE/s); io.weight and io.max are in e",
+        ),
+        (
+            ch(' '),
+            "Space: no tags (htop) nor refresh now (systemd-cgtop): the interval is d, pause p",
+        ),
     ] {
         send(&mut a, &mut c, msg.clone());
         assert_eq!(status(&a), want);
@@ -195,14 +222,20 @@ fn a_key_bound_otherwise_says_the_htop_meaning_once_a_session() {
     select(&mut a, &mut c, "system.slice");
     send(&mut a, &mut c, ch('k'));
     assert_eq!(selected(&a), "/sys-kernel-tracing.mount");
-    assert_eq!(status(&a), "k: up here (vi keys); kill is K or F9, after a confirmation");
+    assert_eq!(
+        status(&a),
+        "k: up here (vi keys); kill is K or F9, after a confirmation"
+    );
     send(&mut a, &mut c, ch('k'));
     assert_eq!(status(&a), "", "said once a session");
     // c: what the key did here (the dialog, or why not), then what
     // systemd-cgtop's c is
     send(&mut a, &mut c, ch('c'));
     let s = status(&a);
-    assert!(s.ends_with("; c: controllers here; sort by CPU is P or >"), "{s}");
+    assert!(
+        s.ends_with("; c: controllers here; sort by CPU is P or >"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -212,7 +245,11 @@ fn htops_k_still_asks_before_a_kill() {
     let fx = send(&mut a, &mut c, ch('K'));
     assert!(writes(&fx).is_empty(), "no write without the confirmation");
     let _ = confirm(&a);
-    assert!(status(&a).starts_with("K: kill here, after a confirmation"), "{}", status(&a));
+    assert!(
+        status(&a).starts_with("K: kill here, after a confirmation"),
+        "{}",
+        status(&a)
+    );
 }
 
 #[test]
@@ -231,5 +268,8 @@ fn a_rebound_key_loses_its_hint() {
     let ev = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE);
     assert_eq!(keymap::hint_for(&ev), None);
     let ev = KeyEvent::new(KeyCode::Char('I'), KeyModifiers::SHIFT);
-    assert_eq!(keymap::hint_for(&ev).unwrap().1, "I: htop's invert sort is r here");
+    assert_eq!(
+        keymap::hint_for(&ev).unwrap().1,
+        "I: htop's invert sort is r here"
+    );
 }

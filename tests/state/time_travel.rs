@@ -101,7 +101,8 @@ fn writes_are_refused_in_the_past_with_the_reason() {
         a.status = None;
         // a key htop or systemd-cgtop use otherwise: its hint after the
         // refusal, the first time
-        let ev = crossterm::event::KeyEvent::new(KeyCode::Char(k), crossterm::event::KeyModifiers::NONE);
+        let ev =
+            crossterm::event::KeyEvent::new(KeyCode::Char(k), crossterm::event::KeyModifiers::NONE);
         let hint = cgtop::app::keymap::hint_for(&ev)
             .map(|(_, w)| format!("; {w}"))
             .unwrap_or_default();
