@@ -346,7 +346,13 @@ pub fn run_ordered(
         let r = c.refresh_timed(start);
         let interval = r.snapshot.at.saturating_sub(prev_at);
         prev_at = r.snapshot.at;
-        let evs = watcher.as_ref().map(|w| w.drain(&r)).unwrap_or_default();
+        // the watcher is given every group; the events printed are the
+        // filter's groups'
+        let mut evs = watcher.as_ref().map(|w| w.drain(&r)).unwrap_or_default();
+        let r = filtered(r, opts.filter.as_deref());
+        if opts.filter.is_some() {
+            evs.retain(|e| r.snapshot.find(&e.path).is_some());
+        }
         let res = match opts.output {
             Output::Json => write_json(out, &r, interval, start_unix, m, host, &evs),
             _ => write_table(
@@ -369,6 +375,34 @@ pub fn run_ordered(
         n += 1;
     }
     Ok(())
+}
+
+/// The refresh with only the groups the `/` filter `filter` keeps
+/// ([`Tree::filter_samples`]: the matches, their ancestors and
+/// subtrees), each group's figures as they were; the refresh itself
+/// without a filter.
+pub fn filtered(mut r: Refresh, filter: Option<&str>) -> Refresh {
+    let Some(f) = filter.filter(|f| !f.is_empty()) else {
+        return r;
+    };
+    let keep = Tree::build(&r.snapshot.groups).filter_samples(f);
+    r.snapshot.groups = pick(&r.snapshot.groups, &keep);
+    r.rates = pick(&r.rates, &keep);
+    r.throttling = pick(&r.throttling, &keep);
+    r.limits = pick(&r.limits, &keep);
+    let kept: std::collections::HashSet<&crate::model::GroupPath> =
+        r.snapshot.groups.iter().map(|g| &g.path).collect();
+    let events = std::mem::take(&mut r.events_since_start);
+    r.events_since_start = events
+        .into_iter()
+        .filter(|(p, _)| kept.contains(p))
+        .collect();
+    r
+}
+
+/// The items of `v` at the indexes `keep`, in that order.
+fn pick<T: Clone>(v: &[T], keep: &[usize]) -> Vec<T> {
+    keep.iter().filter_map(|&i| v.get(i).cloned()).collect()
 }
 
 /// Waits `delay`, or less if stdout's reader goes away meanwhile (`cgtop
@@ -663,7 +697,8 @@ pub fn record_with(
     use crate::source::record::Written;
     let watcher = events.and_then(|(e, clock)| BatchWatcher::spawn(e, clock, header.start_unix));
     let drain = |r: &Refresh| watcher.as_ref().map(|w| w.drain(r)).unwrap_or_default();
-    let first = refresh(c);
+    let filter = opts.filter.as_deref();
+    let first = filtered(refresh(c), filter);
     let mut prev_at = first.snapshot.at;
     let b = busy
         .as_deref_mut()
@@ -677,7 +712,7 @@ pub fn record_with(
         if !wait(opts.interval) {
             break;
         }
-        let r = refresh(c);
+        let r = filtered(refresh(c), filter);
         let b = busy.as_deref_mut().map(|b| b.read(&r)).unwrap_or_default();
         let evs = drain(&r);
         if rec.write_with_events(&r, &b, &evs)? == Written::Full {

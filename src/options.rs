@@ -31,6 +31,10 @@ pub struct Options {
     /// The figure columns of the tree and of `-b` (`--columns`), in
     /// display order; the default five without it.
     pub columns: Vec<Column>,
+    /// `--filter`: the `/` filter's groups only (those whose name
+    /// contains it, case aside, their ancestors and subtrees), in every
+    /// output; the view starts with it typed.
+    pub filter: Option<String>,
 }
 
 /// What the settings file (README "Configuration") asks of the

@@ -218,6 +218,13 @@ fn run_tui(
     let (cmd_tx, cmd_rx) = mpsc::channel::<Command>();
     let cfg = collector_config(opts, m, false);
     let mut app = App::new(host_info(), m.clone(), opts.start.clone(), opts.interval);
+    if let Some(f) = &opts.filter {
+        // --filter: the view starts with it as its / filter (Esc clears it)
+        app.filter = crate::app::text_input::TextInput::with_text(
+            crate::app::text_input::TextInput::LINE,
+            f,
+        );
+    }
     // which hierarchy holds each controller: the writes go there
     app.layout = hiers.layout.clone();
     // a view below its hierarchy's root (--root on a delegated subtree)
@@ -386,7 +393,7 @@ pub fn run_replay_tui_with(
 ) -> Result<Option<i32>> {
     use crate::model::time::timeline::Timeline;
     use crate::source::record::Replay;
-    let open = || Replay::open(file).map_err(|e| SetupError(e.to_string()));
+    let open = || Replay::open(file).map_err(|e| SetupError(format!("replay: {e}")));
     let (mut samples, mut widest) = (0usize, 0usize);
     for r in open()? {
         samples += 1;
@@ -795,8 +802,8 @@ pub fn run_replay(
     iterations: Option<u64>,
     columns: &[crate::render::columns::Column],
 ) -> Result<()> {
-    let mut replay =
-        crate::source::record::Replay::open(file).map_err(|e| SetupError(e.to_string()))?;
+    let mut replay = crate::source::record::Replay::open(file)
+        .map_err(|e| SetupError(format!("replay: {e}")))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     batch::replay(&mut out, &mut replay, output, iterations, columns)?;
     if let Some(e) = replay.error.take() {
@@ -858,6 +865,7 @@ mod tests {
                 max_kept_fds: None,
                 brief: false,
                 columns: crate::render::columns::Column::DEFAULT.to_vec(),
+                filter: None,
             };
             let (m, _, _) = locate(&opts).expect("the fixture is a cgroup2 tree");
             let cfg = collector_config(&opts, &m, output == Output::Json);

@@ -173,12 +173,16 @@ _cgtop() {
             return 0
             ;;
         cgtop__subcmd__record)
-            opts="-o -d -n -b -h --output --append --delay --iterations --max-size --stop --no-processes --batch --json --root --depth --max-kept-fds --help"
+            opts="-o -d -n -b -h --filter --output --append --delay --iterations --max-size --stop --no-processes --batch --json --root --depth --max-kept-fds --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --filter)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

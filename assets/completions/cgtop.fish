@@ -34,7 +34,7 @@ complete -c cgtop -n "__fish_cgtop_needs_command" -l sort -d 'Sort by COLUMN: na
 complete -c cgtop -n "__fish_cgtop_needs_command" -s o -l output -d 'With --openmetrics: write FILE atomically (a temporary file beside it, then rename) instead of printing' -r -F
 complete -c cgtop -n "__fish_cgtop_needs_command" -l exposition -d 'With --openmetrics: the exposition format. `text` is the Prometheus text format 0.0.4, which node_exporter\'s textfile collector reads (it parses *.prom files as text and refuses OpenMetrics)' -r -f -a "openmetrics\t'OpenMetrics 1.0.0 (what `serve` answers a Prometheus that asks for it)'
 text\t'The Prometheus text format 0.0.4 (node_exporter\'s textfile collector)'"
-complete -c cgtop -n "__fish_cgtop_needs_command" -l filter -d 'With --openmetrics: only the groups whose name contains PATTERN (case aside, as the full-screen view\'s / filter matches), their ancestors and their subtrees' -r
+complete -c cgtop -n "__fish_cgtop_needs_command" -l filter -d 'Only the groups whose name contains PATTERN (case aside, as the full-screen view\'s / filter matches), their ancestors and their subtrees: in -b, --json and --openmetrics; the full-screen view starts with it as its / filter' -r
 complete -c cgtop -n "__fish_cgtop_needs_command" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/cgtop/config.toml' -r -F
 complete -c cgtop -n "__fish_cgtop_needs_command" -s b -l batch -d 'Print plain text refreshes (like top -b) instead of the full-screen view'
 complete -c cgtop -n "__fish_cgtop_needs_command" -l json -d 'Print one JSON object per refresh (JSON Lines) with every group\'s raw counters, limits and rates; see README "JSON output"'
@@ -54,6 +54,7 @@ complete -c cgtop -n "__fish_cgtop_needs_command" -a "serve" -d 'Serve /metrics 
 complete -c cgtop -n "__fish_cgtop_needs_command" -a "export-log" -d 'Write the changes in the action log as a reviewable shell script, with an undo script beside it'
 complete -c cgtop -n "__fish_cgtop_needs_command" -a "completions" -d 'Print the shell completion script for SHELL (bash, zsh, fish)'
 complete -c cgtop -n "__fish_cgtop_needs_command" -a "man" -d 'Print the man page (roff) to stdout'
+complete -c cgtop -n "__fish_cgtop_using_subcommand record" -l filter -d 'Record only the groups whose name contains PATTERN (case aside, as the / filter matches), their ancestors and their subtrees' -r
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -s o -l output -d 'The recording: a new file (mode 0600), never a symlink; an existing one is refused unless --append' -r -F
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -s d -l delay -d 'Seconds between samples (0.1 to 3600)' -r
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -s n -l iterations -d 'Stop after N samples past the first (as -b -n N prints N)' -r

@@ -186,6 +186,7 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
         max_kept_fds: Some(budget),
         brief: true,
         columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
+        filter: None,
     };
     let time = |f: &mut dyn FnMut()| {
         let (c0, w0) = (thread_cpu_time(), Instant::now());

@@ -126,6 +126,7 @@ fn main() -> Result<()> {
             max_kept_fds: None,
             brief: false,
             columns: Vec::new(),
+            filter: None,
         };
         let (m, hier, hiers) = cgtop::run::locate(&opts)?;
         let mut c =

@@ -38,6 +38,10 @@ pub enum Scope {
     Controllers,
     /// The column chooser (F2).
     Columns,
+    /// Typing a search (F3): the cursor jumps to a match, nothing hidden.
+    Search,
+    /// The sort-by menu (F6).
+    SortBy,
     /// The limits form (e).
     Limits,
     /// The raw editor (E), choosing a file.
@@ -67,14 +71,16 @@ pub enum Scope {
 
 impl Scope {
     /// Every scope, in the order the help and README list them.
-    pub const ALL: [Self; 20] = [
+    pub const ALL: [Self; 22] = [
         Self::Main,
         Self::Filter,
+        Self::Search,
         Self::Prompt,
         Self::Jump,
         Self::Text,
         Self::Controllers,
         Self::Columns,
+        Self::SortBy,
         Self::Limits,
         Self::RawChoose,
         Self::RawLine,
@@ -100,6 +106,8 @@ impl Scope {
             Self::Text => "Editing any text (type to edit)",
             Self::Controllers => "Controllers dialog (c)",
             Self::Columns => "Column chooser (F2)",
+            Self::Search => "Search (F3)",
+            Self::SortBy => "Sort by (F6)",
             Self::Limits => "Limits form (e)",
             Self::RawChoose => "Raw editor (E): choosing a file",
             Self::RawLine => "Raw editor (E): typing the line",
@@ -124,6 +132,7 @@ impl Scope {
         matches!(
             self,
             Self::Filter
+                | Self::Search
                 | Self::Prompt
                 | Self::Jump
                 | Self::Limits
@@ -191,7 +200,8 @@ impl Scope {
                 A::Accept,
                 A::Cancel,
             ],
-            Self::RawChoose => &[A::Up, A::Down, A::Accept, A::Cancel],
+            Self::RawChoose | Self::SortBy => &[A::Up, A::Down, A::Accept, A::Cancel],
+            Self::Search => &[A::SearchNext, A::Accept, A::Cancel],
             Self::Move => &[A::Up, A::Down, A::ToggleThreads, A::Accept, A::Cancel],
             Self::Log => &[A::Up, A::Down, A::ExportScript, A::Close],
             Self::Events => &[
@@ -258,9 +268,18 @@ actions! {
     ToggleFlat,
     StartFilter,
     ClearFilter,
+    /// Search by name (F3): the cursor goes to a match, nothing is hidden.
+    StartSearch,
+    /// In the search: the next match.
+    SearchNext,
     SortPrev,
     SortNext,
     SortReverse,
+    /// The sort-by menu (F6).
+    SortMenu,
+    /// htop's P and M.
+    SortByCpu,
+    SortByMemory,
     SwitchFocus,
     DetailPage(u8) in 0..super::DetailPage::ALL.len() as u8,
     DetailDown,
@@ -449,7 +468,8 @@ const fn b(
 
 use Scope::{
     Columns, Confirm, ConfirmTyped, ConfirmWide, Controllers, Events, Filter, Help as HelpScope,
-    Jump, LeafFix, Limits, Log, Main, Message, Move, NewGroup, Prompt, RawChoose, RawLine, Text,
+    Jump, LeafFix, Limits, Log, Main, Message, Move, NewGroup, Prompt, RawChoose, RawLine, Search,
+    SortBy, Text,
 };
 
 // One line per binding, so the table reads as a table.
@@ -467,11 +487,15 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[shift(KeyCode::Left), k('{')], Action::CollapseSubtree, "collapse the whole subtree", None),
     b(Main, &[k('*')], Action::ToggleAll, "expand or collapse everything", None),
     b(Main, &[code(KeyCode::F(5))], Action::ToggleFlat, "every group in one list, sorted, with its whole path / the tree", None),
-    b(Main, &[k('/')], Action::StartFilter, "filter groups by name (ancestors and each match's subtree stay)", Some("filter")),
+    b(Main, &[k('/'), code(KeyCode::F(4))], Action::StartFilter, "filter groups by name (ancestors and each match's subtree stay)", Some("filter")),
+    b(Main, &[code(KeyCode::F(3))], Action::StartSearch, "search by name: to the next match, hiding nothing (again: next)", None),
     b(Main, &[code(KeyCode::Esc)], Action::ClearFilter, "clear the filter", None),
     b(Main, &[k('<'), shift(KeyCode::Char('<'))], Action::SortPrev, "sort by the previous column", None),
     b(Main, &[k('>'), shift(KeyCode::Char('>'))], Action::SortNext, "sort by the next column", Some("sort")),
     b(Main, &[k('r')], Action::SortReverse, "reverse the sort order", None),
+    b(Main, &[code(KeyCode::F(6))], Action::SortMenu, "sort by: a menu of the name and the columns shown", None),
+    b(Main, &[k('P'), shift(KeyCode::Char('P'))], Action::SortByCpu, "sort by CPU%, highest first (as htop's P)", None),
+    b(Main, &[k('M'), shift(KeyCode::Char('M'))], Action::SortByMemory, "sort by memory, highest first (as htop's M)", None),
     b(Main, &[code(KeyCode::Tab)], Action::SwitchFocus, "move focus between the tree and the process list", None),
     b(Main, &[k('1')], Action::DetailPage(0), "detail: overview", None),
     b(Main, &[k('2')], Action::DetailPage(1), "detail: memory", None),
@@ -483,7 +507,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[k('z')], Action::Zoom, "the tree alone, the detail alone, or both (turns)", Some("zoom")),
     b(Main, &[k('%')], Action::ToggleCpuScale, "CPU % of one core / of the whole machine", None),
     b(Main, &[k('p')], Action::Pause, "pause or resume refreshing; in the past: back to live", None),
-    b(Main, &[k('T'), shift(KeyCode::Char('T'))], Action::StepBack, "time travel: one moment back (the past: writes are off)", None),
+    b(Main, &[k('T'), shift(KeyCode::Char('T'))], Action::StepBack, "time travel: one moment back (writes off; htop's T sort: P here)", None),
     b(Main, &[k('t')], Action::StepForward, "time travel: one moment forward (the newest: live again)", None),
     b(Main, &[k('@'), shift(KeyCode::Char('@'))], Action::JumpTo, "time travel: jump to a time (-90s, -5m, 14:03:20 UTC)", None),
     b(Main, &[k('s')], Action::ToggleSpark, "sparkline column: CPU % of the last refreshes", None),
@@ -507,6 +531,9 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[ctrl('z')], Action::Suspend, "suspend to the shell, from any screen (fg brings cgtop back)", None),
     b(Filter, &[code(KeyCode::Enter)], Action::Accept, "keep the filter", Some("keep")),
     b(Filter, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "clear the filter", Some("clear")),
+    b(Search, &[code(KeyCode::F(3))], Action::SearchNext, "the next match (after the last: the first)", Some("next")),
+    b(Search, &[code(KeyCode::Enter)], Action::Accept, "stay on this group", Some("stay")),
+    b(Search, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close the search (the cursor stays)", Some("close")),
     b(Prompt, &[code(KeyCode::Enter)], Action::Accept, "apply", Some("apply")),
     b(Prompt, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
     b(Jump, &[code(KeyCode::Enter)], Action::Accept, "show the moment nearest that time", Some("go")),
@@ -536,6 +563,10 @@ pub const KEYMAP: &[Binding] = &[
     b(Columns, &[code(KeyCode::Enter)], Action::Accept, "show the marked columns, in the list's order", Some("apply")),
     b(Columns, &[k('s')], Action::Save, "show them and save them as `columns` in the settings file", Some("save")),
     b(Columns, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close without a change", Some("cancel")),
+    b(SortBy, &[code(KeyCode::Up), k('k')], Action::Up, "previous", Some("move")),
+    b(SortBy, &[code(KeyCode::Down), k('j')], Action::Down, "next", Some("move")),
+    b(SortBy, &[code(KeyCode::Enter)], Action::Accept, "sort by it (a figure: highest first; the name: A to Z)", Some("sort")),
+    b(SortBy, &[code(KeyCode::Esc), k('q'), ctrl('c')], Action::Cancel, "close without a change", Some("cancel")),
     b(Limits, &[code(KeyCode::Up), code(KeyCode::BackTab)], Action::PrevField, "previous field", Some("field")),
     b(Limits, &[code(KeyCode::Down), code(KeyCode::Tab)], Action::NextField, "next field", Some("field")),
     b(Limits, &[code(KeyCode::PageUp)], Action::PrevDevice, "previous device for io.max, io.latency and blkio.throttle (in any field; Left/Right move the cursor)", Some("device")),
@@ -583,6 +614,98 @@ pub const KEYMAP: &[Binding] = &[
     b(HelpScope, &[k(' '), code(KeyCode::PageDown), code(KeyCode::Down), k('j')], Action::PageDown, "next page of the help", Some("next page")),
     b(HelpScope, &[code(KeyCode::PageUp), code(KeyCode::Up), k('k')], Action::PageUp, "previous page of the help", None),
 ];
+
+/// What a key means to someone who comes from htop or systemd-cgtop,
+/// where cgtop binds it otherwise or not at all: said on the status line
+/// in words, never an action. `here` is the main view's action the key
+/// has in the built-in table (`None`: unbound); the hint is said every
+/// time for an unbound key, the first time in a session for a bound one,
+/// and not at all once the settings file rebinds the key. Each `{}` in
+/// `words` is the keys of the next action of `to`, from the table in
+/// force.
+#[derive(Debug, Clone, Copy)]
+pub struct Hint {
+    pub key: Key,
+    pub here: Option<Action>,
+    pub words: &'static str,
+    pub to: &'static [Action],
+}
+
+const fn hint(key: Key, here: Option<Action>, words: &'static str, to: &'static [Action]) -> Hint {
+    Hint {
+        key,
+        here,
+        words,
+        to,
+    }
+}
+
+// One line per key, as the keymap.
+#[rustfmt::skip]
+pub const HINTS: &[Hint] = &[
+    // htop's keys
+    hint(code(KeyCode::F(7)), None, "htop's nice: a group's CPU share is cpu.weight, in the limits form ({})", &[Action::EditLimits]),
+    hint(code(KeyCode::F(8)), None, "htop's nice: a group's CPU share is cpu.weight, in the limits form ({})", &[Action::EditLimits]),
+    hint(k('I'), None, "htop's invert sort is {} here", &[Action::SortReverse]),
+    hint(k('N'), None, "htop's sort by PID: sort here with {}, {} or the menu {}", &[Action::SortPrev, Action::SortNext, Action::SortMenu]),
+    hint(k('H'), None, "htop's hide threads: cgtop lists processes, not threads (detail {})", &[Action::DetailPage(3)]),
+    hint(k('F'), None, "htop's follow: the selection follows its group by itself", &[]),
+    hint(k('Z'), None, "htop's pause is {} here", &[Action::Pause]),
+    hint(k('a'), None, "htop's CPU affinity: cpuset.cpus, written with {}", &[Action::EditRaw]),
+    hint(k('\\'), None, "htop's filter is {} here", &[Action::StartFilter]),
+    hint(k('S'), None, "htop's setup: the columns are {}; the rest is the settings file", &[Action::ChooseColumns]),
+    hint(k('K'), Some(Action::Kill), "kill here, after a confirmation (htop's K hides kernel threads)", &[]),
+    hint(k('k'), Some(Action::Up), "up here (vi keys); kill is {}, after a confirmation", &[Action::Kill]),
+    hint(k('u'), Some(Action::Undo), "undo here; htop's user filter: {} filters by group name", &[Action::StartFilter]),
+    hint(k('U'), Some(Action::Redo), "redo here (htop's untag all: cgtop has no tags)", &[]),
+    hint(k('e'), Some(Action::EditLimits), "edit limits here (htop's environment: none)", &[]),
+    hint(k('l'), Some(Action::Expand), "expand here (vi keys; htop's open files: none)", &[]),
+    hint(k('s'), Some(Action::ToggleSpark), "sparkline column here (htop's strace: none)", &[]),
+    hint(k('h'), Some(Action::Collapse), "collapse here (vi keys); help is {}", &[Action::Help]),
+    hint(k('['), Some(Action::DetailUp), "scrolls the detail here; htop's nice is cpu.weight in {}", &[Action::EditLimits]),
+    hint(k(']'), Some(Action::DetailDown), "scrolls the detail here; htop's nice is cpu.weight in {}", &[Action::EditLimits]),
+    // systemd-cgtop's keys (and htop's that are the same letter)
+    hint(k('c'), Some(Action::Controllers), "controllers here; sort by CPU is {} or {}", &[Action::SortByCpu, Action::SortNext]),
+    hint(k('m'), Some(Action::MoveProcess), "move a process here; sort by memory is {}", &[Action::SortByMemory]),
+    hint(k('p'), Some(Action::Pause), "pause here; sort by path (the name) is in {}", &[Action::SortMenu]),
+    hint(k('t'), Some(Action::StepForward), "time travel forward here ({} back); sort by tasks (PIDS) is in {}", &[Action::StepBack, Action::SortMenu]),
+    hint(k('T'), Some(Action::StepBack), "time travel back here ({} forward); htop's sort by time is {} (CPU%)", &[Action::StepForward, Action::SortByCpu]),
+    hint(k('i'), None, "sort by IO is in {} (READ/s, WRITE/s); io.weight and io.max are in {}", &[Action::SortMenu, Action::EditLimits]),
+    hint(k('r'), Some(Action::SortReverse), "reverse the sort here (systemd-cgtop's recursive counts: cgtop's figures are always the subtree's)", &[]),
+    hint(k('+'), Some(Action::Expand), "expand here; the refresh interval is {}", &[Action::SetInterval]),
+    hint(k('-'), Some(Action::Collapse), "collapse here; the refresh interval is {}", &[Action::SetInterval]),
+    hint(k('%'), Some(Action::ToggleCpuScale), "CPU % of one core or of the whole machine here", &[]),
+    hint(k(' '), None, "no tags (htop) nor refresh now (systemd-cgtop): the interval is {}, pause {}", &[Action::SetInterval, Action::Pause]),
+];
+
+/// The hint of `ev` on the main view (see [`Hint`]), in words: `None`
+/// for a key without one, or a bound key whose action is not the
+/// built-in one any more (the settings file rebound it).
+pub fn hint_for(ev: &KeyEvent) -> Option<(Key, String)> {
+    let h = HINTS.iter().find(|h| matches(&h.key, ev))?;
+    if lookup(Scope::Main, ev) != h.here {
+        return None;
+    }
+    Some((h.key, hint_words(h)))
+}
+
+/// A hint's line: the key, then its words with each `{}` made the keys
+/// of its action.
+pub fn hint_words(h: &Hint) -> String {
+    let mut words = String::new();
+    let mut to = h.to.iter();
+    let mut parts = h.words.split("{}");
+    words.push_str(parts.next().unwrap_or(""));
+    for part in parts {
+        let keys = to
+            .next()
+            .map(|a| keys_of(Scope::Main, *a).join(" or "))
+            .unwrap_or_default();
+        words.push_str(if keys.is_empty() { "(unbound)" } else { &keys });
+        words.push_str(part);
+    }
+    format!("{}: {words}", key_name(&h.key))
+}
 
 /// Normalises a key event: SHIFT on a character is already in the
 /// character (crossterm reports 'G' with or without SHIFT).
@@ -825,6 +948,20 @@ pub fn markdown() -> String {
         }
         out.push('\n');
     }
+    out.push_str(
+        "**Keys from htop and systemd-cgtop**: what the main view says when one is pressed \
+         (a key cgtop binds otherwise: once a session, after what the key did; an unbound key: \
+         every time; any other unbound key: that it is not a key here)\n\n\
+         | key | what cgtop says |\n|---|---|\n",
+    );
+    for h in HINTS {
+        let (key, words) = hint_words(h)
+            .split_once(": ")
+            .map(|(k, w)| (k.replace('|', "\\|"), w.replace('|', "\\|")))
+            .unwrap_or_default();
+        out.push_str(&format!("| {key} | {words} |\n"));
+    }
+    out.push('\n');
     out
 }
 
@@ -1238,6 +1375,28 @@ mod tests {
             footer_text(Scope::Limits),
             "Up/S-Tab/Down/Tab field  PgUp/PgDn device  Enter write  Esc/^C close"
         );
+    }
+
+    /// Each hint stands beside the table: its key has the action it
+    /// says (or none), each `{}` has an action with a key on the main
+    /// view, and no key has two hints.
+    #[test]
+    fn hints_agree_with_the_table() {
+        let mut seen: HashSet<Key> = HashSet::new();
+        for h in HINTS {
+            assert!(seen.insert(h.key), "{:?} has two hints", h.key);
+            let ev = KeyEvent::new(h.key.code, h.key.mods);
+            assert_eq!(lookup(Scope::Main, &ev), h.here, "{:?}", h.key);
+            assert_eq!(h.words.matches("{}").count(), h.to.len(), "{:?}", h.key);
+            for a in h.to {
+                assert!(!keys_text(Scope::Main, *a).is_empty(), "{a:?} has no key");
+            }
+            let (_, words) = hint_for(&ev).expect("a hint");
+            assert!(
+                !words.contains("{}") && !words.contains("(unbound)"),
+                "{words}"
+            );
+        }
     }
 
     #[test]

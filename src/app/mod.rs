@@ -13,7 +13,7 @@ pub mod text_input;
 pub mod writes;
 
 use crate::model::time::events::{Event, EventList};
-use crate::model::tree::{Row, RowOptions, Tree};
+use crate::model::tree::{name_matches, Row, RowOptions, Tree};
 use crate::model::write::history::{Dropped, Seen};
 use crate::render::columns::{self, Column};
 use crate::render::fit;
@@ -242,6 +242,11 @@ impl SortKey {
         }
     }
 
+    /// The sort's name as the tree's header writes it.
+    pub fn title(self) -> &'static str {
+        self.column().map_or(columns::NAME_TITLE, Column::title)
+    }
+
     /// The figure column sorted by (none for the name).
     pub fn column(self) -> Option<Column> {
         Column::ALL.into_iter().find(|c| Self::of(*c) == self)
@@ -324,6 +329,13 @@ pub enum Mode {
     Controllers(dialog::controllers::ControllersDialog),
     /// The column chooser (F2).
     Columns(dialog::columns::ColumnsDialog),
+    /// Typing a search (F3) in `App::search`; `miss` says why the cursor
+    /// did not move (no match, or only in folded branches).
+    Search {
+        miss: Option<&'static str>,
+    },
+    /// The sort-by menu (F6).
+    SortBy(dialog::sort_by::SortByDialog),
     Limits(dialog::limits::LimitsForm),
     Raw(dialog::raw::RawEditor),
     /// Boxed: a confirmation carries its whole request, and the other
@@ -480,6 +492,12 @@ pub struct App {
     /// `--columns`); the collector reads the extra files of these only.
     pub columns: Vec<Column>,
     pub filter: TextInput,
+    /// The search's text (F3): kept after the search closes, so that F3
+    /// again goes on to the next match.
+    pub search: TextInput,
+    /// The keys bound here whose htop or systemd-cgtop meaning was said
+    /// once this session (`keymap::HINTS`).
+    pub hinted: HashSet<keymap::Key>,
     pub mode: Mode,
     /// Which page of the help is shown (the view wraps it around the
     /// number of pages that fit).
@@ -586,6 +604,8 @@ impl App {
             columns: Column::DEFAULT.to_vec(),
             sort_desc: true,
             filter: TextInput::new(TextInput::LINE),
+            search: TextInput::new(TextInput::LINE),
+            hinted: HashSet::new(),
             mode: Mode::Normal,
             help_page: 0,
             pane: Pane::Tree,
@@ -637,6 +657,8 @@ impl App {
             Mode::Jump(_) => Scope::Jump,
             Mode::Controllers(_) => Scope::Controllers,
             Mode::Columns(_) => Scope::Columns,
+            Mode::Search { .. } => Scope::Search,
+            Mode::SortBy(_) => Scope::SortBy,
             Mode::Limits(_) => Scope::Limits,
             Mode::Raw(r) if r.input.is_some() => Scope::RawLine,
             Mode::Raw(_) => Scope::RawChoose,
@@ -874,6 +896,63 @@ impl App {
             self.cursor = i;
             self.sync_selected();
         }
+    }
+
+    /// Sorts by `key` (a figure: highest first; the name: A to Z) and
+    /// says so.
+    pub(crate) fn sort_by(&mut self, key: SortKey) {
+        self.sort = key;
+        self.sort_desc = key != SortKey::Name;
+        self.rebuild_rows();
+        let order = if self.sort_desc {
+            "highest first"
+        } else {
+            "A to Z"
+        };
+        self.set_status(
+            Level::Info,
+            format!(
+                "sorted by {}, {order} ({} reverses)",
+                key.title(),
+                keymap::keys_text(Scope::Main, Action::SortReverse)
+            ),
+        );
+    }
+
+    /// The search (F3): the cursor goes to the first row from the cursor
+    /// (`next`: after it) whose name matches as the filter's does,
+    /// wrapping; the rows are not changed. Says in the mode when nothing
+    /// matches.
+    fn search(&mut self, next: bool) {
+        let needle = self.search.as_str().to_lowercase();
+        let Some(d) = &self.data else { return };
+        let n = self.rows.len();
+        let hit = if needle.is_empty() || n == 0 {
+            None
+        } else {
+            let from = self.cursor + usize::from(next);
+            (0..n)
+                .map(|k| (from + k) % n)
+                .find(|&i| name_matches(&d.tree.nodes[self.rows[i].node].path, &needle))
+        };
+        // a match in a folded branch is not on screen to go to
+        let folded = hit.is_none()
+            && !needle.is_empty()
+            && d.tree
+                .nodes
+                .iter()
+                .any(|nd| name_matches(&nd.path, &needle));
+        let miss = match hit {
+            Some(i) => {
+                self.cursor = i;
+                self.sync_selected();
+                None
+            }
+            None if needle.is_empty() => None,
+            None if folded => Some("no match among the rows shown; * opens every branch"),
+            None => Some("no match"),
+        };
+        self.mode = Mode::Search { miss };
     }
 
     /// After the selection may have changed from `before`: drop the old
@@ -1205,6 +1284,16 @@ fn on_paste(app: &mut App, text: &str, fx: &mut Vec<Effect>) {
             }
             app.selection_changed(before.as_ref(), fx);
         }
+        (Scope::Search, _) => {
+            let (before, text_before) = (app.selected.clone(), app.search.as_str().to_owned());
+            if let Typed::Refused(e) | Typed::Cut(e) = app.search.on_input(Input::Paste(text)) {
+                app.set_status(Level::Warn, e.to_string());
+            }
+            if app.search.as_str() != text_before {
+                app.search(false);
+            }
+            app.selection_changed(before.as_ref(), fx);
+        }
         (Scope::Jump, Mode::Jump(t)) => {
             if let Typed::Refused(e) | Typed::Cut(e) = t.on_input(Input::Paste(text)) {
                 app.set_status(Level::Warn, e.to_string());
@@ -1259,6 +1348,24 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             app.rebuild_rows();
             if to_first || app.filter.as_str() != text_before {
                 app.select_first_match();
+            }
+            app.selection_changed(before.as_ref(), fx);
+            return;
+        }
+        Scope::Search => {
+            let (before, text_before) = (app.selected.clone(), app.search.as_str().to_owned());
+            match action {
+                Some(Action::Accept | Action::Cancel) => app.mode = Mode::Normal,
+                Some(Action::SearchNext) => app.search(true),
+                _ => {
+                    if let Typed::Refused(e) = app.search.on_key(ev) {
+                        app.set_status(Level::Warn, e.to_string());
+                    }
+                    // as the text changes: the first match from the cursor
+                    if app.search.as_str() != text_before {
+                        app.search(false);
+                    }
+                }
             }
             app.selection_changed(before.as_ref(), fx);
             return;
@@ -1327,7 +1434,61 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         }
         _ => {}
     }
-    let Some(action) = action else { return };
+    let Some(action) = action else {
+        unbound_key(app, ev);
+        return;
+    };
+    // htop's or systemd-cgtop's meaning of a key bound otherwise here:
+    // said once a session, when the key said nothing itself, or after
+    // its refusal (it did nothing: the habit is the likely reason)
+    let hint = keymap::hint_for(ev).filter(|(k, _)| !app.hinted.contains(k));
+    main_action(app, action, fx);
+    if let Some((key, words)) = hint {
+        let text = match &app.status {
+            None => words,
+            Some(s) if s.level != Level::Info => format!("{}; {words}", s.text),
+            // the key said what it did: the hint waits for another time
+            Some(_) => return,
+        };
+        let level = app.status.as_ref().map_or(Level::Info, |s| s.level);
+        app.hinted.insert(key);
+        app.set_status(level, text);
+    }
+}
+
+/// A key the main view does not bind: never silence. A key htop or
+/// systemd-cgtop use says what cgtop's key for that is; any other
+/// character or function key says it is not a key here.
+fn unbound_key(app: &mut App, ev: &KeyEvent) {
+    if let Some((_, words)) = keymap::hint_for(ev) {
+        app.set_status(Level::Info, words);
+        return;
+    }
+    let key = match ev.code {
+        // a character as typed (its SHIFT is in it); a control
+        // character is not written to the screen
+        crossterm::event::KeyCode::Char(c) if !c.is_control() => keymap::Key {
+            code: ev.code,
+            mods: ev.modifiers - crossterm::event::KeyModifiers::SHIFT,
+        },
+        crossterm::event::KeyCode::F(_) => keymap::Key {
+            code: ev.code,
+            mods: ev.modifiers,
+        },
+        _ => return,
+    };
+    let name = crate::model::tree::text::escape_str(&keymap::key_name(&key)).into_owned();
+    app.set_status(
+        Level::Info,
+        format!(
+            "{name}: not a key here ({} lists the keys)",
+            keymap::keys_text(Scope::Main, Action::Help)
+        ),
+    );
+}
+
+/// The main view's action.
+fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     app.status = None;
     // the write keys and the log: their dialogs open (or a write goes
     // out) from app/dialog
@@ -1387,6 +1548,17 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
             app.rebuild_rows();
         }
         Action::StartFilter => app.mode = Mode::Filter,
+        Action::StartSearch => {
+            let before = app.selected.clone();
+            app.mode = Mode::Search { miss: None };
+            // the text of the last search: F3 goes on to its next match
+            if !app.search.is_empty() {
+                app.search(true);
+            }
+            app.selection_changed(before.as_ref(), fx);
+        }
+        Action::SortByCpu => app.sort_by(SortKey::Cpu),
+        Action::SortByMemory => app.sort_by(SortKey::Memory),
         Action::ClearFilter if !app.filter.is_empty() => {
             app.clear_filter();
             app.rebuild_rows();
@@ -1494,6 +1666,8 @@ fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         | Action::ActionLog
         | Action::Events
         | Action::ChooseColumns
+        | Action::SortMenu
+        | Action::SearchNext
         // the other scopes' actions (filter, prompt, text, dialogs, help)
         | Action::Accept
         | Action::ThroughSystemd

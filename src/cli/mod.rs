@@ -49,6 +49,10 @@ pub struct Cli {
     /// like a command is given as /record (or after --)
     group: Option<OsString>,
 
+    /// A second GROUP: refused with the flag to use instead
+    #[arg(hide = true)]
+    more_groups: Vec<OsString>,
+
     /// Read this directory instead of the cgroup2 mount: a delegated
     /// subtree, or any tree laid out like cgroupfs (a fixture)
     #[arg(long, value_name = "DIR")]
@@ -140,10 +144,11 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "FORMAT", requires = "openmetrics")]
     exposition: Option<serve::Exposition>,
 
-    /// With --openmetrics: only the groups whose name contains PATTERN
-    /// (case aside, as the full-screen view's / filter matches), their
-    /// ancestors and their subtrees
-    #[arg(long, value_name = "PATTERN", requires = "openmetrics")]
+    /// Only the groups whose name contains PATTERN (case aside, as the
+    /// full-screen view's / filter matches), their ancestors and their
+    /// subtrees: in -b, --json and --openmetrics; the full-screen view
+    /// starts with it as its / filter
+    #[arg(long, value_name = "PATTERN")]
     filter: Option<String>,
 
     /// Read settings from FILE instead of $XDG_CONFIG_HOME/cgtop/config.toml
@@ -181,6 +186,15 @@ enum Cmd {
 struct RecordArgs {
     /// Record this group and below (as `cgtop GROUP`)
     group: Option<OsString>,
+
+    /// A second GROUP: refused with the flag to use instead
+    #[arg(hide = true)]
+    more_groups: Vec<OsString>,
+
+    /// Record only the groups whose name contains PATTERN (case aside, as
+    /// the / filter matches), their ancestors and their subtrees
+    #[arg(long, value_name = "PATTERN")]
+    filter: Option<String>,
 
     /// The recording: a new file (mode 0600), never a symlink; an existing
     /// one is refused unless --append
@@ -265,7 +279,42 @@ struct ReplayArgs {
 /// Prints an error line; never panics (`eprintln!` does when stderr is a
 /// tty that hung up).
 pub(crate) fn complain(text: &str) {
-    let _ = writeln!(std::io::stderr(), "cgtop: {text}");
+    let _ = writeln!(std::io::stderr(), "cgtop: {}", without_os_error(text));
+}
+
+/// `text` without std's " (os error N)" tails: the kernel's words are
+/// already there, and the number says nothing more to a reader.
+pub(crate) fn without_os_error(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(" (os error ") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + " (os error ".len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with(')') {
+            rest = &after[digits + 1..];
+        } else {
+            out.push_str(" (os error ");
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Refuses a second GROUP in one line that names what to use instead:
+/// cgtop shows one subtree, and several are a parent's with --filter.
+pub(crate) fn one_group(group: Option<&OsString>, more: &[OsString]) -> Result<(), ExitCode> {
+    let (Some(first), Some(second)) = (group, more.first()) else {
+        return Ok(());
+    };
+    complain(&format!(
+        "one GROUP at a time ({} and {} given): start at a group above them and name them \
+         with --filter PATTERN",
+        escape(first.as_bytes()),
+        escape(second.as_bytes())
+    ));
+    Err(ExitCode::from(2))
 }
 
 /// GROUP as given (its bytes: a group name need not be UTF-8); `..`
@@ -388,6 +437,9 @@ fn record(a: RecordArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err(c) = one_group(a.group.as_ref(), &a.more_groups) {
+        return c;
+    }
     let start = match parse_group(a.group.as_ref()) {
         Ok(p) => p,
         Err(c) => return c,
@@ -415,6 +467,7 @@ fn record(a: RecordArgs) -> ExitCode {
         )),
         brief: true,
         columns: Column::DEFAULT.to_vec(),
+        filter: a.filter.filter(|f| !f.is_empty()),
     };
     let ro = RecordOptions {
         file: a.output,
@@ -607,6 +660,9 @@ pub fn main() -> ExitCode {
         Some(Cmd::Man) => return native::man(),
         None => {}
     }
+    if let Err(c) = one_group(cli.group.as_ref(), &cli.more_groups) {
+        return c;
+    }
     // a bad --columns or -d is the command line's error, said as before
     let cli_columns = match cli.columns.as_ref().map(|c| parse_columns(Some(c))) {
         None => None,
@@ -678,6 +734,7 @@ pub fn main() -> ExitCode {
         )),
         brief: cli.brief,
         columns: settled.columns,
+        filter: cli.filter.clone().filter(|f| !f.is_empty()),
     };
     if cli.openmetrics {
         let format = cli.exposition.unwrap_or(serve::Exposition::Openmetrics);

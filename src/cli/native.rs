@@ -135,6 +135,17 @@ fn extra_sections() -> Roff {
             r.text([roman(what)]);
         }
     }
+    r.control("SS", ["Keys from htop and systemd-cgtop"]);
+    r.text([roman(
+        "What the main view says when one is pressed (a key bound otherwise here: once a session).",
+    )]);
+    for h in crate::app::keymap::HINTS {
+        let line = crate::app::keymap::hint_words(h);
+        let (key, what) = line.split_once(": ").unwrap_or(("", &line));
+        r.control("TP", ["14"]);
+        r.text([bold(key)]);
+        r.text([roman(what)]);
+    }
     r.control("SH", ["ENVIRONMENT"]);
     for (name, what) in [
         (

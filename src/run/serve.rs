@@ -232,6 +232,7 @@ pub fn export_options(
         )),
         brief: false,
         columns: crate::render::columns::Column::DEFAULT.to_vec(),
+        filter: None,
     }
 }
 

@@ -795,7 +795,17 @@ fn open_input(path: &Path) -> io::Result<File> {
         OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
         Mode::empty(),
     )
-    .map_err(io::Error::from)?;
+    .map_err(|e| {
+        // the file's name and the kernel's words, once
+        io::Error::new(
+            io::Error::from(e).kind(),
+            format!(
+                "cannot open {}: {}",
+                crate::model::tree::text::escape(path.as_os_str().as_encoded_bytes()),
+                crate::model::write::errno::strerror(e)
+            ),
+        )
+    })?;
     let st = rustix::fs::fstat(&fd).map_err(io::Error::from)?;
     if rustix::fs::FileType::from_raw_mode(st.st_mode) != rustix::fs::FileType::RegularFile {
         return Err(refuse(path, "not a regular file"));

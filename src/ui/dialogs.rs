@@ -10,6 +10,7 @@ use crate::app::dialog::limits::{Field, FieldKind, LimitsForm, Preview};
 use crate::app::dialog::move_picker::MovePicker;
 use crate::app::dialog::new_group::NamePrompt;
 use crate::app::dialog::raw::RawEditor;
+use crate::app::dialog::sort_by::SortByDialog;
 use crate::app::keymap::{self, Action, Scope};
 use crate::app::text_input::TextInput;
 use crate::app::{App, Mode};
@@ -183,6 +184,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     match &app.mode {
         Mode::Controllers(d) => controllers(f, area, d, theme),
         Mode::Columns(d) => columns(f, area, d, theme),
+        Mode::SortBy(d) => sort_by(f, area, d, app, theme),
         Mode::Limits(form) => limits(f, area, form, theme),
         Mode::Raw(r) => raw(f, area, r, theme),
         Mode::Confirm(c) => confirm(f, area, c, theme),
@@ -281,6 +283,21 @@ fn columns(f: &mut Frame<'_>, area: Rect, d: &ColumnsDialog, theme: &Theme) {
         inner_width(area),
     ));
     popup(f, area, "columns", lines, Scope::Columns, theme);
+}
+
+fn sort_by(f: &mut Frame<'_>, area: Rect, d: &SortByDialog, app: &App, theme: &Theme) {
+    let mut lines = vec![Line::raw("Sort the tree by:"), Line::raw("")];
+    for (i, k) in d.items.iter().enumerate() {
+        let mark = if *k == app.sort { "(*)" } else { "( )" };
+        let about = k.column().map_or("the group's name, A to Z", |c| c.about());
+        lines.push(list_row(
+            format!(" {mark} {:<8}{about}", k.title()),
+            inner_width(area),
+            i == d.cursor,
+            theme,
+        ));
+    }
+    popup(f, area, "sort by", lines, Scope::SortBy, theme);
 }
 
 fn limits(f: &mut Frame<'_>, area: Rect, form: &LimitsForm, theme: &Theme) {

@@ -455,6 +455,14 @@ fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     };
     let line = match &app.mode {
         Mode::Filter => typing("filter: ", &app.filter),
+        Mode::Search { miss } => {
+            let mut line = typing("search: ", &app.search);
+            if let Some(miss) = miss {
+                line.spans
+                    .push(Span::styled(format!("  {miss}"), theme.warn));
+            }
+            line
+        }
         Mode::IntervalPrompt(t) => typing("refresh every (seconds): ", t),
         Mode::Jump(t) => typing("jump to (-90s, -5m, 14:03:20 UTC): ", t),
         _ => match &app.status {
@@ -492,7 +500,7 @@ fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     // a dialog shows its keys on its own bottom border
     if !matches!(
         scope,
-        Scope::Main | Scope::Filter | Scope::Prompt | Scope::Jump | Scope::Help
+        Scope::Main | Scope::Filter | Scope::Search | Scope::Prompt | Scope::Jump | Scope::Help
     ) {
         return;
     }

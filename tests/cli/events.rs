@@ -35,6 +35,7 @@ fn options(output: Output, brief: bool) -> Options {
         max_kept_fds: None,
         brief,
         columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
+        filter: None,
     }
 }
 

@@ -16,6 +16,7 @@ mod batch_order;
 mod config;
 mod events;
 mod exporter_unit;
+mod filter_and_errors;
 mod grafana;
 mod native;
 mod record_replay;

@@ -53,6 +53,7 @@ fn opts(output: Output, n: u64) -> Options {
         max_kept_fds: None,
         brief: true,
         columns: Column::DEFAULT.to_vec(),
+        filter: None,
     }
 }
 

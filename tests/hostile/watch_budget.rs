@@ -27,6 +27,7 @@ fn the_programs_event_watcher_takes_a_share_of_roots_watches() {
         max_kept_fds: None,
         brief: true,
         columns: Column::DEFAULT.to_vec(),
+        filter: None,
     };
     let (m, _, hiers) = cgtop::run::locate(&opts).unwrap_or_else(|e| panic!("{e}"));
     let cfg = cgtop::run::watch_config(&opts, &m, &hiers);

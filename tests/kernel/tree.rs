@@ -109,6 +109,7 @@ fn json_lists_a_restarted_group_in_the_line_where_it_exists_again() {
         max_kept_fds: None,
         brief: true,
         columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
+        filter: None,
     };
     let mount = MountInfo {
         root: t.root.clone(),

@@ -137,6 +137,7 @@ fn opts(start: &str) -> Options {
         max_kept_fds: None,
         brief: true,
         columns: Column::DEFAULT.to_vec(),
+        filter: None,
     }
 }
 

@@ -925,9 +925,14 @@ fn every_main_action_is_reachable() {
             | Action::Undo
             | Action::Redo
             | Action::ChooseColumns
+            | Action::StartSearch
+            | Action::SortMenu
+            | Action::SortByCpu
+            | Action::SortByMemory
             | Action::ActionLog
             | Action::Events => true,
             Action::Accept
+            | Action::SearchNext
             | Action::ThroughSystemd
             | Action::Cancel
             | Action::CursorLeft

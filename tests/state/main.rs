@@ -23,6 +23,7 @@ mod exposition;
 mod first_screen;
 mod flat_view;
 mod honesty;
+mod htop_keys;
 mod layers;
 mod layout;
 mod limits_form;

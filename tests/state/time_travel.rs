@@ -99,6 +99,13 @@ fn writes_are_refused_in_the_past_with_the_reason() {
     send(&mut a, &mut c, ch('T'));
     for k in ['e', 'E', 'c', 'f', 'K', 'm', 'n', 'u', 'U'] {
         a.status = None;
+        // a key htop or systemd-cgtop use otherwise: its hint after the
+        // refusal, the first time
+        let ev =
+            crossterm::event::KeyEvent::new(KeyCode::Char(k), crossterm::event::KeyModifiers::NONE);
+        let hint = cgtop::app::keymap::hint_for(&ev)
+            .map(|(_, w)| format!("; {w}"))
+            .unwrap_or_default();
         let fx = send(&mut a, &mut c, ch(k));
         assert_eq!(a.mode, Mode::Normal, "{k} opened nothing");
         assert!(
@@ -107,7 +114,7 @@ fn writes_are_refused_in_the_past_with_the_reason() {
         );
         assert_eq!(
             status(&a),
-            "looking at the past: writes are off (p: back to live)",
+            format!("looking at the past: writes are off (p: back to live){hint}"),
             "{k}"
         );
         assert_eq!(a.status.as_ref().map(|s| s.level), Some(Level::Warn));

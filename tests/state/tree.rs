@@ -376,6 +376,7 @@ fn json_lists_a_restarted_unit_as_the_new_group_in_the_line_it_is_back() {
         max_kept_fds: None,
         brief: true,
         columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
+        filter: None,
     };
     let mut out = Vec::new();
     let mut waits = 0;

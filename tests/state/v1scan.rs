@@ -180,6 +180,7 @@ fn opts(root: &Path) -> Options {
         max_kept_fds: None,
         brief: true,
         columns: Column::DEFAULT.to_vec(),
+        filter: None,
     }
 }
 

@@ -577,5 +577,6 @@ pub fn root_options(dir: PathBuf) -> cgtop::options::Options {
         max_kept_fds: None,
         brief: true,
         columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
+        filter: None,
     }
 }

@@ -22,6 +22,7 @@ pub mod log;
 pub mod move_picker;
 pub mod new_group;
 pub mod raw;
+pub mod sort_by;
 
 use super::keymap;
 use super::text_input::{Input, TextInput, Typed};
@@ -67,6 +68,7 @@ pub fn on_main_action(
         A::ActionLog => log::open(app),
         A::Events => events::open(app),
         A::ChooseColumns => columns::ColumnsDialog::open(app),
+        A::SortMenu => sort_by::SortByDialog::open(app),
         A::Freeze => direct::freeze_toggle(app, fx),
         A::Kill => direct::kill_group(app, fx),
         A::RemoveGroup => direct::remove_group(app, fx),
@@ -93,6 +95,10 @@ pub fn on_input(app: &mut App, ev: Input<'_>, fx: &mut Vec<Effect>) -> bool {
         Mode::Columns(mut d) => {
             let t = d.key(app, action, fx);
             (Mode::Columns(d), t)
+        }
+        Mode::SortBy(mut d) => {
+            let t = d.key(app, action);
+            (Mode::SortBy(d), t)
         }
         Mode::Limits(mut f) => {
             let t = f.key(app, action, ev, fx);

@@ -74,6 +74,13 @@ pub struct RowOptions<'a> {
     pub filter_folds: Option<&'a HashMap<GroupPath, bool>>,
 }
 
+/// Whether `path`'s name matches the name filter's (and the search's)
+/// `needle`, already lowercase: the escaped name as shown contains it,
+/// case aside.
+pub fn name_matches(path: &GroupPath, needle: &str) -> bool {
+    path.name_display().to_lowercase().contains(needle)
+}
+
 impl Tree {
     /// Builds the tree from samples sorted by path (parents first). A
     /// group whose parent is missing from the snapshot (it vanished
@@ -152,7 +159,7 @@ impl Tree {
             .iter()
             // the text on screen, escapes and all: what the
             // operator sees is what they can type
-            .map(|nd| nd.path.name_display().to_lowercase().contains(needle))
+            .map(|nd| name_matches(&nd.path, needle))
             .collect();
         let mut leads = vec![false; self.nodes.len()];
         for (i, m) in matched.iter().enumerate() {

@@ -1,0 +1,275 @@
+//! The keys an htop or systemd-cgtop user types first: F3 search, F4
+//! filter, F6 sort-by menu, M and P, and a status line (never silence)
+//! for every key those tools use that cgtop binds otherwise or not at
+//! all. On the pure-v2-systemd fixture (the tree sketched in app.rs):
+//!
+//! ```text
+//!  0 /
+//!  8 ├─ system.slice
+//! 12 │  ├─ system-getty.slice
+//! 13 │  │  └─ getty@tty1.service
+//! 17 │  ├─ system-serial\x2dgetty.slice
+//! 18 │  │  └─ serial-getty@ttyS0.service
+//! 19 │  ├─ systemd-journald.service
+//! 24 └─ user.slice
+//! ```
+
+// test code: a failed expectation is a failed test
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use crate::common;
+use crate::common::lab::{confirm, lab, on, writes};
+
+use cgtop::app::keymap::{self, Action, Scope};
+use cgtop::app::{Mode, SortKey};
+use common::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+fn systemd() -> (cgtop::app::App, cgtop::source::collector::Collector) {
+    app_on(&fixture("pure-v2-systemd"), pure_v2_mount(), 80, 24)
+}
+
+fn status(a: &cgtop::app::App) -> String {
+    a.status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn capital_p_and_m_sort_by_cpu_and_memory_highest_first() {
+    let (mut a, mut c) = systemd();
+    send(&mut a, &mut c, ch('>'));
+    assert_eq!(a.sort, SortKey::Memory);
+    send(&mut a, &mut c, ch('r'));
+    send(&mut a, &mut c, ch('P'));
+    assert_eq!((a.sort, a.sort_desc), (SortKey::Cpu, true));
+    assert!(
+        status(&a).starts_with("sorted by CPU%, highest first"),
+        "{}",
+        status(&a)
+    );
+    send(&mut a, &mut c, ch('<'));
+    send(&mut a, &mut c, ch('M'));
+    assert_eq!((a.sort, a.sort_desc), (SortKey::Memory, true));
+    // memory, biggest first: system.slice (104M) before user.slice (5.5M)
+    let top: Vec<String> = outline(&a)
+        .into_iter()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("    "))
+        .collect();
+    assert_eq!(top.first().map(String::as_str), Some("  system.slice"));
+}
+
+#[test]
+fn f4_is_the_filter_as_slash() {
+    let (mut a, mut c) = systemd();
+    send(&mut a, &mut c, key(KeyCode::F(4)));
+    assert_eq!(a.mode, Mode::Filter);
+    type_text(&mut a, &mut c, "getty");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert_eq!((a.filter.as_str(), a.rows.len()), ("getty", 6));
+}
+
+#[test]
+fn f3_goes_from_match_to_match_and_hides_nothing() {
+    let (mut a, mut c) = systemd();
+    send(&mut a, &mut c, key(KeyCode::F(3)));
+    assert_eq!(a.mode, Mode::Search { miss: None });
+    // typing goes to the first match from the cursor; n and q are letters
+    type_text(&mut a, &mut c, "getty");
+    assert_eq!(selected(&a), "/system.slice/system-getty.slice");
+    assert_eq!(a.rows.len(), 31, "a search hides no row");
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        send(&mut a, &mut c, key(KeyCode::F(3)));
+        seen.push(selected(&a));
+    }
+    assert_eq!(
+        seen,
+        [
+            "/system.slice/system-getty.slice/getty@tty1.service",
+            "/system.slice/system-serial\\x2dgetty.slice",
+            "/system.slice/system-serial\\x2dgetty.slice/serial-getty@ttyS0.service",
+            // after the last: the first again
+            "/system.slice/system-getty.slice",
+        ]
+    );
+    // Enter stays on the group; F3 in the main view goes on with the text
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert_eq!(a.mode, Mode::Normal);
+    assert_eq!(selected(&a), "/system.slice/system-getty.slice");
+    send(&mut a, &mut c, key(KeyCode::F(3)));
+    assert_eq!(
+        selected(&a),
+        "/system.slice/system-getty.slice/getty@tty1.service"
+    );
+    // no match: said, and the cursor stays
+    type_text(&mut a, &mut c, "-nothing");
+    assert_eq!(
+        a.mode,
+        Mode::Search {
+            miss: Some("no match")
+        }
+    );
+    assert_eq!(
+        selected(&a),
+        "/system.slice/system-getty.slice/getty@tty1.service"
+    );
+    // Esc closes it; n is still the new group key of the main view
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    assert_eq!(a.mode, Mode::Normal);
+    assert_eq!(
+        keymap::lookup(
+            Scope::Main,
+            &KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE)
+        ),
+        Some(Action::NewGroup)
+    );
+}
+
+#[test]
+fn f3_says_when_the_only_match_is_in_a_folded_branch() {
+    let (mut a, mut c) = systemd();
+    select(&mut a, &mut c, "system.slice");
+    send(&mut a, &mut c, key(KeyCode::Left));
+    send(&mut a, &mut c, key(KeyCode::F(3)));
+    type_text(&mut a, &mut c, "journald");
+    assert_eq!(
+        a.mode,
+        Mode::Search {
+            miss: Some("no match among the rows shown; * opens every branch")
+        }
+    );
+    assert_eq!(selected(&a), "/system.slice");
+}
+
+#[test]
+fn f6_menu_sorts_by_the_name_or_a_column_shown() {
+    let (mut a, mut c) = systemd();
+    send(&mut a, &mut c, key(KeyCode::F(6)));
+    let Mode::SortBy(d) = &a.mode else {
+        panic!("not the sort menu: {:?}", a.mode)
+    };
+    assert_eq!(
+        d.items,
+        [
+            SortKey::Name,
+            SortKey::Cpu,
+            SortKey::Memory,
+            SortKey::IoRead,
+            SortKey::IoWrite,
+            SortKey::Pids
+        ]
+    );
+    // it opens on the sort in force
+    assert_eq!(d.items[d.cursor], SortKey::Cpu);
+    send(&mut a, &mut c, key(KeyCode::Down));
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert_eq!(
+        (a.mode.clone(), a.sort, a.sort_desc),
+        (Mode::Normal, SortKey::Memory, true)
+    );
+    // Esc closes without a change; the name sorts A to Z
+    send(&mut a, &mut c, key(KeyCode::F(6)));
+    send(&mut a, &mut c, key(KeyCode::Home));
+    send(&mut a, &mut c, key(KeyCode::Up));
+    send(&mut a, &mut c, key(KeyCode::Up));
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    assert_eq!(a.sort, SortKey::Memory);
+    send(&mut a, &mut c, key(KeyCode::F(6)));
+    for _ in 0..3 {
+        send(&mut a, &mut c, key(KeyCode::Up));
+    }
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert_eq!((a.sort, a.sort_desc), (SortKey::Name, false));
+}
+
+#[test]
+fn an_unbound_htop_key_names_cgtops_key_every_time() {
+    let (mut a, mut c) = systemd();
+    for (msg, want) in [
+        (ch('I'), "I: htop's invert sort is r here"),
+        (ch('Z'), "Z: htop's pause is p here"),
+        (
+            key(KeyCode::F(7)),
+            "F7: htop's nice: a group's CPU share is cpu.weight, in the limits form (e)",
+        ),
+        (ch('\\'), "\\: htop's filter is / or F4 here"),
+        (
+            ch('i'),
+            "i: sort by IO is in F6 (READ/s, WRITE/s); io.weight and io.max are in e",
+        ),
+        (
+            ch(' '),
+            "Space: no tags (htop) nor refresh now (systemd-cgtop): the interval is d, pause p",
+        ),
+    ] {
+        send(&mut a, &mut c, msg.clone());
+        assert_eq!(status(&a), want);
+        // every time
+        a.status = None;
+        send(&mut a, &mut c, msg);
+        assert_eq!(status(&a), want);
+    }
+    // any other character says it is not a key
+    send(&mut a, &mut c, ch('x'));
+    assert_eq!(status(&a), "x: not a key here (?/F1 lists the keys)");
+}
+
+#[test]
+fn a_key_bound_otherwise_says_the_htop_meaning_once_a_session() {
+    let (mut a, mut c) = systemd();
+    select(&mut a, &mut c, "system.slice");
+    send(&mut a, &mut c, ch('k'));
+    assert_eq!(selected(&a), "/sys-kernel-tracing.mount");
+    assert_eq!(
+        status(&a),
+        "k: up here (vi keys); kill is K or F9, after a confirmation"
+    );
+    send(&mut a, &mut c, ch('k'));
+    assert_eq!(status(&a), "", "said once a session");
+    // c: what the key did here (the dialog, or why not), then what
+    // systemd-cgtop's c is
+    send(&mut a, &mut c, ch('c'));
+    let s = status(&a);
+    assert!(
+        s.ends_with("; c: controllers here; sort by CPU is P or >"),
+        "{s}"
+    );
+}
+
+#[test]
+fn htops_k_still_asks_before_a_kill() {
+    let (mut a, mut c, _d) = lab();
+    on(&mut a, &mut c, "batch");
+    let fx = send(&mut a, &mut c, ch('K'));
+    assert!(writes(&fx).is_empty(), "no write without the confirmation");
+    let _ = confirm(&a);
+    assert!(
+        status(&a).starts_with("K: kill here, after a confirmation"),
+        "{}",
+        status(&a)
+    );
+}
+
+#[test]
+fn a_rebound_key_loses_its_hint() {
+    use cgtop::model::files::config::Rebind;
+    // the controllers moved to o: c is no longer theirs, and the hint
+    // that says it is would lie
+    let table = keymap::build(&[Rebind {
+        scope: "main".into(),
+        action: "controllers".into(),
+        keys: vec!["o".into()],
+        line: 1,
+    }])
+    .unwrap();
+    keymap::install(table);
+    let ev = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE);
+    assert_eq!(keymap::hint_for(&ev), None);
+    let ev = KeyEvent::new(KeyCode::Char('I'), KeyModifiers::SHIFT);
+    assert_eq!(
+        keymap::hint_for(&ev).unwrap().1,
+        "I: htop's invert sort is r here"
+    );
+}
