@@ -165,13 +165,33 @@ pub fn read_detail_layout(hiers: &Hiers, dir: &Path, raw: bool) -> GroupDetail {
 /// [`read_detail_layout`] with the host's page size given (it decides
 /// which number a v1 memory limit prints for "no limit").
 pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -> GroupDetail {
+    read_layout(hiers, dir, raw, page_size, false)
+}
+
+/// [`read_export`] on any layout (`cgtop serve` and `--openmetrics` on a
+/// hybrid or v1 host): what the exposition shows and nothing else, each
+/// controller's files from the hierarchy holding it as
+/// [`read_detail_layout`] reads them (the same figures: a test compares
+/// the two expositions), but no memory.stat, no weights, soft limits,
+/// failcnt, freezer or process list: about 30 files a group where the
+/// full reading opens about 60.
+pub fn read_export_layout(hiers: &Hiers, dir: &Path) -> GroupDetail {
+    read_layout(hiers, dir, false, procfs::page_size(), true)
+}
+
+/// [`read_detail_paged`], or with `export` only the exposition's files.
+fn read_layout(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64, export: bool) -> GroupDetail {
     let Some(primary_id) = hiers.layout.primary() else {
         return GroupDetail::default();
     };
     let Some(primary) = hiers.get(primary_id) else {
         return GroupDetail::default();
     };
-    let mut d = read_detail(primary, dir, raw);
+    let mut d = if export {
+        read_export(primary, dir)
+    } else {
+        read_detail(primary, dir, raw)
+    };
     if hiers.layout.v1.is_empty() {
         return d;
     }
@@ -213,20 +233,20 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
     };
     if let Some((id, g)) = read_from("cpu", &mut sources.cpu) {
         if id != HierId::V2 {
-            v1_cpu(&g, &mut d);
+            v1_cpu(&g, &mut d, export);
         }
         errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
     }
     sources.cpuacct = held("cpuacct").map(|(id, _)| label(id));
     if let Some((id, g)) = read_from("memory", &mut sources.memory) {
         if id != HierId::V2 {
-            v1_memory(&g, &mut d, page_size);
+            v1_memory(&g, &mut d, page_size, export);
         }
         errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
     }
     if let Some((id, g)) = read_from("io", &mut sources.io) {
         if id != HierId::V2 {
-            v1_blkio(&g, &mut d);
+            v1_blkio(&g, &mut d, export);
         }
         errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
     }
@@ -237,7 +257,8 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
         errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
     }
     if let Some((id, g)) = read_from("freezer", &mut sources.freezer) {
-        if id != HierId::V2 {
+        // the exposition's frozen label is the scan's freezer.state
+        if id != HierId::V2 && !export {
             v1_freezer(&g, &mut d);
         }
         errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
@@ -247,6 +268,8 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
     // each process once, in one group)
     if has_group(primary_id) {
         sources.procs = Some(label(primary_id));
+    } else if export {
+        // the exposition counts processes from the scan
     } else if let Some((id, h)) = hiers
         .v1()
         .find(|(id, _, _)| has_group(*id))
@@ -356,8 +379,9 @@ fn tagged(label: &str, primary: bool, errors: Vec<Unreadable>) -> Vec<Unreadable
         .collect()
 }
 
-/// The v1 cpu hierarchy's limits: CFS bandwidth as cpu.max, and shares.
-fn v1_cpu(g: &Group<'_>, d: &mut GroupDetail) {
+/// The v1 cpu hierarchy's limits: CFS bandwidth as cpu.max, and shares
+/// (not for the exposition: `export`).
+fn v1_cpu(g: &Group<'_>, d: &mut GroupDetail, export: bool) {
     let quota = g
         .read(v1::CPU_CFS_QUOTA)
         .and_then(|t| CfsQuota::parse(&t).ok());
@@ -367,20 +391,32 @@ fn v1_cpu(g: &Group<'_>, d: &mut GroupDetail) {
     if let (Some(q), Some(p)) = (quota, period) {
         d.cpu_max = Some(v1_limits::cfs_to_cpu_max(q, p));
     }
+    if export {
+        return;
+    }
     d.cpu_shares = g
         .read(v1::CPU_SHARES)
         .and_then(|t| CpuShares::parse(&t).ok())
         .map(|s| s.0);
 }
 
-/// The v1 memory hierarchy's files.
-fn v1_memory(g: &Group<'_>, d: &mut GroupDetail, page_size: u64) {
+/// The v1 memory hierarchy's files; with `export`, only the exposition's
+/// (the limit, and swap in use).
+fn v1_memory(g: &Group<'_>, d: &mut GroupDetail, page_size: u64, export: bool) {
     let mem_limit = |name: &'static str| {
         g.read(name)
             .and_then(|t| MemLimitV1::parse(name, &t, page_size).ok())
             .map(|l| l.0)
     };
     d.memory_max = mem_limit(v1::MEMORY_LIMIT);
+    if export {
+        d.memsw_usage = g.number(v1::MEMSW_USAGE);
+        d.memory_usage = g.number(v1::MEMORY_USAGE);
+        if let (Some(sw), Some(u)) = (d.memsw_usage, d.memory_usage) {
+            d.swap_current = Some(sw.saturating_sub(u));
+        }
+        return;
+    }
     d.memory_soft_limit = mem_limit(v1::MEMORY_SOFT_LIMIT);
     d.memsw_limit = mem_limit(v1::MEMSW_LIMIT);
     d.memsw_usage = g.number(v1::MEMSW_USAGE);
@@ -414,7 +450,7 @@ fn v1_memory(g: &Group<'_>, d: &mut GroupDetail, page_size: u64) {
 
 /// The v1 blkio hierarchy's limits: the four throttle files as io.max,
 /// and the weight (cfq's files, or bfq's where that is the kernel's).
-fn v1_blkio(g: &Group<'_>, d: &mut GroupDetail) {
+fn v1_blkio(g: &Group<'_>, d: &mut GroupDetail, export: bool) {
     let list = |name: &'static str| {
         g.read(name)
             .and_then(|t| ThrottleDevices::parse(name, &t).ok())
@@ -428,6 +464,9 @@ fn v1_blkio(g: &Group<'_>, d: &mut GroupDetail) {
     if files.iter().any(Option::is_some) {
         let [r, w, ri, wi] = files.map(Option::unwrap_or_default);
         d.io_max = Some(v1_limits::throttle_io_max(&r, &w, &ri, &wi));
+    }
+    if export {
+        return;
     }
     let weight = |name: &'static str| g.read(name).and_then(|t| BlkioWeight::parse(name, &t).ok());
     let plain = weight(v1::BLKIO_WEIGHT).or_else(|| weight(v1::BLKIO_BFQ_WEIGHT));
