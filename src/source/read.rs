@@ -101,9 +101,8 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
     };
     d.unreadable = g.errors.take();
     if raw {
-        d.raw = read_raw(hier, dir);
+        (d.raw, d.writable) = read_raw_writable(hier, dir);
         d.raw_primary = d.raw.len();
-        d.writable = writable_files(hier, dir);
     }
     d
 }
@@ -295,17 +294,15 @@ fn read_layout(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64, export: boo
                 continue;
             }
             let name = m.label();
-            d.raw.extend(
-                read_raw(h, dir)
-                    .into_iter()
-                    .map(|(f, v)| (format!("{name}:{f}"), v)),
-            );
+            let (files, writable) = read_raw_writable(h, dir);
+            d.raw
+                .extend(files.into_iter().map(|(f, v)| (format!("{name}:{f}"), v)));
             // the raw editor's v1 files, named as the raw page names them;
             // not cgroup.event_control (it takes descriptors of the
             // writer's own process, not a value) nor release_agent (a
             // program the kernel runs as root: no knob to type in)
             d.writable.extend(
-                writable_files(h, dir)
+                writable
                     .into_iter()
                     .filter(|f| !V1_NOT_RAW.contains(&f.as_str()))
                     .map(|f| format!("{name}:{f}")),
@@ -529,6 +526,53 @@ pub fn writable_files(hier: &Hier, dir: &Path) -> Vec<String> {
     out
 }
 
+/// The raw page's files: name, and text or why not.
+pub type RawFiles = Vec<(String, Result<String, String>)>;
+
+/// [`read_raw`] and [`writable_files`] from one listing, each file's mode
+/// from the `fstat` its read did (a file not read: skipped, or its read
+/// failed, is looked at as `writable_files` does): the inspected group is
+/// read every refresh, and the two apart cost a second listing and an
+/// open and two `fstat`s per file.
+pub fn read_raw_writable(hier: &Hier, dir: &Path) -> (RawFiles, Vec<String>) {
+    let Ok(entries) = hier.list(dir) else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut raw = Vec::new();
+    let mut writable = Vec::new();
+    for e in entries {
+        if e.is_dir {
+            continue;
+        }
+        // kernel interface files have ASCII names: a name that is not
+        // text is no knob, and a lossy copy of it would name another file
+        let Ok(n) = e.name.into_string() else {
+            continue;
+        };
+        let path = dir.join(&n);
+        let mut mode = None;
+        if !RAW_SKIP.contains(&n.as_str()) {
+            let v = match hier.read_text_mode(&path) {
+                Ok((t, m)) => {
+                    mode = Some(m);
+                    Ok(t.trim_end().to_owned())
+                }
+                Err(e) => Err(e.to_string()),
+            };
+            raw.push((n.clone(), v));
+        }
+        if e.is_file {
+            let m = mode.or_else(|| hier.mode_of(&path).ok());
+            if m.is_some_and(|m| m & 0o200 != 0) {
+                writable.push(n);
+            }
+        }
+    }
+    raw.sort_by(|a, b| a.0.cmp(&b.0));
+    writable.sort();
+    (raw, writable)
+}
+
 /// v1 files the raw editor does not offer (see `read_detail_paged`).
 const V1_NOT_RAW: &[&str] = &["cgroup.event_control", "release_agent"];
 
@@ -607,4 +651,51 @@ pub fn read_io_cost(hier: &Hier, dir: &Path) -> Vec<(String, String)> {
                 .map(|t| ((*n).to_owned(), t.trim_end().to_owned()))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_raw_page_and_the_writable_list_read_together_are_the_two_apart() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        let g = r.join("g");
+        std::fs::create_dir_all(g.join("child")).unwrap();
+        for (name, text, mode) in [
+            ("memory.max", "max\n", 0o644),
+            ("memory.current", "4096\n", 0o444),
+            ("cgroup.kill", "", 0o200),
+            ("memory.reclaim", "", 0o200),
+            ("cgroup.procs", "1\n2\n", 0o644),
+            ("only.write", "x\n", 0o200),
+        ] {
+            let p = g.join(name);
+            std::fs::write(&p, text).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        std::os::unix::fs::symlink("/etc/passwd", g.join("cpu.max")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            g.join("io.max"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        let hier = Hier::open(r).unwrap();
+        let dir = Path::new("g");
+        let (raw, writable) = read_raw_writable(&hier, dir);
+        assert_eq!(raw, read_raw(&hier, dir));
+        assert_eq!(writable, writable_files(&hier, dir));
+        // and they hold what they should: the skipped files are offered
+        // for writing but not read, the FIFO and the link are not opened
+        assert!(writable.contains(&"cgroup.kill".to_owned()));
+        assert!(!raw.iter().any(|(n, _)| n == "cgroup.kill"));
+        assert!(!writable.contains(&"memory.current".to_owned()));
+        assert!(raw.iter().any(|(n, v)| n == "io.max" && v.is_err()));
+        assert!(!writable.contains(&"cpu.max".to_owned()));
+    }
 }
