@@ -97,7 +97,7 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
             .map(|t| cgroupfs::parse_pids(&t))
             .unwrap_or_default(),
         // the limits, memory.events and pressure: the exposition's part
-        ..exported(&g, memory_events_text.as_deref())
+        ..exported(&g, memory_events_text.as_deref(), &|_| true)
     };
     d.unreadable = g.errors.take();
     if raw {
@@ -113,13 +113,23 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
 /// 29 (no memory.stat, no keyed copies, no process list). One hierarchy
 /// (a pure v2 layout); the hot figures come from the scan.
 pub fn read_export(hier: &Hier, dir: &Path) -> GroupDetail {
+    read_export_where(hier, dir, |_| true)
+}
+
+/// [`read_export`] of the files of the controllers `here` says this
+/// hierarchy may hold (and the pressure files, which are cgroup2's own).
+fn read_export_where(hier: &Hier, dir: &Path, here: impl Fn(&str) -> bool) -> GroupDetail {
     let g = Group {
         hier,
         dir,
         errors: RefCell::new(Vec::new()),
     };
-    let events = g.read(files::MEMORY_EVENTS);
-    let mut d = exported(&g, events.as_deref());
+    let events = if here("memory") {
+        g.read(files::MEMORY_EVENTS)
+    } else {
+        None
+    };
+    let mut d = exported(&g, events.as_deref(), &here);
     d.unreadable = g.errors.take();
     d
 }
@@ -127,20 +137,25 @@ pub fn read_export(hier: &Hier, dir: &Path) -> GroupDetail {
 /// The exposition's files of `g` (see [`read_export`]), the part of
 /// [`read_detail`] both share; memory.events' text is read by the caller
 /// (read_detail keeps its keyed copy from the same read).
-fn exported(g: &Group, memory_events: Option<&str>) -> GroupDetail {
+fn exported(g: &Group, memory_events: Option<&str>, here: &dyn Fn(&str) -> bool) -> GroupDetail {
     let read = |name: &str| g.read(name);
+    let (cpu, memory, io, pids) = (here("cpu"), here("memory"), here("io"), here("pids"));
+    let limit = |on: bool, name: &'static str| if on { g.limit(name) } else { None };
     GroupDetail {
-        cpu_max: read(files::CPU_MAX).and_then(|t| CpuMax::parse(&t).ok()),
-        cpu_weight: read(files::CPU_WEIGHT).and_then(|t| t.trim().parse().ok()),
-        memory_min: g.limit(files::MEMORY_MIN),
-        memory_low: g.limit(files::MEMORY_LOW),
-        memory_high: g.limit(files::MEMORY_HIGH),
-        memory_max: g.limit(files::MEMORY_MAX),
-        swap_current: g.number(files::MEMORY_SWAP_CURRENT),
-        swap_max: g.limit(files::MEMORY_SWAP_MAX),
+        cpu_max: (cpu.then(|| read(files::CPU_MAX)).flatten()).and_then(|t| CpuMax::parse(&t).ok()),
+        cpu_weight: (cpu.then(|| read(files::CPU_WEIGHT)).flatten())
+            .and_then(|t| t.trim().parse().ok()),
+        memory_min: limit(memory, files::MEMORY_MIN),
+        memory_low: limit(memory, files::MEMORY_LOW),
+        memory_high: limit(memory, files::MEMORY_HIGH),
+        memory_max: limit(memory, files::MEMORY_MAX),
+        swap_current: memory
+            .then(|| g.number(files::MEMORY_SWAP_CURRENT))
+            .flatten(),
+        swap_max: limit(memory, files::MEMORY_SWAP_MAX),
         memory_events: memory_events.map(MemoryEvents::parse),
-        io_max: read(files::IO_MAX).and_then(|t| IoMax::parse(&t).ok()),
-        pids_max: g.limit(files::PIDS_MAX),
+        io_max: (io.then(|| read(files::IO_MAX)).flatten()).and_then(|t| IoMax::parse(&t).ok()),
+        pids_max: limit(pids, files::PIDS_MAX),
         cpu_pressure: read(files::CPU_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         memory_pressure: read(files::MEMORY_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         io_pressure: read(files::IO_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
@@ -187,7 +202,10 @@ fn read_layout(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64, export: boo
         return GroupDetail::default();
     };
     let mut d = if export {
-        read_export(primary, dir)
+        // a controller bound to a v1 hierarchy has no files in cgroup2
+        // (a controller is in one hierarchy at a time): not looked for
+        let elsewhere = |c: &str| hiers.layout.holder(c).is_some_and(|id| id != primary_id);
+        read_export_where(primary, dir, |c| !elsewhere(c))
     } else {
         read_detail(primary, dir, raw)
     };
