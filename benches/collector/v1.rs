@@ -8,11 +8,15 @@
 //!   the scanners read (each hierarchy's, by its controllers);
 //! - `scan`: the scanners of every hierarchy and the merge into one tree
 //!   (`model::tree::union::merge`), steady (nothing changes);
-//! - `refresh`: `Collector::refresh` as cgtop runs it (scan, merge, rates).
+//! - `refresh`: `Collector::refresh` as cgtop runs it (scan, merge, rates);
+//! - `scrape`: what `cgtop serve` does for a scrape on this layout: a
+//!   refresh reading every group's exposition files
+//!   (`Collector::set_export_reading`), then the OpenMetrics text; and the
+//!   same with every group read in full (`--json`'s reading) beside it.
 //!
 //! In blocks, each with only its own descriptors open (a container's
 //! RLIMIT_NOFILE may not hold two sets at 1,000 groups): floor, scan,
-//! refresh, floor again; medians of CPU and wall time. The groups are removed on the way out, also on an error or
+//! refresh, scrapes, floor again; medians of CPU and wall time. The groups are removed on the way out, also on an error or
 //! a signal (a guard), children first.
 
 use anyhow::{bail, Context, Result};
@@ -317,6 +321,34 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
             }
         }
     }
+    // a `cgtop serve` scrape: every group read for the exposition, then
+    // formatted (OpenMetrics); the exporter's reading and the full one
+    let mut scrapes: Vec<(bool, Vec<u64>, Vec<u64>)> = Vec::new();
+    for export in [true, false] {
+        let (m, hier, all) = cgtop::run::locate(&opts).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut c =
+            Collector::with_hiers(cgtop::run::collector_config(&opts, &m, true), hier, &all);
+        c.set_export_reading(export);
+        let (mut xc, mut xw) = (Vec::new(), Vec::new());
+        for round in 0..warmup + refreshes {
+            crate::check_stop()?;
+            let (cpu, w) = time(&mut || {
+                let r = c.refresh(Duration::from_secs(round as u64 + 1));
+                let text = cgtop::run::serve::render(
+                    &r,
+                    None,
+                    Duration::from_millis(1),
+                    cgtop::render::openmetrics::Format::OpenMetrics,
+                );
+                std::hint::black_box(text);
+            });
+            if round >= warmup {
+                xc.push(cpu);
+                xw.push(w);
+            }
+        }
+        scrapes.push((export, xc, xw));
+    }
     floor_block(&mut fc, &mut fw)?;
     let med = crate::measure::median;
     let floor_cpu = med(&fc);
@@ -336,6 +368,19 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
             &cw,
         ),
     ] {
+        println!(
+            "| {what} | {} | {} | {:.2}x |",
+            ms(med(cpu)),
+            ms(med(wall)),
+            med(cpu) / floor_cpu
+        );
+    }
+    for (export, cpu, wall) in &scrapes {
+        let what = if *export {
+            "`cgtop serve` scrape (reading + OpenMetrics), the exporter's reading"
+        } else {
+            "`cgtop serve` scrape, every group read in full (`--json`'s reading)"
+        };
         println!(
             "| {what} | {} | {} | {:.2}x |",
             ms(med(cpu)),

@@ -498,10 +498,28 @@ impl Hier {
     /// followed if a symlink).
     pub fn mode_of(&self, rel: &Path) -> Result<u32, FsError> {
         let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
-        check_regular(&fd)?;
-        rustix::fs::fstat(&fd)
-            .map(|s| s.st_mode & 0o7777)
-            .map_err(FsError::from_errno)
+        regular_stat(&fd).map(|s| s.st_mode & 0o7777)
+    }
+
+    /// [`Hier::read_text`] and the file's permission bits, from the one
+    /// `fstat` the open does (the raw page's text and whether the raw
+    /// editor offers the file, without a second open per file).
+    pub fn read_text_mode(&self, rel: &Path) -> Result<(String, u32), FsError> {
+        let name = rel
+            .file_name()
+            .map(OsStr::to_string_lossy)
+            .unwrap_or_default();
+        let fd = self.open_at(rel, READ_FLAGS)?;
+        let mode = regular_stat(&fd)?.st_mode & 0o7777;
+        let f = File::from(fd);
+        let mut buf = Vec::new();
+        let n = read_capped(&f, &mut buf, cap_for(&name), true)?;
+        buf.truncate(n);
+        let text = match String::from_utf8(buf) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        Ok((text, mode))
     }
 
     /// A regular file below the root, open for reading: never a FIFO, a
@@ -856,10 +874,15 @@ impl Hiers {
 
 /// `Ok(inode)` when `fd` is a regular file.
 fn check_regular(fd: &OwnedFd) -> Result<u64, FsError> {
+    regular_stat(fd).map(|st| st.st_ino)
+}
+
+/// [`check_regular`], giving the whole `fstat`.
+fn regular_stat(fd: &OwnedFd) -> Result<rustix::fs::Stat, FsError> {
     let st = rustix::fs::fstat(fd).map_err(FsError::from_errno)?;
     let t = FileType::from_raw_mode(st.st_mode);
     if t == FileType::RegularFile {
-        Ok(st.st_ino)
+        Ok(st)
     } else {
         Err(FsError::NotRegular(kind_name(t)))
     }

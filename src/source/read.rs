@@ -97,13 +97,12 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
             .map(|t| cgroupfs::parse_pids(&t))
             .unwrap_or_default(),
         // the limits, memory.events and pressure: the exposition's part
-        ..exported(&g, memory_events_text.as_deref())
+        ..exported(&g, memory_events_text.as_deref(), &|_| true)
     };
     d.unreadable = g.errors.take();
     if raw {
-        d.raw = read_raw(hier, dir);
+        (d.raw, d.writable) = read_raw_writable(hier, dir);
         d.raw_primary = d.raw.len();
-        d.writable = writable_files(hier, dir);
     }
     d
 }
@@ -114,13 +113,23 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
 /// 29 (no memory.stat, no keyed copies, no process list). One hierarchy
 /// (a pure v2 layout); the hot figures come from the scan.
 pub fn read_export(hier: &Hier, dir: &Path) -> GroupDetail {
+    read_export_where(hier, dir, |_| true)
+}
+
+/// [`read_export`] of the files of the controllers `here` says this
+/// hierarchy may hold (and the pressure files, which are cgroup2's own).
+fn read_export_where(hier: &Hier, dir: &Path, here: impl Fn(&str) -> bool) -> GroupDetail {
     let g = Group {
         hier,
         dir,
         errors: RefCell::new(Vec::new()),
     };
-    let events = g.read(files::MEMORY_EVENTS);
-    let mut d = exported(&g, events.as_deref());
+    let events = if here("memory") {
+        g.read(files::MEMORY_EVENTS)
+    } else {
+        None
+    };
+    let mut d = exported(&g, events.as_deref(), &here);
     d.unreadable = g.errors.take();
     d
 }
@@ -128,20 +137,25 @@ pub fn read_export(hier: &Hier, dir: &Path) -> GroupDetail {
 /// The exposition's files of `g` (see [`read_export`]), the part of
 /// [`read_detail`] both share; memory.events' text is read by the caller
 /// (read_detail keeps its keyed copy from the same read).
-fn exported(g: &Group, memory_events: Option<&str>) -> GroupDetail {
+fn exported(g: &Group, memory_events: Option<&str>, here: &dyn Fn(&str) -> bool) -> GroupDetail {
     let read = |name: &str| g.read(name);
+    let (cpu, memory, io, pids) = (here("cpu"), here("memory"), here("io"), here("pids"));
+    let limit = |on: bool, name: &'static str| if on { g.limit(name) } else { None };
     GroupDetail {
-        cpu_max: read(files::CPU_MAX).and_then(|t| CpuMax::parse(&t).ok()),
-        cpu_weight: read(files::CPU_WEIGHT).and_then(|t| t.trim().parse().ok()),
-        memory_min: g.limit(files::MEMORY_MIN),
-        memory_low: g.limit(files::MEMORY_LOW),
-        memory_high: g.limit(files::MEMORY_HIGH),
-        memory_max: g.limit(files::MEMORY_MAX),
-        swap_current: g.number(files::MEMORY_SWAP_CURRENT),
-        swap_max: g.limit(files::MEMORY_SWAP_MAX),
+        cpu_max: (cpu.then(|| read(files::CPU_MAX)).flatten()).and_then(|t| CpuMax::parse(&t).ok()),
+        cpu_weight: (cpu.then(|| read(files::CPU_WEIGHT)).flatten())
+            .and_then(|t| t.trim().parse().ok()),
+        memory_min: limit(memory, files::MEMORY_MIN),
+        memory_low: limit(memory, files::MEMORY_LOW),
+        memory_high: limit(memory, files::MEMORY_HIGH),
+        memory_max: limit(memory, files::MEMORY_MAX),
+        swap_current: memory
+            .then(|| g.number(files::MEMORY_SWAP_CURRENT))
+            .flatten(),
+        swap_max: limit(memory, files::MEMORY_SWAP_MAX),
         memory_events: memory_events.map(MemoryEvents::parse),
-        io_max: read(files::IO_MAX).and_then(|t| IoMax::parse(&t).ok()),
-        pids_max: g.limit(files::PIDS_MAX),
+        io_max: (io.then(|| read(files::IO_MAX)).flatten()).and_then(|t| IoMax::parse(&t).ok()),
+        pids_max: limit(pids, files::PIDS_MAX),
         cpu_pressure: read(files::CPU_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         memory_pressure: read(files::MEMORY_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
         io_pressure: read(files::IO_PRESSURE).and_then(|t| Pressure::parse(&t).ok()),
@@ -165,13 +179,36 @@ pub fn read_detail_layout(hiers: &Hiers, dir: &Path, raw: bool) -> GroupDetail {
 /// [`read_detail_layout`] with the host's page size given (it decides
 /// which number a v1 memory limit prints for "no limit").
 pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -> GroupDetail {
+    read_layout(hiers, dir, raw, page_size, false)
+}
+
+/// [`read_export`] on any layout (`cgtop serve` and `--openmetrics` on a
+/// hybrid or v1 host): what the exposition shows and nothing else, each
+/// controller's files from the hierarchy holding it as
+/// [`read_detail_layout`] reads them (the same figures: a test compares
+/// the two expositions), but no memory.stat, no weights, soft limits,
+/// failcnt, freezer or process list: about 30 files a group where the
+/// full reading opens about 60.
+pub fn read_export_layout(hiers: &Hiers, dir: &Path) -> GroupDetail {
+    read_layout(hiers, dir, false, procfs::page_size(), true)
+}
+
+/// [`read_detail_paged`], or with `export` only the exposition's files.
+fn read_layout(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64, export: bool) -> GroupDetail {
     let Some(primary_id) = hiers.layout.primary() else {
         return GroupDetail::default();
     };
     let Some(primary) = hiers.get(primary_id) else {
         return GroupDetail::default();
     };
-    let mut d = read_detail(primary, dir, raw);
+    let mut d = if export {
+        // a controller bound to a v1 hierarchy has no files in cgroup2
+        // (a controller is in one hierarchy at a time): not looked for
+        let elsewhere = |c: &str| hiers.layout.holder(c).is_some_and(|id| id != primary_id);
+        read_export_where(primary, dir, |c| !elsewhere(c))
+    } else {
+        read_detail(primary, dir, raw)
+    };
     if hiers.layout.v1.is_empty() {
         return d;
     }
@@ -213,20 +250,20 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
     };
     if let Some((id, g)) = read_from("cpu", &mut sources.cpu) {
         if id != HierId::V2 {
-            v1_cpu(&g, &mut d);
+            v1_cpu(&g, &mut d, export);
         }
         errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
     }
     sources.cpuacct = held("cpuacct").map(|(id, _)| label(id));
     if let Some((id, g)) = read_from("memory", &mut sources.memory) {
         if id != HierId::V2 {
-            v1_memory(&g, &mut d, page_size);
+            v1_memory(&g, &mut d, page_size, export);
         }
         errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
     }
     if let Some((id, g)) = read_from("io", &mut sources.io) {
         if id != HierId::V2 {
-            v1_blkio(&g, &mut d);
+            v1_blkio(&g, &mut d, export);
         }
         errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
     }
@@ -237,7 +274,8 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
         errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
     }
     if let Some((id, g)) = read_from("freezer", &mut sources.freezer) {
-        if id != HierId::V2 {
+        // the exposition's frozen label is the scan's freezer.state
+        if id != HierId::V2 && !export {
             v1_freezer(&g, &mut d);
         }
         errors.extend(tagged(&label(id), primary_id == id, g.errors.take()));
@@ -247,6 +285,8 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
     // each process once, in one group)
     if has_group(primary_id) {
         sources.procs = Some(label(primary_id));
+    } else if export {
+        // the exposition counts processes from the scan
     } else if let Some((id, h)) = hiers
         .v1()
         .find(|(id, _, _)| has_group(*id))
@@ -272,17 +312,15 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
                 continue;
             }
             let name = m.label();
-            d.raw.extend(
-                read_raw(h, dir)
-                    .into_iter()
-                    .map(|(f, v)| (format!("{name}:{f}"), v)),
-            );
+            let (files, writable) = read_raw_writable(h, dir);
+            d.raw
+                .extend(files.into_iter().map(|(f, v)| (format!("{name}:{f}"), v)));
             // the raw editor's v1 files, named as the raw page names them;
             // not cgroup.event_control (it takes descriptors of the
             // writer's own process, not a value) nor release_agent (a
             // program the kernel runs as root: no knob to type in)
             d.writable.extend(
-                writable_files(h, dir)
+                writable
                     .into_iter()
                     .filter(|f| !V1_NOT_RAW.contains(&f.as_str()))
                     .map(|f| format!("{name}:{f}")),
@@ -356,8 +394,9 @@ fn tagged(label: &str, primary: bool, errors: Vec<Unreadable>) -> Vec<Unreadable
         .collect()
 }
 
-/// The v1 cpu hierarchy's limits: CFS bandwidth as cpu.max, and shares.
-fn v1_cpu(g: &Group<'_>, d: &mut GroupDetail) {
+/// The v1 cpu hierarchy's limits: CFS bandwidth as cpu.max, and shares
+/// (not for the exposition: `export`).
+fn v1_cpu(g: &Group<'_>, d: &mut GroupDetail, export: bool) {
     let quota = g
         .read(v1::CPU_CFS_QUOTA)
         .and_then(|t| CfsQuota::parse(&t).ok());
@@ -367,20 +406,32 @@ fn v1_cpu(g: &Group<'_>, d: &mut GroupDetail) {
     if let (Some(q), Some(p)) = (quota, period) {
         d.cpu_max = Some(v1_limits::cfs_to_cpu_max(q, p));
     }
+    if export {
+        return;
+    }
     d.cpu_shares = g
         .read(v1::CPU_SHARES)
         .and_then(|t| CpuShares::parse(&t).ok())
         .map(|s| s.0);
 }
 
-/// The v1 memory hierarchy's files.
-fn v1_memory(g: &Group<'_>, d: &mut GroupDetail, page_size: u64) {
+/// The v1 memory hierarchy's files; with `export`, only the exposition's
+/// (the limit, and swap in use).
+fn v1_memory(g: &Group<'_>, d: &mut GroupDetail, page_size: u64, export: bool) {
     let mem_limit = |name: &'static str| {
         g.read(name)
             .and_then(|t| MemLimitV1::parse(name, &t, page_size).ok())
             .map(|l| l.0)
     };
     d.memory_max = mem_limit(v1::MEMORY_LIMIT);
+    if export {
+        d.memsw_usage = g.number(v1::MEMSW_USAGE);
+        d.memory_usage = g.number(v1::MEMORY_USAGE);
+        if let (Some(sw), Some(u)) = (d.memsw_usage, d.memory_usage) {
+            d.swap_current = Some(sw.saturating_sub(u));
+        }
+        return;
+    }
     d.memory_soft_limit = mem_limit(v1::MEMORY_SOFT_LIMIT);
     d.memsw_limit = mem_limit(v1::MEMSW_LIMIT);
     d.memsw_usage = g.number(v1::MEMSW_USAGE);
@@ -414,7 +465,7 @@ fn v1_memory(g: &Group<'_>, d: &mut GroupDetail, page_size: u64) {
 
 /// The v1 blkio hierarchy's limits: the four throttle files as io.max,
 /// and the weight (cfq's files, or bfq's where that is the kernel's).
-fn v1_blkio(g: &Group<'_>, d: &mut GroupDetail) {
+fn v1_blkio(g: &Group<'_>, d: &mut GroupDetail, export: bool) {
     let list = |name: &'static str| {
         g.read(name)
             .and_then(|t| ThrottleDevices::parse(name, &t).ok())
@@ -428,6 +479,9 @@ fn v1_blkio(g: &Group<'_>, d: &mut GroupDetail) {
     if files.iter().any(Option::is_some) {
         let [r, w, ri, wi] = files.map(Option::unwrap_or_default);
         d.io_max = Some(v1_limits::throttle_io_max(&r, &w, &ri, &wi));
+    }
+    if export {
+        return;
     }
     let weight = |name: &'static str| g.read(name).and_then(|t| BlkioWeight::parse(name, &t).ok());
     let plain = weight(v1::BLKIO_WEIGHT).or_else(|| weight(v1::BLKIO_BFQ_WEIGHT));
@@ -488,6 +542,53 @@ pub fn writable_files(hier: &Hier, dir: &Path) -> Vec<String> {
         .collect();
     out.sort();
     out
+}
+
+/// The raw page's files: name, and text or why not.
+pub type RawFiles = Vec<(String, Result<String, String>)>;
+
+/// [`read_raw`] and [`writable_files`] from one listing, each file's mode
+/// from the `fstat` its read did (a file not read: skipped, or its read
+/// failed, is looked at as `writable_files` does): the inspected group is
+/// read every refresh, and the two apart cost a second listing and an
+/// open and two `fstat`s per file.
+pub fn read_raw_writable(hier: &Hier, dir: &Path) -> (RawFiles, Vec<String>) {
+    let Ok(entries) = hier.list(dir) else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut raw = Vec::new();
+    let mut writable = Vec::new();
+    for e in entries {
+        if e.is_dir {
+            continue;
+        }
+        // kernel interface files have ASCII names: a name that is not
+        // text is no knob, and a lossy copy of it would name another file
+        let Ok(n) = e.name.into_string() else {
+            continue;
+        };
+        let path = dir.join(&n);
+        let mut mode = None;
+        if !RAW_SKIP.contains(&n.as_str()) {
+            let v = match hier.read_text_mode(&path) {
+                Ok((t, m)) => {
+                    mode = Some(m);
+                    Ok(t.trim_end().to_owned())
+                }
+                Err(e) => Err(e.to_string()),
+            };
+            raw.push((n.clone(), v));
+        }
+        if e.is_file {
+            let m = mode.or_else(|| hier.mode_of(&path).ok());
+            if m.is_some_and(|m| m & 0o200 != 0) {
+                writable.push(n);
+            }
+        }
+    }
+    raw.sort_by(|a, b| a.0.cmp(&b.0));
+    writable.sort();
+    (raw, writable)
 }
 
 /// v1 files the raw editor does not offer (see `read_detail_paged`).
@@ -568,4 +669,51 @@ pub fn read_io_cost(hier: &Hier, dir: &Path) -> Vec<(String, String)> {
                 .map(|t| ((*n).to_owned(), t.trim_end().to_owned()))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_raw_page_and_the_writable_list_read_together_are_the_two_apart() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        let g = r.join("g");
+        std::fs::create_dir_all(g.join("child")).unwrap();
+        for (name, text, mode) in [
+            ("memory.max", "max\n", 0o644),
+            ("memory.current", "4096\n", 0o444),
+            ("cgroup.kill", "", 0o200),
+            ("memory.reclaim", "", 0o200),
+            ("cgroup.procs", "1\n2\n", 0o644),
+            ("only.write", "x\n", 0o200),
+        ] {
+            let p = g.join(name);
+            std::fs::write(&p, text).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        std::os::unix::fs::symlink("/etc/passwd", g.join("cpu.max")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            g.join("io.max"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        let hier = Hier::open(r).unwrap();
+        let dir = Path::new("g");
+        let (raw, writable) = read_raw_writable(&hier, dir);
+        assert_eq!(raw, read_raw(&hier, dir));
+        assert_eq!(writable, writable_files(&hier, dir));
+        // and they hold what they should: the skipped files are offered
+        // for writing but not read, the FIFO and the link are not opened
+        assert!(writable.contains(&"cgroup.kill".to_owned()));
+        assert!(!raw.iter().any(|(n, _)| n == "cgroup.kill"));
+        assert!(!writable.contains(&"memory.current".to_owned()));
+        assert!(raw.iter().any(|(n, v)| n == "io.max" && v.is_err()));
+        assert!(!writable.contains(&"cpu.max".to_owned()));
+    }
 }

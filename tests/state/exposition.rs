@@ -643,3 +643,47 @@ fn textfile_collector_gets_the_text_format() {
     let out = cgtop(&["--exposition", "text", "--root", root.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// On a hybrid layout (cgroup2 and v1 hierarchies) the exporter reads, of
+/// each controller's hierarchy, only the files its exposition shows: the
+/// same exposition as the full reading (`--json`'s), which parses v1's
+/// memory.stat and reads weights, soft limits and the freezer besides.
+#[test]
+fn on_a_hybrid_layout_the_export_reading_is_the_full_ones_exposition_for_less() {
+    use common::v1detail_fixture::{hiers_of, layout_tree, WEB};
+    let t = layout_tree();
+    let hiers = std::sync::Arc::new(hiers_of(t.path()));
+    let primary = hiers.layout.primary().expect("a primary hierarchy");
+    let hier = std::sync::Arc::clone(hiers.get(primary).expect("its handle"));
+    let collector = |export: bool| {
+        let cfg = CollectorConfig {
+            root: t.path().join("unified"),
+            start: GroupPath::root(),
+            scan: ScanConfig::default(),
+            full_detail: true,
+            sys_dev_block: common::fixture("sys-dev-block"),
+        };
+        let mut c = Collector::with_hiers(cfg, std::sync::Arc::clone(&hier), &hiers);
+        c.set_export_reading(export);
+        c.refresh(Duration::from_secs(1))
+    };
+    let (full, light) = (collector(false), collector(true));
+    let web = |r: &Refresh| {
+        let web = GroupPath::parse(WEB.as_bytes()).expect("a path");
+        let g = r.snapshot.groups.iter().find(|g| g.path == web);
+        g.and_then(|g| g.detail.clone()).expect("web's detail")
+    };
+    let (a, b) = (web(&full), web(&light));
+    // the fixture's v1 figures are there, so the comparison means something
+    assert!(a.memory_max.is_some() && a.io_max.is_some() && a.swap_current.is_some());
+    assert!(
+        a.memory_stat_v1.is_some(),
+        "the full reading parses memory.stat"
+    );
+    assert!(b.memory_stat_v1.is_none(), "the exporter's does not");
+    for f in [Format::OpenMetrics, Format::Text] {
+        let x = export::render(&full, None, Duration::from_millis(3), f);
+        let y = export::render(&light, None, Duration::from_millis(3), f);
+        assert_eq!(x, y);
+    }
+}

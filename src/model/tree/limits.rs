@@ -3,7 +3,7 @@
 //! throttled by the cpu.max of any group on it.
 
 use crate::cgroupfs::{CpuMax, Limit};
-use crate::model::{GroupPath, GroupRates, Snapshot};
+use crate::model::{GroupPath, GroupRates, GroupSample, Snapshot};
 
 /// Which file sets the effective limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,16 +83,27 @@ fn throttles(r: &GroupRates) -> bool {
 /// For each group of `snapshot` (rates parallel to it), the index of the
 /// nearest group on its path, itself first, whose own cpu.max throttled
 /// in the window. Parents come before children in a snapshot.
+/// Where `g`'s parent is in `groups` (sorted by path): a binary search on
+/// the path's bytes, without making the parent's path (an allocation a
+/// group, twice a refresh: who throttles, and where cpu.stat.local is
+/// read).
+fn parent_index(groups: &[GroupSample], g: &GroupSample) -> Option<usize> {
+    let p = g.path.as_bytes();
+    if p.is_empty() {
+        return None;
+    }
+    let parent = crate::model::tree::path::parent_bytes(p);
+    groups
+        .binary_search_by(|x| x.path.as_bytes().cmp(parent))
+        .ok()
+}
+
 fn nearest_throttler(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<Option<usize>> {
     let mut out: Vec<Option<usize>> = Vec::with_capacity(snapshot.groups.len());
     for (i, g) in snapshot.groups.iter().enumerate() {
         let own = rates.get(i).is_some_and(throttles).then_some(i);
         let inherited = || {
-            let parent = g.path.parent()?;
-            let j = snapshot
-                .groups
-                .binary_search_by(|x| x.path.cmp(&parent))
-                .ok()?;
+            let j = parent_index(&snapshot.groups, g)?;
             out.get(j).copied().flatten()
         };
         let n = own.or_else(inherited);
@@ -134,8 +145,7 @@ pub fn throttling(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<Option<Throt
         for (i, g) in snapshot.groups.iter().enumerate() {
             let own = rates.get(i).is_some_and(|r| r.throttled_per_s.is_some());
             let parent = || {
-                let p = g.path.parent()?;
-                let j = snapshot.groups.binary_search_by(|x| x.path.cmp(&p)).ok()?;
+                let j = parent_index(&snapshot.groups, g)?;
                 out.get(j).copied()
             };
             let c = own || parent().unwrap_or(false);
