@@ -414,6 +414,9 @@ pub struct Scanner {
     /// could be made.
     notify: Option<OwnedFd>,
     notify_tried: bool,
+    /// v1: whether group directories are watched at all
+    /// ([`Scanner::set_watching`]).
+    watching: bool,
     /// Entries watched through their link count ([`Watch::Links`]).
     by_links: usize,
     /// Entries watched by inotify ([`Watch::Notify`]), and the most
@@ -489,6 +492,7 @@ impl Scanner {
             hier,
             notify: None,
             notify_tried: false,
+            watching: true,
             by_links: 0,
             by_notify: 0,
             max_notify: watch_cap(),
@@ -539,6 +543,20 @@ impl Scanner {
             self.need_walk = true;
             self.need_full = true;
         }
+    }
+
+    /// v1: whether the group directories are watched for groups made or
+    /// removed below them ([`Watch`]); on by default. Off, no watch is set
+    /// (no inotify instance, no directory kept open) and a change is seen
+    /// by the periodic walk only: for a run that reads once, and for the
+    /// first frame, which need not wait for a thousand inotify_add_watch.
+    /// Turned on, the next scan lists every directory again and watches
+    /// each (what changed meanwhile is listed then).
+    pub fn set_watching(&mut self, on: bool) {
+        if on && !self.watching && self.is_v1() {
+            self.need_walk = true;
+        }
+        self.watching = on;
     }
 
     /// The start group's directory, relative to the hierarchy's root.
@@ -1090,6 +1108,9 @@ impl Scanner {
     /// link count it should have (`links`, from the walk; `None`: what
     /// fstat says now).
     fn watch(&mut self, entry: &mut Entry, links: Option<u64>) {
+        if !self.watching {
+            return;
+        }
         if matches!(entry.watch, Watch::None) {
             // counted high during a walk (entries gone are counted until
             // its end): never more than the cap
@@ -2280,6 +2301,44 @@ mod tests {
             let files = 5;
             assert_eq!(s.kept(), files + if by_links { 3 } else { 0 });
         }
+    }
+
+    #[test]
+    fn a_v1_scanner_not_watching_sets_no_watch_until_told() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        mk(r, "", &[("cgroup.procs", ""), ("cpuacct.usage", "1000\n")]);
+        mk(r, "a", &[("cpuacct.usage", "2000\n")]);
+        let cfg = ScanConfig {
+            rewalk_every: 0,
+            ..ScanConfig::default()
+        };
+        let mut s = Scanner::of_kind(
+            Arc::new(Hier::open(r).unwrap()),
+            ScanKind::V1 { procs: true },
+            PathBuf::new(),
+            cfg,
+        );
+        s.set_watching(false);
+        let (g, cost) = s.scan();
+        assert!(cost.walked);
+        assert_eq!(g.len(), 2);
+        assert!(s.notify.is_none(), "no inotify instance");
+        assert_eq!((s.by_notify, s.by_links), (0, 0), "no watch of any kind");
+        assert_eq!(s.kept(), 3, "the counters' files only");
+        // unwatched, a group made is not noticed (the periodic walk would)
+        mk(r, "a/new", &[("cpuacct.usage", "0\n")]);
+        let (g, cost) = s.scan();
+        assert!(!cost.walked);
+        assert_eq!(g.len(), 2);
+        // watching from now on: listed again, every directory watched
+        s.set_watching(true);
+        let (g, cost) = s.scan();
+        assert!(cost.walked);
+        assert_eq!(g.len(), 3, "what came meanwhile is listed");
+        assert_eq!(s.by_notify, 3);
+        mk(r, "a/new/more", &[("cpuacct.usage", "0\n")]);
+        assert_eq!(s.scan().0.len(), 4, "and a change is seen at once");
     }
 
     #[test]
