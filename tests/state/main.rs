@@ -27,6 +27,7 @@ mod limits_form;
 mod palette;
 mod preflight;
 mod script;
+mod start_up;
 mod systemd;
 mod time_travel;
 mod tree;
