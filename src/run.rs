@@ -134,19 +134,19 @@ pub fn watch_config(opts: &Options, m: &MountInfo, hiers: &Hiers) -> WatchConfig
 }
 
 /// Starts the event watcher for the TUI on the collector's clock; its
-/// events reach the main loop as `Msg::Events`. `None` when it cannot run
-/// (no inotify instance to be had): the TUI then works without events.
+/// events reach the main loop as `Msg::Events`. An error when it cannot
+/// run (no eventfd or thread to be had): the TUI then works without events.
 fn spawn_watcher(
     opts: &Options,
     m: &MountInfo,
     (hier, hiers): (&Arc<Hier>, &Hiers),
     (clock, clock_unix): (Instant, Duration),
     tx: Sender<Msg>,
-) -> Option<WatchHandle> {
+) -> Result<WatchHandle, crate::model::Errno> {
     let mut cfg = watch_config(opts, m, hiers);
     cfg.clock = clock;
     cfg.clock_unix = clock_unix;
-    watch::spawn(Arc::clone(hier), cfg, tx).ok()
+    watch::spawn(Arc::clone(hier), cfg, tx).map_err(|e| crate::model::write::errno::of_io(&e))
 }
 
 /// Runs cgtop as asked. Errors that are a [`SetupError`] mean exit code 2.
@@ -174,10 +174,17 @@ pub fn run_with(opts: &Options, view: &ViewSettings) -> Result<Option<i32>> {
                 // JSON's `writeback`: the host's dirty settings and limits
                 c.set_proc_dir(Some(PathBuf::from("/proc")));
             }
-            let events = batch::BatchEvents {
+            // one printed refresh (`-n 1`) can show no event: such a run
+            // sets no watch at all, neither the event watcher's nor the
+            // v1 scanners' (thousands of inotify_add_watch for nothing)
+            let once = opts.iterations.is_some_and(|n| n <= 1);
+            if once {
+                c.set_watching(false);
+            }
+            let events = (!once).then(|| batch::BatchEvents {
                 cfg: watch_config(opts, &m, &hiers),
                 hier,
-            };
+            });
             batch::run_ordered(
                 &mut out,
                 c,
@@ -185,7 +192,7 @@ pub fn run_with(opts: &Options, view: &ViewSettings) -> Result<Option<i32>> {
                 opts,
                 &view.order(),
                 batch::wait_for_reader,
-                Some(events),
+                events,
             )?;
             Ok(None)
         }
@@ -264,24 +271,39 @@ fn run_tui(
     collector.set_proc_dir(Some(PathBuf::from("/proc")));
     // every group's limits, to colour its figures by how near they are
     collector.set_grade_limits(true);
+    // the first frame first: the first refresh reads the tree and its
+    // level figures only (no v1 directory watch, no machine figures)
+    collector.defer_start_up();
     // one clock for the collector and the event watcher; its zero as
     // UNIX time, for the history's clock times and the events'
     let clock = collector::clock_start();
     app.unix_base = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap_or_default();
-    let watcher = spawn_watcher(opts, m, (hier, hiers), (clock, app.unix_base), tx.clone());
     // each refresh's group list goes to the watcher on its way to the
     // main loop: groups it missed are watched, those gone forgotten
     let (col_tx, col_rx) = mpsc::channel::<Collected>();
     collector::spawn_from(collector, clock, opts.interval, col_tx, cmd_rx)
         .context("starting the collector thread")?;
+    // the event watcher starts once the first rates went to the screen:
+    // its walk and its thousands of inotify_add_watch are off the path of
+    // the first frame (the groups it misses are in the next group list)
+    let watcher = Arc::new(std::sync::Mutex::new(LateWatcher::default()));
+    let start_watcher = {
+        let (opts, m, hier, hiers) = (opts.clone(), m.clone(), Arc::clone(hier), Arc::clone(hiers));
+        let (tx, unix_base) = (tx.clone(), app.unix_base);
+        move || spawn_watcher(&opts, &m, (&hier, &hiers), (clock, unix_base), tx)
+    };
     let to_main = tx.clone();
-    let feed = watcher.clone();
+    let slot = Arc::clone(&watcher);
     std::thread::Builder::new()
         .name("refreshes".into())
         .spawn(move || {
+            let mut start_watcher = Some(start_watcher);
+            let mut refreshes = 0u32;
+            let mut feed: Option<WatchHandle> = None;
             for c in col_rx {
+                let is_refresh = matches!(c, Collected::Refresh(_));
                 if let (Collected::Refresh(r), Some(w)) = (&c, &feed) {
                     let paths = r.snapshot.groups.iter().map(|g| g.path.clone()).collect();
                     w.send(WatchCommand::Groups(paths));
@@ -289,15 +311,15 @@ fn run_tui(
                 if to_main.send(Msg::from(c)).is_err() {
                     return;
                 }
+                refreshes += u32::from(is_refresh);
+                if refreshes >= WATCH_AFTER_REFRESHES {
+                    if let Some(start) = start_watcher.take() {
+                        feed = LateWatcher::start(&slot, start, &to_main);
+                    }
+                }
             }
         })
         .context("starting the refresh thread")?;
-    if watcher.is_none() {
-        app.status = Some(app::Status {
-            level: app::Level::Warn,
-            text: "events: no inotify instance to be had; events are not watched".into(),
-        });
-    }
     let log = ActionLog::from_env();
     app.log_place = Some(log.place().clone());
     let writer_tx =
@@ -307,10 +329,59 @@ fn run_tui(
         writer: writer_tx,
     };
     let res = on_terminal(&mut app, &theme, tx, &rx, &outlets, opts.mouse);
-    if let Some(w) = &watcher {
-        w.send(WatchCommand::Stop);
-    }
+    LateWatcher::stop(&watcher);
     res
+}
+
+/// The TUI's event watcher starts after this many refreshes: once the
+/// first frame and the first rates are on screen.
+const WATCH_AFTER_REFRESHES: u32 = 2;
+
+/// The TUI's event watcher, started late (after the first rates): its
+/// handle, to stop it when the TUI ends, and whether it ended already
+/// (a watcher is then not started at all).
+#[derive(Default)]
+struct LateWatcher {
+    handle: Option<WatchHandle>,
+    ended: bool,
+}
+
+impl LateWatcher {
+    /// Starts the watcher unless the TUI ended; where it cannot start
+    /// (no eventfd or thread to be had), the header says events are not
+    /// watched.
+    fn start(
+        slot: &std::sync::Mutex<Self>,
+        start: impl FnOnce() -> Result<WatchHandle, crate::model::Errno>,
+        to_main: &Sender<Msg>,
+    ) -> Option<WatchHandle> {
+        let mut s = slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if s.ended {
+            return None;
+        }
+        match start() {
+            Ok(h) => s.handle = Some(h),
+            Err(e) => {
+                let _ = to_main.send(Msg::EventWatch(watch::WatchStatus {
+                    stopped: Some(watch::Stopped::Start(e)),
+                    ..watch::WatchStatus::default()
+                }));
+            }
+        }
+        s.handle.clone()
+    }
+
+    fn stop(slot: &std::sync::Mutex<Self>) {
+        let mut s = slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        s.ended = true;
+        if let Some(w) = s.handle.take() {
+            w.send(WatchCommand::Stop);
+        }
+    }
 }
 
 /// Takes the terminal, runs the main loop until quit, and gives the

@@ -11,6 +11,7 @@
 //! See BENCHMARKS.md for what each figure means and the recorded results.
 
 mod fake;
+mod layout_tree;
 mod measure;
 mod real;
 mod v1;

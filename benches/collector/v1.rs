@@ -21,7 +21,7 @@
 
 use anyhow::{bail, Context, Result};
 use cgtop::model::host::layout::HierId;
-use cgtop::model::tree::union::{self, Plan};
+use cgtop::model::tree::union;
 use cgtop::model::GroupPath;
 use cgtop::source::collector::{thread_cpu_time, Collector};
 use cgtop::source::scan::{ScanConfig, ScanKind, Scanner};
@@ -30,35 +30,6 @@ use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// The groups made, parents first; removed children first on drop.
-struct Made(Vec<PathBuf>);
-
-impl Drop for Made {
-    fn drop(&mut self) {
-        let mut left = 0;
-        for d in self.0.iter().rev() {
-            let mut ok = false;
-            for _ in 0..50 {
-                match fs::remove_dir(d) {
-                    Ok(()) => ok = true,
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => ok = true,
-                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
-                }
-                if ok {
-                    break;
-                }
-            }
-            left += usize::from(!ok);
-        }
-        if left > 0 {
-            eprintln!(
-                "warning: {left} test groups could not be removed (cgtop-test-{}-900)",
-                std::process::id()
-            );
-        }
-    }
-}
 
 /// The files a scanner of this kind reads in `dir` (what it keeps open).
 fn hot_files(dir: &std::path::Path, kind: ScanKind) -> Vec<PathBuf> {
@@ -112,44 +83,28 @@ fn ms(d: f64) -> String {
 }
 
 pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
-    let layout = cgtop::source::mount::discover_layout().context("reading mountinfo")?;
-    if layout.v1.is_empty() {
+    if cgtop::source::mount::discover_layout()
+        .context("reading mountinfo")?
+        .v1
+        .is_empty()
+    {
         bail!("no cgroup v1 hierarchy on this host");
     }
-    let plan = Plan::of(&layout).context("no hierarchy")?;
-    let ids = plan.hierarchies();
-    let name = format!("cgtop-test-{}-900", std::process::id());
-    let paths = crate::fake::group_paths(n);
-    let mut made = Made(Vec::new());
-    let t0 = Instant::now();
-    for &id in &ids {
-        let base = layout
-            .dir(id)
-            .context("a hierarchy's directory")?
-            .join(&name);
-        for p in &paths {
-            crate::check_stop()?;
-            let d = if p.is_empty() {
-                base.clone()
-            } else {
-                base.join(p)
-            };
-            fs::create_dir(&d).with_context(|| format!("creating {}", d.display()))?;
-            made.0.push(d);
-        }
-    }
-    let labels: Vec<String> = ids
-        .iter()
-        .map(|&id| match id {
-            HierId::V2 => "cgroup2".to_string(),
-            HierId::V1(i) => layout.v1[i].label(),
-        })
-        .collect();
+    let crate::layout_tree::LayoutTree {
+        mut made,
+        name,
+        paths,
+        layout,
+        plan,
+        ids,
+        labels,
+        took,
+    } = crate::layout_tree::make(n)?;
     println!(
         "\n## v1 layout: {n} groups in each of {} ({} directories, made in {:.1} s)\n",
         labels.join(", "),
         made.0.len(),
-        t0.elapsed().as_secs_f64()
+        took.as_secs_f64()
     );
     let kind = |id: HierId| match id {
         HierId::V2 => ScanKind::V2,

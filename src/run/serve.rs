@@ -256,7 +256,9 @@ pub fn once(
     if let Some(p) = output {
         check_output(p)?;
     }
-    let (_, c) = exporter_collector(opts)?;
+    let (_, mut c) = exporter_collector(opts)?;
+    // one reading: a watch could never be used
+    c.set_watching(false);
     let ex = Exporter::new(c, export.filter.clone(), Duration::ZERO);
     let body = ex.scrape(format);
     if let Some(p) = output {

@@ -140,6 +140,10 @@ pub struct Collector {
     /// per hierarchy holding a controller whose figures are read, merged
     /// with the primary's by `plan` ([`union::merge`]).
     others: Vec<(HierId, Scanner)>,
+    /// Where in `others` the hierarchies listed only begin (devices,
+    /// cpuset, `name=systemd` beside cgroup2: no figure is read from
+    /// them; `Plan::listed`).
+    listed_only_from: usize,
     /// How the scanners' samples make one tree; `None` on pure cgroup2
     /// (and a fixture like it), where the one scanner's samples are the
     /// tree, as before.
@@ -176,6 +180,10 @@ pub struct Collector {
     /// Every hierarchy of the layout (the detail reads each controller's
     /// files from its holder); the one handle alone until told otherwise.
     hiers: Arc<Hiers>,
+    /// Refreshes made so far.
+    refreshes: u64,
+    /// The first frame first ([`Collector::defer_start_up`]).
+    deferred: bool,
 }
 
 impl Collector {
@@ -198,6 +206,7 @@ impl Collector {
             hier,
             scanner,
             others: Vec::new(),
+            listed_only_from: 0,
             plan: None,
             extras: HotExtras::default(),
             last_sources: HashMap::new(),
@@ -213,6 +222,8 @@ impl Collector {
             proc_dir: None,
             own_limits: None,
             cpu_times: None,
+            refreshes: 0,
+            deferred: false,
         }
     }
 
@@ -252,6 +263,13 @@ impl Collector {
                 c.others.push((id, s));
             }
         }
+        // `listed` gives the hierarchies read first
+        let read = plan.hierarchies();
+        c.listed_only_from = c
+            .others
+            .iter()
+            .take_while(|(id, _)| read.contains(id))
+            .count();
         c.plan = Some(plan);
         c
     }
@@ -263,13 +281,25 @@ impl Collector {
         plan: &Plan,
         clock: impl FnOnce() -> T,
     ) -> (Vec<GroupSample>, ScanCost, T) {
+        // the first frame does without the hierarchies listed only (no
+        // figure of theirs is shown): they are walked from the second
+        // refresh on, and until then every group may be in them
+        let n = if self.deferred && self.refreshes == 0 {
+            self.listed_only_from
+        } else {
+            self.others.len()
+        };
+        let not_yet: Vec<HierId> = self.others[n..].iter().map(|(id, _)| *id).collect();
         let first = self.scanner.prepare();
-        let rest: Vec<ScanCost> = self.others.iter_mut().map(|(_, s)| s.prepare()).collect();
+        let rest: Vec<ScanCost> = self.others[..n]
+            .iter_mut()
+            .map(|(_, s)| s.prepare())
+            .collect();
         let at = clock();
-        let mut parts = Vec::with_capacity(1 + self.others.len());
+        let mut parts = Vec::with_capacity(1 + n);
         let (g, mut cost) = self.scanner.read_prepared(first);
         parts.push((plan.primary, g));
-        for ((id, s), c) in self.others.iter_mut().zip(rest) {
+        for ((id, s), c) in self.others[..n].iter_mut().zip(rest) {
             let (g, c) = s.read_prepared(c);
             cost.files_read += c.files_read;
             cost.files_kept += c.files_kept;
@@ -279,6 +309,11 @@ impl Collector {
             parts.push((*id, g));
         }
         let mut groups = union::merge(plan, parts);
+        for g in &mut groups {
+            for &id in &not_yet {
+                g.hot.v1.held_in.insert(id);
+            }
+        }
         if self.extras.memory_max {
             fill_memory_limits(&mut groups);
         }
@@ -319,6 +354,28 @@ impl Collector {
         m.cpu_busy = now.zip(self.cpu_times).and_then(|(n, p)| n.busy_since(&p));
         self.cpu_times = now;
         Some(m)
+    }
+
+    /// v1 and hybrid layouts: whether each v1 hierarchy's group
+    /// directories are watched for groups made or removed
+    /// ([`Scanner::set_watching`]); on by default. A run that reads once
+    /// (`-b -n 1`, `--openmetrics`) turns it off: it could not use a watch.
+    pub fn set_watching(&mut self, on: bool) {
+        self.scanner.set_watching(on);
+        for (_, s) in &mut self.others {
+            s.set_watching(on);
+        }
+    }
+
+    /// The first frame first (the TUI): the first refresh reads the tree
+    /// and every level figure (memory, PIDs, limits, state) and nothing a
+    /// first frame does not show: the machine's figures (the header's
+    /// meters) are read from the second refresh on, and the v1 directory
+    /// watches are set by the walk of the third (after the first rates),
+    /// which lists every v1 hierarchy again.
+    pub fn defer_start_up(&mut self) {
+        self.deferred = true;
+        self.set_watching(false);
     }
 
     /// Read every group's memory.max, memory.high, pids.max and cpu.max
@@ -629,6 +686,18 @@ impl Collector {
         });
         // the baseline of the next rates; who throttles
         let (rates, throttling) = self.rater.keep(&snapshot, step);
+        let n = self.refreshes;
+        self.refreshes += 1;
+        let machine = if self.deferred && n == 0 {
+            None
+        } else {
+            self.read_machine()
+        };
+        if self.deferred && n == 1 {
+            // the first rates are out: the next walk sets the watches
+            self.deferred = false;
+            self.set_watching(true);
+        }
         Refresh {
             snapshot,
             rates,
@@ -638,7 +707,7 @@ impl Collector {
             kept_fds: self.kept(),
             events_since_start,
             protected: None,
-            machine: self.read_machine(),
+            machine,
             limits,
         }
     }
@@ -739,8 +808,16 @@ pub fn spawn_with<M: From<Collected> + Send + 'static>(
     spawn_from(c, Instant::now(), interval, tx, rx)
 }
 
+/// The second refresh comes this soon after the first, whatever the
+/// interval (then every interval): CPU and IO are rates, which need two
+/// readings, and the first screen should not show `-` for a whole interval.
+pub const FIRST_INTERVAL: Duration = Duration::from_millis(200);
+
 /// [`spawn_with`] on the clock started at `start` (shared with the event
-/// watcher, whose events are stamped on the same clock).
+/// watcher, whose events are stamped on the same clock). The first
+/// refresh is made at once and sent as soon as it is read (the lockout
+/// guard's /proc reading, which the caller made at start, comes with the
+/// later ones); the second follows after [`FIRST_INTERVAL`] at most.
 pub fn spawn_from<M: From<Collected> + Send + 'static>(
     mut c: Collector,
     start: Instant,
@@ -754,15 +831,24 @@ pub fn spawn_from<M: From<Collected> + Send + 'static>(
             let mut interval = interval;
             let mut paused = false;
             let mut next = Instant::now();
+            let mut first = true;
             loop {
                 if !paused && Instant::now() >= next {
                     let wall0 = Instant::now();
                     let mut r = c.refresh_timed(start);
-                    r.protected = Some(super::safety::discover(c.hier.path()));
+                    if !first {
+                        r.protected = Some(super::safety::discover(c.hier.path()));
+                    }
                     if tx.send(M::from(Collected::Refresh(Box::new(r)))).is_err() {
                         return;
                     }
-                    next = wall0 + interval;
+                    next = wall0
+                        + if first {
+                            interval.min(FIRST_INTERVAL)
+                        } else {
+                            interval
+                        };
+                    first = false;
                 }
                 let wait = if paused {
                     Duration::from_secs(3600)

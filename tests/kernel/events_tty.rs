@@ -32,6 +32,11 @@ fn a_freeze_from_outside_is_listed_and_kept_after_its_group_goes() {
     // a long interval: what is seen comes from the watcher, not a refresh
     term.send(&[&format!("{bin} -d 30 {}", t.rel), "Enter"]);
     term.wait_for("2 groups");
+    // the watcher starts after the first rates (off the first frame's
+    // path): the events screen says what it watches once it is up
+    term.send(&["!"]);
+    term.wait_for("watched:");
+    term.send(&["Escape"]);
     std::fs::write(t.dir("brief").join("cgroup.freeze"), "1").unwrap();
     t.wait_events("brief", "frozen 1");
     term.wait_for("1 new event (!)");

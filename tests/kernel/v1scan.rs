@@ -347,3 +347,74 @@ fn batch_on_a_v1_hierarchy_says_cgroup_v1() {
         "{text}"
     );
 }
+
+/// The inotify watches (and instances) the binary run with `args` sets,
+/// counted by strace over all its threads; `None` without strace.
+fn watches_set(args: &[&str]) -> Option<usize> {
+    let log = std::env::temp_dir().join(format!(
+        "cgtop-test-{}-{}-strace",
+        std::process::id(),
+        crate::common::unique_n()
+    ));
+    let st = Command::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-e",
+            "trace=inotify_add_watch,inotify_init1",
+            "-o",
+        ])
+        .arg(&log)
+        .arg(env!("CARGO_BIN_EXE_cgtop"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    let text = fs::read_to_string(&log).unwrap_or_default();
+    let _ = fs::remove_file(&log);
+    assert!(st.success(), "cgtop {args:?}: {st}");
+    Some(
+        text.lines()
+            .filter(|l| l.contains("inotify_add_watch(") || l.contains("inotify_init1("))
+            .count(),
+    )
+}
+
+#[test]
+fn a_run_that_prints_one_refresh_sets_no_watch() {
+    // a one-shot run can print no event: neither the event watcher nor
+    // the v1 scanners' directory watches are set (before: one watch per
+    // group directory of every v1 hierarchy, and the watcher's)
+    let Some(s) = V1Sandbox::or_skip() else {
+        return;
+    };
+    if Command::new("strace").arg("-V").output().is_err() {
+        println!("skipped: no strace to count the watches with");
+        return;
+    }
+    for h in HIERS {
+        for sub in ["a", "a/b", "c"] {
+            fs::create_dir(s.dir(h, sub)).unwrap();
+        }
+    }
+    let name = s.name.clone();
+    // the control: a run of two printed refreshes watches (so the count
+    // below is not zero for want of counting)
+    let two = watches_set(&["-b", "-n", "2", "-d", "0.1", &name]);
+    let Some(two) = two else {
+        println!("skipped: strace did not run");
+        return;
+    };
+    assert!(
+        two > 0,
+        "-b -n 2 watches the groups (events can be printed)"
+    );
+    for args in [
+        &["-b", "-n", "1", "-d", "0.1", &name][..],
+        &["--json", "-n", "1", "-d", "0.1", &name][..],
+        &["--json", "--brief", "-n", "1", "-d", "0.1", &name][..],
+        &["--openmetrics", &name][..],
+    ] {
+        assert_eq!(watches_set(args), Some(0), "cgtop {args:?}");
+    }
+}

@@ -31,6 +31,7 @@ mod palette;
 mod preflight;
 mod script;
 mod sparklines;
+mod start_up;
 mod systemd;
 mod time_travel;
 mod tree;

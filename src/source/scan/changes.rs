@@ -121,6 +121,9 @@ impl Scanner {
     /// link count it should have (`links`, from the walk; `None`: what
     /// fstat says now).
     pub(super) fn watch(&mut self, entry: &mut Entry, links: Option<u64>) {
+        if !self.watching {
+            return;
+        }
         if matches!(entry.watch, Watch::None) {
             // counted high during a walk (entries gone are counted until
             // its end): never more than the cap
@@ -180,6 +183,44 @@ mod tests {
     use super::super::testing::*;
     use super::super::*;
     use std::fs;
+
+    #[test]
+    fn a_v1_scanner_not_watching_sets_no_watch_until_told() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        mk(r, "", &[("cgroup.procs", ""), ("cpuacct.usage", "1000\n")]);
+        mk(r, "a", &[("cpuacct.usage", "2000\n")]);
+        let cfg = ScanConfig {
+            rewalk_every: 0,
+            ..ScanConfig::default()
+        };
+        let mut s = Scanner::of_kind(
+            Arc::new(Hier::open(r).unwrap()),
+            ScanKind::V1 { procs: true },
+            PathBuf::new(),
+            cfg,
+        );
+        s.set_watching(false);
+        let (g, cost) = s.scan();
+        assert!(cost.walked);
+        assert_eq!(g.len(), 2);
+        assert!(s.notify.is_none(), "no inotify instance");
+        assert_eq!((s.by_notify, s.by_links), (0, 0), "no watch of any kind");
+        assert_eq!(s.kept(), 3, "the counters' files only");
+        // unwatched, a group made is not noticed (the periodic walk would)
+        mk(r, "a/new", &[("cpuacct.usage", "0\n")]);
+        let (g, cost) = s.scan();
+        assert!(!cost.walked);
+        assert_eq!(g.len(), 2);
+        // watching from now on: listed again, every directory watched
+        s.set_watching(true);
+        let (g, cost) = s.scan();
+        assert!(cost.walked);
+        assert_eq!(g.len(), 3, "what came meanwhile is listed");
+        assert_eq!(s.by_notify, 3);
+        mk(r, "a/new/more", &[("cpuacct.usage", "0\n")]);
+        assert_eq!(s.scan().0.len(), 4, "and a change is seen at once");
+    }
 
     #[test]
     fn a_v1_scanner_sees_groups_come_and_go_without_cgroup_stat() {

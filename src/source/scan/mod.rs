@@ -140,6 +140,9 @@ pub struct Scanner {
     /// could be made.
     notify: Option<OwnedFd>,
     notify_tried: bool,
+    /// v1: whether group directories are watched at all
+    /// ([`Scanner::set_watching`]).
+    watching: bool,
     /// Entries watched through their link count ([`Watch::Links`]).
     by_links: usize,
     /// Entries watched by inotify ([`Watch::Notify`]), and the most
@@ -206,6 +209,7 @@ impl Scanner {
             hier,
             notify: None,
             notify_tried: false,
+            watching: true,
             by_links: 0,
             by_notify: 0,
             max_notify: watch_cap(),
@@ -245,6 +249,20 @@ impl Scanner {
             self.need_walk = true;
             self.need_full = true;
         }
+    }
+
+    /// v1: whether the group directories are watched for groups made or
+    /// removed below them ([`Watch`]); on by default. Off, no watch is set
+    /// (no inotify instance, no directory kept open) and a change is seen
+    /// by the periodic walk only: for a run that reads once, and for the
+    /// first frame, which need not wait for a thousand inotify_add_watch.
+    /// Turned on, the next scan lists every directory again and watches
+    /// each (what changed meanwhile is listed then).
+    pub fn set_watching(&mut self, on: bool) {
+        if on && !self.watching && self.is_v1() {
+            self.need_walk = true;
+        }
+        self.watching = on;
     }
 
     /// The start group's directory, relative to the hierarchy's root.
