@@ -74,7 +74,7 @@ pub fn fit_path(s: &str, w: usize) -> String {
     // each '/' after the first character starts a shorter tail
     for (i, _) in s.match_indices('/').filter(|(i, _)| *i > 0) {
         let tail = &s[i..];
-        if 1 + width(tail) <= w {
+        if width(tail) < w {
             return format!("…{tail}");
         }
     }

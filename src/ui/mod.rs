@@ -236,9 +236,7 @@ pub fn tree_rows_for(width: u16, height: u16) -> TreeRows {
 pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
     let (w, h) = (f.area().width, f.area().height);
     if too_small(w, h) {
-        let text = format!(
-            "cgtop: the terminal is {w}x{h}, the view needs {MIN_WIDTH}x{MIN_HEIGHT} (q quits)"
-        );
+        let text = format!("terminal {w}x{h}: cgtop needs {MIN_WIDTH}x{MIN_HEIGHT} (q quits)");
         let line = Line::styled(fit(&text, usize::from(w)), theme.warn);
         f.render_widget(Paragraph::new(line), f.area());
         return;
@@ -324,11 +322,11 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         String::new()
     } else {
         let before = "cgtop ".len() + fit::width(&host) + fit::width(&mount(&mode));
-        let room = width
+        let from_room = width
             .saturating_sub(before)
             .max(width / 2)
             .saturating_sub("  from ".len());
-        format!("  from {}", fit_path(&from_path, room))
+        format!("  from {}", fit_path(&from_path, from_room))
     };
     let mut l1 = fitted(
         vec![
@@ -633,8 +631,9 @@ pub fn help_lines(scope: Scope) -> Vec<(String, String)> {
     keymap::help_lines(scope)
 }
 
-/// The help's key column is at most this wide: a longer key list (few)
-/// pushes its own first line to the right, not every text.
+/// The help's key column is at most this wide in a narrow column (80x24):
+/// a longer key list (few) pushes its own first line to the right, not
+/// every text.
 const HELP_KEYS_MAX: usize = 6;
 /// The help's columns are side by side where each is at least this wide.
 const HELP_COLUMN_MIN: usize = 36;
@@ -796,7 +795,11 @@ fn help_pages(app: &App, theme: &Theme, width: usize, height: usize) -> Vec<Vec<
             .map(|(k, _)| fit::width(k))
             .max()
             .unwrap_or(0)
-            .min(HELP_KEYS_MAX);
+            .min(if col_w >= 2 * HELP_COLUMN_MIN {
+                usize::MAX
+            } else {
+                HELP_KEYS_MAX
+            });
         for (i, (keys, text)) in entries.iter().enumerate() {
             let mut item = Vec::new();
             if i == 0 && scope != Scope::Main {

@@ -10,7 +10,7 @@ use crate::cgroupfs::Limit;
 use crate::render::fit::{self, fit_path, fit_pieces};
 use crate::render::marks::StateMarks;
 use crate::render::severity;
-use crate::render::units::{bytes_short, limit_bytes, pct, rate_short, MISSING};
+use crate::render::units::{bytes_short, pct, rate_short, MISSING};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -79,7 +79,6 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         l1.push(plain(format!(" of {m}")));
     }
     let io = r.io.as_ref();
-    let psi = g.hot.psi_some_avg10.map(|v| f64::from(v) / 100.0);
     let st = StateMarks::of(g, app.row_throttled(app.cursor))
         .with_event(app.event_marks.contains(&g.path));
     let marks = st.to_string();
@@ -91,13 +90,30 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             rate_short(io.map(|i| i.rbps)),
             rate_short(io.map(|i| i.wbps)),
         )),
-        label("PSI "),
-        (
-            psi.map_or_else(|| MISSING.to_owned(), |v| format!("{v:.1}%")),
-            theme.severity(severity::pressure(psi)),
-        ),
-        plain(format!("  memory.max {}", limit_bytes(g.hot.memory_max))),
+        label("PSI"),
     ];
+    // pressure (some avg10): each file's where the group's full read has
+    // it, else the highest of the three from the walk
+    let psi_pct = |v: Option<f64>| {
+        (
+            v.map_or_else(|| MISSING.to_owned(), |v| format!("{v:.1}%")),
+            theme.severity(severity::pressure(v)),
+        )
+    };
+    if let Some(f) = app.inspection.as_ref().filter(|f| f.path == g.path) {
+        let d = &f.detail;
+        for (name, p) in [
+            ("cpu", d.cpu_pressure),
+            ("mem", d.memory_pressure),
+            ("io", d.io_pressure),
+        ] {
+            l2.push(plain(format!(" {name} ")));
+            l2.push(psi_pct(p.map(|p| p.some.avg10)));
+        }
+    } else {
+        l2.push(plain(" ".to_owned()));
+        l2.push(psi_pct(g.hot.psi_some_avg10.map(|v| f64::from(v) / 100.0)));
+    }
     if !marks.is_empty() {
         l2.push(plain(format!("  state {marks}")));
     }
