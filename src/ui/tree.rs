@@ -116,7 +116,13 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         let label = columns::name_label(&g.path, row.depth);
         let prefix_len = name.chars().count();
         let mut spans = vec![Span::raw(name)];
-        let label = fit(&label, name_w.saturating_sub(prefix_len));
+        // the top row is a path: it keeps its last components
+        let room = name_w.saturating_sub(prefix_len);
+        let label = if row.depth == 0 {
+            fit::fit_path(&label, room)
+        } else {
+            fit(&label, room)
+        };
         let pad = name_w.saturating_sub(prefix_len + fit::width(&label));
         spans.push(Span::styled(
             label,
