@@ -100,11 +100,17 @@ pub fn fit_pieces<T: Clone>(pieces: &[(String, T)], w: usize) -> Vec<(String, T)
             continue;
         }
         // the rest of the room, ellipsis included; trailing blanks go
-        let cut = fit(s, w - used);
-        let cut = match cut.strip_suffix('…') {
-            Some(t) => format!("{}…", t.trim_end()),
-            None => format!("{}…", fit(s, w - used - 1).trim_end()),
-        };
+        let room = w - used;
+        let mut head = String::new();
+        let mut hw = 0;
+        for c in s.chars() {
+            if hw + char_width(c) + 1 > room {
+                break;
+            }
+            hw += char_width(c);
+            head.push(c);
+        }
+        let cut = format!("{}…", head.trim_end());
         if cut == "…" {
             if let Some((prev, _)) = out.last_mut() {
                 let kept = prev.trim_end().len();
