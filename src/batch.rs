@@ -605,7 +605,7 @@ pub fn write_table(
         // a flat list's whole path is cut from the left: its end names
         // the group
         let name = if order.flat {
-            crate::render::order::fit_path(&name, w)
+            crate::render::fit::fit_path(&name, w)
         } else {
             fit(&name, w)
         };

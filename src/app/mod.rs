@@ -167,6 +167,13 @@ impl Zoom {
 pub struct TreeRows {
     pub split: usize,
     pub whole: usize,
+    /// Shared, the detail is the short strip (a small screen: `Tab`
+    /// opens the detail in full to show the process list).
+    pub strip: bool,
+    /// The widest the tree pane is, shared and alone (the room `s`
+    /// checks the sparkline column against).
+    pub split_width: usize,
+    pub whole_width: usize,
 }
 
 /// The most lines the detail scrolls (the view stops at its last line;
@@ -617,6 +624,9 @@ impl App {
             tree_rows: TreeRows {
                 split: 20,
                 whole: 20,
+                strip: false,
+                split_width: 80,
+                whole_width: 80,
             },
             zoom: Zoom::Split,
             name_width: 0,
@@ -1574,16 +1584,36 @@ fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             app.rebuild_rows();
         }
         Action::SwitchFocus => {
+            // the strip has no room for the process list: the detail
+            // opens in full, and closes again with the focus
             app.pane = match app.pane {
                 Pane::Tree => {
                     app.page = DetailPage::Processes;
+                    if app.tree_rows.strip && app.zoom == Zoom::Split {
+                        app.zoom = Zoom::Detail;
+                    }
                     Pane::Processes
                 }
-                Pane::Processes => Pane::Tree,
+                Pane::Processes => {
+                    if app.tree_rows.strip && app.zoom == Zoom::Detail {
+                        app.zoom = Zoom::Split;
+                    }
+                    Pane::Tree
+                }
             };
+            app.set_tree_height();
         }
         Action::Zoom => {
             app.zoom = app.zoom.next();
+            app.set_tree_height();
+            app.set_status(Level::Info, app.zoom.words());
+        }
+        Action::OpenDetail => {
+            app.zoom = if app.zoom == Zoom::Detail {
+                Zoom::Split
+            } else {
+                Zoom::Detail
+            };
             app.set_tree_height();
             app.set_status(Level::Info, app.zoom.words());
         }
@@ -1621,14 +1651,25 @@ fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::JumpTo => app.mode = Mode::Jump(past::prompt()),
         Action::ToggleSpark => {
             app.spark_column = !app.spark_column;
-            app.set_status(
-                Level::Info,
-                if app.spark_column {
-                    "sparkline column on: CPU % of each refresh (s: off)"
-                } else {
-                    "sparkline column off"
-                },
-            );
+            let room = match app.zoom {
+                Zoom::Tree => app.tree_rows.whole_width,
+                Zoom::Split | Zoom::Detail => app.tree_rows.split_width,
+            };
+            let fits = columns::spark_fits(&app.columns, true, room).0;
+            let (level, words) = match (app.spark_column, fits) {
+                (true, true) => (
+                    Level::Info,
+                    "sparkline column on: CPU % of each refresh (s: off)".to_owned(),
+                ),
+                (true, false) => (
+                    Level::Warn,
+                    format!(
+                        "sparkline column on, but no room for it in {room} columns: it shows on a wider terminal or with fewer columns (F2)"
+                    ),
+                ),
+                (false, _) => (Level::Info, "sparkline column off".to_owned()),
+            };
+            app.set_status(level, words);
         }
         Action::HistorySpan => {
             let tiers = app.timeline.specs().len().max(1);

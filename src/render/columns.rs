@@ -214,6 +214,21 @@ impl Column {
     }
 }
 
+/// Whether the sparkline column (when `spark` is on) is drawn in a tree
+/// `width` columns wide, and the figure columns beside it: it is shown
+/// only where it costs no figure column (those are dropped last), so a
+/// narrow screen loses it first.
+pub fn spark_fits(shown: &[Column], spark: bool, width: usize) -> (bool, Vec<Column>) {
+    let cols = Column::fitting(shown, width);
+    if !spark {
+        return (false, cols);
+    }
+    let room = width.saturating_sub(crate::render::spark::COLUMN_WIDTH + 1);
+    let beside_spark = Column::fitting(shown, room);
+    let fits = beside_spark == cols && room >= NAME_MIN + fixed_width(&cols);
+    (fits, cols)
+}
+
 /// memory.current in percent of the group's effective memory.max.
 fn mem_pct(g: &GroupSample) -> Option<f64> {
     let cur = g.hot.memory_current?;

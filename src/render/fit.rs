@@ -64,6 +64,65 @@ pub fn fit(s: &str, w: usize) -> String {
     t
 }
 
+/// A group path in `w` display columns: whole components dropped from
+/// the left (`…/b.service/x`), so that no name is cut in its middle; a
+/// last component wider than `w` alone keeps its end ([`fit_left`]).
+pub fn fit_path(s: &str, w: usize) -> String {
+    if width(s) <= w {
+        return s.to_owned();
+    }
+    // each '/' after the first character starts a shorter tail
+    for (i, _) in s.match_indices('/').filter(|(i, _)| *i > 0) {
+        let tail = &s[i..];
+        if width(tail) < w {
+            return format!("…{tail}");
+        }
+    }
+    fit_left(s, w)
+}
+
+/// Pieces of one line (text and a style of the caller's) cut to `w`
+/// display columns, ending with '…' where cut: the one rule of every
+/// header and status line that does not fit.
+pub fn fit_pieces<T: Clone>(pieces: &[(String, T)], w: usize) -> Vec<(String, T)> {
+    let total: usize = pieces.iter().map(|(s, _)| width(s)).sum();
+    if total <= w {
+        return pieces.to_vec();
+    }
+    let mut out = Vec::new();
+    let mut used = 0;
+    for (s, style) in pieces {
+        let sw = width(s);
+        // this piece and the ellipsis still fit: keep it whole
+        if used + sw < w {
+            out.push((s.clone(), style.clone()));
+            used += sw;
+            continue;
+        }
+        // the rest of the room, ellipsis included; trailing blanks go
+        let room = w - used;
+        let mut head = String::new();
+        let mut hw = 0;
+        for c in s.chars() {
+            if hw + char_width(c) + 1 > room {
+                break;
+            }
+            hw += char_width(c);
+            head.push(c);
+        }
+        let cut = format!("{}…", head.trim_end());
+        if cut == "…" {
+            if let Some((prev, _)) = out.last_mut() {
+                let kept = prev.trim_end().len();
+                prev.truncate(kept);
+            }
+        }
+        out.push((cut, style.clone()));
+        break;
+    }
+    out
+}
+
 /// Words of `s` in lines of at most `w` display columns, each after
 /// `indent` (counted in the width); a word longer than a line is cut
 /// with [`fit`]. For prose in a pane that does not wrap by itself.
@@ -101,6 +160,35 @@ mod tests {
         assert_eq!(width(&fit("\u{ff37}\u{ff37}\u{ff37}", 5)), 5);
         assert_eq!(fit_left("ab\u{ff37}\u{ff37}", 4), "…\u{ff37}");
         assert_eq!(width(&pad("\u{ff37}", 4)), 4);
+    }
+
+    #[test]
+    fn a_path_loses_whole_components_from_the_left() {
+        assert_eq!(fit_path("/newc-18771-1", 13), "/newc-18771-1");
+        assert_eq!(fit_path("/a.slice/newc-18771-1", 14), "…/newc-18771-1");
+        assert_eq!(fit_path("/a/b/c/leaf", 8), "…/c/leaf");
+        // the last component alone is wider: its end shows
+        assert_eq!(fit_path("/a/abcdefgh", 5), "…efgh");
+    }
+
+    #[test]
+    fn pieces_are_cut_with_an_ellipsis() {
+        let p =
+            |v: &[&str]| -> Vec<(String, u8)> { v.iter().map(|s| ((*s).to_owned(), 0)).collect() };
+        let texts =
+            |v: Vec<(String, u8)>| v.into_iter().map(|(s, _)| s).collect::<Vec<_>>().concat();
+        assert_eq!(texts(fit_pieces(&p(&["ab", "cd"]), 4)), "abcd");
+        assert_eq!(texts(fit_pieces(&p(&["ab", "cdef"]), 4)), "abc…");
+        assert_eq!(texts(fit_pieces(&p(&["abcd", "ef"]), 4)), "abc…");
+        // no blank before the ellipsis
+        assert_eq!(texts(fit_pieces(&p(&["ab  ", "PAUSED"]), 5)), "ab…");
+        assert!(
+            fit_pieces(&p(&["ab", "cd"]), 3)
+                .iter()
+                .map(|(s, _)| width(s))
+                .sum::<usize>()
+                <= 3
+        );
     }
 
     #[test]

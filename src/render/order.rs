@@ -5,7 +5,6 @@
 //! (the flat list), so equal figures always print in the same order.
 
 use super::columns::Column;
-use super::fit;
 use crate::model::tree::{Row, RowOptions, Tree};
 use crate::model::{GroupRates, GroupSample};
 use std::cmp::Ordering;
@@ -98,35 +97,5 @@ impl Order {
         } else {
             tree.rows(opts, |a, b| self.compare(of(a), of(b), false))
         }
-    }
-}
-
-/// A whole path (escaped, as shown) in `w` display columns: cut from the
-/// left at a `/` when one leaves the group's own name whole
-/// (`…/newc-18771-1`), else cut anywhere from the left.
-pub fn fit_path(s: &str, w: usize) -> String {
-    if fit::width(s) <= w {
-        return s.to_owned();
-    }
-    // the first `/` whose tail fits gives the longest such tail
-    s.match_indices('/')
-        .map(|(i, _)| &s[i..])
-        // the ellipsis takes one cell
-        .find(|tail| fit::width(tail) < w)
-        .map_or_else(|| fit::fit_left(s, w), |tail| format!("…{tail}"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fit_path;
-
-    #[test]
-    fn a_path_is_cut_from_the_left_at_a_name() {
-        let p = "/user.slice/user-1000.slice/newc-18771-1";
-        assert_eq!(fit_path(p, 60), p);
-        assert_eq!(fit_path(p, 30), "…/user-1000.slice/newc-18771-1");
-        assert_eq!(fit_path(p, 20), "…/newc-18771-1");
-        // not even the name fits: cut inside it, from the left
-        assert_eq!(fit_path(p, 8), "…18771-1");
     }
 }

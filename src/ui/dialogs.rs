@@ -183,7 +183,7 @@ fn popup(
 pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     match &app.mode {
         Mode::Controllers(d) => controllers(f, area, d, theme),
-        Mode::Columns(d) => columns(f, area, d, theme),
+        Mode::Columns(d) => columns(f, area, app, d, theme),
         Mode::SortBy(d) => sort_by(f, area, d, app, theme),
         Mode::Limits(form) => limits(f, area, form, theme),
         Mode::Raw(r) => raw(f, area, r, theme),
@@ -258,7 +258,7 @@ fn controllers(f: &mut Frame<'_>, area: Rect, d: &ControllersDialog, theme: &The
     popup(f, area, "controllers", lines, Scope::Controllers, theme);
 }
 
-fn columns(f: &mut Frame<'_>, area: Rect, d: &ColumnsDialog, theme: &Theme) {
+fn columns(f: &mut Frame<'_>, area: Rect, app: &App, d: &ColumnsDialog, theme: &Theme) {
     let mut lines = vec![
         Line::raw("GROUP always shows; a narrow screen drops PSI% SWAP THR% MEM% first."),
         Line::raw(""),
@@ -270,6 +270,31 @@ fn columns(f: &mut Frame<'_>, area: Rect, d: &ColumnsDialog, theme: &Theme) {
             inner_width(area),
             i == d.cursor,
             theme,
+        ));
+    }
+    // a ticked column the tree has no room for at this width is said,
+    // not left out silently
+    let rows = super::tree_rows_for(area.width, area.height);
+    let room = match app.zoom {
+        crate::app::Zoom::Tree => rows.whole_width,
+        _ => rows.split_width,
+    };
+    let chosen = d.chosen();
+    let fitting = crate::render::columns::Column::fitting(&chosen, room);
+    let left_out: Vec<&str> = chosen
+        .iter()
+        .filter(|c| !fitting.contains(c))
+        .map(|c| c.title())
+        .collect();
+    if !left_out.is_empty() {
+        lines.push(Line::raw(""));
+        lines.extend(para(
+            &format!(
+                "No room in {room} columns for {}: ticked, shown on a wider terminal.",
+                left_out.join(" ")
+            ),
+            theme.warn,
+            inner_width(area),
         ));
     }
     lines.push(Line::raw(""));

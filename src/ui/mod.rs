@@ -10,17 +10,36 @@
 //! | tree pane: column header + rows     | detail pane (wide screens: |
 //! |                                     | right of the tree)         |
 //! +-------------------------------------+                            |
-//! | detail pane (narrow screens: below) |                            |
+//! | detail pane (tall screens: below)   |                            |
+//! |   or the detail strip (small: 3 lines, Enter opens the detail)   |
 //! +-------------------------------------+----------------------------+
 //! | status line: message, filter or prompt being typed               |  1 line
 //! | footer: keys of the current mode, from the keymap table          |  1 line
 //! +------------------------------------------------------------------+
 //! ```
 //! The help screen is drawn over everything.
+//!
+//! Breakpoints (the tree and the detail sharing the screen, `z` off):
+//! - [`WIDE`] columns (140) and more: the detail sits right of the tree.
+//! - narrower, where the detail below would leave the tree at least
+//!   [`TREE_ROWS_MIN`] rows (15; 36 lines and more): the detail below the
+//!   tree, 48 % of the body.
+//! - narrower and shorter (80x24): the detail is a [`STRIP_LINES`]-line
+//!   strip below the tree (the selected group's figures and limits), so
+//!   that the tree keeps 15 rows at 80x24; `Enter`, `z` or `Tab` open the
+//!   detail in full.
+//! - below [`MIN_WIDTH`]x[`MIN_HEIGHT`] (60x12): one line says the
+//!   terminal is too small; cgtop keeps running, and the view comes back
+//!   with its selection when the terminal grows.
+//!
+//! Every header and status line that does not fit is cut by
+//! `render::fit` (`fit_pieces`, `fit_path`): it ends in `…`, and a group
+//! path loses whole components from the left (`…/newc-18771-1`).
 
 pub mod detail;
 pub mod dialogs;
 pub mod events;
+pub mod strip;
 pub mod theme;
 pub mod tree;
 
@@ -30,19 +49,29 @@ use crate::model::tree::limits::effective_memory;
 use crate::model::tree::text::{escape, escape_str};
 use crate::model::GroupSample;
 use crate::render::columns::{self, Column};
+use crate::render::fit::{self, fit, fit_path, fit_pieces};
 use crate::render::meter::Meter;
 use crate::render::severity::{self, tightest_cpu_max, Limits};
 use crate::render::units::{bytes_short, MISSING};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 use std::os::unix::ffi::OsStrExt;
 use std::time::Duration;
 pub use theme::Theme;
 
 /// At this width and above the detail pane sits right of the tree.
-const WIDE: u16 = 140;
+pub const WIDE: u16 = 140;
+/// The fewest tree rows the detail below the tree may leave; where it
+/// would leave fewer, the detail is a strip.
+pub const TREE_ROWS_MIN: u16 = 15;
+/// The detail strip: a rule naming the group, then two lines of figures.
+pub const STRIP_LINES: u16 = 3;
+/// The smallest terminal the view is laid out on; a smaller one gets one
+/// line that says so.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 12;
 /// The header: the host and mount, the machine's meters, the refresh.
 const HEADER_LINES: u16 = 3;
 /// A header meter's inside is never wider than this (wide screens).
@@ -55,6 +84,21 @@ struct Areas {
     detail: Rect,
     status: Rect,
     footer: Rect,
+    /// The detail is the short strip, not the pane.
+    strip: bool,
+}
+
+/// Whether the screen is below the smallest layout.
+pub fn too_small(width: u16, height: u16) -> bool {
+    width < MIN_WIDTH || height < MIN_HEIGHT
+}
+
+/// Whether the tree and detail sharing a screen of this size share it as
+/// tree and strip (narrow and short: 80x24).
+pub fn uses_strip(width: u16, height: u16) -> bool {
+    let body = height.saturating_sub(HEADER_LINES + 2);
+    // the tree's share of the detail-below layout, less its column header
+    width < WIDE && (body * 52 / 100).saturating_sub(1) < TREE_ROWS_MIN
 }
 
 /// The tree pane's width for names `name_width` wide with the figure
@@ -84,6 +128,7 @@ fn areas(area: Rect, zoom: Zoom, name_width: usize, cols: &[Column], spark: bool
     ])
     .areas(area);
     let none = Rect::new(body.x, body.y, 0, 0);
+    let strip = zoom == Zoom::Split && uses_strip(area.width, area.height);
     let (tree, detail) = match zoom {
         Zoom::Tree => (body, none),
         Zoom::Detail => (none, body),
@@ -98,6 +143,11 @@ fn areas(area: Rect, zoom: Zoom, name_width: usize, cols: &[Column], spark: bool
                 Layout::horizontal([Constraint::Length(w), Constraint::Min(0)]).areas(body);
             (t, d)
         }
+        Zoom::Split if strip => {
+            let [t, d] =
+                Layout::vertical([Constraint::Min(0), Constraint::Length(STRIP_LINES)]).areas(body);
+            (t, d)
+        }
         Zoom::Split => {
             let [t, d] = Layout::vertical([Constraint::Percentage(52), Constraint::Percentage(48)])
                 .areas(body);
@@ -110,6 +160,7 @@ fn areas(area: Rect, zoom: Zoom, name_width: usize, cols: &[Column], spark: bool
         detail,
         status,
         footer,
+        strip,
     }
 }
 
@@ -166,13 +217,30 @@ pub fn tree_rows_for(width: u16, height: u16) -> TreeRows {
         let a = areas(Rect::new(0, 0, width, height), zoom, 0, &[], false);
         usize::from(a.tree.height.saturating_sub(1))
     };
+    // the widest the tree pane gets: a wide screen's tree takes at most
+    // its share (what `s` and the column chooser check their room in)
+    let widest = if width >= WIDE {
+        width * TREE_SHARE / 100
+    } else {
+        width
+    };
     TreeRows {
         split: rows(Zoom::Split),
         whole: rows(Zoom::Tree),
+        strip: uses_strip(width, height),
+        split_width: usize::from(widest),
+        whole_width: usize::from(width),
     }
 }
 
 pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
+    let (w, h) = (f.area().width, f.area().height);
+    if too_small(w, h) {
+        let text = format!("terminal {w}x{h}: cgtop needs {MIN_WIDTH}x{MIN_HEIGHT} (q quits)");
+        let line = Line::styled(fit(&text, usize::from(w)), theme.warn);
+        f.render_widget(Paragraph::new(line), f.area());
+        return;
+    }
     let a = areas(
         f.area(),
         app.zoom,
@@ -184,15 +252,16 @@ pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
     if a.tree.height > 0 {
         tree::render(f, a.tree, app, theme);
     }
-    if a.detail.height > 0 {
+    if a.strip {
+        strip::render(f, a.detail, app, theme);
+    } else if a.detail.height > 0 {
         detail::render(f, a.detail, app, theme, a.detail.x > a.tree.x);
     }
-    // a status longer than the line borrows the footer's line
-    let long = app
-        .status
-        .as_ref()
-        .is_some_and(|s| s.text.chars().count() > usize::from(a.status.width))
-        && matches!(app.mode, Mode::Normal);
+    // a warning or error longer than the line borrows the footer's line
+    // (an information is cut to one)
+    let long = app.status.as_ref().is_some_and(|s| {
+        s.level != Level::Info && fit::width(&s.text) > usize::from(a.status.width)
+    }) && matches!(app.mode, Mode::Normal);
     if long {
         status(
             f,
@@ -222,31 +291,53 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         escape_str(&app.host.hostname),
         escape_str(&app.host.kernel)
     );
-    let from = if app.start.is_root() {
+    let from_path = if app.start.is_root() {
         String::new()
     } else {
-        format!("  from {}", app.start)
+        app.start.to_string()
     };
+    let width = usize::from(area.width);
     let root = escape(app.mount.root.as_os_str().as_bytes());
     let fs = crate::render::mount::root_kind(&app.mount.mode);
     let mount = |mode: &str| format!("{fs} {root} ({mode})");
     // a hybrid host's list of v1 controllers is long: the longest form
     // that fits, rather than cut the line
-    let used = "cgtop ".len() + host.chars().count() + from.chars().count();
+    let from_w = if from_path.is_empty() {
+        0
+    } else {
+        "  from ".len() + fit::width(&from_path)
+    };
+    let used = "cgtop ".len() + fit::width(&host) + from_w;
     let forms = crate::render::mount::mode_forms(&app.mount.mode);
     let mode = forms
         .iter()
-        .find(|m| used + mount(m).chars().count() <= usize::from(area.width))
+        .find(|m| used + fit::width(&mount(m)) <= width)
         .or(forms.last())
         .cloned()
         .unwrap_or_default();
-    let mut l1 = vec![
-        Span::styled("cgtop ", theme.title),
-        Span::raw(host),
-        Span::styled(mount(&mode), theme.header),
-    ];
+    // the group the tree starts at: what is left of the line, at least
+    // half of it, whole components dropped from the left
+    // (`…/newc-18771-1`); the host and mount are cut before it
+    let from = if from_path.is_empty() {
+        String::new()
+    } else {
+        let before = "cgtop ".len() + fit::width(&host) + fit::width(&mount(&mode));
+        let from_room = width
+            .saturating_sub(before)
+            .max(width / 2)
+            .saturating_sub("  from ".len());
+        format!("  from {}", fit_path(&from_path, from_room))
+    };
+    let mut l1 = fitted(
+        vec![
+            Span::styled("cgtop ", theme.title),
+            Span::raw(host),
+            Span::styled(mount(&mode), theme.header),
+        ],
+        width.saturating_sub(fit::width(&from)),
+    );
     if !from.is_empty() {
-        l1.push(Span::raw(from));
+        l1.spans.push(Span::raw(from));
     }
     let mut l2 = Vec::new();
     // first on the line, where 80 columns still show it
@@ -309,11 +400,24 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         String::new()
     };
     l2.push(Span::styled(cpu, theme.dim));
-    let meters = meters(app, theme, usize::from(area.width));
-    f.render_widget(
-        Paragraph::new(vec![Line::from(l1), meters, Line::from(l2)]),
-        area,
-    );
+    let meters = meters(app, theme, width);
+    f.render_widget(Paragraph::new(vec![l1, meters, fitted(l2, width)]), area);
+}
+
+/// One line of spans in `width` columns: cut with `…` where it does not
+/// fit (`render::fit::fit_pieces`, the rule of every header and status
+/// line).
+fn fitted(spans: Vec<Span<'static>>, width: usize) -> Line<'static> {
+    let pieces: Vec<(String, ratatui::style::Style)> = spans
+        .into_iter()
+        .map(|s| (s.content.into_owned(), s.style))
+        .collect();
+    Line::from(
+        fit_pieces(&pieces, width)
+            .into_iter()
+            .map(|(t, st)| Span::styled(t, st))
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// The header's second line while the past is shown: the moment's clock
@@ -472,16 +576,33 @@ fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
                     Level::Warn => theme.warn,
                     Level::Error => theme.error,
                 };
-                Line::styled(s.text.clone(), style)
+                // as many lines as the area has (two for a long warning),
+                // the last cut with `…`
+                let w = usize::from(area.width);
+                let mut words = fit::wrap(&s.text, w, "");
+                let n = usize::from(area.height).max(1);
+                if words.len() > n {
+                    let rest = words.split_off(n - 1).join(" ");
+                    words.push(fit(&rest, w));
+                }
+                let lines: Vec<Line<'_>> = if n == 1 {
+                    vec![Line::styled(fit(&s.text, w), style)]
+                } else {
+                    words.into_iter().map(|l| Line::styled(l, style)).collect()
+                };
+                return f.render_widget(Paragraph::new(lines), area);
             }
-            None if !app.filter.is_empty() => Line::from(vec![
-                Span::styled("filter: ", theme.dim),
-                Span::raw(app.filter.to_string()),
-            ]),
+            None if !app.filter.is_empty() => fitted(
+                vec![
+                    Span::styled("filter: ", theme.dim),
+                    Span::raw(app.filter.to_string()),
+                ],
+                usize::from(area.width),
+            ),
             None => Line::raw(""),
         },
     };
-    f.render_widget(Paragraph::new(line).wrap(Wrap { trim: false }), area);
+    f.render_widget(Paragraph::new(line), area);
 }
 
 /// The keys of the current mode that have a footer label, and whether
@@ -516,7 +637,7 @@ fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     if let (Some(why), Scope::Main) = (app.writes_off(), scope) {
         spans.push(Span::styled(format!(" {}", why.short()), theme.warn));
     }
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    f.render_widget(Paragraph::new(fitted(spans, usize::from(area.width))), area);
 }
 
 /// The help lines of one scope, drawn from the keymap.
@@ -524,70 +645,252 @@ pub fn help_lines(scope: Scope) -> Vec<(String, String)> {
     keymap::help_lines(scope)
 }
 
-fn help(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
-    let w = area.width.min(78);
-    let h = area.height;
-    let r = Rect::new(area.x + (area.width - w) / 2, area.y, w, h);
-    // the help is modal and full height: clear the whole screen, so that
-    // no stray column of the main view shows beside the box
-    f.render_widget(Clear, area);
-    let mut lines = vec![
-        Line::styled("cgtop: the cgroup v2 tree, live", theme.title),
-        Line::raw("CPU% is of one core (100 = one core busy); sizes in binary units (K = KiB)."),
-        Line::raw("State: P populated, F frozen, t throttled (cpu.max), T threaded, ! an event."),
-        Line::raw(format!(
+/// The help's key column is at most this wide in a narrow column (80x24):
+/// a longer key list (few) pushes its own first line to the right, not
+/// every text.
+const HELP_KEYS_MAX: usize = 6;
+/// The help's columns are side by side where each is at least this wide.
+const HELP_COLUMN_MIN: usize = 36;
+
+/// `items` on lines of at most `w` columns (the first line whole, the
+/// others after `indent`), two spaces between items, one between the
+/// words of an item; a line breaks between words.
+fn pack(items: &[String], w: usize, indent: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for item in items {
+        for (j, word) in item.split_whitespace().enumerate() {
+            let room = if out.is_empty() {
+                w
+            } else {
+                w.saturating_sub(fit::width(indent)).max(1)
+            };
+            let sep = if line.is_empty() {
+                ""
+            } else if j == 0 {
+                "  "
+            } else {
+                " "
+            };
+            let word = fit(word, room);
+            if !line.is_empty() && fit::width(&line) + sep.len() + fit::width(&word) > room {
+                out.push(std::mem::take(&mut line));
+                line.push_str(&word);
+            } else {
+                line.push_str(sep);
+                line.push_str(&word);
+            }
+        }
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    out.into_iter()
+        .enumerate()
+        .map(|(i, l)| if i == 0 { l } else { format!("{indent}{l}") })
+        .collect()
+}
+
+/// One help entry in `w` columns: its keys right-aligned in `kw`, its
+/// text wrapped beside them.
+fn help_entry(keys: &str, text: &str, kw: usize, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let keys = fit(keys, w / 2);
+    let kw_here = kw.max(fit::width(&keys));
+    let room = w.saturating_sub(kw_here + 2).max(8);
+    let first_room = room;
+    let rest_room = w.saturating_sub(kw + 2).max(8);
+    // the first line beside the keys, the rest under the text column
+    let words: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+    let mut lines = pack(&[words.join(" ")], first_room, "");
+    if lines.len() > 1 {
+        let first = lines.remove(0);
+        let rest = text
+            .split_whitespace()
+            .skip(first.split_whitespace().count())
+            .collect::<Vec<_>>()
+            .join(" ");
+        lines = std::iter::once(first)
+            .chain(pack(&[rest], rest_room, ""))
+            .collect();
+    }
+    let mut lines = lines.into_iter();
+    let first = lines.next().unwrap_or_default();
+    let mut out = vec![Line::from(vec![
+        Span::styled(
+            format!("{}{keys}", " ".repeat(kw.saturating_sub(fit::width(&keys)))),
+            theme.title,
+        ),
+        Span::raw(format!("  {first}")),
+    ])];
+    let indent = " ".repeat(kw + 2);
+    out.extend(lines.map(|l| Line::raw(format!("{indent}{l}"))));
+    out
+}
+
+/// The help's pages: the intro across the first page, then every screen's
+/// keys (the main view's first: the screen the help was opened from) in
+/// one or two columns, an entry never split between columns.
+fn help_pages(app: &App, theme: &Theme, width: usize, height: usize) -> Vec<Vec<Line<'static>>> {
+    let two = width >= 2 * HELP_COLUMN_MIN + 2;
+    let col_w = if two { (width - 2) / 2 } else { width };
+    let mut intro: Vec<Line<'static>> = Vec::new();
+    let mut say = |text: String, style| {
+        for l in fit::wrap(&text, width, "") {
+            intro.push(Line::styled(l, style));
+        }
+    };
+    say(
+        "CPU% is of one core (100 = one core busy); sizes in binary units (K = KiB).".to_owned(),
+        theme.title,
+    );
+    say(
+        "State: P populated, F frozen, t throttled (cpu.max), T threaded, ! an event.".to_owned(),
+        ratatui::style::Style::new(),
+    );
+    say(
+        format!(
             "Colours: warm >= {:.0} % of a limit or PSI {:.0} %, hot >= {:.0} % or PSI {:.0} %.",
             severity::WARM_SHARE * 100.0,
             severity::PRESSURE_WARM,
             severity::HOT_SHARE * 100.0,
             severity::PRESSURE_HOT,
-        )),
-        Line::raw(""),
-    ];
+        ),
+        ratatui::style::Style::new(),
+    );
     if let Some(why) = app.read_only {
-        lines.insert(
-            4,
-            Line::styled(
-                format!(
-                    "Read-only ({why}): {} change nothing.",
-                    keymap::write_keys(Scope::Main).join(" ")
-                ),
-                theme.warn,
+        say(
+            format!(
+                "Read-only ({why}): {} change nothing.",
+                keymap::write_keys(Scope::Main).join(" ")
             ),
+            theme.warn,
         );
     }
-    // every screen's keys, from the one table, a heading per screen
-    let sections = Scope::ALL.iter().map(|&s| (s, help_lines(s)));
-    for (scope, entries) in sections {
+    // every screen's keys, from the one table, a heading per screen; a
+    // heading stays with the entry after it
+    let mut items: Vec<Vec<Line<'static>>> = Vec::new();
+    // the help's own keys are on its title
+    for scope in Scope::ALL.into_iter().filter(|s| *s != Scope::Help) {
+        // another screen's keys: its heading and one run of "keys what"
+        // (the words of its own border, else the help's), as that
+        // screen's border shows them; the main view's, a line each
         if scope != Scope::Main {
-            lines.push(Line::raw(""));
-            lines.push(Line::styled(scope.title(), theme.header));
+            let mut run: Vec<String> = keymap::footer_text(scope)
+                .split("  ")
+                .map(str::to_owned)
+                .collect();
+            // a screen whose rows have no border words (editing text)
+            if run.iter().all(String::is_empty) {
+                run = help_lines(scope)
+                    .into_iter()
+                    .map(|(k, t)| format!("{k} {t}"))
+                    .collect();
+            }
+            // the heading first on its line, the keys after it
+            let title = format!("{}:", scope.title());
+            run.insert(0, title.clone());
+            // a line each: a screen's keys may go on in the next column
+            for (i, l) in pack(&run, col_w, "  ").into_iter().enumerate() {
+                match l.strip_prefix(title.as_str()) {
+                    Some(rest) if i == 0 => items.push(vec![Line::from(vec![
+                        Span::styled(title.clone(), theme.header),
+                        Span::raw(rest.to_owned()),
+                    ])]),
+                    _ => items.push(vec![Line::raw(l)]),
+                }
+            }
+            continue;
         }
+        let entries = help_lines(scope);
         // the keys right-aligned within the section: one long key list
         // (closing the help) must not push every text to the right
         let kw = entries
             .iter()
-            .map(|(k, _)| k.chars().count())
+            .map(|(k, _)| fit::width(k))
             .max()
-            .unwrap_or(0);
-        for (keys, text) in entries {
-            lines.push(Line::from(vec![
-                Span::styled(format!("{keys:>kw$}"), theme.title),
-                Span::raw(format!("  {text}")),
-            ]));
+            .unwrap_or(0)
+            .min(if col_w >= 2 * HELP_COLUMN_MIN {
+                usize::MAX
+            } else {
+                HELP_KEYS_MAX
+            });
+        for (i, (keys, text)) in entries.iter().enumerate() {
+            let mut item = Vec::new();
+            if i == 0 && scope != Scope::Main {
+                item.push(Line::styled(fit(scope.title(), col_w), theme.header));
+            }
+            item.extend(help_entry(keys, text, kw, col_w, theme));
+            items.push(item);
         }
     }
-    // pages rather than a cut: on 80x24 the keys alone are more lines
-    // than fit; Space turns the page (and wraps around)
-    let per_page = usize::from(h.saturating_sub(2)).max(1);
-    let pages = lines.len().div_ceil(per_page);
-    let page = app.help_page % pages;
-    let title = if pages > 1 {
-        format!(" help {}/{pages}: Space next page, Esc closes ", page + 1)
+    // flow the entries down the columns, page after page
+    let mut pages = Vec::new();
+    let mut page_intro = Some(intro);
+    let mut items = items.into_iter().peekable();
+    while items.peek().is_some() || page_intro.is_some() {
+        let mut lines = page_intro.take().unwrap_or_default();
+        let rows = height.saturating_sub(lines.len()).max(1);
+        let mut cols: Vec<Vec<Line<'static>>> = Vec::new();
+        for _ in 0..if two { 2 } else { 1 } {
+            let mut col: Vec<Line<'static>> = Vec::new();
+            while let Some(item) = items.peek() {
+                // an entry taller than a column goes alone (cut)
+                if !col.is_empty() && col.len() + item.len() > rows {
+                    break;
+                }
+                col.extend(items.next().unwrap_or_default());
+            }
+            col.truncate(rows);
+            cols.push(col);
+        }
+        let left = cols.first().cloned().unwrap_or_default();
+        let right = cols.get(1).cloned().unwrap_or_default();
+        for i in 0..left.len().max(right.len()) {
+            let mut spans: Vec<Span<'static>> = Vec::new();
+            if let Some(l) = left.get(i) {
+                spans.extend(l.spans.iter().cloned());
+            }
+            if let Some(r) = right.get(i) {
+                let used: usize = spans.iter().map(|s| fit::width(&s.content)).sum();
+                spans.push(Span::raw(" ".repeat(col_w + 2 - used.min(col_w))));
+                spans.extend(r.spans.iter().cloned());
+            }
+            lines.push(Line::from(spans));
+        }
+        pages.push(lines);
+    }
+    pages
+}
+
+/// The help box is at most this wide (two columns of keys).
+const HELP_WIDTH_MAX: u16 = 120;
+
+fn help(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
+    let w = area.width.min(HELP_WIDTH_MAX);
+    let h = area.height;
+    let r = Rect::new(area.x + (area.width - w) / 2, area.y, w, h);
+    // the help is modal and full height: clear the whole screen, so that
+    // no stray column of the main view shows beside the box
+    f.render_widget(Clear, area);
+    // pages rather than a cut: Space turns the page (and wraps around)
+    // a top border only: its title names the page and the keys; the
+    // sides and the bottom would cost a column of keys a line
+    let mut pages = help_pages(app, theme, usize::from(w), usize::from(h.saturating_sub(1)));
+    let n = pages.len().max(1);
+    let page = app.help_page % n;
+    // the help's own keys, from the keymap
+    let keys = keymap::footer_text(Scope::Help);
+    let title = if n > 1 {
+        format!(" cgtop help {}/{n}  {keys} ", page + 1)
     } else {
-        " help (Esc closes) ".to_owned()
+        format!(" cgtop help  {keys} ")
     };
-    let shown: Vec<Line<'_>> = lines.into_iter().skip(page * per_page).collect();
-    let block = Block::default().borders(Borders::ALL).title(title);
+    let title = fit(&title, usize::from(w));
+    let shown = if page < pages.len() {
+        pages.swap_remove(page)
+    } else {
+        Vec::new()
+    };
+    let block = Block::default().borders(Borders::TOP).title(title);
     f.render_widget(Paragraph::new(shown).block(block), r);
 }

@@ -31,17 +31,9 @@ fn level(c: Column, g: &GroupSample, r: &GroupRates, limits: &Limits) -> Option<
 }
 
 /// Whether the sparkline column (`s`) is drawn at this width, and the
-/// figure columns beside it: it is shown only where it costs no figure
-/// column (those are dropped last), so a narrow screen loses it first.
+/// figure columns beside it (`render::columns::spark_fits`).
 pub fn spark_fits(app: &App, width: usize) -> (bool, Vec<Column>) {
-    let cols = Column::fitting(&app.columns, width);
-    if !app.spark_column {
-        return (false, cols);
-    }
-    let room = width.saturating_sub(spark::COLUMN_WIDTH + 1);
-    let beside_spark = Column::fitting(&app.columns, room);
-    let fits = beside_spark == cols && room >= columns::NAME_MIN + columns::fixed_width(&cols);
-    (fits, cols)
+    columns::spark_fits(&app.columns, app.spark_column, width)
 }
 
 /// A group's CPU % of its last refreshes, up to the moment shown.
@@ -124,11 +116,11 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         let label = columns::name_label(&g.path, row.depth);
         let prefix_len = name.chars().count();
         let mut spans = vec![Span::raw(name)];
+        // the flat list's whole paths and the top row's path are cut from
+        // the left, keeping the group's own name: `…/newc-18771-1`
         let room = name_w.saturating_sub(prefix_len);
-        // the flat list's whole paths are cut from the left, keeping the
-        // group's own name: `…/newc-18771-1`
-        let label = if app.flat {
-            crate::render::order::fit_path(&label, room)
+        let label = if app.flat || row.depth == 0 {
+            fit::fit_path(&label, room)
         } else {
             fit(&label, room)
         };

@@ -22,5 +22,6 @@ mod native;
 mod record_replay;
 mod script_export;
 mod serve;
+mod small_terminal;
 mod systemd_runner;
 mod test_command;

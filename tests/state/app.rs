@@ -903,6 +903,7 @@ fn every_main_action_is_reachable() {
             | Action::DetailDown
             | Action::DetailUp
             | Action::Zoom
+            | Action::OpenDetail
             | Action::ToggleCpuScale
             | Action::Pause
             | Action::StepBack

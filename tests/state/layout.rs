@@ -7,13 +7,20 @@
 
 use crate::common;
 
-use cgtop::app::{App, MouseAction, Msg, Zoom};
+use cgtop::app::{App, MouseAction, Msg, Pane, Zoom};
+use cgtop::model::GroupPath;
 use cgtop::source::collector::Collector;
 use common::*;
+use crossterm::event::KeyCode;
 
 /// The systemd fixture at 80x24 with the detail of `path` read.
 fn small(path: &str) -> (App, Collector) {
-    let (mut a, mut c) = app_on(&fixture("pure-v2-systemd"), pure_v2_mount(), 80, 24);
+    sized(path, 80, 24)
+}
+
+/// The systemd fixture at `w`x`h` with the detail of `path` read.
+fn sized(path: &str, w: u16, h: u16) -> (App, Collector) {
+    let (mut a, mut c) = app_on(&fixture("pure-v2-systemd"), pure_v2_mount(), w, h);
     select(&mut a, &mut c, path);
     read_inspection(&mut a, &mut c, 1.0);
     (a, c)
@@ -23,9 +30,9 @@ fn small(path: &str) -> (App, Collector) {
 fn on_80x24_the_detail_alone_shows_the_whole_overview() {
     let (mut a, mut c) = small("system.slice");
     let split = screen(&a, 80, 24);
-    // shared, the overview is cut before the controllers
+    // shared, the detail is the strip: no overview
     assert!(!split.contains("controllers:"), "{split}");
-    assert!(split.contains("more: ]"), "{split}");
+    assert!(split.contains("Enter: detail"), "{split}");
 
     send(&mut a, &mut c, ch('z'));
     assert_eq!(a.zoom, Zoom::Tree);
@@ -52,21 +59,24 @@ fn on_80x24_the_detail_alone_shows_the_whole_overview() {
 
 #[test]
 fn the_detail_scrolls_and_stops_at_its_last_line() {
-    let (mut a, mut c) = small("system.slice");
-    let before = screen(&a, 80, 24);
-    assert!(!before.contains("controllers:"), "{before}");
+    // tall enough for the detail pane below the tree, short enough to cut it
+    let (w, h) = (100, 36);
+    let (mut a, mut c) = sized("system.slice", w, h);
+    assert!(!cgtop::ui::uses_strip(w, h));
+    let before = screen(&a, w, h);
+    assert!(before.contains("more: ]"), "{before}");
     for _ in 0..100 {
         send(&mut a, &mut c, ch(']'));
     }
-    let after = screen(&a, 80, 24);
-    assert!(after.contains("controllers:"), "{after}");
+    let after = screen(&a, w, h);
+    assert!(!after.contains("more: ]"), "{after}");
     assert!(after.contains("above: ["), "{after}");
     // back up to the top: as first drawn
     for _ in 0..400 {
         send(&mut a, &mut c, ch('['));
     }
     assert_eq!(a.detail_scroll, 0);
-    assert_eq!(screen(&a, 80, 24), before);
+    assert_eq!(screen(&a, w, h), before);
     // another page starts at its top
     send(&mut a, &mut c, ch(']'));
     send(&mut a, &mut c, ch('2'));
@@ -136,4 +146,174 @@ fn a_long_log_line_keeps_its_result_at_80x24() {
         .find(|l| l.contains("postgresql"))
         .unwrap_or_else(|| panic!("no log line:\n{shown}"));
     assert!(line.contains("22:13:20Z ok /system.slice"), "{line}");
+}
+
+/// The lines of a screen drawn by `common::screen`, without its frame
+/// (`' |'` before, `'|'` after each line).
+fn plain_lines(shown: &str) -> Vec<String> {
+    shown
+        .lines()
+        .map(|l| {
+            let inner: String = l.chars().skip(2).collect();
+            inner.strip_suffix('|').unwrap_or(&inner).to_owned()
+        })
+        .collect()
+}
+
+/// 80x24: the tree keeps at least 15 rows; the detail is a strip of the
+/// selected group's figures that Enter, z and Tab open in full, and
+/// 120x40 and 200x50 keep the detail pane.
+#[test]
+fn on_80x24_the_tree_has_15_rows_and_the_detail_is_a_strip() {
+    let rows = cgtop::ui::tree_rows_for(80, 24);
+    assert!(rows.split >= 15, "{rows:?}");
+    assert!(rows.strip);
+    assert!(!cgtop::ui::tree_rows_for(120, 40).strip);
+    assert!(!cgtop::ui::tree_rows_for(200, 50).strip);
+    let (mut a, mut c) = small("system.slice");
+    assert_eq!(a.tree_height, rows.split);
+    let shown = screen(&a, 80, 24);
+    let lines = plain_lines(&shown);
+    // the strip names the group and gives its figures against limits
+    let rule = lines
+        .iter()
+        .position(|l| l.contains("Enter: detail"))
+        .unwrap_or_else(|| panic!("no strip:\n{shown}"));
+    assert!(lines[rule].contains("/system.slice"), "{shown}");
+    assert!(lines[rule + 1].starts_with("CPU "), "{shown}");
+    assert!(lines[rule + 1].contains("MEM "), "{shown}");
+    assert!(lines[rule + 2].starts_with("IO "), "{shown}");
+    // Enter: the detail in full, Enter again: back, with the selection
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert_eq!(a.zoom, Zoom::Detail);
+    let full = screen(&a, 80, 24);
+    assert!(full.contains("controllers:"), "{full}");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert_eq!(
+        (a.zoom, selected(&a).as_str()),
+        (Zoom::Split, "/system.slice")
+    );
+    // Tab: the process list needs the detail in full; Tab back: the strip
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    assert_eq!((a.zoom, a.pane), (Zoom::Detail, Pane::Processes));
+    assert!(screen(&a, 80, 24).contains("4 Processes"));
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    assert_eq!((a.zoom, a.pane), (Zoom::Split, Pane::Tree));
+    // a large screen keeps its layout: Tab does not hide the tree
+    let (mut a, mut c) = sized("system.slice", 200, 50);
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    assert_eq!((a.zoom, a.pane), (Zoom::Split, Pane::Processes));
+}
+
+/// A header line that does not fit ends in `…`, and the group the tree
+/// starts at loses whole components from the left.
+#[test]
+fn a_cut_header_ends_in_an_ellipsis_and_keeps_the_groups_name() {
+    let (mut a, mut c) = app_on(&fixture("pure-v2-systemd"), pure_v2_mount(), 80, 24);
+    a.start =
+        GroupPath::new("system.slice/system-serial\\x2dgetty.slice/serial-getty@ttyS0.service");
+    a.host.hostname = "a-host-name-long-enough-to-crowd-the-line".into();
+    a.paused = true;
+    a.cpu_machine = true;
+    a.read_only = Some(cgtop::app::ReadOnly::Flag);
+    tick(&mut a, &mut c, 2.0);
+    let shown = screen(&a, 80, 24);
+    let lines = plain_lines(&shown);
+    assert!(
+        lines[0].contains("from …/serial-getty@ttyS0.service"),
+        "{shown}"
+    );
+    // the third line: its figures and PAUSED do not fit: cut, with `…`
+    assert!(lines[2].trim_end().ends_with('…'), "{shown}");
+    assert!(!lines[2].contains("PAUS "), "{shown}");
+}
+
+/// A long information in the status line is cut to its line with `…`;
+/// the footer stays.
+#[test]
+fn a_long_status_is_cut_and_the_footer_stays() {
+    let (mut a, mut c) = small("system.slice");
+    send(&mut a, &mut c, ch('z'));
+    a.status = Some(cgtop::app::Status {
+        level: cgtop::app::Level::Info,
+        text: "word ".repeat(40),
+    });
+    let shown = screen(&a, 80, 24);
+    let lines = plain_lines(&shown);
+    assert!(lines[22].trim_end().ends_with('…'), "{shown}");
+    assert!(lines[23].contains("quit"), "{shown}");
+}
+
+/// 80x24: the help takes at most 3 pages, and every key of the main
+/// view's table is on one of them.
+#[test]
+fn the_help_fits_in_three_pages_at_80x24() {
+    let (mut a, mut c) = small("system.slice");
+    send(&mut a, &mut c, ch('?'));
+    let first = screen(&a, 80, 24);
+    let pages: usize = first
+        .lines()
+        .next()
+        .and_then(|l| l.split("help 1/").nth(1))
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no page count:\n{first}"));
+    assert!(pages <= 3, "{pages} pages:\n{first}");
+    let mut all = String::new();
+    for _ in 0..pages {
+        all.push_str(&screen(&a, 80, 24));
+        send(&mut a, &mut c, ch(' '));
+    }
+    for (keys, text) in cgtop::ui::help_lines(cgtop::app::keymap::Scope::Main) {
+        let first_words: String = text
+            .split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(all.contains(&keys), "{keys} missing:\n{all}");
+        assert!(all.contains(&first_words), "{text} missing:\n{all}");
+    }
+}
+
+/// The column chooser says which ticked column has no room at this
+/// width; `s` with no room says so.
+#[test]
+fn a_ticked_column_without_room_is_said() {
+    let (mut a, mut c) = small("system.slice");
+    a.columns = cgtop::render::columns::Column::ALL.to_vec();
+    send(&mut a, &mut c, key(KeyCode::F(2)));
+    let shown = screen(&a, 80, 24);
+    assert!(shown.contains("No room in 80 columns for"), "{shown}");
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    send(&mut a, &mut c, ch('s'));
+    let status = a.status.clone().expect("a status").text;
+    assert!(status.contains("no room"), "{status}");
+    // with the default columns there is room: nothing said
+    let (mut a, mut c) = sized("system.slice", 200, 50);
+    send(&mut a, &mut c, ch('s'));
+    let status = a.status.clone().expect("a status").text;
+    assert!(!status.contains("no room"), "{status}");
+    send(&mut a, &mut c, key(KeyCode::F(2)));
+    assert!(!screen(&a, 200, 50).contains("No room"));
+}
+
+/// Below the smallest layout one line says so; growing back shows the
+/// view with the same selection.
+#[test]
+fn a_too_small_terminal_says_so_and_comes_back() {
+    let (mut a, mut c) = small("system.slice/dbus.service");
+    resize(&mut a, 40, 10);
+    tick(&mut a, &mut c, 2.0);
+    let shown = screen(&a, 40, 10);
+    let lines = plain_lines(&shown);
+    assert!(lines[0].contains("40x10"), "{shown}");
+    assert!(lines[1..].iter().all(|l| l.trim().is_empty()), "{shown}");
+    resize(&mut a, 80, 24);
+    assert_eq!(selected(&a), "/system.slice/dbus.service");
+    let back = screen(&a, 80, 24);
+    assert!(
+        back.lines()
+            .any(|l| l.starts_with('>') && l.contains("dbus.service")),
+        "{back}"
+    );
 }

@@ -182,11 +182,11 @@ fn figures_near_their_limit_are_warm_or_hot_in_the_tree() {
 #[test]
 fn the_overview_grades_memory_against_the_effective_limit() {
     let t = limited_tree();
-    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 80, 24);
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 120, 40);
     select(&mut a, &mut c, JOURNALD);
     read_inspection(&mut a, &mut c, 0.5);
     let theme = Theme::color();
-    let b = draw(&a, 80, 24, &theme);
+    let b = draw(&a, 120, 40, &theme);
     let y = row_of(&b, "MEM    [");
     for s in styles_of(&b, y, "7.6M") {
         assert_eq!(look(s), look(theme.hot), "{}", row_text(&b, y));
@@ -198,7 +198,7 @@ fn the_overview_grades_memory_against_the_effective_limit() {
     // a group without a limit: its figure is plain
     select(&mut a, &mut c, LOGIND);
     read_inspection(&mut a, &mut c, 0.6);
-    let b = draw(&a, 80, 24, &theme);
+    let b = draw(&a, 120, 40, &theme);
     let y = row_of(&b, "MEM    ");
     for s in styles_of(&b, y, "1.7M") {
         assert_eq!(look(s), look(Style::new()), "{}", row_text(&b, y));

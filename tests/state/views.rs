@@ -261,6 +261,8 @@ fn memory_limited_memory_page_120x40() {
 fn memory_limited_memory_page_80x24() {
     let (mut a, mut c, _d) = pg_limited(80, 24);
     send(&mut a, &mut c, ch('2'));
+    // 80x24 shows the detail strip: Enter opens the page in full
+    send(&mut a, &mut c, key(KeyCode::Enter));
     insta::assert_snapshot!(screen(&a, 80, 24));
 }
 
@@ -351,6 +353,7 @@ fn processes_page_80x24() {
 fn processes_page_of_a_group_without_processes_80x24() {
     let (mut a, mut c, _d) = systemd_busy("pure-v2-systemd", "system.slice", 80, 24);
     send(&mut a, &mut c, ch('4'));
+    send(&mut a, &mut c, key(KeyCode::Enter));
     insta::assert_snapshot!(screen(&a, 80, 24));
 }
 
