@@ -936,22 +936,26 @@ fn churn_check_on_a_fixture() {
     assert_ne!(bad, json, "no cpu_pct of 0 in the fixture's output");
     let r2 = std::panic::catch_unwind(|| check_churn(&bad, &lim));
     assert!(r2.is_err(), "an absurd cpu_pct went unnoticed");
-    // the driver's clock at the end: the span is exact; 3 s later, it
-    // would mean cgtop stopped printing long before it was killed
-    let unix_now = || {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .expect("after 1970")
-            .as_secs_f64()
-    };
+    // the driver's clock at the end: a driver that stops cgtop right
+    // after its last line (taken from that line, not from this process's
+    // clock: on a loaded machine the test reads its clock a second or more
+    // after cgtop ended, and the span then allows more refreshes than
+    // cgtop printed); 3 s later, it would mean cgtop stopped printing long
+    // before it was killed
+    let last_unix = json
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|d| d["unix_time_s"].as_f64())
+        .last()
+        .expect("a unix_time_s in the last line");
     let at_end = ChurnLimits {
-        end_unix_s: Some(unix_now()),
+        end_unix_s: Some(last_unix + 0.01),
         ..lim
     };
     let s = check_churn(&json, &at_end);
     assert!(s.starts_with("4 refreshes"), "{s}");
     let stalled = ChurnLimits {
-        end_unix_s: Some(unix_now() + 3.0),
+        end_unix_s: Some(last_unix + 3.0),
         ..at_end
     };
     let r3 = std::panic::catch_unwind(|| check_churn(&json, &stalled));
