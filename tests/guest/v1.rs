@@ -22,11 +22,7 @@
 //! is `cgtop-test-<pid>-<n>-<name>`, killed and removed at the end, also
 //! on failure (`common/sandbox_v1.rs`).
 
-#![allow(clippy::expect_used, clippy::unwrap_used)]
-
-mod common;
-#[allow(dead_code, unused_imports)]
-mod vm_common;
+use crate::vm_common;
 
 use cgtop::model::GroupPath;
 use serde_json::Value;

@@ -17,11 +17,7 @@
 //! `*_on_a_fixture` tests run the same checks on a fixture tree, so that
 //! the parsers are exercised on the host too.
 
-// test code: a failed expectation is a failed test
-#![allow(clippy::expect_used, clippy::unwrap_used)]
-
-#[path = "common/batch.rs"]
-mod batch;
+use crate::common::batch;
 
 use serde::Deserialize;
 use std::collections::{BTreeSet, HashMap, HashSet};

@@ -16,10 +16,7 @@
 //! `/sys/fs/cgroup/cgtop-test-<pid>-<n>-<name>`, which is thawed, killed
 //! and removed at the end, also on failure.
 
-#![allow(clippy::expect_used, clippy::unwrap_used)]
-
-mod common;
-mod vm_common;
+use crate::vm_common;
 
 use cgtop::app::dialog::limits::FieldKind;
 use cgtop::app::writes::WriteRequest;
