@@ -18,7 +18,8 @@
 //! journald keeps its TasksMax.
 //!
 //! Every read is printed as a figure. `#[ignore]`d on the host: the guest
-//! runs it with `--include-ignored` (tests/vm/run-suite, step "systemd");
+//! runs `systemd::` with `--include-ignored` (tests/vm/run-suite, step
+//! "systemd");
 //! outside a systemd guest it fails at once instead of passing unchecked.
 
 use crate::vm_common;
