@@ -1,5 +1,5 @@
 //! The one reader of cgtop's `-b` text in the tests (tests/hostile,
-//! tests/vm_scale.rs): the refreshes, each with its title line, its column
+//! tests/guest/scale.rs): the refreshes, each with its title line, its column
 //! header and its rows as printed. What a row means is left to the test.
 
 // each test crate uses its own part of this module

@@ -2,8 +2,8 @@
 //! against the real thing"): the tests start both on loopback, let
 //! Prometheus scrape cgtop every second, and ask Prometheus' HTTP API for
 //! a PromQL rate. Used by `tests/kernel/prometheus.rs` on this host and by
-//! the `vm_truth` case in the pure cgroup v2 guest (through
-//! `tests/vm_common`), which runs the host's /usr/bin/prometheus off the
+//! the `truth::` case in the pure cgroup v2 guest (`tests/guest`, through
+//! its `vm_common`), which runs the host's /usr/bin/prometheus off the
 //! guest's 9p view of the host's root.
 //!
 //! Every process started here is held by a [`Proc`], which ends it by its

@@ -1,6 +1,6 @@
 //! The one cgroup sandbox of the tests that touch the real kernel (the
 //! host's real-kernel and terminal tests, `tests/hostile`, and the VM
-//! suite through `tests/vm_common`): a group `cgtop-test-<pid>-<n>`
+//! suite through `tests/guest/vm_common.rs`): a group `cgtop-test-<pid>-<n>`
 //! directly below the cgroup2 mount named in /proc/self/mountinfo, that
 //! the test works in and that is thawed, killed (`cgroup.kill`, which
 //! reaches only its own subtree) and removed on drop, also when an

@@ -3,7 +3,7 @@
 //! path in several cgroup v1 hierarchies at once, and in the cgroup2 mount
 //! of a hybrid host, as systemd places a unit at the same path in every
 //! hierarchy. The tests that prove cgtop on v1 and hybrid layouts work in
-//! it: `tests/kernel/v1_fio.rs` on this hybrid host, `tests/vm_v1.rs` in the
+//! it: `tests/kernel/v1_fio.rs` on this hybrid host, `tests/guest/v1.rs` in the
 //! v1 and hybrid QEMU guests.
 //!
 //! It acts only inside its own group: every mount it uses must be a

@@ -1,5 +1,5 @@
 //! The one tmux driver of the terminal tests (tests/tty*.rs, and the VM
-//! suite's TUI case through `tests/vm_common`): a private tmux server on a
+//! suite's TUI case through `tests/guest/vm_common.rs`): a private tmux server on a
 //! socket of its own (`-L cgtop-test-<pid>-<n>`, no config file), one
 //! session, keys sent and the pane captured, waits for text with a time
 //! limit, and the server killed on drop.

@@ -11,7 +11,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 #[allow(dead_code, unused_imports)]
-#[path = "../vm_common/mod.rs"]
+#[path = "../guest/vm_common.rs"]
 mod vm_common;
 
 mod events;

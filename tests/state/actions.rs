@@ -2054,7 +2054,7 @@ fn a_failure_without_an_offer_explains_itself_until_a_key() {
 
 /// On pure v2 a group without memory files is still covered by cgroup
 /// writeback (the kernel turns memory on wherever io is on:
-/// io_cgrp_subsys.depends_on; measured in tests/vm_truth.rs): no warning,
+/// io_cgrp_subsys.depends_on; measured in tests/guest/truth.rs): no warning,
 /// no offer after the write.
 #[test]
 fn io_max_on_pure_v2_without_memory_files_needs_no_warning() {

@@ -4,30 +4,35 @@
 #   smoke     tests/vm/smoke.sh (is the guest what the tests assume?)
 #   cgtop     BIN --json -n 2: exit status 0 and some output (smoke check
 #             of the release binary; the JSON itself is checked elsewhere)
-#   vm_truth  the vm_truth integration test binary, --include-ignored
-#             (its cases are #[ignore]d on the host) --test-threads=1
-#             --nocapture, with CGTOP_VM=1, in the package root (as cargo
-#             test would); its measured figures ("FIGURE case: ...") go to
-#             DIR/figures through CGTOP_VM_FIGURES
+#   vm_truth  one module of the guest test binary (tests/guest), e.g. its
+#             truth:: cases, --include-ignored (its cases are #[ignore]d on
+#             the host) --test-threads=1 --nocapture, with CGTOP_VM=1, in
+#             the package root (as cargo test would); its measured figures
+#             ("FIGURE case: ...") go to DIR/figures through CGTOP_VM_FIGURES
 # usage (inside the VM, from the package root):
-#   guest-suite.sh [--cgtop BIN] [--vm-truth BIN] [--name STEP] [--filter NAME]
-#                  [--skip NAME] [--results DIR]
-#   --filter NAME  run only the vm_truth case NAME (exact name; run-suite
-#                  uses it for io_latency_round_trip on the custom kernel)
-#   --skip NAME    leave the case NAME out (repeatable)
-#   --name STEP    the test binary's step name in the results (default
-#                  vm_truth; run-suite passes the vm_v1 binary as --vm-truth
-#                  with --name vm_v1 in the v1 and hybrid guests)
+#   guest-suite.sh [--cgtop BIN] [--tests BIN] [--module PATH] [--name STEP]
+#                  [--filter NAME] [--skip NAME] [--results DIR]
+#   --tests BIN    the guest test binary (cargo test --test guest)
+#   --module PATH  run only its cases whose path holds PATH (truth::, v1::,
+#                  systemd::: one module per kind of guest)
+#   --filter NAME  run only the case NAME (its exact path; run-suite uses
+#                  truth::io_latency_round_trip on the custom kernel; not
+#                  with --module, as --exact would apply to both)
+#   --skip NAME    leave the cases whose path holds NAME out (repeatable)
+#   --name STEP    the step's name in the results (default vm_truth;
+#                  run-suite passes --module v1:: with --name vm_v1 in the
+#                  v1 and hybrid guests)
 # Writes "STEP RESULT SECONDS [NOTE]" lines (RESULT: pass, fail, skip) to
 # DIR/results and the figures to DIR/figures for the host.  Exit status 1 if
 # a step failed.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CGTOP='' VM_TRUTH='' RESULTS='' FILTER=() STEP=vm_truth
+CGTOP='' TESTS='' RESULTS='' FILTER=() STEP=vm_truth
 while (($#)); do
     case $1 in
         --cgtop) CGTOP=$2; shift 2 ;;
-        --vm-truth) VM_TRUTH=$2; shift 2 ;;
+        --tests) TESTS=$2; shift 2 ;;
+        --module) FILTER+=("$2"); shift 2 ;;
         --results) RESULTS=$2; shift 2 ;;
         --filter) FILTER+=(--exact "$2"); shift 2 ;;
         --skip) FILTER+=(--skip "$2"); shift 2 ;;
@@ -81,19 +86,19 @@ else
     rm -f "$out" "$err"
 fi
 
-# ---- vm_truth
+# ---- the guest test binary's cases
 begin "$STEP"
-if [[ -z $VM_TRUTH ]]; then
+if [[ -z $TESTS ]]; then
     record "$STEP" skip "no test binary"
 else
     log=$(mktemp)
     # --nocapture: the measured figures are the point, also of passing tests
     CGTOP_VM=1 CGTOP_VM_FIGURES="$RESULTS/figures" RUST_BACKTRACE=${RUST_BACKTRACE:-1} \
-        "$VM_TRUTH" --include-ignored --test-threads=1 --nocapture "${FILTER[@]}" 2>&1 | tee "$log"
+        "$TESTS" --include-ignored --test-threads=1 --nocapture "${FILTER[@]}" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     # "test result: ok. 12 passed; 0 failed; ..." -> "12 passed, 0 failed"
     counts=$(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1 passed, \2 failed/p' "$log" | tail -n1)
-    failed_tests=$(sed -n 's/^test \(.*\) \.\.\. .*FAILED$/\1/p; s/^    \([a-z_0-9]*\)$/\1/p' "$log" | sort -u | paste -sd' ' -)
+    failed_tests=$(sed -n 's/^test \(.*\) \.\.\. .*FAILED$/\1/p; s/^    \([a-z_0-9:]*\)$/\1/p' "$log" | sort -u | paste -sd' ' -)
     rm -f "$log"
     if ((rc == 0)); then
         record "$STEP" pass "${counts:-no test count}"

@@ -276,7 +276,7 @@ pub struct LimitsForm {
     /// the memory controller is on cgroup2: the io controller turns memory
     /// on, hidden, wherever io is on (`io_cgrp_subsys.depends_on` in
     /// block/blk-cgroup.c), so a group without memory files is covered as
-    /// well (measured in tests/vm_truth.rs). False on a hybrid host whose
+    /// well (measured in tests/guest/truth.rs). False on a hybrid host whose
     /// memory controller is on cgroup v1: writeback then runs as the root.
     pub cgroup_writeback: bool,
     /// The group's cgroup.controllers: a missing file whose controller is

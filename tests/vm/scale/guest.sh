@@ -8,7 +8,7 @@
 #          two CPU-bound groups capped at 10 % by cpu.max, one group writing
 #          1 MiB with fsync every second to the scratch disk
 #   list   `cgtop -b -n 2` and `cgtop --json -n 1` list every group of the
-#          hierarchy (checked by the vm_scale test binary)
+#          hierarchy (checked by the guest test binary, scale::)
 #   cost   CPU time per refresh of the whole `cgtop -b` process and of
 #          `systemd-cgtop -b --depth=64`, same tree, interleaved: a run of
 #          1+K refreshes minus a run of 1, divided by K (start-up cancels)
@@ -16,7 +16,7 @@
 #          against the kept-descriptor pread loop and open/read/close
 #   churn  `cgtop --json -d D` runs while churn.pl creates and removes
 #          groups for S seconds; cgtop must still run, and its output
-#          is checked by the vm_scale test binary
+#          is checked by the guest test binary (scale::)
 # usage (inside the VM, from the package root):
 #   guest.sh --cgtop BIN [--bench BIN] [--check BIN] [--groups N]
 #            [--sleepers-every K] [--steps tree,list,cost,bench,churn]
@@ -241,7 +241,7 @@ step_tree() {
 step_list() {
     begin list
     if [[ -z $CHECK ]]; then
-        record list skip "no vm_scale test binary"
+        record list skip "no guest test binary"
         return
     fi
     local rc1 rc2 rc3 t
@@ -267,9 +267,9 @@ step_list() {
         return
     fi
     if CGTOP_SCALE_EXPECTED=$W/expected CGTOP_SCALE_TEXT=$RESULTS/list.txt CGTOP_SCALE_JSON=$W/list.json \
-        "$CHECK" --include-ignored --exact --nocapture batch_lists_every_group &&
+        "$CHECK" --include-ignored --exact --nocapture scale::batch_lists_every_group &&
         CGTOP_SCALE_EXPECTED=$W/expected CGTOP_SCALE_TEXT=$RESULTS/list.txt CGTOP_SCALE_JSON=$W/list-brief.json \
-            "$CHECK" --include-ignored --exact --nocapture batch_lists_every_group; then
+            "$CHECK" --include-ignored --exact --nocapture scale::batch_lists_every_group; then
         record list pass "$(($(wc -l < "$W/expected") + 1)) groups in -b, --json and --json --brief"
     else
         record list fail "see the check's output above"
@@ -446,7 +446,7 @@ step_bench() {
 step_churn() {
     begin churn
     if [[ -z $CHECK ]]; then
-        record churn skip "no vm_scale test binary"
+        record churn skip "no guest test binary"
         return
     fi
     if ! perl -MTime::HiRes -e 1 2> /dev/null; then
@@ -510,7 +510,7 @@ step_churn() {
             CGTOP_SCALE_CHURN_WALL_MS=$((t_kill - t_start)) CGTOP_SCALE_CHURN_END_UNIX_MS=$t_kill \
             CGTOP_SCALE_CHURN_PREFIX="/$rel/" \
             CGTOP_SCALE_CHURN_MIN_REFRESHES=$min CGTOP_SCALE_CHURN_CAP="/$rel=20000/100000" \
-            "$CHECK" --include-ignored --exact --nocapture churn_output_is_sane 2>&1 | tee "$W/churn-$w.check"
+            "$CHECK" --include-ignored --exact --nocapture scale::churn_output_is_sane 2>&1 | tee "$W/churn-$w.check"
         if ((PIPESTATUS[0] == 0)); then
             local summary
             summary=$(sed -n 's/^churn check: //p' "$W/churn-$w.check" | head -n 1)

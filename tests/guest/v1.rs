@@ -17,16 +17,12 @@
 //! Limits are set through cgtop's writer once it writes v1 hierarchies,
 //! until then by a plain write, and the figures say which
 //! (`vm_common::set_v1`). Every case is `#[ignore]`d: the guest runs the
-//! binary with `--include-ignored`; run by hand outside a v1 or hybrid
+//! module (`v1::`) with `--include-ignored`; run by hand outside a v1 or hybrid
 //! guest, a case fails at once instead of passing unchecked. Every group
 //! is `cgtop-test-<pid>-<n>-<name>`, killed and removed at the end, also
 //! on failure (`common/sandbox_v1.rs`).
 
-#![allow(clippy::expect_used, clippy::unwrap_used)]
-
-mod common;
-#[allow(dead_code, unused_imports)]
-mod vm_common;
+use crate::vm_common;
 
 use cgtop::model::GroupPath;
 use serde_json::Value;

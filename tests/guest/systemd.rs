@@ -18,14 +18,11 @@
 //! journald keeps its TasksMax.
 //!
 //! Every read is printed as a figure. `#[ignore]`d on the host: the guest
-//! runs it with `--include-ignored` (tests/vm/run-suite, step "systemd");
+//! runs `systemd::` with `--include-ignored` (tests/vm/run-suite, step
+//! "systemd");
 //! outside a systemd guest it fails at once instead of passing unchecked.
 
-#![allow(clippy::expect_used, clippy::unwrap_used)]
-
-mod common;
-#[allow(dead_code, unused_imports)]
-mod vm_common;
+use crate::vm_common;
 
 use cgtop::cgroupfs::{CpuMax, Limit};
 use cgtop::model::write::input::MemoryFile;

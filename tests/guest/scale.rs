@@ -1,7 +1,7 @@
 //! Checks of cgtop's output on big and churning trees, for the VM scale run
 //! (`tests/vm/scale/run`). The guest driver (`tests/vm/scale/guest.sh`)
 //! builds the tree, runs cgtop, saves its output, and runs one test of this
-//! binary with the files named in environment variables:
+//! module (`scale::` of the guest test binary) with the files named in environment variables:
 //!
 //! - `batch_lists_every_group`: `CGTOP_SCALE_EXPECTED` (every group but the
 //!   root, `/a/b` per line), `CGTOP_SCALE_TEXT` (`cgtop -b -n 2`),
@@ -17,11 +17,7 @@
 //! `*_on_a_fixture` tests run the same checks on a fixture tree, so that
 //! the parsers are exercised on the host too.
 
-// test code: a failed expectation is a failed test
-#![allow(clippy::expect_used, clippy::unwrap_used)]
-
-#[path = "common/batch.rs"]
-mod batch;
+use crate::common::batch;
 
 use serde::Deserialize;
 use std::collections::{BTreeSet, HashMap, HashSet};

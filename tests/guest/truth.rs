@@ -8,7 +8,7 @@
 //! Runs only inside the test VM (tests/vm/run-suite: a pure cgroup v2
 //! Debian kernel under QEMU, root, an ext4 scratch disk): every case is
 //! `#[ignore]`d, so plain `cargo test` lists it as ignored with that
-//! reason; the guest runs the binary with `--include-ignored`. Run by hand
+//! reason; the guest runs this module (`truth::`) with `--include-ignored`. Run by hand
 //! outside the VM, a case fails at once (`CGTOP_VM` unset) rather than
 //! passing without having checked anything.
 //! Measured figures are printed as `FIGURE case: ...` lines and collected
@@ -16,10 +16,7 @@
 //! `/sys/fs/cgroup/cgtop-test-<pid>-<n>-<name>`, which is thawed, killed
 //! and removed at the end, also on failure.
 
-#![allow(clippy::expect_used, clippy::unwrap_used)]
-
-mod common;
-mod vm_common;
+use crate::vm_common;
 
 use cgtop::app::dialog::limits::FieldKind;
 use cgtop::app::writes::WriteRequest;

@@ -1,5 +1,5 @@
-//! Helpers for `tests/vm_truth.rs`, the checks that run inside the test VM
-//! (tests/vm): a self-cleaning group per case (the tests' one sandbox,
+//! Helpers for the checks that run inside the test VM (tests/vm; the crate
+//! `tests/guest`, shared with `tests/kernel`'s v1 cases): a self-cleaning group per case (the tests' one sandbox,
 //! `tests/common/sandbox.rs`), the tests' one tmux driver
 //! (`tests/common/tmux.rs`), workloads started inside a
 //! group through cgtop's own writer, the real `cgtop --json` binary run
@@ -496,13 +496,13 @@ pub fn strings(v: Option<&Value>) -> Vec<String> {
 }
 
 // ---------------------------------------------------------------------------
-// cgroup v1 (tests/vm_v1.rs, tests/kernel/v1_fio.rs)
+// cgroup v1 (tests/guest/v1.rs, tests/kernel/v1_fio.rs)
 
 /// Writes `value` to `file` of `g` in the v1 hierarchy of `controller`:
 /// through cgtop's writer (a `model::write` op naming a v1 hierarchy, one
 /// write(2), read back); a refusal fails the test. Returns how it was
 /// written, for the figures.
-#[allow(dead_code)] // used by tests/vm_v1.rs and tests/kernel/v1_fio.rs only
+#[allow(dead_code)] // used by tests/guest/v1.rs and tests/kernel/v1_fio.rs only
 pub fn set_v1(
     sb: &sandbox_v1::V1Sandbox,
     controller: &str,
@@ -521,7 +521,7 @@ pub fn set_v1(
 /// Every number under a key named `key` anywhere in `v` (a group's JSON
 /// object: where cgtop puts a v1 figure such as `oom_kill` or `failcnt`
 /// is its own choice, the number is the kernel's).
-#[allow(dead_code)] // used by tests/vm_v1.rs and tests/kernel/v1_fio.rs only
+#[allow(dead_code)] // used by tests/guest/v1.rs and tests/kernel/v1_fio.rs only
 pub fn find_key(v: &Value, key: &str) -> Vec<f64> {
     let mut out = Vec::new();
     match v {
@@ -547,7 +547,7 @@ pub fn find_key(v: &Value, key: &str) -> Vec<f64> {
 
 /// The layout of the guest (`CGTOP_VM_CGROUP`: v1 or hybrid), after
 /// [`require_vm`]; stops a case run in a v2 guest.
-#[allow(dead_code)] // used by tests/vm_v1.rs and tests/kernel/v1_fio.rs only
+#[allow(dead_code)] // used by tests/guest/v1.rs and tests/kernel/v1_fio.rs only
 pub fn require_v1_vm() -> String {
     require_vm();
     let layout = std::env::var("CGTOP_VM_CGROUP").unwrap_or_default();
@@ -561,7 +561,7 @@ pub fn require_v1_vm() -> String {
 
 /// The options of `cgtop --root DIR` (the view the binary opens with
 /// `run::locate`), writes allowed.
-// used by systemd_vm and script_real_kernel, not by vm_truth
+// used by tests/guest/systemd.rs and tests/kernel/script.rs only
 #[allow(dead_code)]
 pub fn root_options(dir: PathBuf) -> cgtop::options::Options {
     cgtop::options::Options {
