@@ -3,9 +3,13 @@
 //! none. Names are shown escaped (`model::tree::text`), so no control character
 //! is left to measure.
 
-/// Display columns of `s`.
+/// Display columns of `s`: the sum of its characters' columns, as the
+/// cuts below count them and as the terminal gives each character its
+/// cell (unicode-width's width of a whole string counts lam and alef
+/// side by side as one column, a ligature: a name of them was padded
+/// short of its cells and pushed the columns after it off the row).
 pub fn width(s: &str) -> usize {
-    unicode_width::UnicodeWidthStr::width(s)
+    s.chars().map(char_width).sum()
 }
 
 fn char_width(c: char) -> usize {
@@ -189,6 +193,20 @@ mod tests {
                 .sum::<usize>()
                 <= 3
         );
+    }
+
+    #[test]
+    fn a_cut_or_padded_name_takes_its_columns_in_cells() {
+        // lam then alef: two cells, one column for unicode-width's whole string
+        let s = format!("/w.slice/{}", "\u{644}\u{627}".repeat(40));
+        let cells = |t: &str| t.chars().map(char_width).sum::<usize>();
+        for w in [10, 35, 60, 100] {
+            let f = fit_path(&s, w);
+            assert!(cells(&f) <= w, "{w}: {f}");
+            assert_eq!(cells(&pad(&f, w)), w, "{w}: {f}");
+            assert!(cells(&fit(&s, w)) <= w);
+            assert!(cells(&fit_left(&s, w)) <= w);
+        }
     }
 
     #[test]
