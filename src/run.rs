@@ -141,12 +141,14 @@ fn spawn_watcher(
     m: &MountInfo,
     (hier, hiers): (&Arc<Hier>, &Hiers),
     (clock, clock_unix): (Instant, Duration),
+    seed: std::collections::HashMap<GroupPath, crate::cgroupfs::CgroupEvents>,
     tx: Sender<Msg>,
 ) -> Result<WatchHandle, crate::model::Errno> {
     let mut cfg = watch_config(opts, m, hiers);
     cfg.clock = clock;
     cfg.clock_unix = clock_unix;
-    watch::spawn(Arc::clone(hier), cfg, tx).map_err(|e| crate::model::write::errno::of_io(&e))
+    watch::spawn_seeded(Arc::clone(hier), cfg, seed, tx)
+        .map_err(|e| crate::model::write::errno::of_io(&e))
 }
 
 /// Runs cgtop as asked. Errors that are a [`SetupError`] mean exit code 2.
@@ -292,7 +294,7 @@ fn run_tui(
     let start_watcher = {
         let (opts, m, hier, hiers) = (opts.clone(), m.clone(), Arc::clone(hier), Arc::clone(hiers));
         let (tx, unix_base) = (tx.clone(), app.unix_base);
-        move || spawn_watcher(&opts, &m, (&hier, &hiers), (clock, unix_base), tx)
+        move |seed| spawn_watcher(&opts, &m, (&hier, &hiers), (clock, unix_base), seed, tx)
     };
     let to_main = tx.clone();
     let slot = Arc::clone(&watcher);
@@ -302,8 +304,21 @@ fn run_tui(
             let mut start_watcher = Some(start_watcher);
             let mut refreshes = 0u32;
             let mut feed: Option<WatchHandle> = None;
+            // the first frame's cgroup.events: the watcher, started later,
+            // diffs its baseline with them, so that a freeze or thaw in
+            // between is an event (it was on screen as the old state)
+            let mut seed = None;
             for c in col_rx {
                 let is_refresh = matches!(c, Collected::Refresh(_));
+                if let (Collected::Refresh(r), None) = (&c, &seed) {
+                    seed = Some(
+                        r.snapshot
+                            .groups
+                            .iter()
+                            .filter_map(|g| Some((g.path.clone(), g.hot.events?)))
+                            .collect::<std::collections::HashMap<_, _>>(),
+                    );
+                }
                 if let (Collected::Refresh(r), Some(w)) = (&c, &feed) {
                     let paths = r.snapshot.groups.iter().map(|g| g.path.clone()).collect();
                     w.send(WatchCommand::Groups(paths));
@@ -314,7 +329,8 @@ fn run_tui(
                 refreshes += u32::from(is_refresh);
                 if refreshes >= WATCH_AFTER_REFRESHES {
                     if let Some(start) = start_watcher.take() {
-                        feed = LateWatcher::start(&slot, start, &to_main);
+                        let seed = seed.take().unwrap_or_default();
+                        feed = LateWatcher::start(&slot, || start(seed), &to_main);
                     }
                 }
             }

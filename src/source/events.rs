@@ -31,6 +31,7 @@
 
 use super::hier::{self, Hier};
 use super::scan::list_groups;
+use crate::cgroupfs::CgroupEvents;
 use crate::model::time::events::{
     diff, join_oom, parse_record, Event, EventFile, EventKind, Mapping, MemoryEvent, OomLine,
     Reading,
@@ -298,6 +299,11 @@ pub struct Watcher {
     status: WatchStatus,
     /// OOM kills of the cgroup v1 memory hierarchy.
     v1: Option<V1Oom>,
+    /// cgroup.events as the first frame showed them ([`Watcher::seeded`]):
+    /// the walk at the start takes them as the last reading, so that a
+    /// change between the first frame and the watch is an event. Emptied
+    /// after that walk.
+    seed: HashMap<GroupPath, Reading>,
 }
 
 /// Whose a v1 group is, for its OOM registration: root's (the group and
@@ -558,6 +564,20 @@ fn root_owned(
     r
 }
 
+/// A cgroup.events reading from the figures a refresh kept (`None`:
+/// neither key known).
+fn seed_reading(e: CgroupEvents) -> Option<Reading> {
+    let mut text = String::new();
+    if let Some(p) = e.populated {
+        text.push_str(&format!("populated {}\n", u8::from(p)));
+    }
+    if let Some(f) = e.frozen {
+        text.push_str(&format!("frozen {}\n", u8::from(f)));
+    }
+    let r = Reading::parse(EventFile::Cgroup, &text);
+    (!r.is_empty()).then_some(r)
+}
+
 fn file_index(f: EventFile) -> usize {
     EventFile::ALL.iter().position(|x| *x == f).unwrap_or(0)
 }
@@ -565,6 +585,23 @@ fn file_index(f: EventFile) -> usize {
 impl Watcher {
     /// A watcher of the groups from `cfg.start` down, walked now.
     pub fn new(hier: Arc<Hier>, cfg: WatchConfig) -> std::io::Result<Self> {
+        Self::seeded(hier, cfg, HashMap::new())
+    }
+
+    /// [`Watcher::new`] started late: `seed` holds each group's
+    /// cgroup.events as an earlier reading showed them (the first frame),
+    /// and the walk's baseline is diffed with it, so that a freeze, thaw
+    /// or emptying between that reading and the watch is an event, not
+    /// the baseline.
+    pub fn seeded(
+        hier: Arc<Hier>,
+        cfg: WatchConfig,
+        seed: HashMap<GroupPath, CgroupEvents>,
+    ) -> std::io::Result<Self> {
+        let seed = seed
+            .into_iter()
+            .filter_map(|(p, e)| seed_reading(e).map(|r| (p, r)))
+            .collect();
         let inotify =
             inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK)?;
         let mut w = Self {
@@ -582,6 +619,7 @@ impl Watcher {
             kmsg: None,
             status: WatchStatus::default(),
             v1: None,
+            seed,
         };
         w.status.cgroup2 = w.hier.is_cgroup2();
         if let Some(p) = w.cfg.kmsg.clone() {
@@ -595,6 +633,7 @@ impl Watcher {
         }
         let start = w.cfg.start.clone();
         w.add_tree(&start, false);
+        w.seed = HashMap::new();
         if let Some((h, mapping)) = w.cfg.v1_memory.clone() {
             w.v1 = Some(V1Oom::new(Arc::clone(&h), mapping)?);
             let depth = w.depth_of(&start);
@@ -753,7 +792,13 @@ impl Watcher {
                 g.files[i].ino = ino;
                 self.wds.insert(wd, (path.clone(), Slot::File(f)));
                 // the baseline, read after the watch is set so that no
-                // change falls between
+                // change falls between; diffed with the first frame's
+                // reading where there is one
+                if f == EventFile::Cgroup {
+                    if let Some(r) = self.seed.get(path) {
+                        g.files[i].last = Some(*r);
+                    }
+                }
                 if let Some(cur) = self.read(path, f) {
                     self.apply(path, f, cur);
                 }
@@ -1405,6 +1450,16 @@ pub fn spawn<M: From<Watched> + Send + 'static>(
     cfg: WatchConfig,
     tx: Sender<M>,
 ) -> std::io::Result<WatchHandle> {
+    spawn_seeded(hier, cfg, HashMap::new(), tx)
+}
+
+/// [`spawn`] with the first frame's cgroup.events ([`Watcher::seeded`]).
+pub fn spawn_seeded<M: From<Watched> + Send + 'static>(
+    hier: Arc<Hier>,
+    cfg: WatchConfig,
+    seed: HashMap<GroupPath, CgroupEvents>,
+    tx: Sender<M>,
+) -> std::io::Result<WatchHandle> {
     let wake = Arc::new(rustix::event::eventfd(
         0,
         rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK,
@@ -1416,13 +1471,14 @@ pub fn spawn<M: From<Watched> + Send + 'static>(
     };
     std::thread::Builder::new()
         .name("events".into())
-        .spawn(move || run(hier, cfg, &tx, &cmd_rx, &wake))?;
+        .spawn(move || run(hier, cfg, seed, &tx, &cmd_rx, &wake))?;
     Ok(handle)
 }
 
 fn run<M: From<Watched>>(
     hier: Arc<Hier>,
     cfg: WatchConfig,
+    seed: HashMap<GroupPath, CgroupEvents>,
     tx: &Sender<M>,
     rx: &Receiver<WatchCommand>,
     wake: &OwnedFd,
@@ -1433,7 +1489,7 @@ fn run<M: From<Watched>>(
         status.stopped = Some(why);
         let _ = tx.send(M::from(Watched::Status(status)));
     };
-    let mut w = match Watcher::new(hier, cfg) {
+    let mut w = match Watcher::seeded(hier, cfg, seed) {
         Ok(w) => w,
         Err(e) => {
             let e = e.raw_os_error().map_or(Errno::IO, Errno::from_raw_os_error);

@@ -456,3 +456,48 @@ fn v1_oom_slots_go_to_roots_groups_first_and_a_user_cannot_take_them() {
     ];
     assert_eq!(v1_oom_slots(&cands, 2), vec![false, true, true]);
 }
+
+/// A watcher started after the first frame (cgtop's TUI) diffs its
+/// baseline with the cgroup.events that frame showed: a group frozen or
+/// emptied in between is an event, not the baseline; a group seen the
+/// same, or not in the seed, gives none.
+#[test]
+fn a_late_watcher_reports_what_changed_since_the_first_frame() {
+    use cgtop::cgroupfs::CgroupEvents;
+    let t = tree();
+    let hier = Arc::new(Hier::open(t.path()).unwrap());
+    let shown = |populated, frozen| CgroupEvents {
+        populated: Some(populated),
+        frozen: Some(frozen),
+    };
+    // the first frame: a populated and thawed, b populated and thawed
+    let seed = [
+        (GroupPath::root(), shown(false, false)),
+        (GroupPath::new("a"), shown(true, false)),
+        (GroupPath::new("b"), shown(false, false)),
+    ]
+    .into_iter()
+    .collect();
+    // before the watch: a is frozen and emptied; b unchanged
+    fs::write(t.path().join("a/cgroup.events"), "populated 0\nfrozen 1\n").unwrap();
+    let mut w = Watcher::seeded(Arc::clone(&hier), config(None), seed).unwrap();
+    let got = w.take_ready();
+    let kinds: Vec<(String, &EventKind)> =
+        got.iter().map(|e| (e.path.to_string(), &e.kind)).collect();
+    assert!(
+        kinds.contains(&("/a".into(), &EventKind::Frozen(true))),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&("/a".into(), &EventKind::Populated(false))),
+        "{kinds:?}"
+    );
+    assert_eq!(
+        kinds.len(),
+        2,
+        "nothing for b or the groups without a seed: {kinds:?}"
+    );
+    // unseeded, the same start is the baseline: no event
+    let w2 = Watcher::new(hier, config(None));
+    assert!(w2.unwrap().take_ready().is_empty());
+}
