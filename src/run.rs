@@ -141,7 +141,7 @@ fn spawn_watcher(
     m: &MountInfo,
     (hier, hiers): (&Arc<Hier>, &Hiers),
     (clock, clock_unix): (Instant, Duration),
-    seed: std::collections::HashMap<GroupPath, crate::cgroupfs::CgroupEvents>,
+    seed: Vec<(GroupPath, crate::cgroupfs::CgroupEvents)>,
     tx: Sender<Msg>,
 ) -> Result<WatchHandle, crate::model::Errno> {
     let mut cfg = watch_config(opts, m, hiers);
@@ -316,7 +316,7 @@ fn run_tui(
                             .groups
                             .iter()
                             .filter_map(|g| Some((g.path.clone(), g.hot.events?)))
-                            .collect::<std::collections::HashMap<_, _>>(),
+                            .collect::<Vec<_>>(),
                     );
                 }
                 if let (Collected::Refresh(r), Some(w)) = (&c, &feed) {

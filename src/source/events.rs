@@ -585,7 +585,7 @@ fn file_index(f: EventFile) -> usize {
 impl Watcher {
     /// A watcher of the groups from `cfg.start` down, walked now.
     pub fn new(hier: Arc<Hier>, cfg: WatchConfig) -> std::io::Result<Self> {
-        Self::seeded(hier, cfg, HashMap::new())
+        Self::seeded(hier, cfg, Vec::new())
     }
 
     /// [`Watcher::new`] started late: `seed` holds each group's
@@ -596,7 +596,7 @@ impl Watcher {
     pub fn seeded(
         hier: Arc<Hier>,
         cfg: WatchConfig,
-        seed: HashMap<GroupPath, CgroupEvents>,
+        seed: Vec<(GroupPath, CgroupEvents)>,
     ) -> std::io::Result<Self> {
         let seed = seed
             .into_iter()
@@ -1450,14 +1450,14 @@ pub fn spawn<M: From<Watched> + Send + 'static>(
     cfg: WatchConfig,
     tx: Sender<M>,
 ) -> std::io::Result<WatchHandle> {
-    spawn_seeded(hier, cfg, HashMap::new(), tx)
+    spawn_seeded(hier, cfg, Vec::new(), tx)
 }
 
 /// [`spawn`] with the first frame's cgroup.events ([`Watcher::seeded`]).
 pub fn spawn_seeded<M: From<Watched> + Send + 'static>(
     hier: Arc<Hier>,
     cfg: WatchConfig,
-    seed: HashMap<GroupPath, CgroupEvents>,
+    seed: Vec<(GroupPath, CgroupEvents)>,
     tx: Sender<M>,
 ) -> std::io::Result<WatchHandle> {
     let wake = Arc::new(rustix::event::eventfd(
@@ -1478,7 +1478,7 @@ pub fn spawn_seeded<M: From<Watched> + Send + 'static>(
 fn run<M: From<Watched>>(
     hier: Arc<Hier>,
     cfg: WatchConfig,
-    seed: HashMap<GroupPath, CgroupEvents>,
+    seed: Vec<(GroupPath, CgroupEvents)>,
     tx: &Sender<M>,
     rx: &Receiver<WatchCommand>,
     wake: &OwnedFd,

@@ -940,9 +940,9 @@ fn churn_check_on_a_fixture() {
     // before it was killed
     let last_unix = json
         .lines()
+        .rev()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|d| d["unix_time_s"].as_f64())
-        .last()
+        .find_map(|d| d["unix_time_s"].as_f64())
         .expect("a unix_time_s in the last line");
     let at_end = ChurnLimits {
         end_unix_s: Some(last_unix + 0.01),
