@@ -384,21 +384,14 @@ impl Collector {
         self.own_limits = on.then(HashMap::new);
     }
 
-    /// Each group's effective limits; every group's read again when the
-    /// scan read every group's files again (`reread_all`: every
-    /// `rewalk_every` refreshes, and after a write of cgtop's), and a
-    /// group not seen before (path and inode) at once. A walk because a
-    /// group came or went elsewhere (on a busy host nearly every refresh)
-    /// reads only the new groups': before, it read four files of every
-    /// group, 4,000 open/read/close at 1,000 groups, in that refresh. A
-    /// limit another tool writes is seen within `rewalk_every` refreshes
-    /// either way (the inspected group's at once: its detail is read in
-    /// full each refresh).
-    fn grade_limits(&mut self, groups: &[GroupSample], reread_all: bool) -> Vec<Limits> {
+    /// Each group's effective limits; read again on a walk (a group
+    /// created, removed or renamed, a write of cgtop's, every
+    /// `rewalk_every` ticks) and for a group not seen before.
+    fn grade_limits(&mut self, groups: &[GroupSample], walked: bool) -> Vec<Limits> {
         let Some(cache) = self.own_limits.as_mut() else {
             return Vec::new();
         };
-        if reread_all {
+        if walked {
             cache.clear();
         }
         // each from the hierarchy holding its controller, as the detail's
@@ -671,9 +664,7 @@ impl Collector {
                 g.detail = Some(Box::new(d));
             }
         }
-        let reread_all =
-            self.scanner.reread_all() || self.others.iter().any(|(_, s)| s.reread_all());
-        let limits = self.grade_limits(&groups, reread_all);
+        let limits = self.grade_limits(&groups, cost.walked);
         let mut snapshot = Snapshot { at, groups, cost };
         let mut step = self.rater.rates(&snapshot);
         if self.plan.is_some() {
@@ -905,83 +896,7 @@ pub fn spawn_from<M: From<Collected> + Send + 'static>(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
-    fn put(root: &Path, rel: &str, file: &str, text: &str) {
-        let d = root.join(rel);
-        std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(d.join(file), text).unwrap();
-    }
-
-    fn stat(n: u64) -> String {
-        format!("nr_descendants {n}\nnr_dying_descendants 0\n")
-    }
-
-    /// Each group's effective memory limit, by path.
-    fn memory_limits(r: &Refresh) -> Vec<(String, Option<u64>)> {
-        (r.snapshot.groups.iter().zip(&r.limits))
-            .map(|(g, l)| (g.path.to_string(), l.memory))
-            .collect()
-    }
-
-    #[test]
-    fn graded_limits_are_read_for_new_groups_at_once_and_for_all_on_a_full_walk() {
-        let t = tempfile::tempdir().unwrap();
-        let r = t.path();
-        put(r, "", "cgroup.procs", "");
-        put(r, "", "cgroup.stat", &stat(2));
-        for (g, max) in [("a", "1000\n"), ("b", "2000\n")] {
-            put(r, g, "memory.current", "10\n");
-            put(r, g, "memory.max", max);
-            put(r, g, "cgroup.stat", &stat(0));
-        }
-        let mut c = Collector::new(CollectorConfig {
-            root: r.to_path_buf(),
-            start: GroupPath::root(),
-            scan: ScanConfig {
-                rewalk_every: 4,
-                ..ScanConfig::default()
-            },
-            full_detail: false,
-            sys_dev_block: r.join("no-such-dir"),
-        });
-        c.set_grade_limits(true);
-        let at = |s: u64| Duration::from_secs(s);
-        let first = c.refresh(at(0));
-        assert_eq!(
-            memory_limits(&first),
-            [
-                ("/".into(), None),
-                ("/a".into(), Some(1000)),
-                ("/b".into(), Some(2000))
-            ]
-        );
-        // another tool lowers a's limit; a group comes beside it (a
-        // partial walk: only the root's subtree count moved)
-        put(r, "a", "memory.max", "500\n");
-        put(r, "c", "memory.current", "10\n");
-        put(r, "c", "memory.max", "300\n");
-        put(r, "c", "cgroup.stat", &stat(0));
-        put(r, "", "cgroup.stat", &stat(3));
-        let walked = c.refresh(at(1));
-        assert!(walked.snapshot.cost.walked);
-        let got = memory_limits(&walked);
-        assert_eq!(got[3], ("/c".into(), Some(300)), "a new group's at once");
-        assert_eq!(
-            got[1],
-            ("/a".into(), Some(1000)),
-            "a walk for a group elsewhere reads no known group's limits"
-        );
-        // the periodic walk (every 4th refresh) reads every group's again
-        let seen: Vec<Option<u64>> = (2..=4)
-            .map(|s| memory_limits(&c.refresh(at(s)))[1].1)
-            .collect();
-        assert_eq!(seen, [Some(1000), Some(1000), Some(500)]);
-        // and a write of cgtop's (RefreshNow: invalidate) at once
-        put(r, "b", "memory.max", "100\n");
-        c.invalidate();
-        assert_eq!(memory_limits(&c.refresh(at(5)))[2].1, Some(100));
-    }
+    use super::count_cpu_list;
 
     #[test]
     fn cpu_lists() {

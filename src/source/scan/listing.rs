@@ -191,7 +191,6 @@ impl Scanner {
             self.list_subtree(start, &mut all, cost);
             all
         });
-        self.reread_all |= periodic || self.reread_types;
         self.reconcile(found, periodic || self.reread_types);
         cost.walked = true;
         self.need_walk = false;

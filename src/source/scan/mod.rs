@@ -171,10 +171,6 @@ pub struct Scanner {
     need_full: bool,
     /// The next walk reads every group's cgroup.type again.
     reread_types: bool,
-    /// This scan's walk read every group's cgroup.type again (the
-    /// periodic walk, or the first after `invalidate`): what the
-    /// collector's other per-group reads kept between walks follow.
-    reread_all: bool,
     root_stat: Option<File>,
     last_descendants: Option<u64>,
     fd_limited: bool,
@@ -225,7 +221,6 @@ impl Scanner {
             need_walk: true,
             need_full: true,
             reread_types: true,
-            reread_all: false,
             root_stat: None,
             last_descendants: None,
             fd_limited: false,
@@ -278,13 +273,6 @@ impl Scanner {
         self.reread_types = true;
     }
 
-    /// Whether this scan's walk read every group's files again (the
-    /// periodic walk every `rewalk_every` refreshes, the first, one after
-    /// [`Scanner::invalidate`]), not only a changed subtree's.
-    pub fn reread_all(&self) -> bool {
-        self.reread_all
-    }
-
     /// Number of descriptors currently kept open.
     pub fn kept(&self) -> usize {
         self.kept
@@ -319,7 +307,6 @@ impl Scanner {
     /// ([`Scanner::read_prepared`]).
     pub fn prepare(&mut self) -> ScanCost {
         let mut cost = ScanCost::default();
-        self.reread_all = false;
         if self.descendants_changed(&mut cost) {
             self.need_walk = true;
         }
