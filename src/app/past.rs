@@ -360,7 +360,7 @@ pub fn leave(app: &mut App, fx: &mut Vec<Effect>) {
     // before the refresh: its own news ("X is gone") goes beside it
     app.set_status(Level::Info, "live again");
     if let Some(r) = p.pending {
-        super::show_refresh(app, r, fx);
+        super::refresh::show_refresh(app, r, fx);
         return;
     }
     let before = app.selected.clone();
