@@ -14,6 +14,7 @@
 mod common;
 
 mod actionlog;
+mod columns_limits_paste;
 mod effect_renamed_group;
 mod export_files;
 mod fs_access;
@@ -30,7 +31,6 @@ mod serve_clients;
 mod settings_place;
 mod systemd_units;
 mod terminal;
-mod today;
 mod v1_frozen_kill;
 mod v1_watches;
 mod watch_budget;

@@ -1,4 +1,4 @@
-//! Hostile inputs against what was added on 2026-11-26: the extra column
+//! Hostile inputs against the extra column
 //! files (memory.max, memory.swap.current, the three pressure files), the
 //! limits read for grading and for the limits form, the move's old group
 //! in the action log, bracketed paste into text fields, and the scanner's
