@@ -366,6 +366,15 @@ fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             if app.page != DetailPage::Processes {
                 app.pane = Pane::Tree;
             }
+            // the strip shows no page: say where it went, and the key
+            // that shows it
+            if app.tree_rows.strip && app.zoom == Zoom::Split {
+                let open = keymap::keys_text(Scope::Main, Action::OpenDetail);
+                app.set_status(
+                    Level::Info,
+                    format!("detail: {} ({open} shows it)", app.page.title()),
+                );
+            }
         }
         Action::ToggleCpuScale => {
             app.cpu_machine = !app.cpu_machine;

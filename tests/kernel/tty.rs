@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn navigate_filter_quit_restores_terminal() {
-    let Some(t) = Tmux::shell_or_skip(100, 30) else {
+    let Some(t) = Tmux::shell_or_skip(100, 40) else {
         return;
     };
     let bin = env!("CARGO_BIN_EXE_cgtop");
@@ -186,7 +186,7 @@ fn fatal_signals_restore_terminal_and_exit_128_plus_n() {
 /// once (no Enter needed: raw mode is back).
 #[test]
 fn ctrl_z_and_sigtstp_suspend_and_fg_resumes() {
-    let Some(t) = Tmux::shell_or_skip(100, 30) else {
+    let Some(t) = Tmux::shell_or_skip(100, 40) else {
         return;
     };
     let cgtop = start_in_shell(&t);

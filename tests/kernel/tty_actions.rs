@@ -24,7 +24,7 @@ fn freeze_by_key_then_undo_thaws() {
     };
     t.mkdir("work");
     t.spawn_in("work", "while :; do :; done");
-    let Some(term) = Tmux::shell_or_skip(110, 32) else {
+    let Some(term) = Tmux::shell_or_skip(110, 40) else {
         return;
     };
     let bin = env!("CARGO_BIN_EXE_cgtop");

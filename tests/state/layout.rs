@@ -317,3 +317,18 @@ fn a_too_small_terminal_says_so_and_comes_back() {
         "{back}"
     );
 }
+
+/// 80x24: a detail page key (1-5) under the strip says which page it
+/// chose and the key that shows it, rather than changing nothing visible.
+#[test]
+fn a_detail_page_key_under_the_strip_says_where_it_went() {
+    let (mut a, mut c) = small("system.slice");
+    send(&mut a, &mut c, ch('2'));
+    let status = a.status.clone().expect("a status").text;
+    assert!(
+        status.contains("detail: Memory (Enter shows it)"),
+        "{status}"
+    );
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert!(screen(&a, 80, 24).contains("2 Memory"));
+}
