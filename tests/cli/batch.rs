@@ -13,7 +13,7 @@ use common::kernel_texts::{check_capture, io_counters};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-fn cgtop(args: &[&str]) -> Output {
+pub(crate) fn cgtop(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cgtop"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -22,7 +22,7 @@ fn cgtop(args: &[&str]) -> Output {
         .expect("run cgtop")
 }
 
-fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("UTF-8 output")
 }
 

@@ -13,22 +13,11 @@ use common::batch::parse;
 use common::fixture;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-fn cgtop(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cgtop"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run cgtop")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("UTF-8 output")
-}
+use super::batch::{cgtop, stdout};
 
 /// The rows of the last refresh: (indent level, name as printed, CPU %).
 fn last_rows(o: &Output) -> Vec<(usize, String, f64)> {
