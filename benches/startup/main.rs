@@ -77,6 +77,9 @@ struct Args {
     /// Give up on a screen after this many seconds.
     #[arg(long, default_value_t = 15.0)]
     timeout: f64,
+    /// Passed by `cargo bench`; ignored.
+    #[arg(long, hide = true)]
+    bench: bool,
 }
 
 static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
