@@ -15,6 +15,7 @@
 
 pub mod files;
 pub mod host;
+pub mod identity;
 pub mod time;
 pub mod tree;
 pub mod write;

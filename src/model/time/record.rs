@@ -1201,6 +1201,7 @@ impl Decoder {
                 cgroup_type: type_of(last.ty)?,
                 hot,
                 detail: None,
+                identity: None,
             });
             limits.push(last.limits);
         }

@@ -211,6 +211,7 @@ impl Rater {
                 cgroup_type: g.cgroup_type,
                 hot: g.hot.clone(),
                 detail: None,
+                identity: None,
             };
             if base.is_some() {
                 g.hot.cpu = base;

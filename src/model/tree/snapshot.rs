@@ -365,6 +365,10 @@ pub struct GroupSample {
     pub cgroup_type: Option<CgroupType>,
     pub hot: HotStats,
     pub detail: Option<Box<GroupDetail>>,
+    /// Who the group is (container, pod, session, unit: `model::identity`),
+    /// where known; shared between refreshes, resolved once per group
+    /// directory (by inode), never per refresh.
+    pub identity: Option<std::sync::Arc<crate::model::identity::Identity>>,
 }
 
 impl GroupSample {
@@ -375,6 +379,7 @@ impl GroupSample {
             cgroup_type: None,
             hot: HotStats::default(),
             detail: None,
+            identity: None,
         }
     }
 

@@ -209,6 +209,7 @@ impl Scanner {
                 cgroup_type: e.cgroup_type,
                 hot,
                 detail: None,
+                identity: None,
             });
         }
         self.buf = buf;
