@@ -3,7 +3,7 @@
 //! still runs here, and cgtop's `--json` says every value it states of this
 //! kernel's texts (values it wrote, figures it knew another way, the texts
 //! as awk reads them). Root only; the script removes its groups
-//! (`cgtop-test-capture-<pid>`) also when it fails.
+//! (`cgtop-test-<pid>-capture`) also when it fails.
 
 // test code: a failed expectation is a failed test
 #![allow(clippy::expect_used, clippy::unwrap_used)]
