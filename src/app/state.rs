@@ -111,6 +111,11 @@ pub struct App {
     pub history: crate::model::write::history::History,
     /// Frozen by cgtop, not yet reported frozen by cgroup.events.
     pub freezing: HashSet<GroupPath>,
+    /// Groups the writer found owned by another user (a delegated
+    /// subtree) when it refused to move a protected process there: the
+    /// next confirmation of such a move asks for the name
+    /// (`Danger::MovesIntoDelegated`).
+    pub delegated: HashSet<GroupPath>,
     /// When each frozen group was first seen frozen (`None`: it already
     /// was at cgtop's first refresh).
     pub frozen_since: std::collections::HashMap<GroupPath, Option<Duration>>,
@@ -209,6 +214,7 @@ impl App {
             spark_column: false,
             span: 0,
             freezing: HashSet::new(),
+            delegated: HashSet::new(),
             frozen_since: std::collections::HashMap::new(),
             frozen_seen_any: false,
             page_size: 4096,

@@ -78,6 +78,12 @@ pub fn on_write_finished(
         .history
         .finished(outcomes, super::seen(app.data.as_ref(), &app.start));
     for o in outcomes {
+        if o.guard_refused
+            .iter()
+            .any(|d| matches!(d, crate::model::write::guard::Danger::MovesIntoDelegated(_)))
+        {
+            app.delegated.insert(o.op.group().clone());
+        }
         if let (Ok(()), Some(w)) = (&o.result, o.op.as_write()) {
             match w.kind {
                 WriteKind::Freeze(true) => {

@@ -109,14 +109,27 @@ pub fn frozen_on_disk(h: &Hier, group: &GroupPath) -> bool {
             .any(|g| read(&g, files::FREEZE).is_ok_and(|t| t.trim() == "1"))
 }
 
+/// Whether `group` belongs to another user as far as `h` shows: it or an
+/// ancestor up to the viewed root is owned by a uid other than root's (a
+/// delegated subtree, whose owner may freeze, kill or limit what is moved
+/// there). A directory that cannot be read is taken as delegated: the
+/// operator then types the name, never the other way round.
+pub fn delegated_on_disk(h: &Hier, group: &GroupPath) -> bool {
+    std::iter::once(group.clone())
+        .chain(group.ancestors())
+        .any(|g| h.owner_of(hier::group_rel(&g)).map_or(true, |uid| uid != 0))
+}
+
 /// Performs `op` after checking it once more against protection computed
 /// now for process `subject` (cgtop: `std::process::id()`): an op that
 /// needs the target's name typed is refused unless `typed` names its
 /// group, whatever was asked before.
 pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u32) -> WriteOutcome {
     let p = discover_for(h.path(), subject);
-    let frozen = matches!(op.effect(), WriteEffect::Move { .. }) && frozen_on_disk(h, op.group());
-    let dangers = p.op_dangers(op, frozen);
+    let moves = matches!(op.effect(), WriteEffect::Move { .. });
+    let frozen = moves && frozen_on_disk(h, op.group());
+    let delegated = moves && delegated_on_disk(h, op.group());
+    let dangers = p.op_dangers(op, frozen, delegated);
     if dangers.is_empty() || typed == Some(op.group()) {
         return writer::perform_in(h, op);
     }
@@ -133,6 +146,7 @@ pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u3
         ),
         again(op),
     )
+    .guarded_for(dangers)
 }
 
 /// The way out of a refusal by the writer's check. The app judges with
@@ -182,7 +196,7 @@ fn perform_checked_in(
             .is_some_and(|(_, f)| frozen_on_disk(f, op.group()));
     if v1_frozen && typed != Some(op.group()) {
         let p = discover_for(h.path(), subject);
-        let dangers = p.op_dangers(op, true);
+        let dangers = p.op_dangers(op, true, delegated_on_disk(h, op.group()));
         if !dangers.is_empty() {
             let why = dangers
                 .iter()
@@ -196,7 +210,8 @@ fn perform_checked_in(
                     op.group()
                 ),
                 again(op),
-            );
+            )
+            .guarded_for(dangers);
         }
     }
     writer::after_kill(hiers, op, perform_checked(h, op, typed, subject))

@@ -5,7 +5,7 @@
 //! called with that pid.
 
 use crate::common::sandbox::Sandbox;
-use cgtop::model::write::guard::Danger;
+use cgtop::model::write::guard::{Danger, Role};
 use cgtop::model::write::{self, Op};
 use cgtop::model::WriteOutcome;
 use cgtop::source::safety::{self, perform_checked};
@@ -131,4 +131,58 @@ fn a_leaf_fix_never_moves_cgtop_into_a_frozen_leaf() {
     let out = cgtop::source::safety::leaf_fix_checked(&hier, &g, "leaf", &[], me);
     assert!(!out.iter().any(refused), "{out:?}");
     assert!(procs_of(&tg, "g/leaf").contains(&me.to_string()));
+}
+
+/// A group another user owns (a delegated subtree: its directory chowned
+/// to that user, as systemd's Delegate= does): the writer's own check
+/// refuses to move "cgtop" there, by pid or as "0", also into a
+/// root-owned group below it, unless its name is typed; it says why,
+/// and the outcome names the danger so that the app asks for the name
+/// next time. Anyone else's process moves there with a plain yes.
+#[test]
+fn the_writer_never_hands_cgtop_to_the_owner_of_a_delegated_group_untyped() {
+    let Some(mut tg) = Sandbox::or_skip() else {
+        return;
+    };
+    tg.mkdir("a");
+    tg.mkdir("theirs");
+    tg.mkdir("theirs/inner");
+    // nobody (65534) owns the delegated group and the files it may write
+    let nobody = Some(rustix::process::Uid::from_raw(65534));
+    for p in ["theirs", "theirs/cgroup.procs", "theirs/cgroup.threads"] {
+        rustix::fs::chown(tg.dir(p), nobody, None).expect("chown");
+    }
+    let me = tg.spawn_in("a", "exec sleep 600");
+    let other = tg.spawn_in("a", "exec sleep 600");
+    let root = tg.root.clone();
+    let (theirs, inner) = (tg.path("theirs"), tg.path("theirs/inner"));
+    let hier = cgtop::source::hier::Hier::open(&root).unwrap();
+    assert!(safety::delegated_on_disk(&hier, &inner));
+    assert!(!safety::delegated_on_disk(&hier, &tg.path("a")));
+    let check = |op: &Op, typed| perform_checked(&hier, op, typed, me);
+    for op in [
+        write::move_process(me, &theirs, false),
+        write::move_process(me, &inner, false),
+        write::raw(&inner, "cgroup.procs", "0"),
+    ] {
+        let o = check(&op, None);
+        assert!(refused(&o), "{op:?}: {:?}", o.result);
+        let e = o.result.as_ref().unwrap_err();
+        assert!(
+            e.explanation.contains("belongs to another user"),
+            "{}",
+            e.explanation
+        );
+        assert_eq!(o.guard_refused, [Danger::MovesIntoDelegated(Role::Cgtop)]);
+    }
+    assert_eq!(procs_of(&tg, "theirs"), "");
+    assert_eq!(procs_of(&tg, "theirs/inner"), "");
+    // someone else's process: no typed name needed
+    let o = check(&write::move_process(other, &theirs, false), None);
+    assert!(o.is_ok(), "{:?}", o.result);
+    assert!(procs_of(&tg, "theirs").contains(&other.to_string()));
+    // with the name typed, the operator's choice goes through
+    let o = check(&write::move_process(me, &inner, false), Some(&inner));
+    assert!(o.is_ok(), "{:?}", o.result);
+    assert!(procs_of(&tg, "theirs/inner").contains(&me.to_string()));
 }

@@ -2300,3 +2300,55 @@ fn a_raw_zero_to_a_frozen_groups_procs_moves_cgtop_and_needs_the_name() {
     assert!(raw_write(&mut a, &mut c, "cgroup.threads", "0").is_empty());
     assert_eq!(typed_name(confirm(&a)), Some((g("lab/dd"), String::new())));
 }
+
+#[test]
+fn a_move_the_writer_refused_for_another_users_group_asks_for_the_name_next_time() {
+    // the app cannot see who owns a group; the writer's check just before
+    // writing can, and when it refuses a protected process moved into a
+    // delegated subtree, the next confirmation of such a move (there or
+    // below) asks for the name instead of a plain y
+    let (mut a, mut c, _d) = lab();
+    tick(&mut a, &mut c, 1.0);
+    read_inspection(&mut a, &mut c, 1.0);
+    on(&mut a, &mut c, "lab");
+    assert!(raw_write(&mut a, &mut c, "cgroup.procs", "0").is_empty());
+    assert_eq!(
+        typed_name(confirm(&a)),
+        None,
+        "nothing known yet: a plain y/N"
+    );
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    let op = cgtop::model::write::raw(&g("lab"), "cgroup.procs", "0");
+    let refusal = WriteOutcome::failed(
+        op,
+        cgtop::model::WriteError::refused(
+            "/lab/cgroup.procs".into(),
+            "refused: checked again just before writing".into(),
+            None,
+        ),
+    )
+    .guarded_for(vec![Danger::MovesIntoDelegated(Role::Cgtop)]);
+    finished(&mut a, &mut c, vec![refusal]);
+    // the failure's dialog (what, why, the fix), closed
+    send(&mut a, &mut c, key(KeyCode::Esc));
+    for group in ["lab", "lab/dd"] {
+        on(&mut a, &mut c, group);
+        assert!(raw_write(&mut a, &mut c, "cgroup.procs", "0").is_empty());
+        let cf = confirm(&a);
+        assert_eq!(typed_name(cf), Some((g(group), String::new())), "{group}");
+        assert_eq!(
+            cf.dangers,
+            [Danger::MovesIntoDelegated(Role::Cgtop)],
+            "{group}"
+        );
+        assert!(
+            send(&mut a, &mut c, ch('y')).is_empty(),
+            "{group}: y alone does not move"
+        );
+        send(&mut a, &mut c, key(KeyCode::Esc));
+    }
+    // a group outside that subtree: a plain confirmation, as before
+    on(&mut a, &mut c, "batch");
+    assert!(raw_write(&mut a, &mut c, "cgroup.procs", "0").is_empty());
+    assert_eq!(typed_name(confirm(&a)), None);
+}

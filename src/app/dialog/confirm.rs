@@ -347,7 +347,12 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
     // the guard judges each op by its effect (a raw "0x1" to
     // cgroup.freeze freezes), against the protection of now
     let mut guarded = ops.iter().find_map(|o| {
-        let d = app.protected.op_dangers(o, target_frozen(app, o.group()));
+        let g = o.group();
+        let delegated =
+            app.delegated.contains(g) || g.ancestors().any(|a| app.delegated.contains(&a));
+        let d = app
+            .protected
+            .op_dangers(o, target_frozen(app, g), delegated);
         (!d.is_empty()).then(|| (o.group().clone(), d))
     });
     // a write that OOM-kills asks for the group's name like a kill does

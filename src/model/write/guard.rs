@@ -47,6 +47,10 @@ pub enum Danger {
     /// The write moves a protected process into a group that is frozen
     /// (itself or through an ancestor): the process stops there.
     MovesIntoFrozen(Role),
+    /// The write moves a protected process into a group that another user
+    /// owns (itself or an ancestor: a delegated subtree): that user can
+    /// then freeze it, kill it or starve it with a limit.
+    MovesIntoDelegated(Role),
     /// The write moves PID 1 (init) out of its own group.
     MovesInit,
     /// The write sets memory.max below what the group uses and cannot
@@ -100,6 +104,22 @@ impl Danger {
             }
             (Self::MovesIntoFrozen(Role::Init), _) => {
                 "is frozen: moving PID 1 (init) there stops it"
+            }
+            (Self::MovesIntoDelegated(Role::Cgtop), _) => {
+                "belongs to another user (a delegated subtree): moving cgtop itself there lets \
+                 that user freeze or kill it"
+            }
+            (Self::MovesIntoDelegated(Role::Session), _) => {
+                "belongs to another user (a delegated subtree): the process moved there is part \
+                 of your login session, and that user could freeze or kill it"
+            }
+            (Self::MovesIntoDelegated(Role::Terminal), _) => {
+                "belongs to another user (a delegated subtree): the process moved there holds \
+                 your terminal, and that user could freeze or kill it"
+            }
+            (Self::MovesIntoDelegated(Role::Init), _) => {
+                "belongs to another user (a delegated subtree): moving PID 1 (init) there lets \
+                 that user freeze or kill it"
             }
             (Self::MovesInit, _) => {
                 "would take PID 1 (init) out of its own group, which its service manager \
@@ -195,11 +215,13 @@ impl Protected {
     }
 
     /// The dangers of an op, by its effect: a freeze or a kill of a group
-    /// holding a protected process, or a move of a protected process into
+    /// holding a protected process, a move of a protected process into
     /// a group that is frozen (`target_frozen`: the target or one of its
-    /// ancestors is), and any move of PID 1. A thaw, a limit, a mkdir or rmdir is not guarded this
-    /// way (a move or rmdir is confirmed by the op itself).
-    pub fn op_dangers(&self, op: &Op, target_frozen: bool) -> Vec<Danger> {
+    /// ancestors is) or that another user owns (`target_delegated`: the
+    /// target or an ancestor is not root's), and any move of PID 1. A
+    /// thaw, a limit, a mkdir or rmdir is not guarded this way (a move or
+    /// rmdir is confirmed by the op itself).
+    pub fn op_dangers(&self, op: &Op, target_frozen: bool, target_delegated: bool) -> Vec<Danger> {
         match op.effect() {
             WriteEffect::Freeze | WriteEffect::Kill => self.dangers(op.group()),
             WriteEffect::Move { who, .. } => {
@@ -210,6 +232,9 @@ impl Protected {
                 }
                 if target_frozen {
                     out.extend(self.role_of(who).map(Danger::MovesIntoFrozen));
+                }
+                if target_delegated {
+                    out.extend(self.role_of(who).map(Danger::MovesIntoDelegated));
                 }
                 out
             }
@@ -779,72 +804,104 @@ mod tests {
         let p = protected();
         let u = g("user.slice");
         assert_eq!(
-            p.op_dangers(&freeze(&u, true), false),
+            p.op_dangers(&freeze(&u, true), false, false),
             vec![Danger::ContainsCgtop, Danger::ContainsSession]
         );
         assert_eq!(
-            p.op_dangers(&kill(&g("init.scope")), false),
+            p.op_dangers(&kill(&g("init.scope")), false, false),
             vec![Danger::ContainsInit]
         );
         // spelt otherwise, the kernel reads a freeze and a kill all the same
         for v in ["0x1", "01", "+1", " 1"] {
             assert_eq!(
-                p.op_dangers(&raw(&u, "cgroup.freeze", v), false),
+                p.op_dangers(&raw(&u, "cgroup.freeze", v), false, false),
                 vec![Danger::ContainsCgtop, Danger::ContainsSession],
                 "{v}"
             );
             assert_eq!(
-                p.op_dangers(&raw(&g("init.scope"), "cgroup.kill", v), false),
+                p.op_dangers(&raw(&g("init.scope"), "cgroup.kill", v), false, false),
                 vec![Danger::ContainsInit],
                 "{v}"
             );
         }
-        assert_eq!(p.op_dangers(&raw(&u, "cgroup.freeze", "2"), false), vec![]);
-        assert_eq!(p.op_dangers(&freeze(&u, false), false), vec![]);
-        assert_eq!(p.op_dangers(&set_cpu_weight(&u, 1), false), vec![]);
-        assert_eq!(p.op_dangers(&remove_group(&u), false), vec![]);
+        assert_eq!(
+            p.op_dangers(&raw(&u, "cgroup.freeze", "2"), false, false),
+            vec![]
+        );
+        assert_eq!(p.op_dangers(&freeze(&u, false), false, false), vec![]);
+        assert_eq!(p.op_dangers(&set_cpu_weight(&u, 1), false, false), vec![]);
+        assert_eq!(p.op_dangers(&remove_group(&u), false, false), vec![]);
         // moves: a protected process into a frozen group, and PID 1
         let cold = g("system.slice/cold");
         assert_eq!(
-            p.op_dangers(&move_process(4000, &cold, false), false),
+            p.op_dangers(&move_process(4000, &cold, false), false, false),
             vec![]
         );
         assert_eq!(
-            p.op_dangers(&move_process(4000, &cold, false), true),
+            p.op_dangers(&move_process(4000, &cold, false), true, false),
             vec![Danger::MovesIntoFrozen(Role::Cgtop)]
         );
         assert_eq!(
-            p.op_dangers(&move_process(1, &cold, true), true),
+            p.op_dangers(&move_process(1, &cold, true), true, false),
             vec![Danger::MovesInit, Danger::MovesIntoFrozen(Role::Init)]
         );
         // PID 1 is guarded wherever it goes, even with no process table
         assert_eq!(
-            Protected::default().op_dangers(&move_process(1, &cold, false), false),
+            Protected::default().op_dangers(&move_process(1, &cold, false), false, false),
             vec![Danger::MovesInit]
         );
         assert_eq!(
-            p.op_dangers(&raw(&cold, "cgroup.procs", "0x1"), false),
+            p.op_dangers(&raw(&cold, "cgroup.procs", "0x1"), false, false),
             vec![Danger::MovesInit]
         );
         assert_eq!(
-            p.op_dangers(&move_process(3000, &cold, false), true),
+            p.op_dangers(&move_process(3000, &cold, false), true, false),
             vec![Danger::MovesIntoFrozen(Role::Session)]
         );
-        assert_eq!(p.op_dangers(&move_process(77, &cold, false), true), vec![]);
+        assert_eq!(
+            p.op_dangers(&move_process(77, &cold, false), true, false),
+            vec![]
+        );
         // "0" moves the writer, cgtop; as does "-0" or "00"
         for v in ["0", "-0", "00", " 0x0"] {
             for f in ["cgroup.procs", "cgroup.threads"] {
                 assert_eq!(
-                    p.op_dangers(&raw(&cold, f, v), true),
+                    p.op_dangers(&raw(&cold, f, v), true, false),
                     vec![Danger::MovesIntoFrozen(Role::Cgtop)],
                     "{f} {v}"
                 );
             }
         }
         assert_eq!(
-            p.op_dangers(&raw(&cold, "cgroup.procs", "0x0FA0"), true),
+            p.op_dangers(&raw(&cold, "cgroup.procs", "0x0FA0"), true, false),
             vec![Danger::MovesIntoFrozen(Role::Cgtop)]
         );
+        // a group another user owns (a delegated subtree): a protected
+        // process moved there is theirs to freeze or kill; anyone else's
+        // process moves with a plain confirmation
+        let theirs = g("user.slice/user-1000.slice/user@1000.service/app.slice");
+        assert_eq!(
+            p.op_dangers(&move_process(4000, &theirs, false), false, true),
+            vec![Danger::MovesIntoDelegated(Role::Cgtop)]
+        );
+        assert_eq!(
+            p.op_dangers(&raw(&theirs, "cgroup.procs", "0"), false, true),
+            vec![Danger::MovesIntoDelegated(Role::Cgtop)]
+        );
+        assert_eq!(
+            p.op_dangers(&move_process(3000, &theirs, false), true, true),
+            vec![
+                Danger::MovesIntoFrozen(Role::Session),
+                Danger::MovesIntoDelegated(Role::Session)
+            ]
+        );
+        assert_eq!(
+            p.op_dangers(&move_process(77, &theirs, false), false, true),
+            vec![]
+        );
+        // a freeze of a delegated group is the guard's business only if it
+        // holds a protected process
+        assert_eq!(p.op_dangers(&freeze(&theirs, true), false, true), vec![]);
     }
 
     #[test]

@@ -84,6 +84,11 @@ pub struct WriteOutcome {
     /// this hierarchy, so a move, mkdir or rmdir there was passed over
     /// (the notes say so). Not an error, and never replayed.
     pub skipped: bool,
+    /// The dangers the writer's last check found (`source::safety`) when it
+    /// refused the op for want of the group's name typed: facts the app
+    /// could not see (a delegated owner), so that asking again asks for
+    /// the name. Empty otherwise.
+    pub guard_refused: Vec<super::guard::Danger>,
 }
 
 /// A fix that follows from a failure, offered to the operator.
@@ -124,6 +129,17 @@ impl WriteOutcome {
             offer: None,
             real: None,
             skipped: false,
+            guard_refused: Vec::new(),
+        }
+    }
+
+    /// Refused by the writer's check for `dangers` (see
+    /// [`Self::guard_refused`]).
+    #[must_use]
+    pub fn guarded_for(self, dangers: Vec<super::guard::Danger>) -> Self {
+        Self {
+            guard_refused: dangers,
+            ..self
         }
     }
 
@@ -293,6 +309,7 @@ mod tests {
                 offer: Some(Offer::EnableAlongPath(vec![op.clone()])),
                 real: None,
                 skipped: false,
+                guard_refused: Vec::new(),
             }
         );
         assert_eq!(failed.errno(), None);
