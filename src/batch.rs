@@ -34,6 +34,9 @@ struct JsonGroup<'a> {
     cgroup_type: Option<crate::cgroupfs::CgroupType>,
     #[serde(flatten)]
     hot: &'a HotStats,
+    /// Who the group is (`model::identity`): null where no name
+    /// convention or runtime file tells.
+    identity: Option<&'a crate::model::identity::Identity>,
     #[serde(flatten)]
     detail: Option<&'a GroupDetail>,
     rates: &'a GroupRates,
@@ -470,6 +473,7 @@ pub fn write_json(
             inode: g.inode,
             cgroup_type: g.cgroup_type,
             hot: &g.hot,
+            identity: g.identity.as_deref(),
             detail: g.detail.as_deref(),
             rates,
             memory_events_since_start: r.events_since_start.get(&g.path),

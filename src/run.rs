@@ -172,6 +172,7 @@ pub fn run_with(opts: &Options, view: &ViewSettings) -> Result<Option<i32>> {
             // batch::run flushes after each refresh
             let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
             let mut c = Collector::with_hiers(cfg, Arc::clone(&hier), &hiers);
+            c.set_identities(Some(identity_resolver(&hier)));
             if opts.output == Output::Json {
                 // JSON's `writeback`: the host's dirty settings and limits
                 c.set_proc_dir(Some(PathBuf::from("/proc")));
@@ -199,6 +200,15 @@ pub fn run_with(opts: &Options, view: &ViewSettings) -> Result<Option<i32>> {
             Ok(None)
         }
     }
+}
+
+/// The identity resolver of a run on `hier` (`source::identity`): the
+/// host's runtime and systemd files, or the test tree
+/// `CGTOP_IDENTITY_ROOT` names; units' descriptions only where the view is
+/// the hierarchy's root (its paths are systemd's).
+pub fn identity_resolver(hier: &Hier) -> crate::source::identity::Resolver {
+    use crate::source::identity::{Resolver, Roots};
+    Resolver::new(Roots::from_env(hier.is_hierarchy_root()))
 }
 
 /// Whether the user can write to the hierarchy; `None` when they can,
@@ -273,6 +283,8 @@ fn run_tui(
     collector.set_proc_dir(Some(PathBuf::from("/proc")));
     // every group's limits, to colour its figures by how near they are
     collector.set_grade_limits(true);
+    // who each group is, filled in after the first frame
+    collector.set_identities(Some(identity_resolver(hier)));
     // the first frame first: the first refresh reads the tree and its
     // level figures only (no v1 directory watch, no machine figures)
     collector.defer_start_up();
@@ -792,6 +804,7 @@ pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<
     // output and in the replay alike
     c.set_cpu_ceiling(Some(host.ncpus));
     c.set_grade_limits(true);
+    c.set_identities(Some(identity_resolver(&hier)));
     if opts.output == Output::Text {
         c.set_extras(crate::render::columns::Column::extras(&opts.columns));
     }

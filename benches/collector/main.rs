@@ -11,6 +11,7 @@
 //! See BENCHMARKS.md for what each figure means and the recorded results.
 
 mod fake;
+mod identities;
 mod layout_tree;
 mod measure;
 mod real;
@@ -82,6 +83,11 @@ struct Args {
     /// same files (issue 11). Needs root; the groups are removed after.
     #[arg(long)]
     v1_layout: Option<usize>,
+    /// Add this many docker containers (with their config.v2.json in a
+    /// test root) to a tree of the first --sizes size, and compare a
+    /// steady refresh with and without the identity resolver.
+    #[arg(long)]
+    identities: Option<usize>,
     /// Internal: run one phase on --root and print its samples as JSON.
     #[arg(long, hide = true)]
     phase: Option<String>,
@@ -150,6 +156,11 @@ fn main() -> Result<()> {
     }
 
     print_machine();
+    if let Some(n) = args.identities {
+        let size = args.sizes.first().copied().unwrap_or(1000);
+        raise_nofile(size + n);
+        return identities::run(size, n, args.refreshes, args.warmup);
+    }
     if let Some(n) = args.v1_layout {
         raise_nofile(n * 16);
         return v1::run(n, args.refreshes, args.warmup);

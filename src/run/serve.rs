@@ -239,8 +239,9 @@ pub fn export_options(
 /// The collector of an exporter: every group read in full, no writer.
 fn exporter_collector(opts: &Options) -> Result<(MountInfo, Collector)> {
     let (m, hier, hiers) = locate(opts)?;
-    let mut c = Collector::with_hiers(collector_config(opts, &m, true), hier, &hiers);
+    let mut c = Collector::with_hiers(collector_config(opts, &m, true), Arc::clone(&hier), &hiers);
     c.set_export_reading(true);
+    c.set_identities(Some(super::identity_resolver(&hier)));
     Ok((m, c))
 }
 

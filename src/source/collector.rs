@@ -184,6 +184,9 @@ pub struct Collector {
     refreshes: u64,
     /// The first frame first ([`Collector::defer_start_up`]).
     deferred: bool,
+    /// Who each group is ([`Collector::set_identities`]); `None`: not
+    /// asked for (tests on fixture trees, replays).
+    identities: Option<super::identity::Resolver>,
 }
 
 impl Collector {
@@ -224,6 +227,7 @@ impl Collector {
             cpu_times: None,
             refreshes: 0,
             deferred: false,
+            identities: None,
         }
     }
 
@@ -376,6 +380,19 @@ impl Collector {
     pub fn defer_start_up(&mut self) {
         self.deferred = true;
         self.set_watching(false);
+    }
+
+    /// Fill each group's identity ([`GroupSample::identity`]) from the
+    /// files `resolver` reads: once per group directory, never per steady
+    /// refresh; with [`Collector::defer_start_up`], from the second
+    /// refresh on (names fill in after the first frame).
+    pub fn set_identities(&mut self, resolver: Option<super::identity::Resolver>) {
+        self.identities = resolver;
+    }
+
+    /// The identity resolver, where one is set.
+    pub fn identities(&self) -> Option<&super::identity::Resolver> {
+        self.identities.as_ref()
     }
 
     /// Read every group's memory.max, memory.high, pids.max and cpu.max
@@ -633,6 +650,12 @@ impl Collector {
             self.devices = Arc::new(devices::list(&self.cfg.sys_dev_block));
         }
         let mut groups = self.rebase(groups);
+        if let Some(r) = self.identities.as_mut() {
+            // the first frame first: names fill in from the second refresh
+            if !(self.deferred && self.refreshes == 0) {
+                r.attach(&mut groups, cost.walked);
+            }
+        }
         if self.first_paths.is_none() {
             // baseline of memory.events for "changes since start"
             self.first_paths = Some(groups.iter().map(|g| (g.path.clone(), g.inode)).collect());

@@ -546,6 +546,24 @@ impl Hier {
         Ok(buf)
     }
 
+    /// A regular file below the root, read whole with its owner (uid)
+    /// from the one `fstat` of the open descriptor: a file whose size is
+    /// over `cap` is refused before a byte is read, and reading stops at
+    /// the cap whatever the size said. For files that are not cgroupfs's
+    /// (a container runtime's metadata: `source::identity`).
+    pub fn read_owned(&self, rel: &Path, cap: usize) -> Result<(Vec<u8>, u32), FsError> {
+        let fd = self.open_at(rel, READ_FLAGS)?;
+        let st = regular_stat(&fd)?;
+        if usize::try_from(st.st_size).map_or(true, |n| n > cap) {
+            return Err(FsError::TooLarge(cap));
+        }
+        let f = File::from(fd);
+        let mut buf = Vec::new();
+        let n = read_capped(&f, &mut buf, cap, true)?;
+        buf.truncate(n);
+        Ok((buf, st.st_uid))
+    }
+
     /// Reads a file as text, capped by its name ([`cap_for`]). Bytes that
     /// are not UTF-8 are replaced (cgroupfs prints ASCII).
     pub fn read_text(&self, rel: &Path) -> Result<String, FsError> {

@@ -10,6 +10,7 @@ pub mod config;
 pub mod devices;
 pub mod events;
 pub mod hier;
+pub mod identity;
 pub mod mount;
 pub mod procs;
 pub mod read;

@@ -85,6 +85,12 @@ impl Systemctl {
     /// Runs systemctl with `args`; what it printed on stdout (at most
     /// [`STDOUT_MAX`] bytes) when it exits 0.
     pub fn output(&self, args: &[String]) -> Result<Vec<u8>, SystemctlFailure> {
+        self.output_capped(args, STDOUT_MAX)
+    }
+
+    /// [`Self::output`], keeping at most `cap` bytes of stdout (a `show`
+    /// of every unit: `source::identity`'s descriptions).
+    pub fn output_capped(&self, args: &[String], cap: usize) -> Result<Vec<u8>, SystemctlFailure> {
         let path = match (self.booted, &self.path) {
             (false, _) => return Err(SystemctlFailure::NotBooted),
             (true, None) => return Err(SystemctlFailure::NoSystemctl),
@@ -106,7 +112,7 @@ impl Systemctl {
         // child never blocks on a full pipe while this one waits; only the
         // start of each is kept
         let reader = child.stderr.take().map(|err| kept(err, STDERR_MAX));
-        let out_reader = child.stdout.take().map(|out| kept(out, STDOUT_MAX));
+        let out_reader = child.stdout.take().map(|out| kept(out, cap));
         let start = Instant::now();
         let status = loop {
             match child.try_wait() {

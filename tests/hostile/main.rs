@@ -22,6 +22,7 @@ mod guard;
 mod guard_symlinked_root;
 mod hierarchy_handles;
 mod hybrid_frozen_kill;
+mod identities;
 mod parsers;
 mod past_read_only;
 mod paths;

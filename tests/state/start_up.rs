@@ -158,3 +158,58 @@ fn the_first_frame_waits_for_no_hierarchy_it_shows_nothing_of() {
     let only = &r2.snapshot.groups[2];
     assert!(only.hot.v1.held_in.contains(cpuset));
 }
+
+/// Identities fill in after the first frame: the first refresh of a
+/// deferred start-up carries none, the second carries them; steady
+/// refreshes after that resolve nothing again. Without the deferral (batch
+/// and JSON output) the first refresh has them.
+#[test]
+fn identities_come_after_the_first_frame_and_cost_no_steady_refresh() {
+    use cgtop::source::identity::{Resolver, Roots};
+    let cfg = CollectorConfig {
+        root: common::fixture("pure-v2-systemd"),
+        start: GroupPath::root(),
+        scan: ScanConfig::default(),
+        full_detail: false,
+        sys_dev_block: common::fixture("sys-dev-block"),
+    };
+    let nothing = tempfile::tempdir().unwrap();
+    let roots = Roots {
+        base: nothing.path().to_path_buf(),
+        units: false,
+    };
+    let mut c = Collector::new(cfg.clone());
+    c.set_identities(Some(Resolver::new(roots.clone())));
+    c.defer_start_up();
+    let named = |r: &Refresh| {
+        r.snapshot
+            .groups
+            .iter()
+            .filter(|g| g.identity.is_some())
+            .count()
+    };
+    let first = c.refresh(Duration::from_secs(0));
+    assert_eq!(named(&first), 0, "the first frame is not delayed by names");
+    let second = c.refresh(Duration::from_secs(1));
+    let n = named(&second);
+    assert!(n > 0, "names fill in on the second refresh");
+    let unit = second
+        .snapshot
+        .find(&GroupPath::new("system.slice"))
+        .and_then(|g| g.identity.clone())
+        .expect("system.slice is a unit");
+    assert_eq!(unit.id, "system.slice");
+    for s in 2..6 {
+        let r = c.refresh(Duration::from_secs(s));
+        assert_eq!(named(&r), n);
+    }
+    assert_eq!(
+        c.identities().unwrap().passes(),
+        1,
+        "no pass on a steady refresh"
+    );
+
+    let mut batch = Collector::new(cfg);
+    batch.set_identities(Some(Resolver::new(roots)));
+    assert_eq!(named(&batch.refresh(Duration::from_secs(0))), n);
+}

@@ -1,0 +1,155 @@
+//! containerd: the OCI bundle of each running task,
+//! `/run/containerd/io.containerd.runtime.v2.task/<namespace>/<id>/config.json`.
+//! Kubernetes' CRI plugin (namespace `k8s.io`) writes its annotations
+//! there: `io.kubernetes.cri.container-type` ("sandbox" for the pod's
+//! pause container, "container"), `container-name`, `sandbox-id`,
+//! `sandbox-name`, `sandbox-namespace`, `sandbox-uid`, `image-name`. A
+//! task of `ctr` or another client has no such annotations: its id (which
+//! `ctr run` lets the user choose) and namespace are all there is, and
+//! its group is `/<namespace>/<id>` (containerd's default cgroups path).
+
+use super::read::{is_plain_name, read_json, text, Dir, Miss};
+use crate::model::identity::{Identity, Kind, Runtime};
+use std::path::PathBuf;
+
+/// The cap of one config.json (tens of KiB in practice).
+pub const CAP: usize = 1 << 20;
+/// The namespace of Kubernetes' CRI plugin, tried first.
+pub const CRI_NAMESPACE: &str = "k8s.io";
+
+pub mod ann {
+    pub const CONTAINER_TYPE: &str = "io.kubernetes.cri.container-type";
+    pub const CONTAINER_NAME: &str = "io.kubernetes.cri.container-name";
+    pub const SANDBOX_ID: &str = "io.kubernetes.cri.sandbox-id";
+    pub const SANDBOX_NAME: &str = "io.kubernetes.cri.sandbox-name";
+    pub const SANDBOX_NAMESPACE: &str = "io.kubernetes.cri.sandbox-namespace";
+    pub const SANDBOX_UID: &str = "io.kubernetes.cri.sandbox-uid";
+    pub const IMAGE_NAME: &str = "io.kubernetes.cri.image-name";
+}
+
+/// The task directory's namespaces (listed once a pass), `k8s.io` first.
+pub fn namespaces(dir: &mut Dir) -> Vec<String> {
+    let Ok(h) = dir.get() else {
+        return Vec::new();
+    };
+    let mut ns: Vec<String> = h
+        .list(std::path::Path::new(""))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.is_dir)
+        .filter_map(|e| e.name.into_string().ok())
+        .filter(|n| is_plain_name(n))
+        .collect();
+    ns.sort_by_key(|n| (n != CRI_NAMESPACE, n.clone()));
+    ns
+}
+
+/// Fills a container's identity from the first namespace of `nss` that
+/// has a task of its id. A file whose cgroups path names another
+/// container, whose sandbox id is not its own (a pod's sandbox), or whose
+/// pod uid is not the one of the group's name, is not used.
+pub fn fill(
+    id: &mut Identity,
+    dir: &mut Dir,
+    nss: &[String],
+    errors: &mut u64,
+) -> Result<(), Miss> {
+    if !is_plain_name(&id.id) {
+        return Err(Miss::Absent);
+    }
+    let shown = dir.path().to_path_buf();
+    let h = dir.get()?;
+    for ns in nss {
+        let rel: PathBuf = [ns.as_str(), id.id.as_str(), "config.json"]
+            .iter()
+            .collect();
+        let v = match read_json(h, &rel, CAP, None, errors) {
+            Ok(v) => v,
+            Err(Miss::Absent) => continue,
+            Err(m) => return Err(m),
+        };
+        if let Some(p) = v
+            .pointer("/linux/cgroupsPath")
+            .and_then(|p| p.as_str())
+            .filter(|p| !p.is_empty())
+        {
+            if !p.contains(id.id.as_str()) {
+                return Err(Miss::Unreadable(
+                    "the file names another container: not used".into(),
+                ));
+            }
+        }
+        let a = v.get("annotations").cloned().unwrap_or_default();
+        let get = |k: &str| a.get(k).and_then(text);
+        let uid = get(ann::SANDBOX_UID);
+        if let (Some(mine), Some(said)) = (&id.pod_uid, &uid) {
+            if mine != said {
+                return Err(Miss::Unreadable(
+                    "the file names another pod: not used".into(),
+                ));
+            }
+        }
+        match get(ann::CONTAINER_TYPE).as_deref() {
+            Some("sandbox") => {
+                if get(ann::SANDBOX_ID).is_some_and(|s| s != id.id) {
+                    return Err(Miss::Unreadable(
+                        "the file names another container: not used".into(),
+                    ));
+                }
+                id.labels.push(("container type".into(), "sandbox".into()));
+            }
+            Some(_) => id.name = get(ann::CONTAINER_NAME),
+            None => {}
+        }
+        id.pod = get(ann::SANDBOX_NAME);
+        id.namespace = get(ann::SANDBOX_NAMESPACE);
+        if id.pod_uid.is_none() {
+            id.pod_uid = uid;
+        }
+        id.image = get(ann::IMAGE_NAME);
+        if ns != CRI_NAMESPACE {
+            id.labels.push(("containerd namespace".into(), ns.clone()));
+        }
+        if id.runtime == Some(Runtime::Kubernetes) {
+            id.runtime = Some(Runtime::Containerd);
+        }
+        id.source = Some(shown.join(&rel).to_string_lossy().into_owned());
+        return Ok(());
+    }
+    Err(Miss::Absent)
+}
+
+/// A group whose name no convention explains but whose last two
+/// components are a namespace and a task of containerd's
+/// (`/default/web`, from `ctr run`): a container, whose config.json says
+/// its cgroups path is this very group's.
+pub fn by_path(
+    parent: &str,
+    last: &str,
+    dir: &mut Dir,
+    nss: &[String],
+    errors: &mut u64,
+) -> Option<Identity> {
+    if !(is_plain_name(last) && nss.iter().any(|n| n == parent)) {
+        return None;
+    }
+    let shown = dir.path().to_path_buf();
+    let h = dir.get().ok()?;
+    let rel: PathBuf = [parent, last, "config.json"].iter().collect();
+    let v = read_json(h, &rel, CAP, None, errors).ok()?;
+    let want = format!("/{parent}/{last}");
+    let p = v.pointer("/linux/cgroupsPath").and_then(|p| p.as_str())?;
+    if !(p == want || p.ends_with(&want)) {
+        return None;
+    }
+    let mut id = Identity {
+        kind: Some(Kind::Container),
+        runtime: Some(Runtime::Containerd),
+        id: last.to_owned(),
+        ..Identity::default()
+    };
+    id.labels
+        .push(("containerd namespace".into(), parent.to_owned()));
+    id.source = Some(shown.join(&rel).to_string_lossy().into_owned());
+    Some(id)
+}

@@ -1,0 +1,559 @@
+//! Who each group is, from the host's own files: fills
+//! [`GroupSample::identity`] with [`Identity::of_name`] (the group's name
+//! alone) completed by what the container runtimes and systemd recorded
+//! (container name, image, pod, namespace, labels, a session's user and
+//! remote host, a unit's description), or says why it could not
+//! ([`Identity::unreadable`]).
+//!
+//! Where each comes from: [`docker`], [`storage`] (podman, rootful and
+//! rootless, and CRI-O), [`containerd`] (with Kubernetes' CRI), [`systemd`]
+//! (sessions, users, machines, unit descriptions); ARCHITECTURE.md
+//! "Identities" lists them with the versions checked.
+//!
+//! Rules:
+//! - The group's name decides which file is read (the id in
+//!   `docker-<id>.scope` is the directory looked in), never the other
+//!   way: a file that claims another container's id, another pod's uid or
+//!   another session is not used, and nothing read ever chooses a group.
+//!   Identities label; they never address.
+//! - Files are read by the hostile-file rules ([`read`]): beneath the
+//!   runtime's directory opened once, no symlink followed, regular files
+//!   only, O_NONBLOCK, size-capped; a parse error is counted, never fatal.
+//!   A rootless user's storage is read beneath `/` with no symlink
+//!   followed anywhere on the way, and only files that user owns.
+//! - Cost: resolved once per group directory (its path and inode) when a
+//!   group is first seen, and again on a re-listing only for a group whose
+//!   metadata was not there yet; a steady refresh only hands out the
+//!   identities kept ([`Resolver::attach`]). Gone groups are dropped.
+//!
+//! Must not depend on: `app`, `ui`, the terminal.
+
+pub mod containerd;
+pub mod docker;
+pub mod read;
+pub mod storage;
+pub mod systemd;
+
+use crate::model::identity::{Identity, Kind, Runtime};
+use crate::model::{GroupPath, GroupSample};
+use crate::source::systemctl::Systemctl;
+use read::{Dir, Miss};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+
+/// Where the sources are, relative to [`Roots::base`].
+pub const DOCKER: &str = "var/lib/docker/containers";
+pub const PODMAN: &str = "var/lib/containers/storage";
+pub const CRIO: &str = "run/containers/storage";
+pub const CONTAINERD: &str = "run/containerd/io.containerd.runtime.v2.task";
+pub const SESSIONS: &str = "run/systemd/sessions";
+pub const USERS: &str = "run/systemd/users";
+pub const MACHINES: &str = "run/systemd/machines";
+pub const PASSWD: &str = "etc/passwd";
+/// A rootless user's graphroot, below their home.
+pub const ROOTLESS: &str = ".local/share/containers/storage";
+
+/// Where the resolver reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Roots {
+    /// The directory that stands for `/`: the host's own root, or a test
+    /// tree mirroring /var/lib/docker, /run/containerd, ... below it.
+    pub base: PathBuf,
+    /// Ask systemd for the units' descriptions (`systemctl show`): only
+    /// where systemd is PID 1 and the view is the hierarchy's root (its
+    /// paths are systemd's).
+    pub units: bool,
+}
+
+impl Roots {
+    /// Test only (CONTRIBUTING.md): the directory that stands for `/` for
+    /// every identity source; systemctl is then never run.
+    pub const ENV: &'static str = "CGTOP_IDENTITY_ROOT";
+
+    /// The host's own files.
+    pub fn host(units: bool) -> Self {
+        Self {
+            base: PathBuf::from("/"),
+            units,
+        }
+    }
+
+    /// [`Roots::host`], or the test tree [`Roots::ENV`] names.
+    pub fn from_env(units: bool) -> Self {
+        match std::env::var_os(Self::ENV) {
+            Some(d) if !d.is_empty() => Self {
+                base: PathBuf::from(d),
+                units: false,
+            },
+            _ => Self::host(units),
+        }
+    }
+}
+
+/// What is kept of one group directory.
+#[derive(Debug, Clone)]
+struct Entry {
+    ident: Option<Arc<Identity>>,
+    /// Its metadata was not there (yet): looked for again on the next
+    /// re-listings, at most [`TRIES`] times in all.
+    again: bool,
+    tries: u8,
+}
+
+/// How many times a group's missing metadata is looked for (when first
+/// seen, then on re-listings): a runtime writes it before the group is
+/// made, logind right after.
+pub const TRIES: u8 = 3;
+
+/// The sources read once per pass (a pass resolves the groups not seen
+/// before), loaded when first needed.
+#[derive(Default)]
+struct Pass {
+    podman: Option<Result<Arc<storage::Store>, Miss>>,
+    rootless: HashMap<u32, Result<Arc<storage::Store>, Miss>>,
+    passwd: Option<Arc<HashMap<u32, systemd::Account>>>,
+    namespaces: Option<Vec<String>>,
+}
+
+/// The identity resolver the collector holds.
+pub struct Resolver {
+    roots: Roots,
+    docker: Dir,
+    podman: Dir,
+    crio: Dir,
+    containerd: Dir,
+    sessions: Dir,
+    users: Dir,
+    machines: Dir,
+    /// `/` itself (the base): /etc/passwd and rootless users' homes.
+    base: Dir,
+    cache: HashMap<(GroupPath, u64), Entry>,
+    /// The groups of the last refresh, in order, and their identities: a
+    /// refresh with the same groups is handed these without a lookup.
+    order: Vec<(GroupPath, u64)>,
+    handed: Vec<Option<Arc<Identity>>>,
+    /// Units' descriptions by group path, from the last `systemctl show`.
+    descriptions: HashMap<Vec<u8>, String>,
+    job: Option<Receiver<HashMap<Vec<u8>, String>>>,
+    /// A re-listing found units since the last `systemctl show`.
+    units_pending: bool,
+    systemctl: Option<Systemctl>,
+    parse_errors: u64,
+    passes: u64,
+}
+
+impl Resolver {
+    pub fn new(roots: Roots) -> Self {
+        let at = |rel: &str| Dir::new(roots.base.join(rel));
+        let systemctl = roots
+            .units
+            .then(Systemctl::system)
+            .filter(|s| s.presence() == crate::model::write::systemd::Presence::Ready);
+        Self {
+            docker: at(DOCKER),
+            podman: at(PODMAN),
+            crio: at(CRIO),
+            containerd: at(CONTAINERD),
+            sessions: at(SESSIONS),
+            users: at(USERS),
+            machines: at(MACHINES),
+            base: Dir::new(roots.base.clone()),
+            roots,
+            cache: HashMap::new(),
+            order: Vec::new(),
+            handed: Vec::new(),
+            descriptions: HashMap::new(),
+            job: None,
+            units_pending: false,
+            systemctl,
+            parse_errors: 0,
+            passes: 0,
+        }
+    }
+
+    pub fn roots(&self) -> &Roots {
+        &self.roots
+    }
+
+    /// Metadata files that were not JSON, since start.
+    pub fn parse_errors(&self) -> u64 {
+        self.parse_errors
+    }
+
+    /// Passes made (a pass resolves groups not seen before): the steady
+    /// refreshes make none.
+    pub fn passes(&self) -> u64 {
+        self.passes
+    }
+
+    /// Sets each group's identity. `walked`: this refresh re-listed the
+    /// tree (groups whose metadata was missing are looked for again).
+    /// A refresh with the same groups as the last, no re-listing and no
+    /// new descriptions costs one comparison and one `Arc` clone a group.
+    pub fn attach(&mut self, groups: &mut [GroupSample], walked: bool) {
+        let described = self.poll_descriptions();
+        let same = !walked
+            && !described
+            && self.order.len() == groups.len()
+            && self
+                .order
+                .iter()
+                .zip(groups.iter())
+                .all(|((p, i), g)| *i == g.inode && *p == g.path);
+        if !same {
+            self.pass(groups, walked, described);
+        }
+        for (g, id) in groups.iter_mut().zip(&self.handed) {
+            g.identity.clone_from(id);
+        }
+    }
+
+    /// The descriptions are in: `true` when they changed.
+    fn poll_descriptions(&mut self) -> bool {
+        let Some(rx) = &self.job else {
+            return false;
+        };
+        match rx.try_recv() {
+            Ok(d) => {
+                self.job = None;
+                let changed = d != self.descriptions;
+                self.descriptions = d;
+                changed
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => false,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                self.job = None;
+                false
+            }
+        }
+    }
+
+    fn pass(&mut self, groups: &[GroupSample], walked: bool, described: bool) {
+        self.passes += 1;
+        let mut pass = Pass::default();
+        let mut next = HashMap::with_capacity(groups.len());
+        let mut new_units = false;
+        for g in groups {
+            let key = (g.path.clone(), g.inode);
+            let entry = match self.cache.remove(&key) {
+                Some(e) if !(walked && e.again && e.tries < TRIES) => e,
+                old => {
+                    let mut e = self.resolve(&g.path, &mut pass);
+                    e.tries = old.map_or(1, |o| o.tries.saturating_add(1));
+                    new_units |= e.ident.as_ref().is_some_and(|i| i.kind.is_some());
+                    e
+                }
+            };
+            next.insert(key, entry);
+        }
+        // groups gone since are not kept
+        self.cache = next;
+        self.derive_pods(groups);
+        if described || new_units {
+            self.apply_descriptions();
+        }
+        self.units_pending |= new_units;
+        if self.units_pending && self.job.is_none() && (walked || self.passes == 1) {
+            if let Some(sc) = &self.systemctl {
+                self.job = systemd::spawn_descriptions(sc.clone());
+                self.units_pending = false;
+            }
+        }
+        self.order = groups.iter().map(|g| (g.path.clone(), g.inode)).collect();
+        self.handed = self
+            .order
+            .iter()
+            .map(|k| self.cache.get(k).and_then(|e| e.ident.clone()))
+            .collect();
+    }
+
+    /// A group's identity now: its name's, completed from its runtime's
+    /// files.
+    fn resolve(&mut self, path: &GroupPath, pass: &mut Pass) -> Entry {
+        let Some(mut id) = Identity::of_name(path) else {
+            let ident = self.by_path(path, pass).map(Arc::new);
+            return Entry {
+                ident,
+                again: false,
+                tries: 1,
+            };
+        };
+        let filled = match (id.kind, id.runtime) {
+            (Some(Kind::Container | Kind::Monitor), Some(rt)) => {
+                self.fill_container(&mut id, rt, path, pass)
+            }
+            (Some(Kind::Session), _) => systemd::fill_session(&mut id, &mut self.sessions),
+            (Some(Kind::User | Kind::UserManager), _) => self.fill_user(&mut id, pass),
+            (Some(Kind::Machine), _) => {
+                let scope = String::from_utf8_lossy(path.name()).into_owned();
+                systemd::fill_machine(&mut id, &scope, &mut self.machines)
+            }
+            _ => Err(Miss::Absent),
+        };
+        let again = match filled {
+            Ok(()) => false,
+            Err(Miss::Absent) => !matches!(
+                id.kind,
+                None | Some(Kind::Unit | Kind::Pod | Kind::PodmanPod)
+            ),
+            Err(Miss::Unreadable(why)) => {
+                id.unreadable = Some(format!("{} metadata not readable: {why}", source_word(&id)));
+                false
+            }
+        };
+        Entry {
+            ident: Some(Arc::new(id)),
+            again,
+            tries: 1,
+        }
+    }
+
+    fn fill_container(
+        &mut self,
+        id: &mut Identity,
+        rt: Runtime,
+        path: &GroupPath,
+        pass: &mut Pass,
+    ) -> Result<(), Miss> {
+        match rt {
+            Runtime::Docker => docker::fill(id, &mut self.docker, &mut self.parse_errors),
+            Runtime::Podman => {
+                let store = match rootless_uid(path) {
+                    Some(uid) => self.rootless_store(uid, pass),
+                    None => self.podman_store(pass),
+                }?;
+                storage::fill_podman(id, &store)
+            }
+            Runtime::Crio => storage::fill_crio(id, &mut self.crio, &mut self.parse_errors),
+            Runtime::Containerd => {
+                let nss = self.namespaces(pass);
+                containerd::fill(id, &mut self.containerd, &nss, &mut self.parse_errors)
+            }
+            Runtime::Kubernetes => {
+                let nss = self.namespaces(pass);
+                match containerd::fill(id, &mut self.containerd, &nss, &mut self.parse_errors) {
+                    Err(Miss::Absent) => {
+                        let r = storage::fill_crio(id, &mut self.crio, &mut self.parse_errors);
+                        if r.is_ok() {
+                            id.runtime = Some(Runtime::Crio);
+                        }
+                        r
+                    }
+                    r => r,
+                }
+            }
+            Runtime::Lxc => Ok(()),
+        }
+    }
+
+    fn namespaces(&mut self, pass: &mut Pass) -> Vec<String> {
+        pass.namespaces
+            .get_or_insert_with(|| containerd::namespaces(&mut self.containerd))
+            .clone()
+    }
+
+    fn podman_store(&mut self, pass: &mut Pass) -> Result<Arc<storage::Store>, Miss> {
+        if pass.podman.is_none() {
+            let shown = self.podman.path().to_path_buf();
+            let r = self.podman.get().and_then(|h| {
+                storage::load(h, Path::new(""), &shown, None, &mut self.parse_errors)
+            });
+            pass.podman = Some(r.map(Arc::new));
+        }
+        pass.podman.clone().unwrap_or(Err(Miss::Absent))
+    }
+
+    /// A rootless user's store: beneath `/` by their home in /etc/passwd,
+    /// no symlink followed anywhere on the way, only files they own.
+    fn rootless_store(&mut self, uid: u32, pass: &mut Pass) -> Result<Arc<storage::Store>, Miss> {
+        if let Some(r) = pass.rootless.get(&uid) {
+            return r.clone();
+        }
+        let r = self.load_rootless(uid, pass).map(Arc::new);
+        pass.rootless.insert(uid, r.clone());
+        r
+    }
+
+    fn load_rootless(&mut self, uid: u32, pass: &mut Pass) -> Result<storage::Store, Miss> {
+        let passwd = self.passwd(pass);
+        let home = passwd.get(&uid).ok_or(Miss::Absent)?.home.clone();
+        let rel = Path::new(home.trim_start_matches('/')).join(ROOTLESS);
+        if !home.starts_with('/')
+            || rel
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            return Err(Miss::Absent);
+        }
+        let shown = self.base.path().to_path_buf();
+        let h = self.base.get()?;
+        storage::load(h, &rel, &shown, Some(uid), &mut self.parse_errors)
+    }
+
+    fn passwd(&mut self, pass: &mut Pass) -> Arc<HashMap<u32, systemd::Account>> {
+        if let Some(p) = &pass.passwd {
+            return Arc::clone(p);
+        }
+        let text = self
+            .base
+            .get()
+            .ok()
+            .and_then(|h| read::read_file(h, Path::new(PASSWD), systemd::CAP_PASSWD, None).ok())
+            .map(|b| systemd::parse_passwd(&String::from_utf8_lossy(&b)))
+            .unwrap_or_default();
+        let p = Arc::new(text);
+        pass.passwd = Some(Arc::clone(&p));
+        p
+    }
+
+    fn fill_user(&mut self, id: &mut Identity, pass: &mut Pass) -> Result<(), Miss> {
+        let (name, source) = match systemd::user_name(&id.id, &mut self.users) {
+            Ok(found) => found,
+            Err(_) => {
+                let uid: u32 = id.id.parse().map_err(|_| Miss::Absent)?;
+                let p = self.passwd(pass);
+                let a = p.get(&uid).ok_or(Miss::Absent)?;
+                let shown = self.base.path().join(PASSWD);
+                (a.name.clone(), shown.to_string_lossy().into_owned())
+            }
+        };
+        id.name = Some(name.clone());
+        id.user = Some(name);
+        id.source = Some(source);
+        Ok(())
+    }
+
+    /// A group no naming convention explains: a containerd task's
+    /// `/<namespace>/<id>`.
+    fn by_path(&mut self, path: &GroupPath, pass: &mut Pass) -> Option<Identity> {
+        let comps: Vec<&[u8]> = path.components().collect();
+        let [.., parent, last] = comps.as_slice() else {
+            return None;
+        };
+        let (parent, last) = (
+            std::str::from_utf8(parent).ok()?,
+            std::str::from_utf8(last).ok()?,
+        );
+        let nss = self.namespaces(pass);
+        containerd::by_path(
+            parent,
+            last,
+            &mut self.containerd,
+            &nss,
+            &mut self.parse_errors,
+        )
+    }
+
+    /// A Kubernetes pod's group takes its name and namespace from a
+    /// container directly below it whose metadata names the same pod uid
+    /// as the pod's own group name (the sandbox's first).
+    fn derive_pods(&mut self, groups: &[GroupSample]) {
+        let mut pods: Vec<usize> = Vec::new();
+        for (i, g) in groups.iter().enumerate() {
+            let Some(e) = self.cache.get(&(g.path.clone(), g.inode)) else {
+                continue;
+            };
+            if e.ident
+                .as_ref()
+                .is_some_and(|id| id.kind == Some(Kind::Pod) && id.pod.is_none())
+            {
+                pods.push(i);
+            }
+        }
+        for i in pods {
+            let pod_g = &groups[i];
+            let key = (pod_g.path.clone(), pod_g.inode);
+            let Some(mine) = self.cache.get(&key).and_then(|e| e.ident.clone()) else {
+                continue;
+            };
+            // children follow their parent in the (sorted) group list
+            let mut best: Option<Arc<Identity>> = None;
+            for c in groups[i + 1..]
+                .iter()
+                .take_while(|c| c.path.is_within(&pod_g.path))
+                .filter(|c| c.path.parent().as_ref() == Some(&pod_g.path))
+            {
+                let Some(ci) = self
+                    .cache
+                    .get(&(c.path.clone(), c.inode))
+                    .and_then(|e| e.ident.clone())
+                else {
+                    continue;
+                };
+                let fits = ci.kind == Some(Kind::Container)
+                    && ci.pod.is_some()
+                    && ci.pod_uid.as_deref() == Some(mine.id.as_str())
+                    && ci.unreadable.is_none();
+                if !fits {
+                    continue;
+                }
+                let sandbox = ci
+                    .labels
+                    .iter()
+                    .any(|(k, v)| k == "container type" && v == "sandbox");
+                if best.is_none() || sandbox {
+                    best = Some(ci);
+                }
+                if sandbox {
+                    break;
+                }
+            }
+            if let Some(c) = best {
+                let mut p = (*mine).clone();
+                p.name.clone_from(&c.pod);
+                p.pod.clone_from(&c.pod);
+                p.namespace.clone_from(&c.namespace);
+                p.runtime = c.runtime;
+                p.source.clone_from(&c.source);
+                if let Some(e) = self.cache.get_mut(&key) {
+                    e.ident = Some(Arc::new(p));
+                }
+            }
+        }
+    }
+
+    /// Each kept identity takes its unit's description, where systemd gave
+    /// one for its group.
+    fn apply_descriptions(&mut self) {
+        if self.descriptions.is_empty() {
+            return;
+        }
+        for ((path, _), e) in &mut self.cache {
+            let Some(id) = &e.ident else {
+                continue;
+            };
+            let d = self.descriptions.get(path.as_bytes());
+            if id.description.as_ref() != d {
+                let mut n = (**id).clone();
+                n.description = d.cloned();
+                e.ident = Some(Arc::new(n));
+            }
+        }
+    }
+}
+
+/// The uid of the user manager a group is below (`user@1000.service`):
+/// its containers are that user's rootless ones.
+fn rootless_uid(path: &GroupPath) -> Option<u32> {
+    path.components()
+        .filter_map(|c| std::str::from_utf8(c).ok())
+        .filter_map(|c| c.strip_prefix("user@")?.strip_suffix(".service"))
+        .filter_map(|u| u.parse().ok())
+        .last()
+}
+
+/// The first word of [`Identity::unreadable`]: whose metadata.
+fn source_word(id: &Identity) -> &'static str {
+    match (id.runtime, id.kind) {
+        (Some(rt), _) => rt.word(),
+        (None, Some(Kind::Session)) => "session",
+        (None, Some(Kind::Machine)) => "machine",
+        (None, Some(Kind::User | Kind::UserManager)) => "user",
+        _ => "systemd",
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,272 @@
+//! The resolver on the fixture trees of tests/fixtures/identity/<runtime>/
+//! (each a `/` mirroring the runtime's directories; real captures go
+//! beside them in the same layout).
+
+use super::*;
+use crate::model::identity::Qos;
+
+const D1: &str = "3f4e8a1c0b9d2e7f3f4e8a1c0b9d2e7f3f4e8a1c0b9d2e7f3f4e8a1c0b9d2e7f";
+const D2: &str = "9a0b1c2d3e4f5a6b9a0b1c2d3e4f5a6b9a0b1c2d3e4f5a6b9a0b1c2d3e4f5a6b";
+const P1: &str = "6e341326aa55bb776e341326aa55bb776e341326aa55bb776e341326aa55bb77";
+const P2: &str = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00";
+const CS: &str = "914c0336cd45e7d5914c0336cd45e7d5914c0336cd45e7d5914c0336cd45e7d5";
+const CC: &str = "10505004b889ce0d10505004b889ce0d10505004b889ce0d10505004b889ce0d";
+const UID: &str = "ec5b1520_9319_4167_8c74_fc4f0db36526";
+const RC: &str = "a1b2c3d4e5f60718a1b2c3d4e5f60718a1b2c3d4e5f60718a1b2c3d4e5f60718";
+const RUID: &str = "7fda01c4-0ece-403d-88b4-c371d66d132a";
+
+pub fn fixture(runtime: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/identity")
+        .join(runtime)
+}
+
+/// The groups of `paths` (sorted, as a scan gives them), inode i + 1.
+fn groups(paths: &[String]) -> Vec<GroupSample> {
+    let mut v: Vec<GroupSample> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| GroupSample::new(GroupPath::new(p), i as u64 + 1))
+        .collect();
+    v.sort_by(|a, b| a.path.cmp(&b.path));
+    v
+}
+
+/// Each group's identity after one refresh with the resolver on `base`.
+fn resolve(base: &Path, paths: &[String]) -> HashMap<String, Option<Identity>> {
+    let mut r = Resolver::new(Roots {
+        base: base.to_path_buf(),
+        units: false,
+    });
+    let mut g = groups(paths);
+    r.attach(&mut g, true);
+    g.into_iter()
+        .map(|g| (g.path.to_string(), g.identity.map(|i| (*i).clone())))
+        .collect()
+}
+
+fn one(base: &Path, path: &str) -> Identity {
+    let all = resolve(base, &[path.to_owned()]);
+    all.into_values().next().flatten().expect("an identity")
+}
+
+#[test]
+fn docker_names_images_and_compose_labels_under_both_drivers() {
+    let base = fixture("docker");
+    let i = one(&base, &format!("system.slice/docker-{D1}.scope"));
+    assert_eq!(i.name.as_deref(), Some("web-1"));
+    assert_eq!(i.image.as_deref(), Some("nginx:1.25"));
+    assert_eq!(
+        i.labels,
+        vec![
+            ("com.docker.compose.project".into(), "shop".into()),
+            ("com.docker.compose.service".into(), "web".into())
+        ]
+    );
+    assert!(i.source.unwrap().ends_with(&format!("{D1}/config.v2.json")));
+    assert_eq!(i.unreadable, None);
+    // the cgroupfs driver's /docker/<id>
+    let c = one(&base, &format!("docker/{D2}"));
+    assert_eq!(
+        (c.name.as_deref(), c.image.as_deref()),
+        (Some("db"), Some("postgres:15"))
+    );
+    // an id with no record: the name-only identity, nothing unreadable
+    let none = one(
+        &base,
+        &format!("system.slice/docker-{}.scope", "0".repeat(64)),
+    );
+    assert_eq!((none.name, none.unreadable), (None, None));
+}
+
+#[test]
+fn podman_rootful_from_the_store_and_images() {
+    let base = fixture("podman");
+    let i = one(&base, &format!("machine.slice/libpod-{P1}.scope"));
+    assert_eq!(i.name.as_deref(), Some("api"));
+    assert_eq!(i.image.as_deref(), Some("docker.io/library/busybox:latest"));
+    // no image-name in the metadata: the image's name from images.json
+    let w = one(&base, &format!("machine.slice/libpod-{P2}.scope"));
+    assert_eq!(w.name.as_deref(), Some("worker"));
+    assert_eq!(w.image.as_deref(), Some("docker.io/library/busybox:latest"));
+    // conmon's group: the monitor of the same container
+    let m = one(&base, &format!("machine.slice/libpod-conmon-{P1}.scope"));
+    assert_eq!(
+        (m.kind, m.name.as_deref()),
+        (Some(Kind::Monitor), Some("api"))
+    );
+}
+
+/// A copy of the podman fixture whose etc/passwd gives alice this
+/// process's uid (the files' owner).
+fn rootless_tree() -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("podman"), t.path());
+    let me = rustix::process::geteuid().as_raw();
+    std::fs::create_dir_all(t.path().join("etc")).unwrap();
+    std::fs::write(
+        t.path().join("etc/passwd"),
+        format!("alice:x:{me}:{me}::/home/alice:/bin/sh\n"),
+    )
+    .unwrap();
+    t
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&dst).unwrap();
+            copy_tree(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), dst).unwrap();
+        }
+    }
+}
+
+#[test]
+fn podman_rootless_from_the_users_own_store_only() {
+    let t = rootless_tree();
+    let me = rustix::process::geteuid().as_raw();
+    let path = format!("user.slice/user-{me}.slice/user@{me}.service/user.slice/libpod-{P2}.scope");
+    let i = one(t.path(), &path);
+    // the rootless store's name, not the rootful one's ("worker")
+    assert_eq!(i.name.as_deref(), Some("alices-worker"));
+    assert_eq!(i.image.as_deref(), Some("docker.io/library/alpine:3.19"));
+    // a home whose storage is a symlink elsewhere: not followed
+    let store = t.path().join("home/alice/.local/share/containers");
+    std::fs::rename(&store, t.path().join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink(t.path().join("elsewhere"), &store).unwrap();
+    let i = one(t.path(), &path);
+    assert_eq!(i.name, None);
+    assert_eq!(
+        i.unreadable.as_deref(),
+        Some("podman metadata not readable: a symbolic link, not followed")
+    );
+}
+
+#[test]
+fn containerd_cri_pod_and_containers_and_a_ctr_task() {
+    let base = fixture("containerd");
+    let pod = format!("kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod{UID}.slice");
+    let paths = vec![
+        "kubepods.slice".to_owned(),
+        "kubepods.slice/kubepods-burstable.slice".to_owned(),
+        pod.clone(),
+        format!("{pod}/cri-containerd-{CS}.scope"),
+        format!("{pod}/cri-containerd-{CC}.scope"),
+        "default".to_owned(),
+        "default/web".to_owned(),
+    ];
+    let all = resolve(&base, &paths);
+    let c = all[&format!("/{pod}/cri-containerd-{CC}.scope")]
+        .clone()
+        .unwrap();
+    assert_eq!(c.name.as_deref(), Some("api"));
+    assert_eq!(c.pod.as_deref(), Some("api-7d9f8b6c5-x2x4q"));
+    assert_eq!(c.namespace.as_deref(), Some("shop"));
+    assert_eq!(c.image.as_deref(), Some("registry.example/shop/api:2.3"));
+    assert_eq!(c.qos, Some(Qos::Burstable));
+    let s = all[&format!("/{pod}/cri-containerd-{CS}.scope")]
+        .clone()
+        .unwrap();
+    assert!(s
+        .labels
+        .contains(&("container type".into(), "sandbox".into())));
+    // the pod's slice shows the pod, from its containers' annotations
+    let p = all[&format!("/{pod}")].clone().unwrap();
+    assert_eq!(p.kind, Some(Kind::Pod));
+    assert_eq!(p.name.as_deref(), Some("api-7d9f8b6c5-x2x4q"));
+    assert_eq!(p.namespace.as_deref(), Some("shop"));
+    // ctr's /default/web
+    let web = all["/default/web"].clone().unwrap();
+    assert_eq!(
+        (web.kind, web.runtime),
+        (Some(Kind::Container), Some(Runtime::Containerd))
+    );
+    assert_eq!(web.id, "web");
+    assert!(all["/default"].is_none());
+}
+
+#[test]
+fn crio_containers_under_both_drivers() {
+    let base = fixture("crio");
+    let pod = format!(
+        "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod{}.slice",
+        RUID.replace('-', "_")
+    );
+    let i = one(&base, &format!("{pod}/crio-{RC}.scope"));
+    assert_eq!(i.name.as_deref(), Some("cart"));
+    assert_eq!(i.pod.as_deref(), Some("cart-5c6d7e8f9-abcde"));
+    assert_eq!(i.image.as_deref(), Some("registry.example/shop/cart:1.0"));
+    // cgroupfs driver: the runtime is found from the files
+    let k = one(&base, &format!("kubepods/besteffort/pod{RUID}/{RC}"));
+    assert_eq!(
+        (k.runtime, k.name.as_deref()),
+        (Some(Runtime::Crio), Some("cart"))
+    );
+}
+
+#[test]
+fn systemd_sessions_users_and_machines() {
+    let base = fixture("systemd");
+    let s = one(&base, "user.slice/user-1000.slice/session-14.scope");
+    assert_eq!(s.user.as_deref(), Some("alice"));
+    assert_eq!(s.tty.as_deref(), Some("pts/0"));
+    assert_eq!(s.remote_host.as_deref(), Some("203.0.113.7"));
+    assert!(s.labels.contains(&("service".into(), "sshd".into())));
+    let u = one(&base, "user.slice/user-1000.slice");
+    assert_eq!(u.name.as_deref(), Some("alice"));
+    // no logind record: /etc/passwd
+    let b = one(&base, "user.slice/user-1001.slice/user@1001.service");
+    assert_eq!(b.name.as_deref(), Some("bob"));
+    let m = one(&base, r"machine.slice/machine-web\x2d1.scope");
+    assert_eq!(m.name.as_deref(), Some("web-1"));
+    assert!(m.labels.contains(&("class".into(), "container".into())));
+}
+
+#[test]
+fn resolved_once_per_directory_and_gone_groups_dropped() {
+    let base = fixture("docker");
+    let mut r = Resolver::new(Roots {
+        base: base.clone(),
+        units: false,
+    });
+    let paths = vec![
+        "system.slice".to_owned(),
+        format!("system.slice/docker-{D1}.scope"),
+    ];
+    let mut g = groups(&paths);
+    r.attach(&mut g, true);
+    assert_eq!(r.passes(), 1);
+    // steady refreshes: no pass, the same Arc handed out
+    let first = g[1].identity.clone().unwrap();
+    for _ in 0..3 {
+        let mut again = groups(&paths);
+        r.attach(&mut again, false);
+        assert!(Arc::ptr_eq(again[1].identity.as_ref().unwrap(), &first));
+    }
+    assert_eq!(r.passes(), 1);
+    // the same path with a new inode (removed and made again): read again
+    let mut renewed = groups(&paths);
+    renewed[1].inode = 99;
+    r.attach(&mut renewed, true);
+    assert_eq!(r.passes(), 2);
+    assert!(!Arc::ptr_eq(renewed[1].identity.as_ref().unwrap(), &first));
+    // gone: dropped from the cache
+    let mut fewer = groups(&paths[..1]);
+    r.attach(&mut fewer, true);
+    assert_eq!(r.cache.len(), 1);
+}
+
+#[test]
+fn no_roots_at_all_gives_the_name_only_identities() {
+    let t = tempfile::tempdir().unwrap();
+    let i = one(t.path(), &format!("system.slice/docker-{D1}.scope"));
+    assert_eq!(
+        (i.runtime, i.name, i.unreadable),
+        (Some(Runtime::Docker), None, None)
+    );
+    assert!(resolve(t.path(), &["plain".to_owned()])["/plain"].is_none());
+}
