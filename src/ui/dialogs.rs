@@ -20,7 +20,7 @@ use crate::model::write::history::Direction;
 use crate::model::write::preflight::Warning;
 use crate::model::write::systemd::Presence;
 use crate::model::write::WriteKind;
-use crate::render::fit::{fit, pad, width};
+use crate::render::fit::{self, fit, pad, width};
 use crate::render::units::bytes_short;
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
 use ratatui::layout::Rect;
@@ -108,19 +108,24 @@ fn para(text: &str, style: Style, width: usize) -> impl Iterator<Item = Line<'st
 /// with it and its message stays in sight.
 pub(crate) fn input_spans(t: &TextInput, width: usize, theme: &Theme) -> Vec<Span<'static>> {
     let (before, after) = t.window(width);
-    let mut chars = after.chars();
-    match chars.next() {
-        None => vec![Span::raw(format!("{before}_"))],
-        Some(c) => vec![
-            Span::raw(before),
+    let plain = Style::new();
+    // the cursor is on a whole grapheme cluster (an accented letter, an
+    // emoji with its skin tone)
+    let under = fit::clusters(&after).next().map(|(c, _)| c.to_owned());
+    match under {
+        None => super::cell_spans(format!("{before}_"), plain),
+        Some(c) => {
+            let mut spans = super::cell_spans(before, plain);
             // underlined too: the limits form draws the whole line of the
             // field being edited in reverse video already
-            Span::styled(
-                c.to_string(),
+            let rest = after[c.len()..].to_owned();
+            spans.push(Span::styled(
+                c,
                 theme.selected.add_modifier(Modifier::UNDERLINED),
-            ),
-            Span::raw(chars.as_str().to_owned()),
-        ],
+            ));
+            spans.extend(super::cell_spans(rest, plain));
+            spans
+        }
     }
 }
 
@@ -143,7 +148,7 @@ fn input_line(
 fn list_row(text: String, width: usize, selected: bool, theme: &Theme) -> Line<'static> {
     if selected {
         let text = fit(&text, width);
-        let pad = width.saturating_sub(text.chars().count());
+        let pad = width.saturating_sub(fit::width(&text));
         Line::styled(format!("{text}{}", " ".repeat(pad)), theme.selected)
     } else {
         Line::raw(text)
