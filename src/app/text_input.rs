@@ -21,9 +21,10 @@ pub enum Edit {
     WordRight,
     Home,
     End,
-    /// Delete the character before the cursor (Backspace).
+    /// Delete the character before the cursor, with its accents (a
+    /// grapheme cluster: an emoji with its skin tone, a flag) (Backspace).
     Backspace,
-    /// Delete the character under the cursor (Del).
+    /// Delete the character under the cursor, with its accents (Del).
     Delete,
     /// Delete the word before the cursor (Ctrl-W).
     DeleteWord,

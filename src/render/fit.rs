@@ -23,8 +23,9 @@ pub fn width(s: &str) -> usize {
     s.graphemes(true).map(cluster_width).sum()
 }
 
-/// The cells of one grapheme cluster, as ratatui 0.30's buffer counts
-/// them (`CellWidth for str`) when it draws a line: a cluster holding a
+/// The cells of one grapheme cluster, as ratatui 0.30 counts them
+/// (`CellWidth for str`) where it lays text out cluster by cluster, in a
+/// paragraph (every view's rows) and the buffer: a cluster holding a
 /// control character is not drawn (none), one byte takes one cell, and
 /// any other cluster takes unicode-width's width of the cluster (`👍🏽`
 /// and `🇫🇷` two, not four and two ones' sum; `é` as `e` and U+0301 one)

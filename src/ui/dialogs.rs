@@ -108,23 +108,20 @@ fn para(text: &str, style: Style, width: usize) -> impl Iterator<Item = Line<'st
 /// with it and its message stays in sight.
 pub(crate) fn input_spans(t: &TextInput, width: usize, theme: &Theme) -> Vec<Span<'static>> {
     let (before, after) = t.window(width);
-    let plain = Style::new();
     // the cursor is on a whole grapheme cluster (an accented letter, an
     // emoji with its skin tone)
     let under = fit::clusters(&after).next().map(|(c, _)| c.to_owned());
     match under {
-        None => super::cell_spans(format!("{before}_"), plain),
+        None => vec![Span::raw(format!("{before}_"))],
         Some(c) => {
-            let mut spans = super::cell_spans(before, plain);
-            // underlined too: the limits form draws the whole line of the
-            // field being edited in reverse video already
             let rest = after[c.len()..].to_owned();
-            spans.push(Span::styled(
-                c,
-                theme.selected.add_modifier(Modifier::UNDERLINED),
-            ));
-            spans.extend(super::cell_spans(rest, plain));
-            spans
+            vec![
+                Span::raw(before),
+                // underlined too: the limits form draws the whole line of
+                // the field being edited in reverse video already
+                Span::styled(c, theme.selected.add_modifier(Modifier::UNDERLINED)),
+                Span::raw(rest),
+            ]
         }
     }
 }

@@ -415,25 +415,9 @@ fn fitted(spans: Vec<Span<'static>>, width: usize) -> Line<'static> {
     Line::from(
         fit_pieces(&pieces, width)
             .into_iter()
-            .flat_map(|(t, st)| cell_spans(t, st))
+            .map(|(t, st)| Span::styled(t, st))
             .collect::<Vec<_>>(),
     )
-}
-
-/// `text` in `style` as spans that ratatui lays out where it draws them,
-/// [`fit::width`] cells. A line places each span after the one before by
-/// unicode-width's width of the whole span, which takes some pairs of
-/// grapheme clusters for one column (lam and alef, a ligature) while the
-/// buffer draws each cluster in its own cell: the next span was drawn
-/// over the name's end and the columns after it slid left. Such a text
-/// (rare: nearly always one span) is a span per cluster.
-pub fn cell_spans(text: String, style: ratatui::style::Style) -> Vec<Span<'static>> {
-    if unicode_width::UnicodeWidthStr::width(text.as_str()) == fit::width(&text) {
-        return vec![Span::styled(text, style)];
-    }
-    fit::clusters(&text)
-        .map(|(g, _)| Span::styled(g.to_owned(), style))
-        .collect()
 }
 
 /// The header's second line while the past is shown: the moment's clock

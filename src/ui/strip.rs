@@ -30,11 +30,12 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let room = width.saturating_sub(fit::width(&open) + 4);
     let name = format!(" {} ", fit_path(&path, room));
     let fill = width.saturating_sub(1 + fit::width(&name) + fit::width(&open));
-    let mut rule = vec![Span::styled("─", theme.dim)];
-    rule.extend(super::cell_spans(name, theme.title));
-    rule.push(Span::styled("─".repeat(fill), theme.dim));
-    rule.push(Span::styled(open, theme.dim));
-    let rule = Line::from(rule);
+    let rule = Line::from(vec![
+        Span::styled("─", theme.dim),
+        Span::styled(name, theme.title),
+        Span::styled("─".repeat(fill), theme.dim),
+        Span::styled(open, theme.dim),
+    ]);
     let Some((g, r)) = data else {
         f.render_widget(Paragraph::new(rule), area);
         return;

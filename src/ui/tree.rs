@@ -125,7 +125,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             fit(&label, room)
         };
         let pad = name_w.saturating_sub(prefix_len + fit::width(&label));
-        spans.extend(super::cell_spans(
+        spans.push(Span::styled(
             label,
             if row.matched {
                 theme.matched

@@ -16,6 +16,8 @@ use common::*;
 use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
 use unicode_segmentation::UnicodeSegmentation;
 
 const W: u16 = 80;
@@ -179,8 +181,9 @@ fn a_long_name_is_cut_between_grapheme_clusters() {
     assert!(cut >= 3, "three cut names:\n{}", screen(&a, W, H));
 }
 
-/// The width the view counts is the cells ratatui's buffer and a line of
-/// spans take: what follows a name starts where the name ends.
+/// The width the view counts is the cells ratatui's buffer and a
+/// paragraph's line (each view's rows) take: what follows a name starts
+/// where the name ends.
 #[test]
 fn the_counted_width_is_the_cells_drawn() {
     let texts = [
@@ -200,12 +203,12 @@ fn the_counted_width_is_the_cells_drawn() {
         let mut buf = Buffer::empty(ratatui::layout::Rect::new(0, 0, 40, 1));
         let (x, _) = buf.set_stringn(0, 0, s, 40, ratatui::style::Style::new());
         assert_eq!(fit::width(s), usize::from(x), "{s:?} by set_string");
-        // a name span then a marker: the marker right after the name
+        // a name span then a marker, in a paragraph as the view draws
+        // its rows: the marker right after the name
         let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(40, 1)).unwrap();
         t.draw(|f| {
-            let mut spans = cgtop::ui::cell_spans(s.clone(), ratatui::style::Style::new());
-            spans.push(ratatui::text::Span::raw("|"));
-            f.render_widget(ratatui::text::Line::from(spans), f.area());
+            let spans = vec![Span::raw(s.clone()), Span::raw("|")];
+            f.render_widget(Paragraph::new(Line::from(spans)), f.area());
         })
         .unwrap();
         let b = t.backend().buffer();
