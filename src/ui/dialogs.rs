@@ -49,7 +49,8 @@ fn inner_width(area: Rect) -> usize {
     usize::from(MAX_WIDTH.min(area.width).saturating_sub(2)).max(1)
 }
 
-/// Word-wraps `text` to `width` columns. A continuation line is indented
+/// Word-wraps `text` to `width` display columns (a group's name in it
+/// may be CJK or emoji, two cells a character). A continuation line is indented
 /// like the text after the line's leading blanks and bullet ("• ", "  "),
 /// so that a wrapped item still reads as one; a word longer than a line
 /// is cut where the line ends. Pre-wrapping, rather than leaving it to
@@ -68,7 +69,7 @@ fn wrap_text(text: &str, width: usize) -> Vec<String> {
     let mut cur_len = cur.len();
     let mut empty = true;
     for word in body.split(' ').filter(|w| !w.is_empty()) {
-        let wl = word.chars().count();
+        let wl = fit::width(word);
         if !empty && cur_len + 1 + wl > width {
             out.push(std::mem::replace(&mut cur, " ".repeat(indent)));
             cur_len = indent;
@@ -79,16 +80,26 @@ fn wrap_text(text: &str, width: usize) -> Vec<String> {
             cur_len += 1;
         }
         let mut rest = word;
-        while cur_len + rest.chars().count() > width {
+        while cur_len + fit::width(rest) > width {
             let room = width - cur_len;
-            let cut = rest.char_indices().nth(room).map_or(rest.len(), |(i, _)| i);
+            // whole clusters that fit, at least one (a wide one on a
+            // line of one column)
+            let mut cut = 0;
+            let mut used = 0;
+            for (i, (g, w)) in fit::clusters(rest).enumerate() {
+                if i > 0 && used + w > room {
+                    break;
+                }
+                used += w;
+                cut += g.len();
+            }
             cur.push_str(&rest[..cut]);
             rest = &rest[cut..];
             out.push(std::mem::replace(&mut cur, " ".repeat(indent)));
             cur_len = indent;
         }
         cur.push_str(rest);
-        cur_len += rest.chars().count();
+        cur_len += fit::width(rest);
         empty = false;
     }
     out.push(cur);
@@ -1134,6 +1145,23 @@ mod tests {
             }),
             "a.service is managed by systemd: a daemon-reload or unit restart may revert a direct write"
         );
+    }
+
+    #[test]
+    fn a_wide_name_wraps_in_display_columns() {
+        // a confirmation about a group named in CJK and emoji: every line
+        // within the dialog's width, no emoji split from its skin tone
+        let thumb = "\u{1f44d}\u{1f3fd}";
+        let name = format!("/lab/{}{}", "\u{53cc}\u{5bbd}".repeat(12), thumb.repeat(6));
+        let text = format!("freeze {name} and every group below it");
+        for w in [10, 17, 30, 44] {
+            let lines = wrap_text(&text, w);
+            for l in &lines {
+                assert!(crate::render::fit::width(l) <= w, "{w}: {l:?} in {lines:?}");
+                assert!(!l.starts_with('\u{1f3fd}'), "{w}: {lines:?}");
+            }
+            assert_eq!(lines.concat().replace(' ', ""), text.replace(' ', ""));
+        }
     }
 
     #[test]
