@@ -8,7 +8,9 @@
 //! [`TextInput::window`].
 
 use super::keymap::{self, Action, Scope};
+use crate::render::fit;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use unicode_segmentation::UnicodeSegmentation;
 
 /// Something done to the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,9 +21,10 @@ pub enum Edit {
     WordRight,
     Home,
     End,
-    /// Delete the character before the cursor (Backspace).
+    /// Delete the character before the cursor, with its accents (a
+    /// grapheme cluster: an emoji with its skin tone, a flag) (Backspace).
     Backspace,
-    /// Delete the character under the cursor (Del).
+    /// Delete the character under the cursor, with its accents (Del).
     Delete,
     /// Delete the word before the cursor (Ctrl-W).
     DeleteWord,
@@ -48,8 +51,9 @@ impl std::fmt::Display for TooLong {
     }
 }
 
-/// The text, the cursor (a byte offset on a character boundary) and the
-/// most characters it takes.
+/// The text, the cursor (a byte offset on a grapheme cluster's boundary:
+/// the cursor steps over an accented letter, an emoji with its skin tone
+/// or a flag as over one character) and the most characters it takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextInput {
     text: String,
@@ -119,6 +123,8 @@ impl TextInput {
         }
         self.text.insert(self.cursor, c);
         self.cursor += c.len_utf8();
+        // a letter typed before an accent: the cursor after the pair
+        self.cursor = self.next(self.prev(self.cursor));
         Ok(())
     }
 
@@ -174,15 +180,23 @@ impl TextInput {
         false
     }
 
+    /// The start of the grapheme cluster before `at`.
     fn prev(&self, at: usize) -> usize {
-        self.text[..at].char_indices().last().map_or(0, |(i, _)| i)
+        self.text
+            .grapheme_indices(true)
+            .map(|(i, _)| i)
+            .take_while(|&i| i < at)
+            .last()
+            .unwrap_or(0)
     }
 
+    /// The end of the grapheme cluster that `at` is in or starts.
     fn next(&self, at: usize) -> usize {
-        self.text[at..]
-            .chars()
-            .next()
-            .map_or(at, |c| at + c.len_utf8())
+        self.text
+            .grapheme_indices(true)
+            .map(|(i, g)| i + g.len())
+            .find(|&end| end > at)
+            .unwrap_or(at)
     }
 
     /// The start of the word before `at`: blanks, then non-blanks, back.
@@ -202,22 +216,45 @@ impl TextInput {
         at + skipped + rest.find(char::is_whitespace).unwrap_or(rest.len())
     }
 
-    /// What fits in `width` columns (one per character) with the cursor
-    /// in view: the text before the cursor, and the text from the cursor
-    /// on (its first character is the one under the cursor). A text
-    /// longer than the width scrolls rather than wraps, so that a long
-    /// input never pushes a dialog's message out of sight.
+    /// What fits in `width` display columns (a CJK character takes two,
+    /// as [`fit::width`] counts them) with the cursor in view: the text
+    /// before the cursor, and the text from the cursor on (its first
+    /// grapheme cluster is the one under the cursor). A text longer than
+    /// the width scrolls rather than wraps, so that a long input never
+    /// pushes a dialog's message out of sight; its cut never splits a
+    /// cluster.
     pub fn window(&self, width: usize) -> (String, String) {
-        // one column stays free for the cursor at the end
         let width = width.max(2);
-        let chars: Vec<char> = self.text.chars().collect();
-        let cur = self.cursor_chars();
-        let start = (cur + 1).saturating_sub(width);
-        let end = (start + width).min(chars.len());
-        let end = end.max(cur);
+        let (head, tail) = self.text.split_at(self.cursor);
+        let before: Vec<(&str, usize)> = fit::clusters(head).collect();
+        let mut after = fit::clusters(tail);
+        // the cursor's cell: the cluster under it, or one column free at
+        // the end for the cursor itself
+        let under = after.next();
+        let mut used = under.map_or(1, |(_, w)| w.max(1));
+        let mut keep = 0;
+        for (_, w) in before.iter().rev() {
+            if used + w > width {
+                break;
+            }
+            used += w;
+            keep += 1;
+        }
+        let mut shown = under.map(|(g, _)| g.to_owned()).unwrap_or_default();
+        let mut room = width.saturating_sub(used);
+        for (g, w) in after {
+            if w > room {
+                break;
+            }
+            room -= w;
+            shown.push_str(g);
+        }
         (
-            chars[start..cur].iter().collect(),
-            chars[cur..end].iter().collect(),
+            before[before.len() - keep..]
+                .iter()
+                .map(|(g, _)| *g)
+                .collect(),
+            shown,
         )
     }
 }
@@ -471,6 +508,59 @@ mod tests {
         assert_eq!(t.window(4), ("ab".into(), "cd".into()));
         // a short text shows whole
         assert_eq!(typed("ab").window(10), ("ab".into(), String::new()));
+    }
+
+    #[test]
+    fn the_window_counts_display_columns_not_characters() {
+        // 双宽 (two columns each): the text and the cursor in 4 columns
+        let mut t = typed("ab\u{53cc}\u{5bbd}cd");
+        for w in 2..12 {
+            t.apply(Edit::End);
+            for _ in 0..7 {
+                let (a, b) = t.window(w);
+                // the cursor's cell: the cluster under it, or one column
+                let cursor = usize::from(b.is_empty());
+                assert!(
+                    fit::width(&a) + fit::width(&b) + cursor <= w.max(2),
+                    "{w}: {a}|{b}"
+                );
+                t.apply(Edit::Left);
+            }
+        }
+        t.apply(Edit::End);
+        assert_eq!(t.window(4), ("cd".into(), String::new()));
+        assert_eq!(t.window(5), ("\u{5bbd}cd".into(), String::new()));
+        t.apply(Edit::Home);
+        assert_eq!(t.window(4), (String::new(), "ab\u{53cc}".into()));
+        t.apply(Edit::Right);
+        t.apply(Edit::Right);
+        t.apply(Edit::Right);
+        // the cursor on 宽: two columns for it, 双 before it
+        assert_eq!(t.window(4), ("\u{53cc}".into(), "\u{5bbd}".into()));
+    }
+
+    #[test]
+    fn the_cursor_steps_over_a_grapheme_cluster_whole() {
+        let thumb = "\u{1f44d}\u{1f3fd}";
+        let flag = "\u{1f1eb}\u{1f1f7}";
+        let mut t = typed(&format!("a{thumb}e\u{301}{flag}"));
+        t.apply(Edit::Left);
+        assert_eq!(shown(&t), format!("a{thumb}e\u{301}|{flag}"));
+        t.apply(Edit::Left);
+        assert_eq!(shown(&t), format!("a{thumb}|e\u{301}{flag}"));
+        assert!(t.apply(Edit::Backspace));
+        assert_eq!(shown(&t), format!("a|e\u{301}{flag}"));
+        assert!(t.apply(Edit::Delete));
+        assert_eq!(shown(&t), format!("a|{flag}"));
+        // a letter typed before an accent takes it: the cursor after both
+        let mut t = typed("\u{301}");
+        t.apply(Edit::Home);
+        t.insert('e').unwrap();
+        assert_eq!(shown(&t), "e\u{301}|");
+        // the cursor's cell in the window is the whole cluster
+        let mut t = typed(flag);
+        t.apply(Edit::Home);
+        assert_eq!(t.window(10), (String::new(), flag.to_owned()));
     }
 
     #[test]

@@ -2,18 +2,52 @@
 //! A wide (CJK, fullwidth) character takes two cells, a combining mark
 //! none. Names are shown escaped (`model::tree::text`), so no control character
 //! is left to measure.
+//!
+//! The unit of both a width and a cut is the grapheme cluster (what the
+//! terminal draws as one: a letter and its accents, an emoji and its skin
+//! tone, a flag's two regional indicators), counted as ratatui's buffer
+//! gives it cells ([`cluster_width`]): what cgtop pads and cuts to is what
+//! the view draws, and no cut splits a cluster.
 
-/// Display columns of `s`: the sum of its characters' columns, as the
-/// cuts below count them and as the terminal gives each character its
-/// cell (unicode-width's width of a whole string counts lam and alef
-/// side by side as one column, a ligature: a name of them was padded
-/// short of its cells and pushed the columns after it off the row).
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
+
+/// Display columns of `s`: the sum of its grapheme clusters' cells
+/// ([`cluster_width`]), as the cuts below count them and as ratatui's
+/// buffer lays the text out. Not unicode-width's width of the whole
+/// string, which joins clusters into ligatures: lam and alef side by side
+/// count one column there, while each takes its own cell (a name of them
+/// was padded short of its cells and pushed the columns after it off the
+/// row).
 pub fn width(s: &str) -> usize {
-    s.chars().map(char_width).sum()
+    s.graphemes(true).map(cluster_width).sum()
 }
 
-fn char_width(c: char) -> usize {
-    unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
+/// The cells of one grapheme cluster, as ratatui 0.30 counts them
+/// (`CellWidth for str`) where it lays text out cluster by cluster, in a
+/// paragraph (every view's rows) and the buffer: a cluster holding a
+/// control character is not drawn (none), one byte takes one cell, and
+/// any other cluster takes unicode-width's width of the cluster (`👍🏽`
+/// and `🇫🇷` two, not four and two ones' sum; `é` as `e` and U+0301 one)
+/// and one more for each halfwidth (semi-)voiced sound mark (U+FF9E,
+/// U+FF9F), which ratatui counts on top.
+pub fn cluster_width(g: &str) -> usize {
+    if g.contains(char::is_control) {
+        return 0;
+    }
+    if g.len() == 1 {
+        return 1;
+    }
+    let marks = g
+        .chars()
+        .filter(|c| matches!(c, '\u{ff9e}' | '\u{ff9f}'))
+        .count();
+    UnicodeWidthStr::width(g) + marks
+}
+
+/// `s`'s grapheme clusters with their cells.
+pub fn clusters(s: &str) -> impl DoubleEndedIterator<Item = (&str, usize)> {
+    s.graphemes(true).map(|g| (g, cluster_width(g)))
 }
 
 /// `s` padded with spaces to `w` display columns (`format!("{s:<w$}")`
@@ -25,7 +59,7 @@ pub fn pad(s: &str, w: usize) -> String {
 }
 
 /// Truncates from the left to `w` display columns, keeping the end of a
-/// path (the group's own name) in view.
+/// path (the group's own name) in view; whole grapheme clusters only.
 pub fn fit_left(s: &str, w: usize) -> String {
     if width(s) <= w {
         return s.to_owned();
@@ -34,20 +68,21 @@ pub fn fit_left(s: &str, w: usize) -> String {
         return String::new();
     }
     let mut used = 1;
-    let mut tail: Vec<char> = Vec::new();
-    for c in s.chars().rev() {
-        if used + char_width(c) > w {
+    let mut tail: Vec<&str> = Vec::new();
+    for (g, gw) in clusters(s).rev() {
+        if used + gw > w {
             break;
         }
-        used += char_width(c);
-        tail.push(c);
+        used += gw;
+        tail.push(g);
     }
     let mut t = String::from("…");
     t.extend(tail.into_iter().rev());
     t
 }
 
-/// Truncates to `w` display columns, ending with '…' when cut.
+/// Truncates to `w` display columns, ending with '…' when cut; whole
+/// grapheme clusters only.
 pub fn fit(s: &str, w: usize) -> String {
     if width(s) <= w {
         return s.to_owned();
@@ -57,12 +92,12 @@ pub fn fit(s: &str, w: usize) -> String {
     }
     let mut used = 1;
     let mut t = String::new();
-    for c in s.chars() {
-        if used + char_width(c) > w {
+    for (g, gw) in clusters(s) {
+        if used + gw > w {
             break;
         }
-        used += char_width(c);
-        t.push(c);
+        used += gw;
+        t.push_str(g);
     }
     t.push('…');
     t
@@ -107,12 +142,12 @@ pub fn fit_pieces<T: Clone>(pieces: &[(String, T)], w: usize) -> Vec<(String, T)
         let room = w - used;
         let mut head = String::new();
         let mut hw = 0;
-        for c in s.chars() {
-            if hw + char_width(c) + 1 > room {
+        for (g, gw) in clusters(s) {
+            if hw + gw + 1 > room {
                 break;
             }
-            hw += char_width(c);
-            head.push(c);
+            hw += gw;
+            head.push_str(g);
         }
         let cut = format!("{}…", head.trim_end());
         if cut == "…" {
@@ -199,13 +234,69 @@ mod tests {
     fn a_cut_or_padded_name_takes_its_columns_in_cells() {
         // lam then alef: two cells, one column for unicode-width's whole string
         let s = format!("/w.slice/{}", "\u{644}\u{627}".repeat(40));
-        let cells = |t: &str| t.chars().map(char_width).sum::<usize>();
+        let cells = |t: &str| {
+            t.chars()
+                .map(|c| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0))
+                .sum::<usize>()
+        };
         for w in [10, 35, 60, 100] {
             let f = fit_path(&s, w);
             assert!(cells(&f) <= w, "{w}: {f}");
             assert_eq!(cells(&pad(&f, w)), w, "{w}: {f}");
             assert!(cells(&fit(&s, w)) <= w);
             assert!(cells(&fit_left(&s, w)) <= w);
+        }
+    }
+
+    #[test]
+    fn a_grapheme_cluster_is_counted_as_the_cells_it_is_drawn_in() {
+        // an emoji with its skin tone, a flag: one cluster of two cells
+        assert_eq!(width("\u{1f44d}\u{1f3fd}"), 2);
+        assert_eq!(width("\u{1f1eb}\u{1f1f7}"), 2);
+        assert_eq!(width("\u{1f1eb}\u{1f1f7}\u{1f1e9}\u{1f1ea}"), 4);
+        // a letter with its accent, a Hangul syllable of jamo: one cluster
+        assert_eq!(width("e\u{301}"), 1);
+        assert_eq!(width("\u{1100}\u{1161}\u{11a8}"), 2);
+        // lam and alef: two clusters, a cell each (not a ligature's one)
+        assert_eq!(width("\u{644}\u{627}"), 2);
+        // as ratatui: the halfwidth voiced mark one more, a control none
+        assert_eq!(width("\u{ff76}\u{ff9e}"), 3);
+        assert_eq!(width("a\r\nb"), 2);
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_grapheme_cluster() {
+        let thumb = "\u{1f44d}\u{1f3fd}";
+        let flag = "\u{1f1eb}\u{1f1f7}";
+        let accent = "e\u{301}";
+        // the skin tone stays with its emoji, the second regional
+        // indicator with the first, the accent with its letter
+        assert_eq!(fit(&format!("{thumb}{thumb}x"), 3), format!("{thumb}…"));
+        assert_eq!(fit(&format!("{flag}{flag}x"), 4), format!("{flag}…"));
+        assert_eq!(fit(&format!("{flag}{flag}x"), 2), "…");
+        assert_eq!(fit_left(&format!("ab{accent}"), 1), "…");
+        assert_eq!(fit_left(&format!("x{flag}{thumb}"), 4), format!("…{thumb}"));
+        assert_eq!(
+            fit_path(&format!("/a/{thumb}{thumb}{thumb}"), 5),
+            format!("…{thumb}{thumb}")
+        );
+        let p = vec![("ab".to_owned(), 0u8), (format!("{thumb}{thumb}"), 1)];
+        let cut: String = fit_pieces(&p, 5).into_iter().map(|(s, _)| s).collect();
+        assert_eq!(cut, format!("ab{thumb}…"));
+        // every cut of every width: whole clusters, within the width
+        let s = format!("a{thumb}{accent}\u{65e5}{flag}\u{644}\u{627}{thumb}b");
+        let bounds: Vec<usize> = s.grapheme_indices(true).map(|(i, _)| i).collect();
+        for w in 0..=width(&s) + 1 {
+            for cut in [fit(&s, w), fit_left(&s, w)] {
+                assert!(width(&cut) <= w, "{w}: {cut}");
+                let body = cut.trim_start_matches('…').trim_end_matches('…');
+                let at = s.find(body).unwrap();
+                assert!(bounds.contains(&at) || at == s.len(), "{w}: {cut}");
+                assert!(
+                    bounds.contains(&(at + body.len())) || at + body.len() == s.len(),
+                    "{w}: {cut}"
+                );
+            }
         }
     }
 

@@ -20,7 +20,7 @@ use crate::model::write::history::Direction;
 use crate::model::write::preflight::Warning;
 use crate::model::write::systemd::Presence;
 use crate::model::write::WriteKind;
-use crate::render::fit::{fit, pad, width};
+use crate::render::fit::{self, fit, pad, width};
 use crate::render::units::bytes_short;
 use crate::source::actionlog::{rfc3339_utc, LogPlace};
 use ratatui::layout::Rect;
@@ -49,7 +49,8 @@ fn inner_width(area: Rect) -> usize {
     usize::from(MAX_WIDTH.min(area.width).saturating_sub(2)).max(1)
 }
 
-/// Word-wraps `text` to `width` columns. A continuation line is indented
+/// Word-wraps `text` to `width` display columns (a group's name in it
+/// may be CJK or emoji, two cells a character). A continuation line is indented
 /// like the text after the line's leading blanks and bullet ("• ", "  "),
 /// so that a wrapped item still reads as one; a word longer than a line
 /// is cut where the line ends. Pre-wrapping, rather than leaving it to
@@ -68,7 +69,7 @@ fn wrap_text(text: &str, width: usize) -> Vec<String> {
     let mut cur_len = cur.len();
     let mut empty = true;
     for word in body.split(' ').filter(|w| !w.is_empty()) {
-        let wl = word.chars().count();
+        let wl = fit::width(word);
         if !empty && cur_len + 1 + wl > width {
             out.push(std::mem::replace(&mut cur, " ".repeat(indent)));
             cur_len = indent;
@@ -79,16 +80,26 @@ fn wrap_text(text: &str, width: usize) -> Vec<String> {
             cur_len += 1;
         }
         let mut rest = word;
-        while cur_len + rest.chars().count() > width {
+        while cur_len + fit::width(rest) > width {
             let room = width - cur_len;
-            let cut = rest.char_indices().nth(room).map_or(rest.len(), |(i, _)| i);
+            // whole clusters that fit, at least one (a wide one on a
+            // line of one column)
+            let mut cut = 0;
+            let mut used = 0;
+            for (i, (g, w)) in fit::clusters(rest).enumerate() {
+                if i > 0 && used + w > room {
+                    break;
+                }
+                used += w;
+                cut += g.len();
+            }
             cur.push_str(&rest[..cut]);
             rest = &rest[cut..];
             out.push(std::mem::replace(&mut cur, " ".repeat(indent)));
             cur_len = indent;
         }
         cur.push_str(rest);
-        cur_len += rest.chars().count();
+        cur_len += fit::width(rest);
         empty = false;
     }
     out.push(cur);
@@ -108,19 +119,21 @@ fn para(text: &str, style: Style, width: usize) -> impl Iterator<Item = Line<'st
 /// with it and its message stays in sight.
 pub(crate) fn input_spans(t: &TextInput, width: usize, theme: &Theme) -> Vec<Span<'static>> {
     let (before, after) = t.window(width);
-    let mut chars = after.chars();
-    match chars.next() {
+    // the cursor is on a whole grapheme cluster (an accented letter, an
+    // emoji with its skin tone)
+    let under = fit::clusters(&after).next().map(|(c, _)| c.to_owned());
+    match under {
         None => vec![Span::raw(format!("{before}_"))],
-        Some(c) => vec![
-            Span::raw(before),
-            // underlined too: the limits form draws the whole line of the
-            // field being edited in reverse video already
-            Span::styled(
-                c.to_string(),
-                theme.selected.add_modifier(Modifier::UNDERLINED),
-            ),
-            Span::raw(chars.as_str().to_owned()),
-        ],
+        Some(c) => {
+            let rest = after[c.len()..].to_owned();
+            vec![
+                Span::raw(before),
+                // underlined too: the limits form draws the whole line of
+                // the field being edited in reverse video already
+                Span::styled(c, theme.selected.add_modifier(Modifier::UNDERLINED)),
+                Span::raw(rest),
+            ]
+        }
     }
 }
 
@@ -143,7 +156,7 @@ fn input_line(
 fn list_row(text: String, width: usize, selected: bool, theme: &Theme) -> Line<'static> {
     if selected {
         let text = fit(&text, width);
-        let pad = width.saturating_sub(text.chars().count());
+        let pad = width.saturating_sub(fit::width(&text));
         Line::styled(format!("{text}{}", " ".repeat(pad)), theme.selected)
     } else {
         Line::raw(text)
@@ -1132,6 +1145,23 @@ mod tests {
             }),
             "a.service is managed by systemd: a daemon-reload or unit restart may revert a direct write"
         );
+    }
+
+    #[test]
+    fn a_wide_name_wraps_in_display_columns() {
+        // a confirmation about a group named in CJK and emoji: every line
+        // within the dialog's width, no emoji split from its skin tone
+        let thumb = "\u{1f44d}\u{1f3fd}";
+        let name = format!("/lab/{}{}", "\u{53cc}\u{5bbd}".repeat(12), thumb.repeat(6));
+        let text = format!("freeze {name} and every group below it");
+        for w in [10, 17, 30, 44] {
+            let lines = wrap_text(&text, w);
+            for l in &lines {
+                assert!(crate::render::fit::width(l) <= w, "{w}: {l:?} in {lines:?}");
+                assert!(!l.starts_with('\u{1f3fd}'), "{w}: {lines:?}");
+            }
+            assert_eq!(lines.concat().replace(' ', ""), text.replace(' ', ""));
+        }
     }
 
     #[test]

@@ -27,6 +27,7 @@ mod htop_keys;
 mod layers;
 mod layout;
 mod limits_form;
+mod name_width;
 mod palette;
 mod preflight;
 mod script;
