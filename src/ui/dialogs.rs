@@ -579,10 +579,14 @@ pub fn confirm_lines(c: &Confirm) -> Vec<String> {
         // who owns it, then its way and what a direct write leaves it
         // believing, each on a line of its own (names escaped in the model)
         Reason::Owner(w) => {
-            let way = w.command.as_ref().map_or_else(String::new, |c| {
-                format!("; {}'s way: {c}", w.owner.word())
-            });
-            vec![format!("  {}{way}", reason_text(r)), format!("  {}", w.words)]
+            let way = w
+                .command
+                .as_ref()
+                .map_or_else(String::new, |c| format!("; {}'s way: {c}", w.owner.word()));
+            vec![
+                format!("  {}{way}", reason_text(r)),
+                format!("  {}", w.words),
+            ]
         }
         _ => vec![format!("  {}", reason_text(r))],
     }));

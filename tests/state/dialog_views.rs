@@ -364,7 +364,13 @@ fn docker_container_on() -> (App, Collector, tempfile::TempDir) {
     id.name = Some("web-1".into());
     id.image = Some("nginx:1.27".into());
     let d = a.data.as_mut().unwrap();
-    let i = d.refresh.snapshot.groups.iter().position(|g| g.path == path).unwrap();
+    let i = d
+        .refresh
+        .snapshot
+        .groups
+        .iter()
+        .position(|g| g.path == path)
+        .unwrap();
     d.refresh.snapshot.groups[i].identity = Some(std::sync::Arc::new(id));
     (a, c, dir)
 }

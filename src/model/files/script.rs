@@ -1230,11 +1230,15 @@ mod tests {
             "{}",
             s.apply
         );
-        assert!(s.apply.contains("\n#   docker's way: docker kill 046c7a5b3d2e\n"));
+        assert!(s
+            .apply
+            .contains("\n#   docker's way: docker kill 046c7a5b3d2e\n"));
         // comments only: no line of the script runs docker
         assert!(!s.apply.lines().any(|l| l.starts_with("docker")));
         let plain = w(Place::V2, "/batch", "cpu.max", "max 100000", "50000 100000");
-        assert!(!scripts(&[plain], &Meta::default()).apply.contains("owned by"));
+        assert!(!scripts(&[plain], &Meta::default())
+            .apply
+            .contains("owned by"));
     }
 
     #[test]

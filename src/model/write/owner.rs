@@ -53,8 +53,8 @@ impl Owner {
     /// The owner of a group with this identity, `None` for a group no
     /// runtime owns (a unit, a session, a monitor process's group).
     pub fn of(id: &Identity) -> Option<Self> {
-        let kube = id.pod_uid.is_some()
-            || matches!(id.runtime, Some(Runtime::Kubernetes | Runtime::Crio));
+        let kube =
+            id.pod_uid.is_some() || matches!(id.runtime, Some(Runtime::Kubernetes | Runtime::Crio));
         Some(match (id.kind?, id.runtime) {
             (Kind::Pod, _) => Self::KubePod,
             (Kind::PodmanPod, _) => Self::PodmanPod,
@@ -112,7 +112,9 @@ pub fn shown(id: &Identity) -> String {
         _ => None,
     });
     let mut s = match name {
-        Some(n) if n != id.id => format!("{what} {} ({})", escape_str(n), escape_str(id.short_id())),
+        Some(n) if n != id.id => {
+            format!("{what} {} ({})", escape_str(n), escape_str(id.short_id()))
+        }
         _ => format!("{what} {}", escape_str(id.short_id())),
     };
     if let Some(ns) = &id.namespace {
@@ -674,7 +676,11 @@ mod tests {
         assert_eq!(w.owner, Owner::Docker);
         assert_eq!(w.who, "docker container web-1 (046c7a5b3d2e)");
         assert_eq!(w.command.as_deref(), Some("docker update --cpus 0.5 web-1"));
-        assert!(w.words.contains("until the container restarts"), "{}", w.words);
+        assert!(
+            w.words.contains("until the container restarts"),
+            "{}",
+            w.words
+        );
         assert_eq!(
             way(&mem(512 << 20), &d).command.as_deref(),
             Some("docker update --memory 512m web-1")
@@ -791,11 +797,15 @@ mod tests {
             Some(format!("ctr task pause {ID}"))
         );
         let l = ident("lxc.payload.db", None);
-        assert_eq!(way(&freeze, &l).command.as_deref(), Some("lxc-freeze -n db"));
-        assert!(way(&cpu(50_000), &l)
-            .words
-            .contains("lxc.cgroup2.cpu.max"));
-        let pp = ident(&format!("machine.slice/machine-libpod_pod_{ID}.slice"), None);
+        assert_eq!(
+            way(&freeze, &l).command.as_deref(),
+            Some("lxc-freeze -n db")
+        );
+        assert!(way(&cpu(50_000), &l).words.contains("lxc.cgroup2.cpu.max"));
+        let pp = ident(
+            &format!("machine.slice/machine-libpod_pod_{ID}.slice"),
+            None,
+        );
         assert_eq!(
             way(&freeze, &pp).command.as_deref(),
             Some("podman pod pause 046c7a5b3d2e")
@@ -818,7 +828,10 @@ mod tests {
         );
         assert!(w.words.contains("the kubelet may put"), "{}", w.words);
         let w = way(&mem(1 << 30), &c);
-        assert!(w.command.as_deref().is_some_and(|l| l.contains(r#""memory":"1Gi""#)));
+        assert!(w
+            .command
+            .as_deref()
+            .is_some_and(|l| l.contains(r#""memory":"1Gi""#)));
         // names unknown: words, no command with a guessed name
         let bare = ident(&format!("{pod}/cri-containerd-{ID}.scope"), None);
         let w = way(&cpu(50_000), &bare);
