@@ -167,11 +167,12 @@ fn show_match(app: &mut App, fx: &mut Vec<Effect>) {
     }
 }
 
-/// The group, and the container or pod it is, if it is one:
-/// "/system.slice/docker-….scope (docker container web-1 (046c7a5b3d2e))".
+/// The group, after the container or pod it is, if it is one (first:
+/// a long path is what a narrow status line cuts): "docker container
+/// web-1 (046c7a5b3d2e), /system.slice/docker-….scope".
 fn where_words(app: &App, group: &GroupPath) -> String {
     match container_of(app, group) {
-        Some(c) => format!("{group}, {c}"),
+        Some(c) => format!("{c}, {group}"),
         None => group.to_string(),
     }
 }
@@ -258,6 +259,12 @@ pub(super) fn after_refresh(app: &mut App) {
     let Some(place) = app.finding.start.take() else {
         return;
     };
+    // the strip has no room for the process list: the detail opens in
+    // full, as Tab does (Tab again: the tree)
+    if app.pane == Pane::Processes && app.tree_rows.strip && app.zoom == Zoom::Split {
+        app.zoom = Zoom::Detail;
+        app.set_tree_height();
+    }
     let text = format!(
         "PID {} {}: in {}",
         place.pid,

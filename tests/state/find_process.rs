@@ -186,7 +186,7 @@ fn pid_at_start_lands_on_its_container_and_names_it() {
     let status = a.status.clone().unwrap().text;
     assert_eq!(
         status,
-        format!("PID 4190202 nginx: master process: in /{scope}, docker container 046c7a5b3d2e")
+        format!("PID 4190202 nginx: master process: in docker container 046c7a5b3d2e, /{scope}")
     );
     processes_arrive(&mut a, &mut c, &[4_190_201, 4_190_202]);
     assert_eq!(a.proc_cursor, 1);
