@@ -474,9 +474,12 @@ fn range_ms(v: &[f64]) -> String {
     }
 }
 
-/// Wall seconds, peak RSS (KiB, GNU time's `%M`) and CPU seconds (user +
-/// system, `%U %S`) of one run of `argv`.
-fn one_shot(argv: &[String]) -> Result<(f64, Option<u64>, Option<f64>)> {
+/// CPU seconds of a run: user, system.
+type UserSys = (f64, f64);
+
+/// Wall seconds, peak RSS (KiB, GNU time's `%M`) and CPU seconds (user,
+/// system: `%U %S`) of one run of `argv`.
+fn one_shot(argv: &[String]) -> Result<(f64, Option<u64>, Option<UserSys>)> {
     let time = std::path::Path::new("/usr/bin/time");
     let report = tempfile_path("time");
     let mut cmd = if time.exists() {
@@ -511,11 +514,7 @@ fn one_shot(argv: &[String]) -> Result<(f64, Option<u64>, Option<f64>)> {
         .collect();
     let rss = w.first().and_then(|x| x.parse().ok());
     let cpu = match (w.get(1), w.get(2)) {
-        (Some(u), Some(s)) => u
-            .parse::<f64>()
-            .ok()
-            .zip(s.parse::<f64>().ok())
-            .map(|(u, s)| u + s),
+        (Some(u), Some(s)) => u.parse::<f64>().ok().zip(s.parse::<f64>().ok()),
         _ => None,
     };
     Ok((wall, rss, cpu))
@@ -698,36 +697,45 @@ fn run_size(args: &Args, n: Option<usize>, cgtop: &str) -> Result<()> {
     for (k, (label, _)) in shots.iter().enumerate() {
         let mut w = walls[k].clone();
         let mw = median(&mut w);
+        // the round of the median CPU time, and how it splits (user-space
+        // work and system calls weigh differently under an emulator)
         let mut c = cpu[k].clone();
-        let mc = median(&mut c);
+        c.sort_by(|a, b| (a.0 + a.1).total_cmp(&(b.0 + b.1)));
+        let mc = c.get(c.len() / 2).map_or("-".into(), |(u, s)| {
+            format!("{:.0} ({:.0} + {:.0})", (u + s) * 1e3, u * 1e3, s * 1e3)
+        });
         let peak = rss[k]
             .iter()
             .max()
             .map_or("-".into(), |kib| format!("{:.1}", *kib as f64 / 1024.0));
         println!(
-            "| {label} | **{}** | {} | {} | {peak} |",
+            "| {label} | **{}** | {} | {mc} | {peak} |",
             fmt_ms(mw),
             range_ms(&w),
-            fmt_ms(mc)
         );
     }
     if args.syscalls {
-        let calls = syscalls(&shots[0].1)?;
-        let total: u64 = calls.iter().map(|c| c.1).sum();
-        let top: Vec<String> = calls
-            .iter()
-            .take(8)
-            .map(|(n, c)| format!("{n} {c}"))
-            .collect();
-        let watches = calls
-            .iter()
-            .find(|c| c.0 == "inotify_add_watch")
-            .map_or(0, |c| c.1);
-        println!(
-            "\nSystem calls of {} (strace -c -f): {total} in all; {}; inotify_add_watch {watches}",
-            shots[0].0,
-            top.join(", ")
-        );
+        // cgtop's first one-shot run, and systemd-cgtop's beside it
+        for (i, (label, argv)) in shots.iter().enumerate() {
+            if i == 1 {
+                continue;
+            }
+            let calls = syscalls(argv)?;
+            let total: u64 = calls.iter().map(|c| c.1).sum();
+            let top: Vec<String> = calls
+                .iter()
+                .take(8)
+                .map(|(n, c)| format!("{n} {c}"))
+                .collect();
+            let watches = calls
+                .iter()
+                .find(|c| c.0 == "inotify_add_watch")
+                .map_or(0, |c| c.1);
+            println!(
+                "\nSystem calls of {label} (strace -c -f): {total} in all; {}; inotify_add_watch {watches}",
+                top.join(", ")
+            );
+        }
     }
     drop(tree);
     Ok(())

@@ -14,35 +14,45 @@
 #          1+K refreshes minus a run of 1, divided by K (start-up cancels)
 #   bench  the collector benchmark (--root /sys/fs/cgroup): cgtop's scan
 #          against the kept-descriptor pread loop and open/read/close
+#   startup  the start-up benchmark (benches/startup) on this tree: cgtop
+#          and systemd-cgtop each started in a 120x40 pty, ms from the
+#          spawn to the first screen with the tree (system.slice on it) and
+#          to the first rates; one-shot `cgtop -b -n 1` runs (wall, CPU, peak
+#          RSS; system calls with --syscalls); and the peak RSS of `cgtop -b
+#          -n 1` with the guest's own descriptor budget
 #   churn  `cgtop --json -d D` runs while churn.pl creates and removes
 #          groups for S seconds; cgtop must still run, and its output
 #          is checked by the guest test binary (scale::)
 # usage (inside the VM, from the package root):
-#   guest.sh --cgtop BIN [--bench BIN] [--check BIN] [--groups N]
-#            [--sleepers-every K] [--steps tree,list,cost,bench,churn]
+#   guest.sh --cgtop BIN [--bench BIN] [--startup BIN] [--check BIN] [--groups N]
+#            [--sleepers-every K] [--steps tree,list,cost,bench,startup,churn]
 #            [--cost-iters K (3; 2 above 2,000 groups)]
 #            [--cost-reps R (3; 2 above 2,000 groups)]
 #            [--bench-args 'ARGS']
+#            [--startup-args 'ARGS' (--rounds 3 --timeout 60, and --syscalls
+#             with strace; above 2,000 groups --rounds 1 --timeout 300)]
 #            [--churn-secs S] [--churn-interval D] [--churn-rate R]
 #            [--memtotal-gib G] [--results DIR]
 # --memtotal-gib G (default 64): cgtop keeps at most 1/256 of MemTotal worth
 # of descriptors (5 KB each), which in this small guest is ~1,500 files; the
-# cost, bench and churn steps show cgtop (and the benchmark) a /proc/meminfo
-# with MemTotal = G GiB, bind-mounted in a private mount namespace, so that
-# they keep every file as on a 64 GB host (0: the guest's own budget; the
-# cost step measures both).
+# cost, bench, startup and churn steps show cgtop (and the benchmarks) a
+# /proc/meminfo with MemTotal = G GiB, bind-mounted in a private mount
+# namespace, so that they keep every file as on a 64 GB host (0: the guest's
+# own budget; the cost step measures both, the startup step the peak RSS).
 # Writes "STEP RESULT SECONDS [NOTE]" lines to DIR/results, figures as
 # "key value" lines to DIR/figures, and each step's raw output to DIR/.
 # Exit status 1 if a step failed.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CGTOP='' BENCH='' CHECK='' RESULTS='' N=1000 EVERY=10 STEPS=tree,list,cost,bench,churn
-COST_ITERS='' COST_REPS='' BENCH_ARGS='' CHURN_SECS=30 CHURN_INTERVAL=0.5 CHURN_RATE=300
+CGTOP='' BENCH='' STARTUP='' CHECK='' RESULTS='' N=1000 EVERY=10 STEPS=tree,list,cost,bench,startup,churn
+COST_ITERS='' COST_REPS='' BENCH_ARGS='' STARTUP_ARGS='' CHURN_SECS=30 CHURN_INTERVAL=0.5 CHURN_RATE=300
 MEM_GIB=64
 while (($#)); do
     case $1 in
         --cgtop) CGTOP=$2; shift 2 ;;
         --bench) BENCH=$2; shift 2 ;;
+        --startup) STARTUP=$2; shift 2 ;;
+        --startup-args) STARTUP_ARGS=$2; shift 2 ;;
         --check) CHECK=$2; shift 2 ;;
         --groups) N=$2; shift 2 ;;
         --sleepers-every) EVERY=$2; shift 2 ;;
@@ -68,6 +78,14 @@ fi
 # systemd-cgtop takes ~3 s of CPU per refresh at 1,000 groups here, ~30 s at 10,000
 [[ -n $COST_ITERS ]] || { COST_ITERS=3; ((N > 2000)) && COST_ITERS=2; }
 [[ -n $COST_REPS ]] || { COST_REPS=3; ((N > 2000)) && COST_REPS=2; }
+# a cgtop start under TCG takes seconds at 1,000 groups, systemd-cgtop's first
+# rates two of its refreshes (~30 s of CPU each at 10,000 groups)
+# (strace -c for the system calls where the host has it)
+if [[ -z $STARTUP_ARGS ]]; then
+    STARTUP_ARGS='--rounds 3 --timeout 60'
+    command -v strace > /dev/null && STARTUP_ARGS+=' --syscalls'
+    ((N > 2000)) && STARTUP_ARGS='--rounds 1 --timeout 300'
+fi
 : > "$RESULTS/results"
 : > "$RESULTS/figures"
 CG=/sys/fs/cgroup
@@ -435,6 +453,58 @@ step_bench() {
     fi
 }
 
+# ---------------------------------------------------------------- startup
+scell() { # scell LABEL COLUMN: a cell of startup.md's row "| LABEL |", without ** and "(k of n seen)"
+    grep -F "| $1 |" "$RESULTS/startup.md" | head -n 1 |
+        awk -F'|' -v c="$2" '{ s = $c; gsub(/[*]|[(][^)]*[)]| /, "", s); print s }'
+}
+# shellcheck disable=SC2016 # backticks: the benchmark's Markdown
+step_startup() {
+    begin startup
+    if [[ -z $STARTUP ]]; then
+        record startup skip "no startup benchmark binary"
+        return
+    fi
+    local rc seen tree rates rss own=''
+    # the marker: a top-level group that every tree of this script has,
+    # shown on cgtop's first screen; its CPU column tells the first rates
+    # shellcheck disable=SC2086 # STARTUP_ARGS is a list of words
+    budget "$STARTUP" --no-tree --marker system.slice --cgtop "$CGTOP" $STARTUP_ARGS \
+        > "$RESULTS/startup.md" 2> "$W/startup.err"
+    rc=$?
+    cat "$RESULTS/startup.md"
+    if ((rc != 0)); then
+        tail -n 20 "$W/startup.err"
+        record startup fail "exit status $rc"
+        return
+    fi
+    # peak RSS of the one-shot run once more, with the guest's own
+    # descriptor budget (~1,500 files kept in a 2 GB guest, the rest reopened)
+    if [[ -x /usr/bin/time ]]; then
+        own=$(/usr/bin/time -f %M "$CGTOP" -b -n 1 2>&1 > /dev/null | tail -n 1)
+        echo "peak RSS of \`cgtop -b -n 1\` with the guest's own descriptor budget: $own KiB"
+    fi
+    tree=$(scell cgtop 3) rates=$(scell cgtop 5) rss=$(scell '`cgtop -b -n 1`' 6)
+    figure startup_tree_ms "$tree"
+    figure startup_rates_ms "$rates"
+    figure startup_tree_cpu_ms "$(scell cgtop 7)"
+    figure startup_systemd_cgtop_tree_ms "$(scell systemd-cgtop 3)"
+    figure startup_systemd_cgtop_rates_ms "$(scell systemd-cgtop 5)"
+    figure startup_batch_d01_ms "$(scell '`cgtop -b -n 1 -d 0.1`' 3)"
+    figure startup_batch_ms "$(scell '`cgtop -b -n 1`' 3)"
+    figure startup_batch_rss_mib "$rss"
+    figure startup_batch_rss_own_budget_mib "$(awk -v k="$own" 'BEGIN { if (k + 0 > 0) printf "%.1f", k / 1024 }')"
+    figure startup_systemd_cgtop_batch_ms "$(scell '`systemd-cgtop -b -n 1`' 3)"
+    seen=$(grep -F '| cgtop |' "$RESULTS/startup.md" | grep -o '[0-9]* of [0-9]* seen' | head -n 1)
+    if [[ -z $tree || $tree == - ]]; then
+        record startup fail "cgtop's tree never came on screen (see the screen above)"
+    elif [[ -n $seen ]]; then
+        record startup fail "cgtop's tree or rates seen in only $seen rounds"
+    else
+        record startup pass "first screen ${tree} ms, rates ${rates} ms (systemd-cgtop $(scell systemd-cgtop 3), $(scell systemd-cgtop 5) ms); -b -n 1 peak RSS ${rss} MiB"
+    fi
+}
+
 # ---------------------------------------------------------------- churn
 # Two cgtops watch the churn.  "tree" watches the whole hierarchy: with
 # --json --brief up to 2,000 groups (what a monitoring job on a big host
@@ -535,6 +605,7 @@ main() {
     want list && step_list
     want cost && step_cost
     want bench && step_bench
+    want startup && step_startup
     want churn && step_churn
 
     echo
