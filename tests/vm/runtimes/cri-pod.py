@@ -87,7 +87,9 @@ def main():
     labels = {"io.kubernetes.pod.name": pod, "io.kubernetes.pod.namespace": ns, "io.kubernetes.pod.uid": uid}
     sb = cls("PodSandboxConfig")(
         metadata=cls("PodSandboxMetadata")(name=pod, uid=uid, namespace=ns, attempt=0),
-        hostname=pod,
+        # no hostname: the pod has the host's network and so no UTS
+        # namespace of its own (runc refuses to set one without)
+        hostname="",
         log_directory=f"/var/log/pods/{ns}_{pod}_{uid}",
         labels=labels,
         annotations={"kubernetes.io/config.source": "api"},
