@@ -3,7 +3,7 @@
 //! 1, a tree of 1,000 groups), as root, with nothing else on it. One
 //! module per kind of guest; `tests/vm/run-suite` and `tests/vm/scale/run`
 //! build this one binary and each guest runs its module by its path
-//! (`truth::`, `v1::`, `systemd::`, `scale::`):
+//! (`truth::`, `v1::`, `systemd::`, `scale::`, `identity::`):
 //!
 //! - [`truth`]: pure cgroup v2, what cgtop shows and writes is what the
 //!   kernel does;
@@ -11,7 +11,9 @@
 //! - [`systemd`]: a unit's direct write against one through systemd, with
 //!   systemd 252 as PID 1;
 //! - [`scale`]: cgtop's output on big and churning trees (its
-//!   `*_on_a_fixture` tests also run on the host).
+//!   `*_on_a_fixture` tests also run on the host);
+//! - [`identity`]: real docker, podman and containerd containers named
+//!   in cgtop's outputs (the identity guest, `tests/vm/runtimes/run`).
 //!
 //! Named for where the cases run (tests/vm is the harness that boots the
 //! guest): every guest case is `#[ignore]`d, so plain `cargo test` lists it
@@ -25,6 +27,7 @@
 mod common;
 mod vm_common;
 
+mod identity;
 mod scale;
 mod systemd;
 mod truth;
