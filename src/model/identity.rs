@@ -16,7 +16,8 @@
 //! labels a group; it never addresses one: every action still goes to
 //! the group path it was found on.
 
-use crate::model::GroupPath;
+use crate::model::{GroupPath, GroupSample};
+use std::borrow::Cow;
 
 /// What kind of thing owns the group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -318,6 +319,49 @@ impl Identity {
             (None, None) => String::new(),
         }
     }
+}
+
+/// A group's identity as every view shows it: the one the source layer
+/// resolved (`GroupSample::identity`), else what the group's name alone
+/// says ([`Identity::of_name`], computed here: a few hundred nanoseconds,
+/// no I/O), `None` for a name no convention explains. The one way a view
+/// asks, so that a replay of a recording without identities, and a run
+/// before the resolver filled them, show the same names.
+pub fn of_group(g: &GroupSample) -> Option<Cow<'_, Identity>> {
+    match &g.identity {
+        Some(i) => Some(Cow::Borrowed(i.as_ref())),
+        None => Identity::of_name(&g.path).map(Cow::Owned),
+    }
+}
+
+/// Whether `needle` (lowercase, as the filter's) is in the text of one of
+/// the fields an operator knows a group by: the name, image, pod,
+/// namespace or session user (each escaped as shown, case aside), or the
+/// start of its id (a `docker ps` id prefix). What the `/` filter, F3
+/// and the move picker match beside the group's own name.
+pub fn matches(id: &Identity, needle: &str) -> bool {
+    if needle.is_empty() {
+        return false;
+    }
+    let has = |s: &Option<String>| {
+        s.as_deref().is_some_and(|s| {
+            crate::model::tree::text::escape_str(s)
+                .to_lowercase()
+                .contains(needle)
+        })
+    };
+    id.id.to_lowercase().starts_with(needle)
+        || has(&id.name)
+        || has(&id.image)
+        || has(&id.pod)
+        || has(&id.namespace)
+        || has(&id.user)
+        // `kubectl`'s namespace/name
+        || id.namespace.as_ref().zip(id.pod.as_ref()).is_some_and(|(ns, pod)| {
+            crate::model::tree::text::escape_str(&format!("{ns}/{pod}"))
+                .to_lowercase()
+                .contains(needle)
+        })
 }
 
 /// 64 lowercase hex digits (docker, podman, containerd, CRI-O ids); 32 are
