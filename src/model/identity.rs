@@ -350,14 +350,18 @@ pub fn matches(id: &Identity, needle: &str) -> bool {
                 .contains(needle)
         })
     };
+    let pod = match id.kind {
+        Some(Kind::Pod | Kind::PodmanPod) => id.pod.as_ref().or(id.name.as_ref()),
+        _ => id.pod.as_ref(),
+    };
     id.id.to_lowercase().starts_with(needle)
         || has(&id.name)
         || has(&id.image)
         || has(&id.pod)
         || has(&id.namespace)
         || has(&id.user)
-        // `kubectl`'s namespace/name
-        || id.namespace.as_ref().zip(id.pod.as_ref()).is_some_and(|(ns, pod)| {
+        // `kubectl`'s namespace/name (a pod's own name is its `name`)
+        || id.namespace.as_ref().zip(pod).is_some_and(|(ns, pod)| {
             crate::model::tree::text::escape_str(&format!("{ns}/{pod}"))
                 .to_lowercase()
                 .contains(needle)

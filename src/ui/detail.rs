@@ -674,7 +674,14 @@ fn identity_lines(
         out.push(Line::from(vec![
             Span::raw("       "),
             Span::styled(format!("{what} "), theme.dim),
-            Span::styled(fit(text, room), style),
+            Span::styled(
+                if *what == "source" {
+                    fit_left(text, room)
+                } else {
+                    fit(text, room)
+                },
+                style,
+            ),
         ]));
     }
 }
