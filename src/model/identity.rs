@@ -153,6 +153,8 @@ impl Identity {
     /// or systemd convention explains. The last component decides; the
     /// parents matter only for the cgroupfs drivers' layouts
     /// (`/docker/<id>`, `/kubepods/<qos>/pod<uid>/<id>`).
+    // unit suffixes are systemd's, in its own case
+    #[allow(clippy::case_sensitive_file_extension_comparisons)]
     pub fn of_name(path: &GroupPath) -> Option<Self> {
         let comps: Vec<&[u8]> = path.components().collect();
         let (&last, parents) = comps.split_last()?;
@@ -209,7 +211,7 @@ impl Identity {
                 return Some(f);
             }
             id.kind = Some(Kind::Unit);
-            id.id = last.to_owned();
+            last.clone_into(&mut id.id);
             return Some(id);
         }
         if let Some((uid, qos)) = kube_pod(last, parent) {
@@ -242,7 +244,7 @@ impl Identity {
                 });
             }
             id.kind = Some(Kind::Unit);
-            id.id = last.to_owned();
+            last.clone_into(&mut id.id);
             return Some(id);
         }
         if let Some(uid) = last
@@ -258,7 +260,7 @@ impl Identity {
         }
         if last.ends_with(".service") || last.ends_with(".socket") || last.ends_with(".mount") {
             id.kind = Some(Kind::Unit);
-            id.id = last.to_owned();
+            last.clone_into(&mut id.id);
             return Some(id);
         }
         for (prefix, kind) in [

@@ -96,7 +96,7 @@ pub fn label(id: &Identity, kernel_name: &str) -> Option<Label> {
             }
         }
         Kind::Pod => {
-            let qos = id.qos.map(|q| q.word());
+            let qos = id.qos.map(identity::Qos::word);
             let pod = name.or_else(|| id.pod.as_deref().map(piece));
             let mut v = Vec::new();
             let mut add = |s: String| {
@@ -238,7 +238,7 @@ pub fn detail(id: &Identity, kernel_name: &str) -> Option<(String, Vec<(&'static
     if id.kind != Some(Kind::Pod) || id.pod_uid.as_deref() != Some(id.id.as_str()) {
         add(&mut v, "pod uid", id.pod_uid.as_deref());
     }
-    add(&mut v, "QoS", id.qos.map(|q| q.word()));
+    add(&mut v, "QoS", id.qos.map(identity::Qos::word));
     for (k, val) in &id.labels {
         v.push(("label", format!("{}={}", piece(k), piece(val))));
     }
@@ -425,7 +425,7 @@ mod tests {
         assert!(label(&named("user.slice/session-14.scope", |_| {}), "k").is_none());
         assert!(label(&named("user.slice/user-1001.slice", |_| {}), "k").is_none());
         let u = named("user.slice/user-1001.slice", |i| {
-            i.name = Some("alice".into())
+            i.name = Some("alice".into());
         });
         assert_eq!(forms(&u), ["user alice"]);
         assert!(label(&named("system.slice/nginx.service", |_| {}), "k").is_none());

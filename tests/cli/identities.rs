@@ -216,7 +216,7 @@ fn recordings_carry_identities_through_changes_and_frames() {
         Snapshot {
             at: Duration::from_secs(at),
             groups: vec![GroupSample::new(GroupPath::root(), 1), g],
-            cost: Default::default(),
+            cost: cgtop::model::ScanCost::default(),
         }
     };
     let snaps = [
