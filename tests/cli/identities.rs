@@ -271,3 +271,40 @@ fn recordings_carry_identities_through_changes_and_frames() {
         Some(&*second)
     );
 }
+
+/// A hostile identities record: refused, never a panic or a huge
+/// allocation (counts capped, codes checked, nothing before a header).
+#[test]
+fn a_lying_identities_record_is_refused() {
+    use cgtop::model::time::record::{DecodeError, Decoder, TAG_IDENTITIES};
+    let mut d = Decoder::new();
+    // before any header
+    assert!(matches!(
+        d.record(TAG_IDENTITIES, &[0]),
+        Err(DecodeError::Invalid(_))
+    ));
+    let mut h = Vec::new();
+    Encoder::new().start_frame(&header(), &mut h);
+    let (tag, payload, _) = cgtop::model::time::record::split_record(&h)
+        .unwrap()
+        .unwrap();
+    d.record(tag, payload).unwrap();
+    // 2^40 entries claimed
+    let huge = [0x80, 0x80, 0x80, 0x80, 0x80, 0x20];
+    assert!(matches!(
+        d.record(TAG_IDENTITIES, &huge),
+        Err(DecodeError::TooLarge(_))
+    ));
+    // one entry, path "a", an identity whose kind code is 200
+    assert!(matches!(
+        d.record(TAG_IDENTITIES, &[1, 1, b'a', 1, 200, 0, 0]),
+        Err(DecodeError::Invalid(_))
+    ));
+    // a path that climbs out
+    assert!(d.record(TAG_IDENTITIES, &[1, 2, b'.', b'.', 0]).is_err());
+    // cut short
+    assert!(matches!(
+        d.record(TAG_IDENTITIES, &[1, 1, b'a', 1]),
+        Err(DecodeError::Truncated)
+    ));
+}
