@@ -310,3 +310,14 @@ fn a_replayed_or_name_only_tree_names_containers_by_id() {
     let s = screen(&a, 80, 24);
     assert!(s.contains("docker 046c7a5b3d2e"), "{s}");
 }
+
+#[test]
+fn a_past_moment_keeps_the_names() {
+    let (mut a, mut c, _d) = containers(200, 50);
+    send(&mut a, &mut c, ch('T'));
+    assert!(a.in_past());
+    let s = screen(&a, 200, 50);
+    assert!(s.contains("PAST"), "{s}");
+    assert!(s.contains("web-1 · docker 046c7a5b3d2e"), "{s}");
+    assert!(s.contains("pod shop/api-7d9f8c6b5-x2x9z"), "{s}");
+}
