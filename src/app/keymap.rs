@@ -300,6 +300,9 @@ actions! {
     StepForward,
     JumpTo,
     ToggleSpark,
+    /// Who each group is (a container's name, a pod, a session's user)
+    /// or the kernel's names.
+    ToggleIdentities,
     HistorySpan,
     SetInterval,
     ChooseColumns,
@@ -522,6 +525,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[k('t')], Action::StepForward, "a moment forward in time", None),
     b(Main, &[k('@'), shift(KeyCode::Char('@'))], Action::JumpTo, "jump to a time (-5m, 14:03)", None),
     b(Main, &[k('s')], Action::ToggleSpark, "a CPU sparkline column", None),
+    b(Main, &[k('w')], Action::ToggleIdentities, "who groups are / kernel names", None),
     b(Main, &[k(',')], Action::HistorySpan, "sparkline span (turns)", None),
     b(Main, &[k('d')], Action::SetInterval, "set the refresh interval", None),
     b(Main, &[code(KeyCode::F(2)), k('C')], Action::ChooseColumns, "choose the tree's columns", None),
