@@ -204,6 +204,14 @@ impl Identity {
                 None
             };
             if let Some(mut f) = found {
+                // a podman pod's containers sit in its slice; podman keeps
+                // the pod's name only in its database, so the pod is
+                // named by its id, as `podman pod ps` shows it
+                if f.runtime == Some(Runtime::Podman) {
+                    f.pod = parent
+                        .and_then(podman_pod_id)
+                        .map(|p| p[..SHORT_ID].to_owned());
+                }
                 if let Some(pod) = parent.and_then(|p| kube_pod(p, grandparent)) {
                     f.pod_uid = Some(pod.0);
                     f.qos = Some(pod.1);
@@ -232,10 +240,7 @@ impl Identity {
                     ..Self::default()
                 });
             }
-            let pod = rest
-                .strip_prefix("machine-libpod_pod_")
-                .or_else(|| rest.strip_prefix("libpod_pod_"));
-            if let Some(p) = pod.filter(|p| is_container_id(p)) {
+            if let Some(p) = podman_pod_id(last) {
                 return Some(Self {
                     kind: Some(Kind::PodmanPod),
                     runtime: Some(Runtime::Podman),
@@ -372,6 +377,15 @@ pub fn matches(id: &Identity, needle: &str) -> bool {
                 .to_lowercase()
                 .contains(needle)
         })
+}
+
+/// The pod id in a podman pod's slice name (`machine-libpod_pod_<id>.slice`
+/// under systemd, `libpod_pod_<id>` under cgroupfs).
+fn podman_pod_id(name: &str) -> Option<&str> {
+    let rest = name.strip_suffix(".slice").unwrap_or(name);
+    rest.strip_prefix("machine-libpod_pod_")
+        .or_else(|| rest.strip_prefix("libpod_pod_"))
+        .filter(|p| is_container_id(p))
 }
 
 /// 64 lowercase hex digits (docker, podman, containerd, CRI-O ids); 32 are
@@ -514,6 +528,17 @@ mod tests {
         assert_eq!((p.kind, p.qos), (Some(Kind::Pod), Some(Qos::Guaranteed)));
         assert!(of("elsewhere/pod7fda01c4-0ece-403d-88b4-c371d66d132a").is_none());
         assert!(of(&format!("elsewhere/{ID}")).is_none());
+    }
+
+    #[test]
+    fn a_podman_pods_containers_name_the_pod_by_its_id() {
+        let slice = format!("machine.slice/machine-libpod_pod_{ID}.slice");
+        let p = of(&slice).unwrap();
+        assert_eq!((p.kind, p.id.as_str()), (Some(Kind::PodmanPod), ID));
+        let c = of(&format!("{slice}/libpod-{ID}.scope")).unwrap();
+        assert_eq!(c.pod.as_deref(), Some("046c7a5b3d2e"));
+        let alone = of(&format!("machine.slice/libpod-{ID}.scope")).unwrap();
+        assert_eq!(alone.pod, None);
     }
 
     #[test]

@@ -146,6 +146,9 @@ pub fn by_path(
         kind: Some(Kind::Container),
         runtime: Some(Runtime::Containerd),
         id: last.to_owned(),
+        // `ctr run IMAGE NAME`: the container's id is the name its
+        // owner gave it
+        name: Some(last.to_owned()),
         ..Identity::default()
     };
     id.labels
