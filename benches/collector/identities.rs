@@ -24,7 +24,8 @@ fn collector(root: &Path) -> Collector {
         root: root.to_path_buf(),
         start: GroupPath::root(),
         scan: ScanConfig {
-            max_kept: cgtop::source::scan::fd_budget(ScanConfig::default().max_kept),
+            // two collectors in one process: half the budget each
+            max_kept: cgtop::source::scan::fd_budget(ScanConfig::default().max_kept) / 2,
             ..ScanConfig::default()
         },
         full_detail: false,
@@ -91,7 +92,16 @@ pub fn run(size: usize, containers: usize, refreshes: usize, warmup: usize) -> R
         .iter()
         .filter(|g| g.identity.as_ref().is_some_and(|i| i.name.is_some()))
         .count();
-    anyhow::ensure!(resolved == containers, "{resolved} of {containers} named");
+    let example = r
+        .snapshot
+        .groups
+        .iter()
+        .find(|g| g.path.name().starts_with(b"docker-"))
+        .map(|g| format!("{}: {:?}", g.path, g.identity));
+    anyhow::ensure!(
+        resolved == containers,
+        "{resolved} of {containers} named; {example:?}"
+    );
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for round in 0..warmup + refreshes {
         crate::check_stop()?;
