@@ -4,6 +4,7 @@
 //! JSON field names and units are documented in README.md ("JSON output").
 
 use crate::cgroupfs::MemoryEvents;
+use crate::model::identity::Identity;
 use crate::model::time::events::{Event, EventKind};
 use crate::model::tree::text::{escape, escape_str};
 use crate::model::tree::{RowOptions, Tree};
@@ -34,9 +35,9 @@ struct JsonGroup<'a> {
     cgroup_type: Option<crate::cgroupfs::CgroupType>,
     #[serde(flatten)]
     hot: &'a HotStats,
-    /// Who the group is (`model::identity`): null where no name
-    /// convention or runtime file tells.
-    identity: Option<&'a crate::model::identity::Identity>,
+    /// Who the group is (`model::identity`), every text escaped as
+    /// `path` is: null where no name convention or runtime file tells.
+    identity: Option<Identity>,
     #[serde(flatten)]
     detail: Option<&'a GroupDetail>,
     rates: &'a GroupRates,
@@ -473,7 +474,8 @@ pub fn write_json(
             inode: g.inode,
             cgroup_type: g.cgroup_type,
             hot: &g.hot,
-            identity: g.identity.as_deref(),
+            // escaped as `path` is: names come from whoever starts a container
+            identity: g.identity.as_deref().map(Identity::escaped),
             detail: g.detail.as_deref(),
             rates,
             memory_events_since_start: r.events_since_start.get(&g.path),

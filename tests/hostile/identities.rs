@@ -109,10 +109,15 @@ fn names_with_escapes_slashes_and_rtl_stay_raw_and_label_only_their_group() {
     );
     let g = run(tree.path(), ids.path(), 20).expect("cgtop finished");
     let a = identity(&g, &format!("/system.slice/docker-{A}.scope"));
-    // the name's own bytes (the leading '/' of docker's names dropped),
-    // whether JSON carries them raw or escaped as `path` is; the group it
-    // labels is still the one whose name had the id
-    let name = unescape(a["name"].as_str().unwrap());
+    // escaped as `path` is, and unescaping gives the name's own bytes (the
+    // leading '/' of docker's names dropped); the group it labels is still
+    // the one whose name had the id
+    let shown = a["name"].as_str().unwrap();
+    assert!(
+        !shown.contains(['\u{1b}', '\u{7}', '\u{202e}']),
+        "escaped as group names are: {shown:?}"
+    );
+    let name = unescape(shown);
     assert_eq!(name, &hostile.as_bytes()[1..]);
     assert_eq!(a["id"], A);
     assert_eq!(
