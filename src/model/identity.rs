@@ -314,6 +314,7 @@ impl Identity {
     /// A copy whose every text is escaped as group names are
     /// (`model::tree::text::escape_str`, README "Names as shown"): what
     /// goes out as text that a terminal may show (`--json`).
+    #[must_use]
     pub fn escaped(&self) -> Self {
         use crate::model::tree::text::escape_str;
         let e = |s: &String| escape_str(s).into_owned();
