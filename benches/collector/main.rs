@@ -158,7 +158,8 @@ fn main() -> Result<()> {
     print_machine();
     if let Some(n) = args.identities {
         let size = args.sizes.first().copied().unwrap_or(1000);
-        raise_nofile(size + n);
+        // two collectors on the tree, each keeping its descriptors
+        raise_nofile(2 * (size + n));
         return identities::run(size, n, args.refreshes, args.warmup);
     }
     if let Some(n) = args.v1_layout {

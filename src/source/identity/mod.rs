@@ -409,15 +409,15 @@ impl Resolver {
     }
 
     fn fill_user(&mut self, id: &mut Identity, pass: &mut Pass) -> Result<(), Miss> {
-        let (name, source) = match systemd::user_name(&id.id, &mut self.users) {
-            Ok(found) => found,
-            Err(_) => {
-                let uid: u32 = id.id.parse().map_err(|_| Miss::Absent)?;
-                let p = self.passwd(pass);
-                let a = p.get(&uid).ok_or(Miss::Absent)?;
-                let shown = self.base.path().join(PASSWD);
-                (a.name.clone(), shown.to_string_lossy().into_owned())
-            }
+        let (name, source) = if let Ok(found) = systemd::user_name(&id.id, &mut self.users) {
+            found
+        } else {
+            // no logind record: /etc/passwd
+            let uid: u32 = id.id.parse().map_err(|_| Miss::Absent)?;
+            let p = self.passwd(pass);
+            let a = p.get(&uid).ok_or(Miss::Absent)?;
+            let shown = self.base.path().join(PASSWD);
+            (a.name.clone(), shown.to_string_lossy().into_owned())
         };
         id.name = Some(name.clone());
         id.user = Some(name);

@@ -57,6 +57,11 @@ impl Dir {
 pub fn miss(e: &FsError) -> Miss {
     let words = match *e {
         FsError::Errno(Errno::NOENT | Errno::NOTDIR) => return Miss::Absent,
+        // out of descriptors or memory for a moment: not the file's fault,
+        // looked for again on a re-listing
+        FsError::Errno(Errno::MFILE | Errno::NFILE | Errno::NOMEM | Errno::INTR) => {
+            return Miss::Absent
+        }
         FsError::Errno(Errno::ACCESS | Errno::PERM) => {
             if rustix::process::geteuid().is_root() {
                 "permission denied".to_owned()

@@ -270,3 +270,36 @@ fn no_roots_at_all_gives_the_name_only_identities() {
     );
     assert!(resolve(t.path(), &["plain".to_owned()])["/plain"].is_none());
 }
+
+#[test]
+fn a_record_written_after_the_group_is_found_on_a_re_listing_a_few_times_at_most() {
+    let t = tempfile::tempdir().unwrap();
+    let mut r = Resolver::new(Roots {
+        base: t.path().to_path_buf(),
+        units: false,
+    });
+    let paths = vec![format!("system.slice/docker-{D1}.scope")];
+    let mut g = groups(&paths);
+    r.attach(&mut g, true);
+    assert_eq!(g[0].identity.as_ref().unwrap().name, None);
+    // the record appears; a steady refresh does not look again, a
+    // re-listing does
+    copy_tree(&fixture("docker"), t.path());
+    let mut g = groups(&paths);
+    r.attach(&mut g, false);
+    assert_eq!(g[0].identity.as_ref().unwrap().name, None);
+    let mut g = groups(&paths);
+    r.attach(&mut g, true);
+    assert_eq!(
+        g[0].identity.as_ref().unwrap().name.as_deref(),
+        Some("web-1")
+    );
+    // a record that never comes is looked for TRIES times in all
+    let missing = vec![format!("system.slice/docker-{}.scope", "1".repeat(64))];
+    for _ in 0..10 {
+        let mut g = groups(&missing);
+        r.attach(&mut g, true);
+    }
+    let key = (GroupPath::new(&missing[0]), 1);
+    assert_eq!(r.cache[&key].tries, TRIES);
+}
