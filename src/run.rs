@@ -854,6 +854,8 @@ pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<
     // output and in the replay alike
     c.set_cpu_ceiling(Some(host.ncpus));
     c.set_grade_limits(true);
+    // recordings carry who each group is (a replay elsewhere shows it)
+    c.set_identities(Some(identity_resolver(&hier)));
     // no identities until recordings carry them: what `cgtop record`
     // prints must be what `cgtop replay` prints
     if opts.output == Output::Text {

@@ -360,3 +360,58 @@ fn a_rootless_home_symlinked_elsewhere_or_a_store_of_someone_else_is_not_read() 
     let g = run(tree.path(), ids.path(), 20).unwrap();
     assert_eq!(identity(&g, &format!("/{path}"))["name"], "victim-store");
 }
+
+/// `cgtop record` resolves identities as the live views do, and a replay
+/// (on a machine without the runtime's files) shows the container's name
+/// from the recording, escaped as live.
+#[test]
+fn a_recording_carries_resolved_names_to_its_replay() {
+    let tree = groups(&[format!("system.slice/docker-{A}.scope")]);
+    let ids = tempfile::tempdir().unwrap();
+    put(
+        ids.path(),
+        &format!("var/lib/docker/containers/{A}/config.v2.json"),
+        &docker_record(A, "/web-1\u{1b}[2J"),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("r.rec");
+    let rec = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args(["record", "-o"])
+        .arg(&file)
+        .arg("--root")
+        .arg(tree.path())
+        .args(["-d", "0.1", "-n", "3"])
+        .env("CGTOP_IDENTITY_ROOT", ids.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        rec.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rec.stderr)
+    );
+    // the replay has no runtime files to read: the names are the recording's
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .arg("replay")
+        .arg(&file)
+        .arg("--json")
+        .env("CGTOP_IDENTITY_ROOT", empty.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last: Value = serde_json::from_str(text.lines().last().expect("a line")).unwrap();
+    let groups = last["groups"].as_array().expect("groups");
+    let g = groups
+        .iter()
+        .find(|g| g["path"].as_str().is_some_and(|p| p.ends_with(".scope")))
+        .expect("the container's group");
+    assert_eq!(g["identity"]["name"], "web-1\\e[2J", "{g}");
+    assert!(!text.contains('\u{1b}'), "a raw ESC in the replay's JSON");
+}
