@@ -10,6 +10,7 @@
 
 use super::read::{is_plain_name, read_json, text, Dir, Miss};
 use crate::model::identity::{Identity, Kind, Runtime};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// The cap of one config.json (tens of KiB in practice).
@@ -155,4 +156,56 @@ pub fn by_path(
         .push(("containerd namespace".into(), parent.to_owned()));
     id.source = Some(shown.join(&rel).to_string_lossy().into_owned());
     Some(id)
+}
+
+/// A Kubernetes pod as its sandbox's bundle names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pod {
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    pub source: String,
+}
+
+/// At most this many task bundles are read for [`pods_by_uid`].
+pub const MAX_SANDBOX_SCAN: usize = 10_000;
+
+/// The pods of the CRI namespace by uid, from their sandboxes' bundles:
+/// for a pod's group whose containers are not in view (`-b` of the pod's
+/// slice alone), read once per resolver pass that needs it. A bundle whose
+/// sandbox id is not its own directory's name is passed over.
+pub fn pods_by_uid(dir: &mut Dir, errors: &mut u64) -> HashMap<String, Pod> {
+    let mut out = HashMap::new();
+    let shown = dir.path().to_path_buf();
+    let Ok(h) = dir.get() else {
+        return out;
+    };
+    let ids = h
+        .list(std::path::Path::new(CRI_NAMESPACE))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.is_dir)
+        .filter_map(|e| e.name.into_string().ok())
+        .filter(|n| is_plain_name(n))
+        .take(MAX_SANDBOX_SCAN);
+    for id in ids {
+        let rel: PathBuf = [CRI_NAMESPACE, id.as_str(), "config.json"].iter().collect();
+        let Ok(v) = read_json(h, &rel, CAP, None, errors) else {
+            continue;
+        };
+        let a = v.get("annotations").cloned().unwrap_or_default();
+        let get = |k: &str| a.get(k).and_then(text);
+        if get(ann::CONTAINER_TYPE).as_deref() != Some("sandbox")
+            || get(ann::SANDBOX_ID).is_some_and(|s| s != id)
+        {
+            continue;
+        }
+        if let Some(uid) = get(ann::SANDBOX_UID) {
+            out.entry(uid).or_insert(Pod {
+                name: get(ann::SANDBOX_NAME),
+                namespace: get(ann::SANDBOX_NAMESPACE),
+                source: shown.join(&rel).to_string_lossy().into_owned(),
+            });
+        }
+    }
+    out
 }

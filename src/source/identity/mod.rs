@@ -462,6 +462,7 @@ impl Resolver {
                 pods.push(i);
             }
         }
+        let mut sandboxes: Option<HashMap<String, containerd::Pod>> = None;
         for i in pods {
             let pod_g = &groups[i];
             let key = (pod_g.path.clone(), pod_g.inode);
@@ -509,6 +510,23 @@ impl Resolver {
                 p.source.clone_from(&c.source);
                 if let Some(e) = self.cache.get_mut(&key) {
                     e.ident = Some(Arc::new(p));
+                }
+            } else {
+                // no container of it in view (`-b` of the pod's slice
+                // alone): its sandbox's bundle, found by the pod's uid
+                let by_uid = sandboxes.get_or_insert_with(|| {
+                    containerd::pods_by_uid(&mut self.containerd, &mut self.parse_errors)
+                });
+                if let Some(found) = by_uid.get(&mine.id) {
+                    let mut p = (*mine).clone();
+                    p.name.clone_from(&found.name);
+                    p.pod.clone_from(&found.name);
+                    p.namespace.clone_from(&found.namespace);
+                    p.runtime = Some(Runtime::Containerd);
+                    p.source = Some(found.source.clone());
+                    if let Some(e) = self.cache.get_mut(&key) {
+                        e.ident = Some(Arc::new(p));
+                    }
                 }
             }
         }

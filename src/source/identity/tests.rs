@@ -303,3 +303,24 @@ fn a_record_written_after_the_group_is_found_on_a_re_listing_a_few_times_at_most
     let key = (GroupPath::new(&missing[0]), 1);
     assert_eq!(r.cache[&key].tries, TRIES);
 }
+
+/// A pod's slice listed without its containers (`cgtop -b` of the slice
+/// alone) takes its name and namespace from its sandbox's bundle, found
+/// by the pod's uid: on the bundle containerd 1.6's CRI plugin wrote in
+/// the VM (tests/fixtures/identity/captured/cri-sandbox).
+#[test]
+fn a_pod_alone_is_named_from_its_sandboxs_bundle() {
+    let base = fixture("captured/cri-sandbox");
+    let pod = "kubepods.slice/kubepods-besteffort.slice/\
+               kubepods-besteffort-pod7fda01c4_0ece_403d_88b4_c371d66d132a.slice";
+    let all = resolve(&base, &[pod.to_owned()]);
+    let p = all[&format!("/{pod}")].clone().unwrap();
+    assert_eq!(p.kind, Some(Kind::Pod));
+    assert_eq!(p.name.as_deref(), Some("api-7d9f"));
+    assert_eq!(p.namespace.as_deref(), Some("shop"));
+    assert_eq!(p.runtime, Some(Runtime::Containerd));
+    // another pod's uid finds nothing there
+    let other = "kubepods.slice/kubepods-pod00000000_0000_0000_0000_000000000000.slice";
+    let all = resolve(&base, &[other.to_owned()]);
+    assert_eq!(all[&format!("/{other}")].clone().unwrap().name, None);
+}
