@@ -309,10 +309,15 @@ fn batch_table_shows_each_container_name() {
             ));
             continue;
         }
-        // a whole word of a line, quotes and brackets aside
+        // a whole word of a line, quotes and brackets aside; a pod shows
+        // as namespace/name, as kubectl names it
         let named = |l: &&str| {
-            l.split_whitespace()
-                .any(|w| w.trim_matches(|ch: char| "()[]{}<>'\",:;".contains(ch)) == c.name)
+            l.split_whitespace().any(|w| {
+                let w = w.trim_matches(|ch: char| "()[]{}<>'\",:;".contains(ch));
+                w == c.name
+                    || (c.runtime == "k8s-pod"
+                        && w.rsplit_once('/').is_some_and(|(_, n)| n == c.name))
+            })
         };
         let lines: Vec<&str> = text.lines().filter(named).collect();
         figure(
