@@ -4,7 +4,8 @@
 //! `user@0.service` of theirs must not take the identity of the system's
 //! docker container, another user's session or root's store (an
 //! operator who then acts on "prod-db" by its owner's command would act on
-//! the real one).
+//! the real one); and their own rootless store, which they write, must
+//! not make cgtop (root) allocate without bound.
 
 use super::identities::{docker_record, groups, identity, put, run, A, B};
 use serde_json::Value;
@@ -83,4 +84,64 @@ fn a_delegated_users_groups_do_not_take_the_systems_identities() {
     assert_eq!(r["name"], Value::Null, "{r}");
     // the user manager itself is alice's, and says so
     assert_eq!(identity(&g, &format!("/{mgr}"))["name"], "alice");
+}
+
+#[test]
+fn a_rootless_store_of_tiny_values_does_not_blow_up_memory() {
+    if !rustix::process::geteuid().is_root() {
+        println!("skipped: needs root (chown of the user's store)");
+        return;
+    }
+    let path = format!("user.slice/user-1000.slice/user@1000.service/user.slice/libpod-{A}.scope");
+    let tree = groups(&[path.clone()]);
+    let ids = tempfile::tempdir().unwrap();
+    put(
+        ids.path(),
+        "etc/passwd",
+        "alice:x:1000:1000::/home/alice:/bin/sh\n",
+    );
+    // just under the 32 MiB cap: 16 million numbers, which as JSON values
+    // are 32 bytes each (512 MiB), in the store alice writes; the one
+    // container record in it still names her container
+    let cap = 32 << 20;
+    let mut text = String::with_capacity(cap);
+    text.push('[');
+    text.push_str(&serde_json::json!({"id": A, "names": ["mine"]}).to_string());
+    while text.len() + 3 < cap {
+        text.push_str(",0");
+    }
+    text.push(']');
+    put(
+        ids.path(),
+        "home/alice/.local/share/containers/storage/overlay-containers/containers.json",
+        &text,
+    );
+    give(&ids.path().join("home/alice"), ALICE);
+    // run() limits cgtop's address space to 1 GiB; 300 MiB here
+    let g = run_limited(tree.path(), ids.path(), 300 << 10);
+    assert_eq!(identity(&g, &format!("/{path}"))["name"], "mine");
+}
+
+/// [`run`]'s `cgtop --json -n 1` under an address-space limit of `kib`.
+fn run_limited(tree: &Path, ids: &Path, kib: u64) -> Vec<Value> {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {kib}; exec \"$@\""))
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_cgtop"))
+        .args(["--json", "-n", "1", "-d", "0.1", "--root"])
+        .arg(tree)
+        .env("CGTOP_IDENTITY_ROOT", ids)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cgtop failed: {} {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let v: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    v["groups"].as_array().unwrap().clone()
 }
