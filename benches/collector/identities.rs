@@ -110,9 +110,9 @@ pub fn run(size: usize, containers: usize, refreshes: usize, warmup: usize) -> R
             let cpu = thread_cpu_time().saturating_sub(t).as_nanos() as u64;
             if round >= warmup {
                 if with {
-                    b.push(cpu)
+                    b.push(cpu);
                 } else {
-                    a.push(cpu)
+                    a.push(cpu);
                 }
             }
         }

@@ -208,7 +208,7 @@ impl Identity {
                 return Some(f);
             }
             id.kind = Some(Kind::Unit);
-            id.id = last.to_owned();
+            last.clone_into(&mut id.id);
             return Some(id);
         }
         if let Some((uid, qos)) = kube_pod(last, parent) {
@@ -241,7 +241,7 @@ impl Identity {
                 });
             }
             id.kind = Some(Kind::Unit);
-            id.id = last.to_owned();
+            last.clone_into(&mut id.id);
             return Some(id);
         }
         if let Some(uid) = last
@@ -255,9 +255,12 @@ impl Identity {
                 ..Self::default()
             });
         }
-        if last.ends_with(".service") || last.ends_with(".socket") || last.ends_with(".mount") {
+        if [".service", ".socket", ".mount"]
+            .iter()
+            .any(|s| last.ends_with(s))
+        {
             id.kind = Some(Kind::Unit);
-            id.id = last.to_owned();
+            last.clone_into(&mut id.id);
             return Some(id);
         }
         for (prefix, kind) in [

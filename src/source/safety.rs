@@ -117,7 +117,11 @@ pub fn frozen_on_disk(h: &Hier, group: &GroupPath) -> bool {
 pub fn delegated_on_disk(h: &Hier, group: &GroupPath) -> bool {
     std::iter::once(group.clone())
         .chain(group.ancestors())
-        .any(|g| h.owner_of(hier::group_rel(&g)).map_or(true, |uid| uid != 0))
+        .any(|g| {
+            h.owner_of(hier::group_rel(&g))
+                .ok()
+                .is_none_or(|uid| uid != 0)
+        })
 }
 
 /// Performs `op` after checking it once more against protection computed

@@ -113,7 +113,7 @@ fn names_with_escapes_slashes_and_rtl_stay_raw_and_label_only_their_group() {
     // whether JSON carries them raw or escaped as `path` is; the group it
     // labels is still the one whose name had the id
     let name = unescape(a["name"].as_str().unwrap());
-    assert_eq!(name, hostile[1..].as_bytes());
+    assert_eq!(name, &hostile.as_bytes()[1..]);
     assert_eq!(a["id"], A);
     assert_eq!(
         identity(&g, &format!("/system.slice/docker-{B}.scope"))["name"],
@@ -301,7 +301,7 @@ fn a_lying_record_labels_nothing() {
 fn a_rootless_home_symlinked_elsewhere_or_a_store_of_someone_else_is_not_read() {
     let id = A;
     let path = format!("user.slice/user-1000.slice/user@1000.service/user.slice/libpod-{id}.scope");
-    let tree = groups(&[path.clone()]);
+    let tree = groups(std::slice::from_ref(&path));
     let ids = tempfile::tempdir().unwrap();
     put(
         ids.path(),

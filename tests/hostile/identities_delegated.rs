@@ -93,7 +93,7 @@ fn a_rootless_store_of_tiny_values_does_not_blow_up_memory() {
         return;
     }
     let path = format!("user.slice/user-1000.slice/user@1000.service/user.slice/libpod-{A}.scope");
-    let tree = groups(&[path.clone()]);
+    let tree = groups(std::slice::from_ref(&path));
     let ids = tempfile::tempdir().unwrap();
     put(
         ids.path(),

@@ -310,7 +310,7 @@ impl Resolver {
             };
         };
         if let Some(uid) = delegated {
-            if let Some(e) = self.refuse_delegated(&mut id, uid) {
+            if let Some(e) = Self::refuse_delegated(&mut id, uid) {
                 return e;
             }
         }
@@ -389,7 +389,7 @@ impl Resolver {
     /// other name (a `docker-<id>.scope`, `session-5.scope`, `user-0.slice`
     /// they made) keeps what the name says, with why nothing more is
     /// shown. `None`: go on and look it up.
-    fn refuse_delegated(&self, id: &mut Identity, uid: u32) -> Option<Entry> {
+    fn refuse_delegated(id: &mut Identity, uid: u32) -> Option<Entry> {
         let podman = id.runtime == Some(Runtime::Podman)
             && matches!(id.kind, Some(Kind::Container | Kind::Monitor));
         let own_manager = id.kind == Some(Kind::UserManager) && id.id == uid.to_string();
@@ -481,15 +481,14 @@ impl Resolver {
     }
 
     fn fill_user(&mut self, id: &mut Identity, pass: &mut Pass) -> Result<(), Miss> {
-        let (name, source) = match systemd::user_name(&id.id, &mut self.users) {
-            Ok(found) => found,
-            Err(_) => {
-                let uid: u32 = id.id.parse().map_err(|_| Miss::Absent)?;
-                let p = self.passwd(pass);
-                let a = p.get(&uid).ok_or(Miss::Absent)?;
-                let shown = self.base.path().join(PASSWD);
-                (a.name.clone(), shown.to_string_lossy().into_owned())
-            }
+        let (name, source) = if let Ok(found) = systemd::user_name(&id.id, &mut self.users) {
+            found
+        } else {
+            let uid: u32 = id.id.parse().map_err(|_| Miss::Absent)?;
+            let p = self.passwd(pass);
+            let a = p.get(&uid).ok_or(Miss::Absent)?;
+            let shown = self.base.path().join(PASSWD);
+            (a.name.clone(), shown.to_string_lossy().into_owned())
         };
         id.name = Some(name.clone());
         id.user = Some(name);
