@@ -113,15 +113,36 @@ pub fn frozen_on_disk(h: &Hier, group: &GroupPath) -> bool {
 /// ancestor up to the viewed root is owned by a uid other than root's (a
 /// delegated subtree, whose owner may freeze, kill or limit what is moved
 /// there). A directory that cannot be read is taken as delegated: the
-/// operator then types the name, never the other way round.
+/// operator then types the name, never the other way round. A view
+/// rooted below a group another user owns (`--root` inside their
+/// subtree) is delegated whole: the directories above the view's root,
+/// on its filesystem, count too.
 pub fn delegated_on_disk(h: &Hier, group: &GroupPath) -> bool {
-    std::iter::once(group.clone())
-        .chain(group.ancestors())
-        .any(|g| {
-            h.owner_of(hier::group_rel(&g))
-                .ok()
-                .is_none_or(|uid| uid != 0)
-        })
+    above_view_delegated(h)
+        || std::iter::once(group.clone())
+            .chain(group.ancestors())
+            .any(|g| {
+                h.owner_of(hier::group_rel(&g))
+                    .ok()
+                    .is_none_or(|uid| uid != 0)
+            })
+}
+
+/// Whether a directory above the view's root (where its descriptor
+/// really is), up to its filesystem's mount, is owned by another uid
+/// than root's.
+fn above_view_delegated(h: &Hier) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let Some(real) = h.real_path() else {
+        return false;
+    };
+    let Ok(dev) = std::fs::metadata(&real).map(|m| m.dev()) else {
+        return false;
+    };
+    real.ancestors()
+        .skip(1)
+        .map_while(|p| std::fs::symlink_metadata(p).ok().filter(|m| m.dev() == dev))
+        .any(|m| m.uid() != 0)
 }
 
 /// Performs `op` after checking it once more against protection computed

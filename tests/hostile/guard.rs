@@ -186,3 +186,36 @@ fn the_writer_never_hands_cgtop_to_the_owner_of_a_delegated_group_untyped() {
     assert!(o.is_ok(), "{:?}", o.result);
     assert!(procs_of(&tg, "theirs/inner").contains(&me.to_string()));
 }
+
+/// `--root` inside a delegated subtree, at a group root made there: the
+/// view's own groups are all root's, but the user who owns a group above
+/// the view can still freeze or kill everything below it. Moving cgtop
+/// there needs its name typed as it does through the whole hierarchy.
+#[test]
+fn a_view_rooted_below_a_delegated_group_is_still_delegated() {
+    let Some(mut tg) = Sandbox::or_skip() else {
+        return;
+    };
+    tg.mkdir("a");
+    tg.mkdir("theirs");
+    tg.mkdir("theirs/inner");
+    tg.mkdir("theirs/inner/x");
+    let nobody = Some(rustix::process::Uid::from_raw(65534));
+    for p in ["theirs", "theirs/cgroup.procs", "theirs/cgroup.freeze"] {
+        rustix::fs::chown(tg.dir(p), nobody, None).expect("chown");
+    }
+    let me = tg.spawn_in("a", "exec sleep 600");
+    // the view: --root .../theirs/inner, which root owns
+    let hier = cgtop::source::hier::Hier::open(&tg.dir("theirs/inner")).unwrap();
+    let x = cgtop::model::GroupPath::new("x");
+    assert!(safety::delegated_on_disk(&hier, &x));
+    for op in [
+        write::move_process(me, &x, false),
+        write::raw(&x, "cgroup.procs", "0"),
+    ] {
+        let o = perform_checked(&hier, &op, None, me);
+        assert!(refused(&o), "{op:?}: {:?}", o.result);
+        assert_eq!(o.guard_refused, [Danger::MovesIntoDelegated(Role::Cgtop)]);
+    }
+    assert_eq!(procs_of(&tg, "theirs/inner/x"), "");
+}
