@@ -237,7 +237,7 @@ impl Drop for Reaped {
 /// moving it into a group another user owns needs the name typed.
 #[test]
 fn a_thread_id_moves_its_whole_process_and_is_guarded_as_it() {
-    let Some(mut tg) = Sandbox::or_skip() else {
+    let Some(tg) = Sandbox::or_skip() else {
         return;
     };
     tg.mkdir("theirs");
@@ -276,7 +276,7 @@ fn a_thread_id_moves_its_whole_process_and_is_guarded_as_it() {
     let moved = procs_of(&tg, "theirs").contains(&pid.to_string());
     // the stand-in's own sleep and the parent go with the sandbox
     let _ = rustix::process::kill_process(
-        rustix::process::Pid::from_raw(me as i32).unwrap(),
+        rustix::process::Pid::from_raw(i32::try_from(me).unwrap()).unwrap(),
         rustix::process::Signal::KILL,
     );
     drop(parent);
