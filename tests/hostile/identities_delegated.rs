@@ -74,9 +74,19 @@ fn a_delegated_users_groups_do_not_take_the_systems_identities() {
     let d = identity(&g, &format!("/{fake_docker}"));
     assert_eq!(d["name"], Value::Null, "{d}");
     assert_eq!(d["source"], Value::Null, "{d}");
+    // nor does it claim to be docker's: no owner's command would name
+    // the system's container of that id for it
+    assert_eq!(
+        (&d["kind"], &d["runtime"]),
+        (&Value::Null, &Value::Null),
+        "{d}"
+    );
+    assert!(d["unreadable"]
+        .as_str()
+        .is_some_and(|u| u.contains("belongs to uid 1000")));
     let s = identity(&g, &format!("/{fake_session}"));
     assert_eq!(
-        (&s["user"], &s["remote_host"]),
+        (&s["user"], &s["kind"]),
         (&Value::Null, &Value::Null),
         "{s}"
     );

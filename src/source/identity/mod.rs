@@ -396,22 +396,20 @@ impl Resolver {
         if podman || own_manager {
             return None;
         }
-        if matches!(
-            id.kind,
-            Some(
-                Kind::Container
-                    | Kind::Monitor
-                    | Kind::Session
-                    | Kind::User
-                    | Kind::UserManager
-                    | Kind::Machine
-            )
-        ) {
+        if id.kind != Some(Kind::Unit) {
             id.unreadable = Some(format!(
                 "{} metadata not used: the group belongs to uid {uid} (a delegated subtree), \
                  who chose its name",
                 source_word(id)
             ));
+            // nor is it what its name says: no runtime, pod or session
+            // owns it, so nothing offers that owner's command for it (a
+            // `docker pause <id>` would pause the system's container)
+            *id = Identity {
+                id: std::mem::take(&mut id.id),
+                unreadable: id.unreadable.take(),
+                ..Identity::default()
+            };
         }
         Some(Entry {
             ident: Some(Arc::new(id.clone())),
