@@ -4,6 +4,7 @@
 //! JSON field names and units are documented in README.md ("JSON output").
 
 use crate::cgroupfs::MemoryEvents;
+use crate::model::identity::{self, Identity};
 use crate::model::time::events::{Event, EventKind};
 use crate::model::tree::text::{escape, escape_str};
 use crate::model::tree::{RowOptions, Tree};
@@ -12,7 +13,8 @@ use crate::model::{
 };
 use crate::options::{Options, Output};
 use crate::render::columns::{self, Column, NAME_MIN, NAME_TITLE, STATE_TITLE};
-use crate::render::fit::{fit, pad, width};
+use crate::render::fit::pad;
+use crate::render::identity::{JsonIdentity, Name};
 use crate::render::marks::StateMarks;
 use crate::render::order::Order;
 use crate::source::collector::{Collector, CollectorConfig, Refresh};
@@ -32,6 +34,9 @@ struct JsonGroup<'a> {
     inode: u64,
     #[serde(rename = "type")]
     cgroup_type: Option<crate::cgroupfs::CgroupType>,
+    /// Who the group is (`render::identity::JsonIdentity`), null where
+    /// its name says nothing and nothing was resolved.
+    identity: Option<JsonIdentity<'a>>,
     #[serde(flatten)]
     hot: &'a HotStats,
     /// Who the group is (`model::identity`): null where no name
@@ -388,7 +393,7 @@ pub fn filtered(mut r: Refresh, filter: Option<&str>) -> Refresh {
     let Some(f) = filter.filter(|f| !f.is_empty()) else {
         return r;
     };
-    let keep = Tree::build(&r.snapshot.groups).filter_samples(f);
+    let keep = Tree::build(&r.snapshot.groups).filter_samples(f, &r.snapshot.groups);
     r.snapshot.groups = pick(&r.snapshot.groups, &keep);
     r.rates = pick(&r.rates, &keep);
     r.throttling = pick(&r.throttling, &keep);
@@ -462,6 +467,9 @@ pub fn write_json(
     host: &HostInfo,
     events: &[Event],
 ) -> std::io::Result<()> {
+    // each group's identity, borrowed where resolved, else from its name
+    let identities: Vec<Option<std::borrow::Cow<'_, Identity>>> =
+        r.snapshot.groups.iter().map(identity::of_group).collect();
     let groups = r
         .snapshot
         .groups
@@ -472,6 +480,7 @@ pub fn write_json(
             path: path_text(g),
             inode: g.inode,
             cgroup_type: g.cgroup_type,
+            identity: identities[i].as_deref().map(JsonIdentity::new),
             hot: &g.hot,
             identity: g.identity.as_deref(),
             detail: g.detail.as_deref(),
@@ -577,19 +586,19 @@ pub fn write_table(
         events.iter().map(|e| &e.path).collect();
     let tree = Tree::build(&s.groups);
     let rows = order.rows(&tree, &s.groups, &r.rates, &RowOptions::default());
-    let names: Vec<String> = rows
+    // who each group is where known, as the view shows it by default
+    let names: Vec<(String, Name)> = rows
         .iter()
         .map(|row| {
             let g = &s.groups[tree.nodes[row.node].sample];
             // two spaces a level: plain text has no tree guides
-            let indent = "  ".repeat(row.depth);
-            format!("{indent}{}", columns::name_label(&g.path, row.depth))
+            ("  ".repeat(row.depth), Name::of(g, row.depth, true))
         })
         .collect();
     // the name column fits the longest name (within reason), so columns align
     let w = names
         .iter()
-        .map(|n| width(n))
+        .map(|(indent, n)| indent.len() + n.width())
         .max()
         .unwrap_or(0)
         .clamp(NAME_MIN, NAME_MAX);
@@ -598,7 +607,7 @@ pub fn write_table(
         "{NAME_TITLE:<w$}{} {STATE_TITLE}",
         columns::header_cells(cols, |_| "")
     )?;
-    for (row, name) in rows.iter().zip(names) {
+    for (row, (indent, name)) in rows.iter().zip(names) {
         let i = tree.nodes[row.node].sample;
         let (g, rt) = (&s.groups[i], &r.rates[i]);
         let throttled = r
@@ -607,12 +616,11 @@ pub fn write_table(
             .is_some_and(|t| t.as_ref().is_some_and(|t| t.throttled));
         // padded by display columns: a wide character takes two
         // a flat list's whole path is cut from the left: its end names
-        // the group
-        let name = if order.flat {
-            crate::render::fit::fit_path(&name, w)
-        } else {
-            fit(&name, w)
-        };
+        // the group; an identity drops whole components
+        let name = format!(
+            "{indent}{}",
+            name.fit(w.saturating_sub(indent.len()), order.flat)
+        );
         writeln!(
             out,
             "{}{} {}",

@@ -292,6 +292,9 @@ actions! {
     StepForward,
     JumpTo,
     ToggleSpark,
+    /// Who each group is (a container's name, a pod, a session's user)
+    /// or the kernel's names.
+    ToggleIdentities,
     HistorySpan,
     SetInterval,
     ChooseColumns,
@@ -513,6 +516,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[k('t')], Action::StepForward, "time travel: one moment forward (the newest: live again)", None),
     b(Main, &[k('@'), shift(KeyCode::Char('@'))], Action::JumpTo, "time travel: jump to a time (-90s, -5m, 14:03:20 UTC)", None),
     b(Main, &[k('s')], Action::ToggleSpark, "a CPU sparkline column", None),
+    b(Main, &[k('w')], Action::ToggleIdentities, "who groups are / kernel names", None),
     b(Main, &[k(',')], Action::HistorySpan, "sparklines' span: every refresh, 10 s or 1 min (turns)", None),
     b(Main, &[k('d')], Action::SetInterval, "set the refresh interval", None),
     b(Main, &[code(KeyCode::F(2)), k('C')], Action::ChooseColumns, "choose the tree's columns", None),

@@ -419,6 +419,17 @@ fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             };
             app.set_status(level, words);
         }
+        Action::ToggleIdentities => {
+            app.identities = !app.identities;
+            // the name column's width follows the names shown
+            app.rebuild_rows();
+            let words = if app.identities {
+                "names: who each group is, where known (w: the kernel's names)"
+            } else {
+                "names: the kernel's (w: who each group is)"
+            };
+            app.set_status(Level::Info, words);
+        }
         Action::HistorySpan => {
             let tiers = app.timeline.specs().len().max(1);
             app.span = (app.span + 1) % tiers;

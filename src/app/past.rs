@@ -414,6 +414,9 @@ pub fn frame_refresh(app: &App, m: Moment, latest: Option<&Refresh>) -> Refresh 
             g.inode = l.inode;
             g.hot.memory_max = l.hot.memory_max;
             g.hot.memory_limit = l.hot.memory_limit;
+            // who it is: today's, as its type is (a group gone since is
+            // named from its path)
+            g.identity.clone_from(&l.identity);
         }
         let int = |f: Figure| e.get(f).map(|v| v.max(0.0).round() as u64);
         g.hot.memory_current = int(Figure::Memory);

@@ -17,6 +17,16 @@ use crate::source::events::WatchStatus;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
+/// Each group's identity label width (`None`: no label) with the
+/// identity it was made from (`None`: from the name alone).
+pub(crate) type LabelWidths = HashMap<
+    GroupPath,
+    (
+        Option<std::sync::Arc<crate::model::identity::Identity>>,
+        Option<usize>,
+    ),
+>;
+
 pub struct App {
     pub host: HostInfo,
     pub mount: MountInfo,
@@ -147,6 +157,13 @@ pub struct App {
     pub kept: past::Kept,
     /// Whether the tree shows its sparkline column (`s`).
     pub spark_column: bool,
+    /// Whether the tree names groups by who they are (a container's
+    /// name, a pod, a session's user: `render::identity`) where known,
+    /// or by their kernel names only (`w` turns it).
+    pub identities: bool,
+    /// The identity labels' widths by path (`app::cursor`), kept across
+    /// rebuilds of the rows.
+    pub(crate) label_widths: LabelWidths,
     /// The timeline tier the detail's sparklines draw while live (`,`
     /// turns it); a past moment of a coarser tier draws that one.
     pub span: usize,
@@ -212,6 +229,8 @@ impl App {
             past: None,
             kept: past::Kept::default(),
             spark_column: false,
+            identities: true,
+            label_widths: LabelWidths::default(),
             span: 0,
             freezing: HashSet::new(),
             delegated: HashSet::new(),

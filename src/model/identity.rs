@@ -16,7 +16,8 @@
 //! labels a group; it never addresses one: every action still goes to
 //! the group path it was found on.
 
-use crate::model::GroupPath;
+use crate::model::{GroupPath, GroupSample};
+use std::borrow::Cow;
 
 /// What kind of thing owns the group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -152,6 +153,8 @@ impl Identity {
     /// or systemd convention explains. The last component decides; the
     /// parents matter only for the cgroupfs drivers' layouts
     /// (`/docker/<id>`, `/kubepods/<qos>/pod<uid>/<id>`).
+    // unit suffixes are systemd's, in its own case
+    #[allow(clippy::case_sensitive_file_extension_comparisons)]
     pub fn of_name(path: &GroupPath) -> Option<Self> {
         let comps: Vec<&[u8]> = path.components().collect();
         let (&last, parents) = comps.split_last()?;
@@ -321,6 +324,53 @@ impl Identity {
             (None, None) => String::new(),
         }
     }
+}
+
+/// A group's identity as every view shows it: the one the source layer
+/// resolved (`GroupSample::identity`), else what the group's name alone
+/// says ([`Identity::of_name`], computed here: a few hundred nanoseconds,
+/// no I/O), `None` for a name no convention explains. The one way a view
+/// asks, so that a replay of a recording without identities, and a run
+/// before the resolver filled them, show the same names.
+pub fn of_group(g: &GroupSample) -> Option<Cow<'_, Identity>> {
+    match &g.identity {
+        Some(i) => Some(Cow::Borrowed(i.as_ref())),
+        None => Identity::of_name(&g.path).map(Cow::Owned),
+    }
+}
+
+/// Whether `needle` (lowercase, as the filter's) is in the text of one of
+/// the fields an operator knows a group by: the name, image, pod,
+/// namespace or session user (each escaped as shown, case aside), or the
+/// start of its id (a `docker ps` id prefix). What the `/` filter, F3
+/// and the move picker match beside the group's own name.
+pub fn matches(id: &Identity, needle: &str) -> bool {
+    if needle.is_empty() {
+        return false;
+    }
+    let has = |s: &Option<String>| {
+        s.as_deref().is_some_and(|s| {
+            crate::model::tree::text::escape_str(s)
+                .to_lowercase()
+                .contains(needle)
+        })
+    };
+    let pod = match id.kind {
+        Some(Kind::Pod | Kind::PodmanPod) => id.pod.as_ref().or(id.name.as_ref()),
+        _ => id.pod.as_ref(),
+    };
+    id.id.to_lowercase().starts_with(needle)
+        || has(&id.name)
+        || has(&id.image)
+        || has(&id.pod)
+        || has(&id.namespace)
+        || has(&id.user)
+        // `kubectl`'s namespace/name (a pod's own name is its `name`)
+        || id.namespace.as_ref().zip(pod).is_some_and(|(ns, pod)| {
+            crate::model::tree::text::escape_str(&format!("{ns}/{pod}"))
+                .to_lowercase()
+                .contains(needle)
+        })
 }
 
 /// 64 lowercase hex digits (docker, podman, containerd, CRI-O ids); 32 are

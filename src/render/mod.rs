@@ -17,6 +17,9 @@
 //! - [`meter`]: htop-style bars (`[|||||     42%]`) in plain characters.
 //! - [`spark`]: sparklines of a figure's history (`▁▃█`), their min, max
 //!   and span words, and a past moment's clock time and age.
+//! - [`identity`]: who a group is in words: the name cell's label
+//!   (`web-1 · docker 046c7a5b3d2e`), the detail's block, `--json`'s
+//!   object and the exposition's info labels, every text escaped.
 //! - [`writeback`]: the writeback story in words (the IO page): what a
 //!   group's IO limit does to buffered writes, the host's dirty limits.
 //!
@@ -31,6 +34,7 @@ pub mod columns;
 pub mod effect;
 pub mod events;
 pub mod fit;
+pub mod identity;
 pub mod marks;
 pub mod meter;
 pub mod mount;

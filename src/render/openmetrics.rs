@@ -199,9 +199,9 @@ pub const FAMILIES: &[Family] = &[
         "cgroup",
         Info,
         "",
-        &["cgroup", "type", "frozen", "populated"],
-        "cgroup.type, cgroup.events (v1: freezer.state)",
-        "A group: its type, whether frozen and populated (labels absent where unknown)."
+        &["cgroup", "type", "frozen", "populated", "container", "pod", "namespace", "image"],
+        "cgroup.type, cgroup.events (v1: freezer.state); the group's identity",
+        "A group: its type, whether frozen and populated, and who it is: a container's name (else its short id), its pod, namespace and image (labels absent where unknown)."
     ),
     fam!(
         Metric::CpuUsage,
@@ -699,6 +699,12 @@ fn group_samples(w: &mut Writer<'_>, f: Metric, g: &GroupSample, devices: &[Devi
             if let Some(p) = ev.populated {
                 labels.push(("populated", bit(p)));
             }
+            // who the group is: on this one series only, so that no other
+            // series gains a label (one series a group, as before)
+            let who = crate::model::identity::of_group(g)
+                .map(|i| crate::render::identity::info_labels(&i))
+                .unwrap_or_default();
+            labels.extend(who.iter().map(|(k, v)| (*k, v.as_str())));
             w.sample(&labels, Value::Int(1));
         }
         Metric::CpuUsage => one(w, cpu.map(|c| Value::Usec(c.usage_usec))),

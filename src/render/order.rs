@@ -92,10 +92,17 @@ impl Order {
             let i = tree.nodes[node].sample;
             (&groups[i], rates.get(i).unwrap_or(&none))
         };
+        // the filter matches identities too
+        let opts = RowOptions {
+            samples: Some(groups),
+            ..opts.clone()
+        };
         if self.flat {
-            tree.flat_rows(opts.filter, |a, b| self.compare(of(a), of(b), true))
+            tree.flat_rows(opts.filter, opts.samples, |a, b| {
+                self.compare(of(a), of(b), true)
+            })
         } else {
-            tree.rows(opts, |a, b| self.compare(of(a), of(b), false))
+            tree.rows(&opts, |a, b| self.compare(of(a), of(b), false))
         }
     }
 }

@@ -194,7 +194,7 @@ pub fn render(r: &Refresh, filter: Option<&str>, duration: Duration, format: For
     let all = &r.snapshot.groups;
     let groups = match filter {
         Some(f) if !f.is_empty() => Tree::build(all)
-            .filter_samples(f)
+            .filter_samples(f, all)
             .into_iter()
             .map(|i| &all[i])
             .collect(),

@@ -401,6 +401,16 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             (false, _) => format!("type {ty}   {}", marks.join(", ")),
         }),
     ];
+    // who the group is, in one line near the top; the rest of the block
+    // after the figures
+    let who = crate::model::identity::of_group(g)
+        .and_then(|i| crate::render::identity::detail(&i, &g.path.name_display()));
+    if let Some((head, _)) = &who {
+        out.push(Line::from(vec![
+            label("WHO", theme),
+            Span::raw(fit(head, width.saturating_sub(7))),
+        ]));
+    }
     // files that are there but were not read (a FIFO, a symlink, over
     // the cap): an error on this group, not a silent "-"; a file both the
     // scan (a column shown) and the detail read says so once
@@ -593,6 +603,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     ]));
     let Some(det) = det else {
         history(&mut out, app, theme, width, &g.path, &limits);
+        identity_lines(&mut out, who.as_ref(), theme, width);
         return out;
     };
     // Pressure
@@ -613,6 +624,7 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     }
     // the figures' history, then the structure (which changes rarely)
     history(&mut out, app, theme, width, &g.path, &limits);
+    identity_lines(&mut out, who.as_ref(), theme, width);
     // Structure
     let list = |ctl: Option<&crate::cgroupfs::Controllers>| {
         ctl.map_or(MISSING.into(), |names| {
@@ -639,6 +651,39 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
         )));
     }
     out
+}
+
+/// The overview's identity block (`render::identity::detail`): what the
+/// group is, its id, image, pod, labels, a unit's description, a
+/// session's user, and the file it came from or why it was not read;
+/// each line cut at the pane's edge.
+fn identity_lines(
+    out: &mut Vec<Line<'static>>,
+    who: Option<&(String, Vec<(&'static str, String)>)>,
+    theme: &Theme,
+    width: usize,
+) {
+    let Some((_, lines)) = who else { return };
+    for (what, text) in lines {
+        let room = width.saturating_sub(7 + what.len() + 1);
+        let style = if *what == "not read" {
+            theme.error
+        } else {
+            ratatui::style::Style::new()
+        };
+        out.push(Line::from(vec![
+            Span::raw("       "),
+            Span::styled(format!("{what} "), theme.dim),
+            Span::styled(
+                if *what == "source" {
+                    fit_left(text, room)
+                } else {
+                    fit(text, room)
+                },
+                style,
+            ),
+        ]));
+    }
 }
 
 /// The overview's v1 memory limits: memory.limit_in_bytes, the soft

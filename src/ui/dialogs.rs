@@ -201,7 +201,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         Mode::Limits(form) => limits(f, area, form, theme),
         Mode::Raw(r) => raw(f, area, r, theme),
         Mode::Confirm(c) => confirm(f, area, c, theme),
-        Mode::Move(m) => move_picker(f, area, m, theme),
+        Mode::Move(m) => move_picker(f, area, m, app, theme),
         Mode::NewGroup(p) => new_group(f, area, p, theme),
         Mode::LeafFix(l) => leaf_fix(f, area, l, theme),
         Mode::Log { scroll } => log(f, area, app, *scroll, theme),
@@ -816,7 +816,7 @@ fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
     popup(f, area, &title, lines, scope, theme);
 }
 
-fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
+fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, app: &App, theme: &Theme) {
     let how = if m.threads {
         "Writes cgroup.threads: only this thread moves (^T: the whole process)."
     } else {
@@ -860,13 +860,25 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, theme: &Theme) {
         .cursor
         .saturating_sub(h / 2)
         .min(m.matches.len().saturating_sub(h));
+    let snapshot = app.data.as_ref().map(|d| &d.refresh.snapshot);
     for (i, p) in m.matches.iter().enumerate().skip(start).take(h) {
-        lines.push(list_row(
-            format!(" {p}"),
-            inner_width(area),
-            i == m.cursor,
-            theme,
-        ));
+        // who the group is first (a container's name), then its path
+        // with its end kept
+        let known = snapshot
+            .and_then(|s| s.find(p))
+            .and_then(crate::render::identity::label_of);
+        let text = match known {
+            Some(l) => {
+                let label = l.fit(w / 2);
+                let room = w.saturating_sub(crate::render::fit::width(&label) + 3);
+                format!(
+                    " {label}  {}",
+                    crate::render::fit::fit_path(&p.to_string(), room)
+                )
+            }
+            None => format!(" {p}"),
+        };
+        lines.push(list_row(text, inner_width(area), i == m.cursor, theme));
     }
     if m.matches.is_empty() {
         lines.push(Line::styled(" no group matches", theme.dim));

@@ -6,6 +6,7 @@ use crate::model::time::timeline::Figure;
 use crate::model::{GroupRates, GroupSample};
 use crate::render::columns::{self, Column, NAME_TITLE, STATE_TITLE};
 use crate::render::fit::{self, fit};
+use crate::render::identity::Name;
 use crate::render::marks::{Held, StateMarks};
 use crate::render::severity::{self, Limits, Severity};
 use crate::render::spark;
@@ -48,6 +49,10 @@ fn spark_series(app: &App, g: &GroupSample) -> Vec<Option<f64>> {
         .map(|(_, e)| e.get(Figure::Cpu).map(|p| app.cpu_shown(p)))
         .collect()
 }
+
+/// The fewest cells of a unit's description worth showing beside its
+/// name.
+const EXTRA_MIN: usize = 8;
 
 pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let width = usize::from(area.width);
@@ -113,18 +118,16 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
                 }
             }
         });
-        let label = columns::name_label(&g.path, row.depth);
+        // who the group is where known (`w`: the kernel's names)
+        let shown = Name::of(g, row.depth, app.identities);
         let prefix_len = name.chars().count();
         let mut spans = vec![Span::raw(name)];
         // the flat list's whole paths and the top row's path are cut from
-        // the left, keeping the group's own name: `…/newc-18771-1`
+        // the left, keeping the group's own name: `…/newc-18771-1`; an
+        // identity drops whole components (`web-1 · 046c7a5b3d2e`)
         let room = name_w.saturating_sub(prefix_len);
-        let label = if app.flat || row.depth == 0 {
-            fit::fit_path(&label, room)
-        } else {
-            fit(&label, room)
-        };
-        let pad = name_w.saturating_sub(prefix_len + fit::width(&label));
+        let label = shown.fit(room, app.flat || row.depth == 0);
+        let mut used = prefix_len + fit::width(&label);
         spans.push(Span::styled(
             label,
             if row.matched {
@@ -133,7 +136,17 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
                 Style::new()
             },
         ));
-        spans.push(Span::raw(" ".repeat(pad)));
+        // a unit's description in what the column has left (the column is
+        // not widened for it)
+        if let Some(extra) = shown.extra() {
+            let left = name_w.saturating_sub(used + 1);
+            if left >= EXTRA_MIN + 3 {
+                let text = format!(" · {}", fit(extra, left - 3));
+                used += fit::width(&text);
+                spans.push(Span::styled(text, theme.dim));
+            }
+        }
+        spans.push(Span::raw(" ".repeat(name_w.saturating_sub(used))));
         // each figure in the style of how close it is to its limit
         let limits = super::limits_of(app, g);
         for &c in &cols {

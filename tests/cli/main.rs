@@ -18,6 +18,7 @@ mod events;
 mod exporter_unit;
 mod filter_and_errors;
 mod grafana;
+mod identities;
 mod native;
 mod record_replay;
 mod script_export;

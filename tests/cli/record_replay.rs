@@ -275,6 +275,19 @@ fn odd_snapshot(at: u64) -> (Snapshot, Vec<GroupLimits>) {
     b.hot.memory_max = Some(Limit::Max);
     b.hot.memory_limit = None;
     b.cgroup_type = Some(CgroupType::Threaded);
+    // who it is, as a resolver would say it (the same at every sample:
+    // written once a frame), in hostile text
+    b.identity = Some(std::sync::Arc::new(cgtop::model::identity::Identity {
+        kind: Some(cgtop::model::identity::Kind::Container),
+        runtime: Some(cgtop::model::identity::Runtime::Podman),
+        id: "0".repeat(64),
+        name: Some("web\u{1b}[2J\u{202e}".into()),
+        image: Some(String::new()),
+        qos: Some(cgtop::model::identity::Qos::BestEffort),
+        labels: vec![("k".into(), "v\n".into()), ("k".into(), "w".into())],
+        unreadable: Some("not root".into()),
+        ..cgtop::model::identity::Identity::default()
+    }));
     let limits = vec![
         GroupLimits {
             memory: Some(at),
@@ -349,8 +362,15 @@ fn every_field_round_trips_at_its_edges() {
     let (records, err) = decode_all(&bytes);
     assert_eq!(err, None);
     assert!(matches!(&records[0], Record::Header(h) if **h == header()));
-    assert_eq!(records.len(), 6);
-    for (r, (snap, limits, busy)) in records[1..].iter().zip(want) {
+    // the header, one identities record (the identity did not change),
+    // the five samples
+    assert!(
+        matches!(&records[1], Record::Identities(1)),
+        "{:?}",
+        records[1]
+    );
+    assert_eq!(records.len(), 7);
+    for (r, (snap, limits, busy)) in records[2..].iter().zip(want) {
         let Record::Sample(s) = r else {
             panic!("a sample")
         };

@@ -910,6 +910,7 @@ fn every_main_action_is_reachable() {
             | Action::StepForward
             | Action::JumpTo
             | Action::ToggleSpark
+            | Action::ToggleIdentities
             | Action::HistorySpan
             | Action::SetInterval
             | Action::Help

@@ -24,6 +24,7 @@ mod first_screen;
 mod flat_view;
 mod honesty;
 mod htop_keys;
+mod identities;
 mod layers;
 mod layout;
 mod limits_form;

@@ -25,6 +25,15 @@
 //!   sample they are printed with; a reader gives them to that sample.
 //!   Each event carries its own full path (events are few; a group they
 //!   name may be gone from every sample).
+//! - [`TAG_IDENTITIES`]: who groups are (`model::identity::Identity`, as
+//!   the source layer resolved them: a container's name, image, pod...),
+//!   written just before a sample for each group whose identity is new in
+//!   the frame or changed (or is gone: a removal), by full path; a reader
+//!   keeps them for the frame and gives each sample's groups theirs. A
+//!   recording made before this record kind, or by a run that resolved
+//!   none, has none: its groups are named from their paths alone on
+//!   replay, as live. Readers of older versions skip it (the version
+//!   stays 1).
 //!
 //! The decoder never panics and caps every length and count (see the
 //! `MAX_` constants): a recording is outside input, as hostile as
@@ -33,6 +42,7 @@
 use crate::cgroupfs::io::{DevId, IoStat, IoStatDev, IoStatDevice};
 use crate::cgroupfs::{CgroupEvents, CgroupType, CpuMax, CpuStat, Limit};
 use crate::model::host::HostInfo;
+use crate::model::identity::{Identity, Kind, Qos, Runtime};
 use crate::model::time::events::{Event, EventKind, MemoryEvent, OomVictim, SwapEvent};
 use crate::model::tree::snapshot::{
     DeviceInfo, GroupSample, HotStats, MountInfo, MountMode, ProcessInfo, ScanCost, Snapshot,
@@ -40,6 +50,7 @@ use crate::model::tree::snapshot::{
 };
 use crate::model::GroupPath;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The first bytes of every header record's payload.
@@ -52,6 +63,12 @@ pub const TAG_SAMPLE: u8 = 2;
 /// The events seen before the next sample (a reader that does not know
 /// the kind skips it, like any tag it does not know).
 pub const TAG_EVENTS: u8 = 3;
+/// Groups' identities, for the sample that follows and the rest of the
+/// frame (see the module's words).
+pub const TAG_IDENTITIES: u8 = 4;
+/// Identities in one record, and labels of one identity.
+pub const MAX_IDENTITIES: usize = MAX_PATHS;
+pub const MAX_LABELS: usize = 256;
 /// Events in one record (the app keeps at most 10,000 in all); a path
 /// in an event is at most `model::time::events::PATH_CAP` (4 KiB), so a record
 /// holds at most about 120 MB decoded, and a reader keeps at most
@@ -847,6 +864,8 @@ pub struct Encoder {
     last: Vec<Last>,
     layout: Vec<u32>,
     devices: Option<Vec<DeviceInfo>>,
+    /// Each group's identity as written in this frame.
+    identities: HashMap<GroupPath, Arc<Identity>>,
     /// Samples written since the frame began.
     pub samples_in_frame: usize,
 }
@@ -872,6 +891,7 @@ impl Encoder {
     /// Appends one sample's record to `out`.
     pub fn sample(&mut self, s: &SampleRef<'_>, out: &mut Vec<u8>) {
         let groups = &s.snapshot.groups[..s.snapshot.groups.len().min(MAX_GROUPS)];
+        self.identities(groups, out);
         let mut p = Vec::with_capacity(16 + groups.len() * 12);
         let mut flags = 0u8;
         // the ids, new paths interned (in the frame's table) first
@@ -1001,6 +1021,194 @@ impl Encoder {
         self.samples_in_frame += 1;
         put_record(out, TAG_SAMPLE, &p);
     }
+
+    /// The [`TAG_IDENTITIES`] record of the groups whose identity is not
+    /// the one written before in the frame (none when nothing changed):
+    /// a comparison of shared pointers per group while nothing changes.
+    fn identities(&mut self, groups: &[GroupSample], out: &mut Vec<u8>) {
+        let mut p = Vec::new();
+        let mut n = 0usize;
+        for g in groups {
+            let same = match (&g.identity, self.identities.get(&g.path)) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+                _ => false,
+            };
+            if same {
+                continue;
+            }
+            put_bytes(&mut p, g.path.as_bytes());
+            match &g.identity {
+                None => {
+                    p.push(0);
+                    self.identities.remove(&g.path);
+                }
+                Some(i) => {
+                    p.push(1);
+                    put_identity(&mut p, i);
+                    self.identities.insert(g.path.clone(), Arc::clone(i));
+                }
+            }
+            n += 1;
+        }
+        if n > 0 {
+            let mut rec = Vec::with_capacity(p.len() + 4);
+            put_u64(&mut rec, n as u64);
+            rec.extend_from_slice(&p);
+            put_record(out, TAG_IDENTITIES, &rec);
+        }
+    }
+}
+
+// ---- identities ----------------------------------------------------------
+
+fn put_opt_str(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        None => out.push(0),
+        Some(s) => {
+            out.push(1);
+            put_str(out, s);
+        }
+    }
+}
+
+const KINDS: [Kind; 9] = [
+    Kind::Container,
+    Kind::Monitor,
+    Kind::Pod,
+    Kind::PodmanPod,
+    Kind::Machine,
+    Kind::Session,
+    Kind::User,
+    Kind::UserManager,
+    Kind::Unit,
+];
+const RUNTIMES: [Runtime; 6] = [
+    Runtime::Docker,
+    Runtime::Podman,
+    Runtime::Containerd,
+    Runtime::Crio,
+    Runtime::Lxc,
+    Runtime::Kubernetes,
+];
+const QOS: [Qos; 3] = [Qos::Guaranteed, Qos::Burstable, Qos::BestEffort];
+
+/// 0 for none, else 1 + the value's place in `all`.
+fn code_of<T: PartialEq>(all: &[T], v: Option<T>) -> u8 {
+    v.and_then(|v| all.iter().position(|x| *x == v))
+        .map_or(0, |i| i as u8 + 1)
+}
+
+fn of_code<T: Copy>(all: &[T], c: u8, what: &'static str) -> Result<Option<T>, DecodeError> {
+    match c {
+        0 => Ok(None),
+        c => all
+            .get(usize::from(c) - 1)
+            .copied()
+            .map(Some)
+            .ok_or(DecodeError::Invalid(what)),
+    }
+}
+
+fn put_identity(out: &mut Vec<u8>, i: &Identity) {
+    out.push(code_of(&KINDS, i.kind));
+    out.push(code_of(&RUNTIMES, i.runtime));
+    out.push(code_of(&QOS, i.qos));
+    put_str(out, &i.id);
+    for s in [
+        &i.name,
+        &i.image,
+        &i.pod,
+        &i.namespace,
+        &i.pod_uid,
+        &i.description,
+        &i.user,
+        &i.tty,
+        &i.remote_host,
+        &i.source,
+        &i.unreadable,
+    ] {
+        put_opt_str(out, s.as_deref());
+    }
+    let n = i.labels.len().min(MAX_LABELS);
+    put_u64(out, n as u64);
+    for (k, v) in &i.labels[..n] {
+        put_str(out, k);
+        put_str(out, v);
+    }
+}
+
+impl Input<'_> {
+    fn opt_string(&mut self) -> Result<Option<String>, DecodeError> {
+        match self.byte()? {
+            0 => Ok(None),
+            1 => self.string().map(Some),
+            _ => Err(DecodeError::Invalid("an identity's text")),
+        }
+    }
+}
+
+fn get_identity(i: &mut Input<'_>) -> Result<Identity, DecodeError> {
+    let kind = of_code(&KINDS, i.byte()?, "an identity's kind")?;
+    let runtime = of_code(&RUNTIMES, i.byte()?, "an identity's runtime")?;
+    let qos = of_code(&QOS, i.byte()?, "a QoS class")?;
+    let id = i.string()?;
+    let mut t = [(); 11].map(|()| None);
+    for s in &mut t {
+        *s = i.opt_string()?;
+    }
+    let [name, image, pod, namespace, pod_uid, description, user, tty, remote_host, source, unreadable] =
+        t;
+    let n = i.count(MAX_LABELS, "an identity's labels")?;
+    let mut labels = Vec::with_capacity(n);
+    for _ in 0..n {
+        labels.push((i.string()?, i.string()?));
+    }
+    Ok(Identity {
+        kind,
+        runtime,
+        id,
+        name,
+        image,
+        pod,
+        namespace,
+        pod_uid,
+        qos,
+        labels,
+        description,
+        user,
+        tty,
+        remote_host,
+        source,
+        unreadable,
+    })
+}
+
+/// About what an identity holds in memory.
+fn identity_bytes(i: &Identity) -> usize {
+    let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    std::mem::size_of::<Identity>()
+        + i.id.len()
+        + [
+            &i.name,
+            &i.image,
+            &i.pod,
+            &i.namespace,
+            &i.pod_uid,
+            &i.description,
+            &i.user,
+            &i.tty,
+            &i.remote_host,
+            &i.source,
+            &i.unreadable,
+        ]
+        .into_iter()
+        .map(opt)
+        .sum::<usize>()
+        + i.labels
+            .iter()
+            .map(|(k, v)| k.len() + v.len() + 48)
+            .sum::<usize>()
 }
 
 // ---- the decoder ---------------------------------------------------------
@@ -1035,6 +1243,9 @@ pub enum Record {
     Sample(Box<Sample>),
     /// Events, for the sample that follows.
     Events(Vec<Event>),
+    /// Identities taken into the frame (how many entries): the samples
+    /// that follow carry them.
+    Identities(usize),
     /// A kind this version does not know (skipped): its tag.
     Unknown(u8),
 }
@@ -1050,6 +1261,8 @@ pub struct Decoder {
     last: Vec<Last>,
     layout: Vec<u32>,
     devices: Vec<DeviceInfo>,
+    /// Each group's identity, from the frame's [`TAG_IDENTITIES`] records.
+    identities: HashMap<GroupPath, Arc<Identity>>,
 }
 
 impl Decoder {
@@ -1088,8 +1301,50 @@ impl Decoder {
             }
             TAG_SAMPLE => self.sample(payload).map(|s| Record::Sample(Box::new(s))),
             TAG_EVENTS => decode_events(payload).map(Record::Events),
+            TAG_IDENTITIES => self.identities(payload).map(Record::Identities),
             t => Ok(Record::Unknown(t)),
         }
+    }
+
+    /// Takes a [`TAG_IDENTITIES`] record into the frame's state, every
+    /// byte counted in what the frame holds ([`MAX_HELD`]).
+    fn identities(&mut self, payload: &[u8]) -> Result<usize, DecodeError> {
+        if self.header.is_none() {
+            return Err(DecodeError::Invalid("identities before any header"));
+        }
+        let mut i = Input::new(payload);
+        let n = i.count(MAX_IDENTITIES, "identities")?;
+        for _ in 0..n {
+            let path =
+                GroupPath::parse(i.bytes()?).map_err(|_| DecodeError::Invalid("a group path"))?;
+            let new = match i.byte()? {
+                0 => None,
+                1 => Some(Arc::new(get_identity(&mut i)?)),
+                _ => return Err(DecodeError::Invalid("an identity")),
+            };
+            let was = self
+                .identities
+                .get(&path)
+                .map_or(0, |x| identity_bytes(x) + path.as_bytes().len());
+            let is = new
+                .as_deref()
+                .map_or(0, |x| identity_bytes(x) + path.as_bytes().len());
+            self.hold(is, was)?;
+            match new {
+                Some(x) => {
+                    if self.identities.len() >= MAX_IDENTITIES
+                        && !self.identities.contains_key(&path)
+                    {
+                        return Err(DecodeError::TooLarge("identities"));
+                    }
+                    self.identities.insert(path, x);
+                }
+                None => {
+                    self.identities.remove(&path);
+                }
+            }
+        }
+        Ok(n)
     }
 
     fn sample(&mut self, payload: &[u8]) -> Result<Sample, DecodeError> {
@@ -1201,7 +1456,7 @@ impl Decoder {
                 cgroup_type: type_of(last.ty)?,
                 hot,
                 detail: None,
-                identity: None,
+                identity: self.identities.get(path).cloned(),
             });
             limits.push(last.limits);
         }

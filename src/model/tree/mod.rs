@@ -72,6 +72,9 @@ pub struct RowOptions<'a> {
     /// `collapsed` says) and a match's subtree is folded: a match shows
     /// its children (a slice, its services) once opened.
     pub filter_folds: Option<&'a HashMap<GroupPath, bool>>,
+    /// The samples the tree was built from: with them the filter matches
+    /// a group's identity too ([`group_matches`]); without, its name only.
+    pub samples: Option<&'a [GroupSample]>,
 }
 
 /// Whether `path`'s name matches the name filter's (and the search's)
@@ -79,6 +82,16 @@ pub struct RowOptions<'a> {
 /// case aside.
 pub fn name_matches(path: &GroupPath, needle: &str) -> bool {
     path.name_display().to_lowercase().contains(needle)
+}
+
+/// Whether group `g` matches the filter's (and the search's and the move
+/// picker's) `needle`, already lowercase: its name as [`name_matches`]
+/// says, or its identity (`model::identity::matches`: a container's name,
+/// image, pod, namespace, id prefix).
+pub fn group_matches(g: &GroupSample, needle: &str) -> bool {
+    name_matches(&g.path, needle)
+        || crate::model::identity::of_group(g)
+            .is_some_and(|id| crate::model::identity::matches(&id, needle))
 }
 
 impl Tree {
@@ -153,13 +166,20 @@ impl Tree {
     /// nodes match (the escaped name as shown contains the needle, case
     /// aside), which lead to a match (its ancestors), and which are shown
     /// (a match's ancestors, the match and its whole subtree).
-    fn filter_marks(&self, needle: &str) -> (Vec<bool>, Vec<bool>, Vec<bool>) {
+    fn filter_marks(
+        &self,
+        needle: &str,
+        samples: Option<&[GroupSample]>,
+    ) -> (Vec<bool>, Vec<bool>, Vec<bool>) {
         let matched: Vec<bool> = self
             .nodes
             .iter()
             // the text on screen, escapes and all: what the
             // operator sees is what they can type
-            .map(|nd| name_matches(&nd.path, needle))
+            .map(|nd| match samples.and_then(|s| s.get(nd.sample)) {
+                Some(g) => group_matches(g, needle),
+                None => name_matches(&nd.path, needle),
+            })
             .collect();
         let mut leads = vec![false; self.nodes.len()];
         for (i, m) in matched.iter().enumerate() {
@@ -189,13 +209,15 @@ impl Tree {
     /// The groups the TUI's `/` filter `filter` keeps, whether folded or
     /// not, as indexes of the snapshot the tree was built from (in
     /// its order): every group whose name (escaped, as shown) contains
-    /// it, case aside, their ancestors and their subtrees. An empty
-    /// filter keeps all. The name filter of `--openmetrics` and `serve`.
-    pub fn filter_samples(&self, filter: &str) -> Vec<usize> {
+    /// it, case aside, or whose identity matches ([`group_matches`]:
+    /// `samples` are the ones the tree was built from), their ancestors
+    /// and their subtrees. An empty filter keeps all. The name filter of
+    /// `--openmetrics` and `serve`.
+    pub fn filter_samples(&self, filter: &str, samples: &[GroupSample]) -> Vec<usize> {
         if filter.is_empty() {
             return self.nodes.iter().map(|n| n.sample).collect();
         }
-        let (_, _, shown) = self.filter_marks(&filter.to_lowercase());
+        let (_, _, shown) = self.filter_marks(&filter.to_lowercase(), Some(samples));
         let mut keep: Vec<usize> = self
             .nodes
             .iter()
@@ -220,7 +242,7 @@ impl Tree {
         // (shown under it, folded by default)
         let (matched, leads, shown) = match &needle {
             None => (Vec::new(), Vec::new(), Vec::new()),
-            Some(n) => self.filter_marks(n),
+            Some(n) => self.filter_marks(n, opts.samples),
         };
         let filtering = needle.is_some();
         let sorted_children = |id: usize| -> Vec<usize> {
@@ -288,13 +310,14 @@ impl Tree {
     pub fn flat_rows(
         &self,
         filter: Option<&str>,
+        samples: Option<&[GroupSample]>,
         cmp: impl Fn(usize, usize) -> Ordering,
     ) -> Vec<Row> {
         let needle = filter.filter(|f| !f.is_empty()).map(str::to_lowercase);
         let (matched, shown) = match &needle {
             None => (Vec::new(), Vec::new()),
             Some(n) => {
-                let (m, _, s) = self.filter_marks(n);
+                let (m, _, s) = self.filter_marks(n, samples);
                 (m, s)
             }
         };
@@ -417,6 +440,7 @@ mod tests {
                 collapsed: Some(&collapsed),
                 filter: None,
                 filter_folds: None,
+                samples: None,
             },
             |_, _| Ordering::Equal,
         );
@@ -442,6 +466,7 @@ mod tests {
                 collapsed: Some(&collapsed),
                 filter: Some("A.SERV"),
                 filter_folds: None,
+                samples: None,
             },
             |_, _| Ordering::Equal,
         );
@@ -452,6 +477,7 @@ mod tests {
                 collapsed: None,
                 filter: Some("nothing"),
                 filter_folds: None,
+                samples: None,
             },
             |_, _| Ordering::Equal,
         );
