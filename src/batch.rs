@@ -39,9 +39,6 @@ struct JsonGroup<'a> {
     identity: Option<JsonIdentity<'a>>,
     #[serde(flatten)]
     hot: &'a HotStats,
-    /// Who the group is (`model::identity`): null where no name
-    /// convention or runtime file tells.
-    identity: Option<&'a crate::model::identity::Identity>,
     #[serde(flatten)]
     detail: Option<&'a GroupDetail>,
     rates: &'a GroupRates,
@@ -482,7 +479,6 @@ pub fn write_json(
             cgroup_type: g.cgroup_type,
             identity: identities[i].as_deref().map(JsonIdentity::new),
             hot: &g.hot,
-            identity: g.identity.as_deref(),
             detail: g.detail.as_deref(),
             rates,
             memory_events_since_start: r.events_since_start.get(&g.path),

@@ -57,6 +57,10 @@ pub struct ViewSettings {
     pub notice: Option<String>,
     /// Start in the flat list (`--flat`; F5 turns it).
     pub flat: bool,
+    /// `--pid`: start at the group that holds this process (the view:
+    /// selected, unfolded, the process highlighted; -b and --json: that
+    /// group alone).
+    pub pid: Option<u32>,
 }
 
 impl ViewSettings {

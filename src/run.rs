@@ -162,9 +162,25 @@ pub fn run(opts: &Options) -> Result<Option<i32>> {
 /// first sort, colours, where the column chooser saves).
 pub fn run_with(opts: &Options, view: &ViewSettings) -> Result<Option<i32>> {
     let (m, hier, hiers) = locate(opts)?;
+    let place = match view.pid {
+        Some(pid) => Some(pid_place(opts, &hier, pid)?),
+        None => None,
+    };
     match opts.output {
-        Output::Tui => run_tui(opts, view, &m, &hier, &hiers),
+        Output::Tui => run_tui(opts, view, place, &m, &hier, &hiers),
         Output::Text | Output::Json => {
+            // --pid: that group alone, as if given as GROUP (with --depth:
+            // that many levels below it)
+            let mut at_pid;
+            let opts = match place {
+                Some(p) => {
+                    at_pid = opts.clone();
+                    at_pid.start = p.group;
+                    at_pid.depth = opts.depth.or(Some(0));
+                    &at_pid
+                }
+                None => opts,
+            };
             let full_detail = opts.output == Output::Json && !opts.brief;
             let cfg = collector_config(opts, &m, full_detail);
             // one write(2) per 64 KiB, not per line (stdout alone is
@@ -211,6 +227,36 @@ pub fn identity_resolver(hier: &Hier) -> crate::source::identity::Resolver {
     Resolver::new(Roots::from_env(hier.is_hierarchy_root()))
 }
 
+/// `--pid`: the group that holds process `pid`, read from /proc and
+/// mapped to the view, within the start group (and, in the full-screen
+/// view, within --depth of it); a [`SetupError`] (exit 2, one line) when
+/// it cannot apply.
+fn pid_place(
+    opts: &Options,
+    hier: &Hier,
+    pid: u32,
+) -> Result<crate::source::procs::ProcessPlace, SetupError> {
+    use crate::source::procs;
+    let proc = Hier::open_lenient(std::path::Path::new("/proc"));
+    let map = procs::ViewMap::of(hier);
+    let p = procs::place_of_pid(&proc, map.as_ref(), pid)
+        .map_err(|e| SetupError(format!("--pid {pid}: {e}")))?;
+    let Some(below) = p.group.strip_prefix(&opts.start) else {
+        return Err(SetupError(format!(
+            "--pid {pid}: its group {} is outside {}, where the view starts",
+            p.group, opts.start
+        )));
+    };
+    let levels = below.components().count();
+    match opts.depth {
+        Some(d) if opts.output == Output::Tui && levels > d => Err(SetupError(format!(
+            "--pid {pid}: its group {} is {levels} levels below {}, deeper than --depth {d}",
+            p.group, opts.start
+        ))),
+        _ => Ok(p),
+    }
+}
+
 /// Whether the user can write to the hierarchy; `None` when they can,
 /// else why not.
 pub fn write_access(hier: &Hier, start: &GroupPath, read_only_flag: bool) -> Option<ReadOnly> {
@@ -229,6 +275,7 @@ pub fn write_access(hier: &Hier, start: &GroupPath, read_only_flag: bool) -> Opt
 fn run_tui(
     opts: &Options,
     view: &ViewSettings,
+    place: Option<crate::source::procs::ProcessPlace>,
     m: &MountInfo,
     hier: &Arc<Hier>,
     hiers: &Arc<Hiers>,
@@ -272,6 +319,9 @@ fn run_tui(
             level: app::Level::Warn,
             text: note.clone(),
         });
+    }
+    if let Some(p) = place {
+        app.start_at_process(p);
     }
     let theme = Theme::from_settings(std::env::var("NO_COLOR").ok().as_deref(), &view.colours);
     app.protected = safety::discover(&m.root);

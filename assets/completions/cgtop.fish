@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_cgtop_global_optspecs
-    string join \n root= d/delay= depth= b/batch n/iterations= json brief read-only mouse machine-cpu max-kept-fds= columns= sort= reverse flat openmetrics o/output= exposition= filter= config= no-config h/help V/version
+    string join \n root= d/delay= depth= b/batch n/iterations= json brief read-only mouse machine-cpu max-kept-fds= columns= sort= reverse flat openmetrics o/output= exposition= filter= pid= config= no-config h/help V/version
 end
 
 function __fish_cgtop_needs_command
@@ -35,6 +35,7 @@ complete -c cgtop -n "__fish_cgtop_needs_command" -s o -l output -d 'With --open
 complete -c cgtop -n "__fish_cgtop_needs_command" -l exposition -d 'With --openmetrics: the exposition format. `text` is the Prometheus text format 0.0.4, which node_exporter\'s textfile collector reads (it parses *.prom files as text and refuses OpenMetrics)' -r -f -a "openmetrics\t'OpenMetrics 1.0.0 (what `serve` answers a Prometheus that asks for it)'
 text\t'The Prometheus text format 0.0.4 (node_exporter\'s textfile collector)'"
 complete -c cgtop -n "__fish_cgtop_needs_command" -l filter -d 'Only the groups whose name contains PATTERN (case aside, as the full-screen view\'s / filter matches), their ancestors and their subtrees: in -b, --json and --openmetrics; the full-screen view starts with it as its / filter' -r
+complete -c cgtop -n "__fish_cgtop_needs_command" -l pid -d 'Start at the group that holds process PID: selected, its path unfolded, the process highlighted on the process page; with -b or --json, that group alone (and --depth levels below it). Refused (exit 2) for a thread id, a process that is not there, or one outside the view' -r
 complete -c cgtop -n "__fish_cgtop_needs_command" -l config -d 'Read settings from FILE instead of $XDG_CONFIG_HOME/cgtop/config.toml' -r -F
 complete -c cgtop -n "__fish_cgtop_needs_command" -s b -l batch -d 'Print plain text refreshes (like top -b) instead of the full-screen view'
 complete -c cgtop -n "__fish_cgtop_needs_command" -l json -d 'Print one JSON object per refresh (JSON Lines) with every group\'s raw counters, limits and rates; see README "JSON output"'

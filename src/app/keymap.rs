@@ -40,6 +40,8 @@ pub enum Scope {
     Columns,
     /// Typing a search (F3): the cursor jumps to a match, nothing hidden.
     Search,
+    /// Typing a PID or a command name (#): to the group holding it.
+    FindProcess,
     /// The sort-by menu (F6).
     SortBy,
     /// The limits form (e).
@@ -71,10 +73,11 @@ pub enum Scope {
 
 impl Scope {
     /// Every scope, in the order the help and README list them.
-    pub const ALL: [Self; 22] = [
+    pub const ALL: [Self; 23] = [
         Self::Main,
         Self::Filter,
         Self::Search,
+        Self::FindProcess,
         Self::Prompt,
         Self::Jump,
         Self::Text,
@@ -107,6 +110,7 @@ impl Scope {
             Self::Controllers => "Controllers dialog (c)",
             Self::Columns => "Column chooser (F2)",
             Self::Search => "Search (F3)",
+            Self::FindProcess => "Find a process (#)",
             Self::SortBy => "Sort by (F6)",
             Self::Limits => "Limits form (e)",
             Self::RawChoose => "Raw editor (E): choosing a file",
@@ -133,6 +137,7 @@ impl Scope {
             self,
             Self::Filter
                 | Self::Search
+                | Self::FindProcess
                 | Self::Prompt
                 | Self::Jump
                 | Self::Limits
@@ -153,6 +158,7 @@ impl Scope {
             // handles is one that has a row there (tests/state/app.rs)
             Self::Main => &[],
             Self::Filter
+            | Self::FindProcess
             | Self::Prompt
             | Self::Jump
             | Self::RawLine
@@ -272,6 +278,8 @@ actions! {
     StartSearch,
     /// In the search: the next match.
     SearchNext,
+    /// A process by PID or command name: to the group that holds it.
+    FindProcess,
     SortPrev,
     SortNext,
     SortReverse,
@@ -471,9 +479,9 @@ const fn b(
 }
 
 use Scope::{
-    Columns, Confirm, ConfirmTyped, ConfirmWide, Controllers, Events, Filter, Help as HelpScope,
-    Jump, LeafFix, Limits, Log, Main, Message, Move, NewGroup, Prompt, RawChoose, RawLine, Search,
-    SortBy, Text,
+    Columns, Confirm, ConfirmTyped, ConfirmWide, Controllers, Events, Filter, FindProcess,
+    Help as HelpScope, Jump, LeafFix, Limits, Log, Main, Message, Move, NewGroup, Prompt,
+    RawChoose, RawLine, Search, SortBy, Text,
 };
 
 // One line per binding, so the table reads as a table.
@@ -493,6 +501,7 @@ pub const KEYMAP: &[Binding] = &[
     b(Main, &[code(KeyCode::F(5))], Action::ToggleFlat, "a flat list of every group / the tree", None),
     b(Main, &[k('/'), code(KeyCode::F(4))], Action::StartFilter, "filter by name (ancestors, subtrees stay)", Some("filter")),
     b(Main, &[code(KeyCode::F(3))], Action::StartSearch, "search: to the next match (F3 again)", None),
+    b(Main, &[k('#')], Action::FindProcess, "find a process (PID or name): to its group", None),
     b(Main, &[code(KeyCode::Esc)], Action::ClearFilter, "clear the filter", None),
     b(Main, &[k('<'), shift(KeyCode::Char('<'))], Action::SortPrev, "sort by the previous column", None),
     b(Main, &[k('>'), shift(KeyCode::Char('>'))], Action::SortNext, "sort by the next column", Some("sort")),
@@ -540,6 +549,8 @@ pub const KEYMAP: &[Binding] = &[
     b(Search, &[code(KeyCode::F(3))], Action::SearchNext, "the next match (after the last: the first)", Some("next")),
     b(Search, &[code(KeyCode::Enter)], Action::Accept, "stay on this group", Some("stay")),
     b(Search, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close the search (the cursor stays)", Some("close")),
+    b(FindProcess, &[code(KeyCode::Enter)], Action::Accept, "to the group holding it (a name: Enter again for the next match)", Some("find/next")),
+    b(FindProcess, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "close (the selection stays)", Some("close")),
     b(Prompt, &[code(KeyCode::Enter)], Action::Accept, "apply", Some("apply")),
     b(Prompt, &[code(KeyCode::Esc), ctrl('c')], Action::Cancel, "cancel", Some("cancel")),
     b(Jump, &[code(KeyCode::Enter)], Action::Accept, "show the moment nearest that time", Some("go")),

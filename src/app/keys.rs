@@ -43,6 +43,7 @@ pub(super) fn on_paste(app: &mut App, text: &str, fx: &mut Vec<Effect>) {
             }
             app.selection_changed(before.as_ref(), fx);
         }
+        (Scope::FindProcess, _) => super::find::on_key(app, None, Input::Paste(text), fx),
         (Scope::Jump, Mode::Jump(t)) => {
             if let Typed::Refused(e) | Typed::Cut(e) = t.on_input(Input::Paste(text)) {
                 app.set_status(Level::Warn, e.to_string());
@@ -117,6 +118,10 @@ pub(super) fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
                 }
             }
             app.selection_changed(before.as_ref(), fx);
+            return;
+        }
+        Scope::FindProcess => {
+            super::find::on_key(app, action, Input::Key(ev), fx);
             return;
         }
         Scope::Prompt => {
@@ -297,6 +302,7 @@ fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             app.rebuild_rows();
         }
         Action::StartFilter => app.mode = Mode::Filter,
+        Action::FindProcess => app.start_find(),
         Action::StartSearch => {
             let before = app.selected.clone();
             app.mode = Mode::Search { miss: None };

@@ -8,7 +8,8 @@
 //! `SortKey`, `Pane`, `DetailPage`, `Mode`, `Status`, `Data`, `ReadOnly`,
 //! `WritesOff`, `TreeRows`, `Vanished`), `state` (the `App` struct and
 //! its queries), `cursor` (the rows, the cursor and the selection),
-//! `refresh` (a collector refresh and the watcher's events), `keys` (keys
+//! `refresh` (a collector refresh and the watcher's events), `find`
+//! (`--pid` and the search for a process), `keys` (keys
 //! and pastes on the main view), `interval` (the refresh interval's
 //! text); `update`, the one entry point, is here. The keymap table, the
 //! dialogs, time travel, the writes and the text input have their own
@@ -17,6 +18,7 @@
 //! Must not depend on: `ui`, the terminal, the filesystem.
 
 pub mod dialog;
+pub mod find;
 pub mod first_screen;
 pub mod keymap;
 pub mod past;
@@ -60,8 +62,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Collected(Collected::Inspection(f)) => {
             if app.selected.as_ref() == Some(&f.path) {
                 app.inspection = Some(*f);
+                find::highlight(app);
             }
         }
+        Msg::Collected(Collected::Found(f)) => find::on_found(app, *f, &mut fx),
         Msg::Resized {
             width,
             height,

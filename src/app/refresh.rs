@@ -2,7 +2,7 @@
 //! the refresh put on screen, the vanished group welcomed back, and the
 //! watcher's events.
 
-use super::{first_screen, past, writes};
+use super::{find, first_screen, past, writes};
 use super::{App, Data, Effect, Level, Mode, Vanished, EVENT_MARK_FOR};
 use crate::model::time::events::Event;
 use crate::model::tree::Tree;
@@ -77,6 +77,8 @@ pub(super) fn show_refresh(app: &mut App, r: Refresh, fx: &mut Vec<Effect>) {
         fx.push(app.inspect_effect());
     }
     app.proc_cursor = app.proc_cursor.min(app.processes_len().saturating_sub(1));
+    find::highlight(app);
+    find::after_refresh(app);
     writes::measure_effects(app, fx);
 }
 

@@ -167,6 +167,8 @@ pub struct App {
     /// The timeline tier the detail's sparklines draw while live (`,`
     /// turns it); a past moment of a coarser tier draws that one.
     pub span: usize,
+    /// `--pid` and the search for a process (`find`).
+    pub finding: super::find::Finding,
 }
 
 impl App {
@@ -232,6 +234,7 @@ impl App {
             identities: true,
             label_widths: LabelWidths::default(),
             span: 0,
+            finding: super::find::Finding::default(),
             freezing: HashSet::new(),
             delegated: HashSet::new(),
             frozen_since: std::collections::HashMap::new(),
@@ -255,6 +258,7 @@ impl App {
             Mode::Controllers(_) => Scope::Controllers,
             Mode::Columns(_) => Scope::Columns,
             Mode::Search { .. } => Scope::Search,
+            Mode::FindProcess(_) => Scope::FindProcess,
             Mode::SortBy(_) => Scope::SortBy,
             Mode::Limits(_) => Scope::Limits,
             Mode::Raw(r) if r.input.is_some() => Scope::RawLine,

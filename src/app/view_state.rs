@@ -212,6 +212,8 @@ pub enum Mode {
     Search {
         miss: Option<&'static str>,
     },
+    /// Finding a process by PID or command name (`#`).
+    FindProcess(super::find::FindProcess),
     /// The sort-by menu (F6).
     SortBy(dialog::sort_by::SortByDialog),
     Limits(dialog::limits::LimitsForm),

@@ -151,6 +151,14 @@ pub struct Cli {
     #[arg(long, value_name = "PATTERN")]
     filter: Option<String>,
 
+    /// Start at the group that holds process PID: selected, its path
+    /// unfolded, the process highlighted on the process page; with -b or
+    /// --json, that group alone (and --depth levels below it). Refused
+    /// (exit 2) for a thread id, a process that is not there, or one
+    /// outside the view
+    #[arg(long, value_name = "PID", conflicts_with = "openmetrics")]
+    pid: Option<u32>,
+
     /// Read settings from FILE instead of $XDG_CONFIG_HOME/cgtop/config.toml
     #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
     config: Option<PathBuf>,
@@ -637,6 +645,7 @@ fn settle(
             config_file: file,
             notice: None,
             flat: false,
+            pid: cli.pid,
         },
         keymap,
     })

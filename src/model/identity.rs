@@ -258,6 +258,7 @@ impl Identity {
                 ..Self::default()
             });
         }
+        // unit suffixes are case-sensitive (systemd.unit(5))
         if [".service", ".socket", ".mount"]
             .iter()
             .any(|s| last.ends_with(s))

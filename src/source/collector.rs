@@ -43,6 +43,10 @@ pub enum Command {
     Pause(bool),
     /// Scan now (after a write), re-listing directories.
     RefreshNow,
+    /// Find the processes a PID or a command name names, and the group of
+    /// each (`source::procs::find_processes`): answered with
+    /// [`Collected::Found`].
+    FindProcess(String),
     Stop,
 }
 
@@ -129,6 +133,8 @@ pub enum Collected {
     Refresh(Box<Refresh>),
     /// The inspected group was read alone, right after the selection moved.
     Inspection(Box<Inspection>),
+    /// The answer to [`Command::FindProcess`].
+    Found(Box<super::procs::Found>),
 }
 
 pub struct Collector {
@@ -526,6 +532,13 @@ impl Collector {
         self.hiers = hiers;
     }
 
+    /// The processes `query` names (a PID, or text in a process's name or
+    /// command line) and the group of each in this view.
+    pub fn find_processes(&self, query: &str) -> super::procs::Found {
+        let map = super::procs::ViewMap::of(&self.hier);
+        super::procs::find_processes(self.procs.proc(), map.as_ref(), query)
+    }
+
     /// Reads the inspected group in full. `now_secs` is for process CPU %.
     pub fn read_inspection(
         &mut self,
@@ -900,6 +913,12 @@ pub fn spawn_from<M: From<Collected> + Send + 'static>(
                         Command::RefreshNow => {
                             c.invalidate();
                             next = Instant::now();
+                        }
+                        Command::FindProcess(q) => {
+                            let f = c.find_processes(&q);
+                            if tx.send(M::from(Collected::Found(Box::new(f)))).is_err() {
+                                return;
+                            }
                         }
                     }
                     match rx.try_recv() {

@@ -17,7 +17,7 @@
 use super::hier::Hier;
 use crate::model::tree::procstat::ProcStat;
 use crate::model::tree::text::escape;
-use crate::model::ProcessInfo;
+use crate::model::{GroupPath, ProcessInfo};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Read;
@@ -138,6 +138,267 @@ impl ProcReader {
     }
 }
 
+impl ProcReader {
+    /// The /proc it reads.
+    pub fn proc(&self) -> &Hier {
+        &self.proc
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Where a process is: `cgtop --pid`, and the search for a process (by
+// PID, name or command line) across every group.
+
+/// How /proc/PID/cgroup's paths map to the view: the line of the
+/// hierarchy the view is on (the "0::" line on cgroup2, a v1
+/// hierarchy's `N:cpu,cpuacct:` line on a v1 view), the mount's root
+/// within that hierarchy, and the view's place below the mount point.
+#[derive(Debug, Clone)]
+pub struct ViewMap {
+    line: crate::model::write::guard::ProcLine,
+    fs_root: GroupPath,
+    view: GroupPath,
+}
+
+impl ViewMap {
+    /// The map of the view `hier` opens (its real path, against
+    /// /proc/self/mountinfo); `None` when no cgroup mount holds it (a
+    /// `--root` fixture).
+    pub fn of(hier: &Hier) -> Option<Self> {
+        let mounts = super::mount::read_mountinfo().ok()?;
+        let (line, fs_root, view) =
+            crate::model::write::guard::hier_mapping(&mounts, &hier.real_path()?)?;
+        Some(Self {
+            line,
+            fs_root,
+            view,
+        })
+    }
+
+    /// The group of a /proc/PID/cgroup text, relative to the view:
+    /// `Err(path)` with the path the kernel gave when it is outside the
+    /// view, or gone (" (deleted)"); `Err(None)` when the text has no line
+    /// for this hierarchy.
+    pub fn group_of(&self, proc_cgroup: &str) -> Result<GroupPath, Option<String>> {
+        let p = self.line.path(proc_cgroup).ok_or(None)?;
+        if p.ends_with(" (deleted)") {
+            return Err(Some(p.to_owned()));
+        }
+        crate::model::write::guard::map_to_view(p, &self.fs_root, &self.view)
+            .ok_or_else(|| Some(p.to_owned()))
+    }
+}
+
+/// A process and the group that holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessPlace {
+    pub pid: u32,
+    pub group: GroupPath,
+    /// The command line as a process list shows it (escaped; its name in
+    /// brackets when it has no arguments).
+    pub command: String,
+}
+
+/// Why a PID has no group to go to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PidRefusal {
+    NoSuchProcess,
+    /// A thread id: the process is `tgid`.
+    Thread {
+        tgid: u32,
+    },
+    /// It has exited and its parent has not reaped it (a zombie): it is
+    /// in no group any more.
+    Exited,
+    /// Its /proc/PID/cgroup has no line for the hierarchy shown.
+    NotInHierarchy,
+    /// Its group is outside the view (another `--root`, a group removed
+    /// since): the path the kernel gave, escaped.
+    OutsideView(String),
+    /// No cgroup mount holds the view (a `--root` of plain directories).
+    Unmapped,
+    /// /proc/PID could not be read (the reason, escaped).
+    Unreadable(String),
+}
+
+impl std::fmt::Display for PidRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoSuchProcess => f.write_str("no such process"),
+            Self::Thread { tgid } => write!(
+                f,
+                "a thread of process {tgid}, not a process (a group holds whole processes: \
+                 give {tgid})"
+            ),
+            Self::Exited => f.write_str("has exited (a zombie its parent has not reaped)"),
+            Self::NotInHierarchy => {
+                f.write_str("its /proc/PID/cgroup names no group in this hierarchy")
+            }
+            Self::OutsideView(p) => write!(f, "is in {p}, outside this view"),
+            Self::Unmapped => f.write_str(
+                "where processes are cannot be told in this view (no cgroup mount holds it)",
+            ),
+            Self::Unreadable(e) => write!(f, "cannot be read: {e}"),
+        }
+    }
+}
+
+/// The value of a "Key:\tvalue" line of /proc/PID/status. PURE.
+fn status_field<'a>(status: &'a str, key: &str) -> Option<&'a str> {
+    status.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k == key).then(|| v.trim())
+    })
+}
+
+/// The command line a process list shows for `pid` (escaped).
+fn command_of(proc: &Hier, dir: &Path) -> String {
+    match read_beneath(proc, &dir.join("cmdline"), CAP_CMDLINE) {
+        Some((a, cut)) if !a.is_empty() => command_text(&a, cut),
+        _ => {
+            let comm = read_beneath(proc, &dir.join("comm"), CAP_COMM)
+                .map(|(mut c, _)| {
+                    if c.last() == Some(&b'\n') {
+                        c.pop();
+                    }
+                    c
+                })
+                .unwrap_or_default();
+            format!("[{}]", escape(&comm))
+        }
+    }
+}
+
+/// The group that holds process `pid`, read from `proc` (/proc) and
+/// mapped to the view by `map`: refused for a thread id, a process that
+/// is not there or has exited, and a group outside the view.
+pub fn place_of_pid(
+    proc: &Hier,
+    map: Option<&ViewMap>,
+    pid: u32,
+) -> Result<ProcessPlace, PidRefusal> {
+    let dir = PathBuf::from(pid.to_string());
+    let status = match proc.read(&dir.join("status"), CAP_STAT * 4) {
+        Ok(s) => String::from_utf8_lossy(&s).into_owned(),
+        Err(e) if e.is_gone() || e.errno() == Some(crate::model::Errno::SRCH) => {
+            return Err(PidRefusal::NoSuchProcess)
+        }
+        Err(e) => {
+            return Err(PidRefusal::Unreadable(
+                escape(e.to_string().as_bytes()).into_owned(),
+            ))
+        }
+    };
+    // /proc/TID is there for a thread, though /proc does not list it
+    match status_field(&status, "Tgid").and_then(|t| t.parse::<u32>().ok()) {
+        Some(tgid) if tgid != pid => return Err(PidRefusal::Thread { tgid }),
+        _ => {}
+    }
+    if status_field(&status, "State").is_some_and(|s| s.starts_with('Z') || s.starts_with('X')) {
+        return Err(PidRefusal::Exited);
+    }
+    let map = map.ok_or(PidRefusal::Unmapped)?;
+    let text = proc
+        .read(&dir.join("cgroup"), CAP_CMDLINE * 4)
+        .map_err(|e| {
+            if e.is_gone() || e.errno() == Some(crate::model::Errno::SRCH) {
+                PidRefusal::NoSuchProcess
+            } else {
+                PidRefusal::Unreadable(escape(e.to_string().as_bytes()).into_owned())
+            }
+        })?;
+    let group = map
+        .group_of(&String::from_utf8_lossy(&text))
+        .map_err(|p| match p {
+            Some(p) => PidRefusal::OutsideView(escape(p.as_bytes()).into_owned()),
+            None => PidRefusal::NotInHierarchy,
+        })?;
+    Ok(ProcessPlace {
+        pid,
+        group,
+        command: command_of(proc, &dir),
+    })
+}
+
+/// At most this many processes a search returns.
+pub const FIND_CAP: usize = 1000;
+
+/// What a search for a process found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The text searched for, as typed.
+    pub query: String,
+    /// Each match, by PID.
+    pub matches: Vec<ProcessPlace>,
+    /// A PID searched for and refused: why.
+    pub refusal: Option<PidRefusal>,
+}
+
+/// A search across every process: a number is a PID ([`place_of_pid`]);
+/// other text matches a process whose name (/proc/PID/comm) or command
+/// line contains it, case aside (at most [`FIND_CAP`], by PID). A
+/// process outside the view, or gone while read, is left out.
+pub fn find_processes(proc: &Hier, map: Option<&ViewMap>, query: &str) -> Found {
+    let q = query.trim();
+    let mut found = Found {
+        query: query.to_owned(),
+        matches: Vec::new(),
+        refusal: None,
+    };
+    if let Ok(pid) = q.parse::<u32>() {
+        match place_of_pid(proc, map, pid) {
+            Ok(p) => found.matches.push(p),
+            Err(e) => found.refusal = Some(e),
+        }
+        return found;
+    }
+    let needle = q.to_lowercase();
+    if needle.is_empty() {
+        return found;
+    }
+    let Some(map) = map else {
+        found.refusal = Some(PidRefusal::Unmapped);
+        return found;
+    };
+    let mut pids: Vec<u32> = proc
+        .list(Path::new("."))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| e.is_dir)
+        .filter_map(|e| e.name.to_str()?.parse().ok())
+        .collect();
+    pids.sort_unstable();
+    for pid in pids {
+        let dir = PathBuf::from(pid.to_string());
+        let comm = read_beneath(proc, &dir.join("comm"), CAP_COMM).map(|(c, _)| c);
+        let args = read_beneath(proc, &dir.join("cmdline"), CAP_CMDLINE).map(|(a, _)| a);
+        let hit = |b: &Option<Vec<u8>>| {
+            b.as_ref().is_some_and(|b| {
+                let t: Vec<u8> = b.iter().map(|&c| if c == 0 { b' ' } else { c }).collect();
+                String::from_utf8_lossy(&t).to_lowercase().contains(&needle)
+            })
+        };
+        if !(hit(&comm) || hit(&args)) {
+            continue;
+        }
+        let Some(text) = read_beneath(proc, &dir.join("cgroup"), CAP_CMDLINE * 4) else {
+            continue;
+        };
+        let Ok(group) = map.group_of(&String::from_utf8_lossy(&text.0)) else {
+            continue;
+        };
+        found.matches.push(ProcessPlace {
+            pid,
+            group,
+            command: command_of(proc, &dir),
+        });
+        if found.matches.len() >= FIND_CAP {
+            break;
+        }
+    }
+    found
+}
+
 /// The text a process list shows for /proc/PID/cmdline's bytes (each
 /// argument ended by a NUL): each argument escaped, joined by a space,
 /// and `…` when the read stopped at its cap. PURE.
@@ -227,6 +488,116 @@ mod tests {
         assert_eq!(command_text(b"nginx: worker", false), "nginx: worker");
         assert_eq!(command_text(b"a\x00\x00b\x00", false), "a  b");
         assert_eq!(command_text(b"long\x00argu", true), "long argu…");
+    }
+
+    #[test]
+    fn processes_are_found_by_pid_name_or_command_line_in_the_view() {
+        use crate::model::write::guard::ProcLine;
+        let d = tempfile::tempdir().unwrap();
+        let put = |pid: u32, tgid: u32, state: &str, comm: &[u8], args: &[u8], cg: &str| {
+            let dir = d.path().join(pid.to_string());
+            std::fs::create_dir(&dir).unwrap();
+            let status = format!("Name:\tx\nState:\t{state}\nTgid:\t{tgid}\nPid:\t{pid}\n");
+            std::fs::write(dir.join("status"), status).unwrap();
+            std::fs::write(dir.join("comm"), comm).unwrap();
+            std::fs::write(dir.join("cmdline"), args).unwrap();
+            std::fs::write(dir.join("cgroup"), cg).unwrap();
+        };
+        put(
+            100,
+            100,
+            "S (sleeping)",
+            b"nginx\n",
+            b"nginx: master\0",
+            "0::/system.slice/nginx.service\n",
+        );
+        put(
+            101,
+            100,
+            "S (sleeping)",
+            b"nginx\n",
+            b"",
+            "0::/system.slice/nginx.service\n",
+        );
+        put(
+            102,
+            102,
+            "Z (zombie)",
+            b"gone\n",
+            b"",
+            "0::/system.slice/x.service\n",
+        );
+        put(
+            103,
+            103,
+            "R (running)",
+            b"evil\x1b[2J\n",
+            b"evil\x1b]0;x\x07\0--nginx\0",
+            "0::/a\n",
+        );
+        put(104, 104, "S (sleeping)", b"v1only\n", b"", "3:memory:/a\n");
+        let proc = Hier::open_lenient(d.path());
+        let whole = ViewMap {
+            line: ProcLine::v2(),
+            fs_root: GroupPath::root(),
+            view: GroupPath::root(),
+        };
+        let f = find_processes(&proc, Some(&whole), "NGINX");
+        let pids: Vec<(u32, String)> = f
+            .matches
+            .iter()
+            .map(|p| (p.pid, p.group.to_string()))
+            .collect();
+        // (the real /proc lists no thread ids; this plain directory lists
+        // 101, found by its name like any entry)
+        assert_eq!(pids[0], (100, "/system.slice/nginx.service".to_owned()));
+        assert!(pids.iter().any(|(p, g)| *p == 103 && g == "/a"));
+        let evil = f.matches.iter().find(|p| p.pid == 103).unwrap();
+        assert!(!evil.command.contains('\x1b'), "{}", evil.command);
+        assert_eq!(evil.command, "evil\\e]0;x\\a --nginx");
+        // by PID
+        let one = find_processes(&proc, Some(&whole), " 100 ");
+        assert_eq!(one.matches.len(), 1);
+        assert_eq!(one.matches[0].command, "nginx: master");
+        assert_eq!(
+            place_of_pid(&proc, Some(&whole), 101),
+            Err(PidRefusal::Thread { tgid: 100 })
+        );
+        assert_eq!(
+            place_of_pid(&proc, Some(&whole), 102),
+            Err(PidRefusal::Exited)
+        );
+        assert_eq!(
+            place_of_pid(&proc, Some(&whole), 105),
+            Err(PidRefusal::NoSuchProcess)
+        );
+        assert_eq!(
+            place_of_pid(&proc, Some(&whole), 104),
+            Err(PidRefusal::NotInHierarchy)
+        );
+        assert_eq!(place_of_pid(&proc, None, 100), Err(PidRefusal::Unmapped));
+        // a view that starts at system.slice: /a is outside it
+        let below = ViewMap {
+            view: GroupPath::new("system.slice"),
+            ..whole.clone()
+        };
+        assert_eq!(
+            place_of_pid(&proc, Some(&below), 103),
+            Err(PidRefusal::OutsideView("/a".into()))
+        );
+        assert_eq!(
+            place_of_pid(&proc, Some(&below), 100).map(|p| p.group),
+            Ok(GroupPath::new("nginx.service"))
+        );
+        // a v1 view reads its own hierarchy's line
+        let v1 = ViewMap {
+            line: ProcLine("memory".into()),
+            ..whole
+        };
+        assert_eq!(
+            place_of_pid(&proc, Some(&v1), 104).map(|p| p.group),
+            Ok(GroupPath::new("a"))
+        );
     }
 
     #[test]

@@ -1062,7 +1062,12 @@ fn processes(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let Some(f) = app.inspection.as_ref() else {
         return vec![Line::styled("reading…", theme.dim)];
     };
-    let mut out = vec![Line::styled(
+    // a container's processes: which container (escaped in the model)
+    let mut out: Vec<Line<'static>> = crate::app::find::container_of(app, &f.path)
+        .map(|c| Line::styled(fit(&format!("in {c}"), width), theme.title))
+        .into_iter()
+        .collect();
+    out.push(Line::styled(
         fit(
             &format!(
                 "{:>7} {:<9} S {:>5} {:>7} COMMAND",
@@ -1071,7 +1076,7 @@ fn processes(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             width,
         ),
         theme.title,
-    )];
+    ));
     if f.processes.is_empty() {
         out.push(Line::styled("no processes in this group itself", theme.dim));
     }

@@ -583,13 +583,25 @@ pub fn confirm_lines(c: &Confirm) -> Vec<String> {
             .into_iter()
             .map(|s| format!("• {s}")),
     );
-    lines.extend(c.reasons.iter().map(|r| match r {
+    lines.extend(c.reasons.iter().flat_map(|r| match r {
         // the key of the offer: s, or Ctrl-S where s is typed into the name
-        Reason::SystemdOffer(Presence::Ready) => format!(
+        Reason::SystemdOffer(Presence::Ready) => vec![format!(
             "  {} makes it through systemd instead: runtime only, and a daemon-reload keeps it",
             if c.typed.is_some() { "Ctrl-S" } else { "s" }
-        ),
-        _ => format!("  {}", reason_text(r)),
+        )],
+        // who owns it, then its way and what a direct write leaves it
+        // believing, each on a line of its own (names escaped in the model)
+        Reason::Owner(w) => {
+            let way = w
+                .command
+                .as_ref()
+                .map_or_else(String::new, |c| format!("; {}'s way: {c}", w.owner.word()));
+            vec![
+                format!("  {}{way}", reason_text(r)),
+                format!("  {}", w.words),
+            ]
+        }
+        _ => vec![format!("  {}", reason_text(r))],
     }));
     if c.y_only() {
         lines.push("Enter does not answer this question: y goes ahead, n cancels.".to_owned());
@@ -665,6 +677,7 @@ fn reason_text(r: &Reason) -> String {
         Reason::ViaSystemd => {
             "made through systemd (systemctl), as the change it replays was".to_owned()
         }
+        Reason::Owner(w) => format!("owned by {}", w.who),
         Reason::Preflight(w) => warning_text(w),
     }
 }

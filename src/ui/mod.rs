@@ -567,6 +567,14 @@ fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             }
             line
         }
+        Mode::FindProcess(p) => {
+            let mut line = typing("find process (PID or name): ", &p.text);
+            if let Some(note) = &p.note {
+                line.spans
+                    .push(Span::styled(format!("  {note}"), theme.warn));
+            }
+            line
+        }
         Mode::IntervalPrompt(t) => typing("refresh every (seconds): ", t),
         Mode::Jump(t) => typing("jump to (-90s, -5m, 14:03:20 UTC): ", t),
         _ => match &app.status {
@@ -621,7 +629,13 @@ fn footer(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     // a dialog shows its keys on its own bottom border
     if !matches!(
         scope,
-        Scope::Main | Scope::Filter | Scope::Search | Scope::Prompt | Scope::Jump | Scope::Help
+        Scope::Main
+            | Scope::Filter
+            | Scope::Search
+            | Scope::FindProcess
+            | Scope::Prompt
+            | Scope::Jump
+            | Scope::Help
     ) {
         return;
     }

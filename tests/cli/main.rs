@@ -24,5 +24,6 @@ mod record_replay;
 mod script_export;
 mod serve;
 mod small_terminal;
+mod start_from_pid;
 mod systemd_runner;
 mod test_command;

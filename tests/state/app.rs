@@ -928,6 +928,7 @@ fn every_main_action_is_reachable() {
             | Action::Redo
             | Action::ChooseColumns
             | Action::StartSearch
+            | Action::FindProcess
             | Action::SortMenu
             | Action::SortByCpu
             | Action::SortByMemory

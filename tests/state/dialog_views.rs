@@ -340,6 +340,61 @@ fn confirm_systemd_unit() {
     snap_both("confirm_systemd_unit", &mut a);
 }
 
+/// A docker container's group (its scope under system.slice, the lab
+/// tree's batch files), named web-1 by its runtime: the identity the
+/// readers would find, set on the refresh's sample.
+fn docker_container_on() -> (App, Collector, tempfile::TempDir) {
+    const ID: &str = "046c7a5b3d2e1f00aa11bb22cc33dd44ee55ff66778899aabbccddeeff0011d5";
+    let dir = lab_tree();
+    let scope = format!("system.slice/docker-{ID}.scope");
+    let to = dir.path().join(&scope);
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(dir.path().join("batch")).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+    let (mut a, mut c) = app_on(dir.path(), pure_v2_mount(), 120, 40);
+    a.read_only = None;
+    select(&mut a, &mut c, &scope);
+    read_inspection(&mut a, &mut c, 0.0);
+    let path = GroupPath::new(&scope);
+    let mut id = cgtop::model::identity::Identity::of_name(&path).unwrap();
+    id.name = Some("web-1".into());
+    id.image = Some("nginx:1.27".into());
+    let d = a.data.as_mut().unwrap();
+    let i = d
+        .refresh
+        .snapshot
+        .groups
+        .iter()
+        .position(|g| g.path == path)
+        .unwrap();
+    d.refresh.snapshot.groups[i].identity = Some(std::sync::Arc::new(id));
+    (a, c, dir)
+}
+
+#[test]
+fn confirm_owned_container_limit() {
+    // a limit on a docker container: docker's own update, and that a
+    // direct write lasts until the container restarts
+    let (mut a, mut c, _d) = docker_container_on();
+    send(&mut a, &mut c, ch('e'));
+    goto_field(&mut a, &mut c, "memory.max");
+    type_text(&mut a, &mut c, "512M");
+    enter(&mut a, &mut c);
+    snap_both("confirm_owned_container_limit", &mut a);
+}
+
+#[test]
+fn confirm_owned_container_freeze() {
+    // docker pause against cgroup.freeze: what each leaves docker believing
+    let (mut a, mut c, _d) = docker_container_on();
+    send(&mut a, &mut c, ch('f'));
+    snap_both("confirm_owned_container_freeze", &mut a);
+}
+
 #[test]
 fn move_picker_filtered() {
     let (mut a, mut c, _d) = lab_on("batch");

@@ -20,6 +20,7 @@ mod event_loop;
 mod event_watcher;
 mod events;
 mod exposition;
+mod find_process;
 mod first_screen;
 mod flat_view;
 mod honesty;

@@ -17,6 +17,7 @@ use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
 use crate::model::write::guard::{typed_name_matches, Danger};
 use crate::model::write::history::Replay;
+use crate::model::write::owner::{owner_way, OwnerWay};
 use crate::model::write::preflight::{self, Facts, Verdict, Warning};
 use crate::model::write::systemd::Presence;
 use crate::model::write::{self, Op, WriteKind};
@@ -68,6 +69,10 @@ pub enum Reason {
     /// The ops go through systemd already: the undo or redo of a change
     /// made that way.
     ViaSystemd,
+    /// A container runtime or the kubelet owns the group: who, its own
+    /// way to make the change, and what a direct write leaves it
+    /// believing (`model::write::owner`).
+    Owner(OwnerWay),
     /// What the write will do to the group's processes, known before it
     /// is made (`model::write::preflight`).
     Preflight(Warning),
@@ -300,9 +305,20 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
             }
         }
     }
-    // systemd owns .service/.scope/.slice groups and may rewrite them
+    // a container runtime or the kubelet owns the group: its own way
+    // first, then systemd's (a container's scope is a unit too)
+    let owned = identity_of(app, op.group())
+        .and_then(|id| owner_way(&op, &id, device_name_for(app, &op).as_deref()));
+    // systemd owns .service/.scope/.slice groups and may rewrite them;
+    // a container's scope is the runtime's to change (its own way is
+    // said instead: systemd's would only be lost another way)
     let mut through: Option<Vec<Op>> = None;
-    if let Some(unit) = write::systemd_unit(op.group()) {
+    let unit = write::systemd_unit(op.group()).filter(|_| owned.is_none());
+    if let Some(way) = owned {
+        reasons.push(Reason::Owner(way));
+        needs = true;
+    }
+    if let Some(unit) = unit {
         needs = true;
         let via = ops.iter().any(Op::via_systemd);
         // systemd re-applies a unit's settings; it does not bring back
@@ -570,6 +586,17 @@ fn target_frozen(app: &App, group: &GroupPath) -> bool {
                 .and_then(|s| s.find(&a))
                 .is_some_and(|g| g.hot.events.is_some_and(|e| e.is_frozen()))
     })
+}
+
+/// Who the group is: what the identity readers found (the snapshot's
+/// sample), else what its name alone says.
+fn identity_of(app: &App, group: &GroupPath) -> Option<crate::model::identity::Identity> {
+    let sample = app
+        .data
+        .as_ref()
+        .and_then(|d| d.refresh.snapshot.find(group))
+        .and_then(|g| g.identity.as_deref().cloned());
+    sample.or_else(|| crate::model::identity::Identity::of_name(group))
 }
 
 fn device_name_for(app: &App, op: &Op) -> Option<String> {

@@ -11,7 +11,9 @@
 //! replayed, each at the path the log records as the group's real place
 //! in its hierarchy ([`Entry::real`]: under `--root`, not the view's
 //! path); moves, kills and freezes, failed, refused and skipped writes,
-//! and lines without that record are comments that say why. The undo script holds the inverse of every
+//! and lines without that record are comments that say why. A group a container
+//! runtime or the kubelet owns (by its name) gets comments with the owner's own
+//! way (`model::write::owner`). The undo script holds the inverse of every
 //! replayed line, in the reverse order.
 //!
 //! # Why no byte of the log can run
@@ -606,6 +608,26 @@ fn systemctl_line(op: &Op, persist: bool) -> Option<String> {
     Some(words?.join(" "))
 }
 
+/// The comments on an op whose group a container runtime or the kubelet
+/// owns, by what its name says (`model::write::owner`): who, the owner's
+/// own way, and what the line below leaves it believing. Comments, not
+/// commands: the container may not exist where the script runs, or have
+/// another id.
+fn owner_lines(op: &Op, group: &GroupPath) -> Vec<String> {
+    let dev = op.as_write().and_then(systemd_device);
+    let Some(way) = crate::model::identity::Identity::of_name(group)
+        .and_then(|id| write::owner::owner_way(op, &id, dev.as_deref()))
+    else {
+        return Vec::new();
+    };
+    let mut l = vec![format!("#   owned by {}", way.who)];
+    if let Some(c) = &way.command {
+        l.push(format!("#   {}'s way: {c}", way.owner.word()));
+    }
+    l.push(format!("#   {}", way.words));
+    l
+}
+
 /// Why an op of this kind is not replayed, for its comment.
 fn not_replayed(kind: &WriteKind) -> Option<&'static str> {
     Some(match kind {
@@ -695,8 +717,11 @@ fn plan(e: &Entry, persist: bool, out: &mut Lines) {
             let text = String::from_utf8_lossy(new);
             let op = op_of(hier, &group, file, &text);
             let Some(w) = op.as_write() else { return };
+            let owned = owner_lines(&op, &group);
             if let Some(why) = not_replayed(&w.kind) {
-                return comment(out, why);
+                comment(out, why);
+                out.apply.extend(owned);
+                return;
             }
             let was = match old.as_deref() {
                 None => "unknown".to_owned(),
@@ -718,6 +743,7 @@ fn plan(e: &Entry, persist: bool, out: &mut Lines) {
             };
             out.apply.push(format!("# {words}"));
             out.apply.push(format!("#   was: {was}"));
+            out.apply.extend(owned);
             if systemd.is_some() {
                 out.apply.push(format!(
                     "#   through systemd; the file: {} {}",
@@ -1188,6 +1214,31 @@ mod tests {
         assert!(p
             .apply
             .contains("\nsystemctl set-property nginx.service MemoryMax=1073741824\n"));
+    }
+
+    #[test]
+    fn a_containers_group_says_its_owners_way_in_comments() {
+        let id = "046c7a5b3d2e1f00aa11bb22cc33dd44ee55ff66778899aabbccddeeff0011d5";
+        let g = format!("/system.slice/docker-{id}.scope");
+        let cpu = w(Place::V2, &g, "cpu.max", "max 100000", "50000 100000");
+        let kill = w(Place::V2, &g, "cgroup.kill", "-", "1");
+        let s = scripts(&[cpu, kill], &Meta::default());
+        assert!(
+            s.apply.contains(
+                "\n#   owned by docker container 046c7a5b3d2e\n#   docker's way: docker update --cpus 0.5 046c7a5b3d2e\n"
+            ),
+            "{}",
+            s.apply
+        );
+        assert!(s
+            .apply
+            .contains("\n#   docker's way: docker kill 046c7a5b3d2e\n"));
+        // comments only: no line of the script runs docker
+        assert!(!s.apply.lines().any(|l| l.starts_with("docker")));
+        let plain = w(Place::V2, "/batch", "cpu.max", "max 100000", "50000 100000");
+        assert!(!scripts(&[plain], &Meta::default())
+            .apply
+            .contains("owned by"));
     }
 
     #[test]

@@ -23,6 +23,8 @@
 //! - `readback`: whether what the kernel stored is what was written.
 //! - `words`: an op in words for the operator ([`Op::describe`],
 //!   `sentences`, `hier_words`).
+//! - [`owner`]: the container runtime or kubelet that owns a group, and
+//!   its own way to make an op's change (`docker update`, `podman pause`).
 //! - [`systemd`]: which unit a group is, the `systemctl` command an op
 //!   equals, and making the change that way (presence, failures).
 //!
@@ -40,6 +42,7 @@ pub mod history;
 pub mod input;
 pub mod killable;
 pub mod outcome;
+pub mod owner;
 pub mod preflight;
 pub mod systemd;
 

@@ -368,7 +368,7 @@ impl SystemdEquivalent {
     }
 }
 
-fn shell_quote(s: &str) -> String {
+pub(super) fn shell_quote(s: &str) -> String {
     let safe = !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&b));
