@@ -13,8 +13,9 @@
 //! the write still goes to the group selected, and a name goes into a
 //! command only when it is a name the runtime itself could have given
 //! (docker's and podman's `[a-zA-Z0-9][a-zA-Z0-9_.-]*`, Kubernetes' DNS
-//! names); any other name is shown escaped and the command uses the id
-//! (docker and podman take a short id, ctr the whole one).
+//! names) and cannot be read as an id; any other name is shown escaped and
+//! the command uses the whole id (a short one may be another container's
+//! name).
 //!
 //! Checked against: docker 20.10 to 27 (`docker update`: no flag for
 //! memory.high or io.max; a memory limit cannot be lifted, moby#22516),
@@ -148,15 +149,27 @@ fn kube_name(n: &str) -> bool {
 }
 
 /// What a command names the container or pod by: its name where the
-/// runtime could have given it, else its (short) id.
-fn handle(owner: Owner, id: &Identity) -> String {
-    let name = id.name.as_deref().filter(|n| runtime_name(n));
-    match (owner, name) {
-        (_, Some(n)) => n.to_owned(),
-        // ctr takes no prefix of an id
-        (Owner::Containerd | Owner::Lxc, None) => id.id.clone(),
-        (_, None) => id.short_id().to_owned(),
+/// runtime could have given it and it cannot be taken for an id, else its
+/// whole id. docker looks a word up as a whole id first, then as a name,
+/// then as an id's prefix (podman much the same): a short id would name
+/// another container called `046c7a5b3d2e`, and a container may be called
+/// another's whole id, which docker then takes for that one.
+fn handle(_owner: Owner, id: &Identity) -> String {
+    let name = id
+        .name
+        .as_deref()
+        .filter(|n| runtime_name(n) && !looks_like_id(n));
+    match name {
+        Some(n) => n.to_owned(),
+        None => id.id.clone(),
     }
+}
+
+/// Hex digits only, as long as an id or a short one could be (12 to
+/// 64): a word the runtime may read as an id (or a prefix of one) before
+/// it reads it as a name.
+fn looks_like_id(n: &str) -> bool {
+    n.len() >= 12 && n.len() <= 64 && n.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// Bytes as docker and podman take them (`512m`, `1g`, or bytes).
@@ -703,11 +716,12 @@ mod tests {
             way(&odd, &d).command.as_deref(),
             Some("docker update --cpu-period 50000 --cpu-quota 25000 web-1")
         );
-        // no name known: the short id, which docker takes
+        // no name known: the whole id (docker matches a whole id before
+        // a name; a short one could be another container's name)
         let anon = ident(&format!("docker/{ID}"), None);
         assert_eq!(
-            way(&cpu(150_000), &anon).command.as_deref(),
-            Some("docker update --cpus 1.5 046c7a5b3d2e")
+            way(&cpu(150_000), &anon).command,
+            Some(format!("docker update --cpus 1.5 {ID}"))
         );
         assert_eq!(anon.short_id(), "046c7a5b3d2e");
         let p = ident(&format!("machine.slice/libpod-{ID}.scope"), Some("db"));
@@ -807,8 +821,8 @@ mod tests {
             None,
         );
         assert_eq!(
-            way(&freeze, &pp).command.as_deref(),
-            Some("podman pod pause 046c7a5b3d2e")
+            way(&freeze, &pp).command,
+            Some(format!("podman pod pause {ID}"))
         );
     }
 
@@ -855,10 +869,7 @@ mod tests {
         );
         let w = way(&cpu(50_000), &d);
         assert!(!w.who.contains('\x1b'), "{}", w.who);
-        assert_eq!(
-            w.command.as_deref(),
-            Some("docker update --cpus 0.5 046c7a5b3d2e")
-        );
+        assert_eq!(w.command, Some(format!("docker update --cpus 0.5 {ID}")));
         let mut c = ident(
             &format!("kubepods/burstable/pod7fda01c4-0ece-403d-88b4-c371d66d132a/{ID}"),
             Some("app"),
@@ -866,6 +877,32 @@ mod tests {
         c.pod = Some("x'}]}; reboot".into());
         c.namespace = Some("shop".into());
         assert_eq!(way(&cpu(50_000), &c).command, None);
+    }
+
+    /// A container's name that docker would read as an id is never what
+    /// the command names it by: called like another's short id
+    /// (`046c7a5b3d2e`), or another's whole id, the command would act on
+    /// that other container (docker matches a whole id, then a name, then
+    /// an id's prefix).
+    #[test]
+    fn a_command_never_names_a_container_by_what_reads_as_another_id() {
+        const OTHER: &str = "ffffffffffff0000ffffffffffff0000ffffffffffff0000ffffffffffff0000";
+        for name in ["046c7a5b3d2e", OTHER, &OTHER[..12], "web-1\n"] {
+            let d = ident(&format!("system.slice/docker-{ID}.scope"), Some(name));
+            assert_eq!(
+                way(&cpu(50_000), &d).command,
+                Some(format!("docker update --cpus 0.5 {ID}")),
+                "{name}"
+            );
+        }
+        // a name with a letter past f, or shorter than any short id, is a name
+        for name in ["cafe-1", "deadbeef", "abcdefabcdefg"] {
+            let d = ident(&format!("system.slice/docker-{ID}.scope"), Some(name));
+            assert_eq!(
+                way(&cpu(50_000), &d).command,
+                Some(format!("docker update --cpus 0.5 {name}"))
+            );
+        }
     }
 
     #[test]
