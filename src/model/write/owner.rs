@@ -172,6 +172,15 @@ fn looks_like_id(n: &str) -> bool {
     n.len() >= 12 && n.len() <= 64 && n.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// The uid of the user manager (`user@UID.service`) a group is below,
+/// the outermost: a podman container there is that user's, rootless.
+fn rootless_uid(g: &crate::model::GroupPath) -> Option<u32> {
+    g.components()
+        .filter_map(|c| std::str::from_utf8(c).ok())
+        .filter_map(|c| c.strip_prefix("user@")?.strip_suffix(".service"))
+        .find_map(|u| u.parse().ok())
+}
+
 /// Bytes as docker and podman take them (`512m`, `1g`, or bytes).
 fn docker_bytes(v: u64) -> String {
     for (unit, s) in [(1u64 << 30, "g"), (1 << 20, "m"), (1 << 10, "k")] {
@@ -392,7 +401,19 @@ pub fn owner_way(op: &Op, id: &Identity, device: Option<&str>) -> Option<OwnerWa
     let act = act(&w.kind)?;
     let who = shown(id);
     let lost = format!("a direct write lasts until {}", owner.restarts());
+    let rootless = matches!(owner, Owner::Podman | Owner::PodmanPod)
+        .then(|| rootless_uid(op.group()))
+        .flatten();
     let (command, words) = match owner {
+        _ if rootless.is_some() => (
+            None,
+            format!(
+                "a rootless container of uid {}: only podman run as that user knows it \
+                 (podman as root names root's own containers, where one of the same name \
+                 or id may be another); {lost}",
+                rootless.unwrap_or_default()
+            ),
+        ),
         Owner::Docker | Owner::Podman => {
             let rt = owner.word();
             let h = handle(owner, id);
@@ -877,6 +898,36 @@ mod tests {
         c.pod = Some("x'}]}; reboot".into());
         c.namespace = Some("shop".into());
         assert_eq!(way(&cpu(50_000), &c).command, None);
+    }
+
+    /// A rootless podman container (below `user@UID.service`) is known
+    /// only to podman run as that user: a `podman update ... db` pasted
+    /// as root would act on root's container `db`, if there is one.
+    #[test]
+    fn a_rootless_container_gets_no_command_root_would_run() {
+        let path =
+            format!("user.slice/user-1000.slice/user@1000.service/user.slice/libpod-{ID}.scope");
+        let p = ident(&path, Some("db"));
+        let freeze = op(&path, "cgroup.freeze", "1", WriteKind::Freeze(true));
+        let limit = op(
+            &path,
+            "cpu.max",
+            "",
+            WriteKind::CpuMax(CpuMax {
+                quota: Some(50_000),
+                period: 100_000,
+            }),
+        );
+        for o in [freeze, limit] {
+            let w = way(&o, &p);
+            assert_eq!(w.command, None, "{o:?}");
+            assert!(w.words.contains("uid 1000"), "{}", w.words);
+        }
+        // root's own podman container keeps its command
+        let rootful = format!("machine.slice/libpod-{ID}.scope");
+        let freeze = op(&rootful, "cgroup.freeze", "1", WriteKind::Freeze(true));
+        let p = ident(&rootful, Some("db"));
+        assert_eq!(way(&freeze, &p).command.as_deref(), Some("podman pause db"));
     }
 
     /// A container's name that docker would read as an id is never what
