@@ -401,17 +401,22 @@ pub fn owner_way(op: &Op, id: &Identity, device: Option<&str>) -> Option<OwnerWa
     let act = act(&w.kind)?;
     let who = shown(id);
     let lost = format!("a direct write lasts until {}", owner.restarts());
-    let rootless = matches!(owner, Owner::Podman | Owner::PodmanPod)
-        .then(|| rootless_uid(op.group()))
-        .flatten();
+    // below a user's service manager the group is that user's: their
+    // rootless podman or docker, or a name they chose (the subtree is
+    // delegated to them); the runtime run as root knows only root's
+    // containers, where one of that name or id may be another
+    let rootless = rootless_uid(op.group());
     let (command, words) = match owner {
         _ if rootless.is_some() => (
             None,
             format!(
-                "a rootless container of uid {}: only podman run as that user knows it \
-                 (podman as root names root's own containers, where one of the same name \
-                 or id may be another); {lost}",
-                rootless.unwrap_or_default()
+                "a group of uid {}'s own (below its user@ service: a rootless container, or a \
+                 name that user chose): only {} run as that user knows it, and {} run as \
+                 root names root's own containers, where one of that name or id may be \
+                 another; {lost}",
+                rootless.unwrap_or_default(),
+                owner.word(),
+                owner.word()
             ),
         ),
         Owner::Docker | Owner::Podman => {
@@ -902,7 +907,9 @@ mod tests {
 
     /// A rootless podman container (below `user@UID.service`) is known
     /// only to podman run as that user: a `podman update ... db` pasted
-    /// as root would act on root's container `db`, if there is one.
+    /// as root would act on root's container `db`, if there is one; the
+    /// same for docker there (rootless docker, or a name the user chose
+    /// like a system container's: `docker kill <its id>` kills that one).
     #[test]
     fn a_rootless_container_gets_no_command_root_would_run() {
         let path =
@@ -923,6 +930,13 @@ mod tests {
             assert_eq!(w.command, None, "{o:?}");
             assert!(w.words.contains("uid 1000"), "{}", w.words);
         }
+        // docker below a user manager: rootless docker, or a name that
+        // user chose like the system's container of that id
+        let fake =
+            format!("user.slice/user-1000.slice/user@1000.service/app.slice/docker-{ID}.scope");
+        let d = ident(&fake, Some("web-1"));
+        let kill = op(&fake, "cgroup.kill", "1", WriteKind::Kill);
+        assert_eq!(way(&kill, &d).command, None);
         // root's own podman container keeps its command
         let rootful = format!("machine.slice/libpod-{ID}.scope");
         let freeze = op(&rootful, "cgroup.freeze", "1", WriteKind::Freeze(true));
