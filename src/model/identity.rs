@@ -418,7 +418,7 @@ fn podman_pod_id(name: &str) -> Option<&str> {
 
 /// 64 lowercase hex digits (docker, podman, containerd, CRI-O ids); 32 are
 /// accepted too (podman pod ids are 64, some tools use 32).
-fn is_container_id(s: &str) -> bool {
+pub fn is_container_id(s: &str) -> bool {
     (s.len() == 64 || s.len() == 32)
         && s.bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))

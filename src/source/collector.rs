@@ -666,7 +666,12 @@ impl Collector {
         if let Some(r) = self.identities.as_mut() {
             // the first frame first: names fill in from the second refresh
             if !(self.deferred && self.refreshes == 0) {
-                r.attach(&mut groups, cost.walked);
+                // who owns each new group's directory: a delegated
+                // user's groups are not named from the system's files
+                let h = Arc::clone(&self.hier);
+                r.attach_owned(&mut groups, cost.walked, &|p| {
+                    h.owner_of(hier::group_rel(p)).ok()
+                });
             }
         }
         if self.first_paths.is_none() {

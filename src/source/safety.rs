@@ -113,11 +113,36 @@ pub fn frozen_on_disk(h: &Hier, group: &GroupPath) -> bool {
 /// ancestor up to the viewed root is owned by a uid other than root's (a
 /// delegated subtree, whose owner may freeze, kill or limit what is moved
 /// there). A directory that cannot be read is taken as delegated: the
-/// operator then types the name, never the other way round.
+/// operator then types the name, never the other way round. A view
+/// rooted below a group another user owns (`--root` inside their
+/// subtree) is delegated whole: the directories above the view's root,
+/// on its filesystem, count too.
 pub fn delegated_on_disk(h: &Hier, group: &GroupPath) -> bool {
-    std::iter::once(group.clone())
-        .chain(group.ancestors())
-        .any(|g| h.owner_of(hier::group_rel(&g)).map_or(true, |uid| uid != 0))
+    above_view_delegated(h)
+        || std::iter::once(group.clone())
+            .chain(group.ancestors())
+            .any(|g| {
+                h.owner_of(hier::group_rel(&g))
+                    .ok()
+                    .is_none_or(|uid| uid != 0)
+            })
+}
+
+/// Whether a directory above the view's root (where its descriptor
+/// really is), up to its filesystem's mount, is owned by another uid
+/// than root's.
+fn above_view_delegated(h: &Hier) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let Some(real) = h.real_path() else {
+        return false;
+    };
+    let Ok(dev) = std::fs::metadata(&real).map(|m| m.dev()) else {
+        return false;
+    };
+    real.ancestors()
+        .skip(1)
+        .map_while(|p| std::fs::symlink_metadata(p).ok().filter(|m| m.dev() == dev))
+        .any(|m| m.uid() != 0)
 }
 
 /// Performs `op` after checking it once more against protection computed
@@ -129,7 +154,7 @@ pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u3
     let moves = matches!(op.effect(), WriteEffect::Move { .. });
     let frozen = moves && frozen_on_disk(h, op.group());
     let delegated = moves && delegated_on_disk(h, op.group());
-    let dangers = p.op_dangers(op, frozen, delegated);
+    let dangers = op_dangers_by_leader(&p, op, frozen, delegated);
     if dangers.is_empty() || typed == Some(op.group()) {
         return writer::perform_in(h, op);
     }
@@ -147,6 +172,44 @@ pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u3
         again(op),
     )
     .guarded_for(dangers)
+}
+
+/// [`Protected::op_dangers`], for a write to cgroup.procs (or v1's) of a
+/// thread's id also as the move of its process: the kernel moves the
+/// thread's whole thread group, so a thread id of a protected process (a
+/// multi-threaded PID 1, a parent) is that process.
+fn op_dangers_by_leader(
+    p: &crate::model::write::guard::Protected,
+    op: &Op,
+    frozen: bool,
+    delegated: bool,
+) -> Vec<crate::model::write::guard::Danger> {
+    use crate::model::write::Mover;
+    let mut out = p.op_dangers(op, frozen, delegated);
+    if let WriteEffect::Move {
+        who: Mover::Pid(tid),
+        threads: false,
+    } = op.effect()
+    {
+        if let Some(leader) = tgid_of(tid).filter(|&l| l != tid) {
+            let whole = crate::model::write::move_process(leader, op.group(), false);
+            out.extend(p.op_dangers(&whole, frozen, delegated));
+            out.sort();
+            out.dedup();
+        }
+    }
+    out
+}
+
+/// The thread group (process) of thread `tid`: the `Tgid:` line of
+/// /proc/TID/status.
+fn tgid_of(tid: u32) -> Option<u32> {
+    let text = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// The way out of a refusal by the writer's check. The app judges with
@@ -196,7 +259,7 @@ fn perform_checked_in(
             .is_some_and(|(_, f)| frozen_on_disk(f, op.group()));
     if v1_frozen && typed != Some(op.group()) {
         let p = discover_for(h.path(), subject);
-        let dangers = p.op_dangers(op, true, delegated_on_disk(h, op.group()));
+        let dangers = op_dangers_by_leader(&p, op, true, delegated_on_disk(h, op.group()));
         if !dangers.is_empty() {
             let why = dangers
                 .iter()

@@ -186,3 +186,104 @@ fn the_writer_never_hands_cgtop_to_the_owner_of_a_delegated_group_untyped() {
     assert!(o.is_ok(), "{:?}", o.result);
     assert!(procs_of(&tg, "theirs/inner").contains(&me.to_string()));
 }
+
+/// `--root` inside a delegated subtree, at a group root made there: the
+/// view's own groups are all root's, but the user who owns a group above
+/// the view can still freeze or kill everything below it. Moving cgtop
+/// there needs its name typed as it does through the whole hierarchy.
+#[test]
+fn a_view_rooted_below_a_delegated_group_is_still_delegated() {
+    let Some(mut tg) = Sandbox::or_skip() else {
+        return;
+    };
+    tg.mkdir("a");
+    tg.mkdir("theirs");
+    tg.mkdir("theirs/inner");
+    tg.mkdir("theirs/inner/x");
+    let nobody = Some(rustix::process::Uid::from_raw(65534));
+    for p in ["theirs", "theirs/cgroup.procs", "theirs/cgroup.freeze"] {
+        rustix::fs::chown(tg.dir(p), nobody, None).expect("chown");
+    }
+    let me = tg.spawn_in("a", "exec sleep 600");
+    // the view: --root .../theirs/inner, which root owns
+    let hier = cgtop::source::hier::Hier::open(&tg.dir("theirs/inner")).unwrap();
+    let x = cgtop::model::GroupPath::new("x");
+    assert!(safety::delegated_on_disk(&hier, &x));
+    for op in [
+        write::move_process(me, &x, false),
+        write::raw(&x, "cgroup.procs", "0"),
+    ] {
+        let o = perform_checked(&hier, &op, None, me);
+        assert!(refused(&o), "{op:?}: {:?}", o.result);
+        assert_eq!(o.guard_refused, [Danger::MovesIntoDelegated(Role::Cgtop)]);
+    }
+    assert_eq!(procs_of(&tg, "theirs/inner/x"), "");
+}
+
+/// Kills and reaps the child when dropped (also when the test fails).
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A write of a thread's id to cgroup.procs moves its whole process (the
+/// kernel takes the thread's group leader): a thread id of a process the
+/// operator depends on (here a multi-threaded parent of the stand-in for
+/// cgtop, as a shell, sshd or tmux is its ancestor) is that process, and
+/// moving it into a group another user owns needs the name typed.
+#[test]
+fn a_thread_id_moves_its_whole_process_and_is_guarded_as_it() {
+    let Some(tg) = Sandbox::or_skip() else {
+        return;
+    };
+    tg.mkdir("theirs");
+    let nobody = Some(rustix::process::Uid::from_raw(65534));
+    for p in ["theirs", "theirs/cgroup.procs"] {
+        rustix::fs::chown(tg.dir(p), nobody, None).expect("chown");
+    }
+    // a parent with a second thread, and its child (the stand-in)
+    let script = "import os, subprocess, threading, time\n\
+                  threading.Thread(target=time.sleep, args=(600,), daemon=True).start()\n\
+                  c = subprocess.Popen(['sleep', '600'])\n\
+                  time.sleep(0.2)\n\
+                  print(c.pid, ' '.join(sorted(os.listdir('/proc/self/task'))), flush=True)\n\
+                  time.sleep(600)\n";
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let out = child.stdout.take().unwrap();
+    let parent = Reaped(child);
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line).unwrap();
+    let mut words = line.split_whitespace().map(|w| w.parse::<u32>().unwrap());
+    let me = words.next().unwrap();
+    let pid = parent.0.id();
+    let tid = words.find(|&t| t != pid).expect("a second thread");
+    let hier = cgtop::source::hier::Hier::open(&tg.root).unwrap();
+    let theirs = tg.path("theirs");
+    let o = perform_checked(
+        &hier,
+        &write::raw(&theirs, "cgroup.procs", &tid.to_string()),
+        None,
+        me,
+    );
+    let moved = procs_of(&tg, "theirs").contains(&pid.to_string());
+    // the stand-in's own sleep and the parent go with the sandbox
+    let _ = rustix::process::kill_process(
+        rustix::process::Pid::from_raw(i32::try_from(me).unwrap()).unwrap(),
+        rustix::process::Signal::KILL,
+    );
+    drop(parent);
+    assert!(
+        !moved,
+        "the parent of the stand-in was moved by its thread id"
+    );
+    assert!(refused(&o), "{:?}", o.result);
+    assert_eq!(o.guard_refused, [Danger::MovesIntoDelegated(Role::Session)]);
+}

@@ -15,14 +15,14 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const A: &str = "aaaaaaaaaaaa1111aaaaaaaaaaaa1111aaaaaaaaaaaa1111aaaaaaaaaaaa1111";
-const B: &str = "bbbbbbbbbbbb2222bbbbbbbbbbbb2222bbbbbbbbbbbb2222bbbbbbbbbbbb2222";
+pub(crate) const A: &str = "aaaaaaaaaaaa1111aaaaaaaaaaaa1111aaaaaaaaaaaa1111aaaaaaaaaaaa1111";
+pub(crate) const B: &str = "bbbbbbbbbbbb2222bbbbbbbbbbbb2222bbbbbbbbbbbb2222bbbbbbbbbbbb2222";
 const C: &str = "cccccccccccc3333cccccccccccc3333cccccccccccc3333cccccccccccc3333";
 const E: &str = "eeeeeeeeeeee5555eeeeeeeeeeee5555eeeeeeeeeeee5555eeeeeeeeeeee5555";
 
 /// A group tree with these groups (parents made on the way), each with an
 /// empty cgroup.procs.
-fn groups(paths: &[String]) -> tempfile::TempDir {
+pub(crate) fn groups(paths: &[String]) -> tempfile::TempDir {
     let t = tempfile::tempdir().unwrap();
     fs::write(t.path().join("cgroup.procs"), "").unwrap();
     for p in paths {
@@ -33,13 +33,13 @@ fn groups(paths: &[String]) -> tempfile::TempDir {
     t
 }
 
-fn put(base: &Path, rel: &str, text: &str) {
+pub(crate) fn put(base: &Path, rel: &str, text: &str) {
     let p = base.join(rel);
     fs::create_dir_all(p.parent().unwrap()).unwrap();
     fs::write(p, text).unwrap();
 }
 
-fn docker_record(id: &str, name: &str) -> String {
+pub(crate) fn docker_record(id: &str, name: &str) -> String {
     serde_json::json!({"ID": id, "Name": name, "Config": {"Image": "busybox", "Labels": {}}})
         .to_string()
 }
@@ -47,7 +47,7 @@ fn docker_record(id: &str, name: &str) -> String {
 /// `cgtop --json -n 1 --root TREE` with the identity sources under
 /// `ids`, under a 1 GiB address-space limit, killed after `secs`: the
 /// groups by path, or `None` when it did not finish.
-fn run(tree: &Path, ids: &Path, secs: u64) -> Option<Vec<Value>> {
+pub(crate) fn run(tree: &Path, ids: &Path, secs: u64) -> Option<Vec<Value>> {
     let out = tempfile::NamedTempFile::new().unwrap();
     let mut child = Command::new("sh")
         .arg("-c")
@@ -80,7 +80,7 @@ fn run(tree: &Path, ids: &Path, secs: u64) -> Option<Vec<Value>> {
     Some(v["groups"].as_array().unwrap().clone())
 }
 
-fn identity<'a>(groups: &'a [Value], path: &str) -> &'a Value {
+pub(crate) fn identity<'a>(groups: &'a [Value], path: &str) -> &'a Value {
     let g = groups
         .iter()
         .find(|g| g["path"] == path)

@@ -23,6 +23,7 @@ mod guard_symlinked_root;
 mod hierarchy_handles;
 mod hybrid_frozen_kill;
 mod identities;
+mod identities_delegated;
 mod parsers;
 mod past_read_only;
 mod paths;

@@ -1224,15 +1224,15 @@ mod tests {
         let kill = w(Place::V2, &g, "cgroup.kill", "-", "1");
         let s = scripts(&[cpu, kill], &Meta::default());
         assert!(
-            s.apply.contains(
-                "\n#   owned by docker container 046c7a5b3d2e\n#   docker's way: docker update --cpus 0.5 046c7a5b3d2e\n"
-            ),
+            s.apply.contains(&format!(
+                "\n#   owned by docker container 046c7a5b3d2e\n#   docker's way: docker update --cpus 0.5 {id}\n"
+            )),
             "{}",
             s.apply
         );
         assert!(s
             .apply
-            .contains("\n#   docker's way: docker kill 046c7a5b3d2e\n"));
+            .contains(&format!("\n#   docker's way: docker kill {id}\n")));
         // comments only: no line of the script runs docker
         assert!(!s.apply.lines().any(|l| l.starts_with("docker")));
         let plain = w(Place::V2, "/batch", "cpu.max", "max 100000", "50000 100000");

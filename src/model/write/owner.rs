@@ -13,8 +13,9 @@
 //! the write still goes to the group selected, and a name goes into a
 //! command only when it is a name the runtime itself could have given
 //! (docker's and podman's `[a-zA-Z0-9][a-zA-Z0-9_.-]*`, Kubernetes' DNS
-//! names); any other name is shown escaped and the command uses the id
-//! (docker and podman take a short id, ctr the whole one).
+//! names) and cannot be read as an id; any other name is shown escaped and
+//! the command uses the whole id (a short one may be another container's
+//! name).
 //!
 //! Checked against: docker 20.10 to 27 (`docker update`: no flag for
 //! memory.high or io.max; a memory limit cannot be lifted, moby#22516),
@@ -148,15 +149,36 @@ fn kube_name(n: &str) -> bool {
 }
 
 /// What a command names the container or pod by: its name where the
-/// runtime could have given it, else its (short) id.
-fn handle(owner: Owner, id: &Identity) -> String {
-    let name = id.name.as_deref().filter(|n| runtime_name(n));
-    match (owner, name) {
-        (_, Some(n)) => n.to_owned(),
-        // ctr takes no prefix of an id
-        (Owner::Containerd | Owner::Lxc, None) => id.id.clone(),
-        (_, None) => id.short_id().to_owned(),
+/// runtime could have given it and it cannot be taken for an id, else its
+/// whole id. docker looks a word up as a whole id first, then as a name,
+/// then as an id's prefix (podman much the same): a short id would name
+/// another container called `046c7a5b3d2e`, and a container may be called
+/// another's whole id, which docker then takes for that one.
+fn handle(_owner: Owner, id: &Identity) -> String {
+    let name = id
+        .name
+        .as_deref()
+        .filter(|n| runtime_name(n) && !looks_like_id(n));
+    match name {
+        Some(n) => n.to_owned(),
+        None => id.id.clone(),
     }
+}
+
+/// Hex digits only, as long as an id or a short one could be (12 to
+/// 64): a word the runtime may read as an id (or a prefix of one) before
+/// it reads it as a name.
+fn looks_like_id(n: &str) -> bool {
+    n.len() >= 12 && n.len() <= 64 && n.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The uid of the user manager (`user@UID.service`) a group is below,
+/// the outermost: a podman container there is that user's, rootless.
+fn rootless_uid(g: &crate::model::GroupPath) -> Option<u32> {
+    g.components()
+        .filter_map(|c| std::str::from_utf8(c).ok())
+        .filter_map(|c| c.strip_prefix("user@")?.strip_suffix(".service"))
+        .find_map(|u| u.parse().ok())
 }
 
 /// Bytes as docker and podman take them (`512m`, `1g`, or bytes).
@@ -379,7 +401,24 @@ pub fn owner_way(op: &Op, id: &Identity, device: Option<&str>) -> Option<OwnerWa
     let act = act(&w.kind)?;
     let who = shown(id);
     let lost = format!("a direct write lasts until {}", owner.restarts());
+    // below a user's service manager the group is that user's: their
+    // rootless podman or docker, or a name they chose (the subtree is
+    // delegated to them); the runtime run as root knows only root's
+    // containers, where one of that name or id may be another
+    let rootless = rootless_uid(op.group());
     let (command, words) = match owner {
+        _ if rootless.is_some() => (
+            None,
+            format!(
+                "a group of uid {}'s own (below its user@ service: a rootless container, or a \
+                 name that user chose): only {} run as that user knows it, and {} run as \
+                 root names root's own containers, where one of that name or id may be \
+                 another; {lost}",
+                rootless.unwrap_or_default(),
+                owner.word(),
+                owner.word()
+            ),
+        ),
         Owner::Docker | Owner::Podman => {
             let rt = owner.word();
             let h = handle(owner, id);
@@ -703,11 +742,12 @@ mod tests {
             way(&odd, &d).command.as_deref(),
             Some("docker update --cpu-period 50000 --cpu-quota 25000 web-1")
         );
-        // no name known: the short id, which docker takes
+        // no name known: the whole id (docker matches a whole id before
+        // a name; a short one could be another container's name)
         let anon = ident(&format!("docker/{ID}"), None);
         assert_eq!(
-            way(&cpu(150_000), &anon).command.as_deref(),
-            Some("docker update --cpus 1.5 046c7a5b3d2e")
+            way(&cpu(150_000), &anon).command,
+            Some(format!("docker update --cpus 1.5 {ID}"))
         );
         assert_eq!(anon.short_id(), "046c7a5b3d2e");
         let p = ident(&format!("machine.slice/libpod-{ID}.scope"), Some("db"));
@@ -807,8 +847,8 @@ mod tests {
             None,
         );
         assert_eq!(
-            way(&freeze, &pp).command.as_deref(),
-            Some("podman pod pause 046c7a5b3d2e")
+            way(&freeze, &pp).command,
+            Some(format!("podman pod pause {ID}"))
         );
     }
 
@@ -855,10 +895,7 @@ mod tests {
         );
         let w = way(&cpu(50_000), &d);
         assert!(!w.who.contains('\x1b'), "{}", w.who);
-        assert_eq!(
-            w.command.as_deref(),
-            Some("docker update --cpus 0.5 046c7a5b3d2e")
-        );
+        assert_eq!(w.command, Some(format!("docker update --cpus 0.5 {ID}")));
         let mut c = ident(
             &format!("kubepods/burstable/pod7fda01c4-0ece-403d-88b4-c371d66d132a/{ID}"),
             Some("app"),
@@ -866,6 +903,71 @@ mod tests {
         c.pod = Some("x'}]}; reboot".into());
         c.namespace = Some("shop".into());
         assert_eq!(way(&cpu(50_000), &c).command, None);
+    }
+
+    /// A rootless podman container (below `user@UID.service`) is known
+    /// only to podman run as that user: a `podman update ... db` pasted
+    /// as root would act on root's container `db`, if there is one; the
+    /// same for docker there (rootless docker, or a name the user chose
+    /// like a system container's: `docker kill <its id>` kills that one).
+    #[test]
+    fn a_rootless_container_gets_no_command_root_would_run() {
+        let path =
+            format!("user.slice/user-1000.slice/user@1000.service/user.slice/libpod-{ID}.scope");
+        let p = ident(&path, Some("db"));
+        let freeze = op(&path, "cgroup.freeze", "1", WriteKind::Freeze(true));
+        let limit = op(
+            &path,
+            "cpu.max",
+            "",
+            WriteKind::CpuMax(CpuMax {
+                quota: Some(50_000),
+                period: 100_000,
+            }),
+        );
+        for o in [freeze, limit] {
+            let w = way(&o, &p);
+            assert_eq!(w.command, None, "{o:?}");
+            assert!(w.words.contains("uid 1000"), "{}", w.words);
+        }
+        // docker below a user manager: rootless docker, or a name that
+        // user chose like the system's container of that id
+        let fake =
+            format!("user.slice/user-1000.slice/user@1000.service/app.slice/docker-{ID}.scope");
+        let d = ident(&fake, Some("web-1"));
+        let kill = op(&fake, "cgroup.kill", "1", WriteKind::Kill);
+        assert_eq!(way(&kill, &d).command, None);
+        // root's own podman container keeps its command
+        let rootful = format!("machine.slice/libpod-{ID}.scope");
+        let freeze = op(&rootful, "cgroup.freeze", "1", WriteKind::Freeze(true));
+        let p = ident(&rootful, Some("db"));
+        assert_eq!(way(&freeze, &p).command.as_deref(), Some("podman pause db"));
+    }
+
+    /// A container's name that docker would read as an id is never what
+    /// the command names it by: called like another's short id
+    /// (`046c7a5b3d2e`), or another's whole id, the command would act on
+    /// that other container (docker matches a whole id, then a name, then
+    /// an id's prefix).
+    #[test]
+    fn a_command_never_names_a_container_by_what_reads_as_another_id() {
+        const OTHER: &str = "ffffffffffff0000ffffffffffff0000ffffffffffff0000ffffffffffff0000";
+        for name in ["046c7a5b3d2e", OTHER, &OTHER[..12], "web-1\n"] {
+            let d = ident(&format!("system.slice/docker-{ID}.scope"), Some(name));
+            assert_eq!(
+                way(&cpu(50_000), &d).command,
+                Some(format!("docker update --cpus 0.5 {ID}")),
+                "{name}"
+            );
+        }
+        // a name with a letter past f, or shorter than any short id, is a name
+        for name in ["cafe-1", "deadbeef", "abcdefabcdefg"] {
+            let d = ident(&format!("system.slice/docker-{ID}.scope"), Some(name));
+            assert_eq!(
+                way(&cpu(50_000), &d).command,
+                Some(format!("docker update --cpus 0.5 {name}"))
+            );
+        }
     }
 
     #[test]

@@ -193,6 +193,23 @@ impl Resolver {
     /// A refresh with the same groups as the last, no re-listing and no
     /// new descriptions costs one comparison and one `Arc` clone a group.
     pub fn attach(&mut self, groups: &mut [GroupSample], walked: bool) {
+        self.attach_owned(groups, walked, &|_| None);
+    }
+
+    /// [`Resolver::attach`], with `owner` giving the uid that owns a
+    /// group's directory (asked only for groups being resolved, never on
+    /// a steady refresh). A group another user owns is in a subtree
+    /// delegated to them, who chose its name: it is named from that
+    /// user's own rootless store only, never from the system's docker,
+    /// containerd, CRI-O, logind or machined files (their
+    /// `docker-<id>.scope` would otherwise take the name of the system's
+    /// container of that id).
+    pub fn attach_owned(
+        &mut self,
+        groups: &mut [GroupSample],
+        walked: bool,
+        owner: &dyn Fn(&GroupPath) -> Option<u32>,
+    ) {
         let described = self.poll_descriptions();
         let same = !walked
             && !described
@@ -203,7 +220,7 @@ impl Resolver {
                 .zip(groups.iter())
                 .all(|((p, i), g)| *i == g.inode && *p == g.path);
         if !same {
-            self.pass(groups, walked, described);
+            self.pass(groups, walked, described, owner);
         }
         for (g, id) in groups.iter_mut().zip(&self.handed) {
             g.identity.clone_from(id);
@@ -230,7 +247,13 @@ impl Resolver {
         }
     }
 
-    fn pass(&mut self, groups: &[GroupSample], walked: bool, described: bool) {
+    fn pass(
+        &mut self,
+        groups: &[GroupSample],
+        walked: bool,
+        described: bool,
+        owner: &dyn Fn(&GroupPath) -> Option<u32>,
+    ) {
         self.passes += 1;
         let mut pass = Pass::default();
         let mut next = HashMap::with_capacity(groups.len());
@@ -240,7 +263,7 @@ impl Resolver {
             let entry = match self.cache.remove(&key) {
                 Some(e) if !(walked && e.again && e.tries < TRIES) => e,
                 old => {
-                    let mut e = self.resolve(&g.path, &mut pass);
+                    let mut e = self.resolve(&g.path, &mut pass, owner(&g.path));
                     e.tries = old.map_or(1, |o| o.tries.saturating_add(1));
                     new_units |= e.ident.as_ref().is_some_and(|i| i.kind.is_some());
                     e
@@ -271,16 +294,34 @@ impl Resolver {
 
     /// A group's identity now: its name's, completed from its runtime's
     /// files.
-    fn resolve(&mut self, path: &GroupPath, pass: &mut Pass) -> Entry {
+    /// `owner`: the uid that owns the group's directory, where known.
+    fn resolve(&mut self, path: &GroupPath, pass: &mut Pass, owner: Option<u32>) -> Entry {
+        let delegated = owner.filter(|&u| u != 0);
         let Some(mut id) = Identity::of_name(path) else {
-            let ident = self.by_path(path, pass).map(Arc::new);
+            // a containerd task's group is made by root
+            let ident = match delegated {
+                Some(_) => None,
+                None => self.by_path(path, pass).map(Arc::new),
+            };
             return Entry {
                 ident,
                 again: false,
                 tries: 1,
             };
         };
+        if let Some(uid) = delegated {
+            if let Some(e) = Self::refuse_delegated(&mut id, uid) {
+                return e;
+            }
+        }
         let filled = match (id.kind, id.runtime) {
+            (Some(Kind::Container | Kind::Monitor), Some(Runtime::Podman)) => {
+                let store = match delegated.or_else(|| rootless_uid(path)) {
+                    Some(uid) => self.rootless_store(uid, pass),
+                    None => self.podman_store(pass),
+                };
+                store.and_then(|s| storage::fill_podman(&mut id, &s))
+            }
             (Some(Kind::Container | Kind::Monitor), Some(rt)) => {
                 self.fill_container(&mut id, rt, path, pass)
             }
@@ -314,18 +355,13 @@ impl Resolver {
         &mut self,
         id: &mut Identity,
         rt: Runtime,
-        path: &GroupPath,
+        _path: &GroupPath,
         pass: &mut Pass,
     ) -> Result<(), Miss> {
         match rt {
             Runtime::Docker => docker::fill(id, &mut self.docker, &mut self.parse_errors),
-            Runtime::Podman => {
-                let store = match rootless_uid(path) {
-                    Some(uid) => self.rootless_store(uid, pass),
-                    None => self.podman_store(pass),
-                }?;
-                storage::fill_podman(id, &store)
-            }
+            // read by `resolve`, which knows the group's owner
+            Runtime::Podman => Err(Miss::Absent),
             Runtime::Crio => storage::fill_crio(id, &mut self.crio, &mut self.parse_errors),
             Runtime::Containerd => {
                 let nss = self.namespaces(pass);
@@ -346,6 +382,40 @@ impl Resolver {
             }
             Runtime::Lxc => Ok(()),
         }
+    }
+
+    /// A group that user `uid` (not root) owns: only their own rootless
+    /// podman containers and their own user manager are looked up; any
+    /// other name (a `docker-<id>.scope`, `session-5.scope`, `user-0.slice`
+    /// they made) keeps what the name says, with why nothing more is
+    /// shown. `None`: go on and look it up.
+    fn refuse_delegated(id: &mut Identity, uid: u32) -> Option<Entry> {
+        let podman = id.runtime == Some(Runtime::Podman)
+            && matches!(id.kind, Some(Kind::Container | Kind::Monitor));
+        let own_manager = id.kind == Some(Kind::UserManager) && id.id == uid.to_string();
+        if podman || own_manager {
+            return None;
+        }
+        if id.kind != Some(Kind::Unit) {
+            id.unreadable = Some(format!(
+                "{} metadata not used: the group belongs to uid {uid} (a delegated subtree), \
+                 who chose its name",
+                source_word(id)
+            ));
+            // nor is it what its name says: no runtime, pod or session
+            // owns it, so nothing offers that owner's command for it (a
+            // `docker pause <id>` would pause the system's container)
+            *id = Identity {
+                id: std::mem::take(&mut id.id),
+                unreadable: id.unreadable.take(),
+                ..Identity::default()
+            };
+        }
+        Some(Entry {
+            ident: Some(Arc::new(id.clone())),
+            again: false,
+            tries: 1,
+        })
     }
 
     fn namespaces(&mut self, pass: &mut Pass) -> Vec<String> {
@@ -553,13 +623,17 @@ impl Resolver {
 }
 
 /// The uid of the user manager a group is below (`user@1000.service`):
-/// its containers are that user's rootless ones.
+/// its containers are that user's rootless ones. The outermost one: a
+/// `user@0.service` that user made inside their own is their name, not
+/// root's manager.
 fn rootless_uid(path: &GroupPath) -> Option<u32> {
-    path.components()
+    let comps: Vec<&[u8]> = path.components().collect();
+    let (_, parents) = comps.split_last()?;
+    parents
+        .iter()
         .filter_map(|c| std::str::from_utf8(c).ok())
         .filter_map(|c| c.strip_prefix("user@")?.strip_suffix(".service"))
-        .filter_map(|u| u.parse().ok())
-        .last()
+        .find_map(|u| u.parse().ok())
 }
 
 /// The first word of [`Identity::unreadable`]: whose metadata.

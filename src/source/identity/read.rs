@@ -106,6 +106,20 @@ pub fn read_json(
     owner: Option<u32>,
     errors: &mut u64,
 ) -> Result<serde_json::Value, Miss> {
+    read_typed(h, rel, cap, owner, errors)
+}
+
+/// [`read_json`] into `T`, for a file whose writer is not trusted with
+/// memory: a `serde_json::Value` costs 32 bytes a value, so 32 MiB of
+/// `[0,0,...` would be 512 MiB; a type that keeps only what it needs
+/// costs what it keeps.
+pub fn read_typed<T: serde::de::DeserializeOwned>(
+    h: &Hier,
+    rel: &Path,
+    cap: usize,
+    owner: Option<u32>,
+    errors: &mut u64,
+) -> Result<T, Miss> {
     let bytes = read_file(h, rel, cap, owner)?;
     serde_json::from_slice(&bytes).map_err(|e| {
         *errors += 1;

@@ -15,10 +15,12 @@
 //!   (`io.kubernetes.cri-o.ContainerID`, `io.kubernetes.cri-o.ImageName`,
 //!   `io.kubernetes.cri-o.ContainerType`).
 
-use super::read::{read_json, text, Dir, Miss};
-use crate::model::identity::Identity;
+use super::read::{cut, read_json, read_typed, text, Dir, Miss};
+use crate::model::identity::{is_container_id, Identity};
 use crate::source::hier::Hier;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::collections::HashMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// The storage drivers whose directories are looked in, in this order.
@@ -28,6 +30,12 @@ pub const DRIVERS: [&str; 4] = ["overlay", "vfs", "btrfs", "zfs"];
 pub const CAP_STORE: usize = 32 << 20;
 /// The cap of one OCI bundle's config.json (tens of KiB in practice).
 pub const CAP_BUNDLE: usize = 1 << 20;
+/// The most containers (and images) kept of one containers.json or
+/// images.json: what 32 MiB holds of real records. A rootless user
+/// writes their own store; whatever it holds, what is kept of it is at
+/// most this many records of a container id and three fields cut to
+/// `read::FIELD_MAX` bytes (about 40 MiB at worst).
+pub const MAX_RECORDS: usize = 20_000;
 
 /// One container of containers.json.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -62,19 +70,19 @@ pub fn load(
     for d in DRIVERS {
         let dir = root.join(format!("{d}-containers"));
         let main = dir.join("containers.json");
-        match read_json(h, &main, CAP_STORE, owner, errors) {
+        match read_typed::<Records>(h, &main, CAP_STORE, owner, errors) {
             Ok(v) => {
-                add_containers(&mut store, &v);
+                add_containers(&mut store, v);
                 // the volatile store beside it (containers made with
                 // --transient-store or volatile), where there is one
-                if let Ok(v) = read_json(
+                if let Ok(v) = read_typed::<Records>(
                     h,
                     &dir.join("volatile-containers.json"),
                     CAP_STORE,
                     owner,
                     errors,
                 ) {
-                    add_containers(&mut store, &v);
+                    add_containers(&mut store, v);
                 }
                 store.source = shown.join(&main).to_string_lossy().into_owned();
                 found = Some(d);
@@ -88,18 +96,11 @@ pub fn load(
         return Err(Miss::Absent);
     };
     let images = root.join(format!("{driver}-images")).join("images.json");
-    if let Ok(serde_json::Value::Array(list)) = read_json(h, &images, CAP_STORE, owner, errors) {
-        for im in &list {
-            let (Some(id), Some(name)) = (
-                im.get("id").and_then(text),
-                im.get("names")
-                    .and_then(|n| n.as_array())
-                    .and_then(|n| n.first())
-                    .and_then(text),
-            ) else {
-                continue;
-            };
-            store.images.entry(id).or_insert(name);
+    if let Ok(list) = read_typed::<Records>(h, &images, CAP_STORE, owner, errors) {
+        for im in list.0 {
+            if let (Some(id), Some(name)) = (im.id, im.first_name) {
+                store.images.entry(id).or_insert(name);
+            }
         }
     }
     Ok(store)
@@ -107,33 +108,223 @@ pub fn load(
 
 /// The containers of one containers.json; the first of two with the same
 /// id is kept (as containers/storage does).
-fn add_containers(store: &mut Store, v: &serde_json::Value) {
-    let Some(list) = v.as_array() else {
-        return;
-    };
-    for c in list {
-        let Some(id) = c.get("id").and_then(|i| i.as_str()) else {
+fn add_containers(store: &mut Store, list: Records) {
+    for c in list.0 {
+        let Some(id) = c.id else {
             continue;
         };
-        let meta: Option<serde_json::Value> = c
-            .get("metadata")
-            .and_then(|m| m.as_str())
-            .and_then(|m| serde_json::from_str(m).ok());
-        let name = c
-            .get("names")
-            .and_then(|n| n.as_array())
-            .and_then(|n| n.first())
-            .and_then(text)
-            .or_else(|| meta.as_ref().and_then(|m| m.get("name")).and_then(text));
+        let meta = c.metadata.unwrap_or_default();
         let e = Entry {
-            name,
-            image_id: c.get("image").and_then(text),
-            image_name: meta
-                .as_ref()
-                .and_then(|m| m.get("image-name"))
-                .and_then(text),
+            name: c.first_name.or(meta.name),
+            image_id: c.image,
+            image_name: meta.image_name,
         };
-        store.containers.entry(id.to_owned()).or_insert(e);
+        store.containers.entry(id).or_insert(e);
+    }
+}
+
+/// The records of a containers.json or images.json (a JSON array of
+/// objects), read value by value: only records with a container id, at
+/// most [`MAX_RECORDS`], and of each only the fields used. Anything else
+/// (another shape, a field of another type) is skipped, not an error;
+/// only text that is not JSON is.
+#[derive(Debug, Default)]
+struct Records(Vec<Record>);
+
+/// One record: `id`, the first of `names`, `image`, and podman's
+/// `metadata` (a JSON text: `name`, `image-name`).
+#[derive(Debug, Default)]
+struct Record {
+    id: Option<String>,
+    first_name: Option<String>,
+    image: Option<String>,
+    metadata: Option<Meta>,
+}
+
+#[derive(Debug, Default)]
+struct Meta {
+    name: Option<String>,
+    image_name: Option<String>,
+}
+
+/// What a JSON value is read as: skipped whole unless it is what is
+/// wanted.
+#[derive(Clone, Copy)]
+enum Want {
+    /// A string, kept cut to `read::FIELD_MAX` (empty: none).
+    Text,
+    /// An array whose first element is a string.
+    FirstText,
+    /// A string that is itself a JSON object (podman's `metadata`).
+    Meta,
+    /// An object: a [`Record`].
+    Record,
+    /// An array of records.
+    Records,
+}
+
+/// What a [`Want`] gives.
+enum Got {
+    None,
+    Text(String),
+    Meta(Meta),
+    Record(Record),
+    Records(Records),
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Want {
+    type Value = Got;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Got, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Want {
+    type Value = Got;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Got, E> {
+        Ok(Got::None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Got, E> {
+        Ok(Got::None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Got, E> {
+        Ok(Got::None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Got, E> {
+        Ok(Got::None)
+    }
+    fn visit_unit<E>(self) -> Result<Got, E> {
+        Ok(Got::None)
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Got, E> {
+        Ok(match self {
+            Self::Text if !v.is_empty() => Got::Text(cut(v)),
+            Self::Meta => serde_json::Deserializer::from_str(v)
+                .deserialize_any(Self::Record)
+                .map_or(Got::None, |g| match g {
+                    Got::Record(r) => Got::Meta(Meta {
+                        name: r.first_name,
+                        image_name: r.image,
+                    }),
+                    _ => Got::None,
+                }),
+            _ => Got::None,
+        })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Got, A::Error> {
+        let mut out = Got::None;
+        match self {
+            Self::FirstText => {
+                if let Some(g) = a.next_element_seed(Self::Text)? {
+                    out = g;
+                }
+            }
+            Self::Records => {
+                let mut list = Vec::new();
+                while list.len() < MAX_RECORDS {
+                    match a.next_element_seed(Self::Record)? {
+                        Some(Got::Record(r)) if r.id.is_some() => list.push(r),
+                        Some(_) => {}
+                        None => return Ok(Got::Records(Records(list))),
+                    }
+                }
+                out = Got::Records(Records(list));
+            }
+            _ => {}
+        }
+        while a.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(out)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Got, A::Error> {
+        if !matches!(self, Self::Record) {
+            while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            return Ok(Got::None);
+        }
+        let mut r = Record::default();
+        let text = |g: Got| match g {
+            Got::Text(t) => Some(t),
+            _ => None,
+        };
+        // the keys are podman's (containers.json: id, names, image,
+        // metadata) and its metadata's (name, image-name); the first of a
+        // repeated key is kept
+        while let Some(k) = a.next_key::<Key>()? {
+            match k {
+                Key::Id if r.id.is_none() => {
+                    r.id = text(a.next_value_seed(Self::Text)?).filter(|i| is_container_id(i));
+                }
+                Key::Names if r.first_name.is_none() => {
+                    r.first_name = text(a.next_value_seed(Self::FirstText)?);
+                }
+                Key::Name if r.first_name.is_none() => {
+                    r.first_name = text(a.next_value_seed(Self::Text)?);
+                }
+                Key::Image | Key::ImageName if r.image.is_none() => {
+                    r.image = text(a.next_value_seed(Self::Text)?);
+                }
+                Key::Metadata if r.metadata.is_none() => {
+                    if let Got::Meta(m) = a.next_value_seed(Self::Meta)? {
+                        r.metadata = Some(m);
+                    }
+                }
+                _ => {
+                    a.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Got::Record(r))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Records {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match d.deserialize_any(Want::Records)? {
+            Got::Records(r) => Ok(r),
+            _ => Ok(Self::default()),
+        }
+    }
+}
+
+/// The keys a [`Record`] reads; any other is skipped unread.
+enum Key {
+    Id,
+    Names,
+    Name,
+    Image,
+    ImageName,
+    Metadata,
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key, E> {
+                Ok(match v {
+                    "id" => Key::Id,
+                    "names" => Key::Names,
+                    "name" => Key::Name,
+                    "image" => Key::Image,
+                    "image-name" => Key::ImageName,
+                    "metadata" => Key::Metadata,
+                    _ => Key::Other,
+                })
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 
@@ -213,4 +404,58 @@ pub fn fill_crio(id: &mut Identity, dir: &mut Dir, errors: &mut u64) -> Result<(
         return Ok(());
     }
     Err(Miss::Absent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const X: &str = "6e341326aa55bb776e341326aa55bb776e341326aa55bb776e341326aa55bb77";
+
+    fn parse(text: &str) -> Store {
+        let mut s = Store::default();
+        add_containers(&mut s, serde_json::from_str::<Records>(text).unwrap());
+        s
+    }
+
+    #[test]
+    fn records_keep_only_what_is_used_whatever_the_shape() {
+        let meta = r#"{\"name\":\"from-meta\",\"image-name\":\"nginx:1\"}"#;
+        let s = parse(&format!(
+            r#"[0, "x", [1], {{"id": 5}}, {{"id": "not-an-id", "names": ["n"]}},
+               {{"id": "{X}", "names": "web", "image": ["i"], "metadata": "{meta}", "id": "x"}},
+               {{"id": "{X}", "names": ["second"]}}]"#
+        ));
+        // one container: the first record of its id; names that is not
+        // an array gives way to the metadata's name
+        assert_eq!(s.containers.len(), 1);
+        assert_eq!(
+            s.containers[X],
+            Entry {
+                name: Some("from-meta".into()),
+                image_id: None,
+                image_name: Some("nginx:1".into()),
+            }
+        );
+        // not an array at all: nothing, not an error
+        assert!(parse(r#"{"id": "x"}"#).containers.is_empty());
+    }
+
+    #[test]
+    fn at_most_max_records_are_kept() {
+        let one = format!(r#"{{"id":"{X}"}}"#);
+        let text = format!("[{}]", vec![one; MAX_RECORDS + 5].join(","));
+        let r = serde_json::from_str::<Records>(&text).unwrap();
+        assert_eq!(r.0.len(), MAX_RECORDS);
+        // 100,000 arrays deep, as a record or a field: skipped without
+        // recursion (no stack overflow), nothing kept
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        for text in [
+            format!("[{deep}]"),
+            format!(r#"[{{"id":"{X}","names":[{deep}],"metadata":{deep}}}]"#),
+        ] {
+            let r = serde_json::from_str::<Records>(&text).map(|r| r.0.len());
+            assert!(matches!(r, Ok(0 | 1) | Err(_)), "{r:?}");
+        }
+    }
 }
