@@ -410,7 +410,11 @@ fn a_recording_carries_resolved_names_to_its_replay() {
     let groups = last["groups"].as_array().expect("groups");
     let g = groups
         .iter()
-        .find(|g| g["path"].as_str().is_some_and(|p| p.ends_with(".scope")))
+        .find(|g| {
+            g["path"]
+                .as_str()
+                .is_some_and(|p| p.rsplit('.').next() == Some("scope"))
+        })
         .expect("the container's group");
     assert_eq!(g["identity"]["name"], "web-1\\e[2J", "{g}");
     assert!(!text.contains('\u{1b}'), "a raw ESC in the replay's JSON");
