@@ -8,8 +8,8 @@ use super::devices;
 use super::hier::{self, Hier, Hiers};
 use super::procs::ProcReader;
 use super::read::{
-    read_cpu_max_layout, read_cpu_stat_local, read_detail_layout, read_export, read_export_layout,
-    read_io_cost, read_memory_limits_layout, read_own_limits,
+    read_cpu_max_layout, read_cpu_stat_local, read_detail_layout, read_export, read_export_held,
+    read_export_layout, read_io_cost, read_memory_limits_layout, read_own_limits,
 };
 use super::scan::{KeptPool, ScanConfig, ScanKind, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
@@ -700,6 +700,9 @@ impl Collector {
                 let dir = Self::dir_of(&g.path);
                 let d = if self.export_reading && self.hiers.layout.v1.is_empty() {
                     read_export(&self.hier, dir)
+                } else if self.export_reading && self.plan.is_some() {
+                    // the scan listed every hierarchy: where the group is
+                    read_export_held(&self.hiers, dir, g.hot.v1.held_in)
                 } else if self.export_reading {
                     read_export_layout(&self.hiers, dir)
                 } else {
