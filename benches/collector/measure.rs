@@ -545,14 +545,12 @@ impl Phase for RefreshPhase {
         self.rounds += 1;
         if let (Some(l), true) = (self.c.laps(), self.rounds > 1) {
             for (name, d) in &l.steps {
-                let k = match self.laps.iter().position(|(n, _)| n == name) {
-                    Some(k) => k,
-                    None => {
-                        self.laps.push((name, Vec::new()));
-                        self.laps.len() - 1
-                    }
-                };
-                self.laps[k].1.push(d.as_nanos() as u64);
+                let ns = d.as_nanos() as u64;
+                if let Some((_, v)) = self.laps.iter_mut().find(|(n, _)| n == name) {
+                    v.push(ns);
+                } else {
+                    self.laps.push((name, vec![ns]));
+                }
             }
         }
         Ok(r.snapshot.cost.files_read)

@@ -667,13 +667,12 @@ impl Collector {
             l.steps.clear();
             l.last = thread_cpu_time();
         }
-        let (groups, cost, at) = match self.plan {
-            Some(plan) => self.scan_all(&plan, clock),
-            None => {
-                let r = self.scanner.scan_stamped(clock);
-                self.lap("scan");
-                r
-            }
+        let (groups, cost, at) = if let Some(plan) = self.plan {
+            self.scan_all(&plan, clock)
+        } else {
+            let r = self.scanner.scan_stamped(clock);
+            self.lap("scan");
+            r
         };
         if cost.walked {
             self.devices = Arc::new(devices::list(&self.cfg.sys_dev_block));
