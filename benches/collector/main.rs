@@ -94,9 +94,18 @@ struct Args {
     /// Internal: set RLIMIT_NOFILE (soft and hard) to this before --phase.
     #[arg(long, hide = true)]
     cap_nofile: Option<u64>,
+    /// Internal: --phase without reading the CPU clock (under valgrind:
+    /// `valgrind --tool=callgrind BENCH --phase refresh --root TREE --no-cpu-clock`).
+    #[arg(long, hide = true)]
+    no_cpu_clock: bool,
     /// Internal: timed rounds of --phase.
     #[arg(long, hide = true, default_value_t = 5)]
     iters: usize,
+    /// Internal: build the tmpfs tree of the first --sizes, print its
+    /// directory and leave it (to profile one --phase on it; remove it
+    /// after with `rm -r`).
+    #[arg(long, hide = true)]
+    tree_only: bool,
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
@@ -138,6 +147,7 @@ fn main() -> Result<()> {
 
     if let Some(phase) = &args.phase {
         QUIET.store(true, Ordering::Relaxed);
+        measure::NO_CPU_CLOCK.store(args.no_cpu_clock, Ordering::Relaxed);
         let root = args.root.as_deref().context("--phase needs --root")?;
         if let Some(n) = args.cap_nofile {
             use rustix::process::{setrlimit, Resource, Rlimit};
@@ -194,6 +204,11 @@ fn main() -> Result<()> {
             let nofile = raise_nofile(n);
             let t0 = std::time::Instant::now();
             let tree = fake::build(&base, n)?;
+            if args.tree_only {
+                println!("{}", tree.dir.display());
+                std::mem::forget(tree);
+                return Ok(());
+            }
             let label = format!(
                 "tmpfs tree of {n} groups in {} (built in {:.1} s)",
                 base.display(),
@@ -589,8 +604,28 @@ fn suite(
     // fewer: not cgroup.procs where pids.current is)
     // (and the scanner with every column: 5 more a group)
     let fds_needed = sets.same.len() as u64 * 4 + sets.groups as u64 * 5 + 1024;
+    // the steady scan, the floor and the refresh: the ratios of the
+    // targets, compared round by round whenever their descriptors fit
+    let core = ["scan", "pread-same", "refresh"];
+    let core_fds = sets.same.len() as u64 * 3 + 1024;
     let mut results = if nofile.0 >= fds_needed {
         measure::run_interleaved(&phases, root, it, wu)?
+    } else if nofile.0 >= core_fds {
+        println!(
+            "note: RLIMIT_NOFILE {} < {fds_needed}: the steady scan, the floor and the refresh \
+             run interleaved, the other phases one after the other\n",
+            nofile.0
+        );
+        let mut both = measure::run_interleaved(&core, root, it, wu)?.into_iter();
+        let mut v = Vec::new();
+        for p in &phases {
+            if core.contains(p) {
+                v.push(both.next().unwrap_or_default());
+            } else {
+                v.extend(measure::run_interleaved(&[p], root, it, wu)?);
+            }
+        }
+        v
     } else {
         println!(
             "note: RLIMIT_NOFILE {} < {fds_needed}: phases run one after the other, not \
@@ -692,6 +727,7 @@ fn suite(
         );
     }
     print!("{table}");
+    print_laps(&refresh, &scan, floor);
     if let Some(c) = &churn_s {
         let rounds = c.cpu_ns.len().max(1) as f64;
         println!(
@@ -816,6 +852,38 @@ fn suite(
         print_kmem(&k);
     }
     Ok(())
+}
+
+/// `Collector::refresh` step by step (`Collector::set_lap_timing`): the
+/// median CPU time of each step, against the floor and the steady scan.
+fn print_laps(refresh: &Samples, scan: &Samples, floor: f64) {
+    let laps: Vec<(&str, f64)> = refresh
+        .extra
+        .iter()
+        .filter_map(|(k, v)| Some((k.strip_prefix("lap:")?, *v / 1e6)))
+        .collect();
+    if laps.is_empty() {
+        return;
+    }
+    println!(
+        "\n| `Collector::refresh`, step by step (median of each) | CPU ms | × floor |\n|---|---:|---:|"
+    );
+    for (name, t) in &laps {
+        println!("| {name} | {} | {:.3} |", ms(*t), t / floor);
+    }
+    let rest: f64 = laps
+        .iter()
+        .filter(|(n, _)| *n != "scan")
+        .map(|(_, t)| t)
+        .sum();
+    println!(
+        "| all but the scan (sum of the medians) | {} | {:.3} |\n| the refresh − the steady \
+         scan phase | {} | {:.3} |\n",
+        ms(rest),
+        rest / floor,
+        ms(refresh.cpu_ms() - scan.cpu_ms()),
+        (refresh.cpu_ms() - scan.cpu_ms()) / floor
+    );
 }
 
 /// The resident memory figures: idle, the app after `it` refreshes, and

@@ -10,7 +10,7 @@
 use anyhow::{bail, Result};
 use cgtop::model::tree::{RowOptions, Tree};
 use cgtop::model::{GroupPath, HotExtras};
-use cgtop::source::collector::{thread_cpu_time, Collector, CollectorConfig, Refresh};
+use cgtop::source::collector::{Collector, CollectorConfig, Refresh};
 use cgtop::source::scan::{self, ScanConfig, Scanner};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -51,6 +51,20 @@ pub fn interleaved() -> Vec<&'static str> {
         .copied()
         .filter(|p| !matches!(*p, "scan-churn" | "app" | "history" | "idle"))
         .collect()
+}
+
+/// No CPU clock (`--phase` under valgrind, whose vDSO rustix's
+/// `clock_gettime` cannot parse: every CPU time reads 0; callgrind counts
+/// instructions instead).
+pub static NO_CPU_CLOCK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// This thread's CPU time ([`cgtop::source::collector::thread_cpu_time`]),
+/// or 0 with [`NO_CPU_CLOCK`].
+pub fn thread_cpu_time() -> Duration {
+    if NO_CPU_CLOCK.load(std::sync::atomic::Ordering::Relaxed) {
+        return Duration::ZERO;
+    }
+    cgtop::source::collector::thread_cpu_time()
 }
 
 /// What one phase measured.
@@ -191,7 +205,12 @@ fn collector(root: &Path) -> Collector {
         full_detail: false,
         sys_dev_block: PathBuf::from("/sys/dev/block"),
     });
-    c.set_inspected(Some(inspected_of(root)));
+    // under valgrind (`--no-cpu-clock`) no group is inspected: its read
+    // asks rustix for the page size, whose auxv parsing valgrind's vDSO
+    // breaks (the inspection is measured by the refresh's laps instead)
+    if !NO_CPU_CLOCK.load(std::sync::atomic::Ordering::Relaxed) {
+        c.set_inspected(Some(inspected_of(root)));
+    }
     c
 }
 
@@ -513,16 +532,40 @@ struct RefreshPhase {
     c: Collector,
     t0: Instant,
     walked: u64,
+    /// Each step's CPU time in every round but the first (which has no
+    /// rates yet), by name in the order the steps ran.
+    laps: Vec<(&'static str, Vec<u64>)>,
+    rounds: usize,
 }
 
 impl Phase for RefreshPhase {
     fn round(&mut self) -> Result<u64> {
         let r = self.c.refresh(self.t0.elapsed());
         self.walked += u64::from(r.snapshot.cost.walked);
+        self.rounds += 1;
+        if let (Some(l), true) = (self.c.laps(), self.rounds > 1) {
+            for (name, d) in &l.steps {
+                let ns = d.as_nanos() as u64;
+                if let Some((_, v)) = self.laps.iter_mut().find(|(n, _)| n == name) {
+                    v.push(ns);
+                } else {
+                    self.laps.push((name, vec![ns]));
+                }
+            }
+        }
         Ok(r.snapshot.cost.files_read)
     }
     fn extra(&mut self) -> Vec<(String, f64)> {
-        vec![("walked".into(), self.walked as f64)]
+        let mut out = vec![("walked".into(), self.walked as f64)];
+        // a step that did not run in every round (the devices' listing
+        // after a walk) counts 0 in the others
+        let n = self.rounds.saturating_sub(1);
+        for (name, v) in &self.laps {
+            let mut v = v.clone();
+            v.resize(n.max(v.len()), 0);
+            out.push((format!("lap:{name}"), median(&v)));
+        }
+        out
     }
 }
 
@@ -726,9 +769,15 @@ fn make(phase: &str, root: &Path, shared: &mut Shared) -> Result<Box<dyn Phase>>
             }
         }
         "refresh" => Box::new(RefreshPhase {
-            c: collector(root),
+            c: {
+                let mut c = collector(root);
+                c.set_lap_timing(!NO_CPU_CLOCK.load(std::sync::atomic::Ordering::Relaxed));
+                c
+            },
             t0: Instant::now(),
             walked: 0,
+            laps: Vec::new(),
+            rounds: 0,
         }),
         "model" | "model-collapsed" => {
             let r = two_refreshes(root);

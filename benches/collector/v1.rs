@@ -229,10 +229,13 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
     let mut limited = false;
     let (mut cc, mut cw) = (Vec::new(), Vec::new());
     let mut churn_walked = 0;
+    // the refresh step by step (`Collector::set_lap_timing`)
+    let mut laps: Vec<(&'static str, Vec<u64>)> = Vec::new();
     {
         let (m, hier, all) = cgtop::run::locate(&opts).map_err(|e| anyhow::anyhow!("{e}"))?;
         let mut c =
             Collector::with_hiers(cgtop::run::collector_config(&opts, &m, false), hier, &all);
+        c.set_lap_timing(true);
         for round in 0..warmup + refreshes {
             crate::check_stop()?;
             let mut r = None;
@@ -250,6 +253,12 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
             if round >= warmup {
                 rc.push(cpu);
                 rw.push(w);
+                for (step, d) in c.laps().map(|l| l.steps.clone()).unwrap_or_default() {
+                    match laps.iter_mut().find(|(n, _)| *n == step) {
+                        Some((_, v)) => v.push(d.as_nanos() as u64),
+                        None => laps.push((step, vec![d.as_nanos() as u64])),
+                    }
+                }
             }
         }
         // a group made (and the one before removed) in one v1 hierarchy
@@ -346,6 +355,10 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
     println!(
         "\n(the refreshes after a change listed the tree again in {churn_walked} of {refreshes})"
     );
+    println!("\n| `Collector::refresh`, step by step (median of each) | CPU | CPU vs floor |\n|---|---|---|");
+    for (step, v) in &laps {
+        println!("| {step} | {} | {:.3}x |", ms(med(v)), med(v) / floor_cpu);
+    }
     drop(made);
     Ok(())
 }

@@ -8,8 +8,8 @@ use super::devices;
 use super::hier::{self, Hier, Hiers};
 use super::procs::ProcReader;
 use super::read::{
-    read_cpu_max_layout, read_cpu_stat_local, read_detail_layout, read_export, read_export_layout,
-    read_io_cost, read_memory_limits_layout, read_own_limits,
+    read_cpu_max_layout, read_cpu_stat_local, read_detail_layout, read_export, read_export_held,
+    read_export_layout, read_io_cost, read_memory_limits_layout, read_own_limits,
 };
 use super::scan::{KeptPool, ScanConfig, ScanKind, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
@@ -193,6 +193,21 @@ pub struct Collector {
     /// Who each group is ([`Collector::set_identities`]); `None`: not
     /// asked for (tests on fixture trees, replays).
     identities: Option<super::identity::Resolver>,
+    /// The CPU time of each step of the last refresh, when asked for
+    /// ([`Collector::set_lap_timing`]: the benchmarks' breakdown).
+    laps: Option<Laps>,
+}
+
+/// The CPU time of each step of one refresh, in the order they ran:
+/// `scan` (every hierarchy's listing and reads), `merge` (v1 and hybrid
+/// layouts: one tree of them), `devices`, `baseline` (the first
+/// refresh's memory.events), `export` (`full_detail`: every group read),
+/// `limits`, `rates`, `local` (cpu.stat.local), `inspection`, `keep`
+/// (who throttles, the next rates' baseline) and `machine`.
+#[derive(Debug, Clone, Default)]
+pub struct Laps {
+    last: Duration,
+    pub steps: Vec<(&'static str, Duration)>,
 }
 
 impl Collector {
@@ -234,6 +249,27 @@ impl Collector {
             refreshes: 0,
             deferred: false,
             identities: None,
+            laps: None,
+        }
+    }
+
+    /// Time each step of every refresh ([`Collector::laps`]); two
+    /// `clock_gettime` a step, nothing when off (the default).
+    pub fn set_lap_timing(&mut self, on: bool) {
+        self.laps = on.then(Laps::default);
+    }
+
+    /// The steps of the last refresh with their CPU time, when timed.
+    pub fn laps(&self) -> Option<&Laps> {
+        self.laps.as_ref()
+    }
+
+    /// Ends the step `name` of the refresh being timed.
+    fn lap(&mut self, name: &'static str) {
+        if let Some(l) = &mut self.laps {
+            let now = thread_cpu_time();
+            l.steps.push((name, now.saturating_sub(l.last)));
+            l.last = now;
         }
     }
 
@@ -318,6 +354,7 @@ impl Collector {
             cost.walked |= c.walked;
             parts.push((*id, g));
         }
+        self.lap("scan");
         let mut groups = union::merge(plan, parts);
         for g in &mut groups {
             for &id in &not_yet {
@@ -327,6 +364,7 @@ impl Collector {
         if self.extras.memory_max {
             fill_memory_limits(&mut groups);
         }
+        self.lap("merge");
         (groups, cost, at)
     }
 
@@ -655,12 +693,20 @@ impl Collector {
     /// One refresh, its time taken by `clock` after the walk, when the
     /// counters are about to be read (see [`Scanner::scan_stamped`]).
     pub fn refresh_with(&mut self, clock: impl FnOnce() -> Duration) -> Refresh {
-        let (groups, cost, at) = match self.plan {
-            Some(plan) => self.scan_all(&plan, clock),
-            None => self.scanner.scan_stamped(clock),
+        if let Some(l) = &mut self.laps {
+            l.steps.clear();
+            l.last = thread_cpu_time();
+        }
+        let (groups, cost, at) = if let Some(plan) = self.plan {
+            self.scan_all(&plan, clock)
+        } else {
+            let r = self.scanner.scan_stamped(clock);
+            self.lap("scan");
+            r
         };
         if cost.walked {
             self.devices = Arc::new(devices::list(&self.cfg.sys_dev_block));
+            self.lap("devices");
         }
         let mut groups = self.rebase(groups);
         if let Some(r) = self.identities.as_mut() {
@@ -686,6 +732,7 @@ impl Collector {
                         .insert((g.path.clone(), g.inode), MemoryEvents::parse(&t));
                 }
             }
+            self.lap("baseline");
         }
         let mut events_since_start = HashMap::new();
         if self.cfg.full_detail {
@@ -693,6 +740,9 @@ impl Collector {
                 let dir = Self::dir_of(&g.path);
                 let d = if self.export_reading && self.hiers.layout.v1.is_empty() {
                     read_export(&self.hier, dir)
+                } else if self.export_reading && self.plan.is_some() {
+                    // the scan listed every hierarchy: where the group is
+                    read_export_held(&self.hiers, dir, g.hot.v1.held_in)
                 } else if self.export_reading {
                     read_export_layout(&self.hiers, dir)
                 } else {
@@ -704,20 +754,26 @@ impl Collector {
                 }
                 g.detail = Some(Box::new(d));
             }
+            self.lap("export");
         }
         let limits = self.grade_limits(&groups, cost.walked);
+        self.lap("limits");
         let mut snapshot = Snapshot { at, groups, cost };
         let mut step = self.rater.rates(&snapshot);
         if self.plan.is_some() {
             self.no_rate_across_a_source_change(&snapshot, &mut step.rates);
         }
+        self.lap("rates");
         self.read_cpu_stat_local(&mut snapshot, &mut step.rates);
+        self.lap("local");
         let inspection = self.inspected.clone().map(|p| {
             let inode = snapshot.find(&p).map(|g| g.inode);
             self.read_inspection(&p, inode, at.as_secs_f64())
         });
+        self.lap("inspection");
         // the baseline of the next rates; who throttles
         let (rates, throttling) = self.rater.keep(&snapshot, step);
+        self.lap("keep");
         let n = self.refreshes;
         self.refreshes += 1;
         let machine = if self.deferred && n == 0 {
@@ -725,6 +781,7 @@ impl Collector {
         } else {
             self.read_machine()
         };
+        self.lap("machine");
         if self.deferred && n == 1 {
             // the first rates are out: the next walk sets the watches
             self.deferred = false;

@@ -16,7 +16,7 @@ use crate::cgroupfs::{
     self, files, CgroupStat, Controllers, CpuMax, IoLatency, IoMax, IoWeight, Keyed, Limit,
     MemoryEvents, MemoryStat, Pressure,
 };
-use crate::model::host::layout::HierId;
+use crate::model::host::layout::{HierId, HierSet};
 use crate::model::{DetailSources, FreezerV1, GroupDetail, KeyedFiles, Unreadable};
 use std::cell::RefCell;
 use std::path::Path;
@@ -179,7 +179,7 @@ pub fn read_detail_layout(hiers: &Hiers, dir: &Path, raw: bool) -> GroupDetail {
 /// [`read_detail_layout`] with the host's page size given (it decides
 /// which number a v1 memory limit prints for "no limit").
 pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -> GroupDetail {
-    read_layout(hiers, dir, raw, page_size, false)
+    read_layout(hiers, dir, raw, page_size, false, None)
 }
 
 /// [`read_export`] on any layout (`cgtop serve` and `--openmetrics` on a
@@ -190,11 +190,28 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
 /// failcnt, freezer or process list: about 30 files a group where the
 /// full reading opens about 60.
 pub fn read_export_layout(hiers: &Hiers, dir: &Path) -> GroupDetail {
-    read_layout(hiers, dir, false, procfs::page_size(), true)
+    read_layout(hiers, dir, false, procfs::page_size(), true, None)
 }
 
-/// [`read_detail_paged`], or with `export` only the exposition's files.
-fn read_layout(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64, export: bool) -> GroupDetail {
+/// [`read_export_layout`] of a group the scan of this refresh found in the
+/// hierarchies `held` (its `hot.v1.held_in`, every hierarchy listed): no
+/// directory opened in each hierarchy to find out whether it has the
+/// group (the scrape of a hybrid host with 10 hierarchies: 10 opens, 10
+/// `fstat` and 10 closes a group less).
+pub fn read_export_held(hiers: &Hiers, dir: &Path, held: HierSet) -> GroupDetail {
+    read_layout(hiers, dir, false, procfs::page_size(), true, Some(held))
+}
+
+/// [`read_detail_paged`], or with `export` only the exposition's files;
+/// `held`: the hierarchies known to have the group (else each is asked).
+fn read_layout(
+    hiers: &Hiers,
+    dir: &Path,
+    raw: bool,
+    page_size: u64,
+    export: bool,
+    held: Option<HierSet>,
+) -> GroupDetail {
     let Some(primary_id) = hiers.layout.primary() else {
         return GroupDetail::default();
     };
@@ -220,10 +237,17 @@ fn read_layout(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64, export: boo
             .get(i)
             .map_or_else(|| "v1".to_owned(), |m| format!("v1:{}", m.label())),
     };
-    // whether each hierarchy has the group: one open per hierarchy
+    // whether each hierarchy has the group: as the scan found it, else
+    // one open per hierarchy
     let present: Vec<(HierId, bool)> = std::iter::once(HierId::V2)
         .chain((0..hiers.layout.v1.len()).map(HierId::V1))
-        .map(|id| (id, hiers.get(id).is_some_and(|h| h.dir_ino(dir).is_ok())))
+        .map(|id| {
+            let here = match held {
+                Some(set) => set.contains(id) && hiers.get(id).is_some(),
+                None => hiers.get(id).is_some_and(|h| h.dir_ino(dir).is_ok()),
+            };
+            (id, here)
+        })
         .collect();
     let has_group = |id: HierId| present.iter().any(|&(i, here)| i == id && here);
     let mut sources = DetailSources::default();

@@ -80,9 +80,6 @@ fn throttles(r: &GroupRates) -> bool {
     r.throttled_per_s.is_some_and(|t| t > 0.0) || r.throttled_pct.is_some_and(|t| t > 0.0)
 }
 
-/// For each group of `snapshot` (rates parallel to it), the index of the
-/// nearest group on its path, itself first, whose own cpu.max throttled
-/// in the window. Parents come before children in a snapshot.
 /// Where `g`'s parent is in `groups` (sorted by path): a binary search on
 /// the path's bytes, without making the parent's path (an allocation a
 /// group, twice a refresh: who throttles, and where cpu.stat.local is
@@ -98,12 +95,41 @@ fn parent_index(groups: &[GroupSample], g: &GroupSample) -> Option<usize> {
         .ok()
 }
 
-fn nearest_throttler(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<Option<usize>> {
+/// Each group's parent's index ([`parent_index`]), for every group of a
+/// list sorted by path at once: the group before is most often the parent
+/// or a sibling, which two compares tell; a binary search otherwise.
+fn parent_indices(groups: &[GroupSample]) -> Vec<Option<usize>> {
+    let mut out: Vec<Option<usize>> = Vec::with_capacity(groups.len());
+    // the group before: its path, and its parent's (`None` for the root)
+    let mut before: Option<(&[u8], Option<&[u8]>)> = None;
+    for (i, g) in groups.iter().enumerate() {
+        let p = g.path.as_bytes();
+        let parent = (!p.is_empty()).then(|| crate::model::tree::path::parent_bytes(p));
+        let found = match (parent, before) {
+            (None, _) => None,
+            (Some(parent), Some((b, _))) if b == parent => Some(i - 1),
+            (Some(parent), Some((_, Some(bp)))) if bp == parent => out[i - 1],
+            _ => parent_index(groups, g),
+        };
+        out.push(found);
+        before = Some((p, parent));
+    }
+    out
+}
+
+/// For each group of `snapshot` (rates parallel to it), the index of the
+/// nearest group on its path, itself first, whose own cpu.max throttled
+/// in the window. Parents come before children in a snapshot.
+fn nearest_throttler(
+    snapshot: &Snapshot,
+    rates: &[GroupRates],
+    parents: &[Option<usize>],
+) -> Vec<Option<usize>> {
     let mut out: Vec<Option<usize>> = Vec::with_capacity(snapshot.groups.len());
-    for (i, g) in snapshot.groups.iter().enumerate() {
+    for (i, _) in snapshot.groups.iter().enumerate() {
         let own = rates.get(i).is_some_and(throttles).then_some(i);
         let inherited = || {
-            let j = parent_index(&snapshot.groups, g)?;
+            let j = parents.get(i).copied().flatten()?;
             out.get(j).copied().flatten()
         };
         let n = own.or_else(inherited);
@@ -116,7 +142,7 @@ fn nearest_throttler(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<Option<us
 /// with a throttling group on their path (the collector reads it only
 /// there, and for the inspected group).
 pub fn under_throttling(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<bool> {
-    nearest_throttler(snapshot, rates)
+    nearest_throttler(snapshot, rates, &parent_indices(&snapshot.groups))
         .into_iter()
         .map(|n| n.is_some())
         .collect()
@@ -138,14 +164,15 @@ pub fn under_throttling(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<bool> 
 /// recreated) or with no throttling counters on its visible path (the cpu
 /// controller off, or on cgroup v1).
 pub fn throttling(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<Option<Throttling>> {
-    let nearest = nearest_throttler(snapshot, rates);
+    let parents = parent_indices(&snapshot.groups);
+    let nearest = nearest_throttler(snapshot, rates, &parents);
     let counted: Vec<bool> = {
         // some group on the path has the throttling counters at all
         let mut out: Vec<bool> = Vec::with_capacity(snapshot.groups.len());
-        for (i, g) in snapshot.groups.iter().enumerate() {
+        for (i, _) in snapshot.groups.iter().enumerate() {
             let own = rates.get(i).is_some_and(|r| r.throttled_per_s.is_some());
             let parent = || {
-                let j = parent_index(&snapshot.groups, g)?;
+                let j = parents.get(i).copied().flatten()?;
                 out.get(j).copied()
             };
             let c = own || parent().unwrap_or(false);

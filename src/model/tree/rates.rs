@@ -156,7 +156,8 @@ impl Rater {
         self.ncpus = ncpus;
     }
 
-    /// The baseline: the last snapshot kept (hot part only).
+    /// The baseline: the last snapshot kept (paths, inodes and the
+    /// counters rates are computed from: cpu.stat, io.stat, cpu.stat.local).
     pub fn prev(&self) -> Option<&Snapshot> {
         self.prev.as_ref()
     }
@@ -199,26 +200,39 @@ impl Rater {
         Vec<Option<crate::model::tree::limits::Throttling>>,
     ) {
         let throttling = crate::model::tree::limits::throttling(snapshot, &rated.rates);
-        let mut prev = Snapshot {
-            at: snapshot.at,
-            groups: Vec::with_capacity(snapshot.groups.len()),
-            cost: snapshot.cost,
-        };
+        // the last baseline's samples are reused where the path is the
+        // same (both lists are sorted by path): in the steady state no
+        // path and no io.stat list is allocated again. A baseline holds
+        // what a rate is computed from (`compute_within`) and nothing
+        // more: the path, the inode, cpu.stat, io.stat, cpu.stat.local.
+        let mut old = self
+            .prev
+            .take()
+            .map(|p| p.groups)
+            .unwrap_or_default()
+            .into_iter()
+            .peekable();
+        let mut groups = Vec::with_capacity(snapshot.groups.len());
         for (g, base) in snapshot.groups.iter().zip(rated.baselines) {
-            let mut g = GroupSample {
-                path: g.path.clone(),
-                inode: g.inode,
-                cgroup_type: g.cgroup_type,
-                hot: g.hot.clone(),
-                detail: None,
-                identity: None,
-            };
-            if base.is_some() {
-                g.hot.cpu = base;
+            while old.next_if(|o| o.path < g.path).is_some() {}
+            let mut k = old
+                .next_if(|o| o.path == g.path)
+                .unwrap_or_else(|| GroupSample::new(g.path.clone(), g.inode));
+            k.inode = g.inode;
+            k.cgroup_type = g.cgroup_type;
+            k.hot.cpu = base.or(g.hot.cpu);
+            k.hot.throttled_local_usec = g.hot.throttled_local_usec;
+            match (&mut k.hot.io, &g.hot.io) {
+                (Some(kept), Some(now)) => kept.0.clone_from(&now.0),
+                (kept, now) => kept.clone_from(now),
             }
-            prev.groups.push(g);
+            groups.push(k);
         }
-        self.prev = Some(prev);
+        self.prev = Some(Snapshot {
+            at: snapshot.at,
+            groups,
+            cost: snapshot.cost,
+        });
         (rated.rates, throttling)
     }
 
