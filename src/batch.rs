@@ -588,7 +588,9 @@ pub fn write_table(
         .map(|row| {
             let g = &s.groups[tree.nodes[row.node].sample];
             // two spaces a level: plain text has no tree guides
-            ("  ".repeat(row.depth), Name::of(g, row.depth, true))
+            // the flat list names rows by their whole paths
+            let who = order.identities && !order.flat;
+            ("  ".repeat(row.depth), Name::of(g, row.depth, who))
         })
         .collect();
     // the name column fits the longest name (within reason), so columns align

@@ -57,6 +57,8 @@ pub struct ViewSettings {
     pub notice: Option<String>,
     /// Start in the flat list (`--flat`; F5 turns it).
     pub flat: bool,
+    /// Name groups by their kernel names (`--kernel-names`; w turns it).
+    pub kernel_names: bool,
     /// `--pid`: start at the group that holds this process (the view:
     /// selected, unfolded, the process highlighted; -b and --json: that
     /// group alone).
@@ -73,6 +75,7 @@ impl ViewSettings {
             by,
             descending: self.sort_descending.unwrap_or(by.descending_by_default()),
             flat: self.flat,
+            identities: !self.kernel_names,
         }
     }
 }

@@ -308,6 +308,7 @@ fn run_tui(
     app.sort = app::SortKey::from_by(order.by);
     app.sort_desc = order.descending;
     app.flat = order.flat;
+    app.identities = order.identities;
     if let Some(depth) = opts.depth {
         app.status = Some(app::Status {
             level: app::Level::Info,

@@ -41,7 +41,7 @@ _cgtop() {
 
     case "${cmd}" in
         cgtop)
-            opts="-d -b -n -o -h -V --root --delay --depth --batch --iterations --json --brief --read-only --mouse --machine-cpu --max-kept-fds --columns --sort --reverse --flat --openmetrics --output --exposition --filter --pid --config --no-config --help --version record replay serve export-log completions man"
+            opts="-d -b -n -o -h -V --root --delay --depth --batch --iterations --json --brief --read-only --mouse --machine-cpu --max-kept-fds --columns --sort --reverse --flat --kernel-names --openmetrics --output --exposition --filter --pid --config --no-config --help --version record replay serve export-log completions man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

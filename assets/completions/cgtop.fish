@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_cgtop_global_optspecs
-    string join \n root= d/delay= depth= b/batch n/iterations= json brief read-only mouse machine-cpu max-kept-fds= columns= sort= reverse flat openmetrics o/output= exposition= filter= pid= config= no-config h/help V/version
+    string join \n root= d/delay= depth= b/batch n/iterations= json brief read-only mouse machine-cpu max-kept-fds= columns= sort= reverse flat kernel-names openmetrics o/output= exposition= filter= pid= config= no-config h/help V/version
 end
 
 function __fish_cgtop_needs_command
@@ -45,6 +45,7 @@ complete -c cgtop -n "__fish_cgtop_needs_command" -l mouse -d 'Capture the mouse
 complete -c cgtop -n "__fish_cgtop_needs_command" -l machine-cpu -d 'Show CPU % as a share of the whole machine instead of one core'
 complete -c cgtop -n "__fish_cgtop_needs_command" -l reverse -d 'Sort the other way: lowest first (with --sort name, Z to A)'
 complete -c cgtop -n "__fish_cgtop_needs_command" -l flat -d 'Every group in one list, sorted, each with its whole path, instead of the tree (the view\'s F5; -b prints it so)'
+complete -c cgtop -n "__fish_cgtop_needs_command" -l kernel-names -d 'Name groups by their kernel names (docker-<id>.scope), not by who they are (web-1 · docker 046c7a5b3d2e): the view\'s w; for scripts that read -b\'s names'
 complete -c cgtop -n "__fish_cgtop_needs_command" -l openmetrics -d 'Print one OpenMetrics exposition of GROUP and below and exit (for node_exporter\'s textfile collector, or a cron job); see README "Prometheus"'
 complete -c cgtop -n "__fish_cgtop_needs_command" -l no-config -d 'Read no config file: every setting at its default'
 complete -c cgtop -n "__fish_cgtop_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -49,6 +49,7 @@ impl App {
             by: self.sort.by(),
             descending: self.sort_desc,
             flat: self.flat,
+            identities: self.identities,
         };
         let filter = (!self.filter.is_empty()).then_some(self.filter.as_str());
         self.rows = order.rows(

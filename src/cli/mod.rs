@@ -127,6 +127,12 @@ pub struct Cli {
     #[arg(long)]
     flat: bool,
 
+    /// Name groups by their kernel names (docker-<id>.scope), not by who
+    /// they are (web-1 · docker 046c7a5b3d2e): the view's w; for scripts
+    /// that read -b's names
+    #[arg(long)]
+    kernel_names: bool,
+
     /// Print one OpenMetrics exposition of GROUP and below and exit (for
     /// node_exporter's textfile collector, or a cron job); see README
     /// "Prometheus"
@@ -410,6 +416,7 @@ fn order_flags(cli: &Cli, columns: &[Column], view: &mut ViewSettings) -> Result
         view.sort_descending = Some(by.descending_by_default() != cli.reverse);
     }
     view.flat = cli.flat;
+    view.kernel_names = cli.kernel_names;
     Ok(())
 }
 
@@ -645,6 +652,7 @@ fn settle(
             config_file: file,
             notice: None,
             flat: false,
+            kernel_names: false,
             pid: cli.pid,
         },
         keymap,

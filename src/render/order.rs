@@ -39,6 +39,11 @@ pub struct Order {
     pub descending: bool,
     /// One list of every group (full paths) instead of the tree.
     pub flat: bool,
+    /// Tree rows named by who the group is where known
+    /// (`render::identity::Name`); off: the kernel's names
+    /// (`--kernel-names`). The flat list names every row by its whole
+    /// path either way.
+    pub identities: bool,
 }
 
 impl Default for Order {
@@ -48,6 +53,7 @@ impl Default for Order {
             by: SortBy::Column(Column::Cpu),
             descending: true,
             flat: false,
+            identities: true,
         }
     }
 }

@@ -119,7 +119,8 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             }
         });
         // who the group is where known (`w`: the kernel's names)
-        let shown = Name::of(g, row.depth, app.identities);
+        // (the flat list: every row by its whole path)
+        let shown = Name::of(g, row.depth, app.identities && !app.flat);
         let prefix_len = name.chars().count();
         let mut spans = vec![Span::raw(name)];
         // the flat list's whole paths and the top row's path are cut from

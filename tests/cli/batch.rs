@@ -65,7 +65,9 @@ fn assert_no_escape(o: &Output) {
 
 #[test]
 fn batch_text_lists_every_group_without_control_codes() {
+    // the kernel's names, as scripts read them (identities: tests/cli/identities.rs)
     let o = cgtop(&[
+        "--kernel-names",
         "--root",
         "tests/fixtures/pure-v2-systemd",
         "-b",

@@ -181,6 +181,8 @@ fn sort_by_name_reversed_and_by_memory() {
         "--sort",
         "name",
         "--reverse",
+        // sorted and shown by the kernel's names
+        "--kernel-names",
     ]);
     assert!(o.status.success());
     let names: Vec<String> = last_rows(&o).into_iter().map(|r| r.1).collect();

@@ -93,6 +93,19 @@ fn batch_names_containers_pods_and_machines_escaped() {
     assert!(!text.contains(&format!("docker-{ID}")), "{text}");
 }
 
+/// `--kernel-names` (the view's w) names rows by the kernel's names, for
+/// scripts; the flat list names every row by its whole path either way.
+#[test]
+fn kernel_names_and_the_flat_list_show_paths() {
+    let dir = tree();
+    let text = run(dir.path(), &["-b", "--kernel-names"]);
+    assert!(text.contains(&format!("docker-{ID}.scope")), "{text}");
+    assert!(!text.contains("docker 046c7a5b3d2e "), "{text}");
+    let text = run(dir.path(), &["-b", "--flat"]);
+    assert!(text.contains(&format!("/docker-{ID}.scope")), "{text}");
+    assert!(!text.contains("docker 046c7a5b3d2e "), "{text}");
+}
+
 #[test]
 fn json_has_an_identity_object_per_group_null_where_none() {
     let dir = tree();

@@ -79,7 +79,7 @@ esac"#,
     );
     assert_eq!(summary_line(&out, "vm suite"), "skipped --fast");
     assert!(
-        out.contains("scripts/test: FAILED: 1 of 7 tiers failed, 5 skipped"),
+        out.contains("scripts/test: FAILED: 1 of 8 tiers failed, 6 skipped"),
         "{out}"
     );
 }
@@ -98,11 +98,11 @@ echo "test result: ok. 2 passed""#,
         line.starts_with("passed (") && line.ends_with(" s) 2 tests printed a skip: not root (2)"),
         "{line}"
     );
-    for tier in ["pty", "fio", "cargo install", "vm scale", "vm suite"] {
+    for tier in ["pty", "fio", "cargo install", "vm scale", "vm identity", "vm suite"] {
         assert_eq!(summary_line(&out, tier), "skipped --fast", "{tier}");
     }
     assert!(
-        out.contains("scripts/test: passed: 7 tiers, 5 skipped"),
+        out.contains("scripts/test: passed: 8 tiers, 6 skipped"),
         "{out}"
     );
 }
