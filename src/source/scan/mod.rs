@@ -177,6 +177,13 @@ pub struct Scanner {
     buf: Vec<u8>,
     /// The files read beyond the always-read ones (the columns shown).
     extras: HotExtras,
+    /// The first walk's new groups' files, opened from their directories
+    /// as they were listed, by directory inode, until `reconcile` takes
+    /// them.
+    preopened: std::collections::HashMap<u64, reconcile::Preopened>,
+    /// A file the first walk opened was left to open/read/close for want
+    /// of descriptors (`fd_limited` from `reconcile` on).
+    preopen_limited: bool,
 }
 
 impl Scanner {
@@ -226,6 +233,8 @@ impl Scanner {
             fd_limited: false,
             buf: vec![0; 64 * 1024],
             extras: HotExtras::default(),
+            preopened: std::collections::HashMap::new(),
+            preopen_limited: false,
         }
     }
 
