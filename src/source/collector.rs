@@ -160,6 +160,9 @@ pub struct Collector {
     rater: Rater,
     procs: ProcReader,
     events_base: HashMap<(GroupPath, u64), MemoryEvents>,
+    /// Whether the first refresh reads every group's memory.events as the
+    /// baseline of "since start" ([`Collector::set_events_baseline`]).
+    events_baseline: bool,
     first_paths: Option<std::collections::HashSet<(GroupPath, u64)>>,
     devices: Arc<Vec<DeviceInfo>>,
     inspected: Option<GroupPath>,
@@ -214,6 +217,7 @@ impl Collector {
             rater: Rater::new(Some(online_cpus())),
             procs: ProcReader::default(),
             events_base: HashMap::new(),
+            events_baseline: true,
             first_paths: None,
             devices,
             inspected: None,
@@ -376,6 +380,15 @@ impl Collector {
     pub fn defer_start_up(&mut self) {
         self.deferred = true;
         self.set_watching(false);
+    }
+
+    /// Whether the first refresh takes every group's memory.events as the
+    /// baseline of its changes since start (the detail's "since cgtop
+    /// started", JSON's `memory_events_since_start`); on by default. A run
+    /// that shows neither (`-b`'s table, `--json --brief`) turns it off:
+    /// one file read a group, before the first output, for nothing.
+    pub fn set_events_baseline(&mut self, on: bool) {
+        self.events_baseline = on;
     }
 
     /// Read every group's memory.max, memory.high, pids.max and cpu.max
@@ -636,7 +649,17 @@ impl Collector {
         if self.first_paths.is_none() {
             // baseline of memory.events for "changes since start"
             self.first_paths = Some(groups.iter().map(|g| (g.path.clone(), g.inode)).collect());
-            for g in &groups {
+            // memory.events is cgroup2's: where memory is a v1 controller
+            // (a hybrid host) no group has one, and each open would fail
+            let layout = &self.hiers.layout;
+            let here =
+                layout.primary() == Some(HierId::V2) && layout.holder("memory") == Some(HierId::V2);
+            let baseline = if self.events_baseline && here {
+                &groups[..]
+            } else {
+                &[]
+            };
+            for g in baseline {
                 if let Ok(t) = self.hier.read_text(&hier::file_rel(
                     &g.path,
                     crate::cgroupfs::files::MEMORY_EVENTS,
