@@ -174,6 +174,9 @@ impl Scanner {
         match self.hier.open_read(file) {
             Ok(f) => {
                 self.kept += 1;
+                // scanners of other hierarchies may be opening theirs at
+                // the same time (the first refresh)
+                self.publish();
                 Handle::Kept(f)
             }
             Err(e) if is_fd_shortage(&e) => {

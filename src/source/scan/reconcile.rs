@@ -235,6 +235,9 @@ impl Scanner {
                 match dir.open_read(name) {
                     Ok(f) => {
                         self.kept += 1;
+                        // scanners of other hierarchies may be opening
+                        // theirs at the same time (the first refresh)
+                        self.publish();
                         Handle::Kept(f)
                     }
                     Err(e) => {
