@@ -308,12 +308,10 @@ impl Collector {
         let (costs, helper_cpu) = in_parallel(&mut scanners, parallel, |s, ()| s.prepare(), |_| ());
         self.helper_cpu += helper_cpu;
         let at = clock();
-        let (mut read, helper_cpu) = in_parallel(
-            &mut scanners,
-            parallel,
-            |s, c| s.read_prepared(c),
-            |k| costs[k],
-        );
+        let (mut read, helper_cpu) =
+            in_parallel(&mut scanners, parallel, Scanner::read_prepared, |k| {
+                costs[k]
+            });
         self.helper_cpu += helper_cpu;
         let mut parts = Vec::with_capacity(1 + n);
         let (g, mut cost) = read.remove(0);

@@ -110,8 +110,8 @@ impl Scanner {
             if self.is_v1() {
                 self.watch(&mut entry, links);
             }
-            if let Some(t) = pre.as_mut().and_then(|p| p.cgroup_type.take()) {
-                entry.cgroup_type = t;
+            if let Some(p) = pre.as_ref().filter(|p| p.type_read) {
+                entry.cgroup_type = p.cgroup_type;
             } else if new || reread_types {
                 entry.cgroup_type = if has(TYPE_BIT) {
                     self.hier
@@ -151,8 +151,9 @@ pub(super) struct Preopened {
     pub(super) path: GroupPath,
     /// By the table's index: the handle `open_handle` would have made.
     pub(super) handles: [Option<Handle>; MAX_FILES],
-    /// cgroup.type, read (`Some`) or not there (`Some(None)`).
-    pub(super) cgroup_type: Option<Option<CgroupType>>,
+    /// Whether cgroup.type was looked at, and what it said.
+    pub(super) type_read: bool,
+    pub(super) cgroup_type: Option<CgroupType>,
 }
 
 impl Preopened {
@@ -225,6 +226,7 @@ impl Scanner {
         let mut p = Preopened {
             path: path.clone(),
             handles: std::array::from_fn(|_| None),
+            type_read: false,
             cgroup_type: None,
         };
         for (k, (kind, name)) in self.table.iter().enumerate() {
@@ -252,11 +254,11 @@ impl Scanner {
             });
         }
         if mask & (1 << TYPE_BIT) != 0 {
-            p.cgroup_type = Some(
-                dir.read_text(files::TYPE)
-                    .ok()
-                    .and_then(|t| CgroupType::parse(&t).ok()),
-            );
+            p.type_read = true;
+            p.cgroup_type = dir
+                .read_text(files::TYPE)
+                .ok()
+                .and_then(|t| CgroupType::parse(&t).ok());
         }
         if let Some(old) = self.preopened.insert(inode, p) {
             self.kept -= old.kept();
