@@ -141,7 +141,7 @@ impl KeptPool {
 pub(super) fn count_kept(e: &Entry) -> usize {
     e.handles
         .iter()
-        .filter(|h| matches!(h, Handle::Kept(_)))
+        .filter(|(_, h)| matches!(h, Handle::Kept(_)))
         .count()
         + usize::from(matches!(e.watch, Watch::Links(..)))
 }

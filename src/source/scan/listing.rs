@@ -204,7 +204,7 @@ pub(super) fn one_per_path<T>(items: &mut Vec<T>, key: impl Fn(&T) -> (&GroupPat
 /// as the last walk saw them.
 pub(super) fn found_of(e: &Entry) -> Listed {
     let mut present = 0u16;
-    for (k, h) in e.handles.iter().enumerate() {
+    for (k, h) in e.handles.iter() {
         if !matches!(h, Handle::Absent) {
             present |= 1 << k;
         }

@@ -7,7 +7,7 @@ use super::budget::{count_kept, is_fd_shortage};
 use super::changes::Watch;
 use super::hot::{bit_of, Hot, MAX_FILES, TYPE_BIT};
 use super::listing::{one_per_path, Listed};
-use super::{Entry, Handle, ScanKind, Scanner};
+use super::{Entry, Handle, Handles, ScanKind, Scanner};
 use crate::cgroupfs::{files, CgroupType};
 use crate::model::tree::path::parent_bytes;
 use crate::model::GroupPath;
@@ -65,7 +65,7 @@ impl Scanner {
                         dir,
                         inode,
                         cgroup_type: None,
-                        handles: std::array::from_fn(|_| Handle::Absent),
+                        handles: Handles::default(),
                         watch: Watch::None,
                     };
                     (e, true)
@@ -81,31 +81,35 @@ impl Scanner {
             };
             // reconcile: a controller enabled or disabled in the parent adds
             // or removes files of a group that stays
+            if new {
+                entry.handles =
+                    Handles::with_capacity((mask & !(1 << TYPE_BIT)).count_ones() as usize);
+            }
             for (k, (kind, name)) in table.iter().enumerate() {
                 let lazy = lazy_procs && *kind == Hot::Procs;
-                let h = &mut entry.handles[k];
-                match (has(k), &*h) {
+                let h = match (has(k), entry.handles.take(k)) {
                     (true, Handle::Kept(_)) if lazy => {
                         self.kept -= 1;
-                        *h = Handle::Reopen(None);
+                        Handle::Reopen(None)
                     }
-                    (true, Handle::Absent) if lazy => *h = Handle::Reopen(None),
-                    (true, _) if lazy => {}
+                    (true, Handle::Absent) if lazy => Handle::Reopen(None),
+                    (true, h) if lazy => h,
                     // a reopened file gets a kept descriptor once the
                     // budget has room again (groups went away)
                     (true, Handle::Absent | Handle::Reopen(_)) => {
-                        *h = match pre.as_mut().and_then(|p| p.handles[k].take()) {
+                        match pre.as_mut().and_then(|p| p.handles[k].take()) {
                             Some(opened) => opened,
                             None => self.open_handle(&entry.dir.join(name)),
-                        };
+                        }
                     }
                     (false, Handle::Kept(_)) => {
                         self.kept -= 1;
-                        *h = Handle::Absent;
+                        Handle::Absent
                     }
-                    (false, Handle::Reopen(_)) => *h = Handle::Absent,
-                    _ => {}
-                }
+                    (false, Handle::Reopen(_)) => Handle::Absent,
+                    (_, h) => h,
+                };
+                entry.handles.set(k, h);
             }
             if self.is_v1() {
                 self.watch(&mut entry, links);
