@@ -193,6 +193,8 @@ pub fn run_with(opts: &Options, view: &ViewSettings) -> Result<Option<i32>> {
                 // JSON's `writeback`: the host's dirty settings and limits
                 c.set_proc_dir(Some(PathBuf::from("/proc")));
             }
+            // memory.events since start: in the full JSON only
+            c.set_events_baseline(full_detail);
             // one printed refresh (`-n 1`) can show no event: such a run
             // sets no watch at all, neither the event watcher's nor the
             // v1 scanners' (thousands of inotify_add_watch for nothing)

@@ -166,6 +166,9 @@ pub struct Collector {
     rater: Rater,
     procs: ProcReader,
     events_base: HashMap<(GroupPath, u64), MemoryEvents>,
+    /// Whether the first refresh reads every group's memory.events as the
+    /// baseline of "since start" ([`Collector::set_events_baseline`]).
+    events_baseline: bool,
     first_paths: Option<std::collections::HashSet<(GroupPath, u64)>>,
     devices: Arc<Vec<DeviceInfo>>,
     inspected: Option<GroupPath>,
@@ -196,6 +199,9 @@ pub struct Collector {
     /// The CPU time of each step of the last refresh, when asked for
     /// ([`Collector::set_lap_timing`]: the benchmarks' breakdown).
     laps: Option<Laps>,
+    /// CPU time spent by the threads that helped this refresh's scan
+    /// ([`in_parallel`]), added to its cost.
+    helper_cpu: Duration,
 }
 
 /// The CPU time of each step of one refresh, in the order they ran:
@@ -238,6 +244,7 @@ impl Collector {
             rater: Rater::new(Some(online_cpus())),
             procs: ProcReader::default(),
             events_base: HashMap::new(),
+            events_baseline: true,
             first_paths: None,
             devices,
             inspected: None,
@@ -250,6 +257,7 @@ impl Collector {
             deferred: false,
             identities: None,
             laps: None,
+            helper_cpu: Duration::ZERO,
         }
     }
 
@@ -336,17 +344,25 @@ impl Collector {
             self.others.len()
         };
         let not_yet: Vec<HierId> = self.others[n..].iter().map(|(id, _)| *id).collect();
-        let first = self.scanner.prepare();
-        let rest: Vec<ScanCost> = self.others[..n]
-            .iter_mut()
-            .map(|(_, s)| s.prepare())
+        // the first refresh walks every hierarchy and opens every file:
+        // the scanners do it side by side (`in_parallel`); the later ones
+        // read kept descriptors, a few ms, in this thread
+        let parallel = self.refreshes == 0;
+        let mut scanners: Vec<&mut Scanner> = std::iter::once(&mut self.scanner)
+            .chain(self.others[..n].iter_mut().map(|(_, s)| s))
             .collect();
+        let (costs, helper_cpu) = in_parallel(&mut scanners, parallel, |s, ()| s.prepare(), |_| ());
+        self.helper_cpu += helper_cpu;
         let at = clock();
+        let (mut read, helper_cpu) =
+            in_parallel(&mut scanners, parallel, Scanner::read_prepared, |k| {
+                costs[k]
+            });
+        self.helper_cpu += helper_cpu;
         let mut parts = Vec::with_capacity(1 + n);
-        let (g, mut cost) = self.scanner.read_prepared(first);
+        let (g, mut cost) = read.remove(0);
         parts.push((plan.primary, g));
-        for ((id, s), c) in self.others[..n].iter_mut().zip(rest) {
-            let (g, c) = s.read_prepared(c);
+        for ((id, _), (g, c)) in self.others[..n].iter().zip(read) {
             cost.files_read += c.files_read;
             cost.files_kept += c.files_kept;
             cost.dirs_listed += c.dirs_listed;
@@ -439,6 +455,15 @@ impl Collector {
         self.identities.as_ref()
     }
 
+    /// Whether the first refresh takes every group's memory.events as the
+    /// baseline of its changes since start (the detail's "since cgtop
+    /// started", JSON's `memory_events_since_start`); on by default. A run
+    /// that shows neither (`-b`'s table, `--json --brief`) turns it off:
+    /// one file read a group, before the first output, for nothing.
+    pub fn set_events_baseline(&mut self, on: bool) {
+        self.events_baseline = on;
+    }
+
     /// Read every group's memory.max, memory.high, pids.max and cpu.max
     /// (on each walk, kept between) for [`Refresh::limits`].
     pub fn set_grade_limits(&mut self, on: bool) {
@@ -457,6 +482,15 @@ impl Collector {
         }
         // each from the hierarchy holding its controller, as the detail's
         let hiers = &self.hiers;
+        if self.refreshes == 0 && cache.is_empty() {
+            // the first frame's: every group's, split between threads as
+            // the first scan is ([`in_parallel`])
+            let (read, cpu) = par_map(groups, |g| read_own_limits(hiers, hier::group_rel(&g.path)));
+            self.helper_cpu += cpu;
+            for (g, l) in groups.iter().zip(read) {
+                cache.insert((g.path.clone(), g.inode), l);
+            }
+        }
         let own: Vec<OwnLimits> = groups
             .iter()
             .map(|g| {
@@ -516,7 +550,8 @@ impl Collector {
         let cpu0 = thread_cpu_time();
         let mut r = self.refresh_with(|| start.elapsed());
         r.snapshot.cost.wall = wall0.elapsed();
-        r.snapshot.cost.cpu = thread_cpu_time().saturating_sub(cpu0);
+        r.snapshot.cost.cpu =
+            thread_cpu_time().saturating_sub(cpu0) + std::mem::take(&mut self.helper_cpu);
         r
     }
 
@@ -723,7 +758,17 @@ impl Collector {
         if self.first_paths.is_none() {
             // baseline of memory.events for "changes since start"
             self.first_paths = Some(groups.iter().map(|g| (g.path.clone(), g.inode)).collect());
-            for g in &groups {
+            // memory.events is cgroup2's: where memory is a v1 controller
+            // (a hybrid host) no group has one, and each open would fail
+            let layout = &self.hiers.layout;
+            let here =
+                layout.primary() == Some(HierId::V2) && layout.holder("memory") == Some(HierId::V2);
+            let baseline = if self.events_baseline && here {
+                &groups[..]
+            } else {
+                &[]
+            };
+            for g in baseline {
                 if let Ok(t) = self.hier.read_text(&hier::file_rel(
                     &g.path,
                     crate::cgroupfs::files::MEMORY_EVENTS,
@@ -801,6 +846,113 @@ impl Collector {
         }
     }
 }
+
+/// Runs `work` on every scanner, with `input(k)` for the k-th, and gives
+/// the results in the scanners' order, whatever order they ran in (the
+/// merge that follows sees the same as one after the other). With
+/// `parallel`, up to [`SCAN_THREADS`] threads (this one and helpers, no
+/// more than the CPUs) take the next scanner as each is done: the first
+/// refresh's walks are system calls in the scanners' own hierarchies, and
+/// on 2 CPUs two hierarchies are walked at once. Also gives the CPU time
+/// the helper threads spent (this thread's is the caller's to count).
+fn in_parallel<I, T: Send>(
+    scanners: &mut [&mut Scanner],
+    parallel: bool,
+    work: impl Fn(&mut Scanner, I) -> T + Sync,
+    input: impl Fn(usize) -> I + Sync,
+) -> (Vec<T>, Duration) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(SCAN_THREADS)
+        .min(scanners.len());
+    if !parallel || threads < 2 {
+        let out = (scanners.iter_mut().enumerate())
+            .map(|(k, s)| work(s, input(k)))
+            .collect();
+        return (out, Duration::ZERO);
+    }
+    let queue = std::sync::Mutex::new(scanners.iter_mut().enumerate());
+    let next = || queue.lock().ok().and_then(|mut q| q.next());
+    let run = || {
+        let mut done = Vec::new();
+        while let Some((k, s)) = next() {
+            done.push((k, work(s, input(k))));
+        }
+        done
+    };
+    let (mut all, helper_cpu) = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, || {
+                        let cpu0 = thread_cpu_time();
+                        let done = run();
+                        (done, thread_cpu_time().saturating_sub(cpu0))
+                    })
+                    .ok()
+            })
+            .collect();
+        let mut all = run();
+        let mut cpu = Duration::ZERO;
+        for h in helpers {
+            // a helper that panicked: its scanners' panic goes on here
+            let (done, c) = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            all.extend(done);
+            cpu += c;
+        }
+        (all, cpu)
+    });
+    all.sort_by_key(|(k, _)| *k);
+    (all.into_iter().map(|(_, t)| t).collect(), helper_cpu)
+}
+
+/// `f` of every item, in the items' order, the items split in even runs
+/// between up to [`SCAN_THREADS`] threads (no more than the CPUs; one
+/// for fewer than 64 items); and the CPU time of the helper threads.
+fn par_map<A: Sync, T: Send>(items: &[A], f: impl Fn(&A) -> T + Sync) -> (Vec<T>, Duration) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(SCAN_THREADS)
+        .min(items.len() / 64)
+        .max(1);
+    if threads < 2 {
+        return (items.iter().map(f).collect(), Duration::ZERO);
+    }
+    let per = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let f = &f;
+        let mut runs = items.chunks(per);
+        let first = runs.next().unwrap_or(&[]);
+        let helpers: Vec<_> = runs
+            .map(|run| {
+                let h = std::thread::Builder::new().spawn_scoped(scope, move || {
+                    let cpu0 = thread_cpu_time();
+                    let out = run.iter().map(f).collect::<Vec<T>>();
+                    (out, thread_cpu_time().saturating_sub(cpu0))
+                });
+                (run, h)
+            })
+            .collect();
+        let mut out: Vec<T> = first.iter().map(f).collect();
+        let mut cpu = Duration::ZERO;
+        for (run, h) in helpers {
+            match h {
+                Ok(h) => {
+                    let (part, c) = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    out.extend(part);
+                    cpu += c;
+                }
+                // no thread to be had: this one does it
+                Err(_) => out.extend(run.iter().map(f)),
+            }
+        }
+        (out, cpu)
+    })
+}
+
+/// The most threads that scan the hierarchies at once on the first
+/// refresh ([`in_parallel`]).
+const SCAN_THREADS: usize = 4;
 
 /// A /proc text of at most 64 KiB; `None` when absent or unreadable.
 pub(crate) fn read_small(path: &Path) -> Option<String> {

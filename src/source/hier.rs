@@ -162,6 +162,9 @@ pub struct Hier {
     /// cgroup v1), decided once; `None` for any other directory (a
     /// fixture), where nothing is written.
     cgroupfs: Option<i64>,
+    /// The root is on a cgroup filesystem (kernfs), whether or not it is
+    /// written through: what [`GroupDir`] relies on to skip an `fstat`.
+    kernfs: bool,
 }
 
 fn kind_name(t: FileType) -> &'static str {
@@ -261,6 +264,44 @@ fn open_beneath(
     open_by_components(root, rel, flags)
 }
 
+/// [`open_beneath`] that also refuses to cross a mount
+/// (`RESOLVE_NO_XDEV`): `Ok(Some(fd))` when `rel` was reached without
+/// crossing one; `Ok(None)` when that cannot be told (no openat2, or the
+/// path crosses a mount: EXDEV), and the caller opens it the ordinary way.
+fn open_same_mount(
+    root: BorrowedFd<'_>,
+    rel: &Path,
+    flags: OFlags,
+) -> Result<Option<OwnedFd>, FsError> {
+    let parts = components(rel)?;
+    if NO_OPENAT2.load(Ordering::Relaxed) {
+        return Ok(None);
+    }
+    let p: &Path = if parts.is_empty() {
+        Path::new(".")
+    } else {
+        rel
+    };
+    match rustix::fs::openat2(
+        root,
+        p,
+        flags | OFlags::NOFOLLOW,
+        Mode::empty(),
+        ResolveFlags::BENEATH
+            | ResolveFlags::NO_SYMLINKS
+            | ResolveFlags::NO_MAGICLINKS
+            | ResolveFlags::NO_XDEV,
+    ) {
+        Ok(fd) => Ok(Some(fd)),
+        Err(Errno::NOSYS) => {
+            NO_OPENAT2.store(true, Ordering::Relaxed);
+            Ok(None)
+        }
+        Err(Errno::XDEV) => Ok(None),
+        Err(e) => Err(FsError::from_errno(e)),
+    }
+}
+
 const READ_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::NOFOLLOW)
     .union(OFlags::NONBLOCK)
@@ -281,17 +322,14 @@ impl Hier {
             fd: Some(fd),
             path: path.to_path_buf(),
             cgroupfs,
+            kernfs: cgroupfs.is_some(),
         })
     }
 
     /// [`Hier::open`], or a handle that finds nothing when the root cannot
     /// be opened.
     pub fn open_lenient(path: &Path) -> Self {
-        Self::open(path).unwrap_or_else(|_| Self {
-            fd: None,
-            path: path.to_path_buf(),
-            cgroupfs: None,
-        })
+        Self::open(path).unwrap_or_else(|_| Self::nothing(path))
     }
 
     /// [`Hier::open_lenient`], without following a symlink as the last
@@ -304,10 +342,14 @@ impl Hier {
         )
         .map_or_else(
             |_| Self::nothing(path),
-            |fd| Self {
-                cgroupfs: cgroupfs_of(fd.as_fd()),
-                fd: Some(fd),
-                path: path.to_path_buf(),
+            |fd| {
+                let cgroupfs = cgroupfs_of(fd.as_fd());
+                Self {
+                    cgroupfs,
+                    kernfs: cgroupfs.is_some(),
+                    fd: Some(fd),
+                    path: path.to_path_buf(),
+                }
             },
         )
     }
@@ -324,6 +366,7 @@ impl Hier {
             fd: None,
             path: path.to_path_buf(),
             cgroupfs: None,
+            kernfs: false,
         }
     }
 
@@ -581,24 +624,37 @@ impl Hier {
     /// Lists a directory below the root: its entries, with symlinks
     /// neither directories nor files.
     pub fn list(&self, rel: &Path) -> Result<Vec<DirEntry>, FsError> {
-        let fd = self.open_dir(rel)?;
-        let mut dir = rustix::fs::Dir::new(fd).map_err(FsError::from_errno)?;
+        let dir = GroupDir {
+            fd: self.open_dir(rel)?,
+            kernfs: false,
+        };
         let mut out = Vec::new();
-        while let Some(e) = dir.read() {
-            let e = e.map_err(FsError::from_errno)?;
-            let name = e.file_name().to_bytes();
-            if name == b"." || name == b".." {
-                continue;
-            }
-            let t = e.file_type();
+        dir.entries(|name, t, ino| {
             out.push(DirEntry {
                 name: OsStr::from_bytes(name).to_owned(),
                 is_dir: t == FileType::Directory,
                 is_file: t == FileType::RegularFile,
-                ino: e.ino(),
+                ino,
             });
-        }
+        })?;
         Ok(out)
+    }
+
+    /// A group's directory below the root, open for listing and for
+    /// opening its files by name ([`GroupDir`]). On a cgroup filesystem
+    /// it is opened with `RESOLVE_NO_XDEV` too: a directory reached
+    /// without crossing a mount is kernfs, as the root is.
+    pub fn open_group_dir(&self, rel: &Path) -> Result<GroupDir, FsError> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NONBLOCK;
+        if self.kernfs {
+            if let Some(fd) = open_same_mount(self.root()?, rel, flags)? {
+                return Ok(GroupDir { fd, kernfs: true });
+            }
+        }
+        Ok(GroupDir {
+            fd: self.open_dir(rel)?,
+            kernfs: false,
+        })
     }
 
     /// Whether the caller may write `rel` (access(2) on the file opened
@@ -743,6 +799,75 @@ impl Hier {
             }
             entered = false;
         }
+    }
+}
+
+/// A group's directory, open ([`Hier::open_group_dir`]): listed through
+/// its descriptor, and its files opened by name from it (one lookup from
+/// the directory instead of a path resolved from the hierarchy's root,
+/// component by component). The same rules as every open of [`Hier`]:
+/// beneath the directory, no symlink followed, `O_NONBLOCK`, regular
+/// files only, read within their caps.
+#[derive(Debug)]
+pub struct GroupDir {
+    fd: OwnedFd,
+    /// Reached from a root on a cgroup filesystem without crossing a
+    /// mount (`RESOLVE_NO_XDEV`): kernfs, which holds directories, regular
+    /// files and symlinks only, never a FIFO, socket or device.
+    kernfs: bool,
+}
+
+/// The getdents64 buffer of [`GroupDir::entries`]: a cgroup directory's
+/// 30-60 entries in one call (rustix's `Dir` starts at 768 bytes and
+/// grows, three calls or more for one group).
+const DENTS_BUF: usize = 8 * 1024;
+
+impl GroupDir {
+    /// Calls `f` with every entry but `.` and `..`: its name, its type (a
+    /// symlink is a symlink, never what it points to) and its inode.
+    pub fn entries(&self, mut f: impl FnMut(&[u8], FileType, u64)) -> Result<(), FsError> {
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); DENTS_BUF];
+        let mut dir = rustix::fs::RawDir::new(&self.fd, &mut buf);
+        while let Some(e) = dir.next() {
+            let e = e.map_err(FsError::from_errno)?;
+            let name = e.file_name().to_bytes();
+            if name != b"." && name != b".." {
+                f(name, e.file_type(), e.ino());
+            }
+        }
+        Ok(())
+    }
+
+    /// A regular file of the group, open for reading, by its name (one
+    /// component; a symlink is an error, ELOOP). On kernfs reached without
+    /// crossing a mount the open alone says it is no FIFO, socket or
+    /// device, and no `fstat` follows; elsewhere (a `--root` tree on
+    /// tmpfs, a mount over the file) it is checked as [`Hier::open_read`]
+    /// checks. (A directory by the name, made between the listing and this
+    /// open, reads EISDIR: an error on that file, as its `fstat` gave.)
+    pub fn open_read(&self, name: &str) -> Result<File, FsError> {
+        let rel = Path::new(name);
+        if self.kernfs {
+            if let Some(fd) = open_same_mount(self.fd.as_fd(), rel, READ_FLAGS)? {
+                return Ok(File::from(fd));
+            }
+        }
+        let fd = open_beneath(self.fd.as_fd(), rel, READ_FLAGS, false)?;
+        check_regular(&fd)?;
+        Ok(File::from(fd))
+    }
+
+    /// A file of the group read as text, capped by its name
+    /// ([`cap_for`]); bytes that are not UTF-8 are replaced.
+    pub fn read_text(&self, name: &str) -> Result<String, FsError> {
+        let f = self.open_read(name)?;
+        let mut buf = Vec::new();
+        let n = read_capped(&f, &mut buf, cap_for(name), true)?;
+        buf.truncate(n);
+        Ok(match String::from_utf8(buf) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        })
     }
 }
 

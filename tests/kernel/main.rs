@@ -17,6 +17,7 @@ mod vm_common;
 mod events;
 mod events_tty;
 mod kernel_texts;
+mod mounted_over;
 mod prometheus;
 mod script;
 mod tree;

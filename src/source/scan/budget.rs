@@ -141,7 +141,7 @@ impl KeptPool {
 pub(super) fn count_kept(e: &Entry) -> usize {
     e.handles
         .iter()
-        .filter(|h| matches!(h, Handle::Kept(_)))
+        .filter(|(_, h)| matches!(h, Handle::Kept(_)))
         .count()
         + usize::from(matches!(e.watch, Watch::Links(..)))
 }
@@ -174,6 +174,9 @@ impl Scanner {
         match self.hier.open_read(file) {
             Ok(f) => {
                 self.kept += 1;
+                // scanners of other hierarchies may be opening theirs at
+                // the same time (the first refresh)
+                self.publish();
                 Handle::Kept(f)
             }
             Err(e) if is_fd_shortage(&e) => {

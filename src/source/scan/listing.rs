@@ -9,10 +9,12 @@ use super::{Entry, Handle, Scanner};
 use crate::cgroupfs::files;
 use crate::model::tree::path::parent_bytes;
 use crate::model::{Errno, GroupPath, ScanCost};
-use crate::source::hier::{self, FsError, Hier};
+use crate::source::hier::{self, FsError, GroupDir, Hier};
+use rustix::fs::FileType;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A group a walk found: path, directory, inode, and which of HOT and
 /// cgroup.type it holds (bits, see [`file_bit`]).
@@ -29,11 +31,38 @@ pub(super) fn walk_from(
     found: &mut Vec<Listed>,
     cost: &mut ScanCost,
 ) {
+    walk_opening(
+        hier,
+        table,
+        start,
+        max_depth,
+        found,
+        cost,
+        &mut |_, _, _, _| {},
+    );
+}
+
+/// [`walk_from`], calling `at_dir` with each group listed (path, inode,
+/// files present) and its directory while it is open: the first walk
+/// opens the group's files from there (`Scanner::preopen`).
+pub(super) fn walk_opening(
+    hier: &Hier,
+    table: Table,
+    start: WalkStart,
+    max_depth: Option<usize>,
+    found: &mut Vec<Listed>,
+    cost: &mut ScanCost,
+    at_dir: &mut dyn FnMut(&GroupPath, u64, u16, &GroupDir),
+) {
     let mut stack = vec![start];
     while let Some((path, dir, ino, depth)) = stack.pop() {
-        let Some((present, children)) = list_dir(hier, table, &dir, cost) else {
+        let Some((open, present, children)) = list_dir_open(hier, table, &dir, cost) else {
             continue;
         };
+        if let Some(open) = &open {
+            at_dir(&path, ino, present, open);
+        }
+        drop(open);
         if max_depth.is_none_or(|m| depth < m) {
             for (name, child_dir, child_ino) in children {
                 // a name no directory can have (a --root tree is
@@ -87,34 +116,48 @@ pub(super) fn list_dir(
     dir: &Path,
     cost: &mut ScanCost,
 ) -> Option<(u16, Vec<(OsString, PathBuf, u64)>)> {
-    let entries = match hier.list(dir) {
-        Ok(e) => e,
+    list_dir_open(hier, table, dir, cost).map(|(_, present, children)| (present, children))
+}
+
+/// [`list_dir`], with the directory still open (`None` for a directory
+/// nested past PATH_MAX, which cannot be opened).
+#[allow(clippy::type_complexity)]
+fn list_dir_open(
+    hier: &Hier,
+    table: Table,
+    dir: &Path,
+    cost: &mut ScanCost,
+) -> Option<(Option<GroupDir>, u16, Vec<(OsString, PathBuf, u64)>)> {
+    let open = match hier.open_group_dir(dir) {
+        Ok(d) => d,
         // nested past PATH_MAX: its parent lists it, but nothing in or
         // below it can be opened. Kept as a group whose hot files all
         // fail, so that its row says why (and that groups below it are
         // not shown) instead of vanishing
         Err(FsError::Errno(Errno::NAMETOOLONG)) => {
-            return Some(((1u16 << table.len()) - 1, Vec::new()));
+            return Some((None, (1u16 << table.len()) - 1, Vec::new()));
         }
         Err(_) => return None,
     };
-    cost.dirs_listed += 1;
     let mut present = 0u16;
     let mut children = Vec::new();
-    for de in entries {
-        if de.is_dir {
-            let path = dir.join(&de.name);
+    open.entries(|name, kind, ino| {
+        if kind == FileType::Directory {
+            let name = OsStr::from_bytes(name);
+            let path = dir.join(name);
             // the name's bytes as they are: a lossy copy would make
             // `bad\xff` and `bad\u{FFFD}` one group (issue 7, 4)
-            children.push((de.name, path, de.ino));
-        } else if let Some(bit) = file_bit(table, de.name.as_bytes()) {
+            children.push((name.to_owned(), path, ino));
+        } else if let Some(bit) = file_bit(table, name) {
             // a symlink or FIFO by a hot file's name is looked at too: its
             // open fails and the group shows why
             present |= 1 << bit;
         }
-    }
+    })
+    .ok()?;
+    cost.dirs_listed += 1;
     once_each(&mut children);
-    Some((present, children))
+    Some((Some(open), present, children))
 }
 
 /// Keeps one child of each name, the one listed last. kernfs's readdir
@@ -161,7 +204,7 @@ pub(super) fn one_per_path<T>(items: &mut Vec<T>, key: impl Fn(&T) -> (&GroupPat
 /// as the last walk saw them.
 pub(super) fn found_of(e: &Entry) -> Listed {
     let mut present = 0u16;
-    for (k, h) in e.handles.iter().enumerate() {
+    for (k, h) in e.handles.iter() {
         if !matches!(h, Handle::Absent) {
             present |= 1 << k;
         }
@@ -188,7 +231,25 @@ impl Scanner {
             let root_ino = self.hier.dir_ino(&self.root).unwrap_or(0);
             let mut all = Vec::new();
             let start = (GroupPath::root(), self.root.clone(), root_ino, 0);
-            self.list_subtree(start, &mut all, cost);
+            if self.entries.is_empty() {
+                // the first walk: every group is new, and its files are
+                // opened from its directory while it is listed
+                let hier = Arc::clone(&self.hier);
+                let (table, depth) = (self.table, self.cfg.max_depth);
+                walk_opening(
+                    &hier,
+                    table,
+                    start,
+                    depth,
+                    &mut all,
+                    cost,
+                    &mut |p, ino, bits, dir| {
+                        self.preopen(p, ino, bits, dir);
+                    },
+                );
+            } else {
+                self.list_subtree(start, &mut all, cost);
+            }
             all
         });
         self.reconcile(found, periodic || self.reread_types);

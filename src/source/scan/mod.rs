@@ -76,7 +76,7 @@ pub use listing::list_groups;
 
 use budget::nofile_soft_limit;
 use changes::{watch_cap, Watch};
-use hot::{Table, MAX_FILES};
+use hot::Table;
 use listing::one_per_path;
 use reads::drop_orphans;
 
@@ -120,6 +120,64 @@ enum Handle {
     Reopen(Option<u64>),
 }
 
+/// An entry's handles by the table's index, the `Absent` ones not
+/// stored: a group of a v1 hierarchy has 1-3 of the table's 15 files,
+/// a cgroup2 group 3-5 of 11 (a slot for each was 240 of an entry's 320
+/// bytes, seven scanners of 10,000 entries at 10,000 groups).
+#[derive(Debug, Default)]
+struct Handles(Vec<(u8, Handle)>);
+
+impl Handles {
+    /// Room for `n` handles.
+    fn with_capacity(n: usize) -> Self {
+        Self(Vec::with_capacity(n))
+    }
+
+    fn at(&self, k: usize) -> Result<usize, usize> {
+        self.0.binary_search_by_key(&k, |(i, _)| usize::from(*i))
+    }
+
+    /// The handle of file `k`; `None` for an absent file.
+    fn get_mut(&mut self, k: usize) -> Option<&mut Handle> {
+        let i = self.at(k).ok()?;
+        Some(&mut self.0[i].1)
+    }
+
+    /// Whether file `k` has a kept descriptor.
+    fn is_kept(&self, k: usize) -> bool {
+        self.at(k)
+            .is_ok_and(|i| matches!(self.0[i].1, Handle::Kept(_)))
+    }
+
+    /// File `k`'s handle, taken out (`Absent` for none).
+    fn take(&mut self, k: usize) -> Handle {
+        self.at(k).map_or(Handle::Absent, |i| {
+            std::mem::replace(&mut self.0[i].1, Handle::Absent)
+        })
+    }
+
+    /// Sets file `k`'s handle (`Absent` removes it).
+    fn set(&mut self, k: usize, h: Handle) {
+        match (self.at(k), h) {
+            (Ok(i), Handle::Absent) => {
+                self.0.remove(i);
+            }
+            (Ok(i), h) => self.0[i].1 = h,
+            (Err(_), Handle::Absent) => {}
+            (Err(i), h) => {
+                // the table has at most MAX_FILES (15) files
+                let k = u8::try_from(k).unwrap_or(u8::MAX);
+                self.0.insert(i, (k, h));
+            }
+        }
+    }
+
+    /// Every file's handle that is not `Absent`, by index.
+    fn iter(&self) -> impl Iterator<Item = (usize, &Handle)> {
+        self.0.iter().map(|(k, h)| (usize::from(*k), h))
+    }
+}
+
 #[derive(Debug)]
 struct Entry {
     path: GroupPath,
@@ -127,7 +185,7 @@ struct Entry {
     dir: PathBuf,
     inode: u64,
     cgroup_type: Option<CgroupType>,
-    handles: [Handle; MAX_FILES],
+    handles: Handles,
     /// v1 only: how a group made or removed below is noticed (cgroup2
     /// has cgroup.stat's nr_descendants instead).
     watch: Watch,
@@ -177,6 +235,13 @@ pub struct Scanner {
     buf: Vec<u8>,
     /// The files read beyond the always-read ones (the columns shown).
     extras: HotExtras,
+    /// The first walk's new groups' files, opened from their directories
+    /// as they were listed, by directory inode, until `reconcile` takes
+    /// them.
+    preopened: std::collections::HashMap<u64, reconcile::Preopened>,
+    /// A file the first walk opened was left to open/read/close for want
+    /// of descriptors (`fd_limited` from `reconcile` on).
+    preopen_limited: bool,
 }
 
 impl Scanner {
@@ -226,6 +291,8 @@ impl Scanner {
             fd_limited: false,
             buf: vec![0; 64 * 1024],
             extras: HotExtras::default(),
+            preopened: std::collections::HashMap::new(),
+            preopen_limited: false,
         }
     }
 

@@ -156,15 +156,11 @@ impl Scanner {
                 if *kind == Hot::Procs && hot.pids_current.is_some() {
                     continue;
                 }
-                let r = read_handle(
-                    &hier,
-                    &mut e.handles[k],
-                    &e.dir,
-                    name,
-                    &mut buf,
-                    *kind == Hot::Procs,
-                    cost,
-                );
+                // an absent file has no handle: nothing to read
+                let Some(h) = e.handles.get_mut(k) else {
+                    continue;
+                };
+                let r = read_handle(&hier, h, &e.dir, name, &mut buf, *kind == Hot::Procs, cost);
                 match r {
                     Read1::Gone => {
                         // a file goes away with its group, or alone when a
@@ -173,10 +169,10 @@ impl Scanner {
                         // another inode = the group made again)
                         match hier.dir_ino(&e.dir) {
                             Ok(ino) if ino == e.inode => {
-                                if matches!(e.handles[k], Handle::Kept(_)) {
+                                if e.handles.is_kept(k) {
                                     dropped_kept += 1;
                                 }
-                                e.handles[k] = Handle::Absent;
+                                e.handles.set(k, Handle::Absent);
                                 changed = true;
                             }
                             now => {

@@ -3,13 +3,15 @@
 //! opened (within the budget), those no longer wanted closed, new groups'
 //! cgroup.type read.
 
-use super::budget::count_kept;
+use super::budget::{count_kept, is_fd_shortage};
 use super::changes::Watch;
-use super::hot::{bit_of, Hot, TYPE_BIT};
+use super::hot::{bit_of, Hot, MAX_FILES, TYPE_BIT};
 use super::listing::{one_per_path, Listed};
-use super::{Entry, Handle, ScanKind, Scanner};
+use super::{Entry, Handle, Handles, ScanKind, Scanner};
 use crate::cgroupfs::{files, CgroupType};
 use crate::model::tree::path::parent_bytes;
+use crate::model::GroupPath;
+use crate::source::hier::GroupDir;
 
 impl Scanner {
     /// Takes `found` (every group, from a walk) as the new list, keeping
@@ -20,7 +22,7 @@ impl Scanner {
     pub(super) fn reconcile(&mut self, mut found: Vec<Listed>, reread_types: bool) {
         // recomputed below: a file left to open/read/close for want of
         // descriptors sets it again
-        self.fd_limited = false;
+        self.fd_limited = std::mem::take(&mut self.preopen_limited);
         found.sort_by(|a, b| a.0.cmp(&b.0));
         one_per_path(&mut found, |f| (&f.0, f.2));
         // v1: how many subdirectories each directory had when listed (its
@@ -44,13 +46,7 @@ impl Scanner {
             .collect();
         drop(subdirs);
         let table = self.table;
-        let procs = !matches!(self.kind, ScanKind::V1 { procs: false });
-        let pids_bit = bit_of(table, Hot::PidsCurrent);
-        let recursive_bits = (
-            bit_of(table, Hot::BlkioBytesRecursive),
-            bit_of(table, Hot::BlkioIosRecursive),
-        );
-        let usage_user_bit = bit_of(table, Hot::CpuacctUser);
+        let mut preopened = std::mem::take(&mut self.preopened);
         // both lists are sorted by path: match them in one pass
         let mut old = std::mem::take(&mut self.entries).into_iter().peekable();
         let mut entries = Vec::with_capacity(found.len());
@@ -69,71 +65,58 @@ impl Scanner {
                         dir,
                         inode,
                         cgroup_type: None,
-                        handles: std::array::from_fn(|_| Handle::Absent),
+                        handles: Handles::default(),
                         watch: Watch::None,
                     };
                     (e, true)
                 }
             };
-            let extras = self.extras;
-            // a file of a column not shown is left as if absent: no
-            // descriptor, no read
-            let has = |bit: usize| {
-                present & (1 << bit) != 0
-                    && table.get(bit).is_none_or(|(h, _)| {
-                        h.wanted(extras)
-                            && (procs || *h != Hot::Procs)
-                            // the group's own blkio counters only where
-                            // the subtree's are not (before Linux 4.11)
-                            && match h {
-                                Hot::BlkioBytes => {
-                                    recursive_bits.0.is_none_or(|b| present & (1 << b) == 0)
-                                }
-                                Hot::BlkioIos => {
-                                    recursive_bits.1.is_none_or(|b| present & (1 << b) == 0)
-                                }
-                                // cpuacct.stat's ticks only where the ns
-                                // split is not (before Linux 4.7)
-                                Hot::CpuacctStat => {
-                                    usage_user_bit.is_none_or(|b| present & (1 << b) == 0)
-                                }
-                                _ => true,
-                            }
-                    })
+            let (mask, lazy_procs) = self.wanted(present);
+            let has = |bit: usize| mask & (1 << bit) != 0;
+            // the files the walk opened from the group's directory
+            let mut pre = if new {
+                preopened.remove(&inode).filter(|p| p.path == entry.path)
+            } else {
+                None
             };
-            // cgroup.procs is read only where pids.current is absent: do not
-            // hold a descriptor (nor, on kernfs, its page once read) for it
-            // otherwise, but keep it reachable should pids.current not parse
-            let lazy_procs = pids_bit.is_some_and(has);
             // reconcile: a controller enabled or disabled in the parent adds
             // or removes files of a group that stays
+            if new {
+                entry.handles =
+                    Handles::with_capacity((mask & !(1 << TYPE_BIT)).count_ones() as usize);
+            }
             for (k, (kind, name)) in table.iter().enumerate() {
                 let lazy = lazy_procs && *kind == Hot::Procs;
-                let h = &mut entry.handles[k];
-                match (has(k), &*h) {
+                let h = match (has(k), entry.handles.take(k)) {
                     (true, Handle::Kept(_)) if lazy => {
                         self.kept -= 1;
-                        *h = Handle::Reopen(None);
+                        Handle::Reopen(None)
                     }
-                    (true, Handle::Absent) if lazy => *h = Handle::Reopen(None),
-                    (true, _) if lazy => {}
+                    (true, Handle::Absent) if lazy => Handle::Reopen(None),
+                    (true, h) if lazy => h,
                     // a reopened file gets a kept descriptor once the
                     // budget has room again (groups went away)
                     (true, Handle::Absent | Handle::Reopen(_)) => {
-                        *h = self.open_handle(&entry.dir.join(name));
+                        match pre.as_mut().and_then(|p| p.handles[k].take()) {
+                            Some(opened) => opened,
+                            None => self.open_handle(&entry.dir.join(name)),
+                        }
                     }
                     (false, Handle::Kept(_)) => {
                         self.kept -= 1;
-                        *h = Handle::Absent;
+                        Handle::Absent
                     }
-                    (false, Handle::Reopen(_)) => *h = Handle::Absent,
-                    _ => {}
-                }
+                    (false, Handle::Reopen(_)) => Handle::Absent,
+                    (_, h) => h,
+                };
+                entry.handles.set(k, h);
             }
             if self.is_v1() {
                 self.watch(&mut entry, links);
             }
-            if new || reread_types {
+            if let Some(p) = pre.as_ref().filter(|p| p.type_read) {
+                entry.cgroup_type = p.cgroup_type;
+            } else if new || reread_types {
                 entry.cgroup_type = if has(TYPE_BIT) {
                     self.hier
                         .read_text(&entry.dir.join(files::TYPE))
@@ -143,10 +126,17 @@ impl Scanner {
                     None
                 };
             }
+            if let Some(p) = pre {
+                self.kept -= p.kept();
+            }
             entries.push(entry);
         }
         for e in old {
             self.kept -= count_kept(&e);
+        }
+        // opened for a group the listing gave twice, or that is not kept
+        for p in preopened.into_values() {
+            self.kept -= p.kept();
         }
         self.entries = entries;
         self.by_links = (self.entries.iter())
@@ -155,6 +145,128 @@ impl Scanner {
         self.by_notify = (self.entries.iter())
             .filter(|e| matches!(e.watch, Watch::Notify))
             .count();
+    }
+}
+
+/// A new group's files, opened by the first walk from its directory
+/// while it was listed (`Scanner::preopen`), taken by `reconcile`.
+#[derive(Debug)]
+pub(super) struct Preopened {
+    pub(super) path: GroupPath,
+    /// By the table's index: the handle `open_handle` would have made.
+    pub(super) handles: [Option<Handle>; MAX_FILES],
+    /// Whether cgroup.type was looked at, and what it said.
+    pub(super) type_read: bool,
+    pub(super) cgroup_type: Option<CgroupType>,
+}
+
+impl Preopened {
+    /// The kept descriptors still held (counted in `Scanner::kept`).
+    fn kept(&self) -> usize {
+        (self.handles.iter())
+            .filter(|h| matches!(h, Some(Handle::Kept(_))))
+            .count()
+    }
+}
+
+impl Scanner {
+    /// Which files a group whose directory holds `present` (the walk's
+    /// bits) gets a handle for, as bits (cgroup.type's too), and whether
+    /// its cgroup.procs is lazy: read only where pids.current is not.
+    pub(super) fn wanted(&self, present: u16) -> (u16, bool) {
+        let table = self.table;
+        let extras = self.extras;
+        let procs = !matches!(self.kind, ScanKind::V1 { procs: false });
+        let recursive_bits = (
+            bit_of(table, Hot::BlkioBytesRecursive),
+            bit_of(table, Hot::BlkioIosRecursive),
+        );
+        let usage_user_bit = bit_of(table, Hot::CpuacctUser);
+        // a file of a column not shown is left as if absent: no
+        // descriptor, no read
+        let has = |bit: usize| {
+            present & (1 << bit) != 0
+                && table.get(bit).is_none_or(|(h, _)| {
+                    h.wanted(extras)
+                        && (procs || *h != Hot::Procs)
+                        // the group's own blkio counters only where
+                        // the subtree's are not (before Linux 4.11)
+                        && match h {
+                            Hot::BlkioBytes => {
+                                recursive_bits.0.is_none_or(|b| present & (1 << b) == 0)
+                            }
+                            Hot::BlkioIos => {
+                                recursive_bits.1.is_none_or(|b| present & (1 << b) == 0)
+                            }
+                            // cpuacct.stat's ticks only where the ns
+                            // split is not (before Linux 4.7)
+                            Hot::CpuacctStat => {
+                                usage_user_bit.is_none_or(|b| present & (1 << b) == 0)
+                            }
+                            _ => true,
+                        }
+                })
+        };
+        let mut mask = 0u16;
+        for bit in (0..table.len()).chain([TYPE_BIT]) {
+            if has(bit) {
+                mask |= 1 << bit;
+            }
+        }
+        // cgroup.procs is read only where pids.current is absent: do not
+        // hold a descriptor (nor, on kernfs, its page once read) for it
+        // otherwise, but keep it reachable should pids.current not parse
+        let lazy_procs = bit_of(table, Hot::PidsCurrent).is_some_and(has);
+        (mask, lazy_procs)
+    }
+
+    /// The first walk, at a group's directory while it is listed: opens
+    /// the files `reconcile` would open for it, by name from the
+    /// directory (no path resolved from the root again, and on kernfs no
+    /// `fstat`: `GroupDir::open_read`), within the descriptor budget as
+    /// `open_handle`, and reads its cgroup.type the same way.
+    pub(super) fn preopen(&mut self, path: &GroupPath, inode: u64, present: u16, dir: &GroupDir) {
+        let (mask, lazy_procs) = self.wanted(present);
+        let mut p = Preopened {
+            path: path.clone(),
+            handles: std::array::from_fn(|_| None),
+            type_read: false,
+            cgroup_type: None,
+        };
+        for (k, (kind, name)) in self.table.iter().enumerate() {
+            if mask & (1 << k) == 0 || (lazy_procs && *kind == Hot::Procs) {
+                continue;
+            }
+            p.handles[k] = Some(if self.room() {
+                match dir.open_read(name) {
+                    Ok(f) => {
+                        self.kept += 1;
+                        // scanners of other hierarchies may be opening
+                        // theirs at the same time (the first refresh)
+                        self.publish();
+                        Handle::Kept(f)
+                    }
+                    Err(e) => {
+                        self.preopen_limited |= is_fd_shortage(&e);
+                        // reopened each time: the error shows on the group
+                        Handle::Reopen(None)
+                    }
+                }
+            } else {
+                self.preopen_limited = true;
+                Handle::Reopen(None)
+            });
+        }
+        if mask & (1 << TYPE_BIT) != 0 {
+            p.type_read = true;
+            p.cgroup_type = dir
+                .read_text(files::TYPE)
+                .ok()
+                .and_then(|t| CgroupType::parse(&t).ok());
+        }
+        if let Some(old) = self.preopened.insert(inode, p) {
+            self.kept -= old.kept();
+        }
     }
 }
 
