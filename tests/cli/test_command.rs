@@ -98,7 +98,14 @@ echo "test result: ok. 2 passed""#,
         line.starts_with("passed (") && line.ends_with(" s) 2 tests printed a skip: not root (2)"),
         "{line}"
     );
-    for tier in ["pty", "fio", "cargo install", "vm scale", "vm identity", "vm suite"] {
+    for tier in [
+        "pty",
+        "fio",
+        "cargo install",
+        "vm scale",
+        "vm identity",
+        "vm suite",
+    ] {
         assert_eq!(summary_line(&out, tier), "skipped --fast", "{tier}");
     }
     assert!(

@@ -894,7 +894,7 @@ fn listing_check_on_a_fixture() {
         }
     }
     let r = root.to_str().expect("UTF-8 path");
-    let text = cgtop(&["--root", r, "-b", "-n", "2", "-d", "0.1"]);
+    let text = cgtop(&["--root", r, "-b", "--kernel-names", "-n", "2", "-d", "0.1"]);
     let json = cgtop(&["--root", r, "--json", "-n", "1", "-d", "0.1"]);
     let s = check_listing(&expected, &text, &json, 2);
     let n = expected.lines().count() + 1;
@@ -1064,7 +1064,7 @@ fn churn_text_check_on_a_fixture() {
     let r = fixture();
     let r = r.to_str().expect("UTF-8 path");
     let t0 = std::time::Instant::now();
-    let text = cgtop(&["--root", r, "-b", "-n", "4", "-d", "0.1"]);
+    let text = cgtop(&["--root", r, "-b", "--kernel-names", "-n", "4", "-d", "0.1"]);
     let lim = fixture_limits(0.1, t0, "/system.slice/");
     let s = check_churn_text(&text, &lim, 2);
     assert!(s.starts_with("4 refreshes"), "{s}");

@@ -172,7 +172,7 @@ fn v1_tree_shows_cpu_memory_io_pids() {
     );
     let run = CgtopRun::start(&sb.top, "1", 9);
     let table = Command::new(env!("CARGO_BIN_EXE_cgtop"))
-        .args(["-b", "-n", "3", "-d", "1"])
+        .args(["-b", "--kernel-names", "-n", "3", "-d", "1"])
         .arg(sb.top.as_rel_path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -265,7 +265,7 @@ step_list() {
     local rc1 rc2 rc3 t
     find "$CG" -mindepth 1 -type d -printf '/%P\n' > "$W/expected"
     t=$(ms)
-    timeout 600 "$CGTOP" -b -n 2 -d 0.5 > "$RESULTS/list.txt" 2> "$W/list.err"
+    timeout 600 "$CGTOP" -b --kernel-names -n 2 -d 0.5 > "$RESULTS/list.txt" 2> "$W/list.err"
     rc1=$?
     figure list_text_ms $(($(ms) - t))
     t=$(ms)
