@@ -724,7 +724,9 @@ fn confirmation_text(screen: &str) -> Option<String> {
 
 /// `e` on docker's container, CPU 50%, Enter: the confirmation names the
 /// owner and its durable way (`docker update --cpus 0.5 shop-api-1`);
-/// Esc cancels and cpu.max is left as it was.
+/// Esc cancels and cpu.max is left as it was. Where docker's scope has no
+/// cpu controller, memory.max (the form's eighth field) 512M and
+/// `docker update --memory 512m` instead.
 #[test]
 #[ignore = "needs the identity guest: tests/vm/runtimes/run"]
 fn limit_edit_on_docker_container_names_docker_update() {
@@ -734,8 +736,15 @@ fn limit_edit_on_docker_container_names_docker_update() {
         .find(|c| c.runtime == "docker")
         .expect("docker's container listed");
     let group = c.group();
-    let cpu_max = std::path::PathBuf::from(format!("/sys/fs/cgroup{group}/cpu.max"));
-    let before = std::fs::read_to_string(&cpu_max).expect("read the container's cpu.max");
+    let dir = std::path::PathBuf::from(format!("/sys/fs/cgroup{group}"));
+    // (the file, the field's place in the form, typed, its preview, docker's way)
+    let (file, downs, typed, preview, way) = if dir.join("cpu.max").exists() {
+        ("cpu.max", 0, "50%", "50000 100000", "--cpus 0.5")
+    } else {
+        ("memory.max", 7, "512M", "536870912", "--memory 512m")
+    };
+    let limit = dir.join(file);
+    let before = std::fs::read_to_string(&limit).expect("read the container's limit");
     let t = tui(&group, 200, 50);
     // the start row, then the first detail that makes the actions ready
     // and the identity read after the first frame
@@ -749,29 +758,37 @@ fn limit_edit_on_docker_container_names_docker_update() {
         screen_artifact("identity_owner_write", "e MISSED", &s);
         panic!("e opened no limits form");
     }
-    t.type_text("50%");
-    if let Err(s) = wait_screen(&t, TUI_WAIT, |s| s.contains("50000 100000")) {
-        screen_artifact("identity_owner_write", "50% MISSED", &s);
-        panic!("50% gave no cpu.max preview");
+    for _ in 0..downs {
+        t.send(&["Down"]);
+        sleep(Duration::from_millis(200));
+    }
+    t.type_text(typed);
+    if let Err(s) = wait_screen(&t, TUI_WAIT, |s| s.contains(preview)) {
+        screen_artifact("identity_owner_write", &format!("{typed} MISSED"), &s);
+        panic!("{typed} gave no {file} preview");
     }
     t.send(&["Enter"]);
     let confirm = wait_screen(&t, TUI_WAIT, |s| confirmation_text(s).is_some());
     let screen = match &confirm {
         Ok(s) | Err(s) => s.clone(),
     };
-    screen_artifact("identity_owner_write", "e 50% Enter", &screen);
+    screen_artifact(
+        "identity_owner_write",
+        &format!("e {file} {typed} Enter"),
+        &screen,
+    );
     t.send(&["Escape"]);
     sleep(Duration::from_secs(2));
-    let after = std::fs::read_to_string(&cpu_max).expect("read the container's cpu.max");
+    let after = std::fs::read_to_string(&limit).expect("read the container's limit");
     t.send(&["Escape"]);
     t.send(&["q"]);
     let text = confirmation_text(&screen).unwrap_or_default();
     figure("identity_owner_write", &format!("confirmation: {text:?}"));
-    let want = format!("docker update --cpus 0.5 {}", c.name);
+    let want = format!("docker update {way} {}", c.name);
     assert!(confirm.is_ok(), "Enter showed no confirmation");
     assert!(
         text.contains(&format!("docker container {}", c.name)) && text.contains(&want),
         "the confirmation does not name the owner and {want:?}: {text:?}"
     );
-    assert_eq!(after, before, "Esc at the confirmation still wrote cpu.max");
+    assert_eq!(after, before, "Esc at the confirmation still wrote {file}");
 }
