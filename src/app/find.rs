@@ -177,17 +177,21 @@ fn where_words(app: &App, group: &GroupPath) -> String {
     }
 }
 
-/// The container or pod the group is, in words, where its identity (the
-/// readers', else its name's) says a runtime owns it.
+/// The container or pod the group is or is in, in words: the nearest of
+/// the group and its ancestors whose identity (the readers', else its
+/// name's) says a runtime owns it (crun runs a podman container's
+/// process in `libpod-<id>.scope/container`).
 pub fn container_of(app: &App, group: &GroupPath) -> Option<String> {
-    let sample = app
-        .data
-        .as_ref()
-        .and_then(|d| d.refresh.snapshot.find(group))
-        .and_then(|g| g.identity.as_deref().cloned());
-    let id = sample.or_else(|| Identity::of_name(group))?;
-    crate::model::write::owner::Owner::of(&id)?;
-    Some(crate::model::write::owner::shown(&id))
+    group.ancestors().find_map(|g| {
+        let sample = app
+            .data
+            .as_ref()
+            .and_then(|d| d.refresh.snapshot.find(&g))
+            .and_then(|s| s.identity.as_deref().cloned());
+        let id = sample.or_else(|| Identity::of_name(&g))?;
+        crate::model::write::owner::Owner::of(&id)?;
+        Some(crate::model::write::owner::shown(&id))
+    })
 }
 
 /// Selects `place`'s group: its ancestors unfolded (a filter that hides

@@ -530,7 +530,7 @@ fn tui_shows_each_container_name_at_80x24_and_200x50() {
         let size = format!("{w}x{h}");
         let t = tui("--flat", w, h);
         // the identities come after the first frame: wait for one of them
-        let first = wait_screen(&t, TUI_WAIT, |s| {
+        let first = wait_screen(&t, Duration::from_secs(20), |s| {
             named.iter().any(|c| row_naming(s, &c.name).is_some())
         });
         let first = match first {
