@@ -38,6 +38,8 @@ pub struct Finding {
     pub highlight: Option<u32>,
     /// `--pid`'s process, until the group it is in was shown and said.
     pub start: Option<ProcessPlace>,
+    /// Refreshes since `start`'s group was first shown.
+    pub start_refreshes: u8,
 }
 
 impl App {
@@ -177,17 +179,28 @@ fn where_words(app: &App, group: &GroupPath) -> String {
     }
 }
 
-/// The container or pod the group is, in words, where its identity (the
-/// readers', else its name's) says a runtime owns it.
+/// The container or pod the group is or is in, in words: the nearest of
+/// the group and its ancestors whose identity (the readers', else its
+/// name's) says a runtime owns it (crun runs a podman container's
+/// process in `libpod-<id>.scope/container`).
 pub fn container_of(app: &App, group: &GroupPath) -> Option<String> {
-    let sample = app
-        .data
-        .as_ref()
-        .and_then(|d| d.refresh.snapshot.find(group))
-        .and_then(|g| g.identity.as_deref().cloned());
-    let id = sample.or_else(|| Identity::of_name(group))?;
-    crate::model::write::owner::Owner::of(&id)?;
-    Some(crate::model::write::owner::shown(&id))
+    owning_identity(app, group).map(|(id, _)| crate::model::write::owner::shown(&id))
+}
+
+/// The identity of [`container_of`], and whether the readers gave it
+/// (the name's alone has no container name: docker's id only).
+fn owning_identity(app: &App, group: &GroupPath) -> Option<(Identity, bool)> {
+    group.ancestors().find_map(|g| {
+        let sample = app
+            .data
+            .as_ref()
+            .and_then(|d| d.refresh.snapshot.find(&g))
+            .and_then(|s| s.identity.as_deref().cloned());
+        let read = sample.is_some();
+        let id = sample.or_else(|| Identity::of_name(&g))?;
+        crate::model::write::owner::Owner::of(&id)?;
+        Some((id, read))
+    })
 }
 
 /// Selects `place`'s group: its ancestors unfolded (a filter that hides
@@ -248,28 +261,41 @@ pub(super) fn highlight(app: &mut App) {
 }
 
 /// After a refresh: `--pid`'s landing is said once its group is shown
-/// (with the container it is in, from the identity of that refresh).
+/// (with the container it is in, from the identity of that refresh);
+/// said again when the readers' identity comes (after the first frame:
+/// the container's name), at most [`START_REFRESHES`] refreshes later.
 pub(super) fn after_refresh(app: &mut App) {
-    let Some(place) = app.finding.start.as_ref() else {
+    let Some(place) = app.finding.start.clone() else {
         return;
     };
     if app.selected.as_ref() != Some(&place.group) {
         return;
     }
-    let Some(place) = app.finding.start.take() else {
-        return;
-    };
+    let first = app.finding.start_refreshes == 0;
+    app.finding.start_refreshes = app.finding.start_refreshes.saturating_add(1);
     // the strip has no room for the process list: the detail opens in
     // full, as Tab does (Tab again: the tree)
-    if app.pane == Pane::Processes && app.tree_rows.strip && app.zoom == Zoom::Split {
+    if first && app.pane == Pane::Processes && app.tree_rows.strip && app.zoom == Zoom::Split {
         app.zoom = Zoom::Detail;
         app.set_tree_height();
     }
-    let text = format!(
-        "PID {} {}: in {}",
-        place.pid,
-        place.command,
-        where_words(app, &place.group)
-    );
-    app.set_status(Level::Info, text);
+    // a group named by no runtime's pattern (`ctr`'s /default/NAME) is
+    // known only from the readers: waited for as well
+    let read = owning_identity(app, &place.group).is_some_and(|(_, read)| read);
+    if first || read {
+        let text = format!(
+            "PID {} {}: in {}",
+            place.pid,
+            place.command,
+            where_words(app, &place.group)
+        );
+        app.set_status(Level::Info, text);
+    }
+    if read || app.finding.start_refreshes >= START_REFRESHES {
+        app.finding.start = None;
+        app.finding.start_refreshes = 0;
+    }
 }
+
+/// How many refreshes `--pid`'s status waits for the readers' identity.
+const START_REFRESHES: u8 = 5;

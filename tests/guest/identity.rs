@@ -25,9 +25,11 @@
 //! identity guest it fails at once rather than passing unchecked.
 
 use crate::common::prometheus::Serve;
-use crate::vm_common::{figure, require_vm};
+use crate::vm_common::{figure, require_vm, Tmux};
 use serde_json::Value;
 use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
 
 /// One running container, as its runtime reported it.
 #[derive(Debug)]
@@ -36,6 +38,8 @@ struct Container {
     name: String,
     image: String,
     id: String,
+    /// Its process's PID, as the runtime reported it (0 where none).
+    pid: u32,
     /// The group path of its process, from /proc/PID/cgroup ("/system.slice/docker-<id>.scope").
     cgroup: String,
 }
@@ -51,7 +55,7 @@ fn containers() -> Vec<Container> {
         .lines()
         .filter_map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
-            let [runtime, name, image, id, _pid, cgroup] = f[..] else {
+            let [runtime, name, image, id, pid, cgroup] = f[..] else {
                 return None;
             };
             Some(Container {
@@ -59,6 +63,7 @@ fn containers() -> Vec<Container> {
                 name: name.into(),
                 image: image.into(),
                 id: id.into(),
+                pid: pid.trim().parse().unwrap_or(0),
                 cgroup: cgroup.into(),
             })
         })
@@ -425,4 +430,376 @@ fn metrics_cgroup_info_carries_container_and_image() {
     drop(serve);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(fails.is_empty(), "/metrics:\n{}", fails.join("\n"));
+}
+
+// ---------------------------------------------------------------------------
+// The TUI, in tmux, as an operator would drive it.
+
+/// How long a screen may take to show what is waited for: the debug
+/// build under TCG, its first frame, then the identities read after it.
+const TUI_WAIT: Duration = Duration::from_secs(60);
+
+/// The containers whose names the TUI must show (the pod's slice and its
+/// sandbox aside).
+fn named_containers(list: &[Container]) -> Vec<&Container> {
+    list.iter()
+        .filter(|c| c.runtime != "k8s-pod" && c.runtime != "cri-sandbox")
+        .collect()
+}
+
+/// A TUI session of cgtop with `args`, `w`x`h`, in tmux.
+fn tui(args: &str, w: u16, h: u16) -> Tmux {
+    Tmux::run(&format!("{} {args}", env!("CARGO_BIN_EXE_cgtop")), w, h)
+}
+
+/// Waits until the screen satisfies `pred`; the last screen as the
+/// error after `limit` (the case goes on to the next container).
+fn wait_screen(t: &Tmux, limit: Duration, pred: impl Fn(&str) -> bool) -> Result<String, String> {
+    let t0 = Instant::now();
+    loop {
+        let s = t.capture();
+        if pred(&s) {
+            return Ok(s);
+        }
+        if t0.elapsed() > limit {
+            return Err(s);
+        }
+        sleep(Duration::from_millis(200));
+    }
+}
+
+/// The tree's rows on a screen: below the column header (GROUP ...)
+/// down to the bar that names the selected group (a line starting with
+/// `─`) or the filter's line; each cut where the detail beside the tree
+/// starts (the `┌` on the header's line), so that the detail's text
+/// ("WHO docker container shop-api-1") is not taken for a row.
+fn tree_rows(screen: &str) -> Vec<String> {
+    let mut lines = screen
+        .lines()
+        .skip_while(|l| !(l.contains("GROUP") && l.contains("CPU%")));
+    let Some(header) = lines.next() else {
+        return Vec::new();
+    };
+    let cut = header.chars().position(|c| c == '┌');
+    lines
+        .take_while(|l| {
+            let t = l.trim_start();
+            !t.starts_with('─') && !t.starts_with("filter:")
+        })
+        .map(|l| match cut {
+            Some(n) => l.chars().take(n).collect(),
+            None => l.to_string(),
+        })
+        .collect()
+}
+
+/// Whether `line` has `name` as a whole word (tree glyphs, `·`,
+/// brackets aside: "├──web-1 · podman 6e34…" has web-1; "shop-api-1"
+/// does not have api).
+fn has_word(line: &str, name: &str) -> bool {
+    line.split(|c: char| !(c.is_alphanumeric() || "-_.".contains(c)))
+        .any(|w| w == name)
+}
+
+/// The tree row naming `name`, if one does.
+fn row_naming(screen: &str, name: &str) -> Option<String> {
+    tree_rows(screen)
+        .into_iter()
+        .find(|l| has_word(l, name))
+        .map(|l| l.trim_end().to_string())
+}
+
+/// A captured screen, printed whole in the test's output (the run's log
+/// keeps it) with a one-line figure.
+fn screen_artifact(case: &str, label: &str, screen: &str) {
+    println!("SCREEN {case} {label} (tmux capture-pane):");
+    for l in screen.lines() {
+        println!("  |{l}|");
+    }
+    println!("END SCREEN {case} {label}");
+    figure(
+        case,
+        &format!("{label}: screen printed above (SCREEN {case} {label})"),
+    );
+}
+
+/// Types `/`, `text`, Enter: the filter kept.
+fn filter(t: &Tmux, text: &str) {
+    t.send(&["/"]);
+    sleep(Duration::from_millis(300));
+    t.type_text(text);
+    sleep(Duration::from_millis(300));
+    t.send(&["Enter"]);
+}
+
+/// Every container's name on a tree row at 80x24 and at 200x50, as a
+/// user finds it: the flat list first (whatever is on the first screen
+/// counts), then `/` with the name for the others; each screen printed.
+#[test]
+#[ignore = "needs the identity guest: tests/vm/runtimes/run"]
+fn tui_shows_each_container_name_at_80x24_and_200x50() {
+    let list = containers();
+    let named = named_containers(&list);
+    let mut fails = Vec::new();
+    for (w, h) in [(80u16, 24u16), (200, 50)] {
+        let size = format!("{w}x{h}");
+        let t = tui("--flat", w, h);
+        // the identities come after the first frame: wait for one of them
+        let first = wait_screen(&t, Duration::from_secs(20), |s| {
+            named.iter().any(|c| row_naming(s, &c.name).is_some())
+        });
+        let first = match first {
+            Ok(s) | Err(s) => s,
+        };
+        screen_artifact("identity_tui", &format!("{size} --flat"), &first);
+        let mut on_first = Vec::new();
+        for c in &named {
+            if row_naming(&first, &c.name).is_some() {
+                on_first.push(c.name.as_str());
+                continue;
+            }
+            filter(&t, &c.name);
+            match wait_screen(&t, TUI_WAIT, |s| row_naming(s, &c.name).is_some()) {
+                Ok(s) => {
+                    screen_artifact("identity_tui", &format!("{size} /{}", c.name), &s);
+                    figure(
+                        "identity_tui",
+                        &format!(
+                            "{size} {} {}: row {:?}",
+                            c.runtime,
+                            c.name,
+                            row_naming(&s, &c.name).unwrap_or_default()
+                        ),
+                    );
+                }
+                Err(s) => {
+                    screen_artifact("identity_tui", &format!("{size} /{} MISSED", c.name), &s);
+                    fails.push(format!(
+                        "{size} {} {}: no tree row names it, --flat then /{}",
+                        c.runtime, c.name, c.name
+                    ));
+                }
+            }
+            // Esc clears the filter
+            t.send(&["Escape"]);
+            sleep(Duration::from_millis(500));
+        }
+        figure(
+            "identity_tui",
+            &format!("{size}: on the first --flat screen without a filter: {on_first:?}"),
+        );
+        t.send(&["q"]);
+    }
+    assert!(fails.is_empty(), "TUI:\n{}", fails.join("\n"));
+}
+
+/// `/` with a container's name (or the pod's) in the tree (not flat):
+/// the filtered tree shows that container's row, its parents kept.
+#[test]
+#[ignore = "needs the identity guest: tests/vm/runtimes/run"]
+fn tui_filter_finds_each_container_by_name() {
+    let list = containers();
+    let mut fails = Vec::new();
+    let t = tui("", 160, 45);
+    if let Err(s) = wait_screen(&t, TUI_WAIT, |s| !tree_rows(s).is_empty()) {
+        panic!("cgtop's tree never came:\n{s}");
+    }
+    for c in list.iter().filter(|c| c.runtime != "cri-sandbox") {
+        filter(&t, &c.name);
+        match wait_screen(&t, TUI_WAIT, |s| row_naming(s, &c.name).is_some()) {
+            Ok(s) => {
+                let row = row_naming(&s, &c.name).unwrap_or_default();
+                figure(
+                    "identity_filter",
+                    &format!(
+                        "/{} ({}): row {row:?}, {} rows shown",
+                        c.name,
+                        c.runtime,
+                        tree_rows(&s).len()
+                    ),
+                );
+                screen_artifact("identity_filter", &format!("/{}", c.name), &s);
+            }
+            Err(s) => {
+                screen_artifact("identity_filter", &format!("/{} MISSED", c.name), &s);
+                fails.push(format!("/{} ({}): no tree row names it", c.name, c.runtime));
+            }
+        }
+        t.send(&["Escape"]);
+        sleep(Duration::from_millis(500));
+    }
+    t.send(&["q"]);
+    assert!(fails.is_empty(), "filter:\n{}", fails.join("\n"));
+}
+
+/// `cgtop --pid PID` of each container's process: the status line says
+/// which container holds it ("PID 812 sleep: in docker container
+/// shop-api-1 (046c7a5b3d2e), /system.slice/docker-….scope") and the
+/// process page of the group selected lists the PID.
+#[test]
+#[ignore = "needs the identity guest: tests/vm/runtimes/run"]
+fn pid_option_lands_on_each_containers_group() {
+    let list = containers();
+    let mut fails = Vec::new();
+    for c in named_containers(&list) {
+        if c.pid == 0 {
+            fails.push(format!("{} {}: no pid listed", c.runtime, c.name));
+            continue;
+        }
+        let t = tui(&format!("--pid {}", c.pid), 200, 50);
+        let said = |s: &str| {
+            s.lines().any(|l| {
+                l.contains(&format!("PID {} ", c.pid))
+                    && l.contains(" container ")
+                    && has_word(l, &c.name)
+            })
+        };
+        // the process page (the detail beside the tree) of the group
+        // selected: "│    443 root      S ..."
+        let row = format!("│{:>7} ", c.pid);
+        let selected = |s: &str| s.contains("COMMAND") && s.lines().any(|l| l.contains(&row));
+        match wait_screen(&t, TUI_WAIT, |s| said(s) && selected(s)) {
+            Ok(s) => {
+                let line = s
+                    .lines()
+                    .find(|l| l.contains(&format!("PID {} ", c.pid)) && has_word(l, &c.name))
+                    .unwrap_or("")
+                    .trim();
+                figure(
+                    "identity_pid",
+                    &format!("--pid {} ({} {}): {line:?}", c.pid, c.runtime, c.name),
+                );
+                if c.runtime == "docker" {
+                    screen_artifact("identity_pid", &format!("--pid {} ({})", c.pid, c.name), &s);
+                    if !line.contains(&format!("in docker container {} ", c.name)) {
+                        fails.push(format!(
+                            "{}: status {line:?} lacks \"in docker container {}\"",
+                            c.name, c.name
+                        ));
+                    }
+                }
+            }
+            Err(s) => {
+                screen_artifact(
+                    "identity_pid",
+                    &format!("--pid {} ({}) MISSED", c.pid, c.name),
+                    &s,
+                );
+                fails.push(format!(
+                    "--pid {} ({} {}): no status line naming the container{}",
+                    c.pid,
+                    c.runtime,
+                    c.name,
+                    if selected(&s) {
+                        ""
+                    } else {
+                        ", nor its group selected"
+                    }
+                ));
+            }
+        }
+        t.send(&["q"]);
+    }
+    assert!(fails.is_empty(), "--pid:\n{}", fails.join("\n"));
+}
+
+/// The text inside the confirmation's box, its lines joined (a long
+/// command wraps).
+fn confirmation_text(screen: &str) -> Option<String> {
+    let mut inside = false;
+    let mut text = Vec::new();
+    for l in screen.lines() {
+        if l.contains("┌ confirm") {
+            inside = true;
+            continue;
+        }
+        if inside {
+            if l.contains('└') {
+                return Some(
+                    text.join(" ")
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+            }
+            let (Some(a), Some(b)) = (l.find('│'), l.rfind('│')) else {
+                continue;
+            };
+            if b > a {
+                text.push(l[a + '│'.len_utf8()..b].trim().to_string());
+            }
+        }
+    }
+    None
+}
+
+/// `e` on docker's container, CPU 50%, Enter: the confirmation names the
+/// owner and its durable way (`docker update --cpus 0.5 shop-api-1`);
+/// Esc cancels and cpu.max is left as it was. Where docker's scope has no
+/// cpu controller, memory.max (the form's eighth field) 512M and
+/// `docker update --memory 512m` instead.
+#[test]
+#[ignore = "needs the identity guest: tests/vm/runtimes/run"]
+fn limit_edit_on_docker_container_names_docker_update() {
+    let list = containers();
+    let c = list
+        .iter()
+        .find(|c| c.runtime == "docker")
+        .expect("docker's container listed");
+    let group = c.group();
+    let dir = std::path::PathBuf::from(format!("/sys/fs/cgroup{group}"));
+    // (the file, the field's place in the form, typed, docker's way)
+    let (file, downs, typed, way) = if dir.join("cpu.max").exists() {
+        ("cpu.max", 0, "50%", "--cpus 0.5")
+    } else {
+        ("memory.max", 7, "512M", "--memory 512m")
+    };
+    let limit = dir.join(file);
+    let before = std::fs::read_to_string(&limit).expect("read the container's limit");
+    let t = tui(&group, 200, 50);
+    // the start row, then the first detail that makes the actions ready
+    // and the identity read after the first frame
+    if let Err(s) = wait_screen(&t, TUI_WAIT, |s| !tree_rows(s).is_empty()) {
+        screen_artifact("identity_owner_write", "start MISSED", &s);
+        panic!("cgtop at {group} showed no tree");
+    }
+    sleep(Duration::from_secs(5));
+    t.send(&["e"]);
+    if let Err(s) = wait_screen(&t, TUI_WAIT, |s| s.contains("cpu.max")) {
+        screen_artifact("identity_owner_write", "e MISSED", &s);
+        panic!("e opened no limits form");
+    }
+    for _ in 0..downs {
+        t.send(&["Down"]);
+        sleep(Duration::from_millis(200));
+    }
+    t.type_text(typed);
+    if let Err(s) = wait_screen(&t, TUI_WAIT, |s| s.contains(&format!("{typed}_"))) {
+        screen_artifact("identity_owner_write", &format!("{typed} MISSED"), &s);
+        panic!("{typed} not typed into the {file} field");
+    }
+    t.send(&["Enter"]);
+    let confirm = wait_screen(&t, TUI_WAIT, |s| confirmation_text(s).is_some());
+    let screen = match &confirm {
+        Ok(s) | Err(s) => s.clone(),
+    };
+    screen_artifact(
+        "identity_owner_write",
+        &format!("e {file} {typed} Enter"),
+        &screen,
+    );
+    t.send(&["Escape"]);
+    sleep(Duration::from_secs(2));
+    let after = std::fs::read_to_string(&limit).expect("read the container's limit");
+    t.send(&["Escape"]);
+    t.send(&["q"]);
+    let text = confirmation_text(&screen).unwrap_or_default();
+    figure("identity_owner_write", &format!("confirmation: {text:?}"));
+    let want = format!("docker update {way} {}", c.name);
+    assert!(confirm.is_ok(), "Enter showed no confirmation");
+    assert!(
+        text.contains(&format!("docker container {}", c.name)) && text.contains(&want),
+        "the confirmation does not name the owner and {want:?}: {text:?}"
+    );
+    assert_eq!(after, before, "Esc at the confirmation still wrote {file}");
 }

@@ -193,3 +193,37 @@ fn pid_at_start_lands_on_its_container_and_names_it() {
     let s = screen(&a, 120, 40);
     assert!(s.contains("in docker container 046c7a5b3d2e"), "{s}");
 }
+
+/// crun runs a podman container's process one level below its scope
+/// (`libpod-<id>.scope/container`): `--pid` of it names the container
+/// the group is in.
+#[test]
+fn pid_below_a_containers_scope_names_the_container() {
+    const ID: &str = "6e341326aa11bb22cc33dd44ee55ff66778899aabbccddeeff0011d5e1f00a12";
+    let dir = lab_tree();
+    let leaf = format!("machine.slice/libpod-{ID}.scope/container");
+    let to = dir.path().join(&leaf);
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(dir.path().join("batch")).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+    let mut a = App::new(
+        host(),
+        pure_v2_mount(),
+        GroupPath::root(),
+        Duration::from_secs(1),
+    );
+    resize(&mut a, 120, 40);
+    a.start_at_process(place(4_190_202, &leaf, "sleep"));
+    let mut c = collector(dir.path());
+    tick(&mut a, &mut c, 0.0);
+    assert_eq!(a.selected.as_ref(), Some(&GroupPath::new(&leaf)));
+    let status = a.status.clone().unwrap().text;
+    assert_eq!(
+        status,
+        format!("PID 4190202 sleep: in podman container 6e341326aa11, /{leaf}")
+    );
+}
