@@ -279,8 +279,9 @@ pub(super) fn after_refresh(app: &mut App) {
         app.zoom = Zoom::Detail;
         app.set_tree_height();
     }
-    let owner = owning_identity(app, &place.group);
-    let read = owner.as_ref().is_none_or(|(_, read)| *read);
+    // a group named by no runtime's pattern (`ctr`'s /default/NAME) is
+    // known only from the readers: waited for as well
+    let read = owning_identity(app, &place.group).is_some_and(|(_, read)| read);
     if first || read {
         let text = format!(
             "PID {} {}: in {}",

@@ -321,3 +321,89 @@ fn a_past_moment_keeps_the_names() {
     assert!(s.contains("web-1 · docker 046c7a5b3d2e"), "{s}");
     assert!(s.contains("pod shop/api-7d9f8c6b5-x2x9z"), "{s}");
 }
+
+/// `--pid` in a container: the first refresh knows the container by its
+/// group's name alone (docker's id); when the readers' identity comes on
+/// a later refresh, the status says the container's name.
+#[test]
+fn pid_at_start_names_the_container_once_its_identity_is_read() {
+    let dir = copy_fixture("pure-v2-systemd");
+    let root = dir.path().to_path_buf();
+    make_group(&root, &web1());
+    let mut a = App::new(
+        host(),
+        pure_v2_mount(),
+        GroupPath::root(),
+        std::time::Duration::from_secs(1),
+    );
+    resize(&mut a, 200, 50);
+    a.start_at_process(cgtop::source::procs::ProcessPlace {
+        pid: 4_190_202,
+        group: GroupPath::new(&web1()),
+        command: "nginx".into(),
+    });
+    let mut c = collector(&root);
+    tick(&mut a, &mut c, 0.0);
+    let first = a.status.clone().unwrap().text;
+    assert!(
+        first.contains("in docker container 046c7a5b3d2e"),
+        "{first}"
+    );
+    tick_known(&mut a, &mut c, 1.0);
+    let named = a.status.clone().unwrap().text;
+    assert_eq!(
+        named,
+        format!(
+            "PID 4190202 nginx: in docker container web-1 (046c7a5b3d2e), /{}",
+            web1()
+        )
+    );
+}
+
+/// `--pid` in a group no name pattern tells (`ctr run`'s
+/// /default/NAME): said by path first, then as the container once the
+/// readers know it.
+#[test]
+fn pid_at_start_in_a_group_named_only_by_its_reader_names_it() {
+    let dir = copy_fixture("pure-v2-systemd");
+    let root = dir.path().to_path_buf();
+    make_group(&root, "default");
+    make_group(&root, "default/sleeper");
+    let mut a = App::new(
+        host(),
+        pure_v2_mount(),
+        GroupPath::root(),
+        std::time::Duration::from_secs(1),
+    );
+    resize(&mut a, 200, 50);
+    a.start_at_process(cgtop::source::procs::ProcessPlace {
+        pid: 681,
+        group: GroupPath::new("default/sleeper"),
+        command: "sleep".into(),
+    });
+    let mut c = collector(&root);
+    tick(&mut a, &mut c, 0.0);
+    assert_eq!(
+        a.status.clone().unwrap().text,
+        "PID 681 sleep: in /default/sleeper"
+    );
+    let mut id = Identity::of_name(&GroupPath::new(&web1())).unwrap();
+    id.runtime = Some(cgtop::model::identity::Runtime::Containerd);
+    id.id = "sleeper".into();
+    id.name = Some("sleeper".into());
+    let mut r = refresh(&mut c, 1.0);
+    for g in &mut r.snapshot.groups {
+        if g.path == GroupPath::new("default/sleeper") {
+            g.identity = Some(Arc::new(id.clone()));
+        }
+    }
+    send(
+        &mut a,
+        &mut c,
+        Msg::Collected(Collected::Refresh(Box::new(r))),
+    );
+    assert_eq!(
+        a.status.clone().unwrap().text,
+        "PID 681 sleep: in containerd container sleeper, /default/sleeper"
+    );
+}
