@@ -320,32 +320,22 @@ impl Identity {
         }
     }
 
-    /// A copy whose every text is escaped as group names are
-    /// (`model::tree::text::escape_str`, README "Names as shown"): what
-    /// goes out as text that a terminal may show (`--json`).
-    #[must_use]
-    pub fn escaped(&self) -> Self {
-        use crate::model::tree::text::escape_str;
-        let e = |s: &String| escape_str(s).into_owned();
-        let o = |s: &Option<String>| s.as_ref().map(e);
-        Self {
-            kind: self.kind,
-            runtime: self.runtime,
-            id: e(&self.id),
-            name: o(&self.name),
-            image: o(&self.image),
-            pod: o(&self.pod),
-            namespace: o(&self.namespace),
-            pod_uid: o(&self.pod_uid),
-            qos: self.qos,
-            labels: self.labels.iter().map(|(k, v)| (e(k), e(v))).collect(),
-            description: o(&self.description),
-            user: o(&self.user),
-            tty: o(&self.tty),
-            remote_host: o(&self.remote_host),
-            source: o(&self.source),
-            unreadable: o(&self.unreadable),
-        }
+    /// The optional texts, in one fixed order (the recording's, and what
+    /// a recording's memory counts).
+    pub fn optional_texts(&self) -> [&Option<String>; 11] {
+        [
+            &self.name,
+            &self.image,
+            &self.pod,
+            &self.namespace,
+            &self.pod_uid,
+            &self.description,
+            &self.user,
+            &self.tty,
+            &self.remote_host,
+            &self.source,
+            &self.unreadable,
+        ]
     }
 
     /// One word for what it is: "docker container", "pod", "session", ...
@@ -590,17 +580,6 @@ mod tests {
         );
         assert!(of("").is_none());
         assert!(of("plain-group").is_none());
-    }
-
-    #[test]
-    fn escaped_copies_leave_no_control_or_reordering_character() {
-        let mut i = of(&format!("system.slice/docker-{ID}.scope")).unwrap();
-        i.name = Some("a\x1b[2Jb\u{202e}c".into());
-        i.labels.push(("k\x07".into(), "v\r".into()));
-        let e = i.escaped();
-        assert_eq!(e.name.as_deref(), Some("a\\e[2Jb\\u{202e}c"));
-        assert_eq!(e.labels, vec![("k\\a".into(), "v\\r".into())]);
-        assert_eq!((e.id, e.kind), (i.id, i.kind));
     }
 
     #[test]

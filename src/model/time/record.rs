@@ -1115,19 +1115,7 @@ fn put_identity(out: &mut Vec<u8>, i: &Identity) {
     out.push(code_of(&RUNTIMES, i.runtime));
     out.push(code_of(&QOS, i.qos));
     put_str(out, &i.id);
-    for s in [
-        &i.name,
-        &i.image,
-        &i.pod,
-        &i.namespace,
-        &i.pod_uid,
-        &i.description,
-        &i.user,
-        &i.tty,
-        &i.remote_host,
-        &i.source,
-        &i.unreadable,
-    ] {
+    for s in i.optional_texts() {
         put_opt_str(out, s.as_deref());
     }
     let n = i.labels.len().min(MAX_LABELS);
@@ -1189,22 +1177,7 @@ fn identity_bytes(i: &Identity) -> usize {
     let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
     std::mem::size_of::<Identity>()
         + i.id.len()
-        + [
-            &i.name,
-            &i.image,
-            &i.pod,
-            &i.namespace,
-            &i.pod_uid,
-            &i.description,
-            &i.user,
-            &i.tty,
-            &i.remote_host,
-            &i.source,
-            &i.unreadable,
-        ]
-        .into_iter()
-        .map(opt)
-        .sum::<usize>()
+        + i.optional_texts().into_iter().map(opt).sum::<usize>()
         + i.labels
             .iter()
             .map(|(k, v)| k.len() + v.len() + 48)
