@@ -143,6 +143,16 @@ pub struct Identity {
     /// Why the metadata could not be read ("docker metadata not readable:
     /// not root"); the name-only fields stay.
     pub unreadable: Option<String>,
+    /// The resolver (`source::identity`) read this identity from the
+    /// runtime's own record of it (docker's, podman's, containerd's,
+    /// CRI-O's files for this id) for a group that root owns, it and
+    /// every directory above it: only then may a runtime's command name
+    /// the container (`model::write::owner`). A name alone is anyone's
+    /// to choose in a delegated subtree: `docker-<id>.scope` made there
+    /// would otherwise have root told to `docker kill` the real one.
+    /// Never from a recording, nor in `--json`.
+    #[serde(skip)]
+    pub vouched: bool,
 }
 
 /// The length ids are shortened to where shown, as `docker ps` does.

@@ -7,6 +7,7 @@
 use super::devices;
 use super::hier::{self, Hier, Hiers};
 use super::procs::ProcReader;
+use super::safety;
 use super::read::{
     read_cpu_max_layout, read_cpu_stat_local, read_detail_layout, read_export, read_export_held,
     read_export_layout, read_io_cost, read_memory_limits_layout, read_own_limits,
@@ -747,11 +748,15 @@ impl Collector {
         if let Some(r) = self.identities.as_mut() {
             // the first frame first: names fill in from the second refresh
             if !(self.deferred && self.refreshes == 0) {
-                // who owns each new group's directory: a delegated
-                // user's groups are not named from the system's files
+                // who owns each new group's directory, or one above it:
+                // a delegated user's groups are not named from the
+                // system's files, nor vouched for (no runtime command)
                 let h = Arc::clone(&self.hier);
+                let above = std::cell::OnceCell::new();
+                let memo = std::cell::RefCell::new(HashMap::new());
                 r.attach_owned(&mut groups, cost.walked, &|p| {
-                    h.owner_of(hier::group_rel(p)).ok()
+                    let above = *above.get_or_init(|| safety::above_view_owner(&h));
+                    safety::delegated_owner(&h, p, above, &mut memo.borrow_mut())
                 });
             }
         }

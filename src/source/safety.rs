@@ -132,17 +132,53 @@ pub fn delegated_on_disk(h: &Hier, group: &GroupPath) -> bool {
 /// really is), up to its filesystem's mount, is owned by another uid
 /// than root's.
 fn above_view_delegated(h: &Hier) -> bool {
+    above_view_owner(h) != 0
+}
+
+/// The uid of the nearest directory above the view's root, up to its
+/// filesystem's mount, that root does not own; 0 where root owns them
+/// all.
+pub fn above_view_owner(h: &Hier) -> u32 {
     use std::os::unix::fs::MetadataExt as _;
     let Some(real) = h.real_path() else {
-        return false;
+        return 0;
     };
     let Ok(dev) = std::fs::metadata(&real).map(|m| m.dev()) else {
-        return false;
+        return 0;
     };
     real.ancestors()
         .skip(1)
         .map_while(|p| std::fs::symlink_metadata(p).ok().filter(|m| m.dev() == dev))
-        .any(|m| m.uid() != 0)
+        .map(|m| m.uid())
+        .find(|&u| u != 0)
+        .unwrap_or(0)
+}
+
+/// Who owns `group` by the rule of [`delegated_on_disk`], for the
+/// identity resolver: the uid of the first of the group's directory and
+/// those above it (the view's root, then `above`: what
+/// [`above_view_owner`] says) that root does not own; `Some(0)` where
+/// root owns them all; `None` where one could not be read first. `memo`
+/// keeps the answer of each directory asked (one `fstat` each).
+pub fn delegated_owner(
+    h: &Hier,
+    group: &GroupPath,
+    above: u32,
+    memo: &mut std::collections::HashMap<GroupPath, Option<u32>>,
+) -> Option<u32> {
+    if let Some(v) = memo.get(group) {
+        return *v;
+    }
+    let v = match h.owner_of(hier::group_rel(group)) {
+        Err(_) => None,
+        Ok(u) if u != 0 => Some(u),
+        Ok(_) => match group.parent() {
+            Some(p) => delegated_owner(h, &p, above, memo),
+            None => Some(above),
+        },
+    };
+    memo.insert(group.clone(), v);
+    v
 }
 
 /// Performs `op` after checking it once more against protection computed

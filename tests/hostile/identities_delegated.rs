@@ -155,3 +155,46 @@ fn run_limited(tree: &Path, ids: &Path, kib: u64) -> Vec<Value> {
     let v: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     v["groups"].as_array().unwrap().clone()
 }
+
+/// A group root made (its own directory root's) below one a user owns:
+/// that user may rename it (a rename needs write access to the parent
+/// only), so it is theirs by name as much as the groups they made, here
+/// with a system container's `docker-<id>.scope`; and the same where the
+/// user's directory is above the view's root (`--root` inside their
+/// subtree). Named from the system's docker record, the operator would
+/// be shown `docker kill prod-db` for the user's group.
+#[test]
+fn a_root_made_group_below_a_users_directory_is_theirs_by_name() {
+    if !rustix::process::geteuid().is_root() {
+        println!("skipped: needs root (chown of the user's directory)");
+        return;
+    }
+    let fake = format!("deleg/inner/docker-{A}.scope");
+    let tree = groups(&["deleg".into(), "deleg/inner".into(), fake.clone()]);
+    // only the directory itself: what is below it stays root's
+    std::os::unix::fs::chown(tree.path().join("deleg"), Some(ALICE), Some(ALICE)).unwrap();
+    let ids = tempfile::tempdir().unwrap();
+    put(
+        ids.path(),
+        &format!("var/lib/docker/containers/{A}/config.v2.json"),
+        &docker_record(A, "/prod-db"),
+    );
+    for (root, path) in [
+        (tree.path().to_path_buf(), format!("/{fake}")),
+        (
+            tree.path().join("deleg/inner"),
+            format!("/docker-{A}.scope"),
+        ),
+    ] {
+        let g = run(&root, ids.path(), 30).expect("cgtop finished");
+        let d = identity(&g, &path);
+        assert_eq!(d["name"], Value::Null, "{} {path}: {d}", root.display());
+        assert_eq!(d["runtime"], Value::Null, "{} {path}: {d}", root.display());
+        assert!(
+            d["unreadable"]
+                .as_str()
+                .is_some_and(|u| u.contains("belongs to uid 1000")),
+            "{d}"
+        );
+    }
+}

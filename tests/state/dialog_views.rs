@@ -363,6 +363,8 @@ fn docker_container_on() -> (App, Collector, tempfile::TempDir) {
     let mut id = cgtop::model::identity::Identity::of_name(&path).unwrap();
     id.name = Some("web-1".into());
     id.image = Some("nginx:1.27".into());
+    // read from docker's record, the group root's
+    id.vouched = true;
     let d = a.data.as_mut().unwrap();
     let i = d
         .refresh
@@ -393,6 +395,76 @@ fn confirm_owned_container_freeze() {
     let (mut a, mut c, _d) = docker_container_on();
     send(&mut a, &mut c, ch('f'));
     snap_both("confirm_owned_container_freeze", &mut a);
+}
+
+/// The confirmation's words at 200x50, the frame's `|` and `│` and the
+/// wrapping taken away.
+fn dialog_words(a: &mut App) -> String {
+    resize(a, 200, 50);
+    let text = screen(a, 200, 50);
+    let rows: Vec<Vec<char>> = text.lines().map(|l| l.chars().collect()).collect();
+    let (top, left, right) = rows
+        .iter()
+        .enumerate()
+        .find_map(|(i, r)| {
+            let l = r.iter().position(|&c| c == '┌')?;
+            let w = r[l..].iter().position(|&c| c == '┐')?;
+            Some((i, l, l + w))
+        })
+        .expect("a dialog");
+    rows[top + 1..]
+        .iter()
+        .take_while(|r| r.get(left) == Some(&'│'))
+        .map(|r| r[left + 1..right].iter().collect::<String>().trim().to_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Before the resolver vouched for the identity (the first frames, when
+/// the sample has none and the name is all there is; or a group whose
+/// runtime record was not read for a group root owns), no runtime command
+/// is shown for a freeze, a kill or a limit: the name is anyone's to
+/// choose in a delegated subtree, and `docker kill <id>` would kill the
+/// real container of that id. The dialog says the owner is not yet known.
+#[test]
+fn a_containers_name_alone_gets_no_runtime_command_in_the_confirmation() {
+    for resolved in [false, true] {
+        for act in ["freeze", "kill", "limit"] {
+            let (mut a, mut c, _d) = docker_container_on();
+            let d = a.data.as_mut().unwrap();
+            for g in &mut d.refresh.snapshot.groups {
+                if let Some(id) = &g.identity {
+                    g.identity = resolved.then(|| {
+                        let mut id = (**id).clone();
+                        id.vouched = false;
+                        std::sync::Arc::new(id)
+                    });
+                }
+            }
+            match act {
+                "freeze" => {
+                    send(&mut a, &mut c, ch('f'));
+                }
+                "kill" => {
+                    send(&mut a, &mut c, ch('K'));
+                }
+                _ => {
+                    send(&mut a, &mut c, ch('e'));
+                    goto_field(&mut a, &mut c, "memory.max");
+                    type_text(&mut a, &mut c, "512M");
+                    enter(&mut a, &mut c);
+                }
+            }
+            let words = dialog_words(&mut a);
+            let case = format!("{act}, resolved {resolved}: {words}");
+            assert!(words.contains("owner is not yet known"), "{case}");
+            assert!(words.contains("as its name alone says"), "{case}");
+            assert!(!words.contains("'s way"), "{case}");
+            for cmd in ["docker pause", "docker kill", "docker update"] {
+                assert!(!words.contains(cmd), "{case}");
+            }
+        }
+    }
 }
 
 #[test]

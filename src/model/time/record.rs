@@ -1169,6 +1169,8 @@ fn get_identity(i: &mut Input<'_>) -> Result<Identity, DecodeError> {
         remote_host,
         source,
         unreadable,
+        // a recording is a file: what it says was never checked here
+        vouched: false,
     })
 }
 

@@ -393,13 +393,19 @@ fn argv(words: &[&str]) -> Vec<String> {
 
 /// What `op` means to the owner of its group (identity `id`): `None`
 /// where no runtime owns the group, or for an op that is not a limit,
-/// freeze, thaw or kill. `device` names an io op's block device ("sda",
+/// freeze, thaw or kill. A command only for an identity the resolver
+/// vouched for ([`Identity::vouched`]): for the name alone, words that
+/// say the owner is not yet known. `device` names an io op's block device ("sda",
 /// "/dev/sda" or "/dev/block/8:0").
 pub fn owner_way(op: &Op, id: &Identity, device: Option<&str>) -> Option<OwnerWay> {
     let w = op.as_write()?;
     let owner = Owner::of(id)?;
     let act = act(&w.kind)?;
-    let who = shown(id);
+    let who = if id.vouched {
+        shown(id)
+    } else {
+        format!("{}, as its name alone says", shown(id))
+    };
     let lost = format!("a direct write lasts until {}", owner.restarts());
     // below a user's service manager the group is that user's: their
     // rootless podman or docker, or a name they chose (the subtree is
@@ -407,6 +413,20 @@ pub fn owner_way(op: &Op, id: &Identity, device: Option<&str>) -> Option<OwnerWa
     // containers, where one of that name or id may be another
     let rootless = rootless_uid(op.group());
     let (command, words) = match owner {
+        // the name alone, or no record of the runtime's read for it (the
+        // first frames, before the resolver; metadata not there; a
+        // subtree another user owns, whose names that user chose): a
+        // command would name whatever container the runtime has of that
+        // id, maybe a real one the name was copied from
+        _ if !id.vouched && rootless.is_none() => (
+            None,
+            format!(
+                "the owner is not yet known: the group's name says {rt}, but {rt}'s own \
+                 record of it has not been read for a group root owns, and anyone a subtree \
+                 is delegated to can choose such a name: no {rt} command is offered; {lost}",
+                rt = owner.word()
+            ),
+        ),
         _ if rootless.is_some() => (
             None,
             format!(
@@ -677,9 +697,12 @@ mod tests {
 
     const ID: &str = "046c7a5b3d2e1f00aa11bb22cc33dd44ee55ff66778899aabbccddeeff0011d5";
 
+    /// As the resolver hands it after reading the runtime's record of a
+    /// group root owns.
     fn ident(path: &str, name: Option<&str>) -> Identity {
         let mut i = Identity::of_name(&GroupPath::new(path)).expect(path);
         i.name = name.map(str::to_owned);
+        i.vouched = true;
         i
     }
 
@@ -967,6 +990,44 @@ mod tests {
                 way(&cpu(50_000), &d).command,
                 Some(format!("docker update --cpus 0.5 {name}"))
             );
+        }
+    }
+
+    /// The name alone (the first frames, before the resolver; export-log;
+    /// a group whose runtime record was not read, or that another user
+    /// owns) never gets a runtime's command, for any runtime or op.
+    #[test]
+    fn a_name_alone_gets_no_runtime_command() {
+        let pod = "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod7fda01c4_0ece_403d_88b4_c371d66d132a.slice";
+        let ops = [
+            cpu(50_000),
+            mem(512 << 20),
+            op("x", "cgroup.freeze", "1", WriteKind::Freeze(true)),
+            op("x", "cgroup.freeze", "0", WriteKind::Freeze(false)),
+            op("x", "cgroup.kill", "1", WriteKind::Kill),
+        ];
+        for path in [
+            format!("system.slice/docker-{ID}.scope"),
+            format!("machine.slice/libpod-{ID}.scope"),
+            format!("system.slice/cri-containerd-{ID}.scope"),
+            format!("system.slice/crio-{ID}.scope"),
+            format!("{pod}/cri-containerd-{ID}.scope"),
+            format!("machine.slice/machine-libpod_pod_{ID}.slice"),
+            "lxc.payload.db".to_owned(),
+        ] {
+            let mut i = ident(&path, Some("web-1"));
+            i.pod = Some("api".into());
+            i.namespace = Some("shop".into());
+            i.vouched = false;
+            for o in &ops {
+                let w = way(o, &i);
+                assert_eq!(w.command, None, "{path} {o:?}");
+                assert!(w.words.contains("not yet known"), "{}", w.words);
+                assert!(w.who.ends_with("as its name alone says"), "{}", w.who);
+            }
+            // the same, vouched for: a command for some op at least
+            i.vouched = true;
+            assert!(ops.iter().any(|o| way(o, &i).command.is_some()), "{path}");
         }
     }
 

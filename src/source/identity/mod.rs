@@ -196,9 +196,13 @@ impl Resolver {
         self.attach_owned(groups, walked, &|_| None);
     }
 
-    /// [`Resolver::attach`], with `owner` giving the uid that owns a
-    /// group's directory (asked only for groups being resolved, never on
-    /// a steady refresh). A group another user owns is in a subtree
+    /// [`Resolver::attach`], with `owner` giving who owns a group's
+    /// directory as the delegated-owner rule sees it (asked only for
+    /// groups being resolved, never on a steady refresh): the uid of the
+    /// first of it and the directories above it that root does not own,
+    /// `Some(0)` where root owns them all, `None` where one could not be
+    /// read (named from the system's files, never vouched for: see
+    /// [`Identity::vouched`]). A group another user owns is in a subtree
     /// delegated to them, who chose its name: it is named from that
     /// user's own rootless store only, never from the system's docker,
     /// containerd, CRI-O, logind or machined files (their
@@ -301,7 +305,10 @@ impl Resolver {
             // a containerd task's group is made by root
             let ident = match delegated {
                 Some(_) => None,
-                None => self.by_path(path, pass).map(Arc::new),
+                None => self.by_path(path, pass).map(|mut id| {
+                    id.vouched = owner == Some(0);
+                    Arc::new(id)
+                }),
             };
             return Entry {
                 ident,
@@ -333,6 +340,12 @@ impl Resolver {
             }
             _ => Err(Miss::Absent),
         };
+        // the runtime's record read (LXC has none read here), for a
+        // group root owns: its command may name the container
+        id.vouched = filled.is_ok()
+            && owner == Some(0)
+            && matches!(id.kind, Some(Kind::Container))
+            && id.runtime.is_some_and(|r| r != Runtime::Lxc);
         let again = match filled {
             Ok(()) => false,
             Err(Miss::Absent) => !matches!(

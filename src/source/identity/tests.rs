@@ -324,3 +324,35 @@ fn a_pod_alone_is_named_from_its_sandboxs_bundle() {
     let all = resolve(&base, &[other.to_owned()]);
     assert_eq!(all[&format!("/{other}")].clone().unwrap().name, None);
 }
+
+/// Vouched for (a runtime's command may name it) only when the runtime's
+/// record was read for a group root owns, it and those above it: not
+/// where the owner is unknown, another user's, or there is no record.
+#[test]
+fn vouched_only_for_a_record_read_for_a_group_root_owns() {
+    let paths = [
+        format!("system.slice/docker-{D1}.scope"),
+        format!("system.slice/docker-{}.scope", "0".repeat(64)),
+    ];
+    let vouched = |owner: Option<u32>| {
+        let mut r = Resolver::new(Roots {
+            base: fixture("docker"),
+            units: false,
+        });
+        let mut g = groups(&paths);
+        r.attach_owned(&mut g, true, &|_| owner);
+        // in the order of `paths` (the scan's sorts them)
+        paths
+            .iter()
+            .map(|p| {
+                g.iter()
+                    .find(|g| g.path == GroupPath::new(p))
+                    .and_then(|g| g.identity.as_ref())
+                    .is_some_and(|i| i.vouched)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(vouched(Some(0)), [true, false]);
+    assert_eq!(vouched(None), [false, false]);
+    assert_eq!(vouched(Some(1000)), [false, false]);
+}
