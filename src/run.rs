@@ -141,7 +141,7 @@ fn spawn_watcher(
     m: &MountInfo,
     (hier, hiers): (&Arc<Hier>, &Hiers),
     (clock, clock_unix): (Instant, Duration),
-    seed: Vec<(GroupPath, crate::cgroupfs::CgroupEvents)>,
+    seed: watch::Seed,
     tx: Sender<Msg>,
 ) -> Result<WatchHandle, crate::model::Errno> {
     let mut cfg = watch_config(opts, m, hiers);
@@ -341,6 +341,8 @@ fn run_tui(
     // the first frame first: the first refresh reads the tree and its
     // level figures only (no v1 directory watch, no machine figures)
     collector.defer_start_up();
+    // its event counters for the watcher, which starts later
+    collector.set_event_seed(true);
     // one clock for the collector and the event watcher; its zero as
     // UNIX time, for the history's clock times and the events'
     let clock = collector::clock_start();
@@ -369,20 +371,14 @@ fn run_tui(
             let mut start_watcher = Some(start_watcher);
             let mut refreshes = 0u32;
             let mut feed: Option<WatchHandle> = None;
-            // the first frame's cgroup.events: the watcher, started later,
-            // diffs its baseline with them, so that a freeze or thaw in
-            // between is an event (it was on screen as the old state)
+            // what the first refresh read of the event counters: the
+            // watcher, started later, diffs its baseline with them, so
+            // that a freeze, thaw or OOM kill in between is an event
             let mut seed = None;
             for c in col_rx {
                 let is_refresh = matches!(c, Collected::Refresh(_));
                 if let (Collected::Refresh(r), None) = (&c, &seed) {
-                    seed = Some(
-                        r.snapshot
-                            .groups
-                            .iter()
-                            .filter_map(|g| Some((g.path.clone(), g.hot.events?)))
-                            .collect::<Vec<_>>(),
-                    );
+                    seed = r.events_seed.as_deref().cloned();
                 }
                 if let (Collected::Refresh(r), Some(w)) = (&c, &feed) {
                     let paths = r.snapshot.groups.iter().map(|g| g.path.clone()).collect();

@@ -465,6 +465,7 @@ pub fn frame_refresh(app: &App, m: Moment, latest: Option<&Refresh>) -> Refresh 
         // shows "-": no meter shows the present's figure, or another's)
         machine: app.kept.machine_at(m.stamp.at),
         limits,
+        events_seed: None,
     }
 }
 

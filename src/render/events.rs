@@ -111,6 +111,19 @@ pub fn clock_utc(unix_s: f64) -> String {
     format!("{:02}:{:02}:{:02}", d / 3600, d % 3600 / 60, d % 60)
 }
 
+/// When an event found in a first reading happened, where that is a
+/// span ([`Event::since`]): "between 13:04:58 and 13:04:59 UTC, before
+/// its watch was set"; `None` for one seen as it happened.
+pub fn window(e: &Event) -> Option<String> {
+    let since = e.since?;
+    let from = e.unix_s - e.at.saturating_sub(since).as_secs_f64();
+    Some(format!(
+        "between {} and {} UTC, before its watch was set",
+        clock_utc(from),
+        clock_utc(e.unix_s)
+    ))
+}
+
 /// How long ago, short: "4s", "12m", "3h", "2d".
 pub fn age(ago: Duration) -> String {
     let s = ago.as_secs();
@@ -226,12 +239,30 @@ mod tests {
         let e = Event {
             at: Duration::from_millis(12_345),
             unix_s: 0.0,
+            since: None,
             path: GroupPath::new("a/b c"),
             kind: oom(b" my task"),
         };
         assert_eq!(
             batch_line(&e),
             "event 12.345 /a/b\\x20c memory_oom_kill count=1 task=\\x20my\\x20task pid=4242 uid=1000 oom_memcg=/a task_memcg=/a/b"
+        );
+    }
+
+    #[test]
+    fn a_change_found_in_a_first_reading_says_its_window() {
+        let mut e = Event {
+            at: Duration::from_millis(2_500),
+            unix_s: 1_764_190_002.5,
+            since: None,
+            path: GroupPath::new("a"),
+            kind: oom(b"dd"),
+        };
+        assert_eq!(window(&e), None);
+        e.since = Some(Duration::from_millis(100));
+        assert_eq!(
+            window(&e).as_deref(),
+            Some("between 20:46:40 and 20:46:42 UTC, before its watch was set")
         );
     }
 

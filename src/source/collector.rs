@@ -7,11 +7,11 @@
 use super::devices;
 use super::hier::{self, Hier, Hiers};
 use super::procs::ProcReader;
-use super::safety;
 use super::read::{
     read_cpu_max_layout, read_cpu_stat_local, read_detail_layout, read_export, read_export_held,
     read_export_layout, read_io_cost, read_memory_limits_layout, read_own_limits,
 };
+use super::safety;
 use super::scan::{KeptPool, ScanConfig, ScanKind, Scanner};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
 use crate::model::host::layout::HierId;
@@ -126,6 +126,9 @@ pub struct Refresh {
     /// so a limit changed by someone else shows within `rewalk_every`
     /// ticks; cgtop's own writes re-walk at once.
     pub limits: Vec<Limits>,
+    /// The first refresh's event counters for the watcher started after
+    /// it ([`Collector::set_event_seed`]); `None` on any other refresh.
+    pub events_seed: Option<Arc<super::events::Seed>>,
 }
 
 /// What the collector thread sends.
@@ -171,6 +174,9 @@ pub struct Collector {
     /// baseline of "since start" ([`Collector::set_events_baseline`]).
     events_baseline: bool,
     first_paths: Option<std::collections::HashSet<(GroupPath, u64)>>,
+    /// Whether the first refresh reads the event counters for a watcher
+    /// started later ([`Collector::set_event_seed`]).
+    event_seed: bool,
     devices: Arc<Vec<DeviceInfo>>,
     inspected: Option<GroupPath>,
     /// With `full_detail`, read only the files of the Prometheus exposition
@@ -247,6 +253,7 @@ impl Collector {
             events_base: HashMap::new(),
             events_baseline: true,
             first_paths: None,
+            event_seed: false,
             devices,
             inspected: None,
             export_reading: false,
@@ -463,6 +470,18 @@ impl Collector {
     /// one file read a group, before the first output, for nothing.
     pub fn set_events_baseline(&mut self, on: bool) {
         self.events_baseline = on;
+    }
+
+    /// Whether the first refresh reads, for the event watcher started
+    /// after it (the TUI's), every group's event counters: memory.events
+    /// where memory is cgroup2's (the baseline of "since start" when it
+    /// is read anyway), memory.oom_control's oom_kill in a v1 memory
+    /// hierarchy; with cgroup.events and the groups listed, in
+    /// [`Refresh::events_seed`]. The watcher's baseline is then what
+    /// cgtop read first, and a change before its watches are set is an
+    /// event, not its baseline. Off by default.
+    pub fn set_event_seed(&mut self, on: bool) {
+        self.event_seed = on;
     }
 
     /// Read every group's memory.max, memory.high, pids.max and cpu.max
@@ -760,6 +779,7 @@ impl Collector {
                 });
             }
         }
+        let mut events_seed = None;
         if self.first_paths.is_none() {
             // baseline of memory.events for "changes since start"
             self.first_paths = Some(groups.iter().map(|g| (g.path.clone(), g.inode)).collect());
@@ -783,6 +803,10 @@ impl Collector {
                 }
             }
             self.lap("baseline");
+            if self.event_seed {
+                events_seed = Some(Arc::new(self.read_seed(&groups, at)));
+                self.lap("seed");
+            }
         }
         let mut events_since_start = HashMap::new();
         if self.cfg.full_detail {
@@ -848,7 +872,62 @@ impl Collector {
             protected: None,
             machine,
             limits,
+            events_seed,
         }
+    }
+
+    /// What the first refresh read of the event counters, for the
+    /// watcher ([`Collector::set_event_seed`]): cgroup.events from the
+    /// groups' figures; memory.events (cgroup2's memory controller) as
+    /// the "since start" baseline read it, else read now; v1's oom_kill
+    /// read now. Paths are the view's, as the watcher's.
+    fn read_seed(&self, groups: &[GroupSample], at: Duration) -> super::events::Seed {
+        let layout = &self.hiers.layout;
+        let mut seed = super::events::Seed {
+            at,
+            listed: groups.iter().map(|g| g.path.clone()).collect(),
+            cgroup: groups
+                .iter()
+                .filter_map(|g| Some((g.path.clone(), g.hot.events?)))
+                .collect(),
+            ..Default::default()
+        };
+        if layout.primary() == Some(HierId::V2) && layout.holder("memory") == Some(HierId::V2) {
+            for g in groups {
+                let ev = self
+                    .events_base
+                    .get(&(g.path.clone(), g.inode))
+                    .copied()
+                    .or_else(|| {
+                        self.hier
+                            .read_text(&hier::file_rel(
+                                &g.path,
+                                crate::cgroupfs::files::MEMORY_EVENTS,
+                            ))
+                            .ok()
+                            .map(|t| MemoryEvents::parse(&t))
+                    });
+                if let Some(ev) = ev {
+                    seed.memory.push((g.path.clone(), ev));
+                }
+            }
+        }
+        if let Some((HierId::V1(_), h)) = self.hiers.holder("memory") {
+            for g in groups {
+                let kills = h
+                    .read_text(&hier::file_rel(
+                        &g.path,
+                        crate::cgroupfs::v1_limits::files::MEMORY_OOM_CONTROL,
+                    ))
+                    .ok()
+                    .and_then(|t| crate::cgroupfs::v1_limits::OomControl::parse(&t).ok())
+                    .and_then(|o| o.oom_kill);
+                if let Some(k) = kills {
+                    seed.v1_kills.push((g.path.clone(), k));
+                }
+            }
+        }
+        seed
     }
 }
 

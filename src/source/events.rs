@@ -31,7 +31,7 @@
 
 use super::hier::{self, Hier};
 use super::scan::list_groups;
-use crate::cgroupfs::CgroupEvents;
+use crate::cgroupfs::{CgroupEvents, MemoryEvents};
 use crate::model::time::events::{
     diff, join_oom, parse_record, Event, EventFile, EventKind, Mapping, MemoryEvent, OomLine,
     Reading,
@@ -181,6 +181,28 @@ pub enum Watched {
     Alive,
 }
 
+/// What the collector read at the start (its first refresh), for a
+/// watcher started later ([`Watcher::seeded`]): its baseline is these
+/// readings, not what it reads when it sets its watches, so that a
+/// change in between (an OOM kill in the first second, a freeze) is an
+/// event, said to have happened between `at` and when it was found.
+#[derive(Debug, Clone, Default)]
+pub struct Seed {
+    /// When the readings were made, on the collector's clock.
+    pub at: Duration,
+    /// Every group the reading listed: a group the watcher finds that is
+    /// not here was made since, and its counters count from zero. Empty
+    /// where the listing was not whole (then no group is taken for new).
+    pub listed: HashSet<GroupPath>,
+    /// cgroup.events, as the first frame showed them.
+    pub cgroup: Vec<(GroupPath, CgroupEvents)>,
+    /// memory.events (cgroup2's memory controller).
+    pub memory: Vec<(GroupPath, MemoryEvents)>,
+    /// memory.oom_control's `oom_kill`, in the cgroup v1 memory
+    /// hierarchy.
+    pub v1_kills: Vec<(GroupPath, u64)>,
+}
+
 /// The way to talk to a running watcher.
 #[derive(Debug, Clone)]
 pub struct WatchHandle {
@@ -299,11 +321,17 @@ pub struct Watcher {
     status: WatchStatus,
     /// OOM kills of the cgroup v1 memory hierarchy.
     v1: Option<V1Oom>,
-    /// cgroup.events as the first frame showed them ([`Watcher::seeded`]):
-    /// the walk at the start takes them as the last reading, so that a
-    /// change between the first frame and the watch is an event. Emptied
-    /// after that walk.
-    seed: HashMap<GroupPath, Reading>,
+    /// cgroup.events and memory.events as the collector read them at
+    /// the start ([`Watcher::seeded`]): the walk at the start takes them
+    /// as the last reading, so that a change between that reading and the
+    /// watch is an event. Emptied after that walk.
+    seed: HashMap<(GroupPath, EventFile), Reading>,
+    /// The groups that reading listed (`None`: no seed, or not whole):
+    /// one the walk at the start finds that is not here was made since.
+    seed_listed: Option<HashSet<GroupPath>>,
+    /// When that reading was made: the events the walk at the start finds
+    /// happened between then and the walk.
+    seed_at: Option<Duration>,
 }
 
 /// Whose a v1 group is, for its OOM registration: root's (the group and
@@ -578,6 +606,24 @@ fn seed_reading(e: CgroupEvents) -> Option<Reading> {
     (!r.is_empty()).then_some(r)
 }
 
+/// A memory.events reading from the collector's parse (`None`: no key
+/// known).
+fn seed_memory(e: MemoryEvents) -> Option<Reading> {
+    let text: String = [
+        ("low", e.low),
+        ("high", e.high),
+        ("max", e.max),
+        ("oom", e.oom),
+        ("oom_kill", e.oom_kill),
+        ("oom_group_kill", e.oom_group_kill),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| Some(format!("{k} {}\n", v?)))
+    .collect();
+    let r = Reading::parse(EventFile::Memory, &text);
+    (!r.is_empty()).then_some(r)
+}
+
 fn file_index(f: EventFile) -> usize {
     EventFile::ALL.iter().position(|x| *x == f).unwrap_or(0)
 }
@@ -585,22 +631,28 @@ fn file_index(f: EventFile) -> usize {
 impl Watcher {
     /// A watcher of the groups from `cfg.start` down, walked now.
     pub fn new(hier: Arc<Hier>, cfg: WatchConfig) -> std::io::Result<Self> {
-        Self::seeded(hier, cfg, Vec::new())
+        Self::seeded(hier, cfg, Seed::default())
     }
 
-    /// [`Watcher::new`] started late: `seed` holds each group's
-    /// cgroup.events as an earlier reading showed them (the first frame),
-    /// and the walk's baseline is diffed with it, so that a freeze, thaw
-    /// or emptying between that reading and the watch is an event, not
-    /// the baseline.
-    pub fn seeded(
-        hier: Arc<Hier>,
-        cfg: WatchConfig,
-        seed: Vec<(GroupPath, CgroupEvents)>,
-    ) -> std::io::Result<Self> {
+    /// [`Watcher::new`] started late: `seed` holds what the collector
+    /// read at the start (cgroup.events, memory.events, v1's oom_kill),
+    /// and the walk's baseline is diffed with it, so that a freeze, thaw,
+    /// emptying or OOM kill between that reading and the watch is an
+    /// event (said to be between the two), not the baseline; a group the
+    /// walk finds that the reading did not list counts from zero.
+    pub fn seeded(hier: Arc<Hier>, cfg: WatchConfig, seed: Seed) -> std::io::Result<Self> {
+        let seed_at = (!seed.listed.is_empty() || !seed.cgroup.is_empty()).then_some(seed.at);
+        let seed_listed = (!seed.listed.is_empty()).then_some(seed.listed);
+        let v1_seed: HashMap<GroupPath, u64> = seed.v1_kills.into_iter().collect();
         let seed = seed
+            .cgroup
             .into_iter()
-            .filter_map(|(p, e)| seed_reading(e).map(|r| (p, r)))
+            .filter_map(|(p, e)| Some(((p, EventFile::Cgroup), seed_reading(e)?)))
+            .chain(
+                seed.memory
+                    .into_iter()
+                    .filter_map(|(p, e)| Some(((p, EventFile::Memory), seed_memory(e)?))),
+            )
             .collect();
         let inotify =
             inotify::init(inotify::CreateFlags::CLOEXEC | inotify::CreateFlags::NONBLOCK)?;
@@ -620,6 +672,8 @@ impl Watcher {
             status: WatchStatus::default(),
             v1: None,
             seed,
+            seed_listed,
+            seed_at,
         };
         w.status.cgroup2 = w.hier.is_cgroup2();
         if let Some(p) = w.cfg.kmsg.clone() {
@@ -641,8 +695,9 @@ impl Watcher {
                 .into_iter()
                 .map(|(p, _)| p)
                 .collect();
-            w.v1_resync(&listed, true, false);
+            w.v1_start(&listed, &v1_seed);
         }
+        w.seed_listed = None;
         w.update_status();
         Ok(w)
     }
@@ -746,6 +801,9 @@ impl Watcher {
     }
 
     fn add_group(&mut self, path: &GroupPath, ino: u64, new: bool, which: &[EventFile], dir: bool) {
+        // the walk at the start of a seeded watcher: a group the start's
+        // reading did not list was made since, its counters from zero
+        let new = new || self.seed_listed.as_ref().is_some_and(|l| !l.contains(path));
         let rel = hier::group_rel(path).to_path_buf();
         if let Some(g) = self.groups.get(path) {
             if g.ino != ino {
@@ -792,15 +850,18 @@ impl Watcher {
                 g.files[i].ino = ino;
                 self.wds.insert(wd, (path.clone(), Slot::File(f)));
                 // the baseline, read after the watch is set so that no
-                // change falls between; diffed with the first frame's
-                // reading where there is one
-                if f == EventFile::Cgroup {
-                    if let Some(r) = self.seed.get(path) {
-                        g.files[i].last = Some(*r);
-                    }
+                // change falls between; diffed with the start's reading
+                // where there is one (or zeros, for a group made since):
+                // a change is then somewhere between that reading and now
+                let mut since = None;
+                if let Some(r) = self.seed.get(&(path.clone(), f)) {
+                    g.files[i].last = Some(*r);
+                    since = self.seed_at;
+                } else if new && self.seed_listed.is_some() {
+                    since = self.seed_at;
                 }
                 if let Some(cur) = self.read(path, f) {
-                    self.apply(path, f, cur);
+                    self.apply_since(path, f, cur, since);
                 }
             }
             // no watch to be had: the file is there, unwatched
@@ -820,6 +881,18 @@ impl Watcher {
     /// Diffs `cur` with the last reading (zeros for a file made after
     /// watching began), keeps it, and makes the events.
     fn apply(&mut self, path: &GroupPath, f: EventFile, cur: Reading) {
+        self.apply_since(path, f, cur, None);
+    }
+
+    /// [`Self::apply`], the change made at some time from `since` on
+    /// (`None`: just now).
+    fn apply_since(
+        &mut self,
+        path: &GroupPath,
+        f: EventFile,
+        cur: Reading,
+        since: Option<Duration>,
+    ) {
         let i = file_index(f);
         let Some(g) = self.groups.get_mut(path) else {
             return;
@@ -838,6 +911,7 @@ impl Watcher {
             let ev = Event {
                 at,
                 unix_s,
+                since,
                 path: path.clone(),
                 kind,
             };
@@ -931,6 +1005,11 @@ impl Watcher {
     }
 
     fn v1_read(&mut self, class: OomClass, now: Instant) {
+        self.v1_read_since(class, now, None);
+    }
+
+    /// [`Self::v1_read`], a kill found made at some time from `since` on.
+    fn v1_read_since(&mut self, class: OomClass, now: Instant, since: Option<Duration>) {
         let Some(v1) = &mut self.v1 else { return };
         let kills = v1.read_class(class);
         let every = match class {
@@ -948,6 +1027,7 @@ impl Watcher {
             let ev = Event {
                 at,
                 unix_s,
+                since,
                 path,
                 kind: EventKind::Memory {
                     what: MemoryEvent::OomKill,
@@ -958,6 +1038,28 @@ impl Watcher {
             self.emit(ev, &mapping);
         }
         self.update_status();
+    }
+
+    /// The v1 memory hierarchy's groups at the start: registered with
+    /// the start's reading of their kills as the baseline (zero for a
+    /// group it did not list: made since), then read once, so that a
+    /// kill between that reading and the registration (which the kernel
+    /// does not signal) is an event. Without a seed, the baseline is read
+    /// after the registration.
+    fn v1_start(&mut self, listed: &[GroupPath], seed: &HashMap<GroupPath, u64>) {
+        let Some(known) = self.seed_listed.clone() else {
+            self.v1_resync(listed, true, false);
+            return;
+        };
+        self.v1_resync_with(listed, true, &|p| {
+            seed.get(p)
+                .copied()
+                .or_else(|| (!known.contains(p)).then_some(0))
+        });
+        let now = Instant::now();
+        for class in [OomClass::Root, OomClass::User] {
+            self.v1_read_since(class, now, self.seed_at);
+        }
     }
 
     /// memory.oom_control files read so far, root's groups' and users':
@@ -977,6 +1079,17 @@ impl Watcher {
     /// that class's ranked-in groups again on a new one, their counts
     /// kept. Failures again on a retry only.
     fn v1_resync(&mut self, listed: &[GroupPath], retry: bool, fresh: bool) {
+        self.v1_resync_with(listed, retry, &|_| fresh.then_some(0));
+    }
+
+    /// [`Self::v1_resync`], `base` giving a newly registered group's
+    /// baseline of kills (`None`: read after its registration).
+    fn v1_resync_with(
+        &mut self,
+        listed: &[GroupPath],
+        retry: bool,
+        base: &dyn Fn(&GroupPath) -> Option<u64>,
+    ) {
         let start = self.cfg.start.clone();
         let max_depth = self.cfg.max_depth;
         let depth_of = |p: &GroupPath| p.depth().saturating_sub(start.depth());
@@ -1063,10 +1176,7 @@ impl Watcher {
             if keep.get(&c.path) != Some(&c.class) || v1.groups.contains_key(&c.path) {
                 continue;
             }
-            let kills = carried
-                .get(&c.path)
-                .copied()
-                .or(if fresh { Some(0) } else { None });
+            let kills = carried.get(&c.path).copied().or_else(|| base(&c.path));
             v1.register(&c.path, c.class, kills, &mut status);
         }
         v1.over_root = cands
@@ -1450,14 +1560,14 @@ pub fn spawn<M: From<Watched> + Send + 'static>(
     cfg: WatchConfig,
     tx: Sender<M>,
 ) -> std::io::Result<WatchHandle> {
-    spawn_seeded(hier, cfg, Vec::new(), tx)
+    spawn_seeded(hier, cfg, Seed::default(), tx)
 }
 
-/// [`spawn`] with the first frame's cgroup.events ([`Watcher::seeded`]).
+/// [`spawn`] with what the collector read at the start ([`Watcher::seeded`]).
 pub fn spawn_seeded<M: From<Watched> + Send + 'static>(
     hier: Arc<Hier>,
     cfg: WatchConfig,
-    seed: Vec<(GroupPath, CgroupEvents)>,
+    seed: Seed,
     tx: Sender<M>,
 ) -> std::io::Result<WatchHandle> {
     let wake = Arc::new(rustix::event::eventfd(
@@ -1478,7 +1588,7 @@ pub fn spawn_seeded<M: From<Watched> + Send + 'static>(
 fn run<M: From<Watched>>(
     hier: Arc<Hier>,
     cfg: WatchConfig,
-    seed: Vec<(GroupPath, CgroupEvents)>,
+    seed: Seed,
     tx: &Sender<M>,
     rx: &Receiver<WatchCommand>,
     wake: &OwnedFd,

@@ -875,6 +875,7 @@ pub fn refresh_of(
         limits: limits
             .map(|l| l.iter().map(limits_of).collect())
             .unwrap_or_default(),
+        events_seed: None,
     }
 }
 

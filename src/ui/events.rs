@@ -10,7 +10,7 @@ use crate::app::keymap::{self, Scope};
 use crate::app::App;
 use crate::model::time::events::EventList;
 use crate::model::write::errno;
-use crate::render::events::{age, clock_utc, source, what};
+use crate::render::events::{age, clock_utc, source, what, window};
 use crate::render::fit::{fit, pad, width};
 use crate::source::events::KmsgState;
 use ratatui::layout::Rect;
@@ -153,7 +153,10 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
         lines.push(Line::from(vec![
             Span::styled("from: ", theme.title),
             Span::raw(fit(
-                &format!("{} of {}", source(&e.kind, v1_memory), e.path),
+                &match window(e) {
+                    Some(w) => format!("{} of {}, {w}", source(&e.kind, v1_memory), e.path),
+                    None => format!("{} of {}", source(&e.kind, v1_memory), e.path),
+                },
                 inner.saturating_sub(6),
             )),
         ]));

@@ -415,7 +415,13 @@ fn dialog_words(a: &mut App) -> String {
     rows[top + 1..]
         .iter()
         .take_while(|r| r.get(left) == Some(&'│'))
-        .map(|r| r[left + 1..right].iter().collect::<String>().trim().to_owned())
+        .map(|r| {
+            r[left + 1..right]
+                .iter()
+                .collect::<String>()
+                .trim()
+                .to_owned()
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -11,7 +11,7 @@
 use cgtop::model::time::events::{Event, EventFile, EventKind, MemoryEvent};
 use cgtop::model::GroupPath;
 use cgtop::source::events::{
-    spawn, KmsgState, WatchCommand, WatchConfig, WatchHandle, Watched, Watcher,
+    spawn, KmsgState, Seed, WatchCommand, WatchConfig, WatchHandle, Watched, Watcher,
 };
 use cgtop::source::hier::Hier;
 use std::fs;
@@ -471,13 +471,14 @@ fn a_late_watcher_reports_what_changed_since_the_first_frame() {
         frozen: Some(frozen),
     };
     // the first frame: a populated and thawed, b populated and thawed
-    let seed = [
-        (GroupPath::root(), shown(false, false)),
-        (GroupPath::new("a"), shown(true, false)),
-        (GroupPath::new("b"), shown(false, false)),
-    ]
-    .into_iter()
-    .collect();
+    let seed = Seed {
+        cgroup: vec![
+            (GroupPath::root(), shown(false, false)),
+            (GroupPath::new("a"), shown(true, false)),
+            (GroupPath::new("b"), shown(false, false)),
+        ],
+        ..Seed::default()
+    };
     // before the watch: a is frozen and emptied; b unchanged
     fs::write(t.path().join("a/cgroup.events"), "populated 0\nfrozen 1\n").unwrap();
     let mut w = Watcher::seeded(Arc::clone(&hier), config(None), seed).unwrap();
@@ -500,4 +501,62 @@ fn a_late_watcher_reports_what_changed_since_the_first_frame() {
     // unseeded, the same start is the baseline: no event
     let w2 = Watcher::new(hier, config(None));
     assert!(w2.unwrap().take_ready().is_empty());
+}
+
+/// The watcher started after the first refresh (the TUI's) takes what
+/// that refresh read as its baseline (`Collector::set_event_seed`): an
+/// OOM kill counted in memory.events between the two is an event, said
+/// to be between the refresh and the watch, not the baseline; so is one
+/// in a group made after the refresh and before the watch (counted from
+/// zero), while a group that had kills before the start gives none.
+#[test]
+fn an_oom_kill_between_the_first_refresh_and_the_watch_is_an_event() {
+    let t = tree();
+    // kills from before cgtop started: history, never an event
+    fs::write(t.path().join("b/memory.events"), MEM_OOM).unwrap();
+    let mut c = crate::common::collector(t.path());
+    c.set_event_seed(true);
+    let r = c.refresh(Duration::from_millis(100));
+    let seed = r
+        .events_seed
+        .as_deref()
+        .cloned()
+        .expect("the first refresh's seed");
+    assert!(c.refresh(Duration::from_millis(200)).events_seed.is_none());
+    assert!(seed.listed.contains(&GroupPath::new("a/job")), "{seed:?}");
+    assert!(
+        seed.memory.iter().any(|(p, _)| *p == GroupPath::new("b")),
+        "memory.events read: {seed:?}"
+    );
+    // between the refresh and the watch: a kill in a/job, a group made
+    // with a kill already counted
+    fs::write(t.path().join("a/job/memory.events"), MEM_OOM).unwrap();
+    group(t.path(), "late");
+    fs::write(t.path().join("late/memory.events"), MEM_OOM).unwrap();
+    let hier = Arc::new(Hier::open(t.path()).unwrap());
+    let mut cfg = config(None);
+    cfg.clock = Instant::now() - Duration::from_secs(2);
+    let mut w = Watcher::seeded(Arc::clone(&hier), cfg, seed).unwrap();
+    let got = w.take_ready();
+    let mut kills: Vec<String> = got
+        .iter()
+        .filter(|e| e.kind.is_oom_kill())
+        .map(|e| e.path.to_string())
+        .collect();
+    kills.sort();
+    assert_eq!(kills, ["/a/job", "/late"], "{got:?}");
+    for e in got.iter().filter(|e| e.kind.is_oom_kill()) {
+        assert_eq!(e.since, Some(Duration::from_millis(100)), "{e:?}");
+        assert!(e.at >= Duration::from_secs(2), "{e:?}");
+    }
+    // seen as it happens once watched: no window
+    fs::write(
+        t.path().join("a/memory.events"),
+        "low 0\nhigh 0\nmax 1\noom 1\noom_kill 1\noom_group_kill 0\n",
+    )
+    .unwrap();
+    w.on_inotify();
+    let got = w.take_ready();
+    let e = oom_kill_of(&got, "a").unwrap_or_else(|| panic!("{got:?}"));
+    assert_eq!(e.since, None);
 }

@@ -32,6 +32,7 @@ fn at(secs: f64, path: &str, kind: EventKind) -> Event {
         at: Duration::from_secs_f64(secs),
         // 2026-11-26 20:46:40 UTC at cgtop's start
         unix_s: 1_764_190_000.0 + secs,
+        since: None,
         path: GroupPath::new(path),
         kind,
     }

@@ -1236,7 +1236,11 @@ mod tests {
         // the log has the name only, anyone's to choose in a delegated
         // subtree: no runtime's command, not even as a comment
         assert!(!s.apply.contains("docker's way"), "{}", s.apply);
-        assert!(!s.apply.contains(&format!("docker kill {id}")), "{}", s.apply);
+        assert!(
+            !s.apply.contains(&format!("docker kill {id}")),
+            "{}",
+            s.apply
+        );
         // comments only: no line of the script runs docker
         assert!(!s.apply.lines().any(|l| l.starts_with("docker")));
         let plain = w(Place::V2, "/batch", "cpu.max", "max 100000", "50000 100000");

@@ -203,6 +203,12 @@ pub struct Event {
     pub at: Duration,
     /// The same moment as UNIX time, in seconds.
     pub unix_s: f64,
+    /// When it may have happened from, on the same clock, where that is
+    /// not within moments of `at`: a change the watcher found in its
+    /// first reading of a file, against what the collector read at the
+    /// start (its watch was set after: "between `since` and `at`").
+    /// `None`: seen as it happened (the watch was on).
+    pub since: Option<Duration>,
     pub path: GroupPath,
     pub kind: EventKind,
 }
@@ -903,6 +909,7 @@ mod tests {
         let mut ev = Event {
             at: Duration::ZERO,
             unix_s: 0.0,
+            since: None,
             path: GroupPath::new("q"),
             kind: EventKind::Memory {
                 what: MemoryEvent::OomKill,
@@ -933,6 +940,7 @@ mod tests {
         let ev = |path: &str| Event {
             at: Duration::ZERO,
             unix_s: 0.0,
+            since: None,
             path: GroupPath::new(path),
             kind: EventKind::Memory {
                 what: MemoryEvent::OomKill,
@@ -966,6 +974,7 @@ mod tests {
         let e = |i: u64| Event {
             at: Duration::from_millis(i),
             unix_s: 0.0,
+            since: None,
             path: GroupPath::new(if i % 2 == 0 { "a" } else { "b" }),
             kind: EventKind::PidsMax { count: i },
         };

@@ -1613,6 +1613,7 @@ fn decode_events(payload: &[u8]) -> Result<Vec<Event>, DecodeError> {
         out.push(Event {
             at,
             unix_s,
+            since: None,
             path,
             kind,
         });
@@ -1654,6 +1655,7 @@ mod tests {
             Event {
                 at: Duration::from_millis(1500),
                 unix_s: 1_764_000_000.25,
+                since: None,
                 path: p(b"a/b\x1b[31m\xff"),
                 kind: EventKind::Memory {
                     what: MemoryEvent::OomKill,
@@ -1670,12 +1672,14 @@ mod tests {
             Event {
                 at: Duration::ZERO,
                 unix_s: 0.0,
+                since: None,
                 path: p(b"a"),
                 kind: EventKind::Frozen(true),
             },
             Event {
                 at: Duration::from_secs(3),
                 unix_s: 1.0,
+                since: None,
                 path: p(b"c"),
                 kind: EventKind::Swap {
                     what: SwapEvent::Fail,
@@ -1685,6 +1689,7 @@ mod tests {
             Event {
                 at: Duration::from_secs(4),
                 unix_s: 2.0,
+                since: None,
                 path: p(b"c"),
                 kind: EventKind::PidsMax { count: 7 },
             },
@@ -1708,6 +1713,7 @@ mod tests {
             &[Event {
                 at: Duration::ZERO,
                 unix_s: 1.0,
+                since: None,
                 path: p(b"a"),
                 kind: EventKind::Populated(true),
             }],
