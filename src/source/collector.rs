@@ -770,12 +770,39 @@ impl Collector {
                 // who owns each new group's directory, or one above it:
                 // a delegated user's groups are not named from the
                 // system's files, nor vouched for (no runtime command)
-                let h = Arc::clone(&self.hier);
-                let above = std::cell::OnceCell::new();
-                let memo = std::cell::RefCell::new(HashMap::new());
-                r.attach_owned(&mut groups, cost.walked, &|p| {
-                    let above = *above.get_or_init(|| safety::above_view_owner(&h));
-                    safety::delegated_owner(&h, p, above, &mut memo.borrow_mut())
+                // asked in every hierarchy that holds the group (on a v1
+                // or hybrid host a group may be in a v1 hierarchy alone,
+                // delegated there); one not known to be root's is not
+                // named from them either
+                let mut each: Vec<(Option<HierId>, Arc<Hier>)> = Vec::new();
+                if self.hiers.layout.v1.is_empty() {
+                    each.push((None, Arc::clone(&self.hier)));
+                } else {
+                    if let Some(h) = self.hiers.get(HierId::V2) {
+                        each.push((Some(HierId::V2), Arc::clone(h)));
+                    }
+                    for (id, _, h) in self.hiers.v1() {
+                        each.push((Some(id), Arc::clone(h)));
+                    }
+                }
+                let above: Vec<std::cell::OnceCell<u32>> =
+                    each.iter().map(|_| std::cell::OnceCell::new()).collect();
+                let memo = std::cell::RefCell::new(vec![HashMap::new(); each.len()]);
+                r.attach_owned(&mut groups, cost.walked, &|g| {
+                    let mut memo = memo.borrow_mut();
+                    let asked = each.iter().zip(&above).zip(memo.iter_mut()).filter_map(
+                        |(((id, h), above), memo)| {
+                            // the merge says which hierarchies hold it
+                            if let Some(id) = id {
+                                if !g.hot.v1.held_in.is_empty() && !g.hot.v1.held_in.contains(*id) {
+                                    return None;
+                                }
+                            }
+                            let above = *above.get_or_init(|| safety::above_view_owner(h));
+                            Some(safety::delegated_owner(h, &g.path, above, memo))
+                        },
+                    );
+                    safety::owner_across(asked)
                 });
             }
         }

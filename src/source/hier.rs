@@ -165,6 +165,9 @@ pub struct Hier {
     /// The root is on a cgroup filesystem (kernfs), whether or not it is
     /// written through: what [`GroupDir`] relies on to skip an `fstat`.
     kernfs: bool,
+    /// Every open below the root stays on the root's mount
+    /// (`RESOLVE_NO_XDEV`; [`Hier::open_same_mount`]).
+    same_mount: bool,
 }
 
 fn kind_name(t: FileType) -> &'static str {
@@ -323,7 +326,19 @@ impl Hier {
             path: path.to_path_buf(),
             cgroupfs,
             kernfs: cgroupfs.is_some(),
+            same_mount: false,
         })
+    }
+
+    /// A directory none of whose opens below it leaves its mount: a path
+    /// that crosses one (a FUSE or network filesystem a user mounted
+    /// below it, which could leave a read waiting for ever) fails EXDEV
+    /// before the kernel asks that filesystem anything; so does every
+    /// open where openat2 is missing. Nothing is written through it.
+    pub fn open_same_mount(path: &Path) -> std::io::Result<Self> {
+        let mut h = Self::open(path)?.read_only();
+        h.same_mount = true;
+        Ok(h)
     }
 
     /// [`Hier::open`], or a handle that finds nothing when the root cannot
@@ -347,6 +362,7 @@ impl Hier {
                 Self {
                     cgroupfs,
                     kernfs: cgroupfs.is_some(),
+                    same_mount: false,
                     fd: Some(fd),
                     path: path.to_path_buf(),
                 }
@@ -367,6 +383,7 @@ impl Hier {
             path: path.to_path_buf(),
             cgroupfs: None,
             kernfs: false,
+            same_mount: false,
         }
     }
 
@@ -471,6 +488,11 @@ impl Hier {
     }
 
     fn open_at(&self, rel: &Path, flags: OFlags) -> Result<OwnedFd, FsError> {
+        if self.same_mount {
+            // no way to tell without openat2: refused as crossing
+            return open_same_mount(self.root()?, rel, flags)?
+                .ok_or(FsError::from_errno(Errno::XDEV));
+        }
         open_beneath(self.root()?, rel, flags, false)
     }
 

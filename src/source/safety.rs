@@ -23,9 +23,10 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
-use super::hier::{self, Hier, Hiers};
+use super::hier::{self, FsError, Hier, Hiers};
 use super::writer;
 use crate::cgroupfs::files;
+use crate::model::write::errno::Errno;
 use crate::model::write::guard::{hier_mapping, map_to_view, roles, Harm, ProcEntry, Protected};
 use crate::model::write::outcome::{WriteError, WriteOutcome};
 use crate::model::write::{Op, WriteEffect};
@@ -154,31 +155,71 @@ pub fn above_view_owner(h: &Hier) -> u32 {
         .unwrap_or(0)
 }
 
-/// Who owns `group` by the rule of [`delegated_on_disk`], for the
-/// identity resolver: the uid of the first of the group's directory and
-/// those above it (the view's root, then `above`: what
-/// [`above_view_owner`] says) that root does not own; `Some(0)` where
-/// root owns them all; `None` where one could not be read first. `memo`
-/// keeps the answer of each directory asked (one `fstat` each).
+/// Who owns a group's directory in one hierarchy, by the rule of
+/// [`delegated_on_disk`] ([`delegated_owner`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owned {
+    /// The uid of the first of the group's directory and those above it
+    /// that root does not own; 0 where root owns them all.
+    By(u32),
+    /// The hierarchy has no such group.
+    Absent,
+    /// A directory on the way could not be asked (a path too long to
+    /// open, out of descriptors, a directory gone under its child): not
+    /// known to be root's.
+    Unreadable,
+}
+
+/// Who owns `group` in `h` by the rule of [`delegated_on_disk`], for the
+/// identity resolver: [`Owned::By`] the uid of the first of the group's
+/// directory and those above it (the view's root, then `above`: what
+/// [`above_view_owner`] says) that root does not own, `By(0)` where root
+/// owns them all. `memo` keeps the answer of each directory asked (one
+/// `fstat` each).
 pub fn delegated_owner(
     h: &Hier,
     group: &GroupPath,
     above: u32,
-    memo: &mut std::collections::HashMap<GroupPath, Option<u32>>,
-) -> Option<u32> {
+    memo: &mut std::collections::HashMap<GroupPath, Owned>,
+) -> Owned {
     if let Some(v) = memo.get(group) {
         return *v;
     }
     let v = match h.owner_of(hier::group_rel(group)) {
-        Err(_) => None,
-        Ok(u) if u != 0 => Some(u),
+        Err(FsError::Errno(Errno::NOENT)) => Owned::Absent,
+        Err(_) => Owned::Unreadable,
+        Ok(u) if u != 0 => Owned::By(u),
         Ok(_) => match group.parent() {
-            Some(p) => delegated_owner(h, &p, above, memo),
-            None => Some(above),
+            Some(p) => match delegated_owner(h, &p, above, memo) {
+                // gone above a group that is there: a race, not root's
+                // for sure
+                Owned::Absent => Owned::Unreadable,
+                o => o,
+            },
+            None => Owned::By(above),
         },
     };
     memo.insert(group.clone(), v);
     v
+}
+
+/// One owner of a group from what each hierarchy holding it says
+/// ([`delegated_owner`] in each): another user's uid where any says so (a
+/// subtree delegated in one v1 hierarchy is theirs there, whatever the
+/// others say), `Some(0)` where at least one holds it and every one that
+/// does says root, `None` where none holds it or one could not be asked:
+/// not known to be root's, so not named from the system's files.
+pub fn owner_across(each: impl IntoIterator<Item = Owned>) -> Option<u32> {
+    let mut root = false;
+    for o in each {
+        match o {
+            Owned::By(0) => root = true,
+            Owned::By(u) => return Some(u),
+            Owned::Absent => {}
+            Owned::Unreadable => return None,
+        }
+    }
+    root.then_some(0)
 }
 
 /// Performs `op` after checking it once more against protection computed

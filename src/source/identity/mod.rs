@@ -36,6 +36,7 @@ pub mod systemd;
 
 use crate::model::identity::{Identity, Kind, Runtime};
 use crate::model::{GroupPath, GroupSample};
+use crate::source::hier::Hier;
 use crate::source::systemctl::Systemctl;
 use read::{Dir, Miss};
 use std::collections::HashMap;
@@ -54,6 +55,18 @@ pub const MACHINES: &str = "run/systemd/machines";
 pub const PASSWD: &str = "etc/passwd";
 /// A rootless user's graphroot, below their home.
 pub const ROOTLESS: &str = ".local/share/containers/storage";
+/// A rootless user's store is read again at most this often (a pass
+/// within it takes the last reading): the user writes the file and can
+/// start a pass (a new group of theirs) at every refresh.
+pub const ROOTLESS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+/// The filesystems a rootless user's store is read from: local ones. A
+/// network filesystem can leave a read waiting for its server for ever,
+/// a FUSE one for whoever mounted it (a user may mount one with
+/// `allow_other` on a directory they own).
+const LOCAL_FS: &[&str] = &[
+    "ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "zfs", "f2fs", "bcachefs", "jfs",
+    "reiserfs", "nilfs2", "overlay", "ramfs",
+];
 
 /// Where the resolver reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +155,8 @@ pub struct Resolver {
     systemctl: Option<Systemctl>,
     parse_errors: u64,
     passes: u64,
+    /// Each rootless user's store as last read, and when.
+    rootless: HashMap<u32, (std::time::Instant, Result<Arc<storage::Store>, Miss>)>,
 }
 
 impl Resolver {
@@ -170,6 +185,7 @@ impl Resolver {
             systemctl,
             parse_errors: 0,
             passes: 0,
+            rootless: HashMap::new(),
         }
     }
 
@@ -188,12 +204,13 @@ impl Resolver {
         self.passes
     }
 
-    /// Sets each group's identity. `walked`: this refresh re-listed the
+    /// Sets each group's identity, as if root owned every group's
+    /// directory ([`Resolver::attach_owned`] asks). `walked`: this refresh re-listed the
     /// tree (groups whose metadata was missing are looked for again).
     /// A refresh with the same groups as the last, no re-listing and no
     /// new descriptions costs one comparison and one `Arc` clone a group.
     pub fn attach(&mut self, groups: &mut [GroupSample], walked: bool) {
-        self.attach_owned(groups, walked, &|_| None);
+        self.attach_owned(groups, walked, &|_| Some(0));
     }
 
     /// [`Resolver::attach`], with `owner` giving who owns a group's
@@ -201,7 +218,8 @@ impl Resolver {
     /// groups being resolved, never on a steady refresh): the uid of the
     /// first of it and the directories above it that root does not own,
     /// `Some(0)` where root owns them all, `None` where one could not be
-    /// read (named from the system's files, never vouched for: see
+    /// read: not known to be root's, so named by what its name says
+    /// alone, never from anyone's files, and never vouched for (see
     /// [`Identity::vouched`]). A group another user owns is in a subtree
     /// delegated to them, who chose its name: it is named from that
     /// user's own rootless store only, never from the system's docker,
@@ -212,7 +230,7 @@ impl Resolver {
         &mut self,
         groups: &mut [GroupSample],
         walked: bool,
-        owner: &dyn Fn(&GroupPath) -> Option<u32>,
+        owner: &dyn Fn(&GroupSample) -> Option<u32>,
     ) {
         let described = self.poll_descriptions();
         let same = !walked
@@ -256,7 +274,7 @@ impl Resolver {
         groups: &[GroupSample],
         walked: bool,
         described: bool,
-        owner: &dyn Fn(&GroupPath) -> Option<u32>,
+        owner: &dyn Fn(&GroupSample) -> Option<u32>,
     ) {
         self.passes += 1;
         let mut pass = Pass::default();
@@ -267,7 +285,7 @@ impl Resolver {
             let entry = match self.cache.remove(&key) {
                 Some(e) if !(walked && e.again && e.tries < TRIES) => e,
                 old => {
-                    let mut e = self.resolve(&g.path, &mut pass, owner(&g.path));
+                    let mut e = self.resolve(&g.path, &mut pass, owner(g));
                     e.tries = old.map_or(1, |o| o.tries.saturating_add(1));
                     new_units |= e.ident.as_ref().is_some_and(|i| i.kind.is_some());
                     e
@@ -303,12 +321,12 @@ impl Resolver {
         let delegated = owner.filter(|&u| u != 0);
         let Some(mut id) = Identity::of_name(path) else {
             // a containerd task's group is made by root
-            let ident = match delegated {
-                Some(_) => None,
-                None => self.by_path(path, pass).map(|mut id| {
-                    id.vouched = owner == Some(0);
+            let ident = match owner {
+                Some(0) => self.by_path(path, pass).map(|mut id| {
+                    id.vouched = true;
                     Arc::new(id)
                 }),
+                _ => None,
             };
             return Entry {
                 ident,
@@ -316,8 +334,8 @@ impl Resolver {
                 tries: 1,
             };
         };
-        if let Some(uid) = delegated {
-            if let Some(e) = Self::refuse_delegated(&mut id, uid) {
+        if owner != Some(0) {
+            if let Some(e) = Self::refuse_delegated(&mut id, delegated) {
                 return e;
             }
         }
@@ -397,24 +415,33 @@ impl Resolver {
         }
     }
 
-    /// A group that user `uid` (not root) owns: only their own rootless
-    /// podman containers and their own user manager are looked up; any
-    /// other name (a `docker-<id>.scope`, `session-5.scope`, `user-0.slice`
+    /// A group that user `uid` (not root) owns, or (`None`) whose owner
+    /// could not be read: only a user's own rootless podman containers
+    /// and their own user manager are looked up; any other name (a `docker-<id>.scope`, `session-5.scope`, `user-0.slice`
     /// they made) keeps what the name says, with why nothing more is
     /// shown. `None`: go on and look it up.
-    fn refuse_delegated(id: &mut Identity, uid: u32) -> Option<Entry> {
-        let podman = id.runtime == Some(Runtime::Podman)
-            && matches!(id.kind, Some(Kind::Container | Kind::Monitor));
-        let own_manager = id.kind == Some(Kind::UserManager) && id.id == uid.to_string();
-        if podman || own_manager {
-            return None;
+    fn refuse_delegated(id: &mut Identity, uid: Option<u32>) -> Option<Entry> {
+        if let Some(uid) = uid {
+            let podman = id.runtime == Some(Runtime::Podman)
+                && matches!(id.kind, Some(Kind::Container | Kind::Monitor));
+            let own_manager = id.kind == Some(Kind::UserManager) && id.id == uid.to_string();
+            if podman || own_manager {
+                return None;
+            }
         }
         if id.kind != Some(Kind::Unit) {
-            id.unreadable = Some(format!(
-                "{} metadata not used: the group belongs to uid {uid} (a delegated subtree), \
-                 who chose its name",
-                source_word(id)
-            ));
+            id.unreadable = Some(match uid {
+                Some(uid) => format!(
+                    "{} metadata not used: the group belongs to uid {uid} (a delegated subtree), \
+                     who chose its name",
+                    source_word(id)
+                ),
+                None => format!(
+                    "{} metadata not used: who owns the group's directory could not be read, \
+                     so another user may have chosen its name",
+                    source_word(id)
+                ),
+            });
             // nor is it what its name says: no runtime, pod or session
             // owns it, so nothing offers that owner's command for it (a
             // `docker pause <id>` would pause the system's container)
@@ -454,7 +481,15 @@ impl Resolver {
         if let Some(r) = pass.rootless.get(&uid) {
             return r.clone();
         }
-        let r = self.load_rootless(uid, pass).map(Arc::new);
+        let r = match self.rootless.get(&uid) {
+            Some((at, r)) if at.elapsed() < ROOTLESS_EVERY => r.clone(),
+            _ => {
+                let r = self.load_rootless(uid, pass).map(Arc::new);
+                self.rootless
+                    .insert(uid, (std::time::Instant::now(), r.clone()));
+                r
+            }
+        };
         pass.rootless.insert(uid, r.clone());
         r
     }
@@ -470,9 +505,11 @@ impl Resolver {
         {
             return Err(Miss::Absent);
         }
-        let shown = self.base.path().to_path_buf();
-        let h = self.base.get()?;
-        storage::load(h, &rel, &shown, Some(uid), &mut self.parse_errors)
+        let store = self.base.path().join(&rel);
+        let home = self.base.path().join(home.trim_start_matches('/'));
+        let (h, below) = same_mount_dir(&store, &home)?;
+        let shown = h.path().to_path_buf();
+        storage::load(&h, below, &shown, Some(uid), &mut self.parse_errors)
     }
 
     fn passwd(&mut self, pass: &mut Pass) -> Arc<HashMap<u32, systemd::Account>> {
@@ -647,6 +684,48 @@ fn rootless_uid(path: &GroupPath) -> Option<u32> {
         .filter_map(|c| std::str::from_utf8(c).ok())
         .filter_map(|c| c.strip_prefix("user@")?.strip_suffix(".service"))
         .find_map(|u| u.parse().ok())
+}
+
+/// Where a rootless user's store is read from: the mount that holds
+/// `store` by /proc/self/mountinfo, opened so that no open below it
+/// leaves it ([`Hier::open_same_mount`]), and `store` below it. Refused
+/// where that mount is at or below the user's `home` (they may have made
+/// it: fusermount mounts on a directory its user can write) or is not a
+/// local filesystem ([`LOCAL_FS`]): a read there could wait for ever,
+/// and the resolver runs on the collector's thread. A mount made later
+/// below the mount point is not crossed (EXDEV, without a word to the
+/// filesystem mounted there).
+fn same_mount_dir<'a>(store: &'a Path, home: &Path) -> Result<(Hier, &'a Path), Miss> {
+    let mounts = crate::source::mount::read_mountinfo()
+        .map_err(|_| Miss::Unreadable("the mounts could not be read".to_owned()))?;
+    // the top one of several at the same place comes last
+    let m = mounts
+        .iter()
+        .filter(|m| store.starts_with(&m.mount_point))
+        .max_by_key(|m| m.mount_point.components().count())
+        .ok_or(Miss::Absent)?;
+    let fs = if read::is_plain_name(&m.fs_type) {
+        m.fs_type.as_str()
+    } else {
+        "unnamed"
+    };
+    if m.mount_point.starts_with(home) {
+        return Err(Miss::Unreadable(format!(
+            "on a mount in the user's home ({fs}), not read"
+        )));
+    }
+    if !LOCAL_FS.contains(&m.fs_type.as_str()) {
+        return Err(Miss::Unreadable(format!(
+            "on a {fs} filesystem, not read (not a local one)"
+        )));
+    }
+    let below = store.strip_prefix(&m.mount_point).map_err(|_| Miss::Absent)?;
+    let h = Hier::open_same_mount(&m.mount_point).map_err(|e| {
+        read::miss(&crate::source::hier::FsError::Errno(
+            crate::model::write::errno::of_io(&e),
+        ))
+    })?;
+    Ok((h, below))
 }
 
 /// The first word of [`Identity::unreadable`]: whose metadata.

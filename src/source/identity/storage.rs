@@ -28,6 +28,11 @@ pub const DRIVERS: [&str; 4] = ["overlay", "vfs", "btrfs", "zfs"];
 /// The cap of containers.json and images.json: about 1.5 KiB a container,
 /// so 32 MiB is 20,000 containers.
 pub const CAP_STORE: usize = 32 << 20;
+/// The cap of a rootless user's containers.json and images.json: about
+/// 2,700 containers. Whoever owns the file writes it, and can make root's
+/// cgtop read it again (a new group of theirs) about once a second
+/// ([`super::ROOTLESS_EVERY`]): a parse of 4 MiB is its bound.
+pub const CAP_ROOTLESS_STORE: usize = 4 << 20;
 /// The cap of one OCI bundle's config.json (tens of KiB in practice).
 pub const CAP_BUNDLE: usize = 1 << 20;
 /// The most containers (and images) kept of one containers.json or
@@ -57,7 +62,7 @@ pub struct Store {
 /// Reads a store rooted at `root` (relative to `h`: "" for a directory
 /// opened as the graphroot, `home/alice/.local/...` for a rootless user's
 /// beneath `/`), shown as `shown`. With `owner`, only files that uid owns
-/// are read.
+/// are read, each at most [`CAP_ROOTLESS_STORE`]; else [`CAP_STORE`].
 pub fn load(
     h: &Hier,
     root: &Path,
@@ -65,12 +70,17 @@ pub fn load(
     owner: Option<u32>,
     errors: &mut u64,
 ) -> Result<Store, Miss> {
+    let cap = if owner.is_some() {
+        CAP_ROOTLESS_STORE
+    } else {
+        CAP_STORE
+    };
     let mut store = Store::default();
     let mut found = None;
     for d in DRIVERS {
         let dir = root.join(format!("{d}-containers"));
         let main = dir.join("containers.json");
-        match read_typed::<Records>(h, &main, CAP_STORE, owner, errors) {
+        match read_typed::<Records>(h, &main, cap, owner, errors) {
             Ok(v) => {
                 add_containers(&mut store, v);
                 // the volatile store beside it (containers made with
@@ -78,7 +88,7 @@ pub fn load(
                 if let Ok(v) = read_typed::<Records>(
                     h,
                     &dir.join("volatile-containers.json"),
-                    CAP_STORE,
+                    cap,
                     owner,
                     errors,
                 ) {
@@ -96,7 +106,7 @@ pub fn load(
         return Err(Miss::Absent);
     };
     let images = root.join(format!("{driver}-images")).join("images.json");
-    if let Ok(list) = read_typed::<Records>(h, &images, CAP_STORE, owner, errors) {
+    if let Ok(list) = read_typed::<Records>(h, &images, cap, owner, errors) {
         for im in list.0 {
             if let (Some(id), Some(name)) = (im.id, im.first_name) {
                 store.images.entry(id).or_insert(name);

@@ -356,3 +356,29 @@ fn vouched_only_for_a_record_read_for_a_group_root_owns() {
     assert_eq!(vouched(None), [false, false]);
     assert_eq!(vouched(Some(1000)), [false, false]);
 }
+
+/// A group whose owner could not be read (its path too long to open, a
+/// directory gone on the way) may be another user's, who chose its name:
+/// it is named by its name alone, never from the system's records.
+#[test]
+fn an_owner_not_known_to_be_roots_is_not_named_from_system_records() {
+    let paths = [format!("system.slice/docker-{D1}.scope")];
+    let named = |owner: Option<u32>| {
+        let mut r = Resolver::new(Roots {
+            base: fixture("docker"),
+            units: false,
+        });
+        let mut g = groups(&paths);
+        r.attach_owned(&mut g, true, &|_| owner);
+        let i = g[0].identity.as_ref().expect("the name's identity");
+        (i.name.clone(), i.unreadable.clone())
+    };
+    assert_eq!(named(Some(0)).0.as_deref(), Some("web-1"));
+    let (name, why) = named(None);
+    assert_eq!(name, None);
+    assert!(
+        why.as_deref()
+            .is_some_and(|w| w.contains("could not be read")),
+        "{why:?}"
+    );
+}
