@@ -24,6 +24,7 @@ mod hierarchy_handles;
 mod hybrid_frozen_kill;
 mod identities;
 mod identities_delegated;
+mod identities_hybrid_owner;
 mod parsers;
 mod past_read_only;
 mod paths;
