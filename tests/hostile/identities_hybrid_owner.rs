@@ -66,5 +66,9 @@ fn a_users_group_in_a_v1_hierarchy_only_does_not_take_the_systems_container() {
         .unwrap_or_else(|| panic!("{path} not in {groups:?}"));
     let id = &g["identity"];
     assert_eq!(id["name"], Value::Null, "{id}");
-    assert_eq!((&id["kind"], &id["runtime"]), (&Value::Null, &Value::Null), "{id}");
+    assert_eq!(
+        (&id["kind"], &id["runtime"]),
+        (&Value::Null, &Value::Null),
+        "{id}"
+    );
 }
