@@ -136,3 +136,61 @@ fn a_users_group_named_after_roots_podman_container_gets_no_command_for_it() {
         "root's container named by the user's group name: {text}"
     );
 }
+
+/// The script `export-log` makes of a real freeze of a delegated user's
+/// `docker-<id>.scope` (the id of the system's container): the live
+/// confirmation refuses that identity, and the script's comments must not
+/// bring it back from the group's name alone (`docker pause <id>` would
+/// pause the system's container).
+#[test]
+#[ignore = "finding: export-log comments `docker pause <id>` for a delegated user's docker-<id>.scope (name alone)"]
+fn export_log_names_no_system_container_for_a_delegated_look_alike() {
+    use super::identities::A;
+    let sub = format!("docker-{A}.scope");
+    let Some(sb) = delegated(&sub) else {
+        return;
+    };
+    let ids = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        state.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    let term = Tmux::run(
+        &format!(
+            "XDG_CONFIG_HOME={} XDG_STATE_HOME={} CGTOP_IDENTITY_ROOT={} {} -d 0.3 {}",
+            state.path().display(),
+            state.path().display(),
+            ids.path().display(),
+            env!("CARGO_BIN_EXE_cgtop"),
+            sb.rel
+        ),
+        160,
+        45,
+    );
+    term.wait_for(&A[..12]);
+    term.send(&["Down"]);
+    std::thread::sleep(Duration::from_millis(300));
+    term.send(&["f"]);
+    let confirm = flat(&term.wait_for("go ahead"));
+    assert!(!confirm.contains("docker pause"), "{confirm}");
+    term.send(&["y"]);
+    sb.wait_events(&sub, "frozen 1");
+    term.send(&["q"]);
+    let log = state.path().join("cgtop/actions.log");
+    crate::common::wait_until("the action log", Duration::from_secs(10), || {
+        std::fs::read_to_string(&log).is_ok_and(|t| t.contains("cgroup.freeze"))
+    });
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args(["export-log", "--log"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let script = String::from_utf8_lossy(&out.stdout);
+    assert!(script.contains("cgroup.freeze"), "{script}");
+    assert!(
+        !script.contains(&format!("docker pause {A}")),
+        "the system's container named from the name alone:\n{script}"
+    );
+}
