@@ -24,7 +24,7 @@ mod hierarchy_handles;
 mod hybrid_frozen_kill;
 mod identities;
 mod identities_delegated;
-mod identities_hybrid_owner;
+mod identities_owner_unknown;
 mod owner_commands_delegated;
 mod parsers;
 mod past_read_only;
