@@ -25,6 +25,7 @@ mod hybrid_frozen_kill;
 mod identities;
 mod identities_delegated;
 mod identities_owner_unknown;
+mod identities_store_churn;
 mod owner_commands_delegated;
 mod parsers;
 mod past_read_only;
