@@ -24,6 +24,7 @@ mod hierarchy_handles;
 mod hybrid_frozen_kill;
 mod identities;
 mod identities_delegated;
+mod identities_every_output;
 mod identities_owner_unknown;
 mod identities_store_churn;
 mod identities_store_mount;
