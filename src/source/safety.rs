@@ -176,11 +176,11 @@ pub enum Owned {
 /// [`above_view_owner`] says) that root does not own, `By(0)` where root
 /// owns them all. `memo` keeps the answer of each directory asked (one
 /// `fstat` each).
-pub fn delegated_owner(
+pub fn delegated_owner<S: std::hash::BuildHasher>(
     h: &Hier,
     group: &GroupPath,
     above: u32,
-    memo: &mut std::collections::HashMap<GroupPath, Owned>,
+    memo: &mut std::collections::HashMap<GroupPath, Owned, S>,
 ) -> Owned {
     if let Some(v) = memo.get(group) {
         return *v;

@@ -110,10 +110,10 @@ fn a_rootless_store_of_tiny_values_does_not_blow_up_memory() {
         "etc/passwd",
         "alice:x:1000:1000::/home/alice:/bin/sh\n",
     );
-    // just under the 32 MiB cap: 16 million numbers, which as JSON values
-    // are 32 bytes each (512 MiB), in the store alice writes; the one
-    // container record in it still names her container
-    let cap = 32 << 20;
+    // just under a rootless store's 4 MiB cap: 2 million numbers, which
+    // as JSON values are 32 bytes each (64 MiB), in the store alice
+    // writes; the one container record in it still names her container
+    let cap = 4 << 20;
     let mut text = String::with_capacity(cap);
     text.push('[');
     text.push_str(&serde_json::json!({"id": A, "names": ["mine"]}).to_string());
@@ -127,8 +127,8 @@ fn a_rootless_store_of_tiny_values_does_not_blow_up_memory() {
         &text,
     );
     give(&ids.path().join("home/alice"), ALICE);
-    // run() limits cgtop's address space to 1 GiB; 300 MiB here
-    let g = run_limited(tree.path(), ids.path(), 300 << 10);
+    // run() limits cgtop's address space to 1 GiB; 200 MiB here
+    let g = run_limited(tree.path(), ids.path(), 200 << 10);
     assert_eq!(identity(&g, &format!("/{path}"))["name"], "mine");
 }
 

@@ -38,7 +38,6 @@ fn host_json(group: &str, ids: &std::path::Path) -> Vec<Value> {
 }
 
 #[test]
-#[ignore = "finding: on a hybrid host a user's v1-only docker-<id>.scope takes the system container's name (owner asked of cgroup2 only)"]
 fn a_users_group_in_a_v1_hierarchy_only_does_not_take_the_systems_container() {
     let Some(sb) = V1Sandbox::or_skip("v1owner", &["memory"]) else {
         return;
@@ -80,7 +79,6 @@ fn a_users_group_in_a_v1_hierarchy_only_does_not_take_the_systems_container() {
 /// `docker-<id>.scope` down there must not take the system container's
 /// name. Real kernel, cgroup2 (pure v2 or hybrid alike).
 #[test]
-#[ignore = "finding: a delegated docker-<id>.scope nested past PATH_MAX takes the system container's name (owner lookup fails -> taken as root)"]
 fn a_users_group_past_path_max_does_not_take_the_systems_container() {
     use crate::common::sandbox::Sandbox;
     use rustix::fs::{mkdirat, openat, unlinkat, AtFlags, Mode, OFlags};

@@ -85,7 +85,6 @@ fn run(sb: &Sandbox, ids: &std::path::Path, n: u32, churn: bool, base: u64) -> f
 }
 
 #[test]
-#[ignore = "finding: a delegated user making one group a refresh makes root's cgtop re-parse their whole rootless store each refresh"]
 fn a_new_group_a_refresh_does_not_reparse_a_users_store_each_time() {
     let Some(sb) = Sandbox::or_skip() else {
         return;

@@ -120,7 +120,6 @@ fn serve(point: &Path) -> Result<Mounted, String> {
 }
 
 #[test]
-#[ignore = "finding: a FUSE mount in a user's rootless store path hangs root's cgtop in D state (no refresh ever comes)"]
 fn a_users_own_mount_in_their_store_does_not_hang_cgtop() {
     let Some(sb) = Sandbox::or_skip() else {
         return;

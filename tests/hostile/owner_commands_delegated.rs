@@ -79,7 +79,6 @@ fn delegated(sub: &str) -> Option<Sandbox> {
 }
 
 #[test]
-#[ignore = "finding: a delegated group outside user@UID.service named from the user's rootless store gets root's `podman pause <name>`"]
 fn a_users_rootless_container_outside_their_manager_gets_no_root_podman_command() {
     let Some(sb) = delegated(&format!("libpod-{B}.scope")) else {
         return;
@@ -123,7 +122,6 @@ fn a_users_rootless_container_outside_their_manager_gets_no_root_podman_command(
 /// podman container, and the name alone must not put that id in a
 /// command.
 #[test]
-#[ignore = "finding: a delegated group named libpod-<id of root's container>.scope gets `podman pause <that id>` from its name alone"]
 fn a_users_group_named_after_roots_podman_container_gets_no_command_for_it() {
     let Some(sb) = delegated(&format!("libpod-{B}.scope")) else {
         return;
@@ -143,7 +141,6 @@ fn a_users_group_named_after_roots_podman_container_gets_no_command_for_it() {
 /// bring it back from the group's name alone (`docker pause <id>` would
 /// pause the system's container).
 #[test]
-#[ignore = "finding: export-log comments `docker pause <id>` for a delegated user's docker-<id>.scope (name alone)"]
 fn export_log_names_no_system_container_for_a_delegated_look_alike() {
     use super::identities::A;
     let sub = format!("docker-{A}.scope");

@@ -64,8 +64,8 @@ pub const ROOTLESS_EVERY: std::time::Duration = std::time::Duration::from_secs(1
 /// a FUSE one for whoever mounted it (a user may mount one with
 /// `allow_other` on a directory they own).
 const LOCAL_FS: &[&str] = &[
-    "ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "zfs", "f2fs", "bcachefs", "jfs",
-    "reiserfs", "nilfs2", "overlay", "ramfs",
+    "ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "zfs", "f2fs", "bcachefs", "jfs", "reiserfs",
+    "nilfs2", "overlay", "ramfs",
 ];
 
 /// Where the resolver reads.
@@ -719,7 +719,9 @@ fn same_mount_dir<'a>(store: &'a Path, home: &Path) -> Result<(Hier, &'a Path), 
             "on a {fs} filesystem, not read (not a local one)"
         )));
     }
-    let below = store.strip_prefix(&m.mount_point).map_err(|_| Miss::Absent)?;
+    let below = store
+        .strip_prefix(&m.mount_point)
+        .map_err(|_| Miss::Absent)?;
     let h = Hier::open_same_mount(&m.mount_point).map_err(|e| {
         read::miss(&crate::source::hier::FsError::Errno(
             crate::model::write::errno::of_io(&e),
