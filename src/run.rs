@@ -327,7 +327,6 @@ fn run_tui(
         app.start_at_process(p);
     }
     let theme = Theme::from_settings(std::env::var("NO_COLOR").ok().as_deref(), &view.colours);
-    app.protected = safety::discover(&m.root);
     app.page_size = procfs::page_size();
     let mut collector = Collector::with_hiers(cfg, Arc::clone(hier), hiers);
     // the files of the columns shown, from the first refresh
@@ -352,6 +351,10 @@ fn run_tui(
     let (col_tx, col_rx) = mpsc::channel::<Collected>();
     collector::spawn_from(collector, clock, opts.interval, col_tx, cmd_rx)
         .context("starting the collector thread")?;
+    // what the lockout guard protects (every /proc/PID/stat read): once
+    // the collector is at work, not before it (the first frame does not
+    // need it; the first write does, and comes later)
+    app.protected = safety::discover(&m.root);
     // the event watcher starts once the first rates went to the screen:
     // its walk and its thousands of inotify_add_watch are off the path of
     // the first frame (the groups it misses are in the next group list)
