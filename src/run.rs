@@ -323,6 +323,7 @@ fn run_tui(
             text: note.clone(),
         });
     }
+    let at_pid = place.is_some();
     if let Some(p) = place {
         app.start_at_process(p);
     }
@@ -340,6 +341,11 @@ fn run_tui(
     // the first frame first: the first refresh reads the tree and its
     // level figures only (no v1 directory watch, no machine figures)
     collector.defer_start_up();
+    // on a large tree, the first frame before the first refresh: the
+    // groups the first screen shows, read alone. Not for the flat list
+    // nor a filter (their first screen is every group, or any group), nor
+    // --pid (its group may be deep in a subtree the look leaves folded)
+    collector.set_first_look(!app.flat && app.filter.is_empty() && !at_pid);
     // one clock for the collector and the event watcher; its zero as
     // UNIX time, for the history's clock times and the events'
     let clock = collector::clock_start();
