@@ -47,6 +47,8 @@
 //!   the groups found gone.
 //! - `budget`: how many descriptors may be kept (decided at start-up,
 //!   shared by a layout's scanners).
+//! - `first_look`: which groups a first look's walk opens (the TUI's
+//!   first frame on a large tree: `Collector::first_look`).
 
 use super::hier::Hier;
 use crate::cgroupfs::CgroupType;
