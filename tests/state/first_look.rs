@@ -305,3 +305,33 @@ fn writes_wait_for_the_first_refresh() {
         "{said:?}"
     );
 }
+
+#[test]
+fn a_group_argument_and_depth_give_the_look_and_the_refresh_the_same_rows() {
+    // `cgtop farm --depth 1`: the farm and its racks, the nodes below
+    // the depth listed by neither
+    let dir = farm(35);
+    let mut a = App::new(
+        host(),
+        pure_v2_mount(),
+        GroupPath::new("farm"),
+        Duration::from_secs(1),
+    );
+    resize(&mut a, 80, 24);
+    let mut cfg = config(dir.path());
+    cfg.start = GroupPath::new("farm");
+    cfg.scan.max_depth = Some(1);
+    let mut c = Collector::new(cfg);
+    c.defer_start_up();
+    c.set_first_look(true);
+    let unlisted = look(&mut a, &mut c).expect("360 groups below the farm");
+    assert!(
+        unlisted.is_empty(),
+        "below the depth is not unlisted: {unlisted:?}"
+    );
+    let shown = outline(&a);
+    assert_eq!(shown.len(), 11, "{shown:?}");
+    assert_eq!(a.data.as_ref().unwrap().refresh.snapshot.groups.len(), 11);
+    tick(&mut a, &mut c, 0.0);
+    assert_eq!(outline(&a), shown);
+}
