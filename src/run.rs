@@ -323,11 +323,11 @@ fn run_tui(
             text: note.clone(),
         });
     }
+    let at_pid = place.is_some();
     if let Some(p) = place {
         app.start_at_process(p);
     }
     let theme = Theme::from_settings(std::env::var("NO_COLOR").ok().as_deref(), &view.colours);
-    app.protected = safety::discover(&m.root);
     app.page_size = procfs::page_size();
     let mut collector = Collector::with_hiers(cfg, Arc::clone(hier), hiers);
     // the files of the columns shown, from the first refresh
@@ -343,6 +343,11 @@ fn run_tui(
     collector.defer_start_up();
     // its event counters for the watcher, which starts later
     collector.set_event_seed(true);
+    // on a large tree, the first frame before the first refresh: the
+    // groups the first screen shows, read alone. Not for the flat list
+    // nor a filter (their first screen is every group, or any group), nor
+    // --pid (its group may be deep in a subtree the look leaves folded)
+    collector.set_first_look(!app.flat && app.filter.is_empty() && !at_pid);
     // one clock for the collector and the event watcher; its zero as
     // UNIX time, for the history's clock times and the events'
     let clock = collector::clock_start();
@@ -354,6 +359,10 @@ fn run_tui(
     let (col_tx, col_rx) = mpsc::channel::<Collected>();
     collector::spawn_from(collector, clock, opts.interval, col_tx, cmd_rx)
         .context("starting the collector thread")?;
+    // what the lockout guard protects (every /proc/PID/stat read): once
+    // the collector is at work, not before it (the first frame does not
+    // need it; the first write does, and comes later)
+    app.protected = safety::discover(&m.root);
     // the event watcher starts once the first rates went to the screen:
     // its walk and its thousands of inotify_add_watch are off the path of
     // the first frame (the groups it misses are in the next group list)

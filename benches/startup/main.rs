@@ -327,22 +327,25 @@ impl Prog {
 struct Start {
     tree: Option<f64>,
     rates: Option<f64>,
-    /// CPU seconds (all threads, /proc/PID/task/*/schedstat) used when
-    /// the tree was first seen.
+    /// CPU seconds (user + system of every thread, ended ones too) used
+    /// when the tree was first seen.
     tree_cpu: Option<f64>,
 }
 
-/// CPU seconds process `pid` has run, all its threads.
+/// CPU seconds process `pid` has run, all its threads, those that ended
+/// too: /proc/PID/stat's utime + stime, in clock ticks (10 ms here). The
+/// threads' own schedstat files are finer but list only the live ones:
+/// the first refresh's helper threads (half its scanning on 2 CPUs) have
+/// ended by the time the tree shows, and their CPU went uncounted.
 fn cpu_of(pid: u32) -> Option<f64> {
-    let mut ns = 0u64;
-    for t in std::fs::read_dir(format!("/proc/{pid}/task"))
-        .ok()?
-        .flatten()
-    {
-        let text = std::fs::read_to_string(t.path().join("schedstat")).ok()?;
-        ns += text.split_whitespace().next()?.parse::<u64>().ok()?;
-    }
-    Some(ns as f64 / 1e9)
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // the fields after the command name, which may hold spaces
+    let rest = &text[text.rfind(')')? + 1..];
+    let w: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here
+    let ticks = w.get(11)?.parse::<u64>().ok()? + w.get(12)?.parse::<u64>().ok()?;
+    // USER_HZ: 100 on every Linux architecture (the kernel's ABI)
+    Some(ticks as f64 / 100.0)
 }
 
 fn open_pty(cols: u16, rows: u16) -> Result<(OwnedFd, OwnedFd)> {

@@ -61,6 +61,7 @@ impl App {
                 filter,
                 filter_folds: Some(&self.filter_folds),
                 samples: Some(&d.refresh.snapshot.groups),
+                unlisted: Some(self.first_screen.unlisted()).filter(|u| !u.is_empty()),
             },
         );
         self.name_width = self.name_width_of_rows();

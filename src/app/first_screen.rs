@@ -1,6 +1,10 @@
 //! When the first screen's fold rule (`model::tree::first_folds`) is
 //! applied, and what it may never do.
 //!
+//! Before them, on a large tree, the first look (`Collected::Partial`: the
+//! groups the first screen shows, read alone) may be on screen: its groups
+//! whose children are not listed yet show folded until the first refresh.
+//!
 //! Twice: on the first refresh shown (no rates yet: every large subtree
 //! folds whole, so the top level shows at once), and on the next (the
 //! first rates, about a refresh later: the way to each large subtree's
@@ -37,6 +41,11 @@ pub struct FirstScreen {
     touched: HashSet<GroupPath>,
     /// Groups the rule folded (its second pass may open them again).
     folded: HashSet<GroupPath>,
+    /// While the first look is on screen (before the first refresh): its
+    /// groups whose children are not listed yet, shown folded.
+    unlisted: HashSet<GroupPath>,
+    /// The screen shows the first look, not a refresh yet.
+    partial: bool,
 }
 
 impl FirstScreen {
@@ -59,6 +68,31 @@ impl FirstScreen {
     pub fn settled(&self) -> bool {
         self.stage == Stage::Settled
     }
+
+    /// Whether the screen shows the first look (no refresh yet).
+    pub fn partial(&self) -> bool {
+        self.partial
+    }
+
+    /// The first look's groups whose children are not listed yet (empty
+    /// once a refresh is shown).
+    pub fn unlisted(&self) -> &HashSet<GroupPath> {
+        &self.unlisted
+    }
+}
+
+/// The first look went on screen (`Collected::Partial`): its groups whose
+/// children are not listed show folded, without being folded: the rule's
+/// first pass, on the first refresh, folds what it folds (the large
+/// subtrees, the same as here by their cgroup.stat) and leaves open the
+/// rest, and a fold the operator changed meanwhile stays theirs.
+pub(crate) fn show_partial(app: &mut App, unlisted: Vec<GroupPath>) {
+    let rule = &mut app.first_screen;
+    if rule.stage != Stage::First {
+        return;
+    }
+    rule.unlisted = unlisted.into_iter().collect();
+    rule.partial = true;
 }
 
 /// Applies the rule to the refresh just put in `app.data`, before its
@@ -67,6 +101,9 @@ impl FirstScreen {
 pub(crate) fn apply(app: &mut App) {
     let Some(d) = &app.data else { return };
     let rule = &mut app.first_screen;
+    // a refresh: every group's children are listed
+    rule.unlisted.clear();
+    rule.partial = false;
     if rule.stage == Stage::Settled {
         return;
     }

@@ -56,6 +56,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         Msg::Key(ev) => keys::on_key(app, &ev, &mut fx),
         Msg::Paste(text) => keys::on_paste(app, &text, &mut fx),
         Msg::Collected(Collected::Refresh(r)) => refresh::on_refresh(app, *r, &mut fx),
+        Msg::Collected(Collected::Partial(p)) => refresh::on_partial(app, *p),
         Msg::Collected(Collected::Inspection(f)) if app.in_past() => {
             past::hold_inspection(app, *f);
         }

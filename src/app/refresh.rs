@@ -8,7 +8,7 @@ use crate::model::time::events::Event;
 use crate::model::tree::Tree;
 use crate::model::write::history::{Dropped, Seen};
 use crate::model::GroupPath;
-use crate::source::collector::Refresh;
+use crate::source::collector::{PartialRefresh, Refresh};
 
 pub(super) fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     // the watchdog: a watcher that takes no group list for this many
@@ -42,9 +42,27 @@ pub(super) fn on_refresh(app: &mut App, mut r: Refresh, fx: &mut Vec<Effect>) {
     show_refresh(app, r, fx);
 }
 
+/// Puts the first look on screen (before the first refresh, which
+/// replaces it): the tree of the groups the first screen shows, its rows
+/// and the cursor. Nothing of it is kept (no timeline, no undo history
+/// checked against it, no inspection asked for); after a refresh it is
+/// too late and is dropped.
+pub(super) fn on_partial(app: &mut App, p: PartialRefresh) {
+    if app.data.is_some() || app.in_past() {
+        return;
+    }
+    let tree = Tree::build(&p.refresh.snapshot.groups);
+    app.data = Some(Data {
+        refresh: p.refresh,
+        tree,
+    });
+    first_screen::show_partial(app, p.unlisted);
+    app.rebuild_rows();
+}
+
 /// Puts a refresh on screen: the tree, the rows, the selection.
 pub(super) fn show_refresh(app: &mut App, r: Refresh, fx: &mut Vec<Effect>) {
-    let first = app.data.is_none();
+    let first = app.data.is_none() || app.first_screen.partial();
     let tree = Tree::build(&r.snapshot.groups);
     if let Some(f) = &r.inspection {
         if app.selected.as_ref() == Some(&f.path) {

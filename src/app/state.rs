@@ -338,6 +338,7 @@ impl App {
         match (self.read_only, self.in_past()) {
             (Some(why), _) => Some(WritesOff::ReadOnly(why)),
             (None, true) => Some(WritesOff::Past),
+            (None, false) if self.first_screen.partial() => Some(WritesOff::FirstLook),
             (None, false) => None,
         }
     }

@@ -295,6 +295,9 @@ pub enum WritesOff {
     /// The screen shows a past moment ([`past`](super::past)): a write
     /// would be decided on figures that are not the present's.
     Past,
+    /// The first look is on screen (`first_screen`): a write would be
+    /// decided on a tree whose large subtrees are not listed yet.
+    FirstLook,
 }
 
 impl WritesOff {
@@ -303,6 +306,7 @@ impl WritesOff {
         match self {
             Self::ReadOnly(why) => format!("read-only ({}): writes off", why.short()),
             Self::Past => "the past: writes off (p: live)".to_owned(),
+            Self::FirstLook => "reading the tree: writes off".to_owned(),
         }
     }
 }
@@ -312,6 +316,9 @@ impl std::fmt::Display for WritesOff {
         match self {
             Self::ReadOnly(why) => write!(f, "read-only ({why}): this key changes the hierarchy"),
             Self::Past => f.write_str("looking at the past: writes are off (p: back to live)"),
+            Self::FirstLook => {
+                f.write_str("the tree is still being read: writes are off until it is")
+            }
         }
     }
 }

@@ -135,6 +135,9 @@ pub struct Refresh {
 #[derive(Debug, Clone)]
 pub enum Collected {
     Refresh(Box<Refresh>),
+    /// The first look, before the first refresh (the TUI, on a large
+    /// tree: [`Collector::set_first_look`]).
+    Partial(Box<PartialRefresh>),
     /// The inspected group was read alone, right after the selection moved.
     Inspection(Box<Inspection>),
     /// The answer to [`Command::FindProcess`].
@@ -209,7 +212,29 @@ pub struct Collector {
     /// CPU time spent by the threads that helped this refresh's scan
     /// ([`in_parallel`]), added to its cost.
     helper_cpu: Duration,
+    /// Take a first look before the first refresh
+    /// ([`Collector::set_first_look`]).
+    first_look: bool,
 }
+
+/// The TUI's first frame, before the first refresh: the groups the first
+/// screen shows and their level figures ([`Collector::first_look`]).
+#[derive(Debug, Clone)]
+pub struct PartialRefresh {
+    /// As a refresh: no rate, no inspection, no machine figures.
+    pub refresh: Refresh,
+    /// The groups with children that were not listed: the first screen
+    /// shows them folded until the first refresh lists them.
+    pub unlisted: Vec<GroupPath>,
+}
+
+/// A first look is taken when the start group has more descendants than
+/// this (by its cgroup.stat): below, the first refresh is as quick.
+pub const FIRST_LOOK_ABOVE: u64 = 300;
+
+/// A first look lists at most about this many groups: past it, a group
+/// that would be open is shown folded until the first refresh.
+pub const FIRST_LOOK_GROUPS: usize = 400;
 
 /// The CPU time of each step of one refresh, in the order they ran:
 /// `scan` (every hierarchy's listing and reads), `merge` (v1 and hybrid
@@ -266,6 +291,7 @@ impl Collector {
             identities: None,
             laps: None,
             helper_cpu: Duration::ZERO,
+            first_look: false,
         }
     }
 
@@ -448,6 +474,137 @@ impl Collector {
     pub fn defer_start_up(&mut self) {
         self.deferred = true;
         self.set_watching(false);
+    }
+
+    /// The TUI on a large tree: [`Collector::first_look`] gives a first
+    /// frame before the first refresh.
+    pub fn set_first_look(&mut self, on: bool) {
+        self.first_look = on;
+    }
+
+    /// A first look (once, before the first refresh, when asked for with
+    /// [`Collector::set_first_look`]): the groups the first screen shows,
+    /// read as a refresh reads them (level figures and limits; no rate),
+    /// by fresh scanners that list the children of the groups the fold
+    /// rule shows open only (`scan::FirstLook`: the start group and each
+    /// group of at most [`LARGE`](crate::model::tree::first_folds::LARGE)
+    /// descendants, by cgroup2's cgroup.stat; a v1 hierarchy follows the
+    /// primary's). `None` when the primary hierarchy has no cgroup.stat
+    /// at the start group (pure v1) or the tree is small enough
+    /// ([`FIRST_LOOK_ABOVE`]) for the first refresh to be as quick. The
+    /// collector's own scanners are left as they are: the first refresh
+    /// reads the whole tree after it.
+    pub fn first_look(&mut self, clock: Instant) -> Option<PartialRefresh> {
+        use super::scan::FirstLook;
+        use crate::model::tree::first_folds::LARGE;
+        if !self.first_look || self.refreshes > 0 {
+            return None;
+        }
+        self.first_look = false;
+        let wall0 = Instant::now();
+        let cpu0 = thread_cpu_time();
+        let stat = hier::file_rel(&self.cfg.start, crate::cgroupfs::files::STAT);
+        let text = self.hier.read_text(&stat).ok()?;
+        let below = crate::cgroupfs::CgroupStat::parse(&text).nr_descendants?;
+        if below <= FIRST_LOOK_ABOVE {
+            return None;
+        }
+        let mut primary = self.scanner.fresh();
+        primary.set_first_look(Some(FirstLook::by_size(LARGE as u64, FIRST_LOOK_GROUPS)));
+        let mut costs = vec![primary.prepare()];
+        let look = primary.first_look()?;
+        let unlisted = look.closed().to_vec();
+        let opened = Arc::new(look.opened().clone());
+        // the hierarchies read (not those listed only, as the deferred
+        // first refresh), each opening what the primary opened
+        let n = if self.plan.is_some() {
+            self.listed_only_from
+        } else {
+            0
+        };
+        let mut others: Vec<(HierId, Scanner)> = self.others[..n]
+            .iter()
+            .map(|(id, s)| {
+                let mut f = s.fresh();
+                f.set_first_look(Some(FirstLook::following(Arc::clone(&opened))));
+                (*id, f)
+            })
+            .collect();
+        costs.extend(others.iter_mut().map(|(_, s)| s.prepare()));
+        let at = clock.elapsed();
+        let mut costs = costs.into_iter();
+        let (groups, mut cost) = primary.read_prepared(costs.next().unwrap_or_default());
+        let groups = match self.plan {
+            Some(plan) => {
+                let mut parts = vec![(plan.primary, groups)];
+                for ((id, s), c) in others.iter_mut().zip(costs) {
+                    let (g, c) = s.read_prepared(c);
+                    cost.files_read += c.files_read;
+                    cost.dirs_listed += c.dirs_listed;
+                    parts.push((*id, g));
+                }
+                let mut groups = union::merge(&plan, parts);
+                for g in &mut groups {
+                    for (id, _) in &self.others[n..] {
+                        g.hot.v1.held_in.insert(*id);
+                    }
+                }
+                if self.extras.memory_max {
+                    fill_memory_limits(&mut groups);
+                }
+                groups
+            }
+            None => groups,
+        };
+        let groups = self.rebase(groups);
+        let limits = if self.own_limits.is_some() {
+            let own: Vec<OwnLimits> = groups
+                .iter()
+                .map(|g| read_own_limits(&self.hiers, hier::group_rel(&g.path)))
+                .collect();
+            effective_limits(groups.iter().map(|g| &g.path), &own)
+        } else {
+            Vec::new()
+        };
+        let unlisted = self.rebase_paths(unlisted);
+        let len = groups.len();
+        cost.walked = true;
+        cost.wall = wall0.elapsed();
+        cost.cpu = thread_cpu_time().saturating_sub(cpu0);
+        Some(PartialRefresh {
+            refresh: Refresh {
+                snapshot: Snapshot { at, groups, cost },
+                rates: vec![GroupRates::default(); len],
+                throttling: vec![None; len],
+                inspection: None,
+                devices: Arc::clone(&self.devices),
+                kept_fds: 0,
+                events_since_start: HashMap::new(),
+                protected: None,
+                machine: None,
+                limits,
+                // the watcher's baseline is the first whole refresh's
+                events_seed: None,
+            },
+            unlisted,
+        })
+    }
+
+    /// Paths below the start group, as a snapshot's ([`Self::rebase`]).
+    fn rebase_paths(&self, paths: Vec<GroupPath>) -> Vec<GroupPath> {
+        if self.cfg.start.is_root() {
+            return paths;
+        }
+        paths
+            .into_iter()
+            .map(|p| {
+                if p.is_root() {
+                    self.cfg.start.clone()
+                } else {
+                    self.cfg.start.concat(&p)
+                }
+            })
+            .collect()
     }
 
     /// Fill each group's identity ([`GroupSample::identity`]) from the
@@ -1184,6 +1341,12 @@ pub fn spawn_from<M: From<Collected> + Send + 'static>(
             let mut paused = false;
             let mut next = Instant::now();
             let mut first = true;
+            // the first frame: what the first screen shows, read first
+            if let Some(p) = c.first_look(start) {
+                if tx.send(M::from(Collected::Partial(Box::new(p)))).is_err() {
+                    return;
+                }
+            }
             loop {
                 if !paused && Instant::now() >= next {
                     let wall0 = Instant::now();

@@ -471,3 +471,78 @@ fn a_run_that_shows_no_event_count_reads_no_memory_events() {
         assert_eq!(n, 0, "cgtop {args:?}");
     }
 }
+
+/// The TUI's first look on this hybrid host: cgroup2's cgroup.stat says
+/// which subtree is large without walking it, each v1 hierarchy lists
+/// what cgroup2 opened, and the groups shown carry their v1 figures.
+///
+/// ```text
+/// cgtop-test-<pid>-<n>      325 groups below: a first look
+/// ├─ big                    320 groups below: not listed, shown folded
+/// └─ small
+///    ├─ a                   a process: PIDs and memory from v1
+///    └─ b
+/// ```
+#[test]
+fn the_first_look_reads_the_groups_shown_from_every_hierarchy() {
+    let Some(mut s) = V1Sandbox::or_skip() else {
+        return;
+    };
+    for h in HIERS {
+        fs::create_dir(s.dir(h, "big")).unwrap();
+        for k in 0..32 {
+            let rack = s.dir(h, &format!("big/r-{k:02}"));
+            fs::create_dir(&rack).unwrap();
+            for n in 0..9 {
+                fs::create_dir(rack.join(format!("n-{n}"))).unwrap();
+            }
+        }
+        for sub in ["small", "small/a", "small/b"] {
+            fs::create_dir(s.dir(h, sub)).unwrap();
+        }
+    }
+    let pid = s.spawn("sleep 60");
+    for h in HIERS {
+        fs::write(s.dir(h, "small/a/cgroup.procs"), pid.to_string()).unwrap();
+    }
+    let o = opts(&s.name);
+    let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
+    let mut c = Collector::with_hiers(cgtop::run::collector_config(&o, &m, false), hier, &hiers);
+    c.set_grade_limits(true);
+    c.defer_start_up();
+    c.set_first_look(true);
+    let p = c
+        .first_look(Instant::now())
+        .expect("a first look: 325 groups");
+    let me = GroupPath::new(&s.name);
+    let at = |sub: &str| me.concat(&GroupPath::new(sub));
+    let mut paths: Vec<String> = p
+        .refresh
+        .snapshot
+        .groups
+        .iter()
+        .map(|g| g.path.to_string())
+        .collect();
+    paths.sort();
+    let mut want: Vec<String> = [
+        me.clone(),
+        at("big"),
+        at("small"),
+        at("small/a"),
+        at("small/b"),
+    ]
+    .iter()
+    .map(ToString::to_string)
+    .collect();
+    want.sort();
+    assert_eq!(paths, want, "the groups the first screen shows");
+    assert_eq!(p.unlisted, [at("big")]);
+    let a = p.refresh.snapshot.find(&at("small/a")).unwrap();
+    assert_eq!(a.hot.pids_current, Some(1), "v1 pids.current");
+    assert_eq!(a.hot.v1.sources.memory, Some(HierKind::V1));
+    assert!(a.hot.memory_current.is_some(), "v1 memory.usage_in_bytes");
+    assert_eq!(p.refresh.limits.len(), 5);
+    // the first refresh after it: every group, as without the look
+    let r = c.refresh_timed(Instant::now());
+    assert_eq!(r.snapshot.groups.len(), 1 + 1 + 32 * 10 + 3);
+}

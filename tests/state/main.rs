@@ -21,6 +21,7 @@ mod event_watcher;
 mod events;
 mod exposition;
 mod find_process;
+mod first_look;
 mod first_screen;
 mod flat_view;
 mod honesty;

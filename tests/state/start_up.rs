@@ -18,7 +18,7 @@ fn next_refresh(rx: &mpsc::Receiver<Collected>, within: Duration) -> Option<Refr
         let left = until.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
             Ok(Collected::Refresh(r)) => return Some(*r),
-            Ok(Collected::Inspection(_) | Collected::Found(_)) => {}
+            Ok(Collected::Partial(_) | Collected::Inspection(_) | Collected::Found(_)) => {}
             Err(_) => return None,
         }
     }

@@ -75,6 +75,9 @@ pub struct RowOptions<'a> {
     /// The samples the tree was built from: with them the filter matches
     /// a group's identity too ([`group_matches`]); without, its name only.
     pub samples: Option<&'a [GroupSample]>,
+    /// Groups whose children were not listed yet (the first frame's
+    /// first look): shown as folded groups with children.
+    pub unlisted: Option<&'a HashSet<GroupPath>>,
 }
 
 /// Whether `path`'s name matches the name filter's (and the search's)
@@ -277,13 +280,14 @@ impl Tree {
             } else {
                 opts.collapsed.is_some_and(|c| c.contains(path))
             };
+            let unlisted = opts.unlisted.is_some_and(|u| u.contains(path));
             out.push(Row {
                 node: id,
                 depth,
                 guides: guides.clone(),
                 last_child: last,
-                has_children: !children.is_empty(),
-                collapsed: collapsed && !children.is_empty(),
+                has_children: !children.is_empty() || unlisted,
+                collapsed: (collapsed && !children.is_empty()) || unlisted,
                 matched: filtering && matched[id],
             });
             if collapsed {
@@ -441,6 +445,7 @@ mod tests {
                 filter: None,
                 filter_folds: None,
                 samples: None,
+                unlisted: None,
             },
             |_, _| Ordering::Equal,
         );
@@ -467,6 +472,7 @@ mod tests {
                 filter: Some("A.SERV"),
                 filter_folds: None,
                 samples: None,
+                unlisted: None,
             },
             |_, _| Ordering::Equal,
         );
@@ -478,6 +484,7 @@ mod tests {
                 filter: Some("nothing"),
                 filter_folds: None,
                 samples: None,
+                unlisted: None,
             },
             |_, _| Ordering::Equal,
         );

@@ -5,7 +5,7 @@
 
 use super::changes::read_descendants;
 use super::hot::{file_bit, Table, HOT, TYPE_BIT};
-use super::{Entry, Handle, Scanner};
+use super::{Entry, FirstLook, Handle, Scanner};
 use crate::cgroupfs::files;
 use crate::model::tree::path::parent_bytes;
 use crate::model::{Errno, GroupPath, ScanCost};
@@ -39,12 +39,16 @@ pub(super) fn walk_from(
         found,
         cost,
         &mut |_, _, _, _| {},
+        None,
     );
 }
 
 /// [`walk_from`], calling `at_dir` with each group listed (path, inode,
 /// files present) and its directory while it is open: the first walk
-/// opens the group's files from there (`Scanner::preopen`).
+/// opens the group's files from there (`Scanner::preopen`). With `look`
+/// (a first look), only the groups its rule opens have their children
+/// listed.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn walk_opening(
     hier: &Hier,
     table: Table,
@@ -53,6 +57,7 @@ pub(super) fn walk_opening(
     found: &mut Vec<Listed>,
     cost: &mut ScanCost,
     at_dir: &mut dyn FnMut(&GroupPath, u64, u16, &GroupDir),
+    mut look: Option<&mut FirstLook>,
 ) {
     let mut stack = vec![start];
     while let Some((path, dir, ino, depth)) = stack.pop() {
@@ -63,7 +68,15 @@ pub(super) fn walk_opening(
             at_dir(&path, ino, present, open);
         }
         drop(open);
-        if max_depth.is_none_or(|m| depth < m) {
+        let deeper = max_depth.is_none_or(|m| depth < m);
+        let opened = match look.as_deref_mut() {
+            Some(l) if deeper && !children.is_empty() => {
+                let listed = found.len() + stack.len() + 1;
+                l.opens(hier, &path, &dir, depth, listed)
+            }
+            _ => true,
+        };
+        if deeper && opened {
             for (name, child_dir, child_ino) in children {
                 // a name no directory can have (a --root tree is
                 // only a tree of paths): never a group
@@ -225,7 +238,8 @@ impl Scanner {
         // cgroup.type; the periodic one and one after our own write
         // (invalidate) list everything and read the types again
         // v1 has no cgroup.stat to tell which subtree moved: all of it
-        let full = self.need_full || periodic || self.reread_types || self.is_v1();
+        let full =
+            self.need_full || periodic || self.reread_types || self.is_v1() || self.look.is_some();
         let found = if full { None } else { self.list_changed(cost) };
         let found = found.unwrap_or_else(|| {
             let root_ino = self.hier.dir_ino(&self.root).unwrap_or(0);
@@ -236,6 +250,7 @@ impl Scanner {
                 // opened from its directory while it is listed
                 let hier = Arc::clone(&self.hier);
                 let (table, depth) = (self.table, self.cfg.max_depth);
+                let mut look = self.look.take();
                 walk_opening(
                     &hier,
                     table,
@@ -246,7 +261,23 @@ impl Scanner {
                     &mut |p, ino, bits, dir| {
                         self.preopen(p, ino, bits, dir);
                     },
+                    look.as_mut(),
                 );
+                self.look = look;
+            } else if let Some(mut look) = self.look.take() {
+                // a first look's walk again (a group made again under
+                // churn): by the same rule
+                walk_opening(
+                    &Arc::clone(&self.hier),
+                    self.table,
+                    start,
+                    self.cfg.max_depth,
+                    &mut all,
+                    cost,
+                    &mut |_, _, _, _| {},
+                    Some(&mut look),
+                );
+                self.look = Some(look);
             } else {
                 self.list_subtree(start, &mut all, cost);
             }

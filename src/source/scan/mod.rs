@@ -47,6 +47,8 @@
 //!   the groups found gone.
 //! - `budget`: how many descriptors may be kept (decided at start-up,
 //!   shared by a layout's scanners).
+//! - `first_look`: which groups a first look's walk opens (the TUI's
+//!   first frame on a large tree: `Collector::first_look`).
 
 use super::hier::Hier;
 use crate::cgroupfs::CgroupType;
@@ -59,6 +61,7 @@ use std::sync::Arc;
 
 mod budget;
 mod changes;
+mod first_look;
 mod hot;
 mod listing;
 mod reads;
@@ -71,6 +74,7 @@ pub use budget::{
     FD_RESERVE, KEPT_RAM_SHARE, KERNEL_BYTES_PER_KEPT,
 };
 pub use changes::MAX_WATCHES;
+pub use first_look::FirstLook;
 pub use hot::ScanKind;
 pub use listing::list_groups;
 
@@ -242,6 +246,9 @@ pub struct Scanner {
     /// A file the first walk opened was left to open/read/close for want
     /// of descriptors (`fd_limited` from `reconcile` on).
     preopen_limited: bool,
+    /// A first look: the walk lists the children of the groups its rule
+    /// opens only ([`Scanner::set_first_look`]).
+    look: Option<FirstLook>,
 }
 
 impl Scanner {
@@ -293,7 +300,36 @@ impl Scanner {
             extras: HotExtras::default(),
             preopened: std::collections::HashMap::new(),
             preopen_limited: false,
+            look: None,
         }
+    }
+
+    /// A scanner of the same hierarchy, start group, settings and extra
+    /// files, with no entry, no descriptor and no watch: for a first look
+    /// ([`Scanner::set_first_look`]) beside this one.
+    #[must_use]
+    pub fn fresh(&self) -> Self {
+        let mut s = Self::of_kind(
+            Arc::clone(&self.hier),
+            self.kind,
+            self.root.clone(),
+            self.cfg.clone(),
+        );
+        s.extras = self.extras;
+        s.watching = false;
+        s
+    }
+
+    /// Makes the walks list the children of the groups `look` opens only
+    /// (the TUI's first frame: `Collector::first_look`); `None`: every
+    /// group's, as always.
+    pub fn set_first_look(&mut self, look: Option<FirstLook>) {
+        self.look = look;
+    }
+
+    /// What the first look's walk opened and left closed.
+    pub fn first_look(&self) -> Option<&FirstLook> {
+        self.look.as_ref()
     }
 
     /// Shares the descriptor budget with other scanners: slot `me` of
