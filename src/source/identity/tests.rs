@@ -324,3 +324,99 @@ fn a_pod_alone_is_named_from_its_sandboxs_bundle() {
     let all = resolve(&base, &[other.to_owned()]);
     assert_eq!(all[&format!("/{other}")].clone().unwrap().name, None);
 }
+
+/// A docker record for `id` named `name` under `base`, written as docker
+/// writes it (a new file renamed over the old: a new inode).
+fn write_docker(base: &Path, id: &str, name: &str) {
+    let dir = base.join(DOCKER).join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = format!(r#"{{"ID":"{id}","Name":"/{name}","Config":{{"Image":"busybox"}}}}"#);
+    let tmp = dir.join(".tmp-config");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, dir.join(docker::FILE)).unwrap();
+}
+
+fn name_of(g: &GroupSample) -> Option<String> {
+    g.identity.as_ref().and_then(|i| i.name.clone())
+}
+
+/// Past the margin within which a file just written is read again.
+fn settle() {
+    std::thread::sleep(UNSURE_WITHIN + Duration::from_millis(30));
+}
+
+#[test]
+fn a_renamed_container_is_named_anew_and_an_unchanged_one_costs_no_pass() {
+    let t = tempfile::tempdir().unwrap();
+    write_docker(t.path(), D1, "web-1");
+    settle();
+    let mut r = Resolver::new(Roots {
+        base: t.path().to_path_buf(),
+        units: false,
+    });
+    let paths = vec![format!("system.slice/docker-{D1}.scope")];
+    let mut g = groups(&paths);
+    r.attach(&mut g, true);
+    assert_eq!(name_of(&g[0]).as_deref(), Some("web-1"));
+    for _ in 0..3 {
+        let mut g = groups(&paths);
+        r.attach(&mut g, false);
+        assert_eq!(name_of(&g[0]).as_deref(), Some("web-1"));
+    }
+    assert_eq!((r.passes(), r.renewed()), (1, 0));
+    // `docker rename web-1 web-2`: the next re-check of it sees a new file
+    write_docker(t.path(), D1, "web-2");
+    let mut g = groups(&paths);
+    r.attach(&mut g, false);
+    assert_eq!(name_of(&g[0]).as_deref(), Some("web-2"));
+    assert_eq!(r.renewed(), 1);
+}
+
+#[test]
+fn the_inspected_group_and_one_asked_for_are_checked_at_once_the_rest_in_turn() {
+    let t = tempfile::tempdir().unwrap();
+    let n = RECHECK_PER_REFRESH * 2;
+    let ids: Vec<String> = (0..n).map(|i| format!("{i:064x}")).collect();
+    for (i, id) in ids.iter().enumerate() {
+        write_docker(t.path(), id, &format!("c{i}"));
+    }
+    settle();
+    let mut r = Resolver::new(Roots {
+        base: t.path().to_path_buf(),
+        units: false,
+    });
+    let paths: Vec<String> = ids
+        .iter()
+        .map(|id| format!("system.slice/docker-{id}.scope"))
+        .collect();
+    let mut g = groups(&paths);
+    r.attach(&mut g, true);
+    let at = |g: &[GroupSample], id: &str| {
+        let p = GroupPath::new(&format!("system.slice/docker-{id}.scope"));
+        name_of(g.iter().find(|x| x.path == p).unwrap())
+    };
+    // the last three are renamed; the first re-check round does not reach
+    // them, but the inspected one and the one asked for are read at once
+    let (hot, asked, other) = (&ids[n - 1], &ids[n - 2], &ids[n - 3]);
+    for id in [hot, asked, other] {
+        write_docker(t.path(), id, &format!("renamed-{}", &id[60..]));
+    }
+    r.set_hot(Some(GroupPath::new(&format!(
+        "system.slice/docker-{hot}.scope"
+    ))));
+    r.renew(GroupPath::new(&format!(
+        "system.slice/docker-{asked}.scope"
+    )));
+    let mut g = groups(&paths);
+    r.attach(&mut g, false);
+    assert_eq!(at(&g, hot), Some(format!("renamed-{}", &hot[60..])));
+    assert_eq!(at(&g, asked), Some(format!("renamed-{}", &asked[60..])));
+    assert_eq!(at(&g, other), Some(format!("c{}", n - 3)));
+    // the round reaches it within n / RECHECK_PER_REFRESH refreshes
+    for _ in 0..n / RECHECK_PER_REFRESH {
+        let mut g2 = groups(&paths);
+        r.attach(&mut g2, false);
+        g = g2;
+    }
+    assert_eq!(at(&g, other), Some(format!("renamed-{}", &other[60..])));
+}
