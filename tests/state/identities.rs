@@ -478,3 +478,36 @@ fn make_group_from(root: &Path, group: &str, like: &str) {
         }
     }
 }
+
+/// Sorted by name, the rows go by the names shown: the containers'
+/// labels with identities on (`docker 77aa…` before `web-1 · docker`),
+/// the kernel's names with `w` off (`docker-046c…` first).
+#[test]
+fn sort_by_name_goes_by_the_names_shown() {
+    use cgtop::app::SortKey;
+    let (mut a, mut c, _d) = containers(200, 50);
+    for _ in 0..20 {
+        if a.sort == SortKey::Name {
+            break;
+        }
+        send(&mut a, &mut c, ch('<'));
+    }
+    assert_eq!(a.sort, SortKey::Name);
+    assert!(!a.sort_desc);
+    let order = |a: &App| -> Vec<String> {
+        let want = [web1(), web1_podman(), hostile(), bare()].map(|p| GroupPath::new(&p));
+        let ids = [ID1, ID2, ID3, ID5];
+        visible_paths(a)
+            .iter()
+            .filter_map(|p| want.iter().position(|w| w == p))
+            .map(|i| ids[i][..4].to_owned())
+            .collect()
+    };
+    // docker 77aa…, evil…, web-1 · docker, web-1 · podman
+    assert_eq!(order(&a), ["77aa", "ee11", "046c", "9a8b"]);
+    send(&mut a, &mut c, ch('w'));
+    // docker-046c…, docker-77aa…, docker-ee11…, libpod-9a8b…
+    assert_eq!(order(&a), ["046c", "77aa", "ee11", "9a8b"]);
+    send(&mut a, &mut c, ch('r'));
+    assert_eq!(order(&a), ["9a8b", "ee11", "77aa", "046c"]);
+}
