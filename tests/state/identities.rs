@@ -511,3 +511,20 @@ fn sort_by_name_goes_by_the_names_shown() {
     send(&mut a, &mut c, ch('r'));
     assert_eq!(order(&a), ["9a8b", "ee11", "77aa", "046c"]);
 }
+
+/// A Kubernetes container's limit at 80x24: kubectl's command, longer
+/// than the dialog is wide, on lines of its own broken between its words
+/// (a shell continuation at each line's end) and inside its JSON patch
+/// only where JSON allows white space, never inside a word.
+#[test]
+fn a_long_owner_command_at_80x24_breaks_between_words() {
+    let (mut a, mut c, _d) = containers(80, 24);
+    a.read_only = None;
+    select(&mut a, &mut c, &api());
+    read_inspection(&mut a, &mut c, 1.0);
+    send(&mut a, &mut c, ch('e'));
+    crate::common::lab::enter_limit(&mut a, &mut c, "memory.max", "512M");
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("kubectl patch pod"), "{s}");
+    insta::assert_snapshot!(s);
+}
