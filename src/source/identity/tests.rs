@@ -420,3 +420,53 @@ fn the_inspected_group_and_one_asked_for_are_checked_at_once_the_rest_in_turn() 
     }
     assert_eq!(at(&g, other), Some(format!("renamed-{}", &other[60..])));
 }
+
+/// nerdctl's containers, named by the `nerdctl/name` annotation it copies
+/// into the bundle: under the systemd cgroup manager
+/// (`system.slice/nerdctl-<id>.scope`) and cgroupfs (`/default/<id>`).
+#[test]
+fn nerdctl_containers_by_their_name_annotation_under_both_drivers() {
+    const N1: &str = "7c3e5a1f9b2d4c6e7c3e5a1f9b2d4c6e7c3e5a1f9b2d4c6e7c3e5a1f9b2d4c6e";
+    const N2: &str = "5d1b7a3c9e2f4a6b5d1b7a3c9e2f4a6b5d1b7a3c9e2f4a6b5d1b7a3c9e2f4a6b";
+    let base = fixture("containerd");
+    let s = one(&base, &format!("system.slice/nerdctl-{N1}.scope"));
+    assert_eq!(
+        (s.kind, s.runtime, s.name.as_deref()),
+        (
+            Some(Kind::Container),
+            Some(Runtime::Containerd),
+            Some("shop-web-1")
+        )
+    );
+    assert!(s
+        .labels
+        .contains(&("containerd namespace".into(), "default".into())));
+    let paths = vec!["default".to_owned(), format!("default/{N2}")];
+    let c = resolve(&base, &paths)[&format!("/default/{N2}")]
+        .clone()
+        .unwrap();
+    assert_eq!((c.id.as_str(), c.name.as_deref()), (N2, Some("cache")));
+    // a ctr task has no such annotation: its id is its name
+    let web = resolve(&base, &["default".to_owned(), "default/web".to_owned()]);
+    assert_eq!(
+        web["/default/web"].clone().unwrap().name.as_deref(),
+        Some("web")
+    );
+}
+
+/// ctr knows a task by its id: a nerdctl container's name (which is not
+/// containerd's) never goes into the owner's command, which would pause
+/// a task of that id or none.
+#[test]
+fn a_nerdctl_name_labels_and_ctr_is_given_the_id() {
+    use crate::model::write::{self, owner::owner_way};
+    const N1: &str = "7c3e5a1f9b2d4c6e7c3e5a1f9b2d4c6e7c3e5a1f9b2d4c6e7c3e5a1f9b2d4c6e";
+    let path = format!("system.slice/nerdctl-{N1}.scope");
+    let i = one(&fixture("containerd"), &path);
+    assert_eq!(i.name.as_deref(), Some("shop-web-1"));
+    let way = owner_way(&write::freeze(&GroupPath::new(&path), true), &i, None).unwrap();
+    assert_eq!(
+        way.command.as_deref(),
+        Some(format!("ctr task pause {N1}").as_str())
+    );
+}
