@@ -36,6 +36,7 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
+pub mod config;
 pub mod containerd;
 pub mod docker;
 pub mod read;
@@ -225,19 +226,30 @@ pub struct Resolver {
 impl Resolver {
     pub fn new(roots: Roots) -> Self {
         let at = |rel: &str| Dir::new(roots.base.join(rel));
+        // where the runtimes' configurations move their files
+        let mut base = Dir::new(roots.base.clone());
+        let mut parse_errors = 0;
+        let places = base
+            .get()
+            .map(|h| config::system(h, &mut parse_errors))
+            .unwrap_or_default();
+        let dir_at = |p: &Option<PathBuf>, below: &str, default: &str| match p {
+            Some(p) => Dir::new(roots.base.join(p).join(below)),
+            None => at(default),
+        };
         let systemctl = roots
             .units
             .then(Systemctl::system)
             .filter(|s| s.presence() == crate::model::write::systemd::Presence::Ready);
         Self {
-            docker: at(DOCKER),
-            podman: at(PODMAN),
-            crio: at(CRIO),
+            docker: dir_at(&places.docker_root, "containers", DOCKER),
+            podman: dir_at(&places.graphroot, "", PODMAN),
+            crio: dir_at(&places.runroot, "", CRIO),
             containerd: at(CONTAINERD),
             sessions: at(SESSIONS),
             users: at(USERS),
             machines: at(MACHINES),
-            base: Dir::new(roots.base.clone()),
+            base,
             roots,
             cache: HashMap::new(),
             order: Vec::new(),
@@ -246,7 +258,7 @@ impl Resolver {
             job: None,
             units_pending: false,
             systemctl,
-            parse_errors: 0,
+            parse_errors,
             passes: 0,
             recheck_at: 0,
             hot: None,
@@ -347,7 +359,7 @@ impl Resolver {
             let changed = match e.stamp {
                 Stamp::None => false,
                 Stamp::Unsure => true,
-                old => Stamp::of(source, std::time::SystemTime::now()) != old,
+                old @ Stamp::File { .. } => Stamp::of(source, std::time::SystemTime::now()) != old,
             };
             if changed {
                 stale.push(key.clone());
@@ -633,7 +645,8 @@ impl Resolver {
     fn load_rootless(&mut self, uid: u32, pass: &mut Pass) -> Result<storage::Store, Miss> {
         let passwd = self.passwd(pass);
         let home = passwd.get(&uid).ok_or(Miss::Absent)?.home.clone();
-        let rel = Path::new(home.trim_start_matches('/')).join(ROOTLESS);
+        let home_rel = Path::new(home.trim_start_matches('/'));
+        let rel = home_rel.join(ROOTLESS);
         if !home.starts_with('/')
             || rel
                 .components()
@@ -643,6 +656,8 @@ impl Resolver {
         }
         let shown = self.base.path().to_path_buf();
         let h = self.base.get()?;
+        // their own storage.conf may move it, below their home only
+        let rel = config::user_graphroot(h, home_rel, uid).unwrap_or(rel);
         storage::load(h, &rel, &shown, Some(uid), &mut self.parse_errors)
     }
 

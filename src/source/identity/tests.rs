@@ -470,3 +470,91 @@ fn a_nerdctl_name_labels_and_ctr_is_given_the_id() {
         Some(format!("ctr task pause {N1}").as_str())
     );
 }
+
+fn put(base: &Path, rel: &str, text: &str) {
+    let p = base.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// docker's `data-root` from a root-owned /etc/docker/daemon.json; one
+/// another user owns is not read (the default stays).
+#[test]
+fn docker_data_root_from_daemon_json_owned_by_root_only() {
+    let t = tempfile::tempdir().unwrap();
+    let moved = t.path().join("srv/docker/containers");
+    std::fs::create_dir_all(&moved).unwrap();
+    copy_tree(&fixture("docker").join(DOCKER), &moved);
+    put(
+        t.path(),
+        config::DAEMON_JSON,
+        r#"{"log-driver": "journald", "data-root": "/srv/docker", "x": [[[[1]]]]}"#,
+    );
+    let path = format!("system.slice/docker-{D1}.scope");
+    let i = one(t.path(), &path);
+    assert_eq!(i.name.as_deref(), Some("web-1"));
+    assert!(i.source.unwrap().contains("srv/docker/containers"));
+    if rustix::process::geteuid().is_root() {
+        let f = t.path().join(config::DAEMON_JSON);
+        std::os::unix::fs::chown(&f, Some(1000), Some(1000)).unwrap();
+        assert_eq!(one(t.path(), &path).name, None);
+    } else {
+        println!("skipped: the daemon.json of another user (needs root to chown)");
+    }
+    // a relative or climbing place is no place
+    for bad in ["srv/docker", "/srv/../srv/docker"] {
+        put(
+            t.path(),
+            config::DAEMON_JSON,
+            &format!(r#"{{"data-root": "{bad}"}}"#),
+        );
+        assert_eq!(one(t.path(), &path).name, None, "{bad}");
+    }
+}
+
+/// podman's rootful graphroot from /etc/containers/storage.conf; a
+/// rootless user's from their own storage.conf, only below their home.
+#[test]
+fn podman_graphroot_from_storage_conf_rootful_and_rootless() {
+    let t = rootless_tree();
+    let store = t.path().join(PODMAN);
+    let moved = t.path().join("srv/containers/storage");
+    std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    std::fs::rename(&store, &moved).unwrap();
+    let rootful = format!("machine.slice/libpod-{P1}.scope");
+    assert_eq!(one(t.path(), &rootful).name, None);
+    put(
+        t.path(),
+        config::STORAGE_CONF,
+        "[storage]\ndriver = \"overlay\"\ngraphroot = \"/srv/containers/storage\"\n",
+    );
+    assert_eq!(one(t.path(), &rootful).name.as_deref(), Some("api"));
+    // rootless: moved below the home, and said in their storage.conf
+    let me = rustix::process::geteuid().as_raw();
+    let rootless =
+        format!("user.slice/user-{me}.slice/user@{me}.service/user.slice/libpod-{P2}.scope");
+    let home = t.path().join("home/alice");
+    std::fs::rename(
+        home.join(ROOTLESS),
+        home.join(".local/share/containers/other"),
+    )
+    .unwrap();
+    assert_eq!(one(t.path(), &rootless).name, None);
+    let conf = format!("home/alice/{}", config::USER_STORAGE_CONF);
+    put(
+        t.path(),
+        &conf,
+        "[storage]\ngraphroot = \"/home/alice/.local/share/containers/other\"\n",
+    );
+    assert_eq!(
+        one(t.path(), &rootless).name.as_deref(),
+        Some("alices-worker")
+    );
+    // a place outside their home (the system's store) is not followed
+    put(
+        t.path(),
+        &conf,
+        "[storage]\ngraphroot = \"/srv/containers/storage\"\n",
+    );
+    assert_eq!(one(t.path(), &rootless).name, None);
+}
