@@ -26,7 +26,8 @@
 //!   metadata was not there yet; a steady refresh only hands out the
 //!   identities kept ([`Resolver::attach`]). Gone groups are dropped.
 //! - Stale names: the file each identity came from is stamped (device,
-//!   inode, size, mtime, ctime) and re-checked with one `lstat` at a slow
+//!   inode, size, mtime, ctime) and re-checked with one `fstat` of an
+//!   `O_PATH` open beneath `/` (no symlink followed) at a slow
 //!   pace ([`RECHECK_PER_REFRESH`] groups a refresh, in turn, plus the
 //!   inspected group on every refresh); a group whose file changed (a
 //!   `docker rename` rewrites config.v2.json) is resolved again, with
@@ -45,6 +46,7 @@ pub mod systemd;
 
 use crate::model::identity::{Identity, Kind, Runtime};
 use crate::model::{GroupPath, GroupSample};
+use crate::source::hier::Hier;
 use crate::source::systemctl::Systemctl;
 use read::{Dir, Miss};
 use std::collections::HashMap;
@@ -115,7 +117,7 @@ struct Entry {
 }
 
 /// What an identity's file was like when it was read: looked at again
-/// (`lstat`, never opened) to tell whether it changed since.
+/// (`Hier::stat_of`: opened `O_PATH`, never read) to tell whether it changed since.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Stamp {
     /// No file (a name-only identity, or one systemctl described).
@@ -134,30 +136,37 @@ enum Stamp {
 }
 
 impl Stamp {
-    /// The stamp of `path` now; `read_at`: when its contents were read
-    /// (a change at or after it may not be in what was read).
-    fn of(path: &str, read_at: std::time::SystemTime) -> Self {
-        use std::os::unix::fs::MetadataExt;
-        let Ok(m) = std::fs::symlink_metadata(path) else {
+    /// The stamp of `source` (a path below `base`, as the identity shows
+    /// it) now, looked at beneath the base's descriptor `h` with no
+    /// symlink followed; `read_at`: when its contents were read (a change
+    /// at or after it may not be in what was read).
+    fn of(h: Option<&Hier>, base: &Path, source: &str, read_at: std::time::SystemTime) -> Self {
+        let Some(h) = h else {
+            return Self::None;
+        };
+        let Ok(rel) = Path::new(source).strip_prefix(base) else {
+            return Self::None;
+        };
+        let Ok(m) = h.stat_of(rel) else {
             return Self::Unsure;
         };
         let read = read_at
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();
         let ctime = Duration::new(
-            u64::try_from(m.ctime()).unwrap_or(0),
-            u32::try_from(m.ctime_nsec()).unwrap_or(0),
+            u64::try_from(m.st_ctime).unwrap_or(0),
+            u32::try_from(m.st_ctime_nsec).unwrap_or(0),
         );
         // a margin: the kernel stamps files with a coarse clock
         if ctime + UNSURE_WITHIN >= read {
             return Self::Unsure;
         }
         Self::File {
-            dev: m.dev(),
-            ino: m.ino(),
-            size: m.size(),
-            mtime: (m.mtime(), m.mtime_nsec()),
-            ctime: (m.ctime(), m.ctime_nsec()),
+            dev: m.st_dev,
+            ino: m.st_ino,
+            size: u64::try_from(m.st_size).unwrap_or(0),
+            mtime: (m.st_mtime, i64::try_from(m.st_mtime_nsec).unwrap_or(0)),
+            ctime: (m.st_ctime, i64::try_from(m.st_ctime_nsec).unwrap_or(0)),
         }
     }
 }
@@ -166,7 +175,7 @@ impl Stamp {
 /// next re-check.
 const UNSURE_WITHIN: Duration = Duration::from_millis(50);
 
-/// How many groups' files are re-checked (one `lstat` each) per refresh,
+/// How many groups' files are re-checked (one `O_PATH` open and `fstat` each) per refresh,
 /// in turn: at 1,000 containers each is looked at every 32 refreshes.
 pub const RECHECK_PER_REFRESH: usize = 32;
 /// How many groups are passed over at most per refresh looking for those
@@ -349,6 +358,8 @@ impl Resolver {
     /// were dropped.
     fn recheck(&mut self) -> bool {
         let mut stale: Vec<(GroupPath, u64)> = Vec::new();
+        let base = self.roots.base.clone();
+        let h = self.base.get().ok();
         let mut check = |key: &(GroupPath, u64), cache: &HashMap<(GroupPath, u64), Entry>| {
             let Some(e) = cache.get(key) else {
                 return false;
@@ -359,7 +370,9 @@ impl Resolver {
             let changed = match e.stamp {
                 Stamp::None => false,
                 Stamp::Unsure => true,
-                old @ Stamp::File { .. } => Stamp::of(source, std::time::SystemTime::now()) != old,
+                old @ Stamp::File { .. } => {
+                    Stamp::of(h, &base, source, std::time::SystemTime::now()) != old
+                }
             };
             if changed {
                 stale.push(key.clone());
@@ -452,11 +465,12 @@ impl Resolver {
                 old => {
                     let read_at = std::time::SystemTime::now();
                     let mut e = self.resolve(&g.path, &mut pass, owner(&g.path));
+                    let h = self.base.get().ok();
                     e.stamp = e
                         .ident
                         .as_ref()
                         .and_then(|i| i.source.as_deref())
-                        .map_or(Stamp::None, |s| Stamp::of(s, read_at));
+                        .map_or(Stamp::None, |s| Stamp::of(h, &self.roots.base, s, read_at));
                     e.tries = old.map_or(1, |o| o.tries.saturating_add(1));
                     new_units |= e.ident.as_ref().is_some_and(|i| i.kind.is_some());
                     e
