@@ -97,6 +97,7 @@ pub(super) fn show_refresh(app: &mut App, r: Refresh, fx: &mut Vec<Effect>) {
     app.proc_cursor = app.proc_cursor.min(app.processes_len().saturating_sub(1));
     find::highlight(app);
     find::after_refresh(app);
+    super::dialog::confirm::renew_owner(app);
     writes::measure_effects(app, fx);
 }
 

@@ -194,6 +194,10 @@ impl Identity {
                 container(Runtime::Podman, Kind::Container, h)
             } else if let Some(h) = rest.strip_prefix("cri-containerd-") {
                 container(Runtime::Containerd, Kind::Container, h)
+            } else if let Some(h) = rest.strip_prefix("nerdctl-") {
+                // nerdctl's containers under the systemd cgroup manager
+                // (`system.slice:nerdctl:<id>`): containerd's tasks
+                container(Runtime::Containerd, Kind::Container, h)
             } else if let Some(h) = rest.strip_prefix("crio-conmon-") {
                 container(Runtime::Crio, Kind::Monitor, h)
             } else if let Some(h) = rest.strip_prefix("crio-") {
@@ -508,6 +512,7 @@ mod tests {
             ("libpod-", Runtime::Podman, Kind::Container),
             ("libpod-conmon-", Runtime::Podman, Kind::Monitor),
             ("cri-containerd-", Runtime::Containerd, Kind::Container),
+            ("nerdctl-", Runtime::Containerd, Kind::Container),
             ("crio-", Runtime::Crio, Kind::Container),
             ("crio-conmon-", Runtime::Crio, Kind::Monitor),
         ] {

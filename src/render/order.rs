@@ -5,6 +5,7 @@
 //! (the flat list), so equal figures always print in the same order.
 
 use super::columns::Column;
+use super::identity::label_of;
 use crate::model::tree::{Row, RowOptions, Tree};
 use crate::model::{GroupRates, GroupSample};
 use std::cmp::Ordering;
@@ -40,9 +41,10 @@ pub struct Order {
     /// One list of every group (full paths) instead of the tree.
     pub flat: bool,
     /// Tree rows named by who the group is where known
-    /// (`render::identity::Name`); off: the kernel's names
-    /// (`--kernel-names`). The flat list names every row by its whole
-    /// path either way.
+    /// (`render::identity::Name`), and sorted by those names when sorted
+    /// by name; off: the kernel's names (`--kernel-names`, the view's
+    /// `w`). The flat list names and sorts every row by its whole path
+    /// either way.
     pub identities: bool,
 }
 
@@ -106,6 +108,27 @@ impl Order {
         if self.flat {
             tree.flat_rows(opts.filter, opts.samples, |a, b| {
                 self.compare(of(a), of(b), true)
+            })
+        } else if self.by == SortBy::Name && self.identities {
+            // by the names shown: a group's label (`web-1 · docker ...`)
+            // where it has one, else its kernel name; made once a group
+            let shown: Vec<Option<String>> = groups
+                .iter()
+                .map(|g| label_of(g).and_then(|l| l.forms.into_iter().next()))
+                .collect();
+            let key = |node: usize| {
+                let i = tree.nodes[node].sample;
+                shown[i]
+                    .as_deref()
+                    .map_or(groups[i].path.name(), str::as_bytes)
+            };
+            tree.rows(&opts, |a, b| {
+                let o = key(a).cmp(key(b));
+                if self.descending {
+                    o.reverse()
+                } else {
+                    o
+                }
             })
         } else {
             tree.rows(&opts, |a, b| self.compare(of(a), of(b), false))

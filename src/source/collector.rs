@@ -48,6 +48,9 @@ pub enum Command {
     /// each (`source::procs::find_processes`): answered with
     /// [`Collected::Found`].
     FindProcess(String),
+    /// Resolve this group's identity afresh and refresh now (a write
+    /// confirmation for it opened; `Collector::renew_identity`).
+    RenewIdentity(GroupPath),
     Stop,
 }
 
@@ -611,7 +614,10 @@ impl Collector {
     /// files `resolver` reads: once per group directory, never per steady
     /// refresh; with [`Collector::defer_start_up`], from the second
     /// refresh on (names fill in after the first frame).
-    pub fn set_identities(&mut self, resolver: Option<super::identity::Resolver>) {
+    pub fn set_identities(&mut self, mut resolver: Option<super::identity::Resolver>) {
+        if let Some(r) = resolver.as_mut() {
+            r.set_hot(self.inspected.clone());
+        }
         self.identities = resolver;
     }
 
@@ -716,7 +722,20 @@ impl Collector {
     }
 
     pub fn set_inspected(&mut self, group: Option<GroupPath>) {
+        // its identity's file is re-checked on every refresh
+        if let Some(r) = self.identities.as_mut() {
+            r.set_hot(group.clone());
+        }
         self.inspected = group;
+    }
+
+    /// Resolves `group`'s identity afresh on the next refresh (a write
+    /// confirmation for it opened: the owner's command must name the
+    /// container as it is now, not as it was when first seen).
+    pub fn renew_identity(&mut self, group: GroupPath) {
+        if let Some(r) = self.identities.as_mut() {
+            r.renew(group);
+        }
     }
 
     /// One refresh now: `at` is the time since `start`, and the cost's
@@ -1395,6 +1414,10 @@ pub fn spawn_from<M: From<Collected> + Send + 'static>(
                         }
                         Command::RefreshNow => {
                             c.invalidate();
+                            next = Instant::now();
+                        }
+                        Command::RenewIdentity(g) => {
+                            c.renew_identity(g);
                             next = Instant::now();
                         }
                         Command::FindProcess(q) => {

@@ -522,6 +522,14 @@ impl Hier {
             .map_err(FsError::from_errno)
     }
 
+    /// The `fstat` of `rel` below the root, opened `O_PATH` by the same
+    /// rules as every open here (no symlink followed on the way), never
+    /// read: whether a file changed (`source::identity`'s stamps).
+    pub fn stat_of(&self, rel: &Path) -> Result<rustix::fs::Stat, FsError> {
+        let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
+        rustix::fs::fstat(&fd).map_err(FsError::from_errno)
+    }
+
     /// The owner (uid) of `rel` below the root, not followed if a
     /// symlink: for `/proc/PID`, the process's effective uid.
     pub fn owner_of(&self, rel: &Path) -> Result<u32, FsError> {

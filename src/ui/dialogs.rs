@@ -558,8 +558,29 @@ fn raw(f: &mut Frame<'_>, area: Rect, r: &RawEditor, theme: &Theme) {
 }
 
 /// A confirmation's text: its opening, one bullet per op, then each
-/// reason worded, indented under the list.
+/// reason worded, indented under the list; an owner's command on a line
+/// of its own (indented 4).
 pub fn confirm_lines(c: &Confirm) -> Vec<String> {
+    confirm_items(c)
+        .into_iter()
+        .map(|i| match i {
+            Item::Text(t) => t,
+            Item::Command(cmd) => format!("{}{cmd}", " ".repeat(COMMAND_INDENT)),
+        })
+        .collect()
+}
+
+/// A line of a confirmation: text, word-wrapped; or a shell command,
+/// wrapped only between its words ([`wrap_command`]).
+enum Item {
+    Text(String),
+    Command(String),
+}
+
+/// Where an owner's command starts in the dialog.
+const COMMAND_INDENT: usize = 4;
+
+fn confirm_items(c: &Confirm) -> Vec<Item> {
     let mut lines = Vec::new();
     // u or U: which action the ops take back or do again
     if let Some(r) = &c.replay {
@@ -567,46 +588,196 @@ pub fn confirm_lines(c: &Confirm) -> Vec<String> {
             Direction::Undo => "This undoes",
             Direction::Redo => "This redoes",
         };
-        lines.push(format!("{verb}: {}", r.entry.describe_in(&c.layout)));
+        lines.push(Item::Text(format!(
+            "{verb}: {}",
+            r.entry.describe_in(&c.layout)
+        )));
     }
     if c.question == Question::EnableAlongPath {
-        lines.push(
+        lines.push(Item::Text(
             "The parent does not hand this controller down. cgtop can enable it along the path, \
              in this order (each step was checked: none is known to be refused):"
                 .to_owned(),
-        );
+        ));
     }
     // one bullet per action: a move made in each hierarchy that holds
     // the group is one, naming them
     lines.extend(
         crate::model::write::sentences(c.ops(), &c.layout)
             .into_iter()
-            .map(|s| format!("• {s}")),
+            .map(|s| Item::Text(format!("• {s}"))),
     );
     lines.extend(c.reasons.iter().flat_map(|r| match r {
         // the key of the offer: s, or Ctrl-S where s is typed into the name
-        Reason::SystemdOffer(Presence::Ready) => vec![format!(
+        Reason::SystemdOffer(Presence::Ready) => vec![Item::Text(format!(
             "  {} makes it through systemd instead: runtime only, and a daemon-reload keeps it",
             if c.typed.is_some() { "Ctrl-S" } else { "s" }
-        )],
-        // who owns it, then its way and what a direct write leaves it
-        // believing, each on a line of its own (names escaped in the model)
+        ))],
+        // who owns it, then its way (the command on its own line, never
+        // broken inside a word) and what a direct write leaves it
+        // believing (names escaped in the model)
         Reason::Owner(w) => {
-            let way = w
-                .command
-                .as_ref()
-                .map_or_else(String::new, |c| format!("; {}'s way: {c}", w.owner.word()));
-            vec![
-                format!("  {}{way}", reason_text(r)),
-                format!("  {}", w.words),
-            ]
+            let mut v = Vec::new();
+            match &w.command {
+                Some(cmd) => {
+                    v.push(Item::Text(format!(
+                        "  {}; {}'s way:",
+                        reason_text(r),
+                        w.owner.word()
+                    )));
+                    v.push(Item::Command(cmd.clone()));
+                }
+                None => v.push(Item::Text(format!("  {}", reason_text(r)))),
+            }
+            v.push(Item::Text(format!("  {}", w.words)));
+            v
         }
-        _ => vec![format!("  {}", reason_text(r))],
+        _ => vec![Item::Text(format!("  {}", reason_text(r)))],
     }));
     if c.y_only() {
-        lines.push("Enter does not answer this question: y goes ahead, n cancels.".to_owned());
+        lines.push(Item::Text(
+            "Enter does not answer this question: y goes ahead, n cancels.".to_owned(),
+        ));
     }
     lines
+}
+
+/// The shell words of `cmd` (one line, as `model::write::owner` quotes
+/// it): split at the spaces outside quotes and backslash escapes, each
+/// word kept whole with its quotes.
+fn shell_words(cmd: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut quote, mut escaped) = (None, None::<char>, false);
+    for (i, ch) in cmd.char_indices() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (ch, quote) {
+            ('\\', q) if q != Some('\'') => escaped = true,
+            ('\'' | '"', None) => quote = Some(ch),
+            (c, Some(q)) if c == q => quote = None,
+            (' ', None) => {
+                if let Some(s) = start.take() {
+                    out.push(&cmd[s..i]);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        out.push(&cmd[s..]);
+    }
+    out
+}
+
+/// An owner's command within `width` columns, to be read and pasted: on
+/// lines of its own from [`COMMAND_INDENT`], broken only between its
+/// shell words, each line but the last ending in a backslash (a shell
+/// continuation, so that the lines pasted are the one command), the next
+/// indented 2 more. A single-quoted JSON word (kubectl's `--patch`) wider
+/// than a line is broken after a `{`, `[`, `,` or `:` outside its strings:
+/// inside the quotes the line break is JSON's white space, and the patch
+/// the same. Any other word wider than a whole line (a 253-character pod
+/// name on a narrow screen) is the only one cut, at the line's end.
+fn wrap_command(cmd: &str, width: usize) -> Vec<String> {
+    let indent = COMMAND_INDENT.min(width / 4);
+    let more = indent + 2;
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = " ".repeat(indent);
+    let mut cur_len = indent;
+    let mut empty = true;
+    for word in shell_words(cmd) {
+        // too wide for a line of its own: a quoted JSON patch is broken
+        // where JSON allows white space; lines inside the quotes end
+        // without a backslash (it would be the patch's)
+        let pieces = if more + fit::width(word) + 2 > width {
+            json_pieces(word)
+        } else {
+            vec![word]
+        };
+        // what must fit after the words before it: the word, or its
+        // first piece
+        let wl = fit::width(pieces.first().copied().unwrap_or(word));
+        // room for it and, after it, the continuation " \"
+        if !empty && cur_len + 1 + wl + 2 > width {
+            cur.push_str(" \\");
+            lines.push(std::mem::replace(&mut cur, " ".repeat(more)));
+            cur_len = more;
+            empty = true;
+        }
+        if !empty {
+            cur.push(' ');
+            cur_len += 1;
+        }
+        let mut first = true;
+        for piece in pieces {
+            let pl = fit::width(piece);
+            if !first && cur_len + pl + 2 > width {
+                lines.push(std::mem::replace(&mut cur, " ".repeat(more)));
+                cur_len = more;
+            }
+            first = false;
+            let mut rest = piece;
+            // still wider than a line: cut where the line ends
+            while cur_len + fit::width(rest) > width {
+                let room = width.saturating_sub(cur_len);
+                let (mut cut, mut used) = (0, 0);
+                for (i, (g, w)) in fit::clusters(rest).enumerate() {
+                    if i > 0 && used + w > room {
+                        break;
+                    }
+                    used += w;
+                    cut += g.len();
+                }
+                cur.push_str(&rest[..cut]);
+                rest = &rest[cut..];
+                lines.push(std::mem::take(&mut cur));
+                cur_len = 0;
+            }
+            cur.push_str(rest);
+            cur_len += fit::width(rest);
+        }
+        empty = false;
+    }
+    lines.push(cur);
+    lines
+}
+
+/// A single-quoted JSON word in pieces, each ending after a `{`, `[`, `,`
+/// or `:` outside the JSON's strings (where a line break is white space
+/// to JSON); any other word whole.
+fn json_pieces(word: &str) -> Vec<&str> {
+    if !(word.len() > 2 && word.starts_with("'{") && word.ends_with('\'')) {
+        return vec![word];
+    }
+    let mut out = Vec::new();
+    let (mut start, mut in_str, mut esc) = (0, false, false);
+    for (i, ch) in word.char_indices() {
+        if in_str {
+            match (esc, ch) {
+                (true, _) => esc = false,
+                (false, '\\') => esc = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match ch {
+            '"' => in_str = true,
+            '{' | '[' | ',' | ':' => {
+                out.push(&word[start..=i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&word[start..]);
+    out
 }
 
 /// A reason in words.
@@ -784,9 +955,14 @@ fn fmt_ms(usec: u64) -> String {
 
 fn confirm(f: &mut Frame<'_>, area: Rect, c: &Confirm, theme: &Theme) {
     let w = inner_width(area);
-    let mut lines: Vec<Line<'_>> = confirm_lines(c)
+    let mut lines: Vec<Line<'_>> = confirm_items(c)
         .iter()
-        .flat_map(|l| para(l, Style::new(), w))
+        .flat_map(|i| -> Vec<Line<'_>> {
+            match i {
+                Item::Text(t) => para(t, Style::new(), w).collect(),
+                Item::Command(cmd) => wrap_command(cmd, w).into_iter().map(Line::raw).collect(),
+            }
+        })
         .collect();
     let ops = c.ops();
     if let (Some((target, _)), false) = (&c.typed, c.dangers.is_empty()) {
@@ -1135,7 +1311,7 @@ fn log_place_text(p: &LogPlace) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{confirm_lines, reason_text, wrap_text};
+    use super::{confirm_lines, reason_text, shell_words, wrap_command, wrap_text};
     use crate::app::dialog::confirm::{Confirm, Reason};
     use crate::model::write;
     use crate::model::GroupPath;
@@ -1272,5 +1448,58 @@ mod tests {
         assert_eq!(wrap_text("  • abc def", 3), ["  •", "abc", "def"]);
         let s = "über schön";
         assert_eq!(wrap_text(s, 5), ["über", "schön"]);
+    }
+
+    #[test]
+    fn an_owners_command_breaks_only_between_its_words() {
+        let patch = r#"'{"spec":{"containers":[{"name":"api","resources":{"limits":{"memory":"512Mi"}}}]}}'"#;
+        let cmd = format!(
+            "kubectl patch pod api-7d9f8c6b5-x2x9z -n shop --subresource resize --patch {patch}"
+        );
+        assert_eq!(
+            shell_words("a 'b c' \"d e\" f\\ g"),
+            ["a", "'b c'", "\"d e\"", "f\\ g"]
+        );
+        assert_eq!(shell_words(&cmd).last(), Some(&patch));
+        for w in [78, 84, 60, 40] {
+            let lines = wrap_command(&cmd, w);
+            for l in &lines {
+                assert!(super::fit::width(l) <= w, "{l:?} wider than {w}");
+            }
+            // as the shell reads it: a line ending in " \" goes on with
+            // the next; inside the patch's quotes a line break is JSON's
+            // white space
+            let text = lines.join("\n").replace(" \\\n", " ");
+            let flat = text.replace('\n', " ");
+            let words = shell_words(&flat);
+            assert_eq!(words[..9], shell_words(&cmd)[..9], "{lines:#?}");
+            let got: String = words[9..].concat().chars().filter(|c| *c != ' ').collect();
+            assert_eq!(got, patch, "{lines:#?}");
+            // no word of the command is broken outside the patch, no
+            // backslash inside its quotes
+            for l in &lines {
+                if l.contains("\"spec\"") || l.trim_start().starts_with('"') {
+                    assert!(
+                        !l.ends_with('\\') || l.ends_with("--patch \\"),
+                        "{lines:#?}"
+                    );
+                }
+            }
+        }
+        // a docker command that fits stays one line, from column 4
+        assert_eq!(
+            wrap_command("docker update --memory 512m web-1", 78),
+            ["    docker update --memory 512m web-1"]
+        );
+        // wrapped between words, the continuation indented 2 more
+        let l = wrap_command("docker update --memory 512m web-1", 24);
+        assert_eq!(
+            l,
+            [
+                "    docker update \\",
+                "      --memory 512m \\",
+                "      web-1"
+            ]
+        );
     }
 }

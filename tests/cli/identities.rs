@@ -321,3 +321,48 @@ fn a_lying_identities_record_is_refused() {
         Err(DecodeError::Truncated)
     ));
 }
+
+/// A container renamed while cgtop runs (`docker rename web-1 web-2`,
+/// which saves a new config.v2.json) is shown by its new name within a
+/// few refreshes: `-b` on a tree with the container, the identity
+/// sources in a test root.
+#[test]
+fn a_renamed_container_is_shown_by_its_new_name() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = tree();
+    let ids = tempfile::tempdir().unwrap();
+    let rec = ids.path().join("var/lib/docker/containers").join(ID);
+    std::fs::create_dir_all(&rec).unwrap();
+    let save = |name: &str| {
+        let text = format!(r#"{{"ID":"{ID}","Name":"/{name}","Config":{{"Image":"nginx"}}}}"#);
+        std::fs::write(rec.join("new"), text).unwrap();
+        std::fs::rename(rec.join("new"), rec.join("config.v2.json")).unwrap();
+    };
+    save("web-1");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args(["-b", "-d", "0.2", "-n", "60", "--root"])
+        .arg(dir.path())
+        .env("CGTOP_IDENTITY_ROOT", ids.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    let (mut renamed_at, mut seen_new_at) = (None, None);
+    for (n, line) in out.lines().map_while(Result::ok).enumerate() {
+        if renamed_at.is_none() && line.contains("web-1 · docker 046c7a5b3d2e") {
+            save("web-2");
+            renamed_at = Some(n);
+        }
+        if renamed_at.is_some() && line.contains("web-2 · docker 046c7a5b3d2e") {
+            seen_new_at = Some(n);
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(renamed_at.is_some(), "web-1 never shown");
+    assert!(seen_new_at.is_some(), "web-2 never shown in 60 refreshes");
+}

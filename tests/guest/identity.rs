@@ -533,8 +533,9 @@ fn filter(t: &Tmux, text: &str) {
 }
 
 /// Every container's name on a tree row at 80x24 and at 200x50, as a
-/// user finds it: the flat list first (whatever is on the first screen
-/// counts), then `/` with the name for the others; each screen printed.
+/// user finds it: the tree's first screen (whatever is on it counts), then
+/// `/` with the name for the others; each screen printed. (Not the flat
+/// list: it names every row by its whole path, identities or not.)
 #[test]
 #[ignore = "needs the identity guest: tests/vm/runtimes/run"]
 fn tui_shows_each_container_name_at_80x24_and_200x50() {
@@ -543,7 +544,7 @@ fn tui_shows_each_container_name_at_80x24_and_200x50() {
     let mut fails = Vec::new();
     for (w, h) in [(80u16, 24u16), (200, 50)] {
         let size = format!("{w}x{h}");
-        let t = tui("--flat", w, h);
+        let t = tui("", w, h);
         // the identities come after the first frame: wait for one of them
         let first = wait_screen(&t, Duration::from_secs(20), |s| {
             named.iter().any(|c| row_naming(s, &c.name).is_some())
@@ -551,7 +552,7 @@ fn tui_shows_each_container_name_at_80x24_and_200x50() {
         let first = match first {
             Ok(s) | Err(s) => s,
         };
-        screen_artifact("identity_tui", &format!("{size} --flat"), &first);
+        screen_artifact("identity_tui", &format!("{size} tree"), &first);
         let mut on_first = Vec::new();
         for c in &named {
             if row_naming(&first, &c.name).is_some() {
@@ -575,7 +576,7 @@ fn tui_shows_each_container_name_at_80x24_and_200x50() {
                 Err(s) => {
                     screen_artifact("identity_tui", &format!("{size} /{} MISSED", c.name), &s);
                     fails.push(format!(
-                        "{size} {} {}: no tree row names it, --flat then /{}",
+                        "{size} {} {}: no tree row names it, first screen then /{}",
                         c.runtime, c.name, c.name
                     ));
                 }
@@ -586,7 +587,7 @@ fn tui_shows_each_container_name_at_80x24_and_200x50() {
         }
         figure(
             "identity_tui",
-            &format!("{size}: on the first --flat screen without a filter: {on_first:?}"),
+            &format!("{size}: on the tree's first screen without a filter: {on_first:?}"),
         );
         t.send(&["q"]);
     }

@@ -407,3 +407,124 @@ fn pid_at_start_in_a_group_named_only_by_its_reader_names_it() {
         "PID 681 sleep: in containerd container sleeper, /default/sleeper"
     );
 }
+
+/// The owner's command in an open confirmation names the container as it
+/// is now: the question asks the collector to resolve its identity afresh,
+/// and the refresh that follows renews the command (`docker rename web-1
+/// web-2` after cgtop first named it).
+#[test]
+fn a_confirmation_names_a_renamed_container_by_its_name_of_now() {
+    use cgtop::app::dialog::confirm::Reason;
+    use cgtop::app::{Effect, Mode};
+    use cgtop::source::collector::Command;
+    use cgtop::source::identity::{Resolver, Roots, DOCKER};
+    let dir = lab_tree();
+    let scope = format!("system.slice/docker-{ID1}.scope");
+    make_group_from(dir.path(), &scope, "batch");
+    let ids = tempfile::tempdir().unwrap();
+    let record = |name: &str| {
+        let d = ids.path().join(DOCKER).join(ID1);
+        std::fs::create_dir_all(&d).unwrap();
+        let text = format!(r#"{{"ID":"{ID1}","Name":"/{name}","Config":{{"Image":"nginx"}}}}"#);
+        std::fs::write(d.join("new"), text).unwrap();
+        // as docker saves it: a new file renamed over the old
+        std::fs::rename(d.join("new"), d.join("config.v2.json")).unwrap();
+    };
+    record("web-1");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let (mut a, mut c) = app_on(dir.path(), pure_v2_mount(), 120, 40);
+    a.read_only = None;
+    c.set_identities(Some(Resolver::new(Roots {
+        base: ids.path().to_path_buf(),
+        units: false,
+    })));
+    tick(&mut a, &mut c, 1.0);
+    select(&mut a, &mut c, &scope);
+    read_inspection(&mut a, &mut c, 1.0);
+    send(&mut a, &mut c, ch('e'));
+    let fx = crate::common::lab::enter_limit(&mut a, &mut c, "memory.max", "512M");
+    // the owner's command the question says
+    let said = |a: &App| match &a.mode {
+        Mode::Confirm(q) => q
+            .reasons
+            .iter()
+            .find_map(|r| match r {
+                Reason::Owner(w) => w.command.clone(),
+                _ => None,
+            })
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    assert_eq!(said(&a), "docker update --memory 512m web-1");
+    let asked = fx.iter().any(|e| {
+        matches!(e, Effect::Collector(Command::RenewIdentity(g)) if *g == GroupPath::new(&scope))
+    });
+    assert!(asked, "no fresh resolve asked for: {fx:?}");
+    // renamed while the question is open
+    record("web-2");
+    c.renew_identity(GroupPath::new(&scope));
+    tick(&mut a, &mut c, 2.0);
+    assert_eq!(said(&a), "docker update --memory 512m web-2");
+}
+
+/// A group made as the kernel would show it, with the files of `like`.
+fn make_group_from(root: &Path, group: &str, like: &str) {
+    let to = root.join(group);
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(root.join(like)).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Sorted by name, the rows go by the names shown: the containers'
+/// labels with identities on (`docker 77aa…` before `web-1 · docker`),
+/// the kernel's names with `w` off (`docker-046c…` first).
+#[test]
+fn sort_by_name_goes_by_the_names_shown() {
+    use cgtop::app::SortKey;
+    let (mut a, mut c, _d) = containers(200, 50);
+    for _ in 0..20 {
+        if a.sort == SortKey::Name {
+            break;
+        }
+        send(&mut a, &mut c, ch('<'));
+    }
+    assert_eq!(a.sort, SortKey::Name);
+    assert!(!a.sort_desc);
+    let order = |a: &App| -> Vec<String> {
+        let want = [web1(), web1_podman(), hostile(), bare()].map(|p| GroupPath::new(&p));
+        let ids = [ID1, ID2, ID3, ID5];
+        visible_paths(a)
+            .iter()
+            .filter_map(|p| want.iter().position(|w| w == p))
+            .map(|i| ids[i][..4].to_owned())
+            .collect()
+    };
+    // docker 77aa…, evil…, web-1 · docker, web-1 · podman
+    assert_eq!(order(&a), ["77aa", "ee11", "046c", "9a8b"]);
+    send(&mut a, &mut c, ch('w'));
+    // docker-046c…, docker-77aa…, docker-ee11…, libpod-9a8b…
+    assert_eq!(order(&a), ["046c", "77aa", "ee11", "9a8b"]);
+    send(&mut a, &mut c, ch('r'));
+    assert_eq!(order(&a), ["9a8b", "ee11", "77aa", "046c"]);
+}
+
+/// A Kubernetes container's limit at 80x24: kubectl's command, longer
+/// than the dialog is wide, on lines of its own broken between its words
+/// (a shell continuation at each line's end) and inside its JSON patch
+/// only where JSON allows white space, never inside a word.
+#[test]
+fn a_long_owner_command_at_80x24_breaks_between_words() {
+    let (mut a, mut c, _d) = containers(80, 24);
+    a.read_only = None;
+    select(&mut a, &mut c, &api());
+    read_inspection(&mut a, &mut c, 1.0);
+    send(&mut a, &mut c, ch('e'));
+    crate::common::lab::enter_limit(&mut a, &mut c, "memory.max", "512M");
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("kubectl patch pod"), "{s}");
+    insta::assert_snapshot!(s);
+}

@@ -317,6 +317,12 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
     if let Some(way) = owned {
         reasons.push(Reason::Owner(way));
         needs = true;
+        // the name may have changed since the group was first seen (a
+        // `docker rename`): resolved afresh, the question follows
+        // (`renew_owner`)
+        fx.push(Effect::Collector(
+            crate::source::collector::Command::RenewIdentity(op.group().clone()),
+        ));
     }
     if let Some(unit) = unit {
         needs = true;
@@ -590,6 +596,27 @@ fn target_frozen(app: &App, group: &GroupPath) -> bool {
 
 /// Who the group is: what the identity readers found (the snapshot's
 /// sample), else what its name alone says.
+/// After a refresh: an open question that names a group's owner names it
+/// by the identity of now (the collector resolved it afresh when the
+/// question opened), so that `docker update ... web-1` is not said of a
+/// container renamed since.
+pub fn renew_owner(app: &mut App) {
+    let Mode::Confirm(c) = &app.mode else {
+        return;
+    };
+    let Some(i) = c.reasons.iter().position(|r| matches!(r, Reason::Owner(_))) else {
+        return;
+    };
+    let Some(op) = c.ops().first().cloned() else {
+        return;
+    };
+    let way = identity_of(app, op.group())
+        .and_then(|id| owner_way(&op, &id, device_name_for(app, &op).as_deref()));
+    if let (Mode::Confirm(c), Some(way)) = (&mut app.mode, way) {
+        c.reasons[i] = Reason::Owner(way);
+    }
+}
+
 fn identity_of(app: &App, group: &GroupPath) -> Option<crate::model::identity::Identity> {
     let sample = app
         .data

@@ -154,7 +154,12 @@ fn kube_name(n: &str) -> bool {
 /// then as an id's prefix (podman much the same): a short id would name
 /// another container called `046c7a5b3d2e`, and a container may be called
 /// another's whole id, which docker then takes for that one.
-fn handle(_owner: Owner, id: &Identity) -> String {
+fn handle(owner: Owner, id: &Identity) -> String {
+    // ctr knows tasks by their id only (`ctr run`'s is the name its owner
+    // gave; nerdctl's name is its own, not containerd's)
+    if owner == Owner::Containerd {
+        return id.id.clone();
+    }
     let name = id
         .name
         .as_deref()

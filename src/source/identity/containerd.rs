@@ -7,6 +7,10 @@
 //! task of `ctr` or another client has no such annotations: its id (which
 //! `ctr run` lets the user choose) and namespace are all there is, and
 //! its group is `/<namespace>/<id>` (containerd's default cgroups path).
+//! nerdctl copies its own container labels into the bundle's
+//! annotations, the container's name among them ([`NERDCTL_NAME`]); its
+//! group is `system.slice/nerdctl-<id>.scope` (systemd cgroup manager) or
+//! `/<namespace>/<id>` (cgroupfs).
 
 use super::read::{is_plain_name, read_json, text, Dir, Miss};
 use crate::model::identity::{Identity, Kind, Runtime};
@@ -15,6 +19,11 @@ use std::path::PathBuf;
 
 /// The cap of one config.json (tens of KiB in practice).
 pub const CAP: usize = 1 << 20;
+/// The annotation nerdctl names its containers by (`nerdctl run --name`,
+/// or the name it makes up). Written when the task starts: a `nerdctl
+/// rename` shows after the container's next start.
+pub const NERDCTL_NAME: &str = "nerdctl/name";
+
 /// The namespace of Kubernetes' CRI plugin, tried first.
 pub const CRI_NAMESPACE: &str = "k8s.io";
 
@@ -100,7 +109,7 @@ pub fn fill(
                 id.labels.push(("container type".into(), "sandbox".into()));
             }
             Some(_) => id.name = get(ann::CONTAINER_NAME),
-            None => {}
+            None => id.name = get(NERDCTL_NAME),
         }
         id.pod = get(ann::SANDBOX_NAME);
         id.namespace = get(ann::SANDBOX_NAMESPACE);
@@ -143,13 +152,17 @@ pub fn by_path(
     if !(p == want || p.ends_with(&want)) {
         return None;
     }
+    let nerdctl = v
+        .get("annotations")
+        .and_then(|a| a.get(NERDCTL_NAME))
+        .and_then(text);
     let mut id = Identity {
         kind: Some(Kind::Container),
         runtime: Some(Runtime::Containerd),
         id: last.to_owned(),
-        // `ctr run IMAGE NAME`: the container's id is the name its
-        // owner gave it
-        name: Some(last.to_owned()),
+        // nerdctl's name; else `ctr run IMAGE NAME`: the container's id
+        // is the name its owner gave it
+        name: nerdctl.or_else(|| Some(last.to_owned())),
         ..Identity::default()
     };
     id.labels

@@ -25,9 +25,19 @@
 //!   group is first seen, and again on a re-listing only for a group whose
 //!   metadata was not there yet; a steady refresh only hands out the
 //!   identities kept ([`Resolver::attach`]). Gone groups are dropped.
+//! - Stale names: the file each identity came from is stamped (device,
+//!   inode, size, mtime, ctime) and re-checked with one `fstat` of an
+//!   `O_PATH` open beneath `/` (no symlink followed) at a slow
+//!   pace ([`RECHECK_PER_REFRESH`] groups a refresh, in turn, plus the
+//!   inspected group on every refresh); a group whose file changed (a
+//!   `docker rename` rewrites config.v2.json) is resolved again, with
+//!   every other group named from that same file. [`Resolver::renew`]
+//!   resolves one group afresh at once (a write confirmation for it
+//!   opened: the owner's command must name the container as it is now).
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
+pub mod config;
 pub mod containerd;
 pub mod docker;
 pub mod read;
@@ -43,6 +53,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Where the sources are, relative to [`Roots::base`].
 pub const DOCKER: &str = "var/lib/docker/containers";
@@ -113,7 +124,75 @@ struct Entry {
     /// re-listings, at most [`TRIES`] times in all.
     again: bool,
     tries: u8,
+    /// The file the identity came from, as it was when read.
+    stamp: Stamp,
 }
+
+/// What an identity's file was like when it was read: looked at again
+/// (`Hier::stat_of`: opened `O_PATH`, never read) to tell whether it changed since.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Stamp {
+    /// No file (a name-only identity, or one systemctl described).
+    #[default]
+    None,
+    /// The file changed around the time it was read (its ctime is not
+    /// older than the read): read again on its next re-check.
+    Unsure,
+    File {
+        dev: u64,
+        ino: u64,
+        size: u64,
+        mtime: (i64, i64),
+        ctime: (i64, i64),
+    },
+}
+
+impl Stamp {
+    /// The stamp of `source` (a path below `base`, as the identity shows
+    /// it) now, looked at beneath the base's descriptor `h` with no
+    /// symlink followed; `read_at`: when its contents were read (a change
+    /// at or after it may not be in what was read).
+    fn of(h: Option<&Hier>, base: &Path, source: &str, read_at: std::time::SystemTime) -> Self {
+        let Some(h) = h else {
+            return Self::None;
+        };
+        let Ok(rel) = Path::new(source).strip_prefix(base) else {
+            return Self::None;
+        };
+        let Ok(m) = h.stat_of(rel) else {
+            return Self::Unsure;
+        };
+        let read = read_at
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let ctime = Duration::new(
+            u64::try_from(m.st_ctime).unwrap_or(0),
+            u32::try_from(m.st_ctime_nsec).unwrap_or(0),
+        );
+        // a margin: the kernel stamps files with a coarse clock
+        if ctime + UNSURE_WITHIN >= read {
+            return Self::Unsure;
+        }
+        Self::File {
+            dev: m.st_dev,
+            ino: m.st_ino,
+            size: u64::try_from(m.st_size).unwrap_or(0),
+            mtime: (m.st_mtime, i64::try_from(m.st_mtime_nsec).unwrap_or(0)),
+            ctime: (m.st_ctime, i64::try_from(m.st_ctime_nsec).unwrap_or(0)),
+        }
+    }
+}
+
+/// A file changed this close to its read (or after) is read again on its
+/// next re-check.
+const UNSURE_WITHIN: Duration = Duration::from_millis(50);
+
+/// How many groups' files are re-checked (one `O_PATH` open and `fstat` each) per refresh,
+/// in turn: at 1,000 containers each is looked at every 32 refreshes.
+pub const RECHECK_PER_REFRESH: usize = 32;
+/// How many groups are passed over at most per refresh looking for those
+/// with a file to re-check (most groups have none).
+pub const RECHECK_SCAN: usize = 1024;
 
 /// How many times a group's missing metadata is looked for (when first
 /// seen, then on re-listings): a runtime writes it before the group is
@@ -157,24 +236,43 @@ pub struct Resolver {
     passes: u64,
     /// Each rootless user's store as last read, and when.
     rootless: HashMap<u32, (std::time::Instant, Result<Arc<storage::Store>, Miss>)>,
+    /// Where the slow re-check goes on from, in `order`.
+    recheck_at: usize,
+    /// Re-checked on every refresh (the inspected group).
+    hot: Option<GroupPath>,
+    /// Resolved afresh on the next refresh ([`Resolver::renew`]).
+    renew: Option<GroupPath>,
+    /// Groups resolved again because their file changed, since start.
+    renewed: u64,
 }
 
 impl Resolver {
     pub fn new(roots: Roots) -> Self {
         let at = |rel: &str| Dir::new(roots.base.join(rel));
+        // where the runtimes' configurations move their files
+        let mut base = Dir::new(roots.base.clone());
+        let mut parse_errors = 0;
+        let places = base
+            .get()
+            .map(|h| config::system(h, &mut parse_errors))
+            .unwrap_or_default();
+        let dir_at = |p: &Option<PathBuf>, below: &str, default: &str| match p {
+            Some(p) => Dir::new(roots.base.join(p).join(below)),
+            None => at(default),
+        };
         let systemctl = roots
             .units
             .then(Systemctl::system)
             .filter(|s| s.presence() == crate::model::write::systemd::Presence::Ready);
         Self {
-            docker: at(DOCKER),
-            podman: at(PODMAN),
-            crio: at(CRIO),
+            docker: dir_at(&places.docker_root, "containers", DOCKER),
+            podman: dir_at(&places.graphroot, "", PODMAN),
+            crio: dir_at(&places.runroot, "", CRIO),
             containerd: at(CONTAINERD),
             sessions: at(SESSIONS),
             users: at(USERS),
             machines: at(MACHINES),
-            base: Dir::new(roots.base.clone()),
+            base,
             roots,
             cache: HashMap::new(),
             order: Vec::new(),
@@ -183,10 +281,32 @@ impl Resolver {
             job: None,
             units_pending: false,
             systemctl,
-            parse_errors: 0,
+            parse_errors,
             passes: 0,
             rootless: HashMap::new(),
+            recheck_at: 0,
+            hot: None,
+            renew: None,
+            renewed: 0,
         }
+    }
+
+    /// The group whose file is re-checked on every refresh (the
+    /// inspected one), beside the slow round of the others.
+    pub fn set_hot(&mut self, group: Option<GroupPath>) {
+        self.hot = group;
+    }
+
+    /// Resolves `group` afresh on the next refresh, whatever its file's
+    /// stamp says (a write confirmation for it opened).
+    pub fn renew(&mut self, group: GroupPath) {
+        self.renew = Some(group);
+    }
+
+    /// Groups resolved again since start because their file changed (or
+    /// [`Resolver::renew`] asked).
+    pub fn renewed(&self) -> u64 {
+        self.renewed
     }
 
     pub fn roots(&self) -> &Roots {
@@ -233,7 +353,9 @@ impl Resolver {
         owner: &dyn Fn(&GroupSample) -> Option<u32>,
     ) {
         let described = self.poll_descriptions();
-        let same = !walked
+        let stale = self.recheck();
+        let same = !stale
+            && !walked
             && !described
             && self.order.len() == groups.len()
             && self
@@ -247,6 +369,83 @@ impl Resolver {
         for (g, id) in groups.iter_mut().zip(&self.handed) {
             g.identity.clone_from(id);
         }
+    }
+
+    /// The slow re-check: the next [`RECHECK_PER_REFRESH`] groups of the
+    /// last refresh that have a file, the hot group, and the one to renew;
+    /// each whose file changed is dropped from the cache, with every group
+    /// named from the same file (podman's containers.json names them all),
+    /// so that the pass that follows resolves them again. `true`: some
+    /// were dropped.
+    fn recheck(&mut self) -> bool {
+        let mut stale: Vec<(GroupPath, u64)> = Vec::new();
+        let base = self.roots.base.clone();
+        let h = self.base.get().ok();
+        let mut check = |key: &(GroupPath, u64), cache: &HashMap<(GroupPath, u64), Entry>| {
+            let Some(e) = cache.get(key) else {
+                return false;
+            };
+            let Some(source) = e.ident.as_ref().and_then(|i| i.source.as_deref()) else {
+                return false;
+            };
+            let changed = match e.stamp {
+                Stamp::None => false,
+                Stamp::Unsure => true,
+                old @ Stamp::File { .. } => {
+                    Stamp::of(h, &base, source, std::time::SystemTime::now()) != old
+                }
+            };
+            if changed {
+                stale.push(key.clone());
+            }
+            true
+        };
+        let n = self.order.len();
+        if n > 0 {
+            let (mut stats, mut seen) = (0, 0);
+            while stats < RECHECK_PER_REFRESH && seen < RECHECK_SCAN.min(n) {
+                let i = self.recheck_at % n;
+                self.recheck_at = (i + 1) % n;
+                seen += 1;
+                if check(&self.order[i], &self.cache) {
+                    stats += 1;
+                }
+            }
+        }
+        let find =
+            |p: &GroupPath, order: &[(GroupPath, u64)]| order.iter().find(|(q, _)| q == p).cloned();
+        if let Some(key) = self.hot.as_ref().and_then(|h| find(h, &self.order)) {
+            check(&key, &self.cache);
+        }
+        if let Some(key) = self.renew.take().and_then(|r| find(&r, &self.order)) {
+            stale.push(key);
+        }
+        if stale.is_empty() {
+            return false;
+        }
+        // every group named from a file that changed
+        let sources: Vec<String> = stale
+            .iter()
+            .filter_map(|k| self.cache.get(k))
+            .filter_map(|e| e.ident.as_ref().and_then(|i| i.source.clone()))
+            .collect();
+        let keys: Vec<(GroupPath, u64)> = self
+            .cache
+            .iter()
+            .filter(|(k, e)| {
+                stale.contains(k)
+                    || e.ident
+                        .as_ref()
+                        .and_then(|i| i.source.as_ref())
+                        .is_some_and(|s| sources.contains(s))
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in &keys {
+            self.cache.remove(k);
+        }
+        self.renewed += keys.len() as u64;
+        true
     }
 
     /// The descriptions are in: `true` when they changed.
@@ -285,7 +484,14 @@ impl Resolver {
             let entry = match self.cache.remove(&key) {
                 Some(e) if !(walked && e.again && e.tries < TRIES) => e,
                 old => {
+                    let read_at = std::time::SystemTime::now();
                     let mut e = self.resolve(&g.path, &mut pass, owner(g));
+                    let h = self.base.get().ok();
+                    e.stamp = e
+                        .ident
+                        .as_ref()
+                        .and_then(|i| i.source.as_deref())
+                        .map_or(Stamp::None, |s| Stamp::of(h, &self.roots.base, s, read_at));
                     e.tries = old.map_or(1, |o| o.tries.saturating_add(1));
                     new_units |= e.ident.as_ref().is_some_and(|i| i.kind.is_some());
                     e
@@ -332,6 +538,7 @@ impl Resolver {
                 ident,
                 again: false,
                 tries: 1,
+                stamp: Stamp::None,
             };
         };
         if owner != Some(0) {
@@ -379,6 +586,7 @@ impl Resolver {
             ident: Some(Arc::new(id)),
             again,
             tries: 1,
+            stamp: Stamp::None,
         }
     }
 
@@ -455,6 +663,7 @@ impl Resolver {
             ident: Some(Arc::new(id.clone())),
             again: false,
             tries: 1,
+            stamp: Stamp::None,
         })
     }
 
@@ -497,7 +706,8 @@ impl Resolver {
     fn load_rootless(&mut self, uid: u32, pass: &mut Pass) -> Result<storage::Store, Miss> {
         let passwd = self.passwd(pass);
         let home = passwd.get(&uid).ok_or(Miss::Absent)?.home.clone();
-        let rel = Path::new(home.trim_start_matches('/')).join(ROOTLESS);
+        let home_rel = Path::new(home.trim_start_matches('/'));
+        let rel = home_rel.join(ROOTLESS);
         if !home.starts_with('/')
             || rel
                 .components()
@@ -505,11 +715,17 @@ impl Resolver {
         {
             return Err(Miss::Absent);
         }
-        let store = self.base.path().join(&rel);
-        let home = self.base.path().join(home.trim_start_matches('/'));
-        let (h, below) = same_mount_dir(&store, &home)?;
+        // within the mount that holds their home, never across one
+        let home_abs = self.base.path().join(home_rel);
+        let (h, below_home) = same_mount_dir(&home_abs, &home_abs)?;
+        let below_home = below_home.to_path_buf();
+        // their own storage.conf may move it, below their home only
+        let rel = config::user_graphroot(&h, &below_home, home_rel, uid)
+            .ok()
+            .and_then(|root| Some(below_home.join(root.strip_prefix(home_rel).ok()?)))
+            .unwrap_or_else(|| below_home.join(ROOTLESS));
         let shown = h.path().to_path_buf();
-        storage::load(&h, below, &shown, Some(uid), &mut self.parse_errors)
+        storage::load(&h, &rel, &shown, Some(uid), &mut self.parse_errors)
     }
 
     fn passwd(&mut self, pass: &mut Pass) -> Arc<HashMap<u32, systemd::Account>> {

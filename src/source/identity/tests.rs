@@ -382,3 +382,237 @@ fn an_owner_not_known_to_be_roots_is_not_named_from_system_records() {
         "{why:?}"
     );
 }
+
+/// A docker record for `id` named `name` under `base`, written as docker
+/// writes it (a new file renamed over the old: a new inode).
+fn write_docker(base: &Path, id: &str, name: &str) {
+    let dir = base.join(DOCKER).join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = format!(r#"{{"ID":"{id}","Name":"/{name}","Config":{{"Image":"busybox"}}}}"#);
+    let tmp = dir.join(".tmp-config");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, dir.join(docker::FILE)).unwrap();
+}
+
+fn name_of(g: &GroupSample) -> Option<String> {
+    g.identity.as_ref().and_then(|i| i.name.clone())
+}
+
+/// Past the margin within which a file just written is read again.
+fn settle() {
+    std::thread::sleep(UNSURE_WITHIN + Duration::from_millis(30));
+}
+
+#[test]
+fn a_renamed_container_is_named_anew_and_an_unchanged_one_costs_no_pass() {
+    let t = tempfile::tempdir().unwrap();
+    write_docker(t.path(), D1, "web-1");
+    settle();
+    let mut r = Resolver::new(Roots {
+        base: t.path().to_path_buf(),
+        units: false,
+    });
+    let paths = vec![format!("system.slice/docker-{D1}.scope")];
+    let mut g = groups(&paths);
+    r.attach(&mut g, true);
+    assert_eq!(name_of(&g[0]).as_deref(), Some("web-1"));
+    for _ in 0..3 {
+        let mut g = groups(&paths);
+        r.attach(&mut g, false);
+        assert_eq!(name_of(&g[0]).as_deref(), Some("web-1"));
+    }
+    assert_eq!((r.passes(), r.renewed()), (1, 0));
+    // `docker rename web-1 web-2`: the next re-check of it sees a new file
+    write_docker(t.path(), D1, "web-2");
+    let mut g = groups(&paths);
+    r.attach(&mut g, false);
+    assert_eq!(name_of(&g[0]).as_deref(), Some("web-2"));
+    assert_eq!(r.renewed(), 1);
+}
+
+#[test]
+fn the_inspected_group_and_one_asked_for_are_checked_at_once_the_rest_in_turn() {
+    let t = tempfile::tempdir().unwrap();
+    let n = RECHECK_PER_REFRESH * 2;
+    let ids: Vec<String> = (0..n).map(|i| format!("{i:064x}")).collect();
+    for (i, id) in ids.iter().enumerate() {
+        write_docker(t.path(), id, &format!("c{i}"));
+    }
+    settle();
+    let mut r = Resolver::new(Roots {
+        base: t.path().to_path_buf(),
+        units: false,
+    });
+    let paths: Vec<String> = ids
+        .iter()
+        .map(|id| format!("system.slice/docker-{id}.scope"))
+        .collect();
+    let mut g = groups(&paths);
+    r.attach(&mut g, true);
+    let at = |g: &[GroupSample], id: &str| {
+        let p = GroupPath::new(&format!("system.slice/docker-{id}.scope"));
+        name_of(g.iter().find(|x| x.path == p).unwrap())
+    };
+    // the last three are renamed; the first re-check round does not reach
+    // them, but the inspected one and the one asked for are read at once
+    let (hot, asked, other) = (&ids[n - 1], &ids[n - 2], &ids[n - 3]);
+    for id in [hot, asked, other] {
+        write_docker(t.path(), id, &format!("renamed-{}", &id[60..]));
+    }
+    r.set_hot(Some(GroupPath::new(&format!(
+        "system.slice/docker-{hot}.scope"
+    ))));
+    r.renew(GroupPath::new(&format!(
+        "system.slice/docker-{asked}.scope"
+    )));
+    let mut g = groups(&paths);
+    r.attach(&mut g, false);
+    assert_eq!(at(&g, hot), Some(format!("renamed-{}", &hot[60..])));
+    assert_eq!(at(&g, asked), Some(format!("renamed-{}", &asked[60..])));
+    assert_eq!(at(&g, other), Some(format!("c{}", n - 3)));
+    // the round reaches it within n / RECHECK_PER_REFRESH refreshes
+    for _ in 0..n / RECHECK_PER_REFRESH {
+        let mut g2 = groups(&paths);
+        r.attach(&mut g2, false);
+        g = g2;
+    }
+    assert_eq!(at(&g, other), Some(format!("renamed-{}", &other[60..])));
+}
+
+/// nerdctl's containers, named by the `nerdctl/name` annotation it copies
+/// into the bundle: under the systemd cgroup manager
+/// (`system.slice/nerdctl-<id>.scope`) and cgroupfs (`/default/<id>`).
+#[test]
+fn nerdctl_containers_by_their_name_annotation_under_both_drivers() {
+    const N1: &str = "7c3e5a1f9b2d4c6e7c3e5a1f9b2d4c6e7c3e5a1f9b2d4c6e7c3e5a1f9b2d4c6e";
+    const N2: &str = "5d1b7a3c9e2f4a6b5d1b7a3c9e2f4a6b5d1b7a3c9e2f4a6b5d1b7a3c9e2f4a6b";
+    let base = fixture("containerd");
+    let s = one(&base, &format!("system.slice/nerdctl-{N1}.scope"));
+    assert_eq!(
+        (s.kind, s.runtime, s.name.as_deref()),
+        (
+            Some(Kind::Container),
+            Some(Runtime::Containerd),
+            Some("shop-web-1")
+        )
+    );
+    assert!(s
+        .labels
+        .contains(&("containerd namespace".into(), "default".into())));
+    let paths = vec!["default".to_owned(), format!("default/{N2}")];
+    let c = resolve(&base, &paths)[&format!("/default/{N2}")]
+        .clone()
+        .unwrap();
+    assert_eq!((c.id.as_str(), c.name.as_deref()), (N2, Some("cache")));
+    // a ctr task has no such annotation: its id is its name
+    let web = resolve(&base, &["default".to_owned(), "default/web".to_owned()]);
+    assert_eq!(
+        web["/default/web"].clone().unwrap().name.as_deref(),
+        Some("web")
+    );
+}
+
+/// ctr knows a task by its id: a nerdctl container's name (which is not
+/// containerd's) never goes into the owner's command, which would pause
+/// a task of that id or none.
+#[test]
+fn a_nerdctl_name_labels_and_ctr_is_given_the_id() {
+    use crate::model::write::{self, owner::owner_way};
+    const N1: &str = "7c3e5a1f9b2d4c6e7c3e5a1f9b2d4c6e7c3e5a1f9b2d4c6e7c3e5a1f9b2d4c6e";
+    let path = format!("system.slice/nerdctl-{N1}.scope");
+    let i = one(&fixture("containerd"), &path);
+    assert_eq!(i.name.as_deref(), Some("shop-web-1"));
+    let way = owner_way(&write::freeze(&GroupPath::new(&path), true), &i, None).unwrap();
+    assert_eq!(
+        way.command.as_deref(),
+        Some(format!("ctr task pause {N1}").as_str())
+    );
+}
+
+fn put(base: &Path, rel: &str, text: &str) {
+    let p = base.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// docker's `data-root` from a root-owned /etc/docker/daemon.json; one
+/// another user owns is not read (the default stays).
+#[test]
+fn docker_data_root_from_daemon_json_owned_by_root_only() {
+    let t = tempfile::tempdir().unwrap();
+    let moved = t.path().join("srv/docker/containers");
+    std::fs::create_dir_all(&moved).unwrap();
+    copy_tree(&fixture("docker").join(DOCKER), &moved);
+    put(
+        t.path(),
+        config::DAEMON_JSON,
+        r#"{"log-driver": "journald", "data-root": "/srv/docker", "x": [[[[1]]]]}"#,
+    );
+    let path = format!("system.slice/docker-{D1}.scope");
+    let i = one(t.path(), &path);
+    assert_eq!(i.name.as_deref(), Some("web-1"));
+    assert!(i.source.unwrap().contains("srv/docker/containers"));
+    if rustix::process::geteuid().is_root() {
+        let f = t.path().join(config::DAEMON_JSON);
+        std::os::unix::fs::chown(&f, Some(1000), Some(1000)).unwrap();
+        assert_eq!(one(t.path(), &path).name, None);
+    } else {
+        println!("skipped: the daemon.json of another user (needs root to chown)");
+    }
+    // a relative or climbing place is no place
+    for bad in ["srv/docker", "/srv/../srv/docker"] {
+        put(
+            t.path(),
+            config::DAEMON_JSON,
+            &format!(r#"{{"data-root": "{bad}"}}"#),
+        );
+        assert_eq!(one(t.path(), &path).name, None, "{bad}");
+    }
+}
+
+/// podman's rootful graphroot from /etc/containers/storage.conf; a
+/// rootless user's from their own storage.conf, only below their home.
+#[test]
+fn podman_graphroot_from_storage_conf_rootful_and_rootless() {
+    let t = rootless_tree();
+    let store = t.path().join(PODMAN);
+    let moved = t.path().join("srv/containers/storage");
+    std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    std::fs::rename(&store, &moved).unwrap();
+    let rootful = format!("machine.slice/libpod-{P1}.scope");
+    assert_eq!(one(t.path(), &rootful).name, None);
+    put(
+        t.path(),
+        config::STORAGE_CONF,
+        "[storage]\ndriver = \"overlay\"\ngraphroot = \"/srv/containers/storage\"\n",
+    );
+    assert_eq!(one(t.path(), &rootful).name.as_deref(), Some("api"));
+    // rootless: moved below the home, and said in their storage.conf
+    let me = rustix::process::geteuid().as_raw();
+    let rootless =
+        format!("user.slice/user-{me}.slice/user@{me}.service/user.slice/libpod-{P2}.scope");
+    let home = t.path().join("home/alice");
+    std::fs::rename(
+        home.join(ROOTLESS),
+        home.join(".local/share/containers/other"),
+    )
+    .unwrap();
+    assert_eq!(one(t.path(), &rootless).name, None);
+    let conf = format!("home/alice/{}", config::USER_STORAGE_CONF);
+    put(
+        t.path(),
+        &conf,
+        "[storage]\ngraphroot = \"/home/alice/.local/share/containers/other\"\n",
+    );
+    assert_eq!(
+        one(t.path(), &rootless).name.as_deref(),
+        Some("alices-worker")
+    );
+    // a place outside their home (the system's store) is not followed
+    put(
+        t.path(),
+        &conf,
+        "[storage]\ngraphroot = \"/srv/containers/storage\"\n",
+    );
+    assert_eq!(one(t.path(), &rootless).name, None);
+}
