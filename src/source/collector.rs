@@ -202,6 +202,8 @@ pub struct Collector {
     /// CPU time spent by the threads that helped this refresh's scan
     /// ([`in_parallel`]), added to its cost.
     helper_cpu: Duration,
+    /// This refresh is a priming read ([`Collector::prime`]).
+    priming: bool,
 }
 
 /// The CPU time of each step of one refresh, in the order they ran:
@@ -258,6 +260,7 @@ impl Collector {
             identities: None,
             laps: None,
             helper_cpu: Duration::ZERO,
+            priming: false,
         }
     }
 
@@ -725,6 +728,43 @@ impl Collector {
         self.refresh_with(|| at)
     }
 
+    /// The priming read at monotonic time `at`: the baseline of the next
+    /// refresh's rates, for a run whose first output must have rates
+    /// (`-b`, `--json`). Every hierarchy is walked as by a refresh (the
+    /// directories listed, the hot files opened and kept), but only the
+    /// counters rates are computed from are read (`Scanner::set_priming`;
+    /// with cpu.stat.local, memory.events' "since start" baseline and the
+    /// machine's CPU times, which are deltas too); no group's detail, no
+    /// limits, no inspection. Who each group is is resolved here, once,
+    /// so that the units' descriptions have the interval to come in.
+    /// The next refresh reads every file once, most through the
+    /// descriptors kept here, and is what is printed.
+    pub fn prime(&mut self, at: Duration) {
+        self.prime_with(|| at);
+    }
+
+    /// [`Collector::prime`] now: gives the time since `start` at which
+    /// the counters were read (after the walk), from which the first
+    /// interval counts.
+    pub fn prime_timed(&mut self, start: Instant) -> Duration {
+        self.prime_with(|| start.elapsed())
+    }
+
+    fn prime_with(&mut self, clock: impl FnOnce() -> Duration) -> Duration {
+        self.set_priming(true);
+        let r = self.refresh_with(clock);
+        self.set_priming(false);
+        r.snapshot.at
+    }
+
+    fn set_priming(&mut self, on: bool) {
+        self.priming = on;
+        self.scanner.set_priming(on);
+        for (_, s) in &mut self.others {
+            s.set_priming(on);
+        }
+    }
+
     /// One refresh, its time taken by `clock` after the walk, when the
     /// counters are about to be read (see [`Scanner::scan_stamped`]).
     pub fn refresh_with(&mut self, clock: impl FnOnce() -> Duration) -> Refresh {
@@ -780,7 +820,7 @@ impl Collector {
             self.lap("baseline");
         }
         let mut events_since_start = HashMap::new();
-        if self.cfg.full_detail {
+        if self.cfg.full_detail && !self.priming {
             for g in &mut groups {
                 let dir = Self::dir_of(&g.path);
                 let d = if self.export_reading && self.hiers.layout.v1.is_empty() {
@@ -801,7 +841,11 @@ impl Collector {
             }
             self.lap("export");
         }
-        let limits = self.grade_limits(&groups, cost.walked);
+        let limits = if self.priming {
+            Vec::new()
+        } else {
+            self.grade_limits(&groups, cost.walked)
+        };
         self.lap("limits");
         let mut snapshot = Snapshot { at, groups, cost };
         let mut step = self.rater.rates(&snapshot);
@@ -811,7 +855,7 @@ impl Collector {
         self.lap("rates");
         self.read_cpu_stat_local(&mut snapshot, &mut step.rates);
         self.lap("local");
-        let inspection = self.inspected.clone().map(|p| {
+        let inspection = self.inspected.clone().filter(|_| !self.priming).map(|p| {
             let inode = snapshot.find(&p).map(|g| g.inode);
             self.read_inspection(&p, inode, at.as_secs_f64())
         });

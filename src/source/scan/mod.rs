@@ -242,6 +242,9 @@ pub struct Scanner {
     /// A file the first walk opened was left to open/read/close for want
     /// of descriptors (`fd_limited` from `reconcile` on).
     preopen_limited: bool,
+    /// Read only the counters rates are computed from
+    /// ([`Scanner::set_priming`]).
+    priming: bool,
 }
 
 impl Scanner {
@@ -293,7 +296,21 @@ impl Scanner {
             extras: HotExtras::default(),
             preopened: std::collections::HashMap::new(),
             preopen_limited: false,
+            priming: false,
         }
+    }
+
+    /// Whether the scans read only the files rates are computed from
+    /// (cpu.stat, io.stat; v1's cpuacct.*, cpu.stat and blkio counters):
+    /// the priming read of a run whose first output needs rates (`-b`,
+    /// `--json`), which is only their baseline. The walk is the same
+    /// (every directory listed, every wanted file opened and kept within
+    /// the budget), so the next scan reads every file once, through the
+    /// descriptors this one opened: a file no rate uses is read once in
+    /// all, not twice. The samples of a priming scan have only those
+    /// counters.
+    pub fn set_priming(&mut self, on: bool) {
+        self.priming = on;
     }
 
     /// Shares the descriptor budget with other scanners: slot `me` of
