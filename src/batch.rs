@@ -347,6 +347,8 @@ pub fn run_ordered(
     // the rates' baseline: only the counters they are computed from are
     // read, every other file once, by the printed refresh
     let mut prev_at = c.prime_timed(start);
+    // within the first interval, which counts from the counters' stamp
+    c.walk_unprimed();
     let mut n = 0u64;
     while opts.iterations.is_none_or(|max| n < max) {
         // the first interval counts from when the priming read read the

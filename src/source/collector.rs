@@ -204,6 +204,9 @@ pub struct Collector {
     helper_cpu: Duration,
     /// This refresh is a priming read ([`Collector::prime`]).
     priming: bool,
+    /// The last refresh was a priming read, and the hierarchies it did
+    /// not read are still to be walked ([`Collector::walk_unprimed`]).
+    unprimed: bool,
 }
 
 /// The CPU time of each step of one refresh, in the order they ran:
@@ -261,6 +264,7 @@ impl Collector {
             laps: None,
             helper_cpu: Duration::ZERO,
             priming: false,
+            unprimed: false,
         }
     }
 
@@ -341,18 +345,30 @@ impl Collector {
         // the first frame does without the hierarchies listed only (no
         // figure of theirs is shown): they are walked from the second
         // refresh on, and until then every group may be in them
-        let n = if self.deferred && self.refreshes == 0 {
-            self.listed_only_from
-        } else {
-            self.others.len()
-        };
-        let not_yet: Vec<HierId> = self.others[n..].iter().map(|(id, _)| *id).collect();
+        let first_frame = self.deferred && self.refreshes == 0;
+        // a priming read reads only the hierarchies rates are computed
+        // from; the others are walked after it (`walk_unprimed`)
+        let run: Vec<bool> = (self.others.iter().enumerate())
+            .map(|(k, (id, _))| {
+                !(first_frame && k >= self.listed_only_from)
+                    && !(self.priming && !reads_rates(plan, *id))
+            })
+            .collect();
+        let n = run.iter().filter(|r| **r).count();
+        let not_yet: Vec<HierId> = (self.others.iter().zip(&run))
+            .filter(|(_, r)| !**r)
+            .map(|((id, _), _)| *id)
+            .collect();
         // the first refresh walks every hierarchy and opens every file:
         // the scanners do it side by side (`in_parallel`); the later ones
         // read kept descriptors, a few ms, in this thread
-        let parallel = self.refreshes == 0;
+        let parallel = self.refreshes == 0 || std::mem::take(&mut self.unprimed);
         let mut scanners: Vec<&mut Scanner> = std::iter::once(&mut self.scanner)
-            .chain(self.others[..n].iter_mut().map(|(_, s)| s))
+            .chain(
+                (self.others.iter_mut().zip(&run))
+                    .filter(|(_, r)| **r)
+                    .map(|((_, s), _)| s),
+            )
             .collect();
         let (costs, helper_cpu) = in_parallel(&mut scanners, parallel, |s, ()| s.prepare(), |_| ());
         self.helper_cpu += helper_cpu;
@@ -365,7 +381,10 @@ impl Collector {
         let mut parts = Vec::with_capacity(1 + n);
         let (g, mut cost) = read.remove(0);
         parts.push((plan.primary, g));
-        for ((id, _), (g, c)) in self.others[..n].iter().zip(read) {
+        let read_now = (self.others.iter().zip(&run))
+            .filter(|(_, r)| **r)
+            .map(|(o, _)| o);
+        for ((id, _), (g, c)) in read_now.zip(read) {
             cost.files_read += c.files_read;
             cost.files_kept += c.files_kept;
             cost.dirs_listed += c.dirs_listed;
@@ -730,9 +749,11 @@ impl Collector {
 
     /// The priming read at monotonic time `at`: the baseline of the next
     /// refresh's rates, for a run whose first output must have rates
-    /// (`-b`, `--json`). Every hierarchy is walked as by a refresh (the
-    /// directories listed, the hot files opened and kept), but only the
-    /// counters rates are computed from are read (`Scanner::set_priming`;
+    /// (`-b`, `--json`). The hierarchies those rates come from are walked
+    /// as by a refresh (the directories listed, the hot files opened and
+    /// kept; the others by [`Collector::walk_unprimed`] after it), but
+    /// only the counters rates are computed from are read
+    /// (`Scanner::set_priming`;
     /// with cpu.stat.local, memory.events' "since start" baseline and the
     /// machine's CPU times, which are deltas too); no group's detail, no
     /// limits, no inspection. Who each group is is resolved here, once,
@@ -754,7 +775,29 @@ impl Collector {
         self.set_priming(true);
         let r = self.refresh_with(clock);
         self.set_priming(false);
+        self.unprimed = self.plan.is_some();
         r.snapshot.at
+    }
+
+    /// After [`Collector::prime`]: walks the hierarchies the priming read
+    /// left alone (no rate is computed from their files: v1 memory, pids,
+    /// freezer, those listed only), listing their directories and opening
+    /// their files as their first scan would, so that the printed refresh
+    /// only reads. `batch` calls it within the first interval, which
+    /// counts from the priming read's counters: on an idle machine the
+    /// walks cost the output nothing. Without it, the next refresh walks
+    /// them.
+    pub fn walk_unprimed(&mut self) {
+        let Some(plan) = self.plan.filter(|_| std::mem::take(&mut self.unprimed)) else {
+            return;
+        };
+        let mut scanners: Vec<&mut Scanner> = (self.others.iter_mut())
+            .filter(|(id, _)| !reads_rates(&plan, *id))
+            .map(|(_, s)| s)
+            .collect();
+        // what the walks cost is not the next refresh's (its cost is its
+        // reads, as after any refresh that found nothing to list)
+        let _ = in_parallel(&mut scanners, true, |s, ()| s.prepare(), |_| ());
     }
 
     fn set_priming(&mut self, on: bool) {
@@ -889,6 +932,17 @@ impl Collector {
             limits,
         }
     }
+}
+
+/// Whether a priming read reads hierarchy `id` ([`Collector::prime`]):
+/// the primary (every group's inode, which a rate's two samples must
+/// share), cgroup2 (the figures a v1 holder lacks come from it), and the
+/// holders of the counters rates are computed from (CPU time, throttling,
+/// IO).
+fn reads_rates(plan: &Plan, id: HierId) -> bool {
+    id == plan.primary
+        || id == HierId::V2
+        || [plan.cpu_usage, plan.cpu_throttle, plan.io].contains(&Some(id))
 }
 
 /// Runs `work` on every scanner, with `input(k)` for the k-th, and gives

@@ -219,13 +219,18 @@ fn shown(r: &Refresh) -> Vec<String> {
 
 #[test]
 fn rates_after_a_priming_read_are_those_after_a_full_read() {
-    for full_detail in [false, true] {
+    // the hierarchies no rate comes from walked by the next refresh, or
+    // between (as `-b` does, within the first interval)
+    for (full_detail, walk_between) in [(false, false), (false, true), (true, true)] {
         let t = layout();
         let mut full = collector(t.path(), full_detail);
         let mut primed = collector(t.path(), full_detail);
         let baseline = full.refresh(Duration::from_secs(1));
         assert!(baseline.rates.iter().all(|r| *r == GroupRates::default()));
         primed.prime(Duration::from_secs(1));
+        if walk_between {
+            primed.walk_unprimed();
+        }
         write_counters(t.path(), 2);
         let a = full.refresh(Duration::from_secs(2));
         let b = primed.refresh(Duration::from_secs(2));
@@ -262,7 +267,11 @@ fn rates_after_a_priming_read_are_those_after_a_full_read() {
         if full_detail {
             assert!(some(&|r| r.throttled_local_pct.is_some()), "cpu.stat.local");
         }
-        assert_eq!(shown(&b), shown(&a), "full detail: {full_detail}");
+        assert_eq!(
+            shown(&b),
+            shown(&a),
+            "full detail: {full_detail}, walked between: {walk_between}"
+        );
     }
 }
 
