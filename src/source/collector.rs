@@ -350,8 +350,9 @@ impl Collector {
         // from; the others are walked after it (`walk_unprimed`)
         let run: Vec<bool> = (self.others.iter().enumerate())
             .map(|(k, (id, _))| {
-                !(first_frame && k >= self.listed_only_from)
-                    && !(self.priming && !reads_rates(plan, *id))
+                let listed_later = first_frame && k >= self.listed_only_from;
+                let walked_later = self.priming && !reads_rates(plan, *id);
+                !(listed_later || walked_later)
             })
             .collect();
         let n = run.iter().filter(|r| **r).count();

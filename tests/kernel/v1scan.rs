@@ -501,10 +501,10 @@ fn reads_of(args: &[&str], names: &[&str]) -> Option<Vec<usize>> {
     Some(
         names
             .iter()
-            .map(|n| {
-                let named = format!("/{n}>");
+            .map(|file| {
+                let ends = format!("/{file}>");
                 text.lines()
-                    .filter(|l| call(l) && l.contains(&named))
+                    .filter(|l| call(l) && l.contains(&ends))
                     .count()
             })
             .collect(),

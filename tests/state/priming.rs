@@ -157,12 +157,13 @@ fn write_counters(b: &Path, k: u64) {
             g,
             &[("memory.usage_in_bytes", format!("{}\n", n * 1_048_576))],
         );
-        if !g.is_empty() {
-            put(b, "pids", g, &[("pids.current", format!("{n}\n"))]);
-            put(b, "freezer", g, &[("freezer.state", "THAWED\n".into())]);
-        } else {
+        if g.is_empty() {
+            // a v1 root has neither
             put(b, "pids", g, &[]);
             put(b, "freezer", g, &[]);
+        } else {
+            put(b, "pids", g, &[("pids.current", format!("{n}\n"))]);
+            put(b, "freezer", g, &[("freezer.state", "THAWED\n".into())]);
         }
         put(b, "systemd", g, &[]);
     }
