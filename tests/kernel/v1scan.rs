@@ -495,7 +495,8 @@ fn reads_of(args: &[&str], names: &[&str]) -> Option<Vec<usize>> {
     let call = |l: &str| {
         // "PID pread64(7</sys/fs/cgroup/...>, ...": the call, not its
         // "<... resumed>" end
-        let l = l.split_once(' ').map_or(l, |(_, rest)| rest);
+        // (strace pads the PID: "3281  pread64(...")
+        let l = l.split_once(' ').map_or(l, |(_, rest)| rest.trim_start());
         l.starts_with("pread64(") || l.starts_with("read(")
     };
     Some(
