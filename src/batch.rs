@@ -276,7 +276,9 @@ pub struct BatchEvents {
 }
 
 /// Prints `opts.iterations` refreshes (forever without it). A first,
-/// unprinted refresh primes the counters, so every printed one has rates.
+/// unprinted read primes the rate counters ([`Collector::prime`]), so
+/// every printed refresh has rates; the first is printed `opts.interval`
+/// after the counters were primed.
 /// `wait(d)` waits `d` between refreshes and says whether anyone still
 /// reads the output (see [`wait_for_reader`]); the run ends quietly when
 /// not.
@@ -342,10 +344,23 @@ pub fn run_ordered(
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     let watcher = events.and_then(|e| BatchWatcher::spawn(e, start, start_unix));
-    let mut prev_at = c.refresh_timed(start).snapshot.at;
+    // the rates' baseline: only the counters they are computed from are
+    // read, every other file once, by the printed refresh
+    let mut prev_at = c.prime_timed(start);
+    // within the first interval, which counts from the counters' stamp
+    c.walk_unprimed();
     let mut n = 0u64;
     while opts.iterations.is_none_or(|max| n < max) {
-        if !wait(opts.interval) {
+        // the first interval counts from when the priming read read the
+        // counters, so that the first output comes `-d` after them and
+        // not after the priming read's own time as well
+        let delay = if n == 0 {
+            let since = start.elapsed().saturating_sub(prev_at);
+            opts.interval.saturating_sub(since)
+        } else {
+            opts.interval
+        };
+        if !wait(delay) {
             return Ok(());
         }
         let r = c.refresh_timed(start);

@@ -218,6 +218,11 @@ pub struct Collector {
     /// Take a first look before the first refresh
     /// ([`Collector::set_first_look`]).
     first_look: bool,
+    /// This refresh is a priming read ([`Collector::prime`]).
+    priming: bool,
+    /// The last refresh was a priming read, and the hierarchies it did
+    /// not read are still to be walked ([`Collector::walk_unprimed`]).
+    unprimed: bool,
 }
 
 /// The TUI's first frame, before the first refresh: the groups the first
@@ -295,6 +300,8 @@ impl Collector {
             laps: None,
             helper_cpu: Duration::ZERO,
             first_look: false,
+            priming: false,
+            unprimed: false,
         }
     }
 
@@ -375,18 +382,31 @@ impl Collector {
         // the first frame does without the hierarchies listed only (no
         // figure of theirs is shown): they are walked from the second
         // refresh on, and until then every group may be in them
-        let n = if self.deferred && self.refreshes == 0 {
-            self.listed_only_from
-        } else {
-            self.others.len()
-        };
-        let not_yet: Vec<HierId> = self.others[n..].iter().map(|(id, _)| *id).collect();
+        let first_frame = self.deferred && self.refreshes == 0;
+        // a priming read reads only the hierarchies rates are computed
+        // from; the others are walked after it (`walk_unprimed`)
+        let run: Vec<bool> = (self.others.iter().enumerate())
+            .map(|(k, (id, _))| {
+                let listed_later = first_frame && k >= self.listed_only_from;
+                let walked_later = self.priming && !reads_rates(plan, *id);
+                !(listed_later || walked_later)
+            })
+            .collect();
+        let n = run.iter().filter(|r| **r).count();
+        let not_yet: Vec<HierId> = (self.others.iter().zip(&run))
+            .filter(|(_, r)| !**r)
+            .map(|((id, _), _)| *id)
+            .collect();
         // the first refresh walks every hierarchy and opens every file:
         // the scanners do it side by side (`in_parallel`); the later ones
         // read kept descriptors, a few ms, in this thread
-        let parallel = self.refreshes == 0;
+        let parallel = self.refreshes == 0 || std::mem::take(&mut self.unprimed);
         let mut scanners: Vec<&mut Scanner> = std::iter::once(&mut self.scanner)
-            .chain(self.others[..n].iter_mut().map(|(_, s)| s))
+            .chain(
+                (self.others.iter_mut().zip(&run))
+                    .filter(|(_, r)| **r)
+                    .map(|((_, s), _)| s),
+            )
             .collect();
         let (costs, helper_cpu) = in_parallel(&mut scanners, parallel, |s, ()| s.prepare(), |_| ());
         self.helper_cpu += helper_cpu;
@@ -399,7 +419,10 @@ impl Collector {
         let mut parts = Vec::with_capacity(1 + n);
         let (g, mut cost) = read.remove(0);
         parts.push((plan.primary, g));
-        for ((id, _), (g, c)) in self.others[..n].iter().zip(read) {
+        let read_now = (self.others.iter().zip(&run))
+            .filter(|(_, r)| **r)
+            .map(|(o, _)| o);
+        for ((id, _), (g, c)) in read_now.zip(read) {
             cost.files_read += c.files_read;
             cost.files_kept += c.files_kept;
             cost.dirs_listed += c.dirs_listed;
@@ -921,6 +944,67 @@ impl Collector {
         self.refresh_with(|| at)
     }
 
+    /// The priming read at monotonic time `at`: the baseline of the next
+    /// refresh's rates, for a run whose first output must have rates
+    /// (`-b`, `--json`). The hierarchies those rates come from are walked
+    /// as by a refresh (the directories listed, the hot files opened and
+    /// kept; the others by [`Collector::walk_unprimed`] after it), but
+    /// only the counters rates are computed from are read
+    /// (`Scanner::set_priming`;
+    /// with cpu.stat.local, memory.events' "since start" baseline and the
+    /// machine's CPU times, which are deltas too); no group's detail, no
+    /// limits, no inspection. Who each group is is resolved here, once,
+    /// so that the units' descriptions have the interval to come in.
+    /// The next refresh reads every file once, most through the
+    /// descriptors kept here, and is what is printed.
+    pub fn prime(&mut self, at: Duration) {
+        self.prime_with(|| at);
+    }
+
+    /// [`Collector::prime`] now: gives the time since `start` at which
+    /// the counters were read (after the walk), from which the first
+    /// interval counts.
+    pub fn prime_timed(&mut self, start: Instant) -> Duration {
+        self.prime_with(|| start.elapsed())
+    }
+
+    fn prime_with(&mut self, clock: impl FnOnce() -> Duration) -> Duration {
+        self.set_priming(true);
+        let r = self.refresh_with(clock);
+        self.set_priming(false);
+        self.unprimed = self.plan.is_some();
+        r.snapshot.at
+    }
+
+    /// After [`Collector::prime`]: walks the hierarchies the priming read
+    /// left alone (no rate is computed from their files: v1 memory, pids,
+    /// freezer, those listed only), listing their directories and opening
+    /// their files as their first scan would, so that the printed refresh
+    /// only reads. `batch` calls it within the first interval, which
+    /// counts from the priming read's counters: on an idle machine the
+    /// walks cost the output nothing. Without it, the next refresh walks
+    /// them.
+    pub fn walk_unprimed(&mut self) {
+        let Some(plan) = self.plan.filter(|_| std::mem::take(&mut self.unprimed)) else {
+            return;
+        };
+        let mut scanners: Vec<&mut Scanner> = (self.others.iter_mut())
+            .filter(|(id, _)| !reads_rates(&plan, *id))
+            .map(|(_, s)| s)
+            .collect();
+        // what the walks cost is not the next refresh's (its cost is its
+        // reads, as after any refresh that found nothing to list)
+        let _ = in_parallel(&mut scanners, true, |s, ()| s.prepare(), |_| ());
+    }
+
+    fn set_priming(&mut self, on: bool) {
+        self.priming = on;
+        self.scanner.set_priming(on);
+        for (_, s) in &mut self.others {
+            s.set_priming(on);
+        }
+    }
+
     /// One refresh, its time taken by `clock` after the walk, when the
     /// counters are about to be read (see [`Scanner::scan_stamped`]).
     pub fn refresh_with(&mut self, clock: impl FnOnce() -> Duration) -> Refresh {
@@ -1012,7 +1096,7 @@ impl Collector {
             }
         }
         let mut events_since_start = HashMap::new();
-        if self.cfg.full_detail {
+        if self.cfg.full_detail && !self.priming {
             for g in &mut groups {
                 let dir = Self::dir_of(&g.path);
                 let d = if self.export_reading && self.hiers.layout.v1.is_empty() {
@@ -1033,7 +1117,11 @@ impl Collector {
             }
             self.lap("export");
         }
-        let limits = self.grade_limits(&groups, cost.walked);
+        let limits = if self.priming {
+            Vec::new()
+        } else {
+            self.grade_limits(&groups, cost.walked)
+        };
         self.lap("limits");
         let mut snapshot = Snapshot { at, groups, cost };
         let mut step = self.rater.rates(&snapshot);
@@ -1043,7 +1131,7 @@ impl Collector {
         self.lap("rates");
         self.read_cpu_stat_local(&mut snapshot, &mut step.rates);
         self.lap("local");
-        let inspection = self.inspected.clone().map(|p| {
+        let inspection = self.inspected.clone().filter(|_| !self.priming).map(|p| {
             let inode = snapshot.find(&p).map(|g| g.inode);
             self.read_inspection(&p, inode, at.as_secs_f64())
         });
@@ -1132,6 +1220,17 @@ impl Collector {
         }
         seed
     }
+}
+
+/// Whether a priming read reads hierarchy `id` ([`Collector::prime`]):
+/// the primary (every group's inode, which a rate's two samples must
+/// share), cgroup2 (the figures a v1 holder lacks come from it), and the
+/// holders of the counters rates are computed from (CPU time, throttling,
+/// IO).
+fn reads_rates(plan: &Plan, id: HierId) -> bool {
+    id == plan.primary
+        || id == HierId::V2
+        || [plan.cpu_usage, plan.cpu_throttle, plan.io].contains(&Some(id))
 }
 
 /// Runs `work` on every scanner, with `input(k)` for the k-th, and gives

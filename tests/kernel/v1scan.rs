@@ -546,3 +546,97 @@ fn the_first_look_reads_the_groups_shown_from_every_hierarchy() {
     let r = c.refresh_timed(Instant::now());
     assert_eq!(r.snapshot.groups.len(), 1 + 1 + 32 * 10 + 3);
 }
+
+/// How many times the binary run with `args` read each file whose path
+/// ends in one of `names` (pread64 on its descriptor, strace's `-y`
+/// naming the file), over all its threads; `None` without strace.
+fn reads_of(args: &[&str], names: &[&str]) -> Option<Vec<usize>> {
+    let log = std::env::temp_dir().join(format!(
+        "cgtop-test-{}-{}-strace",
+        std::process::id(),
+        crate::common::unique_n()
+    ));
+    let st = Command::new("strace")
+        .args(["-f", "-qq", "-y", "-e", "trace=pread64,read", "-o"])
+        .arg(&log)
+        .arg(env!("CARGO_BIN_EXE_cgtop"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    let text = fs::read_to_string(&log).unwrap_or_default();
+    let _ = fs::remove_file(&log);
+    assert!(st.success(), "cgtop {args:?}: {st}");
+    let call = |l: &str| {
+        // "PID pread64(7</sys/fs/cgroup/...>, ...": the call, not its
+        // "<... resumed>" end
+        // (strace pads the PID: "3281  pread64(...")
+        let l = l.split_once(' ').map_or(l, |(_, rest)| rest.trim_start());
+        l.starts_with("pread64(") || l.starts_with("read(")
+    };
+    Some(
+        names
+            .iter()
+            .map(|file| {
+                let ends = format!("/{file}>");
+                text.lines()
+                    .filter(|l| call(l) && l.contains(&ends))
+                    .count()
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn a_one_shot_run_reads_each_level_once_and_each_rate_counter_twice() {
+    // the priming read reads only what rates are computed from (cpuacct's
+    // and the cpu hierarchy's counters, blkio's); memory, PIDs and the
+    // freezer's state are read once, by the printed refresh
+    let Some(s) = V1Sandbox::or_skip() else {
+        return;
+    };
+    if Command::new("strace").arg("-V").output().is_err() {
+        println!("skipped: no strace to count the reads with");
+        return;
+    }
+    for h in HIERS {
+        for sub in ["a", "a/b", "c"] {
+            fs::create_dir(s.dir(h, sub)).unwrap();
+        }
+    }
+    let name = s.name.clone();
+    let groups = 4;
+    let levels = [
+        "memory.usage_in_bytes",
+        "pids.current",
+        "freezer.state",
+        "cgroup.events",
+    ];
+    let counters = [
+        "cpuacct.usage",
+        "cpuacct.usage_user",
+        "cpu.stat",
+        "blkio.throttle.io_service_bytes_recursive",
+    ];
+    for args in [
+        &["-b", "-n", "1", "-d", "0.1", &name][..],
+        &["--json", "--brief", "-n", "1", "-d", "0.1", &name][..],
+    ] {
+        let Some(n) = reads_of(args, &levels) else {
+            println!("skipped: strace did not run");
+            return;
+        };
+        // every group below a v1 root has pids.current and freezer.state
+        assert_eq!(
+            n, [groups; 4],
+            "cgtop {args:?}: {levels:?} read once a group"
+        );
+        let n = reads_of(args, &counters).unwrap();
+        // cpu.stat: cgroup2's and the cpu hierarchy's, each twice
+        assert_eq!(
+            n,
+            [2 * groups, 2 * groups, 2 * 2 * groups, 2 * groups],
+            "cgtop {args:?}: {counters:?} read twice a group"
+        );
+    }
+}

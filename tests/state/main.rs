@@ -33,6 +33,7 @@ mod limits_form;
 mod name_width;
 mod palette;
 mod preflight;
+mod priming;
 mod script;
 mod sparklines;
 mod start_up;

@@ -52,6 +52,40 @@ impl Hot {
             _ => true,
         }
     }
+
+    /// Whether a rate is computed from this file's counters
+    /// (`model::tree::rates`: CPU time, throttling, IO bytes and
+    /// operations): what a priming read reads (`Scanner::set_priming`).
+    /// Every other file (levels, state, limits, pressure's averages) is
+    /// shown as read, and needs no reading before the one printed.
+    pub(super) fn counts_for_rates(self) -> bool {
+        match self {
+            Self::CpuStat
+            | Self::IoStat
+            | Self::CpuacctUsage
+            | Self::CpuacctUser
+            | Self::CpuacctSys
+            | Self::CpuacctStat
+            | Self::V1CpuStat
+            | Self::BlkioBytesRecursive
+            | Self::BlkioIosRecursive
+            | Self::BlkioBytes
+            | Self::BlkioIos => true,
+            Self::MemoryCurrent
+            | Self::PidsCurrent
+            | Self::Events
+            | Self::Procs
+            | Self::MemoryMax
+            | Self::SwapCurrent
+            | Self::CpuPressure
+            | Self::MemoryPressure
+            | Self::IoPressure
+            | Self::MemoryUsage
+            | Self::MemoryLimit
+            | Self::MemswUsage
+            | Self::FreezerState => false,
+        }
+    }
 }
 
 pub(super) const HOT: [(Hot, &str); 11] = [
@@ -282,6 +316,49 @@ mod tests {
             cost.files_kept, 9,
             "start cgroup.stat + 8 hot reads (procs skipped where pids.current is)"
         );
+    }
+
+    #[test]
+    fn a_priming_scan_reads_the_rate_counters_and_the_next_reads_the_rest_once() {
+        // the tree's hot files: the root's cpu.stat and cgroup.procs;
+        // a.slice's cgroup.events, cpu.stat, memory.current, pids.current;
+        // b's cgroup.procs and io.stat. Rates are computed from cpu.stat
+        // and io.stat only
+        let t = tree();
+        let mut plain = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let (want, all) = plain.scan();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        s.set_priming(true);
+        let (g, prime) = s.scan();
+        assert!(prime.walked);
+        assert_eq!(
+            s.kept(),
+            plain.kept(),
+            "the walk opens and keeps every file"
+        );
+        assert_eq!(
+            prime.files_read,
+            1 + 3,
+            "cgroup.stat, then the three rate counters alone"
+        );
+        assert_eq!(g[0].hot.cpu, want[0].hot.cpu);
+        assert_eq!(g[1].hot.cpu, want[1].hot.cpu);
+        assert_eq!(g[2].hot.io, want[2].hot.io);
+        assert_eq!(
+            (g[1].hot.memory_current, g[1].hot.events, g[2].hot.nr_procs),
+            (None, None, None),
+            "no level read for a baseline"
+        );
+        s.set_priming(false);
+        let (g, next) = s.scan();
+        assert!(!next.walked, "nothing listed again");
+        assert_eq!(next.files_read, all.files_read, "every file, once");
+        assert_eq!(
+            next.files_kept, all.files_kept,
+            "through the kept descriptors"
+        );
+        let hot = |g: &[GroupSample]| g.iter().map(|x| x.hot.clone()).collect::<Vec<_>>();
+        assert_eq!(hot(&g), hot(&want), "the figures of a scan without priming");
     }
 
     #[test]

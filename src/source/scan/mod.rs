@@ -249,6 +249,9 @@ pub struct Scanner {
     /// A first look: the walk lists the children of the groups its rule
     /// opens only ([`Scanner::set_first_look`]).
     look: Option<FirstLook>,
+    /// Read only the counters rates are computed from
+    /// ([`Scanner::set_priming`]).
+    priming: bool,
 }
 
 impl Scanner {
@@ -301,6 +304,7 @@ impl Scanner {
             preopened: std::collections::HashMap::new(),
             preopen_limited: false,
             look: None,
+            priming: false,
         }
     }
 
@@ -330,6 +334,19 @@ impl Scanner {
     /// What the first look's walk opened and left closed.
     pub fn first_look(&self) -> Option<&FirstLook> {
         self.look.as_ref()
+    }
+
+    /// Whether the scans read only the files rates are computed from
+    /// (cpu.stat, io.stat; v1's cpuacct.*, cpu.stat and blkio counters):
+    /// the priming read of a run whose first output needs rates (`-b`,
+    /// `--json`), which is only their baseline. The walk is the same
+    /// (every directory listed, every wanted file opened and kept within
+    /// the budget), so the next scan reads every file once, through the
+    /// descriptors this one opened: a file no rate uses is read once in
+    /// all, not twice. The samples of a priming scan have only those
+    /// counters.
+    pub fn set_priming(&mut self, on: bool) {
+        self.priming = on;
     }
 
     /// Shares the descriptor budget with other scanners: slot `me` of

@@ -146,6 +146,7 @@ impl Scanner {
         let mut buf = std::mem::take(&mut self.buf);
         let hier = Arc::clone(&self.hier);
         let table = self.table;
+        let priming = self.priming;
         for (i, e) in self.entries.iter_mut().enumerate() {
             if !want(e) {
                 continue;
@@ -154,6 +155,11 @@ impl Scanner {
             let mut vanished = false;
             for (k, (kind, name)) in table.iter().enumerate() {
                 if *kind == Hot::Procs && hot.pids_current.is_some() {
+                    continue;
+                }
+                // the baseline of the rates, nothing more: every other
+                // file is read once, by the next scan
+                if priming && !kind.counts_for_rates() {
                     continue;
                 }
                 // an absent file has no handle: nothing to read

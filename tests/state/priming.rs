@@ -1,0 +1,323 @@
+//! The priming read of `-b` and `--json` (`Collector::prime`): it reads
+//! only the counters rates are computed from, and the refresh after it
+//! has the same rates and the same figures as the refresh after a full
+//! read. The layout is a hybrid host's with every counter a rate uses:
+//! cgroup2's cpu.stat (with throttling), io.stat and cpu.stat.local; v1
+//! cpuacct's usage, usage_user and usage_sys, an old kernel's
+//! cpuacct.stat, the cpu hierarchy's throttling, blkio's recursive
+//! counters and an old kernel's own ones; besides them the levels no rate
+//! uses (memory, PIDs, freezer, cgroup.events).
+
+// test code: a failed expectation is a failed test
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use cgtop::model::{GroupPath, GroupRates};
+use cgtop::options::{Options, Output};
+use cgtop::render::columns::Column;
+use cgtop::source::collector::{Collector, Refresh};
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+fn put(base: &Path, hier: &str, group: &str, files: &[(&str, String)]) {
+    let d = base.join(hier).join(group);
+    fs::create_dir_all(&d).unwrap();
+    if !d.join("cgroup.procs").exists() {
+        fs::write(d.join("cgroup.procs"), "").unwrap();
+    }
+    for (n, t) in files {
+        fs::write(d.join(n), t).unwrap();
+    }
+}
+
+/// Every group of cgroup2: `app` and `app/web` are in every v1
+/// hierarchy too, `old` in the v1 ones as an old kernel has them, `v2only`
+/// in cgroup2 alone (its CPU and IO from cgroup2's files).
+const V2_GROUPS: [&str; 5] = ["", "app", "app/web", "old", "v2only"];
+const V1_GROUPS: [&str; 4] = ["", "app", "app/web", "old"];
+
+/// Writes every counter at step `k` (each grows with `k`, each group by
+/// its own amount), and the levels, which do not depend on `k`.
+fn write_counters(b: &Path, k: u64) {
+    for (i, g) in V2_GROUPS.iter().enumerate() {
+        let n = i as u64 + 1;
+        let usec = k * n * 10_000;
+        put(
+            b,
+            "unified",
+            g,
+            &[
+                ("cgroup.controllers", "hugetlb\n".into()),
+                (
+                    "cpu.stat",
+                    format!(
+                        "usage_usec {usec}\nuser_usec {}\nsystem_usec {}\n\
+                         nr_periods {}\nnr_throttled {}\nthrottled_usec {}\n",
+                        usec / 4 * 3,
+                        usec / 4,
+                        k * 100,
+                        k * n,
+                        k * n * 700
+                    ),
+                ),
+                (
+                    "cpu.stat.local",
+                    format!("throttled_usec {}\n", k * n * 300),
+                ),
+                ("cgroup.events", format!("populated 1\nfrozen {}\n", n % 2)),
+            ],
+        );
+        if *g == "v2only" {
+            put(
+                b,
+                "unified",
+                g,
+                &[(
+                    "io.stat",
+                    format!(
+                        "8:0 rbytes={} wbytes={} rios={} wios={} dbytes=0 dios=0\n",
+                        k * 4096,
+                        k * 8192,
+                        k * 2,
+                        k * 3
+                    ),
+                )],
+            );
+        }
+    }
+    fs::write(
+        b.join("unified/cgroup.stat"),
+        "nr_descendants 4\nnr_dying_descendants 0\n",
+    )
+    .unwrap();
+    fs::write(b.join("unified/app/cgroup.stat"), "nr_descendants 1\n").unwrap();
+    for (i, g) in V1_GROUPS.iter().enumerate() {
+        let n = i as u64 + 1;
+        let ns = k * n * 20_000_000;
+        let acct = if *g == "old" {
+            // before Linux 4.7: no usage_user/usage_sys, ticks in cpuacct.stat
+            vec![
+                ("cpuacct.usage", format!("{ns}\n")),
+                ("cpuacct.stat", format!("user {}\nsystem {}\n", k * 2, k)),
+            ]
+        } else {
+            vec![
+                ("cpuacct.usage", format!("{ns}\n")),
+                ("cpuacct.usage_user", format!("{}\n", ns / 5 * 3)),
+                ("cpuacct.usage_sys", format!("{}\n", ns / 5 * 2)),
+            ]
+        };
+        put(b, "cpuacct", g, &acct);
+        put(
+            b,
+            "cpu",
+            g,
+            &[(
+                "cpu.stat",
+                format!(
+                    "nr_periods {}\nnr_throttled {}\nthrottled_time {}\n",
+                    k * 50,
+                    k * n * 2,
+                    k * n * 3_000_000
+                ),
+            )],
+        );
+        let blk = |what: &str, r: u64, w: u64| {
+            format!("8:0 Read {r}\n8:0 Write {w}\n8:0 Sync 0\n8:0 Async 0\n8:0 Total {}\nTotal {}\n{what}", r + w, r + w)
+        };
+        let bytes = blk("", k * n * 4096, k * n * 1024);
+        let ios = blk("", k * n * 4, k * n);
+        if *g == "old" {
+            // before Linux 4.11: the group's own counters only
+            put(
+                b,
+                "blkio",
+                g,
+                &[
+                    ("blkio.throttle.io_service_bytes", bytes),
+                    ("blkio.throttle.io_serviced", ios),
+                ],
+            );
+        } else {
+            put(
+                b,
+                "blkio",
+                g,
+                &[
+                    ("blkio.throttle.io_service_bytes_recursive", bytes.clone()),
+                    ("blkio.throttle.io_serviced_recursive", ios.clone()),
+                    ("blkio.throttle.io_service_bytes", bytes),
+                    ("blkio.throttle.io_serviced", ios),
+                ],
+            );
+        }
+        put(
+            b,
+            "memory",
+            g,
+            &[("memory.usage_in_bytes", format!("{}\n", n * 1_048_576))],
+        );
+        if g.is_empty() {
+            // a v1 root has neither
+            put(b, "pids", g, &[]);
+            put(b, "freezer", g, &[]);
+        } else {
+            put(b, "pids", g, &[("pids.current", format!("{n}\n"))]);
+            put(b, "freezer", g, &[("freezer.state", "THAWED\n".into())]);
+        }
+        put(b, "systemd", g, &[]);
+    }
+}
+
+fn layout() -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    write_counters(t.path(), 1);
+    t
+}
+
+fn collector(root: &Path, full_detail: bool) -> Collector {
+    let o = Options {
+        start: GroupPath::root(),
+        root: Some(root.to_path_buf()),
+        interval: Duration::from_secs(1),
+        depth: None,
+        output: Output::Text,
+        iterations: Some(1),
+        read_only: true,
+        mouse: false,
+        machine_cpu: false,
+        max_kept_fds: None,
+        brief: !full_detail,
+        columns: Column::DEFAULT.to_vec(),
+        filter: None,
+    };
+    let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
+    assert!(!hiers.layout.v1.is_empty(), "a hybrid layout");
+    let mut c = Collector::with_hiers(
+        cgtop::run::collector_config(&o, &m, full_detail),
+        hier,
+        &hiers,
+    );
+    c.set_cpu_ceiling(None);
+    c
+}
+
+/// What a printed refresh shows of each group: its path, figures, detail
+/// and rates (not what the refresh cost).
+fn shown(r: &Refresh) -> Vec<String> {
+    r.snapshot
+        .groups
+        .iter()
+        .zip(&r.rates)
+        .map(|(g, rate)| {
+            format!(
+                "{} {} {:?} {:?} {:?} {:?}",
+                g.path, g.inode, g.cgroup_type, g.hot, g.detail, rate
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn rates_after_a_priming_read_are_those_after_a_full_read() {
+    // the hierarchies no rate comes from walked by the next refresh, or
+    // between (as `-b` does, within the first interval)
+    for (full_detail, walk_between) in [(false, false), (false, true), (true, true)] {
+        let t = layout();
+        let mut full = collector(t.path(), full_detail);
+        let mut primed = collector(t.path(), full_detail);
+        let baseline = full.refresh(Duration::from_secs(1));
+        assert!(baseline.rates.iter().all(|r| *r == GroupRates::default()));
+        primed.prime(Duration::from_secs(1));
+        if walk_between {
+            primed.walk_unprimed();
+        }
+        write_counters(t.path(), 2);
+        let a = full.refresh(Duration::from_secs(2));
+        let b = primed.refresh(Duration::from_secs(2));
+        let paths: Vec<String> = a
+            .snapshot
+            .groups
+            .iter()
+            .map(|g| g.path.to_string())
+            .collect();
+        assert_eq!(paths, ["/", "/app", "/app/web", "/old", "/v2only"]);
+        // every rate has a figure in some group, else the comparison
+        // below could not see a counter the priming read missed
+        let some = |f: &dyn Fn(&GroupRates) -> bool| a.rates.iter().any(f);
+        assert!(some(&|r| r.cpu_pct.is_some()), "CPU");
+        for (what, group) in [("/app", 1), ("/old", 3), ("/v2only", 4)] {
+            let r = &a.rates[group];
+            assert!(
+                r.user_pct.is_some() && r.system_pct.is_some(),
+                "{what}: user and system ({full_detail}): {r:?}"
+            );
+            assert!(
+                r.throttled_per_s.is_some() && r.throttled_pct.is_some(),
+                "{what}: throttling: {r:?}"
+            );
+            assert!(
+                r.io.is_some() && !r.io_by_dev.is_empty(),
+                "{what}: IO: {r:?}"
+            );
+        }
+        assert!(
+            a.snapshot.groups[3].hot.v1.sources.io_own_only,
+            "/old's IO from its own blkio counters"
+        );
+        if full_detail {
+            assert!(some(&|r| r.throttled_local_pct.is_some()), "cpu.stat.local");
+        }
+        assert_eq!(
+            shown(&b),
+            shown(&a),
+            "full detail: {full_detail}, walked between: {walk_between}"
+        );
+    }
+}
+
+#[test]
+fn the_first_wait_of_a_batch_run_counts_from_the_priming_read() {
+    // `-b -n 1 -d D` prints D after the counters were read, not D after
+    // the priming read ended: the first wait is D less what the priming
+    // read took after its counters' stamp
+    let t = layout();
+    let c = collector(t.path(), false);
+    let opts = Options {
+        start: GroupPath::root(),
+        root: Some(t.path().to_path_buf()),
+        interval: Duration::from_secs(5),
+        depth: None,
+        output: Output::Text,
+        iterations: Some(2),
+        read_only: true,
+        mouse: false,
+        machine_cpu: false,
+        max_kept_fds: None,
+        brief: true,
+        columns: Column::DEFAULT.to_vec(),
+        filter: None,
+    };
+    let mut waits = Vec::new();
+    let mut out = Vec::new();
+    cgtop::batch::run_collector(
+        &mut out,
+        c,
+        &crate::common::hybrid_mount(),
+        &crate::common::host(),
+        &opts,
+        |d| {
+            waits.push(d);
+            true
+        },
+    )
+    .unwrap();
+    assert_eq!(waits.len(), 2);
+    assert!(
+        waits[0] < opts.interval && waits[0] > Duration::from_secs(4),
+        "{waits:?}"
+    );
+    assert_eq!(waits[1], opts.interval, "later waits are the interval");
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.matches("cgtop - refresh").count(), 2, "{text}");
+}
