@@ -160,11 +160,11 @@ pub fn above_view_owner(h: &Hier) -> u32 {
 /// [`above_view_owner`] says) that root does not own; `Some(0)` where
 /// root owns them all; `None` where one could not be read first. `memo`
 /// keeps the answer of each directory asked (one `fstat` each).
-pub fn delegated_owner(
+pub fn delegated_owner<S: std::hash::BuildHasher>(
     h: &Hier,
     group: &GroupPath,
     above: u32,
-    memo: &mut std::collections::HashMap<GroupPath, Option<u32>>,
+    memo: &mut std::collections::HashMap<GroupPath, Option<u32>, S>,
 ) -> Option<u32> {
     if let Some(v) = memo.get(group) {
         return *v;

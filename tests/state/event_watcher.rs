@@ -561,7 +561,7 @@ fn an_oom_kill_between_the_first_refresh_and_the_watch_is_an_event() {
     fs::write(t.path().join("late/memory.events"), MEM_OOM).unwrap();
     let hier = Arc::new(Hier::open(t.path()).unwrap());
     let mut cfg = config(None);
-    cfg.clock = Instant::now() - Duration::from_secs(2);
+    cfg.clock = Instant::now().checked_sub(Duration::from_secs(2)).unwrap();
     let mut w = Watcher::seeded(Arc::clone(&hier), cfg, seed).unwrap();
     let got = w.take_ready();
     let mut kills: Vec<String> = got
