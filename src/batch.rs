@@ -86,6 +86,10 @@ struct JsonEvent {
     /// Seconds since cgtop started, on the refreshes' clock.
     time_s: f64,
     unix_time_s: f64,
+    /// Found in the watcher's first reading, against what the first
+    /// refresh read: it happened between this time and `time_s`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    since_time_s: Option<f64>,
     path: String,
     /// `populated`, `frozen`, `memory_<key>`, `swap_<key>`, `pids_max`.
     kind: String,
@@ -116,6 +120,7 @@ impl JsonEvent {
         let mut j = Self {
             time_s: e.at.as_secs_f64(),
             unix_time_s: e.unix_s,
+            since_time_s: e.since.map(|s| s.as_secs_f64()),
             path: e.path.to_string(),
             kind: e.kind.name(),
             populated: None,
@@ -216,14 +221,19 @@ impl BatchWatcher {
     /// Starts the watcher on the refreshes' clock (`clock`, and the UNIX
     /// time at it); `None` when it cannot start (the run goes on without
     /// events, as it does where inotify is missing).
-    fn spawn(e: BatchEvents, clock: std::time::Instant, clock_unix: Duration) -> Option<Self> {
+    fn spawn(
+        e: BatchEvents,
+        clock: std::time::Instant,
+        clock_unix: Duration,
+        seed: watch::Seed,
+    ) -> Option<Self> {
         let (tx, rx) = std::sync::mpsc::channel::<Watched>();
         let cfg = WatchConfig {
             clock,
             clock_unix,
             ..e.cfg
         };
-        let h = watch::spawn(e.hier, cfg, tx).ok()?;
+        let h = watch::spawn_seeded(e.hier, cfg, seed, tx).ok()?;
         Some(Self(StopOnDrop(h), rx, std::cell::Cell::new((0, false))))
     }
 
@@ -343,12 +353,27 @@ pub fn run_ordered(
     let start_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    let watcher = events.and_then(|e| BatchWatcher::spawn(e, start, start_unix));
-    // the rates' baseline: only the counters they are computed from are
-    // read, every other file once, by the printed refresh
-    let mut prev_at = c.prime_timed(start);
-    // within the first interval, which counts from the counters' stamp
-    c.walk_unprimed();
+    let (mut prev_at, watcher) = if let Some(e) = events {
+        // a run that can print events reads everything first: the
+        // watcher starts after that refresh, its baseline what the
+        // refresh read, so a kill or a freeze before its watches are set
+        // (on a slow host, seconds) is an event, not its baseline
+        c.set_event_seed(true);
+        let first = c.refresh_timed(start);
+        let seed = first.events_seed.as_deref().cloned().unwrap_or_default();
+        (
+            first.snapshot.at,
+            BatchWatcher::spawn(e, start, start_unix, seed),
+        )
+    } else {
+        // a one-shot run (no event can be printed): the rates' baseline
+        // reads only the counters they are computed from, every other
+        // file once, by the printed refresh
+        let at = c.prime_timed(start);
+        // within the first interval, which counts from the counters' stamp
+        c.walk_unprimed();
+        (at, None)
+    };
     let mut n = 0u64;
     while opts.iterations.is_none_or(|max| n < max) {
         // the first interval counts from when the priming read read the
@@ -720,7 +745,9 @@ pub fn record_with(
     events: Option<(BatchEvents, std::time::Instant)>,
 ) -> Result<u64> {
     use crate::source::record::Written;
-    let watcher = events.and_then(|(e, clock)| BatchWatcher::spawn(e, clock, header.start_unix));
+    let watcher = events.and_then(|(e, clock)| {
+        BatchWatcher::spawn(e, clock, header.start_unix, watch::Seed::default())
+    });
     let drain = |r: &Refresh| watcher.as_ref().map(|w| w.drain(r)).unwrap_or_default();
     let filter = opts.filter.as_deref();
     let first = filtered(refresh(c), filter);

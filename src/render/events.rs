@@ -173,6 +173,10 @@ pub fn batch_line(e: &Event) -> String {
             s.push_str(&format!(" count={count}"));
         }
     }
+    // found in the watcher's first reading: somewhere from then on
+    if let Some(since) = e.since {
+        s.push_str(&format!(" since={:.3}", since.as_secs_f64()));
+    }
     s
 }
 
@@ -246,6 +250,15 @@ mod tests {
         assert_eq!(
             batch_line(&e),
             "event 12.345 /a/b\\x20c memory_oom_kill count=1 task=\\x20my\\x20task pid=4242 uid=1000 oom_memcg=/a task_memcg=/a/b"
+        );
+        let e = Event {
+            since: Some(Duration::from_millis(250)),
+            kind: EventKind::Frozen(true),
+            ..e
+        };
+        assert_eq!(
+            batch_line(&e),
+            "event 12.345 /a/b\\x20c frozen frozen=1 since=0.250"
         );
     }
 

@@ -255,6 +255,8 @@ const V1_OOM_RECHECKS: u32 = 20;
 pub const V1_USER_WINDOW: Duration = Duration::from_secs(1);
 const V1_USER_RECHECK: Duration = Duration::from_millis(250);
 const V1_USER_RECHECKS: u32 = 3;
+/// Listings of a subtree made after the start ([`Watcher::add_tree`]).
+const RELISTS: usize = 3;
 /// A resync retries the files left unwatched this often (in refreshes),
 /// and at once after watches were freed.
 const RETRY_EVERY: u32 = 30;
@@ -783,20 +785,41 @@ impl Watcher {
         if self.cfg.max_depth.is_some_and(|m| depth > m) {
             return;
         }
-        let found = list_groups(&self.hier, start, depth, self.cfg.max_depth);
-        // directories, cgroup.events and memory.events of every group
-        // first, the rarer files after: what a short budget keeps
-        for (path, ino) in &found {
-            self.add_group(
-                path,
-                *ino,
-                new,
-                &[EventFile::Cgroup, EventFile::Memory],
-                true,
-            );
-        }
-        for (path, ino) in &found {
-            self.add_group(path, *ino, new, &[EventFile::Swap, EventFile::Pids], false);
+        let mut seen: HashSet<GroupPath> = HashSet::new();
+        for _ in 0..RELISTS {
+            let found: Vec<(GroupPath, u64)> =
+                list_groups(&self.hier, start, depth, self.cfg.max_depth)
+                    .into_iter()
+                    .filter(|(p, _)| !seen.contains(p))
+                    .collect();
+            if found.is_empty() {
+                break;
+            }
+            // directories, cgroup.events and memory.events of every group
+            // first, the rarer files after: what a short budget keeps
+            for (path, ino) in &found {
+                self.add_group(
+                    path,
+                    *ino,
+                    new,
+                    &[EventFile::Cgroup, EventFile::Memory],
+                    true,
+                );
+            }
+            for (path, ino) in &found {
+                self.add_group(path, *ino, new, &[EventFile::Swap, EventFile::Pids], false);
+            }
+            // a subtree made now (`mkdir -p`): a child made after the
+            // listing and before its parent's watch was set comes in no
+            // IN_CREATE; listed again, now that the watches are set,
+            // until nothing new is found (at most [`RELISTS`] times: a
+            // user making groups without end does not hold the loop; what
+            // is left is in the next refresh's list). The walk at the
+            // start lists once: a group it misses is in that list too.
+            if !new {
+                break;
+            }
+            seen.extend(found.into_iter().map(|(p, _)| p));
         }
     }
 

@@ -198,3 +198,58 @@ fn a_root_made_group_below_a_users_directory_is_theirs_by_name() {
         );
     }
 }
+
+/// The real binary on this host's cgroup2: a group named like a system
+/// container (`docker-<id>.scope`, the id of one docker has a record of)
+/// that root made below a directory another user owns (who may rename
+/// it). Its freeze's confirmation offers no `docker pause`, whenever it
+/// is asked: the name is the user's, and the command would pause the
+/// system's container of that id.
+#[test]
+fn a_users_look_alike_of_a_container_gets_no_runtime_command_on_screen() {
+    use super::common::sandbox::Sandbox;
+    use super::common::tmux::Tmux;
+    use std::time::Duration;
+    let Some(tg) = Sandbox::or_skip() else {
+        return;
+    };
+    let fake = format!("theirs/docker-{A}.scope");
+    tg.mkdir(&fake);
+    if !tg.dir(&fake).join("cgroup.freeze").exists() {
+        println!("skipped: no cgroup.freeze (kernel before 5.2)");
+        return;
+    }
+    std::os::unix::fs::chown(tg.dir("theirs"), Some(65534), None).unwrap();
+    let Some(term) = Tmux::shell_or_skip(160, 40) else {
+        return;
+    };
+    let ids = tempfile::tempdir().unwrap();
+    put(
+        ids.path(),
+        &format!("var/lib/docker/containers/{A}/config.v2.json"),
+        &docker_record(A, "/prod-db"),
+    );
+    let bin = env!("CARGO_BIN_EXE_cgtop");
+    term.send(&[
+        &format!(
+            "CGTOP_IDENTITY_ROOT={} {bin} -d 1 {}",
+            ids.path().display(),
+            tg.path(&fake)
+        ),
+        "Enter",
+    ]);
+    // the identity readers have run (from the second refresh): the
+    // detail's WHO says what they made of it, either way
+    term.wait_until("the identity read", Duration::from_secs(20), |s| {
+        s.contains("prod-db") || s.contains("metadata not used")
+    });
+    term.send(&["f"]);
+    let s = term.wait_until("the freeze's confirmation", Duration::from_secs(20), |s| {
+        s.contains("y/Enter") || s.contains("type its name")
+    });
+    term.send(&["Escape"]);
+    term.send(&["q"]);
+    assert!(!s.contains("docker pause"), "{s}");
+    assert!(!s.contains("'s way"), "{s}");
+    assert_eq!(tg.file(&tg.path(&fake), "cgroup.freeze").trim(), "0");
+}

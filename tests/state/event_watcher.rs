@@ -133,21 +133,44 @@ fn an_oom_kill_is_delivered_though_its_group_is_removed_50_ms_later() {
     h.send(WatchCommand::Stop);
 }
 
+/// Waits until the watcher says it holds at least `n` watches (its
+/// status comes whenever that changes), keeping the events that come
+/// meanwhile; panics after 20 s.
+fn wait_watches(rx: &Receiver<Watched>, n: usize, kept: &mut Vec<Event>) {
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        assert!(!left.is_zero(), "the watcher never held {n} watches");
+        match rx.recv_timeout(left) {
+            Ok(Watched::Status(s)) if s.watches >= n => return,
+            Ok(Watched::Events(e)) => kept.extend(e),
+            _ => {}
+        }
+    }
+}
+
 #[test]
 fn a_group_made_after_the_start_is_watched_at_once() {
     let t = tree();
-    let (h, rx) = started(t.path());
+    let (tx, rx) = mpsc::channel();
+    let hier = Arc::new(Hier::open(t.path()).unwrap());
+    let h = spawn(hier, config(None), tx).unwrap();
+    // four groups, each its directory and four event files
+    let mut early = Vec::new();
+    wait_watches(&rx, 4 * 5, &mut early);
     // made as a group is made, then its files (kernfs has them at once;
-    // here they come after the directory's IN_CREATE)
+    // here they come after the directory's IN_CREATE): the writes below
+    // come once all its five watches are set, whenever that is
     group(t.path(), "b/new");
-    std::thread::sleep(Duration::from_millis(100));
+    wait_watches(&rx, 5 * 5, &mut early);
+    assert!(early.is_empty(), "{early:?}");
     fs::write(t.path().join("b/new/memory.events"), MEM_OOM).unwrap();
     fs::write(
         t.path().join("b/new/cgroup.events"),
         "populated 1\nfrozen 0\n",
     )
     .unwrap();
-    let got = collect(&rx, Duration::from_secs(3), |e| {
+    let got = collect(&rx, Duration::from_secs(20), |e| {
         oom_kill_of(e, "b/new").is_some() && e.iter().any(|e| e.kind == EventKind::Populated(true))
     });
     assert!(oom_kill_of(&got, "b/new").is_some(), "{got:?}");
@@ -156,11 +179,14 @@ fn a_group_made_after_the_start_is_watched_at_once() {
             .any(|e| e.path == GroupPath::new("b/new") && e.kind == EventKind::Populated(true)),
         "{got:?}"
     );
-    // and one made below it while it is new (mkdir -p)
+    // and one made below it while it is new (mkdir -p): x is a bare
+    // directory (its watch only), y a group
     group(t.path(), "b/new/x/y");
-    std::thread::sleep(Duration::from_millis(100));
+    let mut early = Vec::new();
+    wait_watches(&rx, 5 * 5 + 1 + 5, &mut early);
+    assert!(early.is_empty(), "{early:?}");
     fs::write(t.path().join("b/new/x/y/pids.events"), "max 2\n").unwrap();
-    let got = collect(&rx, Duration::from_secs(3), |e| !e.is_empty());
+    let got = collect(&rx, Duration::from_secs(20), |e| !e.is_empty());
     assert_eq!(
         got.iter()
             .map(|e| (e.path.to_string(), e.kind.clone()))
@@ -535,7 +561,7 @@ fn an_oom_kill_between_the_first_refresh_and_the_watch_is_an_event() {
     fs::write(t.path().join("late/memory.events"), MEM_OOM).unwrap();
     let hier = Arc::new(Hier::open(t.path()).unwrap());
     let mut cfg = config(None);
-    cfg.clock = Instant::now() - Duration::from_secs(2);
+    cfg.clock = Instant::now().checked_sub(Duration::from_secs(2)).unwrap();
     let mut w = Watcher::seeded(Arc::clone(&hier), cfg, seed).unwrap();
     let got = w.take_ready();
     let mut kills: Vec<String> = got

@@ -385,3 +385,21 @@ fn a_watcher_that_says_it_ended_is_said_stopped_at_once() {
     let s = screen(&a, 120, 40);
     assert!(s.contains("events: stopped (poll failed: ENOMEM)"), "{s}");
 }
+
+/// An event the watcher found in its first reading (a change between
+/// the first refresh and its watch) says its span on the events screen:
+/// when it happened is not known closer than that.
+#[test]
+fn an_event_found_before_the_watch_says_its_span() {
+    let t = copy_fixture("pure-v2-systemd");
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 200, 40);
+    let mut e = oom(2.5, "system.slice/dbus.service");
+    e.since = Some(Duration::from_millis(100));
+    send(&mut a, &mut c, Msg::Events(vec![e]));
+    send(&mut a, &mut c, ch('!'));
+    let s = screen(&a, 200, 40);
+    assert!(
+        s.contains("between 20:46:40 and 20:46:42 UTC, before its watch was set"),
+        "{s}"
+    );
+}
