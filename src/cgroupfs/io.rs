@@ -107,16 +107,18 @@ impl IoStatDev {
         dios: Some(0),
     };
 
-    fn slot(&mut self, key: &str) -> Option<&mut Option<u64>> {
-        Some(match key {
-            "rbytes" => &mut self.rbytes,
-            "wbytes" => &mut self.wbytes,
-            "rios" => &mut self.rios,
-            "wios" => &mut self.wios,
-            "dbytes" => &mut self.dbytes,
-            "dios" => &mut self.dios,
-            _ => return None,
-        })
+    /// The keys in the kernel's order, which [`IoStat::parse`] tries first.
+    const KEYS: [&'static [u8]; 6] = [b"rbytes", b"wbytes", b"rios", b"wios", b"dbytes", b"dios"];
+
+    fn slot(&mut self, i: usize) -> &mut Option<u64> {
+        match i {
+            0 => &mut self.rbytes,
+            1 => &mut self.wbytes,
+            2 => &mut self.rios,
+            3 => &mut self.wios,
+            4 => &mut self.dbytes,
+            _ => &mut self.dios,
+        }
     }
 
     fn is_empty(&self) -> bool {
@@ -158,14 +160,75 @@ impl IoStatDev {
 pub struct IoStat(pub Vec<(IoStatDevice, IoStatDev)>);
 
 impl IoStat {
+    /// One pass over the bytes (the scanner reads every group's io.stat on
+    /// every refresh): tokens split at ASCII whitespace, a line ends a
+    /// device, the key after the last one found tried first. It reads
+    /// every text as [`Self::parse_simple`] does; the tests hold both to it.
     pub fn parse(s: &str) -> Self {
+        let b = s.as_bytes();
+        let mut out = Builder::default();
+        let mut cur: Option<(Option<IoStatDevice>, IoStatDev)> = None;
+        let mut next = 0;
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'\n' {
+                // a line ends a device, whatever the kernel
+                out.push(cur.take());
+                i += 1;
+                continue;
+            }
+            if b[i].is_ascii_whitespace() {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut eq = None;
+            while i < b.len() && !b[i].is_ascii_whitespace() {
+                if b[i] == b'=' && eq.is_none() {
+                    eq = Some(i);
+                }
+                i += 1;
+            }
+            let Some(eq) = eq else {
+                out.push(cur.take());
+                // the token's ends are the text's ends or ASCII bytes
+                let dev = s.get(start..i).and_then(IoStatDevice::parse);
+                cur = Some((dev, IoStatDev::default()));
+                next = 0;
+                continue;
+            };
+            let Some((Some(_), d)) = cur.as_mut() else {
+                continue;
+            };
+            let key = &b[start..eq];
+            let k = if next < IoStatDev::KEYS.len() && IoStatDev::KEYS[next] == key {
+                next
+            } else if let Some(k) = IoStatDev::KEYS.iter().position(|x| *x == key) {
+                k
+            } else {
+                continue;
+            };
+            next = k + 1;
+            let slot = d.slot(k);
+            if slot.is_none() {
+                *slot = super::flat::parse_u64(&b[eq + 1..i]);
+            }
+        }
+        out.push(cur.take());
+        Self(out.entries)
+    }
+
+    /// The plain reading, kept as the reference [`Self::parse`] must equal.
+    #[cfg(test)]
+    fn parse_simple(s: &str) -> Self {
         let mut out = Builder::default();
         let mut cur: Option<(Option<IoStatDevice>, IoStatDev)> = None;
         for line in s.lines() {
             for tok in line.split_ascii_whitespace() {
                 if let Some((k, v)) = tok.split_once('=') {
                     if let Some((Some(_), d)) = cur.as_mut() {
-                        if let (Some(slot), Ok(v)) = (d.slot(k), v.parse::<u64>()) {
+                        let slot = IoStatDev::KEYS.iter().position(|x| *x == k.as_bytes());
+                        if let (Some(slot), Ok(v)) = (slot.map(|i| d.slot(i)), v.parse::<u64>()) {
                             if slot.is_none() {
                                 *slot = Some(v);
                             }
@@ -503,6 +566,34 @@ mod tests {
         assert!(IoLatency::parse("254:0 foo=1").is_err());
     }
 
+    /// A token of io.stat and what follows it.
+    fn io_stat_token() -> impl Strategy<Value = String> {
+        let key = prop_oneof![
+            6 => proptest::sample::select(vec!["rbytes", "wbytes", "rios", "wios", "dbytes", "dios"]),
+            1 => proptest::sample::select(vec![
+                "cost.vrate", "cost.usage", "cost.wait", "cost.indebt", "cost.indelay",
+                "depth", "avg_lat", "win", "rbyt", "",
+            ]),
+        ];
+        let value = prop_oneof![
+            6 => any::<u64>().prop_map(|v| v.to_string()),
+            1 => proptest::sample::select(vec!["", "+7", "18446744073709551616", "1.5", "x", "=3"])
+                .prop_map(String::from),
+        ];
+        let dev = prop_oneof![
+            4 => (0u32..300, 0u32..20).prop_map(|(a, b)| format!("{a}:{b}")),
+            1 => Just("(unknown)".to_owned()),
+            1 => proptest::sample::select(vec!["sda", "8:", ":0", "4294967296:0", "+8:0"])
+                .prop_map(String::from),
+        ];
+        let sep =
+            proptest::sample::select(vec![" ", " ", " ", "\n", "\n", "\t", " \n", "\r\n", ""]);
+        prop_oneof![
+            4 => (key, value, sep.clone()).prop_map(|(k, v, s)| format!("{k}={v}{s}")),
+            1 => (dev, sep).prop_map(|(d, s)| format!("{d}{s}")),
+        ]
+    }
+
     fn limit() -> impl Strategy<Value = Limit> {
         prop_oneof![Just(Limit::Max), any::<u64>().prop_map(Limit::Value)]
     }
@@ -553,6 +644,24 @@ mod tests {
             let text: Vec<String> = lines.iter().map(|(d, t)| format!("{d} target={t}")).collect();
             let text = text.join("\n");
             prop_assert_eq!(IoLatency::parse(&text), Ok(IoLatency(lines)));
+        }
+
+        /// Any text of io.stat's alphabet: the same as the plain reading.
+        #[test]
+        fn io_stat_equals_the_simple_reading_on_any_text(s in "[0-9:a-z=()+ \t\r\n]{0,120}") {
+            prop_assert_eq!(IoStat::parse(&s), IoStat::parse_simple(&s));
+        }
+
+        /// Devices (numbers, `(unknown)`, garbage, several on a line),
+        /// counters in a random order, some missing, repeated or torn, and
+        /// the keys of io.latency and iocost (`cost.*`): the same as the
+        /// plain reading.
+        #[test]
+        fn io_stat_equals_the_simple_reading(
+            tokens in proptest::collection::vec(io_stat_token(), 0..40),
+        ) {
+            let s: String = tokens.concat();
+            prop_assert_eq!(IoStat::parse(&s), IoStat::parse_simple(&s));
         }
 
         /// io.stat in both kernel formats gives the same devices: one line
