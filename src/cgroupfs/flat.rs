@@ -25,6 +25,24 @@ impl<'a> KeyLines<'a> {
     pub(crate) fn new(text: &'a str) -> Self {
         Self { text, pos: 0 }
     }
+
+    /// The value of the next line if it is exactly `key`, one space, the
+    /// digits of a `u64` and its end, as the kernel prints it; then the
+    /// line is consumed. Anything else (another key, odd spacing, a torn
+    /// or too large number) is left for [`Iterator::next`], which reads
+    /// every line the slow way. `key` holds no whitespace.
+    fn plain(&mut self, key: &[u8]) -> Option<u64> {
+        let line = self.text.as_bytes().get(self.pos..)?;
+        let after = line.strip_prefix(key)?.strip_prefix(b" ")?;
+        let (v, n) = digits(after)?;
+        let end = match after.get(n) {
+            None => n,
+            Some(b'\n') => n + 1,
+            Some(_) => return None,
+        };
+        self.pos += key.len() + 1 + end;
+        Some(v)
+    }
 }
 
 impl<'a> Iterator for KeyLines<'a> {
@@ -92,22 +110,35 @@ impl Value<'_> {
 /// A `u64` from its decimal digits, as `str::parse` reads it: an optional
 /// `+`, at least one digit, nothing else, no overflow.
 pub(crate) fn parse_u64(b: &[u8]) -> Option<u64> {
-    let digits = match b {
+    let b = match b {
         [b'+', rest @ ..] => rest,
         _ => b,
     };
-    if digits.is_empty() {
-        return None;
+    match digits(b)? {
+        (v, n) if n == b.len() => Some(v),
+        _ => None,
     }
+}
+
+/// The number the leading ASCII digits of `b` spell, and how many there
+/// are; `None` without a digit or past `u64::MAX`. Nineteen digits cannot
+/// overflow: only the digits after them are checked.
+pub(crate) fn digits(b: &[u8]) -> Option<(u64, usize)> {
     let mut v: u64 = 0;
-    for &c in digits {
+    let mut n = 0;
+    while let Some(&c) = b.get(n) {
         let d = c.wrapping_sub(b'0');
         if d > 9 {
-            return None;
+            break;
         }
-        v = v.checked_mul(10)?.checked_add(u64::from(d))?;
+        v = if n < 19 {
+            v * 10 + u64::from(d)
+        } else {
+            v.checked_mul(10)?.checked_add(u64::from(d))?
+        };
+        n += 1;
     }
-    Some(v)
+    (n > 0).then_some((v, n))
 }
 
 /// The values of `keys` in a flat-keyed text, in the order of `keys`; the
@@ -120,7 +151,20 @@ pub(crate) fn parse_u64(b: &[u8]) -> Option<u64> {
 pub(crate) fn values<const N: usize>(text: &str, keys: &[&str; N]) -> [Option<u64>; N] {
     let mut out = [None; N];
     let mut next = 0;
-    for (key, value) in KeyLines::new(text) {
+    let mut lines = KeyLines::new(text);
+    loop {
+        if next < N {
+            if let Some(v) = lines.plain(keys[next].as_bytes()) {
+                if out[next].is_none() {
+                    out[next] = Some(v);
+                }
+                next += 1;
+                continue;
+            }
+        }
+        let Some((key, value)) = lines.next() else {
+            break;
+        };
         let i = if next < N && keys[next] == key {
             next
         } else if let Some(i) = keys.iter().position(|k| *k == key) {

@@ -160,11 +160,90 @@ impl IoStatDev {
 pub struct IoStat(pub Vec<(IoStatDevice, IoStatDev)>);
 
 impl IoStat {
-    /// One pass over the bytes (the scanner reads every group's io.stat on
-    /// every refresh): tokens split at ASCII whitespace, a line ends a
-    /// device, the key after the last one found tried first. It reads
-    /// every text as [`Self::parse_simple`] does; the tests hold both to it.
+    /// The scanner reads every group's io.stat on every refresh: the text
+    /// as the kernel prints it is read by [`Self::parse_plain`], anything
+    /// else by [`Self::parse_general`]. Both read every text as
+    /// [`Self::parse_simple`] does; the tests hold them to it.
     pub fn parse(s: &str) -> Self {
+        Self::parse_plain(s).unwrap_or_else(|| Self::parse_general(s))
+    }
+
+    /// The kernel's own layout only: lines of `MAJ:MIN`, then ` key=digits`
+    /// with the six keys in the kernel's order (any of them missing), keys
+    /// of other features (`cost.*`, io.latency's) skipped, one space
+    /// between, at most a trailing space. `None` at anything else
+    /// (`(unknown)`, several numbers on a line, odd spacing, a repeated or
+    /// reordered key, a torn or too large number), which
+    /// [`Self::parse_general`] reads from the start.
+    fn parse_plain(s: &str) -> Option<Self> {
+        let b = s.as_bytes();
+        let mut out = Builder::default();
+        let mut i = 0;
+        while i < b.len() {
+            let (major, n) = super::flat::digits(&b[i..])?;
+            i += n;
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            let (minor, n) = super::flat::digits(&b[i + 1..])?;
+            i += 1 + n;
+            let dev = DevId {
+                major: u32::try_from(major).ok()?,
+                minor: u32::try_from(minor).ok()?,
+            };
+            let mut d = IoStatDev::default();
+            let mut next = 0;
+            loop {
+                match b.get(i) {
+                    None => break,
+                    Some(b'\n') => {
+                        i += 1;
+                        break;
+                    }
+                    Some(b' ') => i += 1,
+                    Some(_) => return None,
+                }
+                // a space: the line's end, or a key=value
+                match b.get(i) {
+                    None => break,
+                    Some(b'\n') => {
+                        i += 1;
+                        break;
+                    }
+                    _ => {}
+                }
+                let rest = &b[i..];
+                let at = IoStatDev::KEYS[next.min(IoStatDev::KEYS.len())..]
+                    .iter()
+                    .position(|k| rest.starts_with(k) && rest.get(k.len()) == Some(&b'='));
+                if let Some(at) = at {
+                    let k = next + at;
+                    let (v, n) = super::flat::digits(&rest[IoStatDev::KEYS[k].len() + 1..])?;
+                    *d.slot(k) = Some(v);
+                    next = k + 1;
+                    i += IoStatDev::KEYS[k].len() + 1 + n;
+                } else {
+                    // another feature's key; one of the six again is not plain
+                    let end = rest
+                        .iter()
+                        .position(u8::is_ascii_whitespace)
+                        .unwrap_or(rest.len());
+                    let key = rest[..end].split(|&c| c == b'=').next()?;
+                    if end == 0 || !rest[..end].contains(&b'=') || IoStatDev::KEYS.contains(&key) {
+                        return None;
+                    }
+                    i += end;
+                }
+            }
+            out.push(Some((Some(IoStatDevice::Dev(dev)), d)));
+        }
+        Some(Self(out.entries))
+    }
+
+    /// One pass over the bytes, any text: tokens split at ASCII
+    /// whitespace, a line ends a device, the key after the last one found
+    /// tried first.
+    fn parse_general(s: &str) -> Self {
         let b = s.as_bytes();
         let mut out = Builder::default();
         let mut cur: Option<(Option<IoStatDevice>, IoStatDev)> = None;
@@ -459,6 +538,34 @@ mod tests {
         );
     }
 
+    /// The texts of real kernels (shared/data/real-cgroupfs) are read by
+    /// the plain path, but for the old layout with several numbers on a
+    /// line and the unknown device.
+    #[test]
+    fn io_stat_plain_path_reads_real_texts() {
+        for t in [
+            "7:7 \n7:6 \n7:5 \n7:4 \n7:3 \n7:2 \n7:1 \n7:0 \n254:0 rbytes=2482974720 wbytes=1131601920 rios=40916 wios=68253 dbytes=0 dios=0\n259:0 rbytes=2496484864 wbytes=1131611648 rios=43822 wios=60840 dbytes=0 dios=0\n",
+            "8:0 rbytes=14598439936 wbytes=613809529856 rios=151279 wios=47321130 dbytes=0 dios=0\n253:0 rbytes=14590931456 wbytes=613804409344 rios=150746 wios=44621629 dbytes=0 dios=0\n",
+            FIXTURE,
+            "8:0 rbytes=1 wbytes=2 rios=3 wios=4\n",
+            "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0 depth=1 avg_lat=100 win=500\n",
+            "",
+        ] {
+            assert_eq!(IoStat::parse_plain(t), Some(IoStat::parse_simple(t)), "{t:?}");
+        }
+        for t in [
+            "7:7 7:6 rbytes=1 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n",
+            "(unknown) rbytes=5\n",
+            "8:0 rbytes=1 rbytes=2\n",
+            "8:0 wbytes=1 rbytes=2\n",
+            "8:0  rbytes=1\n",
+            "8:0 rbytes=18446744073709551616\n",
+        ] {
+            assert_eq!(IoStat::parse_plain(t), None, "{t:?}");
+            assert_eq!(IoStat::parse(t), IoStat::parse_simple(t), "{t:?}");
+        }
+    }
+
     #[test]
     fn io_stat_malformed() {
         let s = IoStat::parse("(unknown) rbytes=5\n8:0 rbytes=10 wbytes=2\n8:16 rbytes=7 wbyt");
@@ -662,6 +769,42 @@ mod tests {
         ) {
             let s: String = tokens.concat();
             prop_assert_eq!(IoStat::parse(&s), IoStat::parse_simple(&s));
+        }
+
+        /// The kernel's layout (the six keys in order, some missing, other
+        /// features' keys among them, lines without counters) is read by
+        /// the plain path, and as the plain reading reads it.
+        #[test]
+        fn io_stat_kernel_layout_takes_the_plain_path(
+            lines in proptest::collection::vec(
+                (0u32..300, 0u32..20, proptest::collection::vec(
+                    (any::<bool>(), any::<u64>(), proptest::option::of(proptest::sample::select(vec![
+                        "cost.vrate=100.00", "cost.usage=5", "cost.indebt=0", "depth=1", "avg_lat=100", "win=500",
+                    ]))), 6),
+                any::<bool>()),
+                0..6),
+            newline_at_end in any::<bool>(),
+        ) {
+            let mut s = String::new();
+            for (major, minor, keys, trailing_space) in &lines {
+                s.push_str(&format!("{major}:{minor}"));
+                for (k, (present, v, extra)) in IoStatDev::KEYS.iter().zip(keys) {
+                    if *present {
+                        s.push_str(&format!(" {}={v}", String::from_utf8_lossy(k)));
+                    }
+                    if let Some(e) = extra {
+                        s.push_str(&format!(" {e}"));
+                    }
+                }
+                if *trailing_space {
+                    s.push(' ');
+                }
+                s.push('\n');
+            }
+            if !newline_at_end {
+                s.pop();
+            }
+            prop_assert_eq!(IoStat::parse_plain(&s), Some(IoStat::parse_simple(&s)));
         }
 
         /// io.stat in both kernel formats gives the same devices: one line
