@@ -2,7 +2,7 @@
 //! cgroup.type, cgroup.events, cgroup.stat (admin guide 4-? "Core Interface
 //! Files").
 
-use super::{flat_keyed, set_once, ParseError};
+use super::{flat, ParseError};
 use std::fmt;
 
 /// A set of controller names, in the kernel's order, as read from
@@ -90,18 +90,11 @@ pub struct CgroupEvents {
 
 impl CgroupEvents {
     pub fn parse(s: &str) -> Self {
-        let mut e = Self::default();
-        for (k, v) in flat_keyed(s) {
-            let slot = match k {
-                "populated" => &mut e.populated,
-                "frozen" => &mut e.frozen,
-                _ => continue,
-            };
-            if slot.is_none() {
-                *slot = Some(v != 0);
-            }
+        let [populated, frozen] = flat::values(s, &["populated", "frozen"]);
+        Self {
+            populated: populated.map(|v| v != 0),
+            frozen: frozen.map(|v| v != 0),
         }
-        e
     }
 
     /// "populated 1": an absent key reads as not populated.
@@ -126,15 +119,12 @@ pub struct CgroupStat {
 
 impl CgroupStat {
     pub fn parse(s: &str) -> Self {
-        let mut st = Self::default();
-        for (k, v) in flat_keyed(s) {
-            match k {
-                "nr_descendants" => set_once(&mut st.nr_descendants, v),
-                "nr_dying_descendants" => set_once(&mut st.nr_dying_descendants, v),
-                _ => {}
-            }
+        let [nr_descendants, nr_dying_descendants] =
+            flat::values(s, &["nr_descendants", "nr_dying_descendants"]);
+        Self {
+            nr_descendants,
+            nr_dying_descendants,
         }
-        st
     }
 }
 

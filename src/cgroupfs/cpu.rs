@@ -1,6 +1,6 @@
 //! cpu controller files: cpu.stat, cpu.max, cpu.weight (admin guide 5-1).
 
-use super::{flat_keyed, set_once, ParseError};
+use super::{flat, ParseError};
 use std::fmt;
 
 /// cpu.stat. `usage/user/system` exist on every group (even without the cpu
@@ -19,23 +19,27 @@ pub struct CpuStat {
 }
 
 impl CpuStat {
+    /// In the kernel's order, which [`flat::values`] tries first.
+    const KEYS: [&'static str; 6] = [
+        "usage_usec",
+        "user_usec",
+        "system_usec",
+        "nr_periods",
+        "nr_throttled",
+        "throttled_usec",
+    ];
+
     pub fn parse(s: &str) -> Result<Self, ParseError> {
-        let mut st = Self::default();
-        let mut usage = None;
-        for (k, v) in flat_keyed(s) {
-            let slot = match k {
-                "usage_usec" => &mut usage,
-                "user_usec" => &mut st.user_usec,
-                "system_usec" => &mut st.system_usec,
-                "nr_periods" => &mut st.nr_periods,
-                "nr_throttled" => &mut st.nr_throttled,
-                "throttled_usec" => &mut st.throttled_usec,
-                _ => continue,
-            };
-            set_once(slot, v);
-        }
-        st.usage_usec = usage.ok_or_else(|| ParseError::new("cpu.stat", "no usage_usec line"))?;
-        Ok(st)
+        let [usage, user_usec, system_usec, nr_periods, nr_throttled, throttled_usec] =
+            flat::values(s, &Self::KEYS);
+        Ok(Self {
+            usage_usec: usage.ok_or_else(|| ParseError::new("cpu.stat", "no usage_usec line"))?,
+            user_usec,
+            system_usec,
+            nr_periods,
+            nr_throttled,
+            throttled_usec,
+        })
     }
 }
 
@@ -54,9 +58,7 @@ impl CpuStatLocal {
     /// Never fails: an empty file, or one without the key, is `None`.
     pub fn parse(s: &str) -> Self {
         Self {
-            throttled_usec: flat_keyed(s)
-                .find(|(k, _)| *k == "throttled_usec")
-                .map(|(_, v)| v),
+            throttled_usec: flat::values(s, &["throttled_usec"])[0],
         }
     }
 }

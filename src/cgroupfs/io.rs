@@ -107,16 +107,18 @@ impl IoStatDev {
         dios: Some(0),
     };
 
-    fn slot(&mut self, key: &str) -> Option<&mut Option<u64>> {
-        Some(match key {
-            "rbytes" => &mut self.rbytes,
-            "wbytes" => &mut self.wbytes,
-            "rios" => &mut self.rios,
-            "wios" => &mut self.wios,
-            "dbytes" => &mut self.dbytes,
-            "dios" => &mut self.dios,
-            _ => return None,
-        })
+    /// The keys in the kernel's order, which [`IoStat::parse`] tries first.
+    const KEYS: [&'static [u8]; 6] = [b"rbytes", b"wbytes", b"rios", b"wios", b"dbytes", b"dios"];
+
+    fn slot(&mut self, i: usize) -> &mut Option<u64> {
+        match i {
+            0 => &mut self.rbytes,
+            1 => &mut self.wbytes,
+            2 => &mut self.rios,
+            3 => &mut self.wios,
+            4 => &mut self.dbytes,
+            _ => &mut self.dios,
+        }
     }
 
     fn is_empty(&self) -> bool {
@@ -158,14 +160,154 @@ impl IoStatDev {
 pub struct IoStat(pub Vec<(IoStatDevice, IoStatDev)>);
 
 impl IoStat {
+    /// The scanner reads every group's io.stat on every refresh: the text
+    /// as the kernel prints it is read by [`Self::parse_plain`], anything
+    /// else by [`Self::parse_general`]. Both read every text as
+    /// [`Self::parse_simple`] does; the tests hold them to it.
     pub fn parse(s: &str) -> Self {
+        Self::parse_plain(s).unwrap_or_else(|| Self::parse_general(s))
+    }
+
+    /// The kernel's own layout only: lines of `MAJ:MIN`, then ` key=digits`
+    /// with the six keys in the kernel's order (any of them missing), keys
+    /// of other features (`cost.*`, io.latency's) skipped, one space
+    /// between, at most a trailing space. `None` at anything else
+    /// (`(unknown)`, several numbers on a line, odd spacing, a repeated or
+    /// reordered key, a torn or too large number), which
+    /// [`Self::parse_general`] reads from the start.
+    fn parse_plain(s: &str) -> Option<Self> {
+        let b = s.as_bytes();
+        let mut out = Builder::default();
+        let mut i = 0;
+        while i < b.len() {
+            let (major, n) = super::flat::digits(&b[i..])?;
+            i += n;
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            let (minor, n) = super::flat::digits(&b[i + 1..])?;
+            i += 1 + n;
+            let dev = DevId {
+                major: u32::try_from(major).ok()?,
+                minor: u32::try_from(minor).ok()?,
+            };
+            let mut d = IoStatDev::default();
+            let mut next = 0;
+            loop {
+                match b.get(i) {
+                    None => break,
+                    Some(b'\n') => {
+                        i += 1;
+                        break;
+                    }
+                    Some(b' ') => i += 1,
+                    Some(_) => return None,
+                }
+                // a space: the line's end, or a key=value
+                match b.get(i) {
+                    None => break,
+                    Some(b'\n') => {
+                        i += 1;
+                        break;
+                    }
+                    _ => {}
+                }
+                let rest = &b[i..];
+                let at = IoStatDev::KEYS[next.min(IoStatDev::KEYS.len())..]
+                    .iter()
+                    .position(|k| rest.starts_with(k) && rest.get(k.len()) == Some(&b'='));
+                if let Some(at) = at {
+                    let k = next + at;
+                    let (v, n) = super::flat::digits(&rest[IoStatDev::KEYS[k].len() + 1..])?;
+                    *d.slot(k) = Some(v);
+                    next = k + 1;
+                    i += IoStatDev::KEYS[k].len() + 1 + n;
+                } else {
+                    // another feature's key; one of the six again is not plain
+                    let end = rest
+                        .iter()
+                        .position(u8::is_ascii_whitespace)
+                        .unwrap_or(rest.len());
+                    let key = rest[..end].split(|&c| c == b'=').next()?;
+                    if end == 0 || !rest[..end].contains(&b'=') || IoStatDev::KEYS.contains(&key) {
+                        return None;
+                    }
+                    i += end;
+                }
+            }
+            out.push(Some((Some(IoStatDevice::Dev(dev)), d)));
+        }
+        Some(Self(out.entries))
+    }
+
+    /// One pass over the bytes, any text: tokens split at ASCII
+    /// whitespace, a line ends a device, the key after the last one found
+    /// tried first.
+    fn parse_general(s: &str) -> Self {
+        let b = s.as_bytes();
+        let mut out = Builder::default();
+        let mut cur: Option<(Option<IoStatDevice>, IoStatDev)> = None;
+        let mut next = 0;
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'\n' {
+                // a line ends a device, whatever the kernel
+                out.push(cur.take());
+                i += 1;
+                continue;
+            }
+            if b[i].is_ascii_whitespace() {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let mut eq = None;
+            while i < b.len() && !b[i].is_ascii_whitespace() {
+                if b[i] == b'=' && eq.is_none() {
+                    eq = Some(i);
+                }
+                i += 1;
+            }
+            let Some(eq) = eq else {
+                out.push(cur.take());
+                // the token's ends are the text's ends or ASCII bytes
+                let dev = s.get(start..i).and_then(IoStatDevice::parse);
+                cur = Some((dev, IoStatDev::default()));
+                next = 0;
+                continue;
+            };
+            let Some((Some(_), d)) = cur.as_mut() else {
+                continue;
+            };
+            let key = &b[start..eq];
+            let k = if next < IoStatDev::KEYS.len() && IoStatDev::KEYS[next] == key {
+                next
+            } else if let Some(k) = IoStatDev::KEYS.iter().position(|x| *x == key) {
+                k
+            } else {
+                continue;
+            };
+            next = k + 1;
+            let slot = d.slot(k);
+            if slot.is_none() {
+                *slot = super::flat::parse_u64(&b[eq + 1..i]);
+            }
+        }
+        out.push(cur.take());
+        Self(out.entries)
+    }
+
+    /// The plain reading, kept as the reference [`Self::parse`] must equal.
+    #[cfg(test)]
+    fn parse_simple(s: &str) -> Self {
         let mut out = Builder::default();
         let mut cur: Option<(Option<IoStatDevice>, IoStatDev)> = None;
         for line in s.lines() {
             for tok in line.split_ascii_whitespace() {
                 if let Some((k, v)) = tok.split_once('=') {
                     if let Some((Some(_), d)) = cur.as_mut() {
-                        if let (Some(slot), Ok(v)) = (d.slot(k), v.parse::<u64>()) {
+                        let slot = IoStatDev::KEYS.iter().position(|x| *x == k.as_bytes());
+                        if let (Some(slot), Ok(v)) = (slot.map(|i| d.slot(i)), v.parse::<u64>()) {
                             if slot.is_none() {
                                 *slot = Some(v);
                             }
@@ -396,6 +538,34 @@ mod tests {
         );
     }
 
+    /// The texts of real kernels (shared/data/real-cgroupfs) are read by
+    /// the plain path, but for the old layout with several numbers on a
+    /// line and the unknown device.
+    #[test]
+    fn io_stat_plain_path_reads_real_texts() {
+        for t in [
+            "7:7 \n7:6 \n7:5 \n7:4 \n7:3 \n7:2 \n7:1 \n7:0 \n254:0 rbytes=2482974720 wbytes=1131601920 rios=40916 wios=68253 dbytes=0 dios=0\n259:0 rbytes=2496484864 wbytes=1131611648 rios=43822 wios=60840 dbytes=0 dios=0\n",
+            "8:0 rbytes=14598439936 wbytes=613809529856 rios=151279 wios=47321130 dbytes=0 dios=0\n253:0 rbytes=14590931456 wbytes=613804409344 rios=150746 wios=44621629 dbytes=0 dios=0\n",
+            FIXTURE,
+            "8:0 rbytes=1 wbytes=2 rios=3 wios=4\n",
+            "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0 depth=1 avg_lat=100 win=500\n",
+            "",
+        ] {
+            assert_eq!(IoStat::parse_plain(t), Some(IoStat::parse_simple(t)), "{t:?}");
+        }
+        for t in [
+            "7:7 7:6 rbytes=1 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n",
+            "(unknown) rbytes=5\n",
+            "8:0 rbytes=1 rbytes=2\n",
+            "8:0 wbytes=1 rbytes=2\n",
+            "8:0  rbytes=1\n",
+            "8:0 rbytes=18446744073709551616\n",
+        ] {
+            assert_eq!(IoStat::parse_plain(t), None, "{t:?}");
+            assert_eq!(IoStat::parse(t), IoStat::parse_simple(t), "{t:?}");
+        }
+    }
+
     #[test]
     fn io_stat_malformed() {
         let s = IoStat::parse("(unknown) rbytes=5\n8:0 rbytes=10 wbytes=2\n8:16 rbytes=7 wbyt");
@@ -503,6 +673,34 @@ mod tests {
         assert!(IoLatency::parse("254:0 foo=1").is_err());
     }
 
+    /// A token of io.stat and what follows it.
+    fn io_stat_token() -> impl Strategy<Value = String> {
+        let key = prop_oneof![
+            6 => proptest::sample::select(vec!["rbytes", "wbytes", "rios", "wios", "dbytes", "dios"]),
+            1 => proptest::sample::select(vec![
+                "cost.vrate", "cost.usage", "cost.wait", "cost.indebt", "cost.indelay",
+                "depth", "avg_lat", "win", "rbyt", "",
+            ]),
+        ];
+        let value = prop_oneof![
+            6 => any::<u64>().prop_map(|v| v.to_string()),
+            1 => proptest::sample::select(vec!["", "+7", "18446744073709551616", "1.5", "x", "=3"])
+                .prop_map(String::from),
+        ];
+        let dev = prop_oneof![
+            4 => (0u32..300, 0u32..20).prop_map(|(a, b)| format!("{a}:{b}")),
+            1 => Just("(unknown)".to_owned()),
+            1 => proptest::sample::select(vec!["sda", "8:", ":0", "4294967296:0", "+8:0"])
+                .prop_map(String::from),
+        ];
+        let sep =
+            proptest::sample::select(vec![" ", " ", " ", "\n", "\n", "\t", " \n", "\r\n", ""]);
+        prop_oneof![
+            4 => (key, value, sep.clone()).prop_map(|(k, v, s)| format!("{k}={v}{s}")),
+            1 => (dev, sep).prop_map(|(d, s)| format!("{d}{s}")),
+        ]
+    }
+
     fn limit() -> impl Strategy<Value = Limit> {
         prop_oneof![Just(Limit::Max), any::<u64>().prop_map(Limit::Value)]
     }
@@ -553,6 +751,60 @@ mod tests {
             let text: Vec<String> = lines.iter().map(|(d, t)| format!("{d} target={t}")).collect();
             let text = text.join("\n");
             prop_assert_eq!(IoLatency::parse(&text), Ok(IoLatency(lines)));
+        }
+
+        /// Any text of io.stat's alphabet: the same as the plain reading.
+        #[test]
+        fn io_stat_equals_the_simple_reading_on_any_text(s in "[0-9:a-z=()+ \t\r\n]{0,120}") {
+            prop_assert_eq!(IoStat::parse(&s), IoStat::parse_simple(&s));
+        }
+
+        /// Devices (numbers, `(unknown)`, garbage, several on a line),
+        /// counters in a random order, some missing, repeated or torn, and
+        /// the keys of io.latency and iocost (`cost.*`): the same as the
+        /// plain reading.
+        #[test]
+        fn io_stat_equals_the_simple_reading(
+            tokens in proptest::collection::vec(io_stat_token(), 0..40),
+        ) {
+            let s: String = tokens.concat();
+            prop_assert_eq!(IoStat::parse(&s), IoStat::parse_simple(&s));
+        }
+
+        /// The kernel's layout (the six keys in order, some missing, other
+        /// features' keys among them, lines without counters) is read by
+        /// the plain path, and as the plain reading reads it.
+        #[test]
+        fn io_stat_kernel_layout_takes_the_plain_path(
+            lines in proptest::collection::vec(
+                (0u32..300, 0u32..20, proptest::collection::vec(
+                    (any::<bool>(), any::<u64>(), proptest::option::of(proptest::sample::select(vec![
+                        "cost.vrate=100.00", "cost.usage=5", "cost.indebt=0", "depth=1", "avg_lat=100", "win=500",
+                    ]))), 6),
+                any::<bool>()),
+                0..6),
+            newline_at_end in any::<bool>(),
+        ) {
+            let mut s = String::new();
+            for (major, minor, keys, trailing_space) in &lines {
+                s.push_str(&format!("{major}:{minor}"));
+                for (k, (present, v, extra)) in IoStatDev::KEYS.iter().zip(keys) {
+                    if *present {
+                        s.push_str(&format!(" {}={v}", String::from_utf8_lossy(k)));
+                    }
+                    if let Some(e) = extra {
+                        s.push_str(&format!(" {e}"));
+                    }
+                }
+                if *trailing_space {
+                    s.push(' ');
+                }
+                s.push('\n');
+            }
+            if !newline_at_end {
+                s.pop();
+            }
+            prop_assert_eq!(IoStat::parse_plain(&s), Some(IoStat::parse_simple(&s)));
         }
 
         /// io.stat in both kernel formats gives the same devices: one line

@@ -2,7 +2,7 @@
 //! Single-value files (memory.current, memory.max, ...) use
 //! [`super::parse_u64`] and [`super::Limit`].
 
-use super::{flat_keyed, set_once};
+use super::flat;
 
 /// The memory.stat fields cgtop shows. Every field is `None` when its line
 /// is missing (older kernels lack some). The other 30-50 keys are kept by
@@ -24,27 +24,40 @@ pub struct MemoryStat {
 }
 
 impl MemoryStat {
+    /// In the kernel's order (`memory_stat_format`), which
+    /// [`flat::values`] tries first.
+    const KEYS: [&'static str; 12] = [
+        "anon",
+        "file",
+        "kernel",
+        "kernel_stack",
+        "sock",
+        "shmem",
+        "file_mapped",
+        "file_dirty",
+        "file_writeback",
+        "slab",
+        "pgfault",
+        "pgmajfault",
+    ];
+
     pub fn parse(s: &str) -> Self {
-        let mut m = Self::default();
-        for (k, v) in flat_keyed(s) {
-            let slot = match k {
-                "anon" => &mut m.anon,
-                "file" => &mut m.file,
-                "kernel" => &mut m.kernel,
-                "kernel_stack" => &mut m.kernel_stack,
-                "slab" => &mut m.slab,
-                "sock" => &mut m.sock,
-                "shmem" => &mut m.shmem,
-                "file_mapped" => &mut m.file_mapped,
-                "file_dirty" => &mut m.file_dirty,
-                "file_writeback" => &mut m.file_writeback,
-                "pgfault" => &mut m.pgfault,
-                "pgmajfault" => &mut m.pgmajfault,
-                _ => continue,
-            };
-            set_once(slot, v);
+        let [anon, file, kernel, kernel_stack, sock, shmem, file_mapped, file_dirty, file_writeback, slab, pgfault, pgmajfault] =
+            flat::values(s, &Self::KEYS);
+        Self {
+            anon,
+            file,
+            kernel,
+            kernel_stack,
+            slab,
+            sock,
+            shmem,
+            file_mapped,
+            file_dirty,
+            file_writeback,
+            pgfault,
+            pgmajfault,
         }
-        m
     }
 }
 
@@ -62,21 +75,19 @@ pub struct MemoryEvents {
 }
 
 impl MemoryEvents {
+    /// In the kernel's order.
+    const KEYS: [&'static str; 6] = ["low", "high", "max", "oom", "oom_kill", "oom_group_kill"];
+
     pub fn parse(s: &str) -> Self {
-        let mut e = Self::default();
-        for (k, v) in flat_keyed(s) {
-            let slot = match k {
-                "low" => &mut e.low,
-                "high" => &mut e.high,
-                "max" => &mut e.max,
-                "oom" => &mut e.oom,
-                "oom_kill" => &mut e.oom_kill,
-                "oom_group_kill" => &mut e.oom_group_kill,
-                _ => continue,
-            };
-            set_once(slot, v);
+        let [low, high, max, oom, oom_kill, oom_group_kill] = flat::values(s, &Self::KEYS);
+        Self {
+            low,
+            high,
+            max,
+            oom,
+            oom_kill,
+            oom_group_kill,
         }
-        e
     }
 
     /// Field-wise change from `base`; a counter that went backwards (group

@@ -11,6 +11,7 @@
 
 pub mod core;
 pub mod cpu;
+mod flat;
 pub mod io;
 mod keyed;
 pub mod memory;
@@ -168,16 +169,9 @@ pub fn parse_u64(what: &'static str, s: &str) -> Result<u64, ParseError> {
 /// a torn or partial read never fails the whole file. The kernel prints each
 /// key once; where a text repeats one, every reader here keeps the first
 /// (see [`set_once`] and [`Keyed`]), so the typed fields and the maps agree.
+/// Found on bytes without allocating ([`flat`]).
 pub fn flat_keyed(s: &str) -> impl Iterator<Item = (&str, u64)> {
-    s.lines().filter_map(|line| {
-        let mut it = line.split_ascii_whitespace();
-        let key = it.next()?;
-        let value = it.next()?.parse().ok()?;
-        if it.next().is_some() {
-            return None;
-        }
-        Some((key, value))
-    })
+    flat::KeyLines::new(s).filter_map(|(key, value)| Some((key, value.get()?)))
 }
 
 /// Stores `v` in `slot` unless a value is already there: the first line of

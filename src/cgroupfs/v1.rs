@@ -104,17 +104,13 @@ impl CpuThrottle {
     /// nr_bursts and burst_time, which are skipped). Unknown keys and
     /// unreadable lines are skipped; the first of a repeated key wins.
     pub fn parse(text: &str) -> Self {
-        let mut t = Self::default();
-        for (k, v) in super::flat_keyed(text) {
-            let (slot, v) = match k {
-                "nr_periods" => (&mut t.nr_periods, v),
-                "nr_throttled" => (&mut t.nr_throttled, v),
-                "throttled_time" => (&mut t.throttled_usec, ns_to_usec(v)),
-                _ => continue,
-            };
-            super::set_once(slot, v);
+        let [nr_periods, nr_throttled, throttled_time] =
+            super::flat::values(text, &["nr_periods", "nr_throttled", "throttled_time"]);
+        Self {
+            nr_periods,
+            nr_throttled,
+            throttled_usec: throttled_time.map(ns_to_usec),
         }
-        t
     }
 }
 
