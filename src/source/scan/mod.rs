@@ -180,15 +180,30 @@ impl Handles {
 
 #[derive(Debug)]
 struct Entry {
+    /// Relative to the start group; its directory is [`group_dir`]'s.
     path: GroupPath,
-    /// The group's directory, relative to the hierarchy's root.
-    dir: PathBuf,
     inode: u64,
     cgroup_type: Option<CgroupType>,
     handles: Handles,
     /// v1 only: how a group made or removed below is noticed (cgroup2
     /// has cgroup.stat's nr_descendants instead).
     watch: Watch,
+}
+
+/// The directory of the group at `path` (relative to the start group
+/// `root`), relative to the hierarchy's root: `path` itself where the scan
+/// starts at the root, as it does but for `cgtop GROUP` (no allocation),
+/// else below `root`. Not kept in each entry: that was a second copy of
+/// every path (1.3 MB at 10,000 groups, in each hierarchy's scanner).
+fn group_dir<'a>(root: &Path, path: &'a GroupPath) -> std::borrow::Cow<'a, Path> {
+    let rel = path.as_rel_path();
+    if root.as_os_str().is_empty() {
+        std::borrow::Cow::Borrowed(rel)
+    } else if rel.as_os_str().is_empty() {
+        std::borrow::Cow::Owned(root.to_path_buf())
+    } else {
+        std::borrow::Cow::Owned(root.join(rel))
+    }
 }
 
 pub struct Scanner {
