@@ -351,30 +351,56 @@ impl Collector {
         // the scanners do it side by side (`in_parallel`); the later ones
         // read kept descriptors, a few ms, in this thread
         let parallel = self.refreshes == 0;
+        let ids: Vec<HierId> = std::iter::once(plan.primary)
+            .chain(self.others[..n].iter().map(|(id, _)| *id))
+            .collect();
         let mut scanners: Vec<&mut Scanner> = std::iter::once(&mut self.scanner)
             .chain(self.others[..n].iter_mut().map(|(_, s)| s))
             .collect();
         let (costs, helper_cpu) = in_parallel(&mut scanners, parallel, |s, ()| s.prepare(), |_| ());
         self.helper_cpu += helper_cpu;
         let at = clock();
-        let (mut read, helper_cpu) =
-            in_parallel(&mut scanners, parallel, Scanner::read_prepared, |k| {
-                costs[k]
-            });
-        self.helper_cpu += helper_cpu;
-        let mut parts = Vec::with_capacity(1 + n);
-        let (g, mut cost) = read.remove(0);
-        parts.push((plan.primary, g));
-        for ((id, _), (g, c)) in self.others[..n].iter().zip(read) {
-            cost.files_read += c.files_read;
-            cost.files_kept += c.files_kept;
-            cost.dirs_listed += c.dirs_listed;
-            cost.fd_limited |= c.fd_limited;
-            cost.walked |= c.walked;
-            parts.push((*id, g));
+        // each hierarchy's samples are merged as soon as they are read
+        // and dropped with it (`union::Merging`): the merged tree and one
+        // hierarchy's samples at a time, but on the first refresh, whose
+        // reads go side by side
+        // (the merge's CPU time is told apart in this thread's refreshes:
+        // on the first, some merging runs in a helper thread)
+        let timing = self.laps.is_some() && !parallel;
+        let mut merging = union::Merging::new(plan);
+        let mut cost = ScanCost::default();
+        let mut merge_cpu = Duration::ZERO;
+        let mut add = |k: usize, (g, c): (Vec<GroupSample>, ScanCost)| {
+            if k == 0 {
+                cost = c;
+            } else {
+                cost.files_read += c.files_read;
+                cost.files_kept += c.files_kept;
+                cost.dirs_listed += c.dirs_listed;
+                cost.fd_limited |= c.fd_limited;
+                cost.walked |= c.walked;
+            }
+            let t0 = timing.then(thread_cpu_time);
+            merging.add(ids[k], g);
+            if let Some(t0) = t0 {
+                merge_cpu += thread_cpu_time().saturating_sub(t0);
+            }
+        };
+        self.helper_cpu += in_parallel_each(
+            &mut scanners,
+            parallel,
+            Scanner::read_prepared,
+            |k| costs[k],
+            &mut add,
+        );
+        // the merging done between the reads is the merge's step
+        if let Some(l) = &mut self.laps {
+            let now = thread_cpu_time();
+            l.steps
+                .push(("scan", now.saturating_sub(l.last).saturating_sub(merge_cpu)));
+            l.last = now.saturating_sub(merge_cpu);
         }
-        self.lap("scan");
-        let mut groups = union::merge(plan, parts);
+        let mut groups = merging.finish();
         for g in &mut groups {
             for &id in &not_yet {
                 g.hot.v1.held_in.insert(id);
@@ -764,8 +790,7 @@ impl Collector {
             // `-b` run, which reads no memory.events: a copy of every
             // path for nothing, 1.5 MB at 10,000 groups)
             if self.events_baseline || self.cfg.full_detail {
-                self.first_paths =
-                    Some(groups.iter().map(|g| (g.path.clone(), g.inode)).collect());
+                self.first_paths = Some(groups.iter().map(|g| (g.path.clone(), g.inode)).collect());
             }
             // memory.events is cgroup2's: where memory is a v1 controller
             // (a hybrid host) no group has one, and each open would fail
@@ -913,6 +938,74 @@ fn in_parallel<I, T: Send>(
     });
     all.sort_by_key(|(k, _)| *k);
     (all.into_iter().map(|(_, t)| t).collect(), helper_cpu)
+}
+
+/// [`in_parallel`], each result handed to `done` in the scanners' order
+/// as soon as it and those before it are there, rather than all at the
+/// end: what `done` consumes (a hierarchy's samples, merged) is not held
+/// until the last scanner is done. `done` runs in whichever thread
+/// finished the result that completed the run, one call at a time. Gives
+/// the CPU time the helper threads spent.
+fn in_parallel_each<I, T: Send>(
+    scanners: &mut [&mut Scanner],
+    parallel: bool,
+    work: impl Fn(&mut Scanner, I) -> T + Sync,
+    input: impl Fn(usize) -> I + Sync,
+    done: impl FnMut(usize, T) + Send,
+) -> Duration {
+    use std::sync::{Mutex, PoisonError};
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(SCAN_THREADS)
+        .min(scanners.len());
+    let mut done = done;
+    if !parallel || threads < 2 {
+        for (k, s) in scanners.iter_mut().enumerate() {
+            done(k, work(s, input(k)));
+        }
+        return Duration::ZERO;
+    }
+    let n = scanners.len();
+    let queue = Mutex::new(scanners.iter_mut().enumerate());
+    let next = || queue.lock().ok().and_then(|mut q| q.next());
+    // the next result to hand over, the results there before their turn
+    let ready = Mutex::new((
+        0usize,
+        (0..n).map(|_| None).collect::<Vec<Option<T>>>(),
+        done,
+    ));
+    let run = || {
+        while let Some((k, s)) = next() {
+            let t = work(s, input(k));
+            let mut r = ready.lock().unwrap_or_else(PoisonError::into_inner);
+            let (at, slots, done) = &mut *r;
+            slots[k] = Some(t);
+            while let Some(t) = slots.get_mut(*at).and_then(Option::take) {
+                done(*at, t);
+                *at += 1;
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, || {
+                        let cpu0 = thread_cpu_time();
+                        run();
+                        thread_cpu_time().saturating_sub(cpu0)
+                    })
+                    .ok()
+            })
+            .collect();
+        run();
+        let mut cpu = Duration::ZERO;
+        for h in helpers {
+            // a helper that panicked: its scanners' panic goes on here
+            cpu += h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        }
+        cpu
+    })
 }
 
 /// `f` of every item, in the items' order, the items split in even runs

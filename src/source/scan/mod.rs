@@ -190,6 +190,10 @@ struct Entry {
     watch: Watch,
 }
 
+/// The read buffer's size: every hot file fits (cgroup.procs of a
+/// group with thousands of processes grows it for that read only).
+const SCRATCH: usize = 64 * 1024;
+
 /// The directory of the group at `path` (relative to the start group
 /// `root`), relative to the hierarchy's root: `path` itself where the scan
 /// starts at the root, as it does but for `cgtop GROUP` (no allocation),
@@ -304,7 +308,7 @@ impl Scanner {
             root_stat: None,
             last_descendants: None,
             fd_limited: false,
-            buf: vec![0; 64 * 1024],
+            buf: vec![0; SCRATCH],
             extras: HotExtras::default(),
             preopened: std::collections::HashMap::new(),
             preopen_limited: false,

@@ -215,6 +215,13 @@ impl Scanner {
                 identity: None,
             });
         }
+        // a file that grew the buffer (a big cgroup.procs, or one over
+        // its cap: 8 MiB read, 16 MiB of room) does not keep it grown
+        // for the life of the scanner
+        if buf.len() > super::SCRATCH {
+            buf.truncate(super::SCRATCH);
+            buf.shrink_to_fit();
+        }
         self.buf = buf;
         self.kept -= dropped_kept;
         if changed {
