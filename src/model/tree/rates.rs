@@ -15,9 +15,9 @@ use std::time::Duration;
 
 /// One group as a rate's baseline: its path and inode (the same group
 /// incarnation) and the counters rates are computed from: cpu.stat,
-/// io.stat, cpu.stat.local. A fifth of a [`GroupSample`] (80 of its 408
-/// bytes inline, io.stat's list aside): the rater keeps one for every
-/// group between refreshes.
+/// io.stat, cpu.stat.local: 168 bytes where a whole [`GroupSample`] is
+/// 408 (io.stat's list aside); the rater keeps one for every group
+/// between refreshes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Kept {
     pub path: GroupPath,

@@ -154,7 +154,11 @@ impl<'p> Merging<'p> {
     /// The merged samples, sorted by path, with [`Sources`] saying where
     /// each figure came from.
     pub fn finish(self) -> Vec<GroupSample> {
-        self.acc.into_iter().map(Acc::finish).collect()
+        // made in place, in the room of the larger `Acc`s: the snapshot
+        // keeps only what it needs
+        let mut out: Vec<GroupSample> = self.acc.into_iter().map(Acc::finish).collect();
+        out.shrink_to_fit();
+        out
     }
 }
 

@@ -467,6 +467,25 @@ mod tests {
     use crate::source::scan::testing::*;
     use std::fs;
 
+    /// A hot file larger than the read buffer (a cgroup.procs of 20,000
+    /// processes) grows it for that pass only.
+    #[test]
+    fn a_grown_read_buffer_is_shrunk_after_the_pass() {
+        let t = tree();
+        let pids: String = (1..=20_000).map(|p| format!("{p}\n")).collect();
+        mk(t.path(), "big.slice", &[("cgroup.procs", &pids)]);
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let (g, _) = s.scan();
+        let big = g.iter().find(|x| as_text(&x.path) == "big.slice").unwrap();
+        assert_eq!(big.hot.nr_procs, Some(20_000), "read whole");
+        assert!(pids.len() > SCRATCH);
+        assert!(
+            s.buf.capacity() <= SCRATCH,
+            "{} bytes kept after the pass",
+            s.buf.capacity()
+        );
+    }
+
     #[test]
     fn the_stamp_falls_between_the_walk_and_the_reads() {
         let t = tree();
