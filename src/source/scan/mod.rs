@@ -472,7 +472,11 @@ mod tests {
     #[test]
     fn a_grown_read_buffer_is_shrunk_after_the_pass() {
         let t = tree();
-        let pids: String = (1..=20_000).map(|p| format!("{p}\n")).collect();
+        let pids = (1..=20_000).fold(String::new(), |mut s, p| {
+            s.push_str(&p.to_string());
+            s.push('\n');
+            s
+        });
         mk(t.path(), "big.slice", &[("cgroup.procs", &pids)]);
         let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
         let (g, _) = s.scan();
