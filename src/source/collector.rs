@@ -18,7 +18,7 @@ use crate::model::host::layout::HierId;
 use crate::model::host::{meminfo_bytes, CpuTimes, MachineLoad};
 use crate::model::tree::limits::{under_throttling, Throttling};
 pub use crate::model::tree::rates::rates_within;
-use crate::model::tree::rates::Rater;
+use crate::model::tree::rates::{Baseline, Rater};
 use crate::model::tree::snapshot::fill_memory_limits;
 use crate::model::tree::union::{self, Plan};
 use crate::model::{
@@ -179,6 +179,9 @@ pub struct Collector {
     /// Whether the first refresh reads every group's memory.events as the
     /// baseline of "since start" ([`Collector::set_events_baseline`]).
     events_baseline: bool,
+    /// The groups of the first refresh (path, inode): a group that came
+    /// later counts its memory.events from zero. `None`: not kept (no
+    /// baseline asked for), every group counts from its first sight.
     first_paths: Option<std::collections::HashSet<(GroupPath, u64)>>,
     /// Whether the first refresh reads the event counters for a watcher
     /// started later ([`Collector::set_event_seed`]).
@@ -392,7 +395,6 @@ impl Collector {
                 !(listed_later || walked_later)
             })
             .collect();
-        let n = run.iter().filter(|r| **r).count();
         let not_yet: Vec<HierId> = (self.others.iter().zip(&run))
             .filter(|(_, r)| !**r)
             .map(|((id, _), _)| *id)
@@ -401,6 +403,13 @@ impl Collector {
         // the scanners do it side by side (`in_parallel`); the later ones
         // read kept descriptors, a few ms, in this thread
         let parallel = self.refreshes == 0 || std::mem::take(&mut self.unprimed);
+        let ids: Vec<HierId> = std::iter::once(plan.primary)
+            .chain(
+                (self.others.iter().zip(&run))
+                    .filter(|(_, r)| **r)
+                    .map(|((id, _), _)| *id),
+            )
+            .collect();
         let mut scanners: Vec<&mut Scanner> = std::iter::once(&mut self.scanner)
             .chain(
                 (self.others.iter_mut().zip(&run))
@@ -411,27 +420,47 @@ impl Collector {
         let (costs, helper_cpu) = in_parallel(&mut scanners, parallel, |s, ()| s.prepare(), |_| ());
         self.helper_cpu += helper_cpu;
         let at = clock();
-        let (mut read, helper_cpu) =
-            in_parallel(&mut scanners, parallel, Scanner::read_prepared, |k| {
-                costs[k]
-            });
-        self.helper_cpu += helper_cpu;
-        let mut parts = Vec::with_capacity(1 + n);
-        let (g, mut cost) = read.remove(0);
-        parts.push((plan.primary, g));
-        let read_now = (self.others.iter().zip(&run))
-            .filter(|(_, r)| **r)
-            .map(|(o, _)| o);
-        for ((id, _), (g, c)) in read_now.zip(read) {
-            cost.files_read += c.files_read;
-            cost.files_kept += c.files_kept;
-            cost.dirs_listed += c.dirs_listed;
-            cost.fd_limited |= c.fd_limited;
-            cost.walked |= c.walked;
-            parts.push((*id, g));
+        // each hierarchy's samples are merged as soon as they are read
+        // and dropped with it (`union::Merging`): the merged tree and one
+        // hierarchy's samples at a time, but on the first refresh, whose
+        // reads go side by side
+        // (the merge's CPU time is told apart in this thread's refreshes:
+        // on the first, some merging runs in a helper thread)
+        let timing = self.laps.is_some() && !parallel;
+        let mut merging = union::Merging::new(plan);
+        let mut cost = ScanCost::default();
+        let mut merge_cpu = Duration::ZERO;
+        let mut add = |k: usize, (g, c): (Vec<GroupSample>, ScanCost)| {
+            if k == 0 {
+                cost = c;
+            } else {
+                cost.files_read += c.files_read;
+                cost.files_kept += c.files_kept;
+                cost.dirs_listed += c.dirs_listed;
+                cost.fd_limited |= c.fd_limited;
+                cost.walked |= c.walked;
+            }
+            let t0 = timing.then(thread_cpu_time);
+            merging.add(ids[k], g);
+            if let Some(t0) = t0 {
+                merge_cpu += thread_cpu_time().saturating_sub(t0);
+            }
+        };
+        self.helper_cpu += in_parallel_each(
+            &mut scanners,
+            parallel,
+            Scanner::read_prepared,
+            |k| costs[k],
+            &mut add,
+        );
+        // the merging done between the reads is the merge's step
+        if let Some(l) = &mut self.laps {
+            let now = thread_cpu_time();
+            l.steps
+                .push(("scan", now.saturating_sub(l.last).saturating_sub(merge_cpu)));
+            l.last = now.saturating_sub(merge_cpu);
         }
-        self.lap("scan");
-        let mut groups = union::merge(plan, parts);
+        let mut groups = merging.finish();
         for g in &mut groups {
             for &id in &not_yet {
                 g.hot.v1.held_in.insert(id);
@@ -1067,9 +1096,14 @@ impl Collector {
             }
         }
         let mut events_seed = None;
-        if self.first_paths.is_none() {
-            // baseline of memory.events for "changes since start"
-            self.first_paths = Some(groups.iter().map(|g| (g.path.clone(), g.inode)).collect());
+        if self.refreshes == 0 {
+            // baseline of memory.events for "changes since start": the
+            // groups there at start, where anything asks for it (not a
+            // `-b` run, which reads no memory.events: a copy of every
+            // path for nothing, 1.5 MB at 10,000 groups)
+            if self.events_baseline || self.cfg.full_detail {
+                self.first_paths = Some(groups.iter().map(|g| (g.path.clone(), g.inode)).collect());
+            }
             // memory.events is cgroup2's: where memory is a v1 controller
             // (a hybrid host) no group has one, and each open would fail
             let layout = &self.hiers.layout;
@@ -1292,6 +1326,74 @@ fn in_parallel<I, T: Send>(
     (all.into_iter().map(|(_, t)| t).collect(), helper_cpu)
 }
 
+/// [`in_parallel`], each result handed to `done` in the scanners' order
+/// as soon as it and those before it are there, rather than all at the
+/// end: what `done` consumes (a hierarchy's samples, merged) is not held
+/// until the last scanner is done. `done` runs in whichever thread
+/// finished the result that completed the run, one call at a time. Gives
+/// the CPU time the helper threads spent.
+fn in_parallel_each<I, T: Send>(
+    scanners: &mut [&mut Scanner],
+    parallel: bool,
+    work: impl Fn(&mut Scanner, I) -> T + Sync,
+    input: impl Fn(usize) -> I + Sync,
+    done: impl FnMut(usize, T) + Send,
+) -> Duration {
+    use std::sync::{Mutex, PoisonError};
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(SCAN_THREADS)
+        .min(scanners.len());
+    let mut done = done;
+    if !parallel || threads < 2 {
+        for (k, s) in scanners.iter_mut().enumerate() {
+            done(k, work(s, input(k)));
+        }
+        return Duration::ZERO;
+    }
+    let n = scanners.len();
+    let queue = Mutex::new(scanners.iter_mut().enumerate());
+    let next = || queue.lock().ok().and_then(|mut q| q.next());
+    // the next result to hand over, the results there before their turn
+    let ready = Mutex::new((
+        0usize,
+        (0..n).map(|_| None).collect::<Vec<Option<T>>>(),
+        done,
+    ));
+    let run = || {
+        while let Some((k, s)) = next() {
+            let t = work(s, input(k));
+            let mut r = ready.lock().unwrap_or_else(PoisonError::into_inner);
+            let (at, slots, done) = &mut *r;
+            slots[k] = Some(t);
+            while let Some(t) = slots.get_mut(*at).and_then(Option::take) {
+                done(*at, t);
+                *at += 1;
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, || {
+                        let cpu0 = thread_cpu_time();
+                        run();
+                        thread_cpu_time().saturating_sub(cpu0)
+                    })
+                    .ok()
+            })
+            .collect();
+        run();
+        let mut cpu = Duration::ZERO;
+        for h in helpers {
+            // a helper that panicked: its scanners' panic goes on here
+            cpu += h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        }
+        cpu
+    })
+}
+
 /// `f` of every item, in the items' order, the items split in even runs
 /// between up to [`SCAN_THREADS`] threads (no more than the CPUs; one
 /// for fewer than 64 items); and the CPU time of the helper threads.
@@ -1370,7 +1472,7 @@ pub fn read_machine_load(proc_dir: &Path) -> MachineLoad {
 
 /// Rates for every group of `cur`, matching `prev` by path (both sorted).
 pub fn rates_between(prev: &Snapshot, cur: &Snapshot) -> Vec<GroupRates> {
-    rates_within(prev, cur, None).0
+    rates_within(&Baseline::of(prev), cur, None).0
 }
 
 /// How many CPUs the machine has online (/sys/devices/system/cpu/online,

@@ -9,9 +9,62 @@
 
 use crate::cgroupfs::io::{IoStat, IoStatDev, IoStatDevice};
 use crate::cgroupfs::CpuStat;
-use crate::model::{GroupSample, Snapshot};
+use crate::model::{GroupPath, GroupSample, Snapshot};
 use std::collections::HashMap;
 use std::time::Duration;
+
+/// One group as a rate's baseline: its path and inode (the same group
+/// incarnation) and the counters rates are computed from: cpu.stat,
+/// io.stat, cpu.stat.local: 168 bytes where a whole [`GroupSample`] is
+/// 408 (io.stat's list aside); the rater keeps one for every group
+/// between refreshes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Kept {
+    pub path: GroupPath,
+    pub inode: u64,
+    pub cpu: Option<CpuStat>,
+    pub io: Option<IoStat>,
+    pub throttled_local_usec: Option<u64>,
+}
+
+impl Kept {
+    /// `g`'s counters, copied.
+    pub fn of(g: &GroupSample) -> Self {
+        Self {
+            path: g.path.clone(),
+            inode: g.inode,
+            cpu: g.hot.cpu,
+            io: g.hot.io.clone(),
+            throttled_local_usec: g.hot.throttled_local_usec,
+        }
+    }
+}
+
+/// The last refresh's counters, the baseline of the next rates: every
+/// group's [`Kept`], sorted by path as the snapshot was.
+#[derive(Debug, Clone, Default)]
+pub struct Baseline {
+    pub at: Duration,
+    pub groups: Vec<Kept>,
+}
+
+impl Baseline {
+    /// `snap`'s counters, copied.
+    pub fn of(snap: &Snapshot) -> Self {
+        Self {
+            at: snap.at,
+            groups: snap.groups.iter().map(Kept::of).collect(),
+        }
+    }
+
+    /// The group at `path`.
+    pub fn find(&self, path: &GroupPath) -> Option<&Kept> {
+        self.groups
+            .binary_search_by(|g| g.path.cmp(path))
+            .ok()
+            .map(|i| &self.groups[i])
+    }
+}
 
 /// Byte and operation rates, per second.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
@@ -107,7 +160,7 @@ fn capped_pct(prev: u64, cur: u64, secs: f64, cap: Option<u64>, baseline: &mut u
 /// sorted), with a ceiling of `ncpus` CPUs on CPU figures; also the
 /// cpu.stat each group's next window counts from (`None`: its own).
 pub fn rates_within(
-    prev: &Snapshot,
+    prev: &Baseline,
     cur: &Snapshot,
     ncpus: Option<usize>,
 ) -> (Vec<GroupRates>, Vec<Option<CpuStat>>) {
@@ -134,7 +187,7 @@ pub fn rates_within(
 /// what a window over the ceiling could not show (see [`credit`]).
 #[derive(Debug, Clone, Default)]
 pub struct Rater {
-    prev: Option<Snapshot>,
+    prev: Option<Baseline>,
     ncpus: Option<usize>,
 }
 
@@ -156,9 +209,9 @@ impl Rater {
         self.ncpus = ncpus;
     }
 
-    /// The baseline: the last snapshot kept (paths, inodes and the
-    /// counters rates are computed from: cpu.stat, io.stat, cpu.stat.local).
-    pub fn prev(&self) -> Option<&Snapshot> {
+    /// The baseline: the last snapshot's paths, inodes and the counters
+    /// rates are computed from (cpu.stat, io.stat, cpu.stat.local).
+    pub fn prev(&self) -> Option<&Baseline> {
         self.prev.as_ref()
     }
 
@@ -179,11 +232,7 @@ impl Rater {
     /// matters): against the baseline, with the same ceiling.
     pub fn local_pct(&self, g: &GroupSample, at: Duration) -> Option<f64> {
         let prev = self.prev.as_ref()?;
-        let p = prev
-            .groups
-            .binary_search_by(|x| x.path.cmp(&g.path))
-            .ok()
-            .map(|i| &prev.groups[i])?;
+        let p = prev.find(&g.path)?;
         compute_within(p, g, at.saturating_sub(prev.at), self.ncpus)
             .0
             .throttled_local_pct
@@ -204,7 +253,8 @@ impl Rater {
         // same (both lists are sorted by path): in the steady state no
         // path and no io.stat list is allocated again. A baseline holds
         // what a rate is computed from (`compute_within`) and nothing
-        // more: the path, the inode, cpu.stat, io.stat, cpu.stat.local.
+        // more: the path, the inode, cpu.stat, io.stat, cpu.stat.local
+        // ([`Kept`], not a whole sample).
         let mut old = self
             .prev
             .take()
@@ -215,23 +265,22 @@ impl Rater {
         let mut groups = Vec::with_capacity(snapshot.groups.len());
         for (g, base) in snapshot.groups.iter().zip(rated.baselines) {
             while old.next_if(|o| o.path < g.path).is_some() {}
-            let mut k = old
-                .next_if(|o| o.path == g.path)
-                .unwrap_or_else(|| GroupSample::new(g.path.clone(), g.inode));
+            let mut k = old.next_if(|o| o.path == g.path).unwrap_or_else(|| Kept {
+                path: g.path.clone(),
+                ..Kept::default()
+            });
             k.inode = g.inode;
-            k.cgroup_type = g.cgroup_type;
-            k.hot.cpu = base.or(g.hot.cpu);
-            k.hot.throttled_local_usec = g.hot.throttled_local_usec;
-            match (&mut k.hot.io, &g.hot.io) {
+            k.cpu = base.or(g.hot.cpu);
+            k.throttled_local_usec = g.hot.throttled_local_usec;
+            match (&mut k.io, &g.hot.io) {
                 (Some(kept), Some(now)) => kept.0.clone_from(&now.0),
                 (kept, now) => kept.clone_from(now),
             }
             groups.push(k);
         }
-        self.prev = Some(Snapshot {
+        self.prev = Some(Baseline {
             at: snapshot.at,
             groups,
-            cost: snapshot.cost,
         });
         (rated.rates, throttling)
     }
@@ -254,7 +303,7 @@ impl Rater {
 /// when the samples are not of the same incarnation of the group or the
 /// interval is empty.
 pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> GroupRates {
-    compute_within(prev, cur, elapsed, None).0
+    compute_within(&Kept::of(prev), cur, elapsed, None).0
 }
 
 /// [`compute`] with a ceiling of `ncpus` CPUs on every CPU figure (see
@@ -262,7 +311,7 @@ pub fn compute(prev: &GroupSample, cur: &GroupSample, elapsed: Duration) -> Grou
 /// it: `cur`'s counters less what this window could not show (`None`
 /// when there was no rate; keep `cur`'s then).
 pub fn compute_within(
-    prev: &GroupSample,
+    prev: &Kept,
     cur: &GroupSample,
     elapsed: Duration,
     ncpus: Option<usize>,
@@ -273,7 +322,7 @@ pub fn compute_within(
     }
     let mut r = GroupRates::default();
     let mut next = None;
-    if let (Some(a), Some(b)) = (&prev.hot.cpu, &cur.hot.cpu) {
+    if let (Some(a), Some(b)) = (&prev.cpu, &cur.hot.cpu) {
         // the most CPU time the window can hold, in microseconds
         let cap = ncpus.map(|n| (n as f64 * secs * 1e6) as u64);
         let mut base = *b;
@@ -300,13 +349,13 @@ pub fn compute_within(
         }
         next = Some(base);
     }
-    if let (Some(x), Some(y)) = (prev.hot.throttled_local_usec, cur.hot.throttled_local_usec) {
+    if let (Some(x), Some(y)) = (prev.throttled_local_usec, cur.hot.throttled_local_usec) {
         // not carried over (cpu.stat.local is read only where needed, so
         // there is no kept baseline): capped like the other CPU figures
         let ceiling = ncpus.map_or(f64::INFINITY, |n| n as f64 * 100.0);
         r.throttled_local_pct = delta(x, y).map(|d| (d as f64 / (secs * 1e6) * 100.0).min(ceiling));
     }
-    if let (Some(a), Some(b)) = (&prev.hot.io, &cur.hot.io) {
+    if let (Some(a), Some(b)) = (&prev.io, &cur.hot.io) {
         // Per device; a device that appeared since counts from zero, which
         // is right: io.stat lists a device once the group has done IO on it.
         let zero = IoStatDev::ZERO;
@@ -410,8 +459,8 @@ mod tests {
         let window = Duration::from_millis(200);
         let ticks = [102u64, 98, 101, 99];
         let mut counter = 10_000_000u64;
-        let mut kept = sample(1, counter, "");
-        let mut before = kept.clone();
+        let mut before = sample(1, counter, "");
+        let mut kept = Kept::of(&before);
         let mut shown_total = 0.0;
         let mut raw_max = 0.0f64;
         for t in ticks {
@@ -428,14 +477,14 @@ mod tests {
                 assert!(p.unwrap() <= 200.0 + 1e-9);
             }
             shown_total += pct;
-            kept = cur;
-            kept.hot.cpu = next;
+            kept = Kept::of(&cur);
+            kept.cpu = next;
         }
         assert!((raw_max - 204.0).abs() < 1e-9, "the counters do overshoot");
         // 400 ticks of 4 ms in 4 windows of 0.2 s: 200 % on average
         assert!((shown_total / 4.0 - 200.0).abs() < 1e-9, "{shown_total}");
         // nothing left over: the last window was under the ceiling
-        assert_eq!(kept.hot.cpu.unwrap().usage_usec, counter);
+        assert_eq!(kept.cpu.unwrap().usage_usec, counter);
     }
 
     #[test]

@@ -127,7 +127,8 @@ impl Scanner {
         if matches!(entry.watch, Watch::None) {
             // counted high during a walk (entries gone are counted until
             // its end): never more than the cap
-            if self.by_notify < self.max_notify && self.add_notify(&entry.dir) {
+            let dir = super::group_dir(&self.root, &entry.path).into_owned();
+            if self.by_notify < self.max_notify && self.add_notify(&dir) {
                 self.by_notify += 1;
                 entry.watch = Watch::Notify;
                 return;
@@ -137,7 +138,7 @@ impl Scanner {
                 self.fd_limited = true;
                 return;
             }
-            let Ok(fd) = self.hier.open_dir(&entry.dir) else {
+            let Ok(fd) = self.hier.open_dir(&dir) else {
                 return;
             };
             self.kept += 1;

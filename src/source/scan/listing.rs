@@ -215,7 +215,7 @@ pub(super) fn one_per_path<T>(items: &mut Vec<T>, key: impl Fn(&T) -> (&GroupPat
 
 /// What a walk would find for a group known not to have changed: its files
 /// as the last walk saw them.
-pub(super) fn found_of(e: &Entry) -> Listed {
+pub(super) fn found_of(root: &Path, e: &Entry) -> Listed {
     let mut present = 0u16;
     for (k, h) in e.handles.iter() {
         if !matches!(h, Handle::Absent) {
@@ -225,7 +225,8 @@ pub(super) fn found_of(e: &Entry) -> Listed {
     if e.cgroup_type.is_some() {
         present |= 1 << TYPE_BIT;
     }
-    (e.path.clone(), e.dir.clone(), e.inode, present)
+    let dir = super::group_dir(root, &e.path).into_owned();
+    (e.path.clone(), dir, e.inode, present)
 }
 
 impl Scanner {
@@ -351,7 +352,7 @@ impl Scanner {
         let carry = |from: usize, found: &mut Vec<Listed>| {
             let mut keep = vec![from];
             while let Some(k) = keep.pop() {
-                found.push(found_of(&self.entries[k]));
+                found.push(found_of(&self.root, &self.entries[k]));
                 keep.extend(&children[k]);
             }
         };
@@ -362,15 +363,16 @@ impl Scanner {
         let mut stack = vec![(0usize, false)];
         while let Some((i, relist)) = stack.pop() {
             let e = &self.entries[i];
-            let now = read_descendants(&self.hier, &e.dir.join(files::STAT), &mut buf)?;
+            let dir = super::group_dir(&self.root, &e.path);
+            let now = read_descendants(&self.hier, &dir.join(files::STAT), &mut buf)?;
             let moved = now != below[i];
             if !moved && !relist {
                 // unchanged below: the last walk's groups stand
                 carry(i, &mut found);
                 continue;
             }
-            let (present, listed) = list_dir(&self.hier, self.table, &e.dir, &mut listed_dirs)?;
-            found.push((e.path.clone(), e.dir.clone(), e.inode, present));
+            let (present, listed) = list_dir(&self.hier, self.table, &dir, &mut listed_dirs)?;
+            found.push((e.path.clone(), dir.into_owned(), e.inode, present));
             let known = |name: &OsStr, ino: u64| {
                 e.path.join(name.as_bytes()).is_ok_and(|p| {
                     index

@@ -166,14 +166,15 @@ impl Scanner {
                 let Some(h) = e.handles.get_mut(k) else {
                     continue;
                 };
-                let r = read_handle(&hier, h, &e.dir, name, &mut buf, *kind == Hot::Procs, cost);
+                let dir = super::group_dir(&self.root, &e.path);
+                let r = read_handle(&hier, h, &dir, name, &mut buf, *kind == Hot::Procs, cost);
                 match r {
                     Read1::Gone => {
                         // a file goes away with its group, or alone when a
                         // controller is disabled in the parent: tell them
                         // apart by the directory (same inode = same group;
                         // another inode = the group made again)
-                        match hier.dir_ino(&e.dir) {
+                        match hier.dir_ino(&dir) {
                             Ok(ino) if ino == e.inode => {
                                 if e.handles.is_kept(k) {
                                     dropped_kept += 1;
@@ -205,6 +206,12 @@ impl Scanner {
                 gone.push(i);
                 continue;
             }
+            // io.stat's list grows by doubling (4 devices' room for one):
+            // exact, since the sample is kept (the rates' baseline, the
+            // snapshot), 10,000 of them at 10,000 groups
+            if let Some(io) = hot.io.as_mut() {
+                io.0.shrink_to_fit();
+            }
             out.push(GroupSample {
                 path: e.path.clone(),
                 inode: e.inode,
@@ -213,6 +220,13 @@ impl Scanner {
                 detail: None,
                 identity: None,
             });
+        }
+        // a file that grew the buffer (a big cgroup.procs, or one over
+        // its cap: 8 MiB read, 16 MiB of room) does not keep it grown
+        // for the life of the scanner
+        if buf.len() > super::SCRATCH {
+            buf.truncate(super::SCRATCH);
+            buf.shrink_to_fit();
         }
         self.buf = buf;
         self.kept -= dropped_kept;

@@ -62,7 +62,6 @@ impl Scanner {
                     }
                     let e = Entry {
                         path,
-                        dir,
                         inode,
                         cgroup_type: None,
                         handles: Handles::default(),
@@ -99,7 +98,7 @@ impl Scanner {
                     (true, Handle::Absent | Handle::Reopen(_)) => {
                         match pre.as_mut().and_then(|p| p.handles[k].take()) {
                             Some(opened) => opened,
-                            None => self.open_handle(&entry.dir.join(name)),
+                            None => self.open_handle(&dir.join(name)),
                         }
                     }
                     (false, Handle::Kept(_)) => {
@@ -119,7 +118,7 @@ impl Scanner {
             } else if new || reread_types {
                 entry.cgroup_type = if has(TYPE_BIT) {
                     self.hier
-                        .read_text(&entry.dir.join(files::TYPE))
+                        .read_text(&dir.join(files::TYPE))
                         .ok()
                         .and_then(|t| CgroupType::parse(&t).ok())
                 } else {
