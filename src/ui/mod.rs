@@ -557,24 +557,23 @@ fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         spans.extend(dialogs::input_spans(t, room, theme));
         Line::from(spans)
     };
+    // a note after the typed text (a search's miss, a found process's
+    // command) takes what room is left and is cut with `…`
+    let noted = |line: Line<'static>, note: Option<String>| match note {
+        Some(note) => {
+            let mut spans = line.spans;
+            spans.push(Span::styled(format!("  {note}"), theme.warn));
+            fitted(spans, usize::from(area.width))
+        }
+        None => line,
+    };
     let line = match &app.mode {
         Mode::Filter => typing("filter: ", &app.filter),
-        Mode::Search { miss } => {
-            let mut line = typing("search: ", &app.search);
-            if let Some(miss) = miss {
-                line.spans
-                    .push(Span::styled(format!("  {miss}"), theme.warn));
-            }
-            line
-        }
-        Mode::FindProcess(p) => {
-            let mut line = typing("find process (PID or name): ", &p.text);
-            if let Some(note) = &p.note {
-                line.spans
-                    .push(Span::styled(format!("  {note}"), theme.warn));
-            }
-            line
-        }
+        Mode::Search { miss } => noted(typing("search: ", &app.search), miss.map(str::to_owned)),
+        Mode::FindProcess(p) => noted(
+            typing("find process (PID or name): ", &p.text),
+            p.note.clone(),
+        ),
         Mode::IntervalPrompt(t) => typing("refresh every (seconds): ", t),
         Mode::Jump(t) => typing("jump to (-90s, -5m, 14:03:20 UTC): ", t),
         _ => match &app.status {
