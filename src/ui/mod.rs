@@ -322,9 +322,15 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         String::new()
     } else {
         let before = "cgtop ".len() + fit::width(&host) + fit::width(&mount(&mode));
+        // the group's own name whole (`…/` before it) where the line
+        // can hold it at all, however long
+        let last = from_path.rsplit('/').next().unwrap_or_default();
+        let own =
+            (fit::width("  from …/") + fit::width(last)).min(width.saturating_sub("cgtop ".len()));
         let from_room = width
             .saturating_sub(before)
             .max(width / 2)
+            .max(own)
             .saturating_sub("  from ".len());
         format!("  from {}", fit_path(&from_path, from_room))
     };

@@ -228,6 +228,23 @@ fn a_cut_header_ends_in_an_ellipsis_and_keeps_the_groups_name() {
     assert!(!lines[2].contains("PAUS "), "{shown}");
 }
 
+/// A last component wider than half the line still shows whole: the
+/// host and the mount give way to it, rather than the name being cut in
+/// its middle (`…per-service-with-long-name.slice`).
+#[test]
+fn a_long_group_name_in_the_header_takes_the_room_it_needs() {
+    let (mut a, mut c) = app_on(&fixture("pure-v2-systemd"), pure_v2_mount(), 80, 24);
+    a.start = GroupPath::new("system.slice/newc-18771-1/deeper-service-with-long-name.slice");
+    tick(&mut a, &mut c, 2.0);
+    let shown = screen(&a, 80, 24);
+    let lines = plain_lines(&shown);
+    assert!(
+        lines[0].contains("from …/deeper-service-with-long-name.slice"),
+        "{shown}"
+    );
+    assert!(lines[0].starts_with("cgtop "), "{shown}");
+}
+
 /// A long information in the status line is cut to its line with `…`;
 /// the footer stays.
 #[test]
