@@ -574,6 +574,18 @@ fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         None => line,
     };
     let line = match &app.mode {
+        Mode::Filter if app.filter.is_empty() => {
+            // `/` is htop's search: what searches without filtering here
+            let mut line = typing("filter: ", &app.filter);
+            line.spans.push(Span::styled(
+                format!(
+                    "  (search, no filter: {})",
+                    keymap::keys_text(Scope::Main, keymap::Action::StartSearch)
+                ),
+                theme.dim,
+            ));
+            fitted(line.spans, usize::from(area.width))
+        }
         Mode::Filter => typing("filter: ", &app.filter),
         Mode::Search { miss } => noted(typing("search: ", &app.search), miss.map(str::to_owned)),
         Mode::FindProcess(p) => noted(
