@@ -349,3 +349,20 @@ fn a_detail_page_key_under_the_strip_says_where_it_went() {
     send(&mut a, &mut c, key(KeyCode::Enter));
     assert!(screen(&a, 80, 24).contains("2 Memory"));
 }
+
+/// Without the pids controller (a hybrid host's cgroup2) the strip counts
+/// the group's processes as the tree's PIDS column does, not `-`.
+#[test]
+fn the_strip_counts_processes_without_the_pids_controller() {
+    let t = copy_fixture("pure-v2-systemd");
+    let g = t.path().join("system.slice/rivm-cmd.service");
+    std::fs::remove_file(g.join("pids.current")).unwrap();
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 80, 24);
+    select(&mut a, &mut c, "system.slice/rivm-cmd.service");
+    let shown = screen(&a, 80, 24);
+    let strip = plain_lines(&shown)
+        .into_iter()
+        .find(|l| l.starts_with("CPU ") && l.contains("PIDS"))
+        .unwrap_or_else(|| panic!("no strip:\n{shown}"));
+    assert!(strip.contains("PIDS 3"), "{shown}");
+}
