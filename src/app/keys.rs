@@ -68,6 +68,15 @@ pub(super) fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         fx.push(Effect::Suspend);
         return;
     }
+    if app.tree_rows.too_small {
+        // only "terminal too small (q quits)" is on screen: q quits,
+        // whatever was open; any other key waits for a usable size
+        if keymap::lookup(Scope::Main, ev) == Some(Action::Quit) {
+            app.quitting = true;
+            fx.push(Effect::Quit);
+        }
+        return;
+    }
     if dialog::on_input(app, Input::Key(ev), fx) {
         return;
     }

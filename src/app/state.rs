@@ -213,6 +213,7 @@ impl App {
                 strip: false,
                 split_width: 80,
                 whole_width: 80,
+                too_small: false,
             },
             zoom: Zoom::Split,
             name_width: 0,

@@ -29,8 +29,8 @@
 //!   that the tree keeps 15 rows at 80x24; `Enter`, `z` or `Tab` open the
 //!   detail in full.
 //! - below [`MIN_WIDTH`]x[`MIN_HEIGHT`] (60x12): one line says the
-//!   terminal is too small; cgtop keeps running, and the view comes back
-//!   with its selection when the terminal grows.
+//!   terminal is too small; cgtop keeps running (taking no key but quit),
+//!   and the view comes back with its selection when the terminal grows.
 //!
 //! Every header and status line that does not fit is cut by
 //! `render::fit` (`fit_pieces`, `fit_path`): it ends in `…`, and a group
@@ -230,6 +230,7 @@ pub fn tree_rows_for(width: u16, height: u16) -> TreeRows {
         strip: uses_strip(width, height),
         split_width: usize::from(widest),
         whole_width: usize::from(width),
+        too_small: too_small(width, height),
     }
 }
 

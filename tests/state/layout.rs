@@ -366,3 +366,31 @@ fn the_strip_counts_processes_without_the_pids_controller() {
         .unwrap_or_else(|| panic!("no strip:\n{shown}"));
     assert!(strip.contains("PIDS 3"), "{shown}");
 }
+
+/// Below the minimum layout one line says so; keys pressed blind do
+/// nothing (no move, no kill's confirmation) but q; the view comes back
+/// with its selection when the terminal grows.
+#[test]
+fn a_terminal_too_small_takes_no_key_but_quit_and_comes_back() {
+    let (mut a, mut c) = small("system.slice");
+    resize(&mut a, 50, 10);
+    let shown = screen(&a, 50, 10);
+    assert!(
+        shown.contains("terminal 50x10: cgtop needs 60x12"),
+        "{shown}"
+    );
+    for k in [ch('j'), ch('K'), ch('/'), key(KeyCode::Enter)] {
+        let fx = send(&mut a, &mut c, k);
+        assert!(fx.is_empty(), "{fx:?}");
+    }
+    assert_eq!(selected(&a), "/system.slice");
+    assert_eq!(a.mode, cgtop::app::Mode::Normal);
+    tick(&mut a, &mut c, 2.0);
+    resize(&mut a, 80, 24);
+    assert_eq!(selected(&a), "/system.slice");
+    let shown = screen(&a, 80, 24);
+    assert!(shown.contains("─ /system.slice ─"), "{shown}");
+    resize(&mut a, 50, 10);
+    let fx = send(&mut a, &mut c, ch('q'));
+    assert!(fx.contains(&cgtop::app::Effect::Quit), "{fx:?}");
+}
