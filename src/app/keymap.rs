@@ -636,7 +636,8 @@ pub const KEYMAP: &[Binding] = &[
 /// where cgtop binds it otherwise or not at all: said on the status line
 /// in words, never an action. `here` is the main view's action the key
 /// has in the built-in table (`None`: unbound); the hint is said every
-/// time for an unbound key, the first time in a session for a bound one,
+/// time for an unbound key, once a session for a bound one (at its next
+/// press where the key's own words took the line: `App::hint_waits`),
 /// and not at all once the settings file rebinds the key. Each `{}` in
 /// `words` is the keys of the next action of `to`, from the table in
 /// force.
@@ -685,6 +686,8 @@ pub const HINTS: &[Hint] = &[
     hint(k('l'), Some(Action::Expand), "expand here (vi keys; htop's open files: none)", &[]),
     hint(k('s'), Some(Action::ToggleSpark), "sparkline column here (htop's strace: none)", &[]),
     hint(k('h'), Some(Action::Collapse), "collapse here (vi keys); help is {}", &[Action::Help]),
+    hint(k('w'), Some(Action::ToggleIdentities), "who groups are here (htop's wrap of commands: none)", &[]),
+    hint(k('#'), Some(Action::FindProcess), "find a process here (htop's # hides the meters: none)", &[]),
     hint(k('['), Some(Action::DetailUp), "scrolls the detail here; htop's nice is cpu.weight in {}", &[Action::EditLimits]),
     hint(k(']'), Some(Action::DetailDown), "scrolls the detail here; htop's nice is cpu.weight in {}", &[Action::EditLimits]),
     // systemd-cgtop's keys (and htop's that are the same letter)
@@ -697,6 +700,7 @@ pub const HINTS: &[Hint] = &[
     hint(k('r'), Some(Action::SortReverse), "reverse sort here (systemd-cgtop's r: figures here count the subtree)", &[]),
     hint(k('+'), Some(Action::Expand), "expand here; the refresh interval is {}", &[Action::SetInterval]),
     hint(k('-'), Some(Action::Collapse), "collapse here; the refresh interval is {}", &[Action::SetInterval]),
+    hint(k('P'), Some(Action::SortByCpu), "sort by CPU% here, as htop (systemd-cgtop's P, processes or tasks: none)", &[]),
     hint(k('%'), Some(Action::ToggleCpuScale), "CPU % of one core or of the whole machine here", &[]),
     hint(k(' '), None, "no tags (htop), no refresh now (systemd-cgtop): interval {}, pause {}", &[Action::SetInterval, Action::Pause]),
 ];
@@ -973,7 +977,8 @@ pub fn markdown() -> String {
     }
     out.push_str(
         "**Keys from htop and systemd-cgtop**: what the main view says when one is pressed \
-         (a key cgtop binds otherwise: once a session, after what the key did; an unbound key: \
+         (a key cgtop binds otherwise: once a session, after what the key did, or at its next \
+         press where the key said what it did; an unbound key: \
          every time; any other unbound key: that it is not a key here)\n\n\
          | key | what cgtop says |\n|---|---|\n",
     );

@@ -210,8 +210,10 @@ pub(super) fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         let text = match &app.status {
             None => words,
             Some(s) if s.level != Level::Info => format!("{}; {words}", s.text),
-            // the key said what it did: the hint waits for another time
-            Some(_) => return,
+            // the key said what it did: the hint waits for the next
+            // press (the habit again), and takes the line then
+            Some(_) if app.hint_waits.insert(key) => return,
+            Some(_) => words,
         };
         let level = app.status.as_ref().map_or(Level::Info, |s| s.level);
         app.hinted.insert(key);

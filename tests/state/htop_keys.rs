@@ -321,3 +321,29 @@ fn the_filter_prompt_names_the_search_key() {
     type_text(&mut a, &mut c, "getty");
     assert!(!screen(&a, 80, 24).contains("search, no filter"));
 }
+
+/// A key that always says what it did (w names the groups, P says the
+/// sort) says its htop or systemd-cgtop meaning the next time it is
+/// pressed, in place of its own words; then never again.
+#[test]
+fn a_key_that_says_what_it_did_gives_its_hint_the_next_press() {
+    let (mut a, mut c) = systemd();
+    send(&mut a, &mut c, ch('w'));
+    let first = status(&a);
+    assert!(!first.contains("htop"), "{first}");
+    send(&mut a, &mut c, ch('w'));
+    assert_eq!(
+        status(&a),
+        "w: who groups are here (htop's wrap of commands: none)"
+    );
+    send(&mut a, &mut c, ch('w'));
+    assert!(!status(&a).contains("htop"), "once: {}", status(&a));
+    send(&mut a, &mut c, ch('P'));
+    assert!(status(&a).starts_with("sorted by CPU%"), "{}", status(&a));
+    send(&mut a, &mut c, ch('P'));
+    assert!(
+        status(&a).starts_with("P: sort by CPU% here, as htop (systemd-cgtop's P"),
+        "{}",
+        status(&a)
+    );
+}
