@@ -208,12 +208,12 @@ pub(super) fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
     main_action(app, action, fx);
     if let Some((key, words)) = hint {
         let text = match &app.status {
-            None => words,
             Some(s) if s.level != Level::Info => format!("{}; {words}", s.text),
             // the key said what it did: the hint waits for the next
             // press (the habit again), and takes the line then
             Some(_) if app.hint_waits.insert(key) => return,
-            Some(_) => words,
+            // the key said nothing, or said it the time before
+            _ => words,
         };
         let level = app.status.as_ref().map_or(Level::Info, |s| s.level);
         app.hinted.insert(key);
