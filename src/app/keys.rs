@@ -210,8 +210,15 @@ pub(super) fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         let text = match &app.status {
             Some(s) if s.level != Level::Info => format!("{}; {words}", s.text),
             // the key said what it did: the hint waits for the next
-            // press (the habit again), and takes the line then
+            // press (the habit again), and follows the key's words then,
+            // or takes the line alone where both do not fit on it
             Some(_) if app.hint_waits.insert(key) => return,
+            Some(s)
+                if crate::render::fit::width(&s.text) + 2 + crate::render::fit::width(&words)
+                    <= usize::from(app.size.0) =>
+            {
+                format!("{}; {words}", s.text)
+            }
             // the key said nothing, or said it the time before
             _ => words,
         };
