@@ -636,7 +636,8 @@ pub const KEYMAP: &[Binding] = &[
 /// where cgtop binds it otherwise or not at all: said on the status line
 /// in words, never an action. `here` is the main view's action the key
 /// has in the built-in table (`None`: unbound); the hint is said every
-/// time for an unbound key, the first time in a session for a bound one,
+/// time for an unbound key, once a session for a bound one (at its next
+/// press where the key's own words took the line: `App::hint_waits`),
 /// and not at all once the settings file rebinds the key. Each `{}` in
 /// `words` is the keys of the next action of `to`, from the table in
 /// force.
@@ -671,6 +672,12 @@ pub const HINTS: &[Hint] = &[
     hint(k('a'), None, "htop's CPU affinity: cpuset.cpus, written with {}", &[Action::EditRaw]),
     hint(k('\\'), None, "htop's filter is {} here", &[Action::StartFilter]),
     hint(k('S'), None, "htop's setup: the columns are {}; the rest is the settings file", &[Action::ChooseColumns]),
+    hint(k('x'), None, "htop's file locks: none here; a group's processes are detail {}", &[Action::DetailPage(3)]),
+    hint(k('0'), None, "htop's PID search is {} here (a PID or a name)", &[Action::FindProcess]),
+    hint(k('6'), None, "htop's PID search is {} here (a PID or a name)", &[Action::FindProcess]),
+    hint(k('7'), None, "htop's PID search is {} here (a PID or a name)", &[Action::FindProcess]),
+    hint(k('8'), None, "htop's PID search is {} here (a PID or a name)", &[Action::FindProcess]),
+    hint(k('9'), None, "htop's PID search is {} here (a PID or a name)", &[Action::FindProcess]),
     hint(k('K'), Some(Action::Kill), "kill here, after a confirmation (htop's K hides kernel threads)", &[]),
     hint(k('k'), Some(Action::Up), "up here (vi keys); kill is {}, after a confirmation", &[Action::Kill]),
     hint(k('u'), Some(Action::Undo), "undo here; htop's user filter: {} filters by group name", &[Action::StartFilter]),
@@ -679,20 +686,23 @@ pub const HINTS: &[Hint] = &[
     hint(k('l'), Some(Action::Expand), "expand here (vi keys; htop's open files: none)", &[]),
     hint(k('s'), Some(Action::ToggleSpark), "sparkline column here (htop's strace: none)", &[]),
     hint(k('h'), Some(Action::Collapse), "collapse here (vi keys); help is {}", &[Action::Help]),
+    hint(k('w'), Some(Action::ToggleIdentities), "who groups are here (htop's wrap of commands: none)", &[]),
+    hint(k('#'), Some(Action::FindProcess), "find a process here (htop's # hides the meters: none)", &[]),
     hint(k('['), Some(Action::DetailUp), "scrolls the detail here; htop's nice is cpu.weight in {}", &[Action::EditLimits]),
     hint(k(']'), Some(Action::DetailDown), "scrolls the detail here; htop's nice is cpu.weight in {}", &[Action::EditLimits]),
     // systemd-cgtop's keys (and htop's that are the same letter)
     hint(k('c'), Some(Action::Controllers), "controllers here; sort by CPU is {} or {}", &[Action::SortByCpu, Action::SortNext]),
     hint(k('m'), Some(Action::MoveProcess), "move a process here; sort by memory is {}", &[Action::SortByMemory]),
     hint(k('p'), Some(Action::Pause), "pause here; sort by path (the name) is in {}", &[Action::SortMenu]),
-    hint(k('t'), Some(Action::StepForward), "time travel forward here ({} back); sort by tasks (PIDS) is in {}", &[Action::StepBack, Action::SortMenu]),
+    hint(k('t'), Some(Action::StepForward), "forward in time here ({} back); htop's tree {}, sort by tasks {}", &[Action::StepBack, Action::ToggleFlat, Action::SortMenu]),
     hint(k('T'), Some(Action::StepBack), "time travel back here ({} forward); htop's sort by time is {} (CPU%)", &[Action::StepForward, Action::SortByCpu]),
     hint(k('i'), None, "sort by IO is in {} (READ/s, WRITE/s); io.weight and io.max are in {}", &[Action::SortMenu, Action::EditLimits]),
-    hint(k('r'), Some(Action::SortReverse), "reverse the sort here (systemd-cgtop's recursive counts: cgtop's figures are always the subtree's)", &[]),
+    hint(k('r'), Some(Action::SortReverse), "reverse sort here (systemd-cgtop's r: figures here count the subtree)", &[]),
     hint(k('+'), Some(Action::Expand), "expand here; the refresh interval is {}", &[Action::SetInterval]),
     hint(k('-'), Some(Action::Collapse), "collapse here; the refresh interval is {}", &[Action::SetInterval]),
+    hint(k('P'), Some(Action::SortByCpu), "sort by CPU% here, as htop (systemd-cgtop's P, processes or tasks: none)", &[]),
     hint(k('%'), Some(Action::ToggleCpuScale), "CPU % of one core or of the whole machine here", &[]),
-    hint(k(' '), None, "no tags (htop) nor refresh now (systemd-cgtop): the interval is {}, pause {}", &[Action::SetInterval, Action::Pause]),
+    hint(k(' '), None, "no tags (htop), no refresh now (systemd-cgtop): interval {}, pause {}", &[Action::SetInterval, Action::Pause]),
 ];
 
 /// The hint of `ev` on the main view (see [`Hint`]), in words: `None`
@@ -967,7 +977,8 @@ pub fn markdown() -> String {
     }
     out.push_str(
         "**Keys from htop and systemd-cgtop**: what the main view says when one is pressed \
-         (a key cgtop binds otherwise: once a session, after what the key did; an unbound key: \
+         (a key cgtop binds otherwise: once a session, after what the key did, or at its next \
+         press where the key said what it did; an unbound key: \
          every time; any other unbound key: that it is not a key here)\n\n\
          | key | what cgtop says |\n|---|---|\n",
     );

@@ -68,6 +68,15 @@ pub(super) fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
         fx.push(Effect::Suspend);
         return;
     }
+    if app.tree_rows.too_small {
+        // only "terminal too small (q quits)" is on screen: q quits,
+        // whatever was open; any other key waits for a usable size
+        if keymap::lookup(Scope::Main, ev) == Some(Action::Quit) {
+            app.quitting = true;
+            fx.push(Effect::Quit);
+        }
+        return;
+    }
     if dialog::on_input(app, Input::Key(ev), fx) {
         return;
     }
@@ -199,10 +208,19 @@ pub(super) fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
     main_action(app, action, fx);
     if let Some((key, words)) = hint {
         let text = match &app.status {
-            None => words,
             Some(s) if s.level != Level::Info => format!("{}; {words}", s.text),
-            // the key said what it did: the hint waits for another time
-            Some(_) => return,
+            // the key said what it did: the hint waits for the next
+            // press (the habit again), and follows the key's words then,
+            // or takes the line alone where both do not fit on it
+            Some(_) if app.hint_waits.insert(key) => return,
+            Some(s)
+                if crate::render::fit::width(&s.text) + 2 + crate::render::fit::width(&words)
+                    <= usize::from(app.size.0) =>
+            {
+                format!("{}; {words}", s.text)
+            }
+            // the key said nothing, or said it the time before
+            _ => words,
         };
         let level = app.status.as_ref().map_or(Level::Info, |s| s.level);
         app.hinted.insert(key);

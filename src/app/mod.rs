@@ -76,7 +76,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             app.tree_rows = tree_rows;
             app.set_tree_height();
         }
-        Msg::Mouse(m) if app.mode == Mode::Normal => match m {
+        Msg::Mouse(m) if app.mode == Mode::Normal && !app.tree_rows.too_small => match m {
             MouseAction::ScrollUp => app.move_cursor(app.cursor.saturating_sub(3), &mut fx),
             MouseAction::ScrollDown => app.move_cursor(app.cursor + 3, &mut fx),
             // a click below the last row selects nothing

@@ -284,7 +284,9 @@ pub fn step_back(app: &mut App, fx: &mut Vec<Effect>) {
 /// `t`: one moment forward; onto the newest refresh: live again.
 pub fn step_forward(app: &mut App, fx: &mut Vec<Effect>) {
     let Some(p) = &app.past else {
-        return app.set_status(Level::Info, "live already (T: back in time)");
+        // nothing to do: a refusal, after which the key's meaning in
+        // htop or systemd-cgtop is said (app::keys)
+        return app.set_status(Level::Warn, "live already (T: back in time)");
     };
     let now = p.moment.stamp.at;
     let next = app

@@ -76,6 +76,10 @@ pub struct App {
     /// The keys bound here whose htop or systemd-cgtop meaning was said
     /// once this session (`keymap::HINTS`).
     pub hinted: HashSet<keymap::Key>,
+    /// The keys bound here whose own words took the status line the
+    /// first time: their hint is said the next time instead (a key that
+    /// always says what it did would otherwise never say it).
+    pub hint_waits: HashSet<keymap::Key>,
     pub mode: Mode,
     /// Which page of the help is shown (the view wraps it around the
     /// number of pages that fit).
@@ -199,6 +203,7 @@ impl App {
             filter: TextInput::new(TextInput::LINE),
             search: TextInput::new(TextInput::LINE),
             hinted: HashSet::new(),
+            hint_waits: HashSet::new(),
             mode: Mode::Normal,
             help_page: 0,
             pane: Pane::Tree,
@@ -213,6 +218,7 @@ impl App {
                 strip: false,
                 split_width: 80,
                 whole_width: 80,
+                too_small: false,
             },
             zoom: Zoom::Split,
             name_width: 0,

@@ -82,6 +82,10 @@ pub struct TreeRows {
     /// checks the sparkline column against).
     pub split_width: usize,
     pub whole_width: usize,
+    /// The screen is below the minimum layout: one line says so, and no
+    /// key but quit and suspend is taken (it would act on a view the user
+    /// cannot see: a kill's confirmation, a move of the selection).
+    pub too_small: bool,
 }
 
 /// The most lines the detail scrolls (the view stops at its last line;

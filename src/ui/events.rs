@@ -11,7 +11,7 @@ use crate::app::App;
 use crate::model::time::events::EventList;
 use crate::model::write::errno;
 use crate::render::events::{age, clock_utc, source, what, window};
-use crate::render::fit::{fit, pad, width};
+use crate::render::fit::{fit, fit_path, pad, width};
 use crate::source::events::KmsgState;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -93,13 +93,20 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     let shown: Vec<_> = (start..(start + rows_h).min(n))
         .map_while(|i| event_at(app, i).map(|e| (i, e)))
         .collect();
-    // the group column as wide as the paths on screen, within a third
+    // the group column as wide as the paths on screen, within a third,
+    // or half where a group's own name (`…/` before it) needs it
+    let own = shown
+        .iter()
+        .map(|(_, e)| 2 + width(&e.path.name_display()))
+        .max()
+        .unwrap_or(0)
+        .min(inner / 2);
     let group_w = shown
         .iter()
         .map(|(_, e)| width(&e.path.to_string()))
         .max()
         .unwrap_or(5)
-        .clamp(5, (inner / 3).max(5));
+        .clamp(5, (inner / 3).max(own).max(5));
     let head = format!("{:<8} {:>4} {} WHAT", "UTC", "AGE", pad("GROUP", group_w));
     lines.push(Line::styled(fit(&head, inner), theme.column_header));
     let now = app.now();
@@ -127,7 +134,9 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
             "{:<8} {:>4} {} {}",
             clock_utc(e.unix_s),
             age(now.saturating_sub(e.at)),
-            pad(&fit(&e.path.to_string(), group_w), group_w),
+            // whole components dropped from the left: the group's own
+            // name stays (`…/session-1.scope`)
+            pad(&fit_path(&e.path.to_string(), group_w), group_w),
             what(&e.kind, v1_memory)
         );
         let text = fit(&text, inner);
@@ -152,13 +161,18 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
         ]));
         lines.push(Line::from(vec![
             Span::styled("from: ", theme.title),
-            Span::raw(fit(
-                &match window(e) {
-                    Some(w) => format!("{} of {}, {w}", source(&e.kind, v1_memory), e.path),
-                    None => format!("{} of {}", source(&e.kind, v1_memory), e.path),
-                },
-                inner.saturating_sub(6),
-            )),
+            Span::raw({
+                // the path shortened from the left, keeping its own
+                // name; the window of an event found late after it
+                let of = format!("{} of ", source(&e.kind, v1_memory));
+                let tail = window(e).map(|w| format!(", {w}")).unwrap_or_default();
+                let room = inner.saturating_sub(6);
+                let path = fit_path(
+                    &e.path.to_string(),
+                    room.saturating_sub(width(&of) + width(&tail)),
+                );
+                fit(&format!("{of}{path}{tail}"), room)
+            }),
         ]));
     }
     let keys = keymap::footer_text(Scope::Events);

@@ -29,8 +29,8 @@
 //!   that the tree keeps 15 rows at 80x24; `Enter`, `z` or `Tab` open the
 //!   detail in full.
 //! - below [`MIN_WIDTH`]x[`MIN_HEIGHT`] (60x12): one line says the
-//!   terminal is too small; cgtop keeps running, and the view comes back
-//!   with its selection when the terminal grows.
+//!   terminal is too small; cgtop keeps running (taking no key but quit),
+//!   and the view comes back with its selection when the terminal grows.
 //!
 //! Every header and status line that does not fit is cut by
 //! `render::fit` (`fit_pieces`, `fit_path`): it ends in `…`, and a group
@@ -230,6 +230,7 @@ pub fn tree_rows_for(width: u16, height: u16) -> TreeRows {
         strip: uses_strip(width, height),
         split_width: usize::from(widest),
         whole_width: usize::from(width),
+        too_small: too_small(width, height),
     }
 }
 
@@ -322,9 +323,15 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         String::new()
     } else {
         let before = "cgtop ".len() + fit::width(&host) + fit::width(&mount(&mode));
+        // the group's own name whole (`…/` before it) where the line
+        // can hold it at all, however long
+        let last = from_path.rsplit('/').next().unwrap_or_default();
+        let own =
+            (fit::width("  from …/") + fit::width(last)).min(width.saturating_sub("cgtop ".len()));
         let from_room = width
             .saturating_sub(before)
             .max(width / 2)
+            .max(own)
             .saturating_sub("  from ".len());
         format!("  from {}", fit_path(&from_path, from_room))
     };
@@ -557,24 +564,35 @@ fn status(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         spans.extend(dialogs::input_spans(t, room, theme));
         Line::from(spans)
     };
+    // a note after the typed text (a search's miss, a found process's
+    // command) takes what room is left and is cut with `…`
+    let noted = |line: Line<'static>, note: Option<String>| match note {
+        Some(note) => {
+            let mut spans = line.spans;
+            spans.push(Span::styled(format!("  {note}"), theme.warn));
+            fitted(spans, usize::from(area.width))
+        }
+        None => line,
+    };
     let line = match &app.mode {
+        Mode::Filter if app.filter.is_empty() => {
+            // `/` is htop's search: what searches without filtering here
+            let mut line = typing("filter: ", &app.filter);
+            line.spans.push(Span::styled(
+                format!(
+                    "  (search, no filter: {})",
+                    keymap::keys_text(Scope::Main, keymap::Action::StartSearch)
+                ),
+                theme.dim,
+            ));
+            fitted(line.spans, usize::from(area.width))
+        }
         Mode::Filter => typing("filter: ", &app.filter),
-        Mode::Search { miss } => {
-            let mut line = typing("search: ", &app.search);
-            if let Some(miss) = miss {
-                line.spans
-                    .push(Span::styled(format!("  {miss}"), theme.warn));
-            }
-            line
-        }
-        Mode::FindProcess(p) => {
-            let mut line = typing("find process (PID or name): ", &p.text);
-            if let Some(note) = &p.note {
-                line.spans
-                    .push(Span::styled(format!("  {note}"), theme.warn));
-            }
-            line
-        }
+        Mode::Search { miss } => noted(typing("search: ", &app.search), miss.map(str::to_owned)),
+        Mode::FindProcess(p) => noted(
+            typing("find process (PID or name): ", &p.text),
+            p.note.clone(),
+        ),
         Mode::IntervalPrompt(t) => typing("refresh every (seconds): ", t),
         Mode::Jump(t) => typing("jump to (-90s, -5m, 14:03:20 UTC): ", t),
         _ => match &app.status {

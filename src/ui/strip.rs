@@ -67,10 +67,11 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             Some(m) => format!(" of {}  ", bytes_short(m)),
             None => " no limit  ".to_owned(),
         }),
+        // as the tree's PIDS column: pids.current, else cgroup.procs
+        // (a hybrid host's cgroup2 has no pids controller)
         label("PIDS "),
         (
-            g.hot
-                .pids_current
+            g.pids()
                 .map_or_else(|| MISSING.to_owned(), |n| n.to_string()),
             theme.severity(severity::pids(g.hot.pids_current, limits.pids)),
         ),

@@ -233,6 +233,29 @@ fn the_screen_says_what_it_cannot_see() {
     );
 }
 
+/// A group path too long for its column loses whole components from the
+/// left, keeping the group's own name, in the list and on the `from:`
+/// line.
+#[test]
+fn a_long_group_path_in_the_events_keeps_its_own_name() {
+    let t = copy_fixture("pure-v2-systemd");
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 80, 24);
+    let deep = "user.slice/user-0.slice/user@0.service/app.slice/a-long-app-name-here.scope";
+    send(
+        &mut a,
+        &mut c,
+        Msg::Events(vec![at(0.2, deep, EventKind::Frozen(true))]),
+    );
+    tick(&mut a, &mut c, 75.0);
+    send(&mut a, &mut c, ch('!'));
+    let s = screen(&a, 80, 24);
+    let listed = row(&s, "frozen");
+    assert!(listed.contains(" …/a-long-app-name-here.scope "), "{s}");
+    let from = row(&s, "from:");
+    assert!(from.contains(" of …/"), "{s}");
+    assert!(from.contains("/a-long-app-name-here.scope"), "{s}");
+}
+
 #[test]
 fn events_screen_80x24() {
     let t = copy_fixture("pure-v2-systemd");

@@ -227,3 +227,33 @@ fn pid_below_a_containers_scope_names_the_container() {
         format!("PID 4190202 sleep: in podman container 6e341326aa11, /{leaf}")
     );
 }
+
+#[test]
+fn a_long_match_on_the_prompt_line_ends_with_an_ellipsis() {
+    let dir = lab_tree();
+    let (mut a, mut c) = app_on(dir.path(), pure_v2_mount(), 80, 24);
+    send(&mut a, &mut c, ch('#'));
+    type_text(&mut a, &mut c, "tmux");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    let found = Found {
+        query: "tmux".into(),
+        matches: vec![place(
+            28_271,
+            "batch",
+            "tmux new-session -d -s smoke-28271 -x 80 -y 24 target/debug/cgtop",
+        )],
+        refusal: None,
+    };
+    send(
+        &mut a,
+        &mut c,
+        Msg::Collected(Collected::Found(Box::new(found))),
+    );
+    let shot = screen(&a, 80, 24);
+    let prompt = shot
+        .lines()
+        .find(|l| l.contains("find process"))
+        .expect("the prompt line");
+    assert!(prompt.contains("1 of 1: PID 28271 tmux"), "{prompt}");
+    assert!(prompt.ends_with("…|"), "cut without an ellipsis: {prompt}");
+}

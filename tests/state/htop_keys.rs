@@ -195,13 +195,18 @@ fn an_unbound_htop_key_names_cgtops_key_every_time() {
             "F7: htop's nice: a group's CPU share is cpu.weight, in the limits form (e)",
         ),
         (ch('\\'), "\\: htop's filter is / or F4 here"),
+        (ch('7'), "7: htop's PID search is # here (a PID or a name)"),
+        (
+            ch('x'),
+            "x: htop's file locks: none here; a group's processes are detail 4",
+        ),
         (
             ch('i'),
             "i: sort by IO is in F6 (READ/s, WRITE/s); io.weight and io.max are in e",
         ),
         (
             ch(' '),
-            "Space: no tags (htop) nor refresh now (systemd-cgtop): the interval is d, pause p",
+            "Space: no tags (htop), no refresh now (systemd-cgtop): interval d, pause p",
         ),
     ] {
         send(&mut a, &mut c, msg.clone());
@@ -212,8 +217,8 @@ fn an_unbound_htop_key_names_cgtops_key_every_time() {
         assert_eq!(status(&a), want);
     }
     // any other character says it is not a key
-    send(&mut a, &mut c, ch('x'));
-    assert_eq!(status(&a), "x: not a key here (?/F1 lists the keys)");
+    send(&mut a, &mut c, ch('y'));
+    assert_eq!(status(&a), "y: not a key here (?/F1 lists the keys)");
 }
 
 #[test]
@@ -271,5 +276,74 @@ fn a_rebound_key_loses_its_hint() {
     assert_eq!(
         keymap::hint_for(&ev).unwrap().1,
         "I: htop's invert sort is r here"
+    );
+}
+
+/// A hint names cgtop's key: it must be read whole on an 80-column
+/// status line, not lose the key to the `…`.
+#[test]
+fn every_hint_fits_an_80_column_status_line() {
+    for h in keymap::HINTS {
+        let words = keymap::hint_words(h);
+        assert!(
+            cgtop::render::fit::width(&words) <= 80,
+            "{} columns: {words}",
+            cgtop::render::fit::width(&words)
+        );
+    }
+}
+
+/// `t` when live did nothing: what t is in htop (the tree) and
+/// systemd-cgtop (sort by tasks) is said after it.
+#[test]
+fn t_when_live_says_htops_and_systemd_cgtops_t() {
+    let (mut a, mut c) = systemd();
+    send(&mut a, &mut c, ch('t'));
+    let s = status(&a);
+    assert!(s.starts_with("live already"), "{s}");
+    assert!(s.contains("htop's tree F5, sort by tasks F6"), "{s}");
+    // the whole of it is on screen (a refusal borrows the footer's line)
+    let shown = screen(&a, 80, 24);
+    assert!(shown.contains("sort by tasks F6"), "{shown}");
+}
+
+/// `/` is htop's search but cgtop's filter: its prompt says which key
+/// searches without filtering.
+#[test]
+fn the_filter_prompt_names_the_search_key() {
+    let (mut a, mut c) = systemd();
+    send(&mut a, &mut c, ch('/'));
+    let shown = screen(&a, 80, 24);
+    assert!(
+        shown.contains("filter: _  (search, no filter: F3)"),
+        "{shown}"
+    );
+    type_text(&mut a, &mut c, "getty");
+    assert!(!screen(&a, 80, 24).contains("search, no filter"));
+}
+
+/// A key that always says what it did (w names the groups, P says the
+/// sort) says its htop or systemd-cgtop meaning the next time it is
+/// pressed, in place of its own words; then never again.
+#[test]
+fn a_key_that_says_what_it_did_gives_its_hint_the_next_press() {
+    let (mut a, mut c) = systemd();
+    send(&mut a, &mut c, ch('w'));
+    let first = status(&a);
+    assert!(!first.contains("htop"), "{first}");
+    send(&mut a, &mut c, ch('w'));
+    assert_eq!(
+        status(&a),
+        "w: who groups are here (htop's wrap of commands: none)"
+    );
+    send(&mut a, &mut c, ch('w'));
+    assert!(!status(&a).contains("htop"), "once: {}", status(&a));
+    send(&mut a, &mut c, ch('P'));
+    assert!(status(&a).starts_with("sorted by CPU%"), "{}", status(&a));
+    send(&mut a, &mut c, ch('P'));
+    assert!(
+        status(&a).starts_with("P: sort by CPU% here, as htop (systemd-cgtop's P"),
+        "{}",
+        status(&a)
     );
 }

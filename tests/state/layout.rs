@@ -228,6 +228,23 @@ fn a_cut_header_ends_in_an_ellipsis_and_keeps_the_groups_name() {
     assert!(!lines[2].contains("PAUS "), "{shown}");
 }
 
+/// A last component wider than half the line still shows whole: the
+/// host and the mount give way to it, rather than the name being cut in
+/// its middle (`…per-service-with-long-name.slice`).
+#[test]
+fn a_long_group_name_in_the_header_takes_the_room_it_needs() {
+    let (mut a, mut c) = app_on(&fixture("pure-v2-systemd"), pure_v2_mount(), 80, 24);
+    a.start = GroupPath::new("system.slice/newc-18771-1/deeper-service-with-long-name.slice");
+    tick(&mut a, &mut c, 2.0);
+    let shown = screen(&a, 80, 24);
+    let lines = plain_lines(&shown);
+    assert!(
+        lines[0].contains("from …/deeper-service-with-long-name.slice"),
+        "{shown}"
+    );
+    assert!(lines[0].starts_with("cgtop "), "{shown}");
+}
+
 /// A long information in the status line is cut to its line with `…`;
 /// the footer stays.
 #[test]
@@ -331,4 +348,49 @@ fn a_detail_page_key_under_the_strip_says_where_it_went() {
     );
     send(&mut a, &mut c, key(KeyCode::Enter));
     assert!(screen(&a, 80, 24).contains("2 Memory"));
+}
+
+/// Without the pids controller (a hybrid host's cgroup2) the strip counts
+/// the group's processes as the tree's PIDS column does, not `-`.
+#[test]
+fn the_strip_counts_processes_without_the_pids_controller() {
+    let t = copy_fixture("pure-v2-systemd");
+    let g = t.path().join("system.slice/rivm-cmd.service");
+    std::fs::remove_file(g.join("pids.current")).unwrap();
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 80, 24);
+    select(&mut a, &mut c, "system.slice/rivm-cmd.service");
+    let shown = screen(&a, 80, 24);
+    let strip = plain_lines(&shown)
+        .into_iter()
+        .find(|l| l.starts_with("CPU ") && l.contains("PIDS"))
+        .unwrap_or_else(|| panic!("no strip:\n{shown}"));
+    assert!(strip.contains("PIDS 3"), "{shown}");
+}
+
+/// Below the minimum layout one line says so; keys pressed blind do
+/// nothing (no move, no kill's confirmation) but q; the view comes back
+/// with its selection when the terminal grows.
+#[test]
+fn a_terminal_too_small_takes_no_key_but_quit_and_comes_back() {
+    let (mut a, mut c) = small("system.slice");
+    resize(&mut a, 50, 10);
+    let shown = screen(&a, 50, 10);
+    assert!(
+        shown.contains("terminal 50x10: cgtop needs 60x12"),
+        "{shown}"
+    );
+    for k in [ch('j'), ch('K'), ch('/'), key(KeyCode::Enter)] {
+        let fx = send(&mut a, &mut c, k);
+        assert!(fx.is_empty(), "{fx:?}");
+    }
+    assert_eq!(selected(&a), "/system.slice");
+    assert_eq!(a.mode, cgtop::app::Mode::Normal);
+    tick(&mut a, &mut c, 2.0);
+    resize(&mut a, 80, 24);
+    assert_eq!(selected(&a), "/system.slice");
+    let shown = screen(&a, 80, 24);
+    assert!(shown.contains("─ /system.slice ─"), "{shown}");
+    resize(&mut a, 50, 10);
+    let fx = send(&mut a, &mut c, ch('q'));
+    assert!(fx.contains(&cgtop::app::Effect::Quit), "{fx:?}");
 }

@@ -303,7 +303,11 @@ fn the_sparkline_column_is_toggled_by_s_and_costs_no_figure_column() {
     let s = screen(&a, 70, 24);
     assert!(!s.contains("CPU HIST"), "{s}");
     send(&mut a, &mut c, ch('s'));
-    assert_eq!(status(&a), "sparkline column off");
+    // (then htop's s, said at the key's second press)
+    assert_eq!(
+        status(&a),
+        "sparkline column off; s: sparkline column here (htop's strace: none)"
+    );
 }
 
 #[test]
