@@ -408,16 +408,25 @@ fn run_tui(
         .context("starting the refresh thread")?;
     let log = ActionLog::from_env();
     app.log_place = Some(log.place().clone());
-    let writer_tx =
-        spawn_writer(Arc::clone(hiers), log, tx.clone()).context("starting the writer thread")?;
+    let (writer_tx, writer_ended) = spawn_writer_ending(Arc::clone(hiers), log, tx.clone())
+        .context("starting the writer thread")?;
     let outlets = Outlets {
         collector: cmd_tx,
         writer: writer_tx,
     };
     let res = on_terminal(&mut app, &theme, tx, &rx, &outlets, opts.mouse);
     LateWatcher::stop(&watcher);
+    // a write asked for just before the quit is finished and logged
+    // (the terminal is restored already), within a bound: a write the
+    // kernel holds up does not hold the exit for ever
+    drop(outlets);
+    let _ = writer_ended.recv_timeout(WRITER_AT_EXIT);
     res
 }
+
+/// How long quitting waits for the writer thread to finish what it was
+/// asked ([`spawn_writer_ending`]).
+const WRITER_AT_EXIT: Duration = Duration::from_secs(3);
 
 /// The TUI's event watcher starts after this many refreshes: once the
 /// first frame and the first rates are on screen.
@@ -673,10 +682,26 @@ pub fn spawn_writer(
     log: ActionLog,
     tx: Sender<Msg>,
 ) -> std::io::Result<Sender<WriteRequest>> {
+    spawn_writer_ending(hiers, log, tx).map(|(req_tx, _)| req_tx)
+}
+
+/// [`spawn_writer`], with a receiver that disconnects when the writer
+/// thread ends (its requests' channel closed and every request sent
+/// before performed and logged): what the TUI waits on as it quits, so
+/// that a write made just before `q` still gets its line in the action
+/// log.
+pub fn spawn_writer_ending(
+    hiers: Arc<Hiers>,
+    log: ActionLog,
+    tx: Sender<Msg>,
+) -> std::io::Result<(Sender<WriteRequest>, mpsc::Receiver<()>)> {
     let (req_tx, req_rx) = mpsc::channel::<WriteRequest>();
+    let (ended_tx, ended_rx) = mpsc::channel::<()>();
     std::thread::Builder::new()
         .name("writer".into())
         .spawn(move || {
+            // dropped when the thread ends, however it ends
+            let _ended = ended_tx;
             for req in req_rx {
                 let mut outcomes = match req {
                     WriteRequest::Ops(ops) => perform_all(&hiers, &ops, None),
@@ -721,18 +746,15 @@ pub fn spawn_writer(
                 let unix_secs = now
                     .duration_since(SystemTime::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs());
-                if tx
-                    .send(Msg::WriteFinished {
-                        outcomes,
-                        unix_secs,
-                    })
-                    .is_err()
-                {
-                    return;
-                }
+                // when the TUI is gone the rest is still performed and
+                // logged, as requested, with no one to tell
+                let _ = tx.send(Msg::WriteFinished {
+                    outcomes,
+                    unix_secs,
+                });
             }
         })?;
-    Ok(req_tx)
+    Ok((req_tx, ended_rx))
 }
 
 /// Performs `ops` in order, each checked against protection computed
