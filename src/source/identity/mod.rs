@@ -485,7 +485,7 @@ impl Resolver {
                 Some(e) if !(walked && e.again && e.tries < TRIES) => e,
                 old => {
                     let read_at = std::time::SystemTime::now();
-                    let mut e = self.resolve(&g.path, &mut pass, owner(g));
+                    let mut e = self.resolve(&g.path, &mut pass, &|| owner(g));
                     let h = self.base.get().ok();
                     e.stamp = e
                         .ident
@@ -523,17 +523,25 @@ impl Resolver {
     /// A group's identity now: its name's, completed from its runtime's
     /// files.
     /// `owner`: the uid that owns the group's directory, where known.
-    fn resolve(&mut self, path: &GroupPath, pass: &mut Pass, owner: Option<u32>) -> Entry {
-        let delegated = owner.filter(|&u| u != 0);
+    /// `owner` is asked only where the answer matters (a container's,
+    /// session's, user's or machine's group; a group a containerd task's
+    /// record names): a unit or a plain group costs no lookup, which in a
+    /// v1 or hybrid layout is one per hierarchy.
+    fn resolve(
+        &mut self,
+        path: &GroupPath,
+        pass: &mut Pass,
+        owner: &dyn Fn() -> Option<u32>,
+    ) -> Entry {
         let Some(mut id) = Identity::of_name(path) else {
             // a containerd task's group is made by root
-            let ident = match owner {
-                Some(0) => self.by_path(path, pass).map(|mut id| {
+            let ident = self
+                .by_path(path, pass)
+                .filter(|_| owner() == Some(0))
+                .map(|mut id| {
                     id.vouched = true;
                     Arc::new(id)
-                }),
-                _ => None,
-            };
+                });
             return Entry {
                 ident,
                 again: false,
@@ -541,6 +549,17 @@ impl Resolver {
                 stamp: Stamp::None,
             };
         };
+        if id.kind == Some(Kind::Unit) {
+            // whoever owns it: what its name says, its description later
+            return Entry {
+                ident: Some(Arc::new(id)),
+                again: false,
+                tries: 1,
+                stamp: Stamp::None,
+            };
+        }
+        let owner = owner();
+        let delegated = owner.filter(|&u| u != 0);
         if owner != Some(0) {
             if let Some(e) = Self::refuse_delegated(&mut id, delegated) {
                 return e;
