@@ -348,22 +348,17 @@ fn batch_on_a_v1_hierarchy_says_cgroup_v1() {
     );
 }
 
-/// The inotify watches (and instances) the binary run with `args` sets,
-/// counted by strace over all its threads; `None` without strace.
-fn watches_set(args: &[&str]) -> Option<usize> {
+/// What strace, run with `trace` (its options before `-o`), logs of the
+/// binary run with `args` over all its threads; `None` without strace.
+fn strace_of(trace: &[&str], args: &[&str]) -> Option<String> {
     let log = std::env::temp_dir().join(format!(
         "cgtop-test-{}-{}-strace",
         std::process::id(),
         crate::common::unique_n()
     ));
     let st = Command::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-e",
-            "trace=inotify_add_watch,inotify_init1",
-            "-o",
-        ])
+        .args(trace)
+        .arg("-o")
         .arg(&log)
         .arg(env!("CARGO_BIN_EXE_cgtop"))
         .args(args)
@@ -373,6 +368,16 @@ fn watches_set(args: &[&str]) -> Option<usize> {
     let text = fs::read_to_string(&log).unwrap_or_default();
     let _ = fs::remove_file(&log);
     assert!(st.success(), "cgtop {args:?}: {st}");
+    Some(text)
+}
+
+/// The inotify watches (and instances) the binary run with `args` sets,
+/// counted by strace over all its threads; `None` without strace.
+fn watches_set(args: &[&str]) -> Option<usize> {
+    let text = strace_of(
+        &["-f", "-qq", "-e", "trace=inotify_add_watch,inotify_init1"],
+        args,
+    )?;
     Some(
         text.lines()
             .filter(|l| l.contains("inotify_add_watch(") || l.contains("inotify_init1("))
@@ -422,22 +427,7 @@ fn a_run_that_prints_one_refresh_sets_no_watch() {
 /// The opens of files named `name` by the binary run with `args`,
 /// counted by strace over all its threads; `None` without strace.
 fn opens_of(args: &[&str], name: &str) -> Option<usize> {
-    let log = std::env::temp_dir().join(format!(
-        "cgtop-test-{}-{}-strace",
-        std::process::id(),
-        crate::common::unique_n()
-    ));
-    let st = Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=open,openat,openat2", "-o"])
-        .arg(&log)
-        .arg(env!("CARGO_BIN_EXE_cgtop"))
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .ok()?;
-    let text = fs::read_to_string(&log).unwrap_or_default();
-    let _ = fs::remove_file(&log);
-    assert!(st.success(), "cgtop {args:?}: {st}");
+    let text = strace_of(&["-f", "-qq", "-e", "trace=open,openat,openat2"], args)?;
     let quoted = format!("{name}\"");
     Some(text.lines().filter(|l| l.contains(&quoted)).count())
 }
@@ -551,22 +541,7 @@ fn the_first_look_reads_the_groups_shown_from_every_hierarchy() {
 /// ends in one of `names` (pread64 on its descriptor, strace's `-y`
 /// naming the file), over all its threads; `None` without strace.
 fn reads_of(args: &[&str], names: &[&str]) -> Option<Vec<usize>> {
-    let log = std::env::temp_dir().join(format!(
-        "cgtop-test-{}-{}-strace",
-        std::process::id(),
-        crate::common::unique_n()
-    ));
-    let st = Command::new("strace")
-        .args(["-f", "-qq", "-y", "-e", "trace=pread64,read", "-o"])
-        .arg(&log)
-        .arg(env!("CARGO_BIN_EXE_cgtop"))
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .ok()?;
-    let text = fs::read_to_string(&log).unwrap_or_default();
-    let _ = fs::remove_file(&log);
-    assert!(st.success(), "cgtop {args:?}: {st}");
+    let text = strace_of(&["-f", "-qq", "-y", "-e", "trace=pread64,read"], args)?;
     let call = |l: &str| {
         // "PID pread64(7</sys/fs/cgroup/...>, ...": the call, not its
         // "<... resumed>" end
