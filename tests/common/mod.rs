@@ -479,6 +479,20 @@ pub fn child_of(parent: u32) -> Option<u32> {
 
 pub const PG_SERVICE: &str = "system.slice/system-postgresql.slice/postgresql@15-main.service";
 
+/// A group below `root` made as the kernel would show it, with the
+/// files of the group `like` (a fixture's), for a test that needs a
+/// group of some name: a container's scope, a pod's slice.
+pub fn group_like(root: &Path, group: &str, like: &str) {
+    let to = root.join(group);
+    std::fs::create_dir_all(&to).expect("mkdir");
+    for e in std::fs::read_dir(root.join(like)).expect("read_dir") {
+        let e = e.expect("entry");
+        if e.file_type().expect("type").is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+        }
+    }
+}
+
 /// `memory-limited`, copied, with three plain groups added beside the
 /// systemd units, so that a write can go through without the systemd
 /// confirmation, and io can be on where memory is off:

@@ -347,14 +347,7 @@ fn docker_container_on() -> (App, Collector, tempfile::TempDir) {
     const ID: &str = "046c7a5b3d2e1f00aa11bb22cc33dd44ee55ff66778899aabbccddeeff0011d5";
     let dir = lab_tree();
     let scope = format!("system.slice/docker-{ID}.scope");
-    let to = dir.path().join(&scope);
-    std::fs::create_dir_all(&to).unwrap();
-    for e in std::fs::read_dir(dir.path().join("batch")).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
+    crate::common::group_like(dir.path(), &scope, "batch");
     let (mut a, mut c) = app_on(dir.path(), pure_v2_mount(), 120, 40);
     a.read_only = None;
     select(&mut a, &mut c, &scope);

@@ -161,14 +161,7 @@ fn pid_at_start_lands_on_its_container_and_names_it() {
     const ID: &str = "046c7a5b3d2e1f00aa11bb22cc33dd44ee55ff66778899aabbccddeeff0011d5";
     let dir = lab_tree();
     let scope = format!("system.slice/docker-{ID}.scope");
-    let to = dir.path().join(&scope);
-    std::fs::create_dir_all(&to).unwrap();
-    for e in std::fs::read_dir(dir.path().join("batch")).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
+    crate::common::group_like(dir.path(), &scope, "batch");
     let mut a = App::new(
         host(),
         pure_v2_mount(),
@@ -202,14 +195,7 @@ fn pid_below_a_containers_scope_names_the_container() {
     const ID: &str = "6e341326aa11bb22cc33dd44ee55ff66778899aabbccddeeff0011d5e1f00a12";
     let dir = lab_tree();
     let leaf = format!("machine.slice/libpod-{ID}.scope/container");
-    let to = dir.path().join(&leaf);
-    std::fs::create_dir_all(&to).unwrap();
-    for e in std::fs::read_dir(dir.path().join("batch")).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
+    crate::common::group_like(dir.path(), &leaf, "batch");
     let mut a = App::new(
         host(),
         pure_v2_mount(),

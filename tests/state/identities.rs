@@ -66,15 +66,7 @@ fn hostile_name() -> String {
 /// A group made as the kernel would show it: the files of a service of
 /// the fixture, and one more descendant counted in each ancestor.
 fn make_group(root: &Path, group: &str) {
-    let from = root.join("system.slice/systemd-journald.service");
-    let to = root.join(group);
-    std::fs::create_dir_all(&to).unwrap();
-    for e in std::fs::read_dir(&from).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
+    crate::common::group_like(root, group, "system.slice/systemd-journald.service");
     count_descendants(root, group, 1);
 }
 
@@ -423,7 +415,7 @@ fn a_confirmation_names_a_renamed_container_by_its_name_of_now() {
     use cgtop::source::identity::{Resolver, Roots, DOCKER};
     let dir = lab_tree();
     let scope = format!("system.slice/docker-{ID1}.scope");
-    make_group_from(dir.path(), &scope, "batch");
+    crate::common::group_like(dir.path(), &scope, "batch");
     let ids = tempfile::tempdir().unwrap();
     let record = |name: &str| {
         let d = ids.path().join(DOCKER).join(ID1);
@@ -468,18 +460,6 @@ fn a_confirmation_names_a_renamed_container_by_its_name_of_now() {
     c.renew_identity(GroupPath::new(&scope));
     tick(&mut a, &mut c, 2.0);
     assert_eq!(said(&a), "docker update --memory 512m web-2");
-}
-
-/// A group made as the kernel would show it, with the files of `like`.
-fn make_group_from(root: &Path, group: &str, like: &str) {
-    let to = root.join(group);
-    std::fs::create_dir_all(&to).unwrap();
-    for e in std::fs::read_dir(root.join(like)).unwrap() {
-        let e = e.unwrap();
-        if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-        }
-    }
 }
 
 /// Sorted by name, the rows go by the names shown: the containers'
