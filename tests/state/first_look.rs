@@ -31,22 +31,10 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// Makes a group (and each missing ancestor) as the collector reads it.
+/// Makes a group (and each missing ancestor) as the collector reads it,
+/// with a memory.current.
 fn group(root: &Path, rel: &str) {
-    let mut d = root.to_path_buf();
-    for part in std::iter::once("").chain(rel.split('/').filter(|p| !p.is_empty())) {
-        d.push(part);
-        std::fs::create_dir_all(&d).unwrap();
-        if !d.join("cpu.stat").exists() {
-            std::fs::write(d.join("cgroup.procs"), "").unwrap();
-            std::fs::write(
-                d.join("cpu.stat"),
-                "usage_usec 0\nuser_usec 0\nsystem_usec 0\n",
-            )
-            .unwrap();
-            std::fs::write(d.join("memory.current"), "4096\n").unwrap();
-        }
-    }
+    crate::first_screen::group_with(root, rel, &[("memory.current", "4096\n")]);
 }
 
 /// Writes every directory's cgroup.stat with its real count of

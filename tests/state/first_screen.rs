@@ -34,6 +34,11 @@ const WEB: &str = "web.slice/a.service";
 /// Makes a group as the collector reads it (and each missing ancestor):
 /// its directory, an empty cgroup.procs and a cpu.stat at zero.
 fn group(root: &Path, rel: &str) {
+    group_with(root, rel, &[]);
+}
+
+/// [`group`], each new directory also given the files of `more`.
+pub(crate) fn group_with(root: &Path, rel: &str, more: &[(&str, &str)]) {
     let mut d = root.to_path_buf();
     for part in std::iter::once("").chain(rel.split('/').filter(|p| !p.is_empty())) {
         d.push(part);
@@ -45,6 +50,9 @@ fn group(root: &Path, rel: &str) {
                 "usage_usec 0\nuser_usec 0\nsystem_usec 0\n",
             )
             .unwrap();
+            for (name, text) in more {
+                std::fs::write(d.join(name), text).unwrap();
+            }
         }
     }
 }
