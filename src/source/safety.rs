@@ -119,21 +119,8 @@ pub fn frozen_on_disk(h: &Hier, group: &GroupPath) -> bool {
 /// subtree) is delegated whole: the directories above the view's root,
 /// on its filesystem, count too.
 pub fn delegated_on_disk(h: &Hier, group: &GroupPath) -> bool {
-    above_view_delegated(h)
-        || std::iter::once(group.clone())
-            .chain(group.ancestors())
-            .any(|g| {
-                h.owner_of(hier::group_rel(&g))
-                    .ok()
-                    .is_none_or(|uid| uid != 0)
-            })
-}
-
-/// Whether a directory above the view's root (where its descriptor
-/// really is), up to its filesystem's mount, is owned by another uid
-/// than root's.
-fn above_view_delegated(h: &Hier) -> bool {
-    above_view_owner(h) != 0
+    let memo = &mut std::collections::HashMap::new();
+    delegated_owner(h, group, above_view_owner(h), memo) != Owned::By(0)
 }
 
 /// The uid of the nearest directory above the view's root, up to its
