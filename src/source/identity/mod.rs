@@ -126,6 +126,12 @@ struct Entry {
     tries: u8,
     /// The file the identity came from, as it was when read.
     stamp: Stamp,
+    /// That file is one a user writes (their rootless store): never
+    /// looked at again by its path, which crosses whatever they mount
+    /// below it (a FUSE mount could hold the look for ever); it is read
+    /// again only by a fresh resolve, which stays on its mount
+    /// ([`same_mount_dir`]).
+    users_file: bool,
 }
 
 /// What an identity's file was like when it was read: looked at again
@@ -491,6 +497,7 @@ impl Resolver {
                         .ident
                         .as_ref()
                         .and_then(|i| i.source.as_deref())
+                        .filter(|_| !e.users_file)
                         .map_or(Stamp::None, |s| Stamp::of(h, &self.roots.base, s, read_at));
                     e.tries = old.map_or(1, |o| o.tries.saturating_add(1));
                     new_units |= e.ident.as_ref().is_some_and(|i| i.kind.is_some());
@@ -547,6 +554,7 @@ impl Resolver {
                 again: false,
                 tries: 1,
                 stamp: Stamp::None,
+                users_file: false,
             };
         };
         if id.kind == Some(Kind::Unit) {
@@ -556,6 +564,7 @@ impl Resolver {
                 again: false,
                 tries: 1,
                 stamp: Stamp::None,
+                users_file: false,
             };
         }
         let owner = owner();
@@ -565,10 +574,14 @@ impl Resolver {
                 return e;
             }
         }
+        let mut users_file = false;
         let filled = match (id.kind, id.runtime) {
             (Some(Kind::Container | Kind::Monitor), Some(Runtime::Podman)) => {
                 let store = match delegated.or_else(|| rootless_uid(path)) {
-                    Some(uid) => self.rootless_store(uid, pass),
+                    Some(uid) => {
+                        users_file = true;
+                        self.rootless_store(uid, pass)
+                    }
                     None => self.podman_store(pass),
                 };
                 store.and_then(|s| storage::fill_podman(&mut id, &s))
@@ -606,6 +619,7 @@ impl Resolver {
             again,
             tries: 1,
             stamp: Stamp::None,
+            users_file,
         }
     }
 
@@ -683,6 +697,7 @@ impl Resolver {
             again: false,
             tries: 1,
             stamp: Stamp::None,
+            users_file: false,
         })
     }
 

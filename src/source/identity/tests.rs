@@ -616,3 +616,37 @@ fn podman_graphroot_from_storage_conf_rootful_and_rootless() {
     );
     assert_eq!(one(t.path(), &rootless).name, None);
 }
+
+/// A user's rootless store is never looked at again by its path (the
+/// re-check's `fstat` would cross a FUSE mount they make below it and
+/// could wait for ever): a change shows only through a fresh resolve
+/// (a confirmation's renew), which reads beneath the mount of their home.
+#[test]
+fn a_users_store_is_read_again_only_by_a_fresh_resolve() {
+    let t = rootless_tree();
+    let me = rustix::process::geteuid().as_raw();
+    let path = format!("user.slice/user-{me}.slice/user@{me}.service/user.slice/libpod-{P2}.scope");
+    let mut r = Resolver::new(Roots {
+        base: t.path().to_path_buf(),
+        units: false,
+    });
+    let paths = [path.clone()];
+    let mut g = groups(&paths);
+    r.attach(&mut g, true);
+    assert_eq!(name_of(&g[0]).as_deref(), Some("alices-worker"));
+    let store = t
+        .path()
+        .join("home/alice/.local/share/containers/storage/overlay-containers/containers.json");
+    let text = std::fs::read_to_string(&store).unwrap();
+    std::fs::write(&store, text.replace("alices-worker", "alices-renamed")).unwrap();
+    // past the store's once-a-second reading
+    std::thread::sleep(ROOTLESS_EVERY + std::time::Duration::from_millis(100));
+    r.set_hot(Some(GroupPath::new(&path)));
+    let mut g = groups(&paths);
+    r.attach(&mut g, false);
+    assert_eq!(name_of(&g[0]).as_deref(), Some("alices-worker"));
+    r.renew(GroupPath::new(&path));
+    let mut g = groups(&paths);
+    r.attach(&mut g, false);
+    assert_eq!(name_of(&g[0]).as_deref(), Some("alices-renamed"));
+}
