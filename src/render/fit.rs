@@ -103,12 +103,31 @@ pub fn fit(s: &str, w: usize) -> String {
     t
 }
 
-/// A group path in `w` display columns: whole components dropped from
-/// the left (`…/b.service/x`), so that no name is cut in its middle; a
-/// last component wider than `w` alone keeps its end ([`fit_left`]).
+/// A group path in `w` display columns, never cut in the middle of a
+/// component where a whole one can go instead. Its first component is
+/// kept where it takes at most a third of the room, and the components
+/// after it are dropped from the left (`/user.slice/…/system.slice/x`):
+/// a user names everything below their delegated group, so a tail alone
+/// (`…/system.slice/x`) could read as root's group of that name, while
+/// the first component says whose subtree the row is in. A last
+/// component too wide for that keeps its end (`/system.slice/…ice`).
+/// Narrower, the path only loses components from the left
+/// (`…/b.service/x`), and a last component wider than `w` alone keeps
+/// its end ([`fit_left`]).
 pub fn fit_path(s: &str, w: usize) -> String {
     if width(s) <= w {
         return s.to_owned();
+    }
+    let head_end = s
+        .match_indices('/')
+        .map(|(i, _)| i)
+        .find(|&i| i > 0)
+        .filter(|_| s.starts_with('/'));
+    if let Some(j) = head_end {
+        let (head, rest) = s.split_at(j);
+        if (width(head) + 2) * 3 <= w {
+            return with_head(head, rest, w - width(head) - 2);
+        }
     }
     // each '/' after the first character starts a shorter tail
     for (i, _) in s.match_indices('/').filter(|(i, _)| *i > 0) {
@@ -118,6 +137,32 @@ pub fn fit_path(s: &str, w: usize) -> String {
         }
     }
     fit_left(s, w)
+}
+
+/// `head/…` and as much of `rest` (which starts with '/') as `room`
+/// columns take: whole components from the right, else the end of the
+/// last one.
+fn with_head(head: &str, rest: &str, room: usize) -> String {
+    let whole = rest
+        .match_indices('/')
+        .map(|(i, _)| &rest[i..])
+        .find(|tail| *tail != rest && width(tail) <= room);
+    if let Some(tail) = whole {
+        return format!("{head}/…{tail}");
+    }
+    let last = rest.rsplit('/').next().unwrap_or(rest);
+    let mut used = 0;
+    let mut end: Vec<&str> = Vec::new();
+    for (g, gw) in clusters(last).rev() {
+        if used + gw > room {
+            break;
+        }
+        used += gw;
+        end.push(g);
+    }
+    let mut t = format!("{head}/…");
+    t.extend(end.into_iter().rev());
+    t
 }
 
 /// Pieces of one line (text and a style of the caller's) cut to `w`
@@ -208,6 +253,37 @@ mod tests {
         assert_eq!(fit_path("/a/b/c/leaf", 8), "…/c/leaf");
         // the last component alone is wider: its end shows
         assert_eq!(fit_path("/a/abcdefgh", 5), "…efgh");
+    }
+
+    #[test]
+    fn a_path_keeps_its_first_component_where_it_has_room() {
+        let sys = "/system.slice/sshd.service";
+        let users =
+            "/user.slice/user-1000.slice/user@1000.service/app.slice/system.slice/sshd.service";
+        assert_eq!(fit_path(sys, 40), sys);
+        assert_eq!(
+            fit_path(users, 40),
+            "/user.slice/…/system.slice/sshd.service"
+        );
+        // a last component too wide beside the head keeps its end
+        let svc = format!("{}.service", "gateway-".repeat(12));
+        let (a, b) = (
+            format!("/system.slice/{svc}"),
+            format!("/user.slice/x/system.slice/{svc}"),
+        );
+        let (fa, fb) = (fit_path(&a, 60), fit_path(&b, 60));
+        assert!(
+            fa.starts_with("/system.slice/…") && fa.ends_with(".service"),
+            "{fa}"
+        );
+        assert!(
+            fb.starts_with("/user.slice/…") && fb.ends_with(".service"),
+            "{fb}"
+        );
+        assert!(width(&fa) <= 60 && width(&fb) <= 60);
+        assert_ne!(fa, fb);
+        // a head wider than a third of the room is dropped
+        assert_eq!(fit_path("/a-very-long-slice-name/b/leaf", 20), "…/b/leaf");
     }
 
     #[test]
