@@ -104,10 +104,14 @@ pub fn rate_short(r: Option<f64>) -> String {
 }
 
 /// A percentage without the sign: "49.9", "100.0", "1200" (no decimal
-/// from 999.5 up, so a busy machine's figure keeps its column).
+/// from 999.5 up, so a busy machine's figure keeps its column), and past
+/// 99999 in thousands with a unit as [`count_short`] ("1.8T"): a user's
+/// own cpu.max of the largest quota over the smallest period is not 13
+/// digits on the operator's screen.
 pub fn pct(p: Option<f64>) -> String {
     match p {
         None => MISSING.into(),
+        Some(v) if v >= 99_999.5 => count_short(Some(v.round() as u64)),
         Some(v) if v >= 999.5 => format!("{v:.0}"),
         Some(v) => format!("{v:.1}"),
     }
@@ -389,6 +393,10 @@ mod tests {
         assert_eq!(pct_sign(40.64), "40.6%");
         assert_eq!(pct_sign(10.0), "10%");
         assert_eq!(pct_sign(1200.4), "1200%");
+        assert_eq!(pct_sign(99_999.0), "99999%");
+        // cpu.max 17592186044415 1000 (v1's largest quota, smallest period)
+        assert_eq!(pct_sign(1_759_218_604_441.5), "1.8T%");
+        assert_eq!(pct_sign(f64::INFINITY), "18E%");
     }
 
     #[test]

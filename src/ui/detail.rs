@@ -11,7 +11,7 @@ use crate::render::fit::{fit, fit_left};
 use crate::render::severity;
 use crate::render::units::{
     bytes_cell, bytes_long, bytes_short, count_cell, limit_bytes, limit_count, limit_rate, pct,
-    MISSING,
+    pct_sign, MISSING,
 };
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -257,8 +257,8 @@ fn cpu_max_text(m: Option<CpuMax>) -> String {
         Some(m) => match m.cpus() {
             None => format!("max (period {} us)", m.period),
             Some(c) => format!(
-                "{:.0}% of a CPU ({} / {} us)",
-                c * 100.0,
+                "{} of a CPU ({} / {} us)",
+                pct_sign(c * 100.0),
                 m.quota.unwrap_or(0),
                 m.period
             ),
@@ -273,7 +273,7 @@ fn cpu_max_text(m: Option<CpuMax>) -> String {
 fn throttled_text(t: &Throttling, path: &GroupPath, cpu_max: Option<CpuMax>) -> String {
     let quota = cpu_max
         .and_then(|m| m.cpus())
-        .map_or_else(String::new, |c| format!(" {:.0}%", c * 100.0));
+        .map_or_else(String::new, |c| format!(" {}", pct_sign(c * 100.0)));
     let whose = match &t.by {
         Some(b) if b == path => format!("its own cpu.max{quota}"),
         Some(b) => format!("{b}'s cpu.max{quota}"),
