@@ -431,7 +431,12 @@ fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             let (level, words) = match (app.spark_column, fits) {
                 (true, true) => (
                     Level::Info,
-                    "sparkline column on: CPU % of each refresh (s: off)".to_owned(),
+                    // the scale, as the detail's words state theirs
+                    format!(
+                        "sparkline column on: CPU %, last {} refreshes, 0..{}% or 0..its max (s: off)",
+                        crate::render::spark::COLUMN_WIDTH,
+                        crate::render::spark::PCT_FLOOR
+                    ),
                 ),
                 (true, false) => (
                     Level::Warn,
@@ -474,6 +479,7 @@ fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             fx.push(Effect::Quit);
         }
         Action::Suspend => fx.push(Effect::Suspend),
+        Action::RedrawScreen => fx.push(Effect::Redraw),
         // an empty filter: nothing to clear
         Action::ClearFilter
         // handled above by dialog::on_main_action

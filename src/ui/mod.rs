@@ -237,7 +237,8 @@ pub fn tree_rows_for(width: u16, height: u16) -> TreeRows {
 pub fn render(f: &mut Frame<'_>, app: &App, theme: &Theme) {
     let (w, h) = (f.area().width, f.area().height);
     if too_small(w, h) {
-        let text = format!("terminal {w}x{h}: cgtop needs {MIN_WIDTH}x{MIN_HEIGHT} (q quits)");
+        // what it needs first: a very narrow terminal still reads it
+        let text = format!("cgtop needs {MIN_WIDTH}x{MIN_HEIGHT}, not {w}x{h} (q quits)");
         let line = Line::styled(fit(&text, usize::from(w)), theme.warn);
         f.render_widget(Paragraph::new(line), f.area());
         return;
@@ -335,11 +336,24 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             .saturating_sub("  from ".len());
         format!("  from {}", fit_path(&from_path, from_room))
     };
+    // a mount path that does not fit loses whole components from the
+    // left (`…/unified`), as a group's path does, before the line is cut
+    let mount_room = width
+        .saturating_sub(fit::width(&from))
+        .saturating_sub("cgtop ".len() + fit::width(&host));
+    let mut mount_text = mount(&mode);
+    if fit::width(&mount_text) > mount_room {
+        let around = fit::width(&format!("{fs}  ({mode})"));
+        let shorter = fit_path(&root, mount_room.saturating_sub(around));
+        if shorter.starts_with("…/") {
+            mount_text = format!("{fs} {shorter} ({mode})");
+        }
+    }
     let mut l1 = fitted(
         vec![
             Span::styled("cgtop ", theme.title),
             Span::raw(host),
-            Span::styled(mount(&mode), theme.header),
+            Span::styled(mount_text, theme.header),
         ],
         width.saturating_sub(fit::width(&from)),
     );

@@ -916,6 +916,7 @@ fn every_main_action_is_reachable() {
             | Action::Help
             | Action::Quit
             | Action::Suspend
+            | Action::RedrawScreen
             | Action::Controllers
             | Action::EditLimits
             | Action::EditRaw

@@ -21,7 +21,7 @@ use crate::common;
 use crate::common::lab::{confirm, lab, on, writes};
 
 use cgtop::app::keymap::{self, Action, Scope};
-use cgtop::app::{Mode, SortKey};
+use cgtop::app::{Mode, Msg, SortKey};
 use common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -346,4 +346,123 @@ fn a_key_that_says_what_it_did_gives_its_hint_the_next_press() {
         "{}",
         status(&a)
     );
+}
+
+/// The keys of htop's man page (INTERACTIVE COMMANDS, and its help
+/// screen's `e` `i` `#`) and of systemd-cgtop's (KEYS), as crossterm
+/// reports them.
+fn htop_and_systemd_cgtop_keys() -> Vec<KeyEvent> {
+    let none = KeyModifiers::NONE;
+    let mut keys: Vec<KeyEvent> = [
+        KeyCode::Tab,
+        KeyCode::BackTab,
+        KeyCode::Up,
+        KeyCode::Down,
+        KeyCode::Left,
+        KeyCode::Right,
+        KeyCode::PageUp,
+        KeyCode::PageDown,
+        KeyCode::Home,
+        KeyCode::End,
+    ]
+    .into_iter()
+    .chain((1..=10).map(KeyCode::F))
+    .map(|c| KeyEvent::new(c, none))
+    .collect();
+    // htop's, then systemd-cgtop's (h, Space, q, p, t, c, m, i, %, +, -,
+    // P, k and r are among htop's)
+    keys.extend(
+        "^$ cUslwxh?S/\\t<>][}{kqI+-*auNMPTFKHOpZm0123456789ei#%r"
+            .chars()
+            .map(|c| KeyEvent::new(KeyCode::Char(c), none)),
+    );
+    for c in ['k', 'j', 'h', 'l'] {
+        keys.push(KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT));
+    }
+    for c in ['a', 'e', 'l'] {
+        keys.push(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+    }
+    for n in [3, 7, 8] {
+        keys.push(KeyEvent::new(KeyCode::F(n), KeyModifiers::SHIFT));
+    }
+    keys
+}
+
+/// Every key htop or systemd-cgtop uses either means the same here or
+/// has a hint that names cgtop's key: none is met with "not a key here"
+/// or silence.
+#[test]
+fn every_htop_and_systemd_cgtop_key_means_the_same_or_has_a_hint() {
+    // the same meaning as htop's (moves, help, setup, search, filter,
+    // tree/list, sort keys, kill, quit, sort by memory, all folds, redraw;
+    // Tab turns what is shown, as htop's turns its screen tabs)
+    let same = |ev: &KeyEvent| {
+        matches!(
+            ev.code,
+            KeyCode::Tab
+                | KeyCode::Up
+                | KeyCode::Down
+                | KeyCode::PageUp
+                | KeyCode::PageDown
+                | KeyCode::Home
+                | KeyCode::End
+        ) || (ev.modifiers.is_empty()
+            && matches!(ev.code, KeyCode::F(1 | 2 | 3 | 4 | 5 | 6 | 9 | 10)))
+            || (ev.modifiers.is_empty()
+                && matches!(ev.code, KeyCode::Char('?' | '<' | '>' | 'q' | 'M' | '*')))
+            // `/` is the filter: its prompt names F3, the search (above)
+            || ev.code == KeyCode::Char('/')
+            || (ev.modifiers == KeyModifiers::CONTROL && ev.code == KeyCode::Char('l'))
+    };
+    let missing: Vec<String> = htop_and_systemd_cgtop_keys()
+        .iter()
+        .filter(|ev| !same(ev) && keymap::hint_for(ev).is_none())
+        .map(|ev| format!("{:?} {:?}", ev.modifiers, ev.code))
+        .collect();
+    assert!(missing.is_empty(), "no hint for: {missing:?}");
+}
+
+/// An unbound key of htop's answers at once with cgtop's key; a bound
+/// one (a detail page for htop's PID search digit, Left for its
+/// sideways scroll) says it once a session.
+#[test]
+fn htops_other_keys_name_cgtops() {
+    let (mut a, mut c) = systemd();
+    for (msg, want) in [
+        (
+            Msg::Key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::ALT)),
+            "M-j: htop's down is Down or j here",
+        ),
+        (
+            ch('O'),
+            "O: htop's hide containers: w shows whose groups they are; filter with / or F4",
+        ),
+        (
+            ch('.'),
+            ".: htop's sort column: the menu is F6; < and > step",
+        ),
+        (
+            shift(KeyCode::F(3)),
+            "S-F3: htop's search backwards: F3 goes round (after the last, the first)",
+        ),
+    ] {
+        a.status = None;
+        send(&mut a, &mut c, msg);
+        assert_eq!(status(&a), want);
+    }
+    select(&mut a, &mut c, "system.slice");
+    a.status = None;
+    // the page is said first; the habit again, then the hint
+    send(&mut a, &mut c, ch('2'));
+    send(&mut a, &mut c, ch('2'));
+    let s = status(&a);
+    assert!(s.contains("htop's PID search is #"), "{s}");
+}
+
+/// htop's ^L: the screen drawn anew (and the terminal set up again).
+#[test]
+fn ctrl_l_draws_the_screen_anew() {
+    let (mut a, mut c) = systemd();
+    let fx = send(&mut a, &mut c, ctrl('l'));
+    assert!(fx.contains(&cgtop::app::Effect::Redraw), "{fx:?}");
 }

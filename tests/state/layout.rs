@@ -245,6 +245,25 @@ fn a_long_group_name_in_the_header_takes_the_room_it_needs() {
     assert!(lines[0].starts_with("cgtop "), "{shown}");
 }
 
+/// A mount path that does not fit beside the start group loses whole
+/// components from the left (`…/unified`), as a group's path does: it is
+/// never cut in the middle of a component (`/sys/fs/cgroup/uni…`).
+#[test]
+fn a_cut_mount_path_in_the_header_keeps_its_last_component() {
+    let (mut a, mut c) = app_on(&fixture("pure-v2-systemd"), pure_v2_mount(), 80, 24);
+    a.mount.root = std::path::PathBuf::from("/sys/fs/cgroup/unified");
+    a.start = GroupPath::new("cgtop-test-25108-1");
+    a.host.hostname = "vm".into();
+    a.host.kernel = "6.18.44-fc-v857".into();
+    tick(&mut a, &mut c, 2.0);
+    let shown = screen(&a, 80, 24);
+    let lines = plain_lines(&shown);
+    assert!(
+        lines[0].contains("cgroup2 …/unified (pure v2)  from /cgtop-test-25108-1"),
+        "{shown}"
+    );
+}
+
 /// A long information in the status line is cut to its line with `…`;
 /// the footer stays.
 #[test]
@@ -375,10 +394,12 @@ fn a_terminal_too_small_takes_no_key_but_quit_and_comes_back() {
     let (mut a, mut c) = small("system.slice");
     resize(&mut a, 50, 10);
     let shown = screen(&a, 50, 10);
-    assert!(
-        shown.contains("terminal 50x10: cgtop needs 60x12"),
-        "{shown}"
-    );
+    assert!(shown.contains("cgtop needs 60x12, not 50x10"), "{shown}");
+    // what it needs comes first: a very narrow terminal still reads it
+    resize(&mut a, 30, 8);
+    let shown = screen(&a, 30, 8);
+    assert!(shown.contains("cgtop needs 60x12"), "{shown}");
+    resize(&mut a, 50, 10);
     for k in [ch('j'), ch('K'), ch('/'), key(KeyCode::Enter)] {
         let fx = send(&mut a, &mut c, k);
         assert!(fx.is_empty(), "{fx:?}");

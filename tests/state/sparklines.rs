@@ -263,3 +263,16 @@ fn without_the_moments_machine_figures_every_meter_is_a_dash() {
     let replay = meters(&a);
     assert_eq!(replay, past, "a replay's meters as the past's");
 }
+
+/// The tree's column states its scale when it is turned on, as the
+/// detail's words do: 0..100 % of what CPU% shows, or the row's max.
+#[test]
+fn the_sparkline_column_states_its_scale() {
+    let (_t, a, _c) = drop_under_a_quota(160, 40);
+    let words = a
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    assert!(words.contains("0..100% or 0..its max"), "{words}");
+}
