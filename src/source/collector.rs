@@ -687,6 +687,17 @@ impl Collector {
         self.events_baseline = on;
     }
 
+    /// Whether v1 cpuacct's user/system split is read
+    /// ([`Scanner::set_cpu_split`]); on by default. A run that prints CPU
+    /// time whole (`-b`'s table) turns it off: two files a group fewer
+    /// opened and read, in the priming read and in each refresh.
+    pub fn set_cpu_split(&mut self, on: bool) {
+        self.scanner.set_cpu_split(on);
+        for (_, s) in &mut self.others {
+            s.set_cpu_split(on);
+        }
+    }
+
     /// Whether the first refresh reads, for the event watcher started
     /// after it (the TUI's), every group's event counters: memory.events
     /// where memory is cgroup2's (the baseline of "since start" when it
