@@ -349,6 +349,8 @@ pub fn run_ordered(
     // the extra files of the columns printed (JSON prints no columns)
     if opts.output == Output::Text {
         c.set_extras(Column::extras(&opts.columns));
+        // the table's CPU% is the whole CPU time: no user/system split
+        c.set_cpu_split(false);
     }
     let start_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -226,6 +226,10 @@ pub struct Collector {
     /// The last refresh was a priming read, and the hierarchies it did
     /// not read are still to be walked ([`Collector::walk_unprimed`]).
     unprimed: bool,
+    /// The last refresh was a priming read: the next reads every
+    /// hierarchy side by side, as the first does (its reads are the first
+    /// of most files; a one-shot run prints it).
+    primed: bool,
 }
 
 /// The TUI's first frame, before the first refresh: the groups the first
@@ -305,6 +309,7 @@ impl Collector {
             first_look: false,
             priming: false,
             unprimed: false,
+            primed: false,
         }
     }
 
@@ -401,8 +406,10 @@ impl Collector {
             .collect();
         // the first refresh walks every hierarchy and opens every file:
         // the scanners do it side by side (`in_parallel`); the later ones
-        // read kept descriptors, a few ms, in this thread
-        let parallel = self.refreshes == 0 || std::mem::take(&mut self.unprimed);
+        // read kept descriptors, a few ms, in this thread; the one after
+        // a priming read is the first read of most files, side by side too
+        let after_priming = std::mem::take(&mut self.primed);
+        let parallel = self.refreshes == 0 || std::mem::take(&mut self.unprimed) || after_priming;
         let ids: Vec<HierId> = std::iter::once(plan.primary)
             .chain(
                 (self.others.iter().zip(&run))
@@ -685,6 +692,17 @@ impl Collector {
     /// one file read a group, before the first output, for nothing.
     pub fn set_events_baseline(&mut self, on: bool) {
         self.events_baseline = on;
+    }
+
+    /// Whether v1 cpuacct's user/system split is read
+    /// ([`Scanner::set_cpu_split`]); on by default. A run that prints CPU
+    /// time whole (`-b`'s table) turns it off: two files a group fewer
+    /// opened and read, in the priming read and in each refresh.
+    pub fn set_cpu_split(&mut self, on: bool) {
+        self.scanner.set_cpu_split(on);
+        for (_, s) in &mut self.others {
+            s.set_cpu_split(on);
+        }
     }
 
     /// Whether the first refresh reads, for the event watcher started
@@ -1002,6 +1020,7 @@ impl Collector {
         let r = self.refresh_with(clock);
         self.set_priming(false);
         self.unprimed = self.plan.is_some();
+        self.primed = self.plan.is_some();
         r.snapshot.at
     }
 

@@ -589,7 +589,6 @@ fn a_one_shot_run_reads_each_level_once_and_each_rate_counter_twice() {
     ];
     let counters = [
         "cpuacct.usage",
-        "cpuacct.usage_user",
         "cpu.stat",
         "blkio.throttle.io_service_bytes_recursive",
     ];
@@ -610,8 +609,114 @@ fn a_one_shot_run_reads_each_level_once_and_each_rate_counter_twice() {
         // cpu.stat: cgroup2's and the cpu hierarchy's, each twice
         assert_eq!(
             n,
-            [2 * groups, 2 * groups, 2 * 2 * groups, 2 * groups],
+            [2 * groups, 2 * 2 * groups, 2 * groups],
             "cgtop {args:?}: {counters:?} read twice a group"
         );
+    }
+}
+
+#[test]
+fn the_table_reads_no_cpu_split_that_only_json_prints() {
+    // -b's CPU% is cpuacct.usage's: the user/system split (JSON's
+    // user_pct, system_pct) is neither opened nor read for it; --json
+    // reads it twice, the priming read's and the printed one's
+    let Some(s) = V1Sandbox::or_skip() else {
+        return;
+    };
+    if Command::new("strace").arg("-V").output().is_err() {
+        println!("skipped: no strace to count the reads with");
+        return;
+    }
+    for h in HIERS {
+        for sub in ["a", "a/b", "c"] {
+            fs::create_dir(s.dir(h, sub)).unwrap();
+        }
+    }
+    let name = s.name.clone();
+    let groups = 4;
+    let split = ["cpuacct.usage_user", "cpuacct.usage_sys", "cpuacct.stat"];
+    for (args, want) in [
+        (&["-b", "-n", "1", "-d", "0.1", &name][..], [0, 0, 0]),
+        (&["-b", "-n", "2", "-d", "0.1", &name][..], [0, 0, 0]),
+        (
+            &["--json", "--brief", "-n", "1", "-d", "0.1", &name][..],
+            [2 * groups, 2 * groups, 0],
+        ),
+    ] {
+        let Some(n) = reads_of(args, &split) else {
+            println!("skipped: strace did not run");
+            return;
+        };
+        assert_eq!(n, want, "cgtop {args:?}: reads of {split:?}");
+        let opened: Vec<usize> = split.iter().map(|f| opens_of(args, f).unwrap()).collect();
+        assert_eq!(
+            opened.iter().all(|&o| o == 0),
+            want == [0, 0, 0],
+            "cgtop {args:?}: opens of {split:?}: {opened:?}"
+        );
+    }
+    // JSON's split has its figures
+    let o = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+        .args(["--json", "--brief", "-n", "1", "-d", "0.1", &name])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let top = &doc["groups"][0];
+    assert!(top["cpu"]["user_usec"].is_u64(), "{top}");
+}
+
+/// A `-b` table as (the column titles, each row's group and its figures
+/// from READ/s on: CPU% and MEM may move between two runs).
+fn table_of(text: &str) -> (String, Vec<String>) {
+    let mut lines = text.lines().skip(1);
+    let titles = lines.next().unwrap_or_default().to_owned();
+    let at = |t: &str| titles.find(t).unwrap();
+    let (cpu, read) = (at("CPU%"), at("READ/s"));
+    let rows = lines
+        .take_while(|l| !l.is_empty())
+        .map(|l| {
+            // the name column ends where the CPU% column begins
+            let name = l[..cpu].trim_end();
+            format!("{name}|{}", l.get(read..).unwrap_or_default())
+        })
+        .collect();
+    (titles, rows)
+}
+
+#[test]
+fn a_one_shot_table_has_the_columns_and_groups_of_a_refresh_after_a_full_read() {
+    // the one-shot run reads differently (a priming read of the rate
+    // counters, no user/system split); its table is that of the second
+    // refresh of a run of two (whose first read is a whole one)
+    let Some(s) = V1Sandbox::or_skip() else {
+        return;
+    };
+    for h in HIERS {
+        for sub in ["a", "a/b", "c"] {
+            fs::create_dir(s.dir(h, sub)).unwrap();
+        }
+    }
+    let name = s.name.clone();
+    let run = |n: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+            .args(["-b", "--kernel-names", "-n", n, "-d", "0.1", &name])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let one = run("1");
+    let two = run("2");
+    // the second refresh of the two
+    let second = two.split("\n\n").nth(1).unwrap();
+    let (t1, r1) = table_of(&one);
+    let (t2, r2) = table_of(second);
+    assert_eq!(t1, t2, "the column titles");
+    assert_eq!(r1.len(), 4, "{one}");
+    assert_eq!(r1, r2, "groups, IO, PIDs and state:\n{one}\n{second}");
+    // every row has a CPU figure (the rates primed), not '-'
+    for l in one.lines().skip(2).take(4) {
+        let cpu = l.split_whitespace().nth(1).unwrap();
+        assert!(cpu.parse::<f64>().is_ok(), "{l}");
     }
 }

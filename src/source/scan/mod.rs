@@ -271,6 +271,8 @@ pub struct Scanner {
     /// Read only the counters rates are computed from
     /// ([`Scanner::set_priming`]).
     priming: bool,
+    /// Read v1 cpuacct's user/system split ([`Scanner::set_cpu_split`]).
+    cpu_split: bool,
 }
 
 impl Scanner {
@@ -324,6 +326,7 @@ impl Scanner {
             preopen_limited: false,
             look: None,
             priming: false,
+            cpu_split: true,
         }
     }
 
@@ -339,6 +342,7 @@ impl Scanner {
             self.cfg.clone(),
         );
         s.extras = self.extras;
+        s.cpu_split = self.cpu_split;
         s.watching = false;
         s
     }
@@ -366,6 +370,21 @@ impl Scanner {
     /// counters.
     pub fn set_priming(&mut self, on: bool) {
         self.priming = on;
+    }
+
+    /// Whether a v1 cpuacct hierarchy's user/system split is read
+    /// (cpuacct.usage_user and cpuacct.usage_sys, else cpuacct.stat); on
+    /// by default. Off for an output that shows CPU time whole (`-b`'s
+    /// table: CPU% is cpuacct.usage's), which then opens and reads two
+    /// files a group fewer; cgroup2's cpu.stat holds the split in the
+    /// same text and is read as ever. A change re-lists every directory
+    /// once, as [`Scanner::set_extras`] does.
+    pub fn set_cpu_split(&mut self, on: bool) {
+        if on != self.cpu_split {
+            self.cpu_split = on;
+            self.need_walk = true;
+            self.need_full = true;
+        }
     }
 
     /// Shares the descriptor budget with other scanners: slot `me` of

@@ -181,6 +181,7 @@ impl Scanner {
             bit_of(table, Hot::BlkioIosRecursive),
         );
         let usage_user_bit = bit_of(table, Hot::CpuacctUser);
+        let split = self.cpu_split;
         // a file of a column not shown is left as if absent: no
         // descriptor, no read
         let has = |bit: usize| {
@@ -188,6 +189,9 @@ impl Scanner {
                 && table.get(bit).is_none_or(|(h, _)| {
                     h.wanted(extras)
                         && (procs || *h != Hot::Procs)
+                        // the user/system split where an output shows it
+                        && (split
+                            || !matches!(h, Hot::CpuacctUser | Hot::CpuacctSys | Hot::CpuacctStat))
                         // the group's own blkio counters only where
                         // the subtree's are not (before Linux 4.11)
                         && match h {
