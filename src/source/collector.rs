@@ -194,6 +194,9 @@ pub struct Collector {
     /// The export reading's descriptors, kept from one refresh to the
     /// next within what the scanners leave of the budget.
     export_kept: KeptReads,
+    /// The budget's pool the export reading publishes its count in, so
+    /// that the scanners count it as kept (its slot, after theirs).
+    export_pool: Option<(Arc<KeptPool>, usize)>,
     /// Whether the kernel has cpu.stat.local (Linux 6.6); found out on the
     /// first refresh.
     has_cpu_stat_local: Option<bool>,
@@ -297,6 +300,7 @@ impl Collector {
             inspected: None,
             export_reading: false,
             export_kept: KeptReads::default(),
+            export_pool: None,
             has_cpu_stat_local: None,
             proc_dir: None,
             own_limits: None,
@@ -781,6 +785,22 @@ impl Collector {
         self.export_reading = on;
         if !on {
             self.export_kept.clear();
+            if let Some((pool, slot)) = &self.export_pool {
+                pool.publish(*slot, 0);
+            }
+            return;
+        }
+        if self.export_pool.is_none() {
+            // one budget for the scanners and the exporter's files: a
+            // scanner opens no more while their sum is at the budget (the
+            // scanners publish theirs again at their next scan)
+            let slot = 1 + self.others.len();
+            let pool = KeptPool::new(slot + 1);
+            self.scanner.share_budget(Arc::clone(&pool), 0);
+            for (k, (_, s)) in self.others.iter_mut().enumerate() {
+                s.share_budget(Arc::clone(&pool), k + 1);
+            }
+            self.export_pool = Some((pool, slot));
         }
     }
 
@@ -1183,7 +1203,10 @@ impl Collector {
             }
             if self.export_reading {
                 // the files of groups gone are closed
-                export_kept.end();
+                let n = export_kept.end();
+                if let Some((pool, slot)) = &self.export_pool {
+                    pool.publish(*slot, n);
+                }
             }
             self.export_kept = export_kept;
             self.lap("export");
