@@ -78,6 +78,43 @@ fn hot_files(dir: &std::path::Path, kind: ScanKind) -> Vec<PathBuf> {
     out
 }
 
+/// Which scrape a block of the scrape phase measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scrape {
+    /// The exporter's reading on this host's layout.
+    Exporter,
+    /// The exporter's reading of the tree made in cgroup2 alone, read as a
+    /// pure v2 layout.
+    PureV2,
+    /// Every group read in full (`--json`'s reading).
+    Full,
+}
+
+/// The tree's shape made in cgroup2 alone, under
+/// `cgtop-test-<pid>-901`: (cgroup2's mount, the top group, the guard).
+/// `None` where cgroup2 is not mounted.
+fn make_v2_only(
+    layout: &cgtop::model::host::layout::Layout,
+    n: usize,
+) -> Result<Option<(PathBuf, String, crate::layout_tree::Made)>> {
+    let Some(root) = layout.dir(HierId::V2) else {
+        return Ok(None);
+    };
+    let top = format!("cgtop-test-{}-901", std::process::id());
+    let mut made = crate::layout_tree::Made(Vec::new());
+    for p in crate::fake::group_paths(n) {
+        crate::check_stop()?;
+        let d = if p.is_empty() {
+            root.join(&top)
+        } else {
+            root.join(&top).join(p)
+        };
+        fs::create_dir(&d).with_context(|| format!("creating {}", d.display()))?;
+        made.0.push(d);
+    }
+    Ok(Some((root.to_path_buf(), top, made)))
+}
+
 fn ms(d: f64) -> String {
     format!("{:.2} ms", d / 1e6)
 }
@@ -286,14 +323,37 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
         }
     }
     // a `cgtop serve` scrape: every group read for the exposition, then
-    // formatted (OpenMetrics); the exporter's reading and the full one
-    let mut scrapes: Vec<(bool, Vec<u64>, Vec<u64>)> = Vec::new();
-    for export in [true, false] {
-        let (m, hier, all) = cgtop::run::locate(&opts).map_err(|e| anyhow::anyhow!("{e}"))?;
-        let mut c =
-            Collector::with_hiers(cgtop::run::collector_config(&opts, &m, true), hier, &all);
-        c.set_export_reading(export);
+    // formatted (OpenMetrics); the exporter's reading on this layout, the
+    // same tree's shape made in cgroup2 alone and read as a pure v2
+    // layout (`--root` at cgroup2's mount: real kernfs, not tmpfs), and
+    // the full reading; the first two in alternating blocks, so that
+    // their ratio is of the same minutes
+    let v2_only = make_v2_only(&layout, n)?;
+    let mut scrapes: Vec<(Scrape, Vec<u64>, Vec<u64>, usize)> = Vec::new();
+    for (k, what) in [
+        Scrape::Exporter,
+        Scrape::PureV2,
+        Scrape::Exporter,
+        Scrape::PureV2,
+        Scrape::Full,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let o = match (what, &v2_only) {
+            (Scrape::PureV2, None) => continue,
+            (Scrape::PureV2, Some((root, top, _))) => cgtop::options::Options {
+                start: GroupPath::new(top),
+                root: Some(root.clone()),
+                ..opts.clone()
+            },
+            _ => opts.clone(),
+        };
+        let (m, hier, all) = cgtop::run::locate(&o).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut c = Collector::with_hiers(cgtop::run::collector_config(&o, &m, true), hier, &all);
+        c.set_export_reading(what != Scrape::Full);
         let (mut xc, mut xw) = (Vec::new(), Vec::new());
+        let mut series = 0;
         for round in 0..warmup + refreshes {
             crate::check_stop()?;
             let (cpu, w) = time(&mut || {
@@ -304,15 +364,25 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
                     Duration::from_millis(1),
                     cgtop::render::openmetrics::Format::OpenMetrics,
                 );
-                std::hint::black_box(text);
+                series = std::hint::black_box(text)
+                    .lines()
+                    .filter(|l| !l.starts_with('#'))
+                    .count();
             });
             if round >= warmup {
                 xc.push(cpu);
                 xw.push(w);
             }
         }
-        scrapes.push((export, xc, xw));
+        match scrapes.iter_mut().find(|(w, ..)| *w == what) {
+            Some((_, c0, w0, _)) if k > 0 => {
+                c0.extend(xc);
+                w0.extend(xw);
+            }
+            _ => scrapes.push((what, xc, xw, series)),
+        }
     }
+    drop(v2_only);
     floor_block(&mut fc, &mut fw)?;
     let med = crate::measure::median;
     let floor_cpu = med(&fc);
@@ -339,17 +409,30 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
             med(cpu) / floor_cpu
         );
     }
-    for (export, cpu, wall) in &scrapes {
-        let what = if *export {
-            "`cgtop serve` scrape (reading + OpenMetrics), the exporter's reading"
-        } else {
-            "`cgtop serve` scrape, every group read in full (`--json`'s reading)"
+    for (what, cpu, wall, series) in &scrapes {
+        let what = match what {
+            Scrape::Exporter => {
+                "`cgtop serve` scrape (reading + OpenMetrics), the exporter's reading"
+            }
+            Scrape::PureV2 => {
+                "the same scrape of the same tree in cgroup2 alone, a pure v2 layout (kernfs)"
+            }
+            Scrape::Full => "`cgtop serve` scrape, every group read in full (`--json`'s reading)",
         };
         println!(
-            "| {what} | {} | {} | {:.2}x |",
+            "| {what} ({series} series) | {} | {} | {:.2}x |",
             ms(med(cpu)),
             ms(med(wall)),
             med(cpu) / floor_cpu
+        );
+    }
+    let scrape_cpu = |w: Scrape| scrapes.iter().find(|s| s.0 == w).map(|s| med(&s.1));
+    if let (Some(hybrid), Some(v2)) = (scrape_cpu(Scrape::Exporter), scrape_cpu(Scrape::PureV2)) {
+        println!(
+            "\nA scrape on this layout is {:.2}x the pure v2 layout's on kernfs \
+             (CPU medians, the two read in alternating blocks; fewer series on pure v2 \
+             where cgroup2 holds no memory, io, pids or cpu controller here)",
+            hybrid / v2
         );
     }
     println!(

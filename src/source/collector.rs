@@ -9,7 +9,7 @@ use super::hier::{self, Hier, Hiers};
 use super::procs::ProcReader;
 use super::read::{
     read_cpu_max_layout, read_cpu_stat_local, read_detail_layout, read_export, read_export_held,
-    read_export_layout, read_io_cost, read_memory_limits_layout, read_own_limits,
+    read_export_layout, read_io_cost, read_memory_limits_layout, read_own_limits, KeptReads,
 };
 use super::safety;
 use super::scan::{KeptPool, ScanConfig, ScanKind, Scanner};
@@ -191,6 +191,12 @@ pub struct Collector {
     /// With `full_detail`, read only the files of the Prometheus exposition
     /// on a pure v2 layout ([`Collector::set_export_reading`]).
     export_reading: bool,
+    /// The export reading's descriptors, kept from one refresh to the
+    /// next within what the scanners leave of the budget.
+    export_kept: KeptReads,
+    /// The budget's pool the export reading publishes its count in, so
+    /// that the scanners count it as kept (its slot, after theirs).
+    export_pool: Option<(Arc<KeptPool>, usize)>,
     /// Whether the kernel has cpu.stat.local (Linux 6.6); found out on the
     /// first refresh.
     has_cpu_stat_local: Option<bool>,
@@ -297,6 +303,8 @@ impl Collector {
             devices,
             inspected: None,
             export_reading: false,
+            export_kept: KeptReads::default(),
+            export_pool: None,
             has_cpu_stat_local: None,
             proc_dir: None,
             own_limits: None,
@@ -787,8 +795,31 @@ impl Collector {
     /// no memory.stat); on a layout with v1 hierarchies, those files from
     /// the hierarchy holding each controller
     /// (`source::read::read_export_layout`: about 30 instead of about 60).
+    /// Their descriptors are kept from one refresh to the next (a scrape
+    /// costs preads, as a steady scan does), within the descriptor budget
+    /// the scanners leave (`ScanConfig::max_kept` less what they keep),
+    /// counted in [`Refresh::kept_fds`].
     pub fn set_export_reading(&mut self, on: bool) {
         self.export_reading = on;
+        if !on {
+            self.export_kept.clear();
+            if let Some((pool, slot)) = &self.export_pool {
+                pool.publish(*slot, 0);
+            }
+            return;
+        }
+        if self.export_pool.is_none() {
+            // one budget for the scanners and the exporter's files: a
+            // scanner opens no more while their sum is at the budget (the
+            // scanners publish theirs again at their next scan)
+            let slot = 1 + self.others.len();
+            let pool = KeptPool::new(slot + 1);
+            self.scanner.share_budget(Arc::clone(&pool), 0);
+            for (k, (_, s)) in self.others.iter_mut().enumerate() {
+                s.share_budget(Arc::clone(&pool), k + 1);
+            }
+            self.export_pool = Some((pool, slot));
+        }
     }
 
     pub fn set_inspected(&mut self, group: Option<GroupPath>) {
@@ -829,8 +860,13 @@ impl Collector {
     }
 
     /// Descriptors kept open by every scanner.
-    fn kept(&self) -> usize {
+    fn kept_by_scanners(&self) -> usize {
         self.scanner.kept() + self.others.iter().map(|(_, s)| s.kept()).sum::<usize>()
+    }
+
+    /// Descriptors kept open: the scanners' and the export reading's.
+    fn kept(&self) -> usize {
+        self.kept_by_scanners() + self.export_kept.len()
     }
 
     fn dir_of(path: &GroupPath) -> &Path {
@@ -869,6 +905,8 @@ impl Collector {
     /// hosts), not only the one the scanner walks.
     pub fn set_hiers(&mut self, hiers: Arc<Hiers>) {
         self.hiers = hiers;
+        // kept by the old handles' addresses
+        self.export_kept.clear();
     }
 
     /// The processes `query` names (a PID, or text in a process's name or
@@ -1150,15 +1188,29 @@ impl Collector {
         }
         let mut events_since_start = HashMap::new();
         if self.cfg.full_detail && !self.priming {
+            // the scanners first: the export reading keeps what they leave
+            let export_kept = std::mem::take(&mut self.export_kept);
+            let kept = Some(&export_kept);
+            if self.export_reading {
+                let room = self
+                    .cfg
+                    .scan
+                    .max_kept
+                    .saturating_sub(self.kept_by_scanners());
+                export_kept.begin(room);
+            }
             for g in &mut groups {
                 let dir = Self::dir_of(&g.path);
+                if self.export_reading {
+                    export_kept.group(g.inode);
+                }
                 let d = if self.export_reading && self.hiers.layout.v1.is_empty() {
-                    read_export(&self.hier, dir)
+                    read_export(&self.hier, dir, kept)
                 } else if self.export_reading && self.plan.is_some() {
                     // the scan listed every hierarchy: where the group is
-                    read_export_held(&self.hiers, dir, g.hot.v1.held_in)
+                    read_export_held(&self.hiers, dir, g.hot.v1.held_in, kept)
                 } else if self.export_reading {
-                    read_export_layout(&self.hiers, dir)
+                    read_export_layout(&self.hiers, dir, kept)
                 } else {
                     read_detail_layout(&self.hiers, dir, false)
                 };
@@ -1168,6 +1220,14 @@ impl Collector {
                 }
                 g.detail = Some(Box::new(d));
             }
+            if self.export_reading {
+                // the files of groups gone are closed
+                let n = export_kept.end();
+                if let Some((pool, slot)) = &self.export_pool {
+                    pool.publish(*slot, n);
+                }
+            }
+            self.export_kept = export_kept;
             self.lap("export");
         }
         let limits = if self.priming {

@@ -7,7 +7,7 @@
 //! missing is `None` (a controller that is off); one that is there but
 //! cannot be read is listed in `GroupDetail::unreadable` with why.
 
-use super::hier::{FsError, Hier, Hiers};
+use super::hier::{read_capped, FsError, Hier, Hiers};
 use crate::cgroupfs::v1_limits::{
     self, files as v1, BlkioWeight, CfsQuota, CpuShares, FreezerState, MemLimitV1, MemoryStatV1,
     OomControl, ThrottleDevices,
@@ -19,7 +19,9 @@ use crate::cgroupfs::{
 use crate::model::host::layout::{HierId, HierSet};
 use crate::model::{DetailSources, FreezerV1, GroupDetail, KeyedFiles, Unreadable};
 use std::cell::RefCell;
-use std::path::Path;
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
 
 /// Reads files of one group directory, keeping the errors that are not
 /// "no such file".
@@ -30,6 +32,9 @@ struct Group<'a> {
     /// Whole texts the raw page's reading of this refresh already read,
     /// sorted by name: parsed from there, not read a second time.
     read_before: &'a [(String, String)],
+    /// The exporter's descriptors kept between readings: read through
+    /// them where there is one (none: open, read, close).
+    kept: Option<&'a KeptReads>,
 }
 
 impl Group<'_> {
@@ -39,7 +44,12 @@ impl Group<'_> {
         }
         // not read before (the raw page is off, the file is not listed or
         // its read failed): read it, and say why not where it fails
-        match self.hier.read_text(&self.dir.join(name)) {
+        let rel = self.dir.join(name);
+        let got = match self.kept {
+            Some(k) => k.read_text(self.hier, rel, name),
+            None => self.hier.read_text(&rel),
+        };
+        match got {
             Ok(t) => Some(t),
             Err(e) => {
                 if !e.is_gone() {
@@ -80,6 +90,7 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
         dir,
         errors: RefCell::new(Vec::new()),
         read_before: &texts,
+        kept: None,
     };
     let read = |name: &str| g.read(name);
     let number = |name: &'static str| g.number(name);
@@ -129,18 +140,25 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
 /// pressure) and nothing else: 14 files where [`read_detail`] reads about
 /// 29 (no memory.stat, no keyed copies, no process list). One hierarchy
 /// (a pure v2 layout); the hot figures come from the scan.
-pub fn read_export(hier: &Hier, dir: &Path) -> GroupDetail {
-    read_export_where(hier, dir, |_| true)
+/// `kept`: the exporter's descriptors, kept from one reading to the next.
+pub fn read_export(hier: &Hier, dir: &Path, kept: Option<&KeptReads>) -> GroupDetail {
+    read_export_where(hier, dir, kept, |_| true)
 }
 
 /// [`read_export`] of the files of the controllers `here` says this
 /// hierarchy may hold (and the pressure files, which are cgroup2's own).
-fn read_export_where(hier: &Hier, dir: &Path, here: impl Fn(&str) -> bool) -> GroupDetail {
+fn read_export_where(
+    hier: &Hier,
+    dir: &Path,
+    kept: Option<&KeptReads>,
+    here: impl Fn(&str) -> bool,
+) -> GroupDetail {
     let g = Group {
         hier,
         dir,
         errors: RefCell::new(Vec::new()),
         read_before: &[],
+        kept,
     };
     let events = if here("memory") {
         g.read(files::MEMORY_EVENTS)
@@ -197,7 +215,7 @@ pub fn read_detail_layout(hiers: &Hiers, dir: &Path, raw: bool) -> GroupDetail {
 /// [`read_detail_layout`] with the host's page size given (it decides
 /// which number a v1 memory limit prints for "no limit").
 pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -> GroupDetail {
-    read_layout(hiers, dir, raw, page_size, false, None)
+    read_layout(hiers, dir, raw, page_size, false, None, None)
 }
 
 /// [`read_export`] on any layout (`cgtop serve` and `--openmetrics` on a
@@ -207,8 +225,8 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
 /// the two expositions), but no memory.stat, no weights, soft limits,
 /// failcnt, freezer or process list: about 30 files a group where the
 /// full reading opens about 60.
-pub fn read_export_layout(hiers: &Hiers, dir: &Path) -> GroupDetail {
-    read_layout(hiers, dir, false, procfs::page_size(), true, None)
+pub fn read_export_layout(hiers: &Hiers, dir: &Path, kept: Option<&KeptReads>) -> GroupDetail {
+    read_layout(hiers, dir, false, procfs::page_size(), true, None, kept)
 }
 
 /// [`read_export_layout`] of a group the scan of this refresh found in the
@@ -216,12 +234,26 @@ pub fn read_export_layout(hiers: &Hiers, dir: &Path) -> GroupDetail {
 /// directory opened in each hierarchy to find out whether it has the
 /// group (the scrape of a hybrid host with 10 hierarchies: 10 opens, 10
 /// `fstat` and 10 closes a group less).
-pub fn read_export_held(hiers: &Hiers, dir: &Path, held: HierSet) -> GroupDetail {
-    read_layout(hiers, dir, false, procfs::page_size(), true, Some(held))
+pub fn read_export_held(
+    hiers: &Hiers,
+    dir: &Path,
+    held: HierSet,
+    kept: Option<&KeptReads>,
+) -> GroupDetail {
+    read_layout(
+        hiers,
+        dir,
+        false,
+        procfs::page_size(),
+        true,
+        Some(held),
+        kept,
+    )
 }
 
 /// [`read_detail_paged`], or with `export` only the exposition's files;
-/// `held`: the hierarchies known to have the group (else each is asked).
+/// `held`: the hierarchies known to have the group (else each is asked);
+/// `kept`: the exporter's kept descriptors.
 fn read_layout(
     hiers: &Hiers,
     dir: &Path,
@@ -229,6 +261,7 @@ fn read_layout(
     page_size: u64,
     export: bool,
     held: Option<HierSet>,
+    kept: Option<&KeptReads>,
 ) -> GroupDetail {
     let Some(primary_id) = hiers.layout.primary() else {
         return GroupDetail::default();
@@ -240,7 +273,7 @@ fn read_layout(
         // a controller bound to a v1 hierarchy has no files in cgroup2
         // (a controller is in one hierarchy at a time): not looked for
         let elsewhere = |c: &str| hiers.layout.holder(c).is_some_and(|id| id != primary_id);
-        read_export_where(primary, dir, |c| !elsewhere(c))
+        read_export_where(primary, dir, kept, |c| !elsewhere(c))
     } else {
         read_detail(primary, dir, raw)
     };
@@ -283,6 +316,7 @@ fn read_layout(
                 dir,
                 errors: RefCell::new(Vec::new()),
                 read_before: &[],
+                kept,
             },
         ))
     };
@@ -340,6 +374,7 @@ fn read_layout(
             dir,
             errors: RefCell::new(Vec::new()),
             read_before: &[],
+            kept: None,
         };
         d.pids = g
             .read(v1::PROCS)
@@ -685,6 +720,7 @@ pub fn read_memory_limits(hier: &Hier, dir: &Path) -> (Option<Limit>, Option<Lim
         dir,
         errors: RefCell::new(Vec::new()),
         read_before: &[],
+        kept: None,
     };
     (g.limit(files::MEMORY_MAX), g.limit(files::MEMORY_HIGH))
 }
@@ -696,6 +732,7 @@ pub fn read_pids_max(hier: &Hier, dir: &Path) -> Option<Limit> {
         dir,
         errors: RefCell::new(Vec::new()),
         read_before: &[],
+        kept: None,
     };
     g.limit(files::PIDS_MAX)
 }
@@ -726,6 +763,146 @@ pub fn read_io_cost(hier: &Hier, dir: &Path) -> Vec<(String, String)> {
                 .map(|t| ((*n).to_owned(), t.trim_end().to_owned()))
         })
         .collect()
+}
+
+/// The descriptors `cgtop serve` keeps from one reading to the next
+/// (`Collector::set_export_reading`), as the scanner keeps its hot files:
+/// each exposition file of each group opened the safe way once
+/// ([`Hier::open_read`]: beneath the hierarchy, a regular file), then
+/// read with pread at offset 0, capped as before. At most `room`
+/// descriptors (what the scanners leave of the program's budget, given
+/// at each reading); beyond it a file is opened, read and closed as
+/// before. A kept file that reads as gone (ENODEV: the file or its group
+/// was removed, the group maybe made again under its name) is opened
+/// anew, and so is one of a group whose inode is not the one its files
+/// were kept for (made again on a file system with no ENODEV). A reading
+/// closes what it did not read: the files of groups gone from the scan.
+#[derive(Debug, Default)]
+pub struct KeptReads {
+    /// One reader at a time (the collector's thread); a lock, not a
+    /// `RefCell`, so that the collector stays `Sync`.
+    inner: std::sync::Mutex<KeptInner>,
+}
+
+#[derive(Debug, Default)]
+struct KeptInner {
+    /// By hierarchy (its handle's address) and path below its root.
+    files: HashMap<(usize, PathBuf), KeptFile>,
+    room: usize,
+    /// The reading under way, counted from 1.
+    reading: u64,
+    /// The inode of the group being read (the primary hierarchy's).
+    group: u64,
+    buf: Vec<u8>,
+}
+
+#[derive(Debug)]
+struct KeptFile {
+    file: File,
+    /// The inode of its group when it was opened.
+    group: u64,
+    /// The last reading that read it.
+    reading: u64,
+}
+
+impl KeptReads {
+    fn inner(&self) -> std::sync::MutexGuard<'_, KeptInner> {
+        // a panic while it was held leaves descriptors, nothing half-made
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A reading starts, with room for `room` descriptors.
+    pub fn begin(&self, room: usize) {
+        let mut k = self.inner();
+        k.reading += 1;
+        k.room = room;
+    }
+
+    /// The next files read are of the group with this inode.
+    pub fn group(&self, inode: u64) {
+        self.inner().group = inode;
+    }
+
+    /// The reading is over: the files it did not read are closed, and
+    /// any over its room (the scanners took more of the budget meanwhile).
+    /// Returns how many stay open.
+    pub fn end(&self) -> usize {
+        let mut k = self.inner();
+        let k = &mut *k;
+        let (reading, room) = (k.reading, k.room);
+        k.files.retain(|_, f| f.reading == reading);
+        let mut over = k.files.len().saturating_sub(room);
+        k.files.retain(|_, _| {
+            let keep = over == 0;
+            over = over.saturating_sub(1);
+            keep
+        });
+        if k.buf.len() > READ_BUF_KEPT {
+            k.buf = Vec::new();
+        }
+        k.files.len()
+    }
+
+    /// The descriptors kept.
+    pub fn len(&self) -> usize {
+        self.inner().files.len()
+    }
+
+    /// Whether none is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Closes every kept descriptor (the hierarchies were opened again).
+    pub fn clear(&self) {
+        self.inner().files.clear();
+    }
+
+    /// `rel` (whose last component is `name`) of `hier`, through its kept
+    /// descriptor, else opened (and kept where there is room).
+    fn read_text(&self, hier: &Hier, rel: PathBuf, name: &str) -> Result<String, FsError> {
+        let mut k = self.inner();
+        let k = &mut *k;
+        let cap = super::hier::cap_for(name);
+        let key = (std::ptr::from_ref(hier) as usize, rel);
+        if let Some(f) = k.files.get_mut(&key) {
+            if f.group == k.group {
+                f.reading = k.reading;
+                // single-record files are whole after one short read, as
+                // the scanner reads them; the process lists to the end
+                let multi = matches!(name, "cgroup.procs" | "cgroup.threads");
+                match read_capped(&f.file, &mut k.buf, cap, multi) {
+                    Ok(n) => return Ok(text_of(&k.buf[..n])),
+                    Err(e) if !e.is_gone() => return Err(e),
+                    Err(_) => {}
+                }
+            }
+            k.files.remove(&key);
+        }
+        let f = hier.open_read(&key.1)?;
+        let n = read_capped(&f, &mut k.buf, cap, true)?;
+        let text = text_of(&k.buf[..n]);
+        if k.files.len() < k.room {
+            let kept = KeptFile {
+                file: f,
+                group: k.group,
+                reading: k.reading,
+            };
+            k.files.insert(key, kept);
+        }
+        Ok(text)
+    }
+}
+
+/// The read buffer [`KeptReads`] keeps between readings; one grown past
+/// it by a big file is let go.
+const READ_BUF_KEPT: usize = 64 * 1024;
+
+/// A file's bytes as text, invalid UTF-8 replaced (as [`Hier::read_text`]).
+fn text_of(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
 }
 
 #[cfg(test)]

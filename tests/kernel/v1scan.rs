@@ -719,4 +719,73 @@ fn a_one_shot_table_has_the_columns_and_groups_of_a_refresh_after_a_full_read() 
         let cpu = l.split_whitespace().nth(1).unwrap();
         assert!(cpu.parse::<f64>().is_ok(), "{l}");
     }
+
+/// `cgtop serve`'s reading on this hybrid host keeps the exposition's
+/// files open from one scrape to the next (counted in the refresh's kept
+/// descriptors, beside the scanners'), and each scrape still shows the
+/// tree as it is then: a limit changed, a group made, a group removed and
+/// made again under its name with another limit (kernfs gives the old
+/// group's kept files ENODEV: read anew), a group removed.
+#[test]
+fn the_exporter_keeps_its_files_between_scrapes_and_follows_groups_made_and_removed() {
+    let Some(sb) = V1Sandbox::or_skip() else {
+        return;
+    };
+    let o = opts(&sb.name);
+    let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
+    let scanners = {
+        let cfg = cgtop::run::collector_config(&o, &m, false);
+        let mut plain = Collector::with_hiers(cfg, hier.clone(), &hiers);
+        plain.refresh(Duration::from_secs(1)).kept_fds
+    };
+    let mut c = Collector::with_hiers(cgtop::run::collector_config(&o, &m, true), hier, &hiers);
+    c.set_export_reading(true);
+    let mut at = 0;
+    let mut scrape = || {
+        at += 1;
+        let r = c.refresh(Duration::from_secs(at));
+        let text = cgtop::run::serve::render(
+            &r,
+            None,
+            Duration::from_millis(1),
+            cgtop::render::openmetrics::Format::OpenMetrics,
+        );
+        (r.kept_fds, text)
+    };
+    let a_max = format!("cgroup_pids_max{{cgroup=\"/{}/a\"}}", sb.name);
+    let make_a = |max: &str| {
+        for h in HIERS {
+            fs::create_dir(sb.dir(h, "a")).unwrap();
+        }
+        fs::write(sb.dir("pids", "a/pids.max"), max).unwrap();
+    };
+    let remove_a = || {
+        for h in HIERS {
+            fs::remove_dir(sb.dir(h, "a")).unwrap();
+        }
+    };
+    let (alone, _) = scrape();
+    assert!(
+        alone > scanners,
+        "the exposition's files are kept beside the scanners' ({alone} vs {scanners})"
+    );
+    make_a("41");
+    let (with_a, text) = scrape();
+    assert!(text.contains(&format!("{a_max} 41\n")), "{text}");
+    assert!(with_a > alone, "a's files kept too ({with_a} vs {alone})");
+    fs::write(sb.dir("pids", "a/pids.max"), "42").unwrap();
+    let (kept, text) = scrape();
+    assert_eq!(kept, with_a, "read through the kept files");
+    assert!(text.contains(&format!("{a_max} 42\n")), "{text}");
+    remove_a();
+    make_a("43");
+    let (_, text) = scrape();
+    assert!(
+        text.contains(&format!("{a_max} 43\n")),
+        "made again: the new group's limit\n{text}"
+    );
+    remove_a();
+    let (gone, text) = scrape();
+    assert!(!text.contains(&a_max), "{text}");
+    assert_eq!(gone, alone, "a's files closed");
 }

@@ -687,3 +687,105 @@ fn on_a_hybrid_layout_the_export_reading_is_the_full_ones_exposition_for_less() 
         assert_eq!(x, y);
     }
 }
+
+/// The exporter keeps its files open from one scrape to the next (a
+/// scrape then costs preads, as a steady scan does), counted with the
+/// scanner's descriptors, within the descriptor budget; and what it shows
+/// stays each scrape's: a changed limit, a group made or removed between
+/// scrapes, one removed and made again under its name with other limits.
+#[test]
+fn the_exporter_keeps_its_files_open_between_scrapes_and_follows_the_tree() {
+    let t = limited_tree();
+    let lab = t.path().join(LAB);
+    let exporters = {
+        let mut c = exporter_collector(t.path());
+        c.set_export_reading(true);
+        let mut r = c.refresh(Duration::from_secs(1));
+        // the same tree, files read anew each time: the scanner's alone
+        let mut plain = Collector::new(CollectorConfig {
+            full_detail: false,
+            root: t.path().to_path_buf(),
+            start: GroupPath::root(),
+            scan: ScanConfig::default(),
+            sys_dev_block: common::fixture("sys-dev-block"),
+        });
+        let scanners = plain.refresh(Duration::from_secs(1)).kept_fds;
+        assert!(
+            r.kept_fds > scanners,
+            "the exposition's files are kept beside the scanner's: {} vs {scanners}",
+            r.kept_fds
+        );
+        let kept = r.kept_fds;
+        let scrape = |c: &mut Collector, at: u64| {
+            let r = c.refresh(Duration::from_secs(at));
+            let text = export::render(&r, None, Duration::from_millis(3), Format::OpenMetrics);
+            (r, text)
+        };
+        // a limit changed in place: read again through the kept file
+        std::fs::write(lab.join("pids.max"), "321\n").unwrap();
+        let (again, text) = scrape(&mut c, 2);
+        assert_eq!(again.kept_fds, kept, "nothing opened anew");
+        assert!(text.contains("} 321\n"), "{text}");
+        // a group made between scrapes is in the next one
+        let new = t.path().join("system.slice/new.service");
+        std::fs::create_dir(&new).unwrap();
+        for (f, v) in [
+            ("cgroup.procs", "\n"),
+            ("cpu.stat", "usage_usec 1\n"),
+            ("pids.max", "77\n"),
+        ] {
+            std::fs::write(new.join(f), v).unwrap();
+        }
+        common::count_descendants(t.path(), "system.slice/new.service", 1);
+        let (made, text) = scrape(&mut c, 3);
+        assert!(text.contains("system.slice/new.service"), "{text}");
+        assert!(text.contains("} 77\n"), "{text}");
+        assert!(made.kept_fds > kept, "the new group's files kept too");
+        // made again under its name with another limit: not the old file
+        // (kernfs gives the old one's descriptor ENODEV; tmpfs reads on,
+        // and its scanner lists the new directory at a walk)
+        std::fs::remove_dir_all(&new).unwrap();
+        std::fs::create_dir(&new).unwrap();
+        for (f, v) in [("cgroup.procs", "\n"), ("pids.max", "88\n")] {
+            std::fs::write(new.join(f), v).unwrap();
+        }
+        c.invalidate();
+        let (_, text) = scrape(&mut c, 4);
+        assert!(
+            text.contains("} 88\n") && !text.contains("} 77\n"),
+            "{text}"
+        );
+        // removed: gone from the next scrape, its files closed
+        common::remove_group(t.path(), "system.slice/new.service");
+        let (gone, text) = scrape(&mut c, 5);
+        assert!(!text.contains("new.service"), "{text}");
+        assert_eq!(gone.kept_fds, kept, "the removed group's files closed");
+        r = gone;
+        r.kept_fds - scanners
+    };
+    assert!(exporters > 0);
+    // no room left by the scanners: nothing kept, the same exposition
+    let mut tight = Collector::new(CollectorConfig {
+        root: t.path().to_path_buf(),
+        start: GroupPath::root(),
+        scan: ScanConfig {
+            max_kept: 3,
+            ..ScanConfig::default()
+        },
+        full_detail: true,
+        sys_dev_block: common::fixture("sys-dev-block"),
+    });
+    tight.set_export_reading(true);
+    let mut roomy = exporter_collector(t.path());
+    roomy.set_export_reading(true);
+    for at in 1..=2 {
+        let a = tight.refresh(Duration::from_secs(at));
+        assert!(a.kept_fds <= 3, "within the budget: {}", a.kept_fds);
+        let b = roomy.refresh(Duration::from_secs(at));
+        let f = Format::OpenMetrics;
+        assert_eq!(
+            export::render(&a, None, Duration::from_millis(3), f),
+            export::render(&b, None, Duration::from_millis(3), f)
+        );
+    }
+}

@@ -131,7 +131,9 @@ impl KeptPool {
             .sum()
     }
 
-    pub(super) fn publish(&self, me: usize, kept: usize) {
+    /// Slot `me` keeps `kept` descriptors now (a scanner's, or the
+    /// exporter's kept files: `Collector::set_export_reading`).
+    pub fn publish(&self, me: usize, kept: usize) {
         if let Some(s) = self.slots.get(me) {
             s.store(kept, std::sync::atomic::Ordering::Relaxed);
         }

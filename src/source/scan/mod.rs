@@ -141,12 +141,6 @@ impl Handles {
         self.0.binary_search_by_key(&k, |(i, _)| usize::from(*i))
     }
 
-    /// The handle of file `k`; `None` for an absent file.
-    fn get_mut(&mut self, k: usize) -> Option<&mut Handle> {
-        let i = self.at(k).ok()?;
-        Some(&mut self.0[i].1)
-    }
-
     /// Whether file `k` has a kept descriptor.
     fn is_kept(&self, k: usize) -> bool {
         self.at(k)

@@ -9,6 +9,7 @@ use super::{Entry, Handle, Scanner};
 use crate::model::tree::path::parent_bytes;
 use crate::model::{GroupSample, HotStats, ScanCost, Unreadable};
 use crate::source::hier::{self, FsError, Hier};
+use std::borrow::Cow;
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
@@ -65,10 +66,10 @@ pub(super) fn drop_orphans(out: &mut Vec<GroupSample>) {
 
 /// Reads one hot file into `buf`. `multi` files (cgroup.procs) may need
 /// several reads: seq_file returns at most a page of records per call.
-pub(super) fn read_handle(
+pub(super) fn read_handle<'a>(
     hier: &Hier,
     h: &mut Handle,
-    dir: &Path,
+    dir: impl FnOnce() -> Cow<'a, Path>,
     name: &str,
     buf: &mut Vec<u8>,
     multi: bool,
@@ -84,7 +85,7 @@ pub(super) fn read_handle(
         // (pread at 0 and on, stopping after a short read of a
         // single-record file): reading to EOF would cost one more read
         // for every file
-        Handle::Reopen(seen) => match hier.open_read_ino(&dir.join(name)) {
+        Handle::Reopen(seen) => match hier.open_read_ino(&dir().join(name)) {
             // another file by that name since the last read: its group (or
             // the file alone, which the caller tells by the directory) was
             // made again, and the figures are not the old group's
@@ -153,7 +154,18 @@ impl Scanner {
             }
             let mut hot = HotStats::default();
             let mut vanished = false;
-            for (k, (kind, name)) in table.iter().enumerate() {
+            // the handles in the table's order (an absent file has none:
+            // nothing to look up for it); the group's directory is made
+            // only where a file is opened by path or found gone, not for
+            // every kept descriptor read
+            let root = &self.root;
+            let mut j = 0;
+            while let Some(&mut (k, ref mut h)) = e.handles.0.get_mut(j) {
+                j += 1;
+                let k = usize::from(k);
+                let Some((kind, name)) = table.get(k) else {
+                    continue;
+                };
                 if *kind == Hot::Procs && hot.pids_current.is_some() {
                     continue;
                 }
@@ -162,24 +174,23 @@ impl Scanner {
                 if priming && !kind.counts_for_rates() {
                     continue;
                 }
-                // an absent file has no handle: nothing to read
-                let Some(h) = e.handles.get_mut(k) else {
-                    continue;
-                };
-                let dir = super::group_dir(&self.root, &e.path);
-                let r = read_handle(&hier, h, &dir, name, &mut buf, *kind == Hot::Procs, cost);
+                let path = &e.path;
+                let dir = || super::group_dir(root, path);
+                let r = read_handle(&hier, h, dir, name, &mut buf, *kind == Hot::Procs, cost);
                 match r {
                     Read1::Gone => {
                         // a file goes away with its group, or alone when a
                         // controller is disabled in the parent: tell them
                         // apart by the directory (same inode = same group;
                         // another inode = the group made again)
-                        match hier.dir_ino(&dir) {
+                        match hier.dir_ino(&super::group_dir(root, &e.path)) {
                             Ok(ino) if ino == e.inode => {
                                 if e.handles.is_kept(k) {
                                     dropped_kept += 1;
                                 }
                                 e.handles.set(k, Handle::Absent);
+                                // the next handle moved into this place
+                                j -= 1;
                                 changed = true;
                             }
                             now => {
