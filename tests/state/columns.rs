@@ -98,9 +98,6 @@ fn the_chooser_toggles_and_applies() {
 fn extra_files_are_read_only_while_their_column_is_shown() {
     let dir = lab_tree();
     let (mut a, mut c) = app_on(dir.path(), pure_v2_mount(), 200, 50);
-    // every hot file read on every refresh, so that files_read counts the
-    // extras (a watched cgroup.events is read only after it changed)
-    c.set_watching(false);
     let pg = GroupPath::new(PG_SLICE);
     let files = |c: &mut Collector, t: f64| {
         let r = refresh(c, t);
