@@ -18,6 +18,7 @@ mod events;
 mod events_tty;
 mod kernel_texts;
 mod mounted_over;
+mod populated_and_frozen;
 mod prometheus;
 mod script;
 mod tree;

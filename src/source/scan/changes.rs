@@ -1,12 +1,15 @@
 //! Whether groups came or went since the last walk, without listing:
 //! cgroup2's `cgroup.stat` nr_descendants (one read of the start
 //! group's), and v1's inotify watch on every group directory, or its
-//! link count where no watch is to be had.
+//! link count where no watch is to be had. Also cgroup2's watch of each
+//! group's cgroup.events ([`EventsWatch`]): read again only after it
+//! changed.
 
-use super::{Entry, Scanner};
+use super::{Entry, EventsWatch, Scanner};
 use crate::cgroupfs::{files, CgroupStat};
 use crate::model::{Errno, ScanCost};
 use crate::source::hier::{self, Hier};
+use std::fs::File;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 
@@ -59,6 +62,29 @@ pub(super) fn read_descendants(hier: &Hier, stat: &Path, buf: &mut [u8]) -> Opti
     let n = f.read_at(buf, 0).ok()?;
     let text = std::str::from_utf8(&buf[..n]).ok()?;
     CgroupStat::parse(text).nr_descendants
+}
+
+/// cgroup2: watches the cgroup.events kept open as `file` for IN_MODIFY
+/// (the inode of the descriptor, through its /proc/self/fd link, as
+/// v1's directory watches), making the scanner's inotify instance
+/// (`notify`) at the first: the watch, or `None` where none is to be had.
+pub(super) fn watch_events(
+    notify: &mut Option<OwnedFd>,
+    tried: &mut bool,
+    file: &File,
+) -> Option<i32> {
+    use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
+    use std::os::fd::AsRawFd;
+    if !*tried {
+        *tried = true;
+        *notify = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK).ok();
+    }
+    inotify::add_watch(
+        notify.as_ref()?,
+        format!("/proc/self/fd/{}", file.as_raw_fd()),
+        WatchFlags::MODIFY,
+    )
+    .ok()
 }
 
 impl Scanner {
@@ -151,6 +177,45 @@ impl Scanner {
                 None => rustix::fs::fstat(&*fd).map_or(0, |st| links_of(&st)),
             };
         }
+    }
+
+    /// cgroup2: drops the watch of a cgroup.events no longer read through
+    /// its descriptor (the entry gone, or the descriptor another).
+    pub(super) fn forget_events(&self, w: EventsWatch) {
+        if let (EventsWatch::Watched { wd, .. }, Some(notify)) = (w, &self.notify) {
+            // the kernel has dropped it already where the file is gone
+            let _ = rustix::fs::inotify::remove_watch(notify, wd);
+        }
+    }
+
+    /// cgroup2: the watches of cgroup.events that changed since the last
+    /// call (one read of the inotify descriptor, EAGAIN when none did);
+    /// `None`: read every watched file again (the queue overflowed, or
+    /// the descriptor failed).
+    pub(super) fn events_changed(&mut self) -> Option<Vec<i32>> {
+        use rustix::fs::inotify::{ReadFlags, Reader};
+        use std::mem::MaybeUninit;
+        let mut changed = Vec::new();
+        if self.by_events == 0 {
+            return Some(changed);
+        }
+        let Some(notify) = &self.notify else {
+            return Some(changed);
+        };
+        let mut buf = [MaybeUninit::<u8>::uninit(); 4096];
+        let mut reader = Reader::new(notify, &mut buf);
+        loop {
+            match reader.next() {
+                Ok(e) if e.events().contains(ReadFlags::QUEUE_OVERFLOW) => return None,
+                Ok(e) => changed.push(e.wd()),
+                Err(Errno::INTR) => {}
+                Err(Errno::AGAIN) => break,
+                Err(_) => return None,
+            }
+        }
+        changed.sort_unstable();
+        changed.dedup();
+        Some(changed)
     }
 
     /// Watches a directory for subdirectories made, removed or renamed:

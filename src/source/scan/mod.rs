@@ -186,6 +186,31 @@ struct Entry {
     /// v1 only: how a group made or removed below is noticed (cgroup2
     /// has cgroup.stat's nr_descendants instead).
     watch: Watch,
+    /// cgroup2: whether cgroup.events is read on every refresh or only
+    /// after inotify says it changed ([`EventsWatch`]).
+    events: EventsWatch,
+}
+
+/// cgroup2's cgroup.events through its kept descriptor: the kernel
+/// notifies (IN_MODIFY) when `populated` or `frozen` changes, so a
+/// watched file is read again only after an event names its watch; one
+/// read of the scanner's inotify descriptor a refresh instead of a pread
+/// a group. The watch is set at a group's second read (a run that reads
+/// once sets none) and only while the scanner watches
+/// ([`Scanner::set_watching`]), within the same cap as v1's directory
+/// watches ([`watch_cap`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum EventsWatch {
+    /// Not read through the current descriptor yet.
+    #[default]
+    Unread,
+    /// Read once, not watched: read again, and watched then.
+    Read,
+    /// Watched (`wd`); `last` is what the last read gave.
+    Watched {
+        wd: i32,
+        last: Option<crate::cgroupfs::CgroupEvents>,
+    },
 }
 
 /// The read buffer's size: every hot file fits (cgroup.procs of a
@@ -224,6 +249,9 @@ pub struct Scanner {
     /// there may be ([`watch_cap`]).
     by_notify: usize,
     max_notify: usize,
+    /// cgroup2: entries whose cgroup.events is watched
+    /// ([`EventsWatch::Watched`]), within `max_notify`.
+    by_events: usize,
     /// The budget shared with other hierarchies' scanners, and this
     /// one's slot in it.
     pool: Option<(Arc<KeptPool>, usize)>,
@@ -299,6 +327,7 @@ impl Scanner {
             by_links: 0,
             by_notify: 0,
             max_notify: watch_cap(),
+            by_events: 0,
             pool: None,
             kind,
             table: kind.table(),

@@ -4,8 +4,9 @@
 //! the samples left without their parent dropped.
 
 use super::budget::{count_kept, is_fd_shortage};
+use super::changes::watch_events;
 use super::hot::{apply, Hot};
-use super::{Entry, Handle, Scanner};
+use super::{Entry, EventsWatch, Handle, Scanner};
 use crate::model::tree::path::parent_bytes;
 use crate::model::{GroupSample, HotStats, ScanCost, Unreadable};
 use crate::source::hier::{self, FsError, Hier};
@@ -148,6 +149,17 @@ impl Scanner {
         let hier = Arc::clone(&self.hier);
         let table = self.table;
         let priming = self.priming;
+        // cgroup2's cgroup.events: which watched ones changed (`None`:
+        // all may have); watches are set within the cap while watching
+        let events_moved = if self.is_v1() {
+            Some(Vec::new())
+        } else {
+            self.events_changed()
+        };
+        let may_watch = self.watching && !self.is_v1();
+        let mut notify = self.notify.take();
+        let mut notify_tried = self.notify_tried;
+        let mut by_events = self.by_events;
         for (i, e) in self.entries.iter_mut().enumerate() {
             if !want(e) {
                 continue;
@@ -174,9 +186,54 @@ impl Scanner {
                 if priming && !kind.counts_for_rates() {
                     continue;
                 }
+                let events = *kind == Hot::Events;
+                if events {
+                    match (e.events, &events_moved) {
+                        // watched, and no event since the last read
+                        (
+                            EventsWatch::Watched {
+                                wd,
+                                last: Some(last),
+                            },
+                            Some(c),
+                        ) if c.binary_search(&wd).is_err() => {
+                            hot.events = Some(last);
+                            continue;
+                        }
+                        // read once: watched from now on (set before this
+                        // read, so that no change after it goes unseen)
+                        (EventsWatch::Read, _) if may_watch && by_events < self.max_notify => {
+                            if let Handle::Kept(f) = h {
+                                if let Some(wd) = watch_events(&mut notify, &mut notify_tried, f) {
+                                    by_events += 1;
+                                    e.events = EventsWatch::Watched { wd, last: None };
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
                 let path = &e.path;
                 let dir = || super::group_dir(root, path);
                 let r = read_handle(&hier, h, dir, name, &mut buf, *kind == Hot::Procs, cost);
+                if events {
+                    // what the next refresh does with this file
+                    e.events = match (e.events, &r) {
+                        (EventsWatch::Watched { wd, .. }, Read1::Text(_)) => {
+                            EventsWatch::Watched { wd, last: None }
+                        }
+                        (EventsWatch::Unread, Read1::Text(_)) if matches!(h, Handle::Kept(_)) => {
+                            EventsWatch::Read
+                        }
+                        (w, Read1::Text(_)) => w,
+                        // not read: read again (the watch, if any, stays
+                        // until the entry or its descriptor goes)
+                        (EventsWatch::Watched { wd, .. }, _) => {
+                            EventsWatch::Watched { wd, last: None }
+                        }
+                        (w, _) => w,
+                    };
+                }
                 match r {
                     Read1::Gone => {
                         // a file goes away with its group, or alone when a
@@ -187,6 +244,15 @@ impl Scanner {
                             Ok(ino) if ino == e.inode => {
                                 if e.handles.is_kept(k) {
                                     dropped_kept += 1;
+                                }
+                                if events {
+                                    if let (EventsWatch::Watched { wd, .. }, Some(n)) =
+                                        (e.events, &notify)
+                                    {
+                                        let _ = rustix::fs::inotify::remove_watch(n, wd);
+                                        by_events -= 1;
+                                    }
+                                    e.events = EventsWatch::Unread;
                                 }
                                 e.handles.set(k, Handle::Absent);
                                 // the next handle moved into this place
@@ -210,6 +276,11 @@ impl Scanner {
                             continue;
                         };
                         apply(&mut hot, *kind, text);
+                        if let EventsWatch::Watched { last, .. } = &mut e.events {
+                            if events {
+                                *last = hot.events;
+                            }
+                        }
                     }
                 }
             }
@@ -240,6 +311,9 @@ impl Scanner {
             buf.shrink_to_fit();
         }
         self.buf = buf;
+        self.notify = notify;
+        self.notify_tried = notify_tried;
+        self.by_events = by_events;
         self.kept -= dropped_kept;
         if changed {
             self.need_walk = true;
@@ -248,6 +322,10 @@ impl Scanner {
         for &i in gone.iter().rev() {
             let e = self.entries.remove(i);
             self.kept -= count_kept(&e);
+            if matches!(e.events, EventsWatch::Watched { .. }) {
+                self.forget_events(e.events);
+                self.by_events -= 1;
+            }
         }
         if !gone.is_empty() {
             self.need_walk = true;
@@ -391,5 +469,53 @@ mod tests {
         let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
         let (g, _) = s.scan();
         assert_eq!(g[0].hot.nr_procs, Some(29_999));
+    }
+
+    /// (populated, frozen) of a.slice, the fixture's one group with a
+    /// cgroup.events.
+    fn events_of(g: &[crate::model::GroupSample]) -> (Option<bool>, Option<bool>) {
+        let e = (g.iter())
+            .find(|x| as_text(&x.path) == "a.slice")
+            .and_then(|x| x.hot.events)
+            .unwrap();
+        (e.populated, e.frozen)
+    }
+
+    #[test]
+    fn cgroup_events_is_read_again_only_after_it_changed() {
+        let t = tree();
+        let file = t.path().join("a.slice/cgroup.events");
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        s.scan();
+        // the second read sets the watch, and reads
+        let (g, watched) = s.scan();
+        assert_eq!(events_of(&g), (Some(true), Some(false)));
+        let (g, steady) = s.scan();
+        assert_eq!(steady.files_read + 1, watched.files_read, "not read again");
+        assert_eq!(events_of(&g), (Some(true), Some(false)), "the last reading");
+        // as the kernel's notify after a freeze: IN_MODIFY
+        fs::write(&file, "populated 1\nfrozen 1\n").unwrap();
+        let (g, after) = s.scan();
+        assert_eq!(events_of(&g), (Some(true), Some(true)));
+        assert_eq!(after.files_read, watched.files_read, "read once more");
+        fs::write(&file, "populated 0\nfrozen 0\n").unwrap();
+        let (g, _) = s.scan();
+        assert_eq!(events_of(&g), (Some(false), Some(false)));
+        let (g, again) = s.scan();
+        assert_eq!(again.files_read, steady.files_read);
+        assert_eq!(events_of(&g), (Some(false), Some(false)));
+        // removed and made again under its name between two refreshes,
+        // its file written before any read (no event on the new inode):
+        // the walk (which ENODEV starts on cgroupfs; tmpfs reads the old
+        // file on) finds the new group, whose file is read
+        fs::remove_dir_all(t.path().join("a.slice")).unwrap();
+        mk(
+            t.path(),
+            "a.slice",
+            &[("cgroup.events", "populated 1\nfrozen 1\n")],
+        );
+        s.invalidate();
+        let (g, _) = s.scan();
+        assert_eq!(events_of(&g), (Some(true), Some(true)));
     }
 }

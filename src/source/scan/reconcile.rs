@@ -53,12 +53,14 @@ impl Scanner {
         for ((path, dir, inode, present), links) in found.into_iter().zip(expect_links) {
             while let Some(gone) = old.next_if(|e| e.path < path) {
                 self.kept -= count_kept(&gone);
+                self.forget_events(gone.events);
             }
             let (mut entry, new) = match old.next_if(|e| e.path == path) {
                 Some(e) if e.inode == inode => (e, false),
                 prev => {
                     if let Some(e) = prev {
                         self.kept -= count_kept(&e);
+                        self.forget_events(e.events);
                     }
                     let e = Entry {
                         path,
@@ -66,6 +68,7 @@ impl Scanner {
                         cgroup_type: None,
                         handles: Handles::default(),
                         watch: Watch::None,
+                        events: super::EventsWatch::Unread,
                     };
                     (e, true)
                 }
@@ -86,6 +89,9 @@ impl Scanner {
             }
             for (k, (kind, name)) in table.iter().enumerate() {
                 let lazy = lazy_procs && *kind == Hot::Procs;
+                // cgroup.events' state holds for the descriptor it was
+                // read through: another (or none) starts it again
+                let mut same = false;
                 let h = match (has(k), entry.handles.take(k)) {
                     (true, Handle::Kept(_)) if lazy => {
                         self.kept -= 1;
@@ -106,8 +112,14 @@ impl Scanner {
                         Handle::Absent
                     }
                     (false, Handle::Reopen(_)) => Handle::Absent,
-                    (_, h) => h,
+                    (_, h) => {
+                        same = true;
+                        h
+                    }
                 };
+                if *kind == Hot::Events && !same {
+                    self.forget_events(std::mem::take(&mut entry.events));
+                }
                 entry.handles.set(k, h);
             }
             if self.is_v1() {
@@ -132,6 +144,7 @@ impl Scanner {
         }
         for e in old {
             self.kept -= count_kept(&e);
+            self.forget_events(e.events);
         }
         // opened for a group the listing gave twice, or that is not kept
         for p in preopened.into_values() {
@@ -143,6 +156,9 @@ impl Scanner {
             .count();
         self.by_notify = (self.entries.iter())
             .filter(|e| matches!(e.watch, Watch::Notify))
+            .count();
+        self.by_events = (self.entries.iter())
+            .filter(|e| matches!(e.events, super::EventsWatch::Watched { .. }))
             .count();
     }
 }
