@@ -17,6 +17,7 @@ mod actionlog;
 mod columns_limits_paste;
 mod effect_renamed_group;
 mod export_files;
+mod flat_paths;
 mod fs_access;
 mod guard;
 mod guard_symlinked_root;
