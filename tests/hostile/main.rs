@@ -29,6 +29,7 @@ mod identities_every_output;
 mod identities_owner_unknown;
 mod identities_store_churn;
 mod identities_store_mount;
+mod identity_labels_cut;
 mod owner_commands_delegated;
 mod parsers;
 mod past_read_only;
