@@ -38,10 +38,14 @@ fn piece(s: &str) -> String {
 /// rather than cut one; the shortest keeps the id where there is one, so
 /// that two containers of the same name stay two rows. `extra` is text
 /// shown after it only where the column has room (a unit's description).
+/// `id` is the id the shortest form ends with: where even that form does
+/// not fit, its name is cut and the id kept whole (a long name, which
+/// whoever starts a container chooses, never pushes the id off the row).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Label {
     pub forms: Vec<String>,
     pub extra: Option<String>,
+    pub id: Option<String>,
 }
 
 impl Label {
@@ -50,13 +54,25 @@ impl Label {
         self.forms.first().map_or(0, |f| fit::width(f))
     }
 
-    /// The fullest form within `w` display columns; the shortest cut with
-    /// `…` when none fits.
+    /// The fullest form within `w` display columns; when none fits, the
+    /// shortest with its name cut (`…`) before the whole id, or, with no
+    /// room for the id and a character of the name, the shortest cut.
     pub fn fit(&self, w: usize) -> String {
         if let Some(f) = self.forms.iter().find(|f| fit::width(f) <= w) {
             return f.clone();
         }
-        fit(self.forms.last().map_or("", String::as_str), w)
+        let last = self.forms.last().map_or("", String::as_str);
+        let head = self.id.as_deref().and_then(|id| {
+            let head = last.strip_suffix(id)?.strip_suffix(' ')?;
+            Some((head, id))
+        });
+        match head {
+            // a character of the name, its '…', a blank and the id
+            Some((head, id)) if w >= fit::width(id) + 3 => {
+                format!("{} {id}", fit(head, w - fit::width(id) - 1))
+            }
+            _ => fit(last, w),
+        }
     }
 }
 
@@ -71,6 +87,15 @@ pub fn label(id: &Identity, kernel_name: &str) -> Option<Label> {
         Some(Label {
             forms: v,
             extra: None,
+            id: None,
+        })
+    };
+    // forms whose shortest ends with the short id
+    let forms_id = |v: Vec<String>| {
+        Some(Label {
+            forms: v,
+            extra: None,
+            id: Some(short.clone()),
         })
     };
     match id.kind? {
@@ -87,7 +112,7 @@ pub fn label(id: &Identity, kernel_name: &str) -> Option<Label> {
                 Some(n) if id.runtime == Some(Runtime::Lxc) || id.id.is_empty() => {
                     forms(vec![format!("{n} · {what}"), n])
                 }
-                Some(n) => forms(vec![
+                Some(n) => forms_id(vec![
                     format!("{n} · {what} {short}"),
                     format!("{n} · {short}"),
                     format!("{n} {short}"),
@@ -120,7 +145,7 @@ pub fn label(id: &Identity, kernel_name: &str) -> Option<Label> {
             forms(v)
         }
         Kind::PodmanPod => match name {
-            Some(n) => forms(vec![
+            Some(n) => forms_id(vec![
                 format!("{n} · podman pod {short}"),
                 format!("{n} · {short}"),
             ]),
@@ -149,6 +174,7 @@ pub fn label(id: &Identity, kernel_name: &str) -> Option<Label> {
         Kind::Unit => Some(Label {
             forms: vec![kernel_name.to_owned()],
             extra: Some(piece(id.description.as_deref()?)),
+            id: None,
         }),
     }
 }
