@@ -719,6 +719,7 @@ fn a_one_shot_table_has_the_columns_and_groups_of_a_refresh_after_a_full_read() 
         let cpu = l.split_whitespace().nth(1).unwrap();
         assert!(cpu.parse::<f64>().is_ok(), "{l}");
     }
+}
 
 /// `cgtop serve`'s reading on this hybrid host keeps the exposition's
 /// files open from one scrape to the next (counted in the refresh's kept
