@@ -37,10 +37,12 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
+pub mod bolt;
 pub mod config;
 pub mod containerd;
 pub mod docker;
 pub mod read;
+pub mod sqlite;
 pub mod storage;
 pub mod systemd;
 
