@@ -393,6 +393,72 @@ pub mod tests {
 
     const A: &str = "4a0d3c2e1f5b6a798877665544332211aabbccddeeff00112233445566778899";
 
+    fn fixture(name: &str) -> Vec<u8> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/podman-db");
+        std::fs::read(dir.join(name)).unwrap()
+    }
+
+    /// The real podman 4.3.1's file (tests/fixtures/podman-db/README.md)
+    /// and what `podman pod inspect` said of its pod then.
+    fn real() -> (Vec<u8>, String, String) {
+        let v: serde_json::Value =
+            serde_json::from_slice(&fixture("podman4-pod-inspect.json")).unwrap();
+        let v = if v.is_array() { v[0].clone() } else { v };
+        let s = |k: &str| v[k].as_str().unwrap().to_owned();
+        (fixture("podman4-bolt_state.db"), s("Id"), s("Name"))
+    }
+
+    #[test]
+    fn a_real_podman_4_file_gives_its_pod() {
+        let (f, id, name) = real();
+        let p = pods(&f).unwrap();
+        assert_eq!(p, HashMap::from([(id, name)]));
+    }
+
+    /// `f` with the bytes at `at` replaced by `with` (wrapping round the
+    /// file).
+    fn mutated(f: &[u8], changes: &[(usize, u8)]) -> Vec<u8> {
+        let mut f = f.to_vec();
+        for &(at, b) in changes {
+            let n = f.len();
+            f[at % n] = b;
+        }
+        f
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Random bytes, a real file with bytes changed or cut, and the
+        /// made file with a random meta (checksum fixed up, so that the
+        /// walk is reached): no panic, a bounded time, and every name
+        /// given is in the file's bytes, under an id in them too.
+        #[test]
+        fn any_file_reads_without_panic_in_bounded_time_and_names_only_what_it_holds(
+            random in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..20_000),
+            changes in proptest::collection::vec((0usize..200_000, proptest::prelude::any::<u8>()), 1..40),
+            cut in 0usize..140_000,
+            meta in proptest::collection::vec(proptest::prelude::any::<u8>(), 56),
+        ) {
+            let (f, _, _) = real();
+            let mut made_f = made(&[(A, "p")], false);
+            // a random meta 1 that validates
+            let m = 4096 + HEADER;
+            made_f[m + 8..m + 56].copy_from_slice(&meta[8..]);
+            let sum = fnv1a(&made_f[m..m + 56]);
+            made_f[m + 56..m + 64].copy_from_slice(&sum.to_ne_bytes());
+            for file in [random, mutated(&f, &changes), f[..cut.min(f.len())].to_vec(), mutated(&made_f, &changes), made_f] {
+                let t = std::time::Instant::now();
+                if let Ok(p) = pods(&file) {
+                    for (id, name) in &p {
+                        let holds = |s: &str| file.windows(s.len()).any(|w| w == s.as_bytes());
+                        proptest::prop_assert!(holds(id) && holds(name), "{id} {name:?}");
+                    }
+                }
+                proptest::prop_assert!(t.elapsed() < std::time::Duration::from_secs(1));
+            }
+        }
+    }
+
     #[test]
     fn inline_and_paged_buckets_give_their_pods() {
         for inline in [true, false] {

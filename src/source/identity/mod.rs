@@ -578,7 +578,7 @@ impl Resolver {
         }
         let mut users_file = false;
         let filled = match (id.kind, id.runtime) {
-            (Some(Kind::Container | Kind::Monitor), Some(Runtime::Podman)) => {
+            (Some(Kind::Container | Kind::Monitor | Kind::PodmanPod), Some(Runtime::Podman)) => {
                 let store = match delegated.or_else(|| rootless_uid(path)) {
                     Some(uid) => {
                         users_file = true;
@@ -586,7 +586,17 @@ impl Resolver {
                     }
                     None => self.podman_store(pass),
                 };
-                store.and_then(|s| storage::fill_podman(&mut id, &s))
+                if id.kind == Some(Kind::PodmanPod) {
+                    store.and_then(|s| storage::fill_podman_pod(&mut id, &s))
+                } else {
+                    // the pod whose slice the container is in, by its id
+                    let parent = path.parent();
+                    let pod = parent
+                        .as_ref()
+                        .and_then(|p| std::str::from_utf8(p.name()).ok())
+                        .and_then(crate::model::identity::podman_pod_id);
+                    store.and_then(|s| storage::fill_podman(&mut id, &s, pod))
+                }
             }
             (Some(Kind::Container | Kind::Monitor), Some(rt)) => {
                 self.fill_container(&mut id, rt, path, pass)
@@ -607,10 +617,8 @@ impl Resolver {
             && id.runtime.is_some_and(|r| r != Runtime::Lxc);
         let again = match filled {
             Ok(()) => false,
-            Err(Miss::Absent) => !matches!(
-                id.kind,
-                None | Some(Kind::Unit | Kind::Pod | Kind::PodmanPod)
-            ),
+            // a podman pod too: its state database may be mid-write
+            Err(Miss::Absent) => !matches!(id.kind, None | Some(Kind::Unit | Kind::Pod)),
             Err(Miss::Unreadable(why)) => {
                 id.unreadable = Some(format!("{} metadata not readable: {why}", source_word(&id)));
                 false
@@ -666,7 +674,10 @@ impl Resolver {
     fn refuse_delegated(id: &mut Identity, uid: Option<u32>) -> Option<Entry> {
         if let Some(uid) = uid {
             let podman = id.runtime == Some(Runtime::Podman)
-                && matches!(id.kind, Some(Kind::Container | Kind::Monitor));
+                && matches!(
+                    id.kind,
+                    Some(Kind::Container | Kind::Monitor | Kind::PodmanPod)
+                );
             let own_manager = id.kind == Some(Kind::UserManager) && id.id == uid.to_string();
             if podman || own_manager {
                 return None;

@@ -422,6 +422,42 @@ mod tests {
         assert_eq!(pods(&f), Err(Bad("a page reached twice")));
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// Random bytes, and each fixture with bytes changed or cut: no
+        /// panic, a bounded time; in the fixtures whose rows sit whole on
+        /// their pages, every name given is in the file's bytes, under an
+        /// id in them too.
+        #[test]
+        fn any_file_reads_without_panic_in_bounded_time_and_names_only_what_it_holds(
+            random in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..20_000),
+            changes in proptest::collection::vec((0usize..200_000, proptest::prelude::any::<u8>()), 1..40),
+            cut in 0usize..80_000,
+        ) {
+            let mut header = b"SQLite format 3\0".to_vec();
+            header.extend_from_slice(&random);
+            for (name, whole_rows) in [("podman5-db.sql", true), ("podman-early-Id.sql", true), ("podman5-paged.sql", false)] {
+                let (f, _) = fixture(name);
+                let mut m = f.clone();
+                for &(at, b) in &changes {
+                    let n = m.len();
+                    m[at % n] = b;
+                }
+                for file in [random.clone(), header.clone(), m, f[..cut.min(f.len())].to_vec()] {
+                    let t = std::time::Instant::now();
+                    if let Ok(p) = pods(&file) {
+                        for (id, n) in &p {
+                            let holds = |s: &str| file.windows(s.len()).any(|w| w == s.as_bytes());
+                            proptest::prop_assert!(!whole_rows || (holds(id) && holds(n)), "{id} {n:?}");
+                            proptest::prop_assert!(is_container_id(id) && n.len() <= NAME_MAX);
+                        }
+                    }
+                    proptest::prop_assert!(t.elapsed() < std::time::Duration::from_secs(1));
+                }
+            }
+        }
+    }
+
     #[test]
     fn varints_and_records() {
         assert_eq!(varint(&[0x05], 0), Some((5, 1)));
