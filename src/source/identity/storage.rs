@@ -133,10 +133,14 @@ pub fn load(
             Err(m) => return Err(m),
         }
     }
-    let Some(driver) = found else {
-        return Err(Miss::Absent);
-    };
     store.pods = load_pods(h, root, shown, owner, errors, &mut store.pod_sources);
+    let Some(driver) = found else {
+        // no containers (yet): the pods' names all the same
+        return match store.pods {
+            Err(Miss::Absent) => Err(Miss::Absent),
+            _ => Ok(store),
+        };
+    };
     let images = root.join(format!("{driver}-images")).join("images.json");
     if let Ok(list) = read_typed::<Records>(h, &images, cap, owner, errors) {
         for im in list.0 {
