@@ -50,7 +50,7 @@ fn pod_and_container(ids: &Path, pod: &str) -> (Value, Value) {
     let s = slice(pod);
     let c = format!("{s}/libpod-{CTR}.scope");
     let tree = groups(&[s.clone(), c.clone()]);
-    let g = run(tree.path(), ids, 20).expect("cgtop finished: no hang");
+    let g = run(tree.path(), ids, 20).unwrap_or_else(|| panic!("cgtop did not finish: a hang"));
     (
         identity(&g, &format!("/{s}")).clone(),
         identity(&g, &format!("/{c}")).clone(),

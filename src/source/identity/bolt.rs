@@ -209,6 +209,7 @@ fn branch(p: Page<'_>, i: usize) -> Result<u64, Bad> {
 }
 
 /// A bucket's value: its root page, or its inline leaf page.
+#[derive(Clone, Copy)]
 enum Root<'a> {
     Page(u64),
     Inline(Page<'a>),
@@ -345,9 +346,9 @@ pub mod tests {
             page_head(&mut p, 0, id, LEAF, items.len() as u16);
             for (i, (fl, k, v)) in items.iter().enumerate() {
                 let e = HEADER + i * ELEMENT;
-                let pos = (p.len() - e) as u32;
+                let offset = (p.len() - e) as u32;
                 p[e..e + 4].copy_from_slice(&fl.to_ne_bytes());
-                p[e + 4..e + 8].copy_from_slice(&pos.to_ne_bytes());
+                p[e + 4..e + 8].copy_from_slice(&offset.to_ne_bytes());
                 p[e + 8..e + 12].copy_from_slice(&(k.len() as u32).to_ne_bytes());
                 p[e + 12..e + 16].copy_from_slice(&(v.len() as u32).to_ne_bytes());
                 p.extend_from_slice(k);

@@ -175,7 +175,7 @@ fn load_pods(
     let mut read_any = false;
     for file in STATE_DBS {
         let rel = root.join(file);
-        let parse = if file.ends_with(".sql") {
+        let parse = if file == STATE_DBS[0] {
             super::sqlite::pods
         } else {
             super::bolt::pods

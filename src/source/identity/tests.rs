@@ -728,7 +728,7 @@ fn podman_pods_are_named_from_the_state_database_and_their_containers_too() {
         base: t.path().to_path_buf(),
         units: false,
     });
-    let mut g = groups(&[slice.clone()]);
+    let mut g = groups(std::slice::from_ref(&slice));
     r.attach(&mut g, true);
     let p = g[0].identity.clone().unwrap();
     assert_eq!(p.name, None);
