@@ -723,9 +723,34 @@ impl Resolver {
     fn podman_store(&mut self, pass: &mut Pass) -> Result<Arc<storage::Store>, Miss> {
         if pass.podman.is_none() {
             let shown = self.podman.path().to_path_buf();
-            let r = self.podman.get().and_then(|h| {
+            let mut r = self.podman.get().and_then(|h| {
                 storage::load(h, Path::new(""), &shown, None, &mut self.parse_errors)
             });
+            // podman with transient_store keeps db.sql below the runroot
+            let no_pods = match &r {
+                Ok(s) => matches!(s.pods, Err(Miss::Absent)),
+                Err(m) => *m == Miss::Absent,
+            };
+            if no_pods {
+                let shown = self.crio.path().to_path_buf();
+                if let Ok(h) = self.crio.get() {
+                    let mut sources = Vec::new();
+                    let pods = storage::load_pods(
+                        h,
+                        Path::new(""),
+                        &shown,
+                        None,
+                        &mut self.parse_errors,
+                        &mut sources,
+                    );
+                    if pods != Err(Miss::Absent) {
+                        let mut s = r.unwrap_or_default();
+                        s.pods = pods;
+                        s.pod_sources = sources;
+                        r = Ok(s);
+                    }
+                }
+            }
             pass.podman = Some(r.map(Arc::new));
         }
         pass.podman.clone().unwrap_or(Err(Miss::Absent))

@@ -17,7 +17,9 @@
 //! - podman's pods: their names only in podman's state database beside
 //!   the store, `<graphroot>/libpod/db.sql` (SQLite, podman 5) and
 //!   `<graphroot>/libpod/bolt_state.db` (BoltDB, podman 4), both read
-//!   where both are (by pod id, the first found kept): [`super::sqlite`],
+//!   where both are (by pod id, the first found kept), and with
+//!   `transient_store` root's db.sql below the runroot
+//!   (`/run/containers/storage/libpod/db.sql`): [`super::sqlite`],
 //!   [`super::bolt`]. Capped like the store ([`CAP_STATE_DB`],
 //!   [`CAP_ROOTLESS_STORE`] for a rootless user's).
 
@@ -157,7 +159,7 @@ pub fn load(
 /// [`CAP_ROOTLESS_STORE`] and only a file that uid owns). A file that
 /// fails a bound of its reader is counted in `errors` and gives no names;
 /// `Err` when no database gave any.
-fn load_pods(
+pub fn load_pods(
     h: &Hier,
     root: &Path,
     shown: &Path,

@@ -688,6 +688,18 @@ fn podman_pods_are_named_from_the_state_database_and_their_containers_too() {
         (c.name.as_deref(), c.pod.as_deref()),
         (Some("api"), Some(name.as_str()))
     );
+    // podman's transient_store: db.sql below the runroot instead
+    let run = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("podman"), run.path());
+    let at = run.path().join(CRIO).join("libpod");
+    std::fs::create_dir_all(&at).unwrap();
+    std::fs::copy(dbs.join("podman5-db.sql"), at.join("db.sql")).unwrap();
+    let p = one(run.path(), &slice);
+    assert_eq!(p.name.as_deref(), Some(name.as_str()));
+    assert!(p
+        .source
+        .unwrap()
+        .ends_with("run/containers/storage/libpod/db.sql"));
     // a pod the database does not know: named by its id, as before
     let other = format!("machine.slice/machine-libpod_pod_{P2}.slice");
     let o = one(t.path(), &other);
