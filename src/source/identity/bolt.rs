@@ -93,7 +93,7 @@ struct Meta {
 /// The meta at `off` (a page's start), if it validates.
 fn meta_at(file: &[u8], off: usize) -> Option<Meta> {
     let m = file.get(off.checked_add(HEADER)?..off.checked_add(HEADER + META_LEN)?)?;
-    if u32_at(m, 0)? != MAGIC || u32_at(m, 4)? != VERSION || u64_at(m, 56)? != fnv1a(&m[..56]) {
+    if u32_at(m, 0)? != MAGIC || u32_at(m, 4)? != VERSION || u64_at(m, 56)? != fnv1a(m.get(..56)?) {
         return None;
     }
     let page_size = usize::try_from(u32_at(m, 8)?).ok()?;
@@ -223,7 +223,7 @@ fn bucket(v: &[u8]) -> Result<Root<'_>, Bad> {
     if root != 0 {
         return Ok(Root::Page(root));
     }
-    let p = &v[HEADER..];
+    let p = v.get(HEADER..).unwrap_or_default();
     if p.len() < HEADER {
         return Err(Bad("a short inline bucket"));
     }

@@ -94,7 +94,7 @@ impl<'a> Db<'a> {
             Some(n) if n.is_power_of_two() && n >= 512 => n,
             _ => return Err(Bad("a page size out of range")),
         };
-        let reserved = usize::from(file[20]);
+        let reserved = usize::from(*file.get(20).ok_or(Bad("not an SQLite file"))?);
         let usable = page_size - reserved;
         // the least usable size SQLite allows
         if usable < 480 {
@@ -131,10 +131,11 @@ impl<'a> Db<'a> {
         if self.seen.len() > MAX_PAGES {
             return Err(Bad("too many pages"));
         }
-        let start = (i - 1) * self.page_size;
+        let out = Bad("a page out of the file");
+        let start = (i - 1).checked_mul(self.page_size).ok_or(out)?;
         self.file
-            .get(start..start + self.page_size)
-            .ok_or(Bad("a page out of the file"))
+            .get(start..start.checked_add(self.page_size).ok_or(out)?)
+            .ok_or(out)
     }
 
     /// Up to `want` first bytes of the payload of the leaf cell at `at`
@@ -142,8 +143,8 @@ impl<'a> Db<'a> {
     fn payload(&mut self, p: &'a [u8], at: usize, want: usize) -> Result<Vec<u8>, Bad> {
         let bad = Bad("a cell out of its page");
         let (size, n1) = varint(p, at).ok_or(bad)?;
-        let (_, n2) = varint(p, at + n1).ok_or(bad)?;
-        let start = at + n1 + n2;
+        let (_, n2) = varint(p, at.checked_add(n1).ok_or(bad)?).ok_or(bad)?;
+        let start = at.checked_add(n1 + n2).ok_or(bad)?;
         let size = usize::try_from(size).map_err(|_| bad)?;
         let u = self.usable;
         // how much of the payload is on the page itself (the file format's
@@ -161,14 +162,12 @@ impl<'a> Db<'a> {
             }
         };
         let page_end = u.min(p.len());
-        let here = p
-            .get(start..start + local)
-            .filter(|_| start + local <= page_end);
-        let here = here.ok_or(bad)?;
+        let end = start.checked_add(local).ok_or(bad)?;
+        let here = p.get(start..end).filter(|_| end <= page_end).ok_or(bad)?;
         let want = want.min(size);
-        let mut out = here[..local.min(want)].to_vec();
+        let mut out = here.get(..local.min(want)).ok_or(bad)?.to_vec();
         if out.len() < want {
-            let mut next = be32(p, start + local).ok_or(bad)?;
+            let mut next = be32(p, end).ok_or(bad)?;
             while out.len() < want {
                 if next == 0 {
                     return Err(Bad("an overflow chain ends early"));
@@ -292,7 +291,8 @@ fn record(r: &[u8], n: usize) -> Vec<Value<'_>> {
 /// outside parentheses, each's first word (unquoted); table constraints
 /// (`PRIMARY KEY (...)`, `FOREIGN KEY`, ...) are not columns.
 fn columns(sql: &str) -> Option<(usize, usize)> {
-    let body = &sql[sql.find('(')? + 1..sql.rfind(')')?];
+    // the text is the file's: a `)` before the first `(` gives no columns
+    let body = sql.get(sql.find('(')? + 1..sql.rfind(')')?)?;
     let mut defs = Vec::new();
     let (mut depth, mut from) = (0i32, 0);
     for (i, c) in body.char_indices() {
@@ -482,5 +482,31 @@ mod tests {
         );
         assert_eq!(columns("CREATE TABLE PodConfig(X TEXT)"), None);
         assert_eq!(columns("no parentheses"), None);
+        // the last `)` before the first `(`: no columns, not a panic
+        assert_eq!(columns(")("), None);
+        assert_eq!(
+            columns("CREATE TABLE PodConfig) ID TEXT, Name TEXT ("),
+            None
+        );
+        assert_eq!(columns("()"), None);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        /// Any `CREATE TABLE` text (a row of sqlite_master is the file's):
+        /// no panic; columns found are distinct and among the text's
+        /// definitions.
+        #[test]
+        fn any_create_table_text_gives_columns_or_none_without_panic(
+            sql in "[()ID Nam,\"`\\[\\]'a-z\u{e9}\u{202e}]{0,60}",
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+        ) {
+            for text in [sql.clone(), String::from_utf8_lossy(&bytes).into_owned(), format!("CREATE TABLE PodConfig{sql}")] {
+                if let Some((id, name)) = columns(&text) {
+                    proptest::prop_assert!(id != name);
+                    proptest::prop_assert!(id.max(name) < text.matches(',').count() + 1);
+                }
+            }
+        }
     }
 }
