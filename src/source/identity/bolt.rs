@@ -43,6 +43,12 @@ pub const MAX_DEPTH: usize = 8;
 pub const NAME_MAX: usize = 253;
 /// The most pods kept of one file.
 pub const MAX_PODS: usize = 20_000;
+/// The most bytes one read examines, in multiples of the file's length:
+/// with pages that never overlap and leaf elements apart, a read examines
+/// each byte at most three times (as a page, as a value handed on, as an
+/// element of the inline bucket inside that value); a file made to cost
+/// more ends the read.
+pub const BUDGET: usize = 4;
 
 const MAGIC: u32 = 0xED0C_DAED;
 const VERSION: u32 = 2;
@@ -140,6 +146,9 @@ struct Walk<'a> {
     file: &'a [u8],
     meta: Meta,
     seen: HashSet<u64>,
+    /// Bytes examined so far, and the most allowed.
+    examined: usize,
+    budget: usize,
 }
 
 impl<'a> Walk<'a> {
@@ -147,12 +156,6 @@ impl<'a> Walk<'a> {
     fn page(&mut self, id: u64) -> Result<Page<'a>, Bad> {
         if id < 2 || id >= self.meta.pages {
             return Err(Bad("a page number out of range"));
-        }
-        if !self.seen.insert(id) {
-            return Err(Bad("a page reached twice"));
-        }
-        if self.seen.len() > MAX_PAGES {
-            return Err(Bad("too many pages"));
         }
         let ps = self.meta.page_size as u64;
         let start = id.checked_mul(ps).ok_or(Bad("a page out of the file"))?;
@@ -168,14 +171,35 @@ impl<'a> Walk<'a> {
         if overflow >= self.meta.pages - id || overflow as usize >= MAX_PAGES {
             return Err(Bad("a page's overflow out of range"));
         }
+        // the page and its overflow pages each read once: a page inside
+        // another's overflow is refused, so the pages read never overlap
+        for n in id..=id + overflow {
+            if !self.seen.insert(n) {
+                return Err(Bad("a page reached twice"));
+            }
+            if self.seen.len() > MAX_PAGES {
+                return Err(Bad("too many pages"));
+            }
+        }
         let end = (id + overflow + 1)
             .checked_mul(ps)
             .ok_or(Bad("a page out of the file"))?;
-        usize::try_from(start)
+        let p = usize::try_from(start)
             .ok()
             .zip(usize::try_from(end).ok())
             .and_then(|(s, e)| self.file.get(s..e))
-            .ok_or(Bad("a page out of the file"))
+            .ok_or(Bad("a page out of the file"))?;
+        self.spend(p.len())?;
+        Ok(p)
+    }
+
+    /// Counts `n` bytes examined against the read's budget.
+    fn spend(&mut self, n: usize) -> Result<(), Bad> {
+        self.examined = self.examined.saturating_add(n);
+        if self.examined > self.budget {
+            return Err(Bad("more work than the file's size is worth"));
+        }
+        Ok(())
     }
 }
 
@@ -189,8 +213,26 @@ fn elements(p: Page<'_>) -> Result<(u16, usize), Bad> {
     Ok((flags, count))
 }
 
-/// The key and value of leaf element `i`, and its flags.
-fn leaf(p: Page<'_>, i: usize) -> Result<(u32, &[u8], &[u8]), Bad> {
+/// Checks a leaf page's elements before any is used: each key and value
+/// inside the page, after the elements, and after the previous element's
+/// value (bbolt writes them in order), so that no two overlap and all keys
+/// and values together are at most the page's length.
+fn leaves_apart(p: Page<'_>, count: usize) -> Result<(), Bad> {
+    // in bounds: `elements` checked that the elements fit
+    let mut free = HEADER + count * ELEMENT;
+    for i in 0..count {
+        let (_, k0, _, v1) = leaf_at(p, i)?;
+        if k0 < free || v1 > p.len() {
+            return Err(Bad("leaf elements that overlap"));
+        }
+        free = v1;
+    }
+    Ok(())
+}
+
+/// Leaf element `i`'s flags, and where its key starts, its value starts
+/// and its value ends.
+fn leaf_at(p: Page<'_>, i: usize) -> Result<(u32, usize, usize, usize), Bad> {
     let e = HEADER + i * ELEMENT;
     let bad = Bad("a leaf element out of its page");
     let flags = u32_at(p, e).ok_or(bad)?;
@@ -200,6 +242,13 @@ fn leaf(p: Page<'_>, i: usize) -> Result<(u32, &[u8], &[u8]), Bad> {
     let k0 = e.checked_add(pos).ok_or(bad)?;
     let v0 = k0.checked_add(ksize).ok_or(bad)?;
     let v1 = v0.checked_add(vsize).ok_or(bad)?;
+    Ok((flags, k0, v0, v1))
+}
+
+/// The key and value of leaf element `i`, and its flags.
+fn leaf(p: Page<'_>, i: usize) -> Result<(u32, &[u8], &[u8]), Bad> {
+    let bad = Bad("a leaf element out of its page");
+    let (flags, k0, v0, v1) = leaf_at(p, i)?;
     Ok((flags, p.get(k0..v0).ok_or(bad)?, p.get(v0..v1).ok_or(bad)?))
 }
 
@@ -264,8 +313,11 @@ impl<'a> Walk<'a> {
             }
             Ok(true)
         } else if flags == LEAF {
+            leaves_apart(p, count)?;
             for i in 0..count {
                 let (fl, k, v) = leaf(p, i)?;
+                // what `f` may look at: apart, at most the page's length
+                self.spend(k.len() + v.len())?;
                 if !f(fl, k, v) {
                     return Ok(false);
                 }
@@ -282,12 +334,31 @@ impl<'a> Walk<'a> {
 /// [`NAME_MAX`] or not UTF-8, is left out; the first of a repeated id is
 /// kept. No `allPods` bucket: no pods.
 pub fn pods(file: &[u8]) -> Result<HashMap<String, String>, Bad> {
-    let meta = meta(file)?;
+    read(file).0
+}
+
+/// [`pods`], and the bytes the read examined: the pages read, and the
+/// keys and values handed on (at most [`BUDGET`] times the file's length).
+fn read(file: &[u8]) -> (Result<HashMap<String, String>, Bad>, usize) {
     let mut w = Walk {
         file,
-        meta,
+        meta: Meta {
+            page_size: 0,
+            root: 0,
+            pages: 0,
+            txid: 0,
+        },
         seen: HashSet::new(),
+        examined: 0,
+        budget: file.len().saturating_mul(BUDGET),
     };
+    let r = walk(&mut w);
+    (r, w.examined)
+}
+
+fn walk<'a>(w: &mut Walk<'a>) -> Result<HashMap<String, String>, Bad> {
+    let meta = meta(w.file)?;
+    w.meta = meta;
     let root = w.page(meta.root)?;
     let mut found: Option<&[u8]> = None;
     let mut bad = None;
@@ -311,7 +382,12 @@ pub fn pods(file: &[u8]) -> Result<HashMap<String, String>, Bad> {
     };
     let page = w.open(bucket(v)?)?;
     w.each(page, 0, &mut |fl, k, v| {
-        if fl & BUCKET_FLAG != 0 {
+        // sizes first: only an id's and a name's are decoded
+        if fl & BUCKET_FLAG != 0
+            || !matches!(k.len(), 32 | 64)
+            || v.is_empty()
+            || v.len() > NAME_MAX
+        {
             return true;
         }
         let (Ok(id), Ok(name)) = (std::str::from_utf8(k), std::str::from_utf8(v)) else {
@@ -439,6 +515,7 @@ pub mod tests {
             changes in proptest::collection::vec((0usize..200_000, proptest::prelude::any::<u8>()), 1..40),
             cut in 0usize..140_000,
             meta in proptest::collection::vec(proptest::prelude::any::<u8>(), 56),
+            table in proptest::collection::vec((0u32..2, 0usize..4096, 0usize..70, 0usize..2000), 0..120),
         ) {
             let (f, _, _) = real();
             let mut made_f = made(&[(A, "p")], false);
@@ -447,9 +524,23 @@ pub mod tests {
             made_f[m + 8..m + 56].copy_from_slice(&meta[8..]);
             let sum = fnv1a(&made_f[m..m + 56]);
             made_f[m + 56..m + 64].copy_from_slice(&sum.to_ne_bytes());
-            for file in [random, mutated(&f, &changes), f[..cut.min(f.len())].to_vec(), mutated(&made_f, &changes), made_f] {
+            // elements each inside the page, at random places, apart or not
+            let data = HEADER + table.len() * ELEMENT;
+            let table: Vec<_> = table
+                .iter()
+                .enumerate()
+                .map(|(i, &(fl, at, k, v))| {
+                    let at = data + at % (4096 - data - k - v);
+                    (fl, (at - HEADER - i * ELEMENT) as u32, k as u32, v as u32)
+                })
+                .collect();
+            let elements = with_elements(&table);
+            for file in [random, mutated(&f, &changes), f[..cut.min(f.len())].to_vec(), mutated(&made_f, &changes), made_f, elements] {
                 let t = std::time::Instant::now();
-                if let Ok(p) = pods(&file) {
+                let (r, examined) = read(&file);
+                // the work is the file's size's: pages apart, elements apart
+                proptest::prop_assert!(examined <= 3 * file.len(), "{examined} bytes examined of {}", file.len());
+                if let Ok(p) = r {
                     for (id, name) in &p {
                         let holds = |s: &str| file.windows(s.len()).any(|w| w == s.as_bytes());
                         proptest::prop_assert!(holds(id) && holds(name), "{id} {name:?}");
@@ -458,6 +549,58 @@ pub mod tests {
                 proptest::prop_assert!(t.elapsed() < std::time::Duration::from_secs(1));
             }
         }
+    }
+
+    /// The made file with `allPods`'s page (4) holding the elements
+    /// `(flags, pos, ksize, vsize)`, as many as fit, over a page of `A`s
+    /// and names.
+    fn with_elements(table: &[(u32, u32, u32, u32)]) -> Vec<u8> {
+        let mut f = made(&[(A, "p")], false);
+        let p = 4 * 4096;
+        let n = table.len().min((4096 - HEADER) / ELEMENT);
+        f[p + 10..p + 12].copy_from_slice(&(n as u16).to_ne_bytes());
+        for (i, b) in f[p + HEADER..p + 4096].iter_mut().enumerate() {
+            *b = if i % 2 == 0 { b'a' } else { b'0' };
+        }
+        for (i, &(fl, pos, k, v)) in table.iter().take(n).enumerate() {
+            let e = p + HEADER + i * ELEMENT;
+            for (j, x) in [fl, pos, k, v].into_iter().enumerate() {
+                f[e + 4 * j..e + 4 * j + 4].copy_from_slice(&x.to_ne_bytes());
+            }
+        }
+        f
+    }
+
+    #[test]
+    fn elements_that_overlap_are_refused_before_any_is_decoded() {
+        // 255 elements, each an id and a 253-byte name, all at the same
+        // bytes: the same pod 255 times over
+        let last = (4096 - HEADER) / ELEMENT - 1;
+        let table: Vec<_> = (0..=last)
+            .map(|i| {
+                let pos = (HEADER + (last + 1) * ELEMENT - HEADER - i * ELEMENT) as u32;
+                (0, pos, 64, NAME_MAX as u32)
+            })
+            .collect();
+        let f = with_elements(&table);
+        let (r, examined) = read(&f);
+        assert_eq!(r, Err(Bad("leaf elements that overlap")));
+        // the pages up to allPods's, not 255 names
+        assert!(examined <= 3 * 4096, "{examined}");
+        // the same elements set apart: read, each once
+        let apart: Vec<_> = (0..4)
+            .map(|i| (0, ((4 - i) * ELEMENT + i * 318) as u32, 64, NAME_MAX as u32))
+            .collect();
+        let (r, _) = read(&with_elements(&apart));
+        assert_eq!(r.map(|p| p.len()), Ok(1));
+    }
+
+    #[test]
+    fn a_page_inside_anothers_overflow_is_not_read_again() {
+        let mut f = made(&[(A, "p")], false);
+        // page 3 (the root) said to run over page 4, allPods's own page
+        f[3 * 4096 + 12..3 * 4096 + 16].copy_from_slice(&1u32.to_ne_bytes());
+        assert_eq!(pods(&f), Err(Bad("a page reached twice")));
     }
 
     #[test]
