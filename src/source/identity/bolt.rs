@@ -21,9 +21,12 @@
 //!
 //! Bounds, since the file is whoever-writes-it's (a rootless user's own):
 //! the page size a power of two from 1 KiB to 64 KiB; every page number
-//! below the meta's count and inside the file, each page visited once
-//! (a cycle ends the read), at most [`MAX_PAGES`] pages and [`MAX_DEPTH`]
-//! levels, every element, key and value inside its page, at most
+//! below the meta's count and inside the file, each page (with its
+//! overflow pages) visited once (a cycle ends the read), at most
+//! [`MAX_PAGES`] pages and [`MAX_DEPTH`] levels, every element, key and
+//! value inside its page and a leaf page's keys and values in order and
+//! apart (checked before any is used), sizes checked before any UTF-8 is
+//! decoded, at most [`BUDGET`] times the file's length examined, at most
 //! [`MAX_PODS`] pods, a name of at most [`NAME_MAX`] bytes of UTF-8, a pod
 //! id of 64 (or 32) hex digits. Any failure: no name from this file this
 //! pass ([`Bad`]), never a panic. podman may be writing meanwhile (we hold

@@ -25,7 +25,9 @@
 //! Bounds: a page size a power of two from 512 to 65536; each page number
 //! inside the file and the header's count, each page read once (a cycle
 //! ends the read), at most [`MAX_PAGES`] pages and [`MAX_DEPTH`] levels,
-//! every cell and value inside its page, at most [`WANT`] bytes of a row
+//! every cell and value inside its page and a page's cells apart (checked
+//! before any is read), at most [`BUDGET`] times the file's length
+//! examined in all, at most [`WANT`] bytes of a row
 //! read (a name of at most [`super::bolt::NAME_MAX`] bytes of UTF-8 and an
 //! id of 64 hex digits need far less), at most [`super::bolt::MAX_PODS`]
 //! rows. Any failure: no name from this file this pass ([`Bad`]). podman
@@ -44,6 +46,11 @@ pub const MAX_DEPTH: usize = 16;
 /// The most bytes of one row read (its first bytes: the record header,
 /// the id and the name; a `CREATE TABLE` text).
 pub const WANT: usize = 4096;
+/// The most bytes one read examines, in multiples of the file's length:
+/// with each page read once and a page's cells apart, a read examines
+/// each byte at most twice (as a page, as a row's bytes copied); a file
+/// made to cost more ends the read.
+pub const BUDGET: usize = 4;
 
 const MAGIC: &[u8; 16] = b"SQLite format 3\0";
 const INTERIOR_TABLE: u8 = 0x05;
@@ -82,6 +89,9 @@ struct Db<'a> {
     usable: usize,
     pages: usize,
     seen: HashSet<u32>,
+    /// Bytes examined so far, and the most allowed.
+    examined: usize,
+    budget: usize,
 }
 
 impl<'a> Db<'a> {
@@ -116,7 +126,51 @@ impl<'a> Db<'a> {
             usable,
             pages,
             seen: HashSet::new(),
+            examined: 0,
+            budget: file.len().saturating_mul(BUDGET),
         })
+    }
+
+    /// Counts `n` bytes examined against the read's budget.
+    fn spend(&mut self, n: usize) -> Result<(), Bad> {
+        self.examined = self.examined.saturating_add(n);
+        if self.examined > self.budget {
+            return Err(Bad("more work than the file's size is worth"));
+        }
+        Ok(())
+    }
+
+    /// How many of a leaf cell's `size` payload bytes are on its page
+    /// (the file format's rule for table leaf cells).
+    fn local(&self, size: usize) -> usize {
+        let u = self.usable;
+        let max_local = u - 35;
+        if size <= max_local {
+            return size;
+        }
+        let min_local = (u - 12) * 32 / 255 - 23;
+        let k = min_local + (size - min_local) % (u - 4);
+        if k <= max_local {
+            k
+        } else {
+            min_local
+        }
+    }
+
+    /// Where the cell at `at` of `p` ends (a leaf's with its overflow
+    /// page number, an interior's after its rowid).
+    fn cell_end(&self, p: &[u8], at: usize, kind: u8) -> Result<usize, Bad> {
+        let bad = Bad("a cell out of its page");
+        if kind == INTERIOR_TABLE {
+            let (_, n) = varint(p, at.checked_add(4).ok_or(bad)?).ok_or(bad)?;
+            return at.checked_add(4 + n).ok_or(bad);
+        }
+        let (size, n1) = varint(p, at).ok_or(bad)?;
+        let (_, n2) = varint(p, at.checked_add(n1).ok_or(bad)?).ok_or(bad)?;
+        let size = usize::try_from(size).map_err(|_| bad)?;
+        let local = self.local(size);
+        let over = if local < size { 4 } else { 0 };
+        at.checked_add(n1 + n2 + local + over).ok_or(bad)
     }
 
     /// Page `n` (from 1), read once per walk.
@@ -133,9 +187,12 @@ impl<'a> Db<'a> {
         }
         let out = Bad("a page out of the file");
         let start = (i - 1).checked_mul(self.page_size).ok_or(out)?;
-        self.file
+        let p = self
+            .file
             .get(start..start.checked_add(self.page_size).ok_or(out)?)
-            .ok_or(out)
+            .ok_or(out)?;
+        self.spend(p.len())?;
+        Ok(p)
     }
 
     /// Up to `want` first bytes of the payload of the leaf cell at `at`
@@ -147,24 +204,12 @@ impl<'a> Db<'a> {
         let start = at.checked_add(n1 + n2).ok_or(bad)?;
         let size = usize::try_from(size).map_err(|_| bad)?;
         let u = self.usable;
-        // how much of the payload is on the page itself (the file format's
-        // rule for table leaf cells)
-        let max_local = u - 35;
-        let local = if size <= max_local {
-            size
-        } else {
-            let min_local = (u - 12) * 32 / 255 - 23;
-            let k = min_local + (size - min_local) % (u - 4);
-            if k <= max_local {
-                k
-            } else {
-                min_local
-            }
-        };
+        let local = self.local(size);
         let page_end = u.min(p.len());
         let end = start.checked_add(local).ok_or(bad)?;
         let here = p.get(start..end).filter(|_| end <= page_end).ok_or(bad)?;
         let want = want.min(size);
+        self.spend(want)?;
         let mut out = here.get(..local.min(want)).ok_or(bad)?.to_vec();
         if out.len() < want {
             let mut next = be32(p, end).ok_or(bad)?;
@@ -207,11 +252,27 @@ impl<'a> Db<'a> {
         if h + head + 2 * cells > self.usable {
             return Err(Bad("more cells than the page holds"));
         }
+        // every cell inside the page's usable bytes and apart from the
+        // others before any is read: 30,000 pointers at one cell would
+        // copy it 30,000 times
+        let mut spans = Vec::with_capacity(cells);
         for i in 0..cells {
             let at = be16(p, h + head + 2 * i).ok_or(bad)?;
             if at < h + head + 2 * cells || at >= self.usable {
                 return Err(Bad("a cell out of its page"));
             }
+            spans.push((at, self.cell_end(p, at, kind)?));
+        }
+        spans.sort_unstable();
+        let mut free = h + head + 2 * cells;
+        for &(at, end) in &spans {
+            if at < free || end > self.usable {
+                return Err(Bad("cells that overlap"));
+            }
+            free = end;
+        }
+        for i in 0..cells {
+            let at = be16(p, h + head + 2 * i).ok_or(bad)?;
             if kind == LEAF_TABLE {
                 let row = self.payload(p, at, want)?;
                 if !f(&row) {
@@ -334,7 +395,22 @@ fn columns(sql: &str) -> Option<(usize, usize)> {
 /// The pods of a db.sql's bytes: id -> name, the same rules as
 /// [`super::bolt::pods`]. No `PodConfig` table: no pods.
 pub fn pods(file: &[u8]) -> Result<HashMap<String, String>, Bad> {
-    let mut db = Db::open(file)?;
+    read(file).0
+}
+
+/// [`pods`], and the bytes the read examined: the pages read and the
+/// rows' bytes copied (at most [`BUDGET`] times the file's length).
+fn read(file: &[u8]) -> (Result<HashMap<String, String>, Bad>, usize) {
+    match Db::open(file) {
+        Ok(mut db) => {
+            let r = walk(&mut db);
+            (r, db.examined)
+        }
+        Err(b) => (Err(b), 0),
+    }
+}
+
+fn walk(db: &mut Db<'_>) -> Result<HashMap<String, String>, Bad> {
     let mut table: Option<(u32, (usize, usize))> = None;
     let mut bad = None;
     db.rows(1, 0, WANT, &mut |row| {
@@ -433,6 +509,8 @@ mod tests {
             random in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..20_000),
             changes in proptest::collection::vec((0usize..200_000, proptest::prelude::any::<u8>()), 1..40),
             cut in 0usize..80_000,
+            pointers in proptest::collection::vec((0usize..3, 0usize..4096), 0..1500),
+            own in proptest::collection::vec(0usize..2, 0..1500),
         ) {
             let mut header = b"SQLite format 3\0".to_vec();
             header.extend_from_slice(&random);
@@ -443,9 +521,12 @@ mod tests {
                     let n = m.len();
                     m[at % n] = b;
                 }
-                for file in [random.clone(), header.clone(), m, f[..cut.min(f.len())].to_vec()] {
+                for file in [random.clone(), header.clone(), m, f[..cut.min(f.len())].to_vec(), with_cells(&pointers), with_cells(&own.iter().map(|&w| (w, 0)).collect::<Vec<_>>())] {
                     let t = std::time::Instant::now();
-                    if let Ok(p) = pods(&file) {
+                    let (r, examined) = read(&file);
+                    // the work is the file's size's: pages once, cells apart
+                    proptest::prop_assert!(examined <= 2 * file.len(), "{examined} bytes examined of {}", file.len());
+                    if let Ok(p) = r {
                         for (id, n) in &p {
                             let holds = |s: &str| file.windows(s.len()).any(|w| w == s.as_bytes());
                             proptest::prop_assert!(!whole_rows || (holds(id) && holds(n)), "{id} {n:?}");
@@ -456,6 +537,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// podman5-db.sql with PodConfig's leaf page (4) holding the cell
+    /// pointers `(which, at)`: its own first or second cell, or `at`.
+    fn with_cells(pointers: &[(usize, usize)]) -> Vec<u8> {
+        let (mut f, _) = fixture("podman5-db.sql");
+        let p = 3 * 4096;
+        assert_eq!((f[p], be16(&f, p + 3)), (LEAF_TABLE, Some(2)));
+        let own = [be16(&f, p + 8).unwrap(), be16(&f, p + 10).unwrap()];
+        let n = pointers.len().min((4096 - 8) / 2);
+        f[p + 3..p + 5].copy_from_slice(&(n as u16).to_be_bytes());
+        for (i, &(which, at)) in pointers.iter().take(n).enumerate() {
+            let at = own.get(which).copied().unwrap_or(at) as u16;
+            f[p + 8 + 2 * i..p + 10 + 2 * i].copy_from_slice(&at.to_be_bytes());
+        }
+        f
+    }
+
+    #[test]
+    fn cells_that_overlap_are_refused_before_any_is_copied() {
+        // 1,000 pointers at the first pod's cell: the same row 1,000 times
+        let f = with_cells(&[(0, 0); 1000]);
+        let (r, examined) = read(&f);
+        assert_eq!(r, Err(Bad("cells that overlap")));
+        // sqlite_master's page and its row, and this page: not 1,000 rows
+        assert!(examined <= 4 * 4096, "{examined}");
+        // the page's own two cells, once each: both pods
+        let (r, _) = read(&with_cells(&[(0, 0), (1, 0)]));
+        assert_eq!(r.map(|p| p.len()), Ok(2));
     }
 
     #[test]
