@@ -359,7 +359,7 @@ fn read(file: &[u8]) -> (Result<HashMap<String, String>, Bad>, usize) {
     (r, w.examined)
 }
 
-fn walk<'a>(w: &mut Walk<'a>) -> Result<HashMap<String, String>, Bad> {
+fn walk(w: &mut Walk<'_>) -> Result<HashMap<String, String>, Bad> {
     let meta = meta(w.file)?;
     w.meta = meta;
     let root = w.page(meta.root)?;
