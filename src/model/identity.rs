@@ -302,6 +302,16 @@ impl Identity {
         }
         // the cgroupfs drivers: /docker/<id>, /kubepods/<qos>/pod<uid>/<id>
         if is_container_id(last) {
+            // podman's cgroupfs manager: a pod's group is its id below
+            // the pods' parent (`/libpod_parent/<id>`)
+            if parent == Some("libpod_parent") {
+                return Some(Self {
+                    kind: Some(Kind::PodmanPod),
+                    runtime: Some(Runtime::Podman),
+                    id: last.to_owned(),
+                    ..Self::default()
+                });
+            }
             if parent == Some("docker") {
                 return Some(Self {
                     kind: Some(Kind::Container),
@@ -412,10 +422,12 @@ pub fn matches(id: &Identity, needle: &str) -> bool {
 }
 
 /// The pod id in a podman pod's slice name (`machine-libpod_pod_<id>.slice`
-/// under systemd, `libpod_pod_<id>` under cgroupfs).
-fn podman_pod_id(name: &str) -> Option<&str> {
+/// under systemd, `user-libpod_pod_<id>.slice` a rootless user's,
+/// `libpod_pod_<id>` under cgroupfs).
+pub fn podman_pod_id(name: &str) -> Option<&str> {
     let rest = name.strip_suffix(".slice").unwrap_or(name);
     rest.strip_prefix("machine-libpod_pod_")
+        .or_else(|| rest.strip_prefix("user-libpod_pod_"))
         .or_else(|| rest.strip_prefix("libpod_pod_"))
         .filter(|p| is_container_id(p))
 }
@@ -572,6 +584,20 @@ mod tests {
         assert_eq!(c.pod.as_deref(), Some("046c7a5b3d2e"));
         let alone = of(&format!("machine.slice/libpod-{ID}.scope")).unwrap();
         assert_eq!(alone.pod, None);
+        // a rootless user's pod, and the cgroupfs manager's
+        let user = "user.slice/user-1000.slice/user@1000.service/user.slice";
+        let r = of(&format!("{user}/user-libpod_pod_{ID}.slice")).unwrap();
+        assert_eq!((r.kind, r.id.as_str()), (Some(Kind::PodmanPod), ID));
+        let rc = of(&format!(
+            "{user}/user-libpod_pod_{ID}.slice/libpod-{ID}.scope"
+        ))
+        .unwrap();
+        assert_eq!(rc.pod.as_deref(), Some("046c7a5b3d2e"));
+        let f = of(&format!("libpod_parent/{ID}")).unwrap();
+        assert_eq!(
+            (f.kind, f.runtime),
+            (Some(Kind::PodmanPod), Some(Runtime::Podman))
+        );
     }
 
     #[test]

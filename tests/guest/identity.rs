@@ -8,7 +8,9 @@
 //! themselves reported them):
 //!
 //! - docker `shop-api-1` with compose's project and service labels;
-//! - podman rootful `web-1`, and `shop-db` in the pod `shop-pod`;
+//! - podman rootful `web-1`, and `shop-db` in the pod `shop-pod`, whose
+//!   name is only in podman's bolt_state.db, and the pod's own slice
+//!   (`podman-pod-slice`);
 //! - podman rootless `rootless-1` of the user alice (below
 //!   `user@UID.service`);
 //! - containerd `ctr-sleeper` through `ctr run` (namespace default);
@@ -74,6 +76,7 @@ fn containers() -> Vec<Container> {
         "docker",
         "podman",
         "podman-pod",
+        "podman-pod-slice",
         "podman-rootless",
         "containerd",
         "cri",
@@ -109,13 +112,6 @@ impl Container {
             Some(i) => parts[..=i].join("/"),
             None => self.cgroup.clone(),
         }
-    }
-
-    /// The podman pod id in the container's path
-    /// (`machine-libpod_pod_<id>.slice`).
-    fn podman_pod_id(&self) -> Option<&str> {
-        let i = self.cgroup.find("libpod_pod_")? + "libpod_pod_".len();
-        self.cgroup[i..].split('.').next()
     }
 
     /// The image name the runtime wrote to a file cgtop may read: none for
@@ -173,6 +169,19 @@ fn identity_misses(c: &Container, id: &Value) -> Vec<String> {
         }
         return miss;
     }
+    if c.runtime == "podman-pod-slice" {
+        // the pod's slice, named from podman's state database by its id
+        for (k, want) in [
+            ("kind", "podman_pod"),
+            ("name", c.name.as_str()),
+            ("id", c.id.as_str()),
+        ] {
+            if s(k) != want {
+                miss.push(format!("{k} {:?}, want {want:?}", id[k]));
+            }
+        }
+        return miss;
+    }
     if s("name") != c.name {
         miss.push(format!("name {:?}, want {:?}", id["name"], c.name));
     }
@@ -205,15 +214,9 @@ fn identity_misses(c: &Container, id: &Value) -> Vec<String> {
     if !c.id.is_empty() && c.runtime != "containerd" && !s("id").starts_with(&c.id) {
         miss.push(format!("id {:?}, want {}", id["id"], c.id));
     }
-    // podman keeps a pod's name only in its database: the pod's name or
-    // its id
-    if c.runtime == "podman-pod" {
-        let pod_id = c.podman_pod_id().unwrap_or("?");
-        let pod = s("pod");
-        let by_id = pod.len() >= 12 && pod_id.starts_with(&pod);
-        if pod != "shop-pod" && !by_id {
-            miss.push(format!("pod {:?}, want shop-pod or {pod_id}", id["pod"]));
-        }
+    // podman keeps a pod's name only in its database, which cgtop reads
+    if c.runtime == "podman-pod" && s("pod") != "shop-pod" {
+        miss.push(format!("pod {:?}, want shop-pod", id["pod"]));
     }
     if c.runtime == "cri" && (s("pod") != "api-7d9f" || s("namespace") != "shop") {
         miss.push(format!(
@@ -361,7 +364,12 @@ fn metrics_cgroup_info_carries_container_and_image() {
         text = serve.metrics().expect("GET /metrics");
         if list
             .iter()
-            .filter(|c| !c.runtime.starts_with("k8s-pod") && c.runtime != "cri-sandbox")
+            .filter(|c| {
+                !matches!(
+                    c.runtime.as_str(),
+                    "k8s-pod" | "podman-pod-slice" | "cri-sandbox"
+                )
+            })
             .all(|c| text.contains(&format!("container=\"{}\"", c.name)))
         {
             break;
@@ -388,6 +396,12 @@ fn metrics_cgroup_info_carries_container_and_image() {
             ));
             continue;
         };
+        if c.runtime == "podman-pod-slice" {
+            if label(info, "pod") != Some(c.name.as_str()) {
+                fails.push(format!("{} {}: pod label in {info}", c.runtime, c.name));
+            }
+            continue;
+        }
         if c.runtime == "k8s-pod" {
             if label(info, "pod") != Some(c.name.as_str())
                 || label(info, "namespace") != Some("shop")
@@ -418,12 +432,8 @@ fn metrics_cgroup_info_carries_container_and_image() {
         {
             fails.push(format!("{} {}: image label in {info}", c.runtime, c.name));
         }
-        // podman keeps a pod's name only in its database: the name or the
-        // id `podman pod ps` shows
-        let pod_id = c.podman_pod_id().unwrap_or("?");
-        let pod_ok = label(info, "pod")
-            .is_some_and(|p| p == "shop-pod" || (p.len() >= 12 && pod_id.starts_with(p)));
-        if c.runtime == "podman-pod" && !pod_ok {
+        // podman keeps a pod's name only in its database, which cgtop reads
+        if c.runtime == "podman-pod" && label(info, "pod") != Some("shop-pod") {
             fails.push(format!("{} {}: pod label in {info}", c.runtime, c.name));
         }
     }
@@ -439,11 +449,16 @@ fn metrics_cgroup_info_carries_container_and_image() {
 /// build under TCG, its first frame, then the identities read after it.
 const TUI_WAIT: Duration = Duration::from_secs(60);
 
-/// The containers whose names the TUI must show (the pod's slice and its
-/// sandbox aside).
+/// The containers whose names the TUI must show (the pods' slices and the
+/// sandbox aside; `/` finds the slices by name).
 fn named_containers(list: &[Container]) -> Vec<&Container> {
     list.iter()
-        .filter(|c| c.runtime != "k8s-pod" && c.runtime != "cri-sandbox")
+        .filter(|c| {
+            !matches!(
+                c.runtime.as_str(),
+                "k8s-pod" | "podman-pod-slice" | "cri-sandbox"
+            )
+        })
         .collect()
 }
 

@@ -27,6 +27,7 @@ mod identities;
 mod identities_delegated;
 mod identities_every_output;
 mod identities_owner_unknown;
+mod identities_podman_pods;
 mod identities_store_churn;
 mod identities_store_mount;
 mod identity_labels_cut;

@@ -37,10 +37,12 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
+pub mod bolt;
 pub mod config;
 pub mod containerd;
 pub mod docker;
 pub mod read;
+pub mod sqlite;
 pub mod storage;
 pub mod systemd;
 
@@ -576,7 +578,7 @@ impl Resolver {
         }
         let mut users_file = false;
         let filled = match (id.kind, id.runtime) {
-            (Some(Kind::Container | Kind::Monitor), Some(Runtime::Podman)) => {
+            (Some(Kind::Container | Kind::Monitor | Kind::PodmanPod), Some(Runtime::Podman)) => {
                 let store = match delegated.or_else(|| rootless_uid(path)) {
                     Some(uid) => {
                         users_file = true;
@@ -584,7 +586,17 @@ impl Resolver {
                     }
                     None => self.podman_store(pass),
                 };
-                store.and_then(|s| storage::fill_podman(&mut id, &s))
+                if id.kind == Some(Kind::PodmanPod) {
+                    store.and_then(|s| storage::fill_podman_pod(&mut id, &s))
+                } else {
+                    // the pod whose slice the container is in, by its id
+                    let parent = path.parent();
+                    let pod = parent
+                        .as_ref()
+                        .and_then(|p| std::str::from_utf8(p.name()).ok())
+                        .and_then(crate::model::identity::podman_pod_id);
+                    store.and_then(|s| storage::fill_podman(&mut id, &s, pod))
+                }
             }
             (Some(Kind::Container | Kind::Monitor), Some(rt)) => {
                 self.fill_container(&mut id, rt, path, pass)
@@ -605,10 +617,8 @@ impl Resolver {
             && id.runtime.is_some_and(|r| r != Runtime::Lxc);
         let again = match filled {
             Ok(()) => false,
-            Err(Miss::Absent) => !matches!(
-                id.kind,
-                None | Some(Kind::Unit | Kind::Pod | Kind::PodmanPod)
-            ),
+            // a podman pod too: its state database may be mid-write
+            Err(Miss::Absent) => !matches!(id.kind, None | Some(Kind::Unit | Kind::Pod)),
             Err(Miss::Unreadable(why)) => {
                 id.unreadable = Some(format!("{} metadata not readable: {why}", source_word(&id)));
                 false
@@ -664,7 +674,10 @@ impl Resolver {
     fn refuse_delegated(id: &mut Identity, uid: Option<u32>) -> Option<Entry> {
         if let Some(uid) = uid {
             let podman = id.runtime == Some(Runtime::Podman)
-                && matches!(id.kind, Some(Kind::Container | Kind::Monitor));
+                && matches!(
+                    id.kind,
+                    Some(Kind::Container | Kind::Monitor | Kind::PodmanPod)
+                );
             let own_manager = id.kind == Some(Kind::UserManager) && id.id == uid.to_string();
             if podman || own_manager {
                 return None;
@@ -710,9 +723,34 @@ impl Resolver {
     fn podman_store(&mut self, pass: &mut Pass) -> Result<Arc<storage::Store>, Miss> {
         if pass.podman.is_none() {
             let shown = self.podman.path().to_path_buf();
-            let r = self.podman.get().and_then(|h| {
+            let mut r = self.podman.get().and_then(|h| {
                 storage::load(h, Path::new(""), &shown, None, &mut self.parse_errors)
             });
+            // podman with transient_store keeps db.sql below the runroot
+            let no_pods = match &r {
+                Ok(s) => matches!(s.pods, Err(Miss::Absent)),
+                Err(m) => *m == Miss::Absent,
+            };
+            if no_pods {
+                let shown = self.crio.path().to_path_buf();
+                if let Ok(h) = self.crio.get() {
+                    let mut sources = Vec::new();
+                    let pods = storage::load_pods(
+                        h,
+                        Path::new(""),
+                        &shown,
+                        None,
+                        &mut self.parse_errors,
+                        &mut sources,
+                    );
+                    if pods != Err(Miss::Absent) {
+                        let mut s = r.unwrap_or_default();
+                        s.pods = pods;
+                        s.pod_sources = sources;
+                        r = Ok(s);
+                    }
+                }
+            }
             pass.podman = Some(r.map(Arc::new));
         }
         pass.podman.clone().unwrap_or(Err(Miss::Absent))

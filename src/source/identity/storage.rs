@@ -14,8 +14,16 @@
 //!   `io.kubernetes.pod.namespace`, `io.kubernetes.pod.uid`) and CRI-O's
 //!   (`io.kubernetes.cri-o.ContainerID`, `io.kubernetes.cri-o.ImageName`,
 //!   `io.kubernetes.cri-o.ContainerType`).
+//! - podman's pods: their names only in podman's state database beside
+//!   the store, `<graphroot>/libpod/db.sql` (SQLite, podman 5) and
+//!   `<graphroot>/libpod/bolt_state.db` (BoltDB, podman 4), both read
+//!   where both are (by pod id, the first found kept), and with
+//!   `transient_store` root's db.sql below the runroot
+//!   (`/run/containers/storage/libpod/db.sql`): [`super::sqlite`],
+//!   [`super::bolt`]. Capped like the store ([`CAP_STATE_DB`],
+//!   [`CAP_ROOTLESS_STORE`] for a rootless user's).
 
-use super::read::{cut, read_json, read_typed, text, Dir, Miss};
+use super::read::{cut, read_file, read_json, read_typed, text, Dir, Miss};
 use crate::model::identity::{is_container_id, Identity};
 use crate::source::hier::Hier;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -42,6 +50,14 @@ pub const CAP_BUNDLE: usize = 1 << 20;
 /// `read::FIELD_MAX` bytes (about 40 MiB at worst).
 pub const MAX_RECORDS: usize = 20_000;
 
+/// The cap of root's podman state database (db.sql, bolt_state.db): a
+/// bolt file keeps each container's JSON config and state (about 10 KiB
+/// a container) and never shrinks, so 32 MiB is some 3,000 containers
+/// made; a larger file gives the pods no name ("file larger than 32 MiB").
+pub const CAP_STATE_DB: usize = 32 << 20;
+/// podman's state databases below the graphroot, read in this order.
+pub const STATE_DBS: [&str; 2] = ["libpod/db.sql", "libpod/bolt_state.db"];
+
 /// One container of containers.json.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Entry {
@@ -51,12 +67,29 @@ pub struct Entry {
 }
 
 /// A store's containers by id, and its images' names by id.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Store {
     pub containers: HashMap<String, Entry>,
     pub images: HashMap<String, String>,
     /// The file the containers came from.
     pub source: String,
+    /// podman's pods: id -> (name, index in `pod_sources`), or why the
+    /// state database could not be read.
+    pub pods: Result<HashMap<String, (String, usize)>, Miss>,
+    /// The state databases the pods came from.
+    pub pod_sources: Vec<String>,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Self {
+            containers: HashMap::new(),
+            images: HashMap::new(),
+            source: String::new(),
+            pods: Err(Miss::Absent),
+            pod_sources: Vec::new(),
+        }
+    }
 }
 
 /// Reads a store rooted at `root` (relative to `h`: "" for a directory
@@ -102,8 +135,13 @@ pub fn load(
             Err(m) => return Err(m),
         }
     }
+    store.pods = load_pods(h, root, shown, owner, errors, &mut store.pod_sources);
     let Some(driver) = found else {
-        return Err(Miss::Absent);
+        // no containers (yet): the pods' names all the same
+        return match store.pods {
+            Err(Miss::Absent) => Err(Miss::Absent),
+            _ => Ok(store),
+        };
     };
     let images = root.join(format!("{driver}-images")).join("images.json");
     if let Ok(list) = read_typed::<Records>(h, &images, cap, owner, errors) {
@@ -114,6 +152,61 @@ pub fn load(
         }
     }
     Ok(store)
+}
+
+/// podman's pods from the state databases below `root` ([`STATE_DBS`]),
+/// each by the hostile-file rules, capped [`CAP_STATE_DB`] (with `owner`:
+/// [`CAP_ROOTLESS_STORE`] and only a file that uid owns). A file that
+/// fails a bound of its reader is counted in `errors` and gives no names;
+/// `Err` when no database gave any.
+pub fn load_pods(
+    h: &Hier,
+    root: &Path,
+    shown: &Path,
+    owner: Option<u32>,
+    errors: &mut u64,
+    sources: &mut Vec<String>,
+) -> Result<HashMap<String, (String, usize)>, Miss> {
+    let cap = if owner.is_some() {
+        CAP_ROOTLESS_STORE
+    } else {
+        CAP_STATE_DB
+    };
+    let mut pods = HashMap::new();
+    let mut miss = Miss::Absent;
+    let mut read_any = false;
+    for file in STATE_DBS {
+        let rel = root.join(file);
+        let parse = if file == STATE_DBS[0] {
+            super::sqlite::pods
+        } else {
+            super::bolt::pods
+        };
+        let found = match read_file(h, &rel, cap, owner) {
+            Ok(bytes) => parse(&bytes).map_err(|super::bolt::Bad(why)| {
+                *errors += 1;
+                Miss::Unreadable(format!("{file}: not read ({why})"))
+            }),
+            Err(Miss::Absent) => continue,
+            Err(Miss::Unreadable(why)) => Err(Miss::Unreadable(format!("{file}: {why}"))),
+        };
+        match found {
+            Ok(list) => {
+                read_any = true;
+                let at = sources.len();
+                sources.push(shown.join(&rel).to_string_lossy().into_owned());
+                for (id, name) in list {
+                    pods.entry(id).or_insert((name, at));
+                }
+            }
+            Err(m) => miss = m,
+        }
+    }
+    if read_any {
+        Ok(pods)
+    } else {
+        Err(miss)
+    }
 }
 
 /// The containers of one containers.json; the first of two with the same
@@ -339,8 +432,15 @@ impl<'de> serde::Deserialize<'de> for Key {
 }
 
 /// Fills a podman container's (or its conmon's) identity from `store`,
-/// found by the id in the group's name.
-pub fn fill_podman(id: &mut Identity, store: &Store) -> Result<(), Miss> {
+/// found by the id in the group's name; `pod`: the id of the pod whose
+/// slice the group is in (by the slice's name), whose name the state
+/// database may know.
+pub fn fill_podman(id: &mut Identity, store: &Store, pod: Option<&str>) -> Result<(), Miss> {
+    if let (Some(p), Ok(pods)) = (pod, &store.pods) {
+        if let Some((name, _)) = pods.get(p) {
+            id.pod = Some(name.clone());
+        }
+    }
     let e = store.containers.get(&id.id).ok_or(Miss::Absent)?;
     id.name.clone_from(&e.name);
     id.image = e.image_name.clone().or_else(|| {
@@ -350,6 +450,17 @@ pub fn fill_podman(id: &mut Identity, store: &Store) -> Result<(), Miss> {
             .cloned()
     });
     id.source = Some(store.source.clone());
+    Ok(())
+}
+
+/// Fills a podman pod's identity (its slice, by the pod id in its name)
+/// from the state database `store` read: its name, and the file.
+pub fn fill_podman_pod(id: &mut Identity, store: &Store) -> Result<(), Miss> {
+    let pods = store.pods.as_ref().map_err(Clone::clone)?;
+    let (name, at) = pods.get(&id.id).ok_or(Miss::Absent)?;
+    id.name = Some(name.clone());
+    id.pod = Some(name.clone());
+    id.source = store.pod_sources.get(*at).cloned();
     Ok(())
 }
 

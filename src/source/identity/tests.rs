@@ -650,3 +650,105 @@ fn a_users_store_is_read_again_only_by_a_fresh_resolve() {
     r.attach(&mut g, false);
     assert_eq!(name_of(&g[0]).as_deref(), Some("alices-renamed"));
 }
+
+/// The first line of a podman-db fixture's `.expected` (what sqlite3
+/// answered): a pod id and its name.
+fn first_pod(db: &str) -> (String, String) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/podman-db");
+    let text = std::fs::read_to_string(dir.join(format!("{db}.expected"))).unwrap();
+    let (id, name) = text.lines().last().unwrap().split_once('\t').unwrap();
+    (id.to_owned(), name.to_owned())
+}
+
+#[test]
+fn podman_pods_are_named_from_the_state_database_and_their_containers_too() {
+    let t = rootless_tree();
+    let libpod = t.path().join(PODMAN).join("libpod");
+    std::fs::create_dir_all(&libpod).unwrap();
+    let dbs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/podman-db");
+    std::fs::copy(dbs.join("podman5-db.sql"), libpod.join("db.sql")).unwrap();
+    let (pod, name) = first_pod("podman5-db.sql");
+    let slice = format!("machine.slice/machine-libpod_pod_{pod}.slice");
+    let all = resolve(
+        t.path(),
+        &[slice.clone(), format!("{slice}/libpod-{P1}.scope")],
+    );
+    let p = all[&format!("/{slice}")].clone().unwrap();
+    assert_eq!(
+        (p.kind, p.name.as_deref(), p.pod.as_deref()),
+        (
+            Some(Kind::PodmanPod),
+            Some(name.as_str()),
+            Some(name.as_str())
+        )
+    );
+    assert!(p.source.unwrap().ends_with("libpod/db.sql"));
+    let c = all[&format!("/{slice}/libpod-{P1}.scope")].clone().unwrap();
+    assert_eq!(
+        (c.name.as_deref(), c.pod.as_deref()),
+        (Some("api"), Some(name.as_str()))
+    );
+    // podman's transient_store: db.sql below the runroot instead
+    let run = tempfile::tempdir().unwrap();
+    copy_tree(&fixture("podman"), run.path());
+    let at = run.path().join(CRIO).join("libpod");
+    std::fs::create_dir_all(&at).unwrap();
+    std::fs::copy(dbs.join("podman5-db.sql"), at.join("db.sql")).unwrap();
+    let p = one(run.path(), &slice);
+    assert_eq!(p.name.as_deref(), Some(name.as_str()));
+    assert!(p
+        .source
+        .unwrap()
+        .ends_with("run/containers/storage/libpod/db.sql"));
+    // a pod the database does not know: named by its id, as before
+    let other = format!("machine.slice/machine-libpod_pod_{P2}.slice");
+    let o = one(t.path(), &other);
+    assert_eq!((o.name, o.unreadable), (None, None));
+
+    // a rootless user's pod: from their own bolt_state.db only
+    let me = rustix::process::geteuid().as_raw();
+    let home_db = t
+        .path()
+        .join("home/alice")
+        .join(ROOTLESS)
+        .join("libpod/bolt_state.db");
+    std::fs::create_dir_all(home_db.parent().unwrap()).unwrap();
+    std::fs::write(
+        &home_db,
+        bolt::tests::made(&[(pod.as_str(), "alices-pod")], true),
+    )
+    .unwrap();
+    let user = format!("user.slice/user-{me}.slice/user@{me}.service/user.slice");
+    let slice = format!("{user}/user-libpod_pod_{pod}.slice");
+    let all = resolve(
+        t.path(),
+        &[slice.clone(), format!("{slice}/libpod-{P2}.scope")],
+    );
+    let p = all[&format!("/{slice}")].clone().unwrap();
+    assert_eq!(p.name.as_deref(), Some("alices-pod"));
+    let c = all[&format!("/{slice}/libpod-{P2}.scope")].clone().unwrap();
+    assert_eq!(
+        (c.name.as_deref(), c.pod.as_deref()),
+        (Some("alices-worker"), Some("alices-pod"))
+    );
+
+    // a database that fails its reader's bounds: no name, counted, said
+    let mut f = bolt::tests::made(&[(pod.as_str(), "alices-pod")], false);
+    f.truncate(3 * 4096 + 100);
+    std::fs::write(&home_db, f).unwrap();
+    let mut r = Resolver::new(Roots {
+        base: t.path().to_path_buf(),
+        units: false,
+    });
+    let mut g = groups(std::slice::from_ref(&slice));
+    r.attach(&mut g, true);
+    let p = g[0].identity.clone().unwrap();
+    assert_eq!(p.name, None);
+    assert_eq!(
+        p.unreadable.as_deref(),
+        Some(
+            "podman metadata not readable: libpod/bolt_state.db: not read (a page out of the file)"
+        )
+    );
+    assert_eq!(r.parse_errors(), 1);
+}

@@ -8,7 +8,8 @@
 #   runtime  name  image  id  pid  cgroup (the path in /proc/PID/cgroup)
 # (runtime: docker, podman, podman-pod, podman-rootless, containerd, cri and
 # cri-sandbox (the pod's sandbox container), and k8s-pod: the pod's slice,
-# with the pod uid as id and no pid)
+# with the pod uid as id and no pid; podman-pod-slice: podman's pod's
+# slice, with the pod id and no pid)
 # and STATE_DIR/start.log.  Exit status: 0 when every container runs; 1 when
 # one could not start (the others are still listed; the reason is in the log).
 set -uo pipefail
@@ -86,6 +87,11 @@ if run podman pod create --name shop-pod --network none &&
     run podman run -d --pod shop-pod --name shop-db "$TAG" sleep 3600; then
     read -r id pid < <(podman inspect -f '{{.Id}} {{.State.Pid}}' shop-db)
     record podman-pod shop-db "$TAG" "$id" "$pid"
+    # the pod's own slice (machine-libpod_pod_<id>.slice), named only in
+    # podman's bolt_state.db
+    podid=$(podman pod inspect -f '{{.Id}}' shop-pod)
+    cg=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' podman-pod-slice shop-pod "" "$podid" "" "${cg%.slice/*}.slice" >> "$STATE/containers.tsv"
 else rc=1; fi
 
 # ---- containerd through ctr (namespace default)
