@@ -1,14 +1,22 @@
 //! What a one-shot run (`cgtop -b -n 1`) holds at its peak: a path is
-//! one allocation however many structures name the group, and a group's
-//! IO rates have room for the devices its io.stat lists and no more
+//! one allocation however many structures name the group, a group's IO
+//! rates have room for the devices its io.stat lists and no more, and the
+//! collector is gone before the last refresh's rows are built and written
 //! (BENCHMARKS.md, "peak RSS of a one-shot run").
 
 // test code: a failed expectation is a failed test
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use crate::common::{fixture, host, pure_v2_mount};
 use cgtop::cgroupfs::IoStat;
 use cgtop::model::tree::rates::Rater;
 use cgtop::model::{GroupPath, GroupSample, ScanCost, Snapshot};
+use cgtop::options::{Options, Output};
+use cgtop::render::columns::Column;
+use cgtop::source::collector::Collector;
+use cgtop::source::hier::Hier;
+use std::io::Write;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 #[test]
@@ -61,5 +69,76 @@ fn io_rates_by_device_have_room_for_the_devices_listed_only() {
             devices,
             "one slot a device: at 10,000 groups a slack of 3 is 1.3 MB"
         );
+    }
+}
+
+/// Records, at each write, how many holders the hierarchy handle has:
+/// the collector holds it (its scanners, its identity resolver) until it
+/// is dropped.
+struct Holders {
+    hier: Weak<Hier>,
+    at_writes: Vec<usize>,
+    text: Vec<u8>,
+}
+
+impl Write for Holders {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.at_writes.push(self.hier.strong_count());
+        self.text.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_one_shot_batch_run_drops_its_collector_before_writing_the_rows() {
+    let root = fixture("pure-v2-systemd");
+    for iterations in [1, 2] {
+        let opts = Options {
+            start: GroupPath::root(),
+            root: Some(root.clone()),
+            interval: Duration::ZERO,
+            depth: None,
+            output: Output::Text,
+            iterations: Some(iterations),
+            read_only: true,
+            mouse: false,
+            machine_cpu: false,
+            max_kept_fds: None,
+            brief: true,
+            columns: Column::DEFAULT.to_vec(),
+            filter: None,
+        };
+        let (m, hier, hiers) = cgtop::run::locate(&opts).unwrap();
+        let cfg = cgtop::run::collector_config(&opts, &m, false);
+        let mut out = Holders {
+            hier: Arc::downgrade(&hier),
+            at_writes: Vec::new(),
+            text: Vec::new(),
+        };
+        // the holders without a collector: this test's and the layout's
+        let without = Arc::strong_count(&hier);
+        let c = Collector::with_hiers(cfg, hier, &hiers);
+        assert!(out.hier.strong_count() > without, "the collector holds it");
+        let unheld = without - 1;
+        cgtop::batch::run_collector(&mut out, c, &pure_v2_mount(), &host(), &opts, |_| true)
+            .unwrap();
+        let text = String::from_utf8(out.text).unwrap();
+        let refreshes: Vec<usize> = text.match_indices("cgtop - refresh").map(|(i, _)| i).collect();
+        assert_eq!(refreshes.len(), iterations as usize, "{text}");
+        assert!(text.contains("init.scope"), "{text}");
+        // every write of the last refresh comes after the collector went;
+        // an earlier refresh's while it is still there (it reads the next)
+        let last = *out.at_writes.last().unwrap();
+        assert_eq!(last, unheld, "the collector is dropped before the last refresh's rows");
+        if iterations == 2 {
+            assert!(out.at_writes[0] > unheld, "kept for the next refresh");
+        }
+        let at_last_header = out.at_writes.iter().filter(|&&n| n == unheld).count();
+        assert!(at_last_header > 1, "the whole last refresh: {:?}", out.at_writes);
+        drop(hiers);
     }
 }
