@@ -29,7 +29,11 @@ fn a_copy_of_a_path_shares_its_bytes() {
         "a clone is the same bytes, not a second allocation"
     );
     // made again from the same text: equal, hashed and ordered alike
-    let r = GroupPath::root().join("system.slice").unwrap().join("cron.service").unwrap();
+    let r = GroupPath::root()
+        .join("system.slice")
+        .unwrap()
+        .join("cron.service")
+        .unwrap();
     assert_eq!(r, p);
     assert!(!std::ptr::eq(p.as_bytes(), r.as_bytes()));
     let set: std::collections::HashSet<GroupPath> = [p.clone()].into();
@@ -70,6 +74,33 @@ fn io_rates_by_device_have_room_for_the_devices_listed_only() {
             "one slot a device: at 10,000 groups a slack of 3 is 1.3 MB"
         );
     }
+}
+
+#[test]
+fn the_rates_baseline_of_the_same_groups_is_updated_where_it_is() {
+    let mut rater = Rater::new(None);
+    let io = "8:0 rbytes=0 wbytes=0 rios=0 wios=0 dbytes=0 dios=0\n";
+    rater.step(&snapshot_with_io(1, io));
+    let list = rater.prev().unwrap().groups.as_ptr();
+    let later = io.replace("rbytes=0", "rbytes=4096");
+    let (rates, _) = rater.step(&snapshot_with_io(2, &later));
+    assert_eq!(rates[0].io.unwrap().rbps, 4096.0);
+    let kept = rater.prev().unwrap();
+    assert_eq!(kept.at, Duration::from_secs(2));
+    assert_eq!(kept.groups[0].io, Some(IoStat::parse(&later)));
+    assert!(
+        std::ptr::eq(kept.groups.as_ptr(), list),
+        "the same groups: no second list while the first is alive"
+    );
+    // a group that came: a new list, in path order
+    let mut snap = snapshot_with_io(3, &later);
+    snap.groups
+        .insert(0, GroupSample::new(GroupPath::root(), 1));
+    rater.step(&snap);
+    let kept = rater.prev().unwrap();
+    let paths: Vec<_> = kept.groups.iter().map(|k| k.path.to_string()).collect();
+    assert_eq!(paths, ["/", "/a"]);
+    assert_eq!(kept.groups[1].io, Some(IoStat::parse(&later)));
 }
 
 /// Records, at each write, how many holders the hierarchy handle has:
@@ -127,18 +158,28 @@ fn a_one_shot_batch_run_drops_its_collector_before_writing_the_rows() {
         cgtop::batch::run_collector(&mut out, c, &pure_v2_mount(), &host(), &opts, |_| true)
             .unwrap();
         let text = String::from_utf8(out.text).unwrap();
-        let refreshes: Vec<usize> = text.match_indices("cgtop - refresh").map(|(i, _)| i).collect();
+        let refreshes: Vec<usize> = text
+            .match_indices("cgtop - refresh")
+            .map(|(i, _)| i)
+            .collect();
         assert_eq!(refreshes.len(), iterations as usize, "{text}");
         assert!(text.contains("init.scope"), "{text}");
         // every write of the last refresh comes after the collector went;
         // an earlier refresh's while it is still there (it reads the next)
         let last = *out.at_writes.last().unwrap();
-        assert_eq!(last, unheld, "the collector is dropped before the last refresh's rows");
+        assert_eq!(
+            last, unheld,
+            "the collector is dropped before the last refresh's rows"
+        );
         if iterations == 2 {
             assert!(out.at_writes[0] > unheld, "kept for the next refresh");
         }
         let at_last_header = out.at_writes.iter().filter(|&&n| n == unheld).count();
-        assert!(at_last_header > 1, "the whole last refresh: {:?}", out.at_writes);
+        assert!(
+            at_last_header > 1,
+            "the whole last refresh: {:?}",
+            out.at_writes
+        );
         drop(hiers);
     }
 }
