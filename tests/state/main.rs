@@ -31,6 +31,7 @@ mod layers;
 mod layout;
 mod limits_form;
 mod name_width;
+mod one_shot_memory;
 mod palette;
 mod preflight;
 mod priming;
