@@ -27,8 +27,8 @@
 //! ends the read), at most [`MAX_PAGES`] pages and [`MAX_DEPTH`] levels,
 //! every cell and value inside its page and a page's cells apart (checked
 //! before any is read), at most [`BUDGET`] times the file's length
-//! examined in all, at most [`WANT`] bytes of a row
-//! read (a name of at most [`super::bolt::NAME_MAX`] bytes of UTF-8 and an
+//! examined in all, at most [`MAX_ROWS`] rows, at most [`WANT`] bytes of
+//! a row read (a name of at most [`super::bolt::NAME_MAX`] bytes of UTF-8 and an
 //! id of 64 hex digits need far less), at most [`super::bolt::MAX_PODS`]
 //! rows. Any failure: no name from this file this pass ([`Bad`]). podman
 //! writes with a rollback journal: a file read mid-write gives a missed
@@ -51,6 +51,12 @@ pub const WANT: usize = 4096;
 /// each byte at most twice (as a page, as a row's bytes copied); a file
 /// made to cost more ends the read.
 pub const BUDGET: usize = 4;
+/// The most rows one read hands on (sqlite_master's and PodConfig's): a
+/// row of a few bytes costs little of [`BUDGET`] but a record's decoding
+/// all the same, and 4 MiB hold a million empty ones; podman's
+/// sqlite_master has tens of rows, its PodConfig one a pod (at most
+/// [`MAX_PODS`] kept).
+pub const MAX_ROWS: usize = 2 * MAX_PODS;
 
 const MAGIC: &[u8; 16] = b"SQLite format 3\0";
 const INTERIOR_TABLE: u8 = 0x05;
@@ -92,6 +98,8 @@ struct Db<'a> {
     /// Bytes examined so far, and the most allowed.
     examined: usize,
     budget: usize,
+    /// Rows handed on so far ([`MAX_ROWS`]).
+    rows: usize,
 }
 
 impl<'a> Db<'a> {
@@ -128,6 +136,7 @@ impl<'a> Db<'a> {
             seen: HashSet::new(),
             examined: 0,
             budget: file.len().saturating_mul(BUDGET),
+            rows: 0,
         })
     }
 
@@ -274,6 +283,10 @@ impl<'a> Db<'a> {
         for i in 0..cells {
             let at = be16(p, h + head + 2 * i).ok_or(bad)?;
             if kind == LEAF_TABLE {
+                self.rows += 1;
+                if self.rows > MAX_ROWS {
+                    return Err(Bad("too many rows"));
+                }
                 let row = self.payload(p, at, want)?;
                 if !f(&row) {
                     return Ok(false);
@@ -566,6 +579,60 @@ mod tests {
         // the page's own two cells, once each: both pods
         let (r, _) = read(&with_cells(&[(0, 0), (1, 0)]));
         assert_eq!(r.map(|p| p.len()), Ok(2));
+    }
+
+    /// A file of 64 KiB pages: page 1 an interior page whose children
+    /// are the leaves 2..=`pages`, each as many 2-byte empty cells (size
+    /// 0, rowid 0) as fit, all apart: a row for each 4 bytes of the file.
+    fn empty_rows(pages: usize) -> Vec<u8> {
+        const PS: usize = 65536;
+        let mut f = vec![0u8; PS * pages];
+        f[..16].copy_from_slice(MAGIC);
+        f[16..18].copy_from_slice(&1u16.to_be_bytes());
+        f[56..60].copy_from_slice(&1u32.to_be_bytes());
+        let h = 100;
+        f[h] = INTERIOR_TABLE;
+        let kids: Vec<u32> = (2..=pages as u32).collect();
+        let (cells, right) = kids.split_at(kids.len() - 1);
+        f[h + 3..h + 5].copy_from_slice(&(cells.len() as u16).to_be_bytes());
+        f[h + 8..h + 12].copy_from_slice(&right[0].to_be_bytes());
+        for (i, c) in cells.iter().enumerate() {
+            let at = PS - 5 * (i + 1);
+            f[h + 12 + 2 * i..h + 14 + 2 * i].copy_from_slice(&(at as u16).to_be_bytes());
+            f[at..at + 4].copy_from_slice(&c.to_be_bytes());
+        }
+        for pg in 1..pages {
+            let p = pg * PS;
+            let n = (PS - 8) / 4;
+            f[p] = LEAF_TABLE;
+            f[p + 3..p + 5].copy_from_slice(&(n as u16).to_be_bytes());
+            for i in 0..n {
+                let at = (8 + 2 * n + 2 * i) as u16;
+                f[p + 8 + 2 * i..p + 10 + 2 * i].copy_from_slice(&at.to_be_bytes());
+            }
+        }
+        f
+    }
+
+    #[test]
+    fn a_million_empty_rows_are_refused_at_the_row_cap() {
+        // 4 MiB (a rootless store's cap) of empty rows: within the byte
+        // budget (each page once, nothing copied), but each row still
+        // costs a record's decoding: a million of them, half a second of
+        // a debug build's CPU in every read
+        let f = empty_rows(64);
+        let mut db = Db::open(&f).unwrap();
+        let mut handed = 0usize;
+        let r = db.rows(1, 0, WANT, &mut |_| {
+            handed += 1;
+            true
+        });
+        assert_eq!(r, Err(Bad("too many rows")));
+        assert!(handed <= MAX_ROWS, "{handed} rows handed on");
+        assert_eq!(read(&f).0, Err(Bad("too many rows")));
+        // a real file's rows are all read
+        let (file, expected) = fixture("podman5-paged.sql");
+        assert_eq!(pods(&file), Ok(expected));
     }
 
     #[test]
