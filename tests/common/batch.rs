@@ -59,6 +59,36 @@ pub fn first(text: &str) -> (String, Vec<String>) {
     (r.header, r.rows)
 }
 
+/// The name cells of the first refresh: each row's text up to the CPU
+/// column's right edge, trimmed.
+pub fn first_names(text: &str) -> Vec<String> {
+    let (header, rows) = first(text);
+    let cpu_end = header
+        .find("CPU%")
+        .unwrap_or_else(|| panic!("no CPU% column:\n{text}"));
+    rows.iter()
+        .map(|r| {
+            r.chars()
+                .take(cpu_end)
+                .collect::<String>()
+                .trim()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// A cgtop run's standard output; panics, with its standard error, when
+/// it did not exit 0.
+pub fn stdout_of(cmd: &mut std::process::Command) -> String {
+    let out = cmd.stdin(std::process::Stdio::null()).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 impl BatchRefresh {
     /// "at T s": seconds since cgtop started.
     pub fn at(&self) -> Option<f64> {

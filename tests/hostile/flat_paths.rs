@@ -7,7 +7,7 @@
 
 use super::common::batch;
 use super::identities::groups;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// A service name long enough that, below any slice, the path passes
 /// `-b`'s widest name column (96) and is shortened.
@@ -22,31 +22,12 @@ fn a_users_path_cut_from_the_left_never_reads_as_another_groups() {
     let users =
         format!("user.slice/user-1000.slice/user@1000.service/app.slice/system.slice/{svc}");
     let tree = groups(&[system.clone(), users.clone()]);
-    let out = Command::new(env!("CARGO_BIN_EXE_cgtop"))
-        .args(["-b", "-n", "1", "-d", "0.1", "--flat", "--root"])
-        .arg(tree.path())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = batch::stdout_of(
+        Command::new(env!("CARGO_BIN_EXE_cgtop"))
+            .args(["-b", "-n", "1", "-d", "0.1", "--flat", "--root"])
+            .arg(tree.path()),
     );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let (header, rows) = batch::first(&text);
-    // the name cell: everything before the CPU column's right edge
-    let cpu_end = header.find("CPU%").unwrap();
-    let names: Vec<String> = rows
-        .iter()
-        .map(|r| {
-            r.chars()
-                .take(cpu_end)
-                .collect::<String>()
-                .trim()
-                .to_owned()
-        })
-        .collect();
+    let names = batch::first_names(&text);
     // both groups are listed, and their rows read differently
     // a shortened row keeps at least the service name's end
     let end = &svc[svc.len() - 24..];

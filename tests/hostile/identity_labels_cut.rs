@@ -7,30 +7,18 @@
 
 use super::common::batch;
 use super::identities::{docker_record, groups, put, A, B};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// `cgtop -b -n 1 --root TREE` with the identity sources under `ids`:
 /// the rows of the first refresh, their names trimmed.
 fn names(tree: &std::path::Path, ids: &std::path::Path) -> (Vec<String>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_cgtop"))
-        .args(["-b", "-n", "1", "-d", "0.1", "--root"])
-        .arg(tree)
-        .env("CGTOP_IDENTITY_ROOT", ids)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = batch::stdout_of(
+        Command::new(env!("CARGO_BIN_EXE_cgtop"))
+            .args(["-b", "-n", "1", "-d", "0.1", "--root"])
+            .arg(tree)
+            .env("CGTOP_IDENTITY_ROOT", ids),
     );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let (header, rows) = batch::first(&text);
-    let cpu = header.find("CPU%").unwrap();
-    let names = rows
-        .iter()
-        .map(|r| r.chars().take(cpu).collect::<String>().trim().to_owned())
-        .collect();
+    let names = batch::first_names(&text);
     (names, text)
 }
 
