@@ -537,6 +537,23 @@ fn the_first_look_reads_the_groups_shown_from_every_hierarchy() {
     assert_eq!(r.snapshot.groups.len(), 1 + 1 + 32 * 10 + 3);
 }
 
+/// A sandbox with groups a, a/b and c in every hierarchy, for counting
+/// a run's reads with strace; `None` (said as skipped) without v1
+/// hierarchies or strace.
+fn counted_sandbox() -> Option<V1Sandbox> {
+    let s = V1Sandbox::or_skip()?;
+    if Command::new("strace").arg("-V").output().is_err() {
+        println!("skipped: no strace to count the reads with");
+        return None;
+    }
+    for h in HIERS {
+        for sub in ["a", "a/b", "c"] {
+            fs::create_dir(s.dir(h, sub)).unwrap();
+        }
+    }
+    Some(s)
+}
+
 /// How many times the binary run with `args` read each file whose path
 /// ends in one of `names` (pread64 on its descriptor, strace's `-y`
 /// naming the file), over all its threads; `None` without strace.
@@ -567,18 +584,9 @@ fn a_one_shot_run_reads_each_level_once_and_each_rate_counter_twice() {
     // the priming read reads only what rates are computed from (cpuacct's
     // and the cpu hierarchy's counters, blkio's); memory, PIDs and the
     // freezer's state are read once, by the printed refresh
-    let Some(s) = V1Sandbox::or_skip() else {
+    let Some(s) = counted_sandbox() else {
         return;
     };
-    if Command::new("strace").arg("-V").output().is_err() {
-        println!("skipped: no strace to count the reads with");
-        return;
-    }
-    for h in HIERS {
-        for sub in ["a", "a/b", "c"] {
-            fs::create_dir(s.dir(h, sub)).unwrap();
-        }
-    }
     let name = s.name.clone();
     let groups = 4;
     let levels = [
@@ -620,18 +628,9 @@ fn the_table_reads_no_cpu_split_that_only_json_prints() {
     // -b's CPU% is cpuacct.usage's: the user/system split (JSON's
     // user_pct, system_pct) is neither opened nor read for it; --json
     // reads it twice, the priming read's and the printed one's
-    let Some(s) = V1Sandbox::or_skip() else {
+    let Some(s) = counted_sandbox() else {
         return;
     };
-    if Command::new("strace").arg("-V").output().is_err() {
-        println!("skipped: no strace to count the reads with");
-        return;
-    }
-    for h in HIERS {
-        for sub in ["a", "a/b", "c"] {
-            fs::create_dir(s.dir(h, sub)).unwrap();
-        }
-    }
     let name = s.name.clone();
     let groups = 4;
     let split = ["cpuacct.usage_user", "cpuacct.usage_sys", "cpuacct.stat"];
