@@ -509,17 +509,6 @@ pub mod tests {
         assert_eq!(p, HashMap::from([(id, name)]));
     }
 
-    /// `f` with the bytes at `at` replaced by `with` (wrapping round the
-    /// file).
-    fn mutated(f: &[u8], changes: &[(usize, u8)]) -> Vec<u8> {
-        let mut f = f.to_vec();
-        for &(at, b) in changes {
-            let n = f.len();
-            f[at % n] = b;
-        }
-        f
-    }
-
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
         /// Random bytes, a real file with bytes changed or cut, and the
@@ -552,7 +541,7 @@ pub mod tests {
                 })
                 .collect();
             let elements = with_elements(&table);
-            for file in [random, mutated(&f, &changes), f[..cut.min(f.len())].to_vec(), mutated(&made_f, &changes), made_f, elements] {
+            for file in [random, super::super::tests::mutated(&f, &changes), f[..cut.min(f.len())].to_vec(), super::super::tests::mutated(&made_f, &changes), made_f, elements] {
                 let t = std::time::Instant::now();
                 let (r, examined) = read(&file);
                 // the work is the file's size's: pages apart, elements apart

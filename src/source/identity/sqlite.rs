@@ -529,11 +529,7 @@ mod tests {
             header.extend_from_slice(&random);
             for (name, whole_rows) in [("podman5-db.sql", true), ("podman-early-Id.sql", true), ("podman5-paged.sql", false)] {
                 let (f, _) = fixture(name);
-                let mut m = f.clone();
-                for &(at, b) in &changes {
-                    let n = m.len();
-                    m[at % n] = b;
-                }
+                let m = super::super::tests::mutated(&f, &changes);
                 for file in [random.clone(), header.clone(), m, f[..cut.min(f.len())].to_vec(), with_cells(&pointers), with_cells(&own.iter().map(|&w| (w, 0)).collect::<Vec<_>>())] {
                     let t = std::time::Instant::now();
                     let (r, examined) = read(&file);

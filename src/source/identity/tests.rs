@@ -5,6 +5,17 @@
 use super::*;
 use crate::model::identity::Qos;
 
+/// `f` with the byte at each `at` replaced (wrapping round the file):
+/// the state-database readers' fuzzing of real files.
+pub(super) fn mutated(f: &[u8], changes: &[(usize, u8)]) -> Vec<u8> {
+    let mut f = f.to_vec();
+    for &(at, b) in changes {
+        let n = f.len();
+        f[at % n] = b;
+    }
+    f
+}
+
 const D1: &str = "3f4e8a1c0b9d2e7f3f4e8a1c0b9d2e7f3f4e8a1c0b9d2e7f3f4e8a1c0b9d2e7f";
 const D2: &str = "9a0b1c2d3e4f5a6b9a0b1c2d3e4f5a6b9a0b1c2d3e4f5a6b9a0b1c2d3e4f5a6b";
 const P1: &str = "6e341326aa55bb776e341326aa55bb776e341326aa55bb776e341326aa55bb77";
