@@ -633,6 +633,12 @@ pub fn write_table(
         events.iter().map(|e| &e.path).collect();
     let tree = Tree::build(&s.groups);
     let rows = order.rows(&tree, &s.groups, &r.rates, &RowOptions::default());
+    // the start group, first by path: a flat list's cut path keeps the
+    // first component below it
+    let start = s
+        .groups
+        .first()
+        .map_or_else(String::new, |g| g.path.to_string());
     // who each group is where known, as the view shows it by default
     let names: Vec<(String, Name)> = rows
         .iter()
@@ -668,7 +674,10 @@ pub fn write_table(
         // the group; an identity drops whole components
         let name = format!(
             "{indent}{}",
-            name.fit(w.saturating_sub(indent.len()), order.flat)
+            name.fit(
+                w.saturating_sub(indent.len()),
+                order.flat.then_some(start.as_str())
+            )
         );
         writeln!(
             out,

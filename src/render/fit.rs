@@ -103,31 +103,111 @@ pub fn fit(s: &str, w: usize) -> String {
     t
 }
 
-/// A group path in `w` display columns, never cut in the middle of a
-/// component where a whole one can go instead. Its first component is
-/// kept where it takes at most a third of the room, and the components
-/// after it are dropped from the left (`/user.slice/…/system.slice/x`):
-/// a user names everything below their delegated group, so a tail alone
-/// (`…/system.slice/x`) could read as root's group of that name, while
-/// the first component says whose subtree the row is in. A last
-/// component too wide for that keeps its end (`/system.slice/…ice`).
-/// Narrower, the path only loses components from the left
-/// (`…/b.service/x`), and a last component wider than `w` alone keeps
-/// its end ([`fit_left`]).
-pub fn fit_path(s: &str, w: usize) -> String {
+/// A group path in `w` display columns, as a row of a view that starts
+/// at the group `start` (its path as shown; `/` for the whole tree), never
+/// cut in the middle of a component where a whole one can go instead.
+///
+/// A user names everything below their delegated group, so a path's end
+/// alone (`…/system.slice/x`) could read as another group of that name:
+/// the first component below `start` (the head) says whose subtree the
+/// row is in, and every path cut that has a head keeps it, or at least
+/// its beginning. In order, the first that fits:
+/// - the start and the head whole, where they take at most a third of
+///   the room, then whole components from the right
+///   (`/start/user/…/system.slice/x`; from the root, the head alone:
+///   `/user.slice/…/system.slice/x`);
+/// - the start, the same on every row, as `…`, the head whole where it
+///   takes at most half the room, then whole components
+///   (`…/user/…/system.slice/x`);
+/// - the head's beginning (at least 3 cells of it, `…` included) in what
+///   whole components leave (`/system.sl…/postgresql.service`);
+/// - the head whole in half the room, or its beginning in a third, and
+///   the end of the last component (`…/user/…way.service`).
+///
+/// Two paths whose heads differ in what is shown of them never read the
+/// same. A path without a head (`start` itself, or a group just below
+/// it) loses components from the left (`…/b.service`, [`fit_tail`]).
+pub fn fit_path(s: &str, w: usize, start: &str) -> String {
     if width(s) <= w {
         return s.to_owned();
     }
-    let head_end = s
-        .match_indices('/')
-        .map(|(i, _)| i)
-        .find(|&i| i > 0)
-        .filter(|_| s.starts_with('/'));
-    if let Some(j) = head_end {
-        let (head, rest) = s.split_at(j);
-        if (width(head) + 2) * 3 <= w {
-            return with_head(head, rest, w - width(head) - 2);
+    // the start's own text, where `s` is a group below it
+    let base = s
+        .strip_prefix(start)
+        .filter(|below| start.len() > 1 && below.starts_with('/'))
+        .map_or("", |_| start);
+    let Some((head, rest)) = split_head(&s[base.len()..]) else {
+        return fit_tail(s, w);
+    };
+    let name = &head[1..];
+    let elided = if base.is_empty() { "" } else { "…" };
+    // the start and the head whole in a third, then the head whole in half
+    let mut whole = vec![(format!("{base}{head}"), 3), (format!("{elided}{head}"), 2)];
+    if base.is_empty() {
+        whole.remove(0);
+    }
+    for (kept, share) in whole {
+        if (width(&kept) + 2) * share <= w {
+            if let Some(t) = whole_tail(&kept, rest, w) {
+                return t;
+            }
         }
+    }
+    // the head's beginning in what whole components leave
+    for tail in tails(rest) {
+        let room = w.saturating_sub(width(elided) + 1 + width(&tail));
+        if room >= 3 {
+            return format!("{elided}/{}{tail}", fit(name, room));
+        }
+    }
+    // narrow: the end of the last component
+    let room = if width(name) + width(elided) + 1 <= w / 2 {
+        width(name)
+    } else {
+        (w / 3).saturating_sub(width(elided) + 1).max(2)
+    };
+    let kept = format!("{elided}/{}", fit(name, room));
+    if width(&kept) + 2 > w {
+        return fit_tail(s, w);
+    }
+    with_head(&kept, rest, w - width(&kept) - 2)
+}
+
+/// `kept` and the longest tail of `rest` ([`tails`]) within `w`.
+fn whole_tail(kept: &str, rest: &str, w: usize) -> Option<String> {
+    tails(rest)
+        .map(|t| format!("{kept}{t}"))
+        .find(|t| width(t) <= w)
+}
+
+/// The tails of `rest` (a path from a '/'), longest first: `rest`
+/// itself, then `/…` and each shorter run of whole components.
+fn tails(rest: &str) -> impl Iterator<Item = String> + '_ {
+    std::iter::once(rest.to_owned()).chain(
+        rest.match_indices('/')
+            .filter(|(i, _)| *i > 0)
+            .map(|(i, _)| format!("/…{}", &rest[i..])),
+    )
+}
+
+/// `below` (a path from its first '/') as its first component (`/h`) and
+/// the rest (from the next '/', not empty).
+fn split_head(below: &str) -> Option<(&str, &str)> {
+    if !below.starts_with('/') {
+        return None;
+    }
+    let j = below[1..].find('/')? + 1;
+    let (head, rest) = below.split_at(j);
+    (head.len() > 1 && rest.len() > 1).then_some((head, rest))
+}
+
+/// `s` cut from the left at a '/' (`…/b.service/x`), keeping as many
+/// whole components as fit; a last component wider than `w` keeps its
+/// end ([`fit_left`]). For a path with no head to keep (a mount point, a
+/// view's start).
+pub fn fit_tail(s: &str, w: usize) -> String {
+    if width(s) <= w {
+        return s.to_owned();
     }
     // each '/' after the first character starts a shorter tail
     for (i, _) in s.match_indices('/').filter(|(i, _)| *i > 0) {
@@ -247,12 +327,20 @@ mod tests {
     }
 
     #[test]
-    fn a_path_loses_whole_components_from_the_left() {
-        assert_eq!(fit_path("/newc-18771-1", 13), "/newc-18771-1");
-        assert_eq!(fit_path("/a.slice/newc-18771-1", 14), "…/newc-18771-1");
-        assert_eq!(fit_path("/a/b/c/leaf", 8), "…/c/leaf");
+    fn a_path_without_a_head_loses_whole_components_from_the_left() {
+        assert_eq!(fit_path("/newc-18771-1", 13, "/"), "/newc-18771-1");
+        assert_eq!(fit_tail("/a.slice/newc-18771-1", 14), "…/newc-18771-1");
+        assert_eq!(fit_tail("/a/b/c/leaf", 8), "…/c/leaf");
         // the last component alone is wider: its end shows
-        assert_eq!(fit_path("/a/abcdefgh", 5), "…efgh");
+        assert_eq!(fit_tail("/a/abcdefgh", 5), "…efgh");
+        assert_eq!(fit_path("/abcdefgh", 5, "/"), "…efgh");
+        // the start group keeps its own first component; a group just
+        // below it has no head to keep
+        assert_eq!(fit_path("/s/t/u", 5, "/s/t/u"), "/s/…u");
+        assert_eq!(
+            fit_path("/start/newc-18771-1", 15, "/start"),
+            "…/newc-18771-1"
+        );
     }
 
     #[test]
@@ -260,9 +348,9 @@ mod tests {
         let sys = "/system.slice/sshd.service";
         let users =
             "/user.slice/user-1000.slice/user@1000.service/app.slice/system.slice/sshd.service";
-        assert_eq!(fit_path(sys, 40), sys);
+        assert_eq!(fit_path(sys, 40, "/"), sys);
         assert_eq!(
-            fit_path(users, 40),
+            fit_path(users, 40, "/"),
             "/user.slice/…/system.slice/sshd.service"
         );
         // a last component too wide beside the head keeps its end
@@ -271,7 +359,7 @@ mod tests {
             format!("/system.slice/{svc}"),
             format!("/user.slice/x/system.slice/{svc}"),
         );
-        let (fa, fb) = (fit_path(&a, 60), fit_path(&b, 60));
+        let (fa, fb) = (fit_path(&a, 60, "/"), fit_path(&b, 60, "/"));
         assert!(
             fa.starts_with("/system.slice/…") && fa.ends_with(".service"),
             "{fa}"
@@ -282,8 +370,84 @@ mod tests {
         );
         assert!(width(&fa) <= 60 && width(&fb) <= 60);
         assert_ne!(fa, fb);
-        // a head wider than a third of the room is dropped
-        assert_eq!(fit_path("/a-very-long-slice-name/b/leaf", 20), "…/b/leaf");
+        // a head wider than half the room keeps its beginning
+        assert_eq!(
+            fit_path("/a-very-long-slice-name/b/leaf", 20, "/"),
+            "/a-very-long…/b/leaf"
+        );
+        assert_eq!(fit_path("/a/b/c/leaf", 8, "/"), "/a/…leaf");
+    }
+
+    #[test]
+    fn a_path_below_a_start_group_keeps_its_first_component_below_it() {
+        let start = "/cgtop-test-9146-1";
+        let svc = "payments-gateway-payments-gateway.service";
+        let real = format!("{start}/system.slice/{svc}");
+        let fake =
+            format!("{start}/user/user-1000.slice/user@1000.service/app.slice/system.slice/{svc}");
+        // the start and the head whole where they take a third
+        assert_eq!(
+            fit_path(&fake, 100, start),
+            format!("{start}/user/…/app.slice/system.slice/{svc}")
+        );
+        // else the start is `…`, the same on every row
+        assert_eq!(fit_path(&fake, 60, start), format!("…/user/…/{svc}"));
+        assert_eq!(fit_path(&real, 60, start), format!("…/system.slice/{svc}"));
+        assert_eq!(
+            fit_path(&real, 35, start),
+            "…/system.slice/…nts-gateway.service"
+        );
+        assert_eq!(
+            fit_path(&fake, 35, start),
+            "…/user/…ay-payments-gateway.service"
+        );
+        // a head too wide for half the room: its beginning in a third
+        // the start, and a path outside it, keep their own first component
+        assert_eq!(fit_path(start, 10, start), "…st-9146-1");
+        assert_eq!(
+            fit_path("/system.slice/xyz/sshd.service", 28, start),
+            "/system.sl…/xyz/sshd.service"
+        );
+        // a start that is a prefix of a name but not of the path
+        assert_eq!(
+            fit_path("/cgtop-test-9146-10/a/b/leaf", 20, start),
+            "/cgtop-tes…/a/b/leaf"
+        );
+    }
+
+    #[test]
+    fn look_alikes_below_a_start_never_read_the_same() {
+        let svc = "payments-gateway-payments-gateway.service";
+        let long = format!("{}.service", "payments-gateway-".repeat(6));
+        for start in [
+            "/",
+            "/s",
+            "/cgtop-test-9146-1",
+            "/a.slice/b.slice/c.service",
+        ] {
+            let base = start.trim_end_matches('/');
+            for name in [svc, long.as_str()] {
+                let real = format!("{base}/system.slice/{name}");
+                let fake = format!(
+                    "{base}/user/user-1000.slice/user@1000.service/app.slice/system.slice/{name}"
+                );
+                let other = format!("{base}/user.slice/system.slice/{name}");
+                for w in 10..=width(&fake) + 1 {
+                    let (r, f, o) = (
+                        fit_path(&real, w, start),
+                        fit_path(&fake, w, start),
+                        fit_path(&other, w, start),
+                    );
+                    for x in [&r, &f, &o] {
+                        assert!(width(x) <= w, "{w}: {x}");
+                    }
+                    assert_ne!(r, f, "{start} {w}");
+                    assert_ne!(r, o, "{start} {w}");
+                    // the group's own name: at least its last characters
+                    assert!(f.ends_with("ice"), "{start} {w}: {f}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -316,7 +480,7 @@ mod tests {
                 .sum::<usize>()
         };
         for w in [10, 35, 60, 100] {
-            let f = fit_path(&s, w);
+            let f = fit_path(&s, w, "/");
             assert!(cells(&f) <= w, "{w}: {f}");
             assert_eq!(cells(&pad(&f, w)), w, "{w}: {f}");
             assert!(cells(&fit(&s, w)) <= w);
@@ -353,8 +517,12 @@ mod tests {
         assert_eq!(fit_left(&format!("ab{accent}"), 1), "…");
         assert_eq!(fit_left(&format!("x{flag}{thumb}"), 4), format!("…{thumb}"));
         assert_eq!(
-            fit_path(&format!("/a/{thumb}{thumb}{thumb}"), 5),
+            fit_tail(&format!("/a/{thumb}{thumb}{thumb}"), 5),
             format!("…{thumb}{thumb}")
+        );
+        assert_eq!(
+            fit_path(&format!("/a/{thumb}{thumb}{thumb}"), 8, "/"),
+            format!("/a/…{thumb}{thumb}")
         );
         let p = vec![("ab".to_owned(), 0u8), (format!("{thumb}{thumb}"), 1)];
         let cut: String = fit_pieces(&p, 5).into_iter().map(|(s, _)| s).collect();

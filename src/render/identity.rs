@@ -211,12 +211,17 @@ impl Name {
     }
 
     /// The text within `w` columns: a label drops whole components; a
-    /// kernel name is cut at its end, or as a path from the left
-    /// (`whole_path`: `…/newc-18771-1`, the flat list and the first row).
-    pub fn fit(&self, w: usize, whole_path: bool) -> String {
+    /// kernel name is cut at its end, or, where it is a whole path (the
+    /// flat list and the first row) in a view that starts at the group
+    /// shown as `path_from` (`/` for the whole tree), as a path that keeps
+    /// its first component below the start ([`fit::fit_path`]:
+    /// `…/user/…/newc-18771-1`).
+    pub fn fit(&self, w: usize, path_from: Option<&str>) -> String {
         match self {
-            Self::Kernel(s) if whole_path => fit::fit_path(s, w),
-            Self::Kernel(s) => fit(s, w),
+            Self::Kernel(s) => match path_from {
+                Some(start) => fit::fit_path(s, w, start),
+                None => fit(s, w),
+            },
             Self::Known(l) => l.fit(w),
         }
     }

@@ -1050,6 +1050,7 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, app: &App, theme: 
         .saturating_sub(h / 2)
         .min(m.matches.len().saturating_sub(h));
     let snapshot = app.data.as_ref().map(|d| &d.refresh.snapshot);
+    let from = app.start.to_string();
     for (i, p) in m.matches.iter().enumerate().skip(start).take(h) {
         // who the group is first (a container's name), then its path
         // with its end kept
@@ -1062,7 +1063,7 @@ fn move_picker(f: &mut Frame<'_>, area: Rect, m: &MovePicker, app: &App, theme: 
                 let room = w.saturating_sub(crate::render::fit::width(&label) + 3);
                 format!(
                     " {label}  {}",
-                    crate::render::fit::fit_path(&p.to_string(), room)
+                    crate::render::fit::fit_path(&p.to_string(), room, &from)
                 )
             }
             None => format!(" {p}"),

@@ -21,6 +21,8 @@ use ratatui::Frame;
 pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &Theme) {
     f.render_widget(Clear, area);
     let inner = usize::from(area.width.saturating_sub(2)).max(1);
+    // a cut path keeps its first component below the start group
+    let from = app.start.to_string();
     let n = app.events.len();
     let title = if app.events.dropped > 0 {
         format!(
@@ -136,7 +138,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
             age(now.saturating_sub(e.at)),
             // whole components dropped from the left: the group's own
             // name stays (`…/session-1.scope`)
-            pad(&fit_path(&e.path.to_string(), group_w), group_w),
+            pad(&fit_path(&e.path.to_string(), group_w, &from), group_w),
             what(&e.kind, v1_memory)
         );
         let text = fit(&text, inner);
@@ -170,6 +172,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
                 let path = fit_path(
                     &e.path.to_string(),
                     room.saturating_sub(width(&of) + width(&tail)),
+                    &from,
                 );
                 fit(&format!("{of}{path}{tail}"), room)
             }),

@@ -334,7 +334,7 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             .max(width / 2)
             .max(own)
             .saturating_sub("  from ".len());
-        format!("  from {}", fit_path(&from_path, from_room))
+        format!("  from {}", fit_path(&from_path, from_room, "/"))
     };
     // a mount path that does not fit loses whole components from the
     // left (`…/unified`), as a group's path does, before the line is cut
@@ -344,7 +344,7 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     let mut mount_text = mount(&mode);
     if fit::width(&mount_text) > mount_room {
         let around = fit::width(&format!("{fs}  ({mode})"));
-        let shorter = fit_path(&root, mount_room.saturating_sub(around));
+        let shorter = fit::fit_tail(&root, mount_room.saturating_sub(around));
         if shorter.starts_with("…/") {
             mount_text = format!("{fs} {shorter} ({mode})");
         }

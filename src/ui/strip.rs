@@ -28,7 +28,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     );
     let path = data.map_or_else(String::new, |(g, _)| g.path.to_string());
     let room = width.saturating_sub(fit::width(&open) + 4);
-    let name = format!(" {} ", fit_path(&path, room));
+    let name = format!(" {} ", fit_path(&path, room, &app.start.to_string()));
     let fill = width.saturating_sub(1 + fit::width(&name) + fit::width(&open));
     let rule = Line::from(vec![
         Span::styled("─", theme.dim),

@@ -93,6 +93,8 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
     lines.push(Line::styled(fit(&head, width), theme.column_header));
 
     let rows_h = usize::from(area.height.saturating_sub(1));
+    // a whole path keeps its first component below the start group
+    let from = app.start.to_string();
     let start = app.scroll.min(app.rows.len());
     let end = (start + rows_h).min(app.rows.len());
     for i in start..end {
@@ -127,7 +129,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         // the left, keeping the group's own name: `…/newc-18771-1`; an
         // identity drops whole components (`web-1 · 046c7a5b3d2e`)
         let room = name_w.saturating_sub(prefix_len);
-        let label = shown.fit(room, app.flat || row.depth == 0);
+        let label = shown.fit(room, (app.flat || row.depth == 0).then_some(from.as_str()));
         let mut used = prefix_len + fit::width(&label);
         spans.push(Span::styled(
             label,
