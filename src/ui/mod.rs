@@ -34,7 +34,8 @@
 //!
 //! Every header and status line that does not fit is cut by
 //! `render::fit` (`fit_pieces`, `fit_path`): it ends in `…`, and a group
-//! path loses whole components from the left (`…/newc-18771-1`).
+//! path keeps its first component below the start group and loses whole
+//! components after it (`…/user/…/newc-18771-1`).
 
 pub mod detail;
 pub mod dialogs;
