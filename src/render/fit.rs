@@ -128,7 +128,7 @@ pub fn fit(s: &str, w: usize) -> String {
 /// same. A path without a head (`start` itself, or a group just below
 /// it) loses components from the left (`…/b.service`, [`fit_tail`]).
 pub fn fit_path(s: &str, w: usize, start: &str) -> String {
-    if width(s) <= w {
+    if fits(s, w) {
         return s.to_owned();
     }
     // the start's own text, where `s` is a group below it
@@ -153,15 +153,15 @@ pub fn fit_path(s: &str, w: usize, start: &str) -> String {
             }
         }
     }
-    // the head's beginning in what whole components leave
-    for tail in tails(rest) {
-        let room = w.saturating_sub(width(elided) + 1 + width(&tail));
-        if room >= 3 {
-            return format!("{elided}/{}{tail}", fit(name, room));
-        }
+    // the head's beginning (3 cells at least) in what whole components
+    // leave
+    if let Some(tail) = shown_tail(rest, w.saturating_sub(width(elided) + 1 + 3)) {
+        let room = w - width(elided) - 1 - width(&tail);
+        return format!("{elided}/{}{tail}", fit(name, room));
     }
     // narrow: the end of the last component
-    let room = if width(name) + width(elided) + 1 <= w / 2 {
+    let before = width(elided) + 1;
+    let room = if before + width(name) <= w / 2 {
         width(name)
     } else {
         (w / 3).saturating_sub(width(elided) + 1).max(2)
@@ -173,21 +173,48 @@ pub fn fit_path(s: &str, w: usize, start: &str) -> String {
     with_head(&kept, rest, w - width(&kept) - 2)
 }
 
-/// `kept` and the longest tail of `rest` ([`tails`]) within `w`.
+/// `kept` and the longest tail of `rest` ([`shown_tail`]) within `w`.
 fn whole_tail(kept: &str, rest: &str, w: usize) -> Option<String> {
-    tails(rest)
-        .map(|t| format!("{kept}{t}"))
-        .find(|t| width(t) <= w)
+    let room = w.checked_sub(width(kept))?;
+    shown_tail(rest, room).map(|t| format!("{kept}{t}"))
 }
 
-/// The tails of `rest` (a path from a '/'), longest first: `rest`
-/// itself, then `/…` and each shorter run of whole components.
-fn tails(rest: &str) -> impl Iterator<Item = String> + '_ {
-    std::iter::once(rest.to_owned()).chain(
-        rest.match_indices('/')
-            .filter(|(i, _)| *i > 0)
-            .map(|(i, _)| format!("/…{}", &rest[i..])),
-    )
+/// The longest tail of `rest` (a path from a '/') in `room` columns:
+/// `rest` itself, or `/…` and the most whole components from the right.
+fn shown_tail(rest: &str, room: usize) -> Option<String> {
+    if fits(rest, room) {
+        return Some(rest.to_owned());
+    }
+    let i = tail_within(rest, room.checked_sub(width("/…"))?)?;
+    Some(format!("/…{}", &rest[i..]))
+}
+
+/// Whether `s` takes at most `w` columns, read only as far as that
+/// tells.
+fn fits(s: &str, w: usize) -> bool {
+    let mut used = 0;
+    clusters(s).all(|(_, cw)| {
+        used += cw;
+        used <= w
+    })
+}
+
+/// Where the longest tail of `s` that starts at a '/' after its first
+/// character and takes at most `room` columns begins. Read from the
+/// right: a path of ten thousand components costs what its tail does.
+fn tail_within(s: &str, room: usize) -> Option<usize> {
+    let mut used = 0;
+    let mut best = None;
+    for (i, g) in s.grapheme_indices(true).rev() {
+        used += cluster_width(g);
+        if used > room {
+            break;
+        }
+        if g == "/" && i > 0 {
+            best = Some(i);
+        }
+    }
+    best
 }
 
 /// `below` (a path from its first '/') as its first component (`/h`) and
@@ -206,29 +233,22 @@ fn split_head(below: &str) -> Option<(&str, &str)> {
 /// end ([`fit_left`]). For a path with no head to keep (a mount point, a
 /// view's start).
 pub fn fit_tail(s: &str, w: usize) -> String {
-    if width(s) <= w {
+    if fits(s, w) {
         return s.to_owned();
     }
     // each '/' after the first character starts a shorter tail
-    for (i, _) in s.match_indices('/').filter(|(i, _)| *i > 0) {
-        let tail = &s[i..];
-        if width(tail) < w {
-            return format!("…{tail}");
-        }
+    match tail_within(s, w.saturating_sub(1)) {
+        Some(i) => format!("…{}", &s[i..]),
+        None => fit_left(s, w),
     }
-    fit_left(s, w)
 }
 
 /// `head/…` and as much of `rest` (which starts with '/') as `room`
 /// columns take: whole components from the right, else the end of the
 /// last one.
 fn with_head(head: &str, rest: &str, room: usize) -> String {
-    let whole = rest
-        .match_indices('/')
-        .map(|(i, _)| &rest[i..])
-        .find(|tail| *tail != rest && width(tail) <= room);
-    if let Some(tail) = whole {
-        return format!("{head}/…{tail}");
+    if let Some(i) = tail_within(rest, room) {
+        return format!("{head}/…{}", &rest[i..]);
     }
     let last = rest.rsplit('/').next().unwrap_or(rest);
     let mut used = 0;
@@ -448,6 +468,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_deep_path_is_cut_from_its_ends() {
+        // 40 KB of path: read from its two ends, not tail by tail (a
+        // quadratic walk took seconds a row)
+        let deep = format!("/s/user{}/leaf.service", "/d".repeat(20_000));
+        for w in [8, 20, 36, 96] {
+            let f = fit_path(&deep, w, "/s");
+            assert!(width(&f) <= w, "{w}: {f}");
+            assert!(
+                f.starts_with("…/u") || f.starts_with("/s/user/…"),
+                "{w}: {f}"
+            );
+        }
+        assert_eq!(
+            fit_path(&deep, 36, "/s"),
+            "/s/user/…/d/d/d/d/d/d/d/leaf.service"
+        );
+        assert_eq!(fit_tail(&deep, 20), "…/d/d/d/leaf.service");
     }
 
     #[test]
