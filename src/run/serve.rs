@@ -62,7 +62,7 @@ pub const MAX_WAITING: usize = 1024;
 pub const MAX_SENDING: usize = 128;
 /// The most read of each of /proc/net/tcp and /proc/net/tcp6 (about
 /// 55,000 sockets); a socket past it is not found, and its connection
-/// counts alone.
+/// counts by its address.
 const MAX_SOCKET_TABLE: u64 = 8 << 20;
 /// The time a client has to take the whole answer, from when it is
 /// ready (a scrape that waited for a reading does not eat into it).
@@ -431,31 +431,69 @@ fn peer_of(addr: SocketAddr) -> IpAddr {
 /// whoever holds the most: a peer on this host (its socket is in this
 /// network namespace's table) by the uid owning its socket, as every
 /// address of 127/8 is the same host and any local user may send from
-/// any of them; a remote peer by its address ([`peer_of`]); a loopback
-/// peer whose socket was not found, alone (the `usize` is its place).
+/// any of them; any other peer (remote, or a local one whose socket was
+/// not found: the table past its cap or unreadable) by its address
+/// ([`peer_of`]), never alone, as a lone key is the newest of all when
+/// nobody is found and would go before a flood's; a peer whose socket
+/// its process has closed ([`Owner::Closed`]) before anyone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Owner {
     Uid(u32),
     Peer(IpAddr),
-    Alone(usize),
+    /// The peer's socket is no process's any more (closed, the kernel
+    /// finishing it: no inode in the table, and the uid shown is 0, not
+    /// its owner's): nobody reads the answer. A flood that closes its
+    /// connections would otherwise count them as root's, and root's own
+    /// scrape would be the newest of the most.
+    Closed,
 }
 
-/// The uid owning each TCP socket of this network namespace, by its
-/// (local, remote) addresses (IPv4-mapped addresses as IPv4).
+/// Each TCP socket of this network namespace, by its (local, remote)
+/// addresses (IPv4-mapped addresses as IPv4): the uid owning it, or
+/// `None` when no process holds it any more (inode 0).
 #[derive(Default)]
-struct Sockets(HashMap<(SocketAddr, SocketAddr), u32>);
+struct Sockets(HashMap<(SocketAddr, SocketAddr), Option<u32>>);
 
-impl Sockets {
-    /// /proc/net/tcp and /proc/net/tcp6, each read once, at most
-    /// [`MAX_SOCKET_TABLE`] bytes; a file that cannot be read adds none.
-    fn read() -> Self {
-        let mut t = Self::default();
-        for path in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            let mut b = Vec::new();
-            let Ok(f) = std::fs::File::open(path) else {
+/// /proc/net/tcp and /proc/net/tcp6, opened once when `serve` starts and
+/// read again from their start at each use: no descriptor is needed when
+/// the connections hold the most (a seq_file read at offset 0 starts
+/// over; tested on Linux 6.18).
+struct SocketTables([Option<std::fs::File>; 2]);
+
+const SOCKET_TABLES: [&str; 2] = ["/proc/net/tcp", "/proc/net/tcp6"];
+
+impl SocketTables {
+    fn open() -> Self {
+        Self(SOCKET_TABLES.map(|p| std::fs::File::open(p).ok()))
+    }
+
+    /// Both tables, each at most [`MAX_SOCKET_TABLE`] bytes; one that
+    /// could not be opened is tried again, one that cannot be read adds
+    /// none.
+    fn read(&mut self) -> Sockets {
+        use std::os::unix::fs::FileExt;
+        let mut t = Sockets::default();
+        for (f, path) in self.0.iter_mut().zip(SOCKET_TABLES) {
+            if f.is_none() {
+                *f = std::fs::File::open(path).ok();
+            }
+            let Some(f) = f else {
                 continue;
             };
-            let _ = f.take(MAX_SOCKET_TABLE).read_to_end(&mut b);
+            let mut b = vec![0u8; 64 << 10];
+            let mut n = 0;
+            while (n as u64) < MAX_SOCKET_TABLE {
+                if n == b.len() {
+                    b.resize((n * 2).min(MAX_SOCKET_TABLE as usize), 0);
+                }
+                match f.read_at(&mut b[n..], n as u64) {
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            b.truncate(n);
             if b.len() as u64 >= MAX_SOCKET_TABLE {
                 // a line cut short could read as another uid
                 let end = b.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
@@ -465,34 +503,34 @@ impl Sockets {
         }
         t
     }
+}
 
+impl Sockets {
     /// Adds the sockets of a /proc/net/tcp{,6} text; a malformed line
     /// (the title among them) is skipped.
     fn parse(&mut self, text: &str) {
         for line in text.lines() {
-            let f: Vec<&str> = line.split_whitespace().take(8).collect();
-            let (Some(local), Some(remote), Some(uid)) = (
+            let f: Vec<&str> = line.split_whitespace().take(10).collect();
+            let (Some(local), Some(remote), Some(uid), Some(inode)) = (
                 f.get(1).and_then(|a| hex_socket(a)),
                 f.get(2).and_then(|a| hex_socket(a)),
                 f.get(7).and_then(|u| u.parse::<u32>().ok()),
+                f.get(9).and_then(|i| i.parse::<u64>().ok()),
             ) else {
                 continue;
             };
-            self.0.insert((local, remote), uid);
+            self.0.insert((local, remote), (inode != 0).then_some(uid));
         }
     }
 
     /// Whose the connection from `from` to our `local` is.
-    fn owner(&self, from: SocketAddr, local: Option<SocketAddr>, place: usize) -> Owner {
+    fn owner(&self, from: SocketAddr, local: Option<SocketAddr>) -> Owner {
         let canon = |a: SocketAddr| SocketAddr::new(a.ip().to_canonical(), a.port());
         // the peer's socket: its local address is `from`, its remote ours
-        if let Some(uid) = local.and_then(|l| self.0.get(&(canon(from), canon(l)))) {
-            return Owner::Uid(*uid);
-        }
-        if from.ip().to_canonical().is_loopback() {
-            Owner::Alone(place)
-        } else {
-            Owner::Peer(peer_of(from))
+        match local.and_then(|l| self.0.get(&(canon(from), canon(l)))) {
+            Some(Some(uid)) => Owner::Uid(*uid),
+            Some(None) => Owner::Closed,
+            None => Owner::Peer(peer_of(from)),
         }
     }
 }
@@ -558,6 +596,28 @@ fn evictions<K: std::hash::Hash + Eq>(keys: &[K], excess: usize) -> Vec<usize> {
             heap.push((groups[g].len(), last, g));
         }
     }
+    out
+}
+
+/// Which of `keys` (one a connection, the most expendable last) to close
+/// so that `excess` fewer remain: those whose peer has closed its socket
+/// ([`Owner::Closed`]) first, the last first, then [`evictions`] among
+/// the others.
+fn closing(keys: &[Owner], excess: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = (0..keys.len())
+        .rev()
+        .filter(|&i| keys[i] == Owner::Closed)
+        .take(excess)
+        .collect();
+    let open: Vec<usize> = (0..keys.len())
+        .filter(|&i| keys[i] != Owner::Closed)
+        .collect();
+    let open_keys: Vec<Owner> = open.iter().map(|&i| keys[i]).collect();
+    out.extend(
+        evictions(&open_keys, excess - out.len())
+            .into_iter()
+            .map(|k| open[k]),
+    );
     out
 }
 
@@ -775,6 +835,8 @@ struct Front {
     active: Vec<Active>,
     next_batch: u64,
     scraping: bool,
+    /// Read only when a limit is passed, to tell whose each is.
+    tables: SocketTables,
 }
 
 impl Front {
@@ -819,8 +881,9 @@ impl Front {
     /// requests waiting for their reading or [`MAX_SENDING`] answers
     /// being sent, the newest (of answers, the most stalled) of the
     /// [`Owner`] with the most of that kind is closed, a waiting request
-    /// answered 503 first. Whose each is comes from one read of the
-    /// socket tables, only when a limit is passed.
+    /// answered 503 first; before any of them, those whose peer has
+    /// closed its socket ([`closing`]). Whose each is comes from one read
+    /// of the socket tables, only when a limit is passed.
     fn trim(&mut self) {
         let waiting = |a: &Active| matches!(a.state, ActiveState::Waiting { .. });
         let n_waiting = self.active.iter().filter(|a| waiting(a)).count();
@@ -829,20 +892,13 @@ impl Front {
         {
             return;
         }
-        let table = Sockets::read();
-        let owner = |s: &TcpStream, from: SocketAddr, place: usize| {
-            table.owner(from, s.local_addr().ok(), place)
-        };
+        let table = self.tables.read();
+        let owner = |s: &TcpStream, from: SocketAddr| table.owner(from, s.local_addr().ok());
         if self.pending.len() > MAX_PENDING {
             // in order of arrival: the newest last
-            let keys: Vec<Owner> = self
-                .pending
-                .iter()
-                .enumerate()
-                .map(|(i, p)| owner(&p.s, p.from, i))
-                .collect();
+            let keys: Vec<Owner> = self.pending.iter().map(|p| owner(&p.s, p.from)).collect();
             let mut drop = vec![false; keys.len()];
-            for i in evictions(&keys, keys.len() - MAX_PENDING) {
+            for i in closing(&keys, keys.len() - MAX_PENDING) {
                 drop[i] = true;
             }
             let mut i = 0;
@@ -863,9 +919,9 @@ impl Front {
                 .collect();
             let keys: Vec<Owner> = places
                 .iter()
-                .map(|&i| owner(&self.active[i].s, self.active[i].from, i))
+                .map(|&i| owner(&self.active[i].s, self.active[i].from))
                 .collect();
-            for k in evictions(&keys, n_waiting - MAX_WAITING) {
+            for k in closing(&keys, n_waiting - MAX_WAITING) {
                 drop[places[k]] = true;
             }
         }
@@ -883,9 +939,9 @@ impl Front {
             places.sort_unstable_by(|a, b| b.cmp(a));
             let keys: Vec<Owner> = places
                 .iter()
-                .map(|&(_, i)| owner(&self.active[i].s, self.active[i].from, i))
+                .map(|&(_, i)| owner(&self.active[i].s, self.active[i].from))
                 .collect();
-            for k in evictions(&keys, n_sending - MAX_SENDING) {
+            for k in closing(&keys, n_sending - MAX_SENDING) {
                 drop[places[k].1] = true;
             }
         }
@@ -1035,6 +1091,7 @@ pub fn serve(opts: &Options, cfg: &ServeConfig) -> Result<Option<i32>> {
         active: Vec::new(),
         next_batch: 0,
         scraping: false,
+        tables: SocketTables::open(),
     };
     // out of descriptors: accepting waits a while (the listener stays
     // readable, and the loop must not spin on it)
@@ -1217,34 +1274,173 @@ mod tests {
         );
         t.parse(
             "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid
-   0: 0000000000000000FFFF00000200007F:A0B3 0000000000000000FFFF00000100007F:4C82 01 00000000:00000000 00:00000000 00000000  1000
-   1: 00000000000000000000000001000000:A0B4 00000000000000000000000001000000:4C82 01 00000000:00000000 00:00000000 00000000  1001
+   0: 0000000000000000FFFF00000200007F:A0B3 0000000000000000FFFF00000100007F:4C82 01 00000000:00000000 00:00000000 00000000  1000        0 4 1
+   1: 00000000000000000000000001000000:A0B4 00000000000000000000000001000000:4C82 01 00000000:00000000 00:00000000 00000000  1001        0 5 1
+   2: 00000000000000000000000001000000:A0B5 00000000000000000000000001000000:4C82 01 00000000:00000000 00:00000000 00000000  1001
 ",
         );
         let sa = |s: &str| s.parse::<SocketAddr>().unwrap();
         let server = Some(sa("127.0.0.1:19586"));
         assert_eq!(t.0.len(), 5, "{:?}", t.0);
-        assert_eq!(t.owner(sa("127.0.1.5:41138"), server, 0), Owner::Uid(65534));
+        assert_eq!(t.owner(sa("127.0.1.5:41138"), server), Owner::Uid(65534));
         // (the server's own socket of that connection, uid 0, is not it)
         // IPv4-mapped, either way
         assert_eq!(
-            t.owner(sa("[::ffff:127.0.0.2]:41139"), server, 0),
+            t.owner(sa("[::ffff:127.0.0.2]:41139"), server),
             Owner::Uid(1000)
         );
         assert_eq!(
-            t.owner(sa("[::1]:41140"), Some(sa("[::1]:19586")), 0),
+            t.owner(sa("[::1]:41140"), Some(sa("[::1]:19586"))),
             Owner::Uid(1001)
         );
-        // not found: a loopback peer alone, a remote one by its address
-        assert_eq!(t.owner(sa("127.0.0.3:1"), server, 3), Owner::Alone(3));
+        // a line without its inode is malformed
         assert_eq!(
-            t.owner(sa("[2001:db8::1:2]:1"), server, 3),
+            t.owner(sa("[::1]:41141"), Some(sa("[::1]:19586"))),
+            Owner::Peer("::".parse().unwrap())
+        );
+        // not found: by its address, a loopback peer as a remote one
+        assert_eq!(
+            t.owner(sa("127.0.0.3:1"), server),
+            Owner::Peer("127.0.0.3".parse().unwrap())
+        );
+        assert_eq!(
+            t.owner(sa("[2001:db8::1:2]:1"), server),
             Owner::Peer("2001:db8::".parse().unwrap())
         );
         assert_eq!(hex_socket("0100007F"), None);
         assert_eq!(hex_socket("0100007F:"), None);
         assert_eq!(hex_socket("+100007F:0001"), None);
         assert_eq!(hex_socket("0100007F0:0001"), None);
+    }
+
+    /// A line of /proc/net/tcp as a little-endian kernel prints the
+    /// socket of a peer at `from` connected to 127.0.0.1:19586: open (its
+    /// uid and an inode), or closed by its process (`None`: FIN_WAIT2,
+    /// copied from Linux 6.18's table after the process closed it: uid 0,
+    /// inode 0, whoever it was).
+    #[cfg(target_endian = "little")]
+    fn peer_line(n: usize, from: std::net::SocketAddrV4, uid: Option<u32>) -> String {
+        let addr = u32::from_ne_bytes(from.ip().octets());
+        let port = from.port();
+        match uid {
+            Some(uid) => format!(
+                "{n:4}: {addr:08X}:{port:04X} 0100007F:4C82 01 00000000:00000000 00:00000000 00000000 {uid:5}        0 {} 2 00000000ba45e16f 20 0 0 11 -1\n",
+                18_972_856 + n
+            ),
+            None => format!(
+                "{n:4}: {addr:08X}:{port:04X} 0100007F:4C82 05 00000000:00000000 03:0000173C 00000000     0        0 0 3 00000000ef30633d\n"
+            ),
+        }
+    }
+
+    /// A socket its process has closed is nobody's: the table shows it
+    /// as uid 0's, and it is not root's.
+    #[cfg(target_endian = "little")]
+    #[test]
+    fn a_socket_closed_by_its_process_is_not_roots() {
+        let mut t = Sockets::default();
+        let sa = |s: &str| s.parse::<std::net::SocketAddrV4>().unwrap();
+        t.parse(&peer_line(0, sa("127.0.1.9:34321"), None));
+        t.parse(&peer_line(1, sa("127.0.0.1:40000"), Some(0)));
+        let server = Some("127.0.0.1:19586".parse().unwrap());
+        assert_eq!(
+            t.owner("127.0.1.9:34321".parse().unwrap(), server),
+            Owner::Closed
+        );
+        assert_eq!(
+            t.owner("127.0.0.1:40000".parse().unwrap(), server),
+            Owner::Uid(0)
+        );
+    }
+
+    /// This kernel's table, read twice through the same descriptors: a
+    /// connection's peer socket is its process's while open, and nobody's
+    /// (not root's) once that process has closed it while the server
+    /// still holds its end.
+    #[test]
+    fn the_kernels_table_shows_a_closed_peer_as_nobodys() {
+        if !Path::new("/proc/net/tcp").exists() {
+            eprintln!("skipped: no /proc/net/tcp");
+            return;
+        }
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let server = listener.local_addr().unwrap();
+        let mut tables = SocketTables::open();
+        let client = TcpStream::connect(server).unwrap();
+        let from = client.local_addr().unwrap();
+        let (held, _) = listener.accept().unwrap();
+        let me = rustix::process::geteuid().as_raw();
+        assert_eq!(tables.read().owner(from, Some(server)), Owner::Uid(me));
+        drop(client);
+        // the peer's socket becomes the kernel's (FIN_WAIT2) as its FIN
+        // is taken: at once on loopback, waited for a while at most
+        let t0 = Instant::now();
+        let mut owner = tables.read().owner(from, Some(server));
+        while owner != Owner::Closed && t0.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+            owner = tables.read().owner(from, Some(server));
+        }
+        assert_eq!(owner, Owner::Closed);
+        drop(held);
+    }
+
+    /// What the flood test met: uid 65534's flood closes its oldest
+    /// connections while they wait for the reading (900 closed, 150
+    /// open, from 8 addresses), then root's one scrape comes, the newest
+    /// of all. Past the limit, the closed ones go first and root's
+    /// request stays; the closed ones, shown as uid 0's in the table,
+    /// made root the owner with the most, and its request its newest.
+    #[cfg(target_endian = "little")]
+    #[test]
+    fn a_flood_of_closed_connections_does_not_refuse_roots_newest_scrape() {
+        use std::net::{Ipv4Addr, SocketAddrV4};
+        let mut table = String::new();
+        let mut froms = Vec::new();
+        for n in 0..1050 {
+            let from = SocketAddrV4::new(
+                Ipv4Addr::new(127, 0, 1, 1 + (n % 8) as u8),
+                20_000 + n as u16,
+            );
+            table.push_str(&peer_line(n, from, (n >= 900).then_some(65534)));
+            froms.push(from);
+        }
+        let root = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 40_000);
+        table.push_str(&peer_line(1050, root, Some(0)));
+        froms.push(root);
+        let mut t = Sockets::default();
+        t.parse(&table);
+        let server = Some("127.0.0.1:19586".parse().unwrap());
+        let keys: Vec<Owner> = froms.iter().map(|&f| t.owner(f.into(), server)).collect();
+        let out = closing(&keys, 32);
+        assert_eq!(out.len(), 32);
+        assert!(!out.contains(&1050), "root's scrape closed: {out:?}");
+        assert!(
+            out.iter().all(|&i| i < 900),
+            "an open one went before the closed: {out:?}"
+        );
+        // more than the closed: then the newest of uid 65534's
+        let out = closing(&keys, 950);
+        assert!(!out.contains(&1050));
+        assert!((0..900).all(|i| out.contains(&i)));
+        assert!((1000..1050).all(|i| out.contains(&i)));
+    }
+
+    /// When no socket is found (the table could not be read), a lone
+    /// request from its own address is not the one to go: the flood's 8
+    /// addresses hold the most. Counted alone, each request was a group
+    /// of one, and the newest of all, root's, went first.
+    #[test]
+    fn a_lone_newcomer_stays_when_no_socket_is_found() {
+        let t = Sockets::default();
+        let server = Some("127.0.0.1:19586".parse().unwrap());
+        let mut froms: Vec<SocketAddr> = (0..1040)
+            .map(|n| SocketAddr::from(([127, 0, 1, 1 + (n % 8) as u8], 20_000 + n as u16)))
+            .collect();
+        froms.push("127.0.0.1:40000".parse().unwrap());
+        let keys: Vec<Owner> = froms.iter().map(|&f| t.owner(f, server)).collect();
+        let out = closing(&keys, 17);
+        assert_eq!(out.len(), 17);
+        assert!(!out.contains(&1040), "the lone newcomer closed: {out:?}");
     }
 
     /// The newest of whoever holds the most goes, never a lone request,
