@@ -44,4 +44,5 @@ mod systemd_units;
 mod terminal;
 mod v1_frozen_kill;
 mod v1_watches;
+mod vanished_selection;
 mod watch_budget;
