@@ -356,9 +356,12 @@ fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             let before = app.selected.clone();
             app.mode = Mode::Search { miss: None };
             // the text of the last search: F3 goes on to its next match
+            // (from here: a miss puts the cursor back here)
+            app.search_from = app.selected.clone();
             if !app.search.is_empty() {
                 app.search(true);
             }
+            app.search_from = app.selected.clone();
             app.selection_changed(before.as_ref(), fx);
         }
         Action::SortByCpu => app.sort_by(SortKey::Cpu),

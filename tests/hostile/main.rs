@@ -38,6 +38,7 @@ mod paths;
 mod pod_state_db;
 mod procs;
 mod recording;
+mod search_miss;
 mod serve_clients;
 mod settings_place;
 mod systemd_units;
