@@ -16,6 +16,7 @@ mod common;
 mod actionlog;
 mod columns_limits_paste;
 mod effect_renamed_group;
+mod event_flood;
 mod export_files;
 mod flat_paths;
 mod fs_access;
