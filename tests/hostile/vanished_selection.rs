@@ -27,13 +27,13 @@ fn after_key_on_the_parent_of_a_vanished_group(key: &str) -> Option<(String, Str
     std::fs::remove_dir(sb.dir("a/b")).unwrap();
     t.wait_for("b is gone; selected its parent a");
     t.send(&[key]);
-    sleep(Duration::from_millis(1000));
+    sleep(Duration::from_secs(1));
     let first = t.capture();
     // whatever opened closes; then the key again, on purpose this time
     t.send(&["Escape"]);
     sleep(Duration::from_millis(300));
     t.send(&[key]);
-    sleep(Duration::from_millis(1000));
+    sleep(Duration::from_secs(1));
     let second = t.capture();
     t.send(&["Escape"]);
     sleep(Duration::from_millis(200));
