@@ -242,15 +242,30 @@ impl App {
         };
         // a match in a folded branch is not on screen to go to
         let folded = hit.is_none() && !needle.is_empty() && (0..d.tree.len()).any(matches);
-        let miss = match hit {
-            Some(i) => {
-                self.cursor = i;
-                self.sync_selected();
-                None
-            }
+        // the whole text matches nothing: the cursor goes back where the
+        // search started (each letter typed went to the first match of
+        // the text so far: a group named like the start of it must not
+        // keep the cursor, for Enter to stay on and K to act on)
+        let back = match (hit, &self.search_from) {
+            (None, Some(start)) if !needle.is_empty() => self
+                .rows
+                .iter()
+                .position(|r| &d.tree.nodes[r.node].path == start),
+            _ => None,
+        };
+        let miss = match hit.or(back) {
             None if needle.is_empty() => None,
-            None if folded => Some("no match among the rows shown; * opens every branch"),
-            None => Some("no match"),
+            to => {
+                if let Some(i) = to {
+                    self.cursor = i;
+                    self.sync_selected();
+                }
+                match hit {
+                    Some(_) => None,
+                    None if folded => Some("no match among the rows shown; * opens every branch"),
+                    None => Some("no match"),
+                }
+            }
         };
         self.mode = Mode::Search { miss };
     }

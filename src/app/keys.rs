@@ -228,6 +228,34 @@ pub(super) fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
     }
 }
 
+/// A write on the selected group (kill, freeze, limits, ...) pressed
+/// while the cursor stands where the view moved it when the selected
+/// group vanished (its ancestor, a bigger subtree): the operator aimed at
+/// the group that went. Refused once, and said; the next press acts on
+/// the ancestor (the vanished group is no longer waited for: the
+/// selection must not jump back under a dialog about the ancestor).
+fn refused_after_vanish(app: &mut App, action: Action) -> bool {
+    if !action.writes() || matches!(action, Action::Undo | Action::Redo) {
+        return false;
+    }
+    let Some(v) = app.vanished.take() else {
+        return false;
+    };
+    if app.selected.as_ref() != Some(&v.moved_to) {
+        return false;
+    }
+    app.set_status(
+        Level::Warn,
+        format!(
+            "{} is gone, nothing done; {} again acts on {}",
+            v.path.name_display(),
+            keymap::keys_text(Scope::Main, action),
+            v.moved_to.name_display()
+        ),
+    );
+    true
+}
+
 /// A key the main view does not bind: never silence. A key htop or
 /// systemd-cgtop use says what cgtop's key for that is; any other
 /// character or function key says it is not a key here.
@@ -262,6 +290,9 @@ fn unbound_key(app: &mut App, ev: &KeyEvent) {
 /// The main view's action.
 fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     app.status = None;
+    if refused_after_vanish(app, action) {
+        return;
+    }
     // the write keys and the log: their dialogs open (or a write goes
     // out) from app/dialog
     if let Some(t) = dialog::on_main_action(app, action, fx) {
@@ -325,9 +356,12 @@ fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             let before = app.selected.clone();
             app.mode = Mode::Search { miss: None };
             // the text of the last search: F3 goes on to its next match
+            // (from here: a miss puts the cursor back here)
+            app.search_from = app.selected.clone();
             if !app.search.is_empty() {
                 app.search(true);
             }
+            app.search_from = app.selected.clone();
             app.selection_changed(before.as_ref(), fx);
         }
         Action::SortByCpu => app.sort_by(SortKey::Cpu),

@@ -73,6 +73,10 @@ pub struct App {
     /// The search's text (F3): kept after the search closes, so that F3
     /// again goes on to the next match.
     pub search: TextInput,
+    /// The group selected when the search opened (after F3's own step to
+    /// the next match): where a text that matches nothing puts the cursor
+    /// back, so that it is never left on the match of a shorter text.
+    pub search_from: Option<GroupPath>,
     /// The keys bound here whose htop or systemd-cgtop meaning was said
     /// once this session (`keymap::HINTS`).
     pub hinted: HashSet<keymap::Key>,
@@ -202,6 +206,7 @@ impl App {
             sort_desc: true,
             filter: TextInput::new(TextInput::LINE),
             search: TextInput::new(TextInput::LINE),
+            search_from: None,
             hinted: HashSet::new(),
             hint_waits: HashSet::new(),
             mode: Mode::Normal,

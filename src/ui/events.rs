@@ -26,7 +26,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     let n = app.events.len();
     let title = if app.events.dropped > 0 {
         format!(
-            " events: {n}, the newest {} kept ({} older dropped) ",
+            " events: {n}, {} kept ({} dropped, populated and frozen first) ",
             EventList::CAP,
             app.events.dropped
         )

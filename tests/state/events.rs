@@ -228,7 +228,7 @@ fn the_screen_says_what_it_cannot_see() {
     assert!(s.contains("kernel log not readable (EPERM)"), "{s}");
     assert!(s.contains("12 groups not watched"), "{s}");
     assert!(
-        s.contains("events: 10000, the newest 10000 kept (3 older dropped)"),
+        s.contains("events: 10000, 10000 kept (3 dropped, populated and frozen first)"),
         "{s}"
     );
 }

@@ -638,8 +638,12 @@ pub fn join_oom(ev: &mut Event, line: &OomLine, mapping: &Mapping) -> bool {
 // ---------------------------------------------------------------------------
 // The list a view keeps.
 
-/// The events a view keeps: the newest [`EventList::CAP`], the oldest
-/// dropped (and counted), with how many are unseen.
+/// The events a view keeps: [`EventList::CAP`] of them, with how many are
+/// unseen. At the cap the oldest `populated` or `frozen` change is
+/// dropped (and counted) first, the oldest of any kind only where none is
+/// kept: a user who owns a delegated subtree makes those by the thousand
+/// for free (a process of theirs moving between two of their groups), and
+/// must not push the system's OOM kills and limit hits off the list.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EventList {
     events: VecDeque<Event>,
@@ -655,7 +659,11 @@ impl EventList {
 
     pub fn push(&mut self, e: Event) {
         if self.events.len() == Self::CAP {
-            self.events.pop_front();
+            let cheap = self
+                .events
+                .iter()
+                .position(|e| matches!(e.kind, EventKind::Populated(_) | EventKind::Frozen(_)));
+            self.events.remove(cheap.unwrap_or(0));
             self.dropped += 1;
         }
         self.events.push_back(e);
