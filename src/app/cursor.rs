@@ -187,12 +187,19 @@ impl App {
         self.scroll = self.scroll.min(max_scroll);
     }
 
-    /// With a filter: puts the cursor on the first match in display order
-    /// (nothing when nothing matches).
+    /// With a filter: puts the cursor on the first match in display order.
+    /// When the text matches nothing, the selection goes back to the group
+    /// selected when the filter opened: each letter typed went to the
+    /// first match of the text so far, and a group named like the start of
+    /// it must not keep the selection for Esc to show and K to act on.
     pub(super) fn select_first_match(&mut self) {
         if let Some(i) = self.rows.iter().position(|r| r.matched) {
             self.cursor = i;
             self.sync_selected();
+        } else if !self.filter.is_empty() {
+            if let Some(from) = &self.filter_from {
+                self.selected = Some(from.clone());
+            }
         }
     }
 

@@ -350,7 +350,10 @@ fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             }
             app.rebuild_rows();
         }
-        Action::StartFilter => app.mode = Mode::Filter,
+        Action::StartFilter => {
+            app.filter_from = app.selected.clone();
+            app.mode = Mode::Filter;
+        }
         Action::FindProcess => app.start_find(),
         Action::StartSearch => {
             let before = app.selected.clone();

@@ -77,6 +77,10 @@ pub struct App {
     /// the next match): where a text that matches nothing puts the cursor
     /// back, so that it is never left on the match of a shorter text.
     pub search_from: Option<GroupPath>,
+    /// The group selected when the filter opened: where a filter text
+    /// that matches nothing puts the selection back (the same rule as
+    /// the search's).
+    pub filter_from: Option<GroupPath>,
     /// The keys bound here whose htop or systemd-cgtop meaning was said
     /// once this session (`keymap::HINTS`).
     pub hinted: HashSet<keymap::Key>,
@@ -207,6 +211,7 @@ impl App {
             filter: TextInput::new(TextInput::LINE),
             search: TextInput::new(TextInput::LINE),
             search_from: None,
+            filter_from: None,
             hinted: HashSet::new(),
             hint_waits: HashSet::new(),
             mode: Mode::Normal,

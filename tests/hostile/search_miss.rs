@@ -42,7 +42,6 @@ fn a_search_that_matches_nothing_leaves_the_cursor_where_it_started() {
 /// The `/` filter moves the selection to the first match as the text is
 /// typed: the same catch, seen once Esc clears the filter.
 #[test]
-#[ignore = "fails until fixed: a filter that matches nothing leaves the selection on the match of its first letters (tests/state/tree.rs asserts that it stays there)"]
 fn a_filter_that_matches_nothing_leaves_the_selection_where_it_started() {
     let Some(sb) = Sandbox::or_skip() else { return };
     sb.mkdir("top/alpha");
