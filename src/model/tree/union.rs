@@ -133,19 +133,16 @@ impl<'p> Merging<'p> {
             return;
         }
         // both sorted: one pass; a path new to the tree is added after.
-        // The equal path first: the scanners share one copy of each path
-        // (`source::scan::SharedPaths`), which equality finds by pointer,
-        // where an order compare reads both paths' bytes
+        // The scanners share one copy of each path
+        // (`source::scan::SharedPaths`): `GroupPath` finds the same copy
+        // equal (and not less) by its pointer, without reading the bytes
         let mut new = Vec::new();
         let mut i = 0;
         // each sample is read where it lies: the figures taken move out
         // of it (the part's room is freed with the part), the sample is
         // never copied whole
         for s in &mut part {
-            while let Some(a) = self.acc.get(i) {
-                if a.g.path == s.path || a.g.path > s.path {
-                    break;
-                }
+            while i < self.acc.len() && self.acc[i].g.path < s.path {
                 i += 1;
             }
             match self.acc.get_mut(i) {
