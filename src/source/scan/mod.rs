@@ -47,6 +47,7 @@
 //!   the groups found gone.
 //! - `budget`: how many descriptors may be kept (decided at start-up,
 //!   shared by a layout's scanners).
+//! - `paths`: one copy of each group path for a layout's scanners.
 //! - `first_look`: which groups a first look's walk opens (the TUI's
 //!   first frame on a large tree: `Collector::first_look`).
 
