@@ -83,6 +83,12 @@ struct Args {
     /// same files (issue 11). Needs root; the groups are removed after.
     #[arg(long)]
     v1_layout: Option<usize>,
+    /// With --v1-layout: stop after the scan + merge block (no refresh,
+    /// no scrape): for a profile of the steady rounds alone, under
+    /// valgrind `--tool=callgrind --collect-atstart=no
+    /// --toggle-collect='*v1::steady_scan_and_merge*'`.
+    #[arg(long, hide = true, requires = "v1_layout")]
+    scan_only: bool,
     /// Add this many docker containers (with their config.v2.json in a
     /// test root) to a tree of the first --sizes size, and compare a
     /// steady refresh with and without the identity resolver.
@@ -173,8 +179,10 @@ fn main() -> Result<()> {
         return identities::run(size, n, args.refreshes, args.warmup);
     }
     if let Some(n) = args.v1_layout {
+        // under valgrind (`--scan-only`): rustix's vDSO clock faults there
+        measure::NO_CPU_CLOCK.store(args.no_cpu_clock, Ordering::Relaxed);
         raise_nofile(n * 16);
-        return v1::run(n, args.refreshes, args.warmup);
+        return v1::run(n, args.refreshes, args.warmup, args.scan_only);
     }
     if let Some(root) = &args.root {
         let n = measure::list_files(root).groups;

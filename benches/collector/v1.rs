@@ -19,11 +19,12 @@
 //! refresh, scrapes, floor again; medians of CPU and wall time. The groups are removed on the way out, also on an error or
 //! a signal (a guard), children first.
 
+use crate::measure::thread_cpu_time;
 use anyhow::{bail, Context, Result};
 use cgtop::model::host::layout::HierId;
 use cgtop::model::tree::union;
 use cgtop::model::GroupPath;
-use cgtop::source::collector::{thread_cpu_time, Collector};
+use cgtop::source::collector::Collector;
 use cgtop::source::scan::{ScanConfig, ScanKind, Scanner};
 use std::fs::{self, File};
 use std::os::unix::fs::FileExt;
@@ -119,7 +120,26 @@ fn ms(d: f64) -> String {
     format!("{:.2} ms", d / 1e6)
 }
 
-pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
+/// One round of the scan block: every hierarchy's steady scan, merged;
+/// the number of groups. A function of its own so that a profile can
+/// count the measured rounds alone (`--scan-only`).
+#[inline(never)]
+fn steady_scan_and_merge(scanners: &mut [(HierId, Scanner)], plan: &union::Plan) -> usize {
+    let parts: Vec<(HierId, Vec<cgtop::model::GroupSample>)> = scanners
+        .iter_mut()
+        .map(|(id, s)| (*id, s.scan().0))
+        .collect();
+    union::merge(plan, parts).len()
+}
+
+/// [`steady_scan_and_merge`] for the warm-up rounds (the first walks):
+/// not counted by a profile of the measured ones.
+#[inline(never)]
+fn warm_up_scan_and_merge(scanners: &mut [(HierId, Scanner)], plan: &union::Plan) -> usize {
+    steady_scan_and_merge(scanners, plan)
+}
+
+pub fn run(n: usize, refreshes: usize, warmup: usize, scan_only: bool) -> Result<()> {
     if cgtop::source::mount::discover_layout()
         .context("reading mountinfo")?
         .v1
@@ -238,22 +258,25 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
             ..ScanConfig::default()
         };
         let pool = cgtop::source::scan::KeptPool::new(ids.len());
+        // one copy of each path for the seven, as the collector has it
+        let paths = Arc::new(cgtop::source::scan::SharedPaths::new());
         let start = PathBuf::from(&name);
         let mut scanners: Vec<(HierId, Scanner)> = Vec::new();
         for (k, &id) in ids.iter().enumerate() {
             let h = Arc::clone(hiers.get(id).context("a hierarchy")?);
             let mut s = Scanner::of_kind(h, kind(id), start.clone(), cfg.clone());
             s.share_budget(Arc::clone(&pool), k);
+            s.share_paths(Arc::clone(&paths));
             scanners.push((id, s));
         }
         for round in 0..warmup + refreshes {
             crate::check_stop()?;
             let (c, w) = time(&mut || {
-                let parts: Vec<(HierId, Vec<cgtop::model::GroupSample>)> = scanners
-                    .iter_mut()
-                    .map(|(id, s)| (*id, s.scan().0))
-                    .collect();
-                groups = union::merge(&plan, parts).len();
+                groups = if round < warmup {
+                    warm_up_scan_and_merge(&mut scanners, &plan)
+                } else {
+                    steady_scan_and_merge(&mut scanners, &plan)
+                };
             });
             if round >= warmup {
                 sc.push(c);
@@ -261,6 +284,17 @@ pub fn run(n: usize, refreshes: usize, warmup: usize) -> Result<()> {
             }
         }
         kept = kept.max(scanners.iter().map(|(_, s)| s.kept()).sum());
+    }
+    if scan_only {
+        let med = crate::measure::median;
+        println!(
+            "{groups} groups; scan + merge {} CPU (median of {refreshes}), the floor {}: {:.2}x",
+            ms(med(&sc)),
+            ms(med(&fc)),
+            med(&sc) / med(&fc)
+        );
+        drop(made);
+        return Ok(());
     }
     let (mut rc, mut rw) = (Vec::new(), Vec::new());
     let mut limited = false;

@@ -12,7 +12,7 @@ use super::read::{
     read_export_layout, read_io_cost, read_memory_limits_layout, read_own_limits, KeptReads,
 };
 use super::safety;
-use super::scan::{KeptPool, ScanConfig, ScanKind, Scanner};
+use super::scan::{KeptPool, ScanConfig, ScanKind, Scanner, SharedPaths};
 use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
 use crate::model::host::layout::HierId;
 use crate::model::host::{meminfo_bytes, CpuTimes, MachineLoad};
@@ -365,15 +365,19 @@ impl Collector {
         let ids = plan.listed(&hiers.layout);
         // the descriptor budget is the program's: one, shared
         let pool = KeptPool::new(ids.len());
+        // and one copy of each group's path, whatever the hierarchies
+        let paths = Arc::new(SharedPaths::new());
         let each = cfg.scan.clone();
         let mut c = Self::with_hier(cfg, Arc::clone(&hier));
         c.hiers = Arc::clone(hiers);
         c.scanner = Scanner::of_kind(hier, kind(plan.primary), start.clone(), each.clone());
         c.scanner.share_budget(Arc::clone(&pool), 0);
+        c.scanner.share_paths(Arc::clone(&paths));
         for (k, id) in ids.into_iter().enumerate().skip(1) {
             if let Some(h) = hiers.get(id) {
                 let mut s = Scanner::of_kind(Arc::clone(h), kind(id), start.clone(), each.clone());
                 s.share_budget(Arc::clone(&pool), k);
+                s.share_paths(Arc::clone(&paths));
                 c.others.push((id, s));
             }
         }

@@ -448,6 +448,60 @@ fn no_rate_across_a_change_of_source() {
     assert!((pct - 10.0).abs() < 0.01, "{pct}");
 }
 
+/// The hierarchies' scanners share one copy of each path: a group
+/// removed from one hierarchy only keeps its path and the other
+/// hierarchies' figures, and the removed one's falls back (memory: none
+/// in this cgroup2); removed from the last, it leaves the tree.
+///
+/// ```text
+/// system.slice/web.service   every hierarchy
+///   rmdir memory/...         cpu, io, pids, frozen still from v1; no memory
+///   rmdir everywhere         gone
+/// ```
+#[test]
+fn a_group_removed_from_one_hierarchy_keeps_the_others_figures() {
+    let t = layout();
+    let b = t.path();
+    let mut c = collector(b);
+    c.refresh(Duration::from_secs(1));
+    let r = c.refresh(Duration::from_secs(2));
+    let (_, before) = find(&r, "system.slice/web.service");
+    let before = before.clone();
+    assert_eq!(before.hot.memory_current, Some(380_928));
+    fs::remove_dir_all(b.join("memory/system.slice/web.service")).unwrap();
+    // a fixture has no inotify event for a removal by a test: the walk
+    c.invalidate();
+    let r = c.refresh(Duration::from_secs(3));
+    let (_, web) = find(&r, "system.slice/web.service");
+    assert_eq!(web.hot.memory_current, None, "no memory hierarchy holds it");
+    assert_eq!(web.hot.v1.sources.memory, None);
+    assert_eq!(web.hot.cpu, before.hot.cpu, "cpuacct's and cpu's");
+    assert_eq!(web.hot.io, before.hot.io, "blkio's");
+    assert_eq!(web.hot.pids_current, Some(3), "pids'");
+    assert_eq!(web.hot.nr_procs, Some(2), "cgroup2's cgroup.procs");
+    assert_eq!(web.hot.events.unwrap().frozen, Some(true), "freezer's");
+    // its siblings and parent are as they were
+    let (_, parent) = find(&r, "system.slice");
+    assert_eq!(parent.hot.memory_current, Some(380_928));
+    for h in [
+        "unified",
+        "systemd",
+        "cpu,cpuacct",
+        "blkio",
+        "pids",
+        "freezer",
+    ] {
+        fs::remove_dir_all(b.join(h).join("system.slice/web.service")).unwrap();
+    }
+    c.invalidate();
+    let r = c.refresh(Duration::from_secs(4));
+    assert!(r
+        .snapshot
+        .find(&GroupPath::new("system.slice/web.service"))
+        .is_none());
+    assert!(r.snapshot.find(&GroupPath::new("system.slice")).is_some());
+}
+
 /// Limit colours on v1: a row is graded against the limits of the v1
 /// hierarchies that hold its controllers (cpu.cfs_quota_us,
 /// memory.limit_in_bytes, pids.max), on a hybrid host and on a v1-only

@@ -30,8 +30,43 @@ use std::path::Path;
 /// is neither `.` nor `..`, and holds neither `/` nor NUL. A path can
 /// therefore never lead out of the hierarchy, and two different groups
 /// never share a path (`bad\xff` and `bad\u{FFFD}` are two paths).
-#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Default)]
 pub struct GroupPath(std::sync::Arc<[u8]>);
+
+// Equality and order are the bytes', as derived, but one copy is equal
+// to itself without reading it: the scanners of every hierarchy share
+// one copy of a path (`source::scan::SharedPaths`), and the merge
+// compares each group's path across them. (`Arc`'s own shortcut is for
+// sized contents only, not `[u8]`.)
+impl PartialEq for GroupPath {
+    fn eq(&self, other: &Self) -> bool {
+        self.same_copy(other) || self.0[..] == other.0[..]
+    }
+}
+
+impl Eq for GroupPath {}
+
+impl Ord for GroupPath {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        if self.same_copy(other) {
+            return std::cmp::Ordering::Equal;
+        }
+        self.0[..].cmp(&other.0[..])
+    }
+}
+
+impl PartialOrd for GroupPath {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+// the bytes', as equality
+impl std::hash::Hash for GroupPath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0[..].hash(state);
+    }
+}
 
 /// Why a path or a group name was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +156,17 @@ impl GroupPath {
 
     pub fn is_root(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// Whether `other` is this very copy (not only the same bytes): a
+    /// path shared by several holders (`source::scan::SharedPaths`).
+    pub fn same_copy(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// Whether another holder has this copy too.
+    pub fn is_shared(&self) -> bool {
+        std::sync::Arc::strong_count(&self.0) > 1
     }
 
     /// The relative bytes (empty for the root).

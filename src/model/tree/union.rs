@@ -126,16 +126,22 @@ impl<'p> Merging<'p> {
 
     /// Adds hierarchy `id`'s samples (sorted by path, as a scanner gives
     /// them), consuming them.
-    pub fn add(&mut self, id: HierId, part: Vec<GroupSample>) {
+    pub fn add(&mut self, id: HierId, mut part: Vec<GroupSample>) {
         let plan = self.plan;
         if self.acc.is_empty() {
-            self.acc = part.into_iter().map(|s| Acc::first(plan, id, s)).collect();
+            self.acc = part.iter_mut().map(|s| Acc::first(plan, id, s)).collect();
             return;
         }
-        // both sorted: one pass; a path new to the tree is added after
+        // both sorted: one pass; a path new to the tree is added after.
+        // The scanners share one copy of each path
+        // (`source::scan::SharedPaths`): `GroupPath` finds the same copy
+        // equal (and not less) by its pointer, without reading the bytes
         let mut new = Vec::new();
         let mut i = 0;
-        for s in part {
+        // each sample is read where it lies: the figures taken move out
+        // of it (the part's room is freed with the part), the sample is
+        // never copied whole
+        for s in &mut part {
             while i < self.acc.len() && self.acc[i].g.path < s.path {
                 i += 1;
             }
@@ -164,8 +170,8 @@ impl<'p> Merging<'p> {
 
 impl Acc {
     /// A path first found in hierarchy `id`.
-    fn first(plan: &Plan, id: HierId, mut s: GroupSample) -> Self {
-        let mut g = GroupSample::new(std::mem::take(&mut s.path), s.inode);
+    fn first(plan: &Plan, id: HierId, s: &mut GroupSample) -> Self {
+        let mut g = GroupSample::new(s.path.clone(), s.inode);
         g.cgroup_type = s.cgroup_type;
         let mut a = Self {
             g,
@@ -182,13 +188,9 @@ impl Acc {
     /// Takes from `s` (hierarchy `id`'s sample of this path) the figures
     /// `plan` reads from `id`: those of the controllers it holds, and
     /// cgroup2's where no holder gave one yet.
-    fn take(&mut self, plan: &Plan, id: HierId, s: GroupSample) {
-        let GroupSample {
-            inode,
-            cgroup_type,
-            hot,
-            ..
-        } = s;
+    fn take(&mut self, plan: &Plan, id: HierId, s: &mut GroupSample) {
+        let (inode, cgroup_type) = (s.inode, s.cgroup_type);
+        let hot = &mut s.hot;
         let g = &mut self.g;
         if id == plan.primary {
             if !self.base_primary {
@@ -228,7 +230,7 @@ impl Acc {
             self.memory = Some(id);
         }
         if wanted(plan.io, self.io, hot.io.is_some()) {
-            g.hot.io = hot.io;
+            g.hot.io = hot.io.take();
             g.hot.v1.sources.io_own_only = hot.v1.sources.io_own_only;
             self.io = Some(id);
         }
@@ -239,7 +241,9 @@ impl Acc {
         if plan.freezer == Some(id) && matches!(id, HierId::V1(_)) {
             g.hot.v1.freezer_state = hot.v1.freezer_state;
         }
-        g.hot.unreadable.extend(hot.unreadable);
+        if !hot.unreadable.is_empty() {
+            g.hot.unreadable.append(&mut hot.unreadable);
+        }
         g.hot.v1.held_in.insert(id);
     }
 

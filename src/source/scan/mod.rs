@@ -47,6 +47,7 @@
 //!   the groups found gone.
 //! - `budget`: how many descriptors may be kept (decided at start-up,
 //!   shared by a layout's scanners).
+//! - `paths`: one copy of each group path for a layout's scanners.
 //! - `first_look`: which groups a first look's walk opens (the TUI's
 //!   first frame on a large tree: `Collector::first_look`).
 
@@ -64,6 +65,7 @@ mod changes;
 mod first_look;
 mod hot;
 mod listing;
+mod paths;
 mod reads;
 mod reconcile;
 #[cfg(test)]
@@ -77,6 +79,7 @@ pub use changes::MAX_WATCHES;
 pub use first_look::FirstLook;
 pub use hot::ScanKind;
 pub use listing::list_groups;
+pub use paths::SharedPaths;
 
 use budget::nofile_soft_limit;
 use changes::{watch_cap, Watch};
@@ -255,6 +258,9 @@ pub struct Scanner {
     /// The budget shared with other hierarchies' scanners, and this
     /// one's slot in it.
     pool: Option<(Arc<KeptPool>, usize)>,
+    /// The group paths shared with other hierarchies' scanners
+    /// ([`Scanner::share_paths`]).
+    paths: Option<Arc<SharedPaths>>,
     kind: ScanKind,
     table: Table,
     /// The start group's directory, relative to the hierarchy's root.
@@ -329,6 +335,7 @@ impl Scanner {
             max_notify: watch_cap(),
             by_events: 0,
             pool: None,
+            paths: None,
             kind,
             table: kind.table(),
             root: start,
@@ -366,6 +373,7 @@ impl Scanner {
         );
         s.extras = self.extras;
         s.cpu_split = self.cpu_split;
+        s.paths.clone_from(&self.paths);
         s.watching = false;
         s
     }
@@ -414,6 +422,15 @@ impl Scanner {
     /// `pool`.
     pub fn share_budget(&mut self, pool: Arc<KeptPool>, me: usize) {
         self.pool = Some((pool, me));
+    }
+
+    /// Shares one copy of each group path with other hierarchies'
+    /// scanners (a v1 or hybrid layout's): an entry made by a walk takes
+    /// the copy another scanner holds, so that a group's path is held once
+    /// whatever the number of hierarchies, and the merge finds it by
+    /// pointer.
+    pub fn share_paths(&mut self, paths: Arc<SharedPaths>) {
+        self.paths = Some(paths);
     }
 
     /// Reads these extra files from the next scan on (the columns shown

@@ -164,7 +164,20 @@ impl Scanner {
             if !want(e) {
                 continue;
             }
-            let mut hot = HotStats::default();
+            // the sample is filled where it lies in `out` (a whole
+            // sample, 400 bytes, is not built aside and copied in), and
+            // taken out again if its group is found gone
+            out.push(GroupSample {
+                path: e.path.clone(),
+                inode: e.inode,
+                cgroup_type: e.cgroup_type,
+                hot: HotStats::default(),
+                detail: None,
+                identity: None,
+            });
+            let Some(GroupSample { hot, .. }) = out.last_mut() else {
+                continue;
+            };
             let mut vanished = false;
             // the handles in the table's order (an absent file has none:
             // nothing to look up for it); the group's directory is made
@@ -275,7 +288,7 @@ impl Scanner {
                         let Ok(text) = std::str::from_utf8(&buf[..n]) else {
                             continue;
                         };
-                        apply(&mut hot, *kind, text);
+                        apply(hot, *kind, text);
                         if let EventsWatch::Watched { last, .. } = &mut e.events {
                             if events {
                                 *last = hot.events;
@@ -285,6 +298,7 @@ impl Scanner {
                 }
             }
             if vanished {
+                out.pop();
                 gone.push(i);
                 continue;
             }
@@ -294,14 +308,6 @@ impl Scanner {
             if let Some(io) = hot.io.as_mut() {
                 io.0.shrink_to_fit();
             }
-            out.push(GroupSample {
-                path: e.path.clone(),
-                inode: e.inode,
-                cgroup_type: e.cgroup_type,
-                hot,
-                detail: None,
-                identity: None,
-            });
         }
         // a file that grew the buffer (a big cgroup.procs, or one over
         // its cap: 8 MiB read, 16 MiB of room) does not keep it grown

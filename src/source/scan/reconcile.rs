@@ -62,6 +62,10 @@ impl Scanner {
                         self.kept -= count_kept(&e);
                         self.forget_events(e.events);
                     }
+                    let path = match &self.paths {
+                        Some(shared) => shared.intern(path),
+                        None => path,
+                    };
                     let e = Entry {
                         path,
                         inode,
@@ -151,6 +155,9 @@ impl Scanner {
             self.kept -= p.kept();
         }
         self.entries = entries;
+        if let Some(shared) = &self.paths {
+            shared.prune();
+        }
         self.by_links = (self.entries.iter())
             .filter(|e| matches!(e.watch, Watch::Links(..)))
             .count();
