@@ -236,6 +236,9 @@ pub struct Collector {
     /// hierarchy side by side, as the first does (its reads are the first
     /// of most files; a one-shot run prints it).
     primed: bool,
+    /// The last refresh was a priming read, and the level figures are
+    /// still to be read ([`Collector::read_levels`]).
+    levels_due: bool,
 }
 
 /// The TUI's first frame, before the first refresh: the groups the first
@@ -318,6 +321,7 @@ impl Collector {
             priming: false,
             unprimed: false,
             primed: false,
+            levels_due: false,
         }
     }
 
@@ -1059,7 +1063,48 @@ impl Collector {
         self.set_priming(false);
         self.unprimed = self.plan.is_some();
         self.primed = self.plan.is_some();
+        self.levels_due = true;
         r.snapshot.at
+    }
+
+    /// After [`Collector::prime`]: walks the hierarchies the priming read
+    /// left alone (as [`Collector::walk_unprimed`]) and reads every figure
+    /// no rate is computed from (memory, PIDs, state, cgroup.events: the
+    /// first read of most files, the costly one), every hierarchy side by
+    /// side ([`Scanner::read_levels`]). The next refresh then reads only
+    /// the rate counters, a pread of each kept descriptor, and shows the
+    /// levels read here (a group found anew or made again since is read
+    /// whole). `batch` calls it within the first interval, so that what
+    /// follows the interval is those preads and the output: the levels
+    /// are then read less than an interval before they are printed. Once
+    /// after a priming read; nothing otherwise.
+    pub fn read_levels(&mut self) {
+        if !std::mem::take(&mut self.levels_due) {
+            return;
+        }
+        let unprimed = std::mem::take(&mut self.unprimed);
+        let plan = self.plan;
+        let walk: Vec<bool> = std::iter::once(false)
+            .chain(self.others.iter().map(|(id, _)| {
+                unprimed && plan.is_some_and(|p| !reads_rates(&p, *id))
+            }))
+            .collect();
+        let mut scanners: Vec<&mut Scanner> = std::iter::once(&mut self.scanner)
+            .chain(self.others.iter_mut().map(|(_, s)| s))
+            .collect();
+        // not the next refresh's cost, as the walks' (its cost is what it
+        // reads after the interval)
+        let _ = in_parallel(
+            &mut scanners,
+            true,
+            |s, walk| {
+                if walk {
+                    let _ = s.prepare();
+                }
+                s.read_levels();
+            },
+            |k| walk[k],
+        );
     }
 
     /// After [`Collector::prime`]: walks the hierarchies the priming read

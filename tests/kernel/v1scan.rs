@@ -580,10 +580,14 @@ fn reads_of(args: &[&str], names: &[&str]) -> Option<Vec<usize>> {
 }
 
 #[test]
-fn a_one_shot_run_reads_each_level_once_and_each_rate_counter_twice() {
+fn a_one_shot_run_reads_each_rate_counter_twice_and_cgroup2_levels_once() {
     // the priming read reads only what rates are computed from (cpuacct's
-    // and the cpu hierarchy's counters, blkio's); memory, PIDs and the
-    // freezer's state are read once, by the printed refresh
+    // and the cpu hierarchy's counters, blkio's); the levels are read
+    // within the interval (`Collector::read_levels`): cgroup2's
+    // cgroup.events once, as the printed refresh's read of the group's
+    // cpu.stat says it is the same group; memory, PIDs and the freezer's
+    // state again by the printed refresh (a v1 hierarchy with no rate
+    // counter: that read is what says the group is still there)
     let Some(s) = counted_sandbox() else {
         return;
     };
@@ -610,8 +614,9 @@ fn a_one_shot_run_reads_each_level_once_and_each_rate_counter_twice() {
         };
         // every group below a v1 root has pids.current and freezer.state
         assert_eq!(
-            n, [groups; 4],
-            "cgtop {args:?}: {levels:?} read once a group"
+            n,
+            [2 * groups, 2 * groups, 2 * groups, groups],
+            "cgtop {args:?}: {levels:?} read twice a group (v1), once (cgroup2)"
         );
         let n = reads_of(args, &counters).unwrap();
         // cpu.stat: cgroup2's and the cpu hierarchy's, each twice
@@ -788,4 +793,79 @@ fn the_exporter_keeps_its_files_between_scrapes_and_follows_groups_made_and_remo
     let (gone, text) = scrape();
     assert!(!text.contains(&a_max), "{text}");
     assert_eq!(gone, alone, "a's files closed");
+}
+
+/// `-b -n 1`'s reading (`Collector::prime`, `read_levels` within the
+/// interval, then the printed refresh): a group removed and made again
+/// under its name between the priming read and the output, before or
+/// after the level figures were read, is shown as the new group: no CPU
+/// rate from the old group's counter, and its own levels (no process,
+/// not populated), not the old group's.
+#[test]
+fn a_group_made_again_between_the_priming_read_and_the_output_has_no_old_rate_nor_levels() {
+    for after_levels in [false, true] {
+        let Some(mut s) = V1Sandbox::or_skip() else {
+            return;
+        };
+        for h in HIERS {
+            fs::create_dir(s.dir(h, "a")).unwrap();
+        }
+        let busy = Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap();
+        let pid = busy.id();
+        s.children.push(busy);
+        for h in HIERS {
+            fs::write(s.dir(h, "a/cgroup.procs"), pid.to_string()).unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let o = opts(&s.name);
+        let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
+        let mut c = Collector::with_hiers(cgtop::run::collector_config(&o, &m, false), hier, &hiers);
+        // as a one-shot run: no watch, no user/system split
+        c.set_watching(false);
+        c.set_cpu_split(false);
+        c.prime(Duration::from_secs(1));
+        let old_inode = fs::metadata(s.dir("unified", "a")).unwrap();
+        let remake = |s: &mut V1Sandbox| {
+            for mut child in s.children.drain(..) {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            let until = Instant::now() + Duration::from_secs(5);
+            for h in HIERS {
+                while fs::remove_dir(s.dir(h, "a")).is_err() && Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                fs::create_dir(s.dir(h, "a")).unwrap();
+            }
+        };
+        if !after_levels {
+            remake(&mut s);
+        }
+        c.read_levels();
+        if after_levels {
+            remake(&mut s);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let r = c.refresh(Duration::from_secs(2));
+        let want = format!("/{}/a", s.name);
+        let i = (r.snapshot.groups.iter())
+            .position(|g| g.path.to_string() == want)
+            .unwrap_or_else(|| panic!("{want} listed (made again after the levels: {after_levels})"));
+        let g = &r.snapshot.groups[i];
+        use std::os::unix::fs::MetadataExt;
+        assert_ne!(g.inode, old_inode.ino(), "the new group's directory");
+        assert_eq!(
+            r.rates[i].cpu_pct, None,
+            "no rate from the old group's counter (after the levels: {after_levels})"
+        );
+        assert_eq!(g.hot.pids_current, Some(0), "its own PIDs (after the levels: {after_levels})");
+        assert_eq!(
+            g.hot.events.and_then(|e| e.populated),
+            Some(false),
+            "its own cgroup.events (after the levels: {after_levels})"
+        );
+    }
 }

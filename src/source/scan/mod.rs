@@ -53,7 +53,7 @@
 use super::hier::Hier;
 use crate::cgroupfs::CgroupType;
 use crate::model::tree::snapshot::fill_memory_limits;
-use crate::model::{GroupPath, GroupSample, HotExtras, ScanCost};
+use crate::model::{GroupPath, GroupSample, HotExtras, HotStats, ScanCost};
 use std::fs::File;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -293,6 +293,13 @@ pub struct Scanner {
     /// Read only the counters rates are computed from
     /// ([`Scanner::set_priming`]).
     priming: bool,
+    /// Read only the files no rate is computed from
+    /// ([`Scanner::read_levels`]).
+    levels_only: bool,
+    /// The level figures [`Scanner::read_levels`] read, by directory
+    /// inode: the next scan reads only the rate counters of these groups
+    /// and takes the rest from here, once.
+    levels: std::collections::HashMap<u64, (GroupPath, HotStats)>,
     /// Read v1 cpuacct's user/system split ([`Scanner::set_cpu_split`]).
     cpu_split: bool,
 }
@@ -349,6 +356,8 @@ impl Scanner {
             preopen_limited: false,
             look: None,
             priming: false,
+            levels_only: false,
+            levels: std::collections::HashMap::new(),
             cpu_split: true,
         }
     }
@@ -393,6 +402,23 @@ impl Scanner {
     /// counters.
     pub fn set_priming(&mut self, on: bool) {
         self.priming = on;
+    }
+
+    /// Reads every file no rate is computed from (memory, PIDs, state,
+    /// cgroup.events, the columns' extras), through the descriptors the
+    /// last walk kept, and keeps those figures for the next scan, which
+    /// then reads only the rate counters of those groups and takes the
+    /// rest from here (a group it finds anew, or under another inode, it
+    /// reads whole). A one-shot run reads them within its interval, after
+    /// the priming read, so that what comes after the interval is a pread
+    /// of each rate counter; the figures are then up to an interval old.
+    /// Walks nothing (a group gone is dropped, one made again under its
+    /// name listed, as by any scan's reads).
+    pub fn read_levels(&mut self) {
+        self.levels_only = true;
+        let (out, _) = self.read_prepared(ScanCost::default());
+        self.levels_only = false;
+        self.levels = out.into_iter().map(|g| (g.inode, (g.path, g.hot))).collect();
     }
 
     /// Whether a v1 cpuacct hierarchy's user/system split is read

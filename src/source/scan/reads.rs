@@ -8,7 +8,7 @@ use super::changes::watch_events;
 use super::hot::{apply, Hot};
 use super::{Entry, EventsWatch, Handle, Scanner};
 use crate::model::tree::path::parent_bytes;
-use crate::model::{GroupSample, HotStats, ScanCost, Unreadable};
+use crate::model::{GroupSample, ScanCost, Unreadable};
 use crate::source::hier::{self, FsError, Hier};
 use std::borrow::Cow;
 use std::fs::File;
@@ -149,6 +149,9 @@ impl Scanner {
         let hier = Arc::clone(&self.hier);
         let table = self.table;
         let priming = self.priming;
+        let levels_only = self.levels_only;
+        // what `read_levels` read: those groups' counters only, now
+        let mut levels = std::mem::take(&mut self.levels);
         // cgroup2's cgroup.events: which watched ones changed (`None`:
         // all may have); watches are set within the cap while watching
         let events_moved = if self.is_v1() {
@@ -164,7 +167,23 @@ impl Scanner {
             if !want(e) {
                 continue;
             }
-            let mut hot = HotStats::default();
+            // the levels of this group as `read_levels` read them (the
+            // same directory: a group made again has another inode), where
+            // a rate counter read now says it is still there (kernfs: a
+            // kept file of a group removed reads ENODEV); a group with none
+            // here (v1 memory, pids, freezer) is read whole, re-reads of
+            // warm descriptors
+            let counted = e.handles.0.iter().any(|&(k, _)| {
+                table
+                    .get(usize::from(k))
+                    .is_some_and(|(kind, _)| kind.counts_for_rates())
+            });
+            let level = levels
+                .remove(&e.inode)
+                .filter(|(p, _)| counted && *p == e.path)
+                .map(|(_, h)| h);
+            let rates_only = priming || level.is_some();
+            let mut hot = level.unwrap_or_default();
             let mut vanished = false;
             // the handles in the table's order (an absent file has none:
             // nothing to look up for it); the group's directory is made
@@ -183,7 +202,12 @@ impl Scanner {
                 }
                 // the baseline of the rates, nothing more: every other
                 // file is read once, by the next scan
-                if priming && !kind.counts_for_rates() {
+                if rates_only && !kind.counts_for_rates() {
+                    continue;
+                }
+                // the levels alone, within the interval: the counters are
+                // read at its end
+                if levels_only && kind.counts_for_rates() {
                     continue;
                 }
                 let events = *kind == Hot::Events;
