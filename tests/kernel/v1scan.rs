@@ -869,3 +869,105 @@ fn a_group_made_again_between_the_priming_read_and_the_output_has_no_old_rate_no
         );
     }
 }
+
+/// The shape of a `--json` group: its keys, and those of its rates.
+fn json_shape(g: &serde_json::Value) -> Vec<String> {
+    let mut keys: Vec<String> = g.as_object().unwrap().keys().cloned().collect();
+    if let Some(r) = g["rates"].as_object() {
+        keys.extend(r.keys().map(|k| format!("rates.{k}")));
+    }
+    keys
+}
+
+#[test]
+fn a_one_shot_run_prints_the_groups_columns_and_rates_of_a_run_of_two() {
+    // `-b -n 1` and `--json -n 1` (priming read, levels read within the
+    // interval, the rate counters at its end) against the second refresh
+    // of a run of two (whose first read is a whole one): the same groups,
+    // the same columns and JSON keys, and a busy loop under a 20 % CPU
+    // quota shown at most at its quota (with room for one period's
+    // rounding over 0.1 s) and above nothing
+    let Some(mut s) = V1Sandbox::or_skip() else {
+        return;
+    };
+    for h in HIERS {
+        for sub in ["a", "a/b", "c"] {
+            fs::create_dir(s.dir(h, sub)).unwrap();
+        }
+    }
+    fs::write(s.dir("cpu", "a/b/cpu.cfs_quota_us"), "20000").unwrap();
+    let busy = Command::new("sh")
+        .args(["-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    let pid = busy.id();
+    s.children.push(busy);
+    for h in HIERS {
+        fs::write(s.dir(h, "a/b/cgroup.procs"), pid.to_string()).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let name = s.name.clone();
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+            .args(args)
+            .args(["-d", "0.1", &name])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let busy_path = format!("/{name}/a/b");
+    // --json: whole, the same groups and keys
+    let one = run(&["--json", "-n", "1"]);
+    let two = run(&["--json", "-n", "2"]);
+    let one: serde_json::Value = serde_json::from_str(&one).expect("one JSON document");
+    let second: serde_json::Value = serde_json::Deserializer::from_str(&two)
+        .into_iter::<serde_json::Value>()
+        .nth(1)
+        .expect("a second document")
+        .unwrap();
+    let groups = |v: &serde_json::Value| v["groups"].as_array().unwrap().clone();
+    let paths = |v: &serde_json::Value| -> Vec<String> {
+        groups(v)
+            .iter()
+            .map(|g| g["path"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(paths(&one), paths(&second), "the groups");
+    assert_eq!(paths(&one).len(), 4);
+    for (a, b) in groups(&one).iter().zip(&groups(&second)) {
+        assert_eq!(json_shape(a), json_shape(b), "the keys of {}", a["path"]);
+    }
+    let busy_json = groups(&one)
+        .into_iter()
+        .find(|g| g["path"] == busy_path.as_str())
+        .unwrap();
+    let cpu = busy_json["rates"]["cpu_pct"].as_f64().unwrap();
+    assert!(cpu > 1.0 && cpu <= 40.0, "--json: a 20 % quota's loop at {cpu} %");
+    // -b: the same columns and groups, the loop's CPU% within its quota
+    let one = run(&["-b", "--kernel-names", "-n", "1"]);
+    let two = run(&["-b", "--kernel-names", "-n", "2"]);
+    let second = two.split("\n\n").nth(1).unwrap();
+    let (t1, r1) = table_of(&one);
+    let (t2, r2) = table_of(second);
+    assert_eq!(t1, t2, "the column titles");
+    let names = |rows: &[String]| -> Vec<String> {
+        rows.iter()
+            .map(|r| r.split('|').next().unwrap_or("").to_owned())
+            .collect()
+    };
+    assert_eq!(names(&r1), names(&r2), "the groups:\n{one}\n{second}");
+    assert_eq!(r1.len(), 4, "{one}");
+    let titles = one.lines().nth(1).unwrap();
+    let at = titles.find("CPU%").unwrap();
+    let row = (one.lines().skip(2))
+        .find(|l| l[..at].trim_end().ends_with('b'))
+        .unwrap_or_else(|| panic!("the loop's row:\n{one}"));
+    let cpu: f64 = row[at..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap_or_else(|_| panic!("a CPU figure: {row}"));
+    assert!(cpu > 1.0 && cpu <= 40.0, "-b: a 20 % quota's loop at {cpu} %:\n{one}");
+}
