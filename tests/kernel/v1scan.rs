@@ -971,3 +971,38 @@ fn a_one_shot_run_prints_the_groups_columns_and_rates_of_a_run_of_two() {
         .unwrap_or_else(|_| panic!("a CPU figure: {row}"));
     assert!(cpu > 1.0 && cpu <= 40.0, "-b: a 20 % quota's loop at {cpu} %:\n{one}");
 }
+
+#[test]
+fn a_one_shot_run_opens_no_level_file_before_the_priming_read_reads_its_counters() {
+    // the priming read's walk opens the rate counters only: cgroup2's
+    // cgroup.events (and the v1 levels, whose hierarchies are walked
+    // after it) are opened after its first counter was read, on the
+    // way to the output's interval rather than to its stamp
+    let Some(s) = counted_sandbox() else {
+        return;
+    };
+    let name = s.name.clone();
+    let Some(text) = strace_of(
+        &["-f", "-qq", "-y", "-e", "trace=openat,openat2,pread64"],
+        &["-b", "-n", "1", "-d", "0.1", &name],
+    ) else {
+        println!("skipped: strace did not run");
+        return;
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let first = |what: &str, call: &str| {
+        lines
+            .iter()
+            .position(|l| l.contains(call) && l.contains(what))
+    };
+    // the priming read's first counter read (strace's -y names the file
+    // a descriptor is of), after every walk of its hierarchies
+    let counter = first("cpu.stat>", "pread64(").expect("a counter read");
+    for level in ["cgroup.events", "memory.usage_in_bytes", "pids.current"] {
+        let open = first(level, "openat").unwrap_or_else(|| panic!("{level} opened"));
+        assert!(
+            open > counter,
+            "{level} opened (line {open}) before the first counter was read (line {counter})"
+        );
+    }
+}
