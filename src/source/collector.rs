@@ -239,6 +239,9 @@ pub struct Collector {
     /// The last refresh was a priming read, and the level figures are
     /// still to be read ([`Collector::read_levels`]).
     levels_due: bool,
+    /// When the TUI's first refresh kept its level figures for the second
+    /// ([`Scanner::set_keep_levels`]).
+    levels_kept: Option<Instant>,
 }
 
 /// The TUI's first frame, before the first refresh: the groups the first
@@ -322,6 +325,7 @@ impl Collector {
             unprimed: false,
             primed: false,
             levels_due: false,
+            levels_kept: None,
         }
     }
 
@@ -1128,6 +1132,13 @@ impl Collector {
         let _ = in_parallel(&mut scanners, true, |s, ()| s.prepare(), |_| ());
     }
 
+    fn set_keep_levels(&mut self, on: bool) {
+        self.scanner.set_keep_levels(on);
+        for (_, s) in &mut self.others {
+            s.set_keep_levels(on);
+        }
+    }
+
     fn set_priming(&mut self, on: bool) {
         self.priming = on;
         self.scanner.set_priming(on);
@@ -1143,6 +1154,24 @@ impl Collector {
             l.steps.clear();
             l.last = thread_cpu_time();
         }
+        // the TUI's first refresh keeps its levels for the second, the
+        // first rates, which then reads the rate counters (where they say
+        // the group is the same one) and shows the levels on screen
+        let keep_levels = self.deferred && self.refreshes == 0;
+        if keep_levels {
+            self.set_keep_levels(true);
+        } else if self
+            .levels_kept
+            .take()
+            .is_some_and(|t| t.elapsed() > LEVELS_KEPT_FOR)
+        {
+            // not the second refresh 200 ms after the first (paused): the
+            // levels kept are too old to show
+            self.scanner.clear_levels();
+            for (_, s) in &mut self.others {
+                s.clear_levels();
+            }
+        }
         let (groups, cost, at) = if let Some(plan) = self.plan {
             self.scan_all(&plan, clock)
         } else {
@@ -1150,6 +1179,10 @@ impl Collector {
             self.lap("scan");
             r
         };
+        if keep_levels {
+            self.set_keep_levels(false);
+            self.levels_kept = Some(Instant::now());
+        }
         if cost.walked {
             self.devices = Arc::new(devices::list(&self.cfg.sys_dev_block));
             self.lap("devices");
@@ -1665,6 +1698,11 @@ pub fn spawn_with<M: From<Collected> + Send + 'static>(
 /// interval (then every interval): CPU and IO are rates, which need two
 /// readings, and the first screen should not show `-` for a whole interval.
 pub const FIRST_INTERVAL: Duration = Duration::from_millis(200);
+
+/// The TUI's first refresh's levels are shown by the second (which then
+/// reads only the rate counters) if it comes within this time; a later
+/// one (paused, a slow host) reads every file.
+const LEVELS_KEPT_FOR: Duration = Duration::from_secs(1);
 
 /// [`spawn_with`] on the clock started at `start` (shared with the event
 /// watcher, whose events are stamped on the same clock). The first

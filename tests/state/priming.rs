@@ -391,3 +391,48 @@ fn after_the_levels_are_read_within_the_interval_the_printed_refresh_rereads_onl
         a.snapshot.cost.files_read
     );
 }
+
+#[test]
+fn the_tuis_second_refresh_reads_the_rate_counters_and_shows_the_first_refreshs_levels() {
+    // the TUI's first rates (`Collector::defer_start_up`): the second
+    // refresh, 200 ms after the first, reads the rate counters and shows
+    // the levels the first read (on screen already) where a counter it
+    // read says the group is the same one; the third reads every file.
+    // A second refresh long after the first (paused) reads every file.
+    for paused in [false, true] {
+        let t = layout();
+        let mut c = collector(t.path(), false);
+        c.defer_start_up();
+        let mut full = collector(t.path(), false);
+        let first = c.refresh(Duration::from_secs(1));
+        full.refresh(Duration::from_secs(1));
+        if paused {
+            std::thread::sleep(Duration::from_millis(1100));
+        }
+        write_counters(t.path(), 2);
+        let app = t.path().join("unified/app");
+        fs::write(app.join("cgroup.events"), "populated 0\nfrozen 1\n").unwrap();
+        let events = |r: &Refresh| {
+            let g = (r.snapshot.groups.iter())
+                .find(|g| g.path.to_string() == "/app")
+                .unwrap();
+            g.hot.events
+        };
+        let second = c.refresh(Duration::from_secs(2));
+        let want = full.refresh(Duration::from_secs(2));
+        assert_eq!(second.rates, want.rates, "the rates of a full read");
+        if paused {
+            assert_eq!(events(&second), events(&want), "read anew after a pause");
+        } else {
+            assert_eq!(
+                events(&second),
+                events(&first),
+                "the levels on screen, not read again"
+            );
+            assert_ne!(events(&want), events(&first));
+            assert!(second.snapshot.cost.files_read < want.snapshot.cost.files_read);
+        }
+        let third = c.refresh(Duration::from_secs(3));
+        assert_eq!(events(&third), events(&want), "the third reads every file");
+    }
+}

@@ -300,6 +300,9 @@ pub struct Scanner {
     /// inode: the next scan reads only the rate counters of these groups
     /// and takes the rest from here, once.
     levels: std::collections::HashMap<u64, (GroupPath, HotStats)>,
+    /// Keep the level figures of the next scan for the one after it
+    /// ([`Scanner::set_keep_levels`]).
+    keep_levels: bool,
     /// Read v1 cpuacct's user/system split ([`Scanner::set_cpu_split`]).
     cpu_split: bool,
 }
@@ -358,6 +361,7 @@ impl Scanner {
             priming: false,
             levels_only: false,
             levels: std::collections::HashMap::new(),
+            keep_levels: false,
             cpu_split: true,
         }
     }
@@ -421,6 +425,14 @@ impl Scanner {
         self.levels = out.into_iter().map(|g| (g.inode, (g.path, g.hot))).collect();
     }
 
+    /// Whether the scans keep their level figures for the next scan, as
+    /// [`Scanner::read_levels`] does: the TUI's first refresh, whose
+    /// levels are on screen when the second (the first rates, 200 ms
+    /// later) reads only the rate counters of the groups they prove.
+    pub fn set_keep_levels(&mut self, on: bool) {
+        self.keep_levels = on;
+    }
+
     /// Whether a v1 cpuacct hierarchy's user/system split is read
     /// (cpuacct.usage_user and cpuacct.usage_sys, else cpuacct.stat); on
     /// by default. Off for an output that shows CPU time whole (`-b`'s
@@ -448,6 +460,7 @@ impl Scanner {
     pub fn set_extras(&mut self, extras: HotExtras) {
         if extras != self.extras {
             self.extras = extras;
+            self.levels.clear();
             self.need_walk = true;
             self.need_full = true;
         }
@@ -478,6 +491,13 @@ impl Scanner {
         self.need_walk = true;
         self.need_full = true;
         self.reread_types = true;
+        self.levels.clear();
+    }
+
+    /// Forgets the level figures kept for the next scan (too old, or
+    /// read with other files wanted): it reads every file.
+    pub fn clear_levels(&mut self) {
+        self.levels.clear();
     }
 
     /// Number of descriptors currently kept open.

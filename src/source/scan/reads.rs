@@ -5,10 +5,10 @@
 
 use super::budget::{count_kept, is_fd_shortage};
 use super::changes::watch_events;
-use super::hot::{apply, Hot};
+use super::hot::{apply, Hot, Table};
 use super::{Entry, EventsWatch, Handle, Scanner};
 use crate::model::tree::path::parent_bytes;
-use crate::model::{GroupSample, ScanCost, Unreadable};
+use crate::model::{GroupSample, HotStats, ScanCost, Unreadable};
 use crate::source::hier::{self, FsError, Hier};
 use std::borrow::Cow;
 use std::fs::File;
@@ -130,6 +130,23 @@ pub(super) fn read_all_at(
     hier::read_capped(f, buf, hier::cap_for(name), multi)
 }
 
+/// The figures of `hot` no rate is computed from (what
+/// [`Scanner::read_levels`] reads): the counters, which the next read
+/// reads again (and v1's blkio counters add up into), are left out.
+fn levels_of(hot: &HotStats, table: Table) -> HotStats {
+    let mut h = hot.clone();
+    h.cpu = None;
+    h.io = None;
+    h.v1.cpu_throttle = None;
+    h.v1.sources.io_own_only = false;
+    h.unreadable.retain(|u| {
+        !table
+            .iter()
+            .any(|(kind, name)| *name == u.file && kind.counts_for_rates())
+    });
+    h
+}
+
 impl Scanner {
     /// Reads the hot files of the entries `want` picks. Entries whose
     /// group is gone are removed (and the next refresh walks); a file gone
@@ -152,6 +169,7 @@ impl Scanner {
         let levels_only = self.levels_only;
         // what `read_levels` read: those groups' counters only, now
         let mut levels = std::mem::take(&mut self.levels);
+        let mut keep = self.keep_levels.then(std::collections::HashMap::new);
         // cgroup2's cgroup.events: which watched ones changed (`None`:
         // all may have); watches are set within the cap while watching
         let events_moved = if self.is_v1() {
@@ -318,6 +336,9 @@ impl Scanner {
             if let Some(io) = hot.io.as_mut() {
                 io.0.shrink_to_fit();
             }
+            if let Some(k) = keep.as_mut() {
+                k.insert(e.inode, (e.path.clone(), levels_of(&hot, table)));
+            }
             out.push(GroupSample {
                 path: e.path.clone(),
                 inode: e.inode,
@@ -335,6 +356,8 @@ impl Scanner {
             buf.shrink_to_fit();
         }
         self.buf = buf;
+        // (a pass of the groups a walk after the first found: added)
+        self.levels.extend(keep.into_iter().flatten());
         self.notify = notify;
         self.notify_tried = notify_tried;
         self.by_events = by_events;
