@@ -419,10 +419,24 @@ impl Scanner {
     /// Walks nothing (a group gone is dropped, one made again under its
     /// name listed, as by any scan's reads).
     pub fn read_levels(&mut self) {
+        // the files a priming walk left unopened (`preopen`): opened and
+        // kept now, within the budget
+        let mut entries = std::mem::take(&mut self.entries);
+        for e in &mut entries {
+            for (k, h) in &mut e.handles.0 {
+                let Some((kind, name)) = self.table.get(usize::from(*k)) else {
+                    continue;
+                };
+                if matches!(h, Handle::Reopen(None)) && !kind.counts_for_rates() {
+                    *h = self.open_handle(&group_dir(&self.root, &e.path).join(name));
+                }
+            }
+        }
+        self.entries = entries;
         self.levels_only = true;
-        let (out, _) = self.read_prepared(ScanCost::default());
+        // the levels are kept by the pass (those of groups with a counter)
+        let _ = self.read_prepared(ScanCost::default());
         self.levels_only = false;
-        self.levels = out.into_iter().map(|g| (g.inode, (g.path, g.hot))).collect();
     }
 
     /// Whether the scans keep their level figures for the next scan, as

@@ -169,7 +169,7 @@ impl Scanner {
         let levels_only = self.levels_only;
         // what `read_levels` read: those groups' counters only, now
         let mut levels = std::mem::take(&mut self.levels);
-        let mut keep = self.keep_levels.then(std::collections::HashMap::new);
+        let mut keep = (self.keep_levels || levels_only).then(std::collections::HashMap::new);
         // cgroup2's cgroup.events: which watched ones changed (`None`:
         // all may have); watches are set within the cap while watching
         let events_moved = if self.is_v1() {
@@ -191,11 +191,14 @@ impl Scanner {
             // kept file of a group removed reads ENODEV); a group with none
             // here (v1 memory, pids, freezer) is read whole, re-reads of
             // warm descriptors
-            let counted = e.handles.0.iter().any(|&(k, _)| {
+            let rates_of = |k: u8| {
                 table
                     .get(usize::from(k))
-                    .is_some_and(|(kind, _)| kind.counts_for_rates())
-            });
+                    .map(|(kind, _)| kind.counts_for_rates())
+            };
+            let counted = e.handles.0.iter().any(|&(k, _)| rates_of(k) == Some(true));
+            // levels worth keeping for the next read: a group with both
+            let leveled = counted && e.handles.0.iter().any(|&(k, _)| rates_of(k) == Some(false));
             let level = levels
                 .remove(&e.inode)
                 .filter(|(p, _)| counted && *p == e.path)
@@ -336,7 +339,7 @@ impl Scanner {
             if let Some(io) = hot.io.as_mut() {
                 io.0.shrink_to_fit();
             }
-            if let Some(k) = keep.as_mut() {
+            if let Some(k) = keep.as_mut().filter(|_| leveled) {
                 k.insert(e.inode, (e.path.clone(), levels_of(&hot, table)));
             }
             out.push(GroupSample {
