@@ -427,12 +427,17 @@ impl Scanner {
                 let Some((kind, name)) = self.table.get(usize::from(*k)) else {
                     continue;
                 };
-                if matches!(h, Handle::Reopen(None)) && !kind.counts_for_rates() {
-                    *h = self.open_handle(&group_dir(&self.root, &e.path).join(name));
+                if matches!(h, Handle::Reopen(None)) && !kind.counts_for_rates() && self.room() {
+                    let file = group_dir(&self.root, &e.path).join(name);
+                    if let Ok(f) = self.hier.open_read_kernfs(&file) {
+                        self.kept += 1;
+                        *h = Handle::Kept(f);
+                    }
                 }
             }
         }
         self.entries = entries;
+        self.publish();
         self.levels_only = true;
         // the levels are kept by the pass (those of groups with a counter)
         let _ = self.read_prepared(ScanCost::default());
