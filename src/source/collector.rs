@@ -1089,9 +1089,11 @@ impl Collector {
         let unprimed = std::mem::take(&mut self.unprimed);
         let plan = self.plan;
         let walk: Vec<bool> = std::iter::once(false)
-            .chain(self.others.iter().map(|(id, _)| {
-                unprimed && plan.is_some_and(|p| !reads_rates(&p, *id))
-            }))
+            .chain(
+                self.others
+                    .iter()
+                    .map(|(id, _)| unprimed && plan.is_some_and(|p| !reads_rates(&p, *id))),
+            )
             .collect();
         let mut scanners: Vec<&mut Scanner> = std::iter::once(&mut self.scanner)
             .chain(self.others.iter_mut().map(|(_, s)| s))

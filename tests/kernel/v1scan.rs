@@ -822,7 +822,8 @@ fn a_group_made_again_between_the_priming_read_and_the_output_has_no_old_rate_no
         std::thread::sleep(Duration::from_millis(300));
         let o = opts(&s.name);
         let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
-        let mut c = Collector::with_hiers(cgtop::run::collector_config(&o, &m, false), hier, &hiers);
+        let mut c =
+            Collector::with_hiers(cgtop::run::collector_config(&o, &m, false), hier, &hiers);
         // as a one-shot run: no watch, no user/system split
         c.set_watching(false);
         c.set_cpu_split(false);
@@ -853,15 +854,24 @@ fn a_group_made_again_between_the_priming_read_and_the_output_has_no_old_rate_no
         let want = format!("/{}/a", s.name);
         let i = (r.snapshot.groups.iter())
             .position(|g| g.path.to_string() == want)
-            .unwrap_or_else(|| panic!("{want} listed (made again after the levels: {after_levels})"));
+            .unwrap_or_else(|| {
+                panic!("{want} listed (made again after the levels: {after_levels})")
+            });
         let g = &r.snapshot.groups[i];
-        use std::os::unix::fs::MetadataExt;
-        assert_ne!(g.inode, old_inode.ino(), "the new group's directory");
+        assert_ne!(
+            g.inode,
+            std::os::unix::fs::MetadataExt::ino(&old_inode),
+            "the new group's directory"
+        );
         assert_eq!(
             r.rates[i].cpu_pct, None,
             "no rate from the old group's counter (after the levels: {after_levels})"
         );
-        assert_eq!(g.hot.pids_current, Some(0), "its own PIDs (after the levels: {after_levels})");
+        assert_eq!(
+            g.hot.pids_current,
+            Some(0),
+            "its own PIDs (after the levels: {after_levels})"
+        );
         assert_eq!(
             g.hot.events.and_then(|e| e.populated),
             Some(false),
@@ -943,7 +953,10 @@ fn a_one_shot_run_prints_the_groups_columns_and_rates_of_a_run_of_two() {
         .find(|g| g["path"] == busy_path.as_str())
         .unwrap();
     let cpu = busy_json["rates"]["cpu_pct"].as_f64().unwrap();
-    assert!(cpu > 1.0 && cpu <= 40.0, "--json: a 20 % quota's loop at {cpu} %");
+    assert!(
+        cpu > 1.0 && cpu <= 40.0,
+        "--json: a 20 % quota's loop at {cpu} %"
+    );
     // -b: the same columns and groups, the loop's CPU% within its quota
     let one = run(&["-b", "--kernel-names", "-n", "1"]);
     let two = run(&["-b", "--kernel-names", "-n", "2"]);
@@ -969,7 +982,10 @@ fn a_one_shot_run_prints_the_groups_columns_and_rates_of_a_run_of_two() {
         .unwrap()
         .parse()
         .unwrap_or_else(|_| panic!("a CPU figure: {row}"));
-    assert!(cpu > 1.0 && cpu <= 40.0, "-b: a 20 % quota's loop at {cpu} %:\n{one}");
+    assert!(
+        cpu > 1.0 && cpu <= 40.0,
+        "-b: a 20 % quota's loop at {cpu} %:\n{one}"
+    );
 }
 
 #[test]

@@ -383,7 +383,10 @@ fn after_the_levels_are_read_within_the_interval_the_printed_refresh_rereads_onl
         hot_b.events, hot_before.events,
         "cgroup.events as the interval read it"
     );
-    assert_ne!(hot_a.events, hot_before.events, "a full read sees the change");
+    assert_ne!(
+        hot_a.events, hot_before.events,
+        "a full read sees the change"
+    );
     assert!(
         b.snapshot.cost.files_read < a.snapshot.cost.files_read,
         "fewer files read after the interval: {} against {}",
