@@ -300,6 +300,9 @@ pub struct Scanner {
     /// inode: the next scan reads only the rate counters of these groups
     /// and takes the rest from here, once.
     levels: std::collections::HashMap<u64, (GroupPath, HotStats)>,
+    /// The files a priming walk left unopened, by directory inode and
+    /// table index ([`Scanner::open_deferred`]).
+    deferred_opens: Vec<(u64, u8)>,
     /// Keep the level figures of the next scan for the one after it
     /// ([`Scanner::set_keep_levels`]).
     keep_levels: bool,
@@ -362,6 +365,7 @@ impl Scanner {
             levels_only: false,
             levels: std::collections::HashMap::new(),
             keep_levels: false,
+            deferred_opens: Vec::new(),
             cpu_split: true,
         }
     }
@@ -419,15 +423,30 @@ impl Scanner {
     /// Walks nothing (a group gone is dropped, one made again under its
     /// name listed, as by any scan's reads).
     pub fn read_levels(&mut self) {
-        // the files a priming walk left unopened (`preopen`): opened and
-        // kept now, within the budget
+        self.levels_only = true;
+        // the levels are kept by the pass (those of groups with a counter)
+        let _ = self.read_prepared(ScanCost::default());
+        self.levels_only = false;
+    }
+
+    /// Opens, and keeps within the budget, the files a priming walk left
+    /// unopened (`preopen`): before the first read that reads them.
+    fn open_deferred(&mut self) {
+        let mut deferred = std::mem::take(&mut self.deferred_opens);
+        if deferred.is_empty() {
+            return;
+        }
+        deferred.sort_unstable();
         let mut entries = std::mem::take(&mut self.entries);
         for e in &mut entries {
             for (k, h) in &mut e.handles.0 {
-                let Some((kind, name)) = self.table.get(usize::from(*k)) else {
+                let Some((_, name)) = self.table.get(usize::from(*k)) else {
                     continue;
                 };
-                if matches!(h, Handle::Reopen(None)) && !kind.counts_for_rates() && self.room() {
+                if matches!(h, Handle::Reopen(None))
+                    && deferred.binary_search(&(e.inode, *k)).is_ok()
+                    && self.room()
+                {
                     let file = group_dir(&self.root, &e.path).join(name);
                     if let Ok(f) = self.hier.open_read_kernfs(&file) {
                         self.kept += 1;
@@ -438,10 +457,6 @@ impl Scanner {
         }
         self.entries = entries;
         self.publish();
-        self.levels_only = true;
-        // the levels are kept by the pass (those of groups with a counter)
-        let _ = self.read_prepared(ScanCost::default());
-        self.levels_only = false;
     }
 
     /// Whether the scans keep their level figures for the next scan, as
@@ -569,6 +584,9 @@ impl Scanner {
     /// A scan's second half, after [`Scanner::prepare`]: reads the
     /// counters.
     pub fn read_prepared(&mut self, mut cost: ScanCost) -> (Vec<GroupSample>, ScanCost) {
+        if !self.priming {
+            self.open_deferred();
+        }
         let mut pass = self.read_pass(|_| true, &mut cost);
         let mut any_gone = pass.gone;
         if pass.recreated {

@@ -262,6 +262,9 @@ impl Scanner {
             // way to it
             if self.priming && !kind.counts_for_rates() {
                 p.handles[k] = Some(Handle::Reopen(None));
+                if let Ok(k) = u8::try_from(k) {
+                    self.deferred_opens.push((inode, k));
+                }
                 continue;
             }
             p.handles[k] = Some(if self.room() {
