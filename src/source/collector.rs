@@ -1041,7 +1041,7 @@ impl Collector {
     /// refresh's rates, for a run whose first output must have rates
     /// (`-b`, `--json`). The hierarchies those rates come from are walked
     /// as by a refresh (the directories listed, the hot files opened and
-    /// kept; the others by [`Collector::walk_unprimed`] after it), but
+    /// kept; the others by [`Collector::read_levels`] after it), but
     /// only the counters rates are computed from are read
     /// (`Scanner::set_priming`;
     /// with cpu.stat.local, memory.events' "since start" baseline and the
@@ -1117,10 +1117,9 @@ impl Collector {
     /// left alone (no rate is computed from their files: v1 memory, pids,
     /// freezer, those listed only), listing their directories and opening
     /// their files as their first scan would, so that the printed refresh
-    /// only reads. `batch` calls it within the first interval, which
-    /// counts from the priming read's counters: on an idle machine the
-    /// walks cost the output nothing. Without it, the next refresh walks
-    /// them.
+    /// only reads ([`Collector::read_levels`] does it too, and reads the
+    /// levels; `batch` calls that). Without either, the next refresh
+    /// walks them.
     pub fn walk_unprimed(&mut self) {
         let Some(plan) = self.plan.filter(|_| std::mem::take(&mut self.unprimed)) else {
             return;
