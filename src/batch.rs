@@ -371,9 +371,20 @@ pub fn run_ordered(
         // a one-shot run (no event can be printed): the rates' baseline
         // reads only the counters they are computed from, every other
         // file once, by the printed refresh
+        let began = start.elapsed();
         let at = c.prime_timed(start);
-        // within the first interval, which counts from the counters' stamp
-        c.walk_unprimed();
+        // within the first interval, which counts from the counters'
+        // stamp: the other hierarchies' walks and every level figure,
+        // read as late as leaves them time (about what the priming read
+        // took), so that after the interval only the rate counters are
+        // read, and the levels printed are at most that old
+        let lead = start.elapsed().saturating_sub(began);
+        let since = start.elapsed().saturating_sub(at);
+        let early = opts.interval.saturating_sub(since).saturating_sub(lead);
+        if !early.is_zero() && !wait(early) {
+            return Ok(());
+        }
+        c.read_levels();
         (at, None)
     };
     let mut n = 0u64;

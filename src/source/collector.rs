@@ -236,6 +236,12 @@ pub struct Collector {
     /// hierarchy side by side, as the first does (its reads are the first
     /// of most files; a one-shot run prints it).
     primed: bool,
+    /// The last refresh was a priming read, and the level figures are
+    /// still to be read ([`Collector::read_levels`]).
+    levels_due: bool,
+    /// When the TUI's first refresh kept its level figures for the second
+    /// ([`Scanner::set_keep_levels`]).
+    levels_kept: Option<Instant>,
 }
 
 /// The TUI's first frame, before the first refresh: the groups the first
@@ -318,6 +324,8 @@ impl Collector {
             priming: false,
             unprimed: false,
             primed: false,
+            levels_due: false,
+            levels_kept: None,
         }
     }
 
@@ -1037,7 +1045,7 @@ impl Collector {
     /// refresh's rates, for a run whose first output must have rates
     /// (`-b`, `--json`). The hierarchies those rates come from are walked
     /// as by a refresh (the directories listed, the hot files opened and
-    /// kept; the others by [`Collector::walk_unprimed`] after it), but
+    /// kept; the others by [`Collector::read_levels`] after it), but
     /// only the counters rates are computed from are read
     /// (`Scanner::set_priming`;
     /// with cpu.stat.local, memory.events' "since start" baseline and the
@@ -1063,17 +1071,59 @@ impl Collector {
         self.set_priming(false);
         self.unprimed = self.plan.is_some();
         self.primed = self.plan.is_some();
+        self.levels_due = true;
         r.snapshot.at
+    }
+
+    /// After [`Collector::prime`]: walks the hierarchies the priming read
+    /// left alone (as [`Collector::walk_unprimed`]) and reads every figure
+    /// no rate is computed from (memory, PIDs, state, cgroup.events: the
+    /// first read of most files, the costly one), every hierarchy side by
+    /// side ([`Scanner::read_levels`]). The next refresh then reads only
+    /// the rate counters, a pread of each kept descriptor, and shows the
+    /// levels read here (a group found anew or made again since is read
+    /// whole). `batch` calls it within the first interval, so that what
+    /// follows the interval is those preads and the output: the levels
+    /// are then read less than an interval before they are printed. Once
+    /// after a priming read; nothing otherwise.
+    pub fn read_levels(&mut self) {
+        if !std::mem::take(&mut self.levels_due) {
+            return;
+        }
+        let unprimed = std::mem::take(&mut self.unprimed);
+        let plan = self.plan;
+        let walk: Vec<bool> = std::iter::once(false)
+            .chain(
+                self.others
+                    .iter()
+                    .map(|(id, _)| unprimed && plan.is_some_and(|p| !reads_rates(&p, *id))),
+            )
+            .collect();
+        let mut scanners: Vec<&mut Scanner> = std::iter::once(&mut self.scanner)
+            .chain(self.others.iter_mut().map(|(_, s)| s))
+            .collect();
+        // not the next refresh's cost, as the walks' (its cost is what it
+        // reads after the interval)
+        let _ = in_parallel(
+            &mut scanners,
+            true,
+            |s, walk| {
+                if walk {
+                    let _ = s.prepare();
+                }
+                s.read_levels();
+            },
+            |k| walk[k],
+        );
     }
 
     /// After [`Collector::prime`]: walks the hierarchies the priming read
     /// left alone (no rate is computed from their files: v1 memory, pids,
     /// freezer, those listed only), listing their directories and opening
     /// their files as their first scan would, so that the printed refresh
-    /// only reads. `batch` calls it within the first interval, which
-    /// counts from the priming read's counters: on an idle machine the
-    /// walks cost the output nothing. Without it, the next refresh walks
-    /// them.
+    /// only reads ([`Collector::read_levels`] does it too, and reads the
+    /// levels; `batch` calls that). Without either, the next refresh
+    /// walks them.
     pub fn walk_unprimed(&mut self) {
         let Some(plan) = self.plan.filter(|_| std::mem::take(&mut self.unprimed)) else {
             return;
@@ -1085,6 +1135,13 @@ impl Collector {
         // what the walks cost is not the next refresh's (its cost is its
         // reads, as after any refresh that found nothing to list)
         let _ = in_parallel(&mut scanners, true, |s, ()| s.prepare(), |_| ());
+    }
+
+    fn set_keep_levels(&mut self, on: bool) {
+        self.scanner.set_keep_levels(on);
+        for (_, s) in &mut self.others {
+            s.set_keep_levels(on);
+        }
     }
 
     fn set_priming(&mut self, on: bool) {
@@ -1102,6 +1159,24 @@ impl Collector {
             l.steps.clear();
             l.last = thread_cpu_time();
         }
+        // the TUI's first refresh keeps its levels for the second, the
+        // first rates, which then reads the rate counters (where they say
+        // the group is the same one) and shows the levels on screen
+        let keep_levels = self.deferred && self.refreshes == 0;
+        if keep_levels {
+            self.set_keep_levels(true);
+        } else if self
+            .levels_kept
+            .take()
+            .is_some_and(|t| t.elapsed() > LEVELS_KEPT_FOR)
+        {
+            // not the second refresh 200 ms after the first (paused): the
+            // levels kept are too old to show
+            self.scanner.clear_levels();
+            for (_, s) in &mut self.others {
+                s.clear_levels();
+            }
+        }
         let (groups, cost, at) = if let Some(plan) = self.plan {
             self.scan_all(&plan, clock)
         } else {
@@ -1109,6 +1184,10 @@ impl Collector {
             self.lap("scan");
             r
         };
+        if keep_levels {
+            self.set_keep_levels(false);
+            self.levels_kept = Some(Instant::now());
+        }
         if cost.walked {
             self.devices = Arc::new(devices::list(&self.cfg.sys_dev_block));
             self.lap("devices");
@@ -1624,6 +1703,11 @@ pub fn spawn_with<M: From<Collected> + Send + 'static>(
 /// interval (then every interval): CPU and IO are rates, which need two
 /// readings, and the first screen should not show `-` for a whole interval.
 pub const FIRST_INTERVAL: Duration = Duration::from_millis(200);
+
+/// The TUI's first refresh's levels are shown by the second (which then
+/// reads only the rate counters) if it comes within this time; a later
+/// one (paused, a slow host) reads every file.
+const LEVELS_KEPT_FOR: Duration = Duration::from_secs(1);
 
 /// [`spawn_with`] on the clock started at `start` (shared with the event
 /// watcher, whose events are stamped on the same clock). The first

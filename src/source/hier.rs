@@ -601,6 +601,18 @@ impl Hier {
         self.open_read_ino(rel).map(|(f, _)| f)
     }
 
+    /// [`Hier::open_read`], without its `fstat` on a root verified to be
+    /// cgroupfs: opened with `RESOLVE_NO_XDEV`, the file is kernfs's, as
+    /// [`GroupDir::open_read`]'s (what a scanner keeps open).
+    pub fn open_read_kernfs(&self, rel: &Path) -> Result<File, FsError> {
+        if self.kernfs {
+            if let Some(fd) = open_same_mount(self.root()?, rel, READ_FLAGS)? {
+                return Ok(File::from(fd));
+            }
+        }
+        self.open_read(rel)
+    }
+
     /// [`Hier::open_read`], with the file's inode from the same `fstat`
     /// (no extra system call): a file made anew under the same name (its
     /// group removed and created again) has another one.

@@ -580,10 +580,14 @@ fn reads_of(args: &[&str], names: &[&str]) -> Option<Vec<usize>> {
 }
 
 #[test]
-fn a_one_shot_run_reads_each_level_once_and_each_rate_counter_twice() {
+fn a_one_shot_run_reads_each_rate_counter_twice_and_cgroup2_levels_once() {
     // the priming read reads only what rates are computed from (cpuacct's
-    // and the cpu hierarchy's counters, blkio's); memory, PIDs and the
-    // freezer's state are read once, by the printed refresh
+    // and the cpu hierarchy's counters, blkio's); the levels are read
+    // within the interval (`Collector::read_levels`): cgroup2's
+    // cgroup.events once, as the printed refresh's read of the group's
+    // cpu.stat says it is the same group; memory, PIDs and the freezer's
+    // state again by the printed refresh (a v1 hierarchy with no rate
+    // counter: that read is what says the group is still there)
     let Some(s) = counted_sandbox() else {
         return;
     };
@@ -610,8 +614,9 @@ fn a_one_shot_run_reads_each_level_once_and_each_rate_counter_twice() {
         };
         // every group below a v1 root has pids.current and freezer.state
         assert_eq!(
-            n, [groups; 4],
-            "cgtop {args:?}: {levels:?} read once a group"
+            n,
+            [2 * groups, 2 * groups, 2 * groups, groups],
+            "cgtop {args:?}: {levels:?} read twice a group (v1), once (cgroup2)"
         );
         let n = reads_of(args, &counters).unwrap();
         // cpu.stat: cgroup2's and the cpu hierarchy's, each twice
@@ -788,4 +793,232 @@ fn the_exporter_keeps_its_files_between_scrapes_and_follows_groups_made_and_remo
     let (gone, text) = scrape();
     assert!(!text.contains(&a_max), "{text}");
     assert_eq!(gone, alone, "a's files closed");
+}
+
+/// `-b -n 1`'s reading (`Collector::prime`, `read_levels` within the
+/// interval, then the printed refresh): a group removed and made again
+/// under its name between the priming read and the output, before or
+/// after the level figures were read, is shown as the new group: no CPU
+/// rate from the old group's counter, and its own levels (no process,
+/// not populated), not the old group's.
+#[test]
+fn a_group_made_again_between_the_priming_read_and_the_output_has_no_old_rate_nor_levels() {
+    for after_levels in [false, true] {
+        let Some(mut s) = V1Sandbox::or_skip() else {
+            return;
+        };
+        for h in HIERS {
+            fs::create_dir(s.dir(h, "a")).unwrap();
+        }
+        let busy = Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap();
+        let pid = busy.id();
+        s.children.push(busy);
+        for h in HIERS {
+            fs::write(s.dir(h, "a/cgroup.procs"), pid.to_string()).unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        let o = opts(&s.name);
+        let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
+        let mut c =
+            Collector::with_hiers(cgtop::run::collector_config(&o, &m, false), hier, &hiers);
+        // as a one-shot run: no watch, no user/system split
+        c.set_watching(false);
+        c.set_cpu_split(false);
+        c.prime(Duration::from_secs(1));
+        let old_inode = fs::metadata(s.dir("unified", "a")).unwrap();
+        let remake = |s: &mut V1Sandbox| {
+            for mut child in s.children.drain(..) {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            let until = Instant::now() + Duration::from_secs(5);
+            for h in HIERS {
+                while fs::remove_dir(s.dir(h, "a")).is_err() && Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                fs::create_dir(s.dir(h, "a")).unwrap();
+            }
+        };
+        if !after_levels {
+            remake(&mut s);
+        }
+        c.read_levels();
+        if after_levels {
+            remake(&mut s);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        let r = c.refresh(Duration::from_secs(2));
+        let want = format!("/{}/a", s.name);
+        let i = (r.snapshot.groups.iter())
+            .position(|g| g.path.to_string() == want)
+            .unwrap_or_else(|| {
+                panic!("{want} listed (made again after the levels: {after_levels})")
+            });
+        let g = &r.snapshot.groups[i];
+        assert_ne!(
+            g.inode,
+            std::os::unix::fs::MetadataExt::ino(&old_inode),
+            "the new group's directory"
+        );
+        assert_eq!(
+            r.rates[i].cpu_pct, None,
+            "no rate from the old group's counter (after the levels: {after_levels})"
+        );
+        assert_eq!(
+            g.hot.pids_current,
+            Some(0),
+            "its own PIDs (after the levels: {after_levels})"
+        );
+        assert_eq!(
+            g.hot.events.and_then(|e| e.populated),
+            Some(false),
+            "its own cgroup.events (after the levels: {after_levels})"
+        );
+    }
+}
+
+/// The shape of a `--json` group: its keys, and those of its rates.
+fn json_shape(g: &serde_json::Value) -> Vec<String> {
+    let mut keys: Vec<String> = g.as_object().unwrap().keys().cloned().collect();
+    if let Some(r) = g["rates"].as_object() {
+        keys.extend(r.keys().map(|k| format!("rates.{k}")));
+    }
+    keys
+}
+
+#[test]
+fn a_one_shot_run_prints_the_groups_columns_and_rates_of_a_run_of_two() {
+    // `-b -n 1` and `--json -n 1` (priming read, levels read within the
+    // interval, the rate counters at its end) against the second refresh
+    // of a run of two (whose first read is a whole one): the same groups,
+    // the same columns and JSON keys, and a busy loop under a 20 % CPU
+    // quota shown at most at its quota (with room for one period's
+    // rounding over 0.1 s) and above nothing
+    let Some(mut s) = V1Sandbox::or_skip() else {
+        return;
+    };
+    for h in HIERS {
+        for sub in ["a", "a/b", "c"] {
+            fs::create_dir(s.dir(h, sub)).unwrap();
+        }
+    }
+    fs::write(s.dir("cpu", "a/b/cpu.cfs_quota_us"), "20000").unwrap();
+    let busy = Command::new("sh")
+        .args(["-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    let pid = busy.id();
+    s.children.push(busy);
+    for h in HIERS {
+        fs::write(s.dir(h, "a/b/cgroup.procs"), pid.to_string()).unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let name = s.name.clone();
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_cgtop"))
+            .args(args)
+            .args(["-d", "0.1", &name])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let busy_path = format!("/{name}/a/b");
+    // --json: whole, the same groups and keys
+    let one = run(&["--json", "-n", "1"]);
+    let two = run(&["--json", "-n", "2"]);
+    let one: serde_json::Value = serde_json::from_str(&one).expect("one JSON document");
+    let second: serde_json::Value = serde_json::Deserializer::from_str(&two)
+        .into_iter::<serde_json::Value>()
+        .nth(1)
+        .expect("a second document")
+        .unwrap();
+    let groups = |v: &serde_json::Value| v["groups"].as_array().unwrap().clone();
+    let paths = |v: &serde_json::Value| -> Vec<String> {
+        groups(v)
+            .iter()
+            .map(|g| g["path"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(paths(&one), paths(&second), "the groups");
+    assert_eq!(paths(&one).len(), 4);
+    for (a, b) in groups(&one).iter().zip(&groups(&second)) {
+        assert_eq!(json_shape(a), json_shape(b), "the keys of {}", a["path"]);
+    }
+    let busy_json = groups(&one)
+        .into_iter()
+        .find(|g| g["path"] == busy_path.as_str())
+        .unwrap();
+    let cpu = busy_json["rates"]["cpu_pct"].as_f64().unwrap();
+    assert!(
+        cpu > 1.0 && cpu <= 40.0,
+        "--json: a 20 % quota's loop at {cpu} %"
+    );
+    // -b: the same columns and groups, the loop's CPU% within its quota
+    let one = run(&["-b", "--kernel-names", "-n", "1"]);
+    let two = run(&["-b", "--kernel-names", "-n", "2"]);
+    let second = two.split("\n\n").nth(1).unwrap();
+    let (t1, r1) = table_of(&one);
+    let (t2, r2) = table_of(second);
+    assert_eq!(t1, t2, "the column titles");
+    let names = |rows: &[String]| -> Vec<String> {
+        rows.iter()
+            .map(|r| r.split('|').next().unwrap_or("").to_owned())
+            .collect()
+    };
+    assert_eq!(names(&r1), names(&r2), "the groups:\n{one}\n{second}");
+    assert_eq!(r1.len(), 4, "{one}");
+    let titles = one.lines().nth(1).unwrap();
+    let at = titles.find("CPU%").unwrap();
+    let row = (one.lines().skip(2))
+        .find(|l| l[..at].trim_end().ends_with('b'))
+        .unwrap_or_else(|| panic!("the loop's row:\n{one}"));
+    let cpu: f64 = row[at..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap_or_else(|_| panic!("a CPU figure: {row}"));
+    assert!(
+        cpu > 1.0 && cpu <= 40.0,
+        "-b: a 20 % quota's loop at {cpu} %:\n{one}"
+    );
+}
+
+#[test]
+fn a_one_shot_run_opens_no_level_file_before_the_priming_read_reads_its_counters() {
+    // the priming read's walk opens the rate counters only: cgroup2's
+    // cgroup.events (and the v1 levels, whose hierarchies are walked
+    // after it) are opened after its first counter was read, on the
+    // way to the output's interval rather than to its stamp
+    let Some(s) = counted_sandbox() else {
+        return;
+    };
+    let name = s.name.clone();
+    let Some(text) = strace_of(
+        &["-f", "-qq", "-y", "-e", "trace=openat,openat2,pread64"],
+        &["-b", "-n", "1", "-d", "0.1", &name],
+    ) else {
+        println!("skipped: strace did not run");
+        return;
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let first = |what: &str, call: &str| {
+        lines
+            .iter()
+            .position(|l| l.contains(call) && l.contains(what))
+    };
+    // the priming read's first counter read (strace's -y names the file
+    // a descriptor is of), after every walk of its hierarchies
+    let counter = first("cpu.stat>", "pread64(").expect("a counter read");
+    for level in ["cgroup.events", "memory.usage_in_bytes", "pids.current"] {
+        let open = first(level, "openat").unwrap_or_else(|| panic!("{level} opened"));
+        assert!(
+            open > counter,
+            "{level} opened (line {open}) before the first counter was read (line {counter})"
+        );
+    }
 }

@@ -222,7 +222,13 @@ fn shown(r: &Refresh) -> Vec<String> {
 fn rates_after_a_priming_read_are_those_after_a_full_read() {
     // the hierarchies no rate comes from walked by the next refresh, or
     // between (as `-b` does, within the first interval)
-    for (full_detail, walk_between) in [(false, false), (false, true), (true, true)] {
+    for (full_detail, walk_between, levels_between) in [
+        (false, false, false),
+        (false, true, false),
+        (true, true, false),
+        (false, false, true),
+        (true, false, true),
+    ] {
         let t = layout();
         let mut full = collector(t.path(), full_detail);
         let mut primed = collector(t.path(), full_detail);
@@ -231,6 +237,9 @@ fn rates_after_a_priming_read_are_those_after_a_full_read() {
         primed.prime(Duration::from_secs(1));
         if walk_between {
             primed.walk_unprimed();
+        }
+        if levels_between {
+            primed.read_levels();
         }
         write_counters(t.path(), 2);
         let a = full.refresh(Duration::from_secs(2));
@@ -271,7 +280,8 @@ fn rates_after_a_priming_read_are_those_after_a_full_read() {
         assert_eq!(
             shown(&b),
             shown(&a),
-            "full detail: {full_detail}, walked between: {walk_between}"
+            "full detail: {full_detail}, walked between: {walk_between}, \
+             levels between: {levels_between}"
         );
     }
 }
@@ -286,7 +296,7 @@ fn the_first_wait_of_a_batch_run_counts_from_the_priming_read() {
     let opts = Options {
         start: GroupPath::root(),
         root: Some(t.path().to_path_buf()),
-        interval: Duration::from_secs(5),
+        interval: Duration::from_secs(1),
         depth: None,
         output: Output::Text,
         iterations: Some(2),
@@ -307,17 +317,125 @@ fn the_first_wait_of_a_batch_run_counts_from_the_priming_read() {
         &crate::common::host(),
         &opts,
         |d| {
+            // waited for real: the second part of the first wait is what
+            // is left of the interval after the levels were read
             waits.push(d);
+            std::thread::sleep(d);
             true
         },
     )
     .unwrap();
-    assert_eq!(waits.len(), 2);
+    // the first interval in two: the level figures are read near its end
+    // (about the priming read's time before it), the rate counters at it
+    assert_eq!(waits.len(), 3, "{waits:?}");
+    let first = waits[0] + waits[1];
     assert!(
-        waits[0] < opts.interval && waits[0] > Duration::from_secs(4),
+        first < opts.interval && first > opts.interval / 2,
         "{waits:?}"
     );
-    assert_eq!(waits[1], opts.interval, "later waits are the interval");
+    assert!(
+        waits[0] > opts.interval / 2 && waits[1] < waits[0],
+        "levels read late in the interval: {waits:?}"
+    );
+    assert_eq!(waits[2], opts.interval, "later waits are the interval");
     let text = String::from_utf8(out).unwrap();
     assert_eq!(text.matches("cgtop - refresh").count(), 2, "{text}");
+}
+
+#[test]
+fn after_the_levels_are_read_within_the_interval_the_printed_refresh_rereads_only_what_says_a_group_is_there(
+) {
+    // `-b -n 1`: the level figures are read within the first interval
+    // (`Collector::read_levels`); the printed refresh reads the rate
+    // counters, and takes the levels of a group whose counter it read
+    // from the interval's reading (cgroup2's cgroup.events here); a
+    // hierarchy with no rate counter (v1 memory) is read again, as the
+    // read of a group there is what says it is still there
+    let t = layout();
+    let mut full = collector(t.path(), false);
+    let mut primed = collector(t.path(), false);
+    let before = full.refresh(Duration::from_secs(1));
+    primed.prime(Duration::from_secs(1));
+    primed.read_levels();
+    write_counters(t.path(), 2);
+    let app = t.path().join("unified/app");
+    fs::write(app.join("cgroup.events"), "populated 0\nfrozen 1\n").unwrap();
+    let mem = t.path().join("memory/app/memory.usage_in_bytes");
+    fs::write(&mem, "7340032\n").unwrap();
+    let a = full.refresh(Duration::from_secs(2));
+    let b = primed.refresh(Duration::from_secs(2));
+    let of = |r: &Refresh| {
+        let i = r
+            .snapshot
+            .groups
+            .iter()
+            .position(|g| g.path.to_string() == "/app")
+            .unwrap();
+        (r.snapshot.groups[i].hot.clone(), r.rates[i].clone())
+    };
+    let (hot_a, rates_a) = of(&a);
+    let (hot_b, rates_b) = of(&b);
+    assert_eq!(rates_b, rates_a, "the rates of a full read");
+    assert_eq!(hot_b.cpu, hot_a.cpu, "the counters read now");
+    assert_eq!(hot_b.memory_current, Some(7_340_032), "v1 memory read now");
+    let (hot_before, _) = of(&before);
+    assert_eq!(
+        hot_b.events, hot_before.events,
+        "cgroup.events as the interval read it"
+    );
+    assert_ne!(
+        hot_a.events, hot_before.events,
+        "a full read sees the change"
+    );
+    assert!(
+        b.snapshot.cost.files_read < a.snapshot.cost.files_read,
+        "fewer files read after the interval: {} against {}",
+        b.snapshot.cost.files_read,
+        a.snapshot.cost.files_read
+    );
+}
+
+#[test]
+fn the_tuis_second_refresh_reads_the_rate_counters_and_shows_the_first_refreshs_levels() {
+    // the TUI's first rates (`Collector::defer_start_up`): the second
+    // refresh, 200 ms after the first, reads the rate counters and shows
+    // the levels the first read (on screen already) where a counter it
+    // read says the group is the same one; the third reads every file.
+    // A second refresh long after the first (paused) reads every file.
+    for paused in [false, true] {
+        let t = layout();
+        let mut c = collector(t.path(), false);
+        c.defer_start_up();
+        let mut full = collector(t.path(), false);
+        let first = c.refresh(Duration::from_secs(1));
+        full.refresh(Duration::from_secs(1));
+        if paused {
+            std::thread::sleep(Duration::from_millis(1100));
+        }
+        write_counters(t.path(), 2);
+        let app = t.path().join("unified/app");
+        fs::write(app.join("cgroup.events"), "populated 0\nfrozen 1\n").unwrap();
+        let events = |r: &Refresh| {
+            let g = (r.snapshot.groups.iter())
+                .find(|g| g.path.to_string() == "/app")
+                .unwrap();
+            g.hot.events
+        };
+        let second = c.refresh(Duration::from_secs(2));
+        let want = full.refresh(Duration::from_secs(2));
+        assert_eq!(second.rates, want.rates, "the rates of a full read");
+        if paused {
+            assert_eq!(events(&second), events(&want), "read anew after a pause");
+        } else {
+            assert_eq!(
+                events(&second),
+                events(&first),
+                "the levels on screen, not read again"
+            );
+            assert_ne!(events(&want), events(&first));
+            assert!(second.snapshot.cost.files_read < want.snapshot.cost.files_read);
+        }
+        let third = c.refresh(Duration::from_secs(3));
+        assert_eq!(events(&third), events(&want), "the third reads every file");
+    }
 }

@@ -54,7 +54,7 @@
 use super::hier::Hier;
 use crate::cgroupfs::CgroupType;
 use crate::model::tree::snapshot::fill_memory_limits;
-use crate::model::{GroupPath, GroupSample, HotExtras, ScanCost};
+use crate::model::{GroupPath, GroupSample, HotExtras, HotStats, ScanCost};
 use std::fs::File;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -299,6 +299,19 @@ pub struct Scanner {
     /// Read only the counters rates are computed from
     /// ([`Scanner::set_priming`]).
     priming: bool,
+    /// Read only the files no rate is computed from
+    /// ([`Scanner::read_levels`]).
+    levels_only: bool,
+    /// The level figures [`Scanner::read_levels`] read, by directory
+    /// inode: the next scan reads only the rate counters of these groups
+    /// and takes the rest from here, once.
+    levels: std::collections::HashMap<u64, (GroupPath, HotStats)>,
+    /// The files a priming walk left unopened, by directory inode and
+    /// table index ([`Scanner::open_deferred`]).
+    deferred_opens: Vec<(u64, u8)>,
+    /// Keep the level figures of the next scan for the one after it
+    /// ([`Scanner::set_keep_levels`]).
+    keep_levels: bool,
     /// Read v1 cpuacct's user/system split ([`Scanner::set_cpu_split`]).
     cpu_split: bool,
 }
@@ -356,6 +369,10 @@ impl Scanner {
             preopen_limited: false,
             look: None,
             priming: false,
+            levels_only: false,
+            levels: std::collections::HashMap::new(),
+            keep_levels: false,
+            deferred_opens: Vec::new(),
             cpu_split: true,
         }
     }
@@ -403,6 +420,61 @@ impl Scanner {
         self.priming = on;
     }
 
+    /// Reads every file no rate is computed from (memory, PIDs, state,
+    /// cgroup.events, the columns' extras), through the descriptors the
+    /// last walk kept, and keeps those figures for the next scan, which
+    /// then reads only the rate counters of those groups and takes the
+    /// rest from here (a group it finds anew, or under another inode, it
+    /// reads whole). A one-shot run reads them within its interval, after
+    /// the priming read, so that what comes after the interval is a pread
+    /// of each rate counter; the figures are then up to an interval old.
+    /// Walks nothing (a group gone is dropped, one made again under its
+    /// name listed, as by any scan's reads).
+    pub fn read_levels(&mut self) {
+        self.levels_only = true;
+        // the levels are kept by the pass (those of groups with a counter)
+        let _ = self.read_prepared(ScanCost::default());
+        self.levels_only = false;
+    }
+
+    /// Opens, and keeps within the budget, the files a priming walk left
+    /// unopened (`preopen`): before the first read that reads them.
+    fn open_deferred(&mut self) {
+        let mut deferred = std::mem::take(&mut self.deferred_opens);
+        if deferred.is_empty() {
+            return;
+        }
+        deferred.sort_unstable();
+        let mut entries = std::mem::take(&mut self.entries);
+        for e in &mut entries {
+            for (k, h) in &mut e.handles.0 {
+                let Some((_, name)) = self.table.get(usize::from(*k)) else {
+                    continue;
+                };
+                if matches!(h, Handle::Reopen(None))
+                    && deferred.binary_search(&(e.inode, *k)).is_ok()
+                    && self.room()
+                {
+                    let file = group_dir(&self.root, &e.path).join(name);
+                    if let Ok(f) = self.hier.open_read_kernfs(&file) {
+                        self.kept += 1;
+                        *h = Handle::Kept(f);
+                    }
+                }
+            }
+        }
+        self.entries = entries;
+        self.publish();
+    }
+
+    /// Whether the scans keep their level figures for the next scan, as
+    /// [`Scanner::read_levels`] does: the TUI's first refresh, whose
+    /// levels are on screen when the second (the first rates, 200 ms
+    /// later) reads only the rate counters of the groups they prove.
+    pub fn set_keep_levels(&mut self, on: bool) {
+        self.keep_levels = on;
+    }
+
     /// Whether a v1 cpuacct hierarchy's user/system split is read
     /// (cpuacct.usage_user and cpuacct.usage_sys, else cpuacct.stat); on
     /// by default. Off for an output that shows CPU time whole (`-b`'s
@@ -439,6 +511,7 @@ impl Scanner {
     pub fn set_extras(&mut self, extras: HotExtras) {
         if extras != self.extras {
             self.extras = extras;
+            self.levels.clear();
             self.need_walk = true;
             self.need_full = true;
         }
@@ -469,6 +542,13 @@ impl Scanner {
         self.need_walk = true;
         self.need_full = true;
         self.reread_types = true;
+        self.levels.clear();
+    }
+
+    /// Forgets the level figures kept for the next scan (too old, or
+    /// read with other files wanted): it reads every file.
+    pub fn clear_levels(&mut self) {
+        self.levels.clear();
     }
 
     /// Number of descriptors currently kept open.
@@ -521,6 +601,9 @@ impl Scanner {
     /// A scan's second half, after [`Scanner::prepare`]: reads the
     /// counters.
     pub fn read_prepared(&mut self, mut cost: ScanCost) -> (Vec<GroupSample>, ScanCost) {
+        if !self.priming {
+            self.open_deferred();
+        }
         let mut pass = self.read_pass(|_| true, &mut cost);
         let mut any_gone = pass.gone;
         if pass.recreated {

@@ -5,7 +5,7 @@
 
 use super::budget::{count_kept, is_fd_shortage};
 use super::changes::watch_events;
-use super::hot::{apply, Hot};
+use super::hot::{apply, Hot, Table};
 use super::{Entry, EventsWatch, Handle, Scanner};
 use crate::model::tree::path::parent_bytes;
 use crate::model::{GroupSample, HotStats, ScanCost, Unreadable};
@@ -130,6 +130,23 @@ pub(super) fn read_all_at(
     hier::read_capped(f, buf, hier::cap_for(name), multi)
 }
 
+/// The figures of `hot` no rate is computed from (what
+/// [`Scanner::read_levels`] reads): the counters, which the next read
+/// reads again (and v1's blkio counters add up into), are left out.
+fn levels_of(hot: &HotStats, table: Table) -> HotStats {
+    let mut h = hot.clone();
+    h.cpu = None;
+    h.io = None;
+    h.v1.cpu_throttle = None;
+    h.v1.sources.io_own_only = false;
+    h.unreadable.retain(|u| {
+        !table
+            .iter()
+            .any(|(kind, name)| *name == u.file && kind.counts_for_rates())
+    });
+    h
+}
+
 impl Scanner {
     /// Reads the hot files of the entries `want` picks. Entries whose
     /// group is gone are removed (and the next refresh walks); a file gone
@@ -149,6 +166,10 @@ impl Scanner {
         let hier = Arc::clone(&self.hier);
         let table = self.table;
         let priming = self.priming;
+        let levels_only = self.levels_only;
+        // what `read_levels` read: those groups' counters only, now
+        let mut levels = std::mem::take(&mut self.levels);
+        let mut keep = (self.keep_levels || levels_only).then(std::collections::HashMap::new);
         // cgroup2's cgroup.events: which watched ones changed (`None`:
         // all may have); watches are set within the cap while watching
         let events_moved = if self.is_v1() {
@@ -164,6 +185,25 @@ impl Scanner {
             if !want(e) {
                 continue;
             }
+            // the levels of this group as `read_levels` read them (the
+            // same directory: a group made again has another inode), where
+            // a rate counter read now says it is still there (kernfs: a
+            // kept file of a group removed reads ENODEV); a group with none
+            // here (v1 memory, pids, freezer) is read whole, re-reads of
+            // warm descriptors
+            let rates_of = |k: u8| {
+                table
+                    .get(usize::from(k))
+                    .map(|(kind, _)| kind.counts_for_rates())
+            };
+            let counted = e.handles.0.iter().any(|&(k, _)| rates_of(k) == Some(true));
+            // levels worth keeping for the next read: a group with both
+            let leveled = counted && e.handles.0.iter().any(|&(k, _)| rates_of(k) == Some(false));
+            let level = levels
+                .remove(&e.inode)
+                .filter(|(p, _)| counted && *p == e.path)
+                .map(|(_, h)| h);
+            let rates_only = priming || level.is_some();
             // the sample is filled where it lies in `out` (a whole
             // sample, 400 bytes, is not built aside and copied in), and
             // taken out again if its group is found gone
@@ -171,7 +211,7 @@ impl Scanner {
                 path: e.path.clone(),
                 inode: e.inode,
                 cgroup_type: e.cgroup_type,
-                hot: HotStats::default(),
+                hot: level.unwrap_or_default(),
                 detail: None,
                 identity: None,
             });
@@ -196,7 +236,12 @@ impl Scanner {
                 }
                 // the baseline of the rates, nothing more: every other
                 // file is read once, by the next scan
-                if priming && !kind.counts_for_rates() {
+                if rates_only && !kind.counts_for_rates() {
+                    continue;
+                }
+                // the levels alone, within the interval: the counters are
+                // read at its end
+                if levels_only && kind.counts_for_rates() {
                     continue;
                 }
                 let events = *kind == Hot::Events;
@@ -308,6 +353,9 @@ impl Scanner {
             if let Some(io) = hot.io.as_mut() {
                 io.0.shrink_to_fit();
             }
+            if let Some(k) = keep.as_mut().filter(|_| leveled) {
+                k.insert(e.inode, (e.path.clone(), levels_of(&hot, table)));
+            }
         }
         // a file that grew the buffer (a big cgroup.procs, or one over
         // its cap: 8 MiB read, 16 MiB of room) does not keep it grown
@@ -317,6 +365,8 @@ impl Scanner {
             buf.shrink_to_fit();
         }
         self.buf = buf;
+        // (a pass of the groups a walk after the first found: added)
+        self.levels.extend(keep.into_iter().flatten());
         self.notify = notify;
         self.notify_tried = notify_tried;
         self.by_events = by_events;

@@ -263,6 +263,17 @@ impl Scanner {
             if mask & (1 << k) == 0 || (lazy_procs && *kind == Hot::Procs) {
                 continue;
             }
+            // a priming read's walk opens the rate counters only: the
+            // other files are opened after its stamp, when first read
+            // (`Scanner::read_levels`, within the interval), not on the
+            // way to it
+            if self.priming && !kind.counts_for_rates() {
+                p.handles[k] = Some(Handle::Reopen(None));
+                if let Ok(k) = u8::try_from(k) {
+                    self.deferred_opens.push((inode, k));
+                }
+                continue;
+            }
             p.handles[k] = Some(if self.room() {
                 match dir.open_read(name) {
                     Ok(f) => {
