@@ -354,7 +354,7 @@ impl Scanner {
                 io.0.shrink_to_fit();
             }
             if let Some(k) = keep.as_mut().filter(|_| leveled) {
-                k.insert(e.inode, (e.path.clone(), levels_of(&hot, table)));
+                k.insert(e.inode, (e.path.clone(), levels_of(hot, table)));
             }
         }
         // a file that grew the buffer (a big cgroup.procs, or one over
