@@ -30,8 +30,43 @@ use std::path::Path;
 /// is neither `.` nor `..`, and holds neither `/` nor NUL. A path can
 /// therefore never lead out of the hierarchy, and two different groups
 /// never share a path (`bad\xff` and `bad\u{FFFD}` are two paths).
-#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Default)]
 pub struct GroupPath(std::sync::Arc<[u8]>);
+
+// Compared by bytes, as a derive would; one path shared (a clone of the
+// same `Arc`: the scanner's entry, the snapshot's sample, the rates'
+// baseline) is equal without a look at them. Every steady refresh
+// compares each group's path with its baseline's two or three times
+// (the rates' merge, a sample of the same group, the baseline kept).
+impl PartialEq for GroupPath {
+    fn eq(&self, other: &Self) -> bool {
+        self.shares_bytes_with(other) || self.0 == other.0
+    }
+}
+
+impl Eq for GroupPath {}
+
+impl PartialOrd for GroupPath {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for GroupPath {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        if self.shares_bytes_with(other) {
+            return std::cmp::Ordering::Equal;
+        }
+        self.0.cmp(&other.0)
+    }
+}
+
+// the bytes' hash, as [`Borrow<[u8]>`] needs (a derive's, the same)
+impl std::hash::Hash for GroupPath {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
 
 /// Why a path or a group name was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,6 +263,12 @@ impl GroupPath {
     pub fn ancestors(&self) -> impl Iterator<Item = Self> {
         std::iter::successors(Some(self.clone()), Self::parent)
     }
+
+    /// Whether both are clones of one path (its bytes shared): equal,
+    /// without a look at the bytes.
+    pub fn shares_bytes_with(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// Lets maps keyed by `GroupPath` be searched with a `&[u8]` (the hash of
@@ -284,6 +325,29 @@ impl serde::Serialize for GroupPath {
 mod tests {
     use super::*;
     use crate::model::tree::text::unescape;
+
+    /// A path shared (a clone) and the same bytes made apart compare,
+    /// order and hash alike, and a map keyed by path finds either by
+    /// its bytes.
+    #[test]
+    fn shared_and_separate_paths_compare_by_their_bytes() {
+        use std::hash::BuildHasher;
+        let a = GroupPath::new("system.slice/cron.service");
+        let shared = a.clone();
+        let apart = GroupPath::new("system.slice/cron.service");
+        let other = GroupPath::new("system.slice/cron.servicf");
+        assert!(a.shares_bytes_with(&shared) && !a.shares_bytes_with(&apart));
+        assert_eq!(a, shared);
+        assert_eq!(a, apart);
+        assert_eq!(a.cmp(&apart), std::cmp::Ordering::Equal);
+        assert!(a < other && other > shared);
+        let h = std::collections::hash_map::RandomState::new();
+        assert_eq!(h.hash_one(&a), h.hash_one(&apart));
+        assert_eq!(h.hash_one(&a), h.hash_one(a.as_bytes()));
+        let map: std::collections::HashMap<GroupPath, u8> = [(apart, 1)].into();
+        assert_eq!(map.get(&shared), Some(&1));
+        assert_eq!(map.get(b"system.slice/cron.service".as_slice()), Some(&1));
+    }
 
     #[test]
     fn basics() {
