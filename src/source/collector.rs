@@ -272,7 +272,7 @@ pub const FIRST_LOOK_GROUPS: usize = 400;
 /// `scan` (every hierarchy's listing and reads), `merge` (v1 and hybrid
 /// layouts: one tree of them), `devices`, `baseline` (the first
 /// refresh's memory.events), `export` (`full_detail`: every group read),
-/// `limits`, `rates`, `local` (cpu.stat.local), `inspection`, `keep`
+/// `limits`, `rates`, `inspection`, `local` (cpu.stat.local), `keep`
 /// (who throttles, the next rates' baseline) and `machine`.
 #[derive(Debug, Clone, Default)]
 pub struct Laps {
@@ -1039,7 +1039,15 @@ impl Collector {
     /// their path (the ancestors' cpu.stat, read anyway, says where), and
     /// gives those read on both ends of the window their rate. Nothing on
     /// a kernel without the file (before 6.6).
-    fn read_cpu_stat_local(&mut self, snapshot: &mut Snapshot, rates: &mut [GroupRates]) {
+    /// `inspected`: the inspected group's throttled_usec as this
+    /// refresh's inspection read it (`Some(None)`: not there), not read a
+    /// second time.
+    fn read_cpu_stat_local(
+        &mut self,
+        snapshot: &mut Snapshot,
+        rates: &mut [GroupRates],
+        inspected: Option<Option<u64>>,
+    ) {
         let hier = &self.hier;
         let start_dir = Self::dir_of(&self.cfg.start);
         let has = *self
@@ -1054,18 +1062,21 @@ impl Collector {
             under_throttling(snapshot, rates)
         };
         for (i, g) in snapshot.groups.iter_mut().enumerate() {
-            if !(want[i] || self.inspected.as_ref() == Some(&g.path)) {
+            let is_inspected = self.inspected.as_ref() == Some(&g.path);
+            if !(want[i] || is_inspected) {
                 continue;
             }
-            g.hot.throttled_local_usec = match &g.detail {
+            g.hot.throttled_local_usec = match (&g.detail, inspected) {
                 // read with the group's detail already (every group in
-                // --json): not a second time in the same refresh
-                Some(d) => d
+                // --json), or by its inspection: not a second time in
+                // the same refresh
+                (Some(d), _) => d
                     .keyed
                     .cpu_stat_local
                     .as_ref()
                     .and_then(|k| k.get("throttled_usec")),
-                None => read_cpu_stat_local(&self.hier, Self::dir_of(&g.path))
+                (None, Some(t)) if is_inspected => t,
+                (None, _) => read_cpu_stat_local(&self.hier, Self::dir_of(&g.path))
                     .and_then(|l| l.throttled_usec),
             };
             if let Some(r) = rates.get_mut(i) {
@@ -1292,8 +1303,6 @@ impl Collector {
             self.no_rate_across_a_source_change(&snapshot, &mut step.rates);
         }
         self.lap("rates");
-        self.read_cpu_stat_local(&mut snapshot, &mut step.rates);
-        self.lap("local");
         let every = u64::from(self.cfg.scan.rewalk_every.max(1));
         if self.refreshes % every == 0 {
             // at the pace of the periodic walk, the inspected files are
@@ -1306,6 +1315,13 @@ impl Collector {
             self.inspect(&p, inode, Some(&snapshot), at.as_secs_f64())
         });
         self.lap("inspection");
+        // the inspected group's cpu.stat.local as its inspection read it
+        let inspected_local = inspection.as_ref().map(|f| {
+            let keyed = f.detail.keyed.cpu_stat_local.as_ref();
+            keyed.and_then(|k| k.get("throttled_usec"))
+        });
+        self.read_cpu_stat_local(&mut snapshot, &mut step.rates, inspected_local);
+        self.lap("local");
         // the baseline of the next rates; who throttles
         let (rates, throttling) = self.rater.keep(&snapshot, step);
         self.lap("keep");
