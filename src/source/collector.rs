@@ -1039,14 +1039,13 @@ impl Collector {
     /// their path (the ancestors' cpu.stat, read anyway, says where), and
     /// gives those read on both ends of the window their rate. Nothing on
     /// a kernel without the file (before 6.6).
-    /// `inspected`: the inspected group's throttled_usec as this
-    /// refresh's inspection read it (`Some(None)`: not there), not read a
-    /// second time.
+    /// `inspection`: this refresh's of the inspected group, whose
+    /// cpu.stat.local it read: not read a second time.
     fn read_cpu_stat_local(
         &mut self,
         snapshot: &mut Snapshot,
         rates: &mut [GroupRates],
-        inspected: Option<Option<u64>>,
+        inspection: Option<&Inspection>,
     ) {
         let hier = &self.hier;
         let start_dir = Self::dir_of(&self.cfg.start);
@@ -1066,17 +1065,21 @@ impl Collector {
             if !(want[i] || is_inspected) {
                 continue;
             }
-            g.hot.throttled_local_usec = match (&g.detail, inspected) {
-                // read with the group's detail already (every group in
-                // --json), or by its inspection: not a second time in
-                // the same refresh
-                (Some(d), _) => d
+            // read with the group's detail already (every group in
+            // --json), or by its inspection: not a second time in the
+            // same refresh
+            let read_with = match (&g.detail, inspection) {
+                (Some(d), _) => Some(&**d),
+                (None, Some(f)) if is_inspected => Some(&f.detail),
+                (None, _) => None,
+            };
+            g.hot.throttled_local_usec = match read_with {
+                Some(d) => d
                     .keyed
                     .cpu_stat_local
                     .as_ref()
                     .and_then(|k| k.get("throttled_usec")),
-                (None, Some(t)) if is_inspected => t,
-                (None, _) => read_cpu_stat_local(&self.hier, Self::dir_of(&g.path))
+                None => read_cpu_stat_local(&self.hier, Self::dir_of(&g.path))
                     .and_then(|l| l.throttled_usec),
             };
             if let Some(r) = rates.get_mut(i) {
@@ -1315,12 +1318,7 @@ impl Collector {
             self.inspect(&p, inode, Some(&snapshot), at.as_secs_f64())
         });
         self.lap("inspection");
-        // the inspected group's cpu.stat.local as its inspection read it
-        let inspected_local = inspection.as_ref().map(|f| {
-            let keyed = f.detail.keyed.cpu_stat_local.as_ref();
-            keyed.and_then(|k| k.get("throttled_usec"))
-        });
-        self.read_cpu_stat_local(&mut snapshot, &mut step.rates, inspected_local);
+        self.read_cpu_stat_local(&mut snapshot, &mut step.rates, inspection.as_ref());
         self.lap("local");
         // the baseline of the next rates; who throttles
         let (rates, throttling) = self.rater.keep(&snapshot, step);
