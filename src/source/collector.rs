@@ -8,8 +8,9 @@ use super::devices;
 use super::hier::{self, Hier, Hiers};
 use super::procs::ProcReader;
 use super::read::{
-    read_cpu_max_layout, read_cpu_stat_local, read_detail_layout, read_export, read_export_held,
-    read_export_layout, read_io_cost, read_memory_limits_layout, read_own_limits, KeptReads,
+    read_controllers_kept, read_cpu_stat_local, read_detail_layout, read_detail_layout_kept,
+    read_export, read_export_held, read_export_layout, read_io_cost, read_own_limits,
+    read_path_limits_kept, KeptReads,
 };
 use super::safety;
 use super::scan::{KeptPool, ScanConfig, ScanKind, Scanner, SharedPaths};
@@ -194,6 +195,10 @@ pub struct Collector {
     /// The export reading's descriptors, kept from one refresh to the
     /// next within what the scanners leave of the budget.
     export_kept: KeptReads,
+    /// The inspected group's descriptors (and its ancestors' limits and
+    /// controllers), kept from one refresh to the next: it is read in
+    /// full every refresh. All closed every `rewalk_every` refreshes.
+    inspect_kept: KeptReads,
     /// The budget's pool the export reading publishes its count in, so
     /// that the scanners count it as kept (its slot, after theirs).
     export_pool: Option<(Arc<KeptPool>, usize)>,
@@ -255,6 +260,12 @@ pub struct PartialRefresh {
     pub unlisted: Vec<GroupPath>,
 }
 
+/// The most descriptors the inspection keeps (the inspected group's ~50
+/// files on cgroup2, its ancestors' limits and controllers); on a hybrid
+/// or v1 host the v1 hierarchies' files beyond are opened, read and
+/// closed as before.
+const INSPECTION_KEPT: usize = 128;
+
 /// A first look is taken when the start group has more descendants than
 /// this (by its cgroup.stat): below, the first refresh is as quick.
 pub const FIRST_LOOK_ABOVE: u64 = 300;
@@ -267,7 +278,7 @@ pub const FIRST_LOOK_GROUPS: usize = 400;
 /// `scan` (every hierarchy's listing and reads), `merge` (v1 and hybrid
 /// layouts: one tree of them), `devices`, `baseline` (the first
 /// refresh's memory.events), `export` (`full_detail`: every group read),
-/// `limits`, `rates`, `local` (cpu.stat.local), `inspection`, `keep`
+/// `limits`, `rates`, `inspection`, `local` (cpu.stat.local), `keep`
 /// (who throttles, the next rates' baseline) and `machine`.
 #[derive(Debug, Clone, Default)]
 pub struct Laps {
@@ -310,6 +321,7 @@ impl Collector {
             inspected: None,
             export_reading: false,
             export_kept: KeptReads::default(),
+            inspect_kept: KeptReads::default(),
             export_pool: None,
             has_cpu_stat_local: None,
             proc_dir: None,
@@ -876,9 +888,10 @@ impl Collector {
         self.scanner.kept() + self.others.iter().map(|(_, s)| s.kept()).sum::<usize>()
     }
 
-    /// Descriptors kept open: the scanners' and the export reading's.
+    /// Descriptors kept open: the scanners', the export reading's and the
+    /// inspection's.
     fn kept(&self) -> usize {
-        self.kept_by_scanners() + self.export_kept.len()
+        self.kept_by_scanners() + self.export_kept.len() + self.inspect_kept.len()
     }
 
     fn dir_of(path: &GroupPath) -> &Path {
@@ -935,20 +948,72 @@ impl Collector {
         inode: Option<u64>,
         now_secs: f64,
     ) -> Inspection {
+        self.inspect(path, inode, None, now_secs)
+    }
+
+    /// [`Collector::read_inspection`], the inodes of the group's ancestors
+    /// from `snapshot` where given (this refresh's), else from the last
+    /// refresh's: every file read through the inspection's kept
+    /// descriptors (`inspect_kept`), within what the scanners and the
+    /// export reading leave of the budget.
+    fn inspect(
+        &mut self,
+        path: &GroupPath,
+        inode: Option<u64>,
+        snapshot: Option<&Snapshot>,
+        now_secs: f64,
+    ) -> Inspection {
+        let inode = inode.or_else(|| self.rater.prev()?.find(path).map(|g| g.inode));
+        let inode_of = |a: &GroupPath| match snapshot {
+            Some(s) => s.find(a).map(|g| g.inode),
+            None => self.rater.prev().and_then(|p| p.find(a)).map(|g| g.inode),
+        };
+        let kept = &self.inspect_kept;
+        let room = (self.cfg.scan.max_kept)
+            .saturating_sub(self.kept_by_scanners() + self.export_kept.len())
+            .min(INSPECTION_KEPT);
+        kept.begin(room);
+        kept.group(inode.unwrap_or(0));
         let dir = Self::dir_of(path);
-        let detail = read_detail_layout(&self.hiers, dir, true);
-        let mut memory_limits = Vec::new();
-        let mut cpu_max_path = Vec::new();
-        for a in path.ancestors() {
-            let adir = Self::dir_of(&a);
-            let (max, high) = read_memory_limits_layout(&self.hiers, adir);
-            memory_limits.push((a.clone(), max, high));
-            cpu_max_path.push((a.clone(), read_cpu_max_layout(&self.hiers, adir)));
-            if a == self.cfg.start {
-                break;
+        let detail = read_detail_layout_kept(&self.hiers, dir, true, kept);
+        // the group's own limits are its detail's, read once; its
+        // ancestors', each through its kept descriptors
+        let mut memory_limits = vec![(path.clone(), detail.memory_max, detail.memory_high)];
+        let mut cpu_max_path = vec![(path.clone(), detail.cpu_max)];
+        if *path != self.cfg.start {
+            for a in path.ancestors().skip(1) {
+                kept.group(inode_of(&a).unwrap_or(0));
+                let ((max, high), cpu_max) =
+                    read_path_limits_kept(&self.hiers, Self::dir_of(&a), kept);
+                memory_limits.push((a.clone(), max, high));
+                cpu_max_path.push((a.clone(), cpu_max));
+                if a == self.cfg.start {
+                    break;
+                }
             }
         }
-        let inode = inode.or_else(|| self.rater.prev()?.find(path).map(|g| g.inode));
+        let offered_up: Vec<_> = path
+            .ancestors()
+            .skip(1)
+            .map(|a| {
+                kept.group(inode_of(&a).unwrap_or(0));
+                let c = read_controllers_kept(&self.hier, Self::dir_of(&a), kept);
+                (a, c)
+            })
+            .collect();
+        // the mount root offers every controller the hierarchy has: the
+        // last of the ancestors' (the group's own where it is the root)
+        let top_controllers = match offered_up.last() {
+            Some((a, c)) if a.is_root() => c.clone(),
+            _ if path.is_root() => detail.controllers.clone(),
+            _ => self
+                .hier
+                .read_text(Path::new(crate::cgroupfs::files::CONTROLLERS))
+                .ok()
+                .map(|t| crate::cgroupfs::Controllers::parse(&t)),
+        };
+        // the files of any other group (the selection moved) are closed
+        kept.end();
         let events_since_start = match (detail.memory_events, inode) {
             (Some(ev), Some(ino)) => Some(self.since_start(path, ino, ev)),
             _ => None,
@@ -959,21 +1024,6 @@ impl Collector {
         } else {
             Vec::new()
         };
-        // the mount root offers every controller the hierarchy has
-        let top_controllers = self
-            .hier
-            .read_text(Path::new(crate::cgroupfs::files::CONTROLLERS))
-            .ok()
-            .map(|t| crate::cgroupfs::Controllers::parse(&t));
-        let offered_up = path
-            .ancestors()
-            .skip(1)
-            .map(|a| {
-                let file = Self::dir_of(&a).join(crate::cgroupfs::files::CONTROLLERS);
-                let c = self.hier.read_text(&file).ok();
-                (a, c.map(|t| crate::cgroupfs::Controllers::parse(&t)))
-            })
-            .collect();
         // a group whose path is within one name (NAME_MAX + '/') of
         // PATH_MAX may have children the scan cannot open
         let deep = self.rater.prev().is_some_and(|snap| {
@@ -1001,7 +1051,14 @@ impl Collector {
     /// their path (the ancestors' cpu.stat, read anyway, says where), and
     /// gives those read on both ends of the window their rate. Nothing on
     /// a kernel without the file (before 6.6).
-    fn read_cpu_stat_local(&mut self, snapshot: &mut Snapshot, rates: &mut [GroupRates]) {
+    /// `inspection`: this refresh's of the inspected group, whose
+    /// cpu.stat.local it read: not read a second time.
+    fn read_cpu_stat_local(
+        &mut self,
+        snapshot: &mut Snapshot,
+        rates: &mut [GroupRates],
+        inspection: Option<&Inspection>,
+    ) {
         let hier = &self.hier;
         let start_dir = Self::dir_of(&self.cfg.start);
         let has = *self
@@ -1016,12 +1073,19 @@ impl Collector {
             under_throttling(snapshot, rates)
         };
         for (i, g) in snapshot.groups.iter_mut().enumerate() {
-            if !(want[i] || self.inspected.as_ref() == Some(&g.path)) {
+            let is_inspected = self.inspected.as_ref() == Some(&g.path);
+            if !(want[i] || is_inspected) {
                 continue;
             }
-            g.hot.throttled_local_usec = match &g.detail {
-                // read with the group's detail already (every group in
-                // --json): not a second time in the same refresh
+            // read with the group's detail already (every group in
+            // --json), or by its inspection: not a second time in the
+            // same refresh
+            let read_with = match (&g.detail, inspection) {
+                (Some(d), _) => Some(&**d),
+                (None, Some(f)) if is_inspected => Some(&f.detail),
+                (None, _) => None,
+            };
+            g.hot.throttled_local_usec = match read_with {
                 Some(d) => d
                     .keyed
                     .cpu_stat_local
@@ -1325,13 +1389,20 @@ impl Collector {
             self.no_rate_across_a_source_change(&snapshot, &mut step.rates);
         }
         self.lap("rates");
-        self.read_cpu_stat_local(&mut snapshot, &mut step.rates);
-        self.lap("local");
+        let every = u64::from(self.cfg.scan.rewalk_every.max(1));
+        if self.refreshes % every == 0 {
+            // at the pace of the periodic walk, the inspected files are
+            // opened anew: a permission changed since shows in the raw
+            // editor (a kept file's bits are those of its open)
+            self.inspect_kept.clear();
+        }
         let inspection = self.inspected.clone().filter(|_| !self.priming).map(|p| {
             let inode = snapshot.find(&p).map(|g| g.inode);
-            self.read_inspection(&p, inode, at.as_secs_f64())
+            self.inspect(&p, inode, Some(&snapshot), at.as_secs_f64())
         });
         self.lap("inspection");
+        self.read_cpu_stat_local(&mut snapshot, &mut step.rates, inspection.as_ref());
+        self.lap("local");
         // the baseline of the next rates; who throttles
         let (rates, throttling) = self.rater.keep(&snapshot, step);
         self.lap("keep");

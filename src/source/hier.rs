@@ -622,6 +622,15 @@ impl Hier {
         Ok((File::from(fd), ino))
     }
 
+    /// [`Hier::open_read`], with the file's permission bits from the same
+    /// `fstat` (no extra system call): whether the raw editor offers a
+    /// file read through a kept descriptor ([`super::read::KeptReads`]).
+    pub fn open_read_mode(&self, rel: &Path) -> Result<(File, u32), FsError> {
+        let fd = self.open_at(rel, READ_FLAGS)?;
+        let mode = regular_stat(&fd)?.st_mode & 0o7777;
+        Ok((File::from(fd), mode))
+    }
+
     /// Reads a whole file, at most `cap` bytes (an error beyond).
     pub fn read(&self, rel: &Path, cap: usize) -> Result<Vec<u8>, FsError> {
         let f = self.open_read(rel)?;

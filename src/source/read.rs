@@ -77,11 +77,16 @@ impl Group<'_> {
 /// that is off) are `None`; a group that vanished gives an empty detail.
 /// `raw` also collects the text of every regular file in the directory.
 pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
+    read_detail_kept(hier, dir, raw, None)
+}
+
+/// [`read_detail`] through `kept`'s descriptors where given.
+fn read_detail_kept(hier: &Hier, dir: &Path, raw: bool, kept: Option<&KeptReads>) -> GroupDetail {
     // the raw page first: every file it reads is parsed from that text
     // (the inspected group is read every refresh: about 29 of its ~50
     // files were opened and read twice)
     let (raw_files, writable, texts) = if raw {
-        read_raw_texts(hier, dir)
+        read_raw_texts(hier, dir, kept)
     } else {
         Default::default()
     };
@@ -90,7 +95,7 @@ pub fn read_detail(hier: &Hier, dir: &Path, raw: bool) -> GroupDetail {
         dir,
         errors: RefCell::new(Vec::new()),
         read_before: &texts,
-        kept: None,
+        kept,
     };
     let read = |name: &str| g.read(name);
     let number = |name: &'static str| g.number(name);
@@ -218,6 +223,26 @@ pub fn read_detail_paged(hiers: &Hiers, dir: &Path, raw: bool, page_size: u64) -
     read_layout(hiers, dir, raw, page_size, false, None, None)
 }
 
+/// [`read_detail_layout`] of the inspected group, read every refresh:
+/// every file through `kept`'s descriptors (pread at offset 0, no open,
+/// `fstat` and close a file), within its room.
+pub fn read_detail_layout_kept(
+    hiers: &Hiers,
+    dir: &Path,
+    raw: bool,
+    kept: &KeptReads,
+) -> GroupDetail {
+    read_layout(
+        hiers,
+        dir,
+        raw,
+        procfs::page_size(),
+        false,
+        None,
+        Some(kept),
+    )
+}
+
 /// [`read_export`] on any layout (`cgtop serve` and `--openmetrics` on a
 /// hybrid or v1 host): what the exposition shows and nothing else, each
 /// controller's files from the hierarchy holding it as
@@ -275,7 +300,7 @@ fn read_layout(
         let elsewhere = |c: &str| hiers.layout.holder(c).is_some_and(|id| id != primary_id);
         read_export_where(primary, dir, kept, |c| !elsewhere(c))
     } else {
-        read_detail(primary, dir, raw)
+        read_detail_kept(primary, dir, raw, kept)
     };
     if hiers.layout.v1.is_empty() {
         return d;
@@ -374,7 +399,7 @@ fn read_layout(
             dir,
             errors: RefCell::new(Vec::new()),
             read_before: &[],
-            kept: None,
+            kept,
         };
         d.pids = g
             .read(v1::PROCS)
@@ -391,7 +416,7 @@ fn read_layout(
                 continue;
             }
             let name = m.label();
-            let (files, writable) = read_raw_writable(h, dir);
+            let (files, writable, _) = read_raw_texts(h, dir, kept);
             d.raw
                 .extend(files.into_iter().map(|(f, v)| (format!("{name}:{f}"), v)));
             // the raw editor's v1 files, named as the raw page names them;
@@ -414,14 +439,55 @@ fn read_layout(
 /// memory.limit_in_bytes on v1 (which has no memory.high: its soft limit
 /// only steers reclaim under global pressure, v1 guide memory.rst 7).
 pub fn read_memory_limits_layout(hiers: &Hiers, dir: &Path) -> (Option<Limit>, Option<Limit>) {
+    memory_limits_via(hiers, dir, None)
+}
+
+/// [`read_memory_limits_layout`] and [`read_cpu_max_layout`] of one of the
+/// inspected group's ancestors, read every refresh: through `kept`'s
+/// descriptors.
+pub fn read_path_limits_kept(
+    hiers: &Hiers,
+    dir: &Path,
+    kept: &KeptReads,
+) -> ((Option<Limit>, Option<Limit>), Option<CpuMax>) {
+    (
+        memory_limits_via(hiers, dir, Some(kept)),
+        cpu_max_via(hiers, dir, Some(kept)),
+    )
+}
+
+/// cgroup.controllers of one of the inspected group's ancestors (what it
+/// offers the group), through `kept`'s descriptors.
+pub fn read_controllers_kept(hier: &Hier, dir: &Path, kept: &KeptReads) -> Option<Controllers> {
+    text_via(hier, dir, files::CONTROLLERS, Some(kept)).map(|t| Controllers::parse(&t))
+}
+
+/// `name` in `dir` of `hier`, through `kept` where given, else opened.
+fn text_via(hier: &Hier, dir: &Path, name: &str, kept: Option<&KeptReads>) -> Option<String> {
+    match kept {
+        Some(k) => k.read_text(hier, dir.join(name), name).ok(),
+        None => hier.read_text(&dir.join(name)).ok(),
+    }
+}
+
+fn memory_limits_via(
+    hiers: &Hiers,
+    dir: &Path,
+    kept: Option<&KeptReads>,
+) -> (Option<Limit>, Option<Limit>) {
     match hiers.holder("memory") {
         Some((HierId::V1(_), h)) => {
-            let t = h.read_text(&dir.join(v1::MEMORY_LIMIT)).ok();
+            let t = text_via(h, dir, v1::MEMORY_LIMIT, kept);
             let l =
                 t.and_then(|t| MemLimitV1::parse(v1::MEMORY_LIMIT, &t, procfs::page_size()).ok());
             (l.map(|l| l.0), None)
         }
-        Some((HierId::V2, h)) => read_memory_limits(h, dir),
+        Some((HierId::V2, h)) => {
+            let limit = |name: &'static str| {
+                text_via(h, dir, name, kept).and_then(|t| Limit::parse(name, &t).ok())
+            };
+            (limit(files::MEMORY_MAX), limit(files::MEMORY_HIGH))
+        }
         None => (None, None),
     }
 }
@@ -446,16 +512,22 @@ pub fn read_own_limits(hiers: &Hiers, dir: &Path) -> crate::render::severity::Ow
 /// The CPU bandwidth limit of one group, from the hierarchy holding cpu:
 /// cpu.max on v2, cpu.cfs_quota_us and cpu.cfs_period_us on v1.
 pub fn read_cpu_max_layout(hiers: &Hiers, dir: &Path) -> Option<CpuMax> {
+    cpu_max_via(hiers, dir, None)
+}
+
+fn cpu_max_via(hiers: &Hiers, dir: &Path, kept: Option<&KeptReads>) -> Option<CpuMax> {
     match hiers.holder("cpu")? {
         (HierId::V1(_), h) => {
-            let q = h.read_text(&dir.join(v1::CPU_CFS_QUOTA)).ok()?;
-            let p = h.read_text(&dir.join(v1::CPU_CFS_PERIOD)).ok()?;
+            let q = text_via(h, dir, v1::CPU_CFS_QUOTA, kept)?;
+            let p = text_via(h, dir, v1::CPU_CFS_PERIOD, kept)?;
             Some(v1_limits::cfs_to_cpu_max(
                 CfsQuota::parse(&q).ok()?,
                 v1_limits::parse_cfs_period(&p).ok()?,
             ))
         }
-        (HierId::V2, h) => read_cpu_max(h, dir),
+        (HierId::V2, h) => {
+            text_via(h, dir, files::CPU_MAX, kept).and_then(|t| CpuMax::parse(&t).ok())
+        }
     }
 }
 
@@ -632,13 +704,18 @@ pub type RawFiles = Vec<(String, Result<String, String>)>;
 /// read every refresh, and the two apart cost a second listing and an
 /// open and two `fstat`s per file.
 pub fn read_raw_writable(hier: &Hier, dir: &Path) -> (RawFiles, Vec<String>) {
-    let (raw, writable, _) = read_raw_texts(hier, dir);
+    let (raw, writable, _) = read_raw_texts(hier, dir, None);
     (raw, writable)
 }
 
 /// [`read_raw_writable`], and the whole text of each file read, sorted by
-/// name (the raw page's copy is trimmed).
-fn read_raw_texts(hier: &Hier, dir: &Path) -> (RawFiles, Vec<String>, Vec<(String, String)>) {
+/// name (the raw page's copy is trimmed); through `kept`'s descriptors
+/// where given (the inspected group, read every refresh).
+fn read_raw_texts(
+    hier: &Hier,
+    dir: &Path,
+    kept: Option<&KeptReads>,
+) -> (RawFiles, Vec<String>, Vec<(String, String)>) {
     let Ok(entries) = hier.list(dir) else {
         return Default::default();
     };
@@ -657,7 +734,11 @@ fn read_raw_texts(hier: &Hier, dir: &Path) -> (RawFiles, Vec<String>, Vec<(Strin
         let path = dir.join(&n);
         let mut mode = None;
         if !RAW_SKIP.contains(&n.as_str()) {
-            let v = match hier.read_text_mode(&path) {
+            let got = match kept {
+                Some(k) => k.read_text_mode(hier, path.clone(), &n),
+                None => hier.read_text_mode(&path),
+            };
+            let v = match got {
                 Ok((t, m)) => {
                     mode = Some(m);
                     let trimmed = t.trim_end().to_owned();
@@ -803,6 +884,8 @@ struct KeptFile {
     group: u64,
     /// The last reading that read it.
     reading: u64,
+    /// Its permission bits when it was opened.
+    mode: u32,
 }
 
 impl KeptReads {
@@ -863,6 +946,20 @@ impl KeptReads {
     /// `rel` (whose last component is `name`) of `hier`, through its kept
     /// descriptor, else opened (and kept where there is room).
     fn read_text(&self, hier: &Hier, rel: PathBuf, name: &str) -> Result<String, FsError> {
+        self.read_text_mode(hier, rel, name).map(|(t, _)| t)
+    }
+
+    /// [`KeptReads::read_text`], with the file's permission bits as its
+    /// open found them (the raw editor's writable files). A kept file's
+    /// bits are not looked at again: the inspection's descriptors are
+    /// all closed at the periodic walk's pace (`Collector::refresh`),
+    /// where a chmod shows.
+    fn read_text_mode(
+        &self,
+        hier: &Hier,
+        rel: PathBuf,
+        name: &str,
+    ) -> Result<(String, u32), FsError> {
         let mut k = self.inner();
         let k = &mut *k;
         let cap = super::hier::cap_for(name);
@@ -872,16 +969,16 @@ impl KeptReads {
                 f.reading = k.reading;
                 // single-record files are whole after one short read, as
                 // the scanner reads them; the process lists to the end
-                let multi = matches!(name, "cgroup.procs" | "cgroup.threads");
+                let multi = matches!(name, "cgroup.procs" | "cgroup.threads" | "tasks");
                 match read_capped(&f.file, &mut k.buf, cap, multi) {
-                    Ok(n) => return Ok(text_of(&k.buf[..n])),
+                    Ok(n) => return Ok((text_of(&k.buf[..n]), f.mode)),
                     Err(e) if !e.is_gone() => return Err(e),
                     Err(_) => {}
                 }
             }
             k.files.remove(&key);
         }
-        let f = hier.open_read(&key.1)?;
+        let (f, mode) = hier.open_read_mode(&key.1)?;
         let n = read_capped(&f, &mut k.buf, cap, true)?;
         let text = text_of(&k.buf[..n]);
         if k.files.len() < k.room {
@@ -889,10 +986,11 @@ impl KeptReads {
                 file: f,
                 group: k.group,
                 reading: k.reading,
+                mode,
             };
             k.files.insert(key, kept);
         }
-        Ok(text)
+        Ok((text, mode))
     }
 }
 

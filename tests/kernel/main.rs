@@ -16,6 +16,7 @@ mod vm_common;
 
 mod events;
 mod events_tty;
+mod inspection_reads;
 mod kernel_texts;
 mod mounted_over;
 mod populated_and_frozen;

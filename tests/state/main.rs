@@ -27,6 +27,7 @@ mod flat_view;
 mod honesty;
 mod htop_keys;
 mod identities;
+mod inspection_reads;
 mod layers;
 mod layout;
 mod limits_form;

@@ -142,6 +142,10 @@ fn nearest_throttler(
 /// with a throttling group on their path (the collector reads it only
 /// there, and for the inspected group).
 pub fn under_throttling(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<bool> {
+    // most refreshes of most hosts: no group throttled, no path to look up
+    if !rates.iter().any(throttles) {
+        return vec![false; snapshot.groups.len()];
+    }
     nearest_throttler(snapshot, rates, &parent_indices(&snapshot.groups))
         .into_iter()
         .map(|n| n.is_some())

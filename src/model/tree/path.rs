@@ -331,6 +331,29 @@ mod tests {
     use super::*;
     use crate::model::tree::text::unescape;
 
+    /// A path shared (a clone) and the same bytes made apart compare,
+    /// order and hash alike, and a map keyed by path finds either by
+    /// its bytes.
+    #[test]
+    fn shared_and_separate_paths_compare_by_their_bytes() {
+        use std::hash::BuildHasher;
+        let a = GroupPath::new("system.slice/cron.service");
+        let shared = a.clone();
+        let apart = GroupPath::new("system.slice/cron.service");
+        let other = GroupPath::new("system.slice/cron.servicf");
+        assert!(a.same_copy(&shared) && !a.same_copy(&apart));
+        assert_eq!(a, shared);
+        assert_eq!(a, apart);
+        assert_eq!(a.cmp(&apart), std::cmp::Ordering::Equal);
+        assert!(a < other && other > shared);
+        let h = std::collections::hash_map::RandomState::new();
+        assert_eq!(h.hash_one(&a), h.hash_one(&apart));
+        assert_eq!(h.hash_one(&a), h.hash_one(a.as_bytes()));
+        let map: std::collections::HashMap<GroupPath, u8> = [(apart, 1)].into();
+        assert_eq!(map.get(&shared), Some(&1));
+        assert_eq!(map.get(b"system.slice/cron.service".as_slice()), Some(&1));
+    }
+
     #[test]
     fn basics() {
         let p = GroupPath::new("/system.slice//cron.service/");

@@ -32,6 +32,11 @@ impl Kept {
     /// next window counts from where the ceiling held some back
     /// ([`credit`]); io.stat's list reused.
     fn update(&mut self, g: &GroupSample, base: Option<CpuStat>) {
+        // the same bytes; shared again where a walk made the sample's
+        // anew, so that the next compares are a pointer's
+        if !self.path.same_copy(&g.path) {
+            self.path.clone_from(&g.path);
+        }
         self.inode = g.inode;
         self.cpu = base.or(g.hot.cpu);
         self.throttled_local_usec = g.hot.throttled_local_usec;
