@@ -50,7 +50,7 @@ use crate::model::tree::limits::effective_memory;
 use crate::model::tree::text::{escape, escape_str};
 use crate::model::GroupSample;
 use crate::render::columns::{self, Column};
-use crate::render::fit::{self, fit, fit_path, fit_pieces};
+use crate::render::fit::{self, fit, fit_pieces};
 use crate::render::meter::Meter;
 use crate::render::severity::{self, tightest_cpu_max, Limits};
 use crate::render::units::{bytes_short, MISSING};
@@ -335,7 +335,9 @@ fn header(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             .max(width / 2)
             .max(own)
             .saturating_sub("  from ".len());
-        format!("  from {}", fit_path(&from_path, from_room, "/"))
+        // the operator's own choice, one path for the whole view: no
+        // look-alike to tell apart, so its end is what is kept
+        format!("  from {}", fit::fit_tail(&from_path, from_room))
     };
     // a mount path that does not fit loses whole components from the
     // left (`…/unified`), as a group's path does, before the line is cut
