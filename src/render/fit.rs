@@ -125,8 +125,12 @@ pub fn fit(s: &str, w: usize) -> String {
 ///   the end of the last component (`…/user/…way.service`).
 ///
 /// Two paths whose heads differ in what is shown of them never read the
-/// same. A path without a head (`start` itself, or a group just below
-/// it) loses components from the left (`…/b.service`, [`fit_tail`]).
+/// same. The start itself is cut as from the root (it starts with `/`,
+/// every row below it with `…/` or the start whole); a group just below
+/// it shows as `…/` and its own name (`…/b.service`), never with the
+/// start's last component, which could read as another row's head; a
+/// group of the first level from the root loses components from the
+/// left ([`fit_tail`]).
 pub fn fit_path(s: &str, w: usize, start: &str) -> String {
     if fits(s, w) {
         return s.to_owned();
@@ -136,8 +140,17 @@ pub fn fit_path(s: &str, w: usize, start: &str) -> String {
         .strip_prefix(start)
         .filter(|below| start.len() > 1 && below.starts_with('/'))
         .map_or("", |_| start);
-    let Some((head, rest)) = split_head(&s[base.len()..]) else {
-        return fit_tail(s, w);
+    let below = &s[base.len()..];
+    let Some((head, rest)) = split_head(below) else {
+        if base.is_empty() {
+            return fit_tail(s, w);
+        }
+        // a group just below the start: the start, the same on every
+        // row, as `…` and the group's own name, its end where it is too
+        // wide (cut from the left at a '/', the start's last component
+        // would read as the head of a row further down:
+        // `…/user-1000.slice/session-3.scope`)
+        return fit_left(&format!("…{below}"), w);
     };
     let name = &head[1..];
     let elided = if base.is_empty() { "" } else { "…" };
@@ -468,6 +481,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_group_just_below_the_start_never_reads_as_a_deeper_one() {
+        // the start's last component, kept by a cut from the left, would
+        // read as the head of a deeper row of the same name
+        let start = "/user.slice/user-1000.slice";
+        let child = format!("{start}/session-3.scope");
+        let deeper = format!("{start}/user-1000.slice/session-3.scope");
+        let mut seen_child = false;
+        for w in 10..=width(&deeper) + 1 {
+            let (c, d, s) = (
+                fit_path(&child, w, start),
+                fit_path(&deeper, w, start),
+                fit_path(start, w, start),
+            );
+            for x in [&c, &d, &s] {
+                assert!(width(x) <= w, "{w}: {x}");
+            }
+            assert_ne!(c, d, "{w}");
+            assert_ne!(c, s, "{w}");
+            assert_ne!(d, s, "{w}");
+            seen_child |= c == "…/session-3.scope";
+            // the start's own row, cut as from the root: `/us…/…0.slice`
+            assert!(s.starts_with("/u"), "{w}: {s}");
+        }
+        assert!(seen_child);
+        assert_eq!(fit_path(&child, 10, start), "…n-3.scope");
     }
 
     #[test]
