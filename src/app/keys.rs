@@ -205,6 +205,18 @@ pub(super) fn on_key(app: &mut App, ev: &KeyEvent, fx: &mut Vec<Effect>) {
     // said once a session, when the key said nothing itself, or after
     // its refusal (it did nothing: the habit is the likely reason)
     let hint = keymap::hint_for(ev).filter(|(k, _)| !app.hinted.contains(k));
+    // a write with no row to act on (a filter that matches nothing) does
+    // nothing: say why, not the key's habit from htop, which would read
+    // as if it had asked
+    if action.writes() && !matches!(action, Action::Undo | Action::Redo) && app.rows.is_empty() {
+        let why = if app.filter.is_empty() {
+            "no group shown to act on yet"
+        } else {
+            "no group shown to act on: the filter matches none (Esc clears it)"
+        };
+        app.set_status(Level::Warn, why.to_owned());
+        return;
+    }
     main_action(app, action, fx);
     if let Some((key, words)) = hint {
         let text = match &app.status {

@@ -466,3 +466,21 @@ fn ctrl_l_draws_the_screen_anew() {
     let fx = send(&mut a, &mut c, ctrl('l'));
     assert!(fx.contains(&cgtop::app::Effect::Redraw), "{fx:?}");
 }
+
+#[test]
+fn a_write_key_with_no_row_shown_says_so_not_the_htop_habit() {
+    let (mut a, mut c) = systemd();
+    send(&mut a, &mut c, ch('/'));
+    type_text(&mut a, &mut c, "zzzq");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    assert!(a.rows.is_empty());
+    for k in [ch('K'), key(KeyCode::F(9)), ch('f')] {
+        let fx = send(&mut a, &mut c, k);
+        assert!(matches!(a.mode, Mode::Normal), "{:?}", a.mode);
+        assert!(fx.is_empty(), "{fx:?}");
+        assert_eq!(
+            status(&a),
+            "no group shown to act on: the filter matches none (Esc clears it)"
+        );
+    }
+}
