@@ -458,13 +458,16 @@ impl Scanner {
                     let file = group_dir(&self.root, &e.path).join(name);
                     if let Ok(f) = self.hier.open_read_kernfs(&file) {
                         self.kept += 1;
+                        // the scanners of other hierarchies open theirs
+                        // at the same time (`Collector::read_levels`): each
+                        // sees this one's count as it grows, as `preopen`
+                        self.publish();
                         *h = Handle::Kept(f);
                     }
                 }
             }
         }
         self.entries = entries;
-        self.publish();
     }
 
     /// Whether the scans keep their level figures for the next scan, as
