@@ -559,6 +559,13 @@ impl Scanner {
         self.kept
     }
 
+    /// How many descriptors may be kept in all (this scanner's, and those
+    /// of whatever shares its pool): `ScanConfig::max_kept`, less where
+    /// RLIMIT_NOFILE's soft limit leaves less above [`FD_RESERVE`].
+    pub fn budget(&self) -> usize {
+        self.budget
+    }
+
     /// Reads every group's hot counters. Returns the samples sorted by
     /// path and what it cost (wall and CPU time are filled by the caller,
     /// which owns the clock).
