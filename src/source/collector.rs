@@ -1257,6 +1257,10 @@ impl Collector {
         // first rates, which then reads the rate counters (where they say
         // the group is the same one) and shows the levels on screen
         let keep_levels = self.deferred && self.refreshes == 0;
+        // the age of the levels kept counts from before the scan that
+        // reads them: a first scan of seconds (every file opened) leaves
+        // none that is shown older than `LEVELS_KEPT_FOR`
+        let scan_start = keep_levels.then(Instant::now);
         if keep_levels {
             self.set_keep_levels(true);
         } else if self
@@ -1280,7 +1284,7 @@ impl Collector {
         };
         if keep_levels {
             self.set_keep_levels(false);
-            self.levels_kept = Some(Instant::now());
+            self.levels_kept = scan_start;
         }
         if cost.walked {
             self.devices = Arc::new(devices::list(&self.cfg.sys_dev_block));
