@@ -199,9 +199,11 @@ pub struct Collector {
     /// controllers), kept from one refresh to the next: it is read in
     /// full every refresh. All closed every `rewalk_every` refreshes.
     inspect_kept: KeptReads,
-    /// The budget's pool the export reading publishes its count in, so
-    /// that the scanners count it as kept (its slot, after theirs).
-    export_pool: Option<(Arc<KeptPool>, usize)>,
+    /// The budget's pool the export reading and the inspection publish
+    /// their counts in, so that the scanners count them as kept: the
+    /// export reading's slot, after theirs (the inspection's is the next).
+    /// Made on first use ([`Collector::kept_pool`]).
+    kept_pool: Option<(Arc<KeptPool>, usize)>,
     /// Whether the kernel has cpu.stat.local (Linux 6.6); found out on the
     /// first refresh.
     has_cpu_stat_local: Option<bool>,
@@ -322,7 +324,7 @@ impl Collector {
             export_reading: false,
             export_kept: KeptReads::default(),
             inspect_kept: KeptReads::default(),
-            export_pool: None,
+            kept_pool: None,
             has_cpu_stat_local: None,
             proc_dir: None,
             own_limits: None,
@@ -821,28 +823,53 @@ impl Collector {
     /// (`source::read::read_export_layout`: about 30 instead of about 60).
     /// Their descriptors are kept from one refresh to the next (a scrape
     /// costs preads, as a steady scan does), within the descriptor budget
-    /// the scanners leave (`ScanConfig::max_kept` less what they keep),
+    /// the scanners leave ([`Scanner::budget`] less what they keep),
     /// counted in [`Refresh::kept_fds`].
     pub fn set_export_reading(&mut self, on: bool) {
         self.export_reading = on;
         if !on {
             self.export_kept.clear();
-            if let Some((pool, slot)) = &self.export_pool {
+            if let Some((pool, slot)) = &self.kept_pool {
                 pool.publish(*slot, 0);
             }
             return;
         }
-        if self.export_pool.is_none() {
-            // one budget for the scanners and the exporter's files: a
-            // scanner opens no more while their sum is at the budget (the
-            // scanners publish theirs again at their next scan)
-            let slot = 1 + self.others.len();
-            let pool = KeptPool::new(slot + 1);
-            self.scanner.share_budget(Arc::clone(&pool), 0);
-            for (k, (_, s)) in self.others.iter_mut().enumerate() {
-                s.share_budget(Arc::clone(&pool), k + 1);
-            }
-            self.export_pool = Some((pool, slot));
+        self.kept_pool();
+    }
+
+    /// The pool of the descriptor budget and the export reading's slot in
+    /// it (the inspection's is the next), made on first use: one budget
+    /// for the scanners', the exporter's and the inspection's files, so
+    /// that a scanner opens no more while their sum is at the budget.
+    fn kept_pool(&mut self) -> (Arc<KeptPool>, usize) {
+        if let Some((pool, slot)) = &self.kept_pool {
+            return (Arc::clone(pool), *slot);
+        }
+        let slot = 1 + self.others.len();
+        let pool = KeptPool::new(slot + 2);
+        // what the scanners keep counts at once, not from their next scan
+        self.scanner.share_budget(Arc::clone(&pool), 0);
+        pool.publish(0, self.scanner.kept());
+        for (k, (_, s)) in self.others.iter_mut().enumerate() {
+            s.share_budget(Arc::clone(&pool), k + 1);
+            pool.publish(k + 1, s.kept());
+        }
+        self.kept_pool = Some((Arc::clone(&pool), slot));
+        (pool, slot)
+    }
+
+    /// How many descriptors may be kept in all: the scanners' budget
+    /// (every scanner has the same), which the export reading and the
+    /// inspection share.
+    fn budget(&self) -> usize {
+        self.scanner.budget()
+    }
+
+    /// Closes the inspection's kept descriptors, and says so in the pool.
+    fn close_inspection_files(&mut self) {
+        self.inspect_kept.clear();
+        if let Some((pool, slot)) = &self.kept_pool {
+            pool.publish(slot + 1, 0);
         }
     }
 
@@ -932,6 +959,7 @@ impl Collector {
         self.hiers = hiers;
         // kept by the old handles' addresses
         self.export_kept.clear();
+        self.close_inspection_files();
     }
 
     /// The processes `query` names (a PID, or text in a process's name or
@@ -955,7 +983,8 @@ impl Collector {
     /// from `snapshot` where given (this refresh's), else from the last
     /// refresh's: every file read through the inspection's kept
     /// descriptors (`inspect_kept`), within what the scanners and the
-    /// export reading leave of the budget.
+    /// export reading leave of the budget, and counted in its pool (the
+    /// scanners' next walk keeps that many fewer).
     fn inspect(
         &mut self,
         path: &GroupPath,
@@ -963,13 +992,14 @@ impl Collector {
         snapshot: Option<&Snapshot>,
         now_secs: f64,
     ) -> Inspection {
+        let (pool, slot) = self.kept_pool();
         let inode = inode.or_else(|| self.rater.prev()?.find(path).map(|g| g.inode));
         let inode_of = |a: &GroupPath| match snapshot {
             Some(s) => s.find(a).map(|g| g.inode),
             None => self.rater.prev().and_then(|p| p.find(a)).map(|g| g.inode),
         };
         let kept = &self.inspect_kept;
-        let room = (self.cfg.scan.max_kept)
+        let room = (self.budget())
             .saturating_sub(self.kept_by_scanners() + self.export_kept.len())
             .min(INSPECTION_KEPT);
         kept.begin(room);
@@ -1013,7 +1043,7 @@ impl Collector {
                 .map(|t| crate::cgroupfs::Controllers::parse(&t)),
         };
         // the files of any other group (the selection moved) are closed
-        kept.end();
+        pool.publish(slot + 1, kept.end());
         let events_since_start = match (detail.memory_events, inode) {
             (Some(ev), Some(ino)) => Some(self.since_start(path, ino, ev)),
             _ => None,
@@ -1227,6 +1257,10 @@ impl Collector {
         // first rates, which then reads the rate counters (where they say
         // the group is the same one) and shows the levels on screen
         let keep_levels = self.deferred && self.refreshes == 0;
+        // the age of the levels kept counts from before the scan that
+        // reads them: a first scan of seconds (every file opened) leaves
+        // none that is shown older than `LEVELS_KEPT_FOR`
+        let scan_start = keep_levels.then(Instant::now);
         if keep_levels {
             self.set_keep_levels(true);
         } else if self
@@ -1250,7 +1284,7 @@ impl Collector {
         };
         if keep_levels {
             self.set_keep_levels(false);
-            self.levels_kept = Some(Instant::now());
+            self.levels_kept = scan_start;
         }
         if cost.walked {
             self.devices = Arc::new(devices::list(&self.cfg.sys_dev_block));
@@ -1339,11 +1373,7 @@ impl Collector {
             let export_kept = std::mem::take(&mut self.export_kept);
             let kept = Some(&export_kept);
             if self.export_reading {
-                let room = self
-                    .cfg
-                    .scan
-                    .max_kept
-                    .saturating_sub(self.kept_by_scanners());
+                let room = self.budget().saturating_sub(self.kept_by_scanners());
                 export_kept.begin(room);
             }
             for g in &mut groups {
@@ -1370,7 +1400,7 @@ impl Collector {
             if self.export_reading {
                 // the files of groups gone are closed
                 let n = export_kept.end();
-                if let Some((pool, slot)) = &self.export_pool {
+                if let Some((pool, slot)) = &self.kept_pool {
                     pool.publish(*slot, n);
                 }
             }
@@ -1390,11 +1420,12 @@ impl Collector {
         }
         self.lap("rates");
         let every = u64::from(self.cfg.scan.rewalk_every.max(1));
-        if self.refreshes % every == 0 {
+        if self.refreshes % every == 0 || self.inspected.is_none() {
             // at the pace of the periodic walk, the inspected files are
             // opened anew: a permission changed since shows in the raw
-            // editor (a kept file's bits are those of its open)
-            self.inspect_kept.clear();
+            // editor (a kept file's bits are those of its open); and none
+            // is held once no group is inspected (the detail closed)
+            self.close_inspection_files();
         }
         let inspection = self.inspected.clone().filter(|_| !self.priming).map(|p| {
             let inode = snapshot.find(&p).map(|g| g.inode);
@@ -1888,7 +1919,81 @@ pub fn spawn_from<M: From<Collected> + Send + 'static>(
 
 #[cfg(test)]
 mod tests {
-    use super::count_cpu_list;
+    use super::{count_cpu_list, Collector, CollectorConfig};
+    use crate::model::GroupPath;
+    use crate::source::scan::ScanConfig;
+    use std::path::{Path, PathBuf};
+    use std::time::Duration;
+
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name)
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                copy_dir(&e.path(), &to.join(e.file_name()));
+            } else {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
+    }
+
+    fn collector(root: &Path, max_kept: usize) -> Collector {
+        let mut c = Collector::new(CollectorConfig {
+            root: root.to_path_buf(),
+            start: GroupPath::root(),
+            scan: ScanConfig {
+                max_kept,
+                ..ScanConfig::default()
+            },
+            full_detail: false,
+            sys_dev_block: fixture("sys-dev-block"),
+        });
+        c.set_watching(false);
+        c
+    }
+
+    #[test]
+    fn the_scanners_leave_the_inspections_descriptors_their_room() {
+        // the inspected group's kept files are held while the scanners
+        // walk: a walk that finds more hot files than the budget leaves
+        // keeps no more than the budget less the inspection's, so the sum
+        // never passes the budget into the reserve
+        const GROUP: &str = "system.slice/system-getty.slice/getty@tty1.service";
+        let t = tempfile::tempdir().unwrap();
+        copy_dir(&fixture("pure-v2-systemd"), t.path());
+        let mut plain = collector(t.path(), ScanConfig::default().max_kept);
+        plain.refresh(Duration::ZERO);
+        plain.refresh(Duration::from_secs(1));
+        let budget = plain.kept_by_scanners() + 64;
+        let mut c = collector(t.path(), budget);
+        c.set_inspected(Some(GroupPath::new(GROUP)));
+        c.refresh(Duration::ZERO);
+        c.refresh(Duration::from_secs(1));
+        let held = c.inspect_kept.len();
+        assert!(held > 0, "the inspection keeps its files");
+        // groups made since, with more hot files than the budget leaves
+        for i in 0..40 {
+            copy_dir(
+                &t.path().join(GROUP),
+                &t.path().join(format!("system.slice/extra-{i}.service")),
+            );
+        }
+        c.invalidate();
+        let r = c.refresh(Duration::from_secs(2));
+        assert!(r.snapshot.cost.fd_limited, "the budget is reached");
+        assert!(
+            c.kept_by_scanners() + held <= budget,
+            "{} kept by the scanners beside the inspection's {held}, budget {budget}",
+            c.kept_by_scanners()
+        );
+        assert!(r.kept_fds <= budget, "{} kept in all", r.kept_fds);
+    }
 
     #[test]
     fn cpu_lists() {

@@ -112,3 +112,21 @@ fn a_group_made_again_under_its_name_is_read_from_its_new_files() {
     assert_eq!(f.detail.memory_max, Some(Limit::Value(4096)));
     assert_eq!(raw(&f, "memory.max"), "4096");
 }
+
+#[test]
+fn the_inspections_descriptors_are_closed_when_no_group_is_inspected() {
+    let t = common::copy_fixture("pure-v2-systemd");
+    let mut c = common::collector(t.path());
+    c.set_inspected(Some(GroupPath::new(GROUP)));
+    common::refresh(&mut c, 0.0);
+    let inspecting = common::refresh(&mut c, 1.0).kept_fds;
+    // the detail closed: its files are not held until the periodic walk
+    c.set_inspected(None);
+    let closed = common::refresh(&mut c, 2.0).kept_fds;
+    let mut plain = common::collector(t.path());
+    common::refresh(&mut plain, 0.0);
+    common::refresh(&mut plain, 1.0);
+    let scanners = common::refresh(&mut plain, 2.0).kept_fds;
+    assert!(inspecting > scanners, "{inspecting} kept while inspecting");
+    assert_eq!(closed, scanners, "the scanners' alone once closed");
+}

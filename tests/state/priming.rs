@@ -439,3 +439,33 @@ fn the_tuis_second_refresh_reads_the_rate_counters_and_shows_the_first_refreshs_
         assert_eq!(events(&third), events(&want), "the third reads every file");
     }
 }
+
+#[test]
+fn the_tuis_first_levels_are_read_again_when_their_scan_began_over_a_second_before() {
+    // the 1 s the first refresh's levels are shown for counts from the
+    // start of the scan that read them, not from its end: a first scan
+    // that takes over a second (its walk here; every file opened on a
+    // large tree) leaves none the second refresh shows, however soon
+    let t = layout();
+    let mut c = collector(t.path(), false);
+    c.defer_start_up();
+    let mut full = collector(t.path(), false);
+    c.refresh_with(|| {
+        std::thread::sleep(Duration::from_millis(1100));
+        Duration::from_secs(1)
+    });
+    full.refresh(Duration::from_secs(1));
+    write_counters(t.path(), 2);
+    let app = t.path().join("unified/app");
+    fs::write(app.join("cgroup.events"), "populated 0\nfrozen 1\n").unwrap();
+    let events = |r: &Refresh| {
+        let g = (r.snapshot.groups.iter())
+            .find(|g| g.path.to_string() == "/app")
+            .unwrap();
+        g.hot.events
+    };
+    let second = c.refresh(Duration::from_secs(2));
+    let want = full.refresh(Duration::from_secs(2));
+    assert_eq!(second.rates, want.rates);
+    assert_eq!(events(&second), events(&want), "read anew");
+}

@@ -256,6 +256,75 @@ mod tests {
     }
 
     #[test]
+    fn scanners_opening_side_by_side_stay_within_their_shared_budget() {
+        // the files a priming walk left unopened are opened by every
+        // hierarchy's scanner at the same time (`Collector::read_levels`):
+        // each counts what the others keep as they open theirs, so the
+        // sum passes the budget by at most one a scanner (an open between
+        // another's test and its count), never into the reserve
+        const GROUPS: usize = 100;
+        const BUDGET: usize = 300;
+        let t = tempfile::tempdir().unwrap();
+        for g in 0..GROUPS {
+            mk(
+                t.path(),
+                &format!("g{g}.slice"),
+                &[
+                    ("cgroup.procs", ""),
+                    ("cgroup.events", "populated 0\nfrozen 0\n"),
+                    ("cpu.stat", "usage_usec 1\n"),
+                    ("memory.current", "4096\n"),
+                    ("pids.current", "1\n"),
+                ],
+            );
+        }
+        // a few tries: before each scanner counted the others' opens as
+        // they came, any overlap of the two passed the budget
+        for _ in 0..5 {
+            let pool = KeptPool::new(2);
+            let scanners: Vec<Scanner> = (0..2)
+                .map(|me| {
+                    let mut s = Scanner::new(
+                        t.path().to_path_buf(),
+                        ScanConfig {
+                            max_kept: BUDGET,
+                            ..ScanConfig::default()
+                        },
+                    );
+                    s.share_budget(Arc::clone(&pool), me);
+                    // the counters kept (a third of the budget each
+                    // scanner), the other files left for `read_levels`
+                    s.set_priming(true);
+                    s.scan();
+                    s.set_priming(false);
+                    s
+                })
+                .collect();
+            let start = Arc::new(std::sync::Barrier::new(2));
+            let kept: Vec<usize> = scanners
+                .into_iter()
+                .map(|mut s| {
+                    let start = Arc::clone(&start);
+                    std::thread::spawn(move || {
+                        start.wait();
+                        s.read_levels();
+                        s.kept()
+                    })
+                })
+                .collect::<Vec<_>>()
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .collect();
+            let sum: usize = kept.iter().sum();
+            assert!(
+                sum <= BUDGET + 1,
+                "{kept:?} kept, {sum} in all, budget {BUDGET}"
+            );
+            assert!(sum >= BUDGET, "the budget filled: {kept:?}");
+        }
+    }
+
+    #[test]
     fn memory_budget_is_a_share_of_ram() {
         const GIB: u64 = 1 << 30;
         assert_eq!(kept_budget_for_memory(24 * GIB), 19_660);

@@ -458,13 +458,16 @@ impl Scanner {
                     let file = group_dir(&self.root, &e.path).join(name);
                     if let Ok(f) = self.hier.open_read_kernfs(&file) {
                         self.kept += 1;
+                        // the scanners of other hierarchies open theirs
+                        // at the same time (`Collector::read_levels`): each
+                        // sees this one's count as it grows, as `preopen`
+                        self.publish();
                         *h = Handle::Kept(f);
                     }
                 }
             }
         }
         self.entries = entries;
-        self.publish();
     }
 
     /// Whether the scans keep their level figures for the next scan, as
@@ -554,6 +557,13 @@ impl Scanner {
     /// Number of descriptors currently kept open.
     pub fn kept(&self) -> usize {
         self.kept
+    }
+
+    /// How many descriptors may be kept in all (this scanner's, and those
+    /// of whatever shares its pool): `ScanConfig::max_kept`, less where
+    /// RLIMIT_NOFILE's soft limit leaves less above [`FD_RESERVE`].
+    pub fn budget(&self) -> usize {
+        self.budget
     }
 
     /// Reads every group's hot counters. Returns the samples sorted by

@@ -203,7 +203,11 @@ impl Scanner {
                 .remove(&e.inode)
                 .filter(|(p, _)| counted && *p == e.path)
                 .map(|(_, h)| h);
-            let rates_only = priming || level.is_some();
+            let mut rates_only = priming || level.is_some();
+            // the level is shown where a counter read now says the group
+            // is the one it was read from; not with no counter read (no
+            // descriptor, a read error)
+            let mut unproved = level.is_some();
             // the sample is filled where it lies in `out` (a whole
             // sample, 400 bytes, is not built aside and copied in), and
             // taken out again if its group is found gone
@@ -225,7 +229,18 @@ impl Scanner {
             // every kept descriptor read
             let root = &self.root;
             let mut j = 0;
-            while let Some(&mut (k, ref mut h)) = e.handles.0.get_mut(j) {
+            loop {
+                let Some(&mut (k, ref mut h)) = e.handles.0.get_mut(j) else {
+                    if unproved {
+                        // no proof: every file read now, the counters again
+                        unproved = false;
+                        rates_only = priming;
+                        *hot = HotStats::default();
+                        j = 0;
+                        continue;
+                    }
+                    break;
+                };
                 j += 1;
                 let k = usize::from(k);
                 let Some((kind, name)) = table.get(k) else {
@@ -330,6 +345,9 @@ impl Scanner {
                         error: err.to_string(),
                     }),
                     Read1::Text(n) => {
+                        if kind.counts_for_rates() {
+                            unproved = false;
+                        }
                         let Ok(text) = std::str::from_utf8(&buf[..n]) else {
                             continue;
                         };
@@ -510,6 +528,43 @@ mod tests {
             assert_ne!(g[1].inode, old, "the new group, not the old one");
             assert_eq!(g[1].hot.memory_current, Some(0));
             assert!(cost.walked, "listed again at once");
+        }
+    }
+
+    #[test]
+    fn kept_levels_are_read_again_when_no_counter_reads() {
+        // the levels the first refresh kept are shown by the next where a
+        // rate counter read now says the group is the same one; a counter
+        // that does not read (here over its cap: a read error, as EACCES
+        // or EIO; or no descriptor to read it with) proves nothing, and
+        // the levels are read again
+        for counter_reads in [true, false] {
+            let t = tree();
+            let a = t.path().join("a.slice");
+            let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+            s.set_keep_levels(true);
+            s.scan();
+            s.set_keep_levels(false);
+            fs::write(a.join("memory.current"), "8192\n").unwrap();
+            if !counter_reads {
+                let over = "x".repeat(crate::source::hier::CAP_FILE + 1);
+                fs::write(a.join("cpu.stat"), over).unwrap();
+            }
+            let (g, _) = s.scan();
+            let a = g.iter().find(|x| as_text(&x.path) == "a.slice").unwrap();
+            let (want, why) = if counter_reads {
+                (4096, "the kept level")
+            } else {
+                (8192, "read again")
+            };
+            assert_eq!(a.hot.memory_current, Some(want), "{why}");
+            if !counter_reads {
+                assert!(
+                    a.hot.unreadable.iter().any(|u| u.file == "cpu.stat"),
+                    "{:?}",
+                    a.hot.unreadable
+                );
+            }
         }
     }
 
