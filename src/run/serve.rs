@@ -1823,15 +1823,23 @@ mod tests {
         let (path, path6) = (dir.path().join("tcp"), dir.path().join("tcp6"));
         let mut text = String::new();
         let mut froms = Vec::new();
-        for n in 0..64_000 {
-            let from = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 1024 + n as u16);
+        for n in 0..70_000 {
+            // the flood's waiting connections from 127.0.0.1, 40 in the
+            // first 8 MiB, 1,000 past them; the others its TIME_WAIT
+            // sockets from elsewhere in 127/8
+            let waiting = n < 40 || (66_000..67_000).contains(&n);
+            let port = 1024 + (n % 60_000) as u16;
+            let from = match waiting {
+                true => SocketAddrV4::new(Ipv4Addr::LOCALHOST, port),
+                false => SocketAddrV4::new(Ipv4Addr::new(127, 1, (n / 60_000) as u8, 1), port),
+            };
             text.push_str(&peer_line(n, from, Some(65534)));
-            if n < 40 || (60_000..61_000).contains(&n) {
+            if waiting {
                 froms.push(from);
             }
         }
         let root = SocketAddrV4::new(Ipv4Addr::LOCALHOST, 65_000);
-        text.push_str(&peer_line(64_000, root, Some(0)));
+        text.push_str(&peer_line(70_000, root, Some(0)));
         froms.push(root);
         assert!(text.len() > 8 << 20, "{} bytes", text.len());
         std::fs::write(&path, &text).unwrap();
