@@ -1995,20 +1995,26 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let server = listener.local_addr().unwrap();
         let t0 = Instant::now();
-        let (mut made, mut k) = (0, 0u8);
-        while made < target && k < 200 {
-            let src = SocketAddrV4::new(Ipv4Addr::new(127, 77, k, 1), 0);
-            let fd = socket(AddressFamily::INET, SocketType::STREAM, None).unwrap();
-            if bind(&fd, &src).is_err() || connect(&fd, &server).is_err() {
-                // this address's ports are all taken: the next one
-                k += 1;
-                continue;
+        // fixed ports below the ephemeral range: a port picked by the
+        // kernel would search longer as they fill, and the connections
+        // below need ephemeral ones
+        let mut made = 0;
+        'fill: for k in 0..200u8 {
+            for port in 10_000..30_000 {
+                if made == target {
+                    break 'fill;
+                }
+                let src = SocketAddrV4::new(Ipv4Addr::new(127, 77, k, 1), port);
+                let fd = socket(AddressFamily::INET, SocketType::STREAM, None).unwrap();
+                if bind(&fd, &src).is_err() || connect(&fd, &server).is_err() {
+                    continue;
+                }
+                let (held, _) = listener.accept().unwrap();
+                // the client closes first: its socket waits in TIME_WAIT
+                drop(fd);
+                drop(held);
+                made += 1;
             }
-            let (held, _) = listener.accept().unwrap();
-            // the client closes first: its socket waits in TIME_WAIT
-            drop(fd);
-            drop(held);
-            made += 1;
         }
         let made_in = t0.elapsed();
         let mut tables = SocketTables::open();
