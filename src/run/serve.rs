@@ -568,7 +568,7 @@ impl Sockets {
     /// another connection is skipped.
     fn add_line(&mut self, line: &[u8], want: Option<&HashSet<(SocketAddr, SocketAddr)>>) {
         let mut f = line
-            .split(|c| c.is_ascii_whitespace())
+            .split(u8::is_ascii_whitespace)
             .filter(|w| !w.is_empty());
         let sock = |w: Option<&[u8]>| hex_socket(std::str::from_utf8(w?).ok()?);
         let _sl = f.next();
@@ -752,7 +752,7 @@ fn diag_reply(
         return Ok(None);
     }
     match kind {
-        NLMSG_ERROR => match u32_at(NLMSG_HDR).map(|e| e as i32) {
+        NLMSG_ERROR => match u32_at(NLMSG_HDR).map(|e| i32::from_ne_bytes(e.to_ne_bytes())) {
             Some(-2) => Ok(Some(Diag::Missing)), // ENOENT
             Some(e) if e < 0 => Err(std::io::Error::from_raw_os_error(-e)),
             _ => Err(bad()),
@@ -1232,12 +1232,12 @@ impl Front {
         if self.pending.len() > MAX_PENDING {
             conns.extend(self.pending.iter().map(|p| addrs(&p.s, p.from)));
         }
-        let n_pending = conns.len();
+        let pending_asked = conns.len();
         if n_waiting > MAX_WAITING || n_sending > MAX_SENDING {
             conns.extend(self.active.iter().map(|a| addrs(&a.s, a.from)));
         }
         let owners = self.owners.of(&conns);
-        let (pending_owners, active_owners) = owners.split_at(n_pending);
+        let (pending_owners, active_owners) = owners.split_at(pending_asked);
         if self.pending.len() > MAX_PENDING {
             // in order of arrival: the newest last
             let keys = pending_owners;
@@ -1829,9 +1829,10 @@ mod tests {
             // sockets from elsewhere in 127/8
             let waiting = n < 40 || (66_000..67_000).contains(&n);
             let port = 1024 + (n % 60_000) as u16;
-            let from = match waiting {
-                true => SocketAddrV4::new(Ipv4Addr::LOCALHOST, port),
-                false => SocketAddrV4::new(Ipv4Addr::new(127, 1, (n / 60_000) as u8, 1), port),
+            let from = if waiting {
+                SocketAddrV4::new(Ipv4Addr::LOCALHOST, port)
+            } else {
+                SocketAddrV4::new(Ipv4Addr::new(127, 1, (n / 60_000) as u8, 1), port)
             };
             text.push_str(&peer_line(n, from, Some(65534)));
             if waiting {
