@@ -12,9 +12,10 @@ use crate::common::tmux::Tmux;
 use std::thread::sleep;
 use std::time::Duration;
 
-#[test]
-fn a_search_that_matches_nothing_leaves_the_cursor_where_it_started() {
-    let Some(sb) = Sandbox::or_skip() else { return };
+/// cgtop on a group `top` with the children alpha and beta-x, the cursor
+/// on `top` (the sandbox, the pane, and `top`'s path as shown).
+fn cursor_on_top() -> Option<(Sandbox, Tmux, String)> {
+    let sb = Sandbox::or_skip()?;
     sb.mkdir("top/alpha");
     sb.mkdir("top/beta-x");
     let bin = env!("CARGO_BIN_EXE_cgtop");
@@ -26,6 +27,14 @@ fn a_search_that_matches_nothing_leaves_the_cursor_where_it_started() {
     let top = format!("{}/top", sb.top);
     t.wait_for("──beta-x ");
     t.wait_for(&format!("─ {top} "));
+    Some((sb, t, top))
+}
+
+#[test]
+fn a_search_that_matches_nothing_leaves_the_cursor_where_it_started() {
+    let Some((_sb, t, top)) = cursor_on_top() else {
+        return;
+    };
     t.send(&["F3"]);
     t.type_text("beta-q");
     t.wait_for("no match");
@@ -43,18 +52,9 @@ fn a_search_that_matches_nothing_leaves_the_cursor_where_it_started() {
 /// typed: the same catch, seen once Esc clears the filter.
 #[test]
 fn a_filter_that_matches_nothing_leaves_the_selection_where_it_started() {
-    let Some(sb) = Sandbox::or_skip() else { return };
-    sb.mkdir("top/alpha");
-    sb.mkdir("top/beta-x");
-    let bin = env!("CARGO_BIN_EXE_cgtop");
-    let t = Tmux::run(
-        &format!("{bin} --no-config -d 0.5 --sort name {}/top", sb.rel),
-        100,
-        30,
-    );
-    let top = format!("{}/top", sb.top);
-    t.wait_for("──beta-x ");
-    t.wait_for(&format!("─ {top} "));
+    let Some((_sb, t, top)) = cursor_on_top() else {
+        return;
+    };
     t.send(&["/"]);
     t.type_text("beta-q");
     t.wait_for("no group matches");
