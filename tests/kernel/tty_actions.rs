@@ -48,16 +48,21 @@ fn freeze_by_key_then_undo_thaws() {
         s.contains("done: freeze"),
         "the status line says what was done:\n{s}"
     );
-    // the F mark in the tree
-    let row = s
-        .lines()
-        .find(|l| l.contains("work") && !l.contains('/'))
-        .unwrap_or_default()
-        .to_owned();
-    // and `!`: the freeze came as an event too (cgroup.events frozen 1)
-    assert!(
-        row.trim_end().ends_with("PF !"),
-        "populated and frozen marks, and the event mark: {row:?}"
+    // the F mark in the tree, and `!`: the freeze came as an event too
+    // (cgroup.events frozen 1). The event watcher's thread delivers it on
+    // its own: it may come a frame after the status line, never later
+    // than a few refreshes
+    let row = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("work") && !l.contains('/'))
+            .unwrap_or_default()
+            .trim_end()
+            .to_owned()
+    };
+    term.wait_until(
+        "populated and frozen marks, and the event mark (PF !) on work's row",
+        Duration::from_secs(3),
+        |s| row(s).ends_with("PF !"),
     );
     // undo: thaw, no confirmation needed
     term.send(&["u"]);
