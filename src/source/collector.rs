@@ -1931,18 +1931,6 @@ mod tests {
             .join(name)
     }
 
-    fn copy_dir(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for e in std::fs::read_dir(from).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_dir() {
-                copy_dir(&e.path(), &to.join(e.file_name()));
-            } else {
-                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
-            }
-        }
-    }
-
     fn collector(root: &Path, max_kept: usize) -> Collector {
         let mut c = Collector::new(CollectorConfig {
             root: root.to_path_buf(),
@@ -1966,7 +1954,7 @@ mod tests {
         // never passes the budget into the reserve
         const GROUP: &str = "system.slice/system-getty.slice/getty@tty1.service";
         let t = tempfile::tempdir().unwrap();
-        copy_dir(&fixture("pure-v2-systemd"), t.path());
+        crate::source::testing::copy_tree(&fixture("pure-v2-systemd"), t.path());
         let mut plain = collector(t.path(), ScanConfig::default().max_kept);
         plain.refresh(Duration::ZERO);
         plain.refresh(Duration::from_secs(1));
@@ -1979,7 +1967,7 @@ mod tests {
         assert!(held > 0, "the inspection keeps its files");
         // groups made since, with more hot files than the budget leaves
         for i in 0..40 {
-            copy_dir(
+            crate::source::testing::copy_tree(
                 &t.path().join(GROUP),
                 &t.path().join(format!("system.slice/extra-{i}.service")),
             );

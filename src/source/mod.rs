@@ -20,3 +20,23 @@ pub mod scan;
 pub mod systemctl;
 pub mod writeback;
 pub mod writer;
+
+/// Test support shared by the source layer's unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::path::Path;
+
+    /// Copies a directory tree (a fixture) to `to`, made if missing.
+    pub fn copy_tree(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let dst = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy_tree(&e.path(), &dst);
+            } else {
+                std::fs::copy(e.path(), dst).unwrap();
+            }
+        }
+    }
+}

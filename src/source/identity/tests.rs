@@ -123,18 +123,7 @@ fn rootless_tree() -> tempfile::TempDir {
     t
 }
 
-pub fn copy_tree(from: &Path, to: &Path) {
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&dst).unwrap();
-            copy_tree(&e.path(), &dst);
-        } else {
-            std::fs::copy(e.path(), dst).unwrap();
-        }
-    }
-}
+pub use crate::source::testing::copy_tree;
 
 #[test]
 fn podman_rootless_from_the_users_own_store_only() {
