@@ -218,6 +218,21 @@ fn shown(r: &Refresh) -> Vec<String> {
         .collect()
 }
 
+/// The fixture's `/app` written as emptied and frozen (its cgroup.events),
+/// a level change the next full read shows.
+fn freeze_app(root: &Path) {
+    let events = root.join("unified/app/cgroup.events");
+    fs::write(events, "populated 0\nfrozen 1\n").unwrap();
+}
+
+/// `/app`'s cgroup.events as a refresh read them.
+fn app_events(r: &Refresh) -> Option<cgtop::cgroupfs::CgroupEvents> {
+    let g = (r.snapshot.groups.iter())
+        .find(|g| g.path.to_string() == "/app")
+        .unwrap();
+    g.hot.events
+}
+
 #[test]
 fn rates_after_a_priming_read_are_those_after_a_full_read() {
     // the hierarchies no rate comes from walked by the next refresh, or
@@ -413,30 +428,31 @@ fn the_tuis_second_refresh_reads_the_rate_counters_and_shows_the_first_refreshs_
             std::thread::sleep(Duration::from_millis(1100));
         }
         write_counters(t.path(), 2);
-        let app = t.path().join("unified/app");
-        fs::write(app.join("cgroup.events"), "populated 0\nfrozen 1\n").unwrap();
-        let events = |r: &Refresh| {
-            let g = (r.snapshot.groups.iter())
-                .find(|g| g.path.to_string() == "/app")
-                .unwrap();
-            g.hot.events
-        };
+        freeze_app(t.path());
         let second = c.refresh(Duration::from_secs(2));
         let want = full.refresh(Duration::from_secs(2));
         assert_eq!(second.rates, want.rates, "the rates of a full read");
         if paused {
-            assert_eq!(events(&second), events(&want), "read anew after a pause");
+            assert_eq!(
+                app_events(&second),
+                app_events(&want),
+                "read anew after a pause"
+            );
         } else {
             assert_eq!(
-                events(&second),
-                events(&first),
+                app_events(&second),
+                app_events(&first),
                 "the levels on screen, not read again"
             );
-            assert_ne!(events(&want), events(&first));
+            assert_ne!(app_events(&want), app_events(&first));
             assert!(second.snapshot.cost.files_read < want.snapshot.cost.files_read);
         }
         let third = c.refresh(Duration::from_secs(3));
-        assert_eq!(events(&third), events(&want), "the third reads every file");
+        assert_eq!(
+            app_events(&third),
+            app_events(&want),
+            "the third reads every file"
+        );
     }
 }
 
@@ -456,16 +472,9 @@ fn the_tuis_first_levels_are_read_again_when_their_scan_began_over_a_second_befo
     });
     full.refresh(Duration::from_secs(1));
     write_counters(t.path(), 2);
-    let app = t.path().join("unified/app");
-    fs::write(app.join("cgroup.events"), "populated 0\nfrozen 1\n").unwrap();
-    let events = |r: &Refresh| {
-        let g = (r.snapshot.groups.iter())
-            .find(|g| g.path.to_string() == "/app")
-            .unwrap();
-        g.hot.events
-    };
+    freeze_app(t.path());
     let second = c.refresh(Duration::from_secs(2));
     let want = full.refresh(Duration::from_secs(2));
     assert_eq!(second.rates, want.rates);
-    assert_eq!(events(&second), events(&want), "read anew");
+    assert_eq!(app_events(&second), app_events(&want), "read anew");
 }
