@@ -774,3 +774,19 @@ pub fn one_busy_loop_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// An event `secs` after cgtop's start (2026-11-26 20:46:40 UTC), seen
+/// as it happened.
+pub fn event_at(
+    secs: f64,
+    path: &str,
+    kind: cgtop::model::time::events::EventKind,
+) -> cgtop::model::time::events::Event {
+    cgtop::model::time::events::Event {
+        at: std::time::Duration::from_secs_f64(secs),
+        unix_s: 1_764_190_000.0 + secs,
+        since: None,
+        path: GroupPath::new(path),
+        kind,
+    }
+}

@@ -9,21 +9,10 @@
 //! Driven through the app (the watcher's messages), not the kernel: ten
 //! thousand real events take minutes to make.
 
-use crate::common::{app_on, fixture_or_shared, pure_v2_mount, send};
+use crate::common::{app_on, event_at, fixture_or_shared, pure_v2_mount, send};
 use cgtop::app::Msg;
 use cgtop::model::time::events::{Event, EventKind, EventList, MemoryEvent, OomVictim};
 use cgtop::model::GroupPath;
-use std::time::Duration;
-
-fn event(secs: f64, path: &str, kind: EventKind) -> Event {
-    Event {
-        at: Duration::from_secs_f64(secs),
-        unix_s: 1_764_190_000.0 + secs,
-        since: None,
-        path: GroupPath::new(path),
-        kind,
-    }
-}
 
 fn is_oom_kill(e: &Event) -> bool {
     matches!(
@@ -39,7 +28,7 @@ fn is_oom_kill(e: &Event) -> bool {
 fn a_users_flood_of_populated_changes_does_not_push_an_oom_kill_off_the_events() {
     let (mut a, mut c) = app_on(&fixture_or_shared(), pure_v2_mount(), 120, 40);
     let svc = "system.slice/postgresql.service";
-    let oom = event(
+    let oom = event_at(
         1.0,
         svc,
         EventKind::Memory {
@@ -60,7 +49,7 @@ fn a_users_flood_of_populated_changes_does_not_push_an_oom_kill_off_the_events()
     let flood: Vec<Event> = (0..EventList::CAP * 2)
         .map(|i| {
             let group = if i % 2 == 0 { "a" } else { "b" };
-            event(
+            event_at(
                 2.0 + i as f64 / 1000.0,
                 &format!("{user}/{group}"),
                 EventKind::Populated(i % 4 < 2),

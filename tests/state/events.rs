@@ -27,19 +27,8 @@ use common::*;
 use crossterm::event::KeyCode;
 use std::time::Duration;
 
-fn at(secs: f64, path: &str, kind: EventKind) -> Event {
-    Event {
-        at: Duration::from_secs_f64(secs),
-        // 2026-11-26 20:46:40 UTC at cgtop's start
-        unix_s: 1_764_190_000.0 + secs,
-        since: None,
-        path: GroupPath::new(path),
-        kind,
-    }
-}
-
 fn oom(secs: f64, path: &str) -> Event {
-    at(
+    event_at(
         secs,
         path,
         EventKind::Memory {
@@ -58,8 +47,8 @@ fn oom(secs: f64, path: &str) -> Event {
 
 fn some_events() -> Vec<Event> {
     vec![
-        at(0.2, "system.slice/dbus.service", EventKind::Frozen(true)),
-        at(0.4, "system.slice", EventKind::PidsMax { count: 3 }),
+        event_at(0.2, "system.slice/dbus.service", EventKind::Frozen(true)),
+        event_at(0.4, "system.slice", EventKind::PidsMax { count: 3 }),
         oom(0.6, "user.slice/user-0.slice/session-1.scope"),
     ]
 }
@@ -90,7 +79,7 @@ fn the_header_counts_unseen_events_and_opening_the_screen_sees_them() {
     send(
         &mut a,
         &mut c,
-        Msg::Events(vec![at(0.8, "init.scope", EventKind::Frozen(false))]),
+        Msg::Events(vec![event_at(0.8, "init.scope", EventKind::Frozen(false))]),
     );
     assert_eq!(a.events.unseen, 0);
     send(&mut a, &mut c, key(KeyCode::Esc));
@@ -99,7 +88,7 @@ fn the_header_counts_unseen_events_and_opening_the_screen_sees_them() {
     send(
         &mut a,
         &mut c,
-        Msg::Events(vec![at(0.9, "init.scope", EventKind::Frozen(true))]),
+        Msg::Events(vec![event_at(0.9, "init.scope", EventKind::Frozen(true))]),
     );
     assert!(screen(&a, 80, 24).contains("1 new event (!)"));
 }
@@ -215,7 +204,7 @@ fn the_screen_says_what_it_cannot_see() {
     assert!(screen(&a, 80, 24).contains("events: 12 groups not watched"));
     let many: Vec<Event> = (0..EventList::CAP + 3)
         .map(|i| {
-            at(
+            event_at(
                 i as f64 / 1000.0,
                 "init.scope",
                 EventKind::Frozen(i % 2 == 0),
@@ -245,7 +234,7 @@ fn a_long_group_path_in_the_events_keeps_its_own_name() {
     send(
         &mut a,
         &mut c,
-        Msg::Events(vec![at(0.2, deep, EventKind::Frozen(true))]),
+        Msg::Events(vec![event_at(0.2, deep, EventKind::Frozen(true))]),
     );
     tick(&mut a, &mut c, 75.0);
     send(&mut a, &mut c, ch('!'));
