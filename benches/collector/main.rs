@@ -94,7 +94,9 @@ struct Args {
     /// steady refresh with and without the identity resolver.
     #[arg(long)]
     identities: Option<usize>,
-    /// Internal: run one phase on --root and print its samples as JSON.
+    /// Internal: run one phase on --root and print its samples as JSON
+    /// (several, comma-separated: interleaved round by round, a JSON array;
+    /// with --watch, the event watcher set up first).
     #[arg(long, hide = true)]
     phase: Option<String>,
     /// Internal: set RLIMIT_NOFILE (soft and hard) to this before --phase.
@@ -166,8 +168,22 @@ fn main() -> Result<()> {
             )
             .context("setrlimit(RLIMIT_NOFILE)")?;
         }
-        let s = measure::run(phase, root, args.iters, args.warmup)?;
-        println!("{}", serde_json::to_string(&s)?);
+        // with the event watcher's watches in place, as the suite's --watch
+        let _watcher = if args.watch {
+            Some(StopWatcher(start_watcher(root)?))
+        } else {
+            None
+        };
+        if phase.contains(',') {
+            // several phases, interleaved round by round in this process
+            // (a JSON array): a ratio on a shared or emulated machine
+            let phases: Vec<&str> = phase.split(',').collect();
+            let s = measure::run_interleaved(&phases, root, args.iters, args.warmup)?;
+            println!("{}", serde_json::to_string(&s)?);
+        } else {
+            let s = measure::run(phase, root, args.iters, args.warmup)?;
+            println!("{}", serde_json::to_string(&s)?);
+        }
         return Ok(());
     }
 
