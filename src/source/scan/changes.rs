@@ -64,27 +64,44 @@ pub(super) fn read_descendants(hier: &Hier, stat: &Path, buf: &mut [u8]) -> Opti
     CgroupStat::parse(text).nr_descendants
 }
 
+/// Why [`watch_events`] set no watch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum NoWatch {
+    /// No watch is to be had now, for any file: the user's inotify
+    /// watches are spent (ENOSPC: fs.inotify.max_user_watches, which
+    /// every program of the user shares, cgtop's own event watcher
+    /// included), the kernel's memory (ENOMEM), or no inotify instance.
+    /// Others may be freed later.
+    Spent,
+    /// This file cannot be watched (any other error).
+    Refused,
+}
+
 /// cgroup2: watches the cgroup.events kept open as `file` for IN_MODIFY
 /// (the inode of the descriptor, through its /proc/self/fd link, as
 /// v1's directory watches), making the scanner's inotify instance
-/// (`notify`) at the first: the watch, or `None` where none is to be had.
+/// (`notify`) at the first: the watch, or why there is none.
 pub(super) fn watch_events(
     notify: &mut Option<OwnedFd>,
     tried: &mut bool,
     file: &File,
-) -> Option<i32> {
+) -> Result<i32, NoWatch> {
     use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
     use std::os::fd::AsRawFd;
     if !*tried {
         *tried = true;
         *notify = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK).ok();
     }
+    let notify = notify.as_ref().ok_or(NoWatch::Spent)?;
     inotify::add_watch(
-        notify.as_ref()?,
+        notify,
         format!("/proc/self/fd/{}", file.as_raw_fd()),
         WatchFlags::MODIFY,
     )
-    .ok()
+    .map_err(|e| match e {
+        Errno::NOSPC | Errno::NOMEM => NoWatch::Spent,
+        _ => NoWatch::Refused,
+    })
 }
 
 impl Scanner {

@@ -209,6 +209,10 @@ enum EventsWatch {
     Unread,
     /// Read once, not watched: read again, and watched then.
     Read,
+    /// Read on every refresh: its watch was refused (not for want of
+    /// watches, [`changes::NoWatch::Refused`]), and is not asked for
+    /// again through this descriptor.
+    Unwatchable,
     /// Watched (`wd`); `last` is what the last read gave.
     Watched {
         wd: i32,
@@ -255,6 +259,9 @@ pub struct Scanner {
     /// cgroup2: entries whose cgroup.events is watched
     /// ([`EventsWatch::Watched`]), within `max_notify`.
     by_events: usize,
+    /// cgroup2: the watches of cgroup.events asked for, all told
+    /// (inotify_add_watch calls).
+    events_tried: u64,
     /// The budget shared with other hierarchies' scanners, and this
     /// one's slot in it.
     pool: Option<(Arc<KeptPool>, usize)>,
@@ -347,6 +354,7 @@ impl Scanner {
             by_notify: 0,
             max_notify: watch_cap(),
             by_events: 0,
+            events_tried: 0,
             pool: None,
             paths: None,
             kind,

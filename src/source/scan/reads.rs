@@ -4,7 +4,7 @@
 //! the samples left without their parent dropped.
 
 use super::budget::{count_kept, is_fd_shortage};
-use super::changes::watch_events;
+use super::changes::{watch_events, NoWatch};
 use super::hot::{apply, Hot, Table};
 use super::{Entry, EventsWatch, Handle, Scanner};
 use crate::model::tree::path::parent_bytes;
@@ -181,6 +181,14 @@ impl Scanner {
         let mut notify = self.notify.take();
         let mut notify_tried = self.notify_tried;
         let mut by_events = self.by_events;
+        let mut events_tried = self.events_tried;
+        // no watch to be had (the user's inotify watches spent, by cgtop's
+        // own event watcher among others): none asked for in the rest of
+        // this pass. Asked of every unwatched group on every refresh,
+        // each a failed inotify_add_watch through /proc/self/fd, that
+        // was 10,000 system calls a refresh at 10,000 groups; the next
+        // pass asks once, and goes on while watches are given
+        let mut spent = false;
         for (i, e) in self.entries.iter_mut().enumerate() {
             if !want(e) {
                 continue;
@@ -275,11 +283,19 @@ impl Scanner {
                         }
                         // read once: watched from now on (set before this
                         // read, so that no change after it goes unseen)
-                        (EventsWatch::Read, _) if may_watch && by_events < self.max_notify => {
+                        (EventsWatch::Read, _)
+                            if may_watch && !spent && by_events < self.max_notify =>
+                        {
                             if let Handle::Kept(f) = h {
-                                if let Some(wd) = watch_events(&mut notify, &mut notify_tried, f) {
-                                    by_events += 1;
-                                    e.events = EventsWatch::Watched { wd, last: None };
+                                events_tried += 1;
+                                match watch_events(&mut notify, &mut notify_tried, f) {
+                                    Ok(wd) => {
+                                        by_events += 1;
+                                        e.events = EventsWatch::Watched { wd, last: None };
+                                    }
+                                    Err(NoWatch::Spent) => spent = true,
+                                    // read on every refresh, never asked again
+                                    Err(NoWatch::Refused) => e.events = EventsWatch::Unwatchable,
                                 }
                             }
                         }
@@ -388,6 +404,7 @@ impl Scanner {
         self.notify = notify;
         self.notify_tried = notify_tried;
         self.by_events = by_events;
+        self.events_tried = events_tried;
         self.kept -= dropped_kept;
         if changed {
             self.need_walk = true;
@@ -590,6 +607,69 @@ mod tests {
             .and_then(|x| x.hot.events)
             .unwrap();
         (e.populated, e.frozen)
+    }
+
+    /// A start group and three children, each with a cgroup.events.
+    fn four_groups() -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        for (i, rel) in ["", "a", "b", "c"].into_iter().enumerate() {
+            mk_group(t.path(), rel, i as u64);
+        }
+        fix_counts(t.path());
+        t
+    }
+
+    #[test]
+    fn no_events_watch_to_be_had_is_asked_for_once_a_refresh() {
+        // no watch to be had for any file: the user's inotify instances
+        // spent (fs.inotify.max_user_instances; ENOSPC, its watches spent
+        // by cgtop's own event watcher, is the same): every cgroup.events
+        // is read on every refresh, and a watch is asked for once a
+        // refresh, not once a group
+        let t = four_groups();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let (_, first) = s.scan();
+        s.notify = None;
+        s.notify_tried = true;
+        for _ in 0..3 {
+            let (_, c) = s.scan();
+            assert_eq!(c.files_read, first.files_read, "every file read");
+        }
+        assert_eq!(s.events_tried, 3, "one ask a refresh");
+        fs::write(t.path().join("b/cgroup.events"), "populated 1\nfrozen 1\n").unwrap();
+        let (g, _) = s.scan();
+        let b = g.iter().find(|x| as_text(&x.path) == "b").unwrap();
+        assert_eq!(b.hot.events.unwrap().frozen, Some(true), "read again");
+        // watches to be had again: every group watched in one pass, then
+        // not read until it changes
+        s.notify_tried = false;
+        s.scan();
+        assert_eq!((s.events_tried, s.by_events), (4 + 4, 4));
+        let (_, steady) = s.scan();
+        assert_eq!(steady.files_read + 4, first.files_read);
+    }
+
+    #[test]
+    fn a_refused_events_watch_is_not_asked_for_again() {
+        // a watch refused for one file (here: EINVAL, the instance is not
+        // an inotify one) is asked for once, and the file read on every
+        // refresh
+        let t = four_groups();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let (_, first) = s.scan();
+        s.notify = Some(std::os::fd::OwnedFd::from(
+            fs::File::open("/dev/null").unwrap(),
+        ));
+        s.notify_tried = true;
+        for _ in 0..3 {
+            let (_, c) = s.scan();
+            assert_eq!(c.files_read, first.files_read, "every file read");
+        }
+        assert_eq!(s.events_tried, 4, "once a group");
+        fs::write(t.path().join("c/cgroup.events"), "populated 1\nfrozen 0\n").unwrap();
+        let (g, _) = s.scan();
+        let c = g.iter().find(|x| as_text(&x.path) == "c").unwrap();
+        assert_eq!(c.hot.events.unwrap().populated, Some(true), "read again");
     }
 
     #[test]
