@@ -151,12 +151,16 @@ pub(crate) fn digits(b: &[u8]) -> Option<(u64, usize)> {
 pub(crate) fn values<const N: usize>(text: &str, keys: &[&str; N]) -> [Option<u64>; N] {
     let mut out = [None; N];
     let mut next = 0;
+    // keys with a value: once all have one, no later line changes any
+    // (cpu.stat's last lines, `nr_bursts` and `burst_usec`, are not read)
+    let mut found = 0;
     let mut lines = KeyLines::new(text);
-    loop {
+    while found < N {
         if next < N {
             if let Some(v) = lines.plain(keys[next].as_bytes()) {
                 if out[next].is_none() {
                     out[next] = Some(v);
+                    found += 1;
                 }
                 next += 1;
                 continue;
@@ -175,6 +179,7 @@ pub(crate) fn values<const N: usize>(text: &str, keys: &[&str; N]) -> [Option<u6
         next = i + 1;
         if out[i].is_none() {
             out[i] = value.get();
+            found += usize::from(out[i].is_some());
         }
     }
     out
@@ -266,6 +271,51 @@ pub(crate) mod tests {
         // the first readable line wins, a torn one does not count
         assert_eq!(values("b x\nb 2\nb 7\n", &KEYS), [None, Some(2), None]);
         assert_eq!(values("", &KEYS), [None; 3]);
+    }
+
+    /// Every cpu.stat, cgroup.events, cgroup.stat, memory.current and
+    /// pids.current of the real kernels' texts in the fixtures
+    /// (tests/fixtures/kernel-texts/third-party, from
+    /// shared/data/real-cgroupfs): the fast paths read them as the simple
+    /// reading does.
+    #[test]
+    fn real_kernel_texts_read_as_the_simple_reading() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/kernel-texts/third-party"
+        );
+        let mut checked = 0;
+        for name in ["captures.json", "samples.json"] {
+            let text = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            for entry in v.as_object().unwrap().values() {
+                let Some(files) = entry["files"].as_object() else {
+                    continue;
+                };
+                for (file, t) in files {
+                    let t = t.as_str().unwrap();
+                    let keys: &[&str] = match file.as_str() {
+                        "cpu.stat" => &CPU,
+                        "cgroup.events" => &EVENTS,
+                        "cgroup.stat" => &["nr_descendants", "nr_dying_descendants"],
+                        "memory.current" | "pids.current" => {
+                            let want = t.trim().parse::<u64>().ok();
+                            assert_eq!(crate::cgroupfs::parse_u64("x", t).ok(), want, "{t:?}");
+                            checked += 1;
+                            continue;
+                        }
+                        _ => continue,
+                    };
+                    let got: Vec<Option<u64>> = match keys.len() {
+                        6 => values(t, &CPU).to_vec(),
+                        _ => values(t, &[keys[0], keys[1]]).to_vec(),
+                    };
+                    assert_eq!(got, simple_values(t, keys), "{file}: {t:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 20, "{checked} texts");
     }
 
     const CPU: [&str; 6] = [

@@ -159,6 +159,14 @@ impl fmt::Display for Limit {
 
 /// Parses a single unsigned number file (memory.current, pids.current, ...).
 pub fn parse_u64(what: &'static str, s: &str) -> Result<u64, ParseError> {
+    // the kernel's own text, digits and a newline, without a pass to trim
+    // it (every group's memory.current and pids.current, every refresh);
+    // anything else as below
+    if let Some((v, n)) = flat::digits(s.as_bytes()) {
+        if matches!(&s.as_bytes()[n..], b"\n" | b"") {
+            return Ok(v);
+        }
+    }
     let t = s.trim();
     t.parse()
         .map_err(|_| ParseError::new(what, format!("expected a number, got {t:?}")))
@@ -192,6 +200,34 @@ pub fn parse_pids(s: &str) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_number_file_reads_as_trim_and_parse() {
+        // the kernel's text (digits, a newline) takes a shorter way; every
+        // text reads as trimming and `str::parse` read it
+        for t in [
+            "0\n",
+            "4096\n",
+            "4096",
+            "007\n",
+            "18446744073709551615\n",
+            "18446744073709551616\n",
+            "99999999999999999999\n",
+            " 12 \n",
+            "+12\n",
+            "12\n\n",
+            "12\r\n",
+            "12 13\n",
+            "12x\n",
+            "-1\n",
+            "max\n",
+            "\n",
+            "",
+        ] {
+            let want = t.trim().parse::<u64>().ok();
+            assert_eq!(parse_u64("memory.current", t).ok(), want, "{t:?}");
+        }
+    }
 
     #[test]
     fn limit_round_trip() {

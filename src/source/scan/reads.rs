@@ -204,13 +204,22 @@ impl Scanner {
                     .get(usize::from(k))
                     .map(|(kind, _)| kind.counts_for_rates())
             };
-            let counted = e.handles.0.iter().any(|&(k, _)| rates_of(k) == Some(true));
+            // (the steady refresh has no levels to take nor keep: no
+            // lookup, no hashing of every inode)
+            let counted = (!levels.is_empty() || keep.is_some())
+                && e.handles.0.iter().any(|&(k, _)| rates_of(k) == Some(true));
             // levels worth keeping for the next read: a group with both
-            let leveled = counted && e.handles.0.iter().any(|&(k, _)| rates_of(k) == Some(false));
-            let level = levels
-                .remove(&e.inode)
-                .filter(|(p, _)| counted && *p == e.path)
-                .map(|(_, h)| h);
+            let leveled = counted
+                && keep.is_some()
+                && e.handles.0.iter().any(|&(k, _)| rates_of(k) == Some(false));
+            let level = if levels.is_empty() {
+                None
+            } else {
+                levels
+                    .remove(&e.inode)
+                    .filter(|(p, _)| counted && *p == e.path)
+                    .map(|(_, h)| h)
+            };
             let mut rates_only = priming || level.is_some();
             // the level is shown where a counter read now says the group
             // is the one it was read from; not with no counter read (no
