@@ -74,9 +74,16 @@ struct Args {
     memory_only: bool,
     /// Measure with cgtop's event watcher running on the tree (issue 9):
     /// every group's directory and event files under inotify watches, as
-    /// the TUI and batch mode have them.
+    /// the TUI and batch mode have them (within the TUI's share of the
+    /// user's watches, a quarter of fs.inotify.max_user_watches).
     #[arg(long)]
     watch: bool,
+    /// With --watch: the watcher takes every watch there is (no share),
+    /// so that none is left for anything else, the scanner's own
+    /// cgroup.events watches included (the user's watches spent by
+    /// another program).
+    #[arg(long, requires = "watch")]
+    watch_all: bool,
     /// Make this many groups under cgtop-test-<pid>-900 in cgroup2 and in
     /// each live cgroup v1 hierarchy of this host, and measure the
     /// collector on that layout against a kept-descriptor loop over the
@@ -170,7 +177,7 @@ fn main() -> Result<()> {
         }
         // with the event watcher's watches in place, as the suite's --watch
         let _watcher = if args.watch {
-            Some(StopWatcher(start_watcher(root)?))
+            Some(StopWatcher(start_watcher(root, args.watch_all)?))
         } else {
             None
         };
@@ -263,14 +270,21 @@ impl Drop for StopWatcher {
 
 /// Starts cgtop's event watcher on `root` and waits until its watches are
 /// set (its first status), so that the phases measured after it run with
-/// every watch in place. The watcher stops when the handle is dropped.
-fn start_watcher(root: &Path) -> Result<cgtop::source::events::WatchHandle> {
+/// every watch in place (within the TUI's share, or every one there is with
+/// `all`). The watcher stops when the handle is dropped.
+fn start_watcher(root: &Path, all: bool) -> Result<cgtop::source::events::WatchHandle> {
     use cgtop::source::events::{self, WatchCommand, WatchConfig, Watched};
     let hier = Arc::new(cgtop::source::hier::Hier::open(root)?);
     let cfg = WatchConfig {
         start: cgtop::model::GroupPath::root(),
         max_depth: None,
-        max_watches: None,
+        // the TUI's share of the user's watches (src/run.rs); with none,
+        // the watcher spends every watch there is
+        max_watches: if all {
+            None
+        } else {
+            cgtop::source::events::host_watch_budget()
+        },
         kmsg: None,
         mapping: None,
         clock: std::time::Instant::now(),
@@ -607,7 +621,7 @@ fn suite(
     let sets = measure::list_files(root);
     println!("\n## {label}\n");
     let _watcher = if args.watch {
-        Some(StopWatcher(start_watcher(root)?))
+        Some(StopWatcher(start_watcher(root, args.watch_all)?))
     } else {
         None
     };
