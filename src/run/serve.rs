@@ -35,6 +35,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
+mod accounts;
+
 /// The default address of `cgtop serve`: loopback only (an exporter of
 /// every group's name must not face the network unless asked), on port
 /// 19586: the Prometheus wiki's range of exporter ports (9100-9999) is
@@ -431,8 +433,10 @@ fn peer_of(addr: SocketAddr) -> IpAddr {
 
 /// Whose connections a limit counts together, to close the newest of
 /// whoever holds the most: a peer on this host (its socket is in this
-/// network namespace) by the uid owning its socket, as every address of
-/// 127/8 is the same host and any local user may send from any of them;
+/// network namespace) by the account of the uid owning its socket
+/// ([`account_of`]: a user's subordinate ids count as that user), as
+/// every address of 127/8 is the same host and any local user may send
+/// from any of them;
 /// a peer whose socket is in no table of this namespace (a remote one)
 /// by its address ([`peer_of`]), never alone, as a lone key is the
 /// newest of all and would go before a flood's; a peer whose socket its
@@ -457,6 +461,10 @@ enum Owner {
     /// All such count as one group whose oldest goes first ([`closing`]):
     /// a scrape, the newest, goes only after every older unknown one.
     Unknown,
+    /// A local peer whose socket's uid no account names nor holds
+    /// ([`accounts::Accounts`]): every such uid one group, so that a
+    /// user's subordinate ids count together, not as an owner each.
+    Unnamed,
 }
 
 /// What the kernel knows of the peer's socket of each connection looked
@@ -793,6 +801,7 @@ fn diag_reply(
 struct Owners {
     diag: Option<SockDiag>,
     tables: SocketTables,
+    accounts: accounts::Accounts,
 }
 
 impl Owners {
@@ -800,6 +809,7 @@ impl Owners {
         Self {
             diag: SockDiag::open(),
             tables: SocketTables::open(),
+            accounts: accounts::Accounts::read(),
         }
     }
 
@@ -850,10 +860,28 @@ impl Owners {
         } else {
             self.tables.read(&want)
         };
+        self.accounts.refresh();
         out.iter()
             .zip(conns)
-            .map(|(o, &(from, local))| o.unwrap_or_else(|| table.owner(from, local)))
+            .map(|(o, &(from, local))| {
+                account_of(
+                    &self.accounts,
+                    o.unwrap_or_else(|| table.owner(from, local)),
+                )
+            })
             .collect()
+    }
+}
+
+/// A uid's owner as the account it counts as ([`accounts`]): a user's
+/// subordinate ids are that user, and uids no account names one group.
+fn account_of(accounts: &accounts::Accounts, owner: Owner) -> Owner {
+    match owner {
+        Owner::Uid(uid) => match accounts.of(uid) {
+            accounts::Account::Uid(u) => Owner::Uid(u),
+            accounts::Account::Unnamed => Owner::Unnamed,
+        },
+        other => other,
     }
 }
 
@@ -1918,6 +1946,41 @@ mod tests {
         // group's oldest first, then the newest of uid 65534's
         assert_eq!(closing(&keys, 2), vec![0, 4]);
         assert_eq!(closing(&keys, 4), vec![0, 4, 2, 3]);
+    }
+
+    /// A flood whose every connection is another of a user's subordinate
+    /// ids (each owner of one, by uid) closes its own, never root's lone
+    /// scrape, the newest; uids no account names count as one group too.
+    #[test]
+    fn a_users_subordinate_ids_count_as_that_user() {
+        let t = tempfile::tempdir().unwrap();
+        let (passwd, subuid) = (t.path().join("passwd"), t.path().join("subuid"));
+        std::fs::write(
+            &passwd,
+            "root:x:0:0::/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n",
+        )
+        .unwrap();
+        std::fs::write(&subuid, "alice:100000:65536\n").unwrap();
+        let a = accounts::Accounts::read_from(&passwd, &subuid);
+        for base in [100_000, 300_000] {
+            // 1,000 connections, each of another uid, then root's scrape
+            let mut uids: Vec<u32> = (0..1000).map(|n| base + n).collect();
+            uids.push(0);
+            let by_uid: Vec<Owner> = uids.iter().map(|&u| Owner::Uid(u)).collect();
+            let counted: Vec<Owner> = by_uid.iter().map(|&o| account_of(&a, o)).collect();
+            // by uid alone, every owner holds one: root's, the newest, goes
+            assert!(closing(&by_uid, 10).contains(&1000), "the case this guards");
+            let out = closing(&counted, 10);
+            assert_eq!(out.len(), 10);
+            assert!(
+                !out.contains(&1000),
+                "root's scrape closed (base {base}): {out:?}"
+            );
+        }
+        assert_eq!(account_of(&a, Owner::Uid(100_123)), Owner::Uid(1000));
+        assert_eq!(account_of(&a, Owner::Uid(300_123)), Owner::Unnamed);
+        assert_eq!(account_of(&a, Owner::Uid(1000)), Owner::Uid(1000));
+        assert_eq!(account_of(&a, Owner::Closed), Owner::Closed);
     }
 
     /// This kernel asked about one socket by its addresses
