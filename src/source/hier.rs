@@ -546,12 +546,13 @@ impl Hier {
     }
 
     /// An `O_PATH` descriptor of a directory (`dir`) or a regular file
-    /// below the root, never a symlink, FIFO or device, with its inode:
-    /// what the event watcher sets an inotify watch on (through
-    /// /proc/self/fd, so the watch is on this very inode and no path is
-    /// resolved again). Opening with `O_PATH` never blocks, on a FIFO
-    /// neither; the descriptor is closed once the watch is set.
-    pub fn open_watchable(&self, rel: &Path, dir: bool) -> Result<(OwnedFd, u64), FsError> {
+    /// below the root, never a symlink, FIFO or device, with its inode
+    /// and its owner (uid), from the one `fstat`: what the event watcher
+    /// sets an inotify watch on (through /proc/self/fd, so the watch is
+    /// on this very inode and no path is resolved again). Opening with
+    /// `O_PATH` never blocks, on a FIFO neither; the descriptor is closed
+    /// once the watch is set.
+    pub fn open_watchable(&self, rel: &Path, dir: bool) -> Result<(OwnedFd, u64, u32), FsError> {
         let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
         let st = rustix::fs::fstat(&fd).map_err(FsError::from_errno)?;
         let t = FileType::from_raw_mode(st.st_mode);
@@ -561,7 +562,7 @@ impl Hier {
             FileType::RegularFile
         };
         if t == want {
-            Ok((fd, st.st_ino))
+            Ok((fd, st.st_ino, st.st_uid))
         } else {
             Err(FsError::NotRegular(kind_name(t)))
         }
