@@ -890,6 +890,14 @@ impl GroupDir {
         Ok(())
     }
 
+    /// The directory's inode (one `fstat`): which group it is, where one
+    /// may have been removed and made again under its name.
+    pub fn ino(&self) -> Result<u64, FsError> {
+        rustix::fs::fstat(&self.fd)
+            .map(|s| s.st_ino)
+            .map_err(FsError::from_errno)
+    }
+
     /// A regular file of the group, open for reading, by its name (one
     /// component; a symlink is an error, ELOOP). On kernfs reached without
     /// crossing a mount the open alone says it is no FIFO, socket or

@@ -309,6 +309,9 @@ pub struct Scanner {
     /// The files a priming walk left unopened, by directory inode and
     /// table index ([`Scanner::open_deferred`]).
     deferred_opens: Vec<(u64, u8)>,
+    /// Entries (by directory inode) whose directory [`Scanner::open_deferred`]
+    /// found another group's: the next pass takes them as made again.
+    stale_dirs: Vec<u64>,
     /// Keep the level figures of the next scan for the one after it
     /// ([`Scanner::set_keep_levels`]).
     keep_levels: bool,
@@ -373,6 +376,7 @@ impl Scanner {
             levels: std::collections::HashMap::new(),
             keep_levels: false,
             deferred_opens: Vec::new(),
+            stale_dirs: Vec::new(),
             cpu_split: true,
         }
     }
@@ -438,7 +442,12 @@ impl Scanner {
     }
 
     /// Opens, and keeps within the budget, the files a priming walk left
-    /// unopened (`preopen`): before the first read that reads them.
+    /// unopened (`preopen`): before the first read that reads them. Each
+    /// group's directory is opened once and its inode compared with the
+    /// entry's: a group removed and made again under its name since the
+    /// walk is another group, whose files are not the entry's (the pass
+    /// that follows takes it as made again: `stale_dirs`); the files are
+    /// opened by name from that directory, so they are its own.
     fn open_deferred(&mut self) {
         let mut deferred = std::mem::take(&mut self.deferred_opens);
         if deferred.is_empty() {
@@ -447,16 +456,31 @@ impl Scanner {
         deferred.sort_unstable();
         let mut entries = std::mem::take(&mut self.entries);
         for e in &mut entries {
+            let ino = e.inode;
+            let wanted = |k: u8, h: &Handle| {
+                matches!(h, Handle::Reopen(None)) && deferred.binary_search(&(ino, k)).is_ok()
+            };
+            if !e.handles.0.iter().any(|(k, h)| wanted(*k, h)) {
+                continue;
+            }
+            // gone: the pass finds it so
+            let Ok(dir) = self.hier.open_group_dir(&group_dir(&self.root, &e.path)) else {
+                continue;
+            };
+            match dir.ino() {
+                Ok(now) if now == ino => {}
+                Ok(_) => {
+                    self.stale_dirs.push(ino);
+                    continue;
+                }
+                Err(_) => continue,
+            }
             for (k, h) in &mut e.handles.0 {
                 let Some((_, name)) = self.table.get(usize::from(*k)) else {
                     continue;
                 };
-                if matches!(h, Handle::Reopen(None))
-                    && deferred.binary_search(&(e.inode, *k)).is_ok()
-                    && self.room()
-                {
-                    let file = group_dir(&self.root, &e.path).join(name);
-                    if let Ok(f) = self.hier.open_read_kernfs(&file) {
+                if wanted(*k, h) && self.room() {
+                    if let Ok(f) = dir.open_read(name) {
                         self.kept += 1;
                         // the scanners of other hierarchies open theirs
                         // at the same time (`Collector::read_levels`): each
@@ -693,6 +717,73 @@ mod tests {
             "{} bytes kept after the pass",
             s.buf.capacity()
         );
+    }
+
+    /// A tree of the root and `a.slice`, whose memory.current is `mem`.
+    fn primed_tree(mem: u64) -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        mk(
+            t.path(),
+            "",
+            &[
+                ("cgroup.procs", ""),
+                ("cgroup.stat", "nr_descendants 1\nnr_dying_descendants 0\n"),
+                ("cpu.stat", "usage_usec 100\n"),
+            ],
+        );
+        mk_a(t.path(), "a.slice", mem);
+        t
+    }
+
+    fn mk_a(root: &Path, rel: &str, mem: u64) {
+        let mem = format!("{mem}\n");
+        mk(
+            root,
+            rel,
+            &[
+                ("cgroup.procs", ""),
+                ("cpu.stat", "usage_usec 50\n"),
+                ("memory.current", &mem),
+            ],
+        );
+    }
+
+    /// `a.slice` removed and made again under its name (made aside and
+    /// renamed, so that no inode number is reused); its new inode.
+    fn make_again(root: &Path, mem: u64) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        mk_a(root, "a.new", mem);
+        fs::remove_dir_all(root.join("a.slice")).unwrap();
+        fs::rename(root.join("a.new"), root.join("a.slice")).unwrap();
+        fs::metadata(root.join("a.slice")).unwrap().ino()
+    }
+
+    /// The one-shot run's order: a priming scan (rate counters only, the
+    /// other files' opens deferred), the levels within the interval, the
+    /// final scan.
+    fn one_shot(s: &mut Scanner, between: impl FnOnce()) -> Vec<GroupSample> {
+        s.set_priming(true);
+        s.scan();
+        s.set_priming(false);
+        between();
+        s.read_levels();
+        s.scan().0
+    }
+
+    #[test]
+    fn a_group_made_again_before_the_deferred_opens_keeps_none_of_its_files_on_the_old_entry() {
+        let t = primed_tree(4096);
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let mut new_ino = 0;
+        let g = one_shot(&mut s, || new_ino = make_again(t.path(), 999));
+        let a: Vec<_> = g
+            .iter()
+            .filter(|x| as_text(&x.path) == "a.slice")
+            .map(|x| (x.inode, x.hot.memory_current))
+            .collect();
+        // the new group's figure under the new group's inode: not under
+        // the old entry's (whose counters a tmpfs descriptor still reads)
+        assert_eq!(a, [(new_ino, Some(999))]);
     }
 
     #[test]

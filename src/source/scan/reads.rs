@@ -181,8 +181,17 @@ impl Scanner {
         let mut notify = self.notify.take();
         let mut notify_tried = self.notify_tried;
         let mut by_events = self.by_events;
+        let mut stale = std::mem::take(&mut self.stale_dirs);
+        stale.sort_unstable();
         for (i, e) in self.entries.iter_mut().enumerate() {
             if !want(e) {
+                continue;
+            }
+            if stale.binary_search(&e.inode).is_ok() {
+                // its directory is another group's since the walk
+                // (`open_deferred`): made again, to be listed now
+                recreated = true;
+                gone.push(i);
                 continue;
             }
             // the levels of this group as `read_levels` read them (the
