@@ -787,6 +787,38 @@ mod tests {
     }
 
     #[test]
+    fn the_levels_read_are_kept_when_another_group_is_found_made_again() {
+        // `b.slice` made again before the levels are read: the pass lists
+        // it again and reads it in a second pass; `a.slice`'s levels, read
+        // in the first, are still the final scan's (its memory.current
+        // changed after: the level read within the interval is shown, the
+        // file is not read again)
+        let t = primed_tree(4096);
+        mk_a(t.path(), "b.slice", 1);
+        fs::write(
+            t.path().join("cgroup.stat"),
+            "nr_descendants 2\nnr_dying_descendants 0\n",
+        )
+        .unwrap();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        s.set_priming(true);
+        s.scan();
+        s.set_priming(false);
+        mk_a(t.path(), "b.new", 2);
+        fs::remove_dir_all(t.path().join("b.slice")).unwrap();
+        fs::rename(t.path().join("b.new"), t.path().join("b.slice")).unwrap();
+        s.read_levels();
+        fs::write(t.path().join("a.slice/memory.current"), "12345\n").unwrap();
+        let (g, _) = s.scan();
+        let mem = |n: &str| {
+            g.iter()
+                .find(|x| as_text(&x.path) == n)
+                .and_then(|x| x.hot.memory_current)
+        };
+        assert_eq!((mem("a.slice"), mem("b.slice")), (Some(4096), Some(2)));
+    }
+
+    #[test]
     fn the_stamp_falls_between_the_walk_and_the_reads() {
         let t = tree();
         let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
