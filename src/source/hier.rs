@@ -602,6 +602,12 @@ impl Hier {
         self.open_read_ino(rel).map(|(f, _)| f)
     }
 
+    /// The root is on a cgroup filesystem (kernfs): a kept file of a
+    /// group removed reads ENODEV.
+    pub fn is_kernfs(&self) -> bool {
+        self.kernfs
+    }
+
     /// [`Hier::open_read`], without its `fstat` on a root verified to be
     /// cgroupfs: opened with `RESOLVE_NO_XDEV`, the file is kernfs's, as
     /// [`GroupDir::open_read`]'s (what a scanner keeps open).

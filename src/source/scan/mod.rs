@@ -442,18 +442,25 @@ impl Scanner {
     }
 
     /// Opens, and keeps within the budget, the files a priming walk left
-    /// unopened (`preopen`): before the first read that reads them. Each
+    /// unopened (`preopen`): before the first read that reads them. A
+    /// group removed and made again under its name since the walk is
+    /// another group, whose files must not be read as the entry's. On
+    /// kernfs a kept rate counter proves it later at no cost: a kept file
+    /// of a removed group reads ENODEV, and the read that would show these
+    /// files' figures finds the group made again, drops them and lists it
+    /// anew. Elsewhere (no counter kept, a `--root` tree off kernfs) the
     /// group's directory is opened once and its inode compared with the
-    /// entry's: a group removed and made again under its name since the
-    /// walk is another group, whose files are not the entry's (the pass
-    /// that follows takes it as made again: `stale_dirs`); the files are
-    /// opened by name from that directory, so they are its own.
+    /// entry's; one that differs is taken by the pass that follows as made
+    /// again (`stale_dirs`), and the files are opened by name from that
+    /// directory, so they are its own.
     fn open_deferred(&mut self) {
         let mut deferred = std::mem::take(&mut self.deferred_opens);
         if deferred.is_empty() {
             return;
         }
         deferred.sort_unstable();
+        let table = self.table;
+        let kernfs = self.hier.is_kernfs();
         let mut entries = std::mem::take(&mut self.entries);
         for e in &mut entries {
             let ino = e.inode;
@@ -463,24 +470,42 @@ impl Scanner {
             if !e.handles.0.iter().any(|(k, h)| wanted(*k, h)) {
                 continue;
             }
-            // gone: the pass finds it so
-            let Ok(dir) = self.hier.open_group_dir(&group_dir(&self.root, &e.path)) else {
-                continue;
-            };
-            match dir.ino() {
-                Ok(now) if now == ino => {}
-                Ok(_) => {
-                    self.stale_dirs.push(ino);
+            let proved_later = kernfs
+                && e.handles.0.iter().any(|(k, h)| {
+                    matches!(h, Handle::Kept(_))
+                        && table
+                            .get(usize::from(*k))
+                            .is_some_and(|(kind, _)| kind.counts_for_rates())
+                });
+            let dir = if proved_later {
+                None
+            } else {
+                // gone: the pass finds it so
+                let Ok(dir) = self.hier.open_group_dir(&group_dir(&self.root, &e.path)) else {
                     continue;
+                };
+                match dir.ino() {
+                    Ok(now) if now == ino => {}
+                    Ok(_) => {
+                        self.stale_dirs.push(ino);
+                        continue;
+                    }
+                    Err(_) => continue,
                 }
-                Err(_) => continue,
-            }
+                Some(dir)
+            };
             for (k, h) in &mut e.handles.0 {
-                let Some((_, name)) = self.table.get(usize::from(*k)) else {
+                let Some((_, name)) = table.get(usize::from(*k)) else {
                     continue;
                 };
                 if wanted(*k, h) && self.room() {
-                    if let Ok(f) = dir.open_read(name) {
+                    let f = match &dir {
+                        Some(dir) => dir.open_read(name),
+                        None => self
+                            .hier
+                            .open_read_kernfs(&group_dir(&self.root, &e.path).join(name)),
+                    };
+                    if let Ok(f) = f {
                         self.kept += 1;
                         // the scanners of other hierarchies open theirs
                         // at the same time (`Collector::read_levels`): each
