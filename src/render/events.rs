@@ -244,6 +244,7 @@ mod tests {
             at: Duration::from_millis(12_345),
             unix_s: 0.0,
             since: None,
+            owner: None,
             path: GroupPath::new("a/b c"),
             kind: oom(b" my task"),
         };
@@ -253,6 +254,7 @@ mod tests {
         );
         let e = Event {
             since: Some(Duration::from_millis(250)),
+            owner: None,
             kind: EventKind::Frozen(true),
             ..e
         };
@@ -268,6 +270,7 @@ mod tests {
             at: Duration::from_millis(2_500),
             unix_s: 1_764_190_002.5,
             since: None,
+            owner: None,
             path: GroupPath::new("a"),
             kind: oom(b"dd"),
         };

@@ -285,6 +285,9 @@ struct FileWatch {
 #[derive(Debug, Default)]
 struct Group {
     ino: u64,
+    /// Who owns its directory (uid), read with the directory's watch:
+    /// whose its events are ([`Event::owner`]). `None`: not read (gone).
+    owner: Option<u32>,
     dir_wd: Option<i32>,
     files: [FileWatch; 4],
 }
@@ -401,6 +404,8 @@ struct V1Group {
     kills: u64,
     /// The eventfd it is registered with.
     class: OomClass,
+    /// Who owns its directory (uid): whose its kills are.
+    owner: u32,
 }
 
 /// The cgroup v1 memory hierarchy's OOM notification: two eventfds (root's
@@ -503,7 +508,10 @@ impl V1Oom {
     ) -> Result<V1Group, Errno> {
         use std::io::Write;
         let errno = |e: hier::FsError| e.errno().unwrap_or(Errno::INVAL);
-        let ino = self.hier.dir_ino(hier::group_rel(path)).map_err(errno)?;
+        let (ino, owner) = self
+            .hier
+            .dir_ino_owner(hier::group_rel(path))
+            .map_err(errno)?;
         let control = self
             .hier
             .open_read(&hier::file_rel(
@@ -524,14 +532,19 @@ impl V1Oom {
             .map_err(|e| e.raw_os_error().map_or(Errno::IO, Errno::from_raw_os_error))?;
         // the baseline after the registration: no kill falls between
         let kills = kills.unwrap_or_else(|| v1_kills(&self.hier, path).unwrap_or(0));
-        Ok(V1Group { ino, kills, class })
+        Ok(V1Group {
+            ino,
+            kills,
+            class,
+            owner,
+        })
     }
 
     /// Reads `class`'s registered groups' kills; the groups whose count
-    /// went up, with how many. A group gone (its file unreadable, its
-    /// directory another) is forgotten: the kernel dropped its
-    /// registration with it.
-    fn read_class(&mut self, class: OomClass) -> Vec<(GroupPath, u64)> {
+    /// went up, with how many and their owner. A group gone (its file
+    /// unreadable, its directory another) is forgotten: the kernel dropped
+    /// its registration with it.
+    fn read_class(&mut self, class: OomClass) -> Vec<(GroupPath, u64, u32)> {
         let mut out = Vec::new();
         let mut gone = Vec::new();
         for (p, g) in &mut self.groups {
@@ -541,7 +554,7 @@ impl V1Oom {
             self.reads[class.index()] += 1;
             match v1_kills(&self.hier, p) {
                 Some(k) if k > g.kills => {
-                    out.push((p.clone(), k - g.kills));
+                    out.push((p.clone(), k - g.kills, g.owner));
                     g.kills = k;
                 }
                 Some(k) => g.kills = k,
@@ -742,11 +755,11 @@ impl Watcher {
     /// Sets a watch on `rel` (a directory or a regular file), the inode
     /// opened beneath the root. `Err(true)`: no watch to be had (the
     /// budget, ENOSPC); `Err(false)`: not there, or not of that kind.
-    fn add_watch(&mut self, rel: &std::path::Path, dir: bool) -> Result<(i32, u64), bool> {
+    fn add_watch(&mut self, rel: &std::path::Path, dir: bool) -> Result<(i32, u64, u32), bool> {
         if self.cfg.max_watches.is_some_and(|m| self.wds.len() >= m) {
             return Err(true);
         }
-        let Ok((fd, ino)) = self.hier.open_watchable(rel, dir) else {
+        let Ok((fd, ino, uid)) = self.hier.open_watchable(rel, dir) else {
             return Err(false);
         };
         let mask = if dir {
@@ -772,7 +785,7 @@ impl Watcher {
             )
         };
         match r {
-            Ok(wd) => Ok((wd, ino)),
+            Ok(wd) => Ok((wd, ino, uid)),
             Err(Errno::NOSPC) => Err(true),
             Err(_) => Err(false),
         }
@@ -839,11 +852,20 @@ impl Watcher {
             ..Group::default()
         });
         if dir && self.groups.get(path).is_some_and(|g| g.dir_wd.is_none()) {
-            if let Ok((wd, _)) = self.add_watch(&rel, true) {
+            if let Ok((wd, _, uid)) = self.add_watch(&rel, true) {
                 self.wds.insert(wd, (path.clone(), Slot::Dir));
                 if let Some(g) = self.groups.get_mut(path) {
                     g.dir_wd = Some(wd);
+                    g.owner = Some(uid);
                 }
+            }
+        }
+        // whose the group is, once: from the directory's watch, or where
+        // none was set (short of watches) from one fstat; never per event
+        if self.groups.get(path).is_some_and(|g| g.owner.is_none()) {
+            let uid = self.hier.owner_of(&rel).ok();
+            if let Some(g) = self.groups.get_mut(path) {
+                g.owner = uid;
             }
         }
         for f in which {
@@ -866,7 +888,7 @@ impl Watcher {
             return;
         };
         match r {
-            Ok((wd, ino)) => {
+            Ok((wd, ino, _)) => {
                 g.files[i].wd = Some(wd);
                 g.files[i].exists = true;
                 g.files[i].fresh = new;
@@ -920,6 +942,7 @@ impl Watcher {
         let Some(g) = self.groups.get_mut(path) else {
             return;
         };
+        let owner = g.owner;
         let w = &g.files[i];
         let prev = w.last.or_else(|| w.fresh.then(|| cur.zeroed()));
         let cur = prev.map_or(cur, |p| cur.over(&p));
@@ -937,6 +960,7 @@ impl Watcher {
                 since,
                 path: path.clone(),
                 kind,
+                owner,
             };
             self.emit(ev, &mapping);
         }
@@ -1046,7 +1070,7 @@ impl Watcher {
         };
         let mapping = v1.mapping.clone();
         let (at, unix_s) = self.now();
-        for (path, count) in kills {
+        for (path, count, owner) in kills {
             let ev = Event {
                 at,
                 unix_s,
@@ -1057,6 +1081,7 @@ impl Watcher {
                     count,
                     victim: None,
                 },
+                owner: Some(owner),
             };
             self.emit(ev, &mapping);
         }
@@ -1307,7 +1332,7 @@ impl Watcher {
             let now = self
                 .hier
                 .open_watchable(&hier::file_rel(path, f.name()), false)
-                .map(|(_, ino)| ino);
+                .map(|(_, ino, _)| ino);
             if now == Ok(ino) {
                 continue;
             }
@@ -1765,6 +1790,7 @@ mod v1_wake_tests {
                     ino,
                     kills: 0,
                     class,
+                    owner: 0,
                 },
             );
         };

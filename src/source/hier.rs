@@ -546,12 +546,13 @@ impl Hier {
     }
 
     /// An `O_PATH` descriptor of a directory (`dir`) or a regular file
-    /// below the root, never a symlink, FIFO or device, with its inode:
-    /// what the event watcher sets an inotify watch on (through
-    /// /proc/self/fd, so the watch is on this very inode and no path is
-    /// resolved again). Opening with `O_PATH` never blocks, on a FIFO
-    /// neither; the descriptor is closed once the watch is set.
-    pub fn open_watchable(&self, rel: &Path, dir: bool) -> Result<(OwnedFd, u64), FsError> {
+    /// below the root, never a symlink, FIFO or device, with its inode
+    /// and its owner (uid), from the one `fstat`: what the event watcher
+    /// sets an inotify watch on (through /proc/self/fd, so the watch is
+    /// on this very inode and no path is resolved again). Opening with
+    /// `O_PATH` never blocks, on a FIFO neither; the descriptor is closed
+    /// once the watch is set.
+    pub fn open_watchable(&self, rel: &Path, dir: bool) -> Result<(OwnedFd, u64, u32), FsError> {
         let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
         let st = rustix::fs::fstat(&fd).map_err(FsError::from_errno)?;
         let t = FileType::from_raw_mode(st.st_mode);
@@ -561,7 +562,7 @@ impl Hier {
             FileType::RegularFile
         };
         if t == want {
-            Ok((fd, st.st_ino))
+            Ok((fd, st.st_ino, st.st_uid))
         } else {
             Err(FsError::NotRegular(kind_name(t)))
         }
@@ -599,6 +600,12 @@ impl Hier {
     /// device or a symlink. Costs openat2 + fstat.
     pub fn open_read(&self, rel: &Path) -> Result<File, FsError> {
         self.open_read_ino(rel).map(|(f, _)| f)
+    }
+
+    /// The root is on a cgroup filesystem (kernfs): a kept file of a
+    /// group removed reads ENODEV.
+    pub fn is_kernfs(&self) -> bool {
+        self.kernfs
     }
 
     /// [`Hier::open_read`], without its `fstat` on a root verified to be
@@ -887,6 +894,14 @@ impl GroupDir {
             }
         }
         Ok(())
+    }
+
+    /// The directory's inode (one `fstat`): which group it is, where one
+    /// may have been removed and made again under its name.
+    pub fn ino(&self) -> Result<u64, FsError> {
+        rustix::fs::fstat(&self.fd)
+            .map(|s| s.st_ino)
+            .map_err(FsError::from_errno)
     }
 
     /// A regular file of the group, open for reading, by its name (one

@@ -26,7 +26,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
     let n = app.events.len();
     let title = if app.events.dropped > 0 {
         format!(
-            " events: {n}, {} kept ({} dropped, populated and frozen first) ",
+            " events: {n}, {} kept ({} dropped, the busiest owner's first) ",
             EventList::CAP,
             app.events.dropped
         )
@@ -92,8 +92,14 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
         .saturating_sub(lines.len() + 3)
         .max(1);
     let start = cursor.saturating_sub(rows_h - 1);
-    let shown: Vec<_> = (start..(start + rows_h).min(n))
-        .map_while(|i| event_at(app, i).map(|e| (i, e)))
+    // newest first, in one walk (not a look-up a row)
+    let shown: Vec<_> = app
+        .events
+        .iter()
+        .rev()
+        .enumerate()
+        .skip(start)
+        .take(rows_h)
         .collect();
     // the group column as wide as the paths on screen, within a third,
     // or half where a group's own name (`…/` before it) needs it

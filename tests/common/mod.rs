@@ -786,6 +786,7 @@ pub fn event_at(
         at: std::time::Duration::from_secs_f64(secs),
         unix_s: 1_764_190_000.0 + secs,
         since: None,
+        owner: None,
         path: GroupPath::new(path),
         kind,
     }

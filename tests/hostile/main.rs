@@ -17,6 +17,7 @@ mod actionlog;
 mod columns_limits_paste;
 mod effect_renamed_group;
 mod event_flood;
+mod event_owners;
 mod export_files;
 mod flat_paths;
 mod fs_access;

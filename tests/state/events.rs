@@ -217,9 +217,79 @@ fn the_screen_says_what_it_cannot_see() {
     assert!(s.contains("kernel log not readable (EPERM)"), "{s}");
     assert!(s.contains("12 groups not watched"), "{s}");
     assert!(
-        s.contains("events: 10000, 10000 kept (3 dropped, populated and frozen first)"),
+        s.contains("events: 10000, 10000 kept (3 dropped, the busiest owner's first)"),
         "{s}"
     );
+}
+
+/// An event of the group's owner `uid` (the watcher reads it from the
+/// group's directory).
+fn owned_by(uid: u32, mut e: Event) -> Event {
+    e.owner = Some(uid);
+    e
+}
+
+/// A delegated user (uid 1000) makes limit hits in their own groups as
+/// fast as they like (a tiny memory.high, pids.max 1 and a fork loop: one
+/// event per group per change, many groups), twice the cap of them. The
+/// system's OOM kill and its own limit hit, root's, stay: at the cap the
+/// owner holding the most events gives up its oldest.
+#[test]
+fn one_owners_flood_of_limit_hits_pushes_off_only_their_own_events() {
+    let t = copy_fixture("pure-v2-systemd");
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 80, 24);
+    let system = vec![
+        owned_by(0, oom(0.5, "system.slice/dbus.service")),
+        owned_by(
+            0,
+            event_at(
+                0.6,
+                "system.slice",
+                EventKind::Memory {
+                    what: MemoryEvent::Max,
+                    count: 1,
+                    victim: None,
+                },
+            ),
+        ),
+    ];
+    send(&mut a, &mut c, Msg::Events(system.clone()));
+    let user = "user.slice/user-1000.slice/user@1000.service/app.slice";
+    let flood: Vec<Event> = (0..EventList::CAP * 2)
+        .map(|i| {
+            let kind = if i % 2 == 0 {
+                EventKind::Memory {
+                    what: MemoryEvent::High,
+                    count: 1,
+                    victim: None,
+                }
+            } else {
+                EventKind::PidsMax { count: 1 }
+            };
+            owned_by(
+                1000,
+                event_at(
+                    1.0 + i as f64 / 1000.0,
+                    &format!("{user}/g{}", i % 500),
+                    kind,
+                ),
+            )
+        })
+        .collect();
+    send(&mut a, &mut c, Msg::Events(flood));
+    let kept_system: Vec<&Event> = a.events.iter().filter(|e| e.owner == Some(0)).collect();
+    assert_eq!(
+        kept_system,
+        system.iter().collect::<Vec<_>>(),
+        "root's events were dropped for the user's ({} kept, {} dropped)",
+        a.events.len(),
+        a.events.dropped
+    );
+    // the user keeps their newest, up to the cap
+    assert_eq!(a.events.len(), EventList::CAP);
+    assert_eq!(a.events.dropped, EventList::CAP as u64 + 2);
+    let newest = a.events.iter().next_back().unwrap();
+    assert_eq!(newest.owner, Some(1000));
 }
 
 /// A group path too long for its column keeps its first component and

@@ -14,7 +14,7 @@
 
 use crate::cgroupfs::files;
 use crate::model::GroupPath;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::Duration;
 
 /// The event files, in the order the watcher keeps watching them when it
@@ -211,6 +211,11 @@ pub struct Event {
     pub since: Option<Duration>,
     pub path: GroupPath,
     pub kind: EventKind,
+    /// Who owns the group's directory (its uid: who may make groups in
+    /// it), as the watcher found when it began watching the group; what
+    /// [`EventList`] is fair by. `None`: not known (an event read back
+    /// from a recording, which keeps no owner).
+    pub owner: Option<u32>,
 }
 
 /// The keys of each event file the diff looks at, in the kernel's order.
@@ -638,73 +643,263 @@ pub fn join_oom(ev: &mut Event, line: &OomLine, mapping: &Mapping) -> bool {
 // ---------------------------------------------------------------------------
 // The list a view keeps.
 
+/// Whose an event is, for the list's fairness ([`Event::owner`]).
+type Source = Option<u32>;
+
+/// What an event is worth keeping, by the order a source gives them up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Worth {
+    /// `populated` and `frozen`: free to make by the thousand (a process
+    /// moving between two of its owner's groups).
+    State,
+    /// A limit hit, an OOM, a refused fork.
+    Counter,
+    /// An OOM kill: its victim's name and pid outlive the group.
+    Kill,
+}
+
+impl Worth {
+    fn of(kind: &EventKind) -> Self {
+        match kind {
+            EventKind::Populated(_) | EventKind::Frozen(_) => Self::State,
+            k if k.is_oom_kill() => Self::Kill,
+            _ => Self::Counter,
+        }
+    }
+}
+
+/// One source's kept events, by their number in the list, oldest first.
+#[derive(Debug, Clone, Default)]
+struct Held {
+    state: VecDeque<u64>,
+    counters: VecDeque<u64>,
+    kills: VecDeque<u64>,
+}
+
+impl Held {
+    fn queue(&mut self, w: Worth) -> &mut VecDeque<u64> {
+        match w {
+            Worth::State => &mut self.state,
+            Worth::Counter => &mut self.counters,
+            Worth::Kill => &mut self.kills,
+        }
+    }
+
+    /// The events other than OOM kills: what the source is ranked by.
+    fn droppable(&self) -> usize {
+        self.state.len() + self.counters.len()
+    }
+}
+
 /// The events a view keeps: [`EventList::CAP`] of them, with how many are
-/// unseen. At the cap the oldest `populated` or `frozen` change is
-/// dropped (and counted) first, the oldest of any kind only where none is
-/// kept: a user who owns a delegated subtree makes those by the thousand
-/// for free (a process of theirs moving between two of their groups), and
-/// must not push the system's OOM kills and limit hits off the list.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// unseen. At the cap one is dropped (and counted): from the source (the
+/// owner of the event's group, [`Event::owner`]) that holds the most
+/// events other than OOM kills, its oldest `populated` or `frozen`
+/// change, else its oldest other event; an OOM kill only where every
+/// kept event is one, then the oldest of the source holding the most. A
+/// user who owns a delegated subtree makes events by the thousand for
+/// free (a process of theirs moving between two of their groups, a tiny
+/// memory.high, pids.max 1 and a fork loop): the flood grows until it is
+/// the biggest source, and from then on replaces only its own events,
+/// never another owner's OOM kill. Each push is O(log sources): per
+/// source queues, the list's dropped places compacted away once they
+/// are an eighth of the cap.
+#[derive(Debug, Clone)]
 pub struct EventList {
-    events: VecDeque<Event>,
-    /// Events dropped from the front to stay within the cap.
+    /// Oldest first, each with its number (increasing); `None`: dropped,
+    /// its place not yet compacted away.
+    slots: VecDeque<(u64, Option<Event>)>,
+    /// The next event's number.
+    next: u64,
+    /// The events kept (the places that are not `None`).
+    kept: usize,
+    held: HashMap<Source, Held>,
+    /// The sources by how many events other than OOM kills each holds,
+    /// and by how many OOM kills (those that hold any).
+    by_droppable: BTreeSet<(usize, Source)>,
+    by_kills: BTreeSet<(usize, Source)>,
+    cap: usize,
+    /// Events dropped to stay within the cap.
     pub dropped: u64,
     /// Events that came since the list was last looked at.
     pub unseen: usize,
+}
+
+impl Default for EventList {
+    fn default() -> Self {
+        Self::with_cap(Self::CAP)
+    }
+}
+
+/// Two lists are equal when they keep the same events, whatever places
+/// they have not compacted yet.
+impl PartialEq for EventList {
+    fn eq(&self, other: &Self) -> bool {
+        self.dropped == other.dropped && self.unseen == other.unseen && self.iter().eq(other.iter())
+    }
 }
 
 impl EventList {
     /// How many events are kept: about 2 MB at the most.
     pub const CAP: usize = 10_000;
 
+    fn with_cap(cap: usize) -> Self {
+        Self {
+            slots: VecDeque::new(),
+            next: 0,
+            kept: 0,
+            held: HashMap::new(),
+            by_droppable: BTreeSet::new(),
+            by_kills: BTreeSet::new(),
+            cap,
+            dropped: 0,
+            unseen: 0,
+        }
+    }
+
     pub fn push(&mut self, e: Event) {
-        if self.events.len() == Self::CAP {
-            let cheap = self
-                .events
-                .iter()
-                .position(|e| matches!(e.kind, EventKind::Populated(_) | EventKind::Frozen(_)));
-            self.events.remove(cheap.unwrap_or(0));
+        let (source, worth) = (e.owner, Worth::of(&e.kind));
+        let n = self.next;
+        self.next += 1;
+        self.slots.push_back((n, Some(e)));
+        self.kept += 1;
+        let h = self.held.entry(source).or_default();
+        let rank = if worth == Worth::Kill {
+            &mut self.by_kills
+        } else {
+            &mut self.by_droppable
+        };
+        let before = if worth == Worth::Kill {
+            h.kills.len()
+        } else {
+            h.droppable()
+        };
+        rank.remove(&(before, source));
+        rank.insert((before + 1, source));
+        h.queue(worth).push_back(n);
+        if self.kept > self.cap {
+            self.drop_one();
             self.dropped += 1;
         }
-        self.events.push_back(e);
-        self.unseen = (self.unseen + 1).min(Self::CAP);
+        self.unseen = (self.unseen + 1).min(self.cap);
+    }
+
+    /// Drops the event the rule above picks.
+    fn drop_one(&mut self) {
+        let kill = self.by_droppable.is_empty();
+        let rank = if kill {
+            &mut self.by_kills
+        } else {
+            &mut self.by_droppable
+        };
+        let Some((count, source)) = rank.pop_last() else {
+            return;
+        };
+        if count > 1 {
+            rank.insert((count - 1, source));
+        }
+        let Some(h) = self.held.get_mut(&source) else {
+            return;
+        };
+        let n = if kill {
+            h.kills.pop_front()
+        } else {
+            h.state.pop_front().or_else(|| h.counters.pop_front())
+        };
+        if h.droppable() == 0 && h.kills.is_empty() {
+            self.held.remove(&source);
+        }
+        let Some(n) = n else { return };
+        if let Ok(i) = self.slots.binary_search_by_key(&n, |(k, _)| *k) {
+            if self.slots[i].1.take().is_some() {
+                self.kept -= 1;
+            }
+        }
+        while matches!(self.slots.front(), Some((_, None))) {
+            self.slots.pop_front();
+        }
+        // a place is compacted away at most once: O(1) a push, amortised
+        if self.slots.len() - self.kept > self.cap / 8 {
+            self.slots.retain(|(_, e)| e.is_some());
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.events.len()
+        self.kept
     }
 
     pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
+        self.kept == 0
     }
 
+    /// The `i`th event, oldest first (a walk over the list where events
+    /// were dropped from within it and not compacted yet).
     pub fn get(&self, i: usize) -> Option<&Event> {
-        self.events.get(i)
+        if self.slots.len() == self.kept {
+            self.slots.get(i).and_then(|(_, e)| e.as_ref())
+        } else {
+            self.iter().nth(i)
+        }
     }
 
     /// Oldest first.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Event> + ExactSizeIterator {
-        self.events.iter()
+        Kept {
+            slots: self.slots.iter(),
+            left: self.kept,
+        }
     }
 
     pub fn mark_seen(&mut self) {
         self.unseen = 0;
     }
 
+    /// Forgets every event (how many were dropped stays counted).
     pub fn clear(&mut self) {
-        self.events.clear();
-        self.unseen = 0;
+        *self = Self {
+            dropped: self.dropped,
+            ..Self::with_cap(self.cap)
+        };
     }
 
     /// Whether `path` had an event at or after `since`.
     pub fn recent(&self, path: &GroupPath, since: Duration) -> bool {
-        self.events
-            .iter()
+        self.iter()
             .rev()
             .take_while(|e| e.at >= since)
             .any(|e| &e.path == path)
     }
 }
+
+/// The kept events of a list, in order.
+struct Kept<'a> {
+    slots: std::collections::vec_deque::Iter<'a, (u64, Option<Event>)>,
+    left: usize,
+}
+
+impl<'a> Iterator for Kept<'a> {
+    type Item = &'a Event;
+
+    fn next(&mut self) -> Option<&'a Event> {
+        let e = self.slots.find_map(|(_, e)| e.as_ref())?;
+        self.left -= 1;
+        Some(e)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl DoubleEndedIterator for Kept<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let e = self.slots.by_ref().rev().find_map(|(_, e)| e.as_ref())?;
+        self.left -= 1;
+        Some(e)
+    }
+}
+
+impl ExactSizeIterator for Kept<'_> {}
 
 #[cfg(test)]
 mod tests {
@@ -918,6 +1113,7 @@ mod tests {
             at: Duration::ZERO,
             unix_s: 0.0,
             since: None,
+            owner: None,
             path: GroupPath::new("q"),
             kind: EventKind::Memory {
                 what: MemoryEvent::OomKill,
@@ -949,6 +1145,7 @@ mod tests {
             at: Duration::ZERO,
             unix_s: 0.0,
             since: None,
+            owner: None,
             path: GroupPath::new(path),
             kind: EventKind::Memory {
                 what: MemoryEvent::OomKill,
@@ -983,6 +1180,7 @@ mod tests {
             at: Duration::from_millis(i),
             unix_s: 0.0,
             since: None,
+            owner: None,
             path: GroupPath::new(if i % 2 == 0 { "a" } else { "b" }),
             kind: EventKind::PidsMax { count: i },
         };
@@ -999,6 +1197,127 @@ mod tests {
         let last = EventList::CAP as u64 + 4;
         assert!(l.recent(&GroupPath::new("a"), Duration::from_millis(last - 1)));
         assert!(!l.recent(&GroupPath::new("c"), Duration::ZERO));
+    }
+
+    /// An event of `owner` at `ms`.
+    fn owned(ms: u64, owner: Option<u32>, kind: EventKind) -> Event {
+        Event {
+            at: Duration::from_millis(ms),
+            unix_s: 0.0,
+            since: None,
+            owner,
+            path: GroupPath::new(&format!("g{ms}")),
+            kind,
+        }
+    }
+
+    fn kill() -> EventKind {
+        EventKind::Memory {
+            what: MemoryEvent::OomKill,
+            count: 1,
+            victim: None,
+        }
+    }
+
+    fn high() -> EventKind {
+        EventKind::Memory {
+            what: MemoryEvent::High,
+            count: 1,
+            victim: None,
+        }
+    }
+
+    /// The owners of the kept events, oldest first.
+    fn owners(l: &EventList) -> Vec<Option<u32>> {
+        l.iter().map(|e| e.owner).collect()
+    }
+
+    #[test]
+    fn a_flood_past_the_cap_replaces_only_its_owners_events() {
+        let mut l = EventList::with_cap(100);
+        // root's: an OOM kill, limit hits and state changes
+        l.push(owned(0, Some(0), kill()));
+        for i in 1..=10 {
+            l.push(owned(i, Some(0), high()));
+            l.push(owned(100 + i, Some(0), EventKind::Populated(i % 2 == 0)));
+        }
+        // a delegated user's memory.high hits, 50 times the cap
+        for i in 0..5_000 {
+            l.push(owned(1_000 + i, Some(1000), high()));
+        }
+        assert_eq!((l.len(), l.dropped), (100, 5_021 - 100));
+        let roots = l.iter().filter(|e| e.owner == Some(0)).count();
+        assert_eq!(roots, 21, "root's events are all kept: {:?}", owners(&l));
+        // the user keeps its newest
+        let user_oldest = l.iter().find(|e| e.owner == Some(1000)).unwrap();
+        assert_eq!(user_oldest.at, Duration::from_millis(1_000 + 5_000 - 79));
+        // a third owner comes: the biggest source gives way, oldest first
+        l.push(owned(9_000, Some(1001), kill()));
+        assert!(l.iter().any(|e| e.owner == Some(1001)));
+        assert_eq!(l.iter().filter(|e| e.owner == Some(0)).count(), 21);
+    }
+
+    #[test]
+    fn within_a_source_state_changes_go_first_and_oom_kills_last() {
+        let mut l = EventList::with_cap(4);
+        l.push(owned(0, None, kill()));
+        l.push(owned(1, None, high()));
+        l.push(owned(2, None, EventKind::Frozen(true)));
+        l.push(owned(3, None, high()));
+        l.push(owned(4, None, EventKind::Populated(true)));
+        // the frozen change went, not the older limit hit
+        let at: Vec<u128> = l.iter().map(|e| e.at.as_millis()).collect();
+        assert_eq!(at, [0, 1, 3, 4]);
+        l.push(owned(5, None, high()));
+        l.push(owned(6, None, high()));
+        assert_eq!(
+            l.iter().map(|e| e.at.as_millis()).collect::<Vec<_>>(),
+            [0, 3, 5, 6]
+        );
+        // kills: kept over every other kind, of any owner
+        for i in 10..14 {
+            l.push(owned(i, Some(7), kill()));
+        }
+        assert!(l.iter().all(|e| e.kind.is_oom_kill()));
+        assert_eq!(owners(&l), [None, Some(7), Some(7), Some(7)]);
+        // a kill when every kept event is one: the source with the most
+        // gives its oldest
+        l.push(owned(20, None, kill()));
+        assert_eq!(owners(&l), [None, Some(7), Some(7), None]);
+        // something else now is the one dropped
+        l.push(owned(21, Some(0), high()));
+        assert_eq!(owners(&l), [None, Some(7), Some(7), None]);
+        assert_eq!(l.len(), 4);
+    }
+
+    /// The rule, as a scan of the whole list (the reference the list's
+    /// queues must agree with).
+    fn reference_push(list: &mut Vec<Event>, cap: usize, e: Event) -> bool {
+        list.push(e);
+        if list.len() <= cap {
+            return false;
+        }
+        let kills = list.iter().all(|e| e.kind.is_oom_kill());
+        let mut counts: HashMap<Option<u32>, usize> = HashMap::new();
+        for e in list.iter().filter(|e| e.kind.is_oom_kill() == kills) {
+            *counts.entry(e.owner).or_default() += 1;
+        }
+        let Some((source, _)) = counts.into_iter().max_by_key(|&(s, n)| (n, s)) else {
+            return false;
+        };
+        let of = |w: Worth| {
+            list.iter()
+                .position(|e| e.owner == source && Worth::of(&e.kind) == w)
+        };
+        let i = if kills {
+            of(Worth::Kill)
+        } else {
+            of(Worth::State).or_else(|| of(Worth::Counter))
+        };
+        if let Some(i) = i {
+            list.remove(i);
+        }
+        true
     }
 
     proptest::proptest! {
@@ -1058,6 +1377,37 @@ mod tests {
             let l = OomLine::parse(line.as_bytes());
             let l = l.expect("parses");
             proptest::prop_assert_eq!((l.pid, l.uid), (pid, Some(uid)));
+        }
+
+        /// Any pushes, any small cap: the list keeps what the rule as a
+        /// scan keeps, in order, whatever places it compacted.
+        #[test]
+        fn the_list_keeps_what_the_rule_says(
+            cap in 1usize..24,
+            pushes in proptest::collection::vec((proptest::option::of(0u32..4), 0u8..3), 0..200),
+        ) {
+            let mut l = EventList::with_cap(cap);
+            let mut want: Vec<Event> = Vec::new();
+            let mut dropped = 0u64;
+            for (i, (owner, k)) in pushes.into_iter().enumerate() {
+                let kind = match k {
+                    0 => EventKind::Populated(i % 2 == 0),
+                    1 => high(),
+                    _ => kill(),
+                };
+                let e = owned(i as u64, owner, kind);
+                dropped += u64::from(reference_push(&mut want, cap, e.clone()));
+                l.push(e);
+                proptest::prop_assert_eq!(l.len(), want.len());
+            }
+            proptest::prop_assert_eq!(l.iter().collect::<Vec<_>>(), want.iter().collect::<Vec<_>>());
+            proptest::prop_assert_eq!(l.iter().rev().count(), l.len());
+            for (i, e) in want.iter().enumerate() {
+                proptest::prop_assert_eq!(l.get(i), Some(e));
+            }
+            proptest::prop_assert_eq!(l.get(want.len()), None);
+            proptest::prop_assert_eq!(l.dropped, dropped);
+            proptest::prop_assert!(l.slots.len() <= l.kept + cap / 8 + 1);
         }
     }
 }

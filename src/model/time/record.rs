@@ -1610,12 +1610,15 @@ fn decode_events(payload: &[u8]) -> Result<Vec<Event>, DecodeError> {
             4 => EventKind::PidsMax { count: i.u64()? },
             _ => return Err(DecodeError::Invalid("an event's kind")),
         };
+        // a recording keeps no owner: replayed, its events are one
+        // source to the list's fairness
         out.push(Event {
             at,
             unix_s,
             since: None,
             path,
             kind,
+            owner: None,
         });
     }
     Ok(out)
@@ -1656,6 +1659,7 @@ mod tests {
                 at: Duration::from_millis(1500),
                 unix_s: 1_764_000_000.25,
                 since: None,
+                owner: None,
                 path: p(b"a/b\x1b[31m\xff"),
                 kind: EventKind::Memory {
                     what: MemoryEvent::OomKill,
@@ -1673,6 +1677,7 @@ mod tests {
                 at: Duration::ZERO,
                 unix_s: 0.0,
                 since: None,
+                owner: None,
                 path: p(b"a"),
                 kind: EventKind::Frozen(true),
             },
@@ -1680,6 +1685,7 @@ mod tests {
                 at: Duration::from_secs(3),
                 unix_s: 1.0,
                 since: None,
+                owner: None,
                 path: p(b"c"),
                 kind: EventKind::Swap {
                     what: SwapEvent::Fail,
@@ -1690,6 +1696,7 @@ mod tests {
                 at: Duration::from_secs(4),
                 unix_s: 2.0,
                 since: None,
+                owner: None,
                 path: p(b"c"),
                 kind: EventKind::PidsMax { count: 7 },
             },
@@ -1714,6 +1721,7 @@ mod tests {
                 at: Duration::ZERO,
                 unix_s: 1.0,
                 since: None,
+                owner: None,
                 path: p(b"a"),
                 kind: EventKind::Populated(true),
             }],

@@ -249,7 +249,7 @@ impl Scanner {
         let Some(notify) = &self.notify else {
             return false;
         };
-        let Ok((fd, _)) = self.hier.open_watchable(dir, true) else {
+        let Ok((fd, ..)) = self.hier.open_watchable(dir, true) else {
             return false;
         };
         inotify::add_watch(

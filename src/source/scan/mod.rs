@@ -316,6 +316,9 @@ pub struct Scanner {
     /// The files a priming walk left unopened, by directory inode and
     /// table index ([`Scanner::open_deferred`]).
     deferred_opens: Vec<(u64, u8)>,
+    /// Entries (by directory inode) whose directory [`Scanner::open_deferred`]
+    /// found another group's: the next pass takes them as made again.
+    stale_dirs: Vec<u64>,
     /// Keep the level figures of the next scan for the one after it
     /// ([`Scanner::set_keep_levels`]).
     keep_levels: bool,
@@ -381,6 +384,7 @@ impl Scanner {
             levels: std::collections::HashMap::new(),
             keep_levels: false,
             deferred_opens: Vec::new(),
+            stale_dirs: Vec::new(),
             cpu_split: true,
         }
     }
@@ -446,25 +450,70 @@ impl Scanner {
     }
 
     /// Opens, and keeps within the budget, the files a priming walk left
-    /// unopened (`preopen`): before the first read that reads them.
+    /// unopened (`preopen`): before the first read that reads them. A
+    /// group removed and made again under its name since the walk is
+    /// another group, whose files must not be read as the entry's. On
+    /// kernfs a kept rate counter proves it later at no cost: a kept file
+    /// of a removed group reads ENODEV, and the read that would show these
+    /// files' figures finds the group made again, drops them and lists it
+    /// anew. Elsewhere (no counter kept, a `--root` tree off kernfs) the
+    /// group's directory is opened once and its inode compared with the
+    /// entry's; one that differs is taken by the pass that follows as made
+    /// again (`stale_dirs`), and the files are opened by name from that
+    /// directory, so they are its own.
     fn open_deferred(&mut self) {
         let mut deferred = std::mem::take(&mut self.deferred_opens);
         if deferred.is_empty() {
             return;
         }
         deferred.sort_unstable();
+        let table = self.table;
+        let kernfs = self.hier.is_kernfs();
         let mut entries = std::mem::take(&mut self.entries);
         for e in &mut entries {
-            for (k, h) in &mut e.handles.0 {
-                let Some((_, name)) = self.table.get(usize::from(*k)) else {
+            let ino = e.inode;
+            let wanted = |k: u8, h: &Handle| {
+                matches!(h, Handle::Reopen(None)) && deferred.binary_search(&(ino, k)).is_ok()
+            };
+            if !e.handles.0.iter().any(|(k, h)| wanted(*k, h)) {
+                continue;
+            }
+            let proved_later = kernfs
+                && e.handles.0.iter().any(|(k, h)| {
+                    matches!(h, Handle::Kept(_))
+                        && table
+                            .get(usize::from(*k))
+                            .is_some_and(|(kind, _)| kind.counts_for_rates())
+                });
+            let dir = if proved_later {
+                None
+            } else {
+                // gone: the pass finds it so
+                let Ok(dir) = self.hier.open_group_dir(&group_dir(&self.root, &e.path)) else {
                     continue;
                 };
-                if matches!(h, Handle::Reopen(None))
-                    && deferred.binary_search(&(e.inode, *k)).is_ok()
-                    && self.room()
-                {
-                    let file = group_dir(&self.root, &e.path).join(name);
-                    if let Ok(f) = self.hier.open_read_kernfs(&file) {
+                match dir.ino() {
+                    Ok(now) if now == ino => {}
+                    Ok(_) => {
+                        self.stale_dirs.push(ino);
+                        continue;
+                    }
+                    Err(_) => continue,
+                }
+                Some(dir)
+            };
+            for (k, h) in &mut e.handles.0 {
+                let Some((_, name)) = table.get(usize::from(*k)) else {
+                    continue;
+                };
+                if wanted(*k, h) && self.room() {
+                    let f = match &dir {
+                        Some(dir) => dir.open_read(name),
+                        None => self
+                            .hier
+                            .open_read_kernfs(&group_dir(&self.root, &e.path).join(name)),
+                    };
+                    if let Ok(f) = f {
                         self.kept += 1;
                         // the scanners of other hierarchies open theirs
                         // at the same time (`Collector::read_levels`): each
@@ -701,6 +750,105 @@ mod tests {
             "{} bytes kept after the pass",
             s.buf.capacity()
         );
+    }
+
+    /// A tree of the root and `a.slice`, whose memory.current is `mem`.
+    fn primed_tree(mem: u64) -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        mk(
+            t.path(),
+            "",
+            &[
+                ("cgroup.procs", ""),
+                ("cgroup.stat", "nr_descendants 1\nnr_dying_descendants 0\n"),
+                ("cpu.stat", "usage_usec 100\n"),
+            ],
+        );
+        mk_a(t.path(), "a.slice", mem);
+        t
+    }
+
+    fn mk_a(root: &Path, rel: &str, mem: u64) {
+        let mem = format!("{mem}\n");
+        mk(
+            root,
+            rel,
+            &[
+                ("cgroup.procs", ""),
+                ("cpu.stat", "usage_usec 50\n"),
+                ("memory.current", &mem),
+            ],
+        );
+    }
+
+    /// `a.slice` removed and made again under its name (made aside and
+    /// renamed, so that no inode number is reused); its new inode.
+    fn make_again(root: &Path, mem: u64) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        mk_a(root, "a.new", mem);
+        fs::remove_dir_all(root.join("a.slice")).unwrap();
+        fs::rename(root.join("a.new"), root.join("a.slice")).unwrap();
+        fs::metadata(root.join("a.slice")).unwrap().ino()
+    }
+
+    /// The one-shot run's order: a priming scan (rate counters only, the
+    /// other files' opens deferred), the levels within the interval, the
+    /// final scan.
+    fn one_shot(s: &mut Scanner, between: impl FnOnce()) -> Vec<GroupSample> {
+        s.set_priming(true);
+        s.scan();
+        s.set_priming(false);
+        between();
+        s.read_levels();
+        s.scan().0
+    }
+
+    #[test]
+    fn a_group_made_again_before_the_deferred_opens_keeps_none_of_its_files_on_the_old_entry() {
+        let t = primed_tree(4096);
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let mut new_ino = 0;
+        let g = one_shot(&mut s, || new_ino = make_again(t.path(), 999));
+        let a: Vec<_> = g
+            .iter()
+            .filter(|x| as_text(&x.path) == "a.slice")
+            .map(|x| (x.inode, x.hot.memory_current))
+            .collect();
+        // the new group's figure under the new group's inode: not under
+        // the old entry's (whose counters a tmpfs descriptor still reads)
+        assert_eq!(a, [(new_ino, Some(999))]);
+    }
+
+    #[test]
+    fn the_levels_read_are_kept_when_another_group_is_found_made_again() {
+        // `b.slice` made again before the levels are read: the pass lists
+        // it again and reads it in a second pass; `a.slice`'s levels, read
+        // in the first, are still the final scan's (its memory.current
+        // changed after: the level read within the interval is shown, the
+        // file is not read again)
+        let t = primed_tree(4096);
+        mk_a(t.path(), "b.slice", 1);
+        fs::write(
+            t.path().join("cgroup.stat"),
+            "nr_descendants 2\nnr_dying_descendants 0\n",
+        )
+        .unwrap();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        s.set_priming(true);
+        s.scan();
+        s.set_priming(false);
+        mk_a(t.path(), "b.new", 2);
+        fs::remove_dir_all(t.path().join("b.slice")).unwrap();
+        fs::rename(t.path().join("b.new"), t.path().join("b.slice")).unwrap();
+        s.read_levels();
+        fs::write(t.path().join("a.slice/memory.current"), "12345\n").unwrap();
+        let (g, _) = s.scan();
+        let mem = |n: &str| {
+            g.iter()
+                .find(|x| as_text(&x.path) == n)
+                .and_then(|x| x.hot.memory_current)
+        };
+        assert_eq!((mem("a.slice"), mem("b.slice")), (Some(4096), Some(2)));
     }
 
     #[test]

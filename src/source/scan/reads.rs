@@ -189,8 +189,23 @@ impl Scanner {
         // was 10,000 system calls a refresh at 10,000 groups; the next
         // pass asks once, and goes on while watches are given
         let mut spent = false;
+        let mut stale = std::mem::take(&mut self.stale_dirs);
+        stale.sort_unstable();
+        // the levels of the groups this pass does not read (the second
+        // pass after a walk reads the new ones only): kept for the next
+        let mut carried = Vec::new();
         for (i, e) in self.entries.iter_mut().enumerate() {
             if !want(e) {
+                if let Some(l) = levels.remove(&e.inode) {
+                    carried.push((e.inode, l));
+                }
+                continue;
+            }
+            if stale.binary_search(&e.inode).is_ok() {
+                // its directory is another group's since the walk
+                // (`open_deferred`): made again, to be listed now
+                recreated = true;
+                gone.push(i);
                 continue;
             }
             // the levels of this group as `read_levels` read them (the
@@ -410,6 +425,7 @@ impl Scanner {
         self.buf = buf;
         // (a pass of the groups a walk after the first found: added)
         self.levels.extend(keep.into_iter().flatten());
+        self.levels.extend(carried);
         self.notify = notify;
         self.notify_tried = notify_tried;
         self.by_events = by_events;
