@@ -18,6 +18,7 @@ use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
 use crate::model::host::layout::HierId;
 use crate::model::host::{meminfo_bytes, CpuTimes, MachineLoad};
 use crate::model::tree::limits::{under_throttling, Throttling};
+use crate::model::tree::part::Part;
 pub use crate::model::tree::rates::rates_within;
 use crate::model::tree::rates::{Baseline, Rater};
 use crate::model::tree::snapshot::fill_memory_limits;
@@ -471,7 +472,7 @@ impl Collector {
         let mut merging = union::Merging::new(plan);
         let mut cost = ScanCost::default();
         let mut merge_cpu = Duration::ZERO;
-        let mut add = |k: usize, (g, c): (Vec<GroupSample>, ScanCost)| {
+        let mut add = |k: usize, (g, c): (Part, ScanCost)| {
             if k == 0 {
                 cost = c;
             } else {
@@ -482,7 +483,7 @@ impl Collector {
                 cost.walked |= c.walked;
             }
             let t0 = timing.then(thread_cpu_time);
-            merging.add(ids[k], g);
+            merging.add_part(ids[k], g);
             if let Some(t0) = t0 {
                 merge_cpu += thread_cpu_time().saturating_sub(t0);
             }
@@ -490,7 +491,7 @@ impl Collector {
         self.helper_cpu += in_parallel_each(
             &mut scanners,
             parallel,
-            Scanner::read_prepared,
+            Scanner::read_part,
             |k| costs[k],
             &mut add,
         );
