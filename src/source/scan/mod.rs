@@ -55,7 +55,7 @@ use super::hier::Hier;
 use crate::cgroupfs::CgroupType;
 use crate::model::tree::part::Part;
 use crate::model::tree::snapshot::fill_memory_limits;
-use crate::model::{GroupPath, GroupSample, HotExtras, HotStats, ScanCost};
+use crate::model::{GroupPath, GroupSample, HotExtras, ScanCost};
 use std::fs::File;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -65,6 +65,7 @@ mod budget;
 mod changes;
 mod first_look;
 mod hot;
+mod levels;
 mod listing;
 mod paths;
 mod reads;
@@ -308,7 +309,7 @@ pub struct Scanner {
     /// The level figures [`Scanner::read_levels`] read, by directory
     /// inode: the next scan reads only the rate counters of these groups
     /// and takes the rest from here, once.
-    levels: std::collections::HashMap<u64, (GroupPath, HotStats)>,
+    levels: levels::Levels,
     /// The files a priming walk left unopened, by directory inode and
     /// table index ([`Scanner::open_deferred`]).
     deferred_opens: Vec<(u64, u8)>,
@@ -373,7 +374,7 @@ impl Scanner {
             look: None,
             priming: false,
             levels_only: false,
-            levels: std::collections::HashMap::new(),
+            levels: levels::Levels::default(),
             keep_levels: false,
             deferred_opens: Vec::new(),
             cpu_split: true,

@@ -6,6 +6,7 @@
 use super::budget::{count_kept, is_fd_shortage};
 use super::changes::watch_events;
 use super::hot::{apply, Hot, Table};
+use super::levels::Levels;
 use super::samples::{Keyed, Samples};
 use super::{Entry, EventsWatch, Handle, Scanner};
 use crate::model::tree::path::parent_bytes;
@@ -170,7 +171,7 @@ impl Scanner {
         let levels_only = self.levels_only;
         // what `read_levels` read: those groups' counters only, now
         let mut levels = std::mem::take(&mut self.levels);
-        let mut keep = (self.keep_levels || levels_only).then(std::collections::HashMap::new);
+        let mut keep = (self.keep_levels || levels_only).then(Levels::default);
         // cgroup2's cgroup.events: which watched ones changed (`None`:
         // all may have); watches are set within the cap while watching
         let events_moved = if self.is_v1() {
@@ -200,10 +201,7 @@ impl Scanner {
             let counted = e.handles.0.iter().any(|&(k, _)| rates_of(k) == Some(true));
             // levels worth keeping for the next read: a group with both
             let leveled = counted && e.handles.0.iter().any(|&(k, _)| rates_of(k) == Some(false));
-            let level = levels
-                .remove(&e.inode)
-                .filter(|(p, _)| counted && *p == e.path)
-                .map(|(_, h)| h);
+            let level = levels.take(e.inode, &e.path).filter(|_| counted);
             let mut rates_only = priming || level.is_some();
             // the level is shown where a counter read now says the group
             // is the one it was read from; not with no counter read (no
@@ -365,7 +363,7 @@ impl Scanner {
                 io.0.shrink_to_fit();
             }
             if let Some(k) = keep.as_mut().filter(|_| leveled) {
-                k.insert(e.inode, (e.path.clone(), levels_of(hot, table)));
+                k.insert(e.inode, e.path.clone(), &mut levels_of(hot, table));
             }
             out.commit();
         }
@@ -378,7 +376,9 @@ impl Scanner {
         }
         self.buf = buf;
         // (a pass of the groups a walk after the first found: added)
-        self.levels.extend(keep.into_iter().flatten());
+        if let Some(k) = keep {
+            self.levels.append(k);
+        }
         self.notify = notify;
         self.notify_tried = notify_tried;
         self.by_events = by_events;
