@@ -558,6 +558,24 @@ impl Scanner {
         self.levels.clear();
     }
 
+    /// Lets go of every entry (its descriptors closed, its watch gone),
+    /// the levels kept and the files preopened: after the last read of a
+    /// run (`Collector::set_last_refresh`). The next scan walks anew, as
+    /// the first.
+    pub fn release(&mut self) {
+        self.entries = Vec::new();
+        self.preopened = std::collections::HashMap::new();
+        self.levels.clear();
+        self.deferred_opens = Vec::new();
+        self.notify = None;
+        self.notify_tried = false;
+        (self.kept, self.by_links, self.by_notify, self.by_events) = (0, 0, 0, 0);
+        self.need_walk = true;
+        self.need_full = true;
+        self.reread_types = true;
+        self.publish();
+    }
+
     /// Number of descriptors currently kept open.
     pub fn kept(&self) -> usize {
         self.kept
@@ -760,6 +778,26 @@ mod tests {
         let again = both(&mut whole, &mut part);
         assert_eq!(again.len(), 3);
         assert_eq!(again[1].hot.memory_current, Some(0));
+    }
+
+    /// After a run's last read the scanner holds no entry and no
+    /// descriptor; a scan after it walks anew and reads the same groups.
+    #[test]
+    fn a_released_scanner_holds_nothing_and_walks_anew() {
+        let t = tree();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let (before, _) = s.scan();
+        assert!(s.kept() > 0);
+        s.release();
+        assert_eq!(s.kept(), 0);
+        assert!(s.entries.is_empty());
+        let (after, cost) = s.scan();
+        assert!(cost.walked);
+        let paths = |g: &[GroupSample]| -> Vec<String> {
+            g.iter().map(|x| as_text(&x.path).to_owned()).collect()
+        };
+        assert_eq!(paths(&after), paths(&before));
+        assert_eq!(after[1].hot.memory_current, Some(4096));
     }
 
     #[test]
