@@ -106,12 +106,12 @@ impl Scanner {
                     // a reopened file gets a kept descriptor once the
                     // budget has room again (groups went away)
                     (true, Handle::Absent | Handle::Reopen(_)) => {
-                        match pre.as_mut().map(|p| p.handles.take(k)) {
-                            Some(opened @ (Handle::Kept(_) | Handle::Reopen(_))) => opened,
-                            _ => {
-                                let file = super::group_dir(&self.root, &entry.path).join(name);
-                                self.open_handle(&file)
-                            }
+                        let opened = pre.as_mut().map_or(Handle::Absent, |p| p.handles.take(k));
+                        if let Handle::Absent = opened {
+                            let file = super::group_dir(&self.root, &entry.path).join(name);
+                            self.open_handle(&file)
+                        } else {
+                            opened
                         }
                     }
                     (false, Handle::Kept(_)) => {
