@@ -403,6 +403,10 @@ pub fn run_ordered(
         if !wait(delay) {
             return Ok(());
         }
+        if opts.iterations == Some(n + 1) {
+            // each hierarchy's entries go as soon as it is read
+            collector.set_last_refresh();
+        }
         let r = collector.refresh_timed(start);
         if opts.iterations == Some(n + 1) {
             // the last refresh: what the collector keeps for the next one

@@ -6,8 +6,10 @@
 //!
 //! - `floor`: a loop that preads, through kept descriptors, the same files
 //!   the scanners read (each hierarchy's, by its controllers);
-//! - `scan`: the scanners of every hierarchy and the merge into one tree
-//!   (`model::tree::union::merge`), steady (nothing changes);
+//! - `scan`: the scanners of every hierarchy and the merge into one tree,
+//!   as the collector does them (`Scanner::read_part`, each hierarchy's
+//!   figures, merged by `model::tree::union::Merging::add_part`), steady
+//!   (nothing changes);
 //! - `refresh`: `Collector::refresh` as cgtop runs it (scan, merge, rates);
 //! - `scrape`: what `cgtop serve` does for a scrape on this layout: a
 //!   refresh reading every group's exposition files
@@ -125,11 +127,12 @@ fn ms(d: f64) -> String {
 /// count the measured rounds alone (`--scan-only`).
 #[inline(never)]
 fn steady_scan_and_merge(scanners: &mut [(HierId, Scanner)], plan: &union::Plan) -> usize {
-    let parts: Vec<(HierId, Vec<cgtop::model::GroupSample>)> = scanners
-        .iter_mut()
-        .map(|(id, s)| (*id, s.scan().0))
-        .collect();
-    union::merge(plan, parts).len()
+    let costs: Vec<_> = scanners.iter_mut().map(|(_, s)| s.prepare()).collect();
+    let mut merging = union::Merging::new(plan);
+    for ((id, s), cost) in scanners.iter_mut().zip(costs) {
+        merging.add_part(*id, s.read_part(cost).0);
+    }
+    merging.finish().len()
 }
 
 /// [`steady_scan_and_merge`] for the warm-up rounds (the first walks):

@@ -18,6 +18,7 @@ use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
 use crate::model::host::layout::HierId;
 use crate::model::host::{meminfo_bytes, CpuTimes, MachineLoad};
 use crate::model::tree::limits::{under_throttling, Throttling};
+use crate::model::tree::part::Part;
 pub use crate::model::tree::rates::rates_within;
 use crate::model::tree::rates::{Baseline, Rater};
 use crate::model::tree::snapshot::fill_memory_limits;
@@ -249,6 +250,8 @@ pub struct Collector {
     /// When the TUI's first refresh kept its level figures for the second
     /// ([`Scanner::set_keep_levels`]).
     levels_kept: Option<Instant>,
+    /// The next refresh is the last ([`Collector::set_last_refresh`]).
+    last: bool,
 }
 
 /// The TUI's first frame, before the first refresh: the groups the first
@@ -340,6 +343,7 @@ impl Collector {
             primed: false,
             levels_due: false,
             levels_kept: None,
+            last: false,
         }
     }
 
@@ -461,17 +465,17 @@ impl Collector {
         let (costs, helper_cpu) = in_parallel(&mut scanners, parallel, |s, ()| s.prepare(), |_| ());
         self.helper_cpu += helper_cpu;
         let at = clock();
-        // each hierarchy's samples are merged as soon as they are read
-        // and dropped with it (`union::Merging`): the merged tree and one
-        // hierarchy's samples at a time, but on the first refresh, whose
-        // reads go side by side
+        // each hierarchy's part (the figures its scanner read) is merged
+        // as soon as it is read and dropped with it (`union::Merging`):
+        // the merged tree and one part at a time, but on the first
+        // refresh, whose reads go side by side
         // (the merge's CPU time is told apart in this thread's refreshes:
         // on the first, some merging runs in a helper thread)
         let timing = self.laps.is_some() && !parallel;
         let mut merging = union::Merging::new(plan);
         let mut cost = ScanCost::default();
         let mut merge_cpu = Duration::ZERO;
-        let mut add = |k: usize, (g, c): (Vec<GroupSample>, ScanCost)| {
+        let mut add = |k: usize, (g, c): (Part, ScanCost)| {
             if k == 0 {
                 cost = c;
             } else {
@@ -482,15 +486,22 @@ impl Collector {
                 cost.walked |= c.walked;
             }
             let t0 = timing.then(thread_cpu_time);
-            merging.add(ids[k], g);
+            merging.add_part(ids[k], g);
             if let Some(t0) = t0 {
                 merge_cpu += thread_cpu_time().saturating_sub(t0);
             }
         };
+        let last = self.last;
         self.helper_cpu += in_parallel_each(
             &mut scanners,
             parallel,
-            Scanner::read_prepared,
+            |s, cost| {
+                let part = s.read_part(cost);
+                if last {
+                    s.release();
+                }
+                part
+            },
             |k| costs[k],
             &mut add,
         );
@@ -559,6 +570,16 @@ impl Collector {
         for (_, s) in &mut self.others {
             s.set_watching(on);
         }
+    }
+
+    /// The next refresh is the run's last (`-b -n N`'s N-th): each
+    /// scanner lets go of its entries (their descriptors closed) as soon
+    /// as its hierarchy is read, rather than when the collector is
+    /// dropped after the refresh, so that seven hierarchies' entries of
+    /// 10,000 groups (8 MB) are not held beside the merged tree, its
+    /// rates and the output's rows. A refresh after it walks anew.
+    pub fn set_last_refresh(&mut self) {
+        self.last = true;
     }
 
     /// The first frame first (the TUI): the first refresh reads the tree
@@ -1279,6 +1300,9 @@ impl Collector {
             self.scan_all(&plan, clock)
         } else {
             let r = self.scanner.scan_stamped(clock);
+            if self.last {
+                self.scanner.release();
+            }
             self.lap("scan");
             r
         };

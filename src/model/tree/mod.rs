@@ -13,6 +13,7 @@
 
 pub mod first_folds;
 pub mod limits;
+pub mod part;
 pub mod path;
 pub mod procstat;
 pub mod rates;

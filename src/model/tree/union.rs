@@ -8,6 +8,7 @@
 use crate::cgroupfs::v1::FreezerState;
 use crate::cgroupfs::CgroupEvents;
 use crate::model::host::layout::{HierId, Layout};
+use crate::model::tree::part::Part;
 use crate::model::tree::snapshot::{HierKind, Snapshot, Sources};
 use crate::model::{GroupPath, GroupSample};
 
@@ -88,14 +89,16 @@ fn kind(id: HierId) -> HierKind {
     }
 }
 
-/// The merge, one hierarchy's samples at a time ([`Merging::add`]), in
-/// the order the parts are given (the primary first, as the collector
-/// gives them). Each part is consumed as it is added: a figure its
-/// hierarchy holds moves into the group's merged sample, the rest is
-/// dropped with the part, so that the collector holds the merged tree and
-/// one hierarchy's samples at a time, not every hierarchy's (seven
-/// hierarchies of 10,000 groups were 28 MB of samples held together).
-/// The result is [`merge`]'s; the hierarchies of the parts are distinct.
+/// The merge, one hierarchy's samples at a time ([`Merging::add_part`]:
+/// a [`Part`], the figures its scanner read of each group), in the order
+/// the parts are given (the primary first, as the collector gives them).
+/// Each part is consumed as it is added: a figure its hierarchy holds
+/// moves into the group's merged sample, the rest is dropped with the
+/// part, so that the collector holds the merged tree and a few parts at a
+/// time, not every hierarchy's samples (seven hierarchies of 10,000
+/// groups were 28 MB of samples held together; a part is a tenth of
+/// that). The result is [`merge`]'s; the hierarchies of the parts are
+/// distinct.
 pub struct Merging<'p> {
     plan: &'p Plan,
     /// Sorted by path: each path found so far, its figures so far.
@@ -110,10 +113,12 @@ struct Acc {
     /// Whether the inode and cgroup.type are the primary's (else the
     /// first part's that had the path).
     base_primary: bool,
-    cpu: Option<HierId>,
-    memory: Option<HierId>,
-    io: Option<HierId>,
-    pids: Option<HierId>,
+    /// The kind of hierarchy each figure came from so far (a `HierId`
+    /// is 16 bytes: 64 of 470 a group).
+    cpu: Option<HierKind>,
+    memory: Option<HierKind>,
+    io: Option<HierKind>,
+    pids: Option<HierKind>,
 }
 
 impl<'p> Merging<'p> {
@@ -126,30 +131,38 @@ impl<'p> Merging<'p> {
 
     /// Adds hierarchy `id`'s samples (sorted by path, as a scanner gives
     /// them), consuming them.
-    pub fn add(&mut self, id: HierId, mut part: Vec<GroupSample>) {
+    pub fn add(&mut self, id: HierId, part: Vec<GroupSample>) {
+        self.add_part(id, Part::from(part));
+    }
+
+    /// [`Merging::add`] of a part: the figures a scanner read of each
+    /// group, without the room of a whole sample for each
+    /// (`Scanner::read_part`).
+    pub fn add_part(&mut self, id: HierId, part: Part) {
         let plan = self.plan;
         if self.acc.is_empty() {
-            self.acc = part.iter_mut().map(|s| Acc::first(plan, id, s)).collect();
+            self.acc.reserve_exact(part.len());
+            part.for_each(|s| self.acc.push(Acc::first(plan, id, s)));
             return;
         }
         // both sorted: one pass; a path new to the tree is added after.
         // The scanners share one copy of each path
         // (`source::scan::SharedPaths`): `GroupPath` finds the same copy
         // equal (and not less) by its pointer, without reading the bytes
+        let acc = &mut self.acc;
         let mut new = Vec::new();
         let mut i = 0;
-        // each sample is read where it lies: the figures taken move out
-        // of it (the part's room is freed with the part), the sample is
-        // never copied whole
-        for s in &mut part {
-            while i < self.acc.len() && self.acc[i].g.path < s.path {
+        // each group's sample is made in one place in turn: the figures
+        // taken move out of it, it is never copied whole
+        part.for_each(|s| {
+            while i < acc.len() && acc[i].g.path < s.path {
                 i += 1;
             }
-            match self.acc.get_mut(i) {
+            match acc.get_mut(i) {
                 Some(a) if a.g.path == s.path => a.take(plan, id, s),
                 _ => new.push(Acc::first(plan, id, s)),
             }
-        }
+        });
         if !new.is_empty() {
             self.acc.extend(new);
             // two sorted runs, no path in both: a stable sort merges them
@@ -205,13 +218,13 @@ impl Acc {
         }
         // a holder's figure, else (a holder that lacks the group or the
         // file) cgroup2's
-        let wanted = |holder: Option<HierId>, from: Option<HierId>, has: bool| {
+        let wanted = |holder: Option<HierId>, from: Option<HierKind>, has: bool| {
             has && (holder == Some(id)
                 || (id == HierId::V2 && holder != Some(HierId::V2) && from.is_none()))
         };
         if wanted(plan.cpu_usage, self.cpu, hot.cpu.is_some()) {
             g.hot.cpu = hot.cpu;
-            self.cpu = Some(id);
+            self.cpu = Some(kind(id));
         }
         if plan.cpu_throttle == Some(id) && matches!(id, HierId::V1(_)) {
             g.hot.v1.cpu_throttle = hot.v1.cpu_throttle;
@@ -227,16 +240,16 @@ impl Acc {
                 Some(memsw) => Some(memsw.saturating_sub(v)),
                 None => hot.swap_current,
             };
-            self.memory = Some(id);
+            self.memory = Some(kind(id));
         }
         if wanted(plan.io, self.io, hot.io.is_some()) {
             g.hot.io = hot.io.take();
             g.hot.v1.sources.io_own_only = hot.v1.sources.io_own_only;
-            self.io = Some(id);
+            self.io = Some(kind(id));
         }
         if wanted(plan.pids, self.pids, hot.pids_current.is_some()) {
             g.hot.pids_current = hot.pids_current;
-            self.pids = Some(id);
+            self.pids = Some(kind(id));
         }
         if plan.freezer == Some(id) && matches!(id, HierId::V1(_)) {
             g.hot.v1.freezer_state = hot.v1.freezer_state;
@@ -250,10 +263,10 @@ impl Acc {
     fn finish(self) -> GroupSample {
         let mut g = self.g;
         let mut src = Sources {
-            cpu: self.cpu.map(kind),
-            memory: self.memory.map(kind),
-            io: self.io.map(kind),
-            pids: self.pids.map(kind),
+            cpu: self.cpu,
+            memory: self.memory,
+            io: self.io,
+            pids: self.pids,
             freezer: None,
             io_own_only: self.io.is_some() && g.hot.v1.sources.io_own_only,
         };
@@ -761,6 +774,91 @@ mod tests {
         assert_eq!(json["sources"]["io_own_only"], true);
         assert_eq!(json["freezer_state"], "freezing");
         assert!(json.get("cpu_throttle").is_none() && json.get("memsw_usage").is_none());
+    }
+
+    /// Each hierarchy's figures as a scanner reads them into a part
+    /// (`Part::push`, one controller's files a hierarchy): a figure of
+    /// each controller lands in the merged sample, from its holder.
+    #[test]
+    fn a_figure_of_each_controller_lands_from_its_part() {
+        use crate::model::tree::part::Part;
+        use crate::model::HotStats;
+        let part = |f: fn(&mut HotStats)| {
+            let mut p = Part::default();
+            for (path, ino) in [("", 1), ("a", 2)] {
+                let mut h = HotStats::default();
+                f(&mut h);
+                p.push(GroupPath::new(path), ino, None, &mut h);
+            }
+            p
+        };
+        let plan = hybrid();
+        let mut m = Merging::new(&plan);
+        m.add_part(
+            HierId::V2,
+            part(|h| {
+                h.cpu = Some(cpu(5));
+                h.nr_procs = Some(2);
+                h.memory_current = Some(1);
+            }),
+        );
+        m.add_part(
+            HierId::V1(0),
+            part(|h| {
+                h.v1.cpu_throttle = Some(CpuThrottle {
+                    nr_periods: Some(10),
+                    nr_throttled: Some(4),
+                    throttled_usec: None,
+                });
+            }),
+        );
+        m.add_part(HierId::V1(1), part(|h| h.cpu = Some(cpu(1_000))));
+        m.add_part(
+            HierId::V1(2),
+            part(|h| {
+                h.memory_current = Some(100);
+                h.v1.memsw_usage = Some(150);
+            }),
+        );
+        m.add_part(
+            HierId::V1(3),
+            part(|h| {
+                use crate::cgroupfs::io::{IoStatDev, IoStatDevice};
+                h.io = Some(IoStat(vec![(
+                    IoStatDevice::Unknown,
+                    IoStatDev {
+                        wbytes: Some(4096),
+                        ..IoStatDev::default()
+                    },
+                )]));
+            }),
+        );
+        m.add_part(HierId::V1(4), part(|h| h.pids_current = Some(3)));
+        m.add_part(
+            HierId::V1(5),
+            part(|h| h.v1.freezer_state = Some(FreezerState::Frozen)),
+        );
+        let merged = m.finish();
+        assert_eq!(paths(&merged), [&b""[..], b"a"]);
+        for g in &merged {
+            let h = &g.hot;
+            let c = h.cpu.unwrap();
+            assert_eq!(c.usage_usec, 1_000, "cpuacct's");
+            assert_eq!((c.nr_periods, c.nr_throttled), (Some(10), Some(4)), "cpu's");
+            assert_eq!(h.memory_current, Some(100), "memory's");
+            assert_eq!(h.swap_current, Some(50), "memory's memsw less its usage");
+            let io = h.io.as_ref().unwrap();
+            assert_eq!(io.0[0].1.wbytes, Some(4096), "blkio's");
+            assert_eq!(h.pids_current, Some(3), "pids'");
+            assert_eq!(h.events.unwrap().frozen, Some(true), "freezer's");
+            assert_eq!(h.nr_procs, Some(2), "cgroup2's");
+            assert!((0..6).all(|i| h.v1.held_in.contains(HierId::V1(i))));
+            let s = h.v1.sources;
+            assert_eq!(
+                [s.cpu, s.memory, s.io, s.pids, s.freezer],
+                [Some(HierKind::V1); 5]
+            );
+        }
     }
 
     #[test]

@@ -16,9 +16,11 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// A group a walk found: path, directory, inode, and which of HOT and
-/// cgroup.type it holds (bits, see [`file_bit`]).
-pub(super) type Listed = (GroupPath, PathBuf, u64, u16);
+/// A group a walk found: path, inode, and which of HOT and cgroup.type
+/// it holds (bits, see [`file_bit`]). Not its directory's path, which
+/// `group_dir` makes where a file is opened by path: the walk's own was
+/// a copy of every path held until the walk's end.
+pub(super) type Listed = (GroupPath, u64, u16);
 
 /// Lists `start` and every directory below it (to `max_depth` levels
 /// below the start group) into `found`, unsorted: the one walker of the
@@ -86,7 +88,7 @@ pub(super) fn walk_opening(
                 stack.push((child, child_dir, child_ino, depth + 1));
             }
         }
-        found.push((path, dir, ino, present));
+        found.push((path, ino, present));
     }
 }
 
@@ -113,7 +115,7 @@ pub fn list_groups(
         &mut found,
         &mut ScanCost::default(),
     );
-    found.into_iter().map(|(p, _, ino, _)| (p, ino)).collect()
+    found.into_iter().map(|(p, ino, _)| (p, ino)).collect()
 }
 
 /// Where a walk starts: path, directory, inode, depth below the start group.
@@ -215,7 +217,7 @@ pub(super) fn one_per_path<T>(items: &mut Vec<T>, key: impl Fn(&T) -> (&GroupPat
 
 /// What a walk would find for a group known not to have changed: its files
 /// as the last walk saw them.
-pub(super) fn found_of(root: &Path, e: &Entry) -> Listed {
+pub(super) fn found_of(e: &Entry) -> Listed {
     let mut present = 0u16;
     for (k, h) in e.handles.iter() {
         if !matches!(h, Handle::Absent) {
@@ -225,8 +227,7 @@ pub(super) fn found_of(root: &Path, e: &Entry) -> Listed {
     if e.cgroup_type.is_some() {
         present |= 1 << TYPE_BIT;
     }
-    let dir = super::group_dir(root, &e.path).into_owned();
-    (e.path.clone(), dir, e.inode, present)
+    (e.path.clone(), e.inode, present)
 }
 
 impl Scanner {
@@ -352,7 +353,7 @@ impl Scanner {
         let carry = |from: usize, found: &mut Vec<Listed>| {
             let mut keep = vec![from];
             while let Some(k) = keep.pop() {
-                found.push(found_of(&self.root, &self.entries[k]));
+                found.push(found_of(&self.entries[k]));
                 keep.extend(&children[k]);
             }
         };
@@ -372,7 +373,7 @@ impl Scanner {
                 continue;
             }
             let (present, listed) = list_dir(&self.hier, self.table, &dir, &mut listed_dirs)?;
-            found.push((e.path.clone(), dir.into_owned(), e.inode, present));
+            found.push((e.path.clone(), e.inode, present));
             let known = |name: &OsStr, ino: u64| {
                 e.path.join(name.as_bytes()).is_ok_and(|p| {
                     index

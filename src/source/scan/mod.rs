@@ -53,8 +53,9 @@
 
 use super::hier::Hier;
 use crate::cgroupfs::CgroupType;
+use crate::model::tree::part::Part;
 use crate::model::tree::snapshot::fill_memory_limits;
-use crate::model::{GroupPath, GroupSample, HotExtras, HotStats, ScanCost};
+use crate::model::{GroupPath, GroupSample, HotExtras, ScanCost};
 use std::fs::File;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
@@ -64,10 +65,12 @@ mod budget;
 mod changes;
 mod first_look;
 mod hot;
+mod levels;
 mod listing;
 mod paths;
 mod reads;
 mod reconcile;
+mod samples;
 #[cfg(test)]
 mod testing;
 
@@ -86,6 +89,7 @@ use changes::{watch_cap, Watch};
 use hot::Table;
 use listing::one_per_path;
 use reads::drop_orphans;
+use samples::{Keyed, Samples};
 
 /// Scanner settings.
 #[derive(Debug, Clone)]
@@ -312,7 +316,7 @@ pub struct Scanner {
     /// The level figures [`Scanner::read_levels`] read, by directory
     /// inode: the next scan reads only the rate counters of these groups
     /// and takes the rest from here, once.
-    levels: std::collections::HashMap<u64, (GroupPath, HotStats)>,
+    levels: levels::Levels,
     /// The files a priming walk left unopened, by directory inode and
     /// table index ([`Scanner::open_deferred`]).
     deferred_opens: Vec<(u64, u8)>,
@@ -381,7 +385,7 @@ impl Scanner {
             look: None,
             priming: false,
             levels_only: false,
-            levels: std::collections::HashMap::new(),
+            levels: levels::Levels::default(),
             keep_levels: false,
             deferred_opens: Vec::new(),
             stale_dirs: Vec::new(),
@@ -445,7 +449,7 @@ impl Scanner {
     pub fn read_levels(&mut self) {
         self.levels_only = true;
         // the levels are kept by the pass (those of groups with a counter)
-        let _ = self.read_prepared(ScanCost::default());
+        let _ = self.read_part(ScanCost::default());
         self.levels_only = false;
     }
 
@@ -611,6 +615,24 @@ impl Scanner {
         self.levels.clear();
     }
 
+    /// Lets go of every entry (its descriptors closed, its watch gone),
+    /// the levels kept and the files preopened: after the last read of a
+    /// run (`Collector::set_last_refresh`). The next scan walks anew, as
+    /// the first.
+    pub fn release(&mut self) {
+        self.entries = Vec::new();
+        self.preopened = std::collections::HashMap::new();
+        self.levels.clear();
+        self.deferred_opens = Vec::new();
+        self.notify = None;
+        self.notify_tried = false;
+        (self.kept, self.by_links, self.by_notify, self.by_events) = (0, 0, 0, 0);
+        self.need_walk = true;
+        self.need_full = true;
+        self.reread_types = true;
+        self.publish();
+    }
+
     /// Number of descriptors currently kept open.
     pub fn kept(&self) -> usize {
         self.kept
@@ -667,11 +689,28 @@ impl Scanner {
 
     /// A scan's second half, after [`Scanner::prepare`]: reads the
     /// counters.
-    pub fn read_prepared(&mut self, mut cost: ScanCost) -> (Vec<GroupSample>, ScanCost) {
+    pub fn read_prepared(&mut self, cost: ScanCost) -> (Vec<GroupSample>, ScanCost) {
+        let (mut out, cost) = self.read_into::<Vec<GroupSample>>(cost);
+        if self.extras.memory_max {
+            fill_memory_limits(&mut out);
+        }
+        (out, cost)
+    }
+
+    /// [`Scanner::read_prepared`] for a merge of several hierarchies
+    /// (`union::Merging::add_part`): the figures read of each group only,
+    /// not a whole sample (400 bytes) a group; no memory limit filled in
+    /// (the merged list's is).
+    pub fn read_part(&mut self, cost: ScanCost) -> (Part, ScanCost) {
+        let (out, cost) = self.read_into::<samples::PartOut>(cost);
+        (out.part, cost)
+    }
+
+    fn read_into<S: Samples>(&mut self, mut cost: ScanCost) -> (S, ScanCost) {
         if !self.priming {
             self.open_deferred();
         }
-        let mut pass = self.read_pass(|_| true, &mut cost);
+        let mut pass = self.read_pass::<S>(|_| true, &mut cost);
         let mut any_gone = pass.gone;
         if pass.recreated {
             // a group was removed and made again under its name since the
@@ -691,27 +730,31 @@ impl Scanner {
                 .iter()
                 .map(|e| (e.path.as_bytes(), e.inode))
                 .collect();
-            pass.out
-                .retain(|g| current.get(g.path.as_bytes()) == Some(&g.inode));
-            let read: std::collections::HashSet<(GroupPath, u64)> =
-                pass.out.iter().map(|g| (g.path.clone(), g.inode)).collect();
+            pass.out.groups().retain(|g| {
+                let (path, inode) = g.key();
+                current.get(path.as_bytes()) == Some(&inode)
+            });
+            let read: std::collections::HashSet<(GroupPath, u64)> = (pass.out.groups().iter())
+                .map(|g| {
+                    let (path, inode) = g.key();
+                    (path.clone(), inode)
+                })
+                .collect();
             // the groups the walk found anew: read once, in this refresh
             // (a further failure is left to the next refresh's walk)
-            let more = self.read_pass(|e| !read.contains(&(e.path.clone(), e.inode)), &mut cost);
+            let more =
+                self.read_pass::<S>(|e| !read.contains(&(e.path.clone(), e.inode)), &mut cost);
             any_gone |= more.gone;
-            pass.out.extend(more.out);
-            pass.out.sort_by(|a, b| a.path.cmp(&b.path));
+            pass.out.append(more.out);
+            (pass.out.groups()).sort_by(|a, b| a.key().0.cmp(b.key().0));
         }
         let mut out = pass.out;
         // entries hold one of each path (reconcile): this costs a compare
         // a group, and keeps a snapshot free of duplicates whatever the
         // walk did
-        one_per_path(&mut out, |g| (&g.path, g.inode));
+        one_per_path(out.groups(), Keyed::key);
         if any_gone {
-            drop_orphans(&mut out);
-        }
-        if self.extras.memory_max {
-            fill_memory_limits(&mut out);
+            drop_orphans(out.groups());
         }
         cost.fd_limited |= self.fd_limited;
         self.publish();
@@ -849,6 +892,68 @@ mod tests {
                 .and_then(|x| x.hot.memory_current)
         };
         assert_eq!((mem("a.slice"), mem("b.slice")), (Some(4096), Some(2)));
+    }
+
+    /// A part (`read_part`, for a merge) holds what the samples of a
+    /// scan hold (`read_prepared`), group by group: as read, and when a
+    /// group was made again (its old files gone, the walk at once).
+    #[test]
+    fn a_part_reads_what_the_samples_read() {
+        let t = tree();
+        let r = t.path();
+        let cfg = ScanConfig {
+            max_kept: 0,
+            rewalk_every: 0,
+            ..ScanConfig::default()
+        };
+        let mut whole = Scanner::new(r.to_path_buf(), cfg.clone());
+        let mut part = Scanner::new(r.to_path_buf(), cfg);
+        let both = |whole: &mut Scanner, part: &mut Scanner| {
+            let (want, wc) = whole.scan();
+            let cost = part.prepare();
+            let (p, pc) = part.read_part(cost);
+            let mut got = Vec::new();
+            p.for_each(|g| got.push(g.clone()));
+            assert_eq!(got, want);
+            assert_eq!((pc.walked, pc.files_read), (wc.walked, wc.files_read));
+            got
+        };
+        let first = both(&mut whole, &mut part);
+        assert_eq!(first.len(), 3);
+        assert_eq!(first[1].hot.memory_current, Some(4096));
+        both(&mut whole, &mut part);
+        // a.slice made again with other files: its old ones are gone
+        mk(
+            r,
+            "a.new",
+            &[("cgroup.procs", ""), ("memory.current", "0\n")],
+        );
+        mk(r, "a.new/b c:ü", &[("cgroup.procs", "")]);
+        fs::remove_dir_all(r.join("a.slice")).unwrap();
+        fs::rename(r.join("a.new"), r.join("a.slice")).unwrap();
+        let again = both(&mut whole, &mut part);
+        assert_eq!(again.len(), 3);
+        assert_eq!(again[1].hot.memory_current, Some(0));
+    }
+
+    /// After a run's last read the scanner holds no entry and no
+    /// descriptor; a scan after it walks anew and reads the same groups.
+    #[test]
+    fn a_released_scanner_holds_nothing_and_walks_anew() {
+        let t = tree();
+        let mut s = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        let (before, _) = s.scan();
+        assert!(s.kept() > 0);
+        s.release();
+        assert_eq!(s.kept(), 0);
+        assert!(s.entries.is_empty());
+        let (after, cost) = s.scan();
+        assert!(cost.walked);
+        let paths = |g: &[GroupSample]| -> Vec<String> {
+            g.iter().map(|x| as_text(&x.path).to_owned()).collect()
+        };
+        assert_eq!(paths(&after), paths(&before));
+        assert_eq!(after[1].hot.memory_current, Some(4096));
     }
 
     #[test]

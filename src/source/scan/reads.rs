@@ -6,9 +6,11 @@
 use super::budget::{count_kept, is_fd_shortage};
 use super::changes::{watch_events, NoWatch};
 use super::hot::{apply, Hot, Table};
+use super::levels::Levels;
+use super::samples::{Keyed, Samples};
 use super::{Entry, EventsWatch, Handle, Scanner};
 use crate::model::tree::path::parent_bytes;
-use crate::model::{GroupSample, HotStats, ScanCost, Unreadable};
+use crate::model::{HotStats, ScanCost, Unreadable};
 use crate::source::hier::{self, FsError, Hier};
 use std::borrow::Cow;
 use std::fs::File;
@@ -16,9 +18,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// What one reading pass over the entries found.
-pub(super) struct ReadPass {
+pub(super) struct ReadPass<S> {
     /// The samples, sorted by path.
-    pub(super) out: Vec<GroupSample>,
+    pub(super) out: S,
     /// Some group was gone (its entry is removed).
     pub(super) gone: bool,
     /// Some gone group's directory is there again under another inode.
@@ -44,14 +46,14 @@ pub(super) enum Read1 {
 /// without its parent after that (a group gone in the second reading
 /// pass) waits for the next.
 /// `out` is sorted by path, so a parent comes before its children.
-pub(super) fn drop_orphans(out: &mut Vec<GroupSample>) {
+pub(super) fn drop_orphans<T: Keyed>(out: &mut Vec<T>) {
     let keep: Vec<bool> = {
         let mut present: std::collections::HashSet<&[u8]> =
             std::collections::HashSet::with_capacity(out.len());
         out.iter()
             .enumerate()
             .map(|(k, g)| {
-                let p = g.path.as_bytes();
+                let p = g.key().0.as_bytes();
                 // the first is the start group
                 let ok = k == 0 || present.contains(parent_bytes(p));
                 if ok {
@@ -152,12 +154,12 @@ impl Scanner {
     /// group is gone are removed (and the next refresh walks); a file gone
     /// from a group that stays loses its handle (and the next walk is a
     /// full one).
-    pub(super) fn read_pass(
+    pub(super) fn read_pass<S: Samples>(
         &mut self,
         want: impl Fn(&Entry) -> bool,
         cost: &mut ScanCost,
-    ) -> ReadPass {
-        let mut out = Vec::with_capacity(self.entries.len());
+    ) -> ReadPass<S> {
+        let mut out = S::with_room(self.entries.len());
         let mut gone = Vec::new();
         let mut recreated = false;
         let mut dropped_kept = 0;
@@ -169,7 +171,7 @@ impl Scanner {
         let levels_only = self.levels_only;
         // what `read_levels` read: those groups' counters only, now
         let mut levels = std::mem::take(&mut self.levels);
-        let mut keep = (self.keep_levels || levels_only).then(std::collections::HashMap::new);
+        let mut keep = (self.keep_levels || levels_only).then(Levels::default);
         // cgroup2's cgroup.events: which watched ones changed (`None`:
         // all may have); watches are set within the cap while watching
         let events_moved = if self.is_v1() {
@@ -193,11 +195,11 @@ impl Scanner {
         stale.sort_unstable();
         // the levels of the groups this pass does not read (the second
         // pass after a walk reads the new ones only): kept for the next
-        let mut carried = Vec::new();
+        let mut carried = Levels::default();
         for (i, e) in self.entries.iter_mut().enumerate() {
             if !want(e) {
-                if let Some(l) = levels.remove(&e.inode) {
-                    carried.push((e.inode, l));
+                if let Some(mut l) = levels.take(e.inode, &e.path) {
+                    carried.insert(e.inode, e.path.clone(), &mut l);
                 }
                 continue;
             }
@@ -230,30 +232,19 @@ impl Scanner {
             let level = if levels.is_empty() {
                 None
             } else {
-                levels
-                    .remove(&e.inode)
-                    .filter(|(p, _)| counted && *p == e.path)
-                    .map(|(_, h)| h)
+                levels.take(e.inode, &e.path).filter(|_| counted)
             };
             let mut rates_only = priming || level.is_some();
             // the level is shown where a counter read now says the group
             // is the one it was read from; not with no counter read (no
             // descriptor, a read error)
             let mut unproved = level.is_some();
-            // the sample is filled where it lies in `out` (a whole
-            // sample, 400 bytes, is not built aside and copied in), and
-            // taken out again if its group is found gone
-            out.push(GroupSample {
-                path: e.path.clone(),
-                inode: e.inode,
-                cgroup_type: e.cgroup_type,
-                hot: level.unwrap_or_default(),
-                detail: None,
-                identity: None,
-            });
-            let Some(GroupSample { hot, .. }) = out.last_mut() else {
-                continue;
-            };
+            let hot = out.begin(
+                e.path.clone(),
+                e.inode,
+                e.cgroup_type,
+                level.unwrap_or_default(),
+            );
             let mut vanished = false;
             // the handles in the table's order (an absent file has none:
             // nothing to look up for it); the group's directory is made
@@ -401,7 +392,7 @@ impl Scanner {
                 }
             }
             if vanished {
-                out.pop();
+                out.cancel();
                 gone.push(i);
                 continue;
             }
@@ -412,8 +403,9 @@ impl Scanner {
                 io.0.shrink_to_fit();
             }
             if let Some(k) = keep.as_mut().filter(|_| leveled) {
-                k.insert(e.inode, (e.path.clone(), levels_of(hot, table)));
+                k.insert(e.inode, e.path.clone(), &mut levels_of(hot, table));
             }
+            out.commit();
         }
         // a file that grew the buffer (a big cgroup.procs, or one over
         // its cap: 8 MiB read, 16 MiB of room) does not keep it grown
@@ -424,8 +416,10 @@ impl Scanner {
         }
         self.buf = buf;
         // (a pass of the groups a walk after the first found: added)
-        self.levels.extend(keep.into_iter().flatten());
-        self.levels.extend(carried);
+        if let Some(k) = keep {
+            self.levels.append(k);
+        }
+        self.levels.append(carried);
         self.notify = notify;
         self.notify_tried = notify_tried;
         self.by_events = by_events;

@@ -5,7 +5,7 @@
 
 use super::budget::{count_kept, is_fd_shortage};
 use super::changes::Watch;
-use super::hot::{bit_of, Hot, MAX_FILES, TYPE_BIT};
+use super::hot::{bit_of, Hot, TYPE_BIT};
 use super::listing::{one_per_path, Listed};
 use super::{Entry, Handle, Handles, ScanKind, Scanner};
 use crate::cgroupfs::{files, CgroupType};
@@ -24,7 +24,7 @@ impl Scanner {
         // descriptors sets it again
         self.fd_limited = std::mem::take(&mut self.preopen_limited);
         found.sort_by(|a, b| a.0.cmp(&b.0));
-        one_per_path(&mut found, |f| (&f.0, f.2));
+        one_per_path(&mut found, |f| (&f.0, f.1));
         // v1: how many subdirectories each directory had when listed (its
         // link count less 2), for the next scans' change check; with a
         // depth limit the last level's are not listed: taken from fstat
@@ -50,7 +50,7 @@ impl Scanner {
         // both lists are sorted by path: match them in one pass
         let mut old = std::mem::take(&mut self.entries).into_iter().peekable();
         let mut entries = Vec::with_capacity(found.len());
-        for ((path, dir, inode, present), links) in found.into_iter().zip(expect_links) {
+        for ((path, inode, present), links) in found.into_iter().zip(expect_links) {
             while let Some(gone) = old.next_if(|e| e.path < path) {
                 self.kept -= count_kept(&gone);
                 self.forget_events(gone.events);
@@ -106,9 +106,12 @@ impl Scanner {
                     // a reopened file gets a kept descriptor once the
                     // budget has room again (groups went away)
                     (true, Handle::Absent | Handle::Reopen(_)) => {
-                        match pre.as_mut().and_then(|p| p.handles[k].take()) {
-                            Some(opened) => opened,
-                            None => self.open_handle(&dir.join(name)),
+                        let opened = pre.as_mut().map_or(Handle::Absent, |p| p.handles.take(k));
+                        if let Handle::Absent = opened {
+                            let file = super::group_dir(&self.root, &entry.path).join(name);
+                            self.open_handle(&file)
+                        } else {
+                            opened
                         }
                     }
                     (false, Handle::Kept(_)) => {
@@ -134,7 +137,7 @@ impl Scanner {
             } else if new || reread_types {
                 entry.cgroup_type = if has(TYPE_BIT) {
                     self.hier
-                        .read_text(&dir.join(files::TYPE))
+                        .read_text(&super::group_dir(&self.root, &entry.path).join(files::TYPE))
                         .ok()
                         .and_then(|t| CgroupType::parse(&t).ok())
                 } else {
@@ -175,8 +178,11 @@ impl Scanner {
 #[derive(Debug)]
 pub(super) struct Preopened {
     pub(super) path: GroupPath,
-    /// By the table's index: the handle `open_handle` would have made.
-    pub(super) handles: [Option<Handle>; MAX_FILES],
+    /// By the table's index: the handle `open_handle` would have made
+    /// (none is `Absent`: a file not there has none). Only those there:
+    /// a slot for each of the table's files was 240 bytes a group, held
+    /// for every group of the hierarchy until the walk's end.
+    pub(super) handles: Handles,
     /// Whether cgroup.type was looked at, and what it said.
     pub(super) type_read: bool,
     pub(super) cgroup_type: Option<CgroupType>,
@@ -186,7 +192,7 @@ impl Preopened {
     /// The kept descriptors still held (counted in `Scanner::kept`).
     fn kept(&self) -> usize {
         (self.handles.iter())
-            .filter(|h| matches!(h, Some(Handle::Kept(_))))
+            .filter(|(_, h)| matches!(h, Handle::Kept(_)))
             .count()
     }
 }
@@ -255,7 +261,7 @@ impl Scanner {
         let (mask, lazy_procs) = self.wanted(present);
         let mut p = Preopened {
             path: path.clone(),
-            handles: std::array::from_fn(|_| None),
+            handles: Handles::with_capacity((mask & !(1 << TYPE_BIT)).count_ones() as usize),
             type_read: false,
             cgroup_type: None,
         };
@@ -268,13 +274,13 @@ impl Scanner {
             // (`Scanner::read_levels`, within the interval), not on the
             // way to it
             if self.priming && !kind.counts_for_rates() {
-                p.handles[k] = Some(Handle::Reopen(None));
+                p.handles.set(k, Handle::Reopen(None));
                 if let Ok(k) = u8::try_from(k) {
                     self.deferred_opens.push((inode, k));
                 }
                 continue;
             }
-            p.handles[k] = Some(if self.room() {
+            let h = if self.room() {
                 match dir.open_read(name) {
                     Ok(f) => {
                         self.kept += 1;
@@ -292,7 +298,8 @@ impl Scanner {
             } else {
                 self.preopen_limited = true;
                 Handle::Reopen(None)
-            });
+            };
+            p.handles.set(k, h);
         }
         if mask & (1 << TYPE_BIT) != 0 {
             p.type_read = true;
