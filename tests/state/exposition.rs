@@ -838,7 +838,9 @@ fn the_exporter_holds_no_file_a_scanner_holds_nor_one_it_does_not_show() {
         let r = c.refresh(Duration::from_secs(at));
         let text = export::render(&r, None, Duration::from_millis(3), Format::OpenMetrics);
         assert!(
-            text.contains("cgroup_memory_swap_current_bytes{cgroup=\"/demo.slice/web.service\"} 1048576\n"),
+            text.contains(
+                "cgroup_memory_swap_current_bytes{cgroup=\"/demo.slice/web.service\"} 1048576\n"
+            ),
             "the swap in use (memsw less usage) still shown:\n{text}"
         );
         let held = held_under(t.path());
@@ -857,7 +859,11 @@ fn the_exporter_holds_no_file_a_scanner_holds_nor_one_it_does_not_show() {
             "no quota, no period read: {held:?}"
         );
         assert!(held.contains_key(&period(WEB)), "{held:?}");
-        let usage = t.path().join("memory").join(WEB).join("memory.usage_in_bytes");
+        let usage = t
+            .path()
+            .join("memory")
+            .join(WEB)
+            .join("memory.usage_in_bytes");
         assert_eq!(held.get(&usage.canonicalize().unwrap()), Some(&1));
     }
 }
