@@ -831,23 +831,38 @@ impl Collector {
     /// The extra files every scan reads (the columns shown).
     pub fn set_extras(&mut self, extras: HotExtras) {
         self.extras = extras;
-        self.scanner.set_extras(extras);
+        let scanned = self.scanned_extras();
+        self.scanner.set_extras(scanned);
         for (_, s) in &mut self.others {
-            s.set_extras(extras);
+            s.set_extras(scanned);
+        }
+    }
+
+    /// The extras the scanners read: the columns', and, for the export
+    /// reading, the swap in use (memory.swap.current; v1's
+    /// memory.memsw.usage_in_bytes, less the memory.usage_in_bytes the
+    /// scan reads anyway), which the exposition then takes from the scan
+    /// instead of reading the same files through descriptors of its own.
+    fn scanned_extras(&self) -> HotExtras {
+        HotExtras {
+            swap: self.extras.swap || self.export_reading,
+            ..self.extras
         }
     }
 
     /// With `full_detail`: read only the files the Prometheus exposition
-    /// shows (`source::read::read_export`: 14 a group instead of about 29,
+    /// shows (`source::read::read_export`: 13 a group instead of about 29,
     /// no memory.stat); on a layout with v1 hierarchies, those files from
     /// the hierarchy holding each controller
     /// (`source::read::read_export_layout`: about 30 instead of about 60).
-    /// Their descriptors are kept from one refresh to the next (a scrape
+    /// The swap in use is the scan's ([`Collector::set_extras`]'s `swap`,
+    /// on while this is): no file is read by both. Their descriptors are kept from one refresh to the next (a scrape
     /// costs preads, as a steady scan does), within the descriptor budget
     /// the scanners leave ([`Scanner::budget`] less what they keep),
     /// counted in [`Refresh::kept_fds`].
     pub fn set_export_reading(&mut self, on: bool) {
         self.export_reading = on;
+        self.set_extras(self.extras);
         if !on {
             self.export_kept.clear();
             if let Some((pool, slot)) = &self.kept_pool {

@@ -130,7 +130,7 @@ fn read_detail_kept(hier: &Hier, dir: &Path, raw: bool, kept: Option<&KeptReads>
             .map(|t| cgroupfs::parse_pids(&t))
             .unwrap_or_default(),
         // the limits, memory.events and pressure: the exposition's part
-        ..exported(&g, memory_events_text.as_deref(), &|_| true)
+        ..exported(&g, memory_events_text.as_deref(), &|_| true, true)
     };
     d.unreadable = g.errors.take();
     if raw {
@@ -141,10 +141,12 @@ fn read_detail_kept(hier: &Hier, dir: &Path, raw: bool, kept: Option<&KeptReads>
 }
 
 /// Reads the files of one group that the Prometheus exposition shows
-/// (`render::openmetrics`: limits, memory.swap.current, memory.events,
-/// pressure) and nothing else: 14 files where [`read_detail`] reads about
-/// 29 (no memory.stat, no keyed copies, no process list). One hierarchy
-/// (a pure v2 layout); the hot figures come from the scan.
+/// (`render::openmetrics`: limits, memory.events, pressure) and nothing
+/// else: 13 files where [`read_detail`] reads about 29 (no memory.stat,
+/// no keyed copies, no process list). One hierarchy (a pure v2 layout);
+/// the hot figures come from the scan, and so does the swap in use
+/// (memory.swap.current: the export reading's scan reads it,
+/// `Collector::set_export_reading`).
 /// `kept`: the exporter's descriptors, kept from one reading to the next.
 pub fn read_export(hier: &Hier, dir: &Path, kept: Option<&KeptReads>) -> GroupDetail {
     read_export_where(hier, dir, kept, |_| true)
@@ -170,15 +172,21 @@ fn read_export_where(
     } else {
         None
     };
-    let mut d = exported(&g, events.as_deref(), &here);
+    let mut d = exported(&g, events.as_deref(), &here, false);
     d.unreadable = g.errors.take();
     d
 }
 
 /// The exposition's files of `g` (see [`read_export`]), the part of
 /// [`read_detail`] both share; memory.events' text is read by the caller
-/// (read_detail keeps its keyed copy from the same read).
-fn exported(g: &Group, memory_events: Option<&str>, here: &dyn Fn(&str) -> bool) -> GroupDetail {
+/// (read_detail keeps its keyed copy from the same read); `swap`:
+/// memory.swap.current too (the exposition takes the scan's).
+fn exported(
+    g: &Group,
+    memory_events: Option<&str>,
+    here: &dyn Fn(&str) -> bool,
+    swap: bool,
+) -> GroupDetail {
     let read = |name: &str| g.read(name);
     let (cpu, memory, io, pids) = (here("cpu"), here("memory"), here("io"), here("pids"));
     let limit = |on: bool, name: &'static str| if on { g.limit(name) } else { None };
@@ -190,7 +198,7 @@ fn exported(g: &Group, memory_events: Option<&str>, here: &dyn Fn(&str) -> bool)
         memory_low: limit(memory, files::MEMORY_LOW),
         memory_high: limit(memory, files::MEMORY_HIGH),
         memory_max: limit(memory, files::MEMORY_MAX),
-        swap_current: memory
+        swap_current: (memory && swap)
             .then(|| g.number(files::MEMORY_SWAP_CURRENT))
             .flatten(),
         swap_max: limit(memory, files::MEMORY_SWAP_MAX),
@@ -551,6 +559,11 @@ fn v1_cpu(g: &Group<'_>, d: &mut GroupDetail, export: bool) {
     let quota = g
         .read(v1::CPU_CFS_QUOTA)
         .and_then(|t| CfsQuota::parse(&t).ok());
+    if export && quota.is_none_or(|q| q.0.is_none()) {
+        // no quota: the exposition shows neither quota nor period (a
+        // period without a quota is no limit), so the period is not read
+        return;
+    }
     let period = g
         .read(v1::CPU_CFS_PERIOD)
         .and_then(|t| v1_limits::parse_cfs_period(&t).ok());
@@ -567,7 +580,8 @@ fn v1_cpu(g: &Group<'_>, d: &mut GroupDetail, export: bool) {
 }
 
 /// The v1 memory hierarchy's files; with `export`, only the exposition's
-/// (the limit, and swap in use).
+/// (the limit: the swap in use is the scan's, memsw less usage, which it
+/// reads for the export reading).
 fn v1_memory(g: &Group<'_>, d: &mut GroupDetail, page_size: u64, export: bool) {
     let mem_limit = |name: &'static str| {
         g.read(name)
@@ -576,11 +590,6 @@ fn v1_memory(g: &Group<'_>, d: &mut GroupDetail, page_size: u64, export: bool) {
     };
     d.memory_max = mem_limit(v1::MEMORY_LIMIT);
     if export {
-        d.memsw_usage = g.number(v1::MEMSW_USAGE);
-        d.memory_usage = g.number(v1::MEMORY_USAGE);
-        if let (Some(sw), Some(u)) = (d.memsw_usage, d.memory_usage) {
-            d.swap_current = Some(sw.saturating_sub(u));
-        }
         return;
     }
     d.memory_soft_limit = mem_limit(v1::MEMORY_SOFT_LIMIT);
@@ -964,12 +973,12 @@ impl KeptReads {
         let k = &mut *k;
         let cap = super::hier::cap_for(name);
         let key = (std::ptr::from_ref(hier) as usize, rel);
+        // single-record files are whole after one short read, as the
+        // scanner reads them; the process lists to the end
+        let multi = matches!(name, "cgroup.procs" | "cgroup.threads" | "tasks");
         if let Some(f) = k.files.get_mut(&key) {
             if f.group == k.group {
                 f.reading = k.reading;
-                // single-record files are whole after one short read, as
-                // the scanner reads them; the process lists to the end
-                let multi = matches!(name, "cgroup.procs" | "cgroup.threads" | "tasks");
                 match read_capped(&f.file, &mut k.buf, cap, multi) {
                     Ok(n) => return Ok((text_of(&k.buf[..n]), f.mode)),
                     Err(e) if !e.is_gone() => return Err(e),
@@ -979,7 +988,9 @@ impl KeptReads {
             k.files.remove(&key);
         }
         let (f, mode) = hier.open_read_mode(&key.1)?;
-        let n = read_capped(&f, &mut k.buf, cap, true)?;
+        // as a kept file is read: one read where it is a single record
+        // (the files past the room are opened each reading: no read of 0)
+        let n = read_capped(&f, &mut k.buf, cap, multi)?;
         let text = text_of(&k.buf[..n]);
         if k.files.len() < k.room {
             let kept = KeptFile {

@@ -789,3 +789,98 @@ fn the_exporter_keeps_its_files_open_between_scrapes_and_follows_the_tree() {
         );
     }
 }
+
+/// The exporter of the hybrid fixture layout made in `dir`
+/// (`v1detail_fixture::layout_tree`).
+fn hybrid_exporter(dir: &Path) -> Collector {
+    let hiers = std::sync::Arc::new(common::v1detail_fixture::hiers_of(dir));
+    let primary = hiers.layout.primary().expect("a primary hierarchy");
+    let hier = std::sync::Arc::clone(hiers.get(primary).expect("its handle"));
+    let cfg = CollectorConfig {
+        root: dir.join("unified"),
+        start: GroupPath::root(),
+        scan: ScanConfig::default(),
+        full_detail: true,
+        sys_dev_block: common::fixture("sys-dev-block"),
+    };
+    let mut c = Collector::with_hiers(cfg, hier, &hiers);
+    c.set_export_reading(true);
+    c
+}
+
+/// The regular files under `root` this process holds open, each with how
+/// many of its descriptors are on it.
+fn held_under(root: &Path) -> BTreeMap<std::path::PathBuf, usize> {
+    let root = root.canonicalize().unwrap();
+    let mut held = BTreeMap::new();
+    for e in std::fs::read_dir("/proc/self/fd").unwrap().flatten() {
+        let Ok(target) = std::fs::read_link(e.path()) else {
+            continue;
+        };
+        if target.starts_with(&root) && target.is_file() {
+            *held.entry(target).or_insert(0) += 1;
+        }
+    }
+    held
+}
+
+/// The exporter keeps a descriptor of no file a scanner keeps (the swap
+/// in use is the scan's: v1's memory.usage_in_bytes was held twice, by
+/// the memory scanner and by the exporter) nor of one its exposition does
+/// not need (v1's CFS period of a group with no quota: no cpu.max series),
+/// while it keeps the files it does read (the period where a quota is).
+#[test]
+fn the_exporter_holds_no_file_a_scanner_holds_nor_one_it_does_not_show() {
+    use common::v1detail_fixture::{layout_tree, WEB, WORKER};
+    let t = layout_tree();
+    let mut c = hybrid_exporter(t.path());
+    for at in 1..=2 {
+        let r = c.refresh(Duration::from_secs(at));
+        let text = export::render(&r, None, Duration::from_millis(3), Format::OpenMetrics);
+        assert!(
+            text.contains(
+                "cgroup_memory_swap_current_bytes{cgroup=\"/demo.slice/web.service\"} 1048576\n"
+            ),
+            "the swap in use (memsw less usage) still shown:\n{text}"
+        );
+        let held = held_under(t.path());
+        let twice: Vec<_> = held.iter().filter(|(_, n)| **n > 1).collect();
+        assert!(twice.is_empty(), "held twice: {twice:?}");
+        let period = |g: &str| {
+            t.path()
+                .join("cpu,cpuacct")
+                .join(g)
+                .join("cpu.cfs_period_us")
+                .canonicalize()
+                .unwrap()
+        };
+        assert!(
+            !held.contains_key(&period(WORKER)),
+            "no quota, no period read: {held:?}"
+        );
+        assert!(held.contains_key(&period(WEB)), "{held:?}");
+        let usage = t
+            .path()
+            .join("memory")
+            .join(WEB)
+            .join("memory.usage_in_bytes");
+        assert_eq!(held.get(&usage.canonicalize().unwrap()), Some(&1));
+    }
+}
+
+/// The exposition of the fixture trees, byte for byte (OpenMetrics and
+/// the text format; a pure v2 and a hybrid layout): what a change to the
+/// exporter's reading or its writer must leave as it was.
+#[test]
+fn the_exposition_of_the_fixture_trees_is_as_recorded() {
+    let t = limited_tree();
+    let pure = reading(t.path());
+    let h = common::v1detail_fixture::layout_tree();
+    let hybrid = hybrid_exporter(h.path()).refresh(Duration::from_secs(1));
+    for (name, r) in [("pure_v2", &pure), ("hybrid", &hybrid)] {
+        for (f, fname) in [(Format::OpenMetrics, "openmetrics"), (Format::Text, "text")] {
+            let text = export::render(r, None, Duration::from_millis(3), f);
+            insta::assert_snapshot!(format!("exposition_{name}_{fname}"), text);
+        }
+    }
+}
