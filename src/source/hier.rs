@@ -880,17 +880,36 @@ pub struct GroupDir {
 /// grows, three calls or more for one group).
 const DENTS_BUF: usize = 8 * 1024;
 
+/// The position kernfs's readdir leaves at the end of a directory
+/// (`kernfs_fop_readdir` sets `ctx->pos = INT_MAX`; a name's hash, the
+/// position of an entry not given yet, is always below it), which
+/// getdents64 writes into the last entry's `d_off`.
+const KERNFS_END: u64 = 0x7fff_ffff;
+
 impl GroupDir {
     /// Calls `f` with every entry but `.` and `..`: its name, its type (a
     /// symlink is a symlink, never what it points to) and its inode.
+    ///
+    /// On kernfs one getdents64 call lists a group's directory: the last
+    /// entry it gives says whether that was the end (its `d_off` is
+    /// [`KERNFS_END`]), so the call that would only say so is not made (a
+    /// system call and a `kernfs_dir_pos` lookup a directory listed).
+    /// A call cut short (a full buffer, or a signal pending, which stops
+    /// the kernel's fill early) ends elsewhere, and the listing goes on.
+    /// Elsewhere (tmpfs: positions are counts) the listing ends with a
+    /// call that gives nothing, as always.
     pub fn entries(&self, mut f: impl FnMut(&[u8], FileType, u64)) -> Result<(), FsError> {
         let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); DENTS_BUF];
         let mut dir = rustix::fs::RawDir::new(&self.fd, &mut buf);
         while let Some(e) = dir.next() {
             let e = e.map_err(FsError::from_errno)?;
             let name = e.file_name().to_bytes();
+            let end = self.kernfs && e.next_entry_cookie() == KERNFS_END;
             if name != b"." && name != b".." {
                 f(name, e.file_type(), e.ino());
+            }
+            if end && dir.is_buffer_empty() {
+                break;
             }
         }
         Ok(())
