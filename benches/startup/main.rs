@@ -71,6 +71,11 @@ struct Args {
     /// The one-shot batch run's interval (`-d`).
     #[arg(long, default_value_t = 0.1)]
     batch_delay: f64,
+    /// Start cgtop (and systemd-cgtop) at the test tree's top group, not
+    /// at the root: the figure of N groups on a host that holds many
+    /// more (other test trees) than the benchmark made.
+    #[arg(long)]
+    in_tree: bool,
     /// Time the pty starts only, not the one-shot batch runs.
     #[arg(long)]
     tui_only: bool,
@@ -595,9 +600,18 @@ fn run_size(args: &Args, n: Option<usize>, cgtop: &str) -> Result<()> {
         (Some(t), None) => t.name.clone(),
         (None, None) => bail!("--no-tree needs --marker"),
     };
+    // the group both programs start at: the test tree's top (made in
+    // every hierarchy), or the root
+    let in_tree = match (&tree, args.in_tree) {
+        (Some(t), true) => Some(t.name.clone()),
+        (None, true) => bail!("--in-tree needs the tree the benchmark makes"),
+        _ => None,
+    };
     let mut progs = vec![Prog {
         label: "cgtop".into(),
-        argv: vec![cgtop.to_string()],
+        argv: std::iter::once(cgtop.to_string())
+            .chain(in_tree.clone())
+            .collect(),
         tree: marker.clone(),
         row: marker.clone(),
         cpu_word: 1,
@@ -613,7 +627,9 @@ fn run_size(args: &Args, n: Option<usize>, cgtop: &str) -> Result<()> {
         // Tasks, %CPU) says when rates come
         progs.push(Prog {
             label: "systemd-cgtop".into(),
-            argv: vec![args.systemd_cgtop.clone()],
+            argv: std::iter::once(args.systemd_cgtop.clone())
+                .chain(in_tree.clone())
+                .collect(),
             tree: "Control Group".into(),
             row: "/".into(),
             cpu_word: 2,

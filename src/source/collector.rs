@@ -568,7 +568,9 @@ impl Collector {
     /// first frame does not show: the machine's figures (the header's
     /// meters) are read from the second refresh on, and the v1 directory
     /// watches are set by the walk of the third (after the first rates),
-    /// which lists every v1 hierarchy again.
+    /// which lists every v1 hierarchy again and the hierarchies listed
+    /// only for the first time (neither the first frame nor the first
+    /// rates wait for them).
     pub fn defer_start_up(&mut self) {
         self.deferred = true;
         self.set_watching(false);
