@@ -71,6 +71,14 @@ struct Args {
     /// The one-shot batch run's interval (`-d`).
     #[arg(long, default_value_t = 0.1)]
     batch_delay: f64,
+    /// Start cgtop (and systemd-cgtop) at the test tree's top group, not
+    /// at the root: the figure of N groups on a host that holds many
+    /// more (other test trees) than the benchmark made.
+    #[arg(long)]
+    in_tree: bool,
+    /// Time the pty starts only, not the one-shot batch runs.
+    #[arg(long)]
+    tui_only: bool,
     /// Also count the one-shot run's system calls (strace -c -f).
     #[arg(long)]
     syscalls: bool,
@@ -426,20 +434,27 @@ fn start_once(p: &Prog, cols: u16, rows: u16, timeout: Duration) -> Result<Start
             tv_sec: 0,
             tv_nsec: 50_000_000,
         };
+        // poll(2) returns as soon as the program wrote: the figure is
+        // not a multiple of its timeout, which only bounds how long the
+        // loop goes without looking for a signal or the child's exit
         let _ = rustix::event::poll(&mut fds, Some(&ts));
-        loop {
-            match rustix::io::read(master.as_fd(), &mut buf) {
-                Ok(n) if n > 0 => screen.feed(&buf[..n]),
+        // each chunk is stamped as it is read, before the screen is fed
+        // and looked at, and the screen is looked at after each: what
+        // comes later in the same wake-up does not move the figure
+        while out.rates.is_none() {
+            let n = match rustix::io::read(master.as_fd(), &mut buf) {
+                Ok(n) if n > 0 => n,
                 _ => break,
+            };
+            let now = t0.elapsed().as_secs_f64();
+            screen.feed(&buf[..n]);
+            if out.tree.is_none() && p.has_tree(&screen) {
+                out.tree = Some(now);
+                out.tree_cpu = cpu_of(child.id());
             }
-        }
-        let now = t0.elapsed().as_secs_f64();
-        if out.tree.is_none() && p.has_tree(&screen) {
-            out.tree = Some(now);
-            out.tree_cpu = cpu_of(child.id());
-        }
-        if out.tree.is_some() && p.has_rates(&screen) {
-            out.rates = Some(now);
+            if out.tree.is_some() && p.has_rates(&screen) {
+                out.rates = Some(now);
+            }
         }
         if matches!(child.try_wait(), Ok(Some(_))) {
             break;
@@ -585,9 +600,18 @@ fn run_size(args: &Args, n: Option<usize>, cgtop: &str) -> Result<()> {
         (Some(t), None) => t.name.clone(),
         (None, None) => bail!("--no-tree needs --marker"),
     };
+    // the group both programs start at: the test tree's top (made in
+    // every hierarchy), or the root
+    let in_tree = match (&tree, args.in_tree) {
+        (Some(t), true) => Some(t.name.clone()),
+        (None, true) => bail!("--in-tree needs the tree the benchmark makes"),
+        _ => None,
+    };
     let mut progs = vec![Prog {
         label: "cgtop".into(),
-        argv: vec![cgtop.to_string()],
+        argv: std::iter::once(cgtop.to_string())
+            .chain(in_tree.clone())
+            .collect(),
         tree: marker.clone(),
         row: marker.clone(),
         cpu_word: 1,
@@ -603,7 +627,9 @@ fn run_size(args: &Args, n: Option<usize>, cgtop: &str) -> Result<()> {
         // Tasks, %CPU) says when rates come
         progs.push(Prog {
             label: "systemd-cgtop".into(),
-            argv: vec![args.systemd_cgtop.clone()],
+            argv: std::iter::once(args.systemd_cgtop.clone())
+                .chain(in_tree.clone())
+                .collect(),
             tree: "Control Group".into(),
             row: "/".into(),
             cpu_word: 2,
@@ -648,6 +674,27 @@ fn run_size(args: &Args, n: Option<usize>, cgtop: &str) -> Result<()> {
             range_ms(&r),
             fmt_ms(mc)
         );
+    }
+    // every round's figures, in the order they ran (a median hides the
+    // rounds over a target)
+    println!();
+    for (k, p) in progs.iter().enumerate() {
+        let each = |v: &[f64]| {
+            v.iter()
+                .map(|s| format!("{:.0}", s * 1e3))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        println!(
+            "{}, each round, ms: the tree {}; the first rates {}",
+            p.label,
+            each(&trees[k]),
+            each(&rates[k])
+        );
+    }
+    if args.tui_only {
+        drop(tree);
+        return Ok(());
     }
     // the one-shot batch runs
     let d = format!("{}", args.batch_delay);

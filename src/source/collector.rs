@@ -425,10 +425,12 @@ impl Collector {
         plan: &Plan,
         clock: impl FnOnce() -> T,
     ) -> (Vec<GroupSample>, ScanCost, T) {
-        // the first frame does without the hierarchies listed only (no
-        // figure of theirs is shown): they are walked from the second
-        // refresh on, and until then every group may be in them
-        let first_frame = self.deferred && self.refreshes == 0;
+        // the first frame and the first rates do without the hierarchies
+        // listed only (no figure of theirs is shown): they are walked from
+        // the third refresh on, with the v1 watches, and until then every
+        // group may be in them (a walk there would also make the first
+        // rates a walked refresh, which reads every group's limits again)
+        let first_frame = self.deferred;
         // a priming read reads only the hierarchies rates are computed
         // from; the others are walked after it (`walk_unprimed`)
         let run: Vec<bool> = (self.others.iter().enumerate())
@@ -587,7 +589,9 @@ impl Collector {
     /// first frame does not show: the machine's figures (the header's
     /// meters) are read from the second refresh on, and the v1 directory
     /// watches are set by the walk of the third (after the first rates),
-    /// which lists every v1 hierarchy again.
+    /// which lists every v1 hierarchy again and the hierarchies listed
+    /// only for the first time (neither the first frame nor the first
+    /// rates wait for them).
     pub fn defer_start_up(&mut self) {
         self.deferred = true;
         self.set_watching(false);
@@ -1845,6 +1849,23 @@ pub fn spawn_with<M: From<Collected> + Send + 'static>(
 /// readings, and the first screen should not show `-` for a whole interval.
 pub const FIRST_INTERVAL: Duration = Duration::from_millis(200);
 
+/// When the refresh after one that began at `began` and read its rate
+/// counters at `stamped` (after its walk: its snapshot's `at`) is due.
+/// After the first, [`FIRST_INTERVAL`] (the interval where shorter) after
+/// that stamp, so that the first rates are a change over that whole
+/// interval however long the first walk took (counted from the start, the
+/// window would be the interval less the walk: 200 ms less a first walk
+/// of 100 ms or more on a large hybrid host); after any other, the
+/// interval after it began.
+#[must_use]
+pub fn next_due(first: bool, began: Instant, stamped: Instant, interval: Duration) -> Instant {
+    if first {
+        stamped.max(began) + interval.min(FIRST_INTERVAL)
+    } else {
+        began + interval
+    }
+}
+
 /// The TUI's first refresh's levels are shown by the second (which then
 /// reads only the rate counters) if it comes within this time; a later
 /// one (paused, a slow host) reads every file.
@@ -1852,9 +1873,10 @@ const LEVELS_KEPT_FOR: Duration = Duration::from_secs(1);
 
 /// [`spawn_with`] on the clock started at `start` (shared with the event
 /// watcher, whose events are stamped on the same clock). The first
-/// refresh is made at once and sent as soon as it is read (the lockout
-/// guard's /proc reading, which the caller made at start, comes with the
-/// later ones); the second follows after [`FIRST_INTERVAL`] at most.
+/// refresh is made at once and sent as soon as it is read; the second
+/// follows [`FIRST_INTERVAL`] after the first read its rate counters
+/// ([`next_due`]); the lockout guard's /proc reading, which the caller
+/// made at start, comes with the third and later ones.
 pub fn spawn_from<M: From<Collected> + Send + 'static>(
     mut c: Collector,
     start: Instant,
@@ -1868,7 +1890,7 @@ pub fn spawn_from<M: From<Collected> + Send + 'static>(
             let mut interval = interval;
             let mut paused = false;
             let mut next = Instant::now();
-            let mut first = true;
+            let mut made = 0u64;
             // the first frame: what the first screen shows, read first
             if let Some(p) = c.first_look(start) {
                 if tx.send(M::from(Collected::Partial(Box::new(p)))).is_err() {
@@ -1877,21 +1899,20 @@ pub fn spawn_from<M: From<Collected> + Send + 'static>(
             }
             loop {
                 if !paused && Instant::now() >= next {
-                    let wall0 = Instant::now();
+                    let began = Instant::now();
                     let mut r = c.refresh_timed(start);
-                    if !first {
+                    // the lockout guard's /proc reading from the third on:
+                    // the caller made one at start, and the first rates do
+                    // not wait for another
+                    if made >= 2 {
                         r.protected = Some(super::safety::discover(c.hier.path()));
                     }
+                    let stamped = start + r.snapshot.at;
                     if tx.send(M::from(Collected::Refresh(Box::new(r)))).is_err() {
                         return;
                     }
-                    next = wall0
-                        + if first {
-                            interval.min(FIRST_INTERVAL)
-                        } else {
-                            interval
-                        };
-                    first = false;
+                    next = next_due(made == 0, began, stamped, interval);
+                    made += 1;
                 }
                 let wait = if paused {
                     Duration::from_secs(3600)

@@ -76,6 +76,61 @@ fn the_first_refresh_has_the_tree_and_its_levels_and_the_rates_follow_soon() {
     let _ = cmd_tx.send(Command::Stop);
 }
 
+/// A cgroup2-like tree of `n` groups under `farm/`, each with a CPU
+/// counter: a first walk (every directory listed, every file opened) of
+/// some tens of ms, and reads after it of a few.
+fn wide_tree(n: usize) -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    let put = |d: &std::path::Path| {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("cgroup.procs"), "").unwrap();
+        std::fs::write(
+            d.join("cpu.stat"),
+            "usage_usec 1000\nuser_usec 1000\nsystem_usec 0\n",
+        )
+        .unwrap();
+    };
+    put(t.path());
+    for i in 0..n {
+        put(&t.path().join(format!("farm/g-{i}")));
+    }
+    t
+}
+
+#[test]
+fn the_first_rates_span_the_whole_first_interval_from_the_first_counters_read() {
+    // the first refresh reads its rate counters after its walk (every
+    // directory listed, every file opened): the second is due
+    // FIRST_INTERVAL after that stamp, not after the refresh's start, so
+    // the first rates are a change over the whole interval however long
+    // the walk took (from the start, the window is the interval less the
+    // walk)
+    let t = wide_tree(3000);
+    let mut c = Collector::new(CollectorConfig {
+        root: t.path().to_path_buf(),
+        start: GroupPath::root(),
+        scan: ScanConfig::default(),
+        full_detail: false,
+        sys_dev_block: common::fixture("sys-dev-block"),
+    });
+    c.defer_start_up();
+    let (tx, rx) = mpsc::channel::<Collected>();
+    let (cmd_tx, cmd_rx) = mpsc::channel::<Command>();
+    collector::spawn_from(c, Instant::now(), Duration::from_secs(60), tx, cmd_rx).unwrap();
+    let first = next_refresh(&rx, Duration::from_secs(20)).expect("a first refresh");
+    let second = next_refresh(&rx, Duration::from_secs(20)).expect("a second refresh");
+    let _ = cmd_tx.send(Command::Stop);
+    assert!(first.snapshot.cost.walked, "the first refresh walks");
+    let window = second.snapshot.at.saturating_sub(first.snapshot.at);
+    assert!(
+        window >= collector::FIRST_INTERVAL,
+        "the first rates span {window:?}, less than {:?} (the first walk took about {:?})",
+        collector::FIRST_INTERVAL,
+        first.snapshot.cost.wall
+    );
+    assert!(window < Duration::from_secs(60), "{window:?}");
+}
+
 /// A hybrid layout under a `--root`: cgroup2 and cpuacct hold `a`; the
 /// cpuset hierarchy, from which no figure is read, holds `only` besides.
 fn hybrid_with_cpuset() -> tempfile::TempDir {
@@ -112,7 +167,7 @@ fn hybrid_with_cpuset() -> tempfile::TempDir {
 }
 
 #[test]
-fn the_first_frame_waits_for_no_hierarchy_it_shows_nothing_of() {
+fn the_first_frame_and_the_first_rates_wait_for_no_hierarchy_they_show_nothing_of() {
     let t = hybrid_with_cpuset();
     let o = cgtop::options::Options {
         start: GroupPath::root(),
@@ -152,10 +207,16 @@ fn the_first_frame_waits_for_no_hierarchy_it_shows_nothing_of() {
             .all(|g| g.hot.v1.held_in.contains(cpuset)),
         "not listed yet: every group may be in cpuset"
     );
-    // the second refresh lists it
+    // nor the second, the first rates: a walk there would make it a
+    // walked refresh, which reads every group's limits again
     let r2 = c.refresh(Duration::from_secs(2));
-    assert_eq!(paths(&r2), ["/", "/a", "/only"]);
-    let only = &r2.snapshot.groups[2];
+    assert_eq!(paths(&r2), ["/", "/a"]);
+    assert!(!r2.snapshot.cost.walked, "the first rates walk nothing");
+    assert!(r2.snapshot.groups[1].hot.cpu.is_some(), "cpuacct's figure");
+    // the third lists it
+    let r3 = c.refresh(Duration::from_secs(3));
+    assert_eq!(paths(&r3), ["/", "/a", "/only"]);
+    let only = &r3.snapshot.groups[2];
     assert!(only.hot.v1.held_in.contains(cpuset));
 }
 
