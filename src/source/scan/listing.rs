@@ -64,7 +64,7 @@ pub(super) fn walk_opening(
     // there) while the parent's children wait on the stack: opened from
     // it by one name, not by the whole path from the root
     let held = std::cell::Cell::new(0usize);
-    let mut stack: Vec<(WalkStart, Option<(Rc<HeldDir<'_>>, OsString)>)> = vec![(start, None)];
+    let mut stack: Vec<(WalkStart, Option<FromParent<'_>>)> = vec![(start, None)];
     while let Some(((path, dir, ino, depth), parent)) = stack.pop() {
         let from = parent.as_ref().map(|(d, name)| (&d.dir, name.as_os_str()));
         let Some((open, present, children)) = list_dir_open(hier, table, &dir, from, cost) else {
@@ -109,6 +109,9 @@ pub(super) fn walk_opening(
 /// leave to the rest of the program ([`super::budget::FD_RESERVE`]):
 /// 16 for each hierarchy's walk at once, beside the one the walk lists.
 pub(super) const HELD_DIRS: usize = 16;
+
+/// A group's parent's open directory and the group's name in it.
+type FromParent<'c> = (Rc<HeldDir<'c>>, OsString);
 
 /// A directory a walk keeps open while its children are opened from it,
 /// counted in the walk's `held` until closed.
