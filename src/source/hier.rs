@@ -715,6 +715,37 @@ impl Hier {
         })
     }
 
+    /// A group's directory, opened from an ancestor's open directory
+    /// (its parent's, by its one name), for listing and opening its files: what
+    /// a walk does instead of [`Hier::open_group_dir`] with the whole
+    /// path, which the kernel resolves component by component from the
+    /// root at each open (a chain of 2,000 groups cost as the square of
+    /// its depth). The same rules: `RESOLVE_BENEATH` the parent (itself
+    /// opened beneath the root), no symlink followed, and on kernfs
+    /// `RESOLVE_NO_XDEV` as long as the parent was reached without
+    /// crossing a mount, so that `kernfs` says what it says for a
+    /// directory opened from the root. `rel` is a relative path below
+    /// `parent` (one name in a walk), never empty.
+    pub fn open_dir_below(&self, parent: &GroupDir, rel: &Path) -> Result<GroupDir, FsError> {
+        if components(rel)?.is_empty() {
+            return Err(FsError::from_errno(Errno::INVAL));
+        }
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NONBLOCK;
+        let kernfs = self.kernfs && parent.kernfs;
+        if kernfs || self.same_mount {
+            match open_same_mount(parent.fd.as_fd(), rel, flags)? {
+                Some(fd) => return Ok(GroupDir { fd, kernfs }),
+                // as `open_at`: crossing a mount (or no way to tell) is refused
+                None if self.same_mount => return Err(FsError::from_errno(Errno::XDEV)),
+                None => {}
+            }
+        }
+        Ok(GroupDir {
+            fd: open_beneath(parent.fd.as_fd(), rel, flags, false)?,
+            kernfs: false,
+        })
+    }
+
     /// Whether the caller may write `rel` (access(2) on the file opened
     /// beneath the root without following a symlink; a probe, not a
     /// write).
@@ -931,7 +962,13 @@ impl GroupDir {
     /// checks. (A directory by the name, made between the listing and this
     /// open, reads EISDIR: an error on that file, as its `fstat` gave.)
     pub fn open_read(&self, name: &str) -> Result<File, FsError> {
-        let rel = Path::new(name);
+        self.open_read_below(Path::new(name))
+    }
+
+    /// [`GroupDir::open_read`] of a file further below the directory
+    /// (`child/cgroup.procs`: a group's file from its parent's open
+    /// directory), resolved beneath it by the same rules.
+    pub fn open_read_below(&self, rel: &Path) -> Result<File, FsError> {
         if self.kernfs {
             if let Some(fd) = open_same_mount(self.fd.as_fd(), rel, READ_FLAGS)? {
                 return Ok(File::from(fd));
@@ -1168,6 +1205,37 @@ mod tests {
         symlink(t.path().join("outside"), t.path().join("a/link")).unwrap();
         symlink(t.path().join("a/b"), t.path().join("a/dirlink")).unwrap();
         t
+    }
+
+    /// A directory opened from another's descriptor is held to the same
+    /// rules as one opened from the root: beneath it, no symlink, no `..`.
+    #[test]
+    fn a_directory_opened_below_another_follows_no_symlink_and_stays_beneath() {
+        let t = tree();
+        let h = Hier::open(t.path()).unwrap();
+        let a = h.open_group_dir(Path::new("a")).unwrap();
+        let b = h.open_dir_below(&a, Path::new("b")).unwrap();
+        let f = b.open_read_below(Path::new("cpu.stat")).unwrap();
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut &f, &mut text).unwrap();
+        assert_eq!(text, "usage_usec 1\n");
+        let err = |r: Result<GroupDir, FsError>| r.unwrap_err().errno();
+        // a symlink to a directory: never followed (O_DIRECTORY says ENOTDIR)
+        let link = err(h.open_dir_below(&a, Path::new("dirlink")));
+        assert!(
+            matches!(link, Some(Errno::NOTDIR | Errno::LOOP)),
+            "{link:?}"
+        );
+        assert_eq!(
+            err(h.open_dir_below(&a, Path::new(".."))),
+            Some(Errno::XDEV)
+        );
+        assert_eq!(
+            err(h.open_dir_below(&b, Path::new("../.."))),
+            Some(Errno::XDEV)
+        );
+        assert_eq!(err(h.open_dir_below(&a, Path::new(""))), Some(Errno::INVAL));
+        assert!(b.open_read_below(Path::new("../link")).is_err());
     }
 
     #[test]

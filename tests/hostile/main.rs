@@ -15,6 +15,7 @@ mod common;
 
 mod actionlog;
 mod columns_limits_paste;
+mod deep_chain_cost;
 mod effect_renamed_group;
 mod event_flood;
 mod event_owners;

@@ -14,6 +14,7 @@ use rustix::fs::FileType;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// A group a walk found: path, inode, and which of HOT and cgroup.type
@@ -61,15 +62,20 @@ pub(super) fn walk_opening(
     at_dir: &mut dyn FnMut(&GroupPath, u64, u16, &GroupDir),
     mut look: Option<&mut FirstLook>,
 ) {
-    let mut stack = vec![start];
-    while let Some((path, dir, ino, depth)) = stack.pop() {
-        let Some((open, present, children)) = list_dir_open(hier, table, &dir, cost) else {
+    // each group with the open directory of its parent (and its name
+    // there) while the parent's children wait on the stack: opened from
+    // it by one name, not by the whole path from the root
+    let held = std::cell::Cell::new(0usize);
+    let mut stack: Vec<(WalkStart, Option<FromParent<'_>>)> = vec![(start, None)];
+    while let Some(((path, dir, ino, depth), parent)) = stack.pop() {
+        let from = parent.as_ref().map(|(d, name)| (&d.dir, name.as_os_str()));
+        let Some((open, present, children)) = list_dir_open(hier, table, &dir, from, cost) else {
             continue;
         };
+        drop(parent);
         if let Some(open) = &open {
             at_dir(&path, ino, present, open);
         }
-        drop(open);
         let deeper = max_depth.is_none_or(|m| depth < m);
         let opened = match look.as_deref_mut() {
             Some(l) if deeper && !children.is_empty() => {
@@ -79,16 +85,53 @@ pub(super) fn walk_opening(
             _ => true,
         };
         if deeper && opened {
+            // kept while its children wait, within [`HELD_DIRS`]; past
+            // that (a hostile comb of groups) they are opened from the root
+            let kept = open
+                .filter(|_| !children.is_empty() && held.get() < HELD_DIRS)
+                .map(|dir| Rc::new(HeldDir::new(dir, &held)));
             for (name, child_dir, child_ino) in children {
                 // a name no directory can have (a --root tree is
                 // only a tree of paths): never a group
                 let Ok(child) = path.join(name.as_bytes()) else {
                     continue;
                 };
-                stack.push((child, child_dir, child_ino, depth + 1));
+                let from = kept.as_ref().map(|d| (Rc::clone(d), name));
+                stack.push(((child, child_dir, child_ino, depth + 1), from));
             }
         }
         found.push((path, ino, present));
+    }
+}
+
+/// Directories a walk keeps open at most for their children to be
+/// opened from (each one's while its children wait on the walk's stack:
+/// the ancestors of the group listed that have children left, one or
+/// two in a chain however deep). Taken from the descriptors the scanners
+/// leave to the rest of the program ([`super::budget::FD_RESERVE`]):
+/// 16 for each hierarchy's walk at once, beside the one the walk lists.
+pub(super) const HELD_DIRS: usize = 16;
+
+/// A group's parent's open directory and the group's name in it.
+type FromParent<'c> = (Rc<HeldDir<'c>>, OsString);
+
+/// A directory a walk keeps open while its children are opened from it,
+/// counted in the walk's `held` until closed.
+pub(super) struct HeldDir<'c> {
+    dir: GroupDir,
+    held: &'c std::cell::Cell<usize>,
+}
+
+impl<'c> HeldDir<'c> {
+    fn new(dir: GroupDir, held: &'c std::cell::Cell<usize>) -> Self {
+        held.set(held.get() + 1);
+        HeldDir { dir, held }
+    }
+}
+
+impl Drop for HeldDir<'_> {
+    fn drop(&mut self) {
+        self.held.set(self.held.get() - 1);
     }
 }
 
@@ -131,19 +174,34 @@ pub(super) fn list_dir(
     dir: &Path,
     cost: &mut ScanCost,
 ) -> Option<(u16, Vec<(OsString, PathBuf, u64)>)> {
-    list_dir_open(hier, table, dir, cost).map(|(_, present, children)| (present, children))
+    list_dir_open(hier, table, dir, None, cost).map(|(_, present, children)| (present, children))
 }
 
+/// The length at which a path is refused by the kernel (PATH_MAX counts
+/// the terminating NUL): ENAMETOOLONG.
+const PATH_MAX: usize = 4096;
+
 /// [`list_dir`], with the directory still open (`None` for a directory
-/// nested past PATH_MAX, which cannot be opened).
+/// nested past PATH_MAX, which cannot be opened). With `parent` (its
+/// open directory and the name there), opened from it by that name
+/// ([`Hier::open_dir_below`]); otherwise by its path from the root.
 #[allow(clippy::type_complexity)]
 fn list_dir_open(
     hier: &Hier,
     table: Table,
     dir: &Path,
+    parent: Option<(&GroupDir, &OsStr)>,
     cost: &mut ScanCost,
 ) -> Option<(Option<GroupDir>, u16, Vec<(OsString, PathBuf, u64)>)> {
-    let open = match hier.open_group_dir(dir) {
+    let opened = match parent {
+        // a group past PATH_MAX could be opened from its parent, but
+        // nothing else (the reads by path, the inspection, the writer)
+        // could reach it: shown as before, as one that cannot be opened
+        _ if dir.as_os_str().len() >= PATH_MAX => Err(FsError::Errno(Errno::NAMETOOLONG)),
+        Some((p, name)) => hier.open_dir_below(p, Path::new(name)),
+        None => hier.open_group_dir(dir),
+    };
+    let open = match opened {
         Ok(d) => d,
         // nested past PATH_MAX: its parent lists it, but nothing in or
         // below it can be opened. Kept as a group whose hot files all

@@ -51,13 +51,15 @@
 //! - `first_look`: which groups a first look's walk opens (the TUI's
 //!   first frame on a large tree: `Collector::first_look`).
 
-use super::hier::Hier;
+use super::hier::{self, Hier};
 use crate::cgroupfs::CgroupType;
 use crate::model::tree::part::Part;
 use crate::model::tree::snapshot::fill_memory_limits;
 use crate::model::{GroupPath, GroupSample, HotExtras, ScanCost};
+use std::ffi::OsStr;
 use std::fs::File;
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -241,6 +243,75 @@ fn group_dir<'a>(root: &Path, path: &'a GroupPath) -> std::borrow::Cow<'a, Path>
         std::borrow::Cow::Owned(root.to_path_buf())
     } else {
         std::borrow::Cow::Owned(root.join(rel))
+    }
+}
+
+/// The open directories of a group's ancestors while groups are taken
+/// in order (a parent before its children), so that a group's
+/// directory and files are opened from the nearest one by the rest of
+/// their path instead of by the whole path from the hierarchy's root,
+/// which costs as the square of a chain's depth. At most
+/// [`listing::HELD_DIRS`] are held (the deepest).
+#[derive(Default)]
+struct DirsBelow {
+    held: Vec<(PathBuf, hier::GroupDir)>,
+}
+
+impl DirsBelow {
+    /// Where `dir`'s files are opened from: the held directory (its
+    /// index) and the path below it, or (`None`) the path from the root.
+    /// `dir` itself is opened and held when groups below it follow.
+    fn reach(&mut self, hier: &Hier, dir: &Path, has_child: bool) -> (Option<usize>, PathBuf) {
+        while self
+            .held
+            .last()
+            .is_some_and(|(p, _)| below_dir(dir, p).is_none())
+        {
+            self.held.pop();
+        }
+        let below = |held: &[(PathBuf, hier::GroupDir)]| {
+            let (p, _) = held.last()?;
+            below_dir(dir, p).map(|r| PathBuf::from(OsStr::from_bytes(r)))
+        };
+        if has_child {
+            if self.held.len() >= listing::HELD_DIRS {
+                // the shallowest gives way (a chain: its groups are done)
+                self.held.remove(0);
+            }
+            let opened = match (self.held.last(), below(&self.held)) {
+                (Some((_, d)), Some(rel)) if !rel.as_os_str().is_empty() => {
+                    hier.open_dir_below(d, &rel)
+                }
+                _ => hier.open_group_dir(dir),
+            };
+            if let Ok(d) = opened {
+                self.held.push((dir.to_path_buf(), d));
+                return (Some(self.held.len() - 1), PathBuf::new());
+            }
+        }
+        match below(&self.held) {
+            Some(rel) if !rel.as_os_str().is_empty() => (Some(self.held.len() - 1), rel),
+            _ => (None, dir.to_path_buf()),
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<&hier::GroupDir> {
+        self.held.get(i).map(|(_, d)| d)
+    }
+}
+
+/// `dir`'s path below `top` (empty: `top` itself), or `None` when `dir`
+/// is not in it; compared as bytes (`Path::starts_with` parses both
+/// paths' components: a 2,000-deep chain's square again).
+fn below_dir<'a>(dir: &'a Path, top: &Path) -> Option<&'a [u8]> {
+    let (d, t) = (dir.as_os_str().as_bytes(), top.as_os_str().as_bytes());
+    if t.is_empty() {
+        return Some(d);
+    }
+    match d.strip_prefix(t)? {
+        [] => Some(&[]),
+        [b'/', rest @ ..] => Some(rest),
+        _ => None,
     }
 }
 
@@ -474,7 +545,12 @@ impl Scanner {
         let table = self.table;
         let kernfs = self.hier.is_kernfs();
         let mut entries = std::mem::take(&mut self.entries);
-        for e in &mut entries {
+        // opened from the nearest ancestor's directory ([`DirsBelow`]),
+        // not by the whole path from the root (a deep chain's cost)
+        let mut dirs = DirsBelow::default();
+        for i in 0..entries.len() {
+            let next = entries.get(i + 1).map(|n| n.path.clone());
+            let e = &mut entries[i];
             let ino = e.inode;
             let wanted = |k: u8, h: &Handle| {
                 matches!(h, Handle::Reopen(None)) && deferred.binary_search(&(ino, k)).is_ok()
@@ -489,13 +565,34 @@ impl Scanner {
                             .get(usize::from(*k))
                             .is_some_and(|(kind, _)| kind.counts_for_rates())
                 });
+            let path = group_dir(&self.root, &e.path).into_owned();
+            let has_child = next.as_ref().is_some_and(|n| {
+                let n = group_dir(&self.root, n);
+                below_dir(&n, &path).is_some_and(|r| !r.is_empty())
+            });
+            let (from, rel) = dirs.reach(&self.hier, &path, has_child);
+            let held = from.and_then(|d| dirs.get(d));
+            // the group's own directory, where it is to be checked and
+            // is not the one held
+            let own = if proved_later || (held.is_some() && rel.as_os_str().is_empty()) {
+                None
+            } else {
+                let opened = match held {
+                    Some(d) => self.hier.open_dir_below(d, &rel),
+                    None => self.hier.open_group_dir(&path),
+                };
+                // gone: the pass finds it so
+                let Ok(dir) = opened else {
+                    continue;
+                };
+                Some(dir)
+            };
             let dir = if proved_later {
                 None
             } else {
-                // gone: the pass finds it so
-                let Ok(dir) = self.hier.open_group_dir(&group_dir(&self.root, &e.path)) else {
-                    continue;
-                };
+                own.as_ref().or(held)
+            };
+            if let Some(dir) = dir {
                 match dir.ino() {
                     Ok(now) if now == ino => {}
                     Ok(_) => {
@@ -504,18 +601,16 @@ impl Scanner {
                     }
                     Err(_) => continue,
                 }
-                Some(dir)
-            };
+            }
             for (k, h) in &mut e.handles.0 {
                 let Some((_, name)) = table.get(usize::from(*k)) else {
                     continue;
                 };
                 if wanted(*k, h) && self.room() {
-                    let f = match &dir {
-                        Some(dir) => dir.open_read(name),
-                        None => self
-                            .hier
-                            .open_read_kernfs(&group_dir(&self.root, &e.path).join(name)),
+                    let f = match (dir, held) {
+                        (Some(dir), _) => dir.open_read(name),
+                        (None, Some(d)) => d.open_read_below(&rel.join(name)),
+                        (None, None) => self.hier.open_read_kernfs(&path.join(name)),
                     };
                     if let Ok(f) = f {
                         self.kept += 1;
@@ -954,6 +1049,53 @@ mod tests {
         };
         assert_eq!(paths(&after), paths(&before));
         assert_eq!(after[1].hot.memory_current, Some(4096));
+    }
+
+    /// A chain of groups 500 deep (each directory opened from its
+    /// parent's, the files a priming walk left from the nearest open
+    /// ancestor's): every group found, and its figures those a scanner
+    /// reading each file by its whole path found, primed or not.
+    #[test]
+    fn a_chain_500_deep_is_read_whole_primed_or_not() {
+        const DEPTH: u64 = 500;
+        let t = tempfile::tempdir().unwrap();
+        let mut rel = String::new();
+        for n in 0..=DEPTH {
+            mk_group(t.path(), &rel, n);
+            rel.push_str(if n == 0 { "g" } else { "/g" });
+        }
+        let depth = |p: &str| {
+            if p.is_empty() {
+                0
+            } else {
+                p.split('/').count() as u64
+            }
+        };
+        let mems = |g: &[GroupSample]| {
+            let mut v: Vec<(u64, Option<u64>)> = g
+                .iter()
+                .map(|x| (depth(as_text(&x.path)), x.hot.memory_current))
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        let want: Vec<(u64, Option<u64>)> = (0..=DEPTH).map(|n| (n, Some(n))).collect();
+        let mut plain = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        assert_eq!(mems(&plain.scan().0), want);
+        let mut primed = Scanner::new(t.path().to_path_buf(), ScanConfig::default());
+        primed.set_priming(true);
+        primed.scan();
+        primed.set_priming(false);
+        primed.read_levels();
+        let (g, _) = primed.scan();
+        assert_eq!(mems(&g), want);
+        let events = g.iter().filter(|x| x.hot.events.is_some()).count();
+        assert_eq!(
+            events as u64,
+            DEPTH + 1,
+            "cgroup.events read in every group"
+        );
+        assert_eq!(primed.kept, plain.kept, "the same files kept open");
     }
 
     #[test]
