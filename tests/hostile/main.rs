@@ -38,6 +38,7 @@ mod past_read_only;
 mod paths;
 mod pod_state_db;
 mod procs;
+mod question_made_again;
 mod recording;
 mod search_miss;
 mod serve_clients;
