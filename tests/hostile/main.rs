@@ -43,6 +43,7 @@ mod recording;
 mod search_miss;
 mod serve_clients;
 mod settings_place;
+mod strip_figures;
 mod systemd_units;
 mod terminal;
 mod v1_frozen_kill;
