@@ -14,7 +14,6 @@ use std::thread::sleep;
 use std::time::Duration;
 
 #[test]
-#[ignore = "finding: a confirmation answered after its group was made again under the same name writes to the new group"]
 fn a_freeze_answered_after_its_group_was_made_again_does_not_freeze_the_new_one() {
     let Some(sb) = Sandbox::or_skip() else {
         return;
