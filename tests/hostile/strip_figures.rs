@@ -11,7 +11,6 @@
 use crate::common::{app_on, copy_fixture, pure_v2_mount, read_inspection, screen, select};
 
 #[test]
-#[ignore = "finding: the strip prints a user's cpu.max quota as 14 digits of CPUs, not through the one formatter"]
 fn a_users_largest_cpu_quota_is_said_in_a_few_characters_in_the_strip() {
     let t = copy_fixture("pure-v2-systemd");
     let user = "user.slice/user-0.slice";
@@ -35,5 +34,31 @@ fn a_users_largest_cpu_quota_is_said_in_a_few_characters_in_the_strip() {
     assert!(
         quota.chars().count() <= 5,
         "the strip says the quota as {quota:?} (one formatter: at most 4 significant characters):\n{s}"
+    );
+}
+
+#[test]
+fn a_users_largest_pids_max_is_said_in_a_few_characters_in_the_strip() {
+    // the same for the strip's other limit said as a number: pids.max
+    // (memory limits are sizes, already in at most five characters)
+    let t = copy_fixture("pure-v2-systemd");
+    let user = "user.slice/user-0.slice";
+    std::fs::write(t.path().join(user).join("pids.max"), "4194304\n").unwrap();
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 80, 24);
+    select(&mut a, &mut c, user);
+    read_inspection(&mut a, &mut c, 1.0);
+    let s = screen(&a, 80, 24);
+    let line = s
+        .lines()
+        .find(|l| l.contains("PIDS ") && l.contains(" of "))
+        .unwrap_or_else(|| panic!("no strip line with PIDS:\n{s}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let of = words
+        .windows(2)
+        .rfind(|w| w[0] == "of")
+        .unwrap_or_else(|| panic!("no pids.max on the strip line:\n{line}\n{s}"))[1];
+    assert!(
+        of.chars().count() <= 5,
+        "the strip says pids.max as {of:?} (one formatter):\n{s}"
     );
 }
