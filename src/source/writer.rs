@@ -232,20 +232,23 @@ fn perform_here(h: &Hier, op: &Op) -> WriteOutcome {
 /// The directory of the group an op was asked about ([`Op::ino`]), open
 /// beneath the root (no symlink followed), when it is still that group:
 /// `Err` (nothing done) when the path now names a directory of another
-/// inode, the group removed and made again since the question. `None`
-/// for an op by path, or when there is no directory to open (the write
-/// then fails as it would, and says why).
+/// inode, the group removed and made again since the question, or
+/// when there is no directory to open (gone: said as the kernel's error,
+/// never a write by path that a group made meanwhile would take).
+/// `None` for an op by path.
 fn asked_dir(h: &Hier, op: &Op) -> Result<Option<OwnedFd>, WriteError> {
     let Some(want) = op.ino() else {
         return Ok(None);
     };
-    let Ok(fd) = h.open_dir(hier::group_rel(op.group())) else {
-        return Ok(None);
+    let failed = |e: FsError| match e {
+        FsError::Errno(errno) => explain(op, errno, &gather_context_in(h, op, errno)),
+        other => refusal(op, other),
     };
+    let fd = h.open_dir(hier::group_rel(op.group())).map_err(failed)?;
     match rustix::fs::fstat(&fd) {
         Ok(st) if st.st_ino == want => Ok(Some(fd)),
         Ok(_) => Err(explain::made_again(op)),
-        Err(_) => Ok(None),
+        Err(e) => Err(failed(FsError::Errno(e))),
     }
 }
 
