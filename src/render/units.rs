@@ -117,6 +117,29 @@ pub fn pct(p: Option<f64>) -> String {
     }
 }
 
+/// A number of CPUs (a cpu.max quota over its period): "0.50", "12.5",
+/// "1200", then in thousands with a unit as [`count_short`] ("18G"): a
+/// user's largest quota over the smallest period is not 14 digits.
+pub fn cpus_short(c: f64) -> String {
+    match c {
+        c if c < 9.995 => format!("{c:.2}"),
+        c if c < 99.95 => format!("{c:.1}"),
+        c => count_short(Some(c.round() as u64)),
+    }
+}
+
+/// Milliseconds from microseconds (io.latency's target): "10.0",
+/// "250.0", then whole and past 99999 with a unit as [`count_short`]
+/// ("18T" for the largest `u64` of microseconds).
+pub fn ms_short(usec: u64) -> String {
+    let ms = usec as f64 / 1000.0;
+    if ms < 999.95 {
+        format!("{ms:.1}")
+    } else {
+        count_short(Some(ms.round() as u64))
+    }
+}
+
 /// A percentage with its sign, for words rather than columns: "100%",
 /// "40.6%", "1200%" (the decimal dropped when it is 0, or the figure is
 /// 999.5 or more, as [`pct`]).
@@ -396,6 +419,12 @@ mod tests {
         assert_eq!(pct_sign(99_999.0), "99999%");
         // cpu.max 17592186044415 1000 (v1's largest quota, smallest period)
         assert_eq!(pct_sign(1_759_218_604_441.5), "1.8T%");
+        // the same quota in CPUs, and io.latency's largest target
+        assert_eq!(cpus_short(17_592_186_044.415), "18G");
+        assert_eq!(cpus_short(0.5), "0.50");
+        assert_eq!(cpus_short(12.5), "12.5");
+        assert_eq!(ms_short(10_000), "10.0");
+        assert_eq!(ms_short(u64::MAX), "18P");
         assert_eq!(pct_sign(f64::INFINITY), "18E%");
     }
 

@@ -241,7 +241,7 @@ pub fn format_line_in(unix_secs: u64, o: &WriteOutcome, layout: &Layout) -> Stri
     };
     let mut line = match &o.op {
         Op::CreateGroup(p, _) => format!("{time} {} mkdir", place(p)),
-        Op::RemoveGroup(p, _) => format!("{time} {} rmdir", place(p)),
+        Op::RemoveGroup(p, _, _) => format!("{time} {} rmdir", place(p)),
         Op::Write(w) => {
             // a move's old value is the group the process left: a path
             // field like the group's own, its exact bytes (escaped once)

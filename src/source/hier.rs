@@ -305,6 +305,13 @@ fn open_same_mount(
     }
 }
 
+/// How a file is opened for one write. O_NONBLOCK: a FIFO without a
+/// reader fails (ENXIO), never blocks.
+const WRITE_FLAGS: OFlags = OFlags::WRONLY
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::NONBLOCK)
+    .union(OFlags::CLOEXEC);
+
 const READ_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::NOFOLLOW)
     .union(OFlags::NONBLOCK)
@@ -775,11 +782,25 @@ impl Hier {
         let Some(want) = self.cgroupfs else {
             return Err(FsError::NotCgroup2);
         };
-        // O_NONBLOCK: a FIFO without a reader fails (ENXIO), never blocks
-        let fd = self.open_at(
-            rel,
-            OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
-        )?;
+        Self::writable(self.open_at(rel, WRITE_FLAGS)?, want)
+    }
+
+    /// [`Self::open_write`] of the file `name` of a group directory
+    /// already open (`dir`, from [`Self::open_dir`]): the write goes to
+    /// that very directory, whatever its path names by now.
+    pub fn open_write_in(&self, dir: BorrowedFd<'_>, name: &str) -> Result<File, FsError> {
+        let Some(want) = self.cgroupfs else {
+            return Err(FsError::NotCgroup2);
+        };
+        Self::writable(
+            open_beneath(dir, Path::new(name), WRITE_FLAGS, false)?,
+            want,
+        )
+    }
+
+    /// A file opened for writing, kept only if it is a regular file on
+    /// the cgroup filesystem `want`, then made blocking for the write.
+    fn writable(fd: OwnedFd, want: i64) -> Result<File, FsError> {
         check_regular(&fd)?;
         if fs_magic(fd.as_fd()) != Some(want) {
             return Err(FsError::NotCgroup2);

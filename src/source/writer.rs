@@ -29,6 +29,7 @@ use crate::model::write::systemd as model_systemd;
 use crate::model::write::{self, v1_files, Op, WriteKind, WriteOp};
 use crate::model::GroupPath;
 use std::io::Write as _;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -77,7 +78,21 @@ impl From<FsError> for WriteFail {
 /// below the root, opened without following any symlink and without
 /// O_CREAT or truncation.
 fn write_once(h: &Hier, rel: &Path, contents: &str) -> Result<(), WriteFail> {
-    let mut f = h.open_write(rel)?;
+    write_file(h.open_write(rel)?, contents)
+}
+
+/// [`write_once`] of the file `name` of the group directory `dir`,
+/// already open and checked to be the group asked about.
+fn write_once_in(
+    h: &Hier,
+    dir: BorrowedFd<'_>,
+    name: &str,
+    contents: &str,
+) -> Result<(), WriteFail> {
+    write_file(h.open_write_in(dir, name)?, contents)
+}
+
+fn write_file(mut f: std::fs::File, contents: &str) -> Result<(), WriteFail> {
     let n = f
         .write(contents.as_bytes())
         .map_err(|e| WriteFail::Errno(errno::of_io(&e)))?;
@@ -195,6 +210,12 @@ fn perform_here(h: &Hier, op: &Op) -> WriteOutcome {
     if let Some(note) = absent_in_v1(h, op) {
         return WriteOutcome::passed_over(op.clone(), note);
     }
+    // an op asked about one group goes to that group's directory or
+    // nowhere: one made again under its name is another group
+    let held = match asked_dir(h, op) {
+        Ok(held) => held,
+        Err(e) => return outcome(Err(e)),
+    };
     let dir_op = |r: Result<(), FsError>| {
         r.map_err(|e| match e {
             FsError::Errno(errno) => explain(op, errno, &gather_context_in(h, op, errno)),
@@ -203,12 +224,39 @@ fn perform_here(h: &Hier, op: &Op) -> WriteOutcome {
     };
     match op {
         Op::CreateGroup(p, _) => outcome(dir_op(h.mkdir(hier::group_rel(p)))),
-        Op::RemoveGroup(p, _) => outcome(dir_op(h.rmdir(hier::group_rel(p)))),
-        Op::Write(w) => perform_write(h, op, w),
+        Op::RemoveGroup(p, _, _) => outcome(dir_op(h.rmdir(hier::group_rel(p)))),
+        Op::Write(w) => perform_write(h, op, w, held.as_ref().map(AsFd::as_fd)),
     }
 }
 
-fn perform_write(h: &Hier, op: &Op, w: &WriteOp) -> WriteOutcome {
+/// The directory of the group an op was asked about ([`Op::ino`]), open
+/// beneath the root (no symlink followed), when it is still that group:
+/// `Err` (nothing done) when the path now names a directory of another
+/// inode, the group removed and made again since the question, or
+/// when there is no directory to open (gone: said as the kernel's error,
+/// never a write by path that a group made meanwhile would take).
+/// `None` for an op by path.
+fn asked_dir(h: &Hier, op: &Op) -> Result<Option<OwnedFd>, WriteError> {
+    let Some(want) = op.ino() else {
+        return Ok(None);
+    };
+    let failed = |e: FsError| match e {
+        FsError::Errno(errno) => explain(op, errno, &gather_context_in(h, op, errno)),
+        other => refusal(op, other),
+    };
+    let fd = h.open_dir(hier::group_rel(op.group())).map_err(failed)?;
+    match rustix::fs::fstat(&fd) {
+        Ok(st) if st.st_ino == want => Ok(Some(fd)),
+        Ok(_) => Err(explain::made_again(op)),
+        Err(e) => Err(failed(FsError::Errno(e))),
+    }
+}
+
+/// A write: to the file in the group's directory `held` (the group asked
+/// about, see [`asked_dir`]) when there is one, so that a swap of the
+/// group after the check makes the write fail on the removed directory
+/// rather than go to the new one; else by path.
+fn perform_write(h: &Hier, op: &Op, w: &WriteOp, held: Option<BorrowedFd<'_>>) -> WriteOutcome {
     if matches!(w.via, write::Via::Systemd { .. }) {
         return perform_systemd_in(h, op, &Systemctl::system());
     }
@@ -227,7 +275,11 @@ fn perform_write(h: &Hier, op: &Op, w: &WriteOp) -> WriteOutcome {
         _ => op.undo_source().and_then(|f| read(h, &dir.join(f))),
     };
     let mut offer = None;
-    let result = write_once(h, &path, &w.contents).map_err(|fail| match fail {
+    let written = match held {
+        Some(d) => write_once_in(h, d, &w.file, &w.contents),
+        None => write_once(h, &path, &w.contents),
+    };
+    let result = written.map_err(|fail| match fail {
         WriteFail::Errno(errno) => {
             let ctx = gather_context_in(h, op, errno);
             offer = offer_for(op, errno, &ctx);
@@ -314,7 +366,7 @@ fn absent_in_v1(h: &Hier, op: &Op) -> Option<String> {
             (w.group.clone(), "not moved there")
         }
         Op::CreateGroup(p, _) => (p.parent()?, "not made there"),
-        Op::RemoveGroup(p, _) => (p.clone(), "nothing to remove there"),
+        Op::RemoveGroup(p, _, _) => (p.clone(), "nothing to remove there"),
         Op::Write(_) => return None,
     };
     if h.dir_ino(hier::group_rel(&dir)).is_ok() {
@@ -902,6 +954,59 @@ mod tests {
         assert_eq!(o.result, Ok(()), "{:?}", o.notes);
         assert_eq!(st.signal(), Some(9));
         assert!(outside_alive);
+    }
+
+    #[test]
+    fn an_op_held_to_a_group_writes_only_to_that_group() {
+        // on this kernel's cgroup2: an op asked about one group (its
+        // directory's inode) writes there, and is refused once the path
+        // names a group made again under that name
+        if !rustix::process::geteuid().is_root() {
+            println!("skipped: not root");
+            return;
+        }
+        let Ok(m) = super::super::mount::discover() else {
+            println!("skipped: no cgroup2");
+            return;
+        };
+        let rel = format!("cgtop-test-{}-unit-held", std::process::id());
+        let dir = m.root.join(&rel);
+        if std::fs::create_dir(&dir).is_err() {
+            println!("skipped: cannot create a cgroup");
+            return;
+        }
+        let ino = |d: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(d).unwrap());
+        let frozen = |d: &Path| std::fs::read_to_string(d.join("cgroup.freeze")).unwrap();
+        let h = Hier::open(&m.root).unwrap();
+        let asked = ino(&dir);
+        // the group asked about: written
+        let held = perform_in(&h, &freeze(&g(&rel), true).of_group(Some(asked)));
+        let held_frozen = frozen(&dir);
+        let _ = std::fs::write(dir.join("cgroup.freeze"), "0");
+        // the same name, another group
+        std::fs::remove_dir(&dir).unwrap();
+        std::fs::create_dir(&dir).unwrap();
+        let again = perform_in(&h, &freeze(&g(&rel), true).of_group(Some(asked)));
+        let again_frozen = frozen(&dir);
+        let remove = perform_in(&h, &remove_group(&g(&rel)).of_group(Some(asked)));
+        let still_there = dir.is_dir();
+        let _ = std::fs::write(dir.join("cgroup.freeze"), "0");
+        let _ = std::fs::remove_dir(&dir);
+        assert_eq!(held.result, Ok(()));
+        assert_eq!(held_frozen.trim(), "1");
+        let e = again.result.unwrap_err();
+        assert!(
+            e.explanation
+                .contains("removed and made again since you were asked; nothing done"),
+            "{e}"
+        );
+        assert_eq!(
+            e.fix.as_deref(),
+            Some("select it again to act on the new one")
+        );
+        assert_eq!(again_frozen.trim(), "0", "the new group was frozen");
+        assert!(remove.result.is_err());
+        assert!(still_there, "the new group was removed");
     }
 
     #[test]

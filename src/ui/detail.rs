@@ -961,7 +961,10 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
             }
             if let Some(t) = f.detail.io_latency.as_ref().and_then(|l| l.get(dev)) {
                 out.push(Line::styled(
-                    format!("  io.latency target {:.1} ms", t as f64 / 1000.0),
+                    format!(
+                        "  io.latency target {} ms",
+                        crate::render::units::ms_short(t)
+                    ),
                     theme.warn,
                 ));
             }

@@ -940,7 +940,8 @@ fn fmt_share(quota: u64, period: u64) -> String {
     if pct < 10.0 {
         format!("{pct:.1}")
     } else {
-        format!("{pct:.0}")
+        // the one formatter: a user's largest quota is not 14 digits
+        crate::render::units::count_short(Some(pct.round() as u64))
     }
 }
 
@@ -1391,6 +1392,13 @@ mod tests {
             "a quota of 1.5 % of one CPU: its processes run 1.5 ms in every 100 ms and stall \
              the rest, so a shell in it hardly answers"
         );
+        // the share through the one formatter: never 16 digits
+        assert!(say(Warning::CpuStarved {
+            quota: 17_592_186_044_415,
+            period: 1000,
+            used_pct: None,
+        })
+        .starts_with("a quota of 1.8T % of one CPU"));
         assert!(say(Warning::Throttle {
             limit: 1 << 20,
             current: 2 << 20

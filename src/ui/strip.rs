@@ -10,7 +10,7 @@ use crate::cgroupfs::Limit;
 use crate::render::fit::{self, fit_path, fit_pieces};
 use crate::render::marks::StateMarks;
 use crate::render::severity;
-use crate::render::units::{bytes_short, pct, rate_short, MISSING};
+use crate::render::units::{bytes_short, count_short, cpus_short, pct, rate_short, MISSING};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -53,7 +53,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
             theme.severity(severity::cpu(r.cpu_pct, limits.cpu)),
         ),
         plain(match quota {
-            Some(c) => format!(" of {c:.2} CPUs  "),
+            Some(c) => format!(" of {} CPUs  ", cpus_short(c)),
             None => " no quota  ".to_owned(),
         }),
         label("MEM "),
@@ -77,7 +77,7 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         ),
     ];
     if let Some(Limit::Value(m)) = limits.pids {
-        l1.push(plain(format!(" of {m}")));
+        l1.push(plain(format!(" of {}", count_short(Some(m)))));
     }
     let io = r.io.as_ref();
     let st = StateMarks::of(g, app.row_throttled(app.cursor))

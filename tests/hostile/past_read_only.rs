@@ -24,6 +24,7 @@ fn subtree(group: &str, what: &str) -> Op {
         kind: WriteKind::SubtreeControl(vec![ControllerChange::enable(what)]),
         hier: cgtop::model::host::layout::HierId::V2,
         via: cgtop::model::write::Via::Direct,
+        ino: None,
     })
 }
 

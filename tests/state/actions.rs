@@ -82,6 +82,7 @@ fn wop(group: &str, file: &str, contents: &str, kind: WriteKind) -> Op {
         kind,
         hier: cgtop::model::host::layout::HierId::V2,
         via: cgtop::model::write::Via::Direct,
+        ino: None,
     })
 }
 

@@ -356,3 +356,22 @@ fn a_target_on_a_disk_the_group_has_not_used_shows_on_the_io_page() {
     assert!(s.contains("io.latency target 10.0 ms"), "{s}");
     assert!(s.contains("wbps 2.00 MiB/s"), "{s}");
 }
+
+#[test]
+fn a_users_largest_io_latency_target_is_said_in_a_few_characters() {
+    // a delegated owner's own io.latency, the largest the file holds:
+    // through the one formatter, not 17 digits of milliseconds
+    let dir = lab_tree();
+    let (mut a, mut c) = app_on(dir.path(), pure_v2_mount(), 120, 40);
+    select(&mut a, &mut c, "batch");
+    read_inspection(&mut a, &mut c, 1.0);
+    send(&mut a, &mut c, ch('3'));
+    std::fs::write(
+        dir.path().join("batch/io.latency"),
+        "254:0 target=18446744073709551615\n",
+    )
+    .unwrap();
+    read_inspection(&mut a, &mut c, 2.0);
+    let s = screen(&a, 120, 40);
+    assert!(s.contains("io.latency target 18P ms"), "{s}");
+}

@@ -12,6 +12,7 @@ mod common;
 
 mod actions;
 mod app;
+mod asked_group;
 mod columns;
 mod config;
 mod dialog_views;

@@ -108,6 +108,7 @@ fn memory_op(group: &str, file: MemoryFile, v: u64) -> Op {
         kind: WriteKind::Memory(file, Limit::Value(v)),
         hier: cgtop::model::host::layout::HierId::V2,
         via: cgtop::model::write::Via::Direct,
+        ino: None,
     })
 }
 

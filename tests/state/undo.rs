@@ -83,7 +83,7 @@ fn perform(root: &Path, ops: &[Op]) -> Vec<WriteOutcome> {
                 make_dir(root, rel(p));
                 WriteOutcome::done(op.clone(), None, None)
             }
-            Op::RemoveGroup(p, _) => {
+            Op::RemoveGroup(p, _, _) => {
                 remove_group(root, rel(p));
                 WriteOutcome::done(op.clone(), None, None)
             }

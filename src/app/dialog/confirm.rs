@@ -235,6 +235,39 @@ impl Confirm {
 /// nothing and says why with the fix (opening the leaf fix where that is
 /// the fix).
 pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
+    let ops = held_to_shown(app, ops);
+    ask(app, ops, fx)
+}
+
+/// Each op held to the group it is asked about, as the last refresh
+/// showed it: the inode of its directory ([`Op::of_group`]), which the
+/// writer checks, so that an answer given after the group was removed
+/// and made again under its name never reaches the new one. Only in the
+/// hierarchy whose inode the snapshot keeps (the primary); an op that
+/// already names one (an undo, a redo) keeps its own.
+pub fn held_to_shown(app: &App, ops: Vec<Op>) -> Vec<Op> {
+    let Some(d) = app.data.as_ref() else {
+        return ops;
+    };
+    let groups = &d.refresh.snapshot.groups;
+    let primary = app.layout.primary();
+    ops.into_iter()
+        .map(|op| {
+            if op.ino().is_some() || Some(op.hier()) != primary {
+                return op;
+            }
+            let ino = groups
+                .binary_search_by(|g| g.path.cmp(op.group()))
+                .ok()
+                .map(|i| groups[i].inode);
+            op.of_group(ino)
+        })
+        .collect()
+}
+
+/// [`request`] of ops as they are (an undo or redo replays its entry's
+/// ops, each held to the group it wrote to or by path as it was).
+pub fn ask(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition {
     let Some(first) = ops.first() else {
         return Transition::Stay;
     };
@@ -497,6 +530,7 @@ pub fn plan_along_path(app: &App, op: &Op) -> Option<Vec<Op>> {
 /// step, why, and what to do, and nothing is written. Otherwise the
 /// question, which names every step above the selected group.
 pub fn along_path(app: &mut App, ops: Vec<Op>) -> Mode {
+    let ops = held_to_shown(app, ops);
     let steps: Vec<(Op, Option<Facts>)> = ops
         .iter()
         .map(|o| (o.clone(), facts_of(app, o.group())))

@@ -212,7 +212,7 @@ pub fn replay(app: &mut App, dir: Direction, fx: &mut Vec<Effect>) -> Transition
         Taken::Entry(r) => r,
     };
     let written = fx.len();
-    let mut t = confirm::request(app, r.entry.ops(dir), fx);
+    let mut t = confirm::ask(app, r.entry.ops(dir), fx);
     match &mut t {
         Transition::Open(Mode::Confirm(c)) => c.for_replay(r),
         // the write went out

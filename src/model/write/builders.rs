@@ -23,6 +23,7 @@ pub(super) fn write(group: &GroupPath, file: &str, contents: String, kind: Write
         kind,
         hier: HierId::V2,
         via: Via::Direct,
+        ino: None,
     })
 }
 
@@ -184,7 +185,7 @@ pub fn create_group(path: &GroupPath) -> Op {
 }
 
 pub fn remove_group(path: &GroupPath) -> Op {
-    Op::RemoveGroup(path.clone(), HierId::V2)
+    Op::RemoveGroup(path.clone(), HierId::V2, None)
 }
 
 /// The ops that make `group` able to hand domain controllers to its

@@ -91,7 +91,7 @@ pub fn offer_for(op: &Op, errno: Errno, ctx: &ErrorContext) -> Option<Offer> {
 fn what(op: &Op) -> String {
     match op {
         Op::CreateGroup(p, _) => format!("mkdir {p}"),
-        Op::RemoveGroup(p, _) => format!("rmdir {p}"),
+        Op::RemoveGroup(p, _, _) => format!("rmdir {p}"),
         Op::Write(w) if w.group.is_root() => format!("/{}", escape_str(&w.file)),
         Op::Write(w) => format!("{}/{}", w.group, escape_str(&w.file)),
     }
@@ -133,6 +133,20 @@ pub fn not_cgroup2(op: &Op) -> WriteError {
         what(op),
         "not on a cgroup2 filesystem (a plain directory): cgtop writes only to cgroupfs".into(),
         None,
+    )
+}
+
+/// An op asked about a group whose path now names another group (the
+/// one asked about was removed and one made again under its name): not
+/// done, since the operator never saw the new one.
+pub fn made_again(op: &Op) -> WriteError {
+    WriteError::refused(
+        what(op),
+        format!(
+            "{} was removed and made again since you were asked; nothing done",
+            op.group().display()
+        ),
+        Some("select it again to act on the new one".into()),
     )
 }
 
@@ -255,7 +269,7 @@ fn words(op: &Op, e: Errno, ctx: &ErrorContext) -> Words {
     }
     match op {
         Op::CreateGroup(p, _) => create_words(p, e),
-        Op::RemoveGroup(p, _) => remove_words(p, e, ctx),
+        Op::RemoveGroup(p, _, _) => remove_words(p, e, ctx),
         Op::Write(w) => write_words(w, e, ctx),
     }
 }

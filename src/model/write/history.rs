@@ -58,7 +58,7 @@ impl Step {
                 escape_str(&w.contents),
                 escape_str(&w.file)
             ),
-            Op::RemoveGroup(p, _) => format!("{} {}", verb("removed", "removes"), p.display()),
+            Op::RemoveGroup(p, _, _) => format!("{} {}", verb("removed", "removes"), p.display()),
             Op::CreateGroup(p, _) => format!("{} {}", verb("created", "creates"), p.display()),
         }
     }
@@ -96,7 +96,7 @@ impl Entry {
         let steps: Vec<Step> = outcomes
             .iter()
             .filter_map(|o| o.undo().map(|back| (o, back)))
-            .filter(|(_, back)| !matches!(back, Op::RemoveGroup(p, _) if moved_into.contains(p)))
+            .filter(|(_, back)| !matches!(back, Op::RemoveGroup(p, _, _) if moved_into.contains(p)))
             .map(|(o, back)| Step {
                 did: o.op.clone(),
                 back,
@@ -401,7 +401,7 @@ impl History {
                 Op::CreateGroup(g, _) => {
                     self.expected.insert(g.clone(), (true, EXPECT_REFRESHES));
                 }
-                Op::RemoveGroup(g, _) => {
+                Op::RemoveGroup(g, _, _) => {
                     self.expected.insert(g.clone(), (false, EXPECT_REFRESHES));
                 }
                 Op::Write(_) => {}
@@ -424,7 +424,7 @@ impl History {
         // redoing the mkdir above them makes the group again)
         let mut dropped = Vec::new();
         for o in outcomes.iter().filter(|o| o.is_ok()) {
-            if let Op::RemoveGroup(g, _) = &o.op {
+            if let Op::RemoveGroup(g, _, _) = &o.op {
                 let (gone, keep): (Vec<Entry>, Vec<Entry>) = std::mem::take(&mut self.undo)
                     .into_iter()
                     .partition(|e| e.touches(g));
@@ -481,7 +481,7 @@ impl History {
             .filter(|o| o.errno() == Some(Errno::NOENT))
             .map(|o| o.op.group())
             .filter(|g| {
-                matches!(outcomes[done].op, Op::RemoveGroup(_, _))
+                matches!(outcomes[done].op, Op::RemoveGroup(_, _, _))
                     || seen
                         .snapshot
                         .is_some_and(|s| g.is_within(seen.start) && s.find(g).is_none())

@@ -144,6 +144,12 @@ pub struct WriteOp {
     /// systemd (`systemctl set-property --runtime`), which writes the same
     /// file itself and keeps the value across a daemon-reload.
     pub via: Via,
+    /// The group this op was asked about: the inode of its directory as
+    /// the snapshot read it (kernfs never reuses one), set where the app
+    /// builds the op from a shown group. The writer writes only into the
+    /// directory of that inode, else refuses (the group was removed and
+    /// made again under its name since). `None`: by path, as a script.
+    pub ino: Option<u64>,
 }
 
 /// The way a write reaches the kernel.
@@ -166,7 +172,9 @@ pub enum Via {
 pub enum Op {
     Write(WriteOp),
     CreateGroup(GroupPath, HierId),
-    RemoveGroup(GroupPath, HierId),
+    /// The group, its hierarchy, and the inode of its directory when it
+    /// was asked about (as [`WriteOp::ino`]).
+    RemoveGroup(GroupPath, HierId, Option<u64>),
 }
 
 impl Op {
@@ -174,7 +182,7 @@ impl Op {
     pub fn group(&self) -> &GroupPath {
         match self {
             Self::Write(w) => &w.group,
-            Self::CreateGroup(p, _) | Self::RemoveGroup(p, _) => p,
+            Self::CreateGroup(p, _) | Self::RemoveGroup(p, _, _) => p,
         }
     }
 
@@ -182,7 +190,7 @@ impl Op {
     pub fn hier(&self) -> HierId {
         match self {
             Self::Write(w) => w.hier,
-            Self::CreateGroup(_, h) | Self::RemoveGroup(_, h) => *h,
+            Self::CreateGroup(_, h) | Self::RemoveGroup(_, h, _) => *h,
         }
     }
 
@@ -191,7 +199,29 @@ impl Op {
     pub fn on(mut self, h: HierId) -> Self {
         match &mut self {
             Self::Write(w) => w.hier = h,
-            Self::CreateGroup(_, x) | Self::RemoveGroup(_, x) => *x = h,
+            Self::CreateGroup(_, x) | Self::RemoveGroup(_, x, _) => *x = h,
+        }
+        self
+    }
+
+    /// The inode of the group's directory this op was asked about
+    /// ([`WriteOp::ino`]); `None` for an op by path.
+    pub fn ino(&self) -> Option<u64> {
+        match self {
+            Self::Write(w) => w.ino,
+            Self::CreateGroup(..) => None,
+            Self::RemoveGroup(_, _, ino) => *ino,
+        }
+    }
+
+    /// The same op, held to the group of directory inode `ino` (a
+    /// create makes a new group: it has none).
+    #[must_use]
+    pub fn of_group(mut self, ino: Option<u64>) -> Self {
+        match &mut self {
+            Self::Write(w) => w.ino = ino,
+            Self::CreateGroup(..) => {}
+            Self::RemoveGroup(_, _, x) => *x = ino,
         }
         self
     }
@@ -248,6 +278,7 @@ mod test_ops {
             kind,
             hier: HierId::V2,
             via: Via::Direct,
+            ino: None,
         })
     }
 }

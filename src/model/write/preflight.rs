@@ -389,7 +389,7 @@ pub fn check(op: &Op, target: &Facts, source: Option<&GroupPath>) -> Verdict {
     }
     match op {
         Op::CreateGroup(_, _) => Verdict::Clear,
-        Op::RemoveGroup(_, _) => check_remove(target),
+        Op::RemoveGroup(_, _, _) => check_remove(target),
         Op::Write(w) => match &w.kind {
             WriteKind::MoveProcess { threads, .. } => check_move(target, *threads, source),
             WriteKind::SubtreeControl(changes) => check_enable(target, changes),

@@ -82,8 +82,12 @@ impl Op {
     /// daemon-reload), where systemd has a property for it; where it has
     /// none (a device weight back to the default), it is a direct write.
     pub fn undo(&self, old: Option<&str>) -> Option<Op> {
-        // the way back is in the same hierarchy
-        let back = self.undo_v2(old).map(|o| o.on(self.hier()))?;
+        // the way back is in the same hierarchy, to the same group (a
+        // move's way back names another group: by its path)
+        let back = self.undo_v2(old).map(|o| {
+            let ino = (o.group() == self.group()).then(|| self.ino()).flatten();
+            o.on(self.hier()).of_group(ino)
+        })?;
         match self.as_write().map(|w| &w.via) {
             Some(Via::Systemd { device }) => {
                 let device = device.clone();
@@ -241,6 +245,26 @@ mod tests {
             kill(&a).confirm_reason(),
             Some("every process in the group and below is killed")
         );
+    }
+
+    #[test]
+    fn an_undo_is_held_to_the_group_its_write_was_held_to() {
+        let a = g("a");
+        let limit = |v| set_memory_limit(&a, MemoryFile::Max, Limit::Value(v));
+        // the way back goes to the group the write went to, or nowhere
+        assert_eq!(
+            limit(1).of_group(Some(7)).undo(Some("2\n")),
+            Some(limit(2).of_group(Some(7)))
+        );
+        // by path as the write was
+        assert_eq!(limit(1).undo(Some("2\n")), Some(limit(2)));
+        // a move's way back names the group it came from: by its path
+        let back = move_process(5, &a, false)
+            .of_group(Some(7))
+            .undo(Some("/b"))
+            .unwrap();
+        assert_eq!(back.group(), &g("b"));
+        assert_eq!(back.ino(), None);
     }
 
     #[test]

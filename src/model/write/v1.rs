@@ -255,7 +255,7 @@ pub fn remove_group_in(path: &GroupPath, hiers: &[HierId]) -> Vec<Op> {
     hiers
         .iter()
         .rev()
-        .map(|&h| Op::RemoveGroup(path.clone(), h))
+        .map(|&h| Op::RemoveGroup(path.clone(), h, None))
         .collect()
 }
 

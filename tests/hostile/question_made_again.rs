@@ -1,0 +1,55 @@
+//! A confirmation names a group by its path, and Enter writes to that
+//! path. A user who owns a delegated subtree can remove their group and
+//! make another under the same name while the operator reads the
+//! question (rmdir and mkdir take microseconds; the tree looks the same
+//! before and after): Enter then freezes or kills a group the question
+//! was never about, with its own processes, and nothing is said. The
+//! kernel gives each group its own inode (kernfs ids are never reused):
+//! the answer must go to the group that was asked about, or nowhere.
+//! Real kernel, real binary in tmux.
+
+use crate::common::sandbox::Sandbox;
+use crate::common::tmux::Tmux;
+use std::thread::sleep;
+use std::time::Duration;
+
+#[test]
+fn a_freeze_answered_after_its_group_was_made_again_does_not_freeze_the_new_one() {
+    let Some(sb) = Sandbox::or_skip() else {
+        return;
+    };
+    sb.mkdir("a/b");
+    let bin = env!("CARGO_BIN_EXE_cgtop");
+    let t = Tmux::run(&format!("{bin} --no-config -d 0.2 {}/a", sb.rel), 100, 30);
+    let b = format!("{}/a/b", sb.top);
+    t.wait_for("──b ");
+    t.send(&["Down"]);
+    t.wait_for(&format!("─ {b} "));
+    // the question about b, the group of this inode
+    t.send(&["f"]);
+    t.wait_for(&format!("freeze {b}"));
+    let dir = sb.dir("a/b");
+    let ino =
+        |d: &std::path::Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(d).unwrap());
+    let asked = ino(&dir);
+    // the owner swaps it for another of the same name
+    std::fs::remove_dir(&dir).unwrap();
+    std::fs::create_dir(&dir).unwrap();
+    assert_ne!(
+        ino(&dir),
+        asked,
+        "the kernel gave the new group a new inode"
+    );
+    // a few refreshes: cgtop has seen the new group
+    sleep(Duration::from_secs(1));
+    t.send(&["Enter"]);
+    sleep(Duration::from_secs(1));
+    let screen = t.capture();
+    t.send(&["q"]);
+    let frozen = std::fs::read_to_string(dir.join("cgroup.freeze")).unwrap();
+    assert_eq!(
+        frozen.trim(),
+        "0",
+        "the freeze asked about the old b froze the new b made under its name:\n{screen}"
+    );
+}
