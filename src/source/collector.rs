@@ -1852,15 +1852,19 @@ pub const FIRST_INTERVAL: Duration = Duration::from_millis(200);
 /// When the refresh after one that began at `began` and read its rate
 /// counters at `stamped` (after its walk: its snapshot's `at`) is due.
 /// After the first, [`FIRST_INTERVAL`] (the interval where shorter) after
-/// that stamp, so that the first rates are a change over that whole
-/// interval however long the first walk took (counted from the start, the
-/// window would be the interval less the walk: 200 ms less a first walk
-/// of 100 ms or more on a large hybrid host); after any other, the
-/// interval after it began.
+/// it began, as the first rates are what a new screen waits for; but at
+/// least half that after the stamp, so that a long first walk (a large
+/// hybrid host, a loaded one) does not leave the first rates a change
+/// over a few milliseconds. The rates divide by the time between the two
+/// reads, whatever it is: a shorter window is noisier, never wrong.
+/// (Counted whole from the stamp, the first rates came ~100 ms later on
+/// this host's 1,000 groups a hierarchy: 290 -> 400 ms, BENCHMARKS.)
+/// After any other, the interval after it began.
 #[must_use]
 pub fn next_due(first: bool, began: Instant, stamped: Instant, interval: Duration) -> Instant {
     if first {
-        stamped.max(began) + interval.min(FIRST_INTERVAL)
+        let first = interval.min(FIRST_INTERVAL);
+        (began + first).max(stamped + first / 2)
     } else {
         began + interval
     }
@@ -1874,8 +1878,8 @@ const LEVELS_KEPT_FOR: Duration = Duration::from_secs(1);
 /// [`spawn_with`] on the clock started at `start` (shared with the event
 /// watcher, whose events are stamped on the same clock). The first
 /// refresh is made at once and sent as soon as it is read; the second
-/// follows [`FIRST_INTERVAL`] after the first read its rate counters
-/// ([`next_due`]); the lockout guard's /proc reading, which the caller
+/// follows [`FIRST_INTERVAL`] after the first began, and at least half
+/// that after it read its rate counters ([`next_due`]); the lockout guard's /proc reading, which the caller
 /// made at start, comes with the third and later ones.
 pub fn spawn_from<M: From<Collected> + Send + 'static>(
     mut c: Collector,

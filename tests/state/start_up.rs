@@ -98,13 +98,12 @@ fn wide_tree(n: usize) -> tempfile::TempDir {
 }
 
 #[test]
-fn the_first_rates_span_the_whole_first_interval_from_the_first_counters_read() {
+fn the_first_rates_span_at_least_half_the_first_interval_from_the_first_counters_read() {
     // the first refresh reads its rate counters after its walk (every
     // directory listed, every file opened): the second is due
-    // FIRST_INTERVAL after that stamp, not after the refresh's start, so
-    // the first rates are a change over the whole interval however long
-    // the walk took (from the start, the window is the interval less the
-    // walk)
+    // FIRST_INTERVAL after the first began, but at least half of it after
+    // that stamp, so that a long walk does not leave the first rates a
+    // change over a few milliseconds
     let t = wide_tree(3000);
     let mut c = Collector::new(CollectorConfig {
         root: t.path().to_path_buf(),
@@ -123,8 +122,8 @@ fn the_first_rates_span_the_whole_first_interval_from_the_first_counters_read() 
     assert!(first.snapshot.cost.walked, "the first refresh walks");
     let window = second.snapshot.at.saturating_sub(first.snapshot.at);
     assert!(
-        window >= collector::FIRST_INTERVAL,
-        "the first rates span {window:?}, less than {:?} (the first walk took about {:?})",
+        window >= collector::FIRST_INTERVAL / 2,
+        "the first rates span {window:?}, less than half of {:?} (the first walk took about {:?})",
         collector::FIRST_INTERVAL,
         first.snapshot.cost.wall
     );
