@@ -910,26 +910,37 @@ mod tests {
         }
     }
 
+    /// A group of the test's own on this kernel's cgroup2
+    /// (`cgtop-test-<pid>-unit-<what>`, made here, removed by the test):
+    /// the mount's root, the group's name and its directory; `None`, said
+    /// skipped, where not root, no cgroup2, or it cannot be made.
+    fn real_group(what: &str) -> Option<(std::path::PathBuf, String, std::path::PathBuf)> {
+        if !rustix::process::geteuid().is_root() {
+            println!("skipped: not root");
+            return None;
+        }
+        let Ok(m) = super::super::mount::discover() else {
+            println!("skipped: no cgroup2");
+            return None;
+        };
+        let rel = format!("cgtop-test-{}-unit-{what}", std::process::id());
+        let dir = m.root.join(&rel);
+        if std::fs::create_dir(&dir).is_err() {
+            println!("skipped: cannot create a cgroup");
+            return None;
+        }
+        Some((m.root, rel, dir))
+    }
+
     #[test]
     fn kill_fallback_on_the_real_cgroup2() {
         use std::os::unix::process::ExitStatusExt;
         // the fallback itself, on this kernel's cgroup2 (which has
         // cgroup.kill, so perform would not take it): the group's process
         // is killed, and nothing else
-        if !rustix::process::geteuid().is_root() {
-            println!("skipped: not root");
-            return;
-        }
-        let Ok(m) = super::super::mount::discover() else {
-            println!("skipped: no cgroup2");
+        let Some((root, rel, dir)) = real_group("kill") else {
             return;
         };
-        let rel = format!("cgtop-test-{}-unit-kill", std::process::id());
-        let dir = m.root.join(&rel);
-        if std::fs::create_dir(&dir).is_err() {
-            println!("skipped: cannot create a cgroup");
-            return;
-        }
         let mut inside = std::process::Command::new("sleep")
             .arg("60")
             .spawn()
@@ -939,7 +950,7 @@ mod tests {
             .spawn()
             .unwrap();
         std::fs::write(dir.join("cgroup.procs"), inside.id().to_string()).unwrap();
-        let h = Hier::open(&m.root).unwrap();
+        let h = Hier::open(&root).unwrap();
         let o = kill_by_signal(&h, &kill(&g(&rel)), &g(&rel));
         let st = inside.wait().unwrap();
         let outside_alive = outside.try_wait().unwrap().is_none();
@@ -961,23 +972,12 @@ mod tests {
         // on this kernel's cgroup2: an op asked about one group (its
         // directory's inode) writes there, and is refused once the path
         // names a group made again under that name
-        if !rustix::process::geteuid().is_root() {
-            println!("skipped: not root");
-            return;
-        }
-        let Ok(m) = super::super::mount::discover() else {
-            println!("skipped: no cgroup2");
+        let Some((root, rel, dir)) = real_group("held") else {
             return;
         };
-        let rel = format!("cgtop-test-{}-unit-held", std::process::id());
-        let dir = m.root.join(&rel);
-        if std::fs::create_dir(&dir).is_err() {
-            println!("skipped: cannot create a cgroup");
-            return;
-        }
         let ino = |d: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(d).unwrap());
         let frozen = |d: &Path| std::fs::read_to_string(d.join("cgroup.freeze")).unwrap();
-        let h = Hier::open(&m.root).unwrap();
+        let h = Hier::open(&root).unwrap();
         let asked = ino(&dir);
         // the group asked about: written
         let held = perform_in(&h, &freeze(&g(&rel), true).of_group(Some(asked)));
