@@ -1961,7 +1961,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(&subuid, "alice:100000:65536\n").unwrap();
-        let a = accounts::Accounts::read_from(&passwd, &subuid);
+        let a = accounts::Accounts::read_from(t.path());
         for base in [100_000, 300_000] {
             // 1,000 connections, each of another uid, then root's scrape
             let mut uids: Vec<u32> = (0..1000).map(|n| base + n).collect();

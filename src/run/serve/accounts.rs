@@ -12,17 +12,18 @@
 //! Only the files are read, never NSS (`getpwuid` may ask a directory
 //! server over the network, inside the serving loop): on a host whose
 //! users come from LDAP or sssd, their uids count as that one unnamed
-//! group. Both files are root's; they are read capped and without
-//! blocking all the same, and again at most once a minute.
+//! group. Both are read by the hostile-file rules all the same
+//! ([`Hier::read_owned`]: no symlink, a regular file, no wait, a size
+//! cap), only where root owns them, and again at most once a minute.
 
+use crate::source::hier::Hier;
 use std::collections::HashSet;
-use std::io::Read;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// At most this much of each file is read (a host with 100,000 local
-/// accounts has a 6 MB /etc/passwd).
-const MAX_FILE: u64 = 16 << 20;
+/// accounts has a 6 MB /etc/passwd); a larger one is not read.
+const MAX_FILE: usize = 16 << 20;
 
 /// The files are read again after this long.
 const FRESH_FOR: Duration = Duration::from_secs(60);
@@ -51,11 +52,14 @@ pub(super) struct Accounts {
 impl Accounts {
     /// Reads the host's /etc/passwd and /etc/subuid.
     pub(super) fn read() -> Self {
-        Self::read_from(Path::new("/etc/passwd"), Path::new("/etc/subuid"))
+        Self::read_from(Path::new("/etc"))
     }
 
-    pub(super) fn read_from(passwd: &Path, subuid: &Path) -> Self {
-        let Some(passwd) = read_capped(passwd) else {
+    /// Reads `passwd` and `subuid` in directory `etc`.
+    pub(super) fn read_from(etc: &Path) -> Self {
+        let dir = Hier::open(etc).ok();
+        let read = |name: &str| read_roots(dir.as_ref()?, name);
+        let Some(passwd) = read("passwd") else {
             return Self {
                 read_at: Some(Instant::now()),
                 ..Self::default()
@@ -63,7 +67,7 @@ impl Accounts {
         };
         let users = parse_passwd(&passwd);
         let named = users.iter().map(|&(_, uid)| uid).collect();
-        let ranges = read_capped(subuid)
+        let ranges = read("subuid")
             .map(|t| parse_subuid(&t, &users))
             .unwrap_or_default();
         Self {
@@ -99,23 +103,11 @@ impl Accounts {
     }
 }
 
-/// The file's text, up to [`MAX_FILE`]; None where it cannot be opened
-/// as a regular file or read.
-fn read_capped(path: &Path) -> Option<String> {
-    use rustix::fs::{Mode, OFlags};
-    let fd = rustix::fs::open(
-        path,
-        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .ok()?;
-    let f = std::fs::File::from(fd);
-    if !f.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    f.take(MAX_FILE).read_to_end(&mut bytes).ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+/// The text of file `name` in `dir`, where root owns it; None where it
+/// cannot be read by the hostile-file rules or is over [`MAX_FILE`].
+fn read_roots(dir: &Hier, name: &str) -> Option<String> {
+    let (bytes, uid) = dir.read_owned(Path::new(name), MAX_FILE).ok()?;
+    (uid == 0).then(|| String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// (name, uid) of each line of an /etc/passwd text.
@@ -164,7 +156,7 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         std::fs::write(t.path().join("passwd"), passwd).unwrap();
         std::fs::write(t.path().join("subuid"), subuid).unwrap();
-        Accounts::read_from(&t.path().join("passwd"), &t.path().join("subuid"))
+        Accounts::read_from(t.path())
     }
 
     const PASSWD: &str = "root:x:0:0:root:/root:/bin/bash\n\
@@ -210,12 +202,28 @@ mod tests {
     #[test]
     fn without_a_readable_passwd_every_uid_is_itself() {
         let t = tempfile::tempdir().unwrap();
-        let a = Accounts::read_from(&t.path().join("none"), &t.path().join("none"));
+        let a = Accounts::read_from(&t.path().join("none"));
         assert_eq!(a.of(100_000), Account::Uid(100_000));
         assert_eq!(a.of(0), Account::Uid(0));
-        // a directory (or a FIFO) is no file to read
-        let a = Accounts::read_from(t.path(), t.path());
+        // a directory by the file's name is no file to read
+        std::fs::create_dir(t.path().join("passwd")).unwrap();
+        let a = Accounts::read_from(t.path());
         assert_eq!(a.of(5000), Account::Uid(5000));
+        // nor a file root does not own
+        std::fs::remove_dir(t.path().join("passwd")).unwrap();
+        std::fs::write(t.path().join("passwd"), "x:x:5000:5000::/:/bin/sh\n").unwrap();
+        rustix::fs::chown(
+            t.path().join("passwd"),
+            Some(rustix::fs::Uid::from_raw(65534)),
+            None,
+        )
+        .unwrap();
+        let a = Accounts::read_from(t.path());
+        assert_eq!(
+            a.of(100_000),
+            Account::Uid(100_000),
+            "a user's file names no account"
+        );
     }
 
     #[test]
@@ -230,7 +238,7 @@ mod tests {
             0,
         )
         .unwrap();
-        let a = Accounts::read_from(&p, &p);
+        let a = Accounts::read_from(t.path());
         assert_eq!(a.of(5000), Account::Uid(5000));
     }
 }
