@@ -860,8 +860,9 @@ impl Collector {
     /// the hierarchy holding each controller
     /// (`source::read::read_export_layout`: about 30 instead of about 60).
     /// The swap in use is the scan's ([`Collector::set_extras`]'s `swap`,
-    /// on while this is): no file is read by both. Their descriptors are kept from one refresh to the next (a scrape
-    /// costs preads, as a steady scan does), within the descriptor budget
+    /// on while this is): no file is read by both. Their descriptors are
+    /// kept from one refresh to the next (a scrape costs preads, as a
+    /// steady scan does), within the descriptor budget
     /// the scanners leave ([`Scanner::budget`] less what they keep),
     /// counted in [`Refresh::kept_fds`].
     pub fn set_export_reading(&mut self, on: bool) {
