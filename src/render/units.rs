@@ -119,9 +119,13 @@ pub fn pct(p: Option<f64>) -> String {
 
 /// A number of CPUs (a cpu.max quota over its period): "0.50", "12.5",
 /// "1200", then in thousands with a unit as [`count_short`] ("18G"): a
-/// user's largest quota over the smallest period is not 14 digits.
+/// user's largest quota over the smallest period is not 14 digits. Below
+/// 0.005 with three decimals ("0.001", the smallest quota over the
+/// longest period), so that a quota is never shown as "0.00", which
+/// reads as none.
 pub fn cpus_short(c: f64) -> String {
     match c {
+        c if c > 0.0 && c < 0.005 => format!("{c:.3}"),
         c if c < 9.995 => format!("{c:.2}"),
         c if c < 99.95 => format!("{c:.1}"),
         c => count_short(Some(c.round() as u64)),
@@ -130,7 +134,7 @@ pub fn cpus_short(c: f64) -> String {
 
 /// Milliseconds from microseconds (io.latency's target): "10.0",
 /// "250.0", then whole and past 99999 with a unit as [`count_short`]
-/// ("18T" for the largest `u64` of microseconds).
+/// ("18P" for the largest `u64` of microseconds).
 pub fn ms_short(usec: u64) -> String {
     let ms = usec as f64 / 1000.0;
     if ms < 999.95 {
@@ -422,6 +426,9 @@ mod tests {
         // the same quota in CPUs, and io.latency's largest target
         assert_eq!(cpus_short(17_592_186_044.415), "18G");
         assert_eq!(cpus_short(0.5), "0.50");
+        // cpu.max "1000 1000000": the smallest quota, not "0.00"
+        assert_eq!(cpus_short(0.001), "0.001");
+        assert_eq!(cpus_short(0.0), "0.00");
         assert_eq!(cpus_short(12.5), "12.5");
         assert_eq!(ms_short(10_000), "10.0");
         assert_eq!(ms_short(u64::MAX), "18P");
