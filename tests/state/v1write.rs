@@ -524,6 +524,14 @@ fn every_op_is_held_to_the_groups_directory_in_the_hierarchy_it_writes() {
     })
     .collect();
     assert_eq!(confirm(&a).ops(), want);
+    // an op in a hierarchy the scan listed without the group: held to no
+    // directory, so that one made there since is refused
+    let memory_limit =
+        write::set_v1_memory(&g(WORKER), mem, V1MemoryFile::Limit, Limit::Value(1 << 20));
+    assert_eq!(
+        cgtop::app::dialog::confirm::held_to_shown(&a, vec![memory_limit.clone()]),
+        [memory_limit.of_group(Some(write::NOT_THERE))]
+    );
 
     // v1-only: the freezer's freezer.state, and K in the primary
     // (name=systemd) hierarchy of a group not in the freezer's

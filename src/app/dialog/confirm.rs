@@ -245,9 +245,12 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
 /// and made again under its name never reaches the new one. In the
 /// hierarchy the op writes: on a v1 or hybrid host each v1 hierarchy's
 /// directory has its own inode, which the snapshot keeps
-/// ([`crate::model::GroupSample::inode_in`]); one the last scan did not
-/// find the group in (not listed yet) goes by path. An op that already
-/// names one (an undo, a redo) keeps its own.
+/// ([`crate::model::GroupSample::inode_in`]); in a hierarchy the last
+/// scan listed without the group, to no directory
+/// ([`crate::model::write::NOT_THERE`]: one made there since is not the
+/// group asked about); in one not listed yet (the listed-only hierarchies
+/// of the first refreshes), by path. An op that already names one (an
+/// undo, a redo) keeps its own.
 pub fn held_to_shown(app: &App, ops: Vec<Op>) -> Vec<Op> {
     let (Some(d), Some(primary)) = (app.data.as_ref(), app.layout.primary()) else {
         return ops;
@@ -258,9 +261,14 @@ pub fn held_to_shown(app: &App, ops: Vec<Op>) -> Vec<Op> {
             if op.ino().is_some() {
                 return op;
             }
-            let ino = snap
-                .find(op.group())
-                .and_then(|g| g.inode_in(op.hier(), primary));
+            let ino = snap.find(op.group()).and_then(|g| {
+                let held = g.hot.v1.held_in;
+                if held.is_empty() || held.contains(op.hier()) {
+                    g.inode_in(op.hier(), primary)
+                } else {
+                    Some(crate::model::write::NOT_THERE)
+                }
+            });
             op.of_group(ino)
         })
         .collect()

@@ -134,6 +134,15 @@ impl<'p> Merging<'p> {
         }
     }
 
+    /// The merge of `parts` parts in all (the primary's and each other
+    /// hierarchy's read or listed): room for a group's inode in each made
+    /// at once, not grown as the parts come.
+    #[must_use]
+    pub fn expecting(mut self, parts: usize) -> Self {
+        self.others = parts.saturating_sub(1);
+        self
+    }
+
     /// Adds hierarchy `id`'s samples (sorted by path, as a scanner gives
     /// them), consuming them.
     pub fn add(&mut self, id: HierId, part: Vec<GroupSample>) {
@@ -312,7 +321,7 @@ impl Acc {
 /// picked by `plan`, and [`Sources`] saying where each came from
 /// ([`Merging`], all parts at once).
 pub fn merge(plan: &Plan, parts: Vec<(HierId, Vec<GroupSample>)>) -> Vec<GroupSample> {
-    let mut m = Merging::new(plan);
+    let mut m = Merging::new(plan).expecting(parts.len());
     for (id, part) in parts {
         m.add(id, part);
     }
@@ -720,6 +729,15 @@ mod tests {
         // the inode is the primary's where it has the group
         assert_eq!(m[4].inode, 3);
         assert_eq!(m[2].inode, 11, "else the first hierarchy that has it");
+        // each hierarchy's own inode, what a write there is held to
+        let inode_in = |k: usize, h| m[k].inode_in(h, HierId::V2);
+        assert_eq!(inode_in(4, HierId::V2), Some(3));
+        assert_eq!(inode_in(4, HierId::V1(2)), Some(12));
+        assert_eq!(inode_in(4, HierId::V1(4)), None, "not there");
+        assert_eq!(inode_in(2, HierId::V1(2)), Some(11));
+        assert_eq!(inode_in(2, HierId::V2), None, "not in cgroup2");
+        assert_eq!(inode_in(3, HierId::V1(4)), Some(21));
+        assert_eq!(inode_in(0, HierId::V1(4)), Some(20));
     }
 
     #[test]
