@@ -474,7 +474,7 @@ impl Collector {
         // (the merge's CPU time is told apart in this thread's refreshes:
         // on the first, some merging runs in a helper thread)
         let timing = self.laps.is_some() && !parallel;
-        let mut merging = union::Merging::new(plan);
+        let mut merging = union::Merging::new(plan).expecting(ids.len());
         let mut cost = ScanCost::default();
         let mut merge_cpu = Duration::ZERO;
         let mut add = |k: usize, (g, c): (Part, ScanCost)| {

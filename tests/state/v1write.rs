@@ -73,7 +73,8 @@ fn hier(a: &App, controller: &str) -> HierId {
 }
 
 /// Ops as by path: each without the inode of the group it was asked
-/// about (the primary hierarchy's ops carry it, tests/state/asked_group.rs).
+/// about (each op carries its own hierarchy's, tested on its own in
+/// `every_op_is_held_to_the_groups_directory_in_the_hierarchy_it_writes`).
 fn by_path(ops: &[Op]) -> Vec<Op> {
     ops.iter().cloned().map(|o| o.of_group(None)).collect()
 }
@@ -92,9 +93,9 @@ fn ops_of(fx: &[cgtop::app::Effect]) -> Vec<Op> {
 fn enter(a: &mut App, c: &mut Collector) -> Vec<Op> {
     let fx = send(a, c, key(KeyCode::Enter));
     if !writes(&fx).is_empty() {
-        return ops_of(&fx);
+        return by_path(&ops_of(&fx));
     }
-    let ops = confirm(a).ops().to_vec();
+    let ops = by_path(confirm(a).ops());
     send(a, c, key(KeyCode::Esc));
     if !matches!(a.mode, Mode::Limits(_)) {
         send(a, c, ch('e'));
@@ -381,7 +382,10 @@ fn freeze_and_thaw_through_freezer_state_on_a_v1_only_host() {
     // FREEZING: asked to freeze, so f thaws (asked first only because
     // web.service is a systemd unit)
     send(&mut a, &mut c, ch('f'));
-    assert_eq!(confirm(&a).ops(), [write::set_freezer(&g(WEB), frz, false)]);
+    assert_eq!(
+        by_path(confirm(&a).ops()),
+        [write::set_freezer(&g(WEB), frz, false)]
+    );
     // not in the v1 freezer hierarchy: nothing to freeze it with
     let (mut a, mut c, _t) = on_layout(WORKER, true);
     let fx = send(&mut a, &mut c, ch('f'));
@@ -403,7 +407,7 @@ fn a_v1_freeze_asks_first_and_names_the_file_and_hierarchy() {
     let fx = send(&mut a, &mut c, ch('f'));
     assert!(writes(&fx).is_empty());
     let q = confirm(&a);
-    assert_eq!(q.ops(), [write::set_freezer(&g(WEB), frz, true)]);
+    assert_eq!(by_path(q.ops()), [write::set_freezer(&g(WEB), frz, true)]);
     let lines = cgtop::ui::dialogs::confirm_lines(q);
     assert!(
         lines.iter().any(|l| l.contains(
@@ -419,7 +423,7 @@ fn kill_on_a_v1_only_host_signals_through_the_freezer_hierarchy() {
     let frz = hier(&a, "freezer");
     send(&mut a, &mut c, ch('K'));
     let q = confirm(&a);
-    assert_eq!(q.ops(), [write::kill(&g(WEB)).on(frz)]);
+    assert_eq!(by_path(q.ops()), [write::kill(&g(WEB)).on(frz)]);
     assert!(
         q.reasons.contains(&Reason::NoCgroupKillV1),
         "{:?}",
@@ -444,6 +448,107 @@ fn kill_on_a_v1_only_host_signals_through_the_freezer_hierarchy() {
     assert!(
         confirm(&a).ops()[0].ino().is_some(),
         "held to the group shown"
+    );
+}
+
+/// The inode of a fixture directory.
+fn ino(d: &std::path::Path) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(d).unwrap())
+}
+
+/// Each op built from the shown group is held to the group's directory
+/// in the hierarchy it writes (each v1 hierarchy's directory has an inode
+/// of its own), as the last refresh's walk found it: never the primary's
+/// inode for a v1 write, never by path. The undo of a held v1 write goes
+/// to the same directory.
+#[test]
+fn every_op_is_held_to_the_groups_directory_in_the_hierarchy_it_writes() {
+    // hybrid: a limit in the v1 memory hierarchy, a CFS quota in cpu
+    let (mut a, mut c, t) = on_layout(WEB, false);
+    let dir = |h: &str, g: &str| t.path().join(h).join(g);
+    send(&mut a, &mut c, ch('e'));
+    typed(
+        &mut a,
+        &mut c,
+        FieldKind::V1Memory(V1MemoryFile::Limit),
+        "128M",
+    );
+    let fx = send(&mut a, &mut c, key(KeyCode::Enter));
+    let ops = if writes(&fx).is_empty() {
+        confirm(&a).ops().to_vec()
+    } else {
+        ops_of(&fx)
+    };
+    let mem = hier(&a, "memory");
+    assert_eq!(
+        ops,
+        [
+            write::set_v1_memory(&g(WEB), mem, V1MemoryFile::Limit, Limit::Value(128 << 20))
+                .of_group(Some(ino(&dir("memory", WEB))))
+        ]
+    );
+    assert_ne!(ino(&dir("memory", WEB)), ino(&dir("unified", WEB)));
+    // its undo: the same hierarchy, the same directory
+    let mut done = cgtop::model::WriteOutcome::from_result(ops[0].clone(), Ok(()));
+    done.old = Some("67108864\n".into());
+    let back = cgtop::model::write::history::Entry::from_outcomes(&[done])
+        .unwrap()
+        .undo_ops();
+    assert_eq!(back.len(), 1);
+    assert_eq!(
+        (back[0].hier(), back[0].ino()),
+        (mem, Some(ino(&dir("memory", WEB))))
+    );
+
+    // a move into worker.service: one op per hierarchy holding it, each
+    // held to the directory there
+    let systemd = (a.layout.v1.iter())
+        .position(|m| m.name.as_deref() == Some("systemd"))
+        .map(HierId::V1)
+        .unwrap();
+    let (mut a, mut c, t) = on_layout(WEB, false);
+    let dir = |h: &str, g: &str| t.path().join(h).join(g);
+    set_processes(&mut a, vec![process(4242, "root", 0.0, 1, "worker")]);
+    send(&mut a, &mut c, key(KeyCode::Tab));
+    send(&mut a, &mut c, ch('m'));
+    type_text(&mut a, &mut c, "worker");
+    send(&mut a, &mut c, key(KeyCode::Enter));
+    let want: Vec<Op> = [
+        (HierId::V2, "unified"),
+        (hier(&a, "cpu"), "cpu,cpuacct"),
+        (systemd, "systemd"),
+    ]
+    .iter()
+    .map(|&(h, d)| {
+        write::move_process_in(4242, &g(WORKER), false, h).of_group(Some(ino(&dir(d, WORKER))))
+    })
+    .collect();
+    assert_eq!(confirm(&a).ops(), want);
+    // an op in a hierarchy the scan listed without the group: held to no
+    // directory, so that one made there since is refused
+    let memory_limit =
+        write::set_v1_memory(&g(WORKER), mem, V1MemoryFile::Limit, Limit::Value(1 << 20));
+    assert_eq!(
+        cgtop::app::dialog::confirm::held_to_shown(&a, vec![memory_limit.clone()]),
+        [memory_limit.of_group(Some(write::NOT_THERE))]
+    );
+
+    // v1-only: the freezer's freezer.state, and K in the primary
+    // (name=systemd) hierarchy of a group not in the freezer's
+    let (mut a, mut c, t) = on_layout(WEB, true);
+    send(&mut a, &mut c, ch('f'));
+    assert_eq!(
+        confirm(&a).ops(),
+        [write::set_freezer(&g(WEB), hier(&a, "freezer"), false)
+            .of_group(Some(ino(&t.path().join("freezer").join(WEB))))]
+    );
+    let (mut a, mut c, t) = on_layout(WORKER, true);
+    send(&mut a, &mut c, ch('K'));
+    assert_eq!(
+        confirm(&a).ops(),
+        [write::kill(&g(WORKER))
+            .on(a.layout.primary().unwrap())
+            .of_group(Some(ino(&t.path().join("systemd").join(WORKER))))]
     );
 }
 
@@ -703,7 +808,7 @@ fn the_raw_editor_offers_and_writes_the_v1_files_of_each_hierarchy() {
     type_text(&mut a, &mut c, "128M");
     send(&mut a, &mut c, key(KeyCode::Enter));
     let want = write::raw(&g(WEB), "memory.limit_in_bytes", "128M").on(hier(&a, "memory"));
-    assert_eq!(confirm(&a).ops(), std::slice::from_ref(&want));
+    assert_eq!(by_path(confirm(&a).ops()), std::slice::from_ref(&want));
     let lines = cgtop::ui::dialogs::confirm_lines(confirm(&a));
     assert!(
         lines.contains(
@@ -738,7 +843,7 @@ fn the_raw_editor_offers_and_writes_the_v1_files_of_each_hierarchy() {
     type_text(&mut a, &mut c, "4242");
     send(&mut a, &mut c, key(KeyCode::Enter));
     assert_eq!(
-        confirm(&a).ops(),
+        by_path(confirm(&a).ops()),
         [write::move_process_in(
             4242,
             &g(WEB),

@@ -242,24 +242,33 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
 /// Each op held to the group it is asked about, as the last refresh
 /// showed it: the inode of its directory ([`Op::of_group`]), which the
 /// writer checks, so that an answer given after the group was removed
-/// and made again under its name never reaches the new one. Only in the
-/// hierarchy whose inode the snapshot keeps (the primary); an op that
-/// already names one (an undo, a redo) keeps its own.
+/// and made again under its name never reaches the new one. In the
+/// hierarchy the op writes: on a v1 or hybrid host each v1 hierarchy's
+/// directory has its own inode, which the snapshot keeps
+/// ([`crate::model::GroupSample::inode_in`]); in a hierarchy the last
+/// scan listed without the group, to no directory
+/// ([`crate::model::write::NOT_THERE`]: one made there since is not the
+/// group asked about); in one not listed yet (the listed-only hierarchies
+/// of the first refreshes), by path. An op that already names one (an
+/// undo, a redo) keeps its own.
 pub fn held_to_shown(app: &App, ops: Vec<Op>) -> Vec<Op> {
-    let Some(d) = app.data.as_ref() else {
+    let (Some(d), Some(primary)) = (app.data.as_ref(), app.layout.primary()) else {
         return ops;
     };
-    let groups = &d.refresh.snapshot.groups;
-    let primary = app.layout.primary();
+    let snap = &d.refresh.snapshot;
     ops.into_iter()
         .map(|op| {
-            if op.ino().is_some() || Some(op.hier()) != primary {
+            if op.ino().is_some() {
                 return op;
             }
-            let ino = groups
-                .binary_search_by(|g| g.path.cmp(op.group()))
-                .ok()
-                .map(|i| groups[i].inode);
+            let ino = snap.find(op.group()).and_then(|g| {
+                let held = g.hot.v1.held_in;
+                if held.is_empty() || held.contains(op.hier()) {
+                    g.inode_in(op.hier(), primary)
+                } else {
+                    Some(crate::model::write::NOT_THERE)
+                }
+            });
             op.of_group(ino)
         })
         .collect()

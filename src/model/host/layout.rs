@@ -81,6 +81,66 @@ impl HierSet {
     }
 }
 
+/// A group's directory inode in some hierarchies: those a v1 or hybrid
+/// merge found it in other than the tree's primary, whose inode is the
+/// sample's own (`GroupSample::inode`). What an op written in one of them
+/// is held to (`Op::of_group`): kernfs never gives a group made again
+/// under the name the same inode. One allocation, the set's bits then an
+/// inode per hierarchy of the set in the order of its bits (a group in
+/// nine v1 hierarchies: 80 bytes); none where empty (pure cgroup2). Made
+/// by [`HierInodesMut`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct HierInodes(Box<[u64]>);
+
+/// The set's bits and an inode's place in the list after them.
+fn inode_slot(list: &[u64], h: HierId) -> (u32, u32, usize) {
+    let set = list.first().map_or(0, |&b| u32::try_from(b).unwrap_or(0));
+    let bit = HierSet::bit(h);
+    let rank = (set & bit.wrapping_sub(1)).count_ones() as usize;
+    (set, bit, 1 + rank)
+}
+
+impl HierInodes {
+    /// The group's directory inode in hierarchy `h`, where known.
+    pub fn get(&self, h: HierId) -> Option<u64> {
+        let (set, bit, at) = inode_slot(&self.0, h);
+        if bit == 0 || set & bit == 0 {
+            return None;
+        }
+        self.0.get(at).copied()
+    }
+}
+
+/// [`HierInodes`] while a merge finds a group in one hierarchy after
+/// another.
+#[derive(Debug, Default)]
+pub struct HierInodesMut(Vec<u64>);
+
+impl HierInodesMut {
+    /// Records the group's inode in hierarchy `h` (room made for
+    /// `room` inodes at the first).
+    pub fn insert(&mut self, h: HierId, ino: u64, room: usize) {
+        if self.0.is_empty() {
+            self.0.reserve_exact(1 + room.max(1));
+            self.0.push(0);
+        }
+        let (set, bit, at) = inode_slot(&self.0, h);
+        if bit == 0 {
+            return;
+        }
+        if set & bit != 0 {
+            self.0[at] = ino;
+        } else {
+            self.0.insert(at, ino);
+            self.0[0] = u64::from(set | bit);
+        }
+    }
+
+    pub fn finish(self) -> HierInodes {
+        HierInodes(self.0.into_boxed_slice())
+    }
+}
+
 impl FromIterator<HierId> for HierSet {
     fn from_iter<I: IntoIterator<Item = HierId>>(iter: I) -> Self {
         let mut s = Self::default();
@@ -355,6 +415,24 @@ pub const V1_CONTROLLERS: &[&str] = &[
 mod tests {
     use super::*;
     use crate::model::host::mountinfo::parse;
+
+    #[test]
+    fn a_groups_inode_is_kept_for_each_hierarchy_it_was_found_in() {
+        // found in the hierarchies out of order, as the parts come
+        let mut m = HierInodesMut::default();
+        m.insert(HierId::V1(5), 50, 2);
+        m.insert(HierId::V1(0), 10, 2);
+        m.insert(HierId::V1(3), 30, 2);
+        m.insert(HierId::V1(0), 11, 2);
+        let inodes = m.finish();
+        assert_eq!(inodes.get(HierId::V1(0)), Some(11));
+        assert_eq!(inodes.get(HierId::V1(3)), Some(30));
+        assert_eq!(inodes.get(HierId::V1(5)), Some(50));
+        assert_eq!(inodes.get(HierId::V1(1)), None);
+        assert_eq!(inodes.get(HierId::V2), None);
+        assert_eq!(inodes.get(HierId::V1(40)), None, "past the set's bits");
+        assert_eq!(HierInodes::default().get(HierId::V1(0)), None);
+    }
 
     /// This machine's mountinfo (cpu and cpuacct mounted apart).
     const HYBRID: &str = "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755

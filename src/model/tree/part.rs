@@ -71,7 +71,8 @@ pub struct PartGroup {
 /// (see the module's comment): made by [`Part::push`], group by group,
 /// and taken back as samples by [`Part::for_each`] (the merge) or
 /// [`Part::take_into`]. Every figure of [`HotStats`] is kept but those the
-/// merge makes: `v1.held_in` and `v1.sources` (bar `io_own_only`).
+/// merge makes: `v1.held_in`, `v1.inodes` and `v1.sources` (bar
+/// `io_own_only`).
 #[derive(Debug, Default)]
 pub struct Part {
     groups: Vec<PartGroup>,

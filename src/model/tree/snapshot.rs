@@ -171,6 +171,11 @@ pub struct V1Hot {
     /// pure cgroup2 layout): see `union::holding`.
     #[serde(skip)]
     pub held_in: crate::model::host::layout::HierSet,
+    /// The group's directory inode in each hierarchy of `held_in` but the
+    /// primary (whose is [`GroupSample::inode`]), as its scanner's walk
+    /// had it: see [`GroupSample::inode_in`].
+    #[serde(skip)]
+    pub inodes: crate::model::host::layout::HierInodes,
 }
 
 /// Which hot files beyond the always-read ones the scanner reads for every
@@ -380,6 +385,23 @@ impl GroupSample {
             hot: HotStats::default(),
             detail: None,
             identity: None,
+        }
+    }
+
+    /// The inode of the group's directory in hierarchy `h` (`primary`:
+    /// the tree's primary, whose is [`Self::inode`]), where the last
+    /// scan found the group there: what an op written there is held to.
+    pub fn inode_in(
+        &self,
+        h: crate::model::host::layout::HierId,
+        primary: crate::model::host::layout::HierId,
+    ) -> Option<u64> {
+        let held = self.hot.v1.held_in;
+        if h == primary {
+            // pure cgroup2 (no merge), or the primary found it
+            (held.is_empty() || held.contains(h)).then_some(self.inode)
+        } else {
+            self.hot.v1.inodes.get(h)
         }
     }
 

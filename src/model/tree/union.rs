@@ -7,7 +7,7 @@
 
 use crate::cgroupfs::v1::FreezerState;
 use crate::cgroupfs::CgroupEvents;
-use crate::model::host::layout::{HierId, Layout};
+use crate::model::host::layout::{HierId, HierInodesMut, Layout};
 use crate::model::tree::part::Part;
 use crate::model::tree::snapshot::{HierKind, Snapshot, Sources};
 use crate::model::{GroupPath, GroupSample};
@@ -101,6 +101,8 @@ fn kind(id: HierId) -> HierKind {
 /// distinct.
 pub struct Merging<'p> {
     plan: &'p Plan,
+    /// The hierarchies read but the primary: room for a group's inodes.
+    others: usize,
     /// Sorted by path: each path found so far, its figures so far.
     acc: Vec<Acc>,
 }
@@ -119,14 +121,26 @@ struct Acc {
     memory: Option<HierKind>,
     io: Option<HierKind>,
     pids: Option<HierKind>,
+    /// The group's inode in each hierarchy but the primary.
+    inodes: HierInodesMut,
 }
 
 impl<'p> Merging<'p> {
     pub fn new(plan: &'p Plan) -> Self {
         Self {
             plan,
+            others: plan.hierarchies().len().saturating_sub(1),
             acc: Vec::new(),
         }
+    }
+
+    /// The merge of `parts` parts in all (the primary's and each other
+    /// hierarchy's read or listed): room for a group's inode in each made
+    /// at once, not grown as the parts come.
+    #[must_use]
+    pub fn expecting(mut self, parts: usize) -> Self {
+        self.others = parts.saturating_sub(1);
+        self
     }
 
     /// Adds hierarchy `id`'s samples (sorted by path, as a scanner gives
@@ -140,9 +154,10 @@ impl<'p> Merging<'p> {
     /// (`Scanner::read_part`).
     pub fn add_part(&mut self, id: HierId, part: Part) {
         let plan = self.plan;
+        let room = self.others;
         if self.acc.is_empty() {
             self.acc.reserve_exact(part.len());
-            part.for_each(|s| self.acc.push(Acc::first(plan, id, s)));
+            part.for_each(|s| self.acc.push(Acc::first(plan, room, id, s)));
             return;
         }
         // both sorted: one pass; a path new to the tree is added after.
@@ -159,8 +174,8 @@ impl<'p> Merging<'p> {
                 i += 1;
             }
             match acc.get_mut(i) {
-                Some(a) if a.g.path == s.path => a.take(plan, id, s),
-                _ => new.push(Acc::first(plan, id, s)),
+                Some(a) if a.g.path == s.path => a.take(plan, room, id, s),
+                _ => new.push(Acc::first(plan, room, id, s)),
             }
         });
         if !new.is_empty() {
@@ -183,7 +198,7 @@ impl<'p> Merging<'p> {
 
 impl Acc {
     /// A path first found in hierarchy `id`.
-    fn first(plan: &Plan, id: HierId, s: &mut GroupSample) -> Self {
+    fn first(plan: &Plan, room: usize, id: HierId, s: &mut GroupSample) -> Self {
         let mut g = GroupSample::new(s.path.clone(), s.inode);
         g.cgroup_type = s.cgroup_type;
         let mut a = Self {
@@ -193,15 +208,17 @@ impl Acc {
             memory: None,
             io: None,
             pids: None,
+            inodes: HierInodesMut::default(),
         };
-        a.take(plan, id, s);
+        a.take(plan, room, id, s);
         a
     }
 
     /// Takes from `s` (hierarchy `id`'s sample of this path) the figures
     /// `plan` reads from `id`: those of the controllers it holds, and
-    /// cgroup2's where no holder gave one yet.
-    fn take(&mut self, plan: &Plan, id: HierId, s: &mut GroupSample) {
+    /// cgroup2's where no holder gave one yet; and the group's inode there
+    /// (`room`: how many hierarchies' the group may have).
+    fn take(&mut self, plan: &Plan, room: usize, id: HierId, s: &mut GroupSample) {
         let (inode, cgroup_type) = (s.inode, s.cgroup_type);
         let hot = &mut s.hot;
         let g = &mut self.g;
@@ -258,10 +275,14 @@ impl Acc {
             g.hot.unreadable.append(&mut hot.unreadable);
         }
         g.hot.v1.held_in.insert(id);
+        if id != plan.primary {
+            self.inodes.insert(id, inode, room);
+        }
     }
 
     fn finish(self) -> GroupSample {
         let mut g = self.g;
+        g.hot.v1.inodes = self.inodes.finish();
         let mut src = Sources {
             cpu: self.cpu,
             memory: self.memory,
@@ -300,7 +321,7 @@ impl Acc {
 /// picked by `plan`, and [`Sources`] saying where each came from
 /// ([`Merging`], all parts at once).
 pub fn merge(plan: &Plan, parts: Vec<(HierId, Vec<GroupSample>)>) -> Vec<GroupSample> {
-    let mut m = Merging::new(plan);
+    let mut m = Merging::new(plan).expecting(parts.len());
     for (id, part) in parts {
         m.add(id, part);
     }
@@ -507,6 +528,13 @@ mod tests {
                 .filter(|(_, s)| s.is_some())
                 .map(|(&id, _)| id)
                 .collect();
+            let mut inodes = crate::model::host::layout::HierInodesMut::default();
+            for (&id, s) in row.ids.iter().zip(&row.samples) {
+                if let Some(s) = s.as_ref().filter(|_| id != plan.primary) {
+                    inodes.insert(id, s.inode, 0);
+                }
+            }
+            g.hot.v1.inodes = inodes.finish();
             g
         }
 
@@ -701,6 +729,15 @@ mod tests {
         // the inode is the primary's where it has the group
         assert_eq!(m[4].inode, 3);
         assert_eq!(m[2].inode, 11, "else the first hierarchy that has it");
+        // each hierarchy's own inode, what a write there is held to
+        let inode_in = |k: usize, h| m[k].inode_in(h, HierId::V2);
+        assert_eq!(inode_in(4, HierId::V2), Some(3));
+        assert_eq!(inode_in(4, HierId::V1(2)), Some(12));
+        assert_eq!(inode_in(4, HierId::V1(4)), None, "not there");
+        assert_eq!(inode_in(2, HierId::V1(2)), Some(11));
+        assert_eq!(inode_in(2, HierId::V2), None, "not in cgroup2");
+        assert_eq!(inode_in(3, HierId::V1(4)), Some(21));
+        assert_eq!(inode_in(0, HierId::V1(4)), Some(20));
     }
 
     #[test]

@@ -152,6 +152,12 @@ pub struct WriteOp {
     pub ino: Option<u64>,
 }
 
+/// The inode an op is held to ([`Op::of_group`]) when the group asked
+/// about was not in the op's hierarchy at the last scan: no directory has
+/// it (kernfs numbers from 1), so the writer finds a group made there
+/// since another group and refuses it, as the question never was about it.
+pub const NOT_THERE: u64 = 0;
+
 /// The way a write reaches the kernel.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Via {
