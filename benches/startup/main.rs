@@ -71,8 +71,8 @@ struct Args {
     /// The one-shot batch run's interval (`-d`).
     #[arg(long, default_value_t = 0.1)]
     batch_delay: f64,
-    /// Start cgtop (and systemd-cgtop) at the test tree's top group, not
-    /// at the root: the figure of N groups on a host that holds many
+    /// Start cgtop (and systemd-cgtop), in the pty and in the one-shot
+    /// batch runs, at the test tree's top group, not at the root: the figure of N groups on a host that holds many
     /// more (other test trees) than the benchmark made.
     #[arg(long)]
     in_tree: bool,
@@ -725,6 +725,11 @@ fn run_size(args: &Args, n: Option<usize>, cgtop: &str) -> Result<()> {
                 "1".into(),
             ],
         ));
+    }
+    // at the test tree's top too with --in-tree (the same group as the
+    // pty starts)
+    for (_, argv) in &mut shots {
+        argv.extend(in_tree.clone());
     }
     let mut walls = vec![Vec::new(); shots.len()];
     let mut rss = vec![Vec::new(); shots.len()];

@@ -224,3 +224,25 @@ fn a_refresh_under_churn_lists_each_group_once() {
     });
     assert_eq!(dup, None, "after {refreshes} refreshes under churn");
 }
+
+/// A one-shot run's priming read walks to its stamp opening the rate
+/// counters only: cgroup.type is read after it, with the levels, through
+/// the real kernfs (the group's kept cpu.stat proves it the same group,
+/// so its type is opened by name rather than through its directory).
+#[test]
+fn a_one_shot_run_reads_cgroup_type_after_the_priming_stamp() {
+    use cgtop::cgroupfs::CgroupType;
+    let Some(t) = Sandbox::or_skip() else { return };
+    t.mkdir("app/worker");
+    t.mkdir("db");
+    let mut c = t.collector();
+    c.prime(Duration::ZERO);
+    // made threaded after the stamp: `app` becomes its domain
+    std::fs::write(t.dir("app/worker").join("cgroup.type"), "threaded").unwrap();
+    c.read_levels();
+    let r = c.refresh(Duration::from_millis(100));
+    let type_of = |sub: &str| find(&r, &t.path(sub)).and_then(|(_, g)| g.cgroup_type);
+    assert_eq!(type_of("app/worker"), Some(CgroupType::Threaded));
+    assert_eq!(type_of("app"), Some(CgroupType::DomainThreaded));
+    assert_eq!(type_of("db"), Some(CgroupType::Domain));
+}

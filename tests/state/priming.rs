@@ -172,6 +172,20 @@ fn write_counters(b: &Path, k: u64) {
 fn layout() -> tempfile::TempDir {
     let t = tempfile::tempdir().unwrap();
     write_counters(t.path(), 1);
+    // cgroup2's groups but the root say their type
+    for g in V2_GROUPS.iter().filter(|g| !g.is_empty()) {
+        let ty = if *g == "app/web" {
+            "threaded"
+        } else {
+            "domain"
+        };
+        put(
+            t.path(),
+            "unified",
+            g,
+            &[("cgroup.type", format!("{ty}\n"))],
+        );
+    }
     t
 }
 
@@ -299,6 +313,36 @@ fn rates_after_a_priming_read_are_those_after_a_full_read() {
              levels between: {levels_between}"
         );
     }
+}
+
+#[test]
+fn a_priming_read_leaves_cgroup_type_to_the_levels_read_within_the_interval() {
+    // the priming walk opens the rate counters only, on the way to their
+    // stamp: a group's cgroup.type (an open, a read and a close a group,
+    // no rate from it) is read with the levels, after the stamp, so the
+    // printed refresh shows what the file said then
+    use cgtop::cgroupfs::CgroupType;
+    let t = layout();
+    let mut primed = collector(t.path(), false);
+    primed.prime(Duration::from_secs(1));
+    let ty = t.path().join("unified/app/cgroup.type");
+    fs::write(&ty, "domain threaded\n").unwrap();
+    primed.read_levels();
+    write_counters(t.path(), 2);
+    let b = primed.refresh(Duration::from_secs(2));
+    let of = |p: &str| {
+        let g = (b.snapshot.groups.iter())
+            .find(|g| g.path.to_string() == p)
+            .unwrap();
+        g.cgroup_type
+    };
+    assert_eq!(
+        of("/app"),
+        Some(CgroupType::DomainThreaded),
+        "read within the interval, not by the priming walk"
+    );
+    assert_eq!(of("/app/web"), Some(CgroupType::Threaded));
+    assert_eq!(of("/old"), Some(CgroupType::Domain));
 }
 
 #[test]

@@ -315,6 +315,21 @@ fn below_dir<'a>(dir: &'a Path, top: &Path) -> Option<&'a [u8]> {
     }
 }
 
+/// A group's cgroup.type from its open file (read as `GroupDir::read_text`
+/// reads it: capped); `None` where it cannot be read or says nothing known.
+fn read_type(f: &File) -> Option<CgroupType> {
+    let mut buf = Vec::new();
+    let n = hier::read_capped(
+        f,
+        &mut buf,
+        hier::cap_for(crate::cgroupfs::files::TYPE),
+        true,
+    )
+    .ok()?;
+    buf.truncate(n);
+    CgroupType::parse(std::str::from_utf8(&buf).ok()?).ok()
+}
+
 pub struct Scanner {
     hier: Arc<Hier>,
     /// v1: the inotify instance of every group directory's watch
@@ -555,7 +570,10 @@ impl Scanner {
             let wanted = |k: u8, h: &Handle| {
                 matches!(h, Handle::Reopen(None)) && deferred.binary_search(&(ino, k)).is_ok()
             };
-            if !e.handles.0.iter().any(|(k, h)| wanted(*k, h)) {
+            // cgroup.type, left unread by the priming walk (`preopen`)
+            let type_due = u8::try_from(hot::TYPE_BIT)
+                .is_ok_and(|k| deferred.binary_search(&(ino, k)).is_ok());
+            if !type_due && !e.handles.0.iter().any(|(k, h)| wanted(*k, h)) {
                 continue;
             }
             let proved_later = kernfs
@@ -601,6 +619,15 @@ impl Scanner {
                     }
                     Err(_) => continue,
                 }
+            }
+            if type_due {
+                let name = crate::cgroupfs::files::TYPE;
+                let f = match (dir, held) {
+                    (Some(dir), _) => dir.open_read(name),
+                    (None, Some(d)) => d.open_read_below(&rel.join(name)),
+                    (None, None) => self.hier.open_read_kernfs(&path.join(name)),
+                };
+                e.cgroup_type = f.ok().and_then(|f| read_type(&f));
             }
             for (k, h) in &mut e.handles.0 {
                 let Some((_, name)) = table.get(usize::from(*k)) else {

@@ -303,10 +303,19 @@ impl Scanner {
         }
         if mask & (1 << TYPE_BIT) != 0 {
             p.type_read = true;
-            p.cgroup_type = dir
-                .read_text(files::TYPE)
-                .ok()
-                .and_then(|t| CgroupType::parse(&t).ok());
+            // nor is cgroup.type read on the way to a priming read's
+            // stamp (an open, a read and a close a group): it is read
+            // with the deferred opens, within the interval
+            if self.priming {
+                if let Ok(k) = u8::try_from(TYPE_BIT) {
+                    self.deferred_opens.push((inode, k));
+                }
+            } else {
+                p.cgroup_type = dir
+                    .read_text(files::TYPE)
+                    .ok()
+                    .and_then(|t| CgroupType::parse(&t).ok());
+            }
         }
         if let Some(old) = self.preopened.insert(inode, p) {
             self.kept -= old.kept();
