@@ -13,7 +13,8 @@
 //! Here the user does it: a shell of theirs in a new user namespace,
 //! whose maps root writes as `newuidmap` would for a range of 150 uids
 //! no account has (this machine's /etc/subuid is not edited), makes the
-//! groups and chowns each to another uid of the range. A process then
+//! groups and chowns each to another uid of the range (the host sees
+//! each group owned by another uid). A process then
 //! moves through the groups, each move a `populated` change of two of
 //! them. Those real events, and root's
 //! group's real event, replayed past the list's cap: root's must stay,
@@ -22,7 +23,10 @@
 
 use crate::common::have;
 use crate::common::sandbox::Sandbox;
+use cgtop::model::account::Account;
 use cgtop::model::time::events::{Event, EventKind, EventList};
+use cgtop::model::GroupPath;
+use cgtop::source::accounts::Accounts;
 use cgtop::source::events::{spawn, WatchCommand, WatchConfig, Watched};
 use cgtop::source::hier::Hier;
 use std::collections::HashSet;
@@ -45,7 +49,6 @@ const GROUPS: u32 = 150;
 const ROOTS: usize = 100;
 
 #[test]
-#[ignore = "finding: a flood from groups chowned to a user's many subordinate uids counts as many owners and pushes off root's events"]
 fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_events() {
     let Some(mut sb) = Sandbox::or_skip() else {
         return;
@@ -93,14 +96,15 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
     let sys = sb.path("sys");
     let theirs = sb.path("user");
     let mut got: Vec<Event> = Vec::new();
-    let owners = |got: &[Event]| -> HashSet<Option<u32>> {
+    // the user's groups the events came from
+    let groups = |got: &[Event]| -> HashSet<GroupPath> {
         got.iter()
             .filter(|e| e.path.is_within(&theirs) && e.path != theirs)
-            .map(|e| e.owner)
+            .map(|e| e.path.clone())
             .collect()
     };
     let until = Instant::now() + Duration::from_secs(30);
-    while (!got.iter().any(|e| e.path == sys) || owners(&got).len() < GROUPS as usize)
+    while (!got.iter().any(|e| e.path == sys) || groups(&got).len() < GROUPS as usize)
         && Instant::now() < until
     {
         if let Ok(Watched::Events(e)) = rx.recv_timeout(Duration::from_millis(200)) {
@@ -114,29 +118,36 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
         .find(|e| e.path == sys && e.kind == EventKind::Populated(true))
         .unwrap_or_else(|| panic!("no populated event of {sys}: {got:?}"))
         .clone();
-    assert_eq!(root_event.owner, Some(0), "{root_event:?}");
+    assert_eq!(root_event.owner, Some(Account::Uid(0)), "{root_event:?}");
     let theirs_events: Vec<Event> = got
         .iter()
         .filter(|e| e.path.is_within(&theirs) && e.path != theirs)
         .cloned()
         .collect();
-    let seen = owners(&got);
+    let seen = groups(&got);
     assert!(
         seen.len() >= GROUPS as usize / 2,
-        "the flood's events came from {} owners: {seen:?}",
+        "the flood's events came from {} groups: {seen:?}",
         seen.len()
     );
+    // each group of another subordinate uid, each event of that uid's
+    // account as the host's files say (here: every one unnamed)
+    let accounts = Accounts::read();
+    let mut uids = HashSet::new();
     for e in &theirs_events {
-        let uid = e.owner.unwrap_or_else(|| panic!("no owner: {e:?}"));
+        let dir = sb.group_dir(&e.path);
+        let uid = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&dir).unwrap());
         assert!(
             (FIRST_SUB..FIRST_SUB + GROUPS).contains(&uid),
-            "an event of a subordinate uid's group: {e:?}"
+            "an event of a subordinate uid's group: {e:?} owned by {uid}"
         );
+        assert_eq!(e.owner, Some(accounts.of(uid)), "{e:?} owned by {uid}");
+        uids.insert(uid);
     }
     println!(
-        "{} events of the user's groups from {} owners, {} in all",
+        "{} events of the user's groups of {} uids, {} in all",
         theirs_events.len(),
-        seen.len(),
+        uids.len(),
         got.len()
     );
     // root's events, then the flood's, again and again, past the cap
