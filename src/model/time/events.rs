@@ -1236,8 +1236,8 @@ mod tests {
         l.iter().map(|e| e.owner).collect()
     }
 
-    fn uid(u: u32) -> Option<Account> {
-        Some(Account::Uid(u))
+    fn uid(u: u32) -> Account {
+        Account::Uid(u)
     }
 
     #[test]
@@ -1254,15 +1254,15 @@ mod tests {
             l.push(owned(1_000 + i, Some(1000), high()));
         }
         assert_eq!((l.len(), l.dropped), (100, 5_021 - 100));
-        let roots = l.iter().filter(|e| e.owner == uid(0)).count();
+        let roots = l.iter().filter(|e| e.owner == Some(uid(0))).count();
         assert_eq!(roots, 21, "root's events are all kept: {:?}", owners(&l));
         // the user keeps its newest
-        let user_oldest = l.iter().find(|e| e.owner == uid(1000)).unwrap();
+        let user_oldest = l.iter().find(|e| e.owner == Some(uid(1000))).unwrap();
         assert_eq!(user_oldest.at, Duration::from_millis(1_000 + 5_000 - 79));
         // a third owner comes: the biggest source gives way, oldest first
         l.push(owned(9_000, Some(1001), kill()));
-        assert!(l.iter().any(|e| e.owner == uid(1001)));
-        assert_eq!(l.iter().filter(|e| e.owner == uid(0)).count(), 21);
+        assert!(l.iter().any(|e| e.owner == Some(uid(1001))));
+        assert_eq!(l.iter().filter(|e| e.owner == Some(uid(0))).count(), 21);
     }
 
     #[test]
@@ -1287,14 +1287,14 @@ mod tests {
             l.push(owned(i, Some(7), kill()));
         }
         assert!(l.iter().all(|e| e.kind.is_oom_kill()));
-        assert_eq!(owners(&l), [None, uid(7), uid(7), uid(7)]);
+        assert_eq!(owners(&l), [None, Some(uid(7)), Some(uid(7)), Some(uid(7))]);
         // a kill when every kept event is one: the source with the most
         // gives its oldest
         l.push(owned(20, None, kill()));
-        assert_eq!(owners(&l), [None, uid(7), uid(7), None]);
+        assert_eq!(owners(&l), [None, Some(uid(7)), Some(uid(7)), None]);
         // something else now is the one dropped
         l.push(owned(21, Some(0), high()));
-        assert_eq!(owners(&l), [None, uid(7), uid(7), None]);
+        assert_eq!(owners(&l), [None, Some(uid(7)), Some(uid(7)), None]);
         assert_eq!(l.len(), 4);
     }
 
