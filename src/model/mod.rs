@@ -13,6 +13,7 @@
 //! [`time`] the timeline, events and the recording format, [`files`] the
 //! script export and the settings file.
 
+pub mod account;
 pub mod files;
 pub mod host;
 pub mod identity;

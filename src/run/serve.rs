@@ -19,11 +19,13 @@
 //! readings. One request per connection (`Connection: close`), GET
 //! /metrics only.
 
+use crate::model::account::Account;
 use crate::model::tree::Tree;
 use crate::model::MountInfo;
 use crate::options::Options;
 use crate::render::openmetrics::{self, Format, Scrape};
 use crate::run::{collector_config, locate};
+use crate::source::accounts;
 use crate::source::collector::{clock_start, Collector, Refresh};
 use anyhow::{Context, Result};
 use std::collections::{HashMap, HashSet};
@@ -34,8 +36,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
-
-mod accounts;
 
 /// The default address of `cgtop serve`: loopback only (an exporter of
 /// every group's name must not face the network unless asked), on port
@@ -50,7 +50,7 @@ pub const MAX_REQUEST: usize = 8 << 10;
 /// needs (no thread, no slot).
 pub const HEAD_DEADLINE: Duration = Duration::from_secs(2);
 /// Connections whose request head is still coming; past it the newest
-/// of the owner with the most is closed ([`Owner`], [`evictions`]). Each
+/// of the owner with the most is closed ([`Owner`], [`evictions_by`]). Each
 /// holds its socket and at most [`MAX_REQUEST`] bytes (8 MiB in all).
 pub const MAX_PENDING: usize = 1024;
 /// Complete scrape requests waiting for their reading (all share the
@@ -461,10 +461,25 @@ enum Owner {
     /// All such count as one group whose oldest goes first ([`closing`]):
     /// a scrape, the newest, goes only after every older unknown one.
     Unknown,
-    /// A local peer whose socket's uid no account names nor holds
-    /// ([`accounts::Accounts`]): every such uid one group, so that a
-    /// user's subordinate ids count together, not as an owner each.
-    Unnamed,
+    /// A local peer whose socket's uid (this) no account names nor holds
+    /// ([`accounts::Accounts`]): every such uid one group
+    /// ([`Owner::counted`]), so that a user's subordinate ids count
+    /// together, not as an owner each; within the group, the uid holding
+    /// the most gives way ([`evictions_by`]), so that a lone scraper of
+    /// such a uid (a systemd `DynamicUser=` service, an LDAP account's)
+    /// is not refused for another unnamed uid's flood.
+    Unnamed(u32),
+}
+
+impl Owner {
+    /// The group it is counted in: every unnamed uid one (`None`), any
+    /// other owner itself.
+    fn counted(&self) -> Option<Owner> {
+        match self {
+            Owner::Unnamed(_) => None,
+            o => Some(*o),
+        }
+    }
 }
 
 /// What the kernel knows of the peer's socket of each connection looked
@@ -878,8 +893,8 @@ impl Owners {
 fn account_of(accounts: &accounts::Accounts, owner: Owner) -> Owner {
     match owner {
         Owner::Uid(uid) => match accounts.of(uid) {
-            accounts::Account::Uid(u) => Owner::Uid(u),
-            accounts::Account::Unnamed => Owner::Unnamed,
+            Account::Uid(u) => Owner::Uid(u),
+            Account::Unnamed => Owner::Unnamed(uid),
         },
         other => other,
     }
@@ -921,40 +936,89 @@ fn hex_socket(s: &str) -> Option<SocketAddr> {
 /// ever closes its own. Of a group whose key is `oldest_first`, the
 /// first goes instead (it still counts by its size, and among groups as
 /// many, by its last).
-fn evictions<K: std::hash::Hash + Eq>(
-    keys: &[K],
+///
+/// Owners count together by `group` of their key: the group holding the
+/// most gives way, and within it the key holding the most of it (of
+/// those with as many, the one whose last is the later), its last; so a
+/// key holding one is never the one closed while another key of its
+/// group holds more. An `oldest_first` group's first goes, whatever its
+/// key.
+fn evictions_by<'a, K: std::hash::Hash + Eq, G: std::hash::Hash + Eq>(
+    keys: &'a [K],
     excess: usize,
     oldest_first: impl Fn(&K) -> bool,
+    group: impl Fn(&'a K) -> G,
 ) -> Vec<usize> {
-    let mut by_key: HashMap<&K, usize> = HashMap::new();
-    let mut groups: Vec<std::collections::VecDeque<usize>> = Vec::new();
-    let mut fifo: Vec<bool> = Vec::new();
+    use std::collections::{BTreeSet, BinaryHeap, VecDeque};
+    /// A group's connections, and by key (one key for an oldest-first
+    /// group), with its keys by (how many, last, which).
+    struct Held {
+        all: BTreeSet<usize>,
+        by_key: Vec<VecDeque<usize>>,
+        rank: BinaryHeap<(usize, usize, usize)>,
+        fifo: bool,
+    }
+    let mut by_group: HashMap<G, usize> = HashMap::new();
+    let mut key_of: HashMap<&K, usize> = HashMap::new();
+    let mut groups: Vec<Held> = Vec::new();
     for (i, k) in keys.iter().enumerate() {
-        let g = *by_key.entry(k).or_insert_with(|| {
-            groups.push(std::collections::VecDeque::new());
-            fifo.push(oldest_first(k));
+        let g = *by_group.entry(group(k)).or_insert_with(|| {
+            groups.push(Held {
+                all: BTreeSet::new(),
+                by_key: Vec::new(),
+                rank: BinaryHeap::new(),
+                fifo: oldest_first(k),
+            });
             groups.len() - 1
         });
-        groups[g].push_back(i);
+        let h = &mut groups[g];
+        let s = if h.fifo {
+            0
+        } else {
+            *key_of.entry(k).or_insert(h.by_key.len())
+        };
+        if s == h.by_key.len() {
+            h.by_key.push(VecDeque::new());
+        }
+        h.by_key[s].push_back(i);
+        h.all.insert(i);
     }
-    let mut heap: std::collections::BinaryHeap<(usize, usize, usize)> = groups
+    for h in &mut groups {
+        h.rank = h
+            .by_key
+            .iter()
+            .enumerate()
+            .filter_map(|(s, v)| Some((v.len(), *v.back()?, s)))
+            .collect();
+    }
+    let mut heap: BinaryHeap<(usize, usize, usize)> = groups
         .iter()
         .enumerate()
-        .filter_map(|(g, v)| Some((v.len(), *v.back()?, g)))
+        .filter_map(|(g, h)| Some((h.all.len(), *h.all.last()?, g)))
         .collect();
     let mut out = Vec::with_capacity(excess);
     while out.len() < excess {
         let Some((_, _, g)) = heap.pop() else {
             break;
         };
-        let next = if fifo[g] {
-            groups[g].pop_front()
-        } else {
-            groups[g].pop_back()
+        let h = &mut groups[g];
+        let Some((_, _, s)) = h.rank.pop() else {
+            continue;
         };
-        out.extend(next);
-        if let Some(&last) = groups[g].back() {
-            heap.push((groups[g].len(), last, g));
+        let next = if h.fifo {
+            h.by_key[s].pop_front()
+        } else {
+            h.by_key[s].pop_back()
+        };
+        if let Some(&last) = h.by_key[s].back() {
+            h.rank.push((h.by_key[s].len(), last, s));
+        }
+        if let Some(i) = next {
+            h.all.remove(&i);
+            out.push(i);
+        }
+        if let Some(&last) = h.all.last() {
+            heap.push((h.all.len(), last, g));
         }
     }
     out
@@ -962,9 +1026,10 @@ fn evictions<K: std::hash::Hash + Eq>(
 
 /// Which of `keys` (one a connection, the most expendable last) to close
 /// so that `excess` fewer remain: those whose peer has closed its socket
-/// ([`Owner::Closed`]) first, the last first, then [`evictions`] among
+/// ([`Owner::Closed`]) first, the last first, then [`evictions_by`] among
 /// the others, the unknown ones ([`Owner::Unknown`]) one group whose
-/// oldest goes first.
+/// oldest goes first, the unnamed uids ([`Owner::Unnamed`]) one group
+/// whose uid holding the most gives way.
 fn closing(keys: &[Owner], excess: usize) -> Vec<usize> {
     let mut out: Vec<usize> = (0..keys.len())
         .rev()
@@ -976,9 +1041,14 @@ fn closing(keys: &[Owner], excess: usize) -> Vec<usize> {
         .collect();
     let open_keys: Vec<Owner> = open.iter().map(|&i| keys[i]).collect();
     out.extend(
-        evictions(&open_keys, excess - out.len(), |k| *k == Owner::Unknown)
-            .into_iter()
-            .map(|k| open[k]),
+        evictions_by(
+            &open_keys,
+            excess - out.len(),
+            |k| *k == Owner::Unknown,
+            Owner::counted,
+        )
+        .into_iter()
+        .map(|k| open[k]),
     );
     out
 }
@@ -1813,6 +1883,15 @@ mod tests {
         assert!(!out.contains(&1040), "the lone newcomer closed: {out:?}");
     }
 
+    /// [`evictions_by`] with each key its own group.
+    fn evictions<K: std::hash::Hash + Eq>(
+        keys: &[K],
+        excess: usize,
+        oldest_first: impl Fn(&K) -> bool,
+    ) -> Vec<usize> {
+        evictions_by(keys, excess, oldest_first, |k| k)
+    }
+
     /// The newest of whoever holds the most goes, never a lone request,
     /// however old.
     #[test]
@@ -1834,6 +1913,42 @@ mod tests {
         let mut keys: Vec<Owner> = (0..2000).map(|_| Owner::Uid(65534)).collect();
         keys.insert(500, Owner::Uid(0));
         assert!(!evictions(&keys, 1000, |_| false).contains(&500));
+    }
+
+    /// Every unnamed uid counts in one group, but within it the uid
+    /// holding the most gives way, its newest first: a lone scraper of
+    /// an unnamed uid (a `DynamicUser=` service), the newest of all, is
+    /// not closed for another unnamed uid's flood.
+    #[test]
+    fn within_the_largest_group_the_uid_holding_the_most_gives_way() {
+        // root's 3, the flood's 10 of unnamed uid 201000, then the
+        // scraper's one of unnamed uid 61234, the newest
+        let mut keys: Vec<Owner> = (0..3).map(|_| Owner::Uid(0)).collect();
+        keys.extend((0..10).map(|_| Owner::Unnamed(201_000)));
+        keys.push(Owner::Unnamed(61_234));
+        assert_eq!(closing(&keys, 3), vec![12, 11, 10]);
+        // down to the scraper's size: every one the flood's
+        let out = closing(&keys, 9);
+        assert_eq!(out, (4..=12).rev().collect::<Vec<_>>());
+        // two unnamed uids of 4 and 3: the one of 4, then the later last
+        let keys = [
+            Owner::Unnamed(7),
+            Owner::Unnamed(8),
+            Owner::Unnamed(7),
+            Owner::Unnamed(8),
+            Owner::Unnamed(7),
+            Owner::Unnamed(8),
+            Owner::Unnamed(7),
+        ];
+        assert_eq!(closing(&keys, 3), vec![6, 5, 4]);
+        // the group still counts as one against other owners: two
+        // unnamed uids of 3 each are 6, more than a named uid's 5
+        let mut keys: Vec<Owner> = (0..5).map(|_| Owner::Uid(1000)).collect();
+        keys.extend((0..6).map(|n| Owner::Unnamed(300_000 + n % 2)));
+        assert_eq!(closing(&keys, 1), vec![10]);
+        // each unnamed uid counted alone would keep its 3, and the
+        // named uid's 5 give way
+        assert_eq!(evictions(&keys, 1, |_| false), vec![4]);
     }
 
     /// A socket table past the old 8 MiB cap (a local user can grow it
@@ -1978,7 +2093,7 @@ mod tests {
             );
         }
         assert_eq!(account_of(&a, Owner::Uid(100_123)), Owner::Uid(1000));
-        assert_eq!(account_of(&a, Owner::Uid(300_123)), Owner::Unnamed);
+        assert_eq!(account_of(&a, Owner::Uid(300_123)), Owner::Unnamed(300_123));
         assert_eq!(account_of(&a, Owner::Uid(1000)), Owner::Uid(1000));
         assert_eq!(account_of(&a, Owner::Closed), Owner::Closed);
     }

@@ -29,6 +29,7 @@
 //!
 //! Must not depend on: app, ui, the terminal.
 
+use super::accounts::Accounts;
 use super::hier::{self, Hier};
 use super::scan::list_groups;
 use crate::cgroupfs::{CgroupEvents, MemoryEvents};
@@ -337,6 +338,10 @@ pub struct Watcher {
     /// When that reading was made: the events the walk at the start finds
     /// happened between then and the walk.
     seed_at: Option<Duration>,
+    /// Whose account each group owner's uid is ([`Event::owner`]): the
+    /// host's /etc/passwd and /etc/subuid, read at the first event and
+    /// again at most once a minute.
+    accounts: Accounts,
 }
 
 /// Whose a v1 group is, for its OOM registration: root's (the group and
@@ -689,6 +694,7 @@ impl Watcher {
             seed,
             seed_listed,
             seed_at,
+            accounts: Accounts::default(),
         };
         w.status.cgroup2 = w.hier.is_cgroup2();
         if let Some(p) = w.cfg.kmsg.clone() {
@@ -953,6 +959,8 @@ impl Watcher {
         }
         let (at, unix_s) = self.now();
         let mapping = self.cfg.mapping.clone();
+        self.accounts.refresh();
+        let owner = owner.map(|uid| self.accounts.of(uid));
         for kind in kinds {
             let ev = Event {
                 at,
@@ -1070,6 +1078,9 @@ impl Watcher {
         };
         let mapping = v1.mapping.clone();
         let (at, unix_s) = self.now();
+        if !kills.is_empty() {
+            self.accounts.refresh();
+        }
         for (path, count, owner) in kills {
             let ev = Event {
                 at,
@@ -1081,7 +1092,7 @@ impl Watcher {
                     count,
                     victim: None,
                 },
-                owner: Some(owner),
+                owner: Some(self.accounts.of(owner)),
             };
             self.emit(ev, &mapping);
         }

@@ -4,6 +4,7 @@
 //!
 //! Must not depend on: `app`, `ui`, the terminal.
 
+pub mod accounts;
 pub mod actionlog;
 pub mod collector;
 pub mod config;

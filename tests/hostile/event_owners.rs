@@ -9,7 +9,9 @@
 
 use crate::common::have;
 use crate::common::sandbox::Sandbox;
+use cgtop::model::account::Account;
 use cgtop::model::time::events::{Event, EventKind, EventList};
+use cgtop::source::accounts::Accounts;
 use cgtop::source::events::{spawn, WatchCommand, WatchConfig, Watched};
 use cgtop::source::hier::Hier;
 use std::sync::mpsc;
@@ -100,7 +102,9 @@ fn a_delegated_users_real_events_are_theirs_and_replace_only_their_own() {
         .find(|e| e.path == sys && e.kind == EventKind::Populated(true))
         .unwrap_or_else(|| panic!("no populated event of {sys}: {got:?}"))
         .clone();
-    assert_eq!(root_event.owner, Some(0), "{root_event:?}");
+    assert_eq!(root_event.owner, Some(Account::Uid(0)), "{root_event:?}");
+    // the owner's account, as the host's files say (here: unnamed)
+    let account = Accounts::read().of(OWNER);
     let their_events: Vec<Event> = got
         .iter()
         .filter(|e| e.path.is_within(&theirs))
@@ -114,7 +118,7 @@ fn a_delegated_users_real_events_are_theirs_and_replace_only_their_own() {
     for e in &their_events {
         assert_eq!(
             e.owner,
-            Some(OWNER),
+            Some(account),
             "an event of the owner's groups: {e:?}"
         );
     }

@@ -20,6 +20,7 @@
 use crate::common;
 
 use cgtop::app::{self, Mode, Msg};
+use cgtop::model::account::Account;
 use cgtop::model::time::events::{Event, EventKind, EventList, MemoryEvent, OomVictim};
 use cgtop::model::GroupPath;
 use cgtop::source::events::{KmsgState, WatchStatus};
@@ -222,10 +223,10 @@ fn the_screen_says_what_it_cannot_see() {
     );
 }
 
-/// An event of the group's owner `uid` (the watcher reads it from the
-/// group's directory).
+/// An event of the group's owner `uid`'s account (the watcher reads the
+/// uid from the group's directory).
 fn owned_by(uid: u32, mut e: Event) -> Event {
-    e.owner = Some(uid);
+    e.owner = Some(Account::Uid(uid));
     e
 }
 
@@ -277,7 +278,11 @@ fn one_owners_flood_of_limit_hits_pushes_off_only_their_own_events() {
         })
         .collect();
     send(&mut a, &mut c, Msg::Events(flood));
-    let kept_system: Vec<&Event> = a.events.iter().filter(|e| e.owner == Some(0)).collect();
+    let kept_system: Vec<&Event> = a
+        .events
+        .iter()
+        .filter(|e| e.owner == Some(Account::Uid(0)))
+        .collect();
     assert_eq!(
         kept_system,
         system.iter().collect::<Vec<_>>(),
@@ -289,7 +294,7 @@ fn one_owners_flood_of_limit_hits_pushes_off_only_their_own_events() {
     assert_eq!(a.events.len(), EventList::CAP);
     assert_eq!(a.events.dropped, EventList::CAP as u64 + 2);
     let newest = a.events.iter().next_back().unwrap();
-    assert_eq!(newest.owner, Some(1000));
+    assert_eq!(newest.owner, Some(Account::Uid(1000)));
 }
 
 /// A group path too long for its column keeps its first component and

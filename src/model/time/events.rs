@@ -13,6 +13,7 @@
 //! Must not depend on: the filesystem, the clock, the terminal.
 
 use crate::cgroupfs::files;
+use crate::model::account::Account;
 use crate::model::GroupPath;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::Duration;
@@ -211,11 +212,14 @@ pub struct Event {
     pub since: Option<Duration>,
     pub path: GroupPath,
     pub kind: EventKind,
-    /// Who owns the group's directory (its uid: who may make groups in
-    /// it), as the watcher found when it began watching the group; what
-    /// [`EventList`] is fair by. `None`: not known (an event read back
-    /// from a recording, which keeps no owner).
-    pub owner: Option<u32>,
+    /// Whose account the group is: the account its directory's owner
+    /// (the uid who may make groups in it, as the watcher found when it
+    /// began watching the group) counts as, a user's subordinate uid as
+    /// that user, every uid no account names as one ([`Account`]); what
+    /// [`EventList`] is fair by, so that a user's groups owned by many of
+    /// its subordinate uids are one source. `None`: not known (an event
+    /// read back from a recording, which keeps no owner).
+    pub owner: Option<Account>,
 }
 
 /// The keys of each event file the diff looks at, in the kernel's order.
@@ -644,7 +648,7 @@ pub fn join_oom(ev: &mut Event, line: &OomLine, mapping: &Mapping) -> bool {
 // The list a view keeps.
 
 /// Whose an event is, for the list's fairness ([`Event::owner`]).
-type Source = Option<u32>;
+type Source = Option<Account>;
 
 /// What an event is worth keeping, by the order a source gives them up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -693,7 +697,7 @@ impl Held {
 
 /// The events a view keeps: [`EventList::CAP`] of them, with how many are
 /// unseen. At the cap one is dropped (and counted): from the source (the
-/// owner of the event's group, [`Event::owner`]) that holds the most
+/// account owning the event's group, [`Event::owner`]) that holds the most
 /// events other than OOM kills, its oldest `populated` or `frozen`
 /// change, else its oldest other event; an OOM kill only where every
 /// kept event is one, then the oldest of the source holding the most. A
@@ -1199,13 +1203,13 @@ mod tests {
         assert!(!l.recent(&GroupPath::new("c"), Duration::ZERO));
     }
 
-    /// An event of `owner` at `ms`.
+    /// An event of `owner`'s account at `ms`.
     fn owned(ms: u64, owner: Option<u32>, kind: EventKind) -> Event {
         Event {
             at: Duration::from_millis(ms),
             unix_s: 0.0,
             since: None,
-            owner,
+            owner: owner.map(Account::Uid),
             path: GroupPath::new(&format!("g{ms}")),
             kind,
         }
@@ -1228,8 +1232,12 @@ mod tests {
     }
 
     /// The owners of the kept events, oldest first.
-    fn owners(l: &EventList) -> Vec<Option<u32>> {
+    fn owners(l: &EventList) -> Vec<Option<Account>> {
         l.iter().map(|e| e.owner).collect()
+    }
+
+    fn uid(u: u32) -> Account {
+        Account::Uid(u)
     }
 
     #[test]
@@ -1246,15 +1254,15 @@ mod tests {
             l.push(owned(1_000 + i, Some(1000), high()));
         }
         assert_eq!((l.len(), l.dropped), (100, 5_021 - 100));
-        let roots = l.iter().filter(|e| e.owner == Some(0)).count();
+        let roots = l.iter().filter(|e| e.owner == Some(uid(0))).count();
         assert_eq!(roots, 21, "root's events are all kept: {:?}", owners(&l));
         // the user keeps its newest
-        let user_oldest = l.iter().find(|e| e.owner == Some(1000)).unwrap();
+        let user_oldest = l.iter().find(|e| e.owner == Some(uid(1000))).unwrap();
         assert_eq!(user_oldest.at, Duration::from_millis(1_000 + 5_000 - 79));
         // a third owner comes: the biggest source gives way, oldest first
         l.push(owned(9_000, Some(1001), kill()));
-        assert!(l.iter().any(|e| e.owner == Some(1001)));
-        assert_eq!(l.iter().filter(|e| e.owner == Some(0)).count(), 21);
+        assert!(l.iter().any(|e| e.owner == Some(uid(1001))));
+        assert_eq!(l.iter().filter(|e| e.owner == Some(uid(0))).count(), 21);
     }
 
     #[test]
@@ -1279,14 +1287,14 @@ mod tests {
             l.push(owned(i, Some(7), kill()));
         }
         assert!(l.iter().all(|e| e.kind.is_oom_kill()));
-        assert_eq!(owners(&l), [None, Some(7), Some(7), Some(7)]);
+        assert_eq!(owners(&l), [None, Some(uid(7)), Some(uid(7)), Some(uid(7))]);
         // a kill when every kept event is one: the source with the most
         // gives its oldest
         l.push(owned(20, None, kill()));
-        assert_eq!(owners(&l), [None, Some(7), Some(7), None]);
+        assert_eq!(owners(&l), [None, Some(uid(7)), Some(uid(7)), None]);
         // something else now is the one dropped
         l.push(owned(21, Some(0), high()));
-        assert_eq!(owners(&l), [None, Some(7), Some(7), None]);
+        assert_eq!(owners(&l), [None, Some(uid(7)), Some(uid(7)), None]);
         assert_eq!(l.len(), 4);
     }
 
@@ -1298,7 +1306,7 @@ mod tests {
             return false;
         }
         let kills = list.iter().all(|e| e.kind.is_oom_kill());
-        let mut counts: HashMap<Option<u32>, usize> = HashMap::new();
+        let mut counts: HashMap<Source, usize> = HashMap::new();
         for e in list.iter().filter(|e| e.kind.is_oom_kill() == kills) {
             *counts.entry(e.owner).or_default() += 1;
         }
