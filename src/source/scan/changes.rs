@@ -5,13 +5,14 @@
 //! group's cgroup.events ([`EventsWatch`]): read again only after it
 //! changed.
 
-use super::{Entry, EventsWatch, Scanner};
+use super::{DirsBelow, Entry, EventsWatch, Reached, Scanner};
 use crate::cgroupfs::{files, CgroupStat};
 use crate::model::{Errno, ScanCost};
-use crate::source::hier::{self, Hier};
+use crate::source::hier::{self, GroupDir, Hier};
 use std::fs::File;
 use std::os::fd::OwnedFd;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The most inotify watches one scanner adds (one per group directory
 /// of a v1 hierarchy), and at most 1/64 of fs.inotify.max_user_watches
@@ -160,18 +161,32 @@ impl Scanner {
                 }))
     }
 
-    /// v1: keeps the entry's directory open (within the budget) with the
-    /// link count it should have (`links`, from the walk; `None`: what
-    /// fstat says now).
-    pub(super) fn watch(&mut self, entry: &mut Entry, links: Option<u64>) {
+    /// v1: watches the entry's directory for groups made or removed in
+    /// it (inotify, or else its directory kept open, within the budget,
+    /// with the link count it should have: `links`, from the walk;
+    /// `None`: what fstat says now). The directory is opened from its
+    /// nearest ancestor's (`dirs`, groups taken parent first; `has_child`:
+    /// the next one is below it), not by its whole path from the root.
+    pub(super) fn watch(
+        &mut self,
+        entry: &mut Entry,
+        links: Option<u64>,
+        dirs: &mut DirsBelow,
+        has_child: bool,
+    ) {
         if !self.watching {
             return;
         }
         if matches!(entry.watch, Watch::None) {
+            let hier = Arc::clone(&self.hier);
+            let dir = super::group_dir(&self.root, &entry.path).into_owned();
+            // gone since the walk (or past PATH_MAX): not watched
+            let Ok(gd) = dirs.open(&hier, &dir, has_child) else {
+                return;
+            };
             // counted high during a walk (entries gone are counted until
             // its end): never more than the cap
-            let dir = super::group_dir(&self.root, &entry.path).into_owned();
-            if self.by_notify < self.max_notify && self.add_notify(&dir) {
+            if self.by_notify < self.max_notify && self.add_notify(&gd) {
                 self.by_notify += 1;
                 entry.watch = Watch::Notify;
                 return;
@@ -181,8 +196,12 @@ impl Scanner {
                 self.fd_limited = true;
                 return;
             }
-            let Ok(fd) = self.hier.open_dir(&dir) else {
-                return;
+            let fd = match gd {
+                Reached::Own(d) => d.into_fd(),
+                Reached::Held(d) => match d.try_clone_fd() {
+                    Ok(fd) => fd,
+                    Err(_) => return,
+                },
             };
             self.kept += 1;
             self.by_links += 1;
@@ -235,11 +254,11 @@ impl Scanner {
         Some(changed)
     }
 
-    /// Watches a directory for subdirectories made, removed or renamed:
-    /// the very inode opened beneath the root (an O_PATH descriptor,
-    /// through its /proc/self/fd link), never a path resolved again.
-    /// False where no watch is to be had.
-    pub(super) fn add_notify(&mut self, dir: &Path) -> bool {
+    /// Watches a group's directory (open: `dir`) for subdirectories
+    /// made, removed or renamed: the very inode opened beneath the root
+    /// (an O_PATH descriptor of it, through its /proc/self/fd link),
+    /// never a path resolved again. False where no watch is to be had.
+    pub(super) fn add_notify(&mut self, dir: &GroupDir) -> bool {
         use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
         use std::os::fd::AsRawFd;
         if !self.notify_tried {
@@ -249,7 +268,7 @@ impl Scanner {
         let Some(notify) = &self.notify else {
             return false;
         };
-        let Ok((fd, ..)) = self.hier.open_watchable(dir, true) else {
+        let Ok((fd, ..)) = self.hier.open_watchable_below(dir, Path::new("."), true) else {
             return false;
         };
         inotify::add_watch(
