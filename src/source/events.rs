@@ -447,7 +447,20 @@ fn v1_kills(hier: &Hier, path: &GroupPath) -> Option<u64> {
             crate::cgroupfs::v1_limits::files::MEMORY_OOM_CONTROL,
         ))
         .ok()?;
-    crate::cgroupfs::v1_limits::OomControl::parse(&text)
+    oom_kills(&text)
+}
+
+/// [`v1_kills`] of a group's open directory.
+fn v1_kills_in(dir: &GroupDir) -> Option<u64> {
+    let text = dir
+        .read_text(crate::cgroupfs::v1_limits::files::MEMORY_OOM_CONTROL)
+        .ok()?;
+    oom_kills(&text)
+}
+
+/// memory.oom_control's `oom_kill`, from its text.
+fn oom_kills(text: &str) -> Option<u64> {
+    crate::cgroupfs::v1_limits::OomControl::parse(text)
         .ok()?
         .oom_kill
 }
@@ -544,15 +557,32 @@ impl V1Oom {
     /// went up, with how many and their owner. A group gone (its file
     /// unreadable, its directory another) is forgotten: the kernel dropped
     /// its registration with it.
+    ///
+    /// Taken parent first, each group's file opened from its nearest
+    /// ancestor's directory ([`DirsBelow`]): a user's deep chain read by
+    /// whole paths cost the square of its depth at every wake.
     fn read_class(&mut self, class: OomClass) -> Vec<(GroupPath, u64, u32)> {
         let mut out = Vec::new();
         let mut gone = Vec::new();
-        for (p, g) in &mut self.groups {
-            if g.class != class {
+        let mut paths: Vec<GroupPath> = (self.groups.iter())
+            .filter(|(_, g)| g.class == class)
+            .map(|(p, _)| p.clone())
+            .collect();
+        paths.sort_unstable();
+        let mut dirs = DirsBelow::default();
+        for (i, p) in paths.iter().enumerate() {
+            let rel = hier::group_rel(p);
+            let has_child = (paths.get(i + 1)).is_some_and(|n| is_below(hier::group_rel(n), rel));
+            let kills = match dirs.open(&self.hier, rel, has_child) {
+                Ok(d) => v1_kills_in(&d),
+                // a directory the user may not list: by its path
+                Err(_) => v1_kills(&self.hier, p),
+            };
+            let Some(g) = self.groups.get_mut(p) else {
                 continue;
-            }
+            };
             self.reads[class.index()] += 1;
-            match v1_kills(&self.hier, p) {
+            match kills {
                 Some(k) if k > g.kills => {
                     out.push((p.clone(), k - g.kills, g.owner));
                     g.kills = k;
@@ -1215,11 +1245,18 @@ impl Watcher {
         let mut status = std::mem::take(&mut self.status.v1_oom);
         let mut own: HashMap<GroupPath, u32> = HashMap::new();
         let mut found: Vec<(GroupPath, u64)> = Vec::new();
-        for p in listed {
+        // every refresh: each directory opened from its nearest
+        // ancestor's (the list is parent first), not by its whole path
+        let mut dirs = DirsBelow::default();
+        for (i, p) in listed.iter().enumerate() {
             if !p.is_within(&start) || max_depth.is_some_and(|m| depth_of(p) > m) {
                 continue;
             }
-            let Ok((ino, uid)) = h.dir_ino_owner(hier::group_rel(p)) else {
+            let rel = hier::group_rel(p);
+            let has_child = (listed.get(i + 1)).is_some_and(|n| is_below(hier::group_rel(n), rel));
+            // (a directory the user may not list: by its path, O_PATH)
+            let opened = dirs.open(&h, rel, has_child).and_then(|d| d.ino_owner());
+            let Ok((ino, uid)) = opened.or_else(|_| h.dir_ino_owner(rel)) else {
                 continue;
             };
             own.insert(p.clone(), uid);

@@ -1015,6 +1015,14 @@ impl GroupDir {
             .map_err(FsError::from_errno)
     }
 
+    /// [`GroupDir::ino`] and the directory's owner (uid), from the one
+    /// `fstat`: [`Hier::dir_ino_owner`] of a directory open.
+    pub fn ino_owner(&self) -> Result<(u64, u32), FsError> {
+        rustix::fs::fstat(&self.fd)
+            .map(|s| (s.st_ino, s.st_uid))
+            .map_err(FsError::from_errno)
+    }
+
     /// A regular file of the group, open for reading, by its name (one
     /// component; a symlink is an error, ELOOP). On kernfs reached without
     /// crossing a mount the open alone says it is no FIFO, socket or
