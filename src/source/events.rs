@@ -1248,15 +1248,28 @@ impl Watcher {
         // every refresh: each directory opened from its nearest
         // ancestor's (the list is parent first), not by its whole path
         let mut dirs = DirsBelow::default();
+        // the last group not in this hierarchy: nothing below it is
+        // either (a view's groups that v1 memory lacks cost no look-up)
+        let mut absent: Option<&GroupPath> = None;
         for (i, p) in listed.iter().enumerate() {
             if !p.is_within(&start) || max_depth.is_some_and(|m| depth_of(p) > m) {
                 continue;
             }
             let rel = hier::group_rel(p);
+            if absent.is_some_and(|a| is_below(rel, hier::group_rel(a))) {
+                continue;
+            }
             let has_child = (listed.get(i + 1)).is_some_and(|n| is_below(hier::group_rel(n), rel));
-            // (a directory the user may not list: by its path, O_PATH)
-            let opened = dirs.open(&h, rel, has_child).and_then(|d| d.ino_owner());
-            let Ok((ino, uid)) = opened.or_else(|_| h.dir_ino_owner(rel)) else {
+            let opened = match dirs.open(&h, rel, has_child).and_then(|d| d.ino_owner()) {
+                Err(e) if e.errno() == Some(Errno::NOENT) => {
+                    absent = Some(p);
+                    continue;
+                }
+                // a directory the user may not list: by its path, O_PATH
+                Err(_) => h.dir_ino_owner(rel),
+                ok => ok,
+            };
+            let Ok((ino, uid)) = opened else {
                 continue;
             };
             own.insert(p.clone(), uid);
