@@ -1440,6 +1440,9 @@ impl Watcher {
                 self.add_group(p, ino, !known, &EventFile::ALL, true, gd);
             }
         }
+        // the held directories closed before the v1 hierarchy's are
+        // opened: one walk's share of descriptors at a time
+        drop(dirs);
         self.v1_resync(listed, retry, true);
         if retry {
             self.freed = false;

@@ -638,7 +638,7 @@ fn a_deep_chain_is_watched_file_for_file_as_a_shallow_tree() {
     fs::remove_file(root.join(&odd).join("pids.events")).unwrap();
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &root.join(&odd).join("pids.events"),
+        root.join(&odd).join("pids.events"),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from_raw_mode(0o644),
         0,
