@@ -30,8 +30,8 @@
 //! Must not depend on: app, ui, the terminal.
 
 use super::accounts::Accounts;
-use super::hier::{self, Hier};
-use super::scan::list_groups;
+use super::hier::{self, GroupDir, Hier};
+use super::scan::{is_below, list_groups, DirsBelow};
 use crate::cgroupfs::{CgroupEvents, MemoryEvents};
 use crate::model::time::events::{
     diff, join_oom, parse_record, Event, EventFile, EventKind, Mapping, MemoryEvent, OomLine,
@@ -452,7 +452,20 @@ fn v1_kills(hier: &Hier, path: &GroupPath) -> Option<u64> {
             crate::cgroupfs::v1_limits::files::MEMORY_OOM_CONTROL,
         ))
         .ok()?;
-    crate::cgroupfs::v1_limits::OomControl::parse(&text)
+    oom_kills(&text)
+}
+
+/// [`v1_kills`] of a group's open directory.
+fn v1_kills_in(dir: &GroupDir) -> Option<u64> {
+    let text = dir
+        .read_text(crate::cgroupfs::v1_limits::files::MEMORY_OOM_CONTROL)
+        .ok()?;
+    oom_kills(&text)
+}
+
+/// memory.oom_control's `oom_kill`, from its text.
+fn oom_kills(text: &str) -> Option<u64> {
+    crate::cgroupfs::v1_limits::OomControl::parse(text)
         .ok()?
         .oom_kill
 }
@@ -549,15 +562,32 @@ impl V1Oom {
     /// went up, with how many and their owner. A group gone (its file
     /// unreadable, its directory another) is forgotten: the kernel dropped
     /// its registration with it.
+    ///
+    /// Taken parent first, each group's file opened from its nearest
+    /// ancestor's directory ([`DirsBelow`]): a user's deep chain read by
+    /// whole paths cost the square of its depth at every wake.
     fn read_class(&mut self, class: OomClass) -> Vec<(GroupPath, u64, u32)> {
         let mut out = Vec::new();
         let mut gone = Vec::new();
-        for (p, g) in &mut self.groups {
-            if g.class != class {
+        let mut paths: Vec<GroupPath> = (self.groups.iter())
+            .filter(|(_, g)| g.class == class)
+            .map(|(p, _)| p.clone())
+            .collect();
+        paths.sort_unstable();
+        let mut dirs = DirsBelow::default();
+        for (i, p) in paths.iter().enumerate() {
+            let rel = hier::group_rel(p);
+            let has_child = (paths.get(i + 1)).is_some_and(|n| is_below(hier::group_rel(n), rel));
+            let kills = match dirs.open(&self.hier, rel, has_child) {
+                Ok(d) => v1_kills_in(&d),
+                // a directory the user may not list: by its path
+                Err(_) => v1_kills(&self.hier, p),
+            };
+            let Some(g) = self.groups.get_mut(p) else {
                 continue;
-            }
+            };
             self.reads[class.index()] += 1;
-            match v1_kills(&self.hier, p) {
+            match kills {
                 Some(k) if k > g.kills => {
                     out.push((p.clone(), k - g.kills, g.owner));
                     g.kills = k;
@@ -641,6 +671,13 @@ fn seed_memory(e: MemoryEvents) -> Option<Reading> {
     .filter_map(|(k, v)| Some(format!("{k} {}\n", v?)))
     .collect();
     let r = Reading::parse(EventFile::Memory, &text);
+    (!r.is_empty()).then_some(r)
+}
+
+/// An event file's text parsed; `None` when it holds no known key (a
+/// torn read).
+fn reading(f: EventFile, text: &str) -> Option<Reading> {
+    let r = Reading::parse(f, text);
     (!r.is_empty()).then_some(r)
 }
 
@@ -759,13 +796,26 @@ impl Watcher {
     }
 
     /// Sets a watch on `rel` (a directory or a regular file), the inode
-    /// opened beneath the root. `Err(true)`: no watch to be had (the
-    /// budget, ENOSPC); `Err(false)`: not there, or not of that kind.
-    fn add_watch(&mut self, rel: &std::path::Path, dir: bool) -> Result<(i32, u64, u32), bool> {
+    /// opened beneath the root, or where `from` gives the group's open
+    /// directory, beneath it by the rest of the path (`.` for the
+    /// directory itself, a file's name). `Err(true)`: no watch to be had
+    /// (the budget, ENOSPC); `Err(false)`: not there, or not of that kind.
+    fn add_watch(
+        &mut self,
+        rel: &std::path::Path,
+        dir: bool,
+        from: Option<(&GroupDir, &str)>,
+    ) -> Result<(i32, u64, u32), bool> {
         if self.cfg.max_watches.is_some_and(|m| self.wds.len() >= m) {
             return Err(true);
         }
-        let Ok((fd, ino, uid)) = self.hier.open_watchable(rel, dir) else {
+        let opened = match from {
+            Some((d, below)) => self
+                .hier
+                .open_watchable_below(d, std::path::Path::new(below), dir),
+            None => self.hier.open_watchable(rel, dir),
+        };
+        let Ok((fd, ino, uid)) = opened else {
             return Err(false);
         };
         let mask = if dir {
@@ -816,18 +866,8 @@ impl Watcher {
             }
             // directories, cgroup.events and memory.events of every group
             // first, the rarer files after: what a short budget keeps
-            for (path, ino) in &found {
-                self.add_group(
-                    path,
-                    *ino,
-                    new,
-                    &[EventFile::Cgroup, EventFile::Memory],
-                    true,
-                );
-            }
-            for (path, ino) in &found {
-                self.add_group(path, *ino, new, &[EventFile::Swap, EventFile::Pids], false);
-            }
+            self.add_groups(&found, new, &[EventFile::Cgroup, EventFile::Memory], true);
+            self.add_groups(&found, new, &[EventFile::Swap, EventFile::Pids], false);
             // a subtree made now (`mkdir -p`): a child made after the
             // listing and before its parent's watch was set comes in no
             // IN_CREATE; listed again, now that the watches are set,
@@ -842,7 +882,46 @@ impl Watcher {
         }
     }
 
-    fn add_group(&mut self, path: &GroupPath, ino: u64, new: bool, which: &[EventFile], dir: bool) {
+    /// [`Self::add_group`] of each group of a walk (`found`, parent
+    /// first: a subtree follows its top), each opened from its nearest
+    /// ancestor's directory ([`DirsBelow`]): its directory and files by
+    /// one name each, not by the whole path from the root, which a
+    /// user's chain of groups 2,000 deep made cost as the square of its
+    /// depth. At most [`DirsBelow`]'s few directories are held, after
+    /// the walk's own are closed.
+    fn add_groups(
+        &mut self,
+        found: &[(GroupPath, u64)],
+        new: bool,
+        which: &[EventFile],
+        dir: bool,
+    ) {
+        let hier = Arc::clone(&self.hier);
+        let mut dirs = DirsBelow::default();
+        for (i, (path, ino)) in found.iter().enumerate() {
+            let rel = hier::group_rel(path);
+            let has_child = found
+                .get(i + 1)
+                .is_some_and(|(n, _)| is_below(hier::group_rel(n), rel));
+            // gone meanwhile (or past PATH_MAX): by its path, which fails
+            // as it did
+            let gd = dirs.open(&hier, rel, has_child).ok();
+            self.add_group(path, *ino, new, which, dir, gd.as_deref());
+        }
+    }
+
+    /// Watches `path` (`dir`: its directory too) and its files `which`;
+    /// `gd`: its open directory, which they are opened from (`None`: by
+    /// their paths from the root).
+    fn add_group(
+        &mut self,
+        path: &GroupPath,
+        ino: u64,
+        new: bool,
+        which: &[EventFile],
+        dir: bool,
+        gd: Option<&GroupDir>,
+    ) {
         // the walk at the start of a seeded watcher: a group the start's
         // reading did not list was made since, its counters from zero
         let new = new || self.seed_listed.as_ref().is_some_and(|l| !l.contains(path));
@@ -858,7 +937,7 @@ impl Watcher {
             ..Group::default()
         });
         if dir && self.groups.get(path).is_some_and(|g| g.dir_wd.is_none()) {
-            if let Ok((wd, _, uid)) = self.add_watch(&rel, true) {
+            if let Ok((wd, _, uid)) = self.add_watch(&rel, true, gd.map(|d| (d, "."))) {
                 self.wds.insert(wd, (path.clone(), Slot::Dir));
                 if let Some(g) = self.groups.get_mut(path) {
                     g.dir_wd = Some(wd);
@@ -869,17 +948,23 @@ impl Watcher {
         // whose the group is, once: from the directory's watch, or where
         // none was set (short of watches) from one fstat; never per event
         if self.groups.get(path).is_some_and(|g| g.owner.is_none()) {
-            let uid = self.hier.owner_of(&rel).ok();
+            let uid = match gd {
+                Some(d) => (self.hier)
+                    .open_watchable_below(d, std::path::Path::new("."), true)
+                    .map(|(_, _, uid)| uid)
+                    .ok(),
+                None => self.hier.owner_of(&rel).ok(),
+            };
             if let Some(g) = self.groups.get_mut(path) {
                 g.owner = uid;
             }
         }
         for f in which {
-            self.add_file(path, *f, new);
+            self.add_file(path, *f, new, gd);
         }
     }
 
-    fn add_file(&mut self, path: &GroupPath, f: EventFile, new: bool) {
+    fn add_file(&mut self, path: &GroupPath, f: EventFile, new: bool, gd: Option<&GroupDir>) {
         let i = file_index(f);
         if self
             .groups
@@ -889,7 +974,7 @@ impl Watcher {
             return;
         }
         let rel = hier::file_rel(path, f.name());
-        let r = self.add_watch(&rel, false);
+        let r = self.add_watch(&rel, false, gd.map(|d| (d, f.name())));
         let Some(g) = self.groups.get_mut(path) else {
             return;
         };
@@ -911,12 +996,23 @@ impl Watcher {
                 } else if new && self.seed_listed.is_some() {
                     since = self.seed_at;
                 }
-                if let Some(cur) = self.read(path, f) {
+                let cur = match gd {
+                    Some(d) => d.read_text(f.name()).ok().and_then(|t| reading(f, &t)),
+                    None => self.read(path, f),
+                };
+                if let Some(cur) = cur {
                     self.apply_since(path, f, cur, since);
                 }
             }
             // no watch to be had: the file is there, unwatched
-            Err(true) => g.files[i].exists = self.hier.is_file(&rel).is_ok(),
+            Err(true) => {
+                g.files[i].exists = match gd {
+                    Some(d) => (self.hier)
+                        .open_watchable_below(d, std::path::Path::new(f.name()), false)
+                        .is_ok(),
+                    None => self.hier.is_file(&rel).is_ok(),
+                }
+            }
             Err(false) => g.files[i].exists = false,
         }
     }
@@ -925,8 +1021,7 @@ impl Watcher {
     /// holds no known key (a torn read).
     fn read(&self, path: &GroupPath, f: EventFile) -> Option<Reading> {
         let text = self.hier.read_text(&hier::file_rel(path, f.name())).ok()?;
-        let r = Reading::parse(f, &text);
-        (!r.is_empty()).then_some(r)
+        reading(f, &text)
     }
 
     /// Diffs `cur` with the last reading (zeros for a file made after
@@ -1161,11 +1256,31 @@ impl Watcher {
         let mut status = std::mem::take(&mut self.status.v1_oom);
         let mut own: HashMap<GroupPath, u32> = HashMap::new();
         let mut found: Vec<(GroupPath, u64)> = Vec::new();
-        for p in listed {
+        // every refresh: each directory opened from its nearest
+        // ancestor's (the list is parent first), not by its whole path
+        let mut dirs = DirsBelow::default();
+        // the last group not in this hierarchy: nothing below it is
+        // either (a view's groups that v1 memory lacks cost no look-up)
+        let mut absent: Option<&GroupPath> = None;
+        for (i, p) in listed.iter().enumerate() {
             if !p.is_within(&start) || max_depth.is_some_and(|m| depth_of(p) > m) {
                 continue;
             }
-            let Ok((ino, uid)) = h.dir_ino_owner(hier::group_rel(p)) else {
+            let rel = hier::group_rel(p);
+            if absent.is_some_and(|a| is_below(rel, hier::group_rel(a))) {
+                continue;
+            }
+            let has_child = (listed.get(i + 1)).is_some_and(|n| is_below(hier::group_rel(n), rel));
+            let opened = match dirs.open(&h, rel, has_child).and_then(|d| d.ino_owner()) {
+                Err(e) if e.errno() == Some(Errno::NOENT) => {
+                    absent = Some(p);
+                    continue;
+                }
+                // a directory the user may not list: by its path, O_PATH
+                Err(_) => h.dir_ino_owner(rel),
+                ok => ok,
+            };
+            let Ok((ino, uid)) = opened else {
                 continue;
             };
             own.insert(p.clone(), uid);
@@ -1295,7 +1410,12 @@ impl Watcher {
             self.remove_tree(&p);
         }
         let retry = self.freed || self.resyncs % RETRY_EVERY == 0;
-        for p in listed {
+        // each group opened from its nearest ancestor's directory, as in
+        // the walk at the start ([`Self::add_groups`]; the list is parent
+        // first)
+        let hier = Arc::clone(&self.hier);
+        let mut dirs = DirsBelow::default();
+        for (i, p) in listed.iter().enumerate() {
             if !p.is_within(&self.cfg.start) {
                 continue;
             }
@@ -1306,21 +1426,34 @@ impl Watcher {
             if known && !retry {
                 continue;
             }
+            let rel = hier::group_rel(p);
+            let has_child = listed
+                .get(i + 1)
+                .is_some_and(|n| is_below(hier::group_rel(n), rel));
+            let gd = dirs.open(&hier, rel, has_child).ok();
+            let gd = gd.as_deref();
             if known {
-                self.revalidate(p);
+                self.revalidate(p, gd);
             }
             if known && !self.groups.get(p).is_some_and(Group::incomplete) {
                 continue;
             }
-            if let Ok(ino) = self.hier.dir_ino(hier::group_rel(p)) {
+            let ino = match gd {
+                Some(d) => d.ino(),
+                None => self.hier.dir_ino(rel),
+            };
+            if let Ok(ino) = ino {
                 // a group the watcher did not know was made after its
                 // first walk, its inotify event missed (made with its
                 // parent, before the parent's watch was set): its
                 // counters count from zero, so an OOM kill in its first
                 // moments is an event, not the baseline
-                self.add_group(p, ino, !known, &EventFile::ALL, true);
+                self.add_group(p, ino, !known, &EventFile::ALL, true, gd);
             }
         }
+        // the held directories closed before the v1 hierarchy's are
+        // opened: one walk's share of descriptors at a time
+        drop(dirs);
         self.v1_resync(listed, retry, true);
         if retry {
             self.freed = false;
@@ -1329,8 +1462,9 @@ impl Watcher {
     }
 
     /// Drops the watches of `path`'s files that are gone or another
-    /// file now (its inode changed): they watch a dead inode.
-    fn revalidate(&mut self, path: &GroupPath) {
+    /// file now (its inode changed): they watch a dead inode. `gd`: the
+    /// group's open directory, the files opened from it.
+    fn revalidate(&mut self, path: &GroupPath, gd: Option<&GroupDir>) {
         for f in EventFile::ALL {
             let i = file_index(f);
             let Some((wd, ino)) = self
@@ -1340,10 +1474,13 @@ impl Watcher {
             else {
                 continue;
             };
-            let now = self
-                .hier
-                .open_watchable(&hier::file_rel(path, f.name()), false)
-                .map(|(_, ino, _)| ino);
+            let now = match gd {
+                Some(d) => {
+                    (self.hier).open_watchable_below(d, std::path::Path::new(f.name()), false)
+                }
+                None => (self.hier).open_watchable(&hier::file_rel(path, f.name()), false),
+            }
+            .map(|(_, ino, _)| ino);
             if now == Ok(ino) {
                 continue;
             }
@@ -1457,7 +1594,7 @@ impl Watcher {
                     // controller switched on above it): watched at once
                     if mask.contains(ReadFlags::CREATE) {
                         if let Some(f) = EventFile::of_name(name) {
-                            self.add_file(&path, f, true);
+                            self.add_file(&path, f, true, None);
                         }
                     }
                     return;

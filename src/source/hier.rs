@@ -237,6 +237,24 @@ fn open_by_components(root: BorrowedFd<'_>, rel: &Path, flags: OFlags) -> Result
         .map_err(FsError::from_errno)
 }
 
+/// `fd` (an `O_PATH` descriptor) with its inode and owner, from one
+/// `fstat`, where it is a directory (`dir`) or else a regular file: what
+/// [`Hier::open_watchable`] gives.
+fn watchable(fd: OwnedFd, dir: bool) -> Result<(OwnedFd, u64, u32), FsError> {
+    let st = rustix::fs::fstat(&fd).map_err(FsError::from_errno)?;
+    let t = FileType::from_raw_mode(st.st_mode);
+    let want = if dir {
+        FileType::Directory
+    } else {
+        FileType::RegularFile
+    };
+    if t == want {
+        Ok((fd, st.st_ino, st.st_uid))
+    } else {
+        Err(FsError::NotRegular(kind_name(t)))
+    }
+}
+
 /// Opens `rel` beneath `root` without following a symlink anywhere.
 fn open_beneath(
     root: BorrowedFd<'_>,
@@ -560,19 +578,29 @@ impl Hier {
     /// `O_PATH` never blocks, on a FIFO neither; the descriptor is closed
     /// once the watch is set.
     pub fn open_watchable(&self, rel: &Path, dir: bool) -> Result<(OwnedFd, u64, u32), FsError> {
-        let fd = self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?;
-        let st = rustix::fs::fstat(&fd).map_err(FsError::from_errno)?;
-        let t = FileType::from_raw_mode(st.st_mode);
-        let want = if dir {
-            FileType::Directory
+        watchable(self.open_at(rel, OFlags::PATH | OFlags::CLOEXEC)?, dir)
+    }
+
+    /// [`Hier::open_watchable`] of `rel` below a group's open directory
+    /// (one name in it, or `child/cgroup.events`), by the same rules as
+    /// from the root (beneath it, no symlink, no mount crossed where the
+    /// root says so): the event watcher's watches of a group it reached
+    /// from its parent's directory, not by the whole path from the root,
+    /// which costs as the square of a chain's depth.
+    pub fn open_watchable_below(
+        &self,
+        parent: &GroupDir,
+        rel: &Path,
+        dir: bool,
+    ) -> Result<(OwnedFd, u64, u32), FsError> {
+        let flags = OFlags::PATH | OFlags::CLOEXEC;
+        let fd = if self.same_mount {
+            open_same_mount(parent.fd.as_fd(), rel, flags)?
+                .ok_or(FsError::from_errno(Errno::XDEV))?
         } else {
-            FileType::RegularFile
+            open_beneath(parent.fd.as_fd(), rel, flags, false)?
         };
-        if t == want {
-            Ok((fd, st.st_ino, st.st_uid))
-        } else {
-            Err(FsError::NotRegular(kind_name(t)))
-        }
+        watchable(fd, dir)
     }
 
     /// The permission bits of a regular file below the root (not
@@ -967,11 +995,31 @@ impl GroupDir {
         Ok(())
     }
 
+    /// The directory's descriptor, for a caller that keeps it (a v1
+    /// scanner's watch of a group's link count).
+    pub fn into_fd(self) -> OwnedFd {
+        self.fd
+    }
+
+    /// [`GroupDir::into_fd`] of a directory that stays open too (a
+    /// duplicate descriptor: one `fcntl`, no path resolved).
+    pub fn try_clone_fd(&self) -> Result<OwnedFd, FsError> {
+        rustix::io::fcntl_dupfd_cloexec(&self.fd, 0).map_err(FsError::from_errno)
+    }
+
     /// The directory's inode (one `fstat`): which group it is, where one
     /// may have been removed and made again under its name.
     pub fn ino(&self) -> Result<u64, FsError> {
         rustix::fs::fstat(&self.fd)
             .map(|s| s.st_ino)
+            .map_err(FsError::from_errno)
+    }
+
+    /// [`GroupDir::ino`] and the directory's owner (uid), from the one
+    /// `fstat`: [`Hier::dir_ino_owner`] of a directory open.
+    pub fn ino_owner(&self) -> Result<(u64, u32), FsError> {
+        rustix::fs::fstat(&self.fd)
+            .map(|s| (s.st_ino, s.st_uid))
             .map_err(FsError::from_errno)
     }
 

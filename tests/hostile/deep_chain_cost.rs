@@ -22,10 +22,11 @@
 //! 2.6-3.3 s against 0.10 (26x) before directories were opened from
 //! their parent's descriptor, 0.14-0.19 s against 0.09-0.16 after. This
 //! test's `-n 3` also starts the event watcher (source/events.rs), whose
-//! setup (an O_PATH open and a read of each group's event files) and
-//! inode checks each refresh still name the whole path: 4.53 s against
-//! 0.52 (8.7x) after the walk's change, so it stays ignored until they
-//! open from a directory too.
+//! setup (an O_PATH open and a read of each group's event files) named
+//! the whole path: 4.53 s against 0.52 (8.7x) after the walk's change;
+//! by hand, system CPU of `-n 3 -d 0.5` 2.19 s against 0.20. Since its
+//! setup opens each group from its nearest ancestor's directory too
+//! (`DirsBelow`): 0.24 s against 0.23.
 
 use crate::common::sandbox::Sandbox;
 use std::process::Command;
@@ -73,7 +74,6 @@ fn cpu_of_batch(group: &str) -> (f64, f64) {
 }
 
 #[test]
-#[ignore = "finding, half fixed: the walk and the first reads open from the parent's directory (-b -n 1: system CPU 0.15 s against 0.10), but the event watcher's setup and its per-refresh inode checks still open by the whole path (-n 3: 8.7x)"]
 fn a_users_deep_chain_of_groups_costs_about_what_as_many_side_by_side_do() {
     let Some(sb) = Sandbox::or_skip() else {
         return;

@@ -586,3 +586,125 @@ fn an_oom_kill_between_the_first_refresh_and_the_watch_is_an_event() {
     let e = oom_kill_of(&got, "a").unwrap_or_else(|| panic!("{got:?}"));
     assert_eq!(e.since, None);
 }
+
+/// A chain `depth` groups deep (`c/c/...`), with a side group `s` (and
+/// `s/t` below it) every fifth level: deeper than the directories a walk
+/// holds (16), so the shallowest give way on the way down, and the side
+/// groups are taken from an ancestor further up. Its groups, parent
+/// first.
+fn deep_tree(root: &Path, depth: usize) -> Vec<String> {
+    let mut groups = vec![String::new()];
+    let mut at = String::new();
+    for i in 0..depth {
+        at = if at.is_empty() {
+            "c".to_owned()
+        } else {
+            format!("{at}/c")
+        };
+        group(root, &at);
+        groups.push(at.clone());
+        if i % 5 == 0 {
+            for side in ["s", "s/t"] {
+                group(root, &format!("{at}/{side}"));
+                groups.push(format!("{at}/{side}"));
+            }
+        }
+    }
+    groups
+}
+
+fn path_of(g: &str) -> GroupPath {
+    if g.is_empty() {
+        GroupPath::root()
+    } else {
+        GroupPath::new(g)
+    }
+}
+
+/// The watcher's setup opens each group from its nearest ancestor's
+/// directory: on a chain 40 deep with side groups, every group's
+/// directory and four event files are watched as in a shallow tree, a
+/// symlink by an event file's name deep down is not followed, a FIFO not
+/// opened for reading, and an OOM kill at the bottom is an event.
+#[test]
+fn a_deep_chain_is_watched_file_for_file_as_a_shallow_tree() {
+    let t = tempfile::tempdir_in("/dev/shm").unwrap_or_else(|_| tempfile::tempdir().unwrap());
+    let root = t.path();
+    fs::write(root.join("cgroup.procs"), "").unwrap();
+    let groups = deep_tree(root, 40);
+    let odd = "c/".repeat(29) + "c";
+    fs::remove_file(root.join(&odd).join("cgroup.events")).unwrap();
+    std::os::unix::fs::symlink("../cgroup.events", root.join(&odd).join("cgroup.events")).unwrap();
+    fs::remove_file(root.join(&odd).join("pids.events")).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        root.join(&odd).join("pids.events"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    let hier = Arc::new(Hier::open(root).unwrap());
+    let mut w = Watcher::new(hier, config(None)).unwrap();
+    // the root has cgroup.procs only: its directory is watched
+    assert_eq!(w.groups(), groups.len());
+    let mut files = 0;
+    for g in &groups {
+        let p = path_of(g);
+        assert!(w.is_watched(&p), "{g}");
+        let want: Vec<EventFile> = if g.is_empty() {
+            Vec::new()
+        } else if *g == odd {
+            vec![EventFile::Memory, EventFile::Swap]
+        } else {
+            EventFile::ALL.to_vec()
+        };
+        assert_eq!(w.watched_files(&p), want, "{g}");
+        files += want.len();
+    }
+    let s = w.status();
+    assert_eq!((s.watches, s.unwatched), (groups.len() + files, 0));
+    // an OOM kill at the bottom of the chain, read through its watch
+    let bottom = groups.iter().rfind(|g| g.ends_with('c')).unwrap();
+    fs::write(root.join(bottom).join("memory.events"), MEM_OOM).unwrap();
+    w.on_inotify();
+    let got = w.take_ready();
+    assert!(oom_kill_of(&got, bottom).is_some(), "{got:?}");
+}
+
+/// A resync's retry (every 30th) looks again at each known group's files
+/// from its ancestor's directory: an event file made anew deep in the
+/// chain (another inode; its old watch on a dead one) is watched again,
+/// and nothing else changes.
+#[test]
+fn a_retry_watches_again_a_file_made_anew_deep_in_a_chain() {
+    let t = tempfile::tempdir_in("/dev/shm").unwrap_or_else(|_| tempfile::tempdir().unwrap());
+    let root = t.path();
+    fs::write(root.join("cgroup.procs"), "").unwrap();
+    let groups = deep_tree(root, 30);
+    let hier = Arc::new(Hier::open(root).unwrap());
+    let mut w = Watcher::new(hier, config(None)).unwrap();
+    let before = w.status().watches;
+    let deep = "c/".repeat(24) + "c";
+    let file = root.join(&deep).join("pids.events");
+    // a new inode under the name; the inotify queue is not read, as if
+    // its events were lost
+    fs::remove_file(&file).unwrap();
+    fs::write(&file, "max 0\n").unwrap();
+    let listed: Vec<GroupPath> = groups.iter().map(|g| path_of(g)).collect();
+    for _ in 0..30 {
+        w.resync(&listed);
+    }
+    assert_eq!(w.watched_files(&path_of(&deep)), EventFile::ALL.to_vec());
+    assert_eq!(w.status().watches, before);
+    w.on_inotify();
+    let _ = w.take_ready();
+    // the new file's watch is the one that reports
+    fs::write(&file, "max 1\n").unwrap();
+    w.on_inotify();
+    let got = w.take_ready();
+    assert!(
+        got.iter().any(|e| e.path == path_of(&deep)),
+        "pids.events max at {deep}: {got:?}"
+    );
+}

@@ -5,13 +5,14 @@
 //! group's cgroup.events ([`EventsWatch`]): read again only after it
 //! changed.
 
-use super::{Entry, EventsWatch, Scanner};
+use super::{DirsBelow, Entry, EventsWatch, Reached, Scanner};
 use crate::cgroupfs::{files, CgroupStat};
 use crate::model::{Errno, ScanCost};
-use crate::source::hier::{self, Hier};
+use crate::source::hier::{self, GroupDir, Hier};
 use std::fs::File;
 use std::os::fd::OwnedFd;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The most inotify watches one scanner adds (one per group directory
 /// of a v1 hierarchy), and at most 1/64 of fs.inotify.max_user_watches
@@ -160,18 +161,31 @@ impl Scanner {
                 }))
     }
 
-    /// v1: keeps the entry's directory open (within the budget) with the
-    /// link count it should have (`links`, from the walk; `None`: what
-    /// fstat says now).
-    pub(super) fn watch(&mut self, entry: &mut Entry, links: Option<u64>) {
+    /// v1: watches the entry's directory for groups made or removed in
+    /// it (inotify, or else its directory kept open, within the budget,
+    /// with the link count it should have: `links`, from the walk;
+    /// `None`: what fstat says now). The directory is opened from its
+    /// nearest ancestor's (`dirs`, groups taken parent first; `has_child`:
+    /// the next one is below it), not by its whole path from the root.
+    pub(super) fn watch(
+        &mut self,
+        entry: &mut Entry,
+        links: Option<u64>,
+        dirs: &mut DirsBelow,
+        has_child: bool,
+    ) {
         if !self.watching {
             return;
         }
         if matches!(entry.watch, Watch::None) {
+            let hier = Arc::clone(&self.hier);
+            let dir = super::group_dir(&self.root, &entry.path).into_owned();
+            // gone since the walk (or past PATH_MAX), or one the user
+            // may not list (O_PATH will do): by its path, as before
+            let gd = dirs.open(&hier, &dir, has_child).ok();
             // counted high during a walk (entries gone are counted until
             // its end): never more than the cap
-            let dir = super::group_dir(&self.root, &entry.path).into_owned();
-            if self.by_notify < self.max_notify && self.add_notify(&dir) {
+            if self.by_notify < self.max_notify && self.add_notify(&dir, gd.as_deref()) {
                 self.by_notify += 1;
                 entry.watch = Watch::Notify;
                 return;
@@ -181,7 +195,12 @@ impl Scanner {
                 self.fd_limited = true;
                 return;
             }
-            let Ok(fd) = self.hier.open_dir(&dir) else {
+            let fd = match gd {
+                Some(Reached::Own(d)) => Ok(d.into_fd()),
+                Some(Reached::Held(d)) => d.try_clone_fd(),
+                None => self.hier.open_dir(&dir),
+            };
+            let Ok(fd) = fd else {
                 return;
             };
             self.kept += 1;
@@ -235,11 +254,12 @@ impl Scanner {
         Some(changed)
     }
 
-    /// Watches a directory for subdirectories made, removed or renamed:
-    /// the very inode opened beneath the root (an O_PATH descriptor,
-    /// through its /proc/self/fd link), never a path resolved again.
-    /// False where no watch is to be had.
-    pub(super) fn add_notify(&mut self, dir: &Path) -> bool {
+    /// Watches a group's directory `dir` for subdirectories made,
+    /// removed or renamed: the very inode opened beneath the root (an
+    /// O_PATH descriptor, from the directory itself where it is open:
+    /// `open`; else by `dir`'s path), through its /proc/self/fd link,
+    /// never a path resolved again. False where no watch is to be had.
+    pub(super) fn add_notify(&mut self, dir: &Path, open: Option<&GroupDir>) -> bool {
         use rustix::fs::inotify::{self, CreateFlags, WatchFlags};
         use std::os::fd::AsRawFd;
         if !self.notify_tried {
@@ -249,7 +269,11 @@ impl Scanner {
         let Some(notify) = &self.notify else {
             return false;
         };
-        let Ok((fd, ..)) = self.hier.open_watchable(dir, true) else {
+        let opened = match open {
+            Some(d) => self.hier.open_watchable_below(d, Path::new("."), true),
+            None => self.hier.open_watchable(dir, true),
+        };
+        let Ok((fd, ..)) = opened else {
             return false;
         };
         inotify::add_watch(
@@ -303,6 +327,72 @@ mod tests {
         assert_eq!(s.by_notify, 3);
         mk(r, "a/new/more", &[("cpuacct.usage", "0\n")]);
         assert_eq!(s.scan().0.len(), 4, "and a change is seen at once");
+    }
+
+    /// A v1 scanner watches each group's directory opened from its
+    /// nearest ancestor's ([`DirsBelow`]): on a chain 40 deep (past the
+    /// 16 directories held) with side groups, by inotify and by link
+    /// counts, every directory is watched as in a shallow tree, and a
+    /// group made at the bottom or beside the chain halfway is listed in
+    /// the next scan.
+    #[test]
+    fn a_v1_scanner_watches_every_directory_of_a_deep_chain() {
+        for by_links in [false, true] {
+            let t = tempfile::tempdir().unwrap();
+            let r = t.path();
+            mk(r, "", &[("cgroup.procs", ""), ("cpuacct.usage", "1\n")]);
+            let mut at = String::new();
+            let mut n = 1;
+            for i in 0..40 {
+                at = if at.is_empty() {
+                    "c".into()
+                } else {
+                    format!("{at}/c")
+                };
+                mk(r, &at, &[("cpuacct.usage", "1\n")]);
+                n += 1;
+                if i % 5 == 0 {
+                    mk(r, &format!("{at}/s/t"), &[("cpuacct.usage", "1\n")]);
+                    mk(r, &format!("{at}/s"), &[("cpuacct.usage", "1\n")]);
+                    n += 2;
+                }
+            }
+            let cfg = ScanConfig {
+                rewalk_every: 0,
+                ..ScanConfig::default()
+            };
+            let mut s = Scanner::of_kind(
+                Arc::new(Hier::open(r).unwrap()),
+                ScanKind::V1 { procs: true },
+                PathBuf::new(),
+                cfg,
+            );
+            if by_links {
+                s.notify_tried = true;
+            }
+            let (g, cost) = s.scan();
+            assert!(cost.walked);
+            assert_eq!(g.len(), n);
+            let (notify, links) = if by_links { (0, n) } else { (n, 0) };
+            assert_eq!(
+                (s.by_notify, s.by_links),
+                (notify, links),
+                "by_links {by_links}"
+            );
+            // the counters' files, the root's cgroup.procs, a kept
+            // directory a group where no watch is to be had
+            assert_eq!(s.kept(), n + 1 + links);
+            assert!(!s.scan().1.walked, "steady (by_links {by_links})");
+            mk(r, &format!("{at}/new"), &[("cpuacct.usage", "0\n")]);
+            let (g, cost) = s.scan();
+            assert!(cost.walked, "made at the bottom (by_links {by_links})");
+            assert_eq!(g.len(), n + 1);
+            let half = "c/".repeat(19) + "c";
+            mk(r, &format!("{half}/beside"), &[("cpuacct.usage", "0\n")]);
+            let (g, cost) = s.scan();
+            assert!(cost.walked, "made halfway (by_links {by_links})");
+            assert_eq!(g.len(), n + 2);
+        }
     }
 
     #[test]

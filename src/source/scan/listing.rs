@@ -179,7 +179,7 @@ pub(super) fn list_dir(
 
 /// The length at which a path is refused by the kernel (PATH_MAX counts
 /// the terminating NUL): ENAMETOOLONG.
-const PATH_MAX: usize = 4096;
+pub(super) const PATH_MAX: usize = 4096;
 
 /// [`list_dir`], with the directory still open (`None` for a directory
 /// nested past PATH_MAX, which cannot be opened). With `parent` (its

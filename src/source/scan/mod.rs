@@ -253,11 +253,53 @@ fn group_dir<'a>(root: &Path, path: &'a GroupPath) -> std::borrow::Cow<'a, Path>
 /// which costs as the square of a chain's depth. At most
 /// [`listing::HELD_DIRS`] are held (the deepest).
 #[derive(Default)]
-struct DirsBelow {
+pub struct DirsBelow {
     held: Vec<(PathBuf, hier::GroupDir)>,
 }
 
+/// A group's directory as [`DirsBelow::open`] gives it: the one held, or
+/// its own (closed when dropped).
+pub enum Reached<'a> {
+    Held(&'a hier::GroupDir),
+    Own(hier::GroupDir),
+}
+
+impl std::ops::Deref for Reached<'_> {
+    type Target = hier::GroupDir;
+    fn deref(&self) -> &hier::GroupDir {
+        match self {
+            Self::Held(d) => d,
+            Self::Own(d) => d,
+        }
+    }
+}
+
 impl DirsBelow {
+    /// The directory `dir` (relative to the hierarchy's root), opened
+    /// from the nearest held ancestor by the rest of its path, or by the
+    /// whole path where none is held; held itself when groups below it
+    /// follow (`has_child`), within [`listing::HELD_DIRS`]. For a caller
+    /// that takes groups parent first and opens each one's files from
+    /// its directory (the event watcher). A directory nested past
+    /// PATH_MAX is not opened, as the walk does not list below it:
+    /// nothing else could reach it by its path.
+    pub fn open(
+        &mut self,
+        hier: &Hier,
+        dir: &Path,
+        has_child: bool,
+    ) -> Result<Reached<'_>, hier::FsError> {
+        if dir.as_os_str().len() >= listing::PATH_MAX {
+            return Err(hier::FsError::Errno(crate::model::Errno::NAMETOOLONG));
+        }
+        let (from, rel) = self.reach(hier, dir, has_child);
+        match from.and_then(|i| self.held.get(i)).map(|(_, d)| d) {
+            Some(d) if rel.as_os_str().is_empty() => Ok(Reached::Held(d)),
+            Some(d) => hier.open_dir_below(d, &rel).map(Reached::Own),
+            None => hier.open_group_dir(dir).map(Reached::Own),
+        }
+    }
+
     /// Where `dir`'s files are opened from: the held directory (its
     /// index) and the path below it, or (`None`) the path from the root.
     /// `dir` itself is opened and held when groups below it follow.
@@ -298,6 +340,14 @@ impl DirsBelow {
     fn get(&self, i: usize) -> Option<&hier::GroupDir> {
         self.held.get(i).map(|(_, d)| d)
     }
+}
+
+/// Whether `dir` is strictly below `top` (both relative to the
+/// hierarchy's root), compared as bytes ([`below_dir`]): whether a group
+/// taken after `top` is one of its descendants ([`DirsBelow::open`]'s
+/// `has_child`).
+pub fn is_below(dir: &Path, top: &Path) -> bool {
+    below_dir(dir, top).is_some_and(|r| !r.is_empty())
 }
 
 /// `dir`'s path below `top` (empty: `top` itself), or `None` when `dir`

@@ -45,12 +45,24 @@ impl Scanner {
             })
             .collect();
         drop(subdirs);
+        // v1: whether the next group is below each one (its directory is
+        // held for the watches below it: [`super::DirsBelow`])
+        let has_child: Vec<bool> = if self.is_v1() {
+            (found.iter().zip(found.iter().skip(1)))
+                .map(|(a, b)| super::is_below(b.0.as_rel_path(), a.0.as_rel_path()))
+                .chain([false])
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut dirs = super::DirsBelow::default();
         let table = self.table;
         let mut preopened = std::mem::take(&mut self.preopened);
         // both lists are sorted by path: match them in one pass
         let mut old = std::mem::take(&mut self.entries).into_iter().peekable();
         let mut entries = Vec::with_capacity(found.len());
-        for ((path, inode, present), links) in found.into_iter().zip(expect_links) {
+        for (i, ((path, inode, present), links)) in found.into_iter().zip(expect_links).enumerate()
+        {
             while let Some(gone) = old.next_if(|e| e.path < path) {
                 self.kept -= count_kept(&gone);
                 self.forget_events(gone.events);
@@ -130,7 +142,8 @@ impl Scanner {
                 entry.handles.set(k, h);
             }
             if self.is_v1() {
-                self.watch(&mut entry, links);
+                let below = has_child.get(i).copied().unwrap_or(false);
+                self.watch(&mut entry, links, &mut dirs, below);
             }
             if let Some(p) = pre.as_ref().filter(|p| p.type_read) {
                 entry.cgroup_type = p.cgroup_type;
