@@ -188,17 +188,21 @@ pub fn run_with(opts: &Options, view: &ViewSettings) -> Result<Option<i32>> {
             // batch::run flushes after each refresh
             let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
             let mut c = Collector::with_hiers(cfg, Arc::clone(&hier), &hiers);
-            c.set_identities(Some(identity_resolver(&hier)));
+            // one printed refresh (`-n 1`) can show no event: such a run
+            // sets no watch at all, neither the event watcher's nor the
+            // v1 scanners' (thousands of inotify_add_watch for nothing)
+            let once = opts.iterations.is_some_and(|n| n <= 1);
+            // nor keeps an identity a unit's name gives: each is made
+            // from the name where printed (`identity::of_group`)
+            let mut who = identity_resolver(&hier);
+            who.set_name_only_units(once);
+            c.set_identities(Some(who));
             if opts.output == Output::Json {
                 // JSON's `writeback`: the host's dirty settings and limits
                 c.set_proc_dir(Some(PathBuf::from("/proc")));
             }
             // memory.events since start: in the full JSON only
             c.set_events_baseline(full_detail);
-            // one printed refresh (`-n 1`) can show no event: such a run
-            // sets no watch at all, neither the event watcher's nor the
-            // v1 scanners' (thousands of inotify_add_watch for nothing)
-            let once = opts.iterations.is_some_and(|n| n <= 1);
             if once {
                 c.set_watching(false);
             }

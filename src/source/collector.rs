@@ -20,7 +20,7 @@ use crate::model::host::{meminfo_bytes, CpuTimes, MachineLoad};
 use crate::model::tree::limits::{under_throttling, Throttling};
 use crate::model::tree::part::Part;
 pub use crate::model::tree::rates::rates_within;
-use crate::model::tree::rates::{Baseline, Rater};
+use crate::model::tree::rates::{Baseline, Rated, Rater};
 use crate::model::tree::snapshot::fill_memory_limits;
 use crate::model::tree::union::{self, Plan};
 use crate::model::{
@@ -530,11 +530,14 @@ impl Collector {
     /// Drops the rates whose counters came from another hierarchy at the
     /// last refresh (two counters of different origins: their difference
     /// is no rate), and keeps this refresh's sources.
+    /// `rates` may be empty (a priming read's): the sources are kept all
+    /// the same.
     fn no_rate_across_a_source_change(&mut self, snapshot: &Snapshot, rates: &mut [GroupRates]) {
         let mut now = HashMap::with_capacity(snapshot.groups.len());
-        for (g, r) in snapshot.groups.iter().zip(rates.iter_mut()) {
+        for (i, g) in snapshot.groups.iter().enumerate() {
             let src = g.hot.v1.sources;
-            if let Some(old) = self.last_sources.get(&g.path) {
+            let old = self.last_sources.get(&g.path);
+            if let (Some(old), Some(r)) = (old, rates.get_mut(i)) {
                 if old.cpu != src.cpu {
                     r.cpu_pct = None;
                     r.user_pct = None;
@@ -1458,7 +1461,12 @@ impl Collector {
         };
         self.lap("limits");
         let mut snapshot = Snapshot { at, groups, cost };
-        let mut step = self.rater.rates(&snapshot);
+        // a priming read's rates would all be none, and nobody sees them
+        let mut step = if self.priming {
+            Rated::none()
+        } else {
+            self.rater.rates(&snapshot)
+        };
         if self.plan.is_some() {
             self.no_rate_across_a_source_change(&snapshot, &mut step.rates);
         }
@@ -1478,8 +1486,14 @@ impl Collector {
         self.lap("inspection");
         self.read_cpu_stat_local(&mut snapshot, &mut step.rates, inspection.as_ref());
         self.lap("local");
-        // the baseline of the next rates; who throttles
-        let (rates, throttling) = self.rater.keep(&snapshot, step);
+        // the baseline of the next rates; who throttles (a priming read
+        // gives the baseline alone: its refresh has no rate list)
+        let (rates, throttling) = if self.priming {
+            self.rater.keep_counters(&snapshot);
+            (Vec::new(), Vec::new())
+        } else {
+            self.rater.keep(&snapshot, step)
+        };
         self.lap("keep");
         let n = self.refreshes;
         self.refreshes += 1;

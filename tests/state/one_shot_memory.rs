@@ -103,6 +103,23 @@ fn the_rates_baseline_of_the_same_groups_is_updated_where_it_is() {
     assert_eq!(kept.groups[1].io, Some(IoStat::parse(&later)));
 }
 
+#[test]
+fn a_priming_read_keeps_the_counters_as_the_baseline_and_computes_no_rate() {
+    let io = "8:0 rbytes=0 wbytes=0 rios=0 wios=0 dbytes=0 dios=0\n";
+    let later = io.replace("rbytes=0", "rbytes=4096");
+    // the full step of a first refresh, and the priming read's baseline alone
+    let (mut full, mut primed) = (Rater::new(Some(2)), Rater::new(Some(2)));
+    full.step(&snapshot_with_io(1, io));
+    primed.keep_counters(&snapshot_with_io(1, io));
+    let (a, b) = (full.prev().unwrap(), primed.prev().unwrap());
+    assert_eq!((a.at, &a.groups), (b.at, &b.groups));
+    // the next rates are the same
+    let (after_full, _) = full.step(&snapshot_with_io(2, &later));
+    let (after_primed, _) = primed.step(&snapshot_with_io(2, &later));
+    assert_eq!(after_full, after_primed);
+    assert!((after_primed[0].io.unwrap().rbps - 4096.0).abs() < 1e-9);
+}
+
 /// Records, at each write, how many holders the hierarchy handle has:
 /// the collector holds it (its scanners, its identity resolver) until it
 /// is dropped.

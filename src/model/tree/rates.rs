@@ -217,6 +217,17 @@ pub struct Rated {
     baselines: Vec<Option<CpuStat>>,
 }
 
+impl Rated {
+    /// No rate at all, for a read whose rates nobody sees (a priming
+    /// read: [`Rater::keep_counters`] keeps its counters).
+    pub fn none() -> Self {
+        Self {
+            rates: Vec::new(),
+            baselines: Vec::new(),
+        }
+    }
+}
+
 impl Rater {
     /// `ncpus`: the ceiling of CPU figures (`None`: counters as they are).
     pub fn new(ncpus: Option<usize>) -> Self {
@@ -267,6 +278,23 @@ impl Rater {
         Vec<Option<crate::model::tree::limits::Throttling>>,
     ) {
         let throttling = crate::model::tree::limits::throttling(snapshot, &rated.rates);
+        self.set_baseline(snapshot, rated.baselines.into_iter());
+        (rated.rates, throttling)
+    }
+
+    /// `snapshot` becomes the baseline of the next rates, its counters as
+    /// read, with no rate computed against the last: what a priming read
+    /// (`Collector::prime`) keeps, which prints nothing (no rate list and
+    /// no throttling list of every group made for it: 2 MB at 10,000
+    /// groups, at a one-shot run's peak).
+    pub fn keep_counters(&mut self, snapshot: &Snapshot) {
+        self.set_baseline(snapshot, std::iter::repeat(None));
+    }
+
+    /// The baseline of the next rates: `snapshot`'s counters, with
+    /// `bases` (parallel to its groups) as the cpu.stat each window counts
+    /// from where the ceiling held some back ([`credit`]).
+    fn set_baseline(&mut self, snapshot: &Snapshot, bases: impl Iterator<Item = Option<CpuStat>>) {
         // the last baseline's samples are reused where the path is the
         // same (both lists are sorted by path): in the steady state no
         // path and no io.stat list is allocated again. A baseline holds
@@ -284,14 +312,14 @@ impl Rater {
             // after a group came or went): updated where they are, not
             // moved into a second list while both are alive (1.5 MB at
             // the peak of a one-shot run at 10,000 groups)
-            for ((k, g), base) in prev.iter_mut().zip(&snapshot.groups).zip(rated.baselines) {
+            for ((k, g), base) in prev.iter_mut().zip(&snapshot.groups).zip(bases) {
                 k.update(g, base);
             }
             prev
         } else {
             let mut old = prev.into_iter().peekable();
             let mut groups = Vec::with_capacity(snapshot.groups.len());
-            for (g, base) in snapshot.groups.iter().zip(rated.baselines) {
+            for (g, base) in snapshot.groups.iter().zip(bases) {
                 while old.next_if(|o| o.path < g.path).is_some() {}
                 let mut k = old.next_if(|o| o.path == g.path).unwrap_or_else(|| Kept {
                     path: g.path.clone(),
@@ -306,7 +334,6 @@ impl Rater {
             at: snapshot.at,
             groups,
         });
-        (rated.rates, throttling)
     }
 
     /// The whole step for a snapshot nothing more is read for (a

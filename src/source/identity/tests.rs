@@ -752,3 +752,73 @@ fn podman_pods_are_named_from_the_state_database_and_their_containers_too() {
     );
     assert_eq!(r.parse_errors(), 1);
 }
+
+#[test]
+fn a_one_shot_run_names_a_unit_by_its_name_and_keeps_no_copy_of_it() {
+    let t = tempfile::tempdir().unwrap();
+    let roots = || Roots {
+        base: t.path().to_path_buf(),
+        units: false,
+    };
+    let paths = vec![
+        "system.slice".to_owned(),
+        "system.slice/a.service".to_owned(),
+        "system.slice/b.service".to_owned(),
+        format!("system.slice/docker-{D1}.scope"),
+        "plain".to_owned(),
+    ];
+    let mut lean = Resolver::new(roots());
+    lean.set_name_only_units(true);
+    let mut full = Resolver::new(roots());
+    let (mut l, mut f) = (groups(&paths), groups(&paths));
+    lean.attach(&mut l, true);
+    full.attach(&mut f, true);
+    let units: Vec<usize> = (0..l.len())
+        .filter(|&i| {
+            f[i].identity
+                .as_ref()
+                .is_some_and(|i| i.kind == Some(Kind::Unit))
+        })
+        .collect();
+    assert_eq!(units.len(), 3, "the slice and the two services");
+    let same = |l: &[GroupSample], f: &[GroupSample]| {
+        for (a, b) in l.iter().zip(f) {
+            let of = crate::model::identity::of_group;
+            assert_eq!(of(a), of(b), "{} as every batch view names it", a.path);
+        }
+    };
+    same(&l, &f);
+    // the units: no identity of their own, nothing kept; the container kept
+    for &i in &units {
+        assert!(l[i].identity.is_none());
+        assert!(!lean.cache.contains_key(&(l[i].path.clone(), l[i].inode)));
+    }
+    let docker = l
+        .iter()
+        .position(|g| g.path.to_string().contains("docker"))
+        .unwrap();
+    assert!(l[docker].identity.is_some());
+    // a steady refresh: no pass, the same names
+    let mut again = groups(&paths);
+    lean.attach(&mut again, false);
+    assert_eq!(lean.passes(), 1);
+    same(&again, &f);
+    // the descriptions come in: the described unit has its own identity
+    let a = units[1];
+    for r in [&mut lean, &mut full] {
+        let (tx, rx) = std::sync::mpsc::channel();
+        r.job = Some(rx);
+        let d = HashMap::from([(l[a].path.as_bytes().to_vec(), "Unit A".to_owned())]);
+        tx.send(d).unwrap();
+    }
+    let (mut l, mut f) = (groups(&paths), groups(&paths));
+    lean.attach(&mut l, false);
+    full.attach(&mut f, false);
+    same(&l, &f);
+    let described = l[a].identity.as_ref().and_then(|i| i.description.clone());
+    assert_eq!(described.as_deref(), Some("Unit A"));
+    assert!(units
+        .iter()
+        .filter(|&&i| i != a)
+        .all(|&i| l[i].identity.is_none()));
+}

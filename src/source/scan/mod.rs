@@ -136,52 +136,133 @@ enum Handle {
 /// An entry's handles by the table's index, the `Absent` ones not
 /// stored: a group of a v1 hierarchy has 1-3 of the table's 15 files,
 /// a cgroup2 group 3-5 of 11 (a slot for each was 240 of an entry's 320
-/// bytes, seven scanners of 10,000 entries at 10,000 groups).
+/// bytes, seven scanners of 10,000 entries at 10,000 groups). One handle,
+/// the most common case (five of the six v1 hierarchies' groups, a
+/// priming read's), is held in the entry itself, and two or more in a
+/// list of their exact length: 24 bytes in the entry either way, where a
+/// `Vec` was 24 and an allocation of 32 a group for the one handle.
 #[derive(Debug, Default)]
-struct Handles(Vec<(u8, Handle)>);
+enum Handles {
+    #[default]
+    None,
+    One(u8, Handle),
+    /// Two or more, sorted by index.
+    Many(Box<[(u8, Handle)]>),
+}
 
 impl Handles {
-    /// Room for `n` handles.
-    fn with_capacity(n: usize) -> Self {
-        Self(Vec::with_capacity(n))
+    /// Every handle with its index, in the index's order.
+    fn each(&self) -> impl Iterator<Item = (u8, &Handle)> {
+        let (one, many) = match self {
+            Self::None => (None, &[][..]),
+            Self::One(k, h) => (Some((*k, h)), &[][..]),
+            Self::Many(v) => (None, &v[..]),
+        };
+        one.into_iter().chain(many.iter().map(|(k, h)| (*k, h)))
     }
 
+    /// [`Handles::each`], to change the handles.
+    fn each_mut(&mut self) -> impl Iterator<Item = (u8, &mut Handle)> {
+        let (one, many) = match self {
+            Self::None => (None, &mut [][..]),
+            Self::One(k, h) => (Some((*k, h)), &mut [][..]),
+            Self::Many(v) => (None, &mut v[..]),
+        };
+        one.into_iter().chain(many.iter_mut().map(|(k, h)| (*k, h)))
+    }
+
+    /// The `j`-th handle (in the index's order) and its index.
+    fn nth_mut(&mut self, j: usize) -> Option<(u8, &mut Handle)> {
+        match self {
+            Self::None => None,
+            Self::One(k, h) => (j == 0).then_some((*k, h)),
+            Self::Many(v) => v.get_mut(j).map(|(k, h)| (*k, h)),
+        }
+    }
+
+    /// Where file `k`'s handle is (`Err`: where it would go).
     fn at(&self, k: usize) -> Result<usize, usize> {
-        self.0.binary_search_by_key(&k, |(i, _)| usize::from(*i))
+        match self {
+            Self::None => Err(0),
+            Self::One(i, _) => match usize::from(*i).cmp(&k) {
+                std::cmp::Ordering::Equal => Ok(0),
+                std::cmp::Ordering::Less => Err(1),
+                std::cmp::Ordering::Greater => Err(0),
+            },
+            Self::Many(v) => v.binary_search_by_key(&k, |(i, _)| usize::from(*i)),
+        }
     }
 
     /// Whether file `k` has a kept descriptor.
     fn is_kept(&self, k: usize) -> bool {
-        self.at(k)
-            .is_ok_and(|i| matches!(self.0[i].1, Handle::Kept(_)))
+        self.at(k).is_ok_and(|j| {
+            self.each()
+                .nth(j)
+                .is_some_and(|(_, h)| matches!(h, Handle::Kept(_)))
+        })
     }
 
     /// File `k`'s handle, taken out (`Absent` for none).
     fn take(&mut self, k: usize) -> Handle {
-        self.at(k).map_or(Handle::Absent, |i| {
-            std::mem::replace(&mut self.0[i].1, Handle::Absent)
-        })
+        match self.at(k) {
+            Ok(j) => self.nth_mut(j).map_or(Handle::Absent, |(_, h)| {
+                std::mem::replace(h, Handle::Absent)
+            }),
+            Err(_) => Handle::Absent,
+        }
     }
 
     /// Sets file `k`'s handle (`Absent` removes it).
     fn set(&mut self, k: usize, h: Handle) {
-        match (self.at(k), h) {
-            (Ok(i), Handle::Absent) => {
-                self.0.remove(i);
+        let at = self.at(k);
+        if let (Ok(j), Handle::Absent) = (at, &h) {
+            let mut v = self.drain();
+            v.remove(j);
+            *self = Self::of(v);
+            return;
+        }
+        match at {
+            Ok(j) => {
+                if let Some((_, old)) = self.nth_mut(j) {
+                    *old = h;
+                }
             }
-            (Ok(i), h) => self.0[i].1 = h,
-            (Err(_), Handle::Absent) => {}
-            (Err(i), h) => {
+            Err(_) if matches!(h, Handle::Absent) => {}
+            Err(j) => {
                 // the table has at most MAX_FILES (15) files
                 let k = u8::try_from(k).unwrap_or(u8::MAX);
-                self.0.insert(i, (k, h));
+                if let Self::None = self {
+                    *self = Self::One(k, h);
+                    return;
+                }
+                let mut v = self.drain();
+                v.insert(j, (k, h));
+                *self = Self::of(v);
             }
+        }
+    }
+
+    /// Every handle, taken out: none is left.
+    fn drain(&mut self) -> Vec<(u8, Handle)> {
+        match std::mem::take(self) {
+            Self::None => Vec::new(),
+            Self::One(k, h) => vec![(k, h)],
+            Self::Many(v) => v.into_vec(),
+        }
+    }
+
+    /// The handles of `v` (sorted by index).
+    fn of(mut v: Vec<(u8, Handle)>) -> Self {
+        match v.len() {
+            0 => Self::None,
+            1 => v.pop().map_or(Self::None, |(k, h)| Self::One(k, h)),
+            _ => Self::Many(v.into_boxed_slice()),
         }
     }
 
     /// Every file's handle that is not `Absent`, by index.
     fn iter(&self) -> impl Iterator<Item = (usize, &Handle)> {
-        self.0.iter().map(|(k, h)| (usize::from(*k), h))
+        self.each().map(|(k, h)| (usize::from(k), h))
     }
 }
 
@@ -623,14 +704,14 @@ impl Scanner {
             // cgroup.type, left unread by the priming walk (`preopen`)
             let type_due = u8::try_from(hot::TYPE_BIT)
                 .is_ok_and(|k| deferred.binary_search(&(ino, k)).is_ok());
-            if !type_due && !e.handles.0.iter().any(|(k, h)| wanted(*k, h)) {
+            if !type_due && !e.handles.each().any(|(k, h)| wanted(k, h)) {
                 continue;
             }
             let proved_later = kernfs
-                && e.handles.0.iter().any(|(k, h)| {
+                && e.handles.each().any(|(k, h)| {
                     matches!(h, Handle::Kept(_))
                         && table
-                            .get(usize::from(*k))
+                            .get(usize::from(k))
                             .is_some_and(|(kind, _)| kind.counts_for_rates())
                 });
             let path = group_dir(&self.root, &e.path).into_owned();
@@ -679,11 +760,11 @@ impl Scanner {
                 };
                 e.cgroup_type = f.ok().and_then(|f| read_type(&f));
             }
-            for (k, h) in &mut e.handles.0 {
-                let Some((_, name)) = table.get(usize::from(*k)) else {
+            for (k, h) in e.handles.each_mut() {
+                let Some((_, name)) = table.get(usize::from(k)) else {
                     continue;
                 };
-                if wanted(*k, h) && self.room() {
+                if wanted(k, h) && self.room() {
                     let f = match (dir, held) {
                         (Some(dir), _) => dir.open_read(name),
                         (None, Some(d)) => d.open_read_below(&rel.join(name)),
@@ -943,6 +1024,63 @@ mod tests {
     use super::*;
     use crate::source::scan::testing::*;
     use std::fs;
+
+    fn indexes(h: &Handles) -> Vec<(usize, Option<u64>)> {
+        h.iter()
+            .map(|(k, h)| match h {
+                Handle::Reopen(ino) => (k, *ino),
+                _ => (k, None),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn handles_hold_one_inline_and_stay_sorted_as_they_grow_and_shrink() {
+        // no bigger in the entry than the list it replaces
+        assert!(std::mem::size_of::<Handles>() <= std::mem::size_of::<Vec<(u8, Handle)>>());
+        let mut h = Handles::default();
+        h.set(7, Handle::Reopen(Some(70)));
+        assert!(matches!(h, Handles::One(7, _)), "one is held inline");
+        assert_eq!(indexes(&h), vec![(7, Some(70))]);
+        // a second before it, a third after: sorted by index
+        h.set(2, Handle::Reopen(Some(20)));
+        h.set(9, Handle::Reopen(Some(90)));
+        assert!(matches!(&h, Handles::Many(v) if v.len() == 3));
+        assert_eq!(
+            indexes(&h),
+            vec![(2, Some(20)), (7, Some(70)), (9, Some(90))]
+        );
+        // replaced in place, looked up by index
+        h.set(7, Handle::Reopen(Some(71)));
+        assert!(!h.is_kept(7) && h.at(9) == Ok(2) && h.at(3) == Err(1));
+        assert!(matches!(h.take(2), Handle::Reopen(Some(20))));
+        assert!(matches!(h.take(4), Handle::Absent));
+        // `Absent` removes, back to one inline
+        h.set(2, Handle::Absent);
+        h.set(9, Handle::Absent);
+        assert!(matches!(h, Handles::One(7, _)));
+        assert_eq!(indexes(&h), vec![(7, Some(71))]);
+        h.set(7, Handle::Absent);
+        assert!(matches!(h, Handles::None) && indexes(&h).is_empty());
+        // a second after the one held inline, and before it
+        let mut one = Handles::default();
+        one.set(5, Handle::Reopen(None));
+        one.set(1, Handle::Absent);
+        one.set(6, Handle::Reopen(Some(60)));
+        assert_eq!(indexes(&one), vec![(5, None), (6, Some(60))]);
+        let mut one = Handles::of(vec![(4, Handle::Reopen(Some(40)))]);
+        one.set(3, Handle::Reopen(None));
+        assert_eq!(indexes(&one), vec![(3, None), (4, Some(40))]);
+        // the j-th, to change in place
+        if let Some((k, h)) = one.nth_mut(1) {
+            assert_eq!(k, 4);
+            *h = Handle::Reopen(Some(41));
+        }
+        assert!(one.nth_mut(2).is_none());
+        assert_eq!(indexes(&one), vec![(3, None), (4, Some(41))]);
+        let kept = Handles::of(vec![(1, Handle::Kept(File::open("/dev/null").unwrap()))]);
+        assert!(kept.is_kept(1) && !kept.is_kept(0));
+    }
 
     /// A hot file larger than the read buffer (a cgroup.procs of 20,000
     /// processes) grows it for that pass only.

@@ -224,11 +224,11 @@ impl Scanner {
             // (the steady refresh has no levels to take nor keep: no
             // lookup, no hashing of every inode)
             let counted = (!levels.is_empty() || keep.is_some())
-                && e.handles.0.iter().any(|&(k, _)| rates_of(k) == Some(true));
+                && e.handles.each().any(|(k, _)| rates_of(k) == Some(true));
             // levels worth keeping for the next read: a group with both
             let leveled = counted
                 && keep.is_some()
-                && e.handles.0.iter().any(|&(k, _)| rates_of(k) == Some(false));
+                && e.handles.each().any(|(k, _)| rates_of(k) == Some(false));
             let level = if levels.is_empty() {
                 None
             } else {
@@ -253,7 +253,7 @@ impl Scanner {
             let root = &self.root;
             let mut j = 0;
             loop {
-                let Some(&mut (k, ref mut h)) = e.handles.0.get_mut(j) else {
+                let Some((k, h)) = e.handles.nth_mut(j) else {
                     if unproved {
                         // no proof: every file read now, the counters again
                         unproved = false;

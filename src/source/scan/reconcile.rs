@@ -99,10 +99,11 @@ impl Scanner {
             };
             // reconcile: a controller enabled or disabled in the parent adds
             // or removes files of a group that stays
-            if new {
-                entry.handles =
-                    Handles::with_capacity((mask & !(1 << TYPE_BIT)).count_ones() as usize);
-            }
+            // a new entry's handles, made in the table's order and held
+            // in a list of their length (an entry that stays changes its
+            // own in place)
+            let mut made =
+                new.then(|| Vec::with_capacity((mask & !(1 << TYPE_BIT)).count_ones() as usize));
             for (k, (kind, name)) in table.iter().enumerate() {
                 let lazy = lazy_procs && *kind == Hot::Procs;
                 // cgroup.events' state holds for the descriptor it was
@@ -139,7 +140,13 @@ impl Scanner {
                 if *kind == Hot::Events && !same {
                     self.forget_events(std::mem::take(&mut entry.events));
                 }
-                entry.handles.set(k, h);
+                match made.as_mut() {
+                    Some(v) => push_handle(v, k, h),
+                    None => entry.handles.set(k, h),
+                }
+            }
+            if let Some(v) = made {
+                entry.handles = Handles::of(v);
             }
             if self.is_v1() {
                 let below = has_child.get(i).copied().unwrap_or(false);
@@ -274,10 +281,11 @@ impl Scanner {
         let (mask, lazy_procs) = self.wanted(present);
         let mut p = Preopened {
             path: path.clone(),
-            handles: Handles::with_capacity((mask & !(1 << TYPE_BIT)).count_ones() as usize),
+            handles: Handles::default(),
             type_read: false,
             cgroup_type: None,
         };
+        let mut made = Vec::with_capacity((mask & !(1 << TYPE_BIT)).count_ones() as usize);
         for (k, (kind, name)) in self.table.iter().enumerate() {
             if mask & (1 << k) == 0 || (lazy_procs && *kind == Hot::Procs) {
                 continue;
@@ -287,7 +295,7 @@ impl Scanner {
             // (`Scanner::read_levels`, within the interval), not on the
             // way to it
             if self.priming && !kind.counts_for_rates() {
-                p.handles.set(k, Handle::Reopen(None));
+                push_handle(&mut made, k, Handle::Reopen(None));
                 if let Ok(k) = u8::try_from(k) {
                     self.deferred_opens.push((inode, k));
                 }
@@ -312,8 +320,9 @@ impl Scanner {
                 self.preopen_limited = true;
                 Handle::Reopen(None)
             };
-            p.handles.set(k, h);
+            push_handle(&mut made, k, h);
         }
+        p.handles = Handles::of(made);
         if mask & (1 << TYPE_BIT) != 0 {
             p.type_read = true;
             // nor is cgroup.type read on the way to a priming read's
@@ -333,6 +342,15 @@ impl Scanner {
         if let Some(old) = self.preopened.insert(inode, p) {
             self.kept -= old.kept();
         }
+    }
+}
+
+/// Adds file `k`'s handle `h` to `v` (made in the table's order, as
+/// [`Handles::of`] takes it); `Absent` is not kept.
+fn push_handle(v: &mut Vec<(u8, Handle)>, k: usize, h: Handle) {
+    if !matches!(h, Handle::Absent) {
+        // the table has at most MAX_FILES (15) files
+        v.push((u8::try_from(k).unwrap_or(u8::MAX), h));
     }
 }
 
