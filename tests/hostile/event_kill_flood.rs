@@ -1,14 +1,14 @@
-//! The events list keeps an OOM kill over any other event: at its cap it
-//! drops the oldest `populated`/`frozen` change or counter of the owner
+//! The events list kept an OOM kill over any other event: at its cap it
+//! dropped the oldest `populated`/`frozen` change or counter of the owner
 //! holding the most of those, and an OOM kill only once every kept event
-//! is one. A user makes OOM kills in their own group for free (a tiny
+//! was one. A user makes OOM kills in their own group for free (a tiny
 //! memory limit and a loop that allocates: 124 kills in 10 s from one
 //! shell loop on this 2-CPU host, v1 memory), each with its `max` and
-//! `oom` counters. Their counters go first, as the rule says; but their
-//! kills are never given up while anyone else holds a counter, so once
-//! a user's kills fill the list, every other owner's counters and state
-//! changes (root's services hitting memory.high, refused forks, freezes)
-//! are what is dropped: a flood that replaces other owners' events.
+//! `oom` counters. Their counters went first; but their kills were never
+//! given up while anyone else held a counter, so once a user's kills
+//! filled the list, every other owner's counters and state changes
+//! (root's services hitting memory.high, refused forks, freezes) were
+//! what was dropped: a flood that replaced other owners' events.
 //! Root's events must stay while the flood's own (its kills included)
 //! can make room, as they do against a flood of counters
 //! (`event_owners.rs`).
@@ -39,7 +39,6 @@ fn event(ms: u64, path: &str, owner: u32, what: MemoryEvent) -> Event {
 }
 
 #[test]
-#[ignore = "finding: a user's flood of OOM kills in their own group pushes off every other owner's events, root's included"]
 fn a_users_flood_of_oom_kills_replaces_only_its_own_events() {
     let mut list = EventList::default();
     let mut roots = Vec::new();

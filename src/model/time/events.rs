@@ -685,25 +685,41 @@ impl Held {
         }
     }
 
-    /// The events other than OOM kills: what the source is ranked by.
-    fn droppable(&self) -> usize {
-        self.state.len() + self.counters.len()
+    /// Every event it holds: what the source is ranked by.
+    fn total(&self) -> usize {
+        self.state.len() + self.counters.len() + self.kills.len()
+    }
+
+    /// Its oldest `populated` or `frozen` change, else its oldest other
+    /// event but an OOM kill; an OOM kill only if `kill`.
+    fn cheapest(&mut self, kill: bool) -> Option<u64> {
+        self.state
+            .pop_front()
+            .or_else(|| self.counters.pop_front())
+            .or_else(|| if kill { self.kills.pop_front() } else { None })
     }
 }
 
 /// The events a view keeps: [`EventList::CAP`] of them, with how many are
-/// unseen. At the cap one is dropped (and counted): from the source (the
+/// unseen. At the cap one is dropped (and counted), from the source (the
 /// owner of the event's group, [`Event::owner`]) that holds the most
-/// events other than OOM kills, its oldest `populated` or `frozen`
-/// change, else its oldest other event; an OOM kill only where every
-/// kept event is one, then the oldest of the source holding the most. A
-/// user who owns a delegated subtree makes events by the thousand for
-/// free (a process of theirs moving between two of their groups, a tiny
-/// memory.high, pids.max 1 and a fork loop): the flood grows until it is
-/// the biggest source, and from then on replaces only its own events,
-/// never another owner's OOM kill. Each push is O(log sources): per
-/// source queues, the list's dropped places compacted away once they
-/// are an eighth of the cap.
+/// events of any kind (ties: the higher owner), its cheapest: its oldest
+/// `populated` or `frozen` change, else its oldest limit hit (any other
+/// counter), else its oldest OOM kill. Another owner's OOM kill is never
+/// dropped for a lesser event: when the biggest source holds only OOM
+/// kills and the event that came is neither its own nor an OOM kill,
+/// the newcomer's source gives up its cheapest (the kills stay; an OOM
+/// kill that comes takes the biggest source's oldest kill's place). So an
+/// event is only ever dropped from the biggest source or from the
+/// source of the event that came. A user who owns a delegated subtree
+/// makes events by the thousand for free (a process of theirs moving
+/// between two of their groups, a tiny memory.high, pids.max 1 and a
+/// fork loop, a tiny memory.max and a loop that allocates: OOM kills):
+/// the flood grows until it is the biggest source, and from then on
+/// replaces only its own events, its own OOM kills included, never
+/// another owner's. Each push is O(log sources): per source
+/// queues, the list's dropped places compacted away once they are an
+/// eighth of the cap.
 #[derive(Debug, Clone)]
 pub struct EventList {
     /// Oldest first, each with its number (increasing); `None`: dropped,
@@ -714,10 +730,8 @@ pub struct EventList {
     /// The events kept (the places that are not `None`).
     kept: usize,
     held: HashMap<Source, Held>,
-    /// The sources by how many events other than OOM kills each holds,
-    /// and by how many OOM kills (those that hold any).
-    by_droppable: BTreeSet<(usize, Source)>,
-    by_kills: BTreeSet<(usize, Source)>,
+    /// The sources by how many events each holds.
+    by_total: BTreeSet<(usize, Source)>,
     cap: usize,
     /// Events dropped to stay within the cap.
     pub dropped: u64,
@@ -749,8 +763,7 @@ impl EventList {
             next: 0,
             kept: 0,
             held: HashMap::new(),
-            by_droppable: BTreeSet::new(),
-            by_kills: BTreeSet::new(),
+            by_total: BTreeSet::new(),
             cap,
             dropped: 0,
             unseen: 0,
@@ -764,52 +777,46 @@ impl EventList {
         self.slots.push_back((n, Some(e)));
         self.kept += 1;
         let h = self.held.entry(source).or_default();
-        let rank = if worth == Worth::Kill {
-            &mut self.by_kills
-        } else {
-            &mut self.by_droppable
-        };
-        let before = if worth == Worth::Kill {
-            h.kills.len()
-        } else {
-            h.droppable()
-        };
-        rank.remove(&(before, source));
-        rank.insert((before + 1, source));
+        let before = h.total();
         h.queue(worth).push_back(n);
+        self.by_total.remove(&(before, source));
+        self.by_total.insert((before + 1, source));
         if self.kept > self.cap {
-            self.drop_one();
+            self.drop_one(source, worth == Worth::Kill);
             self.dropped += 1;
         }
         self.unseen = (self.unseen + 1).min(self.cap);
     }
 
-    /// Drops the event the rule above picks.
-    fn drop_one(&mut self) {
-        let kill = self.by_droppable.is_empty();
-        let rank = if kill {
-            &mut self.by_kills
-        } else {
-            &mut self.by_droppable
-        };
-        let Some((count, source)) = rank.pop_last() else {
+    /// Drops the event the rule above picks, `source`'s event (a kill if
+    /// `kill`) having come.
+    fn drop_one(&mut self, source: Source, kill: bool) {
+        let Some(&(_, biggest)) = self.by_total.last() else {
             return;
         };
+        let Some(h) = self.held.get(&biggest) else {
+            return;
+        };
+        // the biggest gives up a kill only for its own event or a kill
+        let only_kills = h.state.is_empty() && h.counters.is_empty();
+        let from = if only_kills && biggest != source && !kill {
+            source
+        } else {
+            biggest
+        };
+        let Some(h) = self.held.get_mut(&from) else {
+            return;
+        };
+        let count = h.total();
+        let Some(n) = h.cheapest(from == biggest) else {
+            return;
+        };
+        self.by_total.remove(&(count, from));
         if count > 1 {
-            rank.insert((count - 1, source));
-        }
-        let Some(h) = self.held.get_mut(&source) else {
-            return;
-        };
-        let n = if kill {
-            h.kills.pop_front()
+            self.by_total.insert((count - 1, from));
         } else {
-            h.state.pop_front().or_else(|| h.counters.pop_front())
-        };
-        if h.droppable() == 0 && h.kills.is_empty() {
-            self.held.remove(&source);
+            self.held.remove(&from);
         }
-        let Some(n) = n else { return };
         if let Ok(i) = self.slots.binary_search_by_key(&n, |(k, _)| *k) {
             if self.slots[i].1.take().is_some() {
                 self.kept -= 1;
@@ -1274,45 +1281,93 @@ mod tests {
             l.iter().map(|e| e.at.as_millis()).collect::<Vec<_>>(),
             [0, 3, 5, 6]
         );
-        // kills: kept over every other kind, of any owner
+        // another owner's kills: the biggest source gives its cheapest
+        // (limit hits), and a source of nothing but kills its own oldest
+        // kill for its own kill
         for i in 10..14 {
             l.push(owned(i, Some(7), kill()));
         }
-        assert!(l.iter().all(|e| e.kind.is_oom_kill()));
-        assert_eq!(owners(&l), [None, Some(7), Some(7), Some(7)]);
-        // a kill when every kept event is one: the source with the most
-        // gives its oldest
+        let at = |l: &EventList| l.iter().map(|e| e.at.as_millis()).collect::<Vec<_>>();
+        assert_eq!(at(&l), [0, 6, 12, 13]);
+        assert_eq!(owners(&l), [None, None, Some(7), Some(7)]);
+        // a kill of the biggest source: its limit hit goes
         l.push(owned(20, None, kill()));
-        assert_eq!(owners(&l), [None, Some(7), Some(7), None]);
-        // something else now is the one dropped
+        assert_eq!(at(&l), [0, 12, 13, 20]);
+        // a limit hit of a third owner: the biggest (ties: the higher
+        // owner) holds only kills and keeps them; the newcomer gives up
+        // its own cheapest
         l.push(owned(21, Some(0), high()));
-        assert_eq!(owners(&l), [None, Some(7), Some(7), None]);
+        assert_eq!(at(&l), [0, 12, 13, 20]);
+        assert_eq!(l.dropped, 9);
+        // a kill of the third owner takes the biggest's oldest kill's place
+        l.push(owned(22, Some(0), kill()));
+        assert_eq!(at(&l), [0, 13, 20, 22]);
         assert_eq!(l.len(), 4);
+    }
+
+    #[test]
+    fn a_flood_of_oom_kills_replaces_only_its_owners_events() {
+        let mut l = EventList::with_cap(60);
+        // root's: an OOM kill, limit hits and state changes
+        l.push(owned(0, Some(0), kill()));
+        for i in 1..=10 {
+            l.push(owned(i, Some(0), high()));
+            l.push(owned(100 + i, Some(0), EventKind::Populated(i % 2 == 0)));
+        }
+        // a user's OOM kills, each with its max and oom: 30 times the cap
+        let (mut ms, max) = (1_000, |what| EventKind::Memory {
+            what,
+            count: 1,
+            victim: None,
+        });
+        for _ in 0..600 {
+            for kind in [max(MemoryEvent::Max), max(MemoryEvent::Oom), kill()] {
+                l.push(owned(ms, Some(1000), kind));
+                ms += 1;
+            }
+        }
+        assert_eq!(l.len(), 60);
+        assert_eq!(l.iter().filter(|e| e.owner == Some(0)).count(), 21);
+        // the user's counters were given up first, then its oldest kills
+        let users: Vec<_> = l.iter().filter(|e| e.owner == Some(1000)).collect();
+        assert_eq!(users.len(), 39);
+        assert!(users.iter().all(|e| e.kind.is_oom_kill()));
+        assert_eq!(users[0].at, Duration::from_millis(ms - 1 - 38 * 3));
+        // root's limit hit, coming now: the user's kills are not given up
+        // for it, root's own oldest state change is
+        l.push(owned(9_100, Some(0), high()));
+        assert_eq!(l.iter().filter(|e| e.owner == Some(0)).count(), 21);
+        assert!(l.iter().any(|e| e.at == Duration::from_millis(9_100)));
+        assert!(!l.iter().any(|e| e.at == Duration::from_millis(101)));
+        // root's OOM kill takes the place of the user's oldest
+        l.push(owned(9_101, Some(0), kill()));
+        assert_eq!(l.iter().filter(|e| e.owner == Some(0)).count(), 22);
     }
 
     /// The rule, as a scan of the whole list (the reference the list's
     /// queues must agree with).
     fn reference_push(list: &mut Vec<Event>, cap: usize, e: Event) -> bool {
+        let (source, kill) = (e.owner, e.kind.is_oom_kill());
         list.push(e);
         if list.len() <= cap {
             return false;
         }
-        let kills = list.iter().all(|e| e.kind.is_oom_kill());
         let mut counts: HashMap<Option<u32>, usize> = HashMap::new();
-        for e in list.iter().filter(|e| e.kind.is_oom_kill() == kills) {
+        for e in list.iter() {
             *counts.entry(e.owner).or_default() += 1;
         }
-        let Some((source, _)) = counts.into_iter().max_by_key(|&(s, n)| (n, s)) else {
+        let Some((biggest, _)) = counts.into_iter().max_by_key(|&(s, n)| (n, s)) else {
             return false;
         };
-        let of = |w: Worth| {
+        let of = |s: Option<u32>, w: Worth| {
             list.iter()
-                .position(|e| e.owner == source && Worth::of(&e.kind) == w)
+                .position(|e| e.owner == s && Worth::of(&e.kind) == w)
         };
-        let i = if kills {
-            of(Worth::Kill)
-        } else {
-            of(Worth::State).or_else(|| of(Worth::Counter))
+        let cheap = |s| of(s, Worth::State).or_else(|| of(s, Worth::Counter));
+        let i = match cheap(biggest) {
+            Some(i) => Some(i),
+            None if biggest == source || kill => of(biggest, Worth::Kill),
+            None => cheap(source),
         };
         if let Some(i) = i {
             list.remove(i);
