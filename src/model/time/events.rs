@@ -640,6 +640,120 @@ pub fn join_oom(ev: &mut Event, line: &OomLine, mapping: &Mapping) -> bool {
     true
 }
 
+/// What a counter event counts, for [`attribute_echoes`]: its file and
+/// key (`None`: a change of state, which is the group's own).
+fn counter_key(kind: &EventKind) -> Option<(u8, &'static str)> {
+    match kind {
+        EventKind::Memory { what, .. } => Some((EventFile::Memory as u8, what.key())),
+        EventKind::Swap { what, .. } => Some((EventFile::Swap as u8, what.key())),
+        EventKind::PidsMax { .. } => Some((EventFile::Pids as u8, "max")),
+        EventKind::Populated(_) | EventKind::Frozen(_) => None,
+    }
+}
+
+/// A group on [`attribute_echoes`]' walk's path (its events of the
+/// counter), with the sources below it: each owner's first.
+struct Open {
+    at: Vec<usize>,
+    sources: HashMap<Option<u32>, usize>,
+}
+
+/// Gives the echoes in one watcher batch the owner of what they echo.
+/// memory.events and memory.swap.events count hierarchically (admin
+/// guide, "memory.events": "all fields in this file are hierarchical";
+/// pids.events on newer kernels): one memory.high hit in a user's group raises `high`
+/// in the group and in each ancestor, and the watcher, reading each
+/// file that changed, makes one event for each, owned by its own group's
+/// owner; above a delegation those are root's, so a user's flood would
+/// grow root's source in [`EventList`] as fast as the user's. An
+/// ancestor's counter event is an echo when the same batch has an event
+/// of the same counter below it; its sources are those of these events
+/// that are no echo themselves (the deepest). The echo keeps its own
+/// group's owner if one of its sources is that owner's, else takes the
+/// owner of its first source in the batch. An ancestor's own hit in
+/// the same batch as a descendant's echoes it too (the counters tell
+/// no more; memory.events.local would, at a read for each): it goes with
+/// the descendant's owner, whose use it was made by above a
+/// delegation. The kernel notifies a file at most every 10 ms, the
+/// group's and its ancestors' together: a batch of the watcher (what one
+/// [`crate::source::events`] wake read) has both. O(n log n) for n
+/// events, whatever their depth: each counter's events in the order of
+/// a walk of the tree, a group's sources gathered up from its children's.
+pub fn attribute_echoes(batch: &mut [Event]) {
+    let mut order: Vec<((u8, &'static str), usize)> = batch
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| counter_key(&e.kind).map(|k| (k, i)))
+        .collect();
+    // by counter, then component by component: a group's subtree follows it
+    order.sort_by(|(ka, a), (kb, b)| {
+        ka.cmp(kb)
+            .then_with(|| batch[*a].path.components().cmp(batch[*b].path.components()))
+            .then(a.cmp(b))
+    });
+    let mut owners = Vec::new();
+    // closes the top of the walk's path, giving its sources to its parent
+    let close = |stack: &mut Vec<Open>, owners: &mut Vec<(usize, Option<u32>)>| {
+        let Some(Open { at, mut sources }) = stack.pop() else {
+            return;
+        };
+        if sources.is_empty() {
+            for &i in &at {
+                let first = sources.entry(batch[i].owner).or_insert(i);
+                *first = (*first).min(i);
+            }
+        } else if let Some((&o, _)) = sources.iter().min_by_key(|(_, &j)| j) {
+            for i in at {
+                if !sources.contains_key(&batch[i].owner) {
+                    owners.push((i, o));
+                }
+            }
+        }
+        if let Some(parent) = stack.last_mut() {
+            if parent.sources.len() < sources.len() {
+                std::mem::swap(&mut parent.sources, &mut sources);
+            }
+            for (o, j) in sources {
+                let first = parent.sources.entry(o).or_insert(j);
+                *first = (*first).min(j);
+            }
+        }
+    };
+    let mut stack: Vec<Open> = Vec::new();
+    let mut key = None;
+    for (k, i) in order {
+        let path = &batch[i].path;
+        while let Some(top) = stack.last_mut() {
+            let top_path = &batch[top.at[0]].path;
+            if key == Some(k) && path == top_path {
+                top.at.push(i);
+                break;
+            }
+            if key == Some(k) && path.is_within(top_path) {
+                stack.push(Open {
+                    at: vec![i],
+                    sources: HashMap::new(),
+                });
+                break;
+            }
+            close(&mut stack, &mut owners);
+        }
+        if stack.is_empty() {
+            stack.push(Open {
+                at: vec![i],
+                sources: HashMap::new(),
+            });
+        }
+        key = Some(k);
+    }
+    while !stack.is_empty() {
+        close(&mut stack, &mut owners);
+    }
+    for (i, owner) in owners {
+        batch[i].owner = owner;
+    }
+}
+
 // ---------------------------------------------------------------------------
 // The list a view keeps.
 
@@ -717,7 +831,9 @@ impl Held {
 /// fork loop, a tiny memory.max and a loop that allocates: OOM kills):
 /// the flood grows until it is the biggest source, and from then on
 /// replaces only its own events, its own OOM kills included, never
-/// another owner's. Each push is O(log sources): per source
+/// another owner's. (The echoes of a flood in the hierarchical counters
+/// of ancestors above the delegation are the flood's too:
+/// [`attribute_echoes`].) Each push is O(log sources): per source
 /// queues, the list's dropped places compacted away once they are an
 /// eighth of the cap.
 #[derive(Debug, Clone)]
@@ -1344,6 +1460,76 @@ mod tests {
         assert_eq!(l.iter().filter(|e| e.owner == Some(0)).count(), 22);
     }
 
+    /// An event of `owner` at `path`.
+    fn at_path(path: &str, owner: u32, kind: EventKind) -> Event {
+        Event {
+            path: GroupPath::new(path),
+            ..owned(0, Some(owner), kind)
+        }
+    }
+
+    #[test]
+    fn an_ancestors_echo_of_a_hit_below_is_the_hits_owners() {
+        let chain = [
+            (
+                "user.slice/user-1000.slice/user@1000.service/app.slice/hog",
+                1000,
+            ),
+            (
+                "user.slice/user-1000.slice/user@1000.service/app.slice",
+                1000,
+            ),
+            ("user.slice/user-1000.slice/user@1000.service", 1000),
+            ("user.slice/user-1000.slice", 0),
+            ("user.slice", 0),
+        ];
+        // as the watcher makes them: one event per group whose file changed
+        let mut batch: Vec<Event> = chain.iter().map(|&(p, o)| at_path(p, o, high())).collect();
+        // in any order
+        batch.rotate_left(2);
+        attribute_echoes(&mut batch);
+        assert!(batch.iter().all(|e| e.owner == Some(1000)), "{batch:?}");
+        // a state change, another counter, a sibling and a name that only
+        // begins as the group's are not below it or not the same hit
+        let mut batch = vec![
+            at_path("user.slice", 0, high()),
+            at_path("user.slice", 0, EventKind::Populated(true)),
+            at_path("user.slice/u", 1000, EventKind::Populated(false)),
+            at_path("user.slice/u", 1000, kill()),
+            at_path("user.slice2/u", 1000, high()),
+            at_path("system.slice", 0, kill()),
+            at_path("system.slice2", 1000, kill()),
+        ];
+        let before = batch.clone();
+        attribute_echoes(&mut batch);
+        assert_eq!(batch, before);
+    }
+
+    #[test]
+    fn an_echo_of_its_owners_own_hit_stays_its_owners() {
+        // root's service and a user's group below one root-owned slice
+        // hit memory.high in one batch: the slice's count is both
+        let mut batch = vec![
+            at_path("user.slice/u/hog", 1000, high()),
+            at_path("user.slice/u", 1000, high()),
+            at_path("user.slice/root.service", 0, high()),
+            at_path("user.slice", 0, high()),
+        ];
+        attribute_echoes(&mut batch);
+        assert_eq!(
+            batch.iter().map(|e| e.owner).collect::<Vec<_>>(),
+            [Some(1000), Some(1000), Some(0), Some(0)]
+        );
+        // two users' hits: the first one's
+        let mut batch = vec![
+            at_path("s/a", 1002, high()),
+            at_path("s/b", 1001, high()),
+            at_path("s", 0, high()),
+        ];
+        attribute_echoes(&mut batch);
+        assert_eq!(batch[2].owner, Some(1002));
+    }
+
     /// The rule, as a scan of the whole list (the reference the list's
     /// queues must agree with).
     fn reference_push(list: &mut Vec<Event>, cap: usize, e: Event) -> bool {
@@ -1373,6 +1559,36 @@ mod tests {
             list.remove(i);
         }
         true
+    }
+
+    /// The echoes' owners, as a scan of the whole batch for each event
+    /// (the reference the walk must agree with).
+    fn reference_echoes(batch: &[Event]) -> Vec<Option<u32>> {
+        let below = |j: usize| -> Vec<usize> {
+            let (p, k) = (&batch[j].path, counter_key(&batch[j].kind));
+            (0..batch.len())
+                .filter(|&i| {
+                    k.is_some()
+                        && counter_key(&batch[i].kind) == k
+                        && batch[i].path != *p
+                        && batch[i].path.is_within(p)
+                })
+                .collect()
+        };
+        (0..batch.len())
+            .map(|j| {
+                let sources: Vec<usize> = below(j)
+                    .into_iter()
+                    .filter(|&i| below(i).is_empty())
+                    .collect();
+                let own = batch[j].owner;
+                if sources.is_empty() || sources.iter().any(|&i| batch[i].owner == own) {
+                    own
+                } else {
+                    batch[sources[0]].owner
+                }
+            })
+            .collect()
     }
 
     proptest::proptest! {
@@ -1435,6 +1651,35 @@ mod tests {
         }
 
         /// Any pushes, any small cap: the list keeps what the rule as a
+        #[test]
+        fn echoes_are_owned_as_a_scan_of_the_batch_says(
+            events in proptest::collection::vec(
+                (
+                    proptest::collection::vec(proptest::sample::select(vec!["a", "b", "a-x", "a.b"]), 0..4),
+                    proptest::option::of(0u32..3),
+                    0u8..4,
+                ),
+                0..30,
+            ),
+        ) {
+            let mut batch: Vec<Event> = events
+                .into_iter()
+                .enumerate()
+                .map(|(i, (path, owner, k))| Event {
+                    path: GroupPath::new(&path.join("/")),
+                    ..owned(i as u64, owner, match k {
+                        0 => EventKind::Populated(true),
+                        1 => EventKind::PidsMax { count: 1 },
+                        2 => kill(),
+                        _ => high(),
+                    })
+                })
+                .collect();
+            let want = reference_echoes(&batch);
+            attribute_echoes(&mut batch);
+            proptest::prop_assert_eq!(batch.iter().map(|e| e.owner).collect::<Vec<_>>(), want);
+        }
+
         /// scan keeps, in order, whatever places it compacted.
         #[test]
         fn the_list_keeps_what_the_rule_says(
