@@ -34,8 +34,8 @@ use super::hier::{self, GroupDir, Hier};
 use super::scan::{is_below, list_groups, DirsBelow};
 use crate::cgroupfs::{CgroupEvents, MemoryEvents};
 use crate::model::time::events::{
-    diff, join_oom, parse_record, Event, EventFile, EventKind, Mapping, MemoryEvent, OomLine,
-    Reading,
+    attribute_echoes, diff, join_oom, parse_record, Event, EventFile, EventKind, Mapping,
+    MemoryEvent, OomLine, Reading,
 };
 use crate::model::{Errno, GroupPath};
 use rustix::event::{poll, PollFd, PollFlags};
@@ -1644,7 +1644,9 @@ impl Watcher {
     }
 
     /// The events ready to go: OOM kills that waited [`JOIN_WAIT`] for
-    /// their line go without it. Oldest first.
+    /// their line go without it. Oldest first, the echoes of a hit in
+    /// ancestors' hierarchical counters owned as the hit is
+    /// ([`attribute_echoes`]).
     pub fn take_ready(&mut self) -> Vec<Event> {
         let now = Instant::now();
         let (late, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
@@ -1655,6 +1657,8 @@ impl Watcher {
         self.lines
             .retain(|(_, t, _)| now.duration_since(*t) < LINE_KEEP);
         let mut out = std::mem::take(&mut self.out);
+        // a hit counted in each ancestor's file is its group's owner's
+        attribute_echoes(&mut out);
         out.sort_by_key(|e| e.at);
         out
     }

@@ -280,6 +280,43 @@ fn a_resync_forgets_a_group_whose_directory_is_gone_and_adds_the_new() {
     assert_eq!(w.groups(), 4);
 }
 
+/// A uid no account on a test machine has: a delegated group's owner.
+const DELEGATE: u32 = 64_127;
+
+#[test]
+fn a_hit_counted_in_each_ancestors_memory_events_is_its_groups_owners() {
+    let t = tree();
+    // root's a, with a delegated subtree: a/job and a/job/hog (the
+    // directories' owner is whose the events are)
+    group(t.path(), "a/job/hog");
+    for d in ["a/job", "a/job/hog"] {
+        std::os::unix::fs::chown(t.path().join(d), Some(DELEGATE), Some(DELEGATE)).unwrap();
+    }
+    let mut w = Watcher::new(Arc::new(Hier::open(t.path()).unwrap()), config(None)).unwrap();
+    // one memory.high hit in hog: the kernel counts it in hog and in
+    // each ancestor but the root, the group's file first
+    let high = MEM0.replace("high 0", "high 1");
+    for d in ["a/job/hog", "a/job", "a"] {
+        fs::write(t.path().join(d).join("memory.events"), &high).unwrap();
+    }
+    // and a hit of root's own b, in the same batch
+    fs::write(t.path().join("b/memory.events"), &high).unwrap();
+    w.on_inotify();
+    let got = w.take_ready();
+    let owners: Vec<_> = got.iter().map(|e| (e.path.clone(), e.owner)).collect();
+    assert_eq!(got.len(), 4, "{owners:?}");
+    // each owner's account, as the host's files say
+    let accounts = cgtop::source::accounts::Accounts::read();
+    for e in &got {
+        let want = if e.path == GroupPath::new("b") {
+            0
+        } else {
+            DELEGATE
+        };
+        assert_eq!(e.owner, Some(accounts.of(want)), "{owners:?}");
+    }
+}
+
 fn victim_of(e: &Event) -> Option<(&[u8], u32)> {
     match &e.kind {
         EventKind::Memory {

@@ -644,6 +644,127 @@ pub fn join_oom(ev: &mut Event, line: &OomLine, mapping: &Mapping) -> bool {
     true
 }
 
+/// What a counter event counts, for [`attribute_echoes`]: its file and
+/// key (`None`: a change of state, which is the group's own).
+fn counter_key(kind: &EventKind) -> Option<(u8, &'static str)> {
+    match kind {
+        EventKind::Memory { what, .. } => Some((EventFile::Memory as u8, what.key())),
+        EventKind::Swap { what, .. } => Some((EventFile::Swap as u8, what.key())),
+        EventKind::PidsMax { .. } => Some((EventFile::Pids as u8, "max")),
+        EventKind::Populated(_) | EventKind::Frozen(_) => None,
+    }
+}
+
+/// A group on [`attribute_echoes`]' walk's path (its events of the
+/// counter), with the sources below it: each owner's first.
+struct Open {
+    at: Vec<usize>,
+    sources: HashMap<Source, usize>,
+}
+
+/// Gives the echoes in one watcher batch the owner of what they echo.
+/// memory.events and memory.swap.events count hierarchically (admin
+/// guide, "memory.events": "all fields in this file are hierarchical";
+/// pids.events on newer kernels): one memory.high hit in a user's group raises `high`
+/// in the group and in each ancestor, and the watcher, reading each
+/// file that changed, makes one event for each, owned by its own group's
+/// owner; above a delegation those are root's, so a user's flood would
+/// grow root's source in [`EventList`] as fast as the user's. An
+/// ancestor's counter event is an echo when the same batch has an event
+/// of the same counter below it; its sources are those of these events
+/// that are no echo themselves (the deepest). The echo keeps its own
+/// group's owner if one of its sources is that owner's, else takes the
+/// owner of its first source in the batch. An ancestor's own hit in
+/// the same batch as a descendant's echoes it too (the counters tell
+/// no more; memory.events.local would, at a read for each): it goes with
+/// the descendant's owner, whose use it was made by above a
+/// delegation. The kernel notifies a file at most every 10 ms, the
+/// group's and its ancestors' together: a batch of the watcher (what one
+/// [`crate::source::events`] wake read) has both. O(n log n) path
+/// compares (a memcmp each) for n events, no walk up each one's
+/// ancestors: each counter's events in the order of a walk of the tree,
+/// a group's sources gathered up from its children's.
+pub fn attribute_echoes(batch: &mut [Event]) {
+    // by counter, then component by component (the path's bytes with
+    // `/` as 0, which no name holds: one memcmp): a group's subtree
+    // follows it
+    let mut order: Vec<((u8, &'static str), Vec<u8>, usize)> = batch
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| {
+            let tree = e
+                .path
+                .as_bytes()
+                .iter()
+                .map(|&b| if b == b'/' { 0 } else { b });
+            counter_key(&e.kind).map(|k| (k, tree.collect(), i))
+        })
+        .collect();
+    order.sort_unstable();
+    let order = order.into_iter().map(|(k, _, i)| (k, i));
+    let mut owners = Vec::new();
+    // closes the top of the walk's path, giving its sources to its parent
+    let close = |stack: &mut Vec<Open>, owners: &mut Vec<(usize, Source)>| {
+        let Some(Open { at, mut sources }) = stack.pop() else {
+            return;
+        };
+        if sources.is_empty() {
+            for &i in &at {
+                let first = sources.entry(batch[i].owner).or_insert(i);
+                *first = (*first).min(i);
+            }
+        } else if let Some((&o, _)) = sources.iter().min_by_key(|(_, &j)| j) {
+            for i in at {
+                if !sources.contains_key(&batch[i].owner) {
+                    owners.push((i, o));
+                }
+            }
+        }
+        if let Some(parent) = stack.last_mut() {
+            if parent.sources.len() < sources.len() {
+                std::mem::swap(&mut parent.sources, &mut sources);
+            }
+            for (o, j) in sources {
+                let first = parent.sources.entry(o).or_insert(j);
+                *first = (*first).min(j);
+            }
+        }
+    };
+    let mut stack: Vec<Open> = Vec::new();
+    let mut key = None;
+    for (k, i) in order {
+        let path = &batch[i].path;
+        while let Some(top) = stack.last_mut() {
+            let top_path = &batch[top.at[0]].path;
+            if key == Some(k) && path == top_path {
+                top.at.push(i);
+                break;
+            }
+            if key == Some(k) && path.is_within(top_path) {
+                stack.push(Open {
+                    at: vec![i],
+                    sources: HashMap::new(),
+                });
+                break;
+            }
+            close(&mut stack, &mut owners);
+        }
+        if stack.is_empty() {
+            stack.push(Open {
+                at: vec![i],
+                sources: HashMap::new(),
+            });
+        }
+        key = Some(k);
+    }
+    while !stack.is_empty() {
+        close(&mut stack, &mut owners);
+    }
+    for (i, owner) in owners {
+        batch[i].owner = owner;
+    }
+}
+
 // ---------------------------------------------------------------------------
 // The list a view keeps.
 
@@ -689,25 +810,43 @@ impl Held {
         }
     }
 
-    /// The events other than OOM kills: what the source is ranked by.
-    fn droppable(&self) -> usize {
-        self.state.len() + self.counters.len()
+    /// Every event it holds: what the source is ranked by.
+    fn total(&self) -> usize {
+        self.state.len() + self.counters.len() + self.kills.len()
+    }
+
+    /// Its oldest `populated` or `frozen` change, else its oldest other
+    /// event but an OOM kill; an OOM kill only if `kill`.
+    fn cheapest(&mut self, kill: bool) -> Option<u64> {
+        self.state
+            .pop_front()
+            .or_else(|| self.counters.pop_front())
+            .or_else(|| if kill { self.kills.pop_front() } else { None })
     }
 }
 
 /// The events a view keeps: [`EventList::CAP`] of them, with how many are
-/// unseen. At the cap one is dropped (and counted): from the source (the
+/// unseen. At the cap one is dropped (and counted), from the source (the
 /// account owning the event's group, [`Event::owner`]) that holds the most
-/// events other than OOM kills, its oldest `populated` or `frozen`
-/// change, else its oldest other event; an OOM kill only where every
-/// kept event is one, then the oldest of the source holding the most. A
-/// user who owns a delegated subtree makes events by the thousand for
-/// free (a process of theirs moving between two of their groups, a tiny
-/// memory.high, pids.max 1 and a fork loop): the flood grows until it is
-/// the biggest source, and from then on replaces only its own events,
-/// never another owner's OOM kill. Each push is O(log sources): per
-/// source queues, the list's dropped places compacted away once they
-/// are an eighth of the cap.
+/// events of any kind (ties: the higher owner), its cheapest: its oldest
+/// `populated` or `frozen` change, else its oldest limit hit (any other
+/// counter), else its oldest OOM kill. Another owner's OOM kill is never
+/// dropped for a lesser event: when the biggest source holds only OOM
+/// kills and the event that came is neither its own nor an OOM kill,
+/// the newcomer's source gives up its cheapest (the kills stay; an OOM
+/// kill that comes takes the biggest source's oldest kill's place). So an
+/// event is only ever dropped from the biggest source or from the
+/// source of the event that came. A user who owns a delegated subtree
+/// makes events by the thousand for free (a process of theirs moving
+/// between two of their groups, a tiny memory.high, pids.max 1 and a
+/// fork loop, a tiny memory.max and a loop that allocates: OOM kills):
+/// the flood grows until it is the biggest source, and from then on
+/// replaces only its own events, its own OOM kills included, never
+/// another owner's. (The echoes of a flood in the hierarchical counters
+/// of ancestors above the delegation are the flood's too:
+/// [`attribute_echoes`].) Each push is O(log sources): per source
+/// queues, the list's dropped places compacted away once they are an
+/// eighth of the cap.
 #[derive(Debug, Clone)]
 pub struct EventList {
     /// Oldest first, each with its number (increasing); `None`: dropped,
@@ -718,10 +857,8 @@ pub struct EventList {
     /// The events kept (the places that are not `None`).
     kept: usize,
     held: HashMap<Source, Held>,
-    /// The sources by how many events other than OOM kills each holds,
-    /// and by how many OOM kills (those that hold any).
-    by_droppable: BTreeSet<(usize, Source)>,
-    by_kills: BTreeSet<(usize, Source)>,
+    /// The sources by how many events each holds.
+    by_total: BTreeSet<(usize, Source)>,
     cap: usize,
     /// Events dropped to stay within the cap.
     pub dropped: u64,
@@ -753,8 +890,7 @@ impl EventList {
             next: 0,
             kept: 0,
             held: HashMap::new(),
-            by_droppable: BTreeSet::new(),
-            by_kills: BTreeSet::new(),
+            by_total: BTreeSet::new(),
             cap,
             dropped: 0,
             unseen: 0,
@@ -768,52 +904,46 @@ impl EventList {
         self.slots.push_back((n, Some(e)));
         self.kept += 1;
         let h = self.held.entry(source).or_default();
-        let rank = if worth == Worth::Kill {
-            &mut self.by_kills
-        } else {
-            &mut self.by_droppable
-        };
-        let before = if worth == Worth::Kill {
-            h.kills.len()
-        } else {
-            h.droppable()
-        };
-        rank.remove(&(before, source));
-        rank.insert((before + 1, source));
+        let before = h.total();
         h.queue(worth).push_back(n);
+        self.by_total.remove(&(before, source));
+        self.by_total.insert((before + 1, source));
         if self.kept > self.cap {
-            self.drop_one();
+            self.drop_one(source, worth == Worth::Kill);
             self.dropped += 1;
         }
         self.unseen = (self.unseen + 1).min(self.cap);
     }
 
-    /// Drops the event the rule above picks.
-    fn drop_one(&mut self) {
-        let kill = self.by_droppable.is_empty();
-        let rank = if kill {
-            &mut self.by_kills
-        } else {
-            &mut self.by_droppable
-        };
-        let Some((count, source)) = rank.pop_last() else {
+    /// Drops the event the rule above picks, `source`'s event (a kill if
+    /// `kill`) having come.
+    fn drop_one(&mut self, source: Source, kill: bool) {
+        let Some(&(_, biggest)) = self.by_total.last() else {
             return;
         };
+        let Some(h) = self.held.get(&biggest) else {
+            return;
+        };
+        // the biggest gives up a kill only for its own event or a kill
+        let only_kills = h.state.is_empty() && h.counters.is_empty();
+        let from = if only_kills && biggest != source && !kill {
+            source
+        } else {
+            biggest
+        };
+        let Some(h) = self.held.get_mut(&from) else {
+            return;
+        };
+        let count = h.total();
+        let Some(n) = h.cheapest(from == biggest) else {
+            return;
+        };
+        self.by_total.remove(&(count, from));
         if count > 1 {
-            rank.insert((count - 1, source));
-        }
-        let Some(h) = self.held.get_mut(&source) else {
-            return;
-        };
-        let n = if kill {
-            h.kills.pop_front()
+            self.by_total.insert((count - 1, from));
         } else {
-            h.state.pop_front().or_else(|| h.counters.pop_front())
-        };
-        if h.droppable() == 0 && h.kills.is_empty() {
-            self.held.remove(&source);
+            self.held.remove(&from);
         }
-        let Some(n) = n else { return };
         if let Ok(i) = self.slots.binary_search_by_key(&n, |(k, _)| *k) {
             if self.slots[i].1.take().is_some() {
                 self.kept -= 1;
@@ -1282,50 +1412,201 @@ mod tests {
             l.iter().map(|e| e.at.as_millis()).collect::<Vec<_>>(),
             [0, 3, 5, 6]
         );
-        // kills: kept over every other kind, of any owner
+        // another owner's kills: the biggest source gives its cheapest
+        // (limit hits), and a source of nothing but kills its own oldest
+        // kill for its own kill
         for i in 10..14 {
             l.push(owned(i, Some(7), kill()));
         }
-        assert!(l.iter().all(|e| e.kind.is_oom_kill()));
-        assert_eq!(owners(&l), [None, Some(uid(7)), Some(uid(7)), Some(uid(7))]);
-        // a kill when every kept event is one: the source with the most
-        // gives its oldest
+        let at = |l: &EventList| l.iter().map(|e| e.at.as_millis()).collect::<Vec<_>>();
+        assert_eq!(at(&l), [0, 6, 12, 13]);
+        assert_eq!(owners(&l), [None, None, Some(uid(7)), Some(uid(7))]);
+        // a kill of the biggest source: its limit hit goes
         l.push(owned(20, None, kill()));
-        assert_eq!(owners(&l), [None, Some(uid(7)), Some(uid(7)), None]);
-        // something else now is the one dropped
+        assert_eq!(at(&l), [0, 12, 13, 20]);
+        // a limit hit of a third owner: the biggest (ties: the higher
+        // owner) holds only kills and keeps them; the newcomer gives up
+        // its own cheapest
         l.push(owned(21, Some(0), high()));
-        assert_eq!(owners(&l), [None, Some(uid(7)), Some(uid(7)), None]);
+        assert_eq!(at(&l), [0, 12, 13, 20]);
+        assert_eq!(l.dropped, 9);
+        // a kill of the third owner takes the biggest's oldest kill's place
+        l.push(owned(22, Some(0), kill()));
+        assert_eq!(at(&l), [0, 13, 20, 22]);
         assert_eq!(l.len(), 4);
+    }
+
+    #[test]
+    fn a_flood_of_oom_kills_replaces_only_its_owners_events() {
+        let mut l = EventList::with_cap(60);
+        // root's: an OOM kill, limit hits and state changes
+        l.push(owned(0, Some(0), kill()));
+        for i in 1..=10 {
+            l.push(owned(i, Some(0), high()));
+            l.push(owned(100 + i, Some(0), EventKind::Populated(i % 2 == 0)));
+        }
+        // a user's OOM kills, each with its max and oom: 30 times the cap
+        let (mut ms, max) = (1_000, |what| EventKind::Memory {
+            what,
+            count: 1,
+            victim: None,
+        });
+        for _ in 0..600 {
+            for kind in [max(MemoryEvent::Max), max(MemoryEvent::Oom), kill()] {
+                l.push(owned(ms, Some(1000), kind));
+                ms += 1;
+            }
+        }
+        assert_eq!(l.len(), 60);
+        assert_eq!(l.iter().filter(|e| e.owner == Some(uid(0))).count(), 21);
+        // the user's counters were given up first, then its oldest kills
+        let users: Vec<_> = l.iter().filter(|e| e.owner == Some(uid(1000))).collect();
+        assert_eq!(users.len(), 39);
+        assert!(users.iter().all(|e| e.kind.is_oom_kill()));
+        assert_eq!(users[0].at, Duration::from_millis(ms - 1 - 38 * 3));
+        // root's limit hit, coming now: the user's kills are not given up
+        // for it, root's own oldest state change is
+        l.push(owned(9_100, Some(0), high()));
+        assert_eq!(l.iter().filter(|e| e.owner == Some(uid(0))).count(), 21);
+        assert!(l.iter().any(|e| e.at == Duration::from_millis(9_100)));
+        assert!(!l.iter().any(|e| e.at == Duration::from_millis(101)));
+        // root's OOM kill takes the place of the user's oldest
+        l.push(owned(9_101, Some(0), kill()));
+        assert_eq!(l.iter().filter(|e| e.owner == Some(uid(0))).count(), 22);
+    }
+
+    /// An event of `owner` at `path`.
+    fn at_path(path: &str, owner: u32, kind: EventKind) -> Event {
+        Event {
+            path: GroupPath::new(path),
+            ..owned(0, Some(owner), kind)
+        }
+    }
+
+    #[test]
+    fn an_ancestors_echo_of_a_hit_below_is_the_hits_owners() {
+        let chain = [
+            (
+                "user.slice/user-1000.slice/user@1000.service/app.slice/hog",
+                1000,
+            ),
+            (
+                "user.slice/user-1000.slice/user@1000.service/app.slice",
+                1000,
+            ),
+            ("user.slice/user-1000.slice/user@1000.service", 1000),
+            ("user.slice/user-1000.slice", 0),
+            ("user.slice", 0),
+        ];
+        // as the watcher makes them: one event per group whose file changed
+        let mut batch: Vec<Event> = chain.iter().map(|&(p, o)| at_path(p, o, high())).collect();
+        // in any order
+        batch.rotate_left(2);
+        attribute_echoes(&mut batch);
+        assert!(
+            batch.iter().all(|e| e.owner == Some(uid(1000))),
+            "{batch:?}"
+        );
+        // a state change, another counter, a sibling and a name that only
+        // begins as the group's are not below it or not the same hit
+        let mut batch = vec![
+            at_path("user.slice", 0, high()),
+            at_path("user.slice", 0, EventKind::Populated(true)),
+            at_path("user.slice/u", 1000, EventKind::Populated(false)),
+            at_path("user.slice/u", 1000, kill()),
+            at_path("user.slice2/u", 1000, high()),
+            at_path("system.slice", 0, kill()),
+            at_path("system.slice2", 1000, kill()),
+        ];
+        let before = batch.clone();
+        attribute_echoes(&mut batch);
+        assert_eq!(batch, before);
+    }
+
+    #[test]
+    fn an_echo_of_its_owners_own_hit_stays_its_owners() {
+        // root's service and a user's group below one root-owned slice
+        // hit memory.high in one batch: the slice's count is both
+        let mut batch = vec![
+            at_path("user.slice/u/hog", 1000, high()),
+            at_path("user.slice/u", 1000, high()),
+            at_path("user.slice/root.service", 0, high()),
+            at_path("user.slice", 0, high()),
+        ];
+        attribute_echoes(&mut batch);
+        assert_eq!(
+            batch.iter().map(|e| e.owner).collect::<Vec<_>>(),
+            [Some(uid(1000)), Some(uid(1000)), Some(uid(0)), Some(uid(0))]
+        );
+        // two users' hits: the first one's
+        let mut batch = vec![
+            at_path("s/a", 1002, high()),
+            at_path("s/b", 1001, high()),
+            at_path("s", 0, high()),
+        ];
+        attribute_echoes(&mut batch);
+        assert_eq!(batch[2].owner, Some(uid(1002)));
     }
 
     /// The rule, as a scan of the whole list (the reference the list's
     /// queues must agree with).
     fn reference_push(list: &mut Vec<Event>, cap: usize, e: Event) -> bool {
+        let (source, kill) = (e.owner, e.kind.is_oom_kill());
         list.push(e);
         if list.len() <= cap {
             return false;
         }
-        let kills = list.iter().all(|e| e.kind.is_oom_kill());
         let mut counts: HashMap<Source, usize> = HashMap::new();
-        for e in list.iter().filter(|e| e.kind.is_oom_kill() == kills) {
+        for e in list.iter() {
             *counts.entry(e.owner).or_default() += 1;
         }
-        let Some((source, _)) = counts.into_iter().max_by_key(|&(s, n)| (n, s)) else {
+        let Some((biggest, _)) = counts.into_iter().max_by_key(|&(s, n)| (n, s)) else {
             return false;
         };
-        let of = |w: Worth| {
+        let of = |s: Source, w: Worth| {
             list.iter()
-                .position(|e| e.owner == source && Worth::of(&e.kind) == w)
+                .position(|e| e.owner == s && Worth::of(&e.kind) == w)
         };
-        let i = if kills {
-            of(Worth::Kill)
-        } else {
-            of(Worth::State).or_else(|| of(Worth::Counter))
+        let cheap = |s| of(s, Worth::State).or_else(|| of(s, Worth::Counter));
+        let i = match cheap(biggest) {
+            Some(i) => Some(i),
+            None if biggest == source || kill => of(biggest, Worth::Kill),
+            None => cheap(source),
         };
         if let Some(i) = i {
             list.remove(i);
         }
         true
+    }
+
+    /// The echoes' owners, as a scan of the whole batch for each event
+    /// (the reference the walk must agree with).
+    fn reference_echoes(batch: &[Event]) -> Vec<Source> {
+        let below = |j: usize| -> Vec<usize> {
+            let (p, k) = (&batch[j].path, counter_key(&batch[j].kind));
+            (0..batch.len())
+                .filter(|&i| {
+                    k.is_some()
+                        && counter_key(&batch[i].kind) == k
+                        && batch[i].path != *p
+                        && batch[i].path.is_within(p)
+                })
+                .collect()
+        };
+        (0..batch.len())
+            .map(|j| {
+                let sources: Vec<usize> = below(j)
+                    .into_iter()
+                    .filter(|&i| below(i).is_empty())
+                    .collect();
+                let own = batch[j].owner;
+                if sources.is_empty() || sources.iter().any(|&i| batch[i].owner == own) {
+                    own
+                } else {
+                    batch[sources[0]].owner
+                }
+            })
+            .collect()
     }
 
     proptest::proptest! {
@@ -1388,6 +1669,35 @@ mod tests {
         }
 
         /// Any pushes, any small cap: the list keeps what the rule as a
+        #[test]
+        fn echoes_are_owned_as_a_scan_of_the_batch_says(
+            events in proptest::collection::vec(
+                (
+                    proptest::collection::vec(proptest::sample::select(vec!["a", "b", "a-x", "a.b"]), 0..4),
+                    proptest::option::of(0u32..3),
+                    0u8..4,
+                ),
+                0..30,
+            ),
+        ) {
+            let mut batch: Vec<Event> = events
+                .into_iter()
+                .enumerate()
+                .map(|(i, (path, owner, k))| Event {
+                    path: GroupPath::new(&path.join("/")),
+                    ..owned(i as u64, owner, match k {
+                        0 => EventKind::Populated(true),
+                        1 => EventKind::PidsMax { count: 1 },
+                        2 => kill(),
+                        _ => high(),
+                    })
+                })
+                .collect();
+            let want = reference_echoes(&batch);
+            attribute_echoes(&mut batch);
+            proptest::prop_assert_eq!(batch.iter().map(|e| e.owner).collect::<Vec<_>>(), want);
+        }
+
         /// scan keeps, in order, whatever places it compacted.
         #[test]
         fn the_list_keeps_what_the_rule_says(
