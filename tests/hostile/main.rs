@@ -19,6 +19,7 @@ mod deep_chain_cost;
 mod effect_renamed_group;
 mod event_flood;
 mod event_owners;
+mod event_owners_subordinate;
 mod export_files;
 mod flat_paths;
 mod fs_access;

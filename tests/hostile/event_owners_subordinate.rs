@@ -1,0 +1,165 @@
+//! A delegated user's events spread over many owners, on this host's
+//! cgroup2. A user with subordinate ids (/etc/subuid: rootless podman's
+//! 65,536 by default) can own their groups under any of those uids:
+//! in a user namespace mapped by `newuidmap` (`podman unshare`), where
+//! the user is root, `chown` of their own group to another uid of their
+//! range is allowed (kernfs takes the chown; both ids are mapped), and
+//! the host sees the group's directory owned by that subordinate uid. The
+//! events list is fair by the uid owning an event's group
+//! ([`Event::owner`]): a flood from groups of a hundred and fifty
+//! subordinate uids is a hundred and fifty owners, each holding fewer
+//! events than root's, so root's are the most and are the ones pushed off.
+//!
+//! Here root does the chowns (to uids no account has), as the user's
+//! namespace would; a process moves through the groups, each move a
+//! `populated` change of two of them. Those real events, and root's
+//! group's real event, replayed past the list's cap: root's must stay,
+//! as they do against the same flood from one owner
+//! (`event_owners.rs`).
+
+use crate::common::sandbox::Sandbox;
+use cgtop::model::time::events::{Event, EventKind, EventList};
+use cgtop::source::events::{spawn, WatchCommand, WatchConfig, Watched};
+use cgtop::source::hier::Hier;
+use std::collections::HashSet;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The delegated user: a uid no account on a test machine has.
+const OWNER: u32 = 64_127;
+
+/// The first of the user's subordinate uids the groups are owned by
+/// (no account on a test machine has any of them).
+const FIRST_SUB: u32 = 300_000;
+
+/// How many groups, each of another subordinate uid.
+const GROUPS: u32 = 150;
+
+/// How many events root's groups hold in the list (a busy host's unit
+/// restarts), fewer than any one flood needs to push past the cap.
+const ROOTS: usize = 100;
+
+#[test]
+#[ignore = "finding: a flood from groups chowned to a user's many subordinate uids counts as many owners and pushes off root's events"]
+fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_events() {
+    let Some(mut sb) = Sandbox::or_skip() else {
+        return;
+    };
+    sb.mkdir("sys");
+    sb.mkdir("user");
+    let user = sb.dir("user");
+    for f in ["cgroup.procs", "cgroup.threads", "cgroup.subtree_control"] {
+        std::os::unix::fs::chown(user.join(f), Some(OWNER), Some(OWNER)).unwrap();
+    }
+    std::os::unix::fs::chown(&user, Some(OWNER), Some(OWNER)).unwrap();
+    for i in 0..GROUPS {
+        let d = user.join(format!("g{i}"));
+        std::fs::create_dir(&d).unwrap();
+        // what `podman unshare chown N g{i}` gives: the user's subordinate
+        // uid FIRST_SUB + i owns the group (its gid stays the user's)
+        std::os::unix::fs::chown(&d, Some(FIRST_SUB + i), Some(OWNER)).unwrap();
+    }
+    let (tx, rx) = mpsc::channel();
+    let cfg = WatchConfig {
+        start: sb.top.clone(),
+        max_depth: None,
+        max_watches: None,
+        kmsg: None,
+        mapping: None,
+        clock: Instant::now(),
+        clock_unix: Duration::from_secs(1_700_000_000),
+        v1_memory: None,
+    };
+    let h = spawn(Arc::new(Hier::open(&sb.root).unwrap()), cfg, tx).unwrap();
+    loop {
+        match rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(Watched::Status(_)) => break,
+            Ok(_) => {}
+            Err(e) => panic!("the watcher never said it started: {e}"),
+        }
+    }
+    // root's: a process of root's starts in sys
+    sb.spawn_in("sys", "sleep 60");
+    // the flood: a process goes through every group of the user's, twice
+    let script = format!(
+        "sleep 0.5; cd '{}' && for r in 1 2; do i=0; while [ $i -lt {GROUPS} ]; do \
+         echo $$ > g$i/cgroup.procs; sleep 0.005; i=$((i+1)); done; done; sleep 60",
+        user.display()
+    );
+    sb.spawn_in("user", &script);
+    let sys = sb.path("sys");
+    let theirs = sb.path("user");
+    let mut got: Vec<Event> = Vec::new();
+    let owners = |got: &[Event]| -> HashSet<Option<u32>> {
+        got.iter()
+            .filter(|e| e.path.is_within(&theirs) && e.path != theirs)
+            .map(|e| e.owner)
+            .collect()
+    };
+    let until = Instant::now() + Duration::from_secs(30);
+    while (!got.iter().any(|e| e.path == sys) || owners(&got).len() < GROUPS as usize)
+        && Instant::now() < until
+    {
+        if let Ok(Watched::Events(e)) = rx.recv_timeout(Duration::from_millis(200)) {
+            got.extend(e);
+        }
+    }
+    h.send(WatchCommand::Stop);
+    sb.kill_all();
+    let root_event = got
+        .iter()
+        .find(|e| e.path == sys && e.kind == EventKind::Populated(true))
+        .unwrap_or_else(|| panic!("no populated event of {sys}: {got:?}"))
+        .clone();
+    assert_eq!(root_event.owner, Some(0), "{root_event:?}");
+    let theirs_events: Vec<Event> = got
+        .iter()
+        .filter(|e| e.path.is_within(&theirs) && e.path != theirs)
+        .cloned()
+        .collect();
+    let seen = owners(&got);
+    assert!(
+        seen.len() >= GROUPS as usize / 2,
+        "the flood's events came from {} owners: {seen:?}",
+        seen.len()
+    );
+    for e in &theirs_events {
+        let uid = e.owner.unwrap_or_else(|| panic!("no owner: {e:?}"));
+        assert!(
+            (FIRST_SUB..FIRST_SUB + GROUPS).contains(&uid),
+            "an event of a subordinate uid's group: {e:?}"
+        );
+    }
+    println!(
+        "{} events of the user's groups from {} owners, {} in all",
+        theirs_events.len(),
+        seen.len(),
+        got.len()
+    );
+    // root's events, then the flood's, again and again, past the cap
+    let mut list = EventList::default();
+    let mut roots = Vec::new();
+    for i in 0..ROOTS {
+        let mut e = root_event.clone();
+        e.at += Duration::from_millis(i as u64);
+        roots.push(e.clone());
+        list.push(e);
+    }
+    for i in 0..EventList::CAP * 2 {
+        let mut e = theirs_events[i % theirs_events.len()].clone();
+        e.at += Duration::from_secs(1) + Duration::from_millis(i as u64);
+        list.push(e);
+    }
+    assert_eq!(list.len(), EventList::CAP);
+    let kept = roots
+        .iter()
+        .filter(|r| list.iter().any(|e| e == *r))
+        .count();
+    assert_eq!(
+        kept, ROOTS,
+        "root's events pushed off by a flood of one user's groups \
+         ({} dropped in all)",
+        list.dropped
+    );
+}
