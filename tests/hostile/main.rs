@@ -18,6 +18,7 @@ mod columns_limits_paste;
 mod deep_chain_cost;
 mod effect_renamed_group;
 mod event_flood;
+mod event_kill_flood;
 mod event_owners;
 mod event_owners_subordinate;
 mod export_files;
