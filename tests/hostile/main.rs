@@ -20,6 +20,7 @@ mod effect_renamed_group;
 mod event_flood;
 mod event_kill_flood;
 mod event_owners;
+mod event_owners_ancestors;
 mod event_owners_subordinate;
 mod export_files;
 mod flat_paths;
