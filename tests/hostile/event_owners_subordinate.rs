@@ -10,13 +10,17 @@
 //! subordinate uids is a hundred and fifty owners, each holding fewer
 //! events than root's, so root's are the most and are the ones pushed off.
 //!
-//! Here root does the chowns (to uids no account has), as the user's
-//! namespace would; a process moves through the groups, each move a
-//! `populated` change of two of them. Those real events, and root's
+//! Here the user does it: a shell of theirs in a new user namespace,
+//! whose maps root writes as `newuidmap` would for a range of 150 uids
+//! no account has (this machine's /etc/subuid is not edited), makes the
+//! groups and chowns each to another uid of the range. A process then
+//! moves through the groups, each move a `populated` change of two of
+//! them. Those real events, and root's
 //! group's real event, replayed past the list's cap: root's must stay,
 //! as they do against the same flood from one owner
 //! (`event_owners.rs`).
 
+use crate::common::have;
 use crate::common::sandbox::Sandbox;
 use cgtop::model::time::events::{Event, EventKind, EventList};
 use cgtop::source::events::{spawn, WatchCommand, WatchConfig, Watched};
@@ -46,6 +50,10 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
     let Some(mut sb) = Sandbox::or_skip() else {
         return;
     };
+    if !have("setpriv") || !have("unshare") {
+        println!("skipped: setpriv or unshare is not installed (the user's namespace)");
+        return;
+    }
     sb.mkdir("sys");
     sb.mkdir("user");
     let user = sb.dir("user");
@@ -53,13 +61,7 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
         std::os::unix::fs::chown(user.join(f), Some(OWNER), Some(OWNER)).unwrap();
     }
     std::os::unix::fs::chown(&user, Some(OWNER), Some(OWNER)).unwrap();
-    for i in 0..GROUPS {
-        let d = user.join(format!("g{i}"));
-        std::fs::create_dir(&d).unwrap();
-        // what `podman unshare chown N g{i}` gives: the user's subordinate
-        // uid FIRST_SUB + i owns the group (its gid stays the user's)
-        std::os::unix::fs::chown(&d, Some(FIRST_SUB + i), Some(OWNER)).unwrap();
-    }
+    users_groups_of_subordinate_uids(&mut sb, &user);
     let (tx, rx) = mpsc::channel();
     let cfg = WatchConfig {
         start: sb.top.clone(),
@@ -162,4 +164,60 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
          ({} dropped in all)",
         list.dropped
     );
+}
+
+/// The user's shell, in a user namespace where it is root (uid 0 there
+/// is OWNER here, uids 1..=GROUPS are FIRST_SUB..), makes GROUPS groups
+/// in its delegated `user` and chowns group i to uid i + 1 of the
+/// namespace: the host sees FIRST_SUB + i. Root only writes the maps, as
+/// `newuidmap`/`newgidmap` do for a user's /etc/subuid range.
+fn users_groups_of_subordinate_uids(sb: &mut Sandbox, user: &std::path::Path) {
+    let script = format!(
+        "until grep -q . /proc/self/uid_map; do sleep 0.02; done; cd '{}' && i=0; \
+         while [ $i -lt {GROUPS} ]; do mkdir g$i && chown $((i+1)) g$i || exit 1; \
+         i=$((i+1)); done",
+        user.display()
+    );
+    let id = OWNER.to_string();
+    let pid = sb.spawn(&[
+        "setpriv",
+        "--reuid",
+        &id,
+        "--regid",
+        &id,
+        "--clear-groups",
+        "unshare",
+        "--user",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    let ns = |p: &str| std::fs::read_link(format!("/proc/{p}/ns/user")).ok();
+    let t0 = Instant::now();
+    while ns(&pid.to_string()) == ns("self") || ns(&pid.to_string()).is_none() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "the user's shell never made its namespace"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::fs::write(
+        format!("/proc/{pid}/uid_map"),
+        format!("0 {OWNER} 1\n1 {FIRST_SUB} {GROUPS}\n"),
+    )
+    .unwrap();
+    std::fs::write(format!("/proc/{pid}/gid_map"), format!("0 {OWNER} 1\n")).unwrap();
+    let owner = |i: u32| {
+        std::fs::metadata(user.join(format!("g{i}")))
+            .ok()
+            .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+    };
+    while owner(GROUPS - 1) != Some(FIRST_SUB + GROUPS - 1) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "the user's shell did not make and chown its groups (g0 owned by {:?})",
+            owner(0)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
