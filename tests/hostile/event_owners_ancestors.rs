@@ -72,12 +72,11 @@ fn a_users_event_flood_echoed_in_root_owned_ancestors_replaces_only_its_own_even
     }
     // the user's flood, each hit as the watcher gives it: one event in
     // the group and one in each ancestor
-    let mut ms = 1_000;
-    for _ in 0..EventList::CAP * 3 / CHAIN.len() {
+    let hits = (EventList::CAP * 3 / CHAIN.len()) as u64;
+    for ms in 1_000..1_000 + hits {
         for (p, owner) in CHAIN {
             list.push(high(ms, p, owner));
         }
-        ms += 1;
     }
     assert_eq!(list.len(), EventList::CAP);
     let kept = roots
