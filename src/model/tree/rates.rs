@@ -203,19 +203,30 @@ fn rates_held(
     let mut j = 0;
     let mut rates = Vec::with_capacity(cur.groups.len());
     let mut held = Vec::new();
+    let secs = elapsed.as_secs_f64();
     for (i, g) in cur.groups.iter().enumerate() {
         while j < prev.groups.len() && prev.groups[j].path < g.path {
             j += 1;
         }
+        // filled where it lies: a group's rates are not built aside and
+        // copied in (160 bytes, 10,000 times a refresh)
+        rates.push(GroupRates::default());
+        let r = &mut rates[i];
         match prev.groups.get(j) {
             Some(p) if p.path == g.path => {
-                let (r, next) = compute_within(p, g, elapsed, ncpus);
+                // the next group's baseline is the next one (paths are
+                // unique): compared by pointer, not read
+                j += 1;
+                if p.inode != g.inode || secs <= 0.0 || at_rest(p, g, r) {
+                    continue;
+                }
+                let (x, next) = by_rule(p, g, secs, ncpus);
+                *r = x;
                 if let Some(next) = next.filter(|n| Some(n) != g.hot.cpu.as_ref()) {
                     held.push((i, next));
                 }
-                rates.push(r);
             }
-            _ => rates.push(GroupRates::default()),
+            _ => {}
         }
     }
     (rates, held)
@@ -364,16 +375,24 @@ impl Rater {
 /// big host, most refreshes): what the rule below gives for the same
 /// counters on both ends, without its arithmetic and lookups: 0 for every
 /// figure both ends have, io.stat's figures only where every listed
-/// device has all four counters. `None` where the counters differ, or
-/// io.stat lists a device twice or more than 4 devices (the rule below
-/// then says what the rates are).
-fn at_rest(prev: &Kept, cur: &GroupSample) -> Option<GroupRates> {
+/// device has all four counters, filled into `r` (all `None` before).
+/// False, and `r` untouched, where the counters differ, or io.stat lists
+/// a device twice or more than 4 devices (the rule below then says what
+/// the rates are).
+fn at_rest(prev: &Kept, cur: &GroupSample, r: &mut GroupRates) -> bool {
     let h = &cur.hot;
     if prev.cpu != h.cpu || prev.throttled_local_usec != h.throttled_local_usec || prev.io != h.io {
-        return None;
+        return false;
+    }
+    // a device listed twice counts from its first listing (below): not
+    // at rest
+    let devs = h.io.as_ref().map_or(&[][..], |io| &io.0[..]);
+    if devs.len() > 4
+        || (devs.iter().enumerate()).any(|(i, (d, _))| devs[..i].iter().any(|(e, _)| e == d))
+    {
+        return false;
     }
     let zero = Some(0.0);
-    let mut r = GroupRates::default();
     if let Some(c) = &h.cpu {
         r.cpu_pct = zero;
         r.user_pct = c.user_usec.and(zero);
@@ -382,24 +401,16 @@ fn at_rest(prev: &Kept, cur: &GroupSample) -> Option<GroupRates> {
         r.throttled_pct = c.throttled_usec.and(zero);
     }
     r.throttled_local_pct = h.throttled_local_usec.and(zero);
-    if let Some(io) = &h.io {
-        let devs = &io.0;
-        // a device listed twice counts from its first listing (below):
-        // not at rest
-        if devs.len() > 4
-            || (devs.iter().enumerate()).any(|(i, (d, _))| devs[..i].iter().any(|(e, _)| e == d))
-        {
-            return None;
-        }
-        let all_four = |s: &IoStatDev| {
-            s.rbytes.is_some() && s.wbytes.is_some() && s.rios.is_some() && s.wios.is_some()
-        };
-        if devs.iter().all(|(_, s)| all_four(s)) {
-            r.io = Some(IoRates::default());
+    let all_four = |s: &IoStatDev| {
+        s.rbytes.is_some() && s.wbytes.is_some() && s.rios.is_some() && s.wios.is_some()
+    };
+    if h.io.is_some() && devs.iter().all(|(_, s)| all_four(s)) {
+        r.io = Some(IoRates::default());
+        if !devs.is_empty() {
             r.io_by_dev = devs.iter().map(|(d, _)| (*d, IoRates::default())).collect();
         }
     }
-    Some(r)
+    true
 }
 
 /// Rates from `prev` to `cur`, `elapsed` apart. Returns all-`None` rates
@@ -423,7 +434,8 @@ pub fn compute_within(
     if prev.inode != cur.inode || prev.path != cur.path || secs <= 0.0 {
         return (GroupRates::default(), None);
     }
-    if let Some(r) = at_rest(prev, cur) {
+    let mut r = GroupRates::default();
+    if at_rest(prev, cur, &mut r) {
         // the next window counts from the same counters
         return (r, cur.hot.cpu);
     }
