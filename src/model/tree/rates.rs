@@ -46,6 +46,15 @@ impl Kept {
         }
     }
 
+    /// Now `g`'s, whose counters are the same as these ([`at_rest`])
+    /// but cpu.stat.local, which the collector reads after the rates.
+    fn rest(&mut self, g: &GroupSample) {
+        if !self.path.same_copy(&g.path) {
+            self.path.clone_from(&g.path);
+        }
+        self.throttled_local_usec = g.hot.throttled_local_usec;
+    }
+
     /// `g`'s counters, copied.
     pub fn of(g: &GroupSample) -> Self {
         Self {
@@ -182,7 +191,7 @@ pub fn rates_within(
     cur: &Snapshot,
     ncpus: Option<usize>,
 ) -> (Vec<GroupRates>, Vec<Option<CpuStat>>) {
-    let (rates, held) = rates_held(prev, cur, ncpus);
+    let Rated { rates, held, .. } = rates_held(prev, cur, ncpus);
     let mut bases = vec![None; rates.len()];
     for (i, b) in held {
         bases[i] = Some(b);
@@ -193,16 +202,13 @@ pub fn rates_within(
 /// [`rates_within`], with the cpu.stat the next windows count from only
 /// where it is not the group's own (a window over the ceiling held some
 /// back: [`credit`]), by index: one rarely, where a list of every group's
-/// would be copied on every refresh.
-fn rates_held(
-    prev: &Baseline,
-    cur: &Snapshot,
-    ncpus: Option<usize>,
-) -> (Vec<GroupRates>, Vec<(usize, CpuStat)>) {
+/// would be copied on every refresh; and the groups not at rest.
+fn rates_held(prev: &Baseline, cur: &Snapshot, ncpus: Option<usize>) -> Rated {
     let elapsed = cur.at.saturating_sub(prev.at);
     let mut j = 0;
     let mut rates = Vec::with_capacity(cur.groups.len());
     let mut held = Vec::new();
+    let mut moved = Vec::new();
     let secs = elapsed.as_secs_f64();
     for (i, g) in cur.groups.iter().enumerate() {
         while j < prev.groups.len() && prev.groups[j].path < g.path {
@@ -217,7 +223,12 @@ fn rates_held(
                 // the next group's baseline is the next one (paths are
                 // unique): compared by pointer, not read
                 j += 1;
-                if p.inode != g.inode || secs <= 0.0 || at_rest(p, g, r) {
+                let same = p.inode == g.inode && secs > 0.0;
+                if same && at_rest(p, g, r) {
+                    continue;
+                }
+                moved.push(i);
+                if !same {
                     continue;
                 }
                 let (x, next) = by_rule(p, g, secs, ncpus);
@@ -226,10 +237,10 @@ fn rates_held(
                     held.push((i, next));
                 }
             }
-            _ => {}
+            _ => moved.push(i),
         }
     }
-    (rates, held)
+    Rated { rates, held, moved }
 }
 
 /// The rate step of every refresh, live (`source::collector`) or
@@ -255,6 +266,10 @@ pub struct Rated {
     /// The cpu.stat the next window counts from, by group index, where
     /// it is not the group's own ([`credit`]).
     held: Vec<(usize, CpuStat)>,
+    /// The groups whose baseline changes, by index: all but those
+    /// [`at_rest`] (whose only change can be cpu.stat.local, read after
+    /// the rates).
+    moved: Vec<usize>,
 }
 
 impl Rater {
@@ -279,11 +294,14 @@ impl Rater {
 
     /// Rates of `cur` against the baseline; all `None` on the first.
     pub fn rates(&self, cur: &Snapshot) -> Rated {
-        let (rates, held) = match &self.prev {
+        match &self.prev {
             Some(prev) => rates_held(prev, cur, self.ncpus),
-            None => (vec![GroupRates::default(); cur.groups.len()], Vec::new()),
-        };
-        Rated { rates, held }
+            None => Rated {
+                rates: vec![GroupRates::default(); cur.groups.len()],
+                held: Vec::new(),
+                moved: (0..cur.groups.len()).collect(),
+            },
+        }
     }
 
     /// cpu.stat.local's throttled % of `g`, read after [`Self::rates`]
@@ -327,13 +345,18 @@ impl Rater {
             crate::model::tree::limits::throttling_by(snapshot, &rated.rates, &self.parents);
         let mut held = rated.held.into_iter().peekable();
         let mut base_of = |i: usize| held.next_if(|(k, _)| *k == i).map(|(_, b)| b);
+        let mut moved = rated.moved.into_iter().peekable();
         let groups = if same_groups {
             // the same groups as the baseline (every refresh but one
             // after a group came or went): updated where they are, not
             // moved into a second list while both are alive (1.5 MB at
             // the peak of a one-shot run at 10,000 groups)
             for (i, (k, g)) in prev.iter_mut().zip(&snapshot.groups).enumerate() {
-                k.update(g, base_of(i));
+                if moved.next_if_eq(&i).is_some() {
+                    k.update(g, base_of(i));
+                } else {
+                    k.rest(g);
+                }
             }
             prev
         } else {
@@ -684,27 +707,38 @@ mod bookkeeping_tests {
     }
 
     impl OldRater {
-        fn step(
-            &mut self,
+        /// The window from the baseline of `g`'s path, if a rate is due.
+        fn from(&self, g: &GroupSample, at: Duration) -> Option<(&Kept, f64)> {
+            let (then, groups) = self.prev.as_ref()?;
+            let p = groups.iter().find(|k| k.path == g.path)?;
+            let secs = at.saturating_sub(*then).as_secs_f64();
+            (p.inode == g.inode && secs > 0.0).then_some((p, secs))
+        }
+
+        fn rates(
+            &self,
             snap: &Snapshot,
             ncpus: Option<usize>,
+        ) -> (Vec<GroupRates>, Vec<Option<CpuStat>>) {
+            (snap.groups.iter())
+                .map(|g| match self.from(g, snap.at) {
+                    Some((p, secs)) => by_rule(p, g, secs, ncpus),
+                    None => (GroupRates::default(), None),
+                })
+                .unzip()
+        }
+
+        fn local_pct(&self, g: &GroupSample, at: Duration, ncpus: Option<usize>) -> Option<f64> {
+            let (p, secs) = self.from(g, at)?;
+            by_rule(p, g, secs, ncpus).0.throttled_local_pct
+        }
+
+        fn keep(
+            &mut self,
+            snap: &Snapshot,
+            rates: Vec<GroupRates>,
+            next: Vec<Option<CpuStat>>,
         ) -> (Vec<GroupRates>, Vec<Option<Throttling>>) {
-            let mut rates = Vec::new();
-            let mut next = Vec::new();
-            for g in &snap.groups {
-                let found = self.prev.as_ref().and_then(|(at, groups)| {
-                    let p = groups.iter().find(|k| k.path == g.path)?;
-                    Some((p, snap.at.saturating_sub(*at).as_secs_f64()))
-                });
-                let (r, n) = match found {
-                    Some((p, secs)) if p.inode == g.inode && secs > 0.0 => {
-                        by_rule(p, g, secs, ncpus)
-                    }
-                    _ => (GroupRates::default(), None),
-                };
-                rates.push(r);
-                next.push(n);
-            }
             let throttling = throttling(snap, &rates);
             let kept = (snap.groups.iter().zip(next))
                 .map(|(g, n)| Kept {
@@ -783,6 +817,8 @@ mod bookkeeping_tests {
         cpu: Option<CpuStat>,
         io: Option<IoStat>,
         local: Option<u64>,
+        /// cpu.stat.local as the collector reads it after the rates
+        late_local: Option<Option<u64>>,
     }
 
     fn change() -> impl Strategy<Value = Change> {
@@ -793,15 +829,19 @@ mod bookkeeping_tests {
             cpu(),
             io(),
             opt(),
+            prop::option::weighted(0.2, opt()),
         )
-            .prop_map(|(present, remade, same, cpu, io, local)| Change {
-                present,
-                remade,
-                same,
-                cpu,
-                io,
-                local,
-            })
+            .prop_map(
+                |(present, remade, same, cpu, io, local, late_local)| Change {
+                    present,
+                    remade,
+                    same,
+                    cpu,
+                    io,
+                    local,
+                    late_local,
+                },
+            )
     }
 
     /// Refreshes of the groups of [`PATHS`]: each step's elapsed ms
@@ -833,10 +873,14 @@ mod bookkeeping_tests {
             for (ms, changes) in steps {
                 at += Duration::from_millis(ms);
                 let mut groups = Vec::new();
+                let mut late = Vec::new();
                 for (i, c) in changes.into_iter().enumerate() {
                     if !c.present {
                         last[i] = None;
                         continue;
+                    }
+                    if let Some(l) = c.late_local {
+                        late.push((GroupPath::new(PATHS[i]), l));
                     }
                     let g = match (&last[i], c.same) {
                         (Some(g), true) if !c.remade => g.clone(),
@@ -851,13 +895,27 @@ mod bookkeeping_tests {
                             g
                         }
                     };
-                    last[i] = Some(g.clone());
                     groups.push(g);
                 }
                 groups.sort_by(|a, b| a.path.cmp(&b.path));
-                let snap = Snapshot { at, groups, cost: Default::default() };
-                let want = old.step(&snap, ncpus);
-                let got = new.step(&snap);
+                let mut snap = Snapshot { at, groups, cost: Default::default() };
+                let (mut old_rates, next) = old.rates(&snap, ncpus);
+                let mut rated = new.rates(&snap);
+                // cpu.stat.local read after the rates, where the
+                // collector reads it, and its rate then
+                for (path, l) in &late {
+                    let i = snap.groups.iter().position(|g| g.path == *path).unwrap();
+                    snap.groups[i].hot.throttled_local_usec = *l;
+                    let g = &snap.groups[i];
+                    old_rates[i].throttled_local_pct = old.local_pct(g, at, ncpus);
+                    rated.rates[i].throttled_local_pct = new.local_pct(g, at);
+                }
+                for g in &snap.groups {
+                    let i = PATHS.iter().position(|p| GroupPath::new(p) == g.path).unwrap();
+                    last[i] = Some(g.clone());
+                }
+                let want = old.keep(&snap, old_rates, next);
+                let got = new.keep(&snap, rated);
                 prop_assert_eq!(shown(&got), shown(&want));
             }
         }
