@@ -817,8 +817,9 @@ mod bookkeeping_tests {
         cpu: Option<CpuStat>,
         io: Option<IoStat>,
         local: Option<u64>,
-        /// cpu.stat.local as the collector reads it after the rates
-        late_local: Option<Option<u64>>,
+        /// cpu.stat.local read after the rates, as the collector does
+        late: bool,
+        late_local: Option<u64>,
     }
 
     fn change() -> impl Strategy<Value = Change> {
@@ -829,16 +830,18 @@ mod bookkeeping_tests {
             cpu(),
             io(),
             opt(),
-            prop::option::weighted(0.2, opt()),
+            prop::bool::weighted(0.2),
+            opt(),
         )
             .prop_map(
-                |(present, remade, same, cpu, io, local, late_local)| Change {
+                |(present, remade, same, cpu, io, local, late, late_local)| Change {
                     present,
                     remade,
                     same,
                     cpu,
                     io,
                     local,
+                    late,
                     late_local,
                 },
             )
@@ -879,8 +882,8 @@ mod bookkeeping_tests {
                         last[i] = None;
                         continue;
                     }
-                    if let Some(l) = c.late_local {
-                        late.push((GroupPath::new(PATHS[i]), l));
+                    if c.late {
+                        late.push((GroupPath::new(PATHS[i]), c.late_local));
                     }
                     let g = match (&last[i], c.same) {
                         (Some(g), true) if !c.remade => g.clone(),
@@ -898,7 +901,7 @@ mod bookkeeping_tests {
                     groups.push(g);
                 }
                 groups.sort_by(|a, b| a.path.cmp(&b.path));
-                let mut snap = Snapshot { at, groups, cost: Default::default() };
+                let mut snap = Snapshot { at, groups, cost: crate::model::ScanCost::default() };
                 let (mut old_rates, next) = old.rates(&snap, ncpus);
                 let mut rated = new.rates(&snap);
                 // cpu.stat.local read after the rates, where the
