@@ -1103,7 +1103,7 @@ impl Collector {
         let deep = self.rater.prev().is_some_and(|snap| {
             snap.groups
                 .iter()
-                .any(|g| g.path.is_within(path) && g.path.as_bytes().len() + 257 >= 4096)
+                .any(|g| g.path.as_bytes().len() + 257 >= 4096 && g.path.is_within(path))
         });
         let deep_count = deep.then(|| self.hier.count_subtree(dir).ok()).flatten();
         Inspection {

@@ -98,7 +98,7 @@ fn parent_index(groups: &[GroupSample], g: &GroupSample) -> Option<usize> {
 /// Each group's parent's index ([`parent_index`]), for every group of a
 /// list sorted by path at once: the group before is most often the parent
 /// or a sibling, which two compares tell; a binary search otherwise.
-fn parent_indices(groups: &[GroupSample]) -> Vec<Option<usize>> {
+pub(crate) fn parent_indices(groups: &[GroupSample]) -> Vec<Option<usize>> {
     let mut out: Vec<Option<usize>> = Vec::with_capacity(groups.len());
     // the group before: its path, and its parent's (`None` for the root)
     let mut before: Option<(&[u8], Option<&[u8]>)> = None;
@@ -168,8 +168,18 @@ pub fn under_throttling(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<bool> 
 /// recreated) or with no throttling counters on its visible path (the cpu
 /// controller off, or on cgroup v1).
 pub fn throttling(snapshot: &Snapshot, rates: &[GroupRates]) -> Vec<Option<Throttling>> {
-    let parents = parent_indices(&snapshot.groups);
-    let nearest = nearest_throttler(snapshot, rates, &parents);
+    throttling_by(snapshot, rates, &parent_indices(&snapshot.groups))
+}
+
+/// [`throttling`], with each group's parent's index given
+/// ([`parent_indices`] of the snapshot's groups): the rates' step keeps
+/// them while the groups stay the same.
+pub(crate) fn throttling_by(
+    snapshot: &Snapshot,
+    rates: &[GroupRates],
+    parents: &[Option<usize>],
+) -> Vec<Option<Throttling>> {
+    let nearest = nearest_throttler(snapshot, rates, parents);
     let counted: Vec<bool> = {
         // some group on the path has the throttling counters at all
         let mut out: Vec<bool> = Vec::with_capacity(snapshot.groups.len());

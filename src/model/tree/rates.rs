@@ -46,6 +46,15 @@ impl Kept {
         }
     }
 
+    /// Now `g`'s, whose counters are the same as these ([`at_rest`])
+    /// but cpu.stat.local, which the collector reads after the rates.
+    fn rest(&mut self, g: &GroupSample) {
+        if !self.path.same_copy(&g.path) {
+            self.path.clone_from(&g.path);
+        }
+        self.throttled_local_usec = g.hot.throttled_local_usec;
+    }
+
     /// `g`'s counters, copied.
     pub fn of(g: &GroupSample) -> Self {
         Self {
@@ -182,20 +191,56 @@ pub fn rates_within(
     cur: &Snapshot,
     ncpus: Option<usize>,
 ) -> (Vec<GroupRates>, Vec<Option<CpuStat>>) {
+    let Rated { rates, held, .. } = rates_held(prev, cur, ncpus);
+    let mut bases = vec![None; rates.len()];
+    for (i, b) in held {
+        bases[i] = Some(b);
+    }
+    (rates, bases)
+}
+
+/// [`rates_within`], with the cpu.stat the next windows count from only
+/// where it is not the group's own (a window over the ceiling held some
+/// back: [`credit`]), by index: one rarely, where a list of every group's
+/// would be copied on every refresh; and the groups not at rest.
+fn rates_held(prev: &Baseline, cur: &Snapshot, ncpus: Option<usize>) -> Rated {
     let elapsed = cur.at.saturating_sub(prev.at);
     let mut j = 0;
-    cur.groups
-        .iter()
-        .map(|g| {
-            while j < prev.groups.len() && prev.groups[j].path < g.path {
+    let mut rates = Vec::with_capacity(cur.groups.len());
+    let mut held = Vec::new();
+    let mut moved = Vec::new();
+    let secs = elapsed.as_secs_f64();
+    for (i, g) in cur.groups.iter().enumerate() {
+        while j < prev.groups.len() && prev.groups[j].path < g.path {
+            j += 1;
+        }
+        // filled where it lies: a group's rates are not built aside and
+        // copied in (160 bytes, 10,000 times a refresh)
+        rates.push(GroupRates::default());
+        let r = &mut rates[i];
+        match prev.groups.get(j) {
+            Some(p) if p.path == g.path => {
+                // the next group's baseline is the next one (paths are
+                // unique): compared by pointer, not read
                 j += 1;
+                let same = p.inode == g.inode && secs > 0.0;
+                if same && at_rest(p, g, r) {
+                    continue;
+                }
+                moved.push(i);
+                if !same {
+                    continue;
+                }
+                let (x, next) = by_rule(p, g, secs, ncpus);
+                *r = x;
+                if let Some(next) = next.filter(|n| Some(n) != g.hot.cpu.as_ref()) {
+                    held.push((i, next));
+                }
             }
-            match prev.groups.get(j) {
-                Some(p) if p.path == g.path => compute_within(p, g, elapsed, ncpus),
-                _ => (GroupRates::default(), None),
-            }
-        })
-        .unzip()
+            _ => moved.push(i),
+        }
+    }
+    Rated { rates, held, moved }
 }
 
 /// The rate step of every refresh, live (`source::collector`) or
@@ -207,6 +252,10 @@ pub fn rates_within(
 pub struct Rater {
     prev: Option<Baseline>,
     ncpus: Option<usize>,
+    /// Each baseline group's parent's index (`limits::parent_indices`),
+    /// for who throttles: found again only when the groups are not the
+    /// same as the last refresh's.
+    parents: Vec<Option<usize>>,
 }
 
 /// The rates of one snapshot, before [`Rater::keep`].
@@ -214,7 +263,13 @@ pub struct Rater {
 pub struct Rated {
     /// Parallel to the snapshot's groups.
     pub rates: Vec<GroupRates>,
-    baselines: Vec<Option<CpuStat>>,
+    /// The cpu.stat the next window counts from, by group index, where
+    /// it is not the group's own ([`credit`]).
+    held: Vec<(usize, CpuStat)>,
+    /// The groups whose baseline changes, by index: all but those
+    /// [`at_rest`] (whose only change can be cpu.stat.local, read after
+    /// the rates).
+    moved: Vec<usize>,
 }
 
 impl Rated {
@@ -223,7 +278,8 @@ impl Rated {
     pub fn none() -> Self {
         Self {
             rates: Vec::new(),
-            baselines: Vec::new(),
+            held: Vec::new(),
+            moved: Vec::new(),
         }
     }
 }
@@ -231,7 +287,11 @@ impl Rated {
 impl Rater {
     /// `ncpus`: the ceiling of CPU figures (`None`: counters as they are).
     pub fn new(ncpus: Option<usize>) -> Self {
-        Self { prev: None, ncpus }
+        Self {
+            prev: None,
+            ncpus,
+            parents: Vec::new(),
+        }
     }
 
     pub fn set_ncpus(&mut self, ncpus: Option<usize>) {
@@ -246,14 +306,14 @@ impl Rater {
 
     /// Rates of `cur` against the baseline; all `None` on the first.
     pub fn rates(&self, cur: &Snapshot) -> Rated {
-        let (rates, baselines) = match &self.prev {
-            Some(prev) => rates_within(prev, cur, self.ncpus),
-            None => (
-                vec![GroupRates::default(); cur.groups.len()],
-                vec![None; cur.groups.len()],
-            ),
-        };
-        Rated { rates, baselines }
+        match &self.prev {
+            Some(prev) => rates_held(prev, cur, self.ncpus),
+            None => Rated {
+                rates: vec![GroupRates::default(); cur.groups.len()],
+                held: Vec::new(),
+                moved: (0..cur.groups.len()).collect(),
+            },
+        }
     }
 
     /// cpu.stat.local's throttled % of `g`, read after [`Self::rates`]
@@ -277,8 +337,14 @@ impl Rater {
         Vec<GroupRates>,
         Vec<Option<crate::model::tree::limits::Throttling>>,
     ) {
-        let throttling = crate::model::tree::limits::throttling(snapshot, &rated.rates);
-        self.set_baseline(snapshot, rated.baselines.into_iter());
+        let same_groups = self.same_groups(snapshot);
+        if !same_groups || self.parents.len() != snapshot.groups.len() {
+            // the same groups have the same parents: found once a change
+            self.parents = crate::model::tree::limits::parent_indices(&snapshot.groups);
+        }
+        let throttling =
+            crate::model::tree::limits::throttling_by(snapshot, &rated.rates, &self.parents);
+        self.set_baseline(snapshot, same_groups, rated.held, Some(rated.moved));
         (rated.rates, throttling)
     }
 
@@ -288,44 +354,67 @@ impl Rater {
     /// no throttling list of every group made for it: 2 MB at 10,000
     /// groups, at a one-shot run's peak).
     pub fn keep_counters(&mut self, snapshot: &Snapshot) {
-        self.set_baseline(snapshot, std::iter::repeat(None));
+        let same_groups = self.same_groups(snapshot);
+        self.set_baseline(snapshot, same_groups, Vec::new(), None);
+    }
+
+    /// Whether the baseline's groups are `snapshot`'s, path for path.
+    fn same_groups(&self, snapshot: &Snapshot) -> bool {
+        self.prev.as_ref().is_some_and(|p| {
+            p.groups.len() == snapshot.groups.len()
+                && p.groups
+                    .iter()
+                    .zip(&snapshot.groups)
+                    .all(|(o, g)| o.path == g.path)
+        })
     }
 
     /// The baseline of the next rates: `snapshot`'s counters, with
-    /// `bases` (parallel to its groups) as the cpu.stat each window counts
-    /// from where the ceiling held some back ([`credit`]).
-    fn set_baseline(&mut self, snapshot: &Snapshot, bases: impl Iterator<Item = Option<CpuStat>>) {
+    /// `held` (by group index) as the cpu.stat each window counts from
+    /// where the ceiling held some back ([`credit`]); only the groups in
+    /// `moved` (by index; `None`: every group) are updated where
+    /// `same_groups`, the others' counters did not move.
+    fn set_baseline(
+        &mut self,
+        snapshot: &Snapshot,
+        same_groups: bool,
+        held: Vec<(usize, CpuStat)>,
+        moved: Option<Vec<usize>>,
+    ) {
         // the last baseline's samples are reused where the path is the
         // same (both lists are sorted by path): in the steady state no
         // path and no io.stat list is allocated again. A baseline holds
         // what a rate is computed from (`compute_within`) and nothing
         // more: the path, the inode, cpu.stat, io.stat, cpu.stat.local
         // ([`Kept`], not a whole sample).
-        let mut prev = self.prev.take().map(|p| p.groups).unwrap_or_default();
-        let same_groups = prev.len() == snapshot.groups.len()
-            && prev
-                .iter()
-                .zip(&snapshot.groups)
-                .all(|(o, g)| o.path == g.path);
+        let prev = self.prev.take().map(|p| p.groups).unwrap_or_default();
+        let mut held = held.into_iter().peekable();
+        let mut base_of = |i: usize| held.next_if(|(k, _)| *k == i).map(|(_, b)| b);
+        let mut moved = moved.map(|m| m.into_iter().peekable());
         let groups = if same_groups {
             // the same groups as the baseline (every refresh but one
             // after a group came or went): updated where they are, not
             // moved into a second list while both are alive (1.5 MB at
             // the peak of a one-shot run at 10,000 groups)
-            for ((k, g), base) in prev.iter_mut().zip(&snapshot.groups).zip(bases) {
-                k.update(g, base);
+            let mut prev = prev;
+            for (i, (k, g)) in prev.iter_mut().zip(&snapshot.groups).enumerate() {
+                if moved.as_mut().is_none_or(|m| m.next_if_eq(&i).is_some()) {
+                    k.update(g, base_of(i));
+                } else {
+                    k.rest(g);
+                }
             }
             prev
         } else {
             let mut old = prev.into_iter().peekable();
             let mut groups = Vec::with_capacity(snapshot.groups.len());
-            for (g, base) in snapshot.groups.iter().zip(bases) {
+            for (i, g) in snapshot.groups.iter().enumerate() {
                 while old.next_if(|o| o.path < g.path).is_some() {}
                 let mut k = old.next_if(|o| o.path == g.path).unwrap_or_else(|| Kept {
                     path: g.path.clone(),
                     ..Kept::default()
                 });
-                k.update(g, base);
+                k.update(g, base_of(i));
                 groups.push(k);
             }
             groups
@@ -350,6 +439,48 @@ impl Rater {
     }
 }
 
+/// The rates of a group none of whose counters moved (most groups of a
+/// big host, most refreshes): what the rule below gives for the same
+/// counters on both ends, without its arithmetic and lookups: 0 for every
+/// figure both ends have, io.stat's figures only where every listed
+/// device has all four counters, filled into `r` (all `None` before).
+/// False, and `r` untouched, where the counters differ, or io.stat lists
+/// a device twice or more than 4 devices (the rule below then says what
+/// the rates are).
+fn at_rest(prev: &Kept, cur: &GroupSample, r: &mut GroupRates) -> bool {
+    let h = &cur.hot;
+    if prev.cpu != h.cpu || prev.throttled_local_usec != h.throttled_local_usec || prev.io != h.io {
+        return false;
+    }
+    // a device listed twice counts from its first listing (below): not
+    // at rest
+    let devs = h.io.as_ref().map_or(&[][..], |io| &io.0[..]);
+    if devs.len() > 4
+        || (devs.iter().enumerate()).any(|(i, (d, _))| devs[..i].iter().any(|(e, _)| e == d))
+    {
+        return false;
+    }
+    let zero = Some(0.0);
+    if let Some(c) = &h.cpu {
+        r.cpu_pct = zero;
+        r.user_pct = c.user_usec.and(zero);
+        r.system_pct = c.system_usec.and(zero);
+        r.throttled_per_s = c.nr_throttled.and(zero);
+        r.throttled_pct = c.throttled_usec.and(zero);
+    }
+    r.throttled_local_pct = h.throttled_local_usec.and(zero);
+    let all_four = |s: &IoStatDev| {
+        s.rbytes.is_some() && s.wbytes.is_some() && s.rios.is_some() && s.wios.is_some()
+    };
+    if h.io.is_some() && devs.iter().all(|(_, s)| all_four(s)) {
+        r.io = Some(IoRates::default());
+        if !devs.is_empty() {
+            r.io_by_dev = devs.iter().map(|(d, _)| (*d, IoRates::default())).collect();
+        }
+    }
+    true
+}
+
 /// Rates from `prev` to `cur`, `elapsed` apart. Returns all-`None` rates
 /// when the samples are not of the same incarnation of the group or the
 /// interval is empty.
@@ -371,6 +502,21 @@ pub fn compute_within(
     if prev.inode != cur.inode || prev.path != cur.path || secs <= 0.0 {
         return (GroupRates::default(), None);
     }
+    let mut r = GroupRates::default();
+    if at_rest(prev, cur, &mut r) {
+        // the next window counts from the same counters
+        return (r, cur.hot.cpu);
+    }
+    by_rule(prev, cur, secs, ncpus)
+}
+
+/// [`compute_within`]'s arithmetic, for the same group over `secs` > 0.
+fn by_rule(
+    prev: &Kept,
+    cur: &GroupSample,
+    secs: f64,
+    ncpus: Option<usize>,
+) -> (GroupRates, Option<CpuStat>) {
     let mut r = GroupRates::default();
     let mut next = None;
     if let (Some(a), Some(b)) = (&prev.cpu, &cur.hot.cpu) {
@@ -585,5 +731,241 @@ mod local_tests {
             compute(&a, &b, Duration::from_secs(2)).throttled_local_pct,
             None
         );
+    }
+}
+
+/// The rate step against the rule it replaced: every baseline a whole
+/// copy of the last snapshot's counters (less what the ceiling held
+/// back), each group's baseline found by path, its rates by the rule's
+/// arithmetic (no rest shortcut), its parents found anew each refresh.
+#[cfg(test)]
+mod bookkeeping_tests {
+    use super::*;
+    use crate::cgroupfs::io::DevId;
+    use crate::model::tree::limits::{throttling, Throttling};
+    use proptest::prelude::*;
+
+    /// The old bookkeeping: a copy of every group's counters.
+    #[derive(Default)]
+    struct OldRater {
+        prev: Option<(Duration, Vec<Kept>)>,
+    }
+
+    impl OldRater {
+        /// The window from the baseline of `g`'s path, if a rate is due.
+        fn from(&self, g: &GroupSample, at: Duration) -> Option<(&Kept, f64)> {
+            let (then, groups) = self.prev.as_ref()?;
+            let p = groups.iter().find(|k| k.path == g.path)?;
+            let secs = at.saturating_sub(*then).as_secs_f64();
+            (p.inode == g.inode && secs > 0.0).then_some((p, secs))
+        }
+
+        fn rates(
+            &self,
+            snap: &Snapshot,
+            ncpus: Option<usize>,
+        ) -> (Vec<GroupRates>, Vec<Option<CpuStat>>) {
+            (snap.groups.iter())
+                .map(|g| match self.from(g, snap.at) {
+                    Some((p, secs)) => by_rule(p, g, secs, ncpus),
+                    None => (GroupRates::default(), None),
+                })
+                .unzip()
+        }
+
+        fn local_pct(&self, g: &GroupSample, at: Duration, ncpus: Option<usize>) -> Option<f64> {
+            let (p, secs) = self.from(g, at)?;
+            by_rule(p, g, secs, ncpus).0.throttled_local_pct
+        }
+
+        fn keep(
+            &mut self,
+            snap: &Snapshot,
+            rates: Vec<GroupRates>,
+            next: Vec<Option<CpuStat>>,
+        ) -> (Vec<GroupRates>, Vec<Option<Throttling>>) {
+            let throttling = throttling(snap, &rates);
+            let kept = (snap.groups.iter().zip(next))
+                .map(|(g, n)| Kept {
+                    cpu: n.or(g.hot.cpu),
+                    ..Kept::of(g)
+                })
+                .collect();
+            self.prev = Some((snap.at, kept));
+            (rates, throttling)
+        }
+    }
+
+    const PATHS: [&str; 8] = ["", "a", "a/b", "a/b/c", "a/d", "e", "e/f", "e/f/g"];
+
+    fn small() -> impl Strategy<Value = u64> {
+        // few values: counters often stay, sometimes go back (a reset)
+        prop::sample::select(vec![0u64, 7, 1_000, 250_000, 900_000, 5_000_000])
+    }
+
+    fn opt() -> impl Strategy<Value = Option<u64>> {
+        prop::option::weighted(0.85, small())
+    }
+
+    fn cpu() -> impl Strategy<Value = Option<CpuStat>> {
+        prop::option::weighted(
+            0.9,
+            (small(), opt(), opt(), opt(), opt(), opt()).prop_map(|(u, us, sy, np, nt, tu)| {
+                CpuStat {
+                    usage_usec: u,
+                    user_usec: us,
+                    system_usec: sy,
+                    nr_periods: np,
+                    nr_throttled: nt,
+                    throttled_usec: tu,
+                }
+            }),
+        )
+    }
+
+    fn io() -> impl Strategy<Value = Option<IoStat>> {
+        let dev = prop::sample::select(vec![
+            IoStatDevice::Dev(DevId { major: 8, minor: 0 }),
+            IoStatDevice::Dev(DevId {
+                major: 8,
+                minor: 16,
+            }),
+            IoStatDevice::Dev(DevId {
+                major: 254,
+                minor: 0,
+            }),
+            IoStatDevice::Unknown,
+        ]);
+        let counters = (opt(), opt(), opt(), opt(), opt(), opt()).prop_map(
+            |(rbytes, wbytes, rios, wios, dbytes, dios)| IoStatDev {
+                rbytes,
+                wbytes,
+                rios,
+                wios,
+                dbytes,
+                dios,
+            },
+        );
+        prop::option::weighted(
+            0.8,
+            prop::collection::vec((dev, counters), 0..6).prop_map(IoStat),
+        )
+    }
+
+    /// One group's counters: the same as the last refresh's (at rest),
+    /// or new ones.
+    #[derive(Debug, Clone)]
+    struct Change {
+        present: bool,
+        remade: bool,
+        same: bool,
+        cpu: Option<CpuStat>,
+        io: Option<IoStat>,
+        local: Option<u64>,
+        /// cpu.stat.local read after the rates, as the collector does
+        late: bool,
+        late_local: Option<u64>,
+    }
+
+    fn change() -> impl Strategy<Value = Change> {
+        (
+            prop::bool::weighted(0.85),
+            prop::bool::weighted(0.08),
+            prop::bool::weighted(0.6),
+            cpu(),
+            io(),
+            opt(),
+            prop::bool::weighted(0.2),
+            opt(),
+        )
+            .prop_map(
+                |(present, remade, same, cpu, io, local, late, late_local)| Change {
+                    present,
+                    remade,
+                    same,
+                    cpu,
+                    io,
+                    local,
+                    late,
+                    late_local,
+                },
+            )
+    }
+
+    /// Refreshes of the groups of [`PATHS`]: each step's elapsed ms
+    /// (0: no rate) and each path's change.
+    fn steps() -> impl Strategy<Value = Vec<(u64, Vec<Change>)>> {
+        let elapsed = prop::sample::select(vec![0u64, 1, 200, 1_000]);
+        prop::collection::vec(
+            (elapsed, prop::collection::vec(change(), PATHS.len())),
+            1..12,
+        )
+    }
+
+    fn shown(x: &(Vec<GroupRates>, Vec<Option<Throttling>>)) -> String {
+        // Debug tells 0.0 from -0.0: the bytes a view would print
+        format!("{x:?}")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+        #[test]
+        fn the_rates_are_the_old_rules(
+            steps in steps(),
+            ncpus in prop::sample::select(vec![None, Some(1usize), Some(2)]),
+        ) {
+            let mut new = Rater::new(ncpus);
+            let mut old = OldRater::default();
+            let mut at = Duration::from_secs(1);
+            let mut last: Vec<Option<GroupSample>> = vec![None; PATHS.len()];
+            for (ms, changes) in steps {
+                at += Duration::from_millis(ms);
+                let mut groups = Vec::new();
+                let mut late = Vec::new();
+                for (i, c) in changes.into_iter().enumerate() {
+                    if !c.present {
+                        last[i] = None;
+                        continue;
+                    }
+                    if c.late {
+                        late.push((GroupPath::new(PATHS[i]), c.late_local));
+                    }
+                    let g = match (&last[i], c.same) {
+                        (Some(g), true) if !c.remade => g.clone(),
+                        (before, _) => {
+                            let inode = before.as_ref().map_or(1, |g| g.inode)
+                                + u64::from(c.remade);
+                            // a fresh copy of the path, as a walk makes
+                            let mut g = GroupSample::new(GroupPath::new(PATHS[i]), inode);
+                            g.hot.cpu = c.cpu;
+                            g.hot.io = c.io;
+                            g.hot.throttled_local_usec = c.local;
+                            g
+                        }
+                    };
+                    groups.push(g);
+                }
+                groups.sort_by(|a, b| a.path.cmp(&b.path));
+                let mut snap = Snapshot { at, groups, cost: crate::model::ScanCost::default() };
+                let (mut old_rates, next) = old.rates(&snap, ncpus);
+                let mut rated = new.rates(&snap);
+                // cpu.stat.local read after the rates, where the
+                // collector reads it, and its rate then
+                for (path, l) in &late {
+                    let i = snap.groups.iter().position(|g| g.path == *path).unwrap();
+                    snap.groups[i].hot.throttled_local_usec = *l;
+                    let g = &snap.groups[i];
+                    old_rates[i].throttled_local_pct = old.local_pct(g, at, ncpus);
+                    rated.rates[i].throttled_local_pct = new.local_pct(g, at);
+                }
+                for g in &snap.groups {
+                    let i = PATHS.iter().position(|p| GroupPath::new(p) == g.path).unwrap();
+                    last[i] = Some(g.clone());
+                }
+                let want = old.keep(&snap, old_rates, next);
+                let got = new.keep(&snap, rated);
+                prop_assert_eq!(shown(&got), shown(&want));
+            }
+        }
     }
 }
