@@ -188,15 +188,20 @@ impl GroupAt<'_> {
 /// Whether, on a filesystem of type `magic` (statfs f_type), a group
 /// directory's link count of 2 says it has no child group, and its files
 /// are those of its siblings, so that a walk may take a leaf's files
-/// from a sibling's listing instead of listing it. cgroup2 and cgroup
-/// v1 (kernfs) count a directory's links as 2 + its subdirectories
-/// (`kn->dir.subdirs + 2`), and give every child of a group the same
-/// interface files (its parent's subtree_control, or the v1 hierarchy's
-/// controllers; none differs between siblings). tmpfs counts links so
-/// too, but a `--root` tree there holds whatever files it was given:
-/// listed. Others (btrfs counts 1 for every directory) are listed.
+/// from a sibling's listing instead of listing it. cgroup v1 (kernfs)
+/// counts a directory's links as 2 + its subdirectories
+/// (`kn->dir.subdirs + 2`) and gives every group below a hierarchy's
+/// root the same interface files (the hierarchy's controllers). cgroup2
+/// counts links so too, but siblings' files can differ: below the root a
+/// threaded child has no domain controller's files where a domain
+/// sibling has them (the root may hold both), and `cgroup.pressure` 0
+/// hides one group's pressure files; a sibling's listing could leave a
+/// group's memory figures unread, so cgroup2 is listed. tmpfs counts
+/// links as kernfs does, but a `--root` tree there holds whatever files
+/// it was given: listed. Others (btrfs counts 1 for every directory) are
+/// listed.
 pub(super) fn leaf_rule(magic: i64) -> bool {
-    magic == hier::CGROUP2_SUPER_MAGIC || magic == hier::CGROUP_SUPER_MAGIC
+    magic == hier::CGROUP_SUPER_MAGIC
 }
 
 /// What a priming walk does with a child group ([`leaf_of`]).
@@ -779,8 +784,9 @@ mod tests {
         const BTRFS: i64 = 0x9123_683e;
         const EXT4: i64 = 0xef53;
         const SYSFS: i64 = 0x6265_6572;
-        assert!(leaf_rule(hier::CGROUP2_SUPER_MAGIC));
         assert!(leaf_rule(hier::CGROUP_SUPER_MAGIC));
+        // cgroup2 siblings' files can differ (thread mode, cgroup.pressure)
+        assert!(!leaf_rule(hier::CGROUP2_SUPER_MAGIC));
         // tmpfs counts subdirectories, but its trees' files are not set
         // by the parent; btrfs counts 1 for every directory
         for other in [TMPFS, BTRFS, EXT4, SYSFS] {
