@@ -1048,6 +1048,28 @@ impl GroupDir {
         Ok(File::from(fd))
     }
 
+    /// A child directory's inode and link count, by its one name (one
+    /// `statx`, the last component not followed: a symlink is no
+    /// directory): `None` where the name is not a directory. What the
+    /// priming walk asks of a child instead of opening and listing it
+    /// (`scan::listing`: a link count of 2 is a group with no child).
+    pub fn child_dir_links(&self, name: &OsStr) -> Result<Option<(u64, u32)>, FsError> {
+        use rustix::fs::StatxFlags;
+        let b = name.as_bytes();
+        if b.is_empty() || b == b"." || b == b".." || b.contains(&b'/') {
+            return Err(FsError::from_errno(Errno::INVAL));
+        }
+        let st = rustix::fs::statx(
+            &self.fd,
+            name,
+            AtFlags::SYMLINK_NOFOLLOW | AtFlags::NO_AUTOMOUNT,
+            StatxFlags::TYPE | StatxFlags::INO | StatxFlags::NLINK,
+        )
+        .map_err(FsError::from_errno)?;
+        let is_dir = FileType::from_raw_mode(u32::from(st.stx_mode)) == FileType::Directory;
+        Ok(is_dir.then_some((st.stx_ino, st.stx_nlink)))
+    }
+
     /// A file of the group read as text, capped by its name
     /// ([`cap_for`]); bytes that are not UTF-8 are replaced.
     pub fn read_text(&self, name: &str) -> Result<String, FsError> {

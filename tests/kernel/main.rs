@@ -20,6 +20,7 @@ mod inspection_reads;
 mod kernel_texts;
 mod mounted_over;
 mod populated_and_frozen;
+mod priming_walk;
 mod prometheus;
 mod script;
 mod tree;

@@ -43,6 +43,7 @@ pub(super) fn walk_from(
         cost,
         &mut |_, _, _, _| {},
         None,
+        false,
     );
 }
 
@@ -50,7 +51,9 @@ pub(super) fn walk_from(
 /// files present) and its directory while it is open: the first walk
 /// opens the group's files from there (`Scanner::preopen`). With `look`
 /// (a first look), only the groups its rule opens have their children
-/// listed.
+/// listed. With `leaves` (a priming walk), a group whose directory
+/// [`leaf_rule`] says has no child is not opened nor listed: see
+/// [`leaf_of`].
 #[allow(clippy::too_many_arguments)]
 pub(super) fn walk_opening(
     hier: &Hier,
@@ -59,22 +62,42 @@ pub(super) fn walk_opening(
     max_depth: Option<usize>,
     found: &mut Vec<Listed>,
     cost: &mut ScanCost,
-    at_dir: &mut dyn FnMut(&GroupPath, u64, u16, &GroupDir),
+    at_dir: &mut dyn FnMut(&GroupPath, u64, u16, &GroupAt<'_>),
     mut look: Option<&mut FirstLook>,
+    leaves: bool,
 ) {
+    let leaves =
+        leaves && look.is_none() && hier.is_kernfs() && hier.fs_type().is_some_and(leaf_rule);
     // each group with the open directory of its parent (and its name
     // there) while the parent's children wait on the stack: opened from
     // it by one name, not by the whole path from the root
     let held = std::cell::Cell::new(0usize);
     let mut stack: Vec<(WalkStart, Option<FromParent<'_>>)> = vec![(start, None)];
     while let Some(((path, dir, ino, depth), parent)) = stack.pop() {
+        if let Some((held_dir, name)) = parent.as_ref().filter(|_| leaves) {
+            match leaf_of(held_dir, name, ino, &dir) {
+                Leaf::Gone => continue,
+                Leaf::Yes(present) => {
+                    at_dir(&path, ino, present, &GroupAt::Below(&held_dir.dir, name));
+                    found.push((path, ino, present));
+                    continue;
+                }
+                Leaf::List => {}
+            }
+        }
         let from = parent.as_ref().map(|(d, name)| (&d.dir, name.as_os_str()));
         let Some((open, present, children)) = list_dir_open(hier, table, &dir, from, cost) else {
             continue;
         };
+        if let (Some((held_dir, _)), Some(_)) = (&parent, &open) {
+            // its siblings' files are these ([`leaf_rule`])
+            if held_dir.files.get().is_none() {
+                held_dir.files.set(Some(present));
+            }
+        }
         drop(parent);
         if let Some(open) = &open {
-            at_dir(&path, ino, present, open);
+            at_dir(&path, ino, present, &GroupAt::Own(open));
         }
         let deeper = max_depth.is_none_or(|m| depth < m);
         let opened = match look.as_deref_mut() {
@@ -120,12 +143,95 @@ type FromParent<'c> = (Rc<HeldDir<'c>>, OsString);
 pub(super) struct HeldDir<'c> {
     dir: GroupDir,
     held: &'c std::cell::Cell<usize>,
+    /// The files the first of its children listed holds (bits, see
+    /// [`file_bit`]): every child's, where [`leaf_rule`] holds.
+    files: std::cell::Cell<Option<u16>>,
 }
 
 impl<'c> HeldDir<'c> {
     fn new(dir: GroupDir, held: &'c std::cell::Cell<usize>) -> Self {
         held.set(held.get() + 1);
-        HeldDir { dir, held }
+        HeldDir {
+            dir,
+            held,
+            files: std::cell::Cell::new(None),
+        }
+    }
+}
+
+/// Where a group's files are opened from: its own open directory, or
+/// its parent's and its name there (a leaf a priming walk did not open:
+/// `name/cpu.stat` resolved beneath the parent by the same rules).
+pub(super) enum GroupAt<'a> {
+    Own(&'a GroupDir),
+    Below(&'a GroupDir, &'a OsStr),
+}
+
+impl GroupAt<'_> {
+    /// The group's file `name`, open for reading ([`GroupDir::open_read`]).
+    pub(super) fn open_read(&self, name: &str) -> Result<std::fs::File, FsError> {
+        match self {
+            GroupAt::Own(d) => d.open_read(name),
+            GroupAt::Below(d, child) => d.open_read_below(&Path::new(child).join(name)),
+        }
+    }
+
+    /// The group's own open directory, where it has one.
+    pub(super) fn own(&self) -> Option<&GroupDir> {
+        match self {
+            GroupAt::Own(d) => Some(d),
+            GroupAt::Below(..) => None,
+        }
+    }
+}
+
+/// Whether, on a filesystem of type `magic` (statfs f_type), a group
+/// directory's link count of 2 says it has no child group, and its files
+/// are those of its siblings, so that a walk may take a leaf's files
+/// from a sibling's listing instead of listing it. cgroup v1 (kernfs)
+/// counts a directory's links as 2 + its subdirectories
+/// (`kn->dir.subdirs + 2`) and gives every group below a hierarchy's
+/// root the same interface files (the hierarchy's controllers). cgroup2
+/// counts links so too, but siblings' files can differ: below the root a
+/// threaded child has no domain controller's files where a domain
+/// sibling has them (the root may hold both), and `cgroup.pressure` 0
+/// hides one group's pressure files; a sibling's listing could leave a
+/// group's memory figures unread, so cgroup2 is listed. tmpfs counts
+/// links as kernfs does, but a `--root` tree there holds whatever files
+/// it was given: listed. Others (btrfs counts 1 for every directory) are
+/// listed.
+pub(super) fn leaf_rule(magic: i64) -> bool {
+    magic == hier::CGROUP_SUPER_MAGIC
+}
+
+/// What a priming walk does with a child group ([`leaf_of`]).
+#[derive(Debug, PartialEq, Eq)]
+enum Leaf {
+    /// No child group: not listed, its files are its siblings'.
+    Yes(u16),
+    /// Listed, as every group was before.
+    List,
+    /// Not there any more.
+    Gone,
+}
+
+/// Whether the child `name` of `parent` (listed with inode `ino`) is a
+/// leaf: a directory with 2 links, still the one listed (a group removed
+/// and made again under its name since is listed), where a sibling was
+/// listed already for the files. One `statx` where an open, a
+/// getdents64 and a close were. A child group made under it after this
+/// is not seen, as one made after its listing was not.
+fn leaf_of(parent: &HeldDir<'_>, name: &OsStr, ino: u64, dir: &Path) -> Leaf {
+    let Some(files) = parent.files.get() else {
+        return Leaf::List;
+    };
+    if dir.as_os_str().len() >= PATH_MAX {
+        return Leaf::List;
+    }
+    match parent.dir.child_dir_links(name) {
+        Ok(Some((now, 2))) if now == ino => Leaf::Yes(files),
+        Err(e) if e.is_absent() => Leaf::Gone,
+        _ => Leaf::List,
     }
 }
 
@@ -309,7 +415,7 @@ impl Scanner {
                 // the first walk: every group is new, and its files are
                 // opened from its directory while it is listed
                 let hier = Arc::clone(&self.hier);
-                let (table, depth) = (self.table, self.cfg.max_depth);
+                let (table, depth, priming) = (self.table, self.cfg.max_depth, self.priming);
                 let mut look = self.look.take();
                 walk_opening(
                     &hier,
@@ -322,6 +428,7 @@ impl Scanner {
                         self.preopen(p, ino, bits, dir);
                     },
                     look.as_mut(),
+                    priming,
                 );
                 self.look = look;
             } else if let Some(mut look) = self.look.take() {
@@ -336,6 +443,7 @@ impl Scanner {
                     cost,
                     &mut |_, _, _, _| {},
                     Some(&mut look),
+                    false,
                 );
                 self.look = Some(look);
             } else {
@@ -667,6 +775,113 @@ mod tests {
                 "{listed} directories listed, {all} in full walks"
             );
         }
+    }
+
+    #[test]
+    fn only_kernfs_says_by_a_link_count_of_2_that_a_group_has_no_child() {
+        // statfs f_types (include/uapi/linux/magic.h)
+        const TMPFS: i64 = 0x0102_1994;
+        const BTRFS: i64 = 0x9123_683e;
+        const EXT4: i64 = 0xef53;
+        const SYSFS: i64 = 0x6265_6572;
+        assert!(leaf_rule(hier::CGROUP_SUPER_MAGIC));
+        // cgroup2 siblings' files can differ (thread mode, cgroup.pressure)
+        assert!(!leaf_rule(hier::CGROUP2_SUPER_MAGIC));
+        // tmpfs counts subdirectories, but its trees' files are not set
+        // by the parent; btrfs counts 1 for every directory
+        for other in [TMPFS, BTRFS, EXT4, SYSFS] {
+            assert!(!leaf_rule(other), "{other:#x}");
+        }
+    }
+
+    /// A group `cgtop-test-<pid>-<n>` in this host's cgroup2, removed
+    /// (with what is below it) on drop.
+    struct Cgroup2Group(PathBuf);
+
+    impl Cgroup2Group {
+        fn or_skip() -> Option<Self> {
+            static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(7100);
+            let base = ["/sys/fs/cgroup/unified", "/sys/fs/cgroup"]
+                .into_iter()
+                .map(Path::new)
+                .find(|b| Hier::open(b).is_ok_and(|h| h.is_cgroup2()));
+            let (Some(base), true) = (base, rustix::process::geteuid().is_root()) else {
+                eprintln!("skipped: needs root and a cgroup2 mount");
+                return None;
+            };
+            let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let dir = base.join(format!("cgtop-test-{}-{n}", std::process::id()));
+            fs::create_dir(&dir).unwrap();
+            Some(Self(dir))
+        }
+    }
+
+    impl Drop for Cgroup2Group {
+        fn drop(&mut self) {
+            // deepest first: cgroupfs removes only empty groups
+            let mut dirs: Vec<PathBuf> = walkdirs(&self.0);
+            dirs.sort_by_key(|d| std::cmp::Reverse(d.as_os_str().len()));
+            for d in dirs {
+                let _ = fs::remove_dir(d);
+            }
+        }
+    }
+
+    fn walkdirs(top: &Path) -> Vec<PathBuf> {
+        let mut out = vec![top.to_path_buf()];
+        let mut i = 0;
+        while let Some(d) = out.get(i).cloned() {
+            i += 1;
+            for e in fs::read_dir(&d).into_iter().flatten().flatten() {
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    out.push(e.path());
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_child_is_a_leaf_only_while_it_is_the_group_listed_and_has_no_child() {
+        let Some(g) = Cgroup2Group::or_skip() else {
+            return;
+        };
+        for c in ["a", "b", "c", "d"] {
+            fs::create_dir(g.0.join(c)).unwrap();
+        }
+        let hier = Hier::open(&g.0).unwrap();
+        let dir = hier.open_group_dir(Path::new("")).unwrap();
+        let mut listed = std::collections::HashMap::new();
+        dir.entries(|name, kind, ino| {
+            if kind == FileType::Directory {
+                listed.insert(OsStr::from_bytes(name).to_owned(), ino);
+            }
+        })
+        .unwrap();
+        let held = std::cell::Cell::new(0);
+        let parent = HeldDir::new(dir, &held);
+        let leaf = |name: &str| {
+            leaf_of(
+                &parent,
+                OsStr::new(name),
+                listed[OsStr::new(name)],
+                Path::new(name),
+            )
+        };
+        // no sibling listed yet to take the files from: listed
+        assert_eq!(leaf("a"), Leaf::List);
+        parent.files.set(Some(0b101));
+        assert_eq!(leaf("a"), Leaf::Yes(0b101));
+        // a group made under b after its parent's listing: b is listed
+        fs::create_dir(g.0.join("b/x")).unwrap();
+        assert_eq!(leaf("b"), Leaf::List);
+        // c removed and made again under its name: another group, listed
+        fs::remove_dir(g.0.join("c")).unwrap();
+        fs::create_dir(g.0.join("c")).unwrap();
+        assert_eq!(leaf("c"), Leaf::List);
+        // d removed: gone, as its listing would have found
+        fs::remove_dir(g.0.join("d")).unwrap();
+        assert_eq!(leaf("d"), Leaf::Gone);
     }
 
     #[test]

@@ -6,12 +6,11 @@
 use super::budget::{count_kept, is_fd_shortage};
 use super::changes::Watch;
 use super::hot::{bit_of, Hot, TYPE_BIT};
-use super::listing::{one_per_path, Listed};
+use super::listing::{one_per_path, GroupAt, Listed};
 use super::{Entry, Handle, Handles, ScanKind, Scanner};
 use crate::cgroupfs::{files, CgroupType};
 use crate::model::tree::path::parent_bytes;
 use crate::model::GroupPath;
-use crate::source::hier::GroupDir;
 
 impl Scanner {
     /// Takes `found` (every group, from a walk) as the new list, keeping
@@ -277,7 +276,13 @@ impl Scanner {
     /// directory (no path resolved from the root again, and on kernfs no
     /// `fstat`: `GroupDir::open_read`), within the descriptor budget as
     /// `open_handle`, and reads its cgroup.type the same way.
-    pub(super) fn preopen(&mut self, path: &GroupPath, inode: u64, present: u16, dir: &GroupDir) {
+    pub(super) fn preopen(
+        &mut self,
+        path: &GroupPath,
+        inode: u64,
+        present: u16,
+        dir: &GroupAt<'_>,
+    ) {
         let (mask, lazy_procs) = self.wanted(present);
         let mut p = Preopened {
             path: path.clone(),
@@ -328,15 +333,20 @@ impl Scanner {
             // nor is cgroup.type read on the way to a priming read's
             // stamp (an open, a read and a close a group): it is read
             // with the deferred opens, within the interval
-            if self.priming {
-                if let Ok(k) = u8::try_from(TYPE_BIT) {
-                    self.deferred_opens.push((inode, k));
+            // (nor has a leaf the priming walk did not open a directory
+            // to read it from)
+            match (self.priming, dir.own()) {
+                (false, Some(dir)) => {
+                    p.cgroup_type = dir
+                        .read_text(files::TYPE)
+                        .ok()
+                        .and_then(|t| CgroupType::parse(&t).ok());
                 }
-            } else {
-                p.cgroup_type = dir
-                    .read_text(files::TYPE)
-                    .ok()
-                    .and_then(|t| CgroupType::parse(&t).ok());
+                _ => {
+                    if let Ok(k) = u8::try_from(TYPE_BIT) {
+                        self.deferred_opens.push((inode, k));
+                    }
+                }
             }
         }
         if let Some(old) = self.preopened.insert(inode, p) {
