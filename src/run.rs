@@ -197,6 +197,9 @@ pub fn run_with(opts: &Options, view: &ViewSettings) -> Result<Option<i32>> {
             let mut who = identity_resolver(&hier);
             who.set_name_only_units(once);
             c.set_identities(Some(who));
+            // a batch run writes nothing: no group's inode in each v1
+            // hierarchy (what a confirmed write is held to) is kept
+            c.set_hier_inodes(false);
             if opts.output == Output::Json {
                 // JSON's `writeback`: the host's dirty settings and limits
                 c.set_proc_dir(Some(PathBuf::from("/proc")));

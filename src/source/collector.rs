@@ -166,6 +166,10 @@ pub struct Collector {
     /// (and a fixture like it), where the one scanner's samples are the
     /// tree, as before.
     plan: Option<Plan>,
+    /// Whether the merge keeps each group's inode in every hierarchy
+    /// (what a confirmed write is held to); off where nothing is written
+    /// ([`Collector::set_hier_inodes`]).
+    hier_inodes: bool,
     /// The extra files read (for the merged tree's memory limits).
     extras: HotExtras,
     /// Where each group's figures came from at the last refresh (with a
@@ -313,6 +317,7 @@ impl Collector {
             others: Vec::new(),
             listed_only_from: 0,
             plan: None,
+            hier_inodes: true,
             extras: HotExtras::default(),
             last_sources: HashMap::new(),
             // CPU figures never exceed the online CPUs (see `rates::credit`)
@@ -475,6 +480,9 @@ impl Collector {
         // on the first, some merging runs in a helper thread)
         let timing = self.laps.is_some() && !parallel;
         let mut merging = union::Merging::new(plan).expecting(ids.len());
+        if !self.hier_inodes {
+            merging = merging.without_inodes();
+        }
         let mut cost = ScanCost::default();
         let mut merge_cpu = Duration::ZERO;
         let mut add = |k: usize, (g, c): (Part, ScanCost)| {
@@ -754,6 +762,14 @@ impl Collector {
     /// one file read a group, before the first output, for nothing.
     pub fn set_events_baseline(&mut self, on: bool) {
         self.events_baseline = on;
+    }
+
+    /// Whether each group's inode in every hierarchy but the primary is
+    /// kept in the merged tree (`union::Merging::without_inodes`); on by
+    /// default. A run that never writes (batch, JSON, record, serve)
+    /// turns it off: one allocation a group fewer on a hybrid host.
+    pub fn set_hier_inodes(&mut self, on: bool) {
+        self.hier_inodes = on;
     }
 
     /// Whether v1 cpuacct's user/system split is read
