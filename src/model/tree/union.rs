@@ -152,6 +152,7 @@ impl<'p> Merging<'p> {
     /// a run that never writes (batch, JSON, record, serve) needs none
     /// (at 10,101 groups in 7 hierarchies, 0.8 MB of a one-shot run's
     /// peak).
+    #[must_use]
     pub fn without_inodes(mut self) -> Self {
         self.inodes = false;
         self
@@ -775,7 +776,7 @@ mod tests {
         assert_eq!(bare[1].inode_in(HierId::V2, HierId::V2), Some(3));
         let mut without = full.clone();
         for g in &mut without {
-            g.hot.v1.inodes = Default::default();
+            g.hot.v1.inodes = crate::model::host::layout::HierInodes::default();
         }
         assert_eq!(bare, without, "nothing else differs");
     }
