@@ -13,31 +13,15 @@
 //! can make room, as they do against a flood of counters
 //! (`event_owners.rs`).
 
+use crate::memory_events::{kept, memory_event as event};
 use cgtop::model::account::Account;
-use cgtop::model::time::events::{Event, EventKind, EventList, MemoryEvent};
-use cgtop::model::GroupPath;
-use std::time::Duration;
+use cgtop::model::time::events::{EventList, MemoryEvent};
 
 /// The delegated user.
 const USER: u32 = 64_127;
 
 /// How many events of root's groups are kept before the flood.
 const ROOTS: usize = 50;
-
-fn event(ms: u64, path: &str, owner: u32, what: MemoryEvent) -> Event {
-    Event {
-        at: Duration::from_millis(ms),
-        unix_s: 1_700_000_000.0 + ms as f64 / 1000.0,
-        since: None,
-        path: GroupPath::new(path),
-        kind: EventKind::Memory {
-            what,
-            count: 1,
-            victim: None,
-        },
-        owner: Some(Account::Uid(owner)),
-    }
-}
 
 #[test]
 fn a_users_flood_of_oom_kills_replaces_only_its_own_events() {
@@ -58,10 +42,7 @@ fn a_users_flood_of_oom_kills_replaces_only_its_own_events() {
         }
     }
     assert_eq!(list.len(), EventList::CAP);
-    let kept = roots
-        .iter()
-        .filter(|r| list.iter().any(|e| e == *r))
-        .count();
+    let kept = kept(&list, &roots);
     let users = list
         .iter()
         .filter(|e| e.owner == Some(Account::Uid(USER)))

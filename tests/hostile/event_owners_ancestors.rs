@@ -17,10 +17,9 @@
 //! through what the watcher does with each batch it sends
 //! (`attribute_echoes`).
 
+use crate::memory_events::{kept, memory_event};
 use cgtop::model::account::Account;
-use cgtop::model::time::events::{attribute_echoes, Event, EventKind, EventList, MemoryEvent};
-use cgtop::model::GroupPath;
-use std::time::Duration;
+use cgtop::model::time::events::{attribute_echoes, Event, EventList, MemoryEvent};
 
 /// The delegated user.
 const USER: u32 = 1000;
@@ -45,18 +44,7 @@ const CHAIN: [(&str, u32); 5] = [
 ];
 
 fn high(ms: u64, path: &str, owner: u32) -> Event {
-    Event {
-        at: Duration::from_millis(ms),
-        unix_s: 1_700_000_000.0 + ms as f64 / 1000.0,
-        since: None,
-        path: GroupPath::new(path),
-        kind: EventKind::Memory {
-            what: MemoryEvent::High,
-            count: 1,
-            victim: None,
-        },
-        owner: Some(Account::Uid(owner)),
-    }
+    memory_event(ms, path, owner, MemoryEvent::High)
 }
 
 #[test]
@@ -88,10 +76,7 @@ fn a_users_event_flood_echoed_in_root_owned_ancestors_replaces_only_its_own_even
         }
     }
     assert_eq!(list.len(), EventList::CAP);
-    let kept = roots
-        .iter()
-        .filter(|r| list.iter().any(|e| e == *r))
-        .count();
+    let kept = kept(&list, &roots);
     let roots_now = list
         .iter()
         .filter(|e| e.owner == Some(Account::Uid(0)))

@@ -165,10 +165,7 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
         list.push(e);
     }
     assert_eq!(list.len(), EventList::CAP);
-    let kept = roots
-        .iter()
-        .filter(|r| list.iter().any(|e| e == *r))
-        .count();
+    let kept = crate::memory_events::kept(&list, &roots);
     assert_eq!(
         kept, ROOTS,
         "root's events pushed off by a flood of one user's groups \
