@@ -9,13 +9,11 @@
 
 use crate::common::have;
 use crate::common::sandbox::Sandbox;
+use crate::delegated_watch::{delegated, started_watcher};
 use cgtop::model::account::Account;
 use cgtop::model::time::events::{Event, EventKind, EventList};
 use cgtop::source::accounts::Accounts;
-use cgtop::source::events::{spawn, WatchCommand, WatchConfig, Watched};
-use cgtop::source::hier::Hier;
-use std::sync::mpsc;
-use std::sync::Arc;
+use cgtop::source::events::{WatchCommand, Watched};
 use std::time::{Duration, Instant};
 
 /// A uid no account on a test machine has: the delegated group's owner.
@@ -34,32 +32,8 @@ fn a_delegated_users_real_events_are_theirs_and_replace_only_their_own() {
         return;
     }
     sb.mkdir("sys");
-    sb.mkdir("user");
-    let user = sb.dir("user");
-    for f in ["cgroup.procs", "cgroup.threads", "cgroup.subtree_control"] {
-        std::os::unix::fs::chown(user.join(f), Some(OWNER), Some(OWNER)).unwrap();
-    }
-    std::os::unix::fs::chown(&user, Some(OWNER), Some(OWNER)).unwrap();
-    let (tx, rx) = mpsc::channel();
-    let cfg = WatchConfig {
-        start: sb.top.clone(),
-        max_depth: None,
-        max_watches: None,
-        kmsg: None,
-        mapping: None,
-        clock: Instant::now(),
-        clock_unix: Duration::from_secs(1_700_000_000),
-        v1_memory: None,
-    };
-    let h = spawn(Arc::new(Hier::open(&sb.root).unwrap()), cfg, tx).unwrap();
-    // the first status says the walk at the start is done
-    loop {
-        match rx.recv_timeout(Duration::from_secs(5)) {
-            Ok(Watched::Status(_)) => break,
-            Ok(_) => {}
-            Err(e) => panic!("the watcher never said it started: {e}"),
-        }
-    }
+    let user = delegated(&mut sb, "user", OWNER);
+    let (h, rx) = started_watcher(&sb, Duration::from_secs(5));
     // root's: a process of root's starts in sys
     sb.spawn_in("sys", "sleep 60");
     // the owner's: a shell of theirs, put in `user` by root (as a login

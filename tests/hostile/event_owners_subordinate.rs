@@ -23,15 +23,13 @@
 
 use crate::common::have;
 use crate::common::sandbox::Sandbox;
+use crate::delegated_watch::{delegated, started_watcher};
 use cgtop::model::account::Account;
 use cgtop::model::time::events::{Event, EventKind, EventList};
 use cgtop::model::GroupPath;
 use cgtop::source::accounts::Accounts;
-use cgtop::source::events::{spawn, WatchCommand, WatchConfig, Watched};
-use cgtop::source::hier::Hier;
+use cgtop::source::events::{WatchCommand, Watched};
 use std::collections::HashSet;
-use std::sync::mpsc;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The delegated user: a uid no account on a test machine has.
@@ -58,32 +56,9 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
         return;
     }
     sb.mkdir("sys");
-    sb.mkdir("user");
-    let user = sb.dir("user");
-    for f in ["cgroup.procs", "cgroup.threads", "cgroup.subtree_control"] {
-        std::os::unix::fs::chown(user.join(f), Some(OWNER), Some(OWNER)).unwrap();
-    }
-    std::os::unix::fs::chown(&user, Some(OWNER), Some(OWNER)).unwrap();
+    let user = delegated(&mut sb, "user", OWNER);
     users_groups_of_subordinate_uids(&mut sb, &user);
-    let (tx, rx) = mpsc::channel();
-    let cfg = WatchConfig {
-        start: sb.top.clone(),
-        max_depth: None,
-        max_watches: None,
-        kmsg: None,
-        mapping: None,
-        clock: Instant::now(),
-        clock_unix: Duration::from_secs(1_700_000_000),
-        v1_memory: None,
-    };
-    let h = spawn(Arc::new(Hier::open(&sb.root).unwrap()), cfg, tx).unwrap();
-    loop {
-        match rx.recv_timeout(Duration::from_secs(10)) {
-            Ok(Watched::Status(_)) => break,
-            Ok(_) => {}
-            Err(e) => panic!("the watcher never said it started: {e}"),
-        }
-    }
+    let (h, rx) = started_watcher(&sb, Duration::from_secs(10));
     // root's: a process of root's starts in sys
     sb.spawn_in("sys", "sleep 60");
     // the flood: a process goes through every group of the user's, twice

@@ -291,12 +291,10 @@ mod tests {
     use super::super::*;
     use std::fs;
 
-    #[test]
-    fn a_v1_scanner_not_watching_sets_no_watch_until_told() {
-        let t = tempfile::tempdir().unwrap();
-        let r = t.path();
-        mk(r, "", &[("cgroup.procs", ""), ("cpuacct.usage", "1000\n")]);
-        mk(r, "a", &[("cpuacct.usage", "2000\n")]);
+    /// A v1 scanner of the tree at `r`, walking only when it sees a
+    /// change; `by_links`: as with no inotify watch to be had (the
+    /// directories' link counts instead).
+    fn v1_scanner(r: &std::path::Path, by_links: bool) -> Scanner {
         let cfg = ScanConfig {
             rewalk_every: 0,
             ..ScanConfig::default()
@@ -307,6 +305,17 @@ mod tests {
             PathBuf::new(),
             cfg,
         );
+        s.notify_tried = by_links;
+        s
+    }
+
+    #[test]
+    fn a_v1_scanner_not_watching_sets_no_watch_until_told() {
+        let t = tempfile::tempdir().unwrap();
+        let r = t.path();
+        mk(r, "", &[("cgroup.procs", ""), ("cpuacct.usage", "1000\n")]);
+        mk(r, "a", &[("cpuacct.usage", "2000\n")]);
+        let mut s = v1_scanner(r, false);
         s.set_watching(false);
         let (g, cost) = s.scan();
         assert!(cost.walked);
@@ -357,19 +366,7 @@ mod tests {
                     n += 2;
                 }
             }
-            let cfg = ScanConfig {
-                rewalk_every: 0,
-                ..ScanConfig::default()
-            };
-            let mut s = Scanner::of_kind(
-                Arc::new(Hier::open(r).unwrap()),
-                ScanKind::V1 { procs: true },
-                PathBuf::new(),
-                cfg,
-            );
-            if by_links {
-                s.notify_tried = true;
-            }
+            let mut s = v1_scanner(r, by_links);
             let (g, cost) = s.scan();
             assert!(cost.walked);
             assert_eq!(g.len(), n);
@@ -413,19 +410,7 @@ mod tests {
                 ],
             );
             mk(r, "a/b", &[("cpuacct.usage", "3000\n")]);
-            let cfg = ScanConfig {
-                rewalk_every: 0,
-                ..ScanConfig::default()
-            };
-            let mut s = Scanner::of_kind(
-                Arc::new(Hier::open(r).unwrap()),
-                ScanKind::V1 { procs: true },
-                PathBuf::new(),
-                cfg,
-            );
-            if by_links {
-                s.notify_tried = true;
-            }
+            let mut s = v1_scanner(r, by_links);
             let (g, cost) = s.scan();
             assert!(cost.walked);
             assert_eq!(g.len(), 3);
