@@ -10,8 +10,9 @@
 //!
 //! - **Memory, cgroup v1.** The root's `memory.usage_in_bytes` is not a
 //!   counter but the machine's file and mapped anonymous pages
-//!   (`mem_cgroup_usage`: `NR_FILE_PAGES + NR_ANON_MAPPED`, Linux 6.4
-//!   on; before, the same pages from the root's recursive statistics). A
+//!   (`mem_cgroup_usage`: `NR_FILE_PAGES + NR_ANON_MAPPED` on recent
+//!   kernels, 6.18 here; earlier ones the same pages from the root's
+//!   recursive statistics; checked against /proc/vmstat here). A
 //!   child's usage is its page counter, which also holds the kernel
 //!   memory charged to it (slab, stacks, page tables: v1 charges kmem to
 //!   `memory` and to `memory.kmem`). A group holding 470 MB of dentries
