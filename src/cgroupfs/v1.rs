@@ -29,6 +29,14 @@ pub mod files {
     pub const MEMORY_LIMIT: &str = "memory.limit_in_bytes";
     /// Memory + swap (only with swap accounting on).
     pub const MEMSW_USAGE: &str = "memory.memsw.usage_in_bytes";
+    /// The kernel memory charged to the group and its descendants (also
+    /// in their memory.usage_in_bytes). Read at the kernel's root only,
+    /// whose usage lacks it (`model::tree::root`).
+    pub const MEMORY_KMEM_USAGE: &str = "memory.kmem.usage_in_bytes";
+    /// On the hierarchy's root only (`CFTYPE_ONLY_ON_ROOT`): what tells
+    /// the kernel's root group from a subdirectory or a cgroup
+    /// namespace's root.
+    pub const SANE_BEHAVIOR: &str = "cgroup.sane_behavior";
     /// The subtree's IO, as v2's io.stat (Linux 4.? +; see [`blkio_into`]).
     pub const BLKIO_BYTES_RECURSIVE: &str = "blkio.throttle.io_service_bytes_recursive";
     pub const BLKIO_IOS_RECURSIVE: &str = "blkio.throttle.io_serviced_recursive";

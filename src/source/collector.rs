@@ -14,13 +14,14 @@ use super::read::{
 };
 use super::safety;
 use super::scan::{KeptPool, ScanConfig, ScanKind, Scanner, SharedPaths};
-use crate::cgroupfs::{CpuMax, Limit, MemoryEvents};
+use crate::cgroupfs::{v1, CpuMax, Limit, MemoryEvents};
 use crate::model::host::layout::HierId;
 use crate::model::host::{meminfo_bytes, CpuTimes, MachineLoad};
 use crate::model::tree::limits::{under_throttling, Throttling};
 use crate::model::tree::part::Part;
 pub use crate::model::tree::rates::rates_within;
 use crate::model::tree::rates::{Baseline, Rated, Rater};
+use crate::model::tree::root::{self, RootFacts};
 use crate::model::tree::snapshot::fill_memory_limits;
 use crate::model::tree::union::{self, Plan};
 use crate::model::{
@@ -212,6 +213,9 @@ pub struct Collector {
     /// Whether the kernel has cpu.stat.local (Linux 6.6); found out on the
     /// first refresh.
     has_cpu_stat_local: Option<bool>,
+    /// Where the kernel's root group's missing figures are read from
+    /// (`model::tree::root`); decided on the first refresh.
+    kernel_root: Option<KernelRoot>,
     /// Where the machine's meminfo and pressure are (normally /proc);
     /// `None` reads nothing (tests on fixture trees, batch output).
     proc_dir: Option<PathBuf>,
@@ -256,6 +260,30 @@ pub struct Collector {
     levels_kept: Option<Instant>,
     /// The next refresh is the last ([`Collector::set_last_refresh`]).
     last: bool,
+}
+
+/// Where the kernel's root group's missing figures are read from
+/// (`model::tree::root`): only where the view's root is the kernel's own
+/// root group on a cgroup file system, never a `--root` subdirectory, a
+/// start group or a fixture tree.
+#[derive(Default)]
+struct KernelRoot {
+    /// The v1 memory hierarchy (holding memory) whose root is the
+    /// kernel's: its memory.kmem.usage_in_bytes.
+    memory: Option<Arc<Hier>>,
+    /// The hierarchy holding pids, where its root is the kernel's: the
+    /// machine's tasks (/proc/loadavg) where the groups below count theirs
+    /// in pids.current.
+    tasks: Option<PidsBelow>,
+}
+
+/// Whether the groups below the kernel's root count their tasks.
+enum PidsBelow {
+    /// A v1 pids hierarchy: every group below has pids.current.
+    Always,
+    /// cgroup2: while the root's cgroup.subtree_control has pids (read
+    /// each refresh: one small file).
+    Enabled(Arc<Hier>),
 }
 
 /// The TUI's first frame, before the first refresh: the groups the first
@@ -334,6 +362,7 @@ impl Collector {
             inspect_kept: KeptReads::default(),
             kept_pool: None,
             has_cpu_stat_local: None,
+            kernel_root: None,
             proc_dir: None,
             own_limits: None,
             cpu_times: None,
@@ -694,6 +723,8 @@ impl Collector {
             }
             None => groups,
         };
+        let mut groups = groups;
+        self.complete_root(&mut groups, &mut cost);
         let groups = self.rebase(groups);
         let limits = if self.own_limits.is_some() {
             let own: Vec<OwnLimits> = groups
@@ -1001,6 +1032,81 @@ impl Collector {
 
     fn dir_of(path: &GroupPath) -> &Path {
         hier::group_rel(path)
+    }
+
+    /// Which of the root's missing figures this collector reads: where the
+    /// scan starts at a hierarchy's root on a cgroup file system that is
+    /// the kernel's root group (v1: it has cgroup.sane_behavior, which no
+    /// other group has; cgroup2: it has no cgroup.type).
+    fn decide_kernel_root(&self) -> KernelRoot {
+        if !self.cfg.start.is_root() {
+            return KernelRoot::default();
+        }
+        let at_root = |h: &Hier| {
+            (h.is_cgroup1() && h.is_file(Path::new(v1::files::SANE_BEHAVIOR)).is_ok())
+                || (h.is_cgroup2()
+                    && h.is_file(Path::new(crate::cgroupfs::files::TYPE))
+                        .is_err_and(|e| e.is_absent()))
+        };
+        let memory = match self.plan.and_then(|p| p.memory) {
+            Some(id @ HierId::V1(_)) => self.hiers.get(id).filter(|h| at_root(h)).cloned(),
+            _ => None,
+        };
+        let pids = match self.plan {
+            Some(p) => p.pids.and_then(|id| self.hiers.get(id)),
+            None => Some(&self.hier),
+        };
+        let tasks = pids.filter(|h| at_root(h)).map(|h| {
+            if h.is_cgroup1() {
+                PidsBelow::Always
+            } else {
+                PidsBelow::Enabled(Arc::clone(h))
+            }
+        });
+        KernelRoot { memory, tasks }
+    }
+
+    /// Completes the kernel's root group of a scan (before [`Self::rebase`])
+    /// with what its files lack beside its children's
+    /// (`model::tree::root`): on v1 the kernel memory charged below it
+    /// (one file), and the machine's tasks where a group below counts its
+    /// own in pids.current (/proc/loadavg).
+    fn complete_root(&mut self, groups: &mut [GroupSample], cost: &mut ScanCost) {
+        if self.kernel_root.is_none() {
+            self.kernel_root = Some(self.decide_kernel_root());
+        }
+        let Some(k) = &self.kernel_root else {
+            return;
+        };
+        let mut facts = RootFacts::default();
+        let root_memory = groups
+            .first()
+            .is_some_and(|g| g.path.is_root() && g.hot.memory_current.is_some());
+        if let Some(h) = k.memory.as_ref().filter(|_| root_memory) {
+            cost.files_read += 1;
+            facts.kernel_memory = h
+                .read_text(Path::new(v1::files::MEMORY_KMEM_USAGE))
+                .ok()
+                .and_then(|t| v1::parse_u64(&t));
+        }
+        let counted_below = match &k.tasks {
+            Some(PidsBelow::Always) => true,
+            Some(PidsBelow::Enabled(h)) => {
+                cost.files_read += 1;
+                h.read_text(Path::new(crate::cgroupfs::files::SUBTREE_CONTROL))
+                    .is_ok_and(|t| crate::cgroupfs::Controllers::parse(&t).contains("pids"))
+            }
+            None => false,
+        };
+        let root_uncounted = groups
+            .first()
+            .is_some_and(|g| g.path.is_root() && g.hot.pids_current.is_none());
+        if counted_below && root_uncounted {
+            let proc_dir = self.proc_dir.as_deref().unwrap_or(Path::new("/proc"));
+            facts.tasks =
+                read_small(&proc_dir.join("loadavg")).and_then(|t| root::loadavg_tasks(&t));
+        }
+        root::complete(groups, facts);
     }
 
     /// Paths in a snapshot are relative to the mount root, even when the
@@ -1358,7 +1464,7 @@ impl Collector {
                 s.clear_levels();
             }
         }
-        let (groups, cost, at) = if let Some(plan) = self.plan {
+        let (mut groups, mut cost, at) = if let Some(plan) = self.plan {
             self.scan_all(&plan, clock)
         } else {
             let r = self.scanner.scan_stamped(clock);
@@ -1372,6 +1478,7 @@ impl Collector {
             self.set_keep_levels(false);
             self.levels_kept = scan_start;
         }
+        self.complete_root(&mut groups, &mut cost);
         if cost.walked {
             self.devices = Arc::new(devices::list(&self.cfg.sys_dev_block));
             self.lap("devices");

@@ -537,6 +537,12 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let mut l = vec![label("MEM", theme)];
     l.extend(mem);
     out.push(Line::from(l));
+    if g.hot.v1.sources.root_kernel_memory {
+        // the kernel's root on v1 (`model::tree::root`)
+        out.push(Line::raw(
+            "       the machine's file and anonymous pages + kernel memory charged below",
+        ));
+    }
     if let Some(det) = det.filter(|d| in_v1(app, Some(d), "memory") == Some(true)) {
         v1_memory_lines(&mut out, det, theme);
     } else if let Some(det) = det {
@@ -574,6 +580,11 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     let pids_max = det.and_then(|det| det.pids_max);
     let pids_level = severity::pids(g.hot.pids_current, limits.pids);
     let pids = match (g.hot.pids_current, g.hot.nr_procs) {
+        // the kernel's root: no pids.current (`model::tree::root`)
+        (Some(c), n) if g.hot.v1.sources.root_machine_tasks => match n {
+            Some(n) => format!("{c} tasks on the machine ({n} processes in the root group itself)"),
+            None => format!("{c} tasks on the machine"),
+        },
         (Some(c), _) => match pids_max {
             Some(max) => format!("{c} in subtree  max={max}"),
             None => format!("{c} in subtree"),

@@ -22,6 +22,7 @@ mod mounted_over;
 mod populated_and_frozen;
 mod priming_walk;
 mod prometheus;
+mod root_row;
 mod script;
 mod tree;
 mod tty;

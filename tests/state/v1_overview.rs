@@ -42,3 +42,48 @@ fn a_v1_group_has_no_type_and_is_not_called_root() {
     tick(&mut a, &mut c, 2.0);
     assert!(screen(&a, 120, 40).contains("type root"));
 }
+
+/// The kernel's root on a hybrid host (`model::tree::root`): its MEM and
+/// PIDS are completed, and the detail says what they count. A fixture
+/// tree is never completed (not the kernel's root), so the refresh's root
+/// is completed here as the collector does on the real one.
+#[test]
+fn the_root_says_what_its_memory_and_tasks_count() {
+    let t = layout_tree();
+    let root = t.path().join("unified");
+    let mode = MountMode::Hybrid {
+        v1_controllers: ["blkio", "cpu", "cpuacct", "freezer", "memory", "pids"]
+            .map(String::from)
+            .to_vec(),
+    };
+    let (mut a, mut c) = app_on(
+        &root,
+        MountInfo {
+            root: root.clone(),
+            mode,
+        },
+        120,
+        40,
+    );
+    c.set_hiers(Arc::new(hiers_of(t.path())));
+    select(&mut a, &mut c, "/");
+    let mut r = refresh(&mut c, 1.0);
+    let g = &mut r.snapshot.groups[0];
+    assert!(g.path.is_root());
+    g.hot.memory_current = Some(13_400 << 20);
+    g.hot.v1.sources.root_kernel_memory = true;
+    g.hot.pids_current = Some(420);
+    g.hot.nr_procs = Some(2);
+    g.hot.v1.sources.root_machine_tasks = true;
+    send(
+        &mut a,
+        &mut c,
+        cgtop::app::Msg::Collected(cgtop::source::collector::Collected::Refresh(Box::new(r))),
+    );
+    let s = screen(&a, 120, 40);
+    assert!(
+        s.contains("420 tasks on the machine (2 processes in the root group itself)"),
+        "{s}"
+    );
+    assert!(s.contains("kernel memory charged below"), "{s}");
+}

@@ -17,6 +17,7 @@ pub mod part;
 pub mod path;
 pub mod procstat;
 pub mod rates;
+pub mod root;
 pub mod snapshot;
 pub mod text;
 pub mod union;

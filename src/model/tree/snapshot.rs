@@ -140,6 +140,17 @@ pub struct Sources {
     /// `io` was read from blkio.throttle.io_service_bytes / io_serviced.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub io_own_only: bool,
+    /// The kernel's root on cgroup v1: `memory` is memory.usage_in_bytes
+    /// (the machine's file and anonymous pages) plus the kernel memory
+    /// charged to the groups below (`memory.kmem.usage_in_bytes`), which
+    /// each child's usage holds (`model::tree::root`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub root_kernel_memory: bool,
+    /// The kernel's root: `pids_current` is every task of the machine
+    /// (/proc/loadavg), the root having no pids.current
+    /// (`model::tree::root`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub root_machine_tasks: bool,
 }
 
 impl Sources {

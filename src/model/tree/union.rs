@@ -305,6 +305,10 @@ impl Acc {
             pids: self.pids,
             freezer: None,
             io_own_only: self.io.is_some() && g.hot.v1.sources.io_own_only,
+            // the kernel's root, completed after the merge
+            // (`model::tree::root`)
+            root_kernel_memory: false,
+            root_machine_tasks: false,
         };
         // throttling from cpu's cpu.stat, where CPU time came from anywhere
         if let (Some(cpu), Some(t)) = (g.hot.cpu.as_mut(), g.hot.v1.cpu_throttle.take()) {
