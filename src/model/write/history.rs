@@ -161,7 +161,7 @@ impl Entry {
     fn targets(&self, dir: Direction) -> Vec<(GroupPath, bool)> {
         self.ops(dir)
             .iter()
-            .map(|op| (op.group().clone(), matches!(op, Op::CreateGroup(_, ..))))
+            .map(|op| (op.group().clone(), matches!(op, Op::CreateGroup(..))))
             .collect()
     }
 
