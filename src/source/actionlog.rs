@@ -240,7 +240,7 @@ pub fn format_line_in(unix_secs: u64, o: &WriteOutcome, layout: &Layout) -> Stri
         HierId::V2 => path_field(p),
     };
     let mut line = match &o.op {
-        Op::CreateGroup(p, _) => format!("{time} {} mkdir", place(p)),
+        Op::CreateGroup(p, ..) => format!("{time} {} mkdir", place(p)),
         Op::RemoveGroup(p, _, _) => format!("{time} {} rmdir", place(p)),
         Op::Write(w) => {
             // a move's old value is the group the process left: a path

@@ -862,6 +862,32 @@ impl Hier {
         rustix::fs::mkdirat(&parent, name, Mode::from_raw_mode(0o755)).map_err(FsError::from_errno)
     }
 
+    /// Whether the open directory `dir` is on the root's cgroup
+    /// filesystem (cgroup2, or this v1 hierarchy's): never on a plain
+    /// directory given with `--root`.
+    pub fn holds_dir(&self, dir: BorrowedFd<'_>) -> bool {
+        self.cgroupfs.is_some() && fs_magic(dir) == self.cgroupfs
+    }
+
+    /// mkdir of the group `name` in the group directory `parent`, already
+    /// open and checked to be the group asked about: the group is made in
+    /// that very directory, whatever its path names by now (removed, its
+    /// name taken by another: the kernel refuses a child of a removed
+    /// directory). `name` is one component; `parent` must be on the
+    /// root's cgroup filesystem.
+    pub fn mkdir_in(&self, parent: BorrowedFd<'_>, name: &OsStr) -> Result<(), FsError> {
+        let Some(want) = self.cgroupfs else {
+            return Err(FsError::NotCgroup2);
+        };
+        if components(Path::new(name))?.len() != 1 {
+            return Err(FsError::from_errno(Errno::INVAL));
+        }
+        if fs_magic(parent) != Some(want) {
+            return Err(FsError::NotCgroup2);
+        }
+        rustix::fs::mkdirat(parent, name, Mode::from_raw_mode(0o755)).map_err(FsError::from_errno)
+    }
+
     /// rmdir of a group below the root.
     pub fn rmdir(&self, rel: &Path) -> Result<(), FsError> {
         let (parent, name) = self.parent_of(rel)?;
@@ -882,8 +908,27 @@ impl Hier {
     pub fn walk_subtree(
         &self,
         rel: &Path,
-        mut visit: impl FnMut(BorrowedFd<'_>),
+        visit: impl FnMut(BorrowedFd<'_>),
     ) -> Result<bool, FsError> {
+        Self::walk_from(self.open_dir(rel)?, visit)
+    }
+
+    /// [`Self::walk_subtree`] of a group directory already open (`dir`,
+    /// from [`Self::open_dir`]): the subtree of that very group, whatever
+    /// its path names by now (a group removed and made again under its
+    /// name is another). A directory removed since it was opened lists
+    /// nothing: the walk sees it whole and empty (the kernel removes only
+    /// a group without processes or children).
+    pub fn walk_subtree_in(
+        &self,
+        dir: BorrowedFd<'_>,
+        visit: impl FnMut(BorrowedFd<'_>),
+    ) -> Result<bool, FsError> {
+        let fd = rustix::io::fcntl_dupfd_cloexec(dir, 0).map_err(FsError::from_errno)?;
+        Self::walk_from(fd, visit)
+    }
+
+    fn walk_from(start: OwnedFd, mut visit: impl FnMut(BorrowedFd<'_>)) -> Result<bool, FsError> {
         let dir_flags = OFlags::RDONLY
             | OFlags::DIRECTORY
             | OFlags::NOFOLLOW
@@ -891,7 +936,7 @@ impl Hier {
             | OFlags::NONBLOCK;
         let id = |fd: &OwnedFd| rustix::fs::fstat(fd).map(|s| (s.st_dev, s.st_ino));
         let mut complete = true;
-        let mut cur = self.open_dir(rel)?;
+        let mut cur = start;
         // each directory on the way down: its (device, inode) and the
         // names of its children not visited yet
         let mut stack: Vec<((u64, u64), Vec<OsString>)> = Vec::new();
@@ -1134,6 +1179,19 @@ pub fn procs_in(dir: BorrowedFd<'_>) -> Result<Vec<u32>, FsError> {
     Ok(crate::cgroupfs::parse_pids(&String::from_utf8_lossy(
         &buf[..n],
     )))
+}
+
+/// The file `name` of the group directory `dir` (open), read as text
+/// within its cap ([`cap_for`]): one component, no symlink followed, a
+/// regular file only, non-blocking.
+pub fn read_text_in(dir: BorrowedFd<'_>, name: &str) -> Result<String, FsError> {
+    let fd = open_beneath(dir, Path::new(name), READ_FLAGS, false)?;
+    check_regular(&fd)?;
+    let f = File::from(fd);
+    let mut buf = Vec::new();
+    let n = read_capped(&f, &mut buf, cap_for(name), true)?;
+    buf.truncate(n);
+    Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
 /// Every hierarchy of a layout, each opened once ([`Hier::open`]): the

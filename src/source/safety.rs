@@ -31,6 +31,7 @@ use crate::model::write::guard::{hier_mapping, map_to_view, roles, Harm, ProcEnt
 use crate::model::write::outcome::{WriteError, WriteOutcome};
 use crate::model::write::{Op, WriteEffect};
 use crate::model::GroupPath;
+use std::os::fd::AsFd;
 use std::path::Path;
 
 /// Reads the protection of this process: see [`discover_for`].
@@ -214,28 +215,43 @@ pub fn owner_across(each: impl IntoIterator<Item = Owned>) -> Option<u32> {
 /// needs the target's name typed is refused unless `typed` names its
 /// group, whatever was asked before.
 pub fn perform_checked(h: &Hier, op: &Op, typed: Option<&GroupPath>, subject: u32) -> WriteOutcome {
+    checked_holding(h, op, typed, subject).0
+}
+
+/// [`perform_checked`], and the directory the op was held to
+/// ([`writer::perform_holding`]): a kill's, which [`writer::after_kill`]
+/// reads.
+fn checked_holding(
+    h: &Hier,
+    op: &Op,
+    typed: Option<&GroupPath>,
+    subject: u32,
+) -> (WriteOutcome, Option<std::os::fd::OwnedFd>) {
     let p = discover_for(h.path(), subject);
     let moves = matches!(op.effect(), WriteEffect::Move { .. });
     let frozen = moves && frozen_on_disk(h, op.group());
     let delegated = moves && delegated_on_disk(h, op.group());
     let dangers = op_dangers_by_leader(&p, op, frozen, delegated);
     if dangers.is_empty() || typed == Some(op.group()) {
-        return writer::perform_in(h, op);
+        return writer::perform_holding(h, op);
     }
     let why = dangers
         .iter()
         .map(|d| d.sentence(Harm::of(op)))
         .collect::<Vec<_>>()
         .join("; it ");
-    refused(
-        op,
-        format!(
-            "refused: checked again just before writing, {} {why}, and its name was not typed",
-            op.group()
-        ),
-        again(op),
+    (
+        refused(
+            op,
+            format!(
+                "refused: checked again just before writing, {} {why}, and its name was not typed",
+                op.group()
+            ),
+            again(op),
+        )
+        .guarded_for(dangers),
+        None,
     )
-    .guarded_for(dangers)
 }
 
 /// [`Protected::op_dangers`], for a write to cgroup.procs (or v1's) of a
@@ -341,7 +357,8 @@ fn perform_checked_in(
             .guarded_for(dangers);
         }
     }
-    writer::after_kill(hiers, op, perform_checked(h, op, typed, subject))
+    let (outcome, held) = checked_holding(h, op, typed, subject);
+    writer::after_kill(hiers, op, outcome, held.as_ref().map(AsFd::as_fd))
 }
 
 fn refused(op: &Op, explanation: String, fix: &str) -> WriteOutcome {

@@ -130,7 +130,10 @@ pub fn perform(root: &Path, op: &Op) -> WriteOutcome {
 /// ([`Op::hier`]): cgroup2 or one v1 hierarchy of `hiers`.
 pub fn perform_on(hiers: &Hiers, op: &Op) -> WriteOutcome {
     match hiers.get(op.hier()) {
-        Some(h) => after_kill(hiers, op, perform_in(h, op)),
+        Some(h) => {
+            let (outcome, held) = perform_holding(h, op);
+            after_kill(hiers, op, outcome, held.as_ref().map(AsFd::as_fd))
+        }
         None => WriteOutcome::failed(op.clone(), refusal(op, FsError::NotCgroup2)),
     }
 }
@@ -141,47 +144,95 @@ pub fn perform_on(hiers: &Hiers, op: &Op) -> WriteOutcome {
 /// die of SIGKILL until it is thawed, so a group frozen there is thawed,
 /// and frozen again (where its own freezer.state froze it) once the
 /// processes the killed hierarchy lists are gone (at most a second),
-/// with a note. Then the kill is checked in the hierarchy it went
-/// through ([`checked_kill`]): a process still there makes it a failure.
-pub fn after_kill(hiers: &Hiers, op: &Op, outcome: WriteOutcome) -> WriteOutcome {
+/// with a note: the group's directory there is opened once, held to the
+/// inode the operator was shown ([`WriteOp::freezer_ino`]; another group
+/// made under its name is not thawed, and said so), and both writes go
+/// into it. Then the kill is checked in the hierarchy it went through
+/// ([`checked_kill`]): a process still there makes it a failure. Both
+/// read the group killed through `killed`, its directory as the kill
+/// held it ([`perform_holding`]), not by path: a group made under its
+/// name since is another (`None`: the kill's directory did not open,
+/// and the group is read by path).
+pub fn after_kill(
+    hiers: &Hiers,
+    op: &Op,
+    outcome: WriteOutcome,
+    killed: Option<BorrowedFd<'_>>,
+) -> WriteOutcome {
     let Some(w) = op.as_write() else {
         return outcome;
     };
     if !matches!(w.kind, WriteKind::Kill) || outcome.result.is_err() {
         return outcome;
     }
-    let outcome = thaw_after_kill(hiers, op, w, outcome);
-    match hiers.get(op.hier()) {
-        Some(h) => checked_kill(h, op, &w.group, outcome),
-        None => outcome,
-    }
-}
-
-/// The thaw of [`after_kill`].
-fn thaw_after_kill(hiers: &Hiers, op: &Op, w: &WriteOp, outcome: WriteOutcome) -> WriteOutcome {
-    // the fallback in the freezer's own hierarchy handles it itself
-    let (Some((fid @ HierId::V1(_), f)), Some(h)) = (hiers.holder("freezer"), hiers.get(op.hier()))
-    else {
+    let Some(h) = hiers.get(op.hier()) else {
         return outcome;
     };
-    if fid == op.hier() {
+    let by_path;
+    let killed = match killed {
+        Some(d) => d,
+        None => match h.open_dir(hier::group_rel(&w.group)) {
+            Ok(fd) => {
+                by_path = fd;
+                by_path.as_fd()
+            }
+            // gone: nothing of it is left to check
+            Err(e) if e.is_gone() || e.is_absent() => return outcome,
+            Err(_) => {
+                return WriteOutcome {
+                    result: Err(explain::kill_survivors(op, None)),
+                    ..outcome
+                }
+            }
+        },
+    };
+    let outcome = thaw_after_kill(hiers, h, w, outcome, killed);
+    checked_kill(h, op, killed, outcome)
+}
+
+/// The thaw of [`after_kill`], in the v1 freezer hierarchy, of the
+/// group killed through `killed` in hierarchy `h`.
+fn thaw_after_kill(
+    hiers: &Hiers,
+    h: &Hier,
+    w: &WriteOp,
+    outcome: WriteOutcome,
+    killed: BorrowedFd<'_>,
+) -> WriteOutcome {
+    use crate::cgroupfs::v1_limits::files::FREEZER_SELF;
+    use v1_files::FREEZER_STATE;
+    // the fallback in the freezer's own hierarchy handles it itself
+    let Some((fid @ HierId::V1(_), f)) = hiers.holder("freezer") else {
+        return outcome;
+    };
+    if fid == w.hier {
         return outcome;
     }
-    let state = hier::file_rel(&w.group, v1_files::FREEZER_STATE);
-    if !read(f, &state).is_some_and(|t| matches!(t.trim(), "FROZEN" | "FREEZING")) {
+    // not there: nothing frozen to thaw
+    let Ok(dir) = f.open_dir(hier::group_rel(&w.group)) else {
+        return outcome;
+    };
+    let frozen = |d: &OwnedFd| {
+        hier::read_text_in(d.as_fd(), FREEZER_STATE)
+            .is_ok_and(|t| matches!(t.trim(), "FROZEN" | "FREEZING"))
+    };
+    if !frozen(&dir) {
         return outcome;
     }
-    let own = read(
-        f,
-        &hier::file_rel(&w.group, crate::cgroupfs::v1_limits::files::FREEZER_SELF),
-    )
-    .is_some_and(|t| t.trim() == "1");
-    if write_once(f, &state, "THAWED").is_err() {
-        return outcome;
-    }
-    let gone = survivors(h, &w.group, std::time::Duration::from_secs(1)) == Some(0);
-    let refrozen = own && write_once(f, &state, "FROZEN").is_ok();
     let mut notes = outcome.notes.clone();
+    let shown = w
+        .freezer_ino
+        .is_none_or(|want| rustix::fs::fstat(&dir).is_ok_and(|st| st.st_ino == want));
+    if !shown {
+        notes.push(explain::v1_thaw_made_again(&w.group));
+        return outcome.with_notes(notes);
+    }
+    let own = hier::read_text_in(dir.as_fd(), FREEZER_SELF).is_ok_and(|t| t.trim() == "1");
+    if write_once_in(f, dir.as_fd(), FREEZER_STATE, "THAWED").is_err() {
+        return outcome;
+    }
+    let gone = survivors(h, killed, std::time::Duration::from_secs(1)) == Some(0);
+    let refrozen = own && write_once_in(f, dir.as_fd(), FREEZER_STATE, "FROZEN").is_ok();
     notes.push(explain::v1_frozen_kill_note(refrozen, gone));
     outcome.with_notes(notes)
 }
@@ -195,26 +246,46 @@ fn thaw_after_kill(hiers: &Hiers, op: &Op, w: &WriteOp, outcome: WriteOutcome) -
 /// ([`Hier::real_group`]: under `--root`, not the view's path), which the
 /// action log keeps and a script replays.
 pub fn perform_in(h: &Hier, op: &Op) -> WriteOutcome {
-    perform_here(h, op).at(h.real_group(op.group()))
+    perform_holding(h, op).0
 }
 
-fn perform_here(h: &Hier, op: &Op) -> WriteOutcome {
+/// [`perform_in`], and the directory the op was held to ([`asked_dir`]),
+/// still open: for a kill (held or by path), the group killed, whose
+/// subtree [`after_kill`] reads through it.
+pub fn perform_holding(h: &Hier, op: &Op) -> (WriteOutcome, Option<OwnedFd>) {
+    let (outcome, held) = perform_here(h, op);
+    (outcome.at(h.real_group(op.group())), held)
+}
+
+fn perform_here(h: &Hier, op: &Op) -> (WriteOutcome, Option<OwnedFd>) {
+    let done = |o: WriteOutcome| (o, None);
     let outcome = |result| WriteOutcome::from_result(op.clone(), result);
     let right_kind = match op.hier() {
         HierId::V2 => h.is_cgroup2(),
         HierId::V1(_) => h.is_cgroup1(),
     };
     if !right_kind {
-        return outcome(Err(refusal(op, FsError::NotCgroup2)));
+        return done(outcome(Err(refusal(op, FsError::NotCgroup2))));
     }
     if let Some(note) = absent_in_v1(h, op) {
-        return WriteOutcome::passed_over(op.clone(), note);
+        return done(WriteOutcome::passed_over(op.clone(), note));
     }
     // an op asked about one group goes to that group's directory or
     // nowhere: one made again under its name is another group
     let held = match asked_dir(h, op) {
         Ok(held) => held,
-        Err(e) => return outcome(Err(e)),
+        Err(e) => return done(outcome(Err(e))),
+    };
+    // a kill by path holds the group it kills too, for the check of what
+    // survived
+    let held = match held {
+        None if op
+            .as_write()
+            .is_some_and(|w| matches!(w.kind, WriteKind::Kill)) =>
+        {
+            h.open_dir(hier::group_rel(op.group())).ok()
+        }
+        held => held,
     };
     let dir_op = |r: Result<(), FsError>| {
         r.map_err(|e| match e {
@@ -222,14 +293,21 @@ fn perform_here(h: &Hier, op: &Op) -> WriteOutcome {
             other => refusal(op, other),
         })
     };
-    match op {
-        Op::CreateGroup(p, _) => outcome(dir_op(h.mkdir(hier::group_rel(p)))),
+    let o = match op {
+        // into the parent asked about, when held: a parent made again
+        // since takes no child
+        Op::CreateGroup(p, ..) => outcome(dir_op(match &held {
+            Some(parent) => h.mkdir_in(parent.as_fd(), std::ffi::OsStr::from_bytes(p.name())),
+            None => h.mkdir(hier::group_rel(p)),
+        })),
         Op::RemoveGroup(p, _, _) => outcome(dir_op(h.rmdir(hier::group_rel(p)))),
         Op::Write(w) => perform_write(h, op, w, held.as_ref().map(AsFd::as_fd)),
-    }
+    };
+    (o, held)
 }
 
-/// The directory of the group an op was asked about ([`Op::ino`]), open
+/// The directory of the group an op was asked about ([`Op::ino`]; for a
+/// mkdir, the parent's: [`Op::held_group`]), open
 /// beneath the root (no symlink followed), when it is still that group:
 /// `Err` (nothing done) when the path now names a directory of another
 /// inode, the group removed and made again since the question, or
@@ -244,7 +322,10 @@ fn asked_dir(h: &Hier, op: &Op) -> Result<Option<OwnedFd>, WriteError> {
         FsError::Errno(errno) => explain(op, errno, &gather_context_in(h, op, errno)),
         other => refusal(op, other),
     };
-    let fd = h.open_dir(hier::group_rel(op.group())).map_err(failed)?;
+    let Some(group) = op.held_group() else {
+        return Ok(None);
+    };
+    let fd = h.open_dir(hier::group_rel(&group)).map_err(failed)?;
     match rustix::fs::fstat(&fd) {
         Ok(st) if st.st_ino == want => Ok(Some(fd)),
         Ok(_) => Err(explain::made_again(op)),
@@ -262,12 +343,13 @@ fn perform_write(h: &Hier, op: &Op, w: &WriteOp, held: Option<BorrowedFd<'_>>) -
     }
     let dir = hier::group_rel(&w.group);
     let path = dir.join(&w.file);
-    if matches!(w.kind, WriteKind::Kill)
-        && !w.group.is_root()
-        && h.dir_ino(dir).is_ok()
-        && h.is_file(&path).is_err_and(|e| e.is_absent())
-    {
-        return kill_by_signal(h, op, &w.group);
+    if let (WriteKind::Kill, false, Some(d)) = (&w.kind, w.group.is_root(), held) {
+        let no_kill_file =
+            rustix::fs::statat(d, w.file.as_str(), rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
+                .is_err_and(|e| e == Errno::NOENT);
+        if no_kill_file {
+            return kill_by_signal(h, op, d);
+        }
     }
     let old = match w.kind {
         // a move's old value is where the process was: its undo goes back
@@ -365,7 +447,7 @@ fn absent_in_v1(h: &Hier, op: &Op) -> Option<String> {
         Op::Write(w) if matches!(w.kind, WriteKind::MoveProcess { .. }) => {
             (w.group.clone(), "not moved there")
         }
-        Op::CreateGroup(p, _) => (p.parent()?, "not made there"),
+        Op::CreateGroup(p, ..) => (p.parent()?, "not made there"),
         Op::RemoveGroup(p, _, _) => (p.clone(), "nothing to remove there"),
         Op::Write(_) => return None,
     };
@@ -409,22 +491,23 @@ fn group_of_task(h: &Hier, pid: u32, threads: bool) -> Option<String> {
 /// the descriptor walk ([`Hier::walk_subtree`]: no path length limit, so
 /// groups nested past PATH_MAX count too), and whether the walk saw the
 /// whole subtree.
-fn subtree_pids(h: &Hier, group: &GroupPath) -> (Vec<u32>, bool) {
+fn subtree_pids(h: &Hier, group: BorrowedFd<'_>) -> (Vec<u32>, bool) {
     let mut out = Vec::new();
     let complete = h
-        .walk_subtree(hier::group_rel(group), |dir| {
+        .walk_subtree_in(group, |dir| {
             out.extend(hier::procs_in(dir).unwrap_or_default());
         })
         .unwrap_or(false);
     (out, complete)
 }
 
-/// The processes of the subtree that a kill should have ended and that
+/// The processes of the subtree of the group directory `group` (open:
+/// the group killed, whatever its path names by now) that a kill should have ended and that
 /// are still there: every pid its cgroup.procs files list but PID 1,
 /// kernel threads and cgtop ([`may_signal_listed`]), after waiting up to
 /// `wait` for the killed ones to go; `None` when the walk could not see
 /// the whole subtree (then nothing can be said to be dead).
-pub fn survivors(h: &Hier, group: &GroupPath, wait: std::time::Duration) -> Option<usize> {
+pub fn survivors(h: &Hier, group: BorrowedFd<'_>, wait: std::time::Duration) -> Option<usize> {
     let end = std::time::Instant::now() + wait;
     loop {
         let (pids, complete) = subtree_pids(h, group);
@@ -447,7 +530,7 @@ pub fn survivors(h: &Hier, group: &GroupPath, wait: std::time::Duration) -> Opti
 /// the subtree still there after a second, or a subtree the walk could not
 /// see whole, makes it a failure that says so (a kill never reports a
 /// success it did not see).
-fn checked_kill(h: &Hier, op: &Op, group: &GroupPath, outcome: WriteOutcome) -> WriteOutcome {
+fn checked_kill(h: &Hier, op: &Op, group: BorrowedFd<'_>, outcome: WriteOutcome) -> WriteOutcome {
     if outcome.result.is_err() {
         return outcome;
     }
@@ -530,27 +613,25 @@ fn kill_listed(
 /// killed processes are gone (at most a second), else they would stay,
 /// killed and frozen, for good. Whether they died is [`after_kill`]'s
 /// check, made once the v1 freezer's hierarchy has thawed them too.
-fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
-    let dir = hier::group_rel(group);
-    let cgroupfs = if h.is_cgroup1() {
-        h.dir_ino(dir).is_ok()
-    } else {
-        h.is_cgroup2() && h.dir_is_cgroup2(dir)
-    };
-    if !cgroupfs {
+/// Everything goes through `group`, the group's directory as the op held
+/// it (the group asked about, or the one its path named at the start),
+/// never by path again.
+fn kill_by_signal(h: &Hier, op: &Op, group: BorrowedFd<'_>) -> WriteOutcome {
+    if !h.holds_dir(group) {
         return WriteOutcome::failed(op.clone(), refusal(op, FsError::NotCgroup2));
     }
-    let (freeze_path, freeze, thaw) = if h.is_cgroup1() {
-        (dir.join(v1_files::FREEZER_STATE), "FROZEN", "THAWED")
+    let (freeze_file, freeze, thaw) = if h.is_cgroup1() {
+        (v1_files::FREEZER_STATE, "FROZEN", "THAWED")
     } else {
-        (dir.join(files::FREEZE), "1", "0")
+        (files::FREEZE, "1", "0")
     };
-    let was_frozen = read(h, &freeze_path);
+    let was_frozen = hier::read_text_in(group, freeze_file).ok();
     // never freeze a subtree that holds cgtop (its name was typed): the
     // writer would stop there with nothing left to thaw it, and nothing
     // killed
     let holds_self = subtree_pids(h, group).0.contains(&std::process::id());
-    let froze = !holds_self && was_frozen.is_some() && write_once(h, &freeze_path, freeze).is_ok();
+    let froze =
+        !holds_self && was_frozen.is_some() && write_once_in(h, group, freeze_file, freeze).is_ok();
     let mut killed = std::collections::BTreeSet::new();
     let mut skipped = std::collections::BTreeSet::new();
     let mut failure: Option<Errno> = None;
@@ -559,7 +640,7 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         let mut any = false;
-        let walked = h.walk_subtree(dir, |d| {
+        let walked = h.walk_subtree_in(group, |d| {
             if failure.is_some() {
                 return;
             }
@@ -580,11 +661,11 @@ fn kill_by_signal(h: &Hier, op: &Op, group: &GroupPath) -> WriteOutcome {
             // a v1-frozen process does not die of SIGKILL until it is
             // thawed: thaw, let the killed ones go, then freeze again
             // what was frozen
-            let _ = write_once(h, &freeze_path, thaw);
+            let _ = write_once_in(h, group, freeze_file, thaw);
             let _ = survivors(h, group, std::time::Duration::from_secs(1));
         }
         let back = if refreeze { freeze } else { thaw };
-        let _ = write_once(h, &freeze_path, back);
+        let _ = write_once_in(h, group, freeze_file, back);
     }
     let notes = explain::kill_fallback_notes_in(h.is_cgroup1(), killed.len(), skipped.len());
     let result = match failure {
@@ -951,7 +1032,8 @@ mod tests {
             .unwrap();
         std::fs::write(dir.join("cgroup.procs"), inside.id().to_string()).unwrap();
         let h = Hier::open(&root).unwrap();
-        let o = kill_by_signal(&h, &kill(&g(&rel)), &g(&rel));
+        let held = h.open_dir(Path::new(&rel)).unwrap();
+        let o = kill_by_signal(&h, &kill(&g(&rel)), held.as_fd());
         let st = inside.wait().unwrap();
         let outside_alive = outside.try_wait().unwrap().is_none();
         let _ = outside.kill();

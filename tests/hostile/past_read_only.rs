@@ -25,6 +25,7 @@ fn subtree(group: &str, what: &str) -> Op {
         hier: cgtop::model::host::layout::HierId::V2,
         via: cgtop::model::write::Via::Direct,
         ino: None,
+        freezer_ino: None,
     })
 }
 

@@ -83,6 +83,7 @@ fn wop(group: &str, file: &str, contents: &str, kind: WriteKind) -> Op {
         hier: cgtop::model::host::layout::HierId::V2,
         via: cgtop::model::write::Via::Direct,
         ino: None,
+        freezer_ino: None,
     })
 }
 

@@ -109,6 +109,7 @@ fn memory_op(group: &str, file: MemoryFile, v: u64) -> Op {
         hier: cgtop::model::host::layout::HierId::V2,
         via: cgtop::model::write::Via::Direct,
         ino: None,
+        freezer_ino: None,
     })
 }
 

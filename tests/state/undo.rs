@@ -79,7 +79,7 @@ fn make_dir(root: &Path, group: &str) {
 fn perform(root: &Path, ops: &[Op]) -> Vec<WriteOutcome> {
     ops.iter()
         .map(|op| match op {
-            Op::CreateGroup(p, _) => {
+            Op::CreateGroup(p, ..) => {
                 make_dir(root, rel(p));
                 WriteOutcome::done(op.clone(), None, None)
             }

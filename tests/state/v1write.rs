@@ -73,10 +73,14 @@ fn hier(a: &App, controller: &str) -> HierId {
 }
 
 /// Ops as by path: each without the inode of the group it was asked
-/// about (each op carries its own hierarchy's, tested on its own in
+/// about, nor a kill's in the freezer hierarchy (each op carries its own
+/// hierarchy's, tested on its own in
 /// `every_op_is_held_to_the_groups_directory_in_the_hierarchy_it_writes`).
 fn by_path(ops: &[Op]) -> Vec<Op> {
-    ops.iter().cloned().map(|o| o.of_group(None)).collect()
+    ops.iter()
+        .cloned()
+        .map(|o| o.of_group(None).thawed_in(None))
+        .collect()
 }
 
 /// The ops of the one write request among `fx`.
@@ -542,19 +546,32 @@ fn every_op_is_held_to_the_groups_directory_in_the_hierarchy_it_writes() {
         [write::set_freezer(&g(WEB), hier(&a, "freezer"), false)
             .of_group(Some(ino(&t.path().join("freezer").join(WEB))))]
     );
+    // its thaw in the freezer hierarchy, which the scan listed without
+    // the group: held to no directory there
     let (mut a, mut c, t) = on_layout(WORKER, true);
     send(&mut a, &mut c, ch('K'));
     assert_eq!(
         confirm(&a).ops(),
         [write::kill(&g(WORKER))
             .on(a.layout.primary().unwrap())
-            .of_group(Some(ino(&t.path().join("systemd").join(WORKER))))]
+            .of_group(Some(ino(&t.path().join("systemd").join(WORKER))))
+            .thawed_in(Some(write::NOT_THERE))]
+    );
+    // hybrid: K through cgroup2, its thaw held to the group's directory
+    // in the v1 freezer hierarchy
+    let (mut a, mut c, t) = on_layout(WEB, false);
+    send(&mut a, &mut c, ch('K'));
+    assert_eq!(
+        confirm(&a).ops(),
+        [write::kill(&g(WEB))
+            .of_group(Some(ino(&t.path().join("unified").join(WEB))))
+            .thawed_in(Some(ino(&t.path().join("freezer").join(WEB))))]
     );
 }
 
 #[test]
 fn new_group_and_remove_in_every_hierarchy_said_before() {
-    let (mut a, mut c, _t) = on_layout(WEB, false);
+    let (mut a, mut c, t) = on_layout(WEB, false);
     let every: Vec<HierId> = std::iter::once(HierId::V2)
         .chain((0..a.layout.v1.len()).map(HierId::V1))
         .collect();
@@ -563,7 +580,19 @@ fn new_group_and_remove_in_every_hierarchy_said_before() {
     type_text(&mut a, &mut c, "batch");
     let fx = send(&mut a, &mut c, key(KeyCode::Enter));
     let path = g(WEB).join("batch").unwrap();
-    assert_eq!(ops_of(&fx), write::create_group_in(&path, &every));
+    // each held to the parent's directory in its hierarchy
+    let parent = |h: HierId| match h {
+        HierId::V2 => t.path().join("unified").join(WEB),
+        HierId::V1(i) => a.layout.v1[i].dir.join(WEB),
+    };
+    let held: Vec<Op> = write::create_group_in(&path, &every)
+        .into_iter()
+        .map(|op| {
+            let ino = ino(&parent(op.hier()));
+            op.of_group(Some(ino))
+        })
+        .collect();
+    assert_eq!(ops_of(&fx), held);
     // remove, on a v1-only host: name=systemd (the primary) last, each
     // hierarchy named in the question
     let (mut a, mut c, _t) = on_layout(WEB, true);

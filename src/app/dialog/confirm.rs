@@ -15,6 +15,7 @@ use crate::app::text_input::{Input, TextInput};
 use crate::app::writes::{self, WriteRequest};
 use crate::app::{App, Effect, Level, Mode};
 use crate::cgroupfs::files;
+use crate::model::host::layout::HierId;
 use crate::model::write::guard::{typed_name_matches, Danger};
 use crate::model::write::history::Replay;
 use crate::model::write::owner::{owner_way, OwnerWay};
@@ -242,36 +243,55 @@ pub fn request(app: &mut App, ops: Vec<Op>, fx: &mut Vec<Effect>) -> Transition 
 /// Each op held to the group it is asked about, as the last refresh
 /// showed it: the inode of its directory ([`Op::of_group`]), which the
 /// writer checks, so that an answer given after the group was removed
-/// and made again under its name never reaches the new one. In the
-/// hierarchy the op writes: on a v1 or hybrid host each v1 hierarchy's
-/// directory has its own inode, which the snapshot keeps
-/// ([`crate::model::GroupSample::inode_in`]); in a hierarchy the last
-/// scan listed without the group, to no directory
+/// and made again under its name never reaches the new one; a new group
+/// (mkdir) is held to its parent's ([`Op::held_group`]), and the thaw
+/// and refreeze around a kill to the group's directory in the v1 freezer
+/// hierarchy ([`Op::thawed_in`]). In the hierarchy the op writes: on a v1
+/// or hybrid host each v1 hierarchy's directory has its own inode, which
+/// the snapshot keeps ([`crate::model::GroupSample::inode_in`]); in a
+/// hierarchy the last scan listed without the group, to no directory
 /// ([`crate::model::write::NOT_THERE`]: one made there since is not the
 /// group asked about); in one not listed yet (the listed-only hierarchies
 /// of the first refreshes), by path. An op that already names one (an
 /// undo, a redo) keeps its own.
 pub fn held_to_shown(app: &App, ops: Vec<Op>) -> Vec<Op> {
-    let (Some(d), Some(primary)) = (app.data.as_ref(), app.layout.primary()) else {
-        return ops;
-    };
-    let snap = &d.refresh.snapshot;
+    // a kill elsewhere thaws the group in the v1 freezer's hierarchy
+    let freezer = app
+        .layout
+        .holder("freezer")
+        .filter(|h| matches!(h, HierId::V1(_)));
     ops.into_iter()
         .map(|op| {
             if op.ino().is_some() {
                 return op;
             }
-            let ino = snap.find(op.group()).and_then(|g| {
-                let held = g.hot.v1.held_in;
-                if held.is_empty() || held.contains(op.hier()) {
-                    g.inode_in(op.hier(), primary)
-                } else {
-                    Some(crate::model::write::NOT_THERE)
-                }
-            });
-            op.of_group(ino)
+            let Some(group) = op.held_group() else {
+                return op;
+            };
+            let ino = shown_inode(app, &group, op.hier());
+            let thaw = freezer
+                .filter(|&f| f != op.hier())
+                .and_then(|f| shown_inode(app, &group, f));
+            op.of_group(ino).thawed_in(thaw)
         })
         .collect()
+}
+
+/// The inode of `group`'s directory in hierarchy `h` as the last refresh
+/// showed it, what an op there is held to (see [`held_to_shown`]):
+/// [`crate::model::write::NOT_THERE`] where the scan listed `h` without
+/// the group; `None` (by path) where the group is not shown or `h` was
+/// not listed yet.
+pub fn shown_inode(app: &App, group: &GroupPath, h: HierId) -> Option<u64> {
+    let d = app.data.as_ref()?;
+    let primary = app.layout.primary()?;
+    let g = d.refresh.snapshot.find(group)?;
+    let held = g.hot.v1.held_in;
+    if held.is_empty() || held.contains(h) {
+        g.inode_in(h, primary)
+    } else {
+        Some(crate::model::write::NOT_THERE)
+    }
 }
 
 /// [`request`] of ops as they are (an undo or redo replays its entry's

@@ -6,6 +6,7 @@ use super::{confirm, inspected_detail, type_into, writable, Transition};
 use crate::app::keymap::Action;
 use crate::app::text_input::{Input, TextInput};
 use crate::app::{App, Effect, Mode};
+use crate::model::host::layout::HierId;
 use crate::model::write;
 use crate::model::write::input;
 use crate::model::GroupPath;
@@ -15,6 +16,12 @@ pub struct NamePrompt {
     pub parent: GroupPath,
     pub input: TextInput,
     pub check: Result<String, String>,
+    /// The hierarchies the new group is made in (those that held the
+    /// parent), each with the inode of the parent's directory there when
+    /// the prompt opened ([`confirm::shown_inode`]): the mkdir is held to
+    /// the parent the operator chose, not to one made again under its
+    /// name while the name was typed.
+    pub held: Vec<(HierId, Option<u64>)>,
 }
 
 impl NamePrompt {
@@ -26,10 +33,23 @@ impl NamePrompt {
         let Some(parent) = app.selected.clone() else {
             return Transition::Stay;
         };
+        // in every hierarchy that holds the parent, so that each
+        // controller can take the group (systemd's units are at the same
+        // path in each); the confirmation lists them
+        let hs = if app.layout.v1.is_empty() {
+            vec![HierId::V2]
+        } else {
+            super::direct::holding(app, &parent)
+        };
+        let held = hs
+            .into_iter()
+            .map(|h| (h, confirm::shown_inode(app, &parent, h)))
+            .collect();
         let mut p = Self {
             parent,
             input: TextInput::new(TextInput::NAME),
             check: Err(String::new()),
+            held,
         };
         p.check_name(app);
         Transition::Open(Mode::NewGroup(p))
@@ -47,16 +67,12 @@ impl NamePrompt {
             Some(Action::Accept) => {
                 // the check refused every name that is not one component
                 if let Ok(Ok(path)) = self.check.as_ref().map(|name| self.parent.join(name)) {
-                    let ops = if app.layout.v1.is_empty() {
-                        vec![write::create_group(&path)]
-                    } else {
-                        // in every hierarchy that holds the parent, so that
-                        // each controller can take the group (systemd's
-                        // units are at the same path in each); the
-                        // confirmation lists them
-                        let hs = super::direct::holding(app, &self.parent);
-                        write::create_group_in(&path, &hs)
-                    };
+                    let hs: Vec<HierId> = self.held.iter().map(|&(h, _)| h).collect();
+                    let ops = write::create_group_in(&path, &hs)
+                        .into_iter()
+                        .zip(&self.held)
+                        .map(|(op, &(_, ino))| op.of_group(ino))
+                        .collect();
                     return confirm::request(app, ops, fx);
                 }
             }

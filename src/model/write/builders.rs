@@ -24,6 +24,7 @@ pub(super) fn write(group: &GroupPath, file: &str, contents: String, kind: Write
         hier: HierId::V2,
         via: Via::Direct,
         ino: None,
+        freezer_ino: None,
     })
 }
 
@@ -181,7 +182,7 @@ pub fn raw(group: &GroupPath, file: &str, line: &str) -> Op {
 }
 
 pub fn create_group(path: &GroupPath) -> Op {
-    Op::CreateGroup(path.clone(), HierId::V2)
+    Op::CreateGroup(path.clone(), HierId::V2, None)
 }
 
 pub fn remove_group(path: &GroupPath) -> Op {

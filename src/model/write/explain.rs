@@ -90,7 +90,7 @@ pub fn offer_for(op: &Op, errno: Errno, ctx: &ErrorContext) -> Option<Offer> {
 /// What was attempted, as messages name it: "/a/b/memory.max", "mkdir /a/b".
 fn what(op: &Op) -> String {
     match op {
-        Op::CreateGroup(p, _) => format!("mkdir {p}"),
+        Op::CreateGroup(p, ..) => format!("mkdir {p}"),
         Op::RemoveGroup(p, _, _) => format!("rmdir {p}"),
         Op::Write(w) if w.group.is_root() => format!("/{}", escape_str(&w.file)),
         Op::Write(w) => format!("{}/{}", w.group, escape_str(&w.file)),
@@ -140,13 +140,36 @@ pub fn not_cgroup2(op: &Op) -> WriteError {
 /// one asked about was removed and one made again under its name): not
 /// done, since the operator never saw the new one.
 pub fn made_again(op: &Op) -> WriteError {
-    WriteError::refused(
-        what(op),
-        format!(
-            "{} was removed and made again since you were asked; nothing done",
-            op.group().display()
+    match (op, op.held_group()) {
+        // a new group is held to its parent
+        (Op::CreateGroup(..), Some(parent)) => WriteError::refused(
+            what(op),
+            format!(
+                "{}, where it was to be made, was removed and made again since you were asked; \
+                 nothing done",
+                parent.display()
+            ),
+            Some("select the new one and make the group again there".into()),
         ),
-        Some("select it again to act on the new one".into()),
+        _ => WriteError::refused(
+            what(op),
+            format!(
+                "{} was removed and made again since you were asked; nothing done",
+                op.group().display()
+            ),
+            Some("select it again to act on the new one".into()),
+        ),
+    }
+}
+
+/// A note of a kill whose group, frozen in the v1 freezer hierarchy, is
+/// not the group shown there: removed and made again under its name (or
+/// made there since the scan), it is another group, and is not thawed.
+pub fn v1_thaw_made_again(group: &GroupPath) -> String {
+    format!(
+        "{} in the v1 freezer hierarchy was removed and made again since you were asked: not \
+         thawed there (a process frozen in it dies only once it is thawed)",
+        group.display()
     )
 }
 
@@ -252,7 +275,7 @@ fn words(op: &Op, e: Errno, ctx: &ErrorContext) -> Words {
         }
         Errno::NOENT | Errno::NODEV if !ctx.group_exists => {
             return match op {
-                Op::CreateGroup(p, _) => (
+                Op::CreateGroup(p, ..) => (
                     format!(
                         "the parent group {} no longer exists",
                         p.parent().unwrap_or_default()
@@ -268,7 +291,7 @@ fn words(op: &Op, e: Errno, ctx: &ErrorContext) -> Words {
         _ => {}
     }
     match op {
-        Op::CreateGroup(p, _) => create_words(p, e),
+        Op::CreateGroup(p, ..) => create_words(p, e),
         Op::RemoveGroup(p, _, _) => remove_words(p, e, ctx),
         Op::Write(w) => write_words(w, e, ctx),
     }
@@ -336,14 +359,16 @@ fn remove_words(p: &GroupPath, e: Errno, ctx: &ErrorContext) -> Words {
 /// frozen again once its processes were gone; `gone`: they were.
 pub fn v1_frozen_kill_note(refrozen: bool, gone: bool) -> String {
     let mut s = String::from(
-        "the group was frozen in the v1 freezer hierarchy, where a killed process dies only          once thawed: thawed there",
+        "the group was frozen in the v1 freezer hierarchy, where a killed process dies only \
+         once thawed: thawed there",
     );
     if refrozen {
         s.push_str(", then frozen again");
     }
     if !gone {
         s.push_str(
-            "; some process is still there after 1 s (frozen by an ancestor in the v1 freezer              hierarchy? it dies when that one is thawed)",
+            "; some process is still there after 1 s (frozen by an ancestor in the v1 freezer \
+             hierarchy? it dies when that one is thawed)",
         );
     }
     s
@@ -1099,6 +1124,17 @@ mod tests {
             short_write(&op, 1, 2).to_string(),
             "/a/cgroup.kill: the kernel took only 1 of 2 bytes (read the file back and write \
              the rest again)"
+        );
+        // a create is held to its parent: the words name the parent
+        assert_eq!(
+            made_again(&create_group(&g("a/p/n"))).to_string(),
+            "mkdir /a/p/n: /a/p, where it was to be made, was removed and made again since you \
+             were asked; nothing done (select the new one and make the group again there)"
+        );
+        assert_eq!(
+            v1_frozen_kill_note(true, true),
+            "the group was frozen in the v1 freezer hierarchy, where a killed process dies only \
+             once thawed: thawed there, then frozen again"
         );
         assert_eq!(
             not_cgroup2(&create_group(&g("n"))).to_string(),

@@ -59,7 +59,7 @@ impl Step {
                 escape_str(&w.file)
             ),
             Op::RemoveGroup(p, _, _) => format!("{} {}", verb("removed", "removes"), p.display()),
-            Op::CreateGroup(p, _) => format!("{} {}", verb("created", "creates"), p.display()),
+            Op::CreateGroup(p, ..) => format!("{} {}", verb("created", "creates"), p.display()),
         }
     }
 }
@@ -161,7 +161,7 @@ impl Entry {
     fn targets(&self, dir: Direction) -> Vec<(GroupPath, bool)> {
         self.ops(dir)
             .iter()
-            .map(|op| (op.group().clone(), matches!(op, Op::CreateGroup(_, _))))
+            .map(|op| (op.group().clone(), matches!(op, Op::CreateGroup(..))))
             .collect()
     }
 
@@ -398,7 +398,7 @@ impl History {
         });
         for o in outcomes.iter().filter(|o| o.is_ok()) {
             match &o.op {
-                Op::CreateGroup(g, _) => {
+                Op::CreateGroup(g, ..) => {
                     self.expected.insert(g.clone(), (true, EXPECT_REFRESHES));
                 }
                 Op::RemoveGroup(g, _, _) => {

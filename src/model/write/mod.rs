@@ -150,6 +150,12 @@ pub struct WriteOp {
     /// directory of that inode, else refuses (the group was removed and
     /// made again under its name since). `None`: by path, as a script.
     pub ino: Option<u64>,
+    /// For a kill in another hierarchy than the v1 freezer's: the inode
+    /// of the group's directory in the v1 freezer hierarchy as the
+    /// snapshot read it ([`NOT_THERE`] where the scan listed it without
+    /// the group), which the writer's thaw and refreeze around the kill
+    /// are held to as [`Self::ino`] holds the write. `None`: by path.
+    pub freezer_ino: Option<u64>,
 }
 
 /// The inode an op is held to ([`Op::of_group`]) when the group asked
@@ -177,7 +183,10 @@ pub enum Via {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
     Write(WriteOp),
-    CreateGroup(GroupPath, HierId),
+    /// The new group, its hierarchy, and the inode of its parent's
+    /// directory when it was asked about: a new group has none of its
+    /// own, and the mkdir is held to the parent shown.
+    CreateGroup(GroupPath, HierId, Option<u64>),
     /// The group, its hierarchy, and the inode of its directory when it
     /// was asked about (as [`WriteOp::ino`]).
     RemoveGroup(GroupPath, HierId, Option<u64>),
@@ -188,7 +197,18 @@ impl Op {
     pub fn group(&self) -> &GroupPath {
         match self {
             Self::Write(w) => &w.group,
-            Self::CreateGroup(p, _) | Self::RemoveGroup(p, _, _) => p,
+            Self::CreateGroup(p, _, _) | Self::RemoveGroup(p, _, _) => p,
+        }
+    }
+
+    /// The group whose directory the op is held to ([`Self::ino`]): the
+    /// parent for a create (the new group has no directory yet), else
+    /// [`Self::group`]. `None` for a create of the root, which has no
+    /// parent (the kernel refuses it).
+    pub fn held_group(&self) -> Option<GroupPath> {
+        match self {
+            Self::CreateGroup(p, _, _) => p.parent(),
+            _ => Some(self.group().clone()),
         }
     }
 
@@ -196,7 +216,7 @@ impl Op {
     pub fn hier(&self) -> HierId {
         match self {
             Self::Write(w) => w.hier,
-            Self::CreateGroup(_, h) | Self::RemoveGroup(_, h, _) => *h,
+            Self::CreateGroup(_, h, _) | Self::RemoveGroup(_, h, _) => *h,
         }
     }
 
@@ -205,29 +225,40 @@ impl Op {
     pub fn on(mut self, h: HierId) -> Self {
         match &mut self {
             Self::Write(w) => w.hier = h,
-            Self::CreateGroup(_, x) | Self::RemoveGroup(_, x, _) => *x = h,
+            Self::CreateGroup(_, x, _) | Self::RemoveGroup(_, x, _) => *x = h,
         }
         self
     }
 
-    /// The inode of the group's directory this op was asked about
-    /// ([`WriteOp::ino`]); `None` for an op by path.
+    /// The inode of the directory this op was asked about, that of
+    /// [`Self::held_group`] ([`WriteOp::ino`]); `None` for an op by path.
     pub fn ino(&self) -> Option<u64> {
         match self {
             Self::Write(w) => w.ino,
-            Self::CreateGroup(..) => None,
-            Self::RemoveGroup(_, _, ino) => *ino,
+            Self::CreateGroup(_, _, ino) | Self::RemoveGroup(_, _, ino) => *ino,
         }
     }
 
-    /// The same op, held to the group of directory inode `ino` (a
-    /// create makes a new group: it has none).
+    /// The same op, held to the directory of inode `ino`, that of
+    /// [`Self::held_group`] (for a create, the parent's).
     #[must_use]
     pub fn of_group(mut self, ino: Option<u64>) -> Self {
         match &mut self {
             Self::Write(w) => w.ino = ino,
-            Self::CreateGroup(..) => {}
-            Self::RemoveGroup(_, _, x) => *x = ino,
+            Self::CreateGroup(_, _, x) | Self::RemoveGroup(_, _, x) => *x = ino,
+        }
+        self
+    }
+
+    /// The same op with the thaw and refreeze around a kill held to the
+    /// group's directory of inode `ino` in the v1 freezer hierarchy
+    /// ([`WriteOp::freezer_ino`]); other ops are as they are.
+    #[must_use]
+    pub fn thawed_in(mut self, ino: Option<u64>) -> Self {
+        if let Self::Write(w) = &mut self {
+            if matches!(w.kind, WriteKind::Kill) {
+                w.freezer_ino = ino;
+            }
         }
         self
     }
@@ -285,6 +316,7 @@ mod test_ops {
             hier: HierId::V2,
             via: Via::Direct,
             ino: None,
+            freezer_ino: None,
         })
     }
 }

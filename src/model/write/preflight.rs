@@ -388,7 +388,7 @@ pub fn check(op: &Op, target: &Facts, source: Option<&GroupPath>) -> Verdict {
         return Verdict::Clear;
     }
     match op {
-        Op::CreateGroup(_, _) => Verdict::Clear,
+        Op::CreateGroup(..) => Verdict::Clear,
         Op::RemoveGroup(_, _, _) => check_remove(target),
         Op::Write(w) => match &w.kind {
             WriteKind::MoveProcess { threads, .. } => check_move(target, *threads, source),

@@ -82,10 +82,13 @@ impl Op {
     /// daemon-reload), where systemd has a property for it; where it has
     /// none (a device weight back to the default), it is a direct write.
     pub fn undo(&self, old: Option<&str>) -> Option<Op> {
-        // the way back is in the same hierarchy, to the same group (a
-        // move's way back names another group: by its path)
+        // the way back is in the same hierarchy, held to the same
+        // directory (a move's way back names another group, and a
+        // create's removes the group made, not its parent: by path)
         let back = self.undo_v2(old).map(|o| {
-            let ino = (o.group() == self.group()).then(|| self.ino()).flatten();
+            let ino = (o.held_group() == self.held_group())
+                .then(|| self.ino())
+                .flatten();
             o.on(self.hier()).of_group(ino)
         })?;
         match self.as_write().map(|w| &w.via) {
@@ -103,7 +106,7 @@ impl Op {
 
     fn undo_v2(&self, old: Option<&str>) -> Option<Op> {
         let w = match self {
-            Self::CreateGroup(p, _) => return Some(remove_group(p)),
+            Self::CreateGroup(p, ..) => return Some(remove_group(p)),
             Self::RemoveGroup(..) => return None,
             Self::Write(w) => w,
         };
@@ -265,6 +268,11 @@ mod tests {
             .unwrap();
         assert_eq!(back.group(), &g("b"));
         assert_eq!(back.ino(), None);
+        // a create is held to its parent's directory: its undo removes
+        // the group made, whose inode is not the parent's, by path
+        let made = create_group(&g("a/new")).of_group(Some(7));
+        assert_eq!(made.held_group(), Some(a.clone()));
+        assert_eq!(made.undo(None), Some(remove_group(&g("a/new"))));
     }
 
     #[test]

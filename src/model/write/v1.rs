@@ -247,7 +247,7 @@ pub fn move_process_in(pid: u32, target: &GroupPath, threads: bool, h: HierId) -
 pub fn create_group_in(path: &GroupPath, hiers: &[HierId]) -> Vec<Op> {
     hiers
         .iter()
-        .map(|&h| Op::CreateGroup(path.clone(), h))
+        .map(|&h| Op::CreateGroup(path.clone(), h, None))
         .collect()
 }
 

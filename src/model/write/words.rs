@@ -25,7 +25,7 @@ impl Op {
 
     fn describe_what(&self) -> String {
         let w = match self {
-            Self::CreateGroup(p, _) => return format!("create the group {}", p.display()),
+            Self::CreateGroup(p, ..) => return format!("create the group {}", p.display()),
             Self::RemoveGroup(p, _, _) => return format!("remove the group {}", p.display()),
             Self::Write(w) => w,
         };
