@@ -116,6 +116,10 @@ pub struct WatchStatus {
     /// The watcher thread ended on its own: no more events come (the
     /// tree is the collector's and goes on).
     pub stopped: Option<Stopped>,
+    /// /etc/passwd could not be read (read at the first event): the
+    /// events list counts each uid as its own owner, a user's
+    /// subordinate ids each one ([`Accounts::no_accounts`]).
+    pub no_accounts: Option<crate::model::account::NoAccounts>,
 }
 
 /// Why the watcher ended on its own.
@@ -762,6 +766,13 @@ impl Watcher {
 
     pub fn status(&self) -> WatchStatus {
         self.status.clone()
+    }
+
+    /// Whose account each uid is, read from `etc`'s passwd and subuid
+    /// (and again from there) instead of the host's /etc: for tests of
+    /// what another host's files give.
+    pub fn read_accounts_from(&mut self, etc: &std::path::Path) {
+        self.accounts = Accounts::read_from(etc);
     }
 
     /// Whether `path`'s directory is watched (tests).
@@ -1493,6 +1504,7 @@ impl Watcher {
     }
 
     fn update_status(&mut self) {
+        self.status.no_accounts = self.accounts.no_accounts().cloned();
         self.status.unwatched = self.groups.values().filter(|g| g.unwatched()).count();
         self.status.watches = self.wds.len();
         if let Some(v1) = &self.v1 {
