@@ -19,7 +19,7 @@
 //! readings. One request per connection (`Connection: close`), GET
 //! /metrics only.
 
-use crate::model::account::Account;
+use crate::model::account::{Account, NoAccounts};
 use crate::model::tree::Tree;
 use crate::model::MountInfo;
 use crate::options::Options;
@@ -469,6 +469,12 @@ enum Owner {
     /// such a uid (a systemd `DynamicUser=` service, an LDAP account's)
     /// is not refused for another unnamed uid's flood.
     Unnamed(u32),
+    /// A local peer whose socket's uid is of root's own /etc/subuid
+    /// ranges (a root-run container manager's container: LXD, Incus),
+    /// by the first uid of its block ([`Account::RootBlock`]): a group
+    /// of its own, not root's, so that a container's flood closes its
+    /// own connections, never the operator's scrape.
+    RootBlock(u32),
 }
 
 impl Owner {
@@ -817,6 +823,9 @@ struct Owners {
     diag: Option<SockDiag>,
     tables: SocketTables,
     accounts: accounts::Accounts,
+    /// What the log last said of the accounts table (`None`: nothing,
+    /// or that it is read): [`Owners::accounts_news`].
+    said: Option<NoAccounts>,
 }
 
 impl Owners {
@@ -825,7 +834,16 @@ impl Owners {
             diag: SockDiag::open(),
             tables: SocketTables::open(),
             accounts: accounts::Accounts::read(),
+            said: None,
         }
+    }
+
+    /// The log's line on the accounts table where it is news: at the
+    /// start where /etc/passwd could not be read (every uid then counts
+    /// as itself, a user's subordinate ids each an owner, which the
+    /// operator is to know), and whenever that changes.
+    fn accounts_news(&mut self) -> Option<String> {
+        accounts_news(&mut self.said, self.accounts.no_accounts())
     }
 
     /// Whose each connection (its peer's address, our end's) is.
@@ -888,12 +906,28 @@ impl Owners {
     }
 }
 
+/// What the log says of the accounts table `now`, where it is not what
+/// it said last (`said`, then updated): the reason it could not be read,
+/// or that it is read again.
+fn accounts_news(said: &mut Option<NoAccounts>, now: Option<&NoAccounts>) -> Option<String> {
+    if said.as_ref() == now {
+        return None;
+    }
+    *said = now.cloned();
+    Some(match now {
+        Some(why) => format!("cgtop: serve: {why}"),
+        None => "cgtop: serve: /etc/passwd read again: owners counted by account".to_owned(),
+    })
+}
+
 /// A uid's owner as the account it counts as ([`accounts`]): a user's
-/// subordinate ids are that user, and uids no account names one group.
+/// subordinate ids are that user, root's a block each, and uids no
+/// account names one group.
 fn account_of(accounts: &accounts::Accounts, owner: Owner) -> Owner {
     match owner {
         Owner::Uid(uid) => match accounts.of(uid) {
             Account::Uid(u) => Owner::Uid(u),
+            Account::RootBlock(first) => Owner::RootBlock(first),
             Account::Unnamed => Owner::Unnamed(uid),
         },
         other => other,
@@ -1335,6 +1369,11 @@ impl Front {
             conns.extend(self.active.iter().map(|a| addrs(&a.s, a.from)));
         }
         let owners = self.owners.of(&conns);
+        // the table is read again at most once a minute, here: said
+        // where that changed what the fairness rule runs with
+        if let Some(line) = self.owners.accounts_news() {
+            let _ = writeln!(std::io::stderr(), "{line}");
+        }
         let (pending_owners, active_owners) = owners.split_at(pending_asked);
         if self.pending.len() > MAX_PENDING {
             // in order of arrival: the newest last
@@ -1529,6 +1568,9 @@ pub fn serve(opts: &Options, cfg: &ServeConfig) -> Result<Option<i32>> {
         scraping: false,
         owners: Owners::open(),
     };
+    if let Some(line) = front.owners.accounts_news() {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
     // out of descriptors: accepting waits a while (the listener stays
     // readable, and the loop must not spin on it)
     let mut accept_after = Instant::now();
@@ -2096,6 +2138,59 @@ mod tests {
         assert_eq!(account_of(&a, Owner::Uid(300_123)), Owner::Unnamed(300_123));
         assert_eq!(account_of(&a, Owner::Uid(1000)), Owner::Uid(1000));
         assert_eq!(account_of(&a, Owner::Closed), Owner::Closed);
+    }
+
+    /// A container of a root-run manager (LXD's uids from root's own
+    /// /etc/subuid range) floods from many of its uids: its flood closes
+    /// its own, never root's lone scrape (the newest) nor another
+    /// container's lone request.
+    #[test]
+    fn a_container_of_roots_subordinate_range_is_not_root() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("passwd"), "root:x:0:0::/root:/bin/sh\n").unwrap();
+        std::fs::write(t.path().join("subuid"), "root:1000000:1000000000\n").unwrap();
+        let a = accounts::Accounts::read_from(t.path());
+        // 1,000 connections of the first container's uids, another
+        // container's one, then root's scrape
+        let mut uids: Vec<u32> = (0..1000).map(|n| 1_000_000 + n * 7).collect();
+        uids.push(1_065_536 + 5);
+        uids.push(0);
+        let counted: Vec<Owner> = uids
+            .iter()
+            .map(|&u| account_of(&a, Owner::Uid(u)))
+            .collect();
+        assert_eq!(counted[0], Owner::RootBlock(1_000_000));
+        assert_eq!(counted[1000], Owner::RootBlock(1_065_536));
+        assert_eq!(counted[1001], Owner::Uid(0));
+        let out = closing(&counted, 10);
+        assert_eq!(
+            out,
+            (990..1000).rev().collect::<Vec<_>>(),
+            "the flood's newest"
+        );
+    }
+
+    /// The log says once that /etc/passwd was not read (every uid
+    /// counts as itself), again only when that changes.
+    #[test]
+    fn the_log_says_when_owners_are_counted_by_uid() {
+        let t = tempfile::tempdir().unwrap();
+        let none = accounts::Accounts::read_from(t.path());
+        let mut said = None;
+        let line = accounts_news(&mut said, none.no_accounts()).expect("said at the start");
+        assert!(
+            line.starts_with("cgtop: serve: owners counted by uid, not account: ")
+                && line.contains("/passwd not read (No such file or directory"),
+            "{line}"
+        );
+        assert_eq!(accounts_news(&mut said, none.no_accounts()), None, "once");
+        std::fs::write(t.path().join("passwd"), "root:x:0:0::/root:/bin/sh\n").unwrap();
+        let read = accounts::Accounts::read_from(t.path());
+        let line = accounts_news(&mut said, read.no_accounts()).expect("said when read");
+        assert!(line.contains("read again"), "{line}");
+        assert_eq!(accounts_news(&mut said, read.no_accounts()), None);
+        // a host whose file is read from the start: nothing said
+        assert_eq!(accounts_news(&mut None, read.no_accounts()), None);
     }
 
     /// This kernel asked about one socket by its addresses

@@ -14,6 +14,21 @@
 //! /etc/subuid range holds it; otherwise one account of every uid no
 //! account names.
 //!
+//! Root's own ranges are not root's: LXD and Incus (run by root) give
+//! containers uids from root's /etc/subuid range (`root:1000000:1000000000`),
+//! and a container's flood counted as root's would push off root's (the
+//! operator's) scrape or events. Each 65,536 uids of such a range,
+//! counted from its first ([`ROOT_BLOCK`]), are an account of their own
+//! ([`Account::RootBlock`]): the map LXD and Incus give an isolated
+//! container, so one container is one source; containers sharing a map
+//! (LXD's default) share their uids too, and cannot be told apart. Not
+//! one account for all of the range: one tenant's container would then
+//! push off another's events. Not each uid its own: a container makes
+//! its groups and sockets under any of its 65,536 uids, the very flood
+//! the subordinate rule is for. Not the one unnamed account: a
+//! container's flood would push off a `DynamicUser=` service's events.
+//! A larger map (`security.idmap.size`) is a few blocks, a few sources.
+//!
 //! Only the files are read, never NSS (`getpwuid` may ask a directory
 //! server over the network, inside the serving loop): on a host whose
 //! users come from LDAP or sssd, their uids count as that one unnamed
@@ -27,11 +42,11 @@
 //! up in O(log n) (BENCHMARKS.md, "`cgtop serve` under a flood from a
 //! user's subordinate ids").
 
-use crate::model::account::Account;
+use crate::model::account::{Account, NoAccounts, ROOT_BLOCK};
 use crate::source::hier::Hier;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// At most this much of each file is read (a host with 100,000 local
@@ -47,13 +62,23 @@ pub struct Accounts {
     /// None: /etc/passwd could not be read; every uid counts as itself
     /// (as before there was this table).
     named: Option<HashSet<u32>>,
+    /// Why /etc/passwd was not read (where it was tried): what
+    /// [`Accounts::no_accounts`] says.
+    unread: Option<NoAccounts>,
     /// Disjoint pieces of the subordinate ranges, by first: (first, end
-    /// (exclusive), owner's uid). Where ranges overlap (the file is the
-    /// administrator's), a uid is the range's that starts last, of those
-    /// starting together the shortest's: the innermost of nested ranges.
-    pieces: Vec<(u32, u64, u32)>,
+    /// (exclusive), owner's uid, first uid of the range it is of). Where
+    /// ranges overlap (the file is the administrator's), a uid is the
+    /// range's that starts last, of those starting together the
+    /// shortest's: the innermost of nested ranges.
+    pieces: Vec<Piece>,
     read_at: Option<Instant>,
+    /// Where the files are read from again (`None`: /etc).
+    etc: Option<PathBuf>,
 }
+
+/// A piece of a subordinate range: (first, end (exclusive), owner's
+/// uid, the range's first uid).
+type Piece = (u32, u64, u32, u32);
 
 impl Accounts {
     /// Reads the host's /etc/passwd and /etc/subuid.
@@ -63,14 +88,30 @@ impl Accounts {
 
     /// Reads `passwd` and `subuid` in directory `etc`.
     pub fn read_from(etc: &Path) -> Self {
-        let dir = Hier::open(etc).ok();
-        let read = |name: &str| read_roots(dir.as_ref()?, name);
+        let dir = Hier::open(etc).map_err(|e| e.to_string());
+        let read = |name: &str| match &dir {
+            Ok(d) => read_roots(d, name),
+            Err(e) => Err(e.clone()),
+        };
         let mut out = match read("passwd") {
-            Some(passwd) => Self::parse(&passwd, read("subuid").as_deref()),
-            None => Self::default(),
+            Ok(passwd) => Self::parse(&passwd, read("subuid").ok().as_deref()),
+            Err(why) => Self {
+                unread: Some(NoAccounts {
+                    file: etc.join("passwd").display().to_string(),
+                    why,
+                }),
+                ..Self::default()
+            },
         };
         out.read_at = Some(Instant::now());
+        out.etc = Some(etc.to_path_buf());
         out
+    }
+
+    /// Why no account names are known, where /etc/passwd was tried and
+    /// could not be read: every uid then counts as itself.
+    pub fn no_accounts(&self) -> Option<&NoAccounts> {
+        self.unread.as_ref()
     }
 
     /// The table of an /etc/passwd text and an /etc/subuid text.
@@ -81,18 +122,23 @@ impl Accounts {
         Self {
             pieces: ranges.map(pieces).unwrap_or_default(),
             named: Some(named),
+            unread: None,
             read_at: None,
+            etc: None,
         }
     }
 
     /// Reads the files again where they are older than a minute.
     pub fn refresh(&mut self) {
         if self.read_at.is_none_or(|t| t.elapsed() >= FRESH_FOR) {
-            *self = Self::read();
+            let etc = self.etc.take().unwrap_or_else(|| PathBuf::from("/etc"));
+            *self = Self::read_from(&etc);
         }
     }
 
-    /// The account `uid` counts as. Root is always itself.
+    /// The account `uid` counts as. Root is always itself; a uid of
+    /// root's own subordinate ranges is its block's
+    /// ([`Account::RootBlock`]).
     pub fn of(&self, uid: u32) -> Account {
         let Some(named) = &self.named else {
             return Account::Uid(uid);
@@ -100,19 +146,28 @@ impl Accounts {
         if uid == 0 || named.contains(&uid) {
             return Account::Uid(uid);
         }
-        let i = self.pieces.partition_point(|&(first, _, _)| first <= uid);
+        let i = self.pieces.partition_point(|&(first, ..)| first <= uid);
         match i.checked_sub(1).map(|i| self.pieces[i]) {
-            Some((_, end, owner)) if u64::from(uid) < end => Account::Uid(owner),
+            Some((_, end, 0, base)) if u64::from(uid) < end => {
+                Account::RootBlock(uid - (uid - base) % ROOT_BLOCK)
+            }
+            Some((_, end, owner, _)) if u64::from(uid) < end => Account::Uid(owner),
             _ => Account::Unnamed,
         }
     }
 }
 
-/// The text of file `name` in `dir`, where root owns it; None where it
-/// cannot be read by the hostile-file rules or is over [`MAX_FILE`].
-fn read_roots(dir: &Hier, name: &str) -> Option<String> {
-    let (bytes, uid) = dir.read_owned(Path::new(name), MAX_FILE).ok()?;
-    (uid == 0).then(|| String::from_utf8_lossy(&bytes).into_owned())
+/// The text of file `name` in `dir`, where root owns it; why not where
+/// it cannot be read by the hostile-file rules, is over [`MAX_FILE`] or
+/// is not root's.
+fn read_roots(dir: &Hier, name: &str) -> Result<String, String> {
+    let (bytes, uid) = dir
+        .read_owned(Path::new(name), MAX_FILE)
+        .map_err(|e| e.to_string())?;
+    if uid != 0 {
+        return Err(format!("owned by uid {uid}, not root"));
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// name -> uid of the lines of an /etc/passwd text (a name given twice:
@@ -156,9 +211,10 @@ fn parse_subuid(
 
 /// `ranges` cut into disjoint pieces, by first, each uid the owner's of
 /// the range holding it that starts last (of those starting together,
-/// the shortest); adjacent pieces of one owner joined. A sweep over the
-/// ranges' ends with the ranges open at each: O(n log n).
-fn pieces(mut ranges: Vec<(u32, u64, u32)>) -> Vec<(u32, u64, u32)> {
+/// the shortest), each piece with that range's first uid; adjacent
+/// pieces of one range joined. A sweep over the ranges' ends with the
+/// ranges open at each: O(n log n).
+fn pieces(mut ranges: Vec<(u32, u64, u32)>) -> Vec<Piece> {
     ranges.sort_unstable();
     let mut cuts: Vec<u64> = ranges
         .iter()
@@ -169,7 +225,7 @@ fn pieces(mut ranges: Vec<(u32, u64, u32)>) -> Vec<(u32, u64, u32)> {
     // the open ranges, the one that wins on top: (first, shortest, owner)
     let mut open: BinaryHeap<(u32, Reverse<u64>, u32)> = BinaryHeap::new();
     let mut next = 0;
-    let mut out: Vec<(u32, u64, u32)> = Vec::new();
+    let mut out: Vec<Piece> = Vec::new();
     for w in cuts.windows(2) {
         let (at, to) = (w[0], w[1]);
         while let Some(&(first, end, owner)) = ranges.get(next) {
@@ -184,14 +240,14 @@ fn pieces(mut ranges: Vec<(u32, u64, u32)>) -> Vec<(u32, u64, u32)> {
         while open.peek().is_some_and(|&(_, Reverse(end), _)| end <= at) {
             open.pop();
         }
-        let Some(&(_, _, owner)) = open.peek() else {
+        let Some(&(base, _, owner)) = open.peek() else {
             continue;
         };
         match out.last_mut() {
-            Some(last) if last.1 == at && last.2 == owner => last.1 = to,
+            Some(last) if last.1 == at && (last.2, last.3) == (owner, base) => last.1 = to,
             // `at` is below u32::MAX + 1: it is a range's first or the
             // end of one that a later cut follows
-            _ => out.push((u32::try_from(at).unwrap_or(u32::MAX), to, owner)),
+            _ => out.push((u32::try_from(at).unwrap_or(u32::MAX), to, owner, base)),
         }
     }
     out
@@ -224,6 +280,54 @@ mod tests {
         assert_eq!(a.of(998), Account::Uid(998), "a named account is itself");
         assert_eq!(a.of(0), Account::Uid(0));
         assert_eq!(a.of(5000), Account::Unnamed);
+    }
+
+    /// LXD's and Incus' line: root's range, handed out to containers.
+    #[test]
+    fn a_uid_of_roots_range_is_its_65536_block_not_root() {
+        let a = accounts(PASSWD, "root:1000000:1000000000\nalice:100000:65536\n");
+        assert_eq!(a.of(0), Account::Uid(0), "root itself");
+        assert_eq!(a.of(1_000_000), Account::RootBlock(1_000_000));
+        assert_eq!(
+            a.of(1_065_535),
+            Account::RootBlock(1_000_000),
+            "one container's map"
+        );
+        assert_eq!(
+            a.of(1_065_536),
+            Account::RootBlock(1_065_536),
+            "the next one's"
+        );
+        assert_eq!(a.of(1_131_071), Account::RootBlock(1_065_536));
+        // blocks count from the range's first uid, not from uid 0
+        assert_eq!(a.of(1_048_576), Account::RootBlock(1_000_000));
+        assert_eq!(
+            a.of(1_000_999_999),
+            Account::RootBlock(1_000_000 + 15_258 * 65_536)
+        );
+        assert_eq!(a.of(1_001_000_000), Account::Unnamed, "past the range");
+        assert_eq!(
+            a.of(100_000),
+            Account::Uid(1000),
+            "a user's range is still the user's"
+        );
+        // given by uid, and a range of root's cut by a user's inside it
+        let a = accounts(PASSWD, "0:200000:262144\nbob:265536:10\n");
+        assert_eq!(a.of(265_535), Account::RootBlock(200_000));
+        assert_eq!(a.of(265_536), Account::Uid(1001));
+        assert_eq!(
+            a.of(265_546),
+            Account::RootBlock(265_536),
+            "aligned past the cut"
+        );
+        assert_eq!(a.of(462_143), Account::RootBlock(396_608));
+        // a named uid in root's range is itself
+        let a = accounts(
+            &format!("{PASSWD}lxd:x:1000005:1000005::/:/bin/false\n"),
+            "root:1000000:65536\n",
+        );
+        assert_eq!(a.of(1_000_005), Account::Uid(1_000_005));
+        assert_eq!(a.of(1_000_006), Account::RootBlock(1_000_000));
     }
 
     #[test]
@@ -260,13 +364,13 @@ mod tests {
     }
 
     /// The rule written plainly: of the ranges holding `uid`, the one
-    /// starting last, of those the shortest.
-    fn holder(ranges: &[(u32, u64, u32)], uid: u32) -> Option<u32> {
+    /// starting last, of those the shortest: its owner and first uid.
+    fn holder(ranges: &[(u32, u64, u32)], uid: u32) -> Option<(u32, u32)> {
         ranges
             .iter()
             .filter(|&&(first, end, _)| first <= uid && u64::from(uid) < end)
             .max_by_key(|&&(first, end, owner)| (first, Reverse(end), owner))
-            .map(|&(_, _, owner)| owner)
+            .map(|&(first, _, owner)| (owner, first))
     }
 
     proptest::proptest! {
@@ -281,12 +385,12 @@ mod tests {
                 proptest::prop_assert!(w[0].1 <= u64::from(w[1].0), "disjoint, in order: {:?}", p);
             }
             for uid in 0..100 {
-                let i = p.partition_point(|&(first, _, _)| first <= uid);
+                let i = p.partition_point(|&(first, ..)| first <= uid);
                 let got = i
                     .checked_sub(1)
                     .map(|i| p[i])
-                    .filter(|&(_, end, _)| u64::from(uid) < end)
-                    .map(|(_, _, o)| o);
+                    .filter(|&(_, end, ..)| u64::from(uid) < end)
+                    .map(|(_, _, o, base)| (o, base));
                 proptest::prop_assert_eq!(got, holder(&ranges, uid), "uid {}: {:?}", uid, p);
             }
         }
@@ -324,10 +428,14 @@ mod tests {
         let a = Accounts::read_from(&t.path().join("none"));
         assert_eq!(a.of(100_000), Account::Uid(100_000));
         assert_eq!(a.of(0), Account::Uid(0));
+        let why = a.no_accounts().expect("said").to_string();
+        assert!(why.contains("none/passwd not read (No such file"), "{why}");
         // a directory by the file's name is no file to read
         std::fs::create_dir(t.path().join("passwd")).unwrap();
         let a = Accounts::read_from(t.path());
         assert_eq!(a.of(5000), Account::Uid(5000));
+        let why = a.no_accounts().expect("said").to_string();
+        assert!(why.contains("(a directory, not a regular file"), "{why}");
         // nor a file root does not own
         std::fs::remove_dir(t.path().join("passwd")).unwrap();
         std::fs::write(t.path().join("passwd"), "x:x:5000:5000::/:/bin/sh\n").unwrap();
@@ -343,6 +451,19 @@ mod tests {
             Account::Uid(100_000),
             "a user's file names no account"
         );
+        let why = a.no_accounts().expect("said").to_string();
+        assert!(why.contains("(owned by uid 65534, not root)"), "{why}");
+        // too big to read
+        std::fs::remove_file(t.path().join("passwd")).unwrap();
+        let f = std::fs::File::create(t.path().join("passwd")).unwrap();
+        f.set_len(MAX_FILE as u64 + 1).unwrap();
+        let a = Accounts::read_from(t.path());
+        let why = a.no_accounts().expect("said").to_string();
+        assert!(why.contains("(file larger than 16384 KiB"), "{why}");
+        // and nothing said where the file is read
+        std::fs::remove_file(t.path().join("passwd")).unwrap();
+        std::fs::write(t.path().join("passwd"), PASSWD).unwrap();
+        assert_eq!(Accounts::read_from(t.path()).no_accounts(), None);
     }
 
     #[test]
@@ -359,5 +480,7 @@ mod tests {
         .unwrap();
         let a = Accounts::read_from(t.path());
         assert_eq!(a.of(5000), Account::Uid(5000));
+        let why = a.no_accounts().expect("said").to_string();
+        assert!(why.contains("(a FIFO, not a regular file"), "{why}");
     }
 }

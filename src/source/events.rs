@@ -18,7 +18,9 @@
 //! - Each event file is watched for IN_MODIFY (kernfs's notify, which
 //!   poll(POLLPRI) also gets); on it the file is read through
 //!   [`Hier`] (beneath the root, no symlink, regular files only, capped)
-//!   and diffed with its last reading (`model::time::events::diff`).
+//!   and diffed with its last reading (`model::time::events::diff`). The
+//!   files changed in one inotify read are read together, parent first,
+//!   each from its nearest ancestor's open directory ([`DirsBelow`]).
 //! - A watch is set on the inode opened beneath the root (`O_PATH`, then
 //!   inotify_add_watch on /proc/self/fd/N), never on a path resolved
 //!   again: a symlink or FIFO by an event file's name is not watched.
@@ -31,7 +33,7 @@
 
 use super::accounts::Accounts;
 use super::hier::{self, GroupDir, Hier};
-use super::scan::{is_below, list_groups, DirsBelow};
+use super::scan::{is_below, list_groups, walk_order, DirsBelow};
 use crate::cgroupfs::{CgroupEvents, MemoryEvents};
 use crate::model::time::events::{
     attribute_echoes, diff, join_oom, parse_record, Event, EventFile, EventKind, Mapping,
@@ -116,6 +118,10 @@ pub struct WatchStatus {
     /// The watcher thread ended on its own: no more events come (the
     /// tree is the collector's and goes on).
     pub stopped: Option<Stopped>,
+    /// /etc/passwd could not be read (read at the first event): the
+    /// events list counts each uid as its own owner, a user's
+    /// subordinate ids each one ([`Accounts::no_accounts`]).
+    pub no_accounts: Option<crate::model::account::NoAccounts>,
 }
 
 /// Why the watcher ended on its own.
@@ -764,6 +770,13 @@ impl Watcher {
         self.status.clone()
     }
 
+    /// Whose account each uid is, read from `etc`'s passwd and subuid
+    /// (and again from there) instead of the host's /etc: for tests of
+    /// what another host's files give.
+    pub fn read_accounts_from(&mut self, etc: &std::path::Path) {
+        self.accounts = Accounts::read_from(etc);
+    }
+
     /// Whether `path`'s directory is watched (tests).
     pub fn is_watched(&self, path: &GroupPath) -> bool {
         self.groups.get(path).is_some_and(|g| g.dir_wd.is_some())
@@ -1022,6 +1035,40 @@ impl Watcher {
     fn read(&self, path: &GroupPath, f: EventFile) -> Option<Reading> {
         let text = self.hier.read_text(&hier::file_rel(path, f.name())).ok()?;
         reading(f, &text)
+    }
+
+    /// [`Self::read`] of each of `files` (any order, a file given once),
+    /// taken in walk order and each read from the nearest ancestor's
+    /// directory ([`DirsBelow`]), not by its whole path from the root:
+    /// a process entering the bottom group of a user's 2,000-deep chain
+    /// flips `populated` in the cgroup.events of every group above it,
+    /// and 2,000 reads by whole paths cost the square of the depth in
+    /// the kernel's path walks.
+    fn read_all<'a>(
+        &self,
+        files: impl IntoIterator<Item = (&'a GroupPath, EventFile)>,
+    ) -> Vec<Option<Reading>> {
+        let files: Vec<(&GroupPath, EventFile)> = files.into_iter().collect();
+        let rel = |i: usize| hier::group_rel(files[i].0);
+        let mut order: Vec<usize> = (0..files.len()).collect();
+        order.sort_by(|&a, &b| walk_order(rel(a), rel(b)));
+        let mut dirs = DirsBelow::default();
+        let mut out = vec![None; files.len()];
+        for (k, &i) in order.iter().enumerate() {
+            let (dir, f) = (rel(i), files[i].1);
+            // held where a group below follows (the next other group;
+            // compared as bytes: `Path`'s `==` walks the components)
+            let has_child = order[k + 1..]
+                .iter()
+                .map(|&j| rel(j))
+                .find(|&n| n.as_os_str() != dir.as_os_str())
+                .is_some_and(|n| is_below(n, dir));
+            out[i] = dirs
+                .read_text(&self.hier, dir, has_child, f.name())
+                .ok()
+                .and_then(|t| reading(f, &t));
+        }
+        out
     }
 
     /// Diffs `cur` with the last reading (zeros for a file made after
@@ -1493,6 +1540,7 @@ impl Watcher {
     }
 
     fn update_status(&mut self) {
+        self.status.no_accounts = self.accounts.no_accounts().cloned();
         self.status.unwatched = self.groups.values().filter(|g| g.unwatched()).count();
         self.status.watches = self.wds.len();
         if let Some(v1) = &self.v1 {
@@ -1514,8 +1562,9 @@ impl Watcher {
                     .map(|(f, _)| (p.clone(), f))
             })
             .collect();
-        for (p, f) in files {
-            if let Some(cur) = self.read(&p, f) {
+        let read = self.read_all(files.iter().map(|(p, f)| (p, *f)));
+        for ((p, f), cur) in files.into_iter().zip(read) {
+            if let Some(cur) = cur {
                 self.apply(&p, f, cur);
             }
         }
@@ -1549,14 +1598,48 @@ impl Watcher {
             if todo.is_empty() {
                 break;
             }
+            // the changed files, read together in walk order (each from
+            // its nearest ancestor's directory), then taken in the
+            // queue's order; by watch, not by path (a deep chain's
+            // paths are megabytes to hash)
+            let mut read = HashMap::new();
+            let overflow = todo
+                .iter()
+                .any(|(_, m, _)| m.contains(ReadFlags::QUEUE_OVERFLOW));
+            if !overflow {
+                let mut wds: Vec<i32> = todo
+                    .iter()
+                    .filter(|(_, m, _)| m.contains(ReadFlags::MODIFY))
+                    .map(|(wd, _, _)| *wd)
+                    .collect();
+                wds.sort_unstable();
+                wds.dedup();
+                let files: Vec<(i32, &GroupPath, EventFile)> = wds
+                    .into_iter()
+                    .filter_map(|wd| match self.wds.get(&wd) {
+                        Some((p, Slot::File(f))) => Some((wd, p, *f)),
+                        _ => None,
+                    })
+                    .collect();
+                let texts = self.read_all(files.iter().map(|&(_, p, f)| (p, f)));
+                read = files.iter().map(|&(wd, _, _)| wd).zip(texts).collect();
+            }
             for (wd, mask, name) in todo {
-                self.on_event(wd, mask, name.as_deref());
+                self.on_event(wd, mask, name.as_deref(), &read);
             }
         }
         self.update_status();
     }
 
-    fn on_event(&mut self, wd: i32, mask: ReadFlags, name: Option<&[u8]>) {
+    /// One inotify event; `read`: the changed files read for the events
+    /// of its batch ([`Self::read_all`]; a file not there is read now).
+    fn on_event(
+        &mut self,
+        wd: i32,
+        mask: ReadFlags,
+        name: Option<&[u8]>,
+        read: &HashMap<i32, Option<Reading>>,
+    ) {
         if mask.contains(ReadFlags::QUEUE_OVERFLOW) {
             self.status.overflows += 1;
             self.reread_all();
@@ -1583,7 +1666,13 @@ impl Watcher {
         }
         match slot {
             Slot::File(f) if mask.contains(ReadFlags::MODIFY) => {
-                if let Some(cur) = self.read(&path, f) {
+                // read once for the batch, after all of its changes: a
+                // second IN_MODIFY of the file finds what the first did
+                let cur = match read.get(&wd) {
+                    Some(cur) => *cur,
+                    None => self.read(&path, f),
+                };
+                if let Some(cur) = cur {
                     self.apply(&path, f, cur);
                 }
             }

@@ -1118,9 +1118,20 @@ impl GroupDir {
     /// A file of the group read as text, capped by its name
     /// ([`cap_for`]); bytes that are not UTF-8 are replaced.
     pub fn read_text(&self, name: &str) -> Result<String, FsError> {
-        let f = self.open_read(name)?;
+        self.read_text_below(Path::new(name))
+    }
+
+    /// [`GroupDir::read_text`] of a file further below the directory
+    /// (`child/cgroup.events`), resolved beneath it by the same rules
+    /// ([`GroupDir::open_read_below`]), capped by its name.
+    pub fn read_text_below(&self, rel: &Path) -> Result<String, FsError> {
+        let f = self.open_read_below(rel)?;
+        let name = rel
+            .file_name()
+            .map(OsStr::to_string_lossy)
+            .unwrap_or_default();
         let mut buf = Vec::new();
-        let n = read_capped(&f, &mut buf, cap_for(name), true)?;
+        let n = read_capped(&f, &mut buf, cap_for(&name), true)?;
         buf.truncate(n);
         Ok(match String::from_utf8(buf) {
             Ok(s) => s,

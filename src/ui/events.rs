@@ -74,6 +74,12 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, cursor: usize, theme: &T
                 theme.dim,
             ));
         }
+        if let Some(why) = &w.no_accounts {
+            lines.push(Line::styled(
+                fit(&format!("events: {why}"), inner),
+                theme.warn,
+            ));
+        }
         if w.unwatched > 0 {
             lines.push(Line::styled(
                 fit(

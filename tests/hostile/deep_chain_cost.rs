@@ -143,3 +143,124 @@ fn unchain(dir: &std::path::Path, n: usize) {
         let _ = unlinkat(fds.last().unwrap(), "a", AtFlags::REMOVEDIR);
     }
 }
+
+/// CPU time of this thread so far, (user, system) in seconds, from
+/// /proc/thread-self/stat (in USER_HZ, 100 a second on Linux).
+fn thread_cpu() -> (f64, f64) {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+    let f: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    // utime and stime: fields 14 and 15, the 12th and 13th after `)`
+    let ticks = |i: usize| f[i].parse::<f64>().unwrap() / 100.0;
+    (ticks(11), ticks(12))
+}
+
+/// A process of the test's, killed and reaped on drop (before the chain
+/// it may be in is removed).
+struct Sleeper(std::process::Child);
+
+impl Drop for Sleeper {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Moves process `pid` into the group at the bottom of the chain of `n`
+/// below `dir`, reaching it one directory at a time.
+fn into_bottom(dir: &std::path::Path, n: usize, pid: u32) {
+    use rustix::fs::{openat, Mode, OFlags};
+    let mut d = openat(
+        rustix::fs::CWD,
+        dir,
+        OFlags::DIRECTORY | OFlags::RDONLY,
+        Mode::empty(),
+    )
+    .unwrap();
+    for _ in 0..n {
+        d = openat(&d, "a", OFlags::DIRECTORY | OFlags::RDONLY, Mode::empty()).unwrap();
+    }
+    let f = openat(&d, "cgroup.procs", OFlags::WRONLY, Mode::empty()).unwrap();
+    rustix::io::write(&f, pid.to_string().as_bytes()).unwrap();
+}
+
+/// A process entering the bottom group of the chain makes every group
+/// of it populated (and leaving, empty again): the `cgroup.events` of
+/// all 2,000 change at once, and the watcher reads each. Read by their
+/// whole paths from the root, those reads cost the square of the depth
+/// (the kernel walks every component at each open). In this test (debug
+/// build, load 18-20 from other builds), the watcher's thread's CPU
+/// (user, system) for the two flips: (0.13, 1.91) s by whole paths
+/// against (0.21, 0.10) for its whole setup on the chain, which opens
+/// each group from its parent's directory; read in walk order from the
+/// nearest ancestor's directory (`DirsBelow`), as the setup does:
+/// (0.07, 0.04) against (0.17, 0.13). The bound: the two flips cost at
+/// most twice the setup, which reads the same files and more.
+#[test]
+fn a_populated_flip_at_the_bottom_of_a_deep_chain_costs_the_watcher_no_more_than_its_setup() {
+    use cgtop::model::time::events::EventKind;
+    use cgtop::source::events::{WatchConfig, Watcher};
+    use cgtop::source::hier::Hier;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    let Some(sb) = Sandbox::or_skip() else {
+        return;
+    };
+    sb.mkdir("deep");
+    sb.mkdir("park");
+    let _chain = Chain(sb.dir("deep"), N);
+    chain(&sb.dir("deep"), N);
+    let sleeper = Sleeper(crate::common::sandbox::spawn_detached(
+        &["sleep", "120"],
+        |_| (),
+    ));
+    let pid = sleeper.0.id();
+    std::fs::write(sb.dir("park").join("cgroup.procs"), pid.to_string()).unwrap();
+    let cfg = WatchConfig {
+        start: sb.path("deep"),
+        max_depth: None,
+        max_watches: None,
+        kmsg: None,
+        mapping: None,
+        clock: Instant::now(),
+        clock_unix: Duration::from_secs(1_700_000_000),
+        v1_memory: None,
+    };
+    let since = |t: (f64, f64)| {
+        let now = thread_cpu();
+        (now.0 - t.0, now.1 - t.1)
+    };
+    let t = thread_cpu();
+    let mut w = Watcher::new(Arc::new(Hier::open(&sb.root).unwrap()), cfg).unwrap();
+    let setup = since(t);
+    let (top, mut flips) = (sb.path("deep"), (0.0, 0.0));
+    for populated in [true, false] {
+        if populated {
+            into_bottom(&sb.dir("deep"), N, pid);
+        } else {
+            std::fs::write(sb.dir("park").join("cgroup.procs"), pid.to_string()).unwrap();
+        }
+        // every group of the chain, and its top, says so
+        let mut seen = 0;
+        let t0 = Instant::now();
+        while seen < N + 1 && t0.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(50));
+            let t = thread_cpu();
+            w.on_inotify();
+            let got = w.take_ready();
+            let d = since(t);
+            flips = (flips.0 + d.0, flips.1 + d.1);
+            seen += got
+                .iter()
+                .filter(|e| e.kind == EventKind::Populated(populated) && e.path.is_within(&top))
+                .count();
+        }
+        assert_eq!(seen, N + 1, "populated {populated}: the chain's events");
+    }
+    drop(sleeper);
+    println!("watcher's CPU (user, system) s: setup {setup:?}, two flips {flips:?}");
+    let (f, s) = (flips.0 + flips.1, setup.0 + setup.1);
+    assert!(
+        f <= 2.0 * s.max(0.05),
+        "two populated flips at the bottom of a {N}-deep chain cost the watcher {f:.2} s of CPU against {s:.2} s for its whole setup (user, system: {flips:?} against {setup:?})"
+    );
+}

@@ -22,6 +22,7 @@ mod event_flood;
 mod event_kill_flood;
 mod event_owners;
 mod event_owners_ancestors;
+mod event_owners_root_range;
 mod event_owners_subordinate;
 mod export_files;
 mod flat_paths;

@@ -446,3 +446,115 @@ fn scrape_every_second(addr: SocketAddr, secs: u64) -> Vec<(String, f64)> {
     }
     out
 }
+
+/// `cgtop serve --root ROOT` in a mount namespace of its own (`unshare
+/// -m`, its mounts private), each file of `binds` (the test's) mounted
+/// over a host file first (`/etc/passwd`, `/etc/subuid`): the host's
+/// own are not touched. Its address, and its stderr's lines as they
+/// come.
+fn serve_over_etc(
+    root: &std::path::Path,
+    binds: &[(&std::path::Path, &str)],
+) -> (Server, std::sync::mpsc::Receiver<String>) {
+    use std::io::BufRead as _;
+    let mut script = String::new();
+    for (from, to) in binds {
+        script.push_str(&format!("mount --bind '{}' '{to}' && ", from.display()));
+    }
+    script.push_str(&format!(
+        "exec '{}' serve --listen 127.0.0.1:0 --root '{}'",
+        env!("CARGO_BIN_EXE_cgtop"),
+        root.display()
+    ));
+    let mut child = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c", &script])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("unshare");
+    let err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for l in err.lines() {
+            let Ok(l) = l else { break };
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    let first = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("serve's first line");
+    let addr = first
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .parse()
+        .expect("an address");
+    (Server { child, addr }, rx)
+}
+
+/// Whether this host can run [`serve_over_etc`]: root, with unshare.
+fn can_mount_over_etc() -> bool {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: not root (a mount namespace over /etc)");
+        return false;
+    }
+    if !common::have("unshare") {
+        eprintln!("skipped: unshare is not installed (a mount namespace over /etc)");
+        return false;
+    }
+    true
+}
+
+/// With /etc/passwd unreadable (a FIFO by its name, a user's file, one
+/// past the 16 MiB cap) every uid counts as its own owner: the safe
+/// fallback, which `cgtop serve` says in its log at the start, with the
+/// reason. A readable one says nothing.
+#[test]
+fn serve_says_at_the_start_when_owners_are_counted_by_uid() {
+    if !can_mount_over_etc() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let fifo = t.path().join("fifo");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    let users = t.path().join("users");
+    std::fs::write(&users, "root:x:0:0::/root:/bin/sh\n").unwrap();
+    std::os::unix::fs::chown(&users, Some(65534), Some(65534)).unwrap();
+    let big = t.path().join("big");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(17 << 20)
+        .unwrap();
+    let root = common::fixture("memory-limited");
+    for (file, why) in [
+        (&fifo, "(a FIFO, not a regular file"),
+        (&users, "(owned by uid 65534, not root)"),
+        (&big, "(file larger than 16384 KiB"),
+    ] {
+        let (srv, lines) = serve_over_etc(&root, &[(file, "/etc/passwd")]);
+        let line = lines.recv_timeout(Duration::from_secs(10));
+        drop(srv);
+        let line = line.unwrap_or_else(|e| panic!("no line on {why}: {e}"));
+        assert!(
+            line.starts_with(
+                "cgtop: serve: owners counted by uid, not account: /etc/passwd not read "
+            ) && line.contains(why),
+            "{line}"
+        );
+    }
+    // the host's own file (root's, here): nothing more is said
+    let (srv, lines) = serve_over_etc(&root, &[]);
+    let line = lines.recv_timeout(Duration::from_secs(2));
+    drop(srv);
+    assert!(line.is_err(), "{line:?}");
+}

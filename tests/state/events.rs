@@ -20,7 +20,7 @@
 use crate::common;
 
 use cgtop::app::{self, Mode, Msg};
-use cgtop::model::account::Account;
+use cgtop::model::account::{Account, NoAccounts};
 use cgtop::model::time::events::{Event, EventKind, EventList, MemoryEvent, OomVictim};
 use cgtop::model::GroupPath;
 use cgtop::source::events::{KmsgState, WatchStatus};
@@ -219,6 +219,36 @@ fn the_screen_says_what_it_cannot_see() {
     assert!(s.contains("12 groups not watched"), "{s}");
     assert!(
         s.contains("events: 10000, 10000 kept (3 dropped, the busiest owner's first)"),
+        "{s}"
+    );
+}
+
+/// With no readable /etc/passwd the list counts each uid as its own
+/// owner (the safe fallback); the events screen says so, and why.
+#[test]
+fn the_events_screen_says_owners_are_counted_by_uid_without_passwd() {
+    let t = copy_fixture("pure-v2-systemd");
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 120, 30);
+    send(&mut a, &mut c, Msg::Events(some_events()));
+    send(&mut a, &mut c, ch('!'));
+    let s = screen(&a, 120, 30);
+    assert!(!s.contains("owners counted by uid"), "{s}");
+    send(
+        &mut a,
+        &mut c,
+        Msg::EventWatch(WatchStatus {
+            no_accounts: Some(NoAccounts {
+                file: "/etc/passwd".into(),
+                why: "a FIFO, not a regular file: not read".into(),
+            }),
+            ..WatchStatus::default()
+        }),
+    );
+    let s = screen(&a, 120, 30);
+    assert!(
+        s.contains(
+            "events: owners counted by uid, not account: /etc/passwd not read (a FIFO, not a regular file: not read)"
+        ),
         "{s}"
     );
 }

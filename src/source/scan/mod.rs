@@ -413,14 +413,54 @@ impl DirsBelow {
             }
         }
         match below(&self.held) {
-            Some(rel) if !rel.as_os_str().is_empty() => (Some(self.held.len() - 1), rel),
-            _ => (None, dir.to_path_buf()),
+            // the held one itself (taken again: another of its files)
+            // or one below it
+            Some(rel) => (Some(self.held.len() - 1), rel),
+            None => (None, dir.to_path_buf()),
         }
     }
 
     fn get(&self, i: usize) -> Option<&hier::GroupDir> {
         self.held.get(i).map(|(_, d)| d)
     }
+
+    /// File `name` of the group directory `dir` read as text, from the
+    /// nearest held ancestor's directory by the rest of its path (or by
+    /// the whole path where none is held); `dir` is held when groups
+    /// below it follow (`has_child`), as [`DirsBelow::open`] does. For a
+    /// caller that takes groups parent first and reads a file or two of
+    /// each (the event watcher's reads of changed files).
+    pub fn read_text(
+        &mut self,
+        hier: &Hier,
+        dir: &Path,
+        has_child: bool,
+        name: &str,
+    ) -> Result<String, hier::FsError> {
+        if dir.as_os_str().len() >= listing::PATH_MAX {
+            return Err(hier::FsError::Errno(crate::model::Errno::NAMETOOLONG));
+        }
+        let (from, rel) = self.reach(hier, dir, has_child);
+        match from.and_then(|i| self.get(i)) {
+            Some(d) => d.read_text_below(&rel.join(name)),
+            None => hier.read_text(&dir.join(name)),
+        }
+    }
+}
+
+/// The order of a walk, parent first and each subtree together: paths
+/// (relative to the hierarchy's root) compared as bytes with `/` below
+/// every other byte (plain byte order puts `a-b` between `a` and `a/c`).
+/// The common start is compared in blocks first: the paths of a deep
+/// chain share thousands of bytes.
+pub fn walk_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    let (a, b) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
+    let mut i = 0;
+    while i + 64 <= a.len().min(b.len()) && a[i..i + 64] == b[i..i + 64] {
+        i += 64;
+    }
+    let key = |c: &u8| if *c == b'/' { 0 } else { *c };
+    a[i..].iter().map(key).cmp(b[i..].iter().map(key))
 }
 
 /// Whether `dir` is strictly below `top` (both relative to the
