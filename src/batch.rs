@@ -723,7 +723,7 @@ pub fn print_refresh(
     interval: Duration,
     header: &crate::model::time::record::Header,
     n: u64,
-    cols: &[Column],
+    (cols, order): (&[Column], &Order),
     events: &[Event],
 ) -> std::io::Result<()> {
     match output {
@@ -736,14 +736,13 @@ pub fn print_refresh(
             &header.host,
             events,
         ),
-        Output::Text => write_text_events(
+        Output::Text => write_table(
             out,
             r,
             interval,
-            &header.mount,
-            &header.host,
+            (&header.mount, &header.host),
             n,
-            cols,
+            (cols, order),
             events,
         ),
         Output::Tui => Ok(()),
@@ -767,13 +766,24 @@ pub fn record(
     refresh: impl FnMut(&mut Collector) -> Refresh,
     wait: impl FnMut(Duration) -> bool,
 ) -> Result<u64> {
-    record_with(out, c, rec, busy, header, opts, refresh, wait, None)
+    record_with(
+        out,
+        c,
+        rec,
+        busy,
+        header,
+        (opts, &Order::default()),
+        refresh,
+        wait,
+        None,
+    )
 }
 
 /// [`record`] with the event watcher: the events seen before each
 /// refresh are recorded with it and printed with it, as `--json` and
 /// `-b` print them live. `events` carries the clock the refreshes are
-/// taken on (`clock`, the run's start).
+/// taken on (`clock`, the run's start); `order` orders -b's rows
+/// (`record --sort`, `--reverse`, `--flat`; the recording is the same).
 #[allow(clippy::too_many_arguments)]
 pub fn record_with(
     out: &mut impl Write,
@@ -781,7 +791,7 @@ pub fn record_with(
     rec: &mut crate::source::record::Recorder,
     mut busy: Option<&mut crate::source::record::BusyReader>,
     header: &crate::model::time::record::Header,
-    opts: &Options,
+    (opts, order): (&Options, &Order),
     mut refresh: impl FnMut(&mut Collector) -> Refresh,
     mut wait: impl FnMut(Duration) -> bool,
     events: Option<(BatchEvents, std::time::Instant)>,
@@ -821,7 +831,7 @@ pub fn record_with(
             interval,
             header,
             n,
-            &opts.columns,
+            (&opts.columns, order),
             &evs,
         )
         .and_then(|()| out.flush());
@@ -846,6 +856,18 @@ pub fn replay(
     iterations: Option<u64>,
     cols: &[Column],
 ) -> std::io::Result<u64> {
+    replay_ordered(out, replay, output, iterations, (cols, &Order::default()))
+}
+
+/// [`replay`] with -b's rows in `order` (`replay --sort`, `--reverse`,
+/// `--flat`, as the live `-b` takes them).
+pub fn replay_ordered(
+    out: &mut impl Write,
+    replay: &mut crate::source::record::Replay,
+    output: Output,
+    iterations: Option<u64>,
+    (cols, order): (&[Column], &Order),
+) -> std::io::Result<u64> {
     let mut n = 0u64;
     while iterations.is_none_or(|max| n < max) {
         let Some(r) = replay.next() else { break };
@@ -859,7 +881,7 @@ pub fn replay(
             r.interval,
             replay.run_header(),
             n,
-            cols,
+            (cols, order),
             &r.events,
         );
         if let Err(e) = res {

@@ -100,4 +100,7 @@ pub struct RecordOptions {
     pub stop_at_max: bool,
     /// Read the processes of the busiest groups (off: `--no-processes`).
     pub processes: bool,
+    /// The order of the rows `-b` prints (`--sort`, `--reverse`,
+    /// `--flat`); the recording itself has no order.
+    pub order: crate::render::order::Order,
 }

@@ -973,7 +973,7 @@ pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<
         &mut rec,
         busy.as_mut(),
         &header,
-        opts,
+        (opts, &ro.order),
         |c| c.refresh_timed(start),
         wait,
         Some((events, start)),
@@ -985,17 +985,20 @@ pub fn run_record(opts: &Options, ro: &crate::options::RecordOptions) -> Result<
     Ok(None)
 }
 
-/// `cgtop replay FILE -b` / `--json`.
+/// `cgtop replay FILE -b` / `--json`, -b's rows in `order`.
 pub fn run_replay(
     file: &std::path::Path,
     output: Output,
     iterations: Option<u64>,
-    columns: &[crate::render::columns::Column],
+    (columns, order): (
+        &[crate::render::columns::Column],
+        &crate::render::order::Order,
+    ),
 ) -> Result<()> {
     let mut replay = crate::source::record::Replay::open(file)
         .map_err(|e| SetupError(format!("replay: {e}")))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    batch::replay(&mut out, &mut replay, output, iterations, columns)?;
+    batch::replay_ordered(&mut out, &mut replay, output, iterations, (columns, order))?;
     if let Some(e) = replay.error.take() {
         return Err(anyhow::Error::new(e).context("reading the recording"));
     }

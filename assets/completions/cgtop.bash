@@ -177,7 +177,7 @@ _cgtop() {
             return 0
             ;;
         cgtop__subcmd__record)
-            opts="-o -d -n -b -h --filter --output --append --delay --iterations --max-size --stop --no-processes --batch --json --root --depth --max-kept-fds --help"
+            opts="-o -d -n -b -h --filter --output --append --delay --iterations --max-size --stop --no-processes --batch --json --sort --reverse --flat --root --depth --max-kept-fds --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -215,6 +215,10 @@ _cgtop() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --sort)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --root)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -235,7 +239,7 @@ _cgtop() {
             return 0
             ;;
         cgtop__subcmd__replay)
-            opts="-b -n -h --batch --json --brief --iterations --columns --help"
+            opts="-b -n -h --batch --json --brief --iterations --columns --sort --reverse --flat --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -250,6 +254,10 @@ _cgtop() {
                     return 0
                     ;;
                 --columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sort)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

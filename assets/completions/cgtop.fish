@@ -61,6 +61,7 @@ complete -c cgtop -n "__fish_cgtop_using_subcommand record" -s o -l output -d 'T
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -s d -l delay -d 'Seconds between samples (0.1 to 3600)' -r
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -s n -l iterations -d 'Stop after N samples past the first (as -b -n N prints N)' -r
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -l max-size -d 'Keep FILE under SIZE (10M, 1G): at the cap FILE becomes FILE.1 (replacing an older FILE.1) and a new FILE begins, so at most about twice SIZE is on disk; with --stop, the recording ends instead' -r
+complete -c cgtop -n "__fish_cgtop_using_subcommand record" -l sort -d 'Sort -b\'s table by COLUMN (as `cgtop --sort`)' -r
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -l root -d 'Read this directory instead of the cgroup2 mount (as `cgtop --root`)' -r -F
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -l depth -d 'Record at most N levels below the start group' -r
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -l max-kept-fds -d 'Keep at most N files open between samples' -r
@@ -69,12 +70,17 @@ complete -c cgtop -n "__fish_cgtop_using_subcommand record" -l stop -d 'With --m
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -l no-processes -d 'Do not record the processes of the busiest groups'
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -s b -l batch -d 'Also print each refresh recorded as -b prints it'
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -l json -d 'Also print each refresh recorded as --json --brief prints it'
+complete -c cgtop -n "__fish_cgtop_using_subcommand record" -l reverse -d 'Sort -b\'s table the other way (as `cgtop --reverse`)'
+complete -c cgtop -n "__fish_cgtop_using_subcommand record" -l flat -d 'Print -b\'s table as one list with whole paths (as `cgtop --flat`)'
 complete -c cgtop -n "__fish_cgtop_using_subcommand record" -s h -l help -d 'Print help'
 complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -s n -l iterations -d 'Print at most N refreshes' -r
 complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -l columns -d 'The figure columns of -b (as `cgtop --columns`)' -r
+complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -l sort -d 'Sort -b\'s table by COLUMN (as `cgtop --sort`)' -r
 complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -s b -l batch -d 'Print the refreshes as -b text'
 complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -l json -d 'Print the refreshes as JSON Lines, as `cgtop --json --brief` printed them live (a recording keeps what --brief prints)'
 complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -l brief -d 'Accepted for symmetry with `cgtop --json --brief`: replay --json always prints what --brief prints'
+complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -l reverse -d 'Sort -b\'s table the other way (as `cgtop --reverse`)'
+complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -l flat -d 'Print -b\'s table as one list with whole paths (as `cgtop --flat`)'
 complete -c cgtop -n "__fish_cgtop_using_subcommand replay" -s h -l help -d 'Print help'
 complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -l listen -d 'The address to listen on: HOST:PORT, or :PORT for every address (loopback 127.0.0.1:19586 by default; expose it to the network only behind a firewall: group names are visible)' -r
 complete -c cgtop -n "__fish_cgtop_using_subcommand serve" -l root -d 'Read this directory instead of the cgroup2 mount (as `cgtop --root`)' -r -F

@@ -100,6 +100,7 @@ pub(crate) fn show_partial(app: &mut App, unlisted: Vec<GroupPath>) {
 /// it once the refresh has rates (or is the second one shown).
 pub(crate) fn apply(app: &mut App) {
     let Some(d) = &app.data else { return };
+    let rows = app.tree_height;
     let rule = &mut app.first_screen;
     // a refresh: every group's children are listed
     rule.unlisted.clear();
@@ -110,7 +111,7 @@ pub(crate) fn apply(app: &mut App) {
     let tree = &d.tree;
     let rates = &d.refresh.rates;
     let cpu = |node: usize| rates.get(tree.nodes[node].sample)?.cpu_pct;
-    let fold = first_folds(tree, cpu);
+    let fold = first_folds(tree, rows, cpu);
     // the selection's ancestors stay open: the rule never moves it
     let keep: HashSet<GroupPath> = app
         .selected

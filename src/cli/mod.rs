@@ -16,6 +16,7 @@ use crate::model::write::input::parse_size;
 use crate::model::GroupPath;
 use crate::options::{Options, Output, RecordOptions, SortBy, ViewSettings};
 use crate::render::columns::Column;
+use crate::render::order::Order;
 use crate::run::{self, SetupError};
 use crate::source::config::{self, LoadError};
 use crate::source::scan::{self, ScanConfig};
@@ -249,6 +250,18 @@ struct RecordArgs {
     #[arg(long)]
     json: bool,
 
+    /// Sort -b's table by COLUMN (as `cgtop --sort`)
+    #[arg(long, value_name = "COLUMN")]
+    sort: Option<String>,
+
+    /// Sort -b's table the other way (as `cgtop --reverse`)
+    #[arg(long)]
+    reverse: bool,
+
+    /// Print -b's table as one list with whole paths (as `cgtop --flat`)
+    #[arg(long)]
+    flat: bool,
+
     /// Read this directory instead of the cgroup2 mount (as `cgtop --root`)
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
@@ -288,6 +301,18 @@ struct ReplayArgs {
     /// The figure columns of -b (as `cgtop --columns`)
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     columns: Option<Vec<String>>,
+
+    /// Sort -b's table by COLUMN (as `cgtop --sort`)
+    #[arg(long, value_name = "COLUMN")]
+    sort: Option<String>,
+
+    /// Sort -b's table the other way (as `cgtop --reverse`)
+    #[arg(long)]
+    reverse: bool,
+
+    /// Print -b's table as one list with whole paths (as `cgtop --flat`)
+    #[arg(long)]
+    flat: bool,
 }
 
 /// Prints an error line; never panics (`eprintln!` does when stderr is a
@@ -381,16 +406,49 @@ fn parse_depth(d: Option<&str>) -> Result<Option<usize>, ExitCode> {
 /// order for scripts: sort with jq), so there they are refused rather
 /// than ignored.
 fn order_flags(cli: &Cli, columns: &[Column], view: &mut ViewSettings) -> Result<(), ExitCode> {
+    let flags = SortFlags {
+        sort: cli.sort.as_deref(),
+        reverse: cli.reverse,
+        flat: cli.flat,
+        json: cli.json || cli.openmetrics,
+    };
+    sort_flags(&flags, columns, view)?;
+    view.kernel_names = cli.kernel_names;
+    Ok(())
+}
+
+/// `--sort`, `--reverse` and `--flat` as given to the view, `-b`,
+/// `record` and `replay` (`json`: the output is JSON, which refuses them).
+struct SortFlags<'a> {
+    sort: Option<&'a str>,
+    reverse: bool,
+    flat: bool,
+    json: bool,
+}
+
+/// `-b`'s order in `record` and `replay`: [`SortFlags`] over the default.
+fn table_order(flags: &SortFlags<'_>, columns: &[Column]) -> Result<Order, ExitCode> {
+    let mut view = ViewSettings::default();
+    sort_flags(flags, columns, &mut view)?;
+    Ok(view.order())
+}
+
+/// [`order_flags`]' rule, for any command that prints `-b`'s table.
+fn sort_flags(
+    cli: &SortFlags<'_>,
+    columns: &[Column],
+    view: &mut ViewSettings,
+) -> Result<(), ExitCode> {
     let refuse = |what: String| {
         complain(&what);
         ExitCode::from(2)
     };
-    if (cli.json || cli.openmetrics) && (cli.sort.is_some() || cli.reverse || cli.flat) {
+    if cli.json && (cli.sort.is_some() || cli.reverse || cli.flat) {
         return Err(refuse(
             "--sort, --reverse and --flat order -b's table and the view; --json and --openmetrics list groups parents first by path".into(),
         ));
     }
-    let by = match cli.sort.as_deref() {
+    let by = match cli.sort {
         None => None,
         Some(s) => match crate::render::order::SortBy::from_name(s) {
             None => {
@@ -416,7 +474,6 @@ fn order_flags(cli: &Cli, columns: &[Column], view: &mut ViewSettings) -> Result
         view.sort_descending = Some(by.descending_by_default() != cli.reverse);
     }
     view.flat = cli.flat;
-    view.kernel_names = cli.kernel_names;
     Ok(())
 }
 
@@ -484,12 +541,27 @@ fn record(a: RecordArgs) -> ExitCode {
         columns: Column::DEFAULT.to_vec(),
         filter: a.filter.filter(|f| !f.is_empty()),
     };
+    let flags = SortFlags {
+        sort: a.sort.as_deref(),
+        reverse: a.reverse,
+        flat: a.flat,
+        json: a.json,
+    };
+    let order = match table_order(&flags, &Column::DEFAULT) {
+        Ok(o) => o,
+        Err(c) => return c,
+    };
+    if !a.batch && !a.json && (a.sort.is_some() || a.reverse || a.flat) {
+        complain("record: --sort, --reverse and --flat order the table -b prints (record -b, or replay -b later)");
+        return ExitCode::from(2);
+    }
     let ro = RecordOptions {
         file: a.output,
         append: a.append,
         max_size,
         stop_at_max: a.stop,
         processes: !a.no_processes,
+        order,
     };
     exit_code(run::run_record(&opts, &ro))
 }
@@ -499,10 +571,23 @@ fn replay(a: &ReplayArgs) -> ExitCode {
         Ok(c) => c,
         Err(c) => return c,
     };
+    let flags = SortFlags {
+        sort: a.sort.as_deref(),
+        reverse: a.reverse,
+        flat: a.flat,
+        json: a.json,
+    };
+    let order = match table_order(&flags, &columns) {
+        Ok(o) => o,
+        Err(c) => return c,
+    };
     let output = if a.json {
         Output::Json
     } else if a.batch || !std::io::stdout().is_terminal() {
         Output::Text
+    } else if a.sort.is_some() || a.reverse || a.flat {
+        complain("replay: --sort, --reverse and --flat order the table -b prints; the full-screen replay sorts with < > r and turns flat with F5");
+        return ExitCode::from(2);
     } else {
         // the full-screen replay is the view: the settings file's keys and
         // colours (from the environment's place) apply to it too
@@ -515,7 +600,7 @@ fn replay(a: &ReplayArgs) -> ExitCode {
         };
         return exit_code(run::run_replay_tui_with(&a.file, &colours));
     };
-    exit_code(run::run_replay(&a.file, output, a.iterations, &columns).map(|()| None))
+    exit_code(run::run_replay(&a.file, output, a.iterations, (&columns, &order)).map(|()| None))
 }
 
 /// The environment's settings file's keys, installed, and colours (for

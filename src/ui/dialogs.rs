@@ -314,7 +314,9 @@ fn columns(f: &mut Frame<'_>, area: Rect, app: &App, d: &ColumnsDialog, theme: &
     let names: Vec<&str> = d.chosen().iter().map(|c| c.name()).collect();
     lines.extend(para(
         &format!(
-            "The same on the command line: --columns {}",
+            // one line with every column ticked at 80x24: a wrapped
+            // second line would fall below the box
+            "On the command line: --columns {}",
             names.join(",")
         ),
         theme.header,

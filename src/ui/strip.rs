@@ -27,8 +27,24 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         keymap::keys_text(Scope::Main, Action::OpenDetail)
     );
     let path = data.map_or_else(String::new, |(g, _)| g.path.to_string());
-    let room = width.saturating_sub(fit::width(&open) + 4);
-    let name = format!(" {} ", fit_path(&path, room, &app.start.to_string()));
+    let start = app.start.to_string();
+    let shown = fit_path(&path, width.saturating_sub(fit::width(&open) + 4), &start);
+    // the group's own name whole before the key's hint: a long name cut
+    // in its middle reads as another group's (the footer and the help
+    // name Enter too)
+    let own = path.rsplit('/').next().unwrap_or_default();
+    let whole = |p: &str| p == path || p.ends_with(&format!("/{own}"));
+    let (shown, open) = if whole(&shown) {
+        (shown, open)
+    } else {
+        let wide = fit_path(&path, width.saturating_sub(4), &start);
+        if whole(&wide) {
+            (wide, String::new())
+        } else {
+            (shown, open)
+        }
+    };
+    let name = format!(" {shown} ");
     let fill = width.saturating_sub(1 + fit::width(&name) + fit::width(&open));
     let rule = Line::from(vec![
         Span::styled("─", theme.dim),

@@ -256,3 +256,79 @@ fn a_bad_order_or_depth_is_refused_in_one_line() {
     assert_refused(&["--json", "--sort", "cpu"], "--json");
     assert_refused(&["--json", "--flat"], "--json");
 }
+
+/// `record -b` and `replay -b` print the table as `-b` does, so they
+/// take its order: `--sort`, `--reverse`, `--flat` (they were unknown
+/// arguments, and clap's tip said to pass them as values); with no table
+/// to order, or with `--json`, they are refused in one line.
+#[test]
+fn record_and_replay_order_their_table_as_b_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("r.rec");
+    let f = file.to_str().unwrap();
+    let root = "tests/fixtures/pure-v2-systemd";
+    let live = cgtop(&[
+        "record",
+        "-o",
+        f,
+        "--root",
+        root,
+        "-d",
+        "0.1",
+        "-n",
+        "1",
+        "-b",
+        "--flat",
+        "--sort",
+        "name",
+        "--reverse",
+    ]);
+    assert!(
+        live.status.success(),
+        "{}",
+        String::from_utf8_lossy(&live.stderr)
+    );
+    let names: Vec<String> = last_rows(&live).into_iter().map(|r| r.1).collect();
+    assert!(names.iter().all(|n| n.starts_with('/')), "{names:?}");
+    let mut want = names.clone();
+    want.sort();
+    want.reverse();
+    assert_eq!(names, want, "flat, Z to A");
+    // the replay orders the same refresh the same, and by default as a tree
+    let back = cgtop(&["replay", f, "-b", "--flat", "--sort", "name", "--reverse"]);
+    assert!(back.status.success());
+    assert_eq!(stdout(&back), stdout(&live));
+    let tree = cgtop(&["replay", f, "-b"]);
+    assert!(last_rows(&tree).iter().any(|r| r.0 > 0));
+    // refusals: one line, exit 2
+    for (args, says) in [
+        (
+            vec!["replay", f, "-b", "--sort", "nosuch"],
+            "--sort: no column",
+        ),
+        (vec!["replay", f, "--json", "--flat"], "--json"),
+    ] {
+        let o = cgtop(&args);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let other = dir.path().join("s.rec");
+    let o = cgtop(&[
+        "record",
+        "-o",
+        other.to_str().unwrap(),
+        "--root",
+        root,
+        "-n",
+        "1",
+        "--sort",
+        "mem",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("the table -b prints"), "{err}");
+    assert!(!other.exists(), "nothing recorded");
+}

@@ -140,11 +140,14 @@ fn a_large_subtree_starts_folded_and_the_top_level_shows() {
 fn the_first_rates_open_the_way_to_the_busiest_groups() {
     let dir = farm();
     let root = dir.path();
-    let (mut a, mut c) = app(root, 80, 24);
+    // 200x50: room for the way (the farm's 10 racks, rack-3's 20 nodes)
+    // below the 9 rows of the folded screen
+    let (mut a, mut c) = app(root, 200, 50);
     tick(&mut a, &mut c, 0.0);
     burn_cpu(root, HOT, 600_000);
     burn_cpu(root, WEB, 200_000);
     tick(&mut a, &mut c, 1.0);
+    assert!(a.rows.len() <= a.tree_height, "one screen at 200x50");
     // CPU first: the farm (60 %) above web.slice (20 %); in the farm the
     // way to node-07 is open, the other racks stay folded
     let o = outline(&a);
@@ -169,6 +172,42 @@ fn the_first_rates_open_the_way_to_the_busiest_groups() {
     burn_cpu(root, "farm/rack-5/node-01", 900_000);
     tick(&mut a, &mut c, 2.0);
     assert_eq!(a.collapsed, before);
+}
+
+#[test]
+fn at_80x24_the_way_opens_no_further_than_keeps_the_top_level_shown() {
+    let dir = farm();
+    let root = dir.path();
+    let (mut a, mut c) = app(root, 80, 24);
+    tick(&mut a, &mut c, 0.0);
+    burn_cpu(root, HOT, 600_000);
+    burn_cpu(root, WEB, 200_000);
+    tick(&mut a, &mut c, 1.0);
+    // 15 rows: the folded screen's 9 leave 6, fewer than the farm's 10
+    // racks: the farm stays folded, first with its 60 %, and every group
+    // of the top level and the busy web.slice's service show
+    //   /
+    //   ├─ farm +          60 %
+    //   ├─ web.slice       20 %
+    //   │  ├─ a.service    20 %
+    //   │  └─ b.service
+    //   └─ idle.slice …
+    assert!(a.rows.len() <= a.tree_height, "one screen at 80x24");
+    assert_eq!(
+        outline(&a),
+        [
+            "/",
+            "  farm +",
+            "  web.slice",
+            "    a.service",
+            "    b.service",
+            "  idle.slice",
+            "    a.service",
+            "    b.service",
+            "    c.service",
+        ]
+    );
+    assert!(a.first_screen.settled());
 }
 
 #[test]

@@ -228,6 +228,30 @@ fn a_cut_header_ends_in_an_ellipsis_and_keeps_the_groups_name() {
     assert!(!lines[2].contains("PAUS "), "{shown}");
 }
 
+/// The strip's rule names the selected group whole where its name is
+/// too long beside the path and `Enter: detail`: the hint gives way,
+/// not the middle of the name.
+#[test]
+fn a_long_name_in_the_strip_shows_whole() {
+    let dir = copy_fixture("pure-v2-systemd");
+    let long = "user-session-with-a-rather-long-name-for-testing-cuts.service";
+    group_like(
+        dir.path(),
+        &format!("system.slice/{long}"),
+        "system.slice/dbus.service",
+    );
+    let (mut a, mut c) = app_on(dir.path(), pure_v2_mount(), 80, 24);
+    tick(&mut a, &mut c, 1.0);
+    select(&mut a, &mut c, &format!("system.slice/{long}"));
+    let shown = screen(&a, 80, 24);
+    let lines = plain_lines(&shown);
+    let rule = lines
+        .iter()
+        .find(|l| l.starts_with("─ "))
+        .unwrap_or_else(|| panic!("no strip:\n{shown}"));
+    assert!(rule.contains(&format!("/{long} ")), "{shown}");
+}
+
 /// A last component wider than half the line still shows whole: the
 /// host and the mount give way to it, rather than the name being cut in
 /// its middle (`…per-service-with-long-name.slice`).
@@ -320,6 +344,16 @@ fn a_ticked_column_without_room_is_said() {
     send(&mut a, &mut c, key(KeyCode::F(2)));
     let shown = screen(&a, 80, 24);
     assert!(shown.contains("No room in 80 columns for"), "{shown}");
+    // and the command line for them all is whole in the box, not cut
+    // after `--columns` by its bottom edge
+    let all: Vec<&str> = cgtop::render::columns::Column::ALL
+        .iter()
+        .map(|c| c.name())
+        .collect();
+    assert!(
+        shown.contains(&format!("--columns {}", all.join(","))),
+        "{shown}"
+    );
     send(&mut a, &mut c, key(KeyCode::Esc));
     send(&mut a, &mut c, ch('s'));
     let status = a.status.clone().expect("a status").text;

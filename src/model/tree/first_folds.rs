@@ -12,7 +12,7 @@
 //! │  ├─ rack-3  ▾           folded, but for the way to its busiest
 //! │  │  ├─ node-42   98%    groups (by their own CPU: the group's minus
 //! │  │  └─ node-01 …        its children's), through groups of at most
-//! │  └─ rack-0  ▸           LARGE children
+//! │  └─ rack-0  ▸           LARGE children, as far as the pane holds
 //! └─ idle.slice ▸           (a large subtree with nothing busy: folded)
 //! ```
 
@@ -41,8 +41,12 @@ pub const BUSY_PCT: f64 = 1.0;
 /// one of its [`BUSIEST`] busiest groups (own CPU at least [`BUSY_PCT`]):
 /// those ancestors are open, from the top down, as long as each has at
 /// most [`LARGE`] children (opening a wider one would fill screens with
-/// idle rows; its row carries its subtree's CPU all the same).
-pub fn first_folds(tree: &Tree, cpu: impl Fn(usize) -> Option<f64>) -> Vec<bool> {
+/// idle rows; its row carries its subtree's CPU all the same) and its
+/// children fit in the `rows` of the tree pane left over by the folded
+/// screen, the busiest group's way first: the top level stays on the
+/// first screen, and a way stops at the first group whose idle children
+/// would push it off (its row carries its subtree's CPU, sorted first).
+pub fn first_folds(tree: &Tree, rows: usize, cpu: impl Fn(usize) -> Option<f64>) -> Vec<bool> {
     let n = tree.nodes.len();
     // groups below each node: nodes come parents first (`Tree::build`
     // adds them by depth), so children are summed before their parents
@@ -61,6 +65,14 @@ pub fn first_folds(tree: &Tree, cpu: impl Fn(usize) -> Option<f64>) -> Vec<bool>
     let mut fold: Vec<bool> = (0..n)
         .map(|i| large_top[i].is_some() && !tree.nodes[i].children.is_empty())
         .collect();
+    // the rows of the screen folded so: a node shows when its parent
+    // shows open (parents come first); the room is what the pane has
+    // left, which the ways may fill
+    let mut shown = vec![false; n];
+    for i in 0..n {
+        shown[i] = tree.nodes[i].parent.is_none_or(|p| shown[p] && !fold[p]);
+    }
+    let mut room = rows.saturating_sub(shown.iter().filter(|&&s| s).count());
     // each node's own CPU: its figure less its children's (cpu.stat is
     // hierarchical); a missing figure counts as none
     let own = |i: usize| {
@@ -97,9 +109,18 @@ pub fn first_folds(tree: &Tree, cpu: impl Fn(usize) -> Option<f64>) -> Vec<bool>
             cur = tree.nodes[a].parent;
         }
         for &a in way.iter().rev() {
-            if tree.nodes[a].children.len() > LARGE {
+            let wide = tree.nodes[a].children.len();
+            if wide > LARGE {
                 break;
             }
+            // opened already, by a busier group's way
+            if !fold[a] {
+                continue;
+            }
+            if wide > room {
+                break;
+            }
+            room -= wide;
             fold[a] = false;
         }
     }
@@ -110,6 +131,9 @@ pub fn first_folds(tree: &Tree, cpu: impl Fn(usize) -> Option<f64>) -> Vec<bool>
 mod tests {
     use super::*;
     use crate::model::{GroupPath, GroupSample};
+
+    /// A pane taller than any tree here: the ways are not cut for room.
+    const ROOMY: usize = 10_000;
 
     fn tree(paths: &[String]) -> Tree {
         let mut g: Vec<GroupSample> = paths
@@ -147,7 +171,7 @@ mod tests {
     #[test]
     fn before_rates_a_large_subtree_folds_whole_and_a_small_one_stays_open() {
         let t = farm();
-        let f = first_folds(&t, |_| None);
+        let f = first_folds(&t, ROOMY, |_| None);
         let mut want = vec!["/farm".to_owned()];
         want.extend((0..10).map(|r| format!("/farm/rack-{r}")));
         assert_eq!(folded(&t, &f), want);
@@ -161,7 +185,7 @@ mod tests {
         let warm = node("farm/rack-3/node-11");
         let rack3 = node("farm/rack-3");
         let farm = node("farm");
-        let f = first_folds(&t, |i| {
+        let f = first_folds(&t, ROOMY, |i| {
             Some(match i {
                 _ if i == hot => 90.0,
                 _ if i == warm => 5.0,
@@ -182,7 +206,7 @@ mod tests {
     #[test]
     fn below_one_percent_nothing_is_busy() {
         let t = farm();
-        let f = first_folds(&t, |_| Some(0.5));
+        let f = first_folds(&t, ROOMY, |_| Some(0.5));
         assert!(f[t.get(&GroupPath::new("farm")).unwrap()]);
     }
 
@@ -194,7 +218,7 @@ mod tests {
         p.push("wide/c042/sub".into());
         let t = tree(&p);
         let busy = t.get(&GroupPath::new("wide/c042/sub")).unwrap();
-        let f = first_folds(&t, |i| (i == busy).then_some(50.0));
+        let f = first_folds(&t, ROOMY, |i| (i == busy).then_some(50.0));
         assert!(f[t.get(&GroupPath::new("wide")).unwrap()]);
         // and nothing under it was opened on the way either
         assert!(f[t.get(&GroupPath::new("wide/c042")).unwrap()]);
@@ -205,7 +229,38 @@ mod tests {
         let mut p = vec![String::new()];
         p.extend((0..300).map(|k| format!("c{k}")));
         let t = tree(&p);
-        assert!(!first_folds(&t, |_| None)[0]);
-        assert!(first_folds(&Tree::default(), |_| None).is_empty());
+        assert!(!first_folds(&t, ROOMY, |_| None)[0]);
+        assert!(first_folds(&Tree::default(), ROOMY, |_| None).is_empty());
+    }
+
+    /// farm/rack-3/node-07 busy: folded, the screen is /, small.slice and
+    /// its 3 services, farm: 6 rows.
+    fn busy_farm() -> (Tree, impl Fn(usize) -> Option<f64>) {
+        let t = farm();
+        let hot = t.get(&GroupPath::new("farm/rack-3/node-07")).unwrap();
+        let rack3 = t.get(&GroupPath::new("farm/rack-3")).unwrap();
+        let farm = t.get(&GroupPath::new("farm")).unwrap();
+        let cpu = move |i: usize| {
+            Some(if i == hot || i == rack3 || i == farm || i == 0 {
+                90.0
+            } else {
+                0.0
+            })
+        };
+        (t, cpu)
+    }
+
+    #[test]
+    fn a_way_opens_only_as_far_as_the_pane_holds_it() {
+        let (t, cpu) = busy_farm();
+        let open = |rows: usize| {
+            let f = first_folds(&t, rows, &cpu);
+            ["farm", "farm/rack-3"].map(|p| !f[t.get(&GroupPath::new(p)).unwrap()])
+        };
+        // 6 rows folded; the farm's 10 racks need 16, rack-3's 20 nodes 36
+        assert_eq!(open(15), [false, false], "no room for the racks");
+        assert_eq!(open(16), [true, false], "room for the racks only");
+        assert_eq!(open(35), [true, false]);
+        assert_eq!(open(36), [true, true], "room for both");
     }
 }
