@@ -256,3 +256,20 @@ fn a_bad_order_or_depth_is_refused_in_one_line() {
     assert_refused(&["--json", "--sort", "cpu"], "--json");
     assert_refused(&["--json", "--flat"], "--json");
 }
+
+/// A refused word is shown as names are (README "Names as shown"): an ESC
+/// as `\e`. Through `{:?}` the escape's backslash was doubled, and
+/// `"no\\e"` reads, by that table, as a backslash and an `e`.
+#[test]
+fn a_refused_word_is_shown_escaped_once() {
+    let word = "no\u{1b}]0;x\u{7}";
+    assert_refused(
+        &["-b", "--sort", word],
+        "--sort: no column \"no\\e]0;x\\a\"",
+    );
+    assert_refused(
+        &["-b", "--columns", word],
+        "--columns: no column \"no\\e]0;x\\a\"",
+    );
+    assert_refused(&["-b", "--depth", word], "--depth: \"no\\e]0;x\\a\"");
+}
