@@ -36,7 +36,11 @@ fn chain(root: &std::path::Path, depth: usize) -> String {
         std::fs::create_dir(&d).unwrap();
         std::fs::write(d.join("cgroup.procs"), "").unwrap();
     }
-    let procs: String = (1..=PIDS).map(|p| format!("{p}\n")).collect();
+    let procs = (1..=PIDS).fold(String::new(), |mut s, p| {
+        s.push_str(&p.to_string());
+        s.push('\n');
+        s
+    });
     std::fs::write(root.join(&rel).join("cgroup.procs"), procs).unwrap();
     rel
 }
