@@ -662,23 +662,30 @@ pub fn write_table(
         .first()
         .map_or_else(String::new, |g| g.path.to_string());
     // who each group is where known, as the view shows it by default
-    let names: Vec<(String, Name)> = rows
+    let names: Vec<(usize, Name)> = rows
         .iter()
         .map(|row| {
             let g = &s.groups[tree.nodes[row.node].sample];
             // two spaces a level: plain text has no tree guides
             // the flat list names rows by their whole paths
             let who = order.identities && !order.flat;
-            ("  ".repeat(row.depth), Name::of(g, row.depth, who))
+            (row.depth, Name::of(g, row.depth, who))
         })
         .collect();
     // the name column fits the longest name (within reason), so columns align
     let w = names
         .iter()
-        .map(|(indent, n)| indent.len() + n.width())
+        .map(|(depth, n)| 2 * depth + n.width())
         .max()
         .unwrap_or(0)
         .clamp(NAME_MIN, NAME_MAX);
+    // a row deeper than the column leaves out its leftmost levels
+    // (`columns::indent_cut`)
+    let names = names.into_iter().map(|(depth, n)| {
+        let (skip, mut indent) = columns::indent_cut(depth, 2, 0, depth, w);
+        indent.push_str(&"  ".repeat(depth - skip));
+        (indent, n)
+    });
     writeln!(
         out,
         "{NAME_TITLE:<w$}{} {STATE_TITLE}",
@@ -697,7 +704,7 @@ pub fn write_table(
         let name = format!(
             "{indent}{}",
             name.fit(
-                w.saturating_sub(indent.len()),
+                w.saturating_sub(crate::render::fit::width(&indent)),
                 order.flat.then_some(start.as_str())
             )
         );

@@ -472,29 +472,7 @@ fn main_action(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         Action::JumpTo => app.mode = Mode::Jump(past::prompt()),
         Action::ToggleSpark => {
             app.spark_column = !app.spark_column;
-            let room = match app.zoom {
-                Zoom::Tree => app.tree_rows.whole_width,
-                Zoom::Split | Zoom::Detail => app.tree_rows.split_width,
-            };
-            let fits = columns::spark_fits(&app.columns, true, room).0;
-            let (level, words) = match (app.spark_column, fits) {
-                (true, true) => (
-                    Level::Info,
-                    // the scale, as the detail's words state theirs
-                    format!(
-                        "sparkline column on: CPU %, last {} refreshes, 0..{}% or 0..its max (s: off)",
-                        crate::render::spark::COLUMN_WIDTH,
-                        crate::render::spark::PCT_FLOOR
-                    ),
-                ),
-                (true, false) => (
-                    Level::Warn,
-                    format!(
-                        "sparkline column on, but no room for it in {room} columns: it shows on a wider terminal or with fewer columns (F2)"
-                    ),
-                ),
-                (false, _) => (Level::Info, "sparkline column off".to_owned()),
-            };
+            let (level, words) = spark_words(app);
             app.set_status(level, words);
         }
         Action::ToggleIdentities => {
@@ -665,4 +643,33 @@ fn toggle_flat(app: &mut App, fx: &mut Vec<Effect>) {
             "the tree (F5: the flat list)".to_owned()
         },
     );
+}
+
+/// What `s` says of the sparkline column at the terminal's width now:
+/// on, on without room (and the width), or off. A resize says it again
+/// where it stood (`app::update`'s `Msg::Resized`).
+pub(super) fn spark_words(app: &App) -> (Level, String) {
+    let room = match app.zoom {
+        Zoom::Tree => app.tree_rows.whole_width,
+        Zoom::Split | Zoom::Detail => app.tree_rows.split_width,
+    };
+    let fits = columns::spark_fits(&app.columns, true, room).0;
+    match (app.spark_column, fits) {
+        (true, true) => (
+            Level::Info,
+            // the scale, as the detail's words state theirs
+            format!(
+                "sparkline column on: CPU %, last {} refreshes, 0..{}% or 0..its max (s: off)",
+                crate::render::spark::COLUMN_WIDTH,
+                crate::render::spark::PCT_FLOOR
+            ),
+        ),
+        (true, false) => (
+            Level::Warn,
+            format!(
+                "sparkline column on, but no room for it in {room} columns: it shows on a wider terminal or with fewer columns (F2)"
+            ),
+        ),
+        (false, _) => (Level::Info, "sparkline column off".to_owned()),
+    }
 }

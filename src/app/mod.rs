@@ -72,9 +72,21 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             height,
             tree_rows,
         } => {
+            // what `s` said of the room (and what the status line says
+            // after it), said again for the new width
+            let before = keys::spark_words(app).1;
+            let after_it = app
+                .status
+                .as_ref()
+                .and_then(|s| s.text.strip_prefix(&before))
+                .map(str::to_owned);
             app.size = (width, height);
             app.tree_rows = tree_rows;
             app.set_tree_height();
+            if let Some(rest) = after_it {
+                let (level, words) = keys::spark_words(app);
+                app.set_status(level, words + &rest);
+            }
         }
         Msg::Mouse(m) if app.mode == Mode::Normal && !app.tree_rows.too_small => match m {
             MouseAction::ScrollUp => app.move_cursor(app.cursor.saturating_sub(3), &mut fx),

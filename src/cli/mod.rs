@@ -377,7 +377,7 @@ pub(crate) fn parse_columns(names: Option<&Vec<String>>) -> Result<Vec<Column>, 
         let Some(c) = Column::from_name(n) else {
             let known: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
             complain(&format!(
-                "--columns: no column {:?}; the columns are {}",
+                "--columns: no column \"{}\"; the columns are {}",
                 escape(n.as_bytes()),
                 known.join(",")
             ));
@@ -393,7 +393,7 @@ fn parse_depth(d: Option<&str>) -> Result<Option<usize>, ExitCode> {
     let Some(d) = d else { return Ok(None) };
     d.trim().parse().map(Some).map_err(|_| {
         complain(&format!(
-            "--depth: {:?} is not a number of levels (0 or more; 0: the start group alone)",
+            "--depth: \"{}\" is not a number of levels (0 or more; 0: the start group alone)",
             escape(d.as_bytes())
         ));
         ExitCode::from(2)
@@ -454,7 +454,7 @@ fn sort_flags(
             None => {
                 let known: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
                 return Err(refuse(format!(
-                    "--sort: no column {:?}; sort by name or by one of {}",
+                    "--sort: no column \"{}\"; sort by name or by one of {}",
                     escape(s.as_bytes()),
                     known.join(",")
                 )));

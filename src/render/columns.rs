@@ -276,6 +276,52 @@ pub fn guides_width(guides: usize, depth: usize) -> usize {
     guides * 2 + if depth > 0 { 2 } else { 0 } + 1
 }
 
+/// A row whose indentation leaves its name fewer cells than this (and
+/// the blank after it) gives up its leftmost levels
+/// ([`indent_cut`]).
+pub const NAME_CUT: usize = 10;
+
+/// The cells of a name that a cut indentation leaves at least (half the
+/// column where the column is narrower than twice this).
+pub const NAME_KEEP: usize = 20;
+
+/// The cells of the mark of a cut indentation (`60…` and blanks): the
+/// same for every depth below 1,000, so that the guides after it line up
+/// from row to row.
+const MARK_W: usize = 4;
+
+/// A row's indentation within a name column `name_w` wide: `levels`
+/// levels of `level_w` cells each, then `after` cells (the tree's branch
+/// and fold mark). Whoever owns a delegated subtree nests groups as deep
+/// as they like, and at two cells a level the indentation of a group 40
+/// levels down filled the column: the row showed no name and its figures
+/// went past the right edge. Where the levels leave the name fewer than
+/// [`NAME_CUT`] cells, the leftmost ones are left out, so that it has
+/// [`NAME_KEEP`], and the row starts with its depth and `…` in their
+/// place (`60… │ └─▾name`): how many levels to leave out, and that mark.
+/// No other row starts with a digit (the first row starts with its fold
+/// mark, or `/` in `-b`).
+pub fn indent_cut(
+    levels: usize,
+    level_w: usize,
+    after: usize,
+    depth: usize,
+    name_w: usize,
+) -> (usize, String) {
+    let full = levels * level_w + after;
+    // the blank between the name and the figures counts too
+    let max = name_w.saturating_sub(NAME_KEEP.min(name_w / 2) + 1);
+    if full + NAME_CUT < name_w || full <= max {
+        return (0, String::new());
+    }
+    let mut mark = format!("{depth}…");
+    let mark_w = crate::render::fit::width(&mark);
+    mark.extend(std::iter::repeat_n(' ', MARK_W.saturating_sub(mark_w)));
+    let room = max.saturating_sub(mark_w.max(MARK_W) + after);
+    let kept = (room / level_w.max(1)).min(levels);
+    (levels - kept, mark)
+}
+
 /// The name cell of a group `depth` levels below the first row: the first
 /// row (the start group) by its whole path, the others by their own name,
 /// escaped as every path is (`model::tree::text`).
@@ -291,6 +337,23 @@ pub fn name_label(path: &GroupPath, depth: usize) -> String {
 mod tests {
     use super::*;
     use crate::model::IoRates;
+
+    #[test]
+    fn a_deep_rows_indentation_leaves_its_name_room() {
+        // shallow, and deep with 10 cells of name left: every level shown
+        assert_eq!(indent_cut(5, 2, 3, 6, 40), (0, String::new()));
+        assert_eq!(indent_cut(13, 2, 3, 14, 40), (0, String::new()));
+        // 60 levels in a 40-cell column: the name keeps 20 and the blank
+        // after it, the mark and 6 levels take the other 19
+        let (skip, mark) = indent_cut(59, 2, 3, 60, 40);
+        assert_eq!(mark, "60… ");
+        assert_eq!(skip, 53);
+        // the guides after the mark line up whatever the depth's digits
+        assert_eq!(indent_cut(58, 2, 3, 9, 40).1, "9…  ");
+        assert_eq!(indent_cut(58, 2, 3, 9, 40).0, skip - 1);
+        // a column too narrow for the mark: no level, never an underflow
+        assert_eq!(indent_cut(59, 2, 3, 60, 4).0, 59);
+    }
 
     #[test]
     fn the_settings_file_caps_columns_at_the_number_there_are() {

@@ -50,6 +50,54 @@ pub fn clusters(s: &str) -> impl DoubleEndedIterator<Item = (&str, usize)> {
     s.graphemes(true).map(|g| (g, cluster_width(g)))
 }
 
+/// The bytes of the escape that starts `rest` (a `\\`), as the names'
+/// table writes them (`model::tree::text`): `\e`, `\\`, `\ ` and the
+/// other one-letter ones, `\xHH`, `\u{HHHH}`; 1 for a backslash that
+/// starts none.
+fn escape_len(rest: &[u8]) -> usize {
+    match rest {
+        [b'\\', b'a' | b'b' | b't' | b'n' | b'v' | b'f' | b'r' | b'e' | b'\\' | b' ', ..] => 2,
+        [b'\\', b'x', h, l, ..] if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => 4,
+        [b'\\', b'u', b'{', tail @ ..] => {
+            let hex = tail.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+            if hex > 0 && tail.get(hex) == Some(&b'}') {
+                3 + hex + 1
+            } else {
+                1
+            }
+        }
+        _ => 1,
+    }
+}
+
+/// `s`'s units of a cut, with their cells: its grapheme clusters, but an
+/// escape (`\e`, `\\`, `\x9b`, `\u{202e}`) as one. Names reach a cut
+/// escaped, and a cut inside an escape left text that reads as another
+/// one: `a\\ebc` (a backslash and an `e`) cut from the left read
+/// `…\ebc`, an ESC the name does not hold.
+fn units(s: &str) -> Vec<(&str, usize)> {
+    // each unit's start, end and cells
+    let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+    // the end of the escape the last unit gathers
+    let mut until = 0;
+    for (i, g) in s.grapheme_indices(true) {
+        let w = cluster_width(g);
+        match spans.last_mut() {
+            Some(last) if i < until => {
+                last.1 = i + g.len();
+                last.2 += w;
+            }
+            _ => {
+                if g == "\\" {
+                    until = i + escape_len(&s.as_bytes()[i..]);
+                }
+                spans.push((i, i + g.len(), w));
+            }
+        }
+    }
+    spans.into_iter().map(|(a, b, w)| (&s[a..b], w)).collect()
+}
+
 /// `s` padded with spaces to `w` display columns (`format!("{s:<w$}")`
 /// counts characters, and a wide name would push the columns after it).
 pub fn pad(s: &str, w: usize) -> String {
@@ -69,7 +117,7 @@ pub fn fit_left(s: &str, w: usize) -> String {
     }
     let mut used = 1;
     let mut tail: Vec<&str> = Vec::new();
-    for (g, gw) in clusters(s).rev() {
+    for (g, gw) in units(s).into_iter().rev() {
         if used + gw > w {
             break;
         }
@@ -92,7 +140,7 @@ pub fn fit(s: &str, w: usize) -> String {
     }
     let mut used = 1;
     let mut t = String::new();
-    for (g, gw) in clusters(s) {
+    for (g, gw) in units(s) {
         if used + gw > w {
             break;
         }
@@ -266,7 +314,7 @@ fn with_head(head: &str, rest: &str, room: usize) -> String {
     let last = rest.rsplit('/').next().unwrap_or(rest);
     let mut used = 0;
     let mut end: Vec<&str> = Vec::new();
-    for (g, gw) in clusters(last).rev() {
+    for (g, gw) in units(last).into_iter().rev() {
         if used + gw > room {
             break;
         }
@@ -300,7 +348,7 @@ pub fn fit_pieces<T: Clone>(pieces: &[(String, T)], w: usize) -> Vec<(String, T)
         let room = w - used;
         let mut head = String::new();
         let mut hw = 0;
-        for (g, gw) in clusters(s) {
+        for (g, gw) in units(s) {
             if hw + gw + 1 > room {
                 break;
             }
@@ -347,6 +395,23 @@ pub fn wrap(s: &str, w: usize, indent: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cut_never_splits_an_escape() {
+        // a backslash and an `e` (`\\e` shown) cut from the left: not
+        // `…\ebc`, which reads as an ESC
+        assert_eq!(fit_left("a\\\\ebc", 5), "…ebc");
+        assert_eq!(fit_left("\\e\\e\\e", 4), "…\\e");
+        // from the right: an escape whole or not at all
+        assert_eq!(fit("x\\u{202e}evil", 6), "x…");
+        assert_eq!(fit("ab\\x9bcd", 5), "ab…");
+        assert_eq!(fit("ab\\x9bcd", 7), "ab\\x9b…");
+        // systemd's own `\\x2d` (`-`, no escape of ours) stays whole too
+        assert_eq!(fit_left("a\\x2dgetty", 8), "…getty");
+        assert_eq!(fit("system-serial\\x2dgetty.slice", 17), "system-serial…");
+        // a backslash that starts nothing is one cell, as before
+        assert_eq!(fit_left("ab\\qrs", 5), "…\\qrs");
+    }
 
     #[test]
     fn widths_are_display_columns() {

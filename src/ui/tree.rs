@@ -102,8 +102,12 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         let Some((g, r)) = app.row_data(i) else {
             continue;
         };
-        let mut name = String::new();
-        for &g in &row.guides {
+        // a row deeper than the name column leaves out its leftmost
+        // guides (`columns::indent_cut`)
+        let branch = if row.depth > 0 { 2 } else { 0 };
+        let (skip, mut name) =
+            columns::indent_cut(row.guides.len(), 2, branch + 1, row.depth, name_w);
+        for &g in row.guides.iter().skip(skip) {
             name.push_str(if g { "│ " } else { "  " });
         }
         if row.depth > 0 {

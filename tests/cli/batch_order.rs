@@ -331,4 +331,19 @@ fn record_and_replay_order_their_table_as_b_does() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("the table -b prints"), "{err}");
     assert!(!other.exists(), "nothing recorded");
+/// A refused word is shown as names are (README "Names as shown"): an ESC
+/// as `\e`. Through `{:?}` the escape's backslash was doubled, and
+/// `"no\\e"` reads, by that table, as a backslash and an `e`.
+#[test]
+fn a_refused_word_is_shown_escaped_once() {
+    let word = "no\u{1b}]0;x\u{7}";
+    assert_refused(
+        &["-b", "--sort", word],
+        "--sort: no column \"no\\e]0;x\\a\"",
+    );
+    assert_refused(
+        &["-b", "--columns", word],
+        "--columns: no column \"no\\e]0;x\\a\"",
+    );
+    assert_refused(&["-b", "--depth", word], "--depth: \"no\\e]0;x\\a\"");
 }

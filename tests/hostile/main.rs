@@ -16,6 +16,7 @@ mod common;
 mod actionlog;
 mod columns_limits_paste;
 mod deep_chain_cost;
+mod deep_rows;
 mod delegated_watch;
 mod effect_renamed_group;
 mod event_flood;

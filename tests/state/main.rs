@@ -15,6 +15,7 @@ mod app;
 mod asked_group;
 mod columns;
 mod config;
+mod deep_rows;
 mod dialog_views;
 mod effect;
 mod event_loop;

@@ -276,3 +276,30 @@ fn the_sparkline_column_states_its_scale() {
         .unwrap_or_default();
     assert!(words.contains("0..100% or 0..its max"), "{words}");
 }
+
+/// What `s` said about the room at one width is not left standing at
+/// another: after `s` at 60 columns and a resize to 120 the column was
+/// drawn under "no room for it in 60 columns", and the other way the
+/// status said "on" over a tree without the column.
+#[test]
+fn the_sparkline_status_follows_a_resize() {
+    let t = copy_fixture("pure-v2-systemd");
+    let text = |a: &App| {
+        a.status
+            .as_ref()
+            .map(|s| s.text.clone())
+            .unwrap_or_default()
+    };
+    let (mut a, mut c) = app_on(t.path(), pure_v2_mount(), 60, 24);
+    send(&mut a, &mut c, ch('s'));
+    assert!(text(&a).contains("no room"), "{}", text(&a));
+    resize(&mut a, 120, 40);
+    assert!(
+        screen(&a, 120, 40).contains("CPU HIST"),
+        "the column is drawn at 120"
+    );
+    assert!(!text(&a).contains("no room"), "stale: {}", text(&a));
+    resize(&mut a, 60, 24);
+    assert!(!screen(&a, 60, 24).contains("CPU HIST"));
+    assert!(text(&a).contains("no room"), "{}", text(&a));
+}
