@@ -420,7 +420,9 @@ pub fn run_ordered(
             // (the scanners' entries, the rates' baseline, the identities'
             // cache: 8 MB at 10,000 groups) goes before the rows are built,
             // which reuse its memory rather than add to the peak
-            c = None;
+            if let Some(c) = c.take() {
+                c.let_go();
+            }
         }
         let interval = r.snapshot.at.saturating_sub(prev_at);
         prev_at = r.snapshot.at;

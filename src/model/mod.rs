@@ -15,6 +15,7 @@
 
 pub mod account;
 pub mod files;
+pub mod heap;
 pub mod host;
 pub mod identity;
 pub mod time;

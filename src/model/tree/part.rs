@@ -189,25 +189,32 @@ impl Part {
     }
 
     /// Adds the groups of `other` after these.
-    pub fn append(&mut self, other: Part) {
+    pub fn append(&mut self, mut other: Part) {
+        if self.groups.is_empty() && self.figures.is_empty() {
+            // nothing to renumber: `other` whole, its lists not copied
+            std::mem::swap(self, &mut other);
+            other.give_back();
+            return;
+        }
         let (figures, io, unreadable) = (
             index(self.figures.len()),
             index(self.io.len()),
             index(self.unreadable.len()),
         );
         self.figures
-            .extend(other.figures.into_iter().map(|f| match f {
+            .extend(other.figures.drain(..).map(|f| match f {
                 Figure::Io(i) => Figure::Io(i + io),
                 Figure::Unreadable(i) => Figure::Unreadable(i + unreadable),
                 f => f,
             }));
-        self.io.extend(other.io);
-        self.unreadable.extend(other.unreadable);
+        self.io.append(&mut other.io);
+        self.unreadable.append(&mut other.unreadable);
         self.groups
-            .extend(other.groups.into_iter().map(|g| PartGroup {
+            .extend(other.groups.drain(..).map(|g| PartGroup {
                 start: g.start + figures,
                 ..g
             }));
+        other.give_back();
     }
 
     /// Sets in `hot` the figures of the group at `i` of [`Part::groups`]
@@ -225,13 +232,13 @@ impl Part {
     /// no `identity`), which `f` may take figures out of.
     pub fn for_each(self, mut f: impl FnMut(&mut GroupSample)) {
         let Self {
-            groups,
+            mut groups,
             figures,
             mut io,
             mut unreadable,
         } = self;
         let mut s = GroupSample::new(GroupPath::root(), 0);
-        for g in groups {
+        for g in groups.drain(..) {
             s.hot = HotStats::default();
             fill(&mut s.hot, g.figures(&figures), &mut io, &mut unreadable);
             s.path = g.path;
@@ -239,6 +246,29 @@ impl Part {
             s.cgroup_type = g.cgroup_type;
             f(&mut s);
         }
+        Self {
+            groups,
+            figures,
+            io,
+            unreadable,
+        }
+        .give_back();
+    }
+
+    /// Drops the part, its lists' room given back without raising the
+    /// allocator's mmap threshold (`model::heap`): a part is merged, or
+    /// kept as levels, before a run's peak.
+    pub fn give_back(self) {
+        let Self {
+            groups,
+            figures,
+            io,
+            unreadable,
+        } = self;
+        crate::model::heap::give_back(groups);
+        crate::model::heap::give_back(figures);
+        crate::model::heap::give_back(io);
+        crate::model::heap::give_back(unreadable);
     }
 }
 

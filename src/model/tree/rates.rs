@@ -358,6 +358,15 @@ impl Rater {
         self.set_baseline(snapshot, same_groups, Vec::new(), None);
     }
 
+    /// Forgets the baseline, its list's room given back without raising
+    /// the allocator's mmap threshold (`model::heap`).
+    pub fn let_go(&mut self) {
+        if let Some(p) = self.prev.take() {
+            crate::model::heap::give_back(p.groups);
+        }
+        crate::model::heap::give_back(std::mem::take(&mut self.parents));
+    }
+
     /// Whether the baseline's groups are `snapshot`'s, path for path.
     fn same_groups(&self, snapshot: &Snapshot) -> bool {
         self.prev.as_ref().is_some_and(|p| {

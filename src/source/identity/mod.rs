@@ -506,12 +506,23 @@ impl Resolver {
     ) {
         self.passes += 1;
         let mut pass = Pass::default();
-        let mut next = HashMap::with_capacity(groups.len());
+        // a one-shot run's units told by their names are not kept (below):
+        // no room made for them, which at 10,000 units was a 1.7 MB table
+        // built, then shrunk
+        let mut next = if self.name_only_units {
+            HashMap::new()
+        } else {
+            HashMap::with_capacity(groups.len())
+        };
         let mut new_units = false;
         // units told by their names alone ([`Resolver::set_name_only_units`])
         let mut by_name: Vec<(GroupPath, u64)> = Vec::new();
         for g in groups {
             let key = (g.path.clone(), g.inode);
+            // told by its name and not described: never kept (what the
+            // end of the pass would do with it, as no description comes
+            // during a pass)
+            let mut keep = true;
             let entry = match self.cache.remove(&key) {
                 Some(e) if !(walked && e.again && e.tries < TRIES) => e,
                 old => {
@@ -532,12 +543,17 @@ impl Resolver {
                     };
                     if self.name_only_units && e.ident.as_deref().is_some_and(plain) {
                         e.ident = None;
-                        by_name.push(key.clone());
+                        keep = self.descriptions.contains_key(g.path.as_bytes());
+                        if keep {
+                            by_name.push(key.clone());
+                        }
                     }
                     e
                 }
             };
-            next.insert(key, entry);
+            if keep {
+                next.insert(key, entry);
+            }
         }
         // groups gone since are not kept
         self.cache = next;
@@ -561,13 +577,10 @@ impl Resolver {
         // nor kept: the next pass tells them by their names again (no
         // file read); the cache of 10,000 units was 1.7 MB. One described
         // since is kept (its identity is its own)
-        if !by_name.is_empty() {
-            for k in &by_name {
-                if self.cache.get(k).is_some_and(|e| e.ident.is_none()) {
-                    self.cache.remove(k);
-                }
+        for k in &by_name {
+            if self.cache.get(k).is_some_and(|e| e.ident.is_none()) {
+                self.cache.remove(k);
             }
-            self.cache.shrink_to_fit();
         }
     }
 

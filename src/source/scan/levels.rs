@@ -39,6 +39,14 @@ impl Levels {
 
     /// Adds the levels of `other` (those of other groups).
     pub(super) fn append(&mut self, other: Levels) {
+        if self.at.is_empty() && self.part.is_empty() {
+            // none yet: `other` whole, its index not built again (a
+            // table freed at 10,000 groups would raise the allocator's
+            // mmap threshold: `model::heap`)
+            let old = std::mem::replace(self, other);
+            old.part.give_back();
+            return;
+        }
         let base = self.part.len();
         self.part.append(other.part);
         self.at
@@ -51,7 +59,7 @@ impl Levels {
     }
 
     pub(super) fn clear(&mut self) {
-        *self = Self::default();
+        std::mem::take(self).part.give_back();
     }
 }
 

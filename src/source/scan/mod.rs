@@ -557,7 +557,8 @@ pub struct Scanner {
     /// The first walk's new groups' files, opened from their directories
     /// as they were listed, by directory inode, until `reconcile` takes
     /// them.
-    preopened: std::collections::HashMap<u64, reconcile::Preopened>,
+    /// (each with the order it was made in, for a directory listed twice)
+    preopened: Vec<(u64, u32, Option<reconcile::Preopened>)>,
     /// A file the first walk opened was left to open/read/close for want
     /// of descriptors (`fd_limited` from `reconcile` on).
     preopen_limited: bool,
@@ -639,7 +640,7 @@ impl Scanner {
             fd_limited: false,
             buf: vec![0; SCRATCH],
             extras: HotExtras::default(),
-            preopened: std::collections::HashMap::new(),
+            preopened: Vec::new(),
             preopen_limited: false,
             look: None,
             priming: false,
@@ -710,7 +711,8 @@ impl Scanner {
     pub fn read_levels(&mut self) {
         self.levels_only = true;
         // the levels are kept by the pass (those of groups with a counter)
-        let _ = self.read_part(ScanCost::default());
+        let (part, _) = self.read_part(ScanCost::default());
+        part.give_back();
         self.levels_only = false;
     }
 
@@ -826,6 +828,7 @@ impl Scanner {
             }
         }
         self.entries = entries;
+        crate::model::heap::give_back(deferred);
     }
 
     /// Whether the scans keep their level figures for the next scan, as
@@ -932,8 +935,8 @@ impl Scanner {
     /// run (`Collector::set_last_refresh`). The next scan walks anew, as
     /// the first.
     pub fn release(&mut self) {
-        self.entries = Vec::new();
-        self.preopened = std::collections::HashMap::new();
+        crate::model::heap::give_back(std::mem::take(&mut self.entries));
+        crate::model::heap::give_back(std::mem::take(&mut self.preopened));
         self.levels.clear();
         self.deferred_opens = Vec::new();
         self.notify = None;

@@ -420,6 +420,8 @@ impl Scanner {
             self.levels.append(k);
         }
         self.levels.append(carried);
+        // the levels `read_levels` kept, all taken or not wanted now
+        levels.clear();
         self.notify = notify;
         self.notify_tried = notify_tried;
         self.by_events = by_events;

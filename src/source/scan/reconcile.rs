@@ -22,28 +22,45 @@ impl Scanner {
         // recomputed below: a file left to open/read/close for want of
         // descriptors sets it again
         self.fd_limited = std::mem::take(&mut self.preopen_limited);
-        found.sort_by(|a, b| a.0.cmp(&b.0));
+        // (in place: a stable sort's room of half the list, freed, would
+        // raise the allocator's mmap threshold: `model::heap`; a path
+        // listed twice is ordered by inode, `one_per_path` keeps the
+        // highest either way)
+        found.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
         one_per_path(&mut found, |f| (&f.0, f.1));
         // v1: how many subdirectories each directory had when listed (its
         // link count less 2), for the next scans' change check; with a
         // depth limit the last level's are not listed: taken from fstat
-        let subdirs: std::collections::HashMap<&[u8], u64> = if self.is_v1() {
-            let mut m = std::collections::HashMap::with_capacity(found.len());
-            for (p, ..) in found.iter().skip(1) {
-                *m.entry(parent_bytes(p.as_bytes())).or_insert(0) += 1;
-            }
+        // (each parent's count in a list sorted by parent, not a map: a
+        // list's room is given back whole, `model::heap`)
+        let subdirs: Vec<(&[u8], u64)> = if self.is_v1() {
+            let mut m: Vec<(&[u8], u64)> = (found.iter().skip(1))
+                .map(|(p, ..)| (parent_bytes(p.as_bytes()), 1))
+                .collect();
+            m.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            m.dedup_by(|later, kept| {
+                let same = later.0 == kept.0;
+                if same {
+                    kept.1 += later.1;
+                }
+                same
+            });
             m
         } else {
-            std::collections::HashMap::new()
+            Vec::new()
+        };
+        let below = |p: &[u8]| {
+            (subdirs.binary_search_by(|(q, _)| (*q).cmp(p)).ok())
+                .and_then(|i| subdirs.get(i))
+                .map_or(0, |(_, n)| *n)
         };
         let expect_links: Vec<Option<u64>> = found
             .iter()
             .map(|(p, ..)| {
-                (self.is_v1() && self.cfg.max_depth.is_none())
-                    .then(|| 2 + subdirs.get(p.as_bytes()).copied().unwrap_or(0))
+                (self.is_v1() && self.cfg.max_depth.is_none()).then(|| 2 + below(p.as_bytes()))
             })
             .collect();
-        drop(subdirs);
+        crate::model::heap::give_back(subdirs);
         // v1: whether the next group is below each one (its directory is
         // held for the watches below it: [`super::DirsBelow`])
         let has_child: Vec<bool> = if self.is_v1() {
@@ -56,11 +73,18 @@ impl Scanner {
         };
         let mut dirs = super::DirsBelow::default();
         let table = self.table;
+        // the walk's openings by inode (in the walk's order for one inode:
+        // a directory listed twice holds its later opening)
         let mut preopened = std::mem::take(&mut self.preopened);
-        // both lists are sorted by path: match them in one pass
-        let mut old = std::mem::take(&mut self.entries).into_iter().peekable();
+        preopened.sort_unstable_by_key(|(inode, at, _)| (*inode, *at));
+        // both lists are sorted by path: match them in one pass. Each
+        // list's room is given back whole at the end (`model::heap`)
+        let mut old_entries = std::mem::take(&mut self.entries);
+        let mut old = old_entries.drain(..).peekable();
+        let mut expect_links = expect_links;
         let mut entries = Vec::with_capacity(found.len());
-        for (i, ((path, inode, present), links)) in found.into_iter().zip(expect_links).enumerate()
+        for (i, ((path, inode, present), links)) in
+            (found.drain(..).zip(expect_links.drain(..))).enumerate()
         {
             while let Some(gone) = old.next_if(|e| e.path < path) {
                 self.kept -= count_kept(&gone);
@@ -92,7 +116,7 @@ impl Scanner {
             let has = |bit: usize| mask & (1 << bit) != 0;
             // the files the walk opened from the group's directory
             let mut pre = if new {
-                preopened.remove(&inode).filter(|p| p.path == entry.path)
+                take_preopened(&mut preopened, inode).filter(|p| p.path == entry.path)
             } else {
                 None
             };
@@ -173,9 +197,13 @@ impl Scanner {
             self.forget_events(e.events);
         }
         // opened for a group the listing gave twice, or that is not kept
-        for p in preopened.into_values() {
+        for p in preopened.iter_mut().filter_map(|(_, _, p)| p.take()) {
             self.kept -= p.kept();
         }
+        crate::model::heap::give_back(preopened);
+        crate::model::heap::give_back(old_entries);
+        crate::model::heap::give_back(found);
+        crate::model::heap::give_back(expect_links);
         self.entries = entries;
         if let Some(shared) = &self.paths {
             shared.prune();
@@ -352,9 +380,26 @@ impl Scanner {
                 }
             }
         }
-        if let Some(old) = self.preopened.insert(inode, p) {
-            self.kept -= old.kept();
-        }
+        // a list, not a map by inode: its room grows in place and is
+        // given back whole (`model::heap`), where a map's tables were
+        // freed at each growth and at the end (at 10,000 groups, 0.9 MB)
+        let at = u32::try_from(self.preopened.len()).unwrap_or(u32::MAX);
+        self.preopened.push((inode, at, Some(p)));
+    }
+}
+
+/// The walk's opening of directory `inode` (`preopened` sorted by inode,
+/// then by when it was made), taken: the latest, as a directory the
+/// listing gave twice holds its later one. The earlier ones stay, to be
+/// let go with the ones no entry took.
+fn take_preopened(
+    preopened: &mut [(u64, u32, Option<Preopened>)],
+    inode: u64,
+) -> Option<Preopened> {
+    let end = preopened.partition_point(|(i, ..)| *i <= inode);
+    match preopened.get_mut(end.checked_sub(1)?) {
+        Some((i, _, p)) if *i == inode => p.take(),
+        _ => None,
     }
 }
 
