@@ -331,6 +331,8 @@ fn record_and_replay_order_their_table_as_b_does() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("the table -b prints"), "{err}");
     assert!(!other.exists(), "nothing recorded");
+}
+
 /// A refused word is shown as names are (README "Names as shown"): an ESC
 /// as `\e`. Through `{:?}` the escape's backslash was doubled, and
 /// `"no\\e"` reads, by that table, as a backslash and an `e`.
