@@ -22,7 +22,7 @@ use crate::model::tree::part::Part;
 pub use crate::model::tree::rates::rates_within;
 use crate::model::tree::rates::{Baseline, Rated, Rater};
 use crate::model::tree::root::{self, RootFacts};
-use crate::model::tree::snapshot::fill_memory_limits;
+use crate::model::tree::snapshot::{fill_memory_limits, HierKind};
 use crate::model::tree::union::{self, Plan};
 use crate::model::{
     DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, HotExtras, ProcessInfo, ScanCost,
@@ -219,6 +219,10 @@ pub struct Collector {
     /// Where the machine's meminfo and pressure are (normally /proc);
     /// `None` reads nothing (tests on fixture trees, batch output).
     proc_dir: Option<PathBuf>,
+    /// The disks v1 blkio does not count, with their IO counts, at the
+    /// last refresh (`root::uncounted_disks`): the interval's IO on them
+    /// is in no figure (`root::busy_uncounted`).
+    uncounted_disks: Option<Vec<(crate::cgroupfs::io::DevId, u64)>>,
     /// Read every group's limit files ([`Refresh::limits`]), kept here
     /// between walks by group and inode; `None`: not asked for.
     own_limits: Option<HashMap<(GroupPath, u64), OwnLimits>>,
@@ -275,6 +279,10 @@ struct KernelRoot {
     /// machine's tasks (/proc/loadavg) where the groups below count theirs
     /// in pids.current.
     tasks: Option<PidsBelow>,
+    /// The v1 blkio hierarchy's root is the kernel's: its
+    /// blkio.throttle.io_service_bytes_recursive lists every disk blkio
+    /// counts (`root::uncounted_disks`).
+    io: bool,
 }
 
 /// Whether the groups below the kernel's root count their tasks.
@@ -364,6 +372,7 @@ impl Collector {
             has_cpu_stat_local: None,
             kernel_root: None,
             proc_dir: None,
+            uncounted_disks: None,
             own_limits: None,
             cpu_times: None,
             refreshes: 0,
@@ -1045,7 +1054,9 @@ impl Collector {
                 PidsBelow::Enabled(Arc::clone(h))
             }
         });
-        KernelRoot { memory, tasks }
+        let io = matches!(self.plan.and_then(|p| p.io), Some(id @ HierId::V1(_))
+            if self.hiers.get(id).is_some_and(|h| at_root(h)));
+        KernelRoot { memory, tasks, io }
     }
 
     /// Completes the kernel's root group of a scan (before [`Self::rebase`])
@@ -1089,6 +1100,43 @@ impl Collector {
                 read_small(&proc_dir.join("loadavg")).and_then(|t| root::loadavg_tasks(&t));
         }
         root::complete(groups, facts);
+        let root_io = groups
+            .first()
+            .filter(|g| g.path.is_root() && g.hot.v1.sources.io == Some(HierKind::V1))
+            .and_then(|g| g.hot.io.as_ref());
+        if let Some(root_io) = root_io.filter(|_| k.io) {
+            let proc_dir = self.proc_dir.as_deref().unwrap_or(Path::new("/proc"));
+            cost.files_read += 1;
+            let disks = read_small(&proc_dir.join("diskstats"));
+            // /sys/block (whole disks) is listed only where a device that
+            // did IO is not in the root's file: not on a host whose disks
+            // are all counted
+            let mut whole: Option<std::collections::HashSet<Vec<u8>>> = None;
+            let is_disk = |name: &[u8]| {
+                let whole = whole.get_or_insert_with(|| {
+                    std::fs::read_dir("/sys/block").map_or_else(
+                        |_| std::collections::HashSet::new(),
+                        |d| {
+                            d.filter_map(Result::ok)
+                                .take(4096)
+                                .map(|e| e.file_name().into_encoded_bytes())
+                                .collect()
+                        },
+                    )
+                });
+                whole.contains(name)
+            };
+            let now = disks.map(|t| root::uncounted_disks(root_io, &t, is_disk));
+            let busy = now
+                .as_deref()
+                .and_then(|now| root::busy_uncounted(self.uncounted_disks.as_deref(), now));
+            self.uncounted_disks = now;
+            if let Some(disk) = busy {
+                root::mark_io_uncounted(groups, disk);
+            }
+        } else {
+            self.uncounted_disks = None;
+        }
     }
 
     /// Paths in a snapshot are relative to the mount root, even when the
