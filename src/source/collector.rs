@@ -22,7 +22,7 @@ use crate::model::tree::part::Part;
 pub use crate::model::tree::rates::rates_within;
 use crate::model::tree::rates::{Baseline, Rated, Rater};
 use crate::model::tree::root::{self, RootFacts};
-use crate::model::tree::snapshot::fill_memory_limits;
+use crate::model::tree::snapshot::{fill_memory_limits, HierKind};
 use crate::model::tree::union::{self, Plan};
 use crate::model::{
     DeviceInfo, GroupDetail, GroupPath, GroupRates, GroupSample, HotExtras, ProcessInfo, ScanCost,
@@ -221,6 +221,10 @@ pub struct Collector {
     /// Where the machine's meminfo and pressure are (normally /proc);
     /// `None` reads nothing (tests on fixture trees, batch output).
     proc_dir: Option<PathBuf>,
+    /// The disks v1 blkio does not count, with their IO counts, at the
+    /// last refresh (`root::uncounted_disks`): the interval's IO on them
+    /// is in no figure (`root::busy_uncounted`).
+    uncounted_disks: Option<Vec<(crate::cgroupfs::io::DevId, u64)>>,
     /// Read every group's limit files ([`Refresh::limits`]), kept here
     /// between walks by group and inode; `None`: not asked for.
     own_limits: Option<HashMap<(GroupPath, u64), OwnLimits>>,
@@ -277,6 +281,11 @@ struct KernelRoot {
     /// machine's tasks (/proc/loadavg) where the groups below count theirs
     /// in pids.current.
     tasks: Option<PidsBelow>,
+    /// The v1 blkio hierarchy (holding io), whose root is the kernel's:
+    /// its blkio.throttle.io_service_bytes_recursive lists every disk
+    /// blkio counts (`root::uncounted_disks`). Also where the scan starts
+    /// at a group below.
+    io: Option<Arc<Hier>>,
 }
 
 /// Whether the groups below the kernel's root count their tasks.
@@ -366,6 +375,7 @@ impl Collector {
             has_cpu_stat_local: None,
             kernel_root: None,
             proc_dir: None,
+            uncounted_disks: None,
             own_limits: None,
             cpu_times: None,
             refreshes: 0,
@@ -1053,15 +1063,24 @@ impl Collector {
     /// the kernel's root group (v1: it has cgroup.sane_behavior, which no
     /// other group has; cgroup2: it has no cgroup.type).
     fn decide_kernel_root(&self) -> KernelRoot {
-        if !self.cfg.start.is_root() {
-            return KernelRoot::default();
-        }
         let at_root = |h: &Hier| {
             (h.is_cgroup1() && h.is_file(Path::new(v1::files::SANE_BEHAVIOR)).is_ok())
                 || (h.is_cgroup2()
                     && h.is_file(Path::new(crate::cgroupfs::files::TYPE))
                         .is_err_and(|e| e.is_absent()))
         };
+        // which disks blkio counts is the hierarchy's, wherever the scan
+        // starts: read at its root
+        let io = match self.plan.and_then(|p| p.io) {
+            Some(id @ HierId::V1(_)) => self.hiers.get(id).filter(|h| at_root(h)).cloned(),
+            _ => None,
+        };
+        if !self.cfg.start.is_root() {
+            return KernelRoot {
+                io,
+                ..KernelRoot::default()
+            };
+        }
         let memory = match self.plan.and_then(|p| p.memory) {
             Some(id @ HierId::V1(_)) => self.hiers.get(id).filter(|h| at_root(h)).cloned(),
             _ => None,
@@ -1077,7 +1096,7 @@ impl Collector {
                 PidsBelow::Enabled(Arc::clone(h))
             }
         });
-        KernelRoot { memory, tasks }
+        KernelRoot { memory, tasks, io }
     }
 
     /// Completes the kernel's root group of a scan (before [`Self::rebase`])
@@ -1120,7 +1139,78 @@ impl Collector {
             facts.tasks =
                 read_small(&proc_dir.join("loadavg")).and_then(|t| root::loadavg_tasks(&t));
         }
+        let io = k.io.clone();
         root::complete(groups, facts);
+        self.mark_uncounted_io(io.as_deref(), groups, cost);
+    }
+
+    /// Marks the groups whose IO is v1's while a disk blkio does not count
+    /// did IO (`root::busy_uncounted`): the root's blkio lines (as read
+    /// where the scan starts at the root, else one file) against
+    /// /proc/diskstats; /sys/block is listed only where a device that did
+    /// IO has no line, not on a host whose disks are all counted.
+    fn mark_uncounted_io(
+        &mut self,
+        h: Option<&Hier>,
+        groups: &mut [GroupSample],
+        cost: &mut ScanCost,
+    ) {
+        let v1_io = |g: &GroupSample| g.hot.v1.sources.io == Some(HierKind::V1);
+        let Some(h) = h.filter(|_| groups.iter().any(v1_io)) else {
+            self.uncounted_disks = None;
+            return;
+        };
+        let read_root = || {
+            let mut io = crate::cgroupfs::IoStat::default();
+            let text = h
+                .read_text(Path::new(v1::files::BLKIO_BYTES_RECURSIVE))
+                .or_else(|_| h.read_text(Path::new(v1::files::BLKIO_BYTES)))
+                .ok()?;
+            v1::blkio_into(&text, v1::BlkioKind::Bytes, &mut io);
+            Some(io)
+        };
+        let scanned = groups
+            .first()
+            .filter(|g| self.cfg.start.is_root() && g.path.is_root() && v1_io(g))
+            .and_then(|g| g.hot.io.as_ref());
+        let read;
+        let root_io = if let Some(io) = scanned {
+            io
+        } else {
+            cost.files_read += 1;
+            read = read_root();
+            let Some(io) = read.as_ref() else {
+                self.uncounted_disks = None;
+                return;
+            };
+            io
+        };
+        let proc_dir = self.proc_dir.as_deref().unwrap_or(Path::new("/proc"));
+        cost.files_read += 1;
+        let disks = read_small(&proc_dir.join("diskstats"));
+        let mut whole: Option<std::collections::HashSet<Vec<u8>>> = None;
+        let is_disk = |name: &[u8]| {
+            let whole = whole.get_or_insert_with(|| {
+                std::fs::read_dir("/sys/block").map_or_else(
+                    |_| std::collections::HashSet::new(),
+                    |d| {
+                        d.filter_map(Result::ok)
+                            .take(4096)
+                            .map(|e| e.file_name().into_encoded_bytes())
+                            .collect()
+                    },
+                )
+            });
+            whole.contains(name)
+        };
+        let now = disks.map(|t| root::uncounted_disks(root_io, &t, is_disk));
+        let busy = now
+            .as_deref()
+            .and_then(|now| root::busy_uncounted(self.uncounted_disks.as_deref(), now));
+        self.uncounted_disks = now;
+        if let Some(disk) = busy {
+            root::mark_io_uncounted(groups, disk);
+        }
     }
 
     /// Paths in a snapshot are relative to the mount root, even when the

@@ -576,6 +576,19 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             )),
         ]));
     }
+    if let Some(d) = g.hot.v1.sources.io_uncounted {
+        // v1 blkio counts no IO on a disk no rule was set on
+        // (`model::tree::root::busy_uncounted`)
+        out.push(Line::from(vec![
+            label("IO", theme),
+            Span::raw(format!(
+                "- (v1 blkio counts disk {d}'s IO only after a throttle rule is set on it, Linux 6.10+)"
+            )),
+        ]));
+        out.push(Line::raw(format!(
+            "       to count it: echo '{d} 0' > blkio.throttle.read_bps_device (0: no limit)"
+        )));
+    }
     // PIDs
     let pids_max = det.and_then(|det| det.pids_max);
     let pids_level = severity::pids(g.hot.pids_current, limits.pids);

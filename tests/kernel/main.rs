@@ -28,6 +28,7 @@ mod tree;
 mod tty;
 mod tty_actions;
 mod v1_fio;
+mod v1_uncounted_io;
 mod v1scan;
 mod v1write;
 mod view;

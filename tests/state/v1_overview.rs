@@ -87,3 +87,51 @@ fn the_root_says_what_its_memory_and_tasks_count() {
     );
     assert!(s.contains("kernel memory charged below"), "{s}");
 }
+
+/// A disk v1 blkio does not count did IO in the interval
+/// (`model::tree::root::busy_uncounted`): the detail says why READ/s and
+/// WRITE/s are unknown, in plain words, and how to start the count. The
+/// mark is put on the refresh here as the collector does on the real
+/// kernel (a fixture tree has no /proc/diskstats of its own).
+#[test]
+fn the_detail_says_why_io_is_unknown_on_a_disk_v1_does_not_count() {
+    let t = layout_tree();
+    let root = t.path().join("unified");
+    let mode = MountMode::Hybrid {
+        v1_controllers: ["blkio", "cpu", "cpuacct", "freezer", "memory", "pids"]
+            .map(String::from)
+            .to_vec(),
+    };
+    let (mut a, mut c) = app_on(
+        &root,
+        MountInfo {
+            root: root.clone(),
+            mode,
+        },
+        120,
+        40,
+    );
+    c.set_hiers(Arc::new(hiers_of(t.path())));
+    select(&mut a, &mut c, "/");
+    let mut r = refresh(&mut c, 1.0);
+    let g = &mut r.snapshot.groups[0];
+    assert!(g.path.is_root());
+    g.hot.v1.sources.io_uncounted = Some(cgtop::cgroupfs::io::DevId {
+        major: 254,
+        minor: 0,
+    });
+    send(
+        &mut a,
+        &mut c,
+        cgtop::app::Msg::Collected(cgtop::source::collector::Collected::Refresh(Box::new(r))),
+    );
+    let s = screen(&a, 120, 40);
+    assert!(
+        s.contains("v1 blkio counts disk 254:0's IO only after a throttle rule is set on it"),
+        "{s}"
+    );
+    assert!(
+        s.contains("echo '254:0 0' > blkio.throttle.read_bps_device (0: no limit)"),
+        "{s}"
+    );
+}

@@ -482,7 +482,10 @@ fn at_rest(prev: &Kept, cur: &GroupSample, r: &mut GroupRates) -> bool {
         s.rbytes.is_some() && s.wbytes.is_some() && s.rios.is_some() && s.wios.is_some()
     };
     if h.io.is_some() && devs.iter().all(|(_, s)| all_four(s)) {
-        r.io = Some(IoRates::default());
+        // v1 blkio does not count a disk that did IO
+        // (`model::tree::root`): the sum would miss it, and is unknown;
+        // each counted device keeps its figure
+        r.io = h.v1.sources.io_uncounted.is_none().then(IoRates::default);
         if !devs.is_empty() {
             r.io_by_dev = devs.iter().map(|(d, _)| (*d, IoRates::default())).collect();
         }
@@ -597,7 +600,8 @@ fn by_rule(
         // a device that vanished from io.stat is a reset as well
         ok &= a.0.iter().all(|(d, _)| find(b, &ib, *d).is_some());
         if ok {
-            r.io = Some(total);
+            // the sum is unknown where a disk is not counted (above)
+            r.io = cur.hot.v1.sources.io_uncounted.is_none().then_some(total);
         } else {
             r.io_by_dev.clear();
         }
@@ -637,6 +641,31 @@ mod tests {
         assert!((io.wbps - 2_097_152.0).abs() < 1e-6);
         assert!((io.wiops - 16.0).abs() < 1e-9);
         assert_eq!(r.io_by_dev.len(), 1);
+    }
+
+    /// A v1 group while a disk v1 blkio does not count did IO
+    /// (`model::tree::root::busy_uncounted`): the sum over its devices is
+    /// unknown, not the counted devices' figure; each counted device keeps
+    /// its own. The same whether the counters moved or not (`at_rest`).
+    #[test]
+    fn io_is_unknown_while_a_disk_v1_does_not_count_did_io() {
+        let vda = crate::cgroupfs::io::DevId {
+            major: 254,
+            minor: 0,
+        };
+        for moved in [
+            "254:0 rbytes=4096 wbytes=0 rios=1 wios=0",
+            "254:0 rbytes=0 wbytes=0 rios=0 wios=0",
+        ] {
+            let a = sample(1, 1_000, "254:0 rbytes=0 wbytes=0 rios=0 wios=0");
+            let mut b = sample(1, 1_000, moved);
+            b.hot.v1.sources.io_uncounted = Some(vda);
+            let r = compute(&a, &b, Duration::from_secs(1));
+            assert_eq!(r.io, None, "{moved}");
+            assert_eq!(r.io_by_dev.len(), 1, "{moved}");
+            b.hot.v1.sources.io_uncounted = None;
+            assert!(compute(&a, &b, Duration::from_secs(1)).io.is_some());
+        }
     }
 
     #[test]

@@ -34,12 +34,31 @@
 //! - **Memory, cgroup2.** The root has no `memory.current`: the row shows
 //!   none, and the header's meter shows the machine's.
 //! - **IO.** v1 `blkio.throttle.*_recursive` at the root is the sum of its
-//!   own and every descendant's (the same counters), so it needs nothing.
+//!   own and every descendant's (the same counters), so it needs nothing
+//!   added. But since Linux 6.10 (a3166c51702b, "blk-throttle: delay
+//!   initialization until configuration") blk-throttle is set up on a
+//!   disk's queue only by the first rule written for that disk
+//!   (`tg_set_conf` -> `blk_throtl_init`), and `blk_should_throtl`, where
+//!   v1 counts a bio into io_service_bytes / io_serviced, returns before
+//!   counting while it is not: such a disk's IO is counted in no group,
+//!   and its line is in no group's file, the root's included (the files
+//!   print only the queues the policy is enabled on). Earlier kernels set
+//!   blk-throttle up on every disk, whose root line then is always there.
+//!   So a disk with no line in the root's file is not counted
+//!   ([`uncounted_disks`]), and while one does IO (its /proc/diskstats
+//!   counts moved since the last refresh: [`busy_uncounted`]) every v1
+//!   group's READ/s and WRITE/s are unknown, not 0
+//!   ([`mark_io_uncounted`]). Writing
+//!   `MAJ:MIN 0` (no limit) to any group's blkio.throttle.read_bps_device
+//!   starts the count, and leaves no rule (checked on 6.18 here).
 //!
 //! The collector reads the two facts only for the kernel's own root on a
 //! real cgroup file system, never for a `--root` subdirectory, a start
 //! group, or a fixture tree (`source::collector`).
 
+use crate::cgroupfs::io::{DevId, IoStatDevice};
+use crate::cgroupfs::IoStat;
+use crate::model::tree::snapshot::HierKind;
 use crate::model::GroupSample;
 
 /// What the collector read for the root this refresh.
@@ -69,6 +88,74 @@ pub fn complete(groups: &mut [GroupSample], facts: RootFacts) {
         if let Some(n) = facts.tasks {
             root.hot.pids_current = Some(n);
             root.hot.v1.sources.root_machine_tasks = true;
+        }
+    }
+}
+
+/// The whole disks that did IO since boot and whose IO v1 blkio does not
+/// count, each with its count of IOs done (reads + writes completed),
+/// by number: listed in /proc/diskstats (`diskstats`, the kernel's text)
+/// with IO done, a whole disk (`is_disk`: its name is in /sys/block; a
+/// partition's IO is counted on its disk's line; asked only of such
+/// devices), and absent from the root group's
+/// `blkio.throttle.io_service_bytes_recursive` (`root_io`, as parsed).
+pub fn uncounted_disks(
+    root_io: &IoStat,
+    diskstats: &str,
+    mut is_disk: impl FnMut(&[u8]) -> bool,
+) -> Vec<(DevId, u64)> {
+    let mut out = Vec::new();
+    for line in diskstats.lines() {
+        // major minor name reads merged sectors ms writes ...
+        let f: Vec<&str> = line.split_ascii_whitespace().take(8).collect();
+        let [major, minor, name, reads, _, _, _, writes] = f[..] else {
+            continue;
+        };
+        let (Ok(major), Ok(minor), Ok(reads), Ok(writes)) = (
+            major.parse(),
+            minor.parse(),
+            reads.parse::<u64>(),
+            writes.parse::<u64>(),
+        ) else {
+            continue;
+        };
+        let dev = DevId { major, minor };
+        let ios = reads.saturating_add(writes);
+        if ios == 0 || root_io.get(IoStatDevice::Dev(dev)).is_some() || !is_disk(name.as_bytes()) {
+            continue;
+        }
+        // a hostile or huge text: bounded
+        if out.len() < 4096 {
+            out.push((dev, ios));
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The first disk (by number) of `now` ([`uncounted_disks`]) that did IO
+/// since `prev`, the last refresh's list (`None` on the first refresh:
+/// there is no interval yet): its IO in the interval is in no group's
+/// figure. A disk not counted that did no IO in the interval leaves every
+/// figure true (a detached loop device keeps its counts in
+/// /proc/diskstats, and must not blank the host's IO forever).
+pub fn busy_uncounted(prev: Option<&[(DevId, u64)]>, now: &[(DevId, u64)]) -> Option<DevId> {
+    let prev = prev?;
+    now.iter()
+        .find(|(d, n)| {
+            prev.binary_search_by_key(d, |(p, _)| *p)
+                .map_or(true, |i| prev[i].1 != *n)
+        })
+        .map(|(d, _)| *d)
+}
+
+/// Marks every group whose IO figures came from a v1 blkio hierarchy with
+/// the disk it does not count and that did IO (`busy_uncounted`): their READ/s and
+/// WRITE/s are then unknown, each counted disk's own figures kept.
+pub fn mark_io_uncounted(groups: &mut [GroupSample], disk: DevId) {
+    for g in groups {
+        if g.hot.v1.sources.io == Some(HierKind::V1) && g.hot.io.is_some() {
+            g.hot.v1.sources.io_uncounted = Some(disk);
         }
     }
 }
@@ -199,5 +286,111 @@ mod tests {
         assert_eq!(loadavg_tasks("0.00 0.00"), None);
         assert_eq!(loadavg_tasks(""), None);
         assert_eq!(loadavg_tasks("0 0 0 1/99999999999999999999999 1"), None);
+    }
+
+    /// This host's /proc/diskstats (Linux 6.18), with a partition added:
+    /// vda read 17 GB since boot; the loop devices and zram0 did no IO.
+    const DISKSTATS: &str = "   7       0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+   7       1 loop1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+ 254       0 vda 402817 10446 17497162 615972 151619 465513 99164696 710411 0 94600 1392440 256259 62 48612376 65734 252 322
+ 254       1 vda1 402100 10446 17490000 615000 151619 465513 99164696 710411 0 94600 1392440 256259 62 48612376 65734 252 322
+ 253       0 zram0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0
+";
+
+    fn blkio(text: &str) -> IoStat {
+        let mut io = IoStat::default();
+        crate::cgroupfs::v1::blkio_into(text, crate::cgroupfs::v1::BlkioKind::Bytes, &mut io);
+        io
+    }
+
+    fn whole(name: &[u8]) -> bool {
+        [&b"loop0"[..], b"loop1", b"vda", b"zram0"].contains(&name)
+    }
+
+    const VDA: DevId = DevId {
+        major: 254,
+        minor: 0,
+    };
+
+    #[test]
+    fn a_disk_that_did_io_and_is_not_in_the_roots_blkio_file_is_uncounted() {
+        // the root's io_service_bytes_recursive on this host before any
+        // rule: no device line, only the total
+        let root = blkio("Total 0\n");
+        assert_eq!(
+            uncounted_disks(&root, DISKSTATS, whole),
+            vec![(VDA, 402_817 + 151_619)]
+        );
+    }
+
+    #[test]
+    fn a_disk_in_the_roots_blkio_file_is_counted_and_so_are_its_partitions() {
+        // the root's text once a rule was set on vda (tests/fixtures/v1/v1scan)
+        let root = blkio(include_str!(
+            "../../../tests/fixtures/v1/v1scan/blkio.throttle.io_service_bytes_recursive"
+        ));
+        let mut asked = Vec::new();
+        let found = uncounted_disks(&root, DISKSTATS, |n| {
+            asked.push(n.to_vec());
+            whole(n)
+        });
+        assert_eq!(found, vec![]);
+        // vda1 (no line of its own: its IO is on vda's) is not a disk;
+        // no idle device is asked about
+        assert_eq!(asked, vec![b"vda1".to_vec()]);
+    }
+
+    #[test]
+    fn a_disk_that_never_did_io_is_not_uncounted() {
+        let root = blkio("Total 0\n");
+        let idle: String = DISKSTATS
+            .lines()
+            .filter(|l| !l.contains("vda"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_eq!(uncounted_disks(&root, &idle, |_| true), vec![]);
+        // hostile lines: short, not numbers
+        let bad = "7 0\nx y loop0 1 0 0 0 1\n254 0 vda z 0 0 0 z\n";
+        assert_eq!(uncounted_disks(&root, bad, |_| true), vec![]);
+    }
+
+    #[test]
+    fn only_a_disk_not_counted_that_did_io_in_the_interval_makes_io_unknown() {
+        let loop1 = DevId { major: 7, minor: 1 };
+        let before = [(loop1, 16), (VDA, 500)];
+        // the first refresh: no interval
+        assert_eq!(busy_uncounted(None, &before), None);
+        // a detached loop device keeps its counts: nothing moved
+        assert_eq!(busy_uncounted(Some(&before), &before), None);
+        assert_eq!(
+            busy_uncounted(Some(&before), &[(loop1, 16), (VDA, 530)]),
+            Some(VDA)
+        );
+        // a disk that became uncounted-and-busy since (a new loop device)
+        assert_eq!(busy_uncounted(Some(&before[..1]), &before), Some(VDA));
+        // one counted since (a rule set on it): gone from the list
+        assert_eq!(busy_uncounted(Some(&before), &before[..1]), None);
+    }
+
+    #[test]
+    fn only_groups_with_v1_io_are_marked() {
+        let mut g = vec![
+            group("/", None, None),
+            group("a", None, None),
+            group("b", None, None),
+        ];
+        for x in &mut g[..2] {
+            x.hot.v1.sources.io = Some(HierKind::V1);
+            x.hot.io = Some(IoStat::default());
+        }
+        g[2].hot.v1.sources.io = Some(HierKind::V2);
+        g[2].hot.io = Some(IoStat::default());
+        let d = DevId {
+            major: 254,
+            minor: 0,
+        };
+        mark_io_uncounted(&mut g, d);
+        let marked: Vec<_> = g.iter().map(|x| x.hot.v1.sources.io_uncounted).collect();
+        assert_eq!(marked, vec![Some(d), Some(d), None]);
     }
 }

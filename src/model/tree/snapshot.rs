@@ -140,6 +140,14 @@ pub struct Sources {
     /// `io` was read from blkio.throttle.io_service_bytes / io_serviced.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub io_own_only: bool,
+    /// A disk whose IO this v1 blkio hierarchy does not count and that
+    /// did IO since the last refresh (the first by number): no throttle
+    /// rule was set on it since boot (Linux 6.10+ sets blk-throttle up on
+    /// a disk only then), so READ/s and WRITE/s, which would miss that
+    /// IO, are unknown
+    /// (`model::tree::root::busy_uncounted`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub io_uncounted: Option<crate::cgroupfs::io::DevId>,
     /// The kernel's root on cgroup v1: `memory` is memory.usage_in_bytes
     /// (the machine's file and anonymous pages) plus the kernel memory
     /// charged to the groups below (`memory.kmem.usage_in_bytes`), which

@@ -309,6 +309,8 @@ impl Acc {
             // (`model::tree::root`)
             root_kernel_memory: false,
             root_machine_tasks: false,
+            // marked after the merge, from the root's blkio lines
+            io_uncounted: None,
         };
         // throttling from cpu's cpu.stat, where CPU time came from anywhere
         if let (Some(cpu), Some(t)) = (g.hot.cpu.as_mut(), g.hot.v1.cpu_throttle.take()) {
