@@ -491,8 +491,9 @@ impl Collector {
             .map(|((id, _), _)| *id)
             .collect();
         // the first refresh walks every hierarchy and opens every file,
-        // one hierarchy after another ([`WALKS_SIDE_BY_SIDE`]), then
-        // reads them side by side (`in_parallel_each`); the later ones
+        // side by side (a priming read's walks one hierarchy after
+        // another: [`PRIMING_WALKS_SIDE_BY_SIDE`]), then reads them side
+        // by side (`in_parallel_each`); the later ones
         // read kept descriptors, a few ms, in this thread; the one after
         // a priming read is the first read of most files, side by side too
         let after_priming = std::mem::take(&mut self.primed);
@@ -513,7 +514,7 @@ impl Collector {
             .collect();
         let (costs, helper_cpu) = in_parallel(
             &mut scanners,
-            parallel && WALKS_SIDE_BY_SIDE,
+            parallel && (!self.priming || PRIMING_WALKS_SIDE_BY_SIDE),
             |s, ()| s.prepare(),
             |_| (),
         );
@@ -1523,7 +1524,7 @@ impl Collector {
         // reads, as after any refresh that found nothing to list)
         let _ = in_parallel(
             &mut scanners,
-            WALKS_SIDE_BY_SIDE,
+            PRIMING_WALKS_SIDE_BY_SIDE,
             |s, ()| s.prepare(),
             |_| (),
         );
@@ -2019,18 +2020,23 @@ fn par_map<A: Sync, T: Send>(items: &[A], f: impl Fn(&A) -> T + Sync) -> (Vec<T>
 /// refresh ([`in_parallel`]).
 const SCAN_THREADS: usize = 4;
 
-/// Whether the walks of several hierarchies (listing every directory,
-/// opening the files: [`Scanner::prepare`]) go side by side on the first
-/// refresh, as their reads do. They do not: measured on the hybrid host
-/// (2 CPUs, 1,001 groups in each of 7 hierarchies, `cgtop -b -n 1 -d 0.1`
-/// run at real-time priority so that other load did not count), the
-/// priming walk of the 4 hierarchies the rates come from took 57-68 ms
-/// on 2 threads, each walk 3-4 times its own CPU time, and 35-36 ms one
-/// after another on one thread, at the same CPU time: two walks at once
-/// wait on each other in the kernel (directory listing and file opens on
-/// kernfs). The reads that follow, a pread of each kept descriptor, do
-/// gain: the printed refresh's 17-18 ms against 30 ms on one thread.
-const WALKS_SIDE_BY_SIDE: bool = false;
+/// Whether a priming read's walks of several hierarchies (listing every
+/// directory, opening the rate counters: [`Scanner::prepare`]) go side
+/// by side, as the first refresh's walks and every first read do. They
+/// do not: measured on the hybrid host (2 CPUs, 1,001 groups in each of
+/// 7 hierarchies, `cgtop -b -n 1 -d 0.1` run at real-time priority so
+/// that other load did not count), the priming walk of the 4 hierarchies
+/// the rates come from took 57-68 ms on 2 threads, each walk 3-4 times
+/// its own CPU time, and 35-36 ms one after another on one thread, at
+/// the same CPU time: two such walks at once wait on each other in the
+/// kernel (directory listing and file opens on kernfs). The reads that
+/// follow, a pread of each kept descriptor, do gain from 2 threads: the
+/// printed refresh's 17-18 ms against 30 ms on one. The TUI's first
+/// refresh (every hierarchy, every file) gains too: its first rates came
+/// 265-331 ms after the start with its walks side by side, 331-396 ms
+/// with them one after another (`cargo bench --bench startup`, 2 runs of
+/// 5 rounds each, real-time priority).
+const PRIMING_WALKS_SIDE_BY_SIDE: bool = false;
 
 /// A /proc text of at most 64 KiB; `None` when absent or unreadable.
 pub(crate) fn read_small(path: &Path) -> Option<String> {
