@@ -68,7 +68,7 @@ impl JsonThrottling {
     fn new(t: &crate::model::tree::limits::Throttling, r: &Refresh) -> Self {
         Self {
             throttled: t.throttled,
-            by: t.by.as_ref().map(ToString::to_string),
+            by: t.by.as_ref().map(|g| g.data().to_string()),
             by_cpu_max: t
                 .by
                 .as_ref()
@@ -121,7 +121,7 @@ impl JsonEvent {
             time_s: e.at.as_secs_f64(),
             unix_time_s: e.unix_s,
             since_time_s: e.since.map(|s| s.as_secs_f64()),
-            path: e.path.to_string(),
+            path: e.path.data().to_string(),
             kind: e.kind.name(),
             populated: None,
             frozen: None,
@@ -141,8 +141,8 @@ impl JsonEvent {
                 j.pid = Some(v.pid);
                 j.task = Some(escape(&v.task).into_owned());
                 j.uid = v.uid;
-                j.oom_memcg = v.oom_memcg.as_ref().map(ToString::to_string);
-                j.task_memcg = v.task_memcg.as_ref().map(ToString::to_string);
+                j.oom_memcg = v.oom_memcg.as_ref().map(|g| g.data().to_string());
+                j.task_memcg = v.task_memcg.as_ref().map(|g| g.data().to_string());
             }
             EventKind::Memory { .. } | EventKind::Swap { .. } | EventKind::PidsMax { .. } => {}
         }
@@ -526,8 +526,9 @@ pub fn wait_for_reader(delay: Duration) -> bool {
 /// than push every figure off a terminal-wide line.
 const NAME_MAX: usize = 96;
 
+/// JSON's `path`: data, a space as it is (`GroupPath::data`).
 fn path_text(g: &GroupSample) -> String {
-    g.path.to_string()
+    g.path.data().to_string()
 }
 
 pub fn write_json(

@@ -250,7 +250,7 @@ mod tests {
         };
         assert_eq!(
             batch_line(&e),
-            "event 12.345 /a/b\\x20c memory_oom_kill count=1 task=\\x20my\\x20task pid=4242 uid=1000 oom_memcg=/a task_memcg=/a/b"
+            "event 12.345 /a/b\\u{20}c memory_oom_kill count=1 task=\\x20my\\x20task pid=4242 uid=1000 oom_memcg=/a task_memcg=/a/b"
         );
         let e = Event {
             since: Some(Duration::from_millis(250)),
@@ -260,7 +260,7 @@ mod tests {
         };
         assert_eq!(
             batch_line(&e),
-            "event 12.345 /a/b\\x20c frozen frozen=1 since=0.250"
+            "event 12.345 /a/b\\u{20}c frozen frozen=1 since=0.250"
         );
     }
 

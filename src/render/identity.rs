@@ -34,7 +34,11 @@ fn piece(s: &str) -> String {
 
 /// A group's name as its identity says it, in forms from the fullest to
 /// the shortest: each form is whole components (`web-1`, `docker`,
-/// `046c7a5b3d2e`) joined, so that a narrow column drops a component
+/// `046c7a5b3d2e`) joined by a space, and every form holds one, as no
+/// kernel name shown does (`text::escape_name` shows a space as
+/// `\u{20}`): a group named like a label never reads as one. A unit's
+/// form is its kernel name itself, the description after it being
+/// cgtop's. A narrow column drops a component
 /// rather than cut one; the shortest keeps the id where there is one, so
 /// that two containers of the same name stay two rows. `extra` is text
 /// shown after it only where the column has room (a unit's description).
@@ -110,14 +114,14 @@ pub fn label(id: &Identity, kernel_name: &str) -> Option<Label> {
             match name {
                 // an LXC container's id is its name
                 Some(n) if id.runtime == Some(Runtime::Lxc) || id.id.is_empty() => {
-                    forms(vec![format!("{n} · {what}"), n])
+                    forms(vec![format!("{n} · {what}"), format!("{what} {n}")])
                 }
                 Some(n) => forms_id(vec![
                     format!("{n} · {what} {short}"),
                     format!("{n} · {short}"),
                     format!("{n} {short}"),
                 ]),
-                None => forms(vec![format!("{what} {short}"), short]),
+                None => forms(vec![format!("{what} {short}")]),
             }
         }
         Kind::Pod => {
@@ -149,7 +153,7 @@ pub fn label(id: &Identity, kernel_name: &str) -> Option<Label> {
                 format!("{n} · podman pod {short}"),
                 format!("{n} · {short}"),
             ]),
-            None => forms(vec![format!("podman pod {short}"), short]),
+            None => forms(vec![format!("podman pod {short}"), format!("pod {short}")]),
         },
         Kind::Machine => forms(vec![format!(
             "machine {}",
@@ -401,6 +405,45 @@ mod tests {
         // from the name alone
         let n = named(&format!("libpod-conmon-{ID}.scope"), |_| {});
         assert_eq!(forms(&n)[0], "podman monitor 046c7a5b3d2e");
+    }
+
+    /// Every form of every label holds a space, which no kernel name
+    /// shown does (`escape_name`): a group named like a label never reads
+    /// as one, at any width a form fits.
+    #[test]
+    fn every_label_form_holds_a_space() {
+        let paths = [
+            format!("docker-{ID}.scope"),
+            format!("system.slice/libpod-{ID}.scope"),
+            format!("libpod-conmon-{ID}.scope"),
+            format!("cri-containerd-{ID}.scope"),
+            format!("crio-{ID}.scope"),
+            format!("crio-conmon-{ID}.scope"),
+            format!("machine.slice/machine-libpod_pod_{ID}.slice"),
+            "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod7fda01c4_0ece_403d_88b4_c371d66d132a.slice".to_owned(),
+            "lxc.payload.web".to_owned(),
+            "lxc.monitor.web".to_owned(),
+            "machine.slice/machine-web\\x2d1.scope".to_owned(),
+            "user.slice/user-1001.slice/session-14.scope".to_owned(),
+            "user.slice/user-1001.slice".to_owned(),
+            "user.slice/user-1001.slice/user@1001.service".to_owned(),
+        ];
+        let mut seen = 0;
+        for p in &paths {
+            let Some(bare) = Identity::of_name(&GroupPath::new(p)) else {
+                continue;
+            };
+            let mut full = bare.clone();
+            full.name = Some("web-1".into());
+            full.user = Some("alice".into());
+            for i in [&bare, &full] {
+                for f in forms(i) {
+                    seen += 1;
+                    assert!(f.contains(' '), "{p}: form {f:?} has no space");
+                }
+            }
+        }
+        assert!(seen > 20, "only {seen} forms looked at");
     }
 
     #[test]

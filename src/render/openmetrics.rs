@@ -840,7 +840,7 @@ pub fn write(s: &Scrape<'_>, format: Format) -> String {
         .iter()
         .map(|g| {
             let mut l = String::new();
-            push_label_value(&mut l, &g.path.to_string());
+            push_label_value(&mut l, &g.path.data().to_string());
             l
         })
         .collect();

@@ -40,6 +40,7 @@ mod identities_podman_pods;
 mod identities_store_churn;
 mod identities_store_mount;
 mod identity_labels_cut;
+mod label_lookalike_names;
 mod memory_events;
 mod owner_commands_delegated;
 mod parsers;

@@ -120,10 +120,13 @@ impl MovePicker {
                     .groups
                     .iter()
                     .filter(|g| !self.refused.contains(&g.path))
-                    // the whole path, or the group's identity (a
-                    // container's name, image, pod, id prefix)
+                    // the whole path (as shown, or with a space typed
+                    // where it shows `\u{20}`), or the group's identity
+                    // (a container's name, image, pod, id prefix)
                     .filter(|g| {
                         g.path.to_string().to_lowercase().contains(&needle)
+                            || (needle.contains(' ')
+                                && g.path.data().to_string().to_lowercase().contains(&needle))
                             || crate::model::identity::of_group(g)
                                 .is_some_and(|i| crate::model::identity::matches(&i, &needle))
                     })

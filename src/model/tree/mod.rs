@@ -87,6 +87,7 @@ pub struct RowOptions<'a> {
 /// case aside.
 pub fn name_matches(path: &GroupPath, needle: &str) -> bool {
     path.name_display().to_lowercase().contains(needle)
+        || (needle.contains(' ') && text::escape(path.name()).to_lowercase().contains(needle))
 }
 
 /// Whether group `g` matches the filter's (and the search's and the move
@@ -584,6 +585,29 @@ mod tests {
         // what the row shows, `a\eb`, is what finds it; `ab` finds only ab
         assert_eq!(rows("a\\e"), ["/", "  a\\eb"]);
         assert_eq!(rows("ab"), ["/", "  ab"]);
+    }
+
+    #[test]
+    fn filter_finds_a_name_with_a_space_as_shown_or_as_typed() {
+        let mut g: Vec<GroupSample> = [&b""[..], b"my group", b"my-group"]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| GroupSample::new(GroupPath::parse(p).unwrap(), i as u64))
+            .collect();
+        g.sort_by(|a, b| a.path.cmp(&b.path));
+        let t = Tree::build(&g);
+        let rows = |f: &str| {
+            let opts = RowOptions {
+                filter: Some(f),
+                ..RowOptions::default()
+            };
+            names(&t, &t.rows(&opts, |_, _| Ordering::Equal))
+        };
+        // the row shows the space escaped; what it shows finds it, and
+        // so does the space typed
+        assert_eq!(rows("my\\u{20}g"), ["/", "  my\\u{20}group"]);
+        assert_eq!(rows("my g"), ["/", "  my\\u{20}group"]);
+        assert_eq!(rows("my-g"), ["/", "  my-group"]);
     }
 
     #[test]

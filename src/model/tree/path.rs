@@ -6,7 +6,7 @@
 //! kept as those bytes from `readdir` to the write that names it, and
 //! turned into text only to be shown, through [`crate::model::tree::text::escape`].
 
-use crate::model::tree::text::escape;
+use crate::model::tree::text::{escape, escape_name};
 use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::fmt;
@@ -191,15 +191,25 @@ impl GroupPath {
 
     /// The last component ("/" for the root) as text to show: escaped.
     pub fn name_display(&self) -> Cow<'_, str> {
-        escape(self.name())
+        escape_name(self.name())
     }
 
     /// The path as text to show: "/" then each component escaped
-    /// ([`crate::model::tree::text::escape`]), joined by "/". Unambiguous: an escape
+    /// ([`crate::model::tree::text::escape_name`]: a space too, as
+    /// `\u{20}`), joined by "/". Unambiguous: an escape
     /// never writes `/`, and [`crate::model::tree::text::unescape`] of the whole text
     /// gives back "/" and the path's bytes.
     pub fn display(&self) -> PathDisplay<'_> {
-        PathDisplay(self)
+        PathDisplay(self, true)
+    }
+
+    /// The path as data (JSON, recordings, the exposition's labels): as
+    /// [`Self::display`] but with its spaces as they are (a leading or
+    /// trailing one as `\ `): a space is escaped on screen only so that a
+    /// name never reads as an identity label, which in data is a field
+    /// of its own; JSON escapes what JSON must.
+    pub fn data(&self) -> PathDisplay<'_> {
+        PathDisplay(self, false)
     }
 
     /// The components, first to last (none for the root).
@@ -285,7 +295,7 @@ impl std::borrow::Borrow<[u8]> for GroupPath {
 }
 
 /// The escaped text of a path, from [`GroupPath::display`].
-pub struct PathDisplay<'a>(&'a GroupPath);
+pub struct PathDisplay<'a>(&'a GroupPath, bool);
 
 impl fmt::Display for PathDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -296,7 +306,7 @@ impl fmt::Display for PathDisplay<'_> {
         let mut s = String::with_capacity(self.0 .0.len() + 1);
         for c in self.0.components() {
             s.push('/');
-            s.push_str(&escape(c));
+            s.push_str(&if self.1 { escape_name(c) } else { escape(c) });
         }
         f.pad(&s)
     }
@@ -318,11 +328,11 @@ impl fmt::Debug for GroupPath {
 }
 
 /// JSON and every other serialized form: the escaped text of
-/// [`GroupPath::display`] (valid UTF-8 whatever the bytes;
+/// [`GroupPath::data`] (valid UTF-8 whatever the bytes;
 /// [`crate::model::tree::text::unescape`] gives them back).
 impl serde::Serialize for GroupPath {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&self.display())
+        s.collect_str(&self.data())
     }
 }
 
@@ -406,6 +416,11 @@ mod tests {
         assert_eq!(p.depth(), 4);
         assert_eq!(
             p.display().to_string(),
+            "/system.slice/system-serial\\x2dgetty.slice/a\\u{20}b:c/ü"
+        );
+        // as data (JSON), the space stays a space
+        assert_eq!(
+            p.data().to_string(),
             "/system.slice/system-serial\\x2dgetty.slice/a b:c/ü"
         );
     }
@@ -468,12 +483,16 @@ mod tests {
             .join(b" sp ")
             .unwrap();
         let d = p.display().to_string();
-        assert_eq!(d, "/X/\\e]0;pwned\\a/a\\/\\ sp\\ ");
+        assert_eq!(d, "/X/\\e]0;pwned\\a/a\\/\\u{20}sp\\u{20}");
         assert!(!d.chars().any(char::is_control));
         let back = unescape(&d);
         assert_eq!(back[0], b'/');
         assert_eq!(GroupPath::parse(&back[1..]).unwrap(), p);
+        // JSON has the data form: spaces as they are but at the ends
+        let data = p.data().to_string();
+        assert_eq!(data, "/X/\\e]0;pwned\\a/a\\/\\ sp\\ ");
+        assert_eq!(GroupPath::parse(&unescape(&data)[1..]).unwrap(), p);
         let json = serde_json::to_string(&p).unwrap();
-        assert_eq!(serde_json::from_str::<String>(&json).unwrap(), d);
+        assert_eq!(serde_json::from_str::<String>(&json).unwrap(), data);
     }
 }

@@ -14,6 +14,7 @@
 //! | `\u{HHHH}` | a mark that takes no cell of its own (U+0301) at the start of a name or after an escape, where it would be drawn over what is not its name's ([`is_mark`]) |
 //! | `\u{HHHH}` | a look-alike (see below): a character that renders as or like `/`, `\` or `.` (`\u{2215}`), a fullwidth Latin letter or digit, or a Cyrillic or Greek letter that looks like an ASCII one (`p\u{430}ypal`) |
 //! | `\ ` | a space at the start or the end (invisible otherwise) |
+//! | `\u{20}` | in a kernel group name ([`escape_name`]), every space: a shown name never holds one, every identity label does |
 //! | `\\` | a backslash that would otherwise read as one of the escapes above |
 //!
 //! Where this differs from `ls -b`: a backslash is doubled only where it
@@ -295,8 +296,26 @@ fn hex_byte(h: u8, l: u8) -> Option<u8> {
 /// a visible escape (table in the module doc). Borrows when nothing needs
 /// escaping, which is nearly always.
 pub fn escape(bytes: &[u8]) -> Cow<'_, str> {
+    escape_with(bytes, false)
+}
+
+/// [`escape`] of a kernel group name (or a path of them): as [`escape`],
+/// and every space, wherever it is, shown as `\u{20}`, so that a shown
+/// name never holds a space. Every identity label cgtop makes
+/// (`web-1 · docker 046c7a5b3d2e`, `session 14 alice`, `user alice`)
+/// holds one, so a group whose owner named it like a label
+/// (`docker 046c7a5b3d2e`) shows `docker\u{20}046c7a5b3d2e` and never
+/// reads as the container's row. systemd writes a space in a unit name
+/// as the four characters `\x20`, which are no escape of ours and show as
+/// they are, so real names do not change; `\u{` is one, so a name can
+/// spell neither. [`unescape`] gives the bytes back.
+pub fn escape_name(bytes: &[u8]) -> Cow<'_, str> {
+    escape_with(bytes, true)
+}
+
+fn escape_with(bytes: &[u8], spaces: bool) -> Cow<'_, str> {
     if let Ok(s) = std::str::from_utf8(bytes) {
-        if !needs_escape(s) {
+        if !(needs_escape(s) || spaces && s.as_bytes().contains(&b' ')) {
             return Cow::Borrowed(s);
         }
     }
@@ -319,6 +338,7 @@ pub fn escape(bytes: &[u8]) -> Cow<'_, str> {
                     facts = facts_at(bytes, pos + 1);
                 }
                 '\\' if backslash_needs_doubling(bytes, pos + 1, facts) => out.push_str("\\\\"),
+                ' ' if spaces => out.push_str("\\u{20}"),
                 ' ' if pos == 0 || pos == last => out.push_str("\\ "),
                 c if c.is_ascii() && is_escaped_byte(c as u8) => push_byte(&mut out, c as u8),
                 c if escaped_in(c, facts) || (was_alone && is_mark(c)) => {
@@ -565,6 +585,47 @@ mod tests {
         }
     }
 
+    /// A kernel group name shown never holds a space, so it can never
+    /// read as an identity label, every one of which holds one.
+    #[test]
+    fn a_group_name_shows_no_space_and_keeps_systemds_spelling() {
+        assert_eq!(
+            escape_name("web-1 · docker 046c7a5b3d2e".as_bytes()),
+            "web-1\\u{20}·\\u{20}docker\\u{20}046c7a5b3d2e"
+        );
+        assert_eq!(
+            escape_name(b"docker 046c7a5b3d2e"),
+            "docker\\u{20}046c7a5b3d2e"
+        );
+        assert_eq!(escape_name(b" a "), "\\u{20}a\\u{20}");
+        // systemd's own spelling of a space is shown as systemd wrote it
+        assert_eq!(
+            escape_name(b"run-media-my\\x20disk.mount"),
+            "run-media-my\\x20disk.mount"
+        );
+        // the escape's own text, and a backslash before a space, stay
+        // apart from the space
+        assert_eq!(escape_name(b"a\\u{20}b"), "a\\\\u{20}b");
+        assert_eq!(escape_name(b"a\\ b"), "a\\\\\\u{20}b");
+        // text that is not a group name keeps its spaces
+        assert_eq!(escape(b"a b"), "a b");
+        assert_eq!(escape_name(b"a-b"), "a-b");
+        for name in [
+            &b"a b"[..],
+            b"a\\u{20}b",
+            b"a\\ b",
+            b"a\\x20b",
+            b" ",
+            b"\\ ",
+            b"x \\",
+            "\u{3000} \u{a0}".as_bytes(),
+        ] {
+            let e = escape_name(name);
+            assert!(!e.contains(' '), "{name:?} -> {e:?}");
+            assert_eq!(unescape(&e), name, "{name:?} -> {e:?}");
+        }
+    }
+
     #[test]
     fn round_trip_on_awkward_bytes() {
         let cases: &[&[u8]] = &[
@@ -607,6 +668,9 @@ mod tests {
                         buf.extend_from_slice(&[*a, *b, *c][..len]);
                         let e = escape(&buf);
                         assert_eq!(unescape(&e), buf, "{buf:?} -> {e:?}");
+                        let n = escape_name(&buf);
+                        assert_eq!(unescape(&n), buf, "{buf:?} -> {n:?}");
+                        assert!(!n.contains(' '), "{buf:?} -> {n:?}");
                     }
                 }
             }

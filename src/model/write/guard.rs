@@ -380,10 +380,15 @@ pub fn roles(subject: u32, tids: &[u32], table: &[ProcEntry]) -> BTreeMap<u32, R
 }
 
 /// The typed text names `target`: its last component, or its whole path,
-/// as shown (escaped: the operator types what they see).
+/// as shown (escaped: the operator types what they see), or with a space
+/// typed where the screen shows `\u{20}`.
 pub fn typed_name_matches(target: &GroupPath, typed: &str) -> bool {
     let t = typed.trim();
-    !t.is_empty() && (t == target.name_display() || t == target.display().to_string())
+    !t.is_empty()
+        && (t == target.name_display()
+            || t == target.display().to_string()
+            || t == crate::model::tree::text::escape(target.name())
+            || t == target.data().to_string())
 }
 // ---------------------------------------------------------------------------
 // Pure parsing.
