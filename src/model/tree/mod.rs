@@ -566,22 +566,28 @@ mod tests {
         assert!(!rows[0].collapsed && rows[1].collapsed);
     }
 
-    #[test]
-    fn filter_matches_the_escaped_text_on_screen() {
-        let mut g: Vec<GroupSample> = [&b""[..], b"a\x1bb", b"ab"]
-            .iter()
+    /// The rows the `/` filter keeps of a tree of the root and `paths`
+    /// (raw names), as shown.
+    fn filtered_rows(paths: &[&[u8]]) -> impl Fn(&str) -> Vec<String> {
+        let mut g: Vec<GroupSample> = std::iter::once(&b""[..])
+            .chain(paths.iter().copied())
             .enumerate()
             .map(|(i, p)| GroupSample::new(GroupPath::parse(p).unwrap(), i as u64))
             .collect();
         g.sort_by(|a, b| a.path.cmp(&b.path));
         let t = Tree::build(&g);
-        let rows = |f: &str| {
+        move |f: &str| {
             let opts = RowOptions {
                 filter: Some(f),
                 ..RowOptions::default()
             };
             names(&t, &t.rows(&opts, |_, _| Ordering::Equal))
-        };
+        }
+    }
+
+    #[test]
+    fn filter_matches_the_escaped_text_on_screen() {
+        let rows = filtered_rows(&[b"a\x1bb", b"ab"]);
         // what the row shows, `a\eb`, is what finds it; `ab` finds only ab
         assert_eq!(rows("a\\e"), ["/", "  a\\eb"]);
         assert_eq!(rows("ab"), ["/", "  ab"]);
@@ -589,20 +595,7 @@ mod tests {
 
     #[test]
     fn filter_finds_a_name_with_a_space_as_shown_or_as_typed() {
-        let mut g: Vec<GroupSample> = [&b""[..], b"my group", b"my-group"]
-            .iter()
-            .enumerate()
-            .map(|(i, p)| GroupSample::new(GroupPath::parse(p).unwrap(), i as u64))
-            .collect();
-        g.sort_by(|a, b| a.path.cmp(&b.path));
-        let t = Tree::build(&g);
-        let rows = |f: &str| {
-            let opts = RowOptions {
-                filter: Some(f),
-                ..RowOptions::default()
-            };
-            names(&t, &t.rows(&opts, |_, _| Ordering::Equal))
-        };
+        let rows = filtered_rows(&[b"my group", b"my-group"]);
         // the row shows the space escaped; what it shows finds it, and
         // so does the space typed
         assert_eq!(rows("my\\u{20}g"), ["/", "  my\\u{20}group"]);
