@@ -114,10 +114,15 @@ fn a_zombie_is_refused_as_exited() {
         return;
     };
     sb.mkdir("z");
-    // the shell's child exits at once; the shell becomes a sleep that
-    // never reaps it
+    // the shell becomes a sleep that never reaps its child, and the child
+    // exits only once it sees that its parent is the sleep: a shell may reap
+    // a child that exits before the shell's exec (dash does, 1 run in 100)
     let file = std::env::temp_dir().join(format!("cgtop-zombie-{}", std::process::id()));
-    let script = format!("sleep 0 & echo $! > {}; exec sleep 60", file.display());
+    let script = format!(
+        "(while [ \"$(cat /proc/$$/comm)\" != sleep ]; do sleep 0.01; done) & \
+         echo $! > {}; exec sleep 60",
+        file.display()
+    );
     sb.spawn_in("z", &script);
     let end = Instant::now() + Duration::from_secs(10);
     let zombie = loop {
