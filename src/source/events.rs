@@ -118,9 +118,10 @@ pub struct WatchStatus {
     /// The watcher thread ended on its own: no more events come (the
     /// tree is the collector's and goes on).
     pub stopped: Option<Stopped>,
-    /// /etc/passwd could not be read (read at the first event): the
-    /// events list counts each uid as its own owner, a user's
-    /// subordinate ids each one ([`Accounts::no_accounts`]).
+    /// /etc/passwd could not be read (read when the watcher starts, and
+    /// again at most once a minute as events come): the events list
+    /// counts each uid as its own owner, a user's subordinate ids each
+    /// one ([`Accounts::no_accounts`]).
     pub no_accounts: Option<crate::model::account::NoAccounts>,
 }
 
@@ -345,8 +346,8 @@ pub struct Watcher {
     /// happened between then and the walk.
     seed_at: Option<Duration>,
     /// Whose account each group owner's uid is ([`Event::owner`]): the
-    /// host's /etc/passwd and /etc/subuid, read at the first event and
-    /// again at most once a minute.
+    /// host's /etc/passwd and /etc/subuid, read at the start and again
+    /// at most once a minute (as events come).
     accounts: Accounts,
 }
 
@@ -762,6 +763,10 @@ impl Watcher {
             w.v1_start(&listed, &v1_seed);
         }
         w.seed_listed = None;
+        // /etc/passwd read now, not at the first event: a table that
+        // cannot be read (owners counted by uid) is said on the events
+        // screen from the start, as `cgtop serve` says it in its log
+        w.accounts.refresh();
         w.update_status();
         Ok(w)
     }
@@ -775,6 +780,7 @@ impl Watcher {
     /// what another host's files give.
     pub fn read_accounts_from(&mut self, etc: &std::path::Path) {
         self.accounts = Accounts::read_from(etc);
+        self.update_status();
     }
 
     /// Whether `path`'s directory is watched (tests).

@@ -116,3 +116,44 @@ fn a_delegated_users_real_events_are_theirs_and_replace_only_their_own() {
         list.dropped
     );
 }
+
+/// With /etc/passwd unreadable (here a user's file mounted over it, in
+/// a mount namespace of the test's own: the host's is not touched)
+/// every uid counts as its own owner, and the events screen says so
+/// from the start, before any event has come (a fixture tree, where
+/// none comes), as `cgtop serve` logs it at its start.
+#[test]
+fn the_events_screen_says_from_the_start_that_owners_are_counted_by_uid() {
+    use crate::common::tmux::Tmux;
+    if !rustix::process::geteuid().is_root() {
+        println!("skipped: not root (a mount namespace over /etc/passwd)");
+        return;
+    }
+    if !have("unshare") || !have("tmux") {
+        println!("skipped: unshare or tmux is not installed");
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let users = t.path().join("users");
+    std::fs::write(&users, "root:x:0:0::/root:/bin/sh\n").unwrap();
+    std::os::unix::fs::chown(&users, Some(65534), Some(65534)).unwrap();
+    let root = crate::common::fixture("memory-limited");
+    let term = Tmux::run(
+        &format!(
+            "unshare -m --propagation private sh -c \"mount --bind '{}' /etc/passwd && exec '{}' --no-config -d 0.5 --root '{}'\"",
+            users.display(),
+            env!("CARGO_BIN_EXE_cgtop"),
+            root.display()
+        ),
+        200,
+        30,
+    );
+    // the first frame, then the events screen
+    term.wait_for("CPU%");
+    term.send(&["!"]);
+    let screen = term.wait_until("the owners line", Duration::from_secs(10), |s| {
+        s.contains("owners counted by uid, not account: /etc/passwd not read")
+    });
+    assert!(screen.contains("owned by uid 65534, not root"), "{screen}");
+    term.send(&["q"]);
+}
