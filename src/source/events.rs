@@ -448,7 +448,14 @@ struct V1Oom {
     pending: bool,
     /// memory.oom_control files read, by class (a seam for tests).
     reads: [u64; 2],
+    /// Run between a group's directory being opened (its inode checked)
+    /// and its files being opened from it: where a test swaps the
+    /// group for another by its name ([`Watcher::before_v1_registration`]).
+    before_register: Option<RegisterHook>,
 }
+
+/// A test's hook in a v1 OOM registration ([`V1Oom::before_register`]).
+type RegisterHook = Box<dyn Fn(&GroupPath)>;
 
 /// memory.oom_control's `oom_kill` (Linux 4.13); `None`: unreadable or
 /// absent.
@@ -498,20 +505,24 @@ impl V1Oom {
             window: None,
             pending: false,
             reads: [0, 0],
+            before_register: None,
         })
     }
 
-    /// Registers `path` with `class`'s eventfd; `kills`: the baseline
-    /// (`None`: read now, after the registration). A failure is counted
-    /// in `status`.
+    /// Registers `path` with `class`'s eventfd through its directory
+    /// `dir`, opened (or not: its error) when the group was ranked with
+    /// inode `ino`; `kills`: the baseline (`None`: read now, after the
+    /// registration). A failure is counted in `status`.
     fn register(
         &mut self,
         path: &GroupPath,
+        dir: Result<&GroupDir, Errno>,
+        ino: u64,
         class: OomClass,
         kills: Option<u64>,
         status: &mut V1OomStatus,
     ) {
-        match self.try_register(path, class, kills) {
+        match dir.and_then(|d| self.try_register(path, d, ino, class, kills)) {
             Ok(g) => {
                 self.failed.remove(path);
                 self.groups.insert(path.clone(), g);
@@ -519,34 +530,51 @@ impl V1Oom {
             Err(e) => {
                 status.failed += 1;
                 status.last_error = Some(e);
-                let ino = self.hier.dir_ino(hier::group_rel(path)).unwrap_or(0);
                 self.failed.insert(path.clone(), ino);
             }
         }
     }
 
+    /// The registration itself, held to the group's open directory `dir`
+    /// (inode `ino`, as ranked): memory.oom_control and
+    /// cgroup.event_control are opened from that descriptor by one name
+    /// each (beneath it, no symlink followed, `O_NONBLOCK`), each a
+    /// regular file on this hierarchy's cgroup file system (`fstatfs`),
+    /// so both are that very group's files whatever its path names by
+    /// now: a group renamed away and another made or renamed under its
+    /// name (a user's, in a subtree they own) between the ranking and the
+    /// write is never registered in its place, and the baseline is read
+    /// from the same directory. A directory made again since the ranking
+    /// (another inode) is not registered: ESTALE.
     fn try_register(
         &self,
         path: &GroupPath,
+        dir: &GroupDir,
+        ino: u64,
         class: OomClass,
         kills: Option<u64>,
     ) -> Result<V1Group, Errno> {
         use std::io::Write;
+        use std::os::fd::AsFd;
         let errno = |e: hier::FsError| e.errno().unwrap_or(Errno::INVAL);
-        let (ino, owner) = self
-            .hier
-            .dir_ino_owner(hier::group_rel(path))
+        let (now, owner) = dir.ino_owner().map_err(errno)?;
+        if now != ino {
+            return Err(Errno::STALE);
+        }
+        if let Some(f) = &self.before_register {
+            f(path);
+        }
+        let control = dir
+            .open_read(crate::cgroupfs::v1_limits::files::MEMORY_OOM_CONTROL)
             .map_err(errno)?;
-        let control = self
-            .hier
-            .open_read(&hier::file_rel(
-                path,
-                crate::cgroupfs::v1_limits::files::MEMORY_OOM_CONTROL,
-            ))
-            .map_err(errno)?;
+        // a cgroup file, as the event file must be (the kernel checks
+        // the control file's group too: EINVAL, EBADF)
+        if !self.hier.holds_dir(control.as_fd()) {
+            return Err(Errno::INVAL);
+        }
         let mut ec = self
             .hier
-            .open_write(&hier::file_rel(path, "cgroup.event_control"))
+            .open_write_in(dir.as_fd(), "cgroup.event_control")
             .map_err(errno)?;
         let line = format!(
             "{} {}",
@@ -556,7 +584,7 @@ impl V1Oom {
         ec.write_all(line.as_bytes())
             .map_err(|e| e.raw_os_error().map_or(Errno::IO, Errno::from_raw_os_error))?;
         // the baseline after the registration: no kill falls between
-        let kills = kills.unwrap_or_else(|| v1_kills(&self.hier, path).unwrap_or(0));
+        let kills = kills.unwrap_or_else(|| v1_kills_in(dir).unwrap_or(0));
         Ok(V1Group {
             ino,
             kills,
@@ -566,9 +594,10 @@ impl V1Oom {
     }
 
     /// Reads `class`'s registered groups' kills; the groups whose count
-    /// went up, with how many and their owner. A group gone (its file
-    /// unreadable, its directory another) is forgotten: the kernel dropped
-    /// its registration with it.
+    /// went up, with how many and their owner. A group gone (its
+    /// directory not there, or another: made again, or another renamed
+    /// to its name) is forgotten unread: the kernel dropped its
+    /// registration with it, and another group's count is not its.
     ///
     /// Taken parent first, each group's file opened from its nearest
     /// ancestor's directory ([`DirsBelow`]): a user's deep chain read by
@@ -585,26 +614,28 @@ impl V1Oom {
         for (i, p) in paths.iter().enumerate() {
             let rel = hier::group_rel(p);
             let has_child = (paths.get(i + 1)).is_some_and(|n| is_below(hier::group_rel(n), rel));
-            let kills = match dirs.open(&self.hier, rel, has_child) {
-                Ok(d) => v1_kills_in(&d),
-                // a directory the user may not list: by its path
-                Err(_) => v1_kills(&self.hier, p),
-            };
             let Some(g) = self.groups.get_mut(p) else {
                 continue;
             };
+            // the directory's inode from the descriptor the file is read
+            // from: the count is the registered group's own
+            let read = match dirs.open(&self.hier, rel, has_child) {
+                Ok(d) => (d.ino().ok() == Some(g.ino)).then(|| v1_kills_in(&d)),
+                // a directory the user may not list: by its path
+                Err(_) => {
+                    (self.hier.dir_ino(rel).ok() == Some(g.ino)).then(|| v1_kills(&self.hier, p))
+                }
+            };
             self.reads[class.index()] += 1;
-            match kills {
-                Some(k) if k > g.kills => {
+            match read {
+                None => gone.push(p.clone()),
+                Some(Some(k)) if k > g.kills => {
                     out.push((p.clone(), k - g.kills, g.owner));
                     g.kills = k;
                 }
-                Some(k) => g.kills = k,
-                None => {
-                    if self.hier.dir_ino(hier::group_rel(p)).ok() != Some(g.ino) {
-                        gone.push(p.clone());
-                    }
-                }
+                Some(Some(k)) => g.kills = k,
+                // unreadable for now (the group stays)
+                Some(None) => {}
             }
         }
         for p in gone {
@@ -1269,6 +1300,33 @@ impl Watcher {
         }
     }
 
+    /// Runs `f` in each v1 OOM registration between the group's
+    /// directory being opened (its inode checked) and its files being
+    /// opened from it (tests: a group swapped for another by its name
+    /// there, as a user's rename or rmdir and mkdir could at any time).
+    pub fn before_v1_registration(&mut self, f: Box<dyn Fn(&GroupPath)>) {
+        if let Some(v1) = &mut self.v1 {
+            v1.before_register = Some(f);
+        }
+    }
+
+    /// What the v1 eventfds were signalled since the last call, root's
+    /// groups' and users' (read, so cleared; tests: the kernel signals
+    /// a registration's eventfd when its group is removed, which tells
+    /// which group a registration went to).
+    pub fn v1_signalled(&self) -> (u64, u64) {
+        let count = |fd: &OwnedFd| {
+            let mut b = [0u8; 8];
+            match rustix::io::read(fd, &mut b) {
+                Ok(8) => u64::from_ne_bytes(b),
+                _ => 0,
+            }
+        };
+        self.v1
+            .as_ref()
+            .map_or((0, 0), |v| (count(&v.efd[0]), count(&v.efd[1])))
+    }
+
     /// memory.oom_control files read so far, root's groups' and users':
     /// what a wake costs (tests).
     pub fn v1_reads(&self) -> (u64, u64) {
@@ -1399,12 +1457,26 @@ impl Watcher {
                 }
             });
         }
-        for c in &cands {
-            if keep.get(&c.path) != Some(&c.class) || v1.groups.contains_key(&c.path) {
-                continue;
-            }
+        // each registered through its directory, opened from the nearest
+        // held ancestor's (the candidates are parent first) and held to
+        // the inode it was ranked by
+        let todo: Vec<(&V1Candidate, u64)> = (cands.iter().zip(&found))
+            .filter(|(c, _)| {
+                keep.get(&c.path) == Some(&c.class) && !v1.groups.contains_key(&c.path)
+            })
+            .map(|(c, (_, ino))| (c, *ino))
+            .collect();
+        for (i, &(c, ino)) in todo.iter().enumerate() {
+            let rel = hier::group_rel(&c.path);
+            let has_child =
+                (todo.get(i + 1)).is_some_and(|(n, _)| is_below(hier::group_rel(&n.path), rel));
             let kills = carried.get(&c.path).copied().or_else(|| base(&c.path));
-            v1.register(&c.path, c.class, kills, &mut status);
+            let dir = dirs.open(&h, rel, has_child);
+            let dir = match &dir {
+                Ok(d) => Ok(&**d),
+                Err(e) => Err(e.errno().unwrap_or(Errno::INVAL)),
+            };
+            v1.register(&c.path, dir, ino, c.class, kills, &mut status);
         }
         v1.over_root = cands
             .iter()
@@ -2074,6 +2146,22 @@ mod v1_wake_tests {
         w.on_v1_oom_at(OomClass::Root, t0);
         assert_eq!(w.v1_reads(), (5, 50));
         assert_eq!(kills(&mut w), 1);
+    }
+
+    /// A registered group renamed away and another made under its name
+    /// (with kills of its own): a wake reads no count of the other's for
+    /// it (the kernel's registration went with the group renamed), and
+    /// forgets it, to be registered anew as the group it now is.
+    #[test]
+    fn a_wake_reads_no_count_of_a_group_made_under_a_registered_ones_name() {
+        let (_t, v, mut w) = watcher(0, 3);
+        std::fs::rename(v.path().join("u/g1"), v.path().join("u/away")).unwrap();
+        oom_control(v.path(), "u/g1", 5);
+        w.on_v1_oom_at(OomClass::User, Instant::now());
+        assert_eq!(kills(&mut w), 0, "another group's kills counted as g1's");
+        let v1 = w.v1.as_ref().unwrap();
+        assert!(!v1.groups.contains_key(&GroupPath::new("u/g1")));
+        assert_eq!(v1.groups.len(), 2);
     }
 
     /// The reviewer's F2 loop: a user's OOM kill every 25 ms for 10 s

@@ -1000,6 +1000,15 @@ pub struct GroupDir {
     kernfs: bool,
 }
 
+/// The directory's descriptor, for an open beneath it that `GroupDir`
+/// has no method of its own for ([`Hier::open_write_in`]: the v1 OOM
+/// registration's cgroup.event_control).
+impl AsFd for GroupDir {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
 /// The getdents64 buffer of [`GroupDir::entries`]: a cgroup directory's
 /// 30-60 entries in one call (rustix's `Dir` starts at 768 bytes and
 /// grows, three calls or more for one group).

@@ -57,6 +57,7 @@ mod strip_figures;
 mod systemd_units;
 mod terminal;
 mod v1_frozen_kill;
+mod v1_oom_registration;
 mod v1_watches;
 mod vanished_selection;
 mod watch_budget;
