@@ -264,3 +264,69 @@ fn a_populated_flip_at_the_bottom_of_a_deep_chain_costs_the_watcher_no_more_than
         "two populated flips at the bottom of a {N}-deep chain cost the watcher {f:.2} s of CPU against {s:.2} s for its whole setup (user, system: {flips:?} against {setup:?})"
     );
 }
+
+/// The owner of the chain removes it and makes it again while a refresh
+/// walks: the refresh lists none of it, and when the watcher takes that
+/// list the 2,000 groups it knows are there again by their paths (other
+/// inodes: new groups). The watcher checks each group the list lacks
+/// (is its directory still the one it watches?) before it forgets it;
+/// by the whole path from the root those checks cost the square of the
+/// depth, at each such refresh. Here the list comes before the watcher
+/// has read the removals from its inotify queue (as it does when they
+/// come in the same turn, or where the chain's directories were not
+/// watched: short of watches, no removal is ever read). In this test
+/// (debug build), the watcher's CPU (user, system) for the resync:
+/// (0.07, 1.03) s by whole paths against (0.20, 0.09) for its setup
+/// (load 10-12); from the nearest held directory, parent first, nothing
+/// below a group found gone looked at: (0.08, 0.01) against (0.23,
+/// 0.06) (load 3-4). The bound: the resync costs at most its setup,
+/// which opens every group and more.
+#[test]
+fn a_deep_chain_made_again_behind_a_refresh_costs_the_watchers_resync_no_more_than_its_setup() {
+    use cgtop::source::events::{WatchConfig, Watcher};
+    use cgtop::source::hier::Hier;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    let Some(sb) = Sandbox::or_skip() else {
+        return;
+    };
+    sb.mkdir("deep");
+    let _chain = Chain(sb.dir("deep"), N);
+    chain(&sb.dir("deep"), N);
+    let top = sb.path("deep");
+    let cfg = WatchConfig {
+        start: top.clone(),
+        max_depth: None,
+        max_watches: None,
+        kmsg: None,
+        mapping: None,
+        clock: Instant::now(),
+        clock_unix: Duration::from_secs(1_700_000_000),
+        v1_memory: None,
+    };
+    let since = |t: (f64, f64)| {
+        let now = thread_cpu();
+        (now.0 - t.0, now.1 - t.1)
+    };
+    let t = thread_cpu();
+    let mut w = Watcher::new(Arc::new(Hier::open(&sb.root).unwrap()), cfg).unwrap();
+    let setup = since(t);
+    assert_eq!(w.groups(), N + 1, "the chain and its top are known");
+    // removed and made again: the same paths, new groups
+    unchain(&sb.dir("deep"), N);
+    chain(&sb.dir("deep"), N);
+    let t = thread_cpu();
+    w.resync(std::slice::from_ref(&top));
+    let resync = since(t);
+    assert_eq!(
+        w.groups(),
+        1,
+        "the groups of the chain removed are forgotten (their directories are other ones now)"
+    );
+    println!("watcher's CPU (user, system) s: setup {setup:?}, resync {resync:?}");
+    let (r, s) = (resync.0 + resync.1, setup.0 + setup.1);
+    assert!(
+        r <= s.max(0.05),
+        "a resync whose list lacks a {N}-deep chain made again cost the watcher {r:.2} s of CPU against {s:.2} s for its whole setup (user, system: {resync:?} against {setup:?})"
+    );
+}
