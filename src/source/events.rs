@@ -24,6 +24,10 @@
 //! - A watch is set on the inode opened beneath the root (`O_PATH`, then
 //!   inotify_add_watch on /proc/self/fd/N), never on a path resolved
 //!   again: a symlink or FIFO by an event file's name is not watched.
+//! - A cgroup v1 memory group's OOM registration is made through its
+//!   directory held open (the inode ranked, both files opened from that
+//!   descriptor), never by its path: a group renamed or made again
+//!   under its name meanwhile is not registered in its place.
 //! - Short of watches (the user's max_user_watches, ENOSPC, or the
 //!   budget a test gives), cgroup.events and memory.events of every group
 //!   come first; the groups left with an unwatched file are counted
@@ -1574,7 +1578,8 @@ impl Watcher {
     /// The refresh's group list: watch what is not watched, forget what
     /// is gone (a group the list lacks is forgotten only when its
     /// directory is gone or another: one made after the refresh's walk
-    /// is kept).
+    /// is kept; looked at from the nearest held directory,
+    /// [`still_there`]).
     pub fn resync(&mut self, listed: &[GroupPath]) {
         self.resyncs = self.resyncs.wrapping_add(1);
         let set: HashSet<&GroupPath> = listed.iter().collect();
