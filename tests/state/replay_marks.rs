@@ -215,3 +215,31 @@ fn a_recording_made_before_the_marks_replays_as_it_did() {
         .iter()
         .all(|g| g.hot.v1 == Default::default()));
 }
+
+/// A past moment (`T`) says what its figures count as the present does:
+/// the root's PIDS every task of the machine, its MEM with the kernel
+/// memory charged below (the timeline keeps figures, not marks: the
+/// moment takes the run's, as it takes each group's type).
+#[test]
+fn a_past_moment_says_what_the_roots_figures_count() {
+    let (_t, live) = live_refreshes();
+    let h = header();
+    let mut a = App::new(h.host, h.mount, h.start, h.interval);
+    resize(&mut a, 120, 40);
+    let mut c = collector(&fixture("hybrid-host"));
+    for r in &live {
+        send(
+            &mut a,
+            &mut c,
+            Msg::Collected(Collected::Refresh(Box::new(r.clone()))),
+        );
+    }
+    select(&mut a, &mut c, "/");
+    send(&mut a, &mut c, ch('T'));
+    assert!(a.past.is_some(), "in the past");
+    let s = screen(&a, 120, 40);
+    assert!(s.contains("420 tasks on the machine"), "{s}");
+    assert!(s.contains("kernel memory charged below"), "{s}");
+    // the uncounted disk was of the present's interval only
+    assert!(!s.contains("only after a throttle rule"), "{s}");
+}
