@@ -213,7 +213,7 @@ fn a_recording_made_before_the_marks_replays_as_it_did() {
         .snapshot
         .groups
         .iter()
-        .all(|g| g.hot.v1 == Default::default()));
+        .all(|g| g.hot.v1 == cgtop::model::tree::snapshot::V1Hot::default()));
 }
 
 /// A past moment (`T`) says what its figures count as the present does:

@@ -1973,6 +1973,9 @@ mod tests {
         let Ok(Record::Sample(old)) = decode(&sample[..sample.len() - 4]) else {
             panic!("a sample without marks")
         };
-        assert_eq!(old.snapshot.groups[0].hot.v1, Default::default());
+        assert_eq!(
+            old.snapshot.groups[0].hot.v1,
+            crate::model::tree::snapshot::V1Hot::default()
+        );
     }
 }
