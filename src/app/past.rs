@@ -391,7 +391,8 @@ pub(super) fn hold_inspection(app: &mut App, f: Inspection) {
 /// moment's frame with the figures kept, sorted by path as a snapshot
 /// is; what the timeline does not keep is `None`. `latest` (the newest
 /// live refresh) gives what does not change with time: each group's
-/// type, its limits (today's), the devices.
+/// type, its limits (today's), where its figures came from (its
+/// `sources`, but the interval's uncounted disk), the devices.
 pub fn frame_refresh(app: &App, m: Moment, latest: Option<&Refresh>) -> Refresh {
     let mut frame: Vec<(&GroupPath, Entry)> = app.timeline.frame(m);
     frame.sort_by(|a, b| a.0.cmp(b.0));
@@ -419,10 +420,19 @@ pub fn frame_refresh(app: &App, m: Moment, latest: Option<&Refresh>) -> Refresh 
             // who it is: today's, as its type is (a group gone since is
             // named from its path)
             g.identity.clone_from(&l.identity);
+            // where its figures came from: today's too, as the hierarchies
+            // are the run's; but not the disk v1 blkio did not count in
+            // one interval (the moment's IO is `-` by its rates alone)
+            g.hot.v1.sources = l.hot.v1.sources;
+            g.hot.v1.sources.io_uncounted = None;
         }
         let int = |f: Figure| e.get(f).map(|v| v.max(0.0).round() as u64);
         g.hot.memory_current = int(Figure::Memory);
         g.hot.pids_current = int(Figure::Pids);
+        // the root's words go with its figures, where the moment has them
+        let src = &mut g.hot.v1.sources;
+        src.root_kernel_memory &= g.hot.memory_current.is_some();
+        src.root_machine_tasks &= g.hot.pids_current.is_some();
         let centi = |f: Figure| e.get(f).map(|v| (v * 100.0).max(0.0).round() as u32);
         g.hot.psi_some_avg10 = centi(Figure::PsiSome);
         g.hot.psi_full_avg10 = centi(Figure::PsiFull);

@@ -45,11 +45,14 @@ fn piece(s: &str) -> String {
 /// `id` is the id the shortest form ends with: where even that form does
 /// not fit, its name is cut and the id kept whole (a long name, which
 /// whoever starts a container chooses, never pushes the id off the row).
+/// `kernel` is the group's kernel name as shown: what a column too narrow
+/// for the label's space shows instead ([`Label::fit`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Label {
     pub forms: Vec<String>,
     pub extra: Option<String>,
     pub id: Option<String>,
+    pub kernel: String,
 }
 
 impl Label {
@@ -60,7 +63,11 @@ impl Label {
 
     /// The fullest form within `w` display columns; when none fits, the
     /// shortest with its name cut (`…`) before the whole id, or, with no
-    /// room for the id and a character of the name, the shortest cut.
+    /// room for the id and a character of the name, the shortest cut
+    /// while the cut keeps its space. Narrower than that (`web-…` of
+    /// `web-1 046c7a5b3d2e` in 5 cells), the kernel name cut: a cut label
+    /// without its space would read as a kernel name, and a group named
+    /// `web-1x` would read the same; the kernel name is the group's own.
     pub fn fit(&self, w: usize) -> String {
         if let Some(f) = self.forms.iter().find(|f| fit::width(f) <= w) {
             return f.clone();
@@ -75,7 +82,14 @@ impl Label {
             Some((head, id)) if w >= fit::width(id) + 3 => {
                 format!("{} {id}", fit(head, w - fit::width(id) - 1))
             }
-            _ => fit(last, w),
+            _ => {
+                let cut = fit(last, w);
+                if last.contains(' ') && !cut.contains(' ') {
+                    fit(&self.kernel, w)
+                } else {
+                    cut
+                }
+            }
         }
     }
 }
@@ -92,6 +106,7 @@ pub fn label(id: &Identity, kernel_name: &str) -> Option<Label> {
             forms: v,
             extra: None,
             id: None,
+            kernel: kernel_name.to_owned(),
         })
     };
     // forms whose shortest ends with the short id
@@ -100,6 +115,7 @@ pub fn label(id: &Identity, kernel_name: &str) -> Option<Label> {
             forms: v,
             extra: None,
             id: Some(short.clone()),
+            kernel: kernel_name.to_owned(),
         })
     };
     match id.kind? {
@@ -179,6 +195,7 @@ pub fn label(id: &Identity, kernel_name: &str) -> Option<Label> {
             forms: vec![kernel_name.to_owned()],
             extra: Some(piece(id.description.as_deref()?)),
             id: None,
+            kernel: kernel_name.to_owned(),
         }),
     }
 }
@@ -457,6 +474,31 @@ mod tests {
         assert_eq!(l.fit(19), "web-1 046c7a5b3d2e");
         // narrower than the shortest form: cut at its end, with the ellipsis
         assert_eq!(l.fit(10), "web-1 046…");
+        assert_eq!(l.fit(7), "web-1 …");
+    }
+
+    /// A column too narrow to keep a cut label's space shows the kernel
+    /// name cut: `web-…` would read as the name of a group `web-1x`, and
+    /// `pod…` as that of a group `podman`.
+    #[test]
+    fn a_label_cut_past_its_space_gives_way_to_the_kernel_name() {
+        let kernel = format!("docker-{ID}.scope");
+        let i = named(&kernel, |i| i.name = Some("web-1".into()));
+        let l = label(&i, &kernel).unwrap();
+        assert_eq!(l.fit(7), "web-1 …");
+        assert_eq!(l.fit(6), "docke…");
+        assert_eq!(l.fit(2), "d…");
+        let pod = "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod7fda01c4_0ece_403d_88b4_c371d66d132a.slice";
+        let p = named(pod, |i| i.name = Some("api".into()));
+        let own = "kubepods-burstable-pod7fda01c4_0ece_403d_88b4_c371d66d132a.slice";
+        let l = label(&p, own).unwrap();
+        assert_eq!(l.fit(5), "pod …");
+        assert_eq!(l.fit(4), "kub…");
+        // a unit's form is its kernel name: cut as it always was
+        let u = named("system.slice/cron.service", |i| {
+            i.description = Some("Regular background program processing daemon".into());
+        });
+        assert_eq!(label(&u, "cron.service").unwrap().fit(5), "cron…");
     }
 
     #[test]

@@ -1190,7 +1190,8 @@ impl Collector {
                     },
                 )
             });
-            whole.contains(name)
+            // a device stacked on others (dm, md) is counted on theirs
+            whole.contains(name) && !devices::stacked(Path::new("/sys/block"), name)
         };
         let now = disks.map(|t| root::uncounted_disks(root_io, &t, is_disk));
         let busy = now

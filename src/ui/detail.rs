@@ -578,11 +578,20 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
     }
     if let Some(d) = g.hot.v1.sources.io_uncounted {
         // v1 blkio counts no IO on a disk no rule was set on
-        // (`model::tree::root::busy_uncounted`)
+        // (`model::tree::root::busy_uncounted`); named as the IO page
+        // names it, the number kept for the fix
+        let disk = app
+            .data
+            .as_ref()
+            .and_then(|x| x.refresh.devices.iter().find(|x| x.dev == d))
+            .map_or_else(
+                || d.to_string(),
+                |x| format!("{} ({d})", escape_str(&x.name)),
+            );
         out.push(Line::from(vec![
             label("IO", theme),
             Span::raw(format!(
-                "- (v1 blkio counts disk {d}'s IO only after a throttle rule is set on it, Linux 6.10+)"
+                "- (v1 blkio counts disk {disk}'s IO only after a throttle rule is set on it, Linux 6.10+)"
             )),
         ]));
         out.push(Line::raw(format!(

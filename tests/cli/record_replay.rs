@@ -12,8 +12,10 @@ use crate::common;
 
 use cgtop::batch;
 use cgtop::cgroupfs::io::{DevId, IoStat, IoStatDev, IoStatDevice};
+use cgtop::cgroupfs::v1::FreezerState;
 use cgtop::cgroupfs::{CgroupEvents, CgroupType, CpuMax, CpuStat, Limit};
 use cgtop::model::time::record::{decode_all, Encoder, GroupLimits, Header, Record, SampleRef};
+use cgtop::model::tree::snapshot::{HierKind, Sources};
 use cgtop::model::{
     DeviceInfo, GroupPath, GroupSample, HotStats, ProcessInfo, ScanCost, Snapshot, Unreadable,
 };
@@ -267,14 +269,39 @@ fn odd_snapshot(at: u64) -> (Snapshot, Vec<GroupLimits>) {
             file: "memory.stat".into(),
             error: "a FIFO, not a regular file: not read".into(),
         }],
-        // v1's sources and freezer state are not in the recording format
-        v1: cgtop::model::tree::snapshot::V1Hot::default(),
+        // where the figures came from: every mark, the disk changing
+        // from sample to sample and gone at one
+        v1: cgtop::model::tree::snapshot::V1Hot {
+            sources: Sources {
+                cpu: Some(HierKind::V2),
+                memory: Some(HierKind::V1),
+                io: Some(HierKind::V1),
+                pids: Some(HierKind::V1),
+                freezer: None,
+                io_own_only: false,
+                io_uncounted: (at != 2).then_some(DevId {
+                    major: u32::MAX,
+                    minor: u32::try_from(at).unwrap(),
+                }),
+                root_kernel_memory: true,
+                root_machine_tasks: at % 2 == 1,
+            },
+            freezer_state: Some(FreezerState::Freezing),
+            ..Default::default()
+        },
     };
     a.cgroup_type = Some(CgroupType::DomainThreaded);
     let mut b = GroupSample::new(GroupPath::new("a\u{1b}[2J/é b"), u64::MAX - at);
     b.hot.memory_max = Some(Limit::Max);
     b.hot.memory_limit = None;
     b.cgroup_type = Some(CgroupType::Threaded);
+    b.hot.v1.sources.freezer = Some(HierKind::V1);
+    b.hot.v1.sources.io_own_only = true;
+    b.hot.v1.freezer_state = Some(if at > 2 {
+        FreezerState::Frozen
+    } else {
+        FreezerState::Thawed
+    });
     // who it is, as a resolver would say it (the same at every sample:
     // written once a frame), in hostile text
     b.identity = Some(std::sync::Arc::new(cgtop::model::identity::Identity {

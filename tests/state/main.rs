@@ -38,6 +38,7 @@ mod one_shot_memory;
 mod palette;
 mod preflight;
 mod priming;
+mod replay_marks;
 mod script;
 mod sparklines;
 mod start_up;

@@ -127,11 +127,45 @@ fn the_detail_says_why_io_is_unknown_on_a_disk_v1_does_not_count() {
     );
     let s = screen(&a, 120, 40);
     assert!(
-        s.contains("v1 blkio counts disk 254:0's IO only after a throttle rule is set on it"),
+        s.contains("v1 blkio counts disk vda (254:0)'s IO only after a throttle rule is set on it"),
         "{s}"
     );
     assert!(
         s.contains("echo '254:0 0' > blkio.throttle.read_bps_device (0: no limit)"),
         "{s}"
     );
+    // a device's name is outside text: shown escaped; a disk the device
+    // list does not name is given by its number alone
+    for (name, said) in [
+        ("v\u{1b}[2Jda", "disk v\\e[2Jda (254:0)'s IO"),
+        ("", "disk 8:0's IO"),
+    ] {
+        let mut r = refresh(&mut c, 2.0);
+        let disk = if name.is_empty() {
+            cgtop::cgroupfs::io::DevId { major: 8, minor: 0 }
+        } else {
+            cgtop::cgroupfs::io::DevId {
+                major: 254,
+                minor: 0,
+            }
+        };
+        r.snapshot.groups[0].hot.v1.sources.io_uncounted = Some(disk);
+        r.devices = Arc::new(vec![cgtop::model::DeviceInfo {
+            dev: cgtop::cgroupfs::io::DevId {
+                major: 254,
+                minor: 0,
+            },
+            name: name.into(),
+            partition: false,
+            parent: None,
+        }]);
+        send(
+            &mut a,
+            &mut c,
+            cgtop::app::Msg::Collected(cgtop::source::collector::Collected::Refresh(Box::new(r))),
+        );
+        let s = screen(&a, 120, 40);
+        assert!(s.contains(said), "{said} in {s}");
+        assert!(!s.contains('\u{1b}'), "{s}");
+    }
 }

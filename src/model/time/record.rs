@@ -18,7 +18,14 @@
 //!   frame written as a zigzag varint of the difference, behind a bitmask
 //!   of the changed fields; a path is written once per frame, then its
 //!   id. The limits of a group ride in its entry when they changed; the
-//!   block devices and the processes of the busiest groups follow.
+//!   block devices and the processes of the busiest groups follow; then,
+//!   only where some group's marks changed, where its figures came from
+//!   ([`Marks`]: each controller's hierarchy, v1's freezer.state, the
+//!   kernel root's MEM and PIDS, a disk v1 blkio does not count), so that
+//!   a replay says what the live run said. A sample of an older
+//!   recording ends before them (its groups have no marks, as before);
+//!   an older reader stops before them (it never read past the
+//!   processes), so the version stays 1.
 //! - [`TAG_EVENTS`]: the events the watcher saw since the sample before
 //!   (`model::time::events`: cgroup.events, memory.events with an OOM kill's
 //!   victim, memory.swap.events, pids.events), written just before the
@@ -588,7 +595,7 @@ fn hot_of(s: &[Option<u64>; SLOTS], io: Option<IoStat>) -> Result<HotStats, Deco
         psi_full_avg10: psi_full,
         throttled_local_usec: s[9],
         unreadable: Vec::new(),
-        // v1's sources and freezer state are not recorded
+        // the marks follow the groups in the sample ([`Marks`])
         v1: crate::model::tree::snapshot::V1Hot::default(),
     })
 }
@@ -744,6 +751,116 @@ fn get_limits(i: &mut Input<'_>) -> Result<GroupLimits, DecodeError> {
     })
 }
 
+/// Where a group's figures came from, as the live run said it
+/// (`snapshot::Sources` and v1's freezer.state): one number of bits, and
+/// the disk v1 blkio did not count. The bits, from the lowest: the
+/// hierarchy of cpu, memory, io, pids and freezer, two bits each (0
+/// none, 1 v1, 2 cgroup2); `io_own_only`; `root_kernel_memory`;
+/// `root_machine_tasks`; `io_uncounted` (its MAJ:MIN follows); then
+/// freezer.state in two bits (0 none, 1 THAWED, 2 FREEZING, 3 FROZEN).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Marks {
+    bits: u64,
+    uncounted: Option<DevId>,
+}
+
+const MARK_OWN_ONLY: u64 = 1 << 10;
+const MARK_KERNEL_MEMORY: u64 = 1 << 11;
+const MARK_MACHINE_TASKS: u64 = 1 << 12;
+const MARK_UNCOUNTED: u64 = 1 << 13;
+const MARK_FREEZER_SHIFT: u32 = 14;
+/// The bits a reader knows: any other is damage.
+const MARK_BITS: u64 = (1 << 16) - 1;
+
+impl Marks {
+    pub fn of(v1: &crate::model::tree::snapshot::V1Hot) -> Self {
+        use crate::cgroupfs::v1::FreezerState;
+        use crate::model::tree::snapshot::HierKind;
+        let s = &v1.sources;
+        let kind = |k: Option<HierKind>| match k {
+            None => 0u64,
+            Some(HierKind::V1) => 1,
+            Some(HierKind::V2) => 2,
+        };
+        let mut bits = 0u64;
+        for (n, k) in [s.cpu, s.memory, s.io, s.pids, s.freezer]
+            .into_iter()
+            .enumerate()
+        {
+            bits |= kind(k) << (2 * n);
+        }
+        let flag = |on: bool, bit: u64| if on { bit } else { 0 };
+        bits |= flag(s.io_own_only, MARK_OWN_ONLY)
+            | flag(s.root_kernel_memory, MARK_KERNEL_MEMORY)
+            | flag(s.root_machine_tasks, MARK_MACHINE_TASKS)
+            | flag(s.io_uncounted.is_some(), MARK_UNCOUNTED);
+        let freezer = match v1.freezer_state {
+            None => 0u64,
+            Some(FreezerState::Thawed) => 1,
+            Some(FreezerState::Freezing) => 2,
+            Some(FreezerState::Frozen) => 3,
+        };
+        bits |= freezer << MARK_FREEZER_SHIFT;
+        Self {
+            bits,
+            uncounted: s.io_uncounted,
+        }
+    }
+
+    /// Puts the marks on `v1` (its sources and freezer.state).
+    fn apply(self, v1: &mut crate::model::tree::snapshot::V1Hot) {
+        use crate::cgroupfs::v1::FreezerState;
+        use crate::model::tree::snapshot::HierKind;
+        let kind = |n: u32| match (self.bits >> (2 * n)) & 3 {
+            1 => Some(HierKind::V1),
+            2 => Some(HierKind::V2),
+            _ => None,
+        };
+        let s = &mut v1.sources;
+        s.cpu = kind(0);
+        s.memory = kind(1);
+        s.io = kind(2);
+        s.pids = kind(3);
+        s.freezer = kind(4);
+        s.io_own_only = self.bits & MARK_OWN_ONLY != 0;
+        s.root_kernel_memory = self.bits & MARK_KERNEL_MEMORY != 0;
+        s.root_machine_tasks = self.bits & MARK_MACHINE_TASKS != 0;
+        s.io_uncounted = self.uncounted;
+        v1.freezer_state = match (self.bits >> MARK_FREEZER_SHIFT) & 3 {
+            1 => Some(FreezerState::Thawed),
+            2 => Some(FreezerState::Freezing),
+            3 => Some(FreezerState::Frozen),
+            _ => None,
+        };
+    }
+}
+
+fn put_marks(out: &mut Vec<u8>, m: Marks) {
+    put_u64(out, m.bits);
+    if let Some(d) = m.uncounted {
+        put_u64(out, u64::from(d.major));
+        put_u64(out, u64::from(d.minor));
+    }
+}
+
+fn get_marks(i: &mut Input<'_>) -> Result<Marks, DecodeError> {
+    let bits = i.u64()?;
+    // a value 3 in a two-bit hierarchy field is no kind
+    let bad_kind = (0..5).any(|n| (bits >> (2 * n)) & 3 == 3);
+    if bits & !MARK_BITS != 0 || bad_kind {
+        return Err(DecodeError::Invalid("a group's marks"));
+    }
+    let uncounted = if bits & MARK_UNCOUNTED != 0 {
+        Some(DevId {
+            major: i.u32()?,
+            minor: i.u32()?,
+        })
+    } else {
+        None
+    };
+    Ok(Marks { bits, uncounted })
+}
+
 /// A group's values as of its last sample in the frame.
 #[derive(Debug, Clone, Default)]
 struct Last {
@@ -753,6 +870,7 @@ struct Last {
     io: Option<IoStat>,
     limits: GroupLimits,
     unreadable: Vec<Unreadable>,
+    marks: Marks,
 }
 
 // ---- processes and devices -----------------------------------------------
@@ -1017,9 +1135,35 @@ impl Encoder {
                 }
             }
         }
+        self.marks(groups, &ids, &mut p);
         self.layout = ids;
         self.samples_in_frame += 1;
         put_record(out, TAG_SAMPLE, &p);
+    }
+
+    /// The marks of the groups whose marks are not the ones written
+    /// before in the frame, at the sample's end: how many, then each
+    /// one's place in the sample's list of groups and its [`Marks`].
+    /// Nothing when none changed (always so on pure cgroup2 but for
+    /// freezer: every group's marks stay empty there).
+    fn marks(&mut self, groups: &[GroupSample], ids: &[u32], p: &mut Vec<u8>) {
+        let mut changed = Vec::new();
+        for (k, (g, &id)) in groups.iter().zip(ids).enumerate() {
+            let m = Marks::of(&g.hot.v1);
+            let last = &mut self.last[id as usize];
+            if last.marks != m {
+                last.marks = m;
+                changed.push((k, m));
+            }
+        }
+        if changed.is_empty() {
+            return;
+        }
+        put_u64(p, changed.len() as u64);
+        for (k, m) in changed {
+            put_u64(p, k as u64);
+            put_marks(p, m);
+        }
     }
 
     /// The [`TAG_IDENTITIES`] record of the groups whose identity is not
@@ -1466,6 +1610,23 @@ impl Decoder {
                 busy.push((path, procs));
             }
         }
+        // the marks that changed, where any did (a sample of a recording
+        // made before they were recorded ends here: none)
+        if i.pos < payload.len() {
+            let n = i.count(self.layout.len(), "marks")?;
+            let mut next = 0usize;
+            for _ in 0..n {
+                let k = usize::try_from(i.u64()?)
+                    .ok()
+                    .filter(|&k| k >= next && k < self.layout.len())
+                    .ok_or(DecodeError::Invalid("a group's place in the marks"))?;
+                next = k + 1;
+                self.last[self.layout[k] as usize].marks = get_marks(&mut i)?;
+            }
+        }
+        for (g, &id) in groups.iter_mut().zip(&self.layout) {
+            self.last[id as usize].marks.apply(&mut g.hot.v1);
+        }
         Ok(Sample {
             snapshot: Snapshot { at, groups, cost },
             limits: (flags & HAS_LIMITS != 0).then_some(limits),
@@ -1741,6 +1902,80 @@ mod tests {
         assert_eq!(
             Decoder::new().record(TAG_EVENTS, &huge),
             Err(DecodeError::TooLarge("events"))
+        );
+    }
+
+    /// A sample's marks (`Marks`) out of their range, or in no order, are
+    /// damage, not a mark read wrong.
+    #[test]
+    fn marks_out_of_their_ranges_are_refused() {
+        let header = Header {
+            host: HostInfo {
+                ncpus: 1,
+                ..HostInfo::default()
+            },
+            mount: MountInfo {
+                root: "/".into(),
+                mode: MountMode::Directory,
+            },
+            start: GroupPath::root(),
+            interval: Duration::from_secs(1),
+            start_unix: Duration::ZERO,
+        };
+        let mut g = GroupSample::new(GroupPath::root(), 1);
+        g.hot.v1.sources.root_machine_tasks = true;
+        let snapshot = Snapshot {
+            at: Duration::ZERO,
+            groups: vec![g, GroupSample::new(p(b"a"), 2)],
+            cost: ScanCost::default(),
+        };
+        let mut out = Vec::new();
+        let mut enc = Encoder::new();
+        enc.start_frame(&header, &mut out);
+        enc.sample(
+            &SampleRef {
+                snapshot: &snapshot,
+                limits: &[],
+                devices: &[],
+                busy: &[],
+            },
+            &mut out,
+        );
+        let (_, h, n) = split_record(&out).unwrap().unwrap();
+        let (tag, sample, _) = split_record(&out[n..]).unwrap().unwrap();
+        let decode = |payload: &[u8]| {
+            let mut d = Decoder::new();
+            d.record(TAG_HEADER, h).unwrap();
+            d.record(tag, payload)
+        };
+        let Ok(Record::Sample(s)) = decode(sample) else {
+            panic!("the sample as written")
+        };
+        assert!(s.snapshot.groups[0].hot.v1.sources.root_machine_tasks);
+        // the sample ends: 1 group's marks, group 0, the machine's tasks
+        assert_eq!(sample[sample.len() - 4..], [1, 0, 0x80, 0x20]);
+        let with = |tail: &[u8]| {
+            let mut b = sample[..sample.len() - 4].to_vec();
+            b.extend_from_slice(tail);
+            b
+        };
+        for (tail, why) in [
+            (&[1u8, 0, 0x80, 0x80, 0x04][..], "a bit no reader knows"),
+            (&[1, 0, 3], "cpu's hierarchy neither v1 nor cgroup2"),
+            (&[1, 2, 0], "a group the sample does not have"),
+            (&[2, 1, 0, 0, 0], "groups out of order"),
+            (&[3, 0, 0, 1, 0, 0, 0], "more marks than groups"),
+            (&[1, 0, 0x80, 0x40, 7], "an uncounted disk cut short"),
+        ] {
+            assert!(decode(&with(tail)).is_err(), "{why}");
+        }
+        // none at all: a sample of an older recording
+        let Ok(Record::Sample(old)) = decode(&sample[..sample.len() - 4]) else {
+            panic!("a sample without marks")
+        };
+        assert_eq!(
+            old.snapshot.groups[0].hot.v1,
+            crate::model::tree::snapshot::V1Hot::default()
         );
     }
 }

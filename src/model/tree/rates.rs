@@ -183,6 +183,35 @@ fn capped_pct(prev: u64, cur: u64, secs: f64, cap: Option<u64>, baseline: &mut u
     Some(shown as f64 / (secs * 1e6) * 100.0)
 }
 
+/// v1's user and system shares of `total` (cpuacct.usage's, the exact
+/// run time): cpuacct.usage_user / usage_sys (and cpuacct.stat) are the
+/// scheduler tick's samples (`cpustat[CPUTIME_USER]` and `_SYSTEM`, a
+/// whole tick, 4 ms at HZ=250, to whatever ran when it fired), so over
+/// a refresh their sum is off the exact total by ticks: a group that ran
+/// 1 ms and was caught by a tick read user 0.4 % under a total of 0.1 %.
+/// Split as the kernel splits cgroup2's cpu.stat (`cputime_adjust`: the
+/// ticks' ratio of the exact time), so user + system is the total; no
+/// tick in the window (`user + system` 0 under a total above 0) leaves
+/// the split unknown. See ARCHITECTURE.md, "Choices where the issue was
+/// silent".
+fn split_by_ticks(
+    total: Option<f64>,
+    user: Option<f64>,
+    system: Option<f64>,
+) -> (Option<f64>, Option<f64>) {
+    let (Some(t), Some(u), Some(s)) = (total, user, system) else {
+        return (user, system);
+    };
+    let ticks = u + s;
+    if t <= 0.0 {
+        (Some(0.0), Some(0.0))
+    } else if ticks > 0.0 {
+        (Some(t * u / ticks), Some(t * s / ticks))
+    } else {
+        (None, None)
+    }
+}
+
 /// Rates for every group of `cur` against `prev`, matched by path (both
 /// sorted), with a ceiling of `ncpus` CPUs on CPU figures; also the
 /// cpu.stat each group's next window counts from (`None`: its own).
@@ -546,6 +575,9 @@ fn by_rule(
             r.system_pct = capped_pct(x, y, secs, cap, &mut t);
             base.system_usec = Some(t);
         }
+        if cur.hot.v1.sources.cpu == Some(super::snapshot::HierKind::V1) {
+            (r.user_pct, r.system_pct) = split_by_ticks(r.cpu_pct, r.user_pct, r.system_pct);
+        }
         if let (Some(x), Some(y)) = (a.nr_throttled, b.nr_throttled) {
             r.throttled_per_s = per_s(x, y, secs);
         }
@@ -641,6 +673,37 @@ mod tests {
         assert!((io.wbps - 2_097_152.0).abs() < 1e-6);
         assert!((io.wiops - 16.0).abs() < 1e-9);
         assert_eq!(r.io_by_dev.len(), 1);
+    }
+
+    /// v1's user and system are ticks, cpuacct.usage the exact time
+    /// (`split_by_ticks`): over 1 s a group ran 1 ms and one 4 ms tick
+    /// caught it in user mode; another ran 2 ms and no tick caught it; a
+    /// third ran 1 s, ticks 600 ms user and 500 ms system. cgroup2's
+    /// cpu.stat, split by the kernel already, is as read.
+    #[test]
+    fn v1_user_and_system_are_the_ticks_share_of_the_exact_time() {
+        use super::super::snapshot::HierKind;
+        let v1 = |usage: u64, user: u64, system: u64| {
+            let mut s = sample(1, usage, "");
+            s.hot.io = None;
+            let c = s.hot.cpu.as_mut().unwrap();
+            (c.user_usec, c.system_usec) = (Some(user), Some(system));
+            s.hot.v1.sources.cpu = Some(HierKind::V1);
+            s
+        };
+        let rates = |b: &GroupSample| compute(&v1(0, 0, 0), b, Duration::from_secs(1));
+        let near = |x: Option<f64>, want: f64| (x.unwrap() - want).abs() < 1e-9;
+        let r = rates(&v1(1_000, 4_000, 0));
+        assert!(near(r.cpu_pct, 0.1) && near(r.user_pct, 0.1) && near(r.system_pct, 0.0));
+        let r = rates(&v1(2_000, 0, 0));
+        assert!(near(r.cpu_pct, 0.2));
+        assert_eq!((r.user_pct, r.system_pct), (None, None));
+        let r = rates(&v1(1_000_000, 600_000, 500_000));
+        assert!(near(r.user_pct, 100.0 * 6.0 / 11.0) && near(r.system_pct, 100.0 * 5.0 / 11.0));
+        let mut v2 = v1(1_000, 4_000, 0);
+        v2.hot.v1.sources.cpu = Some(HierKind::V2);
+        let r = compute(&v1(0, 0, 0), &v2, Duration::from_secs(1));
+        assert!(near(r.user_pct, 0.4));
     }
 
     /// A v1 group while a disk v1 blkio does not count did IO

@@ -95,10 +95,15 @@ pub fn complete(groups: &mut [GroupSample], facts: RootFacts) {
 /// The whole disks that did IO since boot and whose IO v1 blkio does not
 /// count, each with its count of IOs done (reads + writes completed),
 /// by number: listed in /proc/diskstats (`diskstats`, the kernel's text)
-/// with IO done, a whole disk (`is_disk`: its name is in /sys/block; a
-/// partition's IO is counted on its disk's line; asked only of such
-/// devices), and absent from the root group's
+/// with IO done, a disk whose IO only its own line can count (`is_disk`:
+/// asked only of such devices; its name is in /sys/block, so not a
+/// partition, whose bio blk-throttle counts on its disk's queue and
+/// line; and it is not stacked on other devices, as device-mapper and
+/// md are: their bios go on to the disks below, counted there for the
+/// same group), and absent from the root group's
 /// `blkio.throttle.io_service_bytes_recursive` (`root_io`, as parsed).
+/// Each disk found is one blkio takes a rule for (blkio refuses a
+/// partition's number), so its number is the fix's.
 pub fn uncounted_disks(
     root_io: &IoStat,
     diskstats: &str,
@@ -305,6 +310,26 @@ mod tests {
 
     fn whole(name: &[u8]) -> bool {
         [&b"loop0"[..], b"loop1", b"vda", b"zram0"].contains(&name)
+    }
+
+    /// dm-0 on vda, both busy, neither with a line: vda is the disk not
+    /// counted (a rule on it counts dm-0's IO too); dm-0, stacked, is
+    /// not asked of (`is_disk` says no: `source::devices::stacked`).
+    #[test]
+    fn a_stacked_device_is_left_to_the_disks_below_it() {
+        let stats =
+            format!("{DISKSTATS} 252       0 dm-0 9000 0 72000 10 5 0 40 1 0 10 11 0 0 0 0 0 0\n");
+        let root = blkio("Total 0\n");
+        let found = uncounted_disks(&root, &stats, |n| n != b"dm-0" && whole(n));
+        assert_eq!(found, vec![(VDA, 402_817 + 151_619)]);
+        // vda counted (its line there), dm-0's IO with it: nothing
+        let root = blkio(include_str!(
+            "../../../tests/fixtures/v1/v1scan/blkio.throttle.io_service_bytes_recursive"
+        ));
+        assert_eq!(
+            uncounted_disks(&root, &stats, |n| n != b"dm-0" && whole(n)),
+            vec![]
+        );
     }
 
     const VDA: DevId = DevId {

@@ -106,7 +106,8 @@ pub struct HotStats {
     pub unreadable: Vec<Unreadable>,
     /// What cgroup v1 adds: which hierarchy each figure came from, and the
     /// v1-only figures (flattened into the group's JSON object: empty, and
-    /// so absent, on pure v2). Not carried by recordings.
+    /// so absent, on pure v2). Recordings carry its `sources` and
+    /// `freezer_state` (`model::time::record::Marks`).
     #[serde(flatten)]
     pub v1: V1Hot,
 }
