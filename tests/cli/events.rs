@@ -23,19 +23,11 @@ const GROUP: &str = "system.slice/dbus.service";
 
 fn options(output: Output, brief: bool) -> Options {
     Options {
-        start: GroupPath::root(),
-        root: None,
         interval: Duration::from_millis(1),
-        depth: None,
         output,
         iterations: Some(3),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
         brief,
-        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     }
 }
 

@@ -143,7 +143,7 @@ fn a_v1_oom_kill_is_an_event_with_its_task_and_pid() {
 /// the kill ~1 s after the start).
 #[test]
 fn a_v1_oom_kill_before_the_watch_is_set_is_an_event() {
-    use cgtop::options::{Options, Output};
+    use cgtop::options::Options;
     use cgtop::source::collector::Collector;
     use cgtop::source::events::Watcher;
     let Some((mut sb, g)) = sandbox_v1::oom_group_or_skip("seed") else {
@@ -151,18 +151,7 @@ fn a_v1_oom_kill_before_the_watch_is_set_is_an_event() {
     };
     let o = Options {
         start: sb.top.clone(),
-        root: None,
-        interval: Duration::from_secs(1),
-        depth: None,
-        output: Output::Text,
-        iterations: Some(1),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     };
     let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
     let mut c = Collector::with_hiers(

@@ -15,8 +15,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use cgtop::model::{GroupPath, HierKind};
-use cgtop::options::{Options, Output};
-use cgtop::render::columns::Column;
+use cgtop::options::Options;
 use cgtop::source::collector::Collector;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -126,18 +125,7 @@ fn proc_cpu_secs(pid: u32) -> f64 {
 fn opts(start: &str) -> Options {
     Options {
         start: GroupPath::new(start),
-        root: None,
-        interval: Duration::from_secs(1),
-        depth: None,
-        output: Output::Text,
-        iterations: Some(1),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     }
 }
 
@@ -150,8 +138,7 @@ fn a_busy_loop_in_v1_groups_shows_cpu_memory_pids_and_frozen() {
     let pid = s.spawn("while :; do :; done");
     fs::create_dir(s.dir("memory", "v1only")).unwrap();
     let o = opts(&s.name);
-    let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
-    let mut c = Collector::with_hiers(cgtop::run::collector_config(&o, &m, false), hier, &hiers);
+    let (_, mut c) = crate::common::collector_for(&o, false);
     c.set_cpu_ceiling(None);
     let start = Instant::now();
     c.refresh_timed(start);
@@ -554,8 +541,7 @@ fn the_first_look_reads_the_groups_shown_from_every_hierarchy() {
         fs::write(s.dir(h, "small/a/cgroup.procs"), pid.to_string()).unwrap();
     }
     let o = opts(&s.name);
-    let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
-    let mut c = Collector::with_hiers(cgtop::run::collector_config(&o, &m, false), hier, &hiers);
+    let (_, mut c) = crate::common::collector_for(&o, false);
     c.set_grade_limits(true);
     c.defer_start_up();
     c.set_first_look(true);
@@ -890,9 +876,7 @@ fn a_group_made_again_between_the_priming_read_and_the_output_has_no_old_rate_no
         }
         std::thread::sleep(Duration::from_millis(300));
         let o = opts(&s.name);
-        let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
-        let mut c =
-            Collector::with_hiers(cgtop::run::collector_config(&o, &m, false), hier, &hiers);
+        let (_, mut c) = crate::common::collector_for(&o, false);
         // as a one-shot run: no watch, no user/system split
         c.set_watching(false);
         c.set_cpu_split(false);
