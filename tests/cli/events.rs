@@ -17,7 +17,7 @@ use cgtop::source::hier::Hier;
 use common::*;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const GROUP: &str = "system.slice/dbus.service";
 
@@ -37,14 +37,8 @@ fn run(root: &Path, output: Output, brief: bool) -> String {
     let events = BatchEvents {
         hier: Arc::new(Hier::open(root).unwrap()),
         cfg: WatchConfig {
-            start: GroupPath::root(),
-            max_depth: None,
-            max_watches: None,
-            kmsg: None,
-            mapping: None,
-            clock: Instant::now(),
             clock_unix: Duration::ZERO,
-            v1_memory: None,
+            ..crate::common::watch_config(GroupPath::root())
         },
     };
     let mut out = Vec::new();

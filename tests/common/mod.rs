@@ -175,6 +175,23 @@ pub fn collector_for(o: &cgtop::options::Options, full_detail: bool) -> (MountIn
     (m, c)
 }
 
+/// The event watcher's settings for the groups from `start` down: no
+/// depth or watch limit, no kernel log, no v1 memory hierarchy, its clock
+/// started now at a fixed UNIX time (2023-11-14 22:13:20 UTC); a test sets
+/// what it watches differently with `WatchConfig { kmsg, ..watch_config(start) }`.
+pub fn watch_config(start: GroupPath) -> cgtop::source::events::WatchConfig {
+    cgtop::source::events::WatchConfig {
+        start,
+        max_depth: None,
+        max_watches: None,
+        kmsg: None,
+        mapping: None,
+        clock: Instant::now(),
+        clock_unix: Duration::from_secs(1_700_000_000),
+        v1_memory: None,
+    }
+}
+
 /// One refresh at `secs` seconds. The processes of the inspected group are
 /// dropped: the fixtures' PIDs may be live processes of the test host.
 pub fn refresh(c: &mut Collector, secs: f64) -> Refresh {

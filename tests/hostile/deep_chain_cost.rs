@@ -198,7 +198,7 @@ fn into_bottom(dir: &std::path::Path, n: usize, pid: u32) {
 #[test]
 fn a_populated_flip_at_the_bottom_of_a_deep_chain_costs_the_watcher_no_more_than_its_setup() {
     use cgtop::model::time::events::EventKind;
-    use cgtop::source::events::{WatchConfig, Watcher};
+    use cgtop::source::events::Watcher;
     use cgtop::source::hier::Hier;
     use std::sync::Arc;
     use std::time::{Duration, Instant};
@@ -215,16 +215,7 @@ fn a_populated_flip_at_the_bottom_of_a_deep_chain_costs_the_watcher_no_more_than
     ));
     let pid = sleeper.0.id();
     std::fs::write(sb.dir("park").join("cgroup.procs"), pid.to_string()).unwrap();
-    let cfg = WatchConfig {
-        start: sb.path("deep"),
-        max_depth: None,
-        max_watches: None,
-        kmsg: None,
-        mapping: None,
-        clock: Instant::now(),
-        clock_unix: Duration::from_secs(1_700_000_000),
-        v1_memory: None,
-    };
+    let cfg = crate::common::watch_config(sb.path("deep"));
     let since = |t: (f64, f64)| {
         let now = thread_cpu();
         (now.0 - t.0, now.1 - t.1)

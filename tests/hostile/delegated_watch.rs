@@ -4,12 +4,12 @@
 //! `event_owners_subordinate`).
 
 use crate::common::sandbox::Sandbox;
-use cgtop::source::events::{spawn, WatchConfig, WatchHandle, Watched};
+use cgtop::source::events::{spawn, WatchHandle, Watched};
 use cgtop::source::hier::Hier;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Makes the sandbox's group `name` and gives it to `owner`: its
 /// directory and the files a delegate writes. Returns its directory.
@@ -27,16 +27,7 @@ pub fn delegated(sb: &mut Sandbox, name: &str, owner: u32) -> PathBuf {
 /// the walk at the start is done (within `wait`).
 pub fn started_watcher(sb: &Sandbox, wait: Duration) -> (WatchHandle, Receiver<Watched>) {
     let (tx, rx) = mpsc::channel();
-    let cfg = WatchConfig {
-        start: sb.top.clone(),
-        max_depth: None,
-        max_watches: None,
-        kmsg: None,
-        mapping: None,
-        clock: Instant::now(),
-        clock_unix: Duration::from_secs(1_700_000_000),
-        v1_memory: None,
-    };
+    let cfg = crate::common::watch_config(sb.top.clone());
     let h = spawn(Arc::new(Hier::open(&sb.root).unwrap()), cfg, tx).unwrap();
     loop {
         match rx.recv_timeout(wait) {

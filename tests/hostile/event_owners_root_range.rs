@@ -23,7 +23,7 @@ use crate::delegated_watch::delegated;
 use cgtop::model::account::Account;
 use cgtop::model::time::events::{Event, EventKind, EventList};
 use cgtop::model::GroupPath;
-use cgtop::source::events::{WatchConfig, Watcher};
+use cgtop::source::events::Watcher;
 use cgtop::source::hier::Hier;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -54,16 +54,7 @@ fn a_containers_flood_from_roots_subordinate_range_replaces_only_its_own_events(
     sb.mkdir("sys");
     let ct = delegated(&mut sb, "ct", CT_ROOT);
     containers_groups(&mut sb, &ct);
-    let cfg = WatchConfig {
-        start: sb.top.clone(),
-        max_depth: None,
-        max_watches: None,
-        kmsg: None,
-        mapping: None,
-        clock: Instant::now(),
-        clock_unix: Duration::from_secs(1_700_000_000),
-        v1_memory: None,
-    };
+    let cfg = crate::common::watch_config(sb.top.clone());
     let mut w = Watcher::new(Arc::new(Hier::open(&sb.root).unwrap()), cfg).unwrap();
     w.read_accounts_from(etc.path());
     sb.spawn_in("sys", "sleep 60");

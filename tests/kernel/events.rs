@@ -30,14 +30,8 @@ fn a_freeze_and_a_thaw_each_come_within_200_ms() {
     let hier = Arc::new(Hier::open(&sb.root).unwrap());
     let (tx, rx) = mpsc::channel();
     let cfg = WatchConfig {
-        start: sb.top.clone(),
-        max_depth: None,
-        max_watches: None,
-        kmsg: None,
-        mapping: None,
-        clock: Instant::now(),
         clock_unix: Duration::ZERO,
-        v1_memory: None,
+        ..crate::common::watch_config(sb.top.clone())
     };
     let h = spawn(hier, cfg, tx).unwrap();
     match rx.recv_timeout(Duration::from_secs(5)) {

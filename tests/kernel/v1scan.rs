@@ -233,7 +233,7 @@ fn thread_ticks(name: &str) -> Option<u64> {
 
 #[test]
 fn the_event_watcher_on_a_v1_hierarchy_neither_fails_nor_spins() {
-    use cgtop::source::events::{spawn, KmsgState, WatchCommand, WatchConfig, Watched};
+    use cgtop::source::events::{spawn, KmsgState, WatchCommand, Watched};
     use cgtop::source::hier::Hier;
     use std::sync::Arc;
     let Some(s) = V1Sandbox::or_skip() else {
@@ -243,16 +243,7 @@ fn the_event_watcher_on_a_v1_hierarchy_neither_fails_nor_spins() {
     // memory.events, memory.swap.events nor pids.events anywhere
     let hier = Arc::new(Hier::open(&Path::new(BASE).join("memory")).unwrap());
     let me = GroupPath::new(&s.name);
-    let cfg = WatchConfig {
-        start: me.clone(),
-        max_depth: None,
-        max_watches: None,
-        kmsg: None,
-        mapping: None,
-        clock: Instant::now(),
-        clock_unix: Duration::from_secs(1_700_000_000),
-        v1_memory: None,
-    };
+    let cfg = crate::common::watch_config(me.clone());
     let (tx, rx) = std::sync::mpsc::channel::<Watched>();
     let h = spawn(hier, cfg, tx).unwrap();
     match rx.recv_timeout(Duration::from_secs(5)) {
