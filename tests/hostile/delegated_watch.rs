@@ -127,20 +127,7 @@ pub fn groups_chowned_in_a_user_namespace(
          i=$((i+1)); done",
         dir.display()
     );
-    let id = uid.to_string();
-    let pid = sb.spawn(&[
-        "setpriv",
-        "--reuid",
-        &id,
-        "--regid",
-        &id,
-        "--clear-groups",
-        "unshare",
-        "--user",
-        "sh",
-        "-c",
-        &script,
-    ]);
+    let pid = sb.spawn_as(uid, &["unshare", "--user", "sh", "-c", &script]);
     let ns = |p: &str| std::fs::read_link(format!("/proc/{p}/ns/user")).ok();
     let t0 = Instant::now();
     while ns(&pid.to_string()) == ns("self") || ns(&pid.to_string()).is_none() {

@@ -44,18 +44,7 @@ fn a_delegated_users_real_events_are_theirs_and_replace_only_their_own() {
          echo $$ > a/cgroup.procs; echo $$ > b/cgroup.procs; i=$((i+1)); done",
         user.display()
     );
-    let id = OWNER.to_string();
-    let pid = sb.spawn(&[
-        "setpriv",
-        "--reuid",
-        &id,
-        "--regid",
-        &id,
-        "--clear-groups",
-        "sh",
-        "-c",
-        &script,
-    ]);
+    let pid = sb.spawn_as(OWNER, &["sh", "-c", &script]);
     std::fs::write(user.join("cgroup.procs"), pid.to_string()).unwrap();
     let (sys, theirs) = (sb.path("sys"), sb.path("user"));
     let got = events_until(
