@@ -278,6 +278,18 @@ impl V1Sandbox {
             .unwrap_or_else(|e| panic!("write {value:?} to {}: {e}", p.display()));
     }
 
+    /// Freezes `g` through its freezer.state (the test's own write, not
+    /// cgtop's writer) and waits until the kernel says FROZEN; panics
+    /// after 5 s.
+    pub fn freeze(&self, g: &GroupPath) {
+        self.write("freezer", g, "freezer.state", "FROZEN");
+        let t0 = Instant::now();
+        while self.read("freezer", g, "freezer.state").trim() != "FROZEN" {
+            assert!(t0.elapsed() < Duration::from_secs(5), "{g} never froze");
+            sleep(Duration::from_millis(10));
+        }
+    }
+
     /// Creates `sub` (and its missing parents) in every hierarchy, one
     /// name at a time from the parent's descriptor: a group may be nested
     /// past PATH_MAX.
@@ -439,9 +451,11 @@ impl V1Sandbox {
             }
             // only the test's processes and their children are in here
             for pid in pids {
+                // never the test itself: a test may move one of its own
+                // threads into a group
                 let p = i32::try_from(pid)
                     .ok()
-                    .filter(|p| *p > 1)
+                    .filter(|p| *p > 1 && pid != std::process::id())
                     .and_then(rustix::process::Pid::from_raw);
                 if let Some(p) = p {
                     let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);

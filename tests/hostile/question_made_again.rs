@@ -165,14 +165,6 @@ fn a_kill_does_not_thaw_a_freezer_group_made_again_under_its_name() {
     }
     let x = sb.mkdir("a/x");
     let y = sb.mkdir("y");
-    let freeze = |sb: &V1Sandbox, g: &cgtop::model::GroupPath| {
-        sb.write("freezer", g, "freezer.state", "FROZEN");
-        let t0 = std::time::Instant::now();
-        while sb.read("freezer", g, "freezer.state").trim() != "FROZEN" {
-            assert!(t0.elapsed() < Duration::from_secs(5), "{g} never froze");
-            sleep(Duration::from_millis(10));
-        }
-    };
     // x's process, in x in cgroup2 and frozen in y in the freezer
     let c = crate::common::sandbox::spawn_detached(&["sleep", "300"], |_| ());
     let pid = c.id().to_string();
@@ -180,8 +172,8 @@ fn a_kill_does_not_thaw_a_freezer_group_made_again_under_its_name() {
     let v2 = sb.hier("").mount.join(x.as_rel_path());
     std::fs::write(v2.join("cgroup.procs"), &pid).unwrap();
     sb.write("freezer", &y, "cgroup.procs", &pid);
-    freeze(&sb, &y);
-    freeze(&sb, &x);
+    sb.freeze(&y);
+    sb.freeze(&x);
     let t = selected_below_a(&sb.rel, 140, "x", &format!("│{x}"));
     t.send(&["K"]);
     t.wait_for("is killed");
@@ -191,7 +183,7 @@ fn a_kill_does_not_thaw_a_freezer_group_made_again_under_its_name() {
     let theirs_pid = theirs.id();
     sb.children.push(theirs);
     sb.write("freezer", &x, "cgroup.procs", &theirs_pid.to_string());
-    freeze(&sb, &x);
+    sb.freeze(&x);
     // its time up while frozen, and cgtop has seen the new group
     sleep(Duration::from_millis(1500));
     t.send(&["Enter"]);
