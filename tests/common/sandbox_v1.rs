@@ -146,6 +146,17 @@ impl V1Sandbox {
     /// mounted beside them; or the reason it cannot be made here (not
     /// root, a controller without a v1 hierarchy, not writable).
     pub fn new(label: &str, controllers: &[&str]) -> Result<Self, String> {
+        Self::create(label, controllers, true)
+    }
+
+    /// The same in the v1 hierarchies of `controllers` alone, never in
+    /// cgroup2: for a test of what cgtop does where a group is in v1 only
+    /// (on a hybrid host, a group in cgroup2 too is killed and moved there).
+    pub fn v1_only(label: &str, controllers: &[&str]) -> Result<Self, String> {
+        Self::create(label, controllers, false)
+    }
+
+    fn create(label: &str, controllers: &[&str], with_v2: bool) -> Result<Self, String> {
         let uid = rustix::process::geteuid();
         if !uid.is_root() {
             return Err(format!(
@@ -170,7 +181,7 @@ impl V1Sandbox {
                 hiers.push(m.clone());
             }
         }
-        if let Some(v2) = all.iter().find(|m| m.v2) {
+        if let Some(v2) = all.iter().find(|m| m.v2).filter(|_| with_v2) {
             hiers.push(v2.clone());
         }
         for h in &hiers {
@@ -321,6 +332,16 @@ impl V1Sandbox {
                 .and_then(|d| write_at(d.as_fd(), "cgroup.procs", &pid.to_string()))
                 .unwrap_or_else(|e| panic!("move {pid} into {}: {e}", procs.display()));
         }
+    }
+
+    /// Starts `argv`, a process the test owns, outside the sandbox's
+    /// groups, in a session of its own (`sandbox::spawn_detached`); killed
+    /// on drop.
+    pub fn spawn(&mut self, argv: &[&str]) -> u32 {
+        let child = super::sandbox::spawn_detached(argv, |_| ());
+        let pid = child.id();
+        self.children.push(child);
+        pid
     }
 
     /// Starts `argv` inside `g`: a shell waits on a pipe, is moved into the
