@@ -53,6 +53,13 @@ pub fn restore() {
 pub fn resume() -> std::io::Result<()> {
     // a no-op unless raw mode is on; then on again from the tty's state now
     let _ = terminal::disable_raw_mode();
+    set_up()
+}
+
+/// Raw mode, the alternate screen, the hidden cursor, bracketed paste,
+/// and the mouse if [`MOUSE`] says so: what [`TerminalGuard::enter`] sets
+/// and [`resume`] sets again, undone by [`restore`].
+fn set_up() -> std::io::Result<()> {
     terminal::enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
     let mut out = std::io::stdout();
@@ -205,20 +212,9 @@ impl TerminalGuard {
             restore();
             prev(info);
         }));
-        terminal::enable_raw_mode()?;
-        ACTIVE.store(true, Ordering::SeqCst);
+        // read by restore only once set_up made the terminal ACTIVE
         MOUSE.store(mouse, Ordering::SeqCst);
-        let mut out = std::io::stdout();
-        execute!(
-            out,
-            terminal::EnterAlternateScreen,
-            cursor::Hide,
-            // a paste arrives as one piece of text, not as keys
-            event::EnableBracketedPaste
-        )?;
-        if mouse {
-            execute!(out, event::EnableMouseCapture)?;
-        }
+        set_up()?;
         Ok(Self)
     }
 }

@@ -255,6 +255,27 @@ fn watchable(fd: OwnedFd, dir: bool) -> Result<(OwnedFd, u64, u32), FsError> {
     }
 }
 
+/// openat2(2) of `rel` beneath `root` (`root` itself for a `rel` of no
+/// `components`), refusing every symlink, magic link included, and
+/// whatever `more` refuses besides: the one call both ways of opening
+/// with openat2 make.
+fn openat2_beneath(
+    root: BorrowedFd<'_>,
+    rel: &Path,
+    no_components: bool,
+    flags: OFlags,
+    more: ResolveFlags,
+) -> rustix::io::Result<OwnedFd> {
+    let p: &Path = if no_components { Path::new(".") } else { rel };
+    rustix::fs::openat2(
+        root,
+        p,
+        flags | OFlags::NOFOLLOW,
+        Mode::empty(),
+        ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS | more,
+    )
+}
+
 /// Opens `rel` beneath `root` without following a symlink anywhere.
 fn open_beneath(
     root: BorrowedFd<'_>,
@@ -265,18 +286,7 @@ fn open_beneath(
     // refused here too, so that both ways say the same
     let parts = components(rel)?;
     if !force_fallback && !NO_OPENAT2.load(Ordering::Relaxed) {
-        let p: &Path = if parts.is_empty() {
-            Path::new(".")
-        } else {
-            rel
-        };
-        match rustix::fs::openat2(
-            root,
-            p,
-            flags | OFlags::NOFOLLOW,
-            Mode::empty(),
-            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
-        ) {
+        match openat2_beneath(root, rel, parts.is_empty(), flags, ResolveFlags::empty()) {
             Err(Errno::NOSYS) => NO_OPENAT2.store(true, Ordering::Relaxed),
             // a component that is a symlink: ELOOP from both ways
             r => return r.map_err(FsError::from_errno),
@@ -298,21 +308,7 @@ fn open_same_mount(
     if NO_OPENAT2.load(Ordering::Relaxed) {
         return Ok(None);
     }
-    let p: &Path = if parts.is_empty() {
-        Path::new(".")
-    } else {
-        rel
-    };
-    match rustix::fs::openat2(
-        root,
-        p,
-        flags | OFlags::NOFOLLOW,
-        Mode::empty(),
-        ResolveFlags::BENEATH
-            | ResolveFlags::NO_SYMLINKS
-            | ResolveFlags::NO_MAGICLINKS
-            | ResolveFlags::NO_XDEV,
-    ) {
+    match openat2_beneath(root, rel, parts.is_empty(), flags, ResolveFlags::NO_XDEV) {
         Ok(fd) => Ok(Some(fd)),
         Err(Errno::NOSYS) => {
             NO_OPENAT2.store(true, Ordering::Relaxed);

@@ -17,25 +17,17 @@ use cgtop::source::hier::Hier;
 use common::*;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const GROUP: &str = "system.slice/dbus.service";
 
 fn options(output: Output, brief: bool) -> Options {
     Options {
-        start: GroupPath::root(),
-        root: None,
         interval: Duration::from_millis(1),
-        depth: None,
         output,
         iterations: Some(3),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
         brief,
-        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     }
 }
 
@@ -45,14 +37,8 @@ fn run(root: &Path, output: Output, brief: bool) -> String {
     let events = BatchEvents {
         hier: Arc::new(Hier::open(root).unwrap()),
         cfg: WatchConfig {
-            start: GroupPath::root(),
-            max_depth: None,
-            max_watches: None,
-            kmsg: None,
-            mapping: None,
-            clock: Instant::now(),
             clock_unix: Duration::ZERO,
-            v1_memory: None,
+            ..crate::common::watch_config(GroupPath::root())
         },
     };
     let mut out = Vec::new();

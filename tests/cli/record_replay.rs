@@ -43,19 +43,10 @@ fn header() -> Header {
 
 fn opts(output: Output, n: u64) -> Options {
     Options {
-        start: GroupPath::root(),
-        root: None,
         interval: Duration::from_secs(7),
-        depth: None,
         output,
         iterations: Some(n),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     }
 }
 

@@ -142,6 +142,56 @@ pub fn collector_of_layout(
     )
 }
 
+/// The options of `cgtop -b -n 1` (read-only, brief, the default
+/// columns) from the root of the mount /proc/self/mountinfo names: a test
+/// sets what it runs differently with `Options { start, ..options() }`.
+pub fn options() -> cgtop::options::Options {
+    cgtop::options::Options {
+        start: GroupPath::root(),
+        root: None,
+        interval: Duration::from_secs(1),
+        depth: None,
+        output: cgtop::options::Output::Text,
+        iterations: Some(1),
+        read_only: true,
+        mouse: false,
+        machine_cpu: false,
+        max_kept_fds: None,
+        brief: true,
+        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
+        filter: None,
+    }
+}
+
+/// The mount `cgtop` finds for `o` and the collector it runs there: every
+/// hierarchy of the layout scanned and merged.
+pub fn collector_for(o: &cgtop::options::Options, full_detail: bool) -> (MountInfo, Collector) {
+    let (m, hier, hiers) = cgtop::run::locate(o).unwrap_or_else(|e| panic!("{e}"));
+    let c = Collector::with_hiers(
+        cgtop::run::collector_config(o, &m, full_detail),
+        hier,
+        &hiers,
+    );
+    (m, c)
+}
+
+/// The event watcher's settings for the groups from `start` down: no
+/// depth or watch limit, no kernel log, no v1 memory hierarchy, its clock
+/// started now at a fixed UNIX time (2023-11-14 22:13:20 UTC); a test sets
+/// what it watches differently with `WatchConfig { kmsg, ..watch_config(start) }`.
+pub fn watch_config(start: GroupPath) -> cgtop::source::events::WatchConfig {
+    cgtop::source::events::WatchConfig {
+        start,
+        max_depth: None,
+        max_watches: None,
+        kmsg: None,
+        mapping: None,
+        clock: Instant::now(),
+        clock_unix: Duration::from_secs(1_700_000_000),
+        v1_memory: None,
+    }
+}
+
 /// One refresh at `secs` seconds. The processes of the inspected group are
 /// dropped: the fixtures' PIDs may be live processes of the test host.
 pub fn refresh(c: &mut Collector, secs: f64) -> Refresh {

@@ -178,6 +178,15 @@ impl Sandbox {
         pid
     }
 
+    /// Starts `argv` as a user would: as `uid`, group `uid`, with no
+    /// supplementary groups (setpriv(1), util-linux), as [`Self::spawn`].
+    pub fn spawn_as(&mut self, uid: u32, argv: &[&str]) -> u32 {
+        let id = uid.to_string();
+        let mut all = vec!["setpriv", "--reuid", &id, "--regid", &id, "--clear-groups"];
+        all.extend_from_slice(argv);
+        self.spawn(&all)
+    }
+
     /// Starts `sh -c script` and moves it into group `sub` (by a plain
     /// write to cgroup.procs).
     pub fn spawn_in(&mut self, sub: &str, script: &str) -> u32 {

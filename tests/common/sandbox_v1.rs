@@ -146,6 +146,17 @@ impl V1Sandbox {
     /// mounted beside them; or the reason it cannot be made here (not
     /// root, a controller without a v1 hierarchy, not writable).
     pub fn new(label: &str, controllers: &[&str]) -> Result<Self, String> {
+        Self::create(label, controllers, true)
+    }
+
+    /// The same in the v1 hierarchies of `controllers` alone, never in
+    /// cgroup2: for a test of what cgtop does where a group is in v1 only
+    /// (on a hybrid host, a group in cgroup2 too is killed and moved there).
+    pub fn v1_only(label: &str, controllers: &[&str]) -> Result<Self, String> {
+        Self::create(label, controllers, false)
+    }
+
+    fn create(label: &str, controllers: &[&str], with_v2: bool) -> Result<Self, String> {
         let uid = rustix::process::geteuid();
         if !uid.is_root() {
             return Err(format!(
@@ -170,7 +181,7 @@ impl V1Sandbox {
                 hiers.push(m.clone());
             }
         }
-        if let Some(v2) = all.iter().find(|m| m.v2) {
+        if let Some(v2) = all.iter().find(|m| m.v2).filter(|_| with_v2) {
             hiers.push(v2.clone());
         }
         for h in &hiers {
@@ -278,6 +289,18 @@ impl V1Sandbox {
             .unwrap_or_else(|e| panic!("write {value:?} to {}: {e}", p.display()));
     }
 
+    /// Freezes `g` through its freezer.state (the test's own write, not
+    /// cgtop's writer) and waits until the kernel says FROZEN; panics
+    /// after 5 s.
+    pub fn freeze(&self, g: &GroupPath) {
+        self.write("freezer", g, "freezer.state", "FROZEN");
+        let t0 = Instant::now();
+        while self.read("freezer", g, "freezer.state").trim() != "FROZEN" {
+            assert!(t0.elapsed() < Duration::from_secs(5), "{g} never froze");
+            sleep(Duration::from_millis(10));
+        }
+    }
+
     /// Creates `sub` (and its missing parents) in every hierarchy, one
     /// name at a time from the parent's descriptor: a group may be nested
     /// past PATH_MAX.
@@ -309,6 +332,16 @@ impl V1Sandbox {
                 .and_then(|d| write_at(d.as_fd(), "cgroup.procs", &pid.to_string()))
                 .unwrap_or_else(|e| panic!("move {pid} into {}: {e}", procs.display()));
         }
+    }
+
+    /// Starts `argv`, a process the test owns, outside the sandbox's
+    /// groups, in a session of its own (`sandbox::spawn_detached`); killed
+    /// on drop.
+    pub fn spawn(&mut self, argv: &[&str]) -> u32 {
+        let child = super::sandbox::spawn_detached(argv, |_| ());
+        let pid = child.id();
+        self.children.push(child);
+        pid
     }
 
     /// Starts `argv` inside `g`: a shell waits on a pipe, is moved into the
@@ -439,9 +472,11 @@ impl V1Sandbox {
             }
             // only the test's processes and their children are in here
             for pid in pids {
+                // never the test itself: a test may move one of its own
+                // threads into a group
                 let p = i32::try_from(pid)
                     .ok()
-                    .filter(|p| *p > 1)
+                    .filter(|p| *p > 1 && pid != std::process::id())
                     .and_then(rustix::process::Pid::from_raw);
                 if let Some(p) = p {
                     let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);

@@ -565,18 +565,8 @@ pub fn require_v1_vm() -> String {
 #[allow(dead_code)]
 pub fn root_options(dir: PathBuf) -> cgtop::options::Options {
     cgtop::options::Options {
-        start: GroupPath::root(),
         root: Some(dir),
-        interval: Duration::from_secs(1),
-        depth: None,
-        output: cgtop::options::Output::Text,
-        iterations: Some(1),
         read_only: false,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     }
 }

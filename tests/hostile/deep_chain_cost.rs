@@ -37,6 +37,12 @@ const N: usize = 2000;
 /// Makes a chain of `n` groups named `a` below `dir`, one directory at
 /// a time (the whole path passes what one call takes).
 fn chain(dir: &std::path::Path, n: usize) {
+    down_the_chain(dir, n, true);
+}
+
+/// The bottom of the chain of `n` groups named `a` below `dir`, reached
+/// one directory at a time, each made first if `make`.
+fn down_the_chain(dir: &std::path::Path, n: usize, make: bool) -> rustix::fd::OwnedFd {
     use rustix::fs::{mkdirat, openat, Mode, OFlags};
     let mut d = openat(
         rustix::fs::CWD,
@@ -46,9 +52,12 @@ fn chain(dir: &std::path::Path, n: usize) {
     )
     .unwrap();
     for _ in 0..n {
-        mkdirat(&d, "a", Mode::from_raw_mode(0o755)).unwrap();
+        if make {
+            mkdirat(&d, "a", Mode::from_raw_mode(0o755)).unwrap();
+        }
         d = openat(&d, "a", OFlags::DIRECTORY | OFlags::RDONLY, Mode::empty()).unwrap();
     }
+    d
 }
 
 /// Seconds of CPU (user, system) of `cgtop -b -n 3 -d 0.5 GROUP`, as
@@ -169,16 +178,7 @@ impl Drop for Sleeper {
 /// below `dir`, reaching it one directory at a time.
 fn into_bottom(dir: &std::path::Path, n: usize, pid: u32) {
     use rustix::fs::{openat, Mode, OFlags};
-    let mut d = openat(
-        rustix::fs::CWD,
-        dir,
-        OFlags::DIRECTORY | OFlags::RDONLY,
-        Mode::empty(),
-    )
-    .unwrap();
-    for _ in 0..n {
-        d = openat(&d, "a", OFlags::DIRECTORY | OFlags::RDONLY, Mode::empty()).unwrap();
-    }
+    let d = down_the_chain(dir, n, false);
     let f = openat(&d, "cgroup.procs", OFlags::WRONLY, Mode::empty()).unwrap();
     rustix::io::write(&f, pid.to_string().as_bytes()).unwrap();
 }
@@ -198,7 +198,7 @@ fn into_bottom(dir: &std::path::Path, n: usize, pid: u32) {
 #[test]
 fn a_populated_flip_at_the_bottom_of_a_deep_chain_costs_the_watcher_no_more_than_its_setup() {
     use cgtop::model::time::events::EventKind;
-    use cgtop::source::events::{WatchConfig, Watcher};
+    use cgtop::source::events::Watcher;
     use cgtop::source::hier::Hier;
     use std::sync::Arc;
     use std::time::{Duration, Instant};
@@ -215,16 +215,7 @@ fn a_populated_flip_at_the_bottom_of_a_deep_chain_costs_the_watcher_no_more_than
     ));
     let pid = sleeper.0.id();
     std::fs::write(sb.dir("park").join("cgroup.procs"), pid.to_string()).unwrap();
-    let cfg = WatchConfig {
-        start: sb.path("deep"),
-        max_depth: None,
-        max_watches: None,
-        kmsg: None,
-        mapping: None,
-        clock: Instant::now(),
-        clock_unix: Duration::from_secs(1_700_000_000),
-        v1_memory: None,
-    };
+    let cfg = crate::common::watch_config(sb.path("deep"));
     let since = |t: (f64, f64)| {
         let now = thread_cpu();
         (now.0 - t.0, now.1 - t.1)

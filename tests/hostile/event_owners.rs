@@ -9,12 +9,12 @@
 
 use crate::common::have;
 use crate::common::sandbox::Sandbox;
-use crate::delegated_watch::{delegated, started_watcher};
-use cgtop::model::account::Account;
-use cgtop::model::time::events::{Event, EventKind, EventList};
+use crate::delegated_watch::{delegated, events_until, received, roots_populated, started_watcher};
+use crate::memory_events::{flooded, kept};
+use cgtop::model::time::events::Event;
 use cgtop::source::accounts::Accounts;
-use cgtop::source::events::{WatchCommand, Watched};
-use std::time::{Duration, Instant};
+use cgtop::source::events::WatchCommand;
+use std::time::Duration;
 
 /// A uid no account on a test machine has: the delegated group's owner.
 const OWNER: u32 = 64_127;
@@ -44,39 +44,20 @@ fn a_delegated_users_real_events_are_theirs_and_replace_only_their_own() {
          echo $$ > a/cgroup.procs; echo $$ > b/cgroup.procs; i=$((i+1)); done",
         user.display()
     );
-    let id = OWNER.to_string();
-    let pid = sb.spawn(&[
-        "setpriv",
-        "--reuid",
-        &id,
-        "--regid",
-        &id,
-        "--clear-groups",
-        "sh",
-        "-c",
-        &script,
-    ]);
+    let pid = sb.spawn_as(OWNER, &["sh", "-c", &script]);
     std::fs::write(user.join("cgroup.procs"), pid.to_string()).unwrap();
     let (sys, theirs) = (sb.path("sys"), sb.path("user"));
-    let mut got: Vec<Event> = Vec::new();
-    let until = Instant::now() + Duration::from_secs(20);
-    let done = |got: &[Event]| {
-        got.iter().any(|e| e.path == sys)
-            && got.iter().filter(|e| e.path.is_within(&theirs)).count() >= 4
-    };
-    while !done(&got) && Instant::now() < until {
-        if let Ok(Watched::Events(e)) = rx.recv_timeout(Duration::from_millis(200)) {
-            got.extend(e);
-        }
-    }
+    let got = events_until(
+        Duration::from_secs(20),
+        || received(&rx),
+        |got| {
+            got.iter().any(|e| e.path == sys)
+                && got.iter().filter(|e| e.path.is_within(&theirs)).count() >= 4
+        },
+    );
     h.send(WatchCommand::Stop);
     sb.kill_all();
-    let root_event = got
-        .iter()
-        .find(|e| e.path == sys && e.kind == EventKind::Populated(true))
-        .unwrap_or_else(|| panic!("no populated event of {sys}: {got:?}"))
-        .clone();
-    assert_eq!(root_event.owner, Some(Account::Uid(0)), "{root_event:?}");
+    let root_event = roots_populated(&got, &sys);
     // the owner's account, as the host's files say (here: unnamed)
     let account = Accounts::read().of(OWNER);
     let their_events: Vec<Event> = got
@@ -102,16 +83,10 @@ fn a_delegated_users_real_events_are_theirs_and_replace_only_their_own() {
         got.len()
     );
     // the owner's events, again and again, past the cap
-    let mut list = EventList::default();
-    list.push(root_event.clone());
-    for i in 0..EventList::CAP * 2 {
-        let mut e = their_events[i % their_events.len()].clone();
-        e.at += Duration::from_millis(i as u64);
-        list.push(e);
-    }
-    assert_eq!(list.len(), EventList::CAP);
-    assert!(
-        list.iter().any(|e| *e == root_event),
+    let (list, roots) = flooded(&root_event, 1, &their_events);
+    assert_eq!(
+        kept(&list, &roots),
+        1,
         "root's event was pushed off by the owner's ({} dropped)",
         list.dropped
     );

@@ -23,14 +23,15 @@
 
 use crate::common::have;
 use crate::common::sandbox::Sandbox;
-use crate::delegated_watch::{delegated, started_watcher};
-use cgtop::model::account::Account;
-use cgtop::model::time::events::{Event, EventKind, EventList};
-use cgtop::model::GroupPath;
+use crate::delegated_watch::{
+    delegated, events_below, events_until, groups_below, groups_chowned_in_a_user_namespace,
+    owner_of, received, roots_populated, started_watcher,
+};
+use crate::memory_events::{flooded, kept};
 use cgtop::source::accounts::Accounts;
-use cgtop::source::events::{WatchCommand, Watched};
+use cgtop::source::events::WatchCommand;
 use std::collections::HashSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The delegated user: a uid no account on a test machine has.
 const OWNER: u32 = 64_127;
@@ -57,7 +58,11 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
     }
     sb.mkdir("sys");
     let user = delegated(&mut sb, "user", OWNER);
-    users_groups_of_subordinate_uids(&mut sb, &user);
+    // the user's shell, root in its namespace (uid 0 there is OWNER here,
+    // uids 1..=GROUPS are FIRST_SUB..), makes its groups: group i is owned
+    // by FIRST_SUB + i
+    let map = [(0, OWNER, 1), (1, FIRST_SUB, GROUPS)];
+    groups_chowned_in_a_user_namespace(&mut sb, &user, OWNER, &map, GROUPS);
     let (h, rx) = started_watcher(&sb, Duration::from_secs(10));
     // root's: a process of root's starts in sys
     sb.spawn_in("sys", "sleep 60");
@@ -70,36 +75,18 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
     sb.spawn_in("user", &script);
     let sys = sb.path("sys");
     let theirs = sb.path("user");
-    let mut got: Vec<Event> = Vec::new();
-    // the user's groups the events came from
-    let groups = |got: &[Event]| -> HashSet<GroupPath> {
-        got.iter()
-            .filter(|e| e.path.is_within(&theirs) && e.path != theirs)
-            .map(|e| e.path.clone())
-            .collect()
-    };
-    let until = Instant::now() + Duration::from_secs(30);
-    while (!got.iter().any(|e| e.path == sys) || groups(&got).len() < GROUPS as usize)
-        && Instant::now() < until
-    {
-        if let Ok(Watched::Events(e)) = rx.recv_timeout(Duration::from_millis(200)) {
-            got.extend(e);
-        }
-    }
+    let got = events_until(
+        Duration::from_secs(30),
+        || received(&rx),
+        |got| {
+            got.iter().any(|e| e.path == sys) && groups_below(got, &theirs).len() >= GROUPS as usize
+        },
+    );
     h.send(WatchCommand::Stop);
     sb.kill_all();
-    let root_event = got
-        .iter()
-        .find(|e| e.path == sys && e.kind == EventKind::Populated(true))
-        .unwrap_or_else(|| panic!("no populated event of {sys}: {got:?}"))
-        .clone();
-    assert_eq!(root_event.owner, Some(Account::Uid(0)), "{root_event:?}");
-    let theirs_events: Vec<Event> = got
-        .iter()
-        .filter(|e| e.path.is_within(&theirs) && e.path != theirs)
-        .cloned()
-        .collect();
-    let seen = groups(&got);
+    let root_event = roots_populated(&got, &sys);
+    let theirs_events = events_below(&got, &theirs);
+    let seen = groups_below(&got, &theirs);
     assert!(
         seen.len() >= GROUPS as usize / 2,
         "the flood's events came from {} groups: {seen:?}",
@@ -110,8 +97,7 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
     let accounts = Accounts::read();
     let mut uids = HashSet::new();
     for e in &theirs_events {
-        let dir = sb.group_dir(&e.path);
-        let uid = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&dir).unwrap());
+        let uid = owner_of(&sb, &e.path);
         assert!(
             (FIRST_SUB..FIRST_SUB + GROUPS).contains(&uid),
             "an event of a subordinate uid's group: {e:?} owned by {uid}"
@@ -126,81 +112,12 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
         got.len()
     );
     // root's events, then the flood's, again and again, past the cap
-    let mut list = EventList::default();
-    let mut roots = Vec::new();
-    for i in 0..ROOTS {
-        let mut e = root_event.clone();
-        e.at += Duration::from_millis(i as u64);
-        roots.push(e.clone());
-        list.push(e);
-    }
-    for i in 0..EventList::CAP * 2 {
-        let mut e = theirs_events[i % theirs_events.len()].clone();
-        e.at += Duration::from_secs(1) + Duration::from_millis(i as u64);
-        list.push(e);
-    }
-    assert_eq!(list.len(), EventList::CAP);
-    let kept = crate::memory_events::kept(&list, &roots);
+    let (list, roots) = flooded(&root_event, ROOTS, &theirs_events);
     assert_eq!(
-        kept, ROOTS,
+        kept(&list, &roots),
+        ROOTS,
         "root's events pushed off by a flood of one user's groups \
          ({} dropped in all)",
         list.dropped
     );
-}
-
-/// The user's shell, in a user namespace where it is root (uid 0 there
-/// is OWNER here, uids 1..=GROUPS are FIRST_SUB..), makes GROUPS groups
-/// in its delegated `user` and chowns group i to uid i + 1 of the
-/// namespace: the host sees FIRST_SUB + i. Root only writes the maps, as
-/// `newuidmap`/`newgidmap` do for a user's /etc/subuid range.
-fn users_groups_of_subordinate_uids(sb: &mut Sandbox, user: &std::path::Path) {
-    let script = format!(
-        "until grep -q . /proc/self/uid_map; do sleep 0.02; done; cd '{}' && i=0; \
-         while [ $i -lt {GROUPS} ]; do mkdir g$i && chown $((i+1)) g$i || exit 1; \
-         i=$((i+1)); done",
-        user.display()
-    );
-    let id = OWNER.to_string();
-    let pid = sb.spawn(&[
-        "setpriv",
-        "--reuid",
-        &id,
-        "--regid",
-        &id,
-        "--clear-groups",
-        "unshare",
-        "--user",
-        "sh",
-        "-c",
-        &script,
-    ]);
-    let ns = |p: &str| std::fs::read_link(format!("/proc/{p}/ns/user")).ok();
-    let t0 = Instant::now();
-    while ns(&pid.to_string()) == ns("self") || ns(&pid.to_string()).is_none() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(5),
-            "the user's shell never made its namespace"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    std::fs::write(
-        format!("/proc/{pid}/uid_map"),
-        format!("0 {OWNER} 1\n1 {FIRST_SUB} {GROUPS}\n"),
-    )
-    .unwrap();
-    std::fs::write(format!("/proc/{pid}/gid_map"), format!("0 {OWNER} 1\n")).unwrap();
-    let owner = |i: u32| {
-        std::fs::metadata(user.join(format!("g{i}")))
-            .ok()
-            .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
-    };
-    while owner(GROUPS - 1) != Some(FIRST_SUB + GROUPS - 1) {
-        assert!(
-            t0.elapsed() < Duration::from_secs(20),
-            "the user's shell did not make and chown its groups (g0 owned by {:?})",
-            owner(0)
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }

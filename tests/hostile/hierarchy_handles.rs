@@ -3,55 +3,25 @@
 //! /sys/fs/cgroup belongs to whoever made it (a user's directory, a
 //! container's root seen through /proc/PID/root): its `memory` may be a
 //! symlink swapped in after it was listed, or a mount of another
-//! hierarchy. Real kernel: one `cgtop-test-<pid>-<n>` group in the v1
-//! freezer hierarchy, removed on drop; nothing is ever written to it
-//! (a write handle is opened and dropped). Without root or without a v1
-//! freezer hierarchy the tests print `skipped: <reason>`.
+//! hierarchy. Real kernel: a group of the v1 sandbox
+//! (`common::sandbox_v1`) in the freezer hierarchy, removed on drop;
+//! nothing is ever written to it (a write handle is opened and dropped).
+//! Without root or without a v1 freezer hierarchy the tests print
+//! `skipped: <reason>`.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use crate::common::sandbox_v1::V1Sandbox;
 use cgtop::model::host::layout::{HierId, Layout, V1Mount};
 use cgtop::source::hier::Hiers;
 use std::path::{Path, PathBuf};
 
-/// The mount point of the v1 hierarchy holding `controller`.
-fn v1_mount(controller: &str) -> Option<PathBuf> {
-    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    text.lines().find_map(|l| {
-        let (pre, post) = l.split_once(" - ")?;
-        let mut post = post.split(' ');
-        (post.next()? == "cgroup").then_some(())?;
-        let opts = post.nth(1)?;
-        let point = pre.split(' ').nth(4)?;
-        opts.split(',')
-            .any(|o| o == controller)
-            .then(|| PathBuf::from(point))
-    })
-}
-
-/// A prefix group in the freezer hierarchy; removed on drop.
-struct Group(PathBuf);
-
-impl Group {
-    fn new() -> Result<Self, String> {
-        if !rustix::process::geteuid().is_root() {
-            return Err("not root".into());
-        }
-        let mount = v1_mount("freezer").ok_or("no v1 freezer hierarchy")?;
-        let dir = mount.join(format!(
-            "cgtop-test-{}-{}",
-            std::process::id(),
-            crate::common::unique_n()
-        ));
-        std::fs::create_dir(&dir).map_err(|e| e.to_string())?;
-        Ok(Self(dir))
-    }
-}
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.0);
-    }
+/// A prefix group in the freezer hierarchy (and in cgroup2 beside it):
+/// its directory in the freezer hierarchy; `None` after a `skipped:` line.
+fn freezer_group(label: &str) -> Option<(V1Sandbox, PathBuf)> {
+    let sb = V1Sandbox::or_skip(label, &["freezer"])?;
+    let dir = sb.dir_of("freezer", &sb.top);
+    Some((sb, dir))
 }
 
 fn writable(hiers: &Hiers, id: HierId, file: &str) -> bool {
@@ -62,16 +32,15 @@ fn writable(hiers: &Hiers, id: HierId, file: &str) -> bool {
 
 #[test]
 fn a_directory_named_memory_that_is_the_freezer_hierarchy_is_never_written() {
-    let g = match Group::new() {
-        Ok(g) => g,
-        Err(why) => return eprintln!("skipped: {why}"),
+    let Some((_sb, dir)) = freezer_group("handles-memory") else {
+        return;
     };
     // what a laid-out directory whose `memory` is (a mount of) the
     // freezer hierarchy gives: the place named memory, on a v1 superblock
     let layout = Layout {
         v2: None,
         v1: vec![V1Mount {
-            dir: g.0.clone(),
+            dir: dir.clone(),
             controllers: vec!["memory".into()],
             name: None,
         }],
@@ -85,7 +54,7 @@ fn a_directory_named_memory_that_is_the_freezer_hierarchy_is_never_written() {
     let layout = Layout {
         v2: None,
         v1: vec![V1Mount {
-            dir: g.0.clone(),
+            dir: dir.clone(),
             controllers: vec!["freezer".into()],
             name: None,
         }],
@@ -99,9 +68,8 @@ fn a_directory_named_memory_that_is_the_freezer_hierarchy_is_never_written() {
 
 #[test]
 fn a_laid_out_directory_whose_hierarchy_became_a_symlink_is_not_followed() {
-    let g = match Group::new() {
-        Ok(g) => g,
-        Err(why) => return eprintln!("skipped: {why}"),
+    let Some((_sb, dir)) = freezer_group("handles-swapped") else {
+        return;
     };
     let t = tempfile::tempdir().unwrap();
     std::fs::create_dir(t.path().join("freezer")).unwrap();
@@ -111,7 +79,7 @@ fn a_laid_out_directory_whose_hierarchy_became_a_symlink_is_not_followed() {
     // listed as a directory, then swapped for a symlink into the real
     // hierarchy (a prefix group: a subtree the operator never named)
     std::fs::remove_dir_all(t.path().join("freezer")).unwrap();
-    std::os::unix::fs::symlink(&g.0, t.path().join("freezer")).unwrap();
+    std::os::unix::fs::symlink(&dir, t.path().join("freezer")).unwrap();
     let hiers = Hiers::open(layout);
     assert!(
         !writable(&hiers, HierId::V1(0), "cgroup.procs"),
@@ -130,13 +98,12 @@ fn a_laid_out_directory_whose_hierarchy_became_a_symlink_is_not_followed() {
 #[test]
 fn a_v1_root_given_through_a_symlink_still_works() {
     // /sys/fs/cgroup/cpu -> cpu,cpuacct on most hosts: --root names it
-    let g = match Group::new() {
-        Ok(g) => g,
-        Err(why) => return eprintln!("skipped: {why}"),
+    let Some((_sb, dir)) = freezer_group("handles-link") else {
+        return;
     };
     let t = tempfile::tempdir().unwrap();
     let link = t.path().join("fr");
-    std::os::unix::fs::symlink(&g.0, &link).unwrap();
+    std::os::unix::fs::symlink(&dir, &link).unwrap();
     let (_, _, layout) = cgtop::source::mount::check_root(&link).unwrap();
     let hiers = Hiers::open(layout);
     assert!(writable(&hiers, HierId::V1(0), "cgroup.procs"));

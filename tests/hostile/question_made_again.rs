@@ -24,27 +24,14 @@ fn a_freeze_answered_after_its_group_was_made_again_does_not_freeze_the_new_one(
         return;
     };
     sb.mkdir("a/b");
-    let bin = env!("CARGO_BIN_EXE_cgtop");
-    let t = Tmux::run(&format!("{bin} --no-config -d 0.2 {}/a", sb.rel), 100, 30);
     let b = format!("{}/a/b", sb.top);
-    t.wait_for("──b ");
-    t.send(&["Down"]);
-    t.wait_for(&format!("─ {b} "));
+    let t = selected_below_a(&sb.rel, 100, "b", &format!("─ {b} "));
     // the question about b, the group of this inode
     t.send(&["f"]);
     t.wait_for(&format!("freeze {b}"));
     let dir = sb.dir("a/b");
-    let ino =
-        |d: &std::path::Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(d).unwrap());
-    let asked = ino(&dir);
     // the owner swaps it for another of the same name
-    std::fs::remove_dir(&dir).unwrap();
-    std::fs::create_dir(&dir).unwrap();
-    assert_ne!(
-        ino(&dir),
-        asked,
-        "the kernel gave the new group a new inode"
-    );
+    make_again(&dir);
     // a few refreshes: cgtop has seen the new group
     sleep(Duration::from_secs(1));
     t.send(&["Enter"]);
@@ -70,25 +57,12 @@ fn a_v1_freeze_answered_after_its_group_was_made_again_does_not_freeze_the_new_o
     sb.mkdir("a");
     let dir = sb.dir_of("freezer", &sb.path("a/b"));
     std::fs::create_dir(&dir).unwrap();
-    let bin = env!("CARGO_BIN_EXE_cgtop");
-    let t = Tmux::run(&format!("{bin} --no-config -d 0.2 {}/a", sb.rel), 140, 30);
     let b = sb.path("a/b");
-    t.wait_for("──b ");
-    t.send(&["Down"]);
-    t.wait_for(&format!("│{b}"));
+    let t = selected_below_a(&sb.rel, 140, "b", &format!("│{b}"));
     // the question about b in the freezer hierarchy, the group of this inode
     t.send(&["f"]);
     t.wait_for("in the v1 freezer hierarchy");
-    let ino =
-        |d: &std::path::Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(d).unwrap());
-    let asked = ino(&dir);
-    std::fs::remove_dir(&dir).unwrap();
-    std::fs::create_dir(&dir).unwrap();
-    assert_ne!(
-        ino(&dir),
-        asked,
-        "the kernel gave the new group a new inode"
-    );
+    make_again(&dir);
     sleep(Duration::from_secs(1));
     t.send(&["Enter"]);
     sleep(Duration::from_secs(1));
@@ -101,16 +75,32 @@ fn a_v1_freeze_answered_after_its_group_was_made_again_does_not_freeze_the_new_o
         "the freeze asked about the old b froze the new b made under its name:\n{screen}"
     );
     // the error dialog's words, however its lines wrap
-    let words: Vec<&str> = screen
-        .split(|c: char| c.is_whitespace() || c == '│')
-        .filter(|w| !w.is_empty())
-        .collect();
     assert!(
-        words
-            .join(" ")
-            .contains("made again since you were asked; nothing done"),
+        words(&screen).contains("made again since you were asked; nothing done"),
         "{screen}"
     );
+}
+
+/// cgtop in tmux, `width` columns wide, on the sandbox's group `a`, its
+/// cursor moved down onto child `row` and the screen showing `selected`.
+fn selected_below_a(rel: &str, width: u16, row: &str, selected: &str) -> Tmux {
+    let bin = env!("CARGO_BIN_EXE_cgtop");
+    let t = Tmux::run(&format!("{bin} --no-config -d 0.2 {rel}/a"), width, 30);
+    t.wait_for(&format!("──{row} "));
+    t.send(&["Down"]);
+    t.wait_for(selected);
+    t
+}
+
+/// The owner removes group directory `dir` and makes another under its
+/// name; the kernel gives the new one an inode of its own.
+fn make_again(dir: &std::path::Path) {
+    let ino =
+        |d: &std::path::Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(d).unwrap());
+    let asked = ino(dir);
+    std::fs::remove_dir(dir).unwrap();
+    std::fs::create_dir(dir).unwrap();
+    assert_ne!(ino(dir), asked, "the kernel gave the new group a new inode");
 }
 
 /// The whole text of a screen, however its lines wrap: its words joined
@@ -132,26 +122,13 @@ fn a_group_named_under_a_parent_made_again_is_not_made_in_the_new_one() {
         return;
     };
     sb.mkdir("a/p");
-    let bin = env!("CARGO_BIN_EXE_cgtop");
-    let t = Tmux::run(&format!("{bin} --no-config -d 0.2 {}/a", sb.rel), 120, 30);
     let p = format!("{}/a/p", sb.top);
-    t.wait_for("──p ");
-    t.send(&["Down"]);
-    t.wait_for(&format!("─ {p} "));
+    let t = selected_below_a(&sb.rel, 120, "p", &format!("─ {p} "));
     // the prompt for a child of p, the group of this inode
     t.send(&["n"]);
     t.wait_for("new group");
     let dir = sb.dir("a/p");
-    let ino =
-        |d: &std::path::Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(d).unwrap());
-    let asked = ino(&dir);
-    std::fs::remove_dir(&dir).unwrap();
-    std::fs::create_dir(&dir).unwrap();
-    assert_ne!(
-        ino(&dir),
-        asked,
-        "the kernel gave the new group a new inode"
-    );
+    make_again(&dir);
     // a few refreshes: cgtop has seen the new parent
     sleep(Duration::from_secs(1));
     t.send(&["-l", "kid"]);
@@ -188,14 +165,6 @@ fn a_kill_does_not_thaw_a_freezer_group_made_again_under_its_name() {
     }
     let x = sb.mkdir("a/x");
     let y = sb.mkdir("y");
-    let freeze = |sb: &V1Sandbox, g: &cgtop::model::GroupPath| {
-        sb.write("freezer", g, "freezer.state", "FROZEN");
-        let t0 = std::time::Instant::now();
-        while sb.read("freezer", g, "freezer.state").trim() != "FROZEN" {
-            assert!(t0.elapsed() < Duration::from_secs(5), "{g} never froze");
-            sleep(Duration::from_millis(10));
-        }
-    };
     // x's process, in x in cgroup2 and frozen in y in the freezer
     let c = crate::common::sandbox::spawn_detached(&["sleep", "300"], |_| ());
     let pid = c.id().to_string();
@@ -203,24 +172,18 @@ fn a_kill_does_not_thaw_a_freezer_group_made_again_under_its_name() {
     let v2 = sb.hier("").mount.join(x.as_rel_path());
     std::fs::write(v2.join("cgroup.procs"), &pid).unwrap();
     sb.write("freezer", &y, "cgroup.procs", &pid);
-    freeze(&sb, &y);
-    freeze(&sb, &x);
-    let bin = env!("CARGO_BIN_EXE_cgtop");
-    let t = Tmux::run(&format!("{bin} --no-config -d 0.2 {}/a", sb.rel), 140, 30);
-    t.wait_for("──x ");
-    t.send(&["Down"]);
-    t.wait_for(&format!("│{x}"));
+    sb.freeze(&y);
+    sb.freeze(&x);
+    let t = selected_below_a(&sb.rel, 140, "x", &format!("│{x}"));
     t.send(&["K"]);
     t.wait_for("is killed");
     // the owner's swap in the freezer hierarchy
-    let dir = sb.dir_of("freezer", &x);
-    std::fs::remove_dir(&dir).unwrap();
-    std::fs::create_dir(&dir).unwrap();
+    make_again(&sb.dir_of("freezer", &x));
     let theirs = crate::common::sandbox::spawn_detached(&["sleep", "1"], |_| ());
     let theirs_pid = theirs.id();
     sb.children.push(theirs);
     sb.write("freezer", &x, "cgroup.procs", &theirs_pid.to_string());
-    freeze(&sb, &x);
+    sb.freeze(&x);
     // its time up while frozen, and cgtop has seen the new group
     sleep(Duration::from_millis(1500));
     t.send(&["Enter"]);

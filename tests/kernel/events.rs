@@ -30,14 +30,8 @@ fn a_freeze_and_a_thaw_each_come_within_200_ms() {
     let hier = Arc::new(Hier::open(&sb.root).unwrap());
     let (tx, rx) = mpsc::channel();
     let cfg = WatchConfig {
-        start: sb.top.clone(),
-        max_depth: None,
-        max_watches: None,
-        kmsg: None,
-        mapping: None,
-        clock: Instant::now(),
         clock_unix: Duration::ZERO,
-        v1_memory: None,
+        ..crate::common::watch_config(sb.top.clone())
     };
     let h = spawn(hier, cfg, tx).unwrap();
     match rx.recv_timeout(Duration::from_secs(5)) {
@@ -143,7 +137,7 @@ fn a_v1_oom_kill_is_an_event_with_its_task_and_pid() {
 /// the kill ~1 s after the start).
 #[test]
 fn a_v1_oom_kill_before_the_watch_is_set_is_an_event() {
-    use cgtop::options::{Options, Output};
+    use cgtop::options::Options;
     use cgtop::source::collector::Collector;
     use cgtop::source::events::Watcher;
     let Some((mut sb, g)) = sandbox_v1::oom_group_or_skip("seed") else {
@@ -151,18 +145,7 @@ fn a_v1_oom_kill_before_the_watch_is_set_is_an_event() {
     };
     let o = Options {
         start: sb.top.clone(),
-        root: None,
-        interval: Duration::from_secs(1),
-        depth: None,
-        output: Output::Text,
-        iterations: Some(1),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     };
     let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
     let mut c = Collector::with_hiers(

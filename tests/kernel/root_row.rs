@@ -15,14 +15,12 @@
 //! failed assertion; only the test's own processes are killed.
 
 use crate::common::sandbox_v1::V1Sandbox;
-use cgtop::model::{GroupPath, GroupSample};
-use cgtop::options::{Options, Output};
-use cgtop::render::columns::Column;
-use cgtop::source::collector::Collector;
+use crate::common::{collector_for, options};
+use cgtop::model::GroupSample;
 use std::io::BufRead as _;
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// What reads a few milliseconds apart may differ by on a busy host:
 /// the groups' memory is read after the root's, while other groups grow,
@@ -31,24 +29,6 @@ use std::time::{Duration, Instant};
 const MEMORY_SLACK: u64 = 32 << 20;
 /// Tasks started between the groups' reads and /proc/loadavg's.
 const TASKS_SLACK: u64 = 32;
-
-fn opts() -> Options {
-    Options {
-        start: GroupPath::root(),
-        root: None,
-        interval: Duration::from_secs(1),
-        depth: None,
-        output: Output::Text,
-        iterations: Some(1),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: Column::DEFAULT.to_vec(),
-        filter: None,
-    }
-}
 
 /// The groups directly below the root.
 fn top_level(groups: &[GroupSample]) -> impl Iterator<Item = &GroupSample> {
@@ -112,9 +92,7 @@ fn the_root_row_is_never_below_the_groups_it_holds() {
     println!("the test's group: usage {usage}, of it kernel memory {kmem}");
     assert!(usage >= 400 << 20, "300 MB anon + 100 MB cache: {usage}");
 
-    let o = opts();
-    let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
-    let mut c = Collector::with_hiers(cgtop::run::collector_config(&o, &m, false), hier, &hiers);
+    let (_, mut c) = collector_for(&options(), false);
     c.set_cpu_ceiling(None);
     let start = Instant::now();
     c.refresh_timed(start);

@@ -98,18 +98,10 @@ fn json_lists_a_restarted_group_in_the_line_where_it_exists_again() {
     c.set_cpu_ceiling(None);
     let opts = Options {
         start: t.top.clone(),
-        root: None,
         interval: Duration::ZERO,
-        depth: None,
         output: Output::Json,
         iterations: Some(2),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     };
     let mount = MountInfo {
         root: t.root.clone(),

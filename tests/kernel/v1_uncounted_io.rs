@@ -15,31 +15,10 @@
 //! detached and the group removed on drop, also after a failed assertion.
 
 use crate::common::sandbox_v1::V1Sandbox;
-use cgtop::model::GroupPath;
-use cgtop::options::{Options, Output};
-use cgtop::render::columns::Column;
-use cgtop::source::collector::Collector;
+use crate::common::{collector_for, options};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn opts() -> Options {
-    Options {
-        start: GroupPath::root(),
-        root: None,
-        interval: Duration::from_secs(1),
-        depth: None,
-        output: Output::Text,
-        iterations: Some(1),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: Column::DEFAULT.to_vec(),
-        filter: None,
-    }
-}
 
 /// A loop device the test attached: detached on drop.
 struct Loop {
@@ -102,9 +81,7 @@ fn io_on_a_disk_v1_blkio_does_not_count_is_unknown_not_zero() {
     };
     let g = sb.path("");
 
-    let o = opts();
-    let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
-    let mut c = Collector::with_hiers(cgtop::run::collector_config(&o, &m, false), hier, &hiers);
+    let (_, mut c) = collector_for(&options(), false);
     let start = Instant::now();
     c.refresh_timed(start);
     let pid = sb.spawn_in(

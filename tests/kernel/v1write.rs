@@ -7,11 +7,11 @@
 //! made and removed in every hierarchy, and the lockout guard reading the
 //! v1 lines of /proc/PID/cgroup.
 //!
-//! Each test works in its own `cgtop-test-<pid>-<n>` group, made in the v1
-//! hierarchies it needs (found here from /proc/self/mountinfo, not through
-//! the code under test), and removed on drop, also when an assertion
-//! failed: thawed, its processes (only those the test started) killed,
-//! then rmdir. Without root or without a v1 hierarchy a test prints
+//! Each test works in its own group of the v1 sandbox
+//! (`common::sandbox_v1`), made in the v1 hierarchies it needs (and not
+//! in cgroup2), and removed on drop, also when an assertion failed:
+//! thawed, its processes (the test's and theirs) killed, then rmdir.
+//! Without root or without a v1 hierarchy a test prints
 //! `skipped: <reason>`.
 
 // test code: a failed expectation is a failed test
@@ -26,71 +26,46 @@ use cgtop::source::collector::{Collector, CollectorConfig};
 use cgtop::source::hier::Hiers;
 use cgtop::source::{actionlog, safety, writer};
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::path::PathBuf;
+use std::process::Command;
 use std::sync::Arc;
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use crate::common::{sandbox, sandbox_v1};
+use crate::common::sandbox_v1;
 
-/// The v1 hierarchies of this host by controller, from mountinfo (the
-/// mount point of each `cgroup` mount whose options name it).
-fn v1_mount(controller: &str) -> Option<PathBuf> {
-    let text = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
-    text.lines().find_map(|l| {
-        let (pre, post) = l.split_once(" - ")?;
-        let mut post = post.split(' ');
-        (post.next()? == "cgroup").then_some(())?;
-        let opts = post.nth(1)?;
-        let point = pre.split(' ').nth(4)?;
-        opts.split(',')
-            .any(|o| o == controller)
-            .then(|| PathBuf::from(point))
-    })
-}
-
-/// A test's group in some v1 hierarchies, and the processes the test
-/// started; Drop thaws, kills and removes it all.
+/// A test's group of the v1 sandbox in some v1 hierarchies, and the
+/// `Hiers` of this host's layout that the writer is given.
 struct V1Box {
+    sb: sandbox_v1::V1Sandbox,
     name: String,
-    dirs: Vec<PathBuf>,
-    children: Vec<Child>,
     hiers: Hiers,
 }
 
 impl V1Box {
-    /// The group `cgtop-test-<pid>-<n>` in the hierarchy of each of
-    /// `controllers`, or why it cannot be made here.
+    /// The group in the v1 hierarchy of each of `controllers`, or why it
+    /// cannot be made here.
     fn new(controllers: &[&str]) -> Result<Self, String> {
-        if !rustix::process::geteuid().is_root() {
-            return Err("not root".into());
-        }
-        let name = format!(
-            "cgtop-test-{}-{}",
-            std::process::id(),
-            crate::common::unique_n()
-        );
+        let sb = sandbox_v1::V1Sandbox::v1_only("v1write", controllers)?;
+        Self::of(sb)
+    }
+
+    /// The same, and in cgroup2 on a hybrid host.
+    fn with_v2(controllers: &[&str]) -> Result<Self, String> {
+        Self::of(sandbox_v1::V1Sandbox::new("v1write", controllers)?)
+    }
+
+    fn of(sb: sandbox_v1::V1Sandbox) -> Result<Self, String> {
         let layout = cgtop::source::mount::discover_layout().map_err(|e| e.to_string())?;
-        let mut b = Self {
-            name,
-            dirs: Vec::new(),
-            children: Vec::new(),
+        Ok(Self {
+            name: sb.rel.clone(),
+            sb,
             hiers: Hiers::open(layout),
-        };
-        for c in controllers {
-            let m = v1_mount(c).ok_or(format!("no v1 {c} hierarchy"))?;
-            let d = m.join(&b.name);
-            if !b.dirs.contains(&d) {
-                std::fs::create_dir(&d).map_err(|e| format!("mkdir {}: {e}", d.display()))?;
-                b.dirs.push(d);
-            }
-        }
-        Ok(b)
+        })
     }
 
     fn group(&self) -> GroupPath {
-        GroupPath::new(&self.name)
+        self.sb.path("")
     }
 
     fn layout(&self) -> &Layout {
@@ -102,7 +77,7 @@ impl V1Box {
     }
 
     fn dir(&self, controller: &str) -> PathBuf {
-        v1_mount(controller).unwrap().join(&self.name)
+        self.sb.dir_of(controller, &self.group())
     }
 
     fn read(&self, controller: &str, file: &str) -> String {
@@ -115,10 +90,7 @@ impl V1Box {
     /// A `sleep` the test owns, started outside any of its groups, in a
     /// session of its own (the guard checks the groups it is put in).
     fn spawn(&mut self) -> u32 {
-        let c = sandbox::spawn_detached(&["sleep", "300"], |_| ());
-        let pid = c.id();
-        self.children.push(c);
-        pid
+        self.sb.spawn(&["sleep", "300"])
     }
 
     /// A `sleep` put into the group of `controller`'s hierarchy.
@@ -130,53 +102,6 @@ impl V1Box {
 
     fn do_op(&self, op: &Op) -> cgtop::model::WriteOutcome {
         writer::perform_on(&self.hiers, op)
-    }
-}
-
-/// Every directory below `d`, deepest first, then `d`.
-fn dirs_below(d: &Path, out: &mut Vec<PathBuf>) {
-    if let Ok(rd) = std::fs::read_dir(d) {
-        for e in rd.flatten() {
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                dirs_below(&e.path(), out);
-            }
-        }
-    }
-    out.push(d.to_path_buf());
-}
-
-impl Drop for V1Box {
-    fn drop(&mut self) {
-        // only the test's own groups (a panic here would abort)
-        self.dirs.retain(|d| {
-            d.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n == self.name)
-        });
-        for d in &self.dirs {
-            let mut all = Vec::new();
-            dirs_below(d, &mut all);
-            for x in all {
-                let f = x.join(v1_files::FREEZER_STATE);
-                if f.is_file() {
-                    let _ = std::fs::write(f, "THAWED");
-                }
-            }
-        }
-        for c in &mut self.children {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-        let end = Instant::now() + Duration::from_secs(10);
-        for d in &self.dirs {
-            let mut all = Vec::new();
-            dirs_below(d, &mut all);
-            for x in all {
-                while std::fs::remove_dir(&x).is_err() && x.exists() && Instant::now() < end {
-                    sleep(Duration::from_millis(20));
-                }
-            }
-        }
     }
 }
 
@@ -467,7 +392,7 @@ fn a_v1_memory_limit_below_what_cannot_be_reclaimed_is_ebusy_in_words() {
         &mut line,
     )
     .unwrap();
-    b.children.push(py);
+    b.sb.children.push(py);
     let e = b.do_op(&write::set_v1_memory(
         &g,
         h,
@@ -576,7 +501,7 @@ fn kill_on_v1_signals_the_groups_processes_and_nothing_else() {
         o.notes
     );
     let (mut dead, mut alive) = (0, 0);
-    for c in &mut b.children {
+    for c in &mut b.sb.children {
         let end = Instant::now() + Duration::from_secs(5);
         loop {
             if let Some(st) = c.try_wait().unwrap() {
@@ -734,7 +659,7 @@ fn the_guard_reads_the_v1_line_of_proc_pid_cgroup() {
     assert_eq!(b.read("freezer", v1_files::FREEZER_STATE), "THAWED");
     let k = safety::perform_checked_on(&b.hiers, &write::kill(&g).on(h), None, subject);
     assert!(!k.is_ok());
-    assert!(b.children[0].try_wait().unwrap().is_none(), "killed");
+    assert!(b.sb.children[0].try_wait().unwrap().is_none(), "killed");
     // typed, it goes ahead
     let t = safety::perform_checked_on(
         &b.hiers,
@@ -800,20 +725,27 @@ fn move_into_each_hierarchy_and_undo_back() {
 
 #[test]
 fn create_and_remove_a_group_in_every_hierarchy_and_undo() {
-    let mut b = sandbox!("memory", "cpu", "blkio", "pids", "freezer");
+    // the box in every hierarchy of the layout, cgroup2 too
+    let layout = match cgtop::source::mount::discover_layout() {
+        Ok(l) => l,
+        Err(e) => return println!("skipped: {e}"),
+    };
+    let every: Vec<String> = layout
+        .v1
+        .iter()
+        .map(|m| m.controllers.first().cloned().unwrap_or_else(|| m.label()))
+        .collect();
+    let b = match V1Box::with_v2(&every.iter().map(String::as_str).collect::<Vec<_>>()) {
+        Ok(b) => b,
+        Err(why) => return println!("skipped: {why}"),
+    };
     let child = b.group().join("made").unwrap();
     let mut hs: Vec<HierId> = b.hiers.v1().map(|(id, _, _)| id).collect();
     if b.layout().v2.is_some() {
         hs.insert(0, HierId::V2);
     }
-    // the cgroup2 part of the box is made by the test too
     let v2_top = b.layout().v2.clone().map(|p| p.join(&b.name));
     let v1_tops: Vec<PathBuf> = b.layout().v1.iter().map(|m| m.dir.join(&b.name)).collect();
-    for d in v2_top.iter().chain(&v1_tops) {
-        if std::fs::create_dir(d).is_ok() {
-            b.dirs.push(d.clone());
-        }
-    }
     let ops = write::create_group_in(&child, &hs);
     let mut undos = Vec::new();
     for op in &ops {
@@ -831,8 +763,7 @@ fn create_and_remove_a_group_in_every_hierarchy_and_undo() {
     for d in v2_top.iter().chain(&v1_tops) {
         assert!(!d.join("made").exists(), "{}", d.display());
     }
-    // removal in the reverse order; then the tops go (the box's own
-    // cleanup covers only the hierarchies it was asked for)
+    // removal in the reverse order; then the tops go
     for op in write::remove_group_in(&b.group(), &hs) {
         let _ = b.do_op(&op);
     }

@@ -7,6 +7,7 @@
 // test code: a failed expectation is a failed test
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use crate::common::sandbox_v1::V1Sandbox;
 use cgtop::source::writeback::{read_host_writeback, read_vm_dirty};
 use std::path::Path;
 use std::process::Command;
@@ -120,79 +121,50 @@ fn a_real_v1_memory_stat_gives_the_groups_dirty_pages() {
     assert_eq!((d.dirty, d.writeback, d.subtree), (67_117_056, 0, true));
 }
 
-/// Test groups in the v1 memory and blkio hierarchies, removed on drop
-/// (also when the test fails), with the files written in them.
-struct V1Groups {
-    dirs: Vec<std::path::PathBuf>,
-    files: Vec<std::path::PathBuf>,
-}
-
-impl Drop for V1Groups {
-    fn drop(&mut self) {
-        for f in &self.files {
-            let _ = std::fs::remove_file(f);
-        }
-        for d in &self.dirs {
-            let _ = std::fs::remove_dir(d);
-        }
-    }
-}
-
 /// The seeds' story on this host's real v1 hierarchies, as the IO page
 /// tells it: with `blkio.throttle.write_bps_device` at 1 MiB/s, a
 /// buffered 16 MiB write returns at once (its pages are dirty in the
 /// group's v1 memory.stat, and the flusher writes them later), while a
-/// 2 MiB direct write is held to about 2 s. Root and the v1 memory and
-/// blkio hierarchies at /sys/fs/cgroup/{memory,blkio} are needed;
-/// skipped otherwise.
+/// 2 MiB direct write is held to about 2 s, in a group of the v1 sandbox
+/// (`common::sandbox_v1`). Root and the v1 memory and blkio hierarchies
+/// are needed; skipped otherwise.
 #[test]
 fn v1_blkio_holds_direct_writes_not_buffered_ones() {
     use cgtop::cgroupfs::Keyed;
     use cgtop::model::host::writeback::GroupDirty;
     use std::os::unix::fs::MetadataExt;
     use std::time::Instant;
-    let mem = Path::new("/sys/fs/cgroup/memory");
-    let blkio = Path::new("/sys/fs/cgroup/blkio");
-    if !rustix::process::geteuid().is_root()
-        || !mem.join("memory.stat").exists()
-        || !blkio.join("blkio.throttle.write_bps_device").exists()
-    {
-        eprintln!(
-            "SKIPPED: needs root and cgroup v1 memory and blkio at /sys/fs/cgroup/{{memory,blkio}}"
-        );
+    let Some(sb) = V1Sandbox::or_skip("writeback", &["memory", "blkio"]) else {
         return;
-    }
-    let name = format!(
-        "cgtop-test-{}-{}",
-        std::process::id(),
-        crate::common::unique_n()
-    );
-    let scratch = Path::new("/var/tmp");
-    let mut g = V1Groups {
-        dirs: vec![mem.join(&name), blkio.join(&name)],
-        files: vec![
-            scratch.join(format!("{name}-buffered")),
-            scratch.join(format!("{name}-direct")),
-        ],
     };
-    for d in &g.dirs {
-        std::fs::create_dir(d).unwrap();
+    let g = sb.path("");
+    let (mem, blkio) = (sb.dir_of("memory", &g), sb.dir_of("blkio", &g));
+    if !mem.join("memory.stat").exists() {
+        return println!("skipped: no memory.stat in the v1 memory hierarchy");
     }
-    let dev = std::fs::metadata(scratch).unwrap().dev();
+    // the two files written, on /var/tmp's disk (not a tmpfs), removed on drop
+    let scratch = tempfile::Builder::new()
+        .prefix(&format!("{}-", sb.rel))
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let files = [
+        scratch.path().join("buffered"),
+        scratch.path().join("direct"),
+    ];
+    let dev = std::fs::metadata(scratch.path()).unwrap().dev();
     let rule = format!(
         "{}:{} 1048576",
         rustix::fs::major(dev),
         rustix::fs::minor(dev)
     );
-    if std::fs::write(g.dirs[1].join("blkio.throttle.write_bps_device"), &rule).is_err() {
-        eprintln!("SKIPPED: /var/tmp is not on a whole disk blkio can throttle ({rule})");
-        return;
+    if std::fs::write(blkio.join("blkio.throttle.write_bps_device"), &rule).is_err() {
+        return println!("skipped: /var/tmp is not on a whole disk blkio can throttle ({rule})");
     }
     let run_in = |dd: &str| {
         let script = format!(
             "echo $$ > {}/cgroup.procs && echo $$ > {}/cgroup.procs && exec {dd}",
-            g.dirs[0].display(),
-            g.dirs[1].display()
+            mem.display(),
+            blkio.display()
         );
         let t = Instant::now();
         let st = Command::new("sh").args(["-c", &script]).status().unwrap();
@@ -201,25 +173,20 @@ fn v1_blkio_holds_direct_writes_not_buffered_ones() {
     };
     let buffered = run_in(&format!(
         "dd if=/dev/zero of={} bs=1M count=16 status=none",
-        g.files[0].display()
+        files[0].display()
     ));
-    let stat = std::fs::read_to_string(g.dirs[0].join("memory.stat")).unwrap();
+    let stat = std::fs::read_to_string(mem.join("memory.stat")).unwrap();
     let dirty = GroupDirty::from_memory_stat(&Keyed::parse(&stat)).expect("v1 dirty keys");
     assert!(dirty.subtree);
     // held to 1 MiB/s it would take 16 s
     assert!(buffered < 8.0, "buffered took {buffered:.2} s");
     let direct = run_in(&format!(
         "dd if=/dev/zero of={} bs=256K count=8 oflag=direct status=none",
-        g.files[1].display()
+        files[1].display()
     ));
     assert!(direct >= 1.0, "direct took {direct:.2} s");
     eprintln!(
         "buffered 16 MiB: {buffered:.2} s, {} dirty in the group after; direct 2 MiB: {direct:.2} s",
         dirty.total()
     );
-    // the dd processes are gone: the groups can go
-    for f in &g.files {
-        let _ = std::fs::remove_file(f);
-    }
-    g.files.clear();
 }

@@ -48,14 +48,8 @@ fn tree() -> tempfile::TempDir {
 
 fn config(max_watches: Option<usize>) -> WatchConfig {
     WatchConfig {
-        start: GroupPath::root(),
-        max_depth: None,
         max_watches,
-        kmsg: None,
-        mapping: None,
-        clock: Instant::now(),
-        clock_unix: Duration::from_secs(1_700_000_000),
-        v1_memory: None,
+        ..crate::common::watch_config(GroupPath::root())
     }
 }
 

@@ -373,14 +373,8 @@ fn watcher_of(
     use cgtop::source::events::{spawn, WatchConfig};
     let hier = std::sync::Arc::new(cgtop::source::hier::Hier::open(root).unwrap());
     let cfg = WatchConfig {
-        start: GroupPath::root(),
-        max_depth: None,
-        max_watches: None,
-        kmsg: None,
-        mapping: None,
-        clock: std::time::Instant::now(),
         clock_unix: Duration::ZERO,
-        v1_memory: None,
+        ..crate::common::watch_config(GroupPath::root())
     };
     let (tx, rx) = std::sync::mpsc::channel();
     (spawn(hier, cfg, tx).unwrap(), rx)

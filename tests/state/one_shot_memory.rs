@@ -11,8 +11,7 @@ use crate::common::{fixture, host, pure_v2_mount};
 use cgtop::cgroupfs::IoStat;
 use cgtop::model::tree::rates::Rater;
 use cgtop::model::{GroupPath, GroupSample, ScanCost, Snapshot};
-use cgtop::options::{Options, Output};
-use cgtop::render::columns::Column;
+use cgtop::options::Options;
 use cgtop::source::collector::Collector;
 use cgtop::source::hier::Hier;
 use std::io::Write;
@@ -146,19 +145,10 @@ fn a_one_shot_batch_run_drops_its_collector_before_writing_the_rows() {
     let root = fixture("pure-v2-systemd");
     for iterations in [1, 2] {
         let opts = Options {
-            start: GroupPath::root(),
             root: Some(root.clone()),
             interval: Duration::ZERO,
-            depth: None,
-            output: Output::Text,
             iterations: Some(iterations),
-            read_only: true,
-            mouse: false,
-            machine_cpu: false,
-            max_kept_fds: None,
-            brief: true,
-            columns: Column::DEFAULT.to_vec(),
-            filter: None,
+            ..crate::common::options()
         };
         let (m, hier, hiers) = cgtop::run::locate(&opts).unwrap();
         let cfg = cgtop::run::collector_config(&opts, &m, false);

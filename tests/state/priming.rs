@@ -11,9 +11,8 @@
 // test code: a failed expectation is a failed test
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use cgtop::model::{GroupPath, GroupRates};
-use cgtop::options::{Options, Output};
-use cgtop::render::columns::Column;
+use cgtop::model::GroupRates;
+use cgtop::options::Options;
 use cgtop::source::collector::{Collector, Refresh};
 use std::fs;
 use std::path::Path;
@@ -191,19 +190,9 @@ fn layout() -> tempfile::TempDir {
 
 fn collector(root: &Path, full_detail: bool) -> Collector {
     let o = Options {
-        start: GroupPath::root(),
         root: Some(root.to_path_buf()),
-        interval: Duration::from_secs(1),
-        depth: None,
-        output: Output::Text,
-        iterations: Some(1),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
         brief: !full_detail,
-        columns: Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     };
     let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
     assert!(!hiers.layout.v1.is_empty(), "a hybrid layout");
@@ -353,19 +342,9 @@ fn the_first_wait_of_a_batch_run_counts_from_the_priming_read() {
     let t = layout();
     let c = collector(t.path(), false);
     let opts = Options {
-        start: GroupPath::root(),
         root: Some(t.path().to_path_buf()),
-        interval: Duration::from_secs(1),
-        depth: None,
-        output: Output::Text,
         iterations: Some(2),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     };
     let mut waits = Vec::new();
     let mut out = Vec::new();

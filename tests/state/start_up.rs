@@ -169,19 +169,9 @@ fn hybrid_with_cpuset() -> tempfile::TempDir {
 fn the_first_frame_and_the_first_rates_wait_for_no_hierarchy_they_show_nothing_of() {
     let t = hybrid_with_cpuset();
     let o = cgtop::options::Options {
-        start: GroupPath::root(),
         root: Some(t.path().to_path_buf()),
-        interval: Duration::from_secs(1),
-        depth: None,
-        output: cgtop::options::Output::Text,
         iterations: None,
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     };
     let (m, hier, hiers) = cgtop::run::locate(&o).unwrap();
     let cpuset = hiers.layout.holder("cpuset").expect("a cpuset hierarchy");

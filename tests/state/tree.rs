@@ -365,19 +365,11 @@ fn json_lists_a_restarted_unit_as_the_new_group_in_the_line_it_is_back() {
     let root = dir.path();
     let (_, c) = app_reopening(root);
     let opts = Options {
-        start: GroupPath::root(),
         root: Some(root.to_path_buf()),
         interval: Duration::ZERO,
-        depth: None,
         output: Output::Json,
         iterations: Some(2),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: cgtop::render::columns::Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     };
     let mut out = Vec::new();
     let mut waits = 0;

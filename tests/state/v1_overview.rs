@@ -6,22 +6,23 @@
 use crate::common;
 use crate::common::v1detail_fixture;
 
-use cgtop::model::{MountInfo, MountMode};
+use cgtop::app::App;
+use cgtop::model::{GroupSample, MountInfo, MountMode};
+use cgtop::source::collector::Collector;
 use common::*;
+use std::path::Path;
 use std::sync::Arc;
 use v1detail_fixture::{hiers_of, layout_tree, WEB};
 
-#[test]
-fn a_v1_group_has_no_type_and_is_not_called_root() {
-    let t = layout_tree();
-    std::fs::remove_dir_all(t.path().join("unified")).unwrap();
-    let root = t.path().join("systemd");
-    let mode = MountMode::V1 {
-        v1_controllers: ["blkio", "cpu", "cpuacct", "freezer", "memory", "pids"]
-            .map(String::from)
-            .to_vec(),
-    };
-    let (mut a, mut c) = app_on(
+/// The v1 controllers of the fixture layout's hierarchies.
+const V1: [&str; 6] = ["blkio", "cpu", "cpuacct", "freezer", "memory", "pids"];
+
+/// The app on the layout, its primary hierarchy `primary` (`unified` on
+/// a hybrid host, `systemd` on a v1-only one) and every hierarchy of the
+/// layout read.
+fn app_on_layout(t: &Path, primary: &str, mode: MountMode) -> (App, Collector) {
+    let root = t.join(primary);
+    let (a, mut c) = app_on(
         &root,
         MountInfo {
             root: root.clone(),
@@ -30,7 +31,40 @@ fn a_v1_group_has_no_type_and_is_not_called_root() {
         120,
         40,
     );
-    c.set_hiers(Arc::new(hiers_of(t.path())));
+    c.set_hiers(Arc::new(hiers_of(t)));
+    (a, c)
+}
+
+/// The screen after a refresh whose root `mark` changed as the collector
+/// does on the kernel's root (a fixture tree is never the kernel's root),
+/// the root selected.
+fn root_marked(mark: impl FnOnce(&mut GroupSample)) -> String {
+    let t = layout_tree();
+    let mode = MountMode::Hybrid {
+        v1_controllers: V1.map(String::from).to_vec(),
+    };
+    let (mut a, mut c) = app_on_layout(t.path(), "unified", mode);
+    select(&mut a, &mut c, "/");
+    let mut r = refresh(&mut c, 1.0);
+    let g = &mut r.snapshot.groups[0];
+    assert!(g.path.is_root());
+    mark(g);
+    send(
+        &mut a,
+        &mut c,
+        cgtop::app::Msg::Collected(cgtop::source::collector::Collected::Refresh(Box::new(r))),
+    );
+    screen(&a, 120, 40)
+}
+
+#[test]
+fn a_v1_group_has_no_type_and_is_not_called_root() {
+    let t = layout_tree();
+    std::fs::remove_dir_all(t.path().join("unified")).unwrap();
+    let mode = MountMode::V1 {
+        v1_controllers: V1.map(String::from).to_vec(),
+    };
+    let (mut a, mut c) = app_on_layout(t.path(), "systemd", mode);
     select(&mut a, &mut c, WEB);
     tick(&mut a, &mut c, 1.0);
     read_inspection(&mut a, &mut c, 1.0);
@@ -49,38 +83,13 @@ fn a_v1_group_has_no_type_and_is_not_called_root() {
 /// is completed here as the collector does on the real one.
 #[test]
 fn the_root_says_what_its_memory_and_tasks_count() {
-    let t = layout_tree();
-    let root = t.path().join("unified");
-    let mode = MountMode::Hybrid {
-        v1_controllers: ["blkio", "cpu", "cpuacct", "freezer", "memory", "pids"]
-            .map(String::from)
-            .to_vec(),
-    };
-    let (mut a, mut c) = app_on(
-        &root,
-        MountInfo {
-            root: root.clone(),
-            mode,
-        },
-        120,
-        40,
-    );
-    c.set_hiers(Arc::new(hiers_of(t.path())));
-    select(&mut a, &mut c, "/");
-    let mut r = refresh(&mut c, 1.0);
-    let g = &mut r.snapshot.groups[0];
-    assert!(g.path.is_root());
-    g.hot.memory_current = Some(13_400 << 20);
-    g.hot.v1.sources.root_kernel_memory = true;
-    g.hot.pids_current = Some(420);
-    g.hot.nr_procs = Some(2);
-    g.hot.v1.sources.root_machine_tasks = true;
-    send(
-        &mut a,
-        &mut c,
-        cgtop::app::Msg::Collected(cgtop::source::collector::Collected::Refresh(Box::new(r))),
-    );
-    let s = screen(&a, 120, 40);
+    let s = root_marked(|g| {
+        g.hot.memory_current = Some(13_400 << 20);
+        g.hot.v1.sources.root_kernel_memory = true;
+        g.hot.pids_current = Some(420);
+        g.hot.nr_procs = Some(2);
+        g.hot.v1.sources.root_machine_tasks = true;
+    });
     assert!(
         s.contains("420 tasks on the machine (2 processes in the root group itself)"),
         "{s}"
@@ -95,37 +104,12 @@ fn the_root_says_what_its_memory_and_tasks_count() {
 /// kernel (a fixture tree has no /proc/diskstats of its own).
 #[test]
 fn the_detail_says_why_io_is_unknown_on_a_disk_v1_does_not_count() {
-    let t = layout_tree();
-    let root = t.path().join("unified");
-    let mode = MountMode::Hybrid {
-        v1_controllers: ["blkio", "cpu", "cpuacct", "freezer", "memory", "pids"]
-            .map(String::from)
-            .to_vec(),
-    };
-    let (mut a, mut c) = app_on(
-        &root,
-        MountInfo {
-            root: root.clone(),
-            mode,
-        },
-        120,
-        40,
-    );
-    c.set_hiers(Arc::new(hiers_of(t.path())));
-    select(&mut a, &mut c, "/");
-    let mut r = refresh(&mut c, 1.0);
-    let g = &mut r.snapshot.groups[0];
-    assert!(g.path.is_root());
-    g.hot.v1.sources.io_uncounted = Some(cgtop::cgroupfs::io::DevId {
-        major: 254,
-        minor: 0,
+    let s = root_marked(|g| {
+        g.hot.v1.sources.io_uncounted = Some(cgtop::cgroupfs::io::DevId {
+            major: 254,
+            minor: 0,
+        });
     });
-    send(
-        &mut a,
-        &mut c,
-        cgtop::app::Msg::Collected(cgtop::source::collector::Collected::Refresh(Box::new(r))),
-    );
-    let s = screen(&a, 120, 40);
     assert!(
         s.contains("v1 blkio counts disk vda (254:0)'s IO only after a throttle rule is set on it"),
         "{s}"

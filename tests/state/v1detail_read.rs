@@ -9,6 +9,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use crate::common;
+use crate::common::sandbox_v1::V1Sandbox;
 use crate::common::v1detail_fixture;
 
 use cgtop::cgroupfs::io::DevId;
@@ -18,7 +19,7 @@ use cgtop::model::GroupDetail;
 use cgtop::source::hier::Hiers;
 use cgtop::source::mount;
 use cgtop::source::read::{read_detail_layout, read_detail_paged};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use v1detail_fixture::{hiers_of, layout_tree, put, WEB, WORKER};
 
 fn read(dir: &Path, group: &str) -> GroupDetail {
@@ -266,63 +267,6 @@ fn the_collector_inspects_through_every_hierarchy() {
 
 // ---------------------------------------------------------------- real kernel
 
-/// A group `cgtop-test-<pid>-v1detail` in the v1 hierarchies of this
-/// hybrid host (and in cgroup2, as systemd makes a unit), removed on drop
-/// (thawed first), also when an assertion failed.
-struct V1Groups {
-    name: String,
-    dirs: Vec<PathBuf>,
-}
-
-impl V1Groups {
-    fn new() -> Result<Self, String> {
-        if !rustix::process::geteuid().is_root() {
-            return Err("not root".into());
-        }
-        let base = Path::new("/sys/fs/cgroup");
-        let hierarchies = ["unified", "cpu", "memory", "blkio", "pids", "freezer"];
-        if !hierarchies
-            .iter()
-            .all(|h| base.join(h).join("cgroup.procs").is_file())
-        {
-            return Err(
-                "not this hybrid layout (/sys/fs/cgroup/{unified,cpu,memory,blkio,pids,freezer})"
-                    .into(),
-            );
-        }
-        let name = format!("{}{}-v1detail", common::sandbox::PREFIX, std::process::id());
-        let mut g = Self {
-            name,
-            dirs: Vec::new(),
-        };
-        for h in hierarchies {
-            let d = base.join(h).join(&g.name);
-            std::fs::create_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
-            g.dirs.push(d);
-        }
-        Ok(g)
-    }
-
-    fn write(&self, hierarchy: &str, file: &str, text: &str) {
-        let d = self
-            .dirs
-            .iter()
-            .find(|d| d.parent().and_then(Path::file_name) == Some(hierarchy.as_ref()))
-            .unwrap();
-        std::fs::write(d.join(file), text).unwrap_or_else(|e| panic!("{file}: {e}"));
-    }
-}
-
-impl Drop for V1Groups {
-    fn drop(&mut self) {
-        assert!(self.name.starts_with(common::sandbox::PREFIX));
-        for d in &self.dirs {
-            let _ = std::fs::write(d.join("freezer.state"), "THAWED");
-            let _ = std::fs::remove_dir(d);
-        }
-    }
-}
-
 /// The first whole disk of the host, "MAJ:MIN" (a throttle limit needs a
 /// real device).
 fn a_disk() -> Option<DevId> {
@@ -342,30 +286,34 @@ fn a_disk() -> Option<DevId> {
 
 #[test]
 fn real_kernel_v1_files_read_back_through_the_detail() {
-    let g = match V1Groups::new() {
-        Ok(g) => g,
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            return;
-        }
+    // a group of the v1 sandbox in the v1 hierarchies of this hybrid host
+    // (and in cgroup2, as systemd makes a unit)
+    let Some(sb) = V1Sandbox::or_skip("v1detail", &["cpu", "memory", "blkio", "pids", "freezer"])
+    else {
+        return;
     };
-    g.write("cpu", "cpu.cfs_quota_us", "50000");
-    g.write("cpu", "cpu.shares", "512");
-    g.write("memory", "memory.limit_in_bytes", "64M");
-    g.write("memory", "memory.soft_limit_in_bytes", "32M");
-    g.write("pids", "pids.max", "42");
-    g.write("freezer", "freezer.state", "FROZEN");
+    if !sb.hiers.iter().any(|h| h.v2) {
+        return println!("skipped: not a hybrid host (no cgroup2 beside the v1 hierarchies)");
+    }
+    let g = sb.path("");
+    sb.write("cpu", &g, "cpu.cfs_quota_us", "50000");
+    sb.write("cpu", &g, "cpu.shares", "512");
+    sb.write("memory", &g, "memory.limit_in_bytes", "64M");
+    sb.write("memory", &g, "memory.soft_limit_in_bytes", "32M");
+    sb.write("pids", &g, "pids.max", "42");
+    sb.write("freezer", &g, "freezer.state", "FROZEN");
     let disk = a_disk();
     if let Some(d) = disk {
-        g.write(
+        sb.write(
             "blkio",
+            &g,
             "blkio.throttle.read_bps_device",
             &format!("{d} 1048576"),
         );
     }
     let layout = mount::discover_layout().expect("layout");
     let hiers = Hiers::open(layout);
-    let d = read_detail_layout(&hiers, Path::new(&g.name), true);
+    let d = read_detail_layout(&hiers, Path::new(&sb.rel), true);
     assert_eq!(d.cpu_max.and_then(|m| m.cpus()), Some(0.5));
     assert_eq!(d.cpu_shares, Some(512));
     assert_eq!(d.memory_max, Some(Limit::Value(64 << 20)));
@@ -379,8 +327,8 @@ fn real_kernel_v1_files_read_back_through_the_detail() {
         assert_eq!(m.rbps, Limit::Value(1 << 20));
     }
     // memsw exists only with swap accounting
-    let memsw = Path::new("/sys/fs/cgroup/memory")
-        .join(&g.name)
+    let memsw = sb
+        .dir_of("memory", &g)
         .join("memory.memsw.limit_in_bytes")
         .exists();
     assert_eq!(d.memsw_limit.is_some(), memsw);

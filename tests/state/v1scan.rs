@@ -15,8 +15,7 @@ use crate::common;
 
 use cgtop::model::host::layout::HierId;
 use cgtop::model::{GroupPath, HierKind};
-use cgtop::options::{Options, Output};
-use cgtop::render::columns::Column;
+use cgtop::options::Options;
 use cgtop::source::collector::Collector;
 use std::fs;
 use std::path::Path;
@@ -168,19 +167,8 @@ fn layout() -> tempfile::TempDir {
 
 fn opts(root: &Path) -> Options {
     Options {
-        start: GroupPath::root(),
         root: Some(root.to_path_buf()),
-        interval: Duration::from_secs(1),
-        depth: None,
-        output: Output::Text,
-        iterations: Some(1),
-        read_only: true,
-        mouse: false,
-        machine_cpu: false,
-        max_kept_fds: None,
-        brief: true,
-        columns: Column::DEFAULT.to_vec(),
-        filter: None,
+        ..crate::common::options()
     }
 }
 
