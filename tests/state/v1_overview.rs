@@ -39,6 +39,12 @@ fn app_on_layout(t: &Path, primary: &str, mode: MountMode) -> (App, Collector) {
 /// does on the kernel's root (a fixture tree is never the kernel's root),
 /// the root selected.
 fn root_marked(mark: impl FnOnce(&mut GroupSample)) -> String {
+    let (_t, a, _c) = app_root_marked(mark);
+    screen(&a, 120, 40)
+}
+
+/// The app and collector of [`root_marked`], with the layout they read.
+fn app_root_marked(mark: impl FnOnce(&mut GroupSample)) -> (tempfile::TempDir, App, Collector) {
     let t = layout_tree();
     let mode = MountMode::Hybrid {
         v1_controllers: V1.map(String::from).to_vec(),
@@ -54,7 +60,7 @@ fn root_marked(mark: impl FnOnce(&mut GroupSample)) -> String {
         &mut c,
         cgtop::app::Msg::Collected(cgtop::source::collector::Collected::Refresh(Box::new(r))),
     );
-    screen(&a, 120, 40)
+    (t, a, c)
 }
 
 #[test]
@@ -104,12 +110,13 @@ fn the_root_says_what_its_memory_and_tasks_count() {
 /// kernel (a fixture tree has no /proc/diskstats of its own).
 #[test]
 fn the_detail_says_why_io_is_unknown_on_a_disk_v1_does_not_count() {
-    let s = root_marked(|g| {
+    let (_t, mut a, mut c) = app_root_marked(|g| {
         g.hot.v1.sources.io_uncounted = Some(cgtop::cgroupfs::io::DevId {
             major: 254,
             minor: 0,
         });
     });
+    let s = screen(&a, 120, 40);
     assert!(
         s.contains("v1 blkio counts disk vda (254:0)'s IO only after a throttle rule is set on it"),
         "{s}"
