@@ -691,11 +691,12 @@ fn bytes_moved(base: &Path, read: u64, write: u64) {
 
 /// READ/s and WRITE/s are bytes (io_service_bytes): they do not depend on
 /// v1 blkio's operation counts, a file of its own (io_serviced), whether
-/// the group's is there, absent, or no file that can be read (a FIFO).
-/// Both while the bytes move and while they rest.
+/// the group's is there, not read (`-b`'s table: `set_io_ops(false)`),
+/// absent, or no file that can be read (a FIFO). Both while the bytes
+/// move and while they rest.
 #[test]
 fn io_byte_rates_without_the_operation_counts() {
-    for ops in ["read", "absent", "fifo"] {
+    for ops in ["read", "not read", "absent", "fifo"] {
         let t = layout();
         let b = t.path();
         let web = b.join("blkio/system.slice/web.service");
@@ -713,6 +714,7 @@ fn io_byte_rates_without_the_operation_counts() {
             }
         }
         let mut c = collector(b);
+        c.set_io_ops(ops != "not read");
         // no /proc/diskstats: no disk uncounted by blkio (that check has
         // its own tests) can make this host's IO unknown
         let no_proc = tempfile::tempdir().unwrap();
