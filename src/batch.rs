@@ -351,6 +351,8 @@ pub fn run_ordered(
         c.set_extras(Column::extras(&opts.columns));
         // the table's CPU% is the whole CPU time: no user/system split
         c.set_cpu_split(false);
+        // nor IO operations: READ/s and WRITE/s are bytes
+        c.set_io_ops(false);
     }
     let start_unix = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -444,11 +444,12 @@ pub fn frame_refresh(app: &App, m: Moment, latest: Option<&Refresh>) -> Refresh 
         }
         let io = match (e.get(Figure::IoRead), e.get(Figure::IoWrite)) {
             (None, None) => None,
+            // the timeline keeps no IO operations
             (r, w) => Some(IoRates {
-                rbps: r.unwrap_or(0.0),
-                wbps: w.unwrap_or(0.0),
-                riops: f64::NAN,
-                wiops: f64::NAN,
+                rbps: r,
+                wbps: w,
+                riops: None,
+                wiops: None,
             }),
         };
         rates.push(GroupRates {

@@ -148,8 +148,8 @@ impl Column {
             Self::Memory => bytes_cell(g.hot.memory_current),
             Self::MemPct => pct(mem_pct(g)),
             Self::Swap => bytes_cell(g.hot.swap_current),
-            Self::IoRead => rate_short(r.io.map(|x| x.rbps)),
-            Self::IoWrite => rate_short(r.io.map(|x| x.wbps)),
+            Self::IoRead => rate_short(r.io.and_then(|x| x.rbps)),
+            Self::IoWrite => rate_short(r.io.and_then(|x| x.wbps)),
             Self::Pids => count_short(g.pids()),
             Self::Psi => pct(g.hot.psi_some_avg10.map(|c| f64::from(c) / 100.0)),
         }
@@ -164,8 +164,8 @@ impl Column {
             Self::Memory => g.hot.memory_current.map(|m| m as f64),
             Self::MemPct => mem_pct(g),
             Self::Swap => g.hot.swap_current.map(|m| m as f64),
-            Self::IoRead => r.io.map(|x| x.rbps),
-            Self::IoWrite => r.io.map(|x| x.wbps),
+            Self::IoRead => r.io.and_then(|x| x.rbps),
+            Self::IoWrite => r.io.and_then(|x| x.wbps),
             Self::Pids => g.pids().map(|p| p as f64),
             Self::Psi => g.hot.psi_some_avg10.map(f64::from),
         }
@@ -478,7 +478,8 @@ mod tests {
         let r = GroupRates {
             cpu_pct: Some(150.0),
             io: Some(IoRates {
-                rbps: 2048.0,
+                rbps: Some(2048.0),
+                wbps: Some(0.0),
                 ..IoRates::default()
             }),
             ..GroupRates::default()

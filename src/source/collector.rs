@@ -845,6 +845,18 @@ impl Collector {
         }
     }
 
+    /// Whether v1 blkio's operation counts are read
+    /// ([`Scanner::set_io_ops`]); on by default. A run that shows no IO
+    /// operations (`-b`'s table) turns it off: one file a group fewer
+    /// opened and read in a v1 blkio hierarchy, in the priming read (an
+    /// open of a costly file on the way to its stamp) and in each refresh.
+    pub fn set_io_ops(&mut self, on: bool) {
+        self.scanner.set_io_ops(on);
+        for (_, s) in &mut self.others {
+            s.set_io_ops(on);
+        }
+    }
+
     /// Whether the first refresh reads, for the event watcher started
     /// after it (the TUI's), every group's event counters: memory.events
     /// where memory is cgroup2's (the baseline of "since start" when it

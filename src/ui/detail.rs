@@ -87,13 +87,16 @@ fn label(s: &str, theme: &Theme) -> Span<'static> {
     Span::styled(format!("{s:<7}"), theme.title)
 }
 
-/// IOPS as a whole number; "-" where not known (a past moment).
-fn iops(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.0}")
-    } else {
-        MISSING.to_owned()
-    }
+/// IOPS as a whole number; "-" where not known (a past moment, v1
+/// blkio's io_serviced unreadable).
+fn iops(v: Option<f64>) -> String {
+    v.filter(|v| v.is_finite())
+        .map_or_else(|| MISSING.to_owned(), |v| format!("{v:.0}"))
+}
+
+/// Bytes a second in full; "-" where not known.
+fn bytes_rate(v: Option<f64>) -> String {
+    v.map_or_else(|| MISSING.to_owned(), bytes_long)
 }
 
 /// The room for the words after a sparkline (with the space before
@@ -569,9 +572,9 @@ fn overview(app: &App, theme: &Theme, width: usize) -> Vec<Line<'static>> {
             label("IO", theme),
             Span::raw(format!(
                 "read {}/s {} IOPS  write {}/s {} IOPS",
-                bytes_long(io.rbps),
+                bytes_rate(io.rbps),
                 iops(io.riops),
-                bytes_long(io.wbps),
+                bytes_rate(io.wbps),
                 iops(io.wiops)
             )),
         ]));
@@ -967,15 +970,14 @@ fn io(app: &App, theme: &Theme) -> Vec<Line<'static>> {
     }
     for dev in devs {
         let rt = r.io_by_dev.iter().find(|(d, _)| *d == dev).map(|(_, x)| *x);
-        let cell = |v: Option<f64>| v.map_or(MISSING.into(), bytes_long);
         out.push(Line::raw(format!(
             "{:<10}{:>8} {:>11} {:>6} {:>11} {:>6}",
             fit(&stat_name(dev), 10),
             count_cell(dev.dev()),
-            cell(rt.map(|x| x.rbps)),
-            rt.map_or(MISSING.into(), |x| format!("{:.0}", x.riops)),
-            cell(rt.map(|x| x.wbps)),
-            rt.map_or(MISSING.into(), |x| format!("{:.0}", x.wiops)),
+            bytes_rate(rt.and_then(|x| x.rbps)),
+            iops(rt.and_then(|x| x.riops)),
+            bytes_rate(rt.and_then(|x| x.wbps)),
+            iops(rt.and_then(|x| x.wiops)),
         )));
         if let (Some(f), Some(dev)) = (f, dev.dev()) {
             if let Some(m) = f.detail.io_max.as_ref().and_then(|m| m.get(dev)) {

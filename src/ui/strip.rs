@@ -104,8 +104,8 @@ pub fn render(f: &mut Frame<'_>, area: Rect, app: &App, theme: &Theme) {
         label("IO "),
         plain(format!(
             "read {}/s write {}/s  ",
-            rate_short(io.map(|i| i.rbps)),
-            rate_short(io.map(|i| i.wbps)),
+            rate_short(io.and_then(|i| i.rbps)),
+            rate_short(io.and_then(|i| i.wbps)),
         )),
         label("PSI"),
     ];

@@ -682,6 +682,39 @@ fn the_table_reads_no_cpu_split_that_only_json_prints() {
     assert!(top["cpu"]["user_usec"].is_u64(), "{top}");
 }
 
+#[test]
+fn the_table_reads_no_io_operations_that_only_json_prints() {
+    // -b's READ/s and WRITE/s are bytes (blkio's io_service_bytes): the
+    // operation counts (JSON's rios, wios) are neither opened nor read for
+    // it; --json reads them twice, the priming read's and the printed one's
+    let Some(s) = counted_sandbox() else {
+        return;
+    };
+    let name = s.name.clone();
+    let groups = 4;
+    let ops = "blkio.throttle.io_serviced_recursive";
+    for (args, want) in [
+        (&["-b", "-n", "1", "-d", "0.1", &name][..], 0),
+        (&["-b", "-n", "2", "-d", "0.1", &name][..], 0),
+        (
+            &["--json", "--brief", "-n", "1", "-d", "0.1", &name][..],
+            2 * groups,
+        ),
+    ] {
+        let Some(n) = reads_of(args, &[ops]) else {
+            println!("skipped: strace did not run");
+            return;
+        };
+        assert_eq!(n, [want], "cgtop {args:?}: reads of {ops}");
+        let opened = opens_of(args, ops).unwrap();
+        assert_eq!(
+            opened == 0,
+            want == 0,
+            "cgtop {args:?}: opens of {ops}: {opened}"
+        );
+    }
+}
+
 /// A `-b` table as (the column titles, each row's group and its figures
 /// from READ/s on: CPU% and MEM may move between two runs).
 fn table_of(text: &str) -> (String, Vec<String>) {

@@ -66,7 +66,7 @@ fn io_rates_by_device_have_room_for_the_devices_listed_only() {
         let (second, _) = rater.step(&snapshot_with_io(2, &later));
         let by_dev = &second[0].io_by_dev;
         assert_eq!(by_dev.len(), devices);
-        assert!((by_dev[0].1.rbps - 4096.0).abs() < 1e-9);
+        assert!((by_dev[0].1.rbps.unwrap() - 4096.0).abs() < 1e-9);
         assert_eq!(
             by_dev.capacity(),
             devices,
@@ -83,7 +83,7 @@ fn the_rates_baseline_of_the_same_groups_is_updated_where_it_is() {
     let list = rater.prev().unwrap().groups.as_ptr();
     let later = io.replace("rbytes=0", "rbytes=4096");
     let (second, _) = rater.step(&snapshot_with_io(2, &later));
-    assert!((second[0].io.unwrap().rbps - 4096.0).abs() < 1e-9);
+    assert!((second[0].io.unwrap().rbps.unwrap() - 4096.0).abs() < 1e-9);
     let kept = rater.prev().unwrap();
     assert_eq!(kept.at, Duration::from_secs(2));
     assert_eq!(kept.groups[0].io, Some(IoStat::parse(&later)));
@@ -116,7 +116,7 @@ fn a_priming_read_keeps_the_counters_as_the_baseline_and_computes_no_rate() {
     let (after_full, _) = full.step(&snapshot_with_io(2, &later));
     let (after_primed, _) = primed.step(&snapshot_with_io(2, &later));
     assert_eq!(after_full, after_primed);
-    assert!((after_primed[0].io.unwrap().rbps - 4096.0).abs() < 1e-9);
+    assert!((after_primed[0].io.unwrap().rbps.unwrap() - 4096.0).abs() < 1e-9);
 }
 
 /// Records, at each write, how many holders the hierarchy handle has:

@@ -655,3 +655,77 @@ fn old_kernels_split_user_and_system_from_cpuacct_stat() {
     assert!((user_s - 1218.6).abs() < 1e-9, "{user_s}");
     assert!((system_s - 357.37).abs() < 1e-9, "{system_s}");
 }
+
+/// web.service's blkio bytes file as captured, with `read` and `write`
+/// bytes more on 254:0.
+fn bytes_moved(base: &Path, read: u64, write: u64) {
+    let text = captured("blkio.throttle.io_service_bytes_recursive");
+    let moved: String = text
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            match f[..] {
+                [dev, op @ ("Read" | "Write"), n] => {
+                    let add = if op == "Read" { read } else { write };
+                    format!("{dev} {op} {}\n", n.parse::<u64>().unwrap() + add)
+                }
+                _ => format!("{l}\n"),
+            }
+        })
+        .collect();
+    let f = base.join("blkio/system.slice/web.service/blkio.throttle.io_service_bytes_recursive");
+    fs::write(f, moved).unwrap();
+}
+
+/// READ/s and WRITE/s are bytes (io_service_bytes): they do not depend on
+/// v1 blkio's operation counts, a file of its own (io_serviced), whether
+/// the group's is there, not read (`-b`'s table: `set_io_ops(false)`),
+/// absent, or no file that can be read (a FIFO). Both while the bytes
+/// move and while they rest.
+#[test]
+fn io_byte_rates_without_the_operation_counts() {
+    for ops in ["read", "not read", "absent", "fifo"] {
+        let t = layout();
+        let b = t.path();
+        let web = b.join("blkio/system.slice/web.service");
+        for f in [
+            "blkio.throttle.io_serviced_recursive",
+            "blkio.throttle.io_serviced",
+        ] {
+            match ops {
+                "absent" => fs::remove_file(web.join(f)).unwrap(),
+                "fifo" => {
+                    fs::remove_file(web.join(f)).unwrap();
+                    rustix::fs::mkfifoat(rustix::fs::CWD, web.join(f), 0o644.into()).unwrap();
+                }
+                _ => {}
+            }
+        }
+        let mut c = collector(b);
+        c.set_io_ops(ops != "not read");
+        // no /proc/diskstats: no disk uncounted by blkio (that check has
+        // its own tests) can make this host's IO unknown
+        let no_proc = tempfile::tempdir().unwrap();
+        c.set_proc_dir(Some(no_proc.path().to_path_buf()));
+        c.refresh(Duration::from_secs(1));
+        bytes_moved(b, 1 << 20, 3 << 20);
+        let moving = c.refresh(Duration::from_secs(3));
+        let resting = c.refresh(Duration::from_secs(4));
+        for (r, want) in [(&moving, (1 << 19, 3 << 19)), (&resting, (0, 0))] {
+            let (i, g) = find(r, "system.slice/web.service");
+            let io = g.hot.io.as_ref().unwrap().total();
+            assert_eq!(
+                io.rios.is_some(),
+                ops == "read",
+                "{ops}: operation counts {io:?}"
+            );
+            let rate = |c: Column| c.sort_value(g, &r.rates[i]);
+            assert_eq!(
+                (rate(Column::IoRead), rate(Column::IoWrite)),
+                (Some(f64::from(want.0)), Some(f64::from(want.1))),
+                "{ops}: READ/s, WRITE/s {:?}",
+                r.rates[i]
+            );
+        }
+    }
+}

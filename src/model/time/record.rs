@@ -1813,6 +1813,45 @@ mod tests {
         GroupPath::parse(s).unwrap()
     }
 
+    /// A recording of v1 blkio's bytes without its operation counts (the
+    /// io_serviced file absent or unreadable where it was made): each
+    /// sample's counters come back as recorded, the missing ones missing,
+    /// and the replay's READ/s and WRITE/s are the bytes' rates.
+    #[test]
+    fn io_bytes_without_operation_counts_replay_with_their_rates() {
+        use crate::cgroupfs::v1::{blkio_into, BlkioKind};
+        use crate::model::tree::rates;
+        let bytes = include_str!(
+            "../../../tests/fixtures/v1/v1scan/blkio.throttle.io_service_bytes_recursive"
+        );
+        let mut first = IoStat::default();
+        blkio_into(bytes, BlkioKind::Bytes, &mut first);
+        let mut later = IoStat::default();
+        blkio_into(
+            &bytes.replace("Write 20971520", "Write 25165824"),
+            BlkioKind::Bytes,
+            &mut later,
+        );
+        // the second sample is written against the first, as a frame does
+        let mut out = Vec::new();
+        put_io(&mut out, None, Some(&first));
+        put_io(&mut out, Some(&first), Some(&later));
+        let mut i = Input::new(&out);
+        let a = get_io(&mut i, None).unwrap();
+        let b = get_io(&mut i, a.as_ref()).unwrap();
+        assert_eq!((a.as_ref(), b.as_ref()), (Some(&first), Some(&later)));
+        assert_eq!(b.as_ref().unwrap().total().rios, None);
+        let sample = |io| {
+            let mut g = GroupSample::new(p(b"a"), 1);
+            g.hot.io = io;
+            g
+        };
+        let r = rates::compute(&sample(a), &sample(b), Duration::from_secs(4));
+        let io = r.io.expect("the bytes' rates");
+        assert_eq!((io.rbps, io.wbps), (Some(0.0), Some(1_048_576.0)));
+        assert_eq!((io.riops, io.wiops), (None, None));
+    }
+
     #[test]
     fn events_round_trip_with_their_victim_and_odd_names() {
         let events = vec![

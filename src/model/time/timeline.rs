@@ -178,8 +178,8 @@ impl Entry {
         let mut e = Self::present()
             .with(Figure::Cpu, r.cpu_pct)
             .with(Figure::Memory, hot.memory_current.map(|b| b as f64))
-            .with(Figure::IoRead, r.io.map(|io| io.rbps))
-            .with(Figure::IoWrite, r.io.map(|io| io.wbps))
+            .with(Figure::IoRead, r.io.and_then(|io| io.rbps))
+            .with(Figure::IoWrite, r.io.and_then(|io| io.wbps))
             .with(
                 Figure::Pids,
                 hot.pids_current.or(hot.nr_procs).map(|n| n as f64),

@@ -93,13 +93,48 @@ impl Baseline {
     }
 }
 
-/// Byte and operation rates, per second.
+/// Byte and operation rates, per second. Each figure stands alone: one
+/// is `None` where its counter is missing at either end of the window,
+/// and the others keep theirs. v1 blkio holds the bytes and the
+/// operations in two files (io_service_bytes, io_serviced): READ/s and
+/// WRITE/s need only the first, whether the second was not read (`-b`'s
+/// table), is absent or cannot be read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct IoRates {
-    pub rbps: f64,
-    pub wbps: f64,
-    pub riops: f64,
-    pub wiops: f64,
+    pub rbps: Option<f64>,
+    pub wbps: Option<f64>,
+    pub riops: Option<f64>,
+    pub wiops: Option<f64>,
+}
+
+impl IoRates {
+    /// 0 for each figure whose counter `d` has: a device at rest.
+    fn at_rest(d: &IoStatDev) -> Self {
+        let zero = |c: Option<u64>| c.and(Some(0.0));
+        Self {
+            rbps: zero(d.rbytes),
+            wbps: zero(d.wbytes),
+            riops: zero(d.rios),
+            wiops: zero(d.wios),
+        }
+    }
+
+    /// Every figure 0: the sum over no device.
+    const ZERO: Self = Self {
+        rbps: Some(0.0),
+        wbps: Some(0.0),
+        riops: Some(0.0),
+        wiops: Some(0.0),
+    };
+
+    /// Adds `x` figure by figure: a figure is known only where both are.
+    fn add(&mut self, x: &Self) {
+        let sum = |a: &mut Option<f64>, b: Option<f64>| *a = a.zip(b).map(|(a, b)| a + b);
+        sum(&mut self.rbps, x.rbps);
+        sum(&mut self.wbps, x.wbps);
+        sum(&mut self.riops, x.riops);
+        sum(&mut self.wiops, x.wiops);
+    }
 }
 
 /// Rates of one group over one interval. `None` means "no rate this tick".
@@ -135,12 +170,26 @@ fn per_s_opt(a: Option<u64>, b: Option<u64>, secs: f64) -> Option<f64> {
     per_s(a?, b?, secs)
 }
 
+/// A device's rates from `a` to `b`: each figure where both ends have its
+/// counter. `None` where a counter both ends have went backwards: the
+/// device's counters were reset (v1's blkio.reset_stats zeroes them
+/// all), and none of its figures can be trusted for this window.
 fn io_rates(a: &IoStatDev, b: &IoStatDev, secs: f64) -> Option<IoRates> {
+    let pairs = [
+        (a.rbytes, b.rbytes),
+        (a.wbytes, b.wbytes),
+        (a.rios, b.rios),
+        (a.wios, b.wios),
+    ];
+    if (pairs.iter()).any(|p| matches!(p, (Some(x), Some(y)) if y < x)) {
+        return None;
+    }
+    let [r, w, ri, wi] = pairs.map(|(x, y)| per_s_opt(x, y, secs));
     Some(IoRates {
-        rbps: per_s_opt(a.rbytes, b.rbytes, secs)?,
-        wbps: per_s_opt(a.wbytes, b.wbytes, secs)?,
-        riops: per_s_opt(a.rios, b.rios, secs)?,
-        wiops: per_s_opt(a.wios, b.wios, secs)?,
+        rbps: r,
+        wbps: w,
+        riops: ri,
+        wiops: wi,
     })
 }
 
@@ -480,8 +529,8 @@ impl Rater {
 /// The rates of a group none of whose counters moved (most groups of a
 /// big host, most refreshes): what the rule below gives for the same
 /// counters on both ends, without its arithmetic and lookups: 0 for every
-/// figure both ends have, io.stat's figures only where every listed
-/// device has all four counters, filled into `r` (all `None` before).
+/// figure both ends have, each IO figure of the sum only where every
+/// listed device has its counter, filled into `r` (all `None` before).
 /// False, and `r` untouched, where the counters differ, or io.stat lists
 /// a device twice or more than 4 devices (the rule below then says what
 /// the rates are).
@@ -507,16 +556,22 @@ fn at_rest(prev: &Kept, cur: &GroupSample, r: &mut GroupRates) -> bool {
         r.throttled_pct = c.throttled_usec.and(zero);
     }
     r.throttled_local_pct = h.throttled_local_usec.and(zero);
-    let all_four = |s: &IoStatDev| {
-        s.rbytes.is_some() && s.wbytes.is_some() && s.rios.is_some() && s.wios.is_some()
-    };
-    if h.io.is_some() && devs.iter().all(|(_, s)| all_four(s)) {
+    if h.io.is_some() {
+        // each figure 0 where every device has its counter (v1 blkio's
+        // bytes without its operation counts: READ/s and WRITE/s 0)
+        let mut total = IoRates::ZERO;
+        for (_, s) in devs {
+            total.add(&IoRates::at_rest(s));
+        }
         // v1 blkio does not count a disk that did IO
         // (`model::tree::root`): the sum would miss it, and is unknown;
         // each counted device keeps its figure
-        r.io = h.v1.sources.io_uncounted.is_none().then(IoRates::default);
+        r.io = h.v1.sources.io_uncounted.is_none().then_some(total);
         if !devs.is_empty() {
-            r.io_by_dev = devs.iter().map(|(d, _)| (*d, IoRates::default())).collect();
+            r.io_by_dev = devs
+                .iter()
+                .map(|(d, s)| (*d, IoRates::at_rest(s)))
+                .collect();
         }
     }
     true
@@ -600,7 +655,7 @@ fn by_rule(
         // Per device; a device that appeared since counts from zero, which
         // is right: io.stat lists a device once the group has done IO on it.
         let zero = IoStatDev::ZERO;
-        let mut total = IoRates::default();
+        let mut total = IoRates::ZERO;
         let mut ok = true;
         // an index where io.stat lists many devices (a hostile text):
         // no quadratic search
@@ -620,10 +675,7 @@ fn by_rule(
             let before = find(a, &ia, *dev).unwrap_or(zero);
             let before = &before;
             if let Some(x) = io_rates(before, now, secs) {
-                total.rbps += x.rbps;
-                total.wbps += x.wbps;
-                total.riops += x.riops;
-                total.wiops += x.wiops;
+                total.add(&x);
                 r.io_by_dev.push((*dev, x));
             } else {
                 ok = false;
@@ -670,8 +722,8 @@ mod tests {
         assert!((r.cpu_pct.unwrap() - 50.0).abs() < 1e-9);
         assert!((r.user_pct.unwrap() - 25.0).abs() < 1e-9);
         let io = r.io.unwrap();
-        assert!((io.wbps - 2_097_152.0).abs() < 1e-6);
-        assert!((io.wiops - 16.0).abs() < 1e-9);
+        assert!((io.wbps.unwrap() - 2_097_152.0).abs() < 1e-6);
+        assert!((io.wiops.unwrap() - 16.0).abs() < 1e-9);
         assert_eq!(r.io_by_dev.len(), 1);
     }
 
@@ -803,12 +855,94 @@ mod tests {
         assert_eq!(compute(&a, &a, Duration::ZERO), GroupRates::default());
     }
 
+    /// v1 blkio's bytes and operation counts are two files: a rate of
+    /// each needs its own file only. The texts captured from a real v1
+    /// group (tests/fixtures/v1/v1scan), the later one with 2 MiB more
+    /// read and 6 MiB more written, 2 s apart.
+    #[test]
+    fn v1_io_bytes_and_operations_are_rated_apart() {
+        use crate::cgroupfs::v1::{blkio_into, BlkioKind};
+        let bytes = include_str!(
+            "../../../tests/fixtures/v1/v1scan/blkio.throttle.io_service_bytes_recursive"
+        );
+        let ops =
+            include_str!("../../../tests/fixtures/v1/v1scan/blkio.throttle.io_serviced_recursive");
+        let moved = |text: &str, read: u64, write: u64| -> String {
+            let line = |l: &str| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                match f[..] {
+                    [dev, "Read", n] => format!("{dev} Read {}", n.parse::<u64>().unwrap() + read),
+                    [dev, "Write", n] => {
+                        format!("{dev} Write {}", n.parse::<u64>().unwrap() + write)
+                    }
+                    _ => l.to_owned(),
+                }
+            };
+            text.lines().map(line).collect::<Vec<_>>().join("\n")
+        };
+        let group = |files: &[(&str, BlkioKind)]| {
+            let mut s = GroupSample::new(GroupPath::new("a"), 1);
+            let mut io = IoStat::default();
+            for (text, kind) in files {
+                blkio_into(text, *kind, &mut io);
+            }
+            s.hot.io = Some(io);
+            s
+        };
+        let secs = Duration::from_secs(2);
+        let later_bytes = moved(bytes, 2 << 20, 6 << 20);
+        let later_ops = moved(ops, 16, 48);
+        // io_service_bytes only (io_serviced not read, absent, unreadable)
+        let a = group(&[(bytes, BlkioKind::Bytes)]);
+        let b = group(&[(&later_bytes, BlkioKind::Bytes)]);
+        for (to, want) in [(&b, (1 << 20, 3 << 20)), (&a, (0, 0))] {
+            let r = compute(&a, to, secs);
+            let want = (Some(f64::from(want.0)), Some(f64::from(want.1)));
+            let io = r.io.expect("bytes rates");
+            assert_eq!((io.rbps, io.wbps), want);
+            assert_eq!((io.riops, io.wiops), (None, None));
+            assert_eq!(r.io_by_dev.len(), 1);
+            assert_eq!((r.io_by_dev[0].1.rbps, r.io_by_dev[0].1.wbps), want);
+        }
+        // io_serviced only: the operations, no bytes
+        let a = group(&[(ops, BlkioKind::Ios)]);
+        let b = group(&[(&later_ops, BlkioKind::Ios)]);
+        let io = compute(&a, &b, secs).io.expect("operation rates");
+        assert_eq!((io.riops, io.wiops), (Some(8.0), Some(24.0)));
+        assert_eq!((io.rbps, io.wbps), (None, None));
+        // both: all four, as ever
+        let a = group(&[(bytes, BlkioKind::Bytes), (ops, BlkioKind::Ios)]);
+        let b = group(&[
+            (&later_bytes, BlkioKind::Bytes),
+            (&later_ops, BlkioKind::Ios),
+        ]);
+        let io = compute(&a, &b, secs).io.unwrap();
+        assert_eq!(
+            [io.rbps, io.wbps, io.riops, io.wiops],
+            [Some(1_048_576.0), Some(3_145_728.0), Some(8.0), Some(24.0)]
+        );
+        // operation counts there at one end only: no operation rate, the
+        // bytes' stays
+        let io = compute(&a, &group(&[(&later_bytes, BlkioKind::Bytes)]), secs)
+            .io
+            .unwrap();
+        assert_eq!((io.wbps, io.wiops), (Some(3_145_728.0), None));
+        // a counter that went back (blkio.reset_stats): none of the
+        // device's figures
+        let reset = group(&[(
+            &moved(bytes, 0, 0).replace("Read 20971520", "Read 0"),
+            BlkioKind::Bytes,
+        )]);
+        let r = compute(&b, &reset, secs);
+        assert_eq!((r.io, r.io_by_dev.len()), (None, 0));
+    }
+
     #[test]
     fn new_device_counts_from_zero_vanished_device_resets() {
         let a = sample(1, 0, "");
         let b = sample(1, 0, "8:0 rbytes=1000 wbytes=0 rios=1 wios=0");
         let r = compute(&a, &b, Duration::from_secs(1));
-        assert!((r.io.unwrap().rbps - 1000.0).abs() < 1e-9);
+        assert!((r.io.unwrap().rbps.unwrap() - 1000.0).abs() < 1e-9);
         let r = compute(&b, &a, Duration::from_secs(1));
         assert_eq!(r.io, None);
     }

@@ -586,6 +586,8 @@ pub struct Scanner {
     keep_levels: bool,
     /// Read v1 cpuacct's user/system split ([`Scanner::set_cpu_split`]).
     cpu_split: bool,
+    /// Read v1 blkio's operation counts ([`Scanner::set_io_ops`]).
+    io_ops: bool,
 }
 
 impl Scanner {
@@ -648,6 +650,7 @@ impl Scanner {
             deferred_opens: Vec::new(),
             stale_dirs: Vec::new(),
             cpu_split: true,
+            io_ops: true,
         }
     }
 
@@ -664,6 +667,7 @@ impl Scanner {
         );
         s.extras = self.extras;
         s.cpu_split = self.cpu_split;
+        s.io_ops = self.io_ops;
         s.paths.clone_from(&self.paths);
         s.watching = false;
         s
@@ -845,6 +849,21 @@ impl Scanner {
     pub fn set_cpu_split(&mut self, on: bool) {
         if on != self.cpu_split {
             self.cpu_split = on;
+            self.need_walk = true;
+            self.need_full = true;
+        }
+    }
+
+    /// Whether a v1 blkio hierarchy's operation counts are read
+    /// (blkio.throttle.io_serviced_recursive, else io_serviced); on by
+    /// default. Off for an output that shows no IO operations (`-b`'s
+    /// table: READ/s and WRITE/s are bytes, from io_service_bytes),
+    /// which then opens and reads one file a group fewer; cgroup2's
+    /// io.stat holds both in the same text and is read as ever. A change
+    /// re-lists every directory once, as [`Scanner::set_extras`] does.
+    pub fn set_io_ops(&mut self, on: bool) {
+        if on != self.io_ops {
+            self.io_ops = on;
             self.need_walk = true;
             self.need_full = true;
         }

@@ -258,6 +258,7 @@ impl Scanner {
         );
         let usage_user_bit = bit_of(table, Hot::CpuacctUser);
         let split = self.cpu_split;
+        let io_ops = self.io_ops;
         // a file of a column not shown is left as if absent: no
         // descriptor, no read
         let has = |bit: usize| {
@@ -268,6 +269,8 @@ impl Scanner {
                         // the user/system split where an output shows it
                         && (split
                             || !matches!(h, Hot::CpuacctUser | Hot::CpuacctSys | Hot::CpuacctStat))
+                        // the operation counts where an output shows them
+                        && (io_ops || !matches!(h, Hot::BlkioIosRecursive | Hot::BlkioIos))
                         // the group's own blkio counters only where
                         // the subtree's are not (before Linux 4.11)
                         && match h {
