@@ -16,6 +16,7 @@ use crate::common;
 use cgtop::model::host::layout::HierId;
 use cgtop::model::{GroupPath, HierKind};
 use cgtop::options::Options;
+use cgtop::render::columns::Column;
 use cgtop::source::collector::Collector;
 use std::fs;
 use std::path::Path;
