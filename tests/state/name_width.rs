@@ -151,11 +151,12 @@ fn a_mark_that_starts_a_name_is_shown_as_an_escape() {
 #[test]
 fn a_long_name_is_cut_between_grapheme_clusters() {
     // wider than the name column at 80x24: the cut ends in `…`, after a
-    // whole emoji with its skin tone or a whole flag
+    // whole emoji with its skin tone, a whole flag or a Thai letter with
+    // its vowel mark
     let names = vec![
         THUMB.repeat(30),
         format!("x{FLAG}").repeat(25),
-        "e\u{301}".repeat(80),
+        "\u{e01}\u{e34}".repeat(42),
     ];
     let t = tree_of(&names);
     let (a, _c) = app_on(t.path(), pure_v2_mount(), W, H);
