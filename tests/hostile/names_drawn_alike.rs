@@ -2,7 +2,9 @@
 //! one holding a character that draws nothing (a default-ignorable code
 //! point: `a` U+1BCA0 `b` beside `ab`), and one spelt with combining
 //! marks beside its precomposed spelling (`cafe` U+0301 beside `café`,
-//! the Hangul jamo beside their syllable). Anyone a subtree is delegated
+//! the Hangul jamo beside their syllable), and emoji parts whose cells
+//! ratatui and the terminal count differently (a skin tone: tmux drew
+//! `👍🏽` as `👍`; a flag's halves). Anyone a subtree is delegated
 //! to names its groups, so an operator would pick one of two rows that
 //! read the same. Real kernel groups in the sandbox, the real binary's
 //! `-b`.
@@ -10,6 +12,7 @@
 use super::common::batch;
 use crate::common::sandbox::Sandbox;
 use std::process::Command;
+use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthChar;
 
 /// Each pair draws alike in a terminal when shown raw.
@@ -22,6 +25,9 @@ const NAMES: &[&str] = &[
     "cafe\u{301}",
     "\u{ac01}",
     "\u{1100}\u{1161}\u{11a8}",
+    "\u{1f44d}",
+    "\u{1f44d}\u{1f3fd}",
+    "x\u{1f1fa}\u{1f1f8}",
 ];
 
 #[test]
@@ -59,6 +65,14 @@ fn names_drawn_alike_show_apart_in_batch() {
         assert!(
             n.chars().all(|c| c.width().is_some_and(|w| w > 0)),
             "{n:?} holds a character that takes no cell:\n{text}"
+        );
+    }
+    // and each cell one character: no cluster of several, whose width
+    // the terminal may count otherwise than the view did
+    for n in &shown {
+        assert!(
+            n.graphemes(true).all(|g| g.chars().count() == 1),
+            "{n:?} holds a cluster of several characters:\n{text}"
         );
     }
     let mut apart = shown.clone();

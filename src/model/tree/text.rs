@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `\a \b \t \n \v \f \r \e` | BEL, BS, TAB, LF, VT, FF, CR, ESC |
 //! | `\xHH` | any other C0 control byte, DEL, or a byte that is not UTF-8 (`\x9b`) |
-//! | `\u{HHHH}` | a C1 control character (U+0080-U+009F), an invisible formatting or direction character (U+200B, U+202E, U+FEFF, ..., every default-ignorable one), a blank other than the space (U+00A0, U+3000, U+3164, ...), or a halfwidth sound mark (U+FF9E, U+FF9F) |
+//! | `\u{HHHH}` | a C1 control character (U+0080-U+009F), an invisible formatting or direction character (U+200B, U+202E, U+FEFF, ..., every default-ignorable one, a flag's regional indicators, a skin tone modifier), a blank other than the space (U+00A0, U+3000, U+3164, ...), or a halfwidth sound mark (U+FF9E, U+FF9F) |
 //! | `\u{HHHH}` | a mark that takes no cell of its own (U+0301) at the start of a name or after an escape, where it would be drawn over what is not its name's ([`is_mark`]); or after a letter of a script written precomposed, where it would draw what another name's letter draws ([`composes`]) |
 //! | `\u{HHHH}` | a look-alike (see below): a character that renders as or like `/`, `\` or `.` (`\u{2215}`), a fullwidth Latin letter or digit, or a Cyrillic or Greek letter that looks like an ASCII one (`p\u{430}ypal`) |
 //! | `\ ` | a space at the start or the end (invisible otherwise) |
@@ -64,6 +64,14 @@ fn is_escaped_byte(b: u8) -> bool {
 /// showed `ab`, a different group) or as a cell that ratatui does not
 /// count (the columns after the name slid).
 ///
+/// And the two emoji parts that join the character before them into one
+/// cluster, whose width ratatui and the terminal count differently: the
+/// regional indicators of a flag (ratatui draws `🇺🇸` in one wide cell,
+/// tmux in two narrow ones, and a dialog drawn over the row left a stray
+/// `🇸` beside it) and the skin tone modifiers (ratatui counts `👍🏽` two
+/// cells, tmux four, and the next cell drawn over the modifier: a group
+/// named `👍🏽` showed as one named `👍`).
+///
 /// And the halfwidth (semi-)voiced sound marks U+FF9E and U+FF9F, the one
 /// pair whose width the terminal library (ratatui counts each one cell
 /// more than unicode-width) and the terminal (one cell) disagree on: the
@@ -95,6 +103,8 @@ pub fn is_escaped_char(c: char) -> bool {
             | '\u{fff0}'..='\u{fffb}'
             | '\u{1bca0}'..='\u{1bca3}'
             | '\u{1d173}'..='\u{1d17a}'
+            | '\u{1f1e6}'..='\u{1f1ff}'
+            | '\u{1f3fb}'..='\u{1f3ff}'
             | '\u{e0000}'..='\u{e0fff}'
     )
 }
@@ -601,6 +611,26 @@ mod tests {
             assert_eq!(escape(name.as_bytes()), shown);
             assert_eq!(unescape(shown), name.as_bytes());
         }
+    }
+
+    /// The parts of a flag and a skin tone are escaped: the terminal and
+    /// ratatui count their cells differently.
+    #[test]
+    fn flags_and_skin_tones_are_escaped() {
+        assert_eq!(
+            escape("x\u{1f1fa}\u{1f1f8}y".as_bytes()),
+            "x\\u{1f1fa}\\u{1f1f8}y"
+        );
+        assert_eq!(
+            escape("\u{1f44d}\u{1f3fd}".as_bytes()),
+            "\u{1f44d}\\u{1f3fd}"
+        );
+        assert_ne!(
+            escape("\u{1f44d}\u{1f3fd}".as_bytes()),
+            escape("\u{1f44d}".as_bytes())
+        );
+        // an emoji on its own is one cell pair for both: shown as it is
+        assert!(matches!(escape("\u{1f44d}".as_bytes()), Cow::Borrowed(_)));
     }
 
     /// A mark after a letter of a script that composes its accents draws
