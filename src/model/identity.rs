@@ -408,6 +408,7 @@ pub fn matches(id: &Identity, needle: &str) -> bool {
         _ => id.pod.as_ref(),
     };
     id.id.to_lowercase().starts_with(needle)
+        || needle.contains(' ') && label_words_match(id, needle)
         || has(&id.name)
         || has(&id.image)
         || has(&id.pod)
@@ -419,6 +420,35 @@ pub fn matches(id: &Identity, needle: &str) -> bool {
                 .to_lowercase()
                 .contains(needle)
         })
+}
+
+/// Whether each word of `needle` (lowercase, split at spaces and the
+/// labels' `·`) is in one of the words a group's label is made of: its
+/// kind's and runtime's words, its id (or the start of it) and the texts
+/// of [`matches`]. So the label typed as the row shows it (`docker
+/// 046c7a5b3d2e`, `web-1 · docker 046c`, `session 14 alice`, `web · lxc`)
+/// finds the group it labels: a name typed with a space otherwise found
+/// only the groups a delegated user named like that label (whose rows
+/// show `docker\u{20}046c7a5b3d2e`), and hid the container itself.
+fn label_words_match(id: &Identity, needle: &str) -> bool {
+    let mut words: Vec<String> = [id.kind.map(Kind::word), id.runtime.map(Runtime::word)]
+        .into_iter()
+        .flatten()
+        .map(str::to_owned)
+        .collect();
+    words.extend(
+        [&id.name, &id.image, &id.pod, &id.namespace, &id.user]
+            .into_iter()
+            .flatten()
+            .map(|s| crate::model::tree::text::escape_str(s).to_lowercase()),
+    );
+    let whole_id = id.id.to_lowercase();
+    let mut typed = needle
+        .split([' ', '·'])
+        .filter(|w| !w.is_empty())
+        .peekable();
+    typed.peek().is_some()
+        && typed.all(|w| whole_id.starts_with(w) || words.iter().any(|t| t.contains(w)))
 }
 
 /// The pod id in a podman pod's slice name (`machine-libpod_pod_<id>.slice`
@@ -536,6 +566,28 @@ mod tests {
         // not an id: a unit like any other
         let u = of("system.slice/docker-compose.scope").unwrap();
         assert_eq!((u.kind, u.runtime), (Some(Kind::Unit), None));
+    }
+
+    /// The label typed as a row shows it finds the group it labels.
+    #[test]
+    fn a_label_typed_as_shown_matches_its_identity() {
+        let mut c = of(&format!("system.slice/docker-{ID}.scope")).unwrap();
+        for typed in ["docker 046c7a5b3d2e", "docker 046c", "046c docker"] {
+            assert!(matches(&c, typed), "{typed}");
+        }
+        c.name = Some("web-1".into());
+        assert!(matches(&c, "web-1 · docker 046c7a5b3d2e"));
+        assert!(matches(&c, "web-1 docker"));
+        // a word of no field: no match; nor spaces and dots alone
+        assert!(!matches(&c, "podman 046c"));
+        assert!(!matches(&c, "docker 146c"));
+        assert!(!matches(&c, " · "));
+        let s = Identity {
+            user: Some("alice".into()),
+            ..of("user.slice/user-1000.slice/session-14.scope").unwrap()
+        };
+        assert!(matches(&s, "session 14 alice"));
+        assert!(!matches(&s, "session 15"));
     }
 
     #[test]

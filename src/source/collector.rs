@@ -1188,7 +1188,7 @@ impl Collector {
         };
         let proc_dir = self.proc_dir.as_deref().unwrap_or(Path::new("/proc"));
         cost.files_read += 1;
-        let disks = read_small(&proc_dir.join("diskstats"));
+        let disks = read_lines(&proc_dir.join("diskstats"), DISKSTATS_CAP);
         let mut whole: Option<std::collections::HashSet<Vec<u8>>> = None;
         let is_disk = |name: &[u8]| {
             let whole = whole.get_or_insert_with(|| {
@@ -2039,6 +2039,27 @@ const SCAN_THREADS: usize = 4;
 /// 5 rounds each, real-time priority).
 const PRIMING_WALKS_SIDE_BY_SIDE: bool = false;
 
+/// How much of /proc/diskstats is read: a line a block device, about 100
+/// bytes, and loop devices (major 7) come before the disks, so 64 KiB
+/// ended before `sda` on a host with some 1,000 loop devices (a CI runner,
+/// snaps); 4 MiB is some 40,000 devices.
+const DISKSTATS_CAP: u64 = 4 << 20;
+
+/// The whole lines of a /proc text of at most `cap` bytes (a line cut at
+/// the cap is left out, never read as a shorter number); `None` when
+/// absent or unreadable.
+fn read_lines(path: &Path, cap: u64) -> Option<String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).ok()?;
+    let mut b = Vec::new();
+    f.take(cap + 1).read_to_end(&mut b).ok()?;
+    if b.len() as u64 > cap {
+        let end = b.iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1);
+        b.truncate(end);
+    }
+    String::from_utf8(b).ok()
+}
+
 /// A /proc text of at most 64 KiB; `None` when absent or unreadable.
 pub(crate) fn read_small(path: &Path) -> Option<String> {
     use std::io::Read;
@@ -2273,6 +2294,29 @@ pub fn spawn_from<M: From<Collected> + Send + 'static>(
 
 #[cfg(test)]
 mod tests {
+    /// A host with 2,000 loop devices: its disk's line, after theirs, is
+    /// read, and a line cut at the cap is left out whole.
+    #[test]
+    fn diskstats_is_read_past_the_loop_devices_and_whole_lines_only() {
+        let t = tempfile::tempdir().unwrap();
+        let p = t.path().join("diskstats");
+        let mut text = String::new();
+        for i in 0..2000 {
+            text.push_str(&format!(
+                "   7 {i:7} loop{i} 1234 0 5678 90 0 0 0 0 0 40 90 0 0 0 0 0 0\n"
+            ));
+        }
+        text.push_str("   8       0 sda 4242 0 5678 90 4343 0 0 0 0 40 90 0 0 0 0 0 0\n");
+        std::fs::write(&p, &text).unwrap();
+        let read = super::read_lines(&p, super::DISKSTATS_CAP).unwrap();
+        assert!(read.ends_with(" sda 4242 0 5678 90 4343 0 0 0 0 40 90 0 0 0 0 0 0\n"));
+        // cut inside sda's reads count: no line of sda at all
+        let cap = (text.len() - 60) as u64;
+        let read = super::read_lines(&p, cap).unwrap();
+        assert!(!read.contains("sda"), "{}", &read[read.len() - 80..]);
+        assert!(read.ends_with('\n'));
+    }
+
     use super::{count_cpu_list, Collector, CollectorConfig};
     use crate::model::GroupPath;
     use crate::source::scan::ScanConfig;

@@ -146,3 +146,44 @@ fn a_group_named_like_a_label_reads_apart_in_the_view() {
     );
     term.send(&["Escape", "q"]);
 }
+
+/// The label typed as the container's row shows it, space and all, finds
+/// the container: typed with a space it matched only the kernel names
+/// spelt so (the look-alikes, `docker\u{20}046c7a5b3d2e` on screen) and
+/// hid the container, the one group the operator was looking at.
+#[test]
+fn a_label_typed_as_shown_finds_its_group_beside_the_look_alikes() {
+    let Some(sb) = look_alikes() else {
+        return;
+    };
+    let ids = tempfile::tempdir().unwrap();
+    for typed in [LABEL, "docker 046c", "DOCKER 046C7A5B3D2E"] {
+        let text = batch::stdout_of(
+            Command::new(env!("CARGO_BIN_EXE_cgtop"))
+                .args([
+                    "--no-config",
+                    "-b",
+                    "-n",
+                    "1",
+                    "-d",
+                    "0.1",
+                    "--sort",
+                    "name",
+                    "--filter",
+                    typed,
+                ])
+                .arg(format!("{}/top", sb.rel))
+                .env("CGTOP_IDENTITY_ROOT", ids.path()),
+        );
+        assert_eq!(
+            lines_with(&text, &format!("  {LABEL}  ")).len(),
+            1,
+            "`--filter {typed}` hid the container's row:\n{text}"
+        );
+        assert_eq!(
+            lines_with(&text, r"  docker\u{20}046c7a5b3d2e").len(),
+            1,
+            "{text}"
+        );
+    }
+}

@@ -42,6 +42,7 @@ mod identities_store_mount;
 mod identity_labels_cut;
 mod label_lookalike_names;
 mod memory_events;
+mod names_drawn_alike;
 mod owner_commands_delegated;
 mod parsers;
 mod past_read_only;

@@ -10,8 +10,8 @@
 //! |---|---|
 //! | `\a \b \t \n \v \f \r \e` | BEL, BS, TAB, LF, VT, FF, CR, ESC |
 //! | `\xHH` | any other C0 control byte, DEL, or a byte that is not UTF-8 (`\x9b`) |
-//! | `\u{HHHH}` | a C1 control character (U+0080-U+009F), an invisible formatting or direction character (U+200B, U+202E, U+FEFF, ...), a blank other than the space (U+00A0, U+3000, U+3164, ...), or a halfwidth sound mark (U+FF9E, U+FF9F) |
-//! | `\u{HHHH}` | a mark that takes no cell of its own (U+0301) at the start of a name or after an escape, where it would be drawn over what is not its name's ([`is_mark`]) |
+//! | `\u{HHHH}` | a C1 control character (U+0080-U+009F), an invisible formatting or direction character (U+200B, U+202E, U+FEFF, ..., every default-ignorable one, a flag's regional indicators, a skin tone modifier), a blank other than the space (U+00A0, U+3000, U+3164, ...), or a halfwidth sound mark (U+FF9E, U+FF9F) |
+//! | `\u{HHHH}` | a mark that takes no cell of its own (U+0301) at the start of a name or after an escape, where it would be drawn over what is not its name's ([`is_mark`]); or after a letter of a script written precomposed, where it would draw what another name's letter draws ([`composes`]) |
 //! | `\u{HHHH}` | a look-alike (see below): a character that renders as or like `/`, `\` or `.` (`\u{2215}`), a fullwidth Latin letter or digit, or a Cyrillic or Greek letter that looks like an ASCII one (`p\u{430}ypal`) |
 //! | `\ ` | a space at the start or the end (invisible otherwise) |
 //! | `\u{20}` | in a kernel group name ([`escape_name`]), every space: a shown name never holds one, every identity label does |
@@ -57,7 +57,20 @@ fn is_escaped_byte(b: u8) -> bool {
 /// ideographic space, a Hangul filler or a braille blank looks exactly
 /// like a space (or like nothing), so `a\u{a0}b` would show as `a b`, a
 /// different group. So are the invisible selectors and tags that change
-/// nothing on screen (U+FE0F, U+E0041).
+/// nothing on screen (U+FE0F, U+E0041), and the rest of Unicode's
+/// default-ignorable code points (the Khmer inherent vowels U+17B4 and
+/// U+17B5, the shorthand format controls U+1BCA0-U+1BCA3, the unassigned
+/// U+FFF0-U+FFF8): a terminal draws them as nothing (`a\u{1bca0}b`
+/// showed `ab`, a different group) or as a cell that ratatui does not
+/// count (the columns after the name slid).
+///
+/// And the two emoji parts that join the character before them into one
+/// cluster, whose width ratatui and the terminal count differently: the
+/// regional indicators of a flag (ratatui draws `🇺🇸` in one wide cell,
+/// tmux in two narrow ones, and a dialog drawn over the row left a stray
+/// `🇸` beside it) and the skin tone modifiers (ratatui counts `👍🏽` two
+/// cells, tmux four, and the next cell drawn over the modifier: a group
+/// named `👍🏽` showed as one named `👍`).
 ///
 /// And the halfwidth (semi-)voiced sound marks U+FF9E and U+FF9F, the one
 /// pair whose width the terminal library (ratatui counts each one cell
@@ -73,6 +86,8 @@ pub fn is_escaped_char(c: char) -> bool {
             | '\u{115f}'
             | '\u{1160}'
             | '\u{1680}'
+            | '\u{17b4}'
+            | '\u{17b5}'
             | '\u{180b}'..='\u{180f}'
             | '\u{2000}'..='\u{200f}'
             | '\u{2028}'..='\u{202f}'
@@ -85,8 +100,11 @@ pub fn is_escaped_char(c: char) -> bool {
             | '\u{ff9e}'
             | '\u{ff9f}'
             | '\u{ffa0}'
-            | '\u{fff9}'..='\u{fffb}'
+            | '\u{fff0}'..='\u{fffb}'
+            | '\u{1bca0}'..='\u{1bca3}'
             | '\u{1d173}'..='\u{1d17a}'
+            | '\u{1f1e6}'..='\u{1f1ff}'
+            | '\u{1f3fb}'..='\u{1f3ff}'
             | '\u{e0000}'..='\u{e0fff}'
     )
 }
@@ -214,6 +232,29 @@ pub fn is_mark(c: char) -> bool {
     !c.is_ascii() && unicode_width::UnicodeWidthChar::width(c) == Some(0)
 }
 
+/// A letter of a script that Unicode writes with its accents composed
+/// (Latin, Greek, Cyrillic, Hangul): a mark after it draws what a
+/// precomposed character draws, `e` + U+0301 as `é` (U+00E9), the jamo
+/// `ᄀ` `ᅡ` `ᆨ` as the syllable `각`, so two different names would show
+/// alike. Such a mark is shown as `\u{HHHH}` (`cafe\u{301}` beside
+/// `café`). Scripts that write with marks (Devanagari's vowel signs,
+/// Thai's, Hebrew's points) keep theirs.
+fn composes(c: char) -> bool {
+    c.is_ascii_alphanumeric()
+        || c.is_alphabetic()
+            && matches!(
+                c,
+                '\u{c0}'..='\u{24f}'
+                    | '\u{1e00}'..='\u{1eff}'
+                    | '\u{370}'..='\u{3ff}'
+                    | '\u{1f00}'..='\u{1fff}'
+                    | '\u{400}'..='\u{52f}'
+                    | '\u{1100}'..='\u{11ff}'
+                    | '\u{a960}'..='\u{a97f}'
+                    | '\u{ac00}'..='\u{d7ff}'
+            )
+}
+
 /// The facts of the name that byte `at` of `bytes` is in (between two
 /// `/`).
 fn facts_at(bytes: &[u8], at: usize) -> NameFacts {
@@ -323,15 +364,17 @@ fn escape_with(bytes: &[u8], spaces: bool) -> Cow<'_, str> {
     let last = bytes.len().saturating_sub(1);
     let mut at = 0usize;
     let mut facts = facts_at(bytes, 0);
-    // whether a mark here would join something that is not its name's
-    // own: the start of a name, or an escape just written
-    let mut alone = true;
+    // whether a mark here is escaped: it would join something that is not
+    // its name's own (the start of a name, an escape just written), or
+    // draw what a precomposed letter draws (after a letter that
+    // [`composes`])
+    let mut mark_escaped = true;
     for chunk in bytes.utf8_chunks() {
         let valid = chunk.valid();
         for (i, c) in valid.char_indices() {
             let pos = at + i;
-            let was_alone = alone;
-            alone = true;
+            let was_escaped = mark_escaped;
+            mark_escaped = true;
             match c {
                 '/' => {
                     out.push('/');
@@ -341,19 +384,19 @@ fn escape_with(bytes: &[u8], spaces: bool) -> Cow<'_, str> {
                 ' ' if spaces => out.push_str("\\u{20}"),
                 ' ' if pos == 0 || pos == last => out.push_str("\\ "),
                 c if c.is_ascii() && is_escaped_byte(c as u8) => push_byte(&mut out, c as u8),
-                c if escaped_in(c, facts) || (was_alone && is_mark(c)) => {
+                c if escaped_in(c, facts) || (was_escaped && is_mark(c)) => {
                     let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
                 }
                 c => {
                     out.push(c);
-                    alone = false;
+                    mark_escaped = composes(c);
                 }
             }
         }
         at += valid.len();
         for &b in chunk.invalid() {
             push_byte(&mut out, b);
-            alone = true;
+            mark_escaped = true;
         }
         at += chunk.invalid().len();
     }
@@ -374,15 +417,16 @@ fn needs_escape(s: &str) -> bool {
     // the facts of the name each character is in, found once per name
     // and only for a name with a character beyond ASCII
     let mut facts: Option<NameFacts> = None;
-    // a mark that starts a name (a mark after an escape needs that escape)
-    let mut start = true;
+    // a mark that starts a name, or follows a letter that [`composes`]
+    // (a mark after an escape needs that escape)
+    let mut mark_escaped = true;
     s.char_indices().any(|(i, c)| match c {
         '/' => {
             facts = None;
-            start = true;
+            mark_escaped = true;
             false
         }
-        c if std::mem::replace(&mut start, false) && is_mark(c) => true,
+        c if std::mem::replace(&mut mark_escaped, composes(c)) && is_mark(c) => true,
         '\\' => backslash_needs_doubling(b, i + 1, *facts.get_or_insert_with(|| facts_at(b, i))),
         c if c.is_ascii() => is_escaped_byte(c as u8),
         c => escaped_in(c, *facts.get_or_insert_with(|| facts_at(b, i))),
@@ -532,8 +576,14 @@ mod tests {
         assert_eq!(escape("a\x1b\u{301}".as_bytes()), "a\\e\\u{301}");
         assert_eq!(escape("a\u{200b}\u{301}".as_bytes()), "a\\u{200b}\\u{301}");
         assert_eq!(escape(b"\xff\xcc\x81"), "\\xff\\u{301}");
-        // on its own letter it is the name's accent: shown as it is
-        for s in ["e\u{301}", "/a/e\u{301}", "\u{1100}\u{1161}", "a\\\u{301}"] {
+        // on its own letter of a script written with marks it is the
+        // name's own: shown as it is
+        for s in [
+            "\u{915}\u{94d}",
+            "/a/\u{e01}\u{e34}",
+            "\u{5e9}\u{5c1}",
+            "a\\\u{301}",
+        ] {
             assert!(matches!(escape(s.as_bytes()), Cow::Borrowed(_)), "{s:?}");
         }
         for s in ["\u{301}", "a/\u{301}", "\x1b\u{301}\u{301}x", "\\\u{301}"] {
@@ -543,6 +593,73 @@ mod tests {
         // the halfwidth voiced mark: ratatui and the terminal count it
         // differently
         assert_eq!(escape("\u{ff76}\u{ff9e}".as_bytes()), "\u{ff76}\\u{ff9e}");
+    }
+
+    /// Every default-ignorable code point draws nothing: a name holding
+    /// one would show as the name without it.
+    #[test]
+    fn default_ignorable_characters_are_escaped() {
+        for (c, shown) in [
+            ('\u{17b4}', "a\\u{17b4}b"),
+            ('\u{17b5}', "a\\u{17b5}b"),
+            ('\u{fff0}', "a\\u{fff0}b"),
+            ('\u{fff8}', "a\\u{fff8}b"),
+            ('\u{1bca0}', "a\\u{1bca0}b"),
+            ('\u{1bca3}', "a\\u{1bca3}b"),
+        ] {
+            let name = format!("a{c}b");
+            assert_eq!(escape(name.as_bytes()), shown);
+            assert_eq!(unescape(shown), name.as_bytes());
+        }
+    }
+
+    /// The parts of a flag and a skin tone are escaped: the terminal and
+    /// ratatui count their cells differently.
+    #[test]
+    fn flags_and_skin_tones_are_escaped() {
+        assert_eq!(
+            escape("x\u{1f1fa}\u{1f1f8}y".as_bytes()),
+            "x\\u{1f1fa}\\u{1f1f8}y"
+        );
+        assert_eq!(
+            escape("\u{1f44d}\u{1f3fd}".as_bytes()),
+            "\u{1f44d}\\u{1f3fd}"
+        );
+        assert_ne!(
+            escape("\u{1f44d}\u{1f3fd}".as_bytes()),
+            escape("\u{1f44d}".as_bytes())
+        );
+        // an emoji on its own is one cell pair for both: shown as it is
+        assert!(matches!(escape("\u{1f44d}".as_bytes()), Cow::Borrowed(_)));
+    }
+
+    /// A mark after a letter of a script that composes its accents draws
+    /// what a precomposed letter draws: escaped, so that `cafe` + U+0301
+    /// and `café` are two names on screen, as are the jamo of a Hangul
+    /// syllable and the syllable.
+    #[test]
+    fn a_decomposed_letter_does_not_show_as_the_precomposed_one() {
+        assert_eq!(escape("cafe\u{301}".as_bytes()), "cafe\\u{301}");
+        assert_eq!(escape("caf\u{e9}".as_bytes()), "caf\u{e9}");
+        assert_eq!(escape("\u{e9}\u{301}".as_bytes()), "\u{e9}\\u{301}");
+        // each mark of a run: the first one's escape ends in `}`
+        assert_eq!(escape("e\u{323}\u{302}x".as_bytes()), "e\\u{323}\\u{302}x");
+        assert_eq!(escape("\u{438}\u{306}".as_bytes()), "\u{438}\\u{306}");
+        assert_eq!(escape("\u{3c9}\u{301}".as_bytes()), "\u{3c9}\\u{301}");
+        assert_eq!(
+            escape("\u{1100}\u{1161}\u{11a8}".as_bytes()),
+            "\u{1100}\\u{1161}\\u{11a8}"
+        );
+        assert_eq!(escape("\u{ac00}\u{11a8}".as_bytes()), "\u{ac00}\\u{11a8}");
+        assert_ne!(
+            escape("cafe\u{301}".as_bytes()),
+            escape("caf\u{e9}".as_bytes())
+        );
+        for s in ["cafe\u{301}", "/a/e\u{301}\u{302}", "\u{1100}\u{1161}"] {
+            let e = escape(s.as_bytes());
+            assert_eq!(unescape(&e), s.as_bytes(), "{s:?} -> {e:?}");
+            assert_eq!(escape_name(s.as_bytes()), e, "{s:?}");
+        }
     }
 
     /// The characters the look-alike property test draws from.
