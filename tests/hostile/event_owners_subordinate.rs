@@ -60,7 +60,7 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
     users_groups_of_subordinate_uids(&mut sb, &user);
     let (h, rx) = started_watcher(&sb, Duration::from_secs(10));
     // root's: a process of root's starts in sys
-    sb.spawn_in("sys", "sleep 60");
+    sb.spawn_in("sys", "exec sleep 60");
     // the flood: a process goes through every group of the user's, twice
     let script = format!(
         "sleep 0.5; cd '{}' && for r in 1 2; do i=0; while [ $i -lt {GROUPS} ]; do \

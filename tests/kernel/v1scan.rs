@@ -69,7 +69,8 @@ impl V1Sandbox {
         }
     }
 
-    /// Starts `sh -c script` and moves it into the group in every hierarchy.
+    /// Starts `sh -c script` and moves it into the group in every hierarchy
+    /// (a command it runs last is `exec`'d: `Sandbox::spawn_in` says why).
     fn spawn(&mut self, script: &str) -> u32 {
         let c = Command::new("sh").args(["-c", script]).spawn().unwrap();
         let pid = c.id();
@@ -549,7 +550,7 @@ fn the_first_look_reads_the_groups_shown_from_every_hierarchy() {
             fs::create_dir(s.dir(h, sub)).unwrap();
         }
     }
-    let pid = s.spawn("sleep 60");
+    let pid = s.spawn("exec sleep 60");
     for h in HIERS {
         fs::write(s.dir(h, "small/a/cgroup.procs"), pid.to_string()).unwrap();
     }
