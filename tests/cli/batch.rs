@@ -714,13 +714,17 @@ fn json_matches_the_captured_kernel_texts() {
 
 /// `cgtop -b | head -1`: once the reader has its line and closes the
 /// pipe, cgtop ends at once and quietly (status 0, nothing on stderr),
-/// not at the next refresh's write; in text and in JSON.
+/// not at the next refresh's write; in text and in JSON. The next
+/// refresh is 30 s away and the bound is 10 s: cgtop's own part is a
+/// poll's wake-up and its exit (20-150 ms under load 16), the rest is the
+/// machine's (a loaded CI machine's 1 s bound, with the refresh 3 s away,
+/// failed once); a run that waited for the next write takes 30 s.
 #[test]
 fn a_closed_reader_ends_the_run_at_once() {
     use std::io::BufRead;
     for mode in ["-b", "--json"] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_cgtop"))
-            .args([mode, "-d", "3", "--root", "tests/fixtures/pure-v2-systemd"])
+            .args([mode, "-d", "30", "--root", "tests/fixtures/pure-v2-systemd"])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -738,10 +742,10 @@ fn a_closed_reader_ends_the_run_at_once() {
             if let Some(s) = child.try_wait().expect("wait") {
                 break s;
             }
-            if t0.elapsed() > std::time::Duration::from_secs(5) {
+            if t0.elapsed() > std::time::Duration::from_secs(20) {
                 let _ = child.kill();
                 let _ = child.wait();
-                panic!("{mode}: cgtop still running 5 s after its reader left");
+                panic!("{mode}: cgtop still running 20 s after its reader left");
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         };
@@ -751,8 +755,8 @@ fn a_closed_reader_ends_the_run_at_once() {
             took.as_millis()
         );
         assert!(
-            took < std::time::Duration::from_secs(1),
-            "{mode}: {} ms, the next refresh is 3 s away",
+            took < std::time::Duration::from_secs(10),
+            "{mode}: {} ms, the next refresh is 30 s away",
             took.as_millis()
         );
         assert_eq!(status.code(), Some(0), "{mode}");
