@@ -129,7 +129,9 @@ fn gettid() -> u32 {
 fn killing_a_v1_group_that_holds_cgtop_does_not_freeze_cgtop() {
     // the operator typed the name of the group that holds cgtop: the
     // fallback froze the group first, and so the writer itself, with
-    // nothing left to thaw it (here a watchdog thaws it after 3 s)
+    // nothing left to thaw it (here a watchdog thaws it after 30 s; the
+    // bound, 10 s, is far below it and far above a loaded machine's
+    // write: the 3 s and 2 s they were measured the machine as much)
     if !rustix::process::geteuid().is_root() {
         return println!("skipped: not root");
     }
@@ -159,7 +161,7 @@ fn killing_a_v1_group_that_holds_cgtop_does_not_freeze_cgtop() {
     let state = b.dir.join("freezer.state");
     let mut watchdog = Command::new("sh")
         .arg("-c")
-        .arg(format!("sleep 3; echo THAWED > '{}'", state.display()))
+        .arg(format!("sleep 30; echo THAWED > '{}'", state.display()))
         .spawn()
         .unwrap();
     let (group, tasks) = (GroupPath::new(&b.name), b.dir.join("tasks"));
@@ -179,7 +181,7 @@ fn killing_a_v1_group_that_holds_cgtop_does_not_freeze_cgtop() {
     let _ = watchdog.wait();
     assert!(took.1);
     assert!(
-        took.0 < Duration::from_secs(2),
+        took.0 < Duration::from_secs(10),
         "the writer froze itself for {:?}",
         took.0
     );
