@@ -37,14 +37,25 @@ impl Server {
     /// Sends `req` as it is and reads the whole answer: (status line,
     /// headers, body).
     fn raw(&self, req: &[u8]) -> (String, String, String) {
+        let t0 = Instant::now();
         let mut s = TcpStream::connect(self.addr).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
         s.write_all(req).unwrap();
         let mut all = Vec::new();
-        let _ = s.read_to_end(&mut all);
-        let text = String::from_utf8(all).expect("UTF-8 answer");
+        let read = s.read_to_end(&mut all);
+        let text = String::from_utf8_lossy(&all).into_owned();
         let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
         let (status, headers) = head.split_once("\r\n").unwrap_or((head, ""));
+        // an answer cut short (the read timed out) says so, rather than
+        // failing later as a parse error of its first part
+        let len = header(headers, "content-length").and_then(|v| v.parse::<usize>().ok());
+        assert!(
+            len.is_none_or(|n| n == body.len()),
+            "an answer of {len:?} bytes cut at {} after {:?} ({read:?})",
+            body.len(),
+            t0.elapsed()
+        );
+        assert!(std::str::from_utf8(&all).is_ok(), "not UTF-8: {status}");
         (status.to_owned(), headers.to_owned(), body.to_owned())
     }
 

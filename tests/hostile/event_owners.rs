@@ -35,7 +35,7 @@ fn a_delegated_users_real_events_are_theirs_and_replace_only_their_own() {
     let user = delegated(&mut sb, "user", OWNER);
     let (h, rx) = started_watcher(&sb, Duration::from_secs(5));
     // root's: a process of root's starts in sys
-    sb.spawn_in("sys", "sleep 60");
+    sb.spawn_in("sys", "exec sleep 60");
     // the owner's: a shell of theirs, put in `user` by root (as a login
     // is), makes two groups there and moves itself between them
     let script = format!(

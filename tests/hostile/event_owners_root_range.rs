@@ -61,7 +61,7 @@ fn a_containers_flood_from_roots_subordinate_range_replaces_only_its_own_events(
     let cfg = crate::common::watch_config(sb.top.clone());
     let mut w = Watcher::new(Arc::new(Hier::open(&sb.root).unwrap()), cfg).unwrap();
     w.read_accounts_from(etc.path());
-    sb.spawn_in("sys", "sleep 60");
+    sb.spawn_in("sys", "exec sleep 60");
     let script = format!(
         "cd '{}' && for r in 1 2; do i=0; while [ $i -lt {GROUPS} ]; do \
          echo $$ > g$i/cgroup.procs; sleep 0.03; i=$((i+1)); done; done; sleep 60",

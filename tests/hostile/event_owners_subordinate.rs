@@ -65,7 +65,7 @@ fn a_flood_from_a_users_groups_of_many_subordinate_uids_replaces_only_its_own_ev
     groups_chowned_in_a_user_namespace(&mut sb, &user, OWNER, &map, GROUPS);
     let (h, rx) = started_watcher(&sb, Duration::from_secs(10));
     // root's: a process of root's starts in sys
-    sb.spawn_in("sys", "sleep 60");
+    sb.spawn_in("sys", "exec sleep 60");
     // the flood: a process goes through every group of the user's, twice
     let script = format!(
         "sleep 0.5; cd '{}' && for r in 1 2; do i=0; while [ $i -lt {GROUPS} ]; do \

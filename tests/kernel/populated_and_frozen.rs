@@ -55,7 +55,7 @@ fn populated_and_frozen_follow_the_kernel_with_cgroup_events_read_only_after_a_c
     n = 101;
     // the sandbox's top and app: neither cgroup.events read again
     assert_eq!(steady + 2, watched, "cgroup.events not read when unchanged");
-    t.spawn_in("app", "sleep 60");
+    t.spawn_in("app", "exec sleep 60");
     until(&mut c, &mut n, &app, (true, false));
     std::fs::write(t.dir("app").join("cgroup.freeze"), "1").unwrap();
     t.wait_events("app", "frozen 1");

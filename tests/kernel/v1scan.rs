@@ -71,7 +71,8 @@ impl V1Sandbox {
         }
     }
 
-    /// Starts `sh -c script` in the group in every hierarchy.
+    /// Starts `sh -c script` and moves it into the group in every hierarchy
+    /// (a command it runs last is `exec`'d: `Sandbox::spawn_in` says why).
     fn spawn(&mut self, script: &str) -> u32 {
         let g = self.sb.path("");
         self.sb.spawn_in(&g, &["sh", "-c", script])

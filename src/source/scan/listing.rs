@@ -26,6 +26,8 @@ pub(super) type Listed = (GroupPath, u64, u16);
 /// Lists `start` and every directory below it (to `max_depth` levels
 /// below the start group) into `found`, unsorted: the one walker of the
 /// tree, for the scanner and the event watcher (`source::events`).
+/// Whether a directory could not be opened for want of descriptors
+/// ([`Short`]).
 pub(super) fn walk_from(
     hier: &Hier,
     table: Table,
@@ -33,7 +35,7 @@ pub(super) fn walk_from(
     max_depth: Option<usize>,
     found: &mut Vec<Listed>,
     cost: &mut ScanCost,
-) {
+) -> Short {
     walk_opening(
         hier,
         table,
@@ -44,7 +46,7 @@ pub(super) fn walk_from(
         &mut |_, _, _, _| {},
         None,
         false,
-    );
+    )
 }
 
 /// [`walk_from`], calling `at_dir` with each group listed (path, inode,
@@ -53,7 +55,9 @@ pub(super) fn walk_from(
 /// (a first look), only the groups its rule opens have their children
 /// listed. With `leaves` (a priming walk), a group whose directory
 /// [`leaf_rule`] says has no child is not opened nor listed: see
-/// [`leaf_of`].
+/// [`leaf_of`]. Whether a directory could not be opened for want of
+/// descriptors ([`Short`]): that group and its subtree are not in
+/// `found`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn walk_opening(
     hier: &Hier,
@@ -65,7 +69,8 @@ pub(super) fn walk_opening(
     at_dir: &mut dyn FnMut(&GroupPath, u64, u16, &GroupAt<'_>),
     mut look: Option<&mut FirstLook>,
     leaves: bool,
-) {
+) -> Short {
+    let mut short = Short(false);
     let leaves =
         leaves && look.is_none() && hier.is_kernfs() && hier.fs_type().is_some_and(leaf_rule);
     // each group with the open directory of its parent (and its name
@@ -86,7 +91,9 @@ pub(super) fn walk_opening(
             }
         }
         let from = parent.as_ref().map(|(d, name)| (&d.dir, name.as_os_str()));
-        let Some((open, present, children)) = list_dir_open(hier, table, &dir, from, cost) else {
+        let Some((open, present, children)) =
+            list_dir_open(hier, table, &dir, from, cost, &mut short)
+        else {
             continue;
         };
         if let (Some((held_dir, _)), Some(_)) = (&parent, &open) {
@@ -125,7 +132,16 @@ pub(super) fn walk_opening(
         }
         found.push((path, ino, present));
     }
+    short
 }
+
+/// Whether a walk could not open a directory for want of descriptors
+/// (EMFILE, ENFILE): the listing lacks that group and everything below
+/// it, so it must not be taken for the tree (`Scanner::walk` lets go of
+/// its kept descriptors and lists again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub(super) struct Short(pub bool);
 
 /// Directories a walk keeps open at most for their children to be
 /// opened from (each one's while its children wait on the walk's stack:
@@ -256,7 +272,10 @@ pub fn list_groups(
         return Vec::new();
     };
     let mut found = Vec::new();
-    walk_from(
+    // the event watcher's listing: a directory it cannot open, for want
+    // of descriptors or otherwise, is left out as before (its watches
+    // have a budget of their own)
+    let _ = walk_from(
         hier,
         &HOT,
         (start.clone(), dir, ino, depth),
@@ -272,15 +291,18 @@ pub(super) type WalkStart = (GroupPath, PathBuf, u64, usize);
 
 /// Lists one group's directory: which of the files the scanner looks for
 /// are there (bits, see [`file_bit`]) and its child directories (name,
-/// path, inode). `None` when it cannot be listed (gone).
+/// path, inode). `None` when it cannot be listed (gone, or no
+/// descriptor to open it with: `short` says which).
 #[allow(clippy::type_complexity)]
 pub(super) fn list_dir(
     hier: &Hier,
     table: Table,
     dir: &Path,
     cost: &mut ScanCost,
+    short: &mut Short,
 ) -> Option<(u16, Vec<(OsString, PathBuf, u64)>)> {
-    list_dir_open(hier, table, dir, None, cost).map(|(_, present, children)| (present, children))
+    list_dir_open(hier, table, dir, None, cost, short)
+        .map(|(_, present, children)| (present, children))
 }
 
 /// The length at which a path is refused by the kernel (PATH_MAX counts
@@ -298,6 +320,7 @@ fn list_dir_open(
     dir: &Path,
     parent: Option<(&GroupDir, &OsStr)>,
     cost: &mut ScanCost,
+    short: &mut Short,
 ) -> Option<(Option<GroupDir>, u16, Vec<(OsString, PathBuf, u64)>)> {
     let opened = match parent {
         // a group past PATH_MAX could be opened from its parent, but
@@ -315,6 +338,11 @@ fn list_dir_open(
         // not shown) instead of vanishing
         Err(FsError::Errno(Errno::NAMETOOLONG)) => {
             return Some((None, (1u16 << table.len()) - 1, Vec::new()));
+        }
+        // not gone: the process is out of descriptors
+        Err(e) if super::budget::is_fd_shortage(&e) => {
+            short.0 = true;
+            return None;
         }
         Err(_) => return None,
     };
@@ -408,48 +436,23 @@ impl Scanner {
             self.need_full || periodic || self.reread_types || self.is_v1() || self.look.is_some();
         let found = if full { None } else { self.list_changed(cost) };
         let found = found.unwrap_or_else(|| {
-            let root_ino = self.hier.dir_ino(&self.root).unwrap_or(0);
-            let mut all = Vec::new();
-            let start = (GroupPath::root(), self.root.clone(), root_ino, 0);
-            if self.entries.is_empty() {
-                // the first walk: every group is new, and its files are
-                // opened from its directory while it is listed
-                let hier = Arc::clone(&self.hier);
-                let (table, depth, priming) = (self.table, self.cfg.max_depth, self.priming);
-                let mut look = self.look.take();
-                walk_opening(
-                    &hier,
-                    table,
-                    start,
-                    depth,
-                    &mut all,
-                    cost,
-                    &mut |p, ino, bits, dir| {
-                        self.preopen(p, ino, bits, dir);
-                    },
-                    look.as_mut(),
-                    priming,
-                );
-                self.look = look;
-            } else if let Some(mut look) = self.look.take() {
-                // a first look's walk again (a group made again under
-                // churn): by the same rule
-                walk_opening(
-                    &Arc::clone(&self.hier),
-                    self.table,
-                    start,
-                    self.cfg.max_depth,
-                    &mut all,
-                    cost,
-                    &mut |_, _, _, _| {},
-                    Some(&mut look),
-                    false,
-                );
-                self.look = Some(look);
-            } else {
-                self.list_subtree(start, &mut all, cost);
+            let (all, short) = self.list_all(cost);
+            if !short.0 {
+                return all;
             }
-            all
+            // the descriptors ran out while the walk opened directories:
+            // fewer were free than RLIMIT_NOFILE less the reserve said
+            // (a parent's left open, a test's neighbours in one process),
+            // and the kept files (the first walk's among them) took the
+            // rest. A listing without a group and its subtree is not the
+            // tree: the kept files are let go, the budget becomes what
+            // was kept when they ran out less the walk's own, and the
+            // tree is listed again
+            self.give_back_kept();
+            // still short (the rest of the program holds them all): the
+            // groups that could be listed, the refresh said to be
+            // descriptor-limited (`give_back_kept`)
+            self.list_all(cost).0
         });
         self.reconcile(found, periodic || self.reread_types);
         cost.walked = true;
@@ -458,14 +461,95 @@ impl Scanner {
         self.reread_types = false;
     }
 
+    /// Every group from the start group down (`walk`'s full walk), and
+    /// whether a directory could not be opened for want of descriptors.
+    fn list_all(&mut self, cost: &mut ScanCost) -> (Vec<Listed>, Short) {
+        let root_ino = self.hier.dir_ino(&self.root).unwrap_or(0);
+        let mut all = Vec::new();
+        let start = (GroupPath::root(), self.root.clone(), root_ino, 0);
+        let short = if self.entries.is_empty() {
+            // the first walk: every group is new, and its files are
+            // opened from its directory while it is listed
+            let hier = Arc::clone(&self.hier);
+            let (table, depth, priming) = (self.table, self.cfg.max_depth, self.priming);
+            let mut look = self.look.take();
+            let short = walk_opening(
+                &hier,
+                table,
+                start,
+                depth,
+                &mut all,
+                cost,
+                &mut |p, ino, bits, dir| {
+                    self.preopen(p, ino, bits, dir);
+                },
+                look.as_mut(),
+                priming,
+            );
+            self.look = look;
+            short
+        } else if let Some(mut look) = self.look.take() {
+            // a first look's walk again (a group made again under
+            // churn): by the same rule
+            let short = walk_opening(
+                &Arc::clone(&self.hier),
+                self.table,
+                start,
+                self.cfg.max_depth,
+                &mut all,
+                cost,
+                &mut |_, _, _, _| {},
+                Some(&mut look),
+                false,
+            );
+            self.look = Some(look);
+            short
+        } else {
+            self.list_subtree(start, &mut all, cost)
+        };
+        (all, short)
+    }
+
+    /// Closes every kept hot file (each is reopened at its reads, or kept
+    /// again by `reconcile` within the budget) and the first walk's
+    /// openings, after a walk ran out of descriptors, and lowers the
+    /// budget to what was kept then, less [`FD_RESERVE`](super::FD_RESERVE):
+    /// the descriptors really free, so that the next walk does not run
+    /// out again.
+    fn give_back_kept(&mut self) {
+        let others = self.pool.as_ref().map_or(0, |(p, me)| p.others(*me));
+        let had = self.kept + others;
+        let reserve = usize::try_from(super::FD_RESERVE).unwrap_or(usize::MAX);
+        self.budget = self.budget.min(had.saturating_sub(reserve));
+        for e in &mut self.entries {
+            for (_, h) in e.handles.each_mut() {
+                if matches!(h, Handle::Kept(_)) {
+                    *h = Handle::Reopen(None);
+                    self.kept -= 1;
+                }
+            }
+        }
+        for (_, _, p) in self.preopened.drain(..) {
+            if let Some(p) = p {
+                self.kept -= p.kept();
+            }
+        }
+        // the first walk's deferred opens were of groups listed again
+        self.deferred_opens.clear();
+        // taken by `reconcile` as the refresh's `fd_limited`
+        self.preopen_limited = true;
+        self.publish();
+    }
+
     /// Lists `start` and every directory below it (to `max_depth`) into
-    /// `found`, unsorted.
+    /// `found`, unsorted; whether a directory could not be opened for
+    /// want of descriptors.
     pub(super) fn list_subtree(
         &self,
         start: WalkStart,
         found: &mut Vec<Listed>,
         cost: &mut ScanCost,
-    ) {
+    ) -> Short {
         walk_from(
             &self.hier,
             self.table,
@@ -473,7 +557,7 @@ impl Scanner {
             self.cfg.max_depth,
             found,
             cost,
-        );
+        )
     }
 
     /// The groups as a walk would find them, listing only the directories
@@ -516,6 +600,9 @@ impl Scanner {
         // directories listed here, added to the cost only if no full walk
         // follows
         let mut listed_dirs = ScanCost::default();
+        // a directory not opened for want of descriptors: the full walk
+        // (`walk`) deals with it
+        let mut short = Short(false);
         let carry = |from: usize, found: &mut Vec<Listed>| {
             let mut keep = vec![from];
             while let Some(k) = keep.pop() {
@@ -538,7 +625,8 @@ impl Scanner {
                 carry(i, &mut found);
                 continue;
             }
-            let (present, listed) = list_dir(&self.hier, self.table, &dir, &mut listed_dirs)?;
+            let (present, listed) =
+                list_dir(&self.hier, self.table, &dir, &mut listed_dirs, &mut short)?;
             found.push((e.path.clone(), e.inode, present));
             let known = |name: &OsStr, ino: u64| {
                 e.path.join(name.as_bytes()).is_ok_and(|p| {
@@ -564,7 +652,13 @@ impl Scanner {
                 match index.get(path.as_bytes()) {
                     Some(&k) if self.entries[k].inode == ino => stack.push((k, true)),
                     // new, or removed and made again under the same name
-                    _ => self.list_subtree((path, dir, ino, 0), &mut found, &mut listed_dirs),
+                    _ => {
+                        short =
+                            self.list_subtree((path, dir, ino, 0), &mut found, &mut listed_dirs);
+                        if short.0 {
+                            return None;
+                        }
+                    }
                 }
             }
         }

@@ -237,7 +237,7 @@ pub(super) struct Preopened {
 
 impl Preopened {
     /// The kept descriptors still held (counted in `Scanner::kept`).
-    fn kept(&self) -> usize {
+    pub(super) fn kept(&self) -> usize {
         (self.handles.iter())
             .filter(|(_, h)| matches!(h, Handle::Kept(_)))
             .count()
@@ -443,7 +443,7 @@ mod tests {
         let root_ino = s.hier.dir_ino(&s.root).unwrap();
         let mut found = Vec::new();
         let start = (GroupPath::root(), s.root.clone(), root_ino, 0);
-        s.list_subtree(start, &mut found, &mut ScanCost::default());
+        let _ = s.list_subtree(start, &mut found, &mut ScanCost::default());
         let again: Vec<Listed> = (found.iter())
             .filter(|f| as_text(&f.0).starts_with("churn/c64"))
             .cloned()
