@@ -285,18 +285,14 @@ fn the_chooser_saves_and_the_next_start_reads_it() {
     term.wait_for("$ ");
     // the next start: PIDS first
     term.send(&[&start, "Enter"]);
-    let s = term.wait_until(
-        "PIDS before CPU%",
-        std::time::Duration::from_secs(10),
-        |s| {
-            s.lines().any(|l| {
-                l.contains("GROUP")
-                    && l.find("PIDS")
-                        .zip(l.find("CPU%"))
-                        .is_some_and(|(p, c)| p < c)
-            })
-        },
-    );
+    let s = term.wait_until("PIDS before CPU%", common::tmux::WAIT, |s| {
+        s.lines().any(|l| {
+            l.contains("GROUP")
+                && l.find("PIDS")
+                    .zip(l.find("CPU%"))
+                    .is_some_and(|(p, c)| p < c)
+        })
+    });
     assert!(s.contains("PIDS"), "{s}");
     term.send(&["q"]);
 }

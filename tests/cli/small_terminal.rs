@@ -55,9 +55,7 @@ fn at_80x24_the_tree_shows_15_rows_and_a_small_terminal_is_said() {
         return;
     };
     // the first refresh fills the tree
-    let s = term.wait_until("15 tree rows", std::time::Duration::from_secs(10), |s| {
-        tree_rows(s) >= 15
-    });
+    let s = term.wait_until("15 tree rows", common::tmux::WAIT, |s| tree_rows(s) >= 15);
     assert!(tree_rows(&s) >= 15, "{} tree rows:\n{s}", tree_rows(&s));
     // select a group, then shrink the terminal below the smallest layout
     term.send(&["j", "j", "j"]);
@@ -78,9 +76,7 @@ fn at_80x24_the_tree_shows_15_rows_and_a_small_terminal_is_said() {
         .cmd(&["resize-window", "-t", "cgtop", "-x", "80", "-y", "24"])
         .status()
         .is_ok_and(|s| s.success()));
-    let back = term.wait_until("the view again", std::time::Duration::from_secs(10), |s| {
-        tree_rows(s) >= 15
-    });
+    let back = term.wait_until("the view again", common::tmux::WAIT, |s| tree_rows(s) >= 15);
     assert_eq!(named(&back), group, "{back}");
     // Enter opens the detail in full
     term.send(&["Enter"]);
