@@ -79,6 +79,25 @@ pub fn first_names(text: &str) -> Vec<String> {
 
 /// A cgtop run's standard output; panics, with its standard error, when
 /// it did not exit 0.
+/// `cgtop --no-config -b -n 1 -d 0.1 --sort name ARGS`: one refresh of a
+/// table by the groups' names, the command to add to (a group, an
+/// environment) before [`stdout_of`].
+pub fn by_name_once(args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_cgtop"));
+    c.args([
+        "--no-config",
+        "-b",
+        "-n",
+        "1",
+        "-d",
+        "0.1",
+        "--sort",
+        "name",
+    ])
+    .args(args);
+    c
+}
+
 pub fn stdout_of(cmd: &mut std::process::Command) -> String {
     let out = cmd.stdin(std::process::Stdio::null()).output().unwrap();
     assert!(

@@ -274,10 +274,9 @@ fn a_populated_flip_at_the_bottom_of_a_deep_chain_costs_the_watcher_no_more_than
 /// which opens every group and more.
 #[test]
 fn a_deep_chain_made_again_behind_a_refresh_costs_the_watchers_resync_no_more_than_its_setup() {
-    use cgtop::source::events::{WatchConfig, Watcher};
+    use cgtop::source::events::Watcher;
     use cgtop::source::hier::Hier;
     use std::sync::Arc;
-    use std::time::{Duration, Instant};
     let Some(sb) = Sandbox::or_skip() else {
         return;
     };
@@ -285,16 +284,7 @@ fn a_deep_chain_made_again_behind_a_refresh_costs_the_watchers_resync_no_more_th
     let _chain = Chain(sb.dir("deep"), N);
     chain(&sb.dir("deep"), N);
     let top = sb.path("deep");
-    let cfg = WatchConfig {
-        start: top.clone(),
-        max_depth: None,
-        max_watches: None,
-        kmsg: None,
-        mapping: None,
-        clock: Instant::now(),
-        clock_unix: Duration::from_secs(1_700_000_000),
-        v1_memory: None,
-    };
+    let cfg = crate::common::watch_config(top.clone());
     let since = |t: (f64, f64)| {
         let now = thread_cpu();
         (now.0 - t.0, now.1 - t.1)

@@ -41,17 +41,7 @@ fn a_group_named_like_a_label_reads_apart_in_batch() {
     // no runtime's files: the container is named from its group's name
     let ids = tempfile::tempdir().unwrap();
     let text = batch::stdout_of(
-        Command::new(env!("CARGO_BIN_EXE_cgtop"))
-            .args([
-                "--no-config",
-                "-b",
-                "-n",
-                "1",
-                "-d",
-                "0.1",
-                "--sort",
-                "name",
-            ])
+        batch::by_name_once(&[])
             .arg(format!("{}/top", sb.rel))
             .env("CGTOP_IDENTITY_ROOT", ids.path()),
     );
@@ -159,19 +149,7 @@ fn a_label_typed_as_shown_finds_its_group_beside_the_look_alikes() {
     let ids = tempfile::tempdir().unwrap();
     for typed in [LABEL, "docker 046c", "DOCKER 046C7A5B3D2E"] {
         let text = batch::stdout_of(
-            Command::new(env!("CARGO_BIN_EXE_cgtop"))
-                .args([
-                    "--no-config",
-                    "-b",
-                    "-n",
-                    "1",
-                    "-d",
-                    "0.1",
-                    "--sort",
-                    "name",
-                    "--filter",
-                    typed,
-                ])
+            batch::by_name_once(&["--filter", typed])
                 .arg(format!("{}/top", sb.rel))
                 .env("CGTOP_IDENTITY_ROOT", ids.path()),
         );

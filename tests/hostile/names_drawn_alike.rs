@@ -11,7 +11,6 @@
 
 use super::common::batch;
 use crate::common::sandbox::Sandbox;
-use std::process::Command;
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthChar;
 
@@ -38,20 +37,7 @@ fn names_drawn_alike_show_apart_in_batch() {
     for n in NAMES {
         sb.mkdir(&format!("top/{n}"));
     }
-    let text = batch::stdout_of(
-        Command::new(env!("CARGO_BIN_EXE_cgtop"))
-            .args([
-                "--no-config",
-                "-b",
-                "-n",
-                "1",
-                "-d",
-                "0.1",
-                "--sort",
-                "name",
-            ])
-            .arg(format!("{}/top", sb.rel)),
-    );
+    let text = batch::stdout_of(batch::by_name_once(&[]).arg(format!("{}/top", sb.rel)));
     let shown: Vec<String> = batch::first_names(&text)
         .into_iter()
         .skip(1)

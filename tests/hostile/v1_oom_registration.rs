@@ -46,14 +46,8 @@ fn a_v1_oom_registration_goes_to_the_group_ranked_not_one_made_under_its_name() 
         .find(|h| h.v2)
         .map_or_else(|| mem.clone(), |h| h.mount.clone());
     let cfg = WatchConfig {
-        start: sb.top.clone(),
-        max_depth: None,
-        max_watches: None,
-        kmsg: None,
-        mapping: None,
-        clock: Instant::now(),
-        clock_unix: Duration::from_secs(1_700_000_000),
         v1_memory: Some((Arc::new(Hier::open(&mem).unwrap()), None)),
+        ..crate::common::watch_config(sb.top.clone())
     };
     let mut w = Watcher::new(Arc::new(Hier::open(&main).unwrap()), cfg).unwrap();
     let a = sb.mkdir("a");
