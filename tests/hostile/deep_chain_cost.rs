@@ -29,7 +29,11 @@
 //! (`DirsBelow`): 0.24 s against 0.23.
 
 use crate::common::sandbox::Sandbox;
+use cgtop::model::GroupPath;
+use cgtop::source::events::Watcher;
+use cgtop::source::hier::Hier;
 use std::process::Command;
+use std::sync::Arc;
 
 /// Groups in the chain, and side by side.
 const N: usize = 2000;
@@ -163,6 +167,21 @@ fn thread_cpu() -> (f64, f64) {
     (ticks(11), ticks(12))
 }
 
+/// This thread's CPU time, (user, system), since `t` of [`thread_cpu`].
+fn thread_cpu_since(t: (f64, f64)) -> (f64, f64) {
+    let now = thread_cpu();
+    (now.0 - t.0, now.1 - t.1)
+}
+
+/// A watcher of the sandbox's groups from `start` down, and the thread's
+/// CPU time its setup took (user, system).
+fn watcher_timed(sb: &Sandbox, start: GroupPath) -> (Watcher, (f64, f64)) {
+    let cfg = crate::common::watch_config(start);
+    let t = thread_cpu();
+    let w = Watcher::new(Arc::new(Hier::open(&sb.root).unwrap()), cfg).unwrap();
+    (w, thread_cpu_since(t))
+}
+
 /// A process of the test's, killed and reaped on drop (before the chain
 /// it may be in is removed).
 struct Sleeper(std::process::Child);
@@ -198,9 +217,6 @@ fn into_bottom(dir: &std::path::Path, n: usize, pid: u32) {
 #[test]
 fn a_populated_flip_at_the_bottom_of_a_deep_chain_costs_the_watcher_no_more_than_its_setup() {
     use cgtop::model::time::events::EventKind;
-    use cgtop::source::events::Watcher;
-    use cgtop::source::hier::Hier;
-    use std::sync::Arc;
     use std::time::{Duration, Instant};
     let Some(sb) = Sandbox::or_skip() else {
         return;
@@ -215,14 +231,7 @@ fn a_populated_flip_at_the_bottom_of_a_deep_chain_costs_the_watcher_no_more_than
     ));
     let pid = sleeper.0.id();
     std::fs::write(sb.dir("park").join("cgroup.procs"), pid.to_string()).unwrap();
-    let cfg = crate::common::watch_config(sb.path("deep"));
-    let since = |t: (f64, f64)| {
-        let now = thread_cpu();
-        (now.0 - t.0, now.1 - t.1)
-    };
-    let t = thread_cpu();
-    let mut w = Watcher::new(Arc::new(Hier::open(&sb.root).unwrap()), cfg).unwrap();
-    let setup = since(t);
+    let (mut w, setup) = watcher_timed(&sb, sb.path("deep"));
     let (top, mut flips) = (sb.path("deep"), (0.0, 0.0));
     for populated in [true, false] {
         if populated {
@@ -238,7 +247,7 @@ fn a_populated_flip_at_the_bottom_of_a_deep_chain_costs_the_watcher_no_more_than
             let t = thread_cpu();
             w.on_inotify();
             let got = w.take_ready();
-            let d = since(t);
+            let d = thread_cpu_since(t);
             flips = (flips.0 + d.0, flips.1 + d.1);
             seen += got
                 .iter()
@@ -274,9 +283,6 @@ fn a_populated_flip_at_the_bottom_of_a_deep_chain_costs_the_watcher_no_more_than
 /// which opens every group and more.
 #[test]
 fn a_deep_chain_made_again_behind_a_refresh_costs_the_watchers_resync_no_more_than_its_setup() {
-    use cgtop::source::events::Watcher;
-    use cgtop::source::hier::Hier;
-    use std::sync::Arc;
     let Some(sb) = Sandbox::or_skip() else {
         return;
     };
@@ -284,21 +290,14 @@ fn a_deep_chain_made_again_behind_a_refresh_costs_the_watchers_resync_no_more_th
     let _chain = Chain(sb.dir("deep"), N);
     chain(&sb.dir("deep"), N);
     let top = sb.path("deep");
-    let cfg = crate::common::watch_config(top.clone());
-    let since = |t: (f64, f64)| {
-        let now = thread_cpu();
-        (now.0 - t.0, now.1 - t.1)
-    };
-    let t = thread_cpu();
-    let mut w = Watcher::new(Arc::new(Hier::open(&sb.root).unwrap()), cfg).unwrap();
-    let setup = since(t);
+    let (mut w, setup) = watcher_timed(&sb, top.clone());
     assert_eq!(w.groups(), N + 1, "the chain and its top are known");
     // removed and made again: the same paths, new groups
     unchain(&sb.dir("deep"), N);
     chain(&sb.dir("deep"), N);
     let t = thread_cpu();
     w.resync(std::slice::from_ref(&top));
-    let resync = since(t);
+    let resync = thread_cpu_since(t);
     assert_eq!(
         w.groups(),
         1,
