@@ -292,6 +292,8 @@ fn split_by_ticks(
 /// Rates for every group of `cur` against `prev`, matched by path (both
 /// sorted), with a ceiling of `ncpus` CPUs on CPU figures; also the
 /// cpu.stat each group's next window counts from (`None`: its own).
+/// Every io.stat line counts in the IO sum: no [`Stacking`] (the
+/// [`Rater`]'s rates leave a stacked device's line out).
 pub fn rates_within(
     prev: &Baseline,
     cur: &Snapshot,
