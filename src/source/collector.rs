@@ -1718,6 +1718,14 @@ impl Collector {
         };
         self.lap("limits");
         let mut snapshot = Snapshot { at, groups, cost };
+        if self.refreshes % u64::from(self.cfg.scan.rewalk_every.max(1)) == 0 {
+            // the stacked devices (dm, md) anew at the walk's pace: each
+            // group's IO sum counts their IO once (`rates::Stacking`)
+            self.rater
+                .set_stacking(crate::model::tree::rates::Stacking(devices::stacking(
+                    Path::new("/sys/block"),
+                )));
+        }
         // a priming read's rates would all be none, and nobody sees them
         let mut step = if self.priming {
             Rated::none()

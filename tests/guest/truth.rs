@@ -2362,3 +2362,179 @@ fn a_recording_replays_to_the_json_printed_live() {
         mib(median(&busy_w))
     );
 }
+
+// ---------------------------------------------------------------------------
+// Stacked block devices
+
+/// A device-mapper linear device over a loop device on a tmpfs file, made
+/// for one case (`cgtop-test-<pid>-<name>` in dmsetup's names), removed on
+/// drop, also after a failed assertion.
+struct DmOverLoop {
+    name: String,
+    loop_dev: String,
+    file: PathBuf,
+    /// MAJ:MIN of the dm device and of the loop device below it.
+    dm: DevId,
+    below: DevId,
+}
+
+impl DmOverLoop {
+    /// dm-mod and loop from the guest kernel's modules (the VM's build
+    /// dir: `/init` loads only what it needs), then the devices; `Err`
+    /// says why this guest cannot have them (a skip).
+    fn make(name: &str, mib: u32) -> Result<Self, String> {
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let env = std::fs::read_to_string(manifest.join("tests/vm/build/kernel.env"))
+            .map_err(|e| format!("no tests/vm/build/kernel.env: {e}"))?;
+        let kmod = env
+            .lines()
+            .find_map(|l| l.strip_prefix("KMODDIR="))
+            .ok_or("kernel.env names no KMODDIR")?;
+        for (module, ko) in [
+            ("dm_mod", "drivers/md/dm-mod.ko"),
+            ("loop", "drivers/block/loop.ko"),
+        ] {
+            if std::path::Path::new("/sys/module").join(module).exists() {
+                continue;
+            }
+            let path = manifest
+                .join("tests/vm/build")
+                .join(kmod)
+                .join("kernel")
+                .join(ko);
+            let ok = Command::new("insmod").arg(&path).status();
+            if !ok.is_ok_and(|s| s.success()) {
+                return Err(format!("insmod {} failed", path.display()));
+            }
+        }
+        if Command::new("dmsetup").arg("version").output().is_err() {
+            return Err("no dmsetup on the host".into());
+        }
+        let file = PathBuf::from(format!("/dev/shm/{name}.img"));
+        let f = std::fs::File::create(&file).map_err(|e| e.to_string())?;
+        f.set_len(u64::from(mib) << 20).map_err(|e| e.to_string())?;
+        let out = Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(&file)
+            .output()
+            .map_err(|e| e.to_string())?;
+        let loop_dev = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let mut me = Self {
+            name: name.to_owned(),
+            loop_dev,
+            file,
+            dm: DevId { major: 0, minor: 0 },
+            below: DevId { major: 0, minor: 0 },
+        };
+        if !out.status.success() || !me.loop_dev.starts_with("/dev/loop") {
+            return Err(format!("losetup: {}", String::from_utf8_lossy(&out.stderr)));
+        }
+        let sectors = u64::from(mib) << 11;
+        let table = format!("0 {sectors} linear {} 0", me.loop_dev);
+        let made = Command::new("dmsetup")
+            .args(["--noudevsync", "create", name, "--table", &table])
+            .output()
+            .map_err(|e| e.to_string())?;
+        assert!(
+            made.status.success(),
+            "dmsetup create: {}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        let info = Command::new("dmsetup")
+            .args(["info", "-c", "--noheadings", "-o", "major,minor", name])
+            .output()
+            .expect("dmsetup info");
+        let text = String::from_utf8_lossy(&info.stdout).trim().to_owned();
+        me.dm = DevId::parse(&text).unwrap_or_else(|| panic!("dmsetup info: {text:?}"));
+        let below = kread(
+            &std::path::Path::new("/sys/block")
+                .join(me.loop_dev.trim_start_matches("/dev/"))
+                .join("dev"),
+        );
+        me.below = DevId::parse(below.trim()).expect("the loop device's MAJ:MIN");
+        Ok(me)
+    }
+
+    /// The dm device's node (devtmpfs names it dm-MINOR).
+    fn node(&self) -> String {
+        format!("/dev/dm-{}", self.dm.minor)
+    }
+}
+
+impl Drop for DmOverLoop {
+    fn drop(&mut self) {
+        let _ = Command::new("dmsetup")
+            .args(["--noudevsync", "remove", &self.name])
+            .status();
+        let _ = Command::new("losetup")
+            .args(["-d", &self.loop_dev])
+            .status();
+        let _ = std::fs::remove_file(&self.file);
+    }
+}
+
+/// 16 MiB written with O_DIRECT to a dm linear device over a loop device,
+/// io.max wbps=2M on the loop device: the kernel charges the group 16 MiB
+/// on dm's line and 16 MiB on the loop's (tests/fixtures/io-stacked), and
+/// cgtop's WRITE/s is the 2 MiB/s the group writes, not 4; each device's
+/// own figure stays in io_by_dev.
+#[test]
+#[ignore = "runs in the QEMU guest: tests/vm/run-suite"]
+fn io_through_device_mapper_is_counted_once() {
+    require_vm();
+    let case = Case::new("dmio", "+io");
+    // cgtop-test-<pid>-<n>-dmio-dm: the sandbox's own prefix
+    let name = format!("{}-dm", case.rel);
+    let dm = match DmOverLoop::make(&name, 32) {
+        Ok(d) => d,
+        Err(reason) => {
+            figure(
+                "dm over loop, O_DIRECT write",
+                &format!("skipped: {reason}"),
+            );
+            return;
+        }
+    };
+    let g = case.mkdir("dd");
+    let set = parse_io_max(dm.below, "", "2M", "", "").unwrap();
+    let o = case.apply(&write::set_io_max(&g, set));
+    assert_eq!(o.stored_differs(), None, "{}", o.summary());
+    let of = format!("of={}", dm.node());
+    let io = DirectIo::run(
+        &case,
+        &g,
+        dm.below,
+        "w",
+        16,
+        &["if=/dev/zero", &of, "bs=1M", "count=16", "oflag=direct"],
+    );
+    let stat = case.file(&g, "io.stat");
+    let on_dm = io_stat_key(&stat, dm.dm, "wbytes");
+    figure(
+        "dm over loop, O_DIRECT write",
+        &format!(
+            "{}; dm {} wbytes {on_dm}, loop {} wbytes {}; io.stat {stat:?}",
+            io.describe(),
+            dm.dm,
+            dm.below,
+            io.kernel_bytes
+        ),
+    );
+    // the kernel's double count, which the sum must not show
+    assert!(
+        on_dm >= 16 << 20 && io.kernel_bytes >= 16 << 20,
+        "the kernel no longer counts the IO on both lines: {stat:?}"
+    );
+    let m = median(&io.rates);
+    assert!(
+        io.rates.len() >= 3,
+        "too few refreshes while dd ran: {:?}",
+        io.rates
+    );
+    assert!(
+        (m / (2.0 * MIB) - 1.0).abs() <= IO_TOLERANCE,
+        "cgtop's write rate {} MiB/s is not the group's 2 MiB/s within 15 % \
+         (twice it: the dm line counted too)",
+        mib(m)
+    );
+}

@@ -7,7 +7,7 @@
 //! machine's CPUs can give in it (see [`credit`] for why a counter can
 //! overshoot, and where the excess goes).
 
-use crate::cgroupfs::io::{IoStat, IoStatDev, IoStatDevice};
+use crate::cgroupfs::io::{DevId, IoStat, IoStatDev, IoStatDevice};
 use crate::cgroupfs::CpuStat;
 use crate::model::{GroupPath, GroupSample, Snapshot};
 use std::collections::HashMap;
@@ -137,6 +137,33 @@ impl IoRates {
     }
 }
 
+/// The block devices stacked on others (device-mapper, md), each with
+/// the devices right below it, sorted by number
+/// (`source::devices::stacking`). The kernel charges a group's IO through
+/// such a device twice: on the device's own io.stat line and again on the
+/// lines of the devices below (the bio's clone keeps its group), as
+/// measured in a guest (tests/fixtures/io-stacked/README.md: 16 MiB
+/// written to dm-0 over loop0 shows 16 MiB on 253:0 and 16 MiB on 7:0).
+/// A group's sum counts such a line only where none of the devices right
+/// below it has a line in the same io.stat: there the kernel did not
+/// charge the IO below to this group, and the device's own line is all
+/// there is of it. Each device's line stays in `io_by_dev` as it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stacking(pub Vec<(DevId, Vec<DevId>)>);
+
+impl Stacking {
+    /// Whether `dev`'s line is counted again on a line below it: `dev` is
+    /// stacked and `listed` says a device right below it has a line.
+    fn counted_below(&self, dev: IoStatDevice, listed: impl Fn(IoStatDevice) -> bool) -> bool {
+        let IoStatDevice::Dev(dev) = dev else {
+            return false;
+        };
+        self.0
+            .binary_search_by_key(&dev, |(d, _)| *d)
+            .is_ok_and(|i| self.0[i].1.iter().any(|&b| listed(IoStatDevice::Dev(b))))
+    }
+}
+
 /// Rates of one group over one interval. `None` means "no rate this tick".
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct GroupRates {
@@ -152,7 +179,8 @@ pub struct GroupRates {
     /// group's time throttled by any cpu.max on its path. Only where the
     /// collector read the file on both ends of the window.
     pub throttled_local_pct: Option<f64>,
-    /// Sum over devices.
+    /// Sum over devices, each IO once: a stacked device's line is left
+    /// out where the devices below it count the same IO ([`Stacking`]).
     pub io: Option<IoRates>,
     pub io_by_dev: Vec<(IoStatDevice, IoRates)>,
 }
@@ -264,12 +292,14 @@ fn split_by_ticks(
 /// Rates for every group of `cur` against `prev`, matched by path (both
 /// sorted), with a ceiling of `ncpus` CPUs on CPU figures; also the
 /// cpu.stat each group's next window counts from (`None`: its own).
+/// Every io.stat line counts in the IO sum: no [`Stacking`] (the
+/// [`Rater`]'s rates leave a stacked device's line out).
 pub fn rates_within(
     prev: &Baseline,
     cur: &Snapshot,
     ncpus: Option<usize>,
 ) -> (Vec<GroupRates>, Vec<Option<CpuStat>>) {
-    let Rated { rates, held, .. } = rates_held(prev, cur, ncpus);
+    let Rated { rates, held, .. } = rates_held(prev, cur, ncpus, &Stacking::default());
     let mut bases = vec![None; rates.len()];
     for (i, b) in held {
         bases[i] = Some(b);
@@ -281,7 +311,7 @@ pub fn rates_within(
 /// where it is not the group's own (a window over the ceiling held some
 /// back: [`credit`]), by index: one rarely, where a list of every group's
 /// would be copied on every refresh; and the groups not at rest.
-fn rates_held(prev: &Baseline, cur: &Snapshot, ncpus: Option<usize>) -> Rated {
+fn rates_held(prev: &Baseline, cur: &Snapshot, ncpus: Option<usize>, stacking: &Stacking) -> Rated {
     let elapsed = cur.at.saturating_sub(prev.at);
     let mut j = 0;
     let mut rates = Vec::with_capacity(cur.groups.len());
@@ -309,7 +339,7 @@ fn rates_held(prev: &Baseline, cur: &Snapshot, ncpus: Option<usize>) -> Rated {
                 if !same {
                     continue;
                 }
-                let (x, next) = by_rule(p, g, secs, ncpus);
+                let (x, next) = by_rule(p, g, secs, ncpus, stacking);
                 *r = x;
                 if let Some(next) = next.filter(|n| Some(n) != g.hot.cpu.as_ref()) {
                     held.push((i, next));
@@ -334,6 +364,8 @@ pub struct Rater {
     /// for who throttles: found again only when the groups are not the
     /// same as the last refresh's.
     parents: Vec<Option<usize>>,
+    /// The stacked devices, whose IO the devices below count again.
+    stacking: Stacking,
 }
 
 /// The rates of one snapshot, before [`Rater::keep`].
@@ -369,11 +401,17 @@ impl Rater {
             prev: None,
             ncpus,
             parents: Vec::new(),
+            stacking: Stacking::default(),
         }
     }
 
     pub fn set_ncpus(&mut self, ncpus: Option<usize>) {
         self.ncpus = ncpus;
+    }
+
+    /// The host's stacked devices, for each group's IO sum ([`Stacking`]).
+    pub fn set_stacking(&mut self, stacking: Stacking) {
+        self.stacking = stacking;
     }
 
     /// The baseline: the last snapshot's paths, inodes and the counters
@@ -385,7 +423,7 @@ impl Rater {
     /// Rates of `cur` against the baseline; all `None` on the first.
     pub fn rates(&self, cur: &Snapshot) -> Rated {
         match &self.prev {
-            Some(prev) => rates_held(prev, cur, self.ncpus),
+            Some(prev) => rates_held(prev, cur, self.ncpus, &self.stacking),
             None => Rated {
                 rates: vec![GroupRates::default(); cur.groups.len()],
                 held: Vec::new(),
@@ -603,7 +641,7 @@ pub fn compute_within(
         // the next window counts from the same counters
         return (r, cur.hot.cpu);
     }
-    by_rule(prev, cur, secs, ncpus)
+    by_rule(prev, cur, secs, ncpus, &Stacking::default())
 }
 
 /// [`compute_within`]'s arithmetic, for the same group over `secs` > 0.
@@ -612,6 +650,7 @@ fn by_rule(
     cur: &GroupSample,
     secs: f64,
     ncpus: Option<usize>,
+    stacking: &Stacking,
 ) -> (GroupRates, Option<CpuStat>) {
     let mut r = GroupRates::default();
     let mut next = None;
@@ -675,7 +714,11 @@ fn by_rule(
             let before = find(a, &ia, *dev).unwrap_or(zero);
             let before = &before;
             if let Some(x) = io_rates(before, now, secs) {
-                total.add(&x);
+                // each IO once: not a stacked device's whose IO the
+                // devices below count again
+                if !stacking.counted_below(*dev, |d| find(b, &ib, d).is_some()) {
+                    total.add(&x);
+                }
                 r.io_by_dev.push((*dev, x));
             } else {
                 ok = false;
@@ -711,6 +754,160 @@ mod tests {
         });
         s.hot.io = Some(IoStat::parse(io));
         s
+    }
+
+    /// The stacking of the guest the io-stacked fixtures come from
+    /// (tests/fixtures/io-stacked/README.md): dm-0 (253:0) on loop0
+    /// (7:0), md127 (9:127), a raid1, on loop3 (7:3) and loop4 (7:4).
+    fn guest_stacking() -> Stacking {
+        let id = |major, minor| DevId { major, minor };
+        Stacking(vec![
+            (id(9, 127), vec![id(7, 3), id(7, 4)]),
+            (id(253, 0), vec![id(7, 0)]),
+        ])
+    }
+
+    /// A text of tests/fixtures/io-stacked, built in (this layer reads no
+    /// file).
+    macro_rules! fixture {
+        ($name:literal) => {
+            include_str!(concat!("../../../tests/fixtures/io-stacked/", $name))
+        };
+    }
+
+    /// A new group's io.stat (empty) and, 2 s later, the guest's text
+    /// after one dd into a stacked device: the rates with the guest's
+    /// stacking (through the rater, as the collector sets it) and
+    /// without it.
+    fn stacked_window(text: &str) -> (IoRates, IoRates, usize) {
+        let snap = |at, io: &str| Snapshot {
+            at: Duration::from_secs(at),
+            groups: vec![sample(1, 0, io)],
+            cost: crate::model::ScanCost::default(),
+        };
+        let (a, b) = (snap(10, ""), snap(12, text));
+        let mut rater = Rater::new(None);
+        rater.keep_counters(&a);
+        rater.set_stacking(guest_stacking());
+        let with = rater.rates(&b).rates.remove(0);
+        let mut plain = Rater::new(None);
+        plain.keep_counters(&a);
+        let without = plain.rates(&b).rates.remove(0);
+        assert_eq!(
+            with.io_by_dev, without.io_by_dev,
+            "each device's line is kept"
+        );
+        (with.io.unwrap(), without.io.unwrap(), with.io_by_dev.len())
+    }
+
+    const MIB: f64 = 1_048_576.0;
+
+    /// 16 MiB written with O_DIRECT into dm-0 in 2 s: the kernel lists
+    /// 16 MiB on 253:0 and on 7:0 below it; the group wrote 8 MiB/s, not
+    /// 16. The same for a read and for a buffered write (its writeback).
+    #[test]
+    fn io_through_device_mapper_is_counted_once() {
+        for (fixture, text, r, w) in [
+            (
+                "dm direct write",
+                fixture!("v2-dm-direct-write.io.stat"),
+                0.0,
+                8.0,
+            ),
+            (
+                "dm direct read",
+                fixture!("v2-dm-direct-read.io.stat"),
+                4.0,
+                0.0,
+            ),
+            (
+                "dm buffered write",
+                fixture!("v2-dm-buffered-write.io.stat"),
+                0.0,
+                8.0,
+            ),
+        ] {
+            let (with, without, devs) = stacked_window(text);
+            assert_eq!(devs, 2, "{fixture}");
+            assert_eq!(
+                (with.rbps, with.wbps),
+                (Some(r * MIB), Some(w * MIB)),
+                "{fixture}"
+            );
+            // what the plain sum gave: twice
+            assert_eq!(
+                (without.rbps, without.wbps),
+                (Some(2.0 * r * MIB), Some(2.0 * w * MIB))
+            );
+        }
+    }
+
+    /// md's raid1: a write goes to both legs (7:3, 7:4: 16 MiB each, the
+    /// disks' real work), a read to one; md127's own line is left out.
+    #[test]
+    fn io_through_md_raid1_counts_what_its_legs_did() {
+        let (w, _, _) = stacked_window(fixture!("v2-md-raid1-direct-write.io.stat"));
+        assert_eq!(w.wbps, Some(16.0 * MIB));
+        assert_eq!(w.rbps, Some(12288.0 / 2.0));
+        let (r, without, _) = stacked_window(fixture!("v2-md-raid1-direct-read.io.stat"));
+        assert_eq!((r.rbps, without.rbps), (Some(4.0 * MIB), Some(8.0 * MIB)));
+    }
+
+    /// v1's blkio.throttle.io_service_bytes_recursive lists dm-0 and the
+    /// loop device below it with the same 16 MiB (the guest's text of a
+    /// group with a rule on each: tests/fixtures/io-stacked): the same
+    /// sum, the same rule.
+    #[test]
+    fn v1_blkio_through_device_mapper_is_counted_once() {
+        use crate::cgroupfs::v1::{blkio_into, BlkioKind};
+        // (fixture, WRITE/s with the stacking, without), in MiB/s over 2 s
+        for (fixture, text, w, plain_w) in [
+            (
+                "dm",
+                fixture!("v1-dm-direct-write.blkio.throttle.io_service_bytes"),
+                8.0,
+                16.0,
+            ),
+            // md127's 16 MiB left out, each leg's kept
+            (
+                "md raid1",
+                fixture!("v1-md-raid1-direct-write.blkio.throttle.io_service_bytes"),
+                16.0,
+                24.0,
+            ),
+        ] {
+            let mut io = IoStat::default();
+            blkio_into(text, BlkioKind::Bytes, &mut io);
+            let lines = io.0.len();
+            let a = sample(1, 0, "");
+            let mut b = sample(1, 0, "");
+            b.hot.io = Some(io);
+            let (r, _) = by_rule(&Kept::of(&a), &b, 2.0, None, &guest_stacking());
+            let (plain, _) = by_rule(&Kept::of(&a), &b, 2.0, None, &Stacking::default());
+            assert_eq!(r.io.unwrap().wbps, Some(w * MIB), "{fixture}");
+            assert_eq!(plain.io.unwrap().wbps, Some(plain_w * MIB), "{fixture}");
+            assert_eq!(
+                r.io_by_dev.len(),
+                lines,
+                "{fixture}: each device's line kept"
+            );
+        }
+    }
+
+    /// Where no device below a stacked one has a line (the kernel did not
+    /// charge the IO below to this group), the stacked device's line is
+    /// all there is of its IO: counted. A device the stacking does not
+    /// name counts as before.
+    #[test]
+    fn a_stacked_device_without_lines_below_counts() {
+        let text = "253:0 rbytes=0 wbytes=4194304 rios=0 wios=4\n\
+                    254:0 rbytes=2097152 wbytes=0 rios=2 wios=0\n";
+        let a = sample(1, 0, "");
+        let b = sample(1, 0, text);
+        let s = guest_stacking();
+        let (r, _) = by_rule(&Kept::of(&a), &b, 2.0, None, &s);
+        let io = r.io.unwrap();
+        assert_eq!((io.rbps, io.wbps), (Some(MIB), Some(2.0 * MIB)));
     }
 
     #[test]
@@ -1002,7 +1199,7 @@ mod bookkeeping_tests {
         ) -> (Vec<GroupRates>, Vec<Option<CpuStat>>) {
             (snap.groups.iter())
                 .map(|g| match self.from(g, snap.at) {
-                    Some((p, secs)) => by_rule(p, g, secs, ncpus),
+                    Some((p, secs)) => by_rule(p, g, secs, ncpus, &Stacking::default()),
                     None => (GroupRates::default(), None),
                 })
                 .unzip()
@@ -1010,7 +1207,9 @@ mod bookkeeping_tests {
 
         fn local_pct(&self, g: &GroupSample, at: Duration, ncpus: Option<usize>) -> Option<f64> {
             let (p, secs) = self.from(g, at)?;
-            by_rule(p, g, secs, ncpus).0.throttled_local_pct
+            by_rule(p, g, secs, ncpus, &Stacking::default())
+                .0
+                .throttled_local_pct
         }
 
         fn keep(
