@@ -1190,7 +1190,8 @@ impl Collector {
         cost.files_read += 1;
         let disks = read_lines(&proc_dir.join("diskstats"), DISKSTATS_CAP);
         let mut whole: Option<std::collections::HashSet<Vec<u8>>> = None;
-        let is_disk = |name: &[u8]| {
+        let stacking = self.rater.stacking();
+        let is_disk = |dev, name: &[u8]| {
             let whole = whole.get_or_insert_with(|| {
                 std::fs::read_dir("/sys/block").map_or_else(
                     |_| std::collections::HashSet::new(),
@@ -1202,8 +1203,10 @@ impl Collector {
                     },
                 )
             });
-            // a device stacked on others (dm, md) is counted on theirs
-            whole.contains(name) && !devices::stacked(Path::new("/sys/block"), name)
+            // a device stacked on others (dm, md) is counted on theirs; the
+            // stacking is the one the rates count IO once by, read at the
+            // walk's pace
+            whole.contains(name) && !stacking.is_stacked(dev)
         };
         let now = disks.map(|t| root::uncounted_disks(root_io, &t, is_disk));
         let busy = now
@@ -1589,6 +1592,15 @@ impl Collector {
             self.set_keep_levels(false);
             self.levels_kept = scan_start;
         }
+        if self.refreshes % u64::from(self.cfg.scan.rewalk_every.max(1)) == 0 {
+            // the stacked devices (dm, md) anew at the walk's pace: each
+            // group's IO sum counts their IO once (`rates::Stacking`), and the
+            // root's uncounted-disk check leaves them to the disks below
+            self.rater
+                .set_stacking(crate::model::tree::rates::Stacking(devices::stacking(
+                    Path::new("/sys/block"),
+                )));
+        }
         self.complete_root(&mut groups, &mut cost);
         if cost.walked {
             self.devices = Arc::new(devices::list(&self.cfg.sys_dev_block));
@@ -1718,14 +1730,6 @@ impl Collector {
         };
         self.lap("limits");
         let mut snapshot = Snapshot { at, groups, cost };
-        if self.refreshes % u64::from(self.cfg.scan.rewalk_every.max(1)) == 0 {
-            // the stacked devices (dm, md) anew at the walk's pace: each
-            // group's IO sum counts their IO once (`rates::Stacking`)
-            self.rater
-                .set_stacking(crate::model::tree::rates::Stacking(devices::stacking(
-                    Path::new("/sys/block"),
-                )));
-        }
         // a priming read's rates would all be none, and nobody sees them
         let mut step = if self.priming {
             Rated::none()

@@ -47,26 +47,6 @@ pub fn list(sys_dev_block: &Path) -> Vec<DeviceInfo> {
     out
 }
 
-/// Whether the device `name` of `sys_block` (normally "/sys/block") is
-/// stacked on others (device-mapper, md: its `slaves` directory lists the
-/// devices below). Such a device hands each bio on to the devices below
-/// (`submit_bio_noacct` of a clone), whose blk-throttle counts it for
-/// the same group (the clone keeps the bio's group), so its IO is counted
-/// on their lines even where it has no line of its own. A name that is
-/// not one entry's (a `/`, `..`) is not stacked.
-pub fn stacked(sys_block: &Path, name: &[u8]) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    if name.is_empty() || name.contains(&b'/') || name == b"." || name == b".." {
-        return false;
-    }
-    std::fs::read_dir(
-        sys_block
-            .join(std::ffi::OsStr::from_bytes(name))
-            .join("slaves"),
-    )
-    .is_ok_and(|mut d| d.next().is_some())
-}
-
 /// The devices of `sys_block` (normally "/sys/block") stacked on others
 /// (device-mapper, md), each with the devices right below it (its
 /// `slaves`), by number, sorted: what [`crate::model::tree::rates`]
@@ -137,30 +117,6 @@ pub fn throttle_check(dev: &DeviceInfo, all: &[DeviceInfo]) -> Result<(), String
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// /sys/block as the kernel lays it out for dm-0 on vda: dm-0's
-    /// `slaves` holds vda, vda's is empty, a loop device's too.
-    #[test]
-    fn a_device_with_devices_below_is_stacked() {
-        let t = tempfile::tempdir().unwrap();
-        for d in [
-            "dm-0/slaves/vda",
-            "vda/slaves",
-            "loop0/slaves",
-            "md0/slaves/vda",
-        ] {
-            std::fs::create_dir_all(t.path().join(d)).unwrap();
-        }
-        assert!(stacked(t.path(), b"dm-0"));
-        assert!(stacked(t.path(), b"md0"));
-        assert!(!stacked(t.path(), b"vda"));
-        assert!(!stacked(t.path(), b"loop0"));
-        // not in the directory, or not a name of it
-        assert!(!stacked(t.path(), b"sda"));
-        assert!(!stacked(t.path().join("dm-0").as_path(), b".."));
-        assert!(!stacked(t.path(), b"dm-0/slaves/.."));
-        assert!(!stacked(t.path(), b""));
-    }
 
     /// The guest's layout (tests/fixtures/io-stacked/README.md): dm-0
     /// (253:0) on loop0 (7:0), md127 (9:127) on loop3 and loop4; each

@@ -152,6 +152,11 @@ impl IoRates {
 pub struct Stacking(pub Vec<(DevId, Vec<DevId>)>);
 
 impl Stacking {
+    /// Whether `dev` is stacked on other devices (dm, md).
+    pub fn is_stacked(&self, dev: DevId) -> bool {
+        self.0.binary_search_by_key(&dev, |(d, _)| *d).is_ok()
+    }
+
     /// Whether `dev`'s line is counted again on a line below it: `dev` is
     /// stacked and `listed` says a device right below it has a line.
     fn counted_below(&self, dev: IoStatDevice, listed: impl Fn(IoStatDevice) -> bool) -> bool {
@@ -412,6 +417,11 @@ impl Rater {
     /// The host's stacked devices, for each group's IO sum ([`Stacking`]).
     pub fn set_stacking(&mut self, stacking: Stacking) {
         self.stacking = stacking;
+    }
+
+    /// The host's stacked devices as last set.
+    pub fn stacking(&self) -> &Stacking {
+        &self.stacking
     }
 
     /// The baseline: the last snapshot's paths, inodes and the counters
@@ -892,6 +902,23 @@ mod tests {
                 "{fixture}: each device's line kept"
             );
         }
+    }
+
+    /// The uncounted-disk check asks the same stacking whether a device is
+    /// stacked: dm-0 (253:0) on loop0 (7:0) is; loop0 and a device the
+    /// stacking does not name are not.
+    #[test]
+    fn a_device_is_stacked_where_the_stacking_lists_it() {
+        let dev = |major, minor| DevId { major, minor };
+        let s = Stacking(vec![
+            (dev(9, 127), vec![dev(7, 3)]),
+            (dev(253, 0), vec![dev(7, 0)]),
+        ]);
+        assert!(s.is_stacked(dev(253, 0)));
+        assert!(s.is_stacked(dev(9, 127)));
+        assert!(!s.is_stacked(dev(7, 0)));
+        assert!(!s.is_stacked(dev(8, 0)));
+        assert!(!Stacking::default().is_stacked(dev(253, 0)));
     }
 
     /// Where no device below a stacked one has a line (the kernel did not

@@ -95,8 +95,9 @@ pub fn complete(groups: &mut [GroupSample], facts: RootFacts) {
 /// The whole disks that did IO since boot and whose IO v1 blkio does not
 /// count, each with its count of IOs done (reads + writes completed),
 /// by number: listed in /proc/diskstats (`diskstats`, the kernel's text)
-/// with IO done, a disk whose IO only its own line can count (`is_disk`:
-/// asked only of such devices; its name is in /sys/block, so not a
+/// with IO done, a disk whose IO only its own line can count (`is_disk`,
+/// given its number and name: asked only of such devices; its name is in
+/// /sys/block, so not a
 /// partition, whose bio blk-throttle counts on its disk's queue and
 /// line; and it is not stacked on other devices, as device-mapper and
 /// md are: their bios go on to the disks below, counted there for the
@@ -107,7 +108,7 @@ pub fn complete(groups: &mut [GroupSample], facts: RootFacts) {
 pub fn uncounted_disks(
     root_io: &IoStat,
     diskstats: &str,
-    mut is_disk: impl FnMut(&[u8]) -> bool,
+    mut is_disk: impl FnMut(DevId, &[u8]) -> bool,
 ) -> Vec<(DevId, u64)> {
     let mut out = Vec::new();
     for line in diskstats.lines() {
@@ -126,7 +127,10 @@ pub fn uncounted_disks(
         };
         let dev = DevId { major, minor };
         let ios = reads.saturating_add(writes);
-        if ios == 0 || root_io.get(IoStatDevice::Dev(dev)).is_some() || !is_disk(name.as_bytes()) {
+        if ios == 0
+            || root_io.get(IoStatDevice::Dev(dev)).is_some()
+            || !is_disk(dev, name.as_bytes())
+        {
             continue;
         }
         // a hostile or huge text: bounded
@@ -314,20 +318,20 @@ mod tests {
 
     /// dm-0 on vda, both busy, neither with a line: vda is the disk not
     /// counted (a rule on it counts dm-0's IO too); dm-0, stacked, is
-    /// not asked of (`is_disk` says no: `source::devices::stacked`).
+    /// not asked of (`is_disk` says no: the rater's `Stacking`).
     #[test]
     fn a_stacked_device_is_left_to_the_disks_below_it() {
         let stats =
             format!("{DISKSTATS} 252       0 dm-0 9000 0 72000 10 5 0 40 1 0 10 11 0 0 0 0 0 0\n");
         let root = blkio("Total 0\n");
-        let found = uncounted_disks(&root, &stats, |n| n != b"dm-0" && whole(n));
+        let found = uncounted_disks(&root, &stats, |_, n| n != b"dm-0" && whole(n));
         assert_eq!(found, vec![(VDA, 402_817 + 151_619)]);
         // vda counted (its line there), dm-0's IO with it: nothing
         let root = blkio(include_str!(
             "../../../tests/fixtures/v1/v1scan/blkio.throttle.io_service_bytes_recursive"
         ));
         assert_eq!(
-            uncounted_disks(&root, &stats, |n| n != b"dm-0" && whole(n)),
+            uncounted_disks(&root, &stats, |_, n| n != b"dm-0" && whole(n)),
             vec![]
         );
     }
@@ -343,7 +347,7 @@ mod tests {
         // rule: no device line, only the total
         let root = blkio("Total 0\n");
         assert_eq!(
-            uncounted_disks(&root, DISKSTATS, whole),
+            uncounted_disks(&root, DISKSTATS, |_, n| whole(n)),
             vec![(VDA, 402_817 + 151_619)]
         );
     }
@@ -355,7 +359,7 @@ mod tests {
             "../../../tests/fixtures/v1/v1scan/blkio.throttle.io_service_bytes_recursive"
         ));
         let mut asked = Vec::new();
-        let found = uncounted_disks(&root, DISKSTATS, |n| {
+        let found = uncounted_disks(&root, DISKSTATS, |_, n| {
             asked.push(n.to_vec());
             whole(n)
         });
@@ -373,10 +377,10 @@ mod tests {
             .filter(|l| !l.contains("vda"))
             .collect::<Vec<_>>()
             .join("\n");
-        assert_eq!(uncounted_disks(&root, &idle, |_| true), vec![]);
+        assert_eq!(uncounted_disks(&root, &idle, |_, _| true), vec![]);
         // hostile lines: short, not numbers
         let bad = "7 0\nx y loop0 1 0 0 0 1\n254 0 vda z 0 0 0 z\n";
-        assert_eq!(uncounted_disks(&root, bad, |_| true), vec![]);
+        assert_eq!(uncounted_disks(&root, bad, |_, _| true), vec![]);
     }
 
     #[test]
